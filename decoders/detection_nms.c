@@ -1,0 +1,1 @@
+/* being written */ typedef int placeholder_detection_nms_t;

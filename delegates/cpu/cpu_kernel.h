@@ -1,0 +1,49 @@
+/* cpu_kernel.h - the contract of one CPU kernel (one op).
+ *
+ * prepare: checks types and shapes, precomputes everything eval needs (padding,
+ *   output size, quantization multipliers, activation range, packed weights,
+ *   scratch) into a private state it allocates; may not touch activation data.
+ * eval: only computes. Threaded kernels split their outer loop with cpu_parallel.
+ * release: frees the state (NULL state is fine).
+ * The reference kernel and a fast kernel of an op share prepare; only eval differs.
+ */
+#ifndef CPU_KERNEL_H
+#define CPU_KERNEL_H
+
+#include "../../runtime/tfl_graph.h"
+
+typedef struct cpu_ctx cpu_ctx;
+
+typedef struct {
+  tfl_status (*prepare)(tfl_graph *g, const tfl_node *n, void **state);
+  tfl_status (*eval)(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx);
+  void (*release)(void *state);
+} cpu_kernel;
+
+/* The reference kernel of `op` (kernel_table.c); NULL only for an out-of-range op. */
+const cpu_kernel *cpu_reference_kernel(tfl_op op);
+
+/* Runs fn(arg, i) for i in [0, n), spread over the delegate's threads (serially in
+ * reference mode). Each call gets a distinct i; no locks are needed for disjoint rows. */
+typedef void (*cpu_task)(void *arg, size_t i);
+void cpu_parallel(cpu_ctx *ctx, cpu_task fn, void *arg, size_t n);
+int cpu_thread_count(const cpu_ctx *ctx);
+
+/* The execution context (thread pool) - defined in cpu_threads.c, NOT elsewhere.
+ * threads <= 1: no pool, cpu_parallel runs serially. NULL on OOM. */
+cpu_ctx *cpu_ctx_create(int threads);
+void cpu_ctx_free(cpu_ctx *ctx);
+/* The pthreadpool behind ctx (NULL when single-threaded), for XNNPACK runtimes. */
+struct pthreadpool *cpu_ctx_pool(cpu_ctx *ctx);
+
+/* Shorthands for kernels. */
+static inline tfl_tensor *cpu_in(const tfl_graph *g, const tfl_node *n, int i)
+{
+  return (i < n->n_in && n->in[i] >= 0) ? &g->tensors[n->in[i]] : NULL;
+}
+static inline tfl_tensor *cpu_out(const tfl_graph *g, const tfl_node *n, int i)
+{
+  return (i < n->n_out && n->out[i] >= 0) ? &g->tensors[n->out[i]] : NULL;
+}
+
+#endif

@@ -1,0 +1,157 @@
+/* cpu_util.c - see cpu_util.h */
+#include "cpu_util.h"
+
+#include <float.h>
+
+void cpu_activation_range_f(tfl_activation act, float *lo, float *hi)
+{
+  *lo = -FLT_MAX;
+  *hi = FLT_MAX;
+  switch (act) {
+  case TFL_ACT_RELU: *lo = 0.0f; break;
+  case TFL_ACT_RELU_N1_TO_1: *lo = -1.0f; *hi = 1.0f; break;
+  case TFL_ACT_RELU6: *lo = 0.0f; *hi = 6.0f; break;
+  case TFL_ACT_NONE:
+  case TFL_ACT_TANH:
+  case TFL_ACT_SIGN_BIT:
+  case TFL_ACT_SIGMOID: break;
+  }
+}
+
+float cpu_apply_activation(tfl_activation act, float v)
+{
+  switch (act) {
+  case TFL_ACT_NONE: return v;
+  case TFL_ACT_RELU: return v < 0.0f ? 0.0f : v;
+  case TFL_ACT_RELU_N1_TO_1: return v < -1.0f ? -1.0f : (v > 1.0f ? 1.0f : v);
+  case TFL_ACT_RELU6: return v < 0.0f ? 0.0f : (v > 6.0f ? 6.0f : v);
+  case TFL_ACT_TANH: return tanhf(v);
+  case TFL_ACT_SIGN_BIT: return signbit(v) ? 1.0f : 0.0f;
+  case TFL_ACT_SIGMOID: return 1.0f / (1.0f + expf(-v));
+  }
+  return v;
+}
+
+void cpu_type_limits(tfl_type type, int32_t *lo, int32_t *hi)
+{
+  switch (type) {
+  case TFL_TYPE_UINT8: *lo = 0; *hi = 255; return;
+  case TFL_TYPE_INT8: *lo = -128; *hi = 127; return;
+  case TFL_TYPE_INT16: *lo = -32768; *hi = 32767; return;
+  case TFL_TYPE_FLOAT32:
+  case TFL_TYPE_FLOAT16:
+  case TFL_TYPE_INT32:
+  case TFL_TYPE_INT64:
+  case TFL_TYPE_STRING:
+  case TFL_TYPE_BOOL:
+  case TFL_TYPE_COUNT: break;
+  }
+  *lo = INT32_MIN;
+  *hi = INT32_MAX;
+}
+
+void cpu_activation_range_q(tfl_activation act, float scale, int32_t zero_point, tfl_type type,
+                            int32_t *lo, int32_t *hi)
+{
+  int32_t tlo, thi;
+  cpu_type_limits(type, &tlo, &thi);
+  float flo, fhi;
+  cpu_activation_range_f(act, &flo, &fhi);
+  *lo = tlo;
+  *hi = thi;
+  if (flo > -FLT_MAX) {
+    double q = zero_point + (double)cpu_round(flo / scale);
+    if (q > *lo) *lo = q > thi ? thi : (int32_t)q;
+  }
+  if (fhi < FLT_MAX) {
+    double q = zero_point + (double)cpu_round(fhi / scale);
+    if (q < *hi) *hi = q < tlo ? tlo : (int32_t)q;
+  }
+}
+
+static float half_to_float(uint16_t h)
+{
+  uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+  if (exp == 0) {
+    if (man == 0) {
+      bits = sign;
+    } else { /* subnormal: normalize */
+      exp = 127 - 15 + 1;
+      while (!(man & 0x400)) { man <<= 1; exp--; }
+      man &= 0x3ff;
+      bits = sign | (exp << 23) | (man << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else {
+    bits = sign | ((exp - 15 + 127) << 23) | (man << 13);
+  }
+  float f;
+  __builtin_memcpy(&f, &bits, 4);
+  return f;
+}
+
+float cpu_get_real(const tfl_tensor *t, size_t i)
+{
+  int ch = 0;
+  if (t->q.n > 1) { /* per-channel: find the channel index of element i */
+    size_t inner = 1;
+    for (int d = t->q.axis + 1; d < t->ndim; d++) inner *= (size_t)t->dims[d];
+    ch = (int)((i / inner) % (size_t)t->dims[t->q.axis]);
+  }
+  double raw;
+  switch (t->type) {
+  case TFL_TYPE_FLOAT32: return ((const float *)t->data)[i];
+  case TFL_TYPE_FLOAT16: return half_to_float(((const uint16_t *)t->data)[i]);
+  case TFL_TYPE_UINT8: raw = ((const uint8_t *)t->data)[i]; break;
+  case TFL_TYPE_INT8: raw = ((const int8_t *)t->data)[i]; break;
+  case TFL_TYPE_INT16: raw = ((const int16_t *)t->data)[i]; break;
+  case TFL_TYPE_INT32: raw = ((const int32_t *)t->data)[i]; break;
+  case TFL_TYPE_INT64: raw = (double)((const int64_t *)t->data)[i]; break;
+  case TFL_TYPE_BOOL: raw = ((const uint8_t *)t->data)[i] ? 1 : 0; break;
+  case TFL_TYPE_STRING:
+  case TFL_TYPE_COUNT: return 0.0f;
+  }
+  if (t->q.n == 0) return (float)raw;
+  return (float)(cpu_scale(t, ch) * (raw - cpu_zero_point(t, ch)));
+}
+
+void cpu_set_real(tfl_tensor *t, size_t i, float v)
+{
+  if (t->type == TFL_TYPE_FLOAT32) {
+    ((float *)t->data)[i] = v;
+    return;
+  }
+  double q = t->q.n ? v / (double)cpu_scale(t, 0) + cpu_zero_point(t, 0) : v;
+  int32_t lo, hi;
+  cpu_type_limits(t->type, &lo, &hi);
+  double r = q >= 0 ? floor(q + 0.5) : ceil(q - 0.5);
+  int32_t iv = r < lo ? lo : (r > hi ? hi : (int32_t)r);
+  switch (t->type) {
+  case TFL_TYPE_UINT8: ((uint8_t *)t->data)[i] = (uint8_t)iv; break;
+  case TFL_TYPE_INT8: ((int8_t *)t->data)[i] = (int8_t)iv; break;
+  case TFL_TYPE_INT16: ((int16_t *)t->data)[i] = (int16_t)iv; break;
+  case TFL_TYPE_INT32: ((int32_t *)t->data)[i] = iv; break;
+  case TFL_TYPE_INT64: ((int64_t *)t->data)[i] = iv; break;
+  case TFL_TYPE_BOOL: ((uint8_t *)t->data)[i] = v != 0.0f; break;
+  case TFL_TYPE_FLOAT32:
+  case TFL_TYPE_FLOAT16:
+  case TFL_TYPE_STRING:
+  case TFL_TYPE_COUNT: break;
+  }
+}
+
+int cpu_conv_out_size(tfl_padding pad, int in, int filter, int stride, int dilation)
+{
+  int eff = (filter - 1) * dilation + 1;
+  if (pad == TFL_PAD_SAME) return (in + stride - 1) / stride;
+  return (in - eff + stride) / stride;
+}
+
+int cpu_conv_pad(tfl_padding pad, int in, int filter, int stride, int dilation, int out)
+{
+  if (pad == TFL_PAD_VALID) return 0;
+  int eff = (filter - 1) * dilation + 1;
+  int total = (out - 1) * stride + eff - in;
+  return total > 0 ? total / 2 : 0;
+}

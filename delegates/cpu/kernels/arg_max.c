@@ -1,0 +1,1 @@
+/* being written */ typedef int placeholder_arg_max_t;

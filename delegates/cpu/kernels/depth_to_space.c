@@ -1,0 +1,1 @@
+/* being written */ typedef int placeholder_depth_to_space_t;

@@ -1,0 +1,1 @@
+/* being written */ typedef int placeholder_strided_slice_t;

@@ -1,0 +1,1 @@
+/* being written */ typedef int placeholder_xnn_partition_t;

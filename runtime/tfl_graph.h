@@ -1,0 +1,263 @@
+/* tfl_graph.h - the runtime's own model graph: tensors, nodes and op parameters.
+ *
+ * The loader (tfl_loader.h) turns a .tflite flatbuffer into a tfl_graph; passes
+ * (tfl_passes.h) rewrite it; the interpreter (tfl_interpreter.h) plans memory and
+ * hands nodes to delegates (tfl_delegate.h). Nothing here knows the flatbuffer.
+ *
+ * Ownership: a tfl_graph owns every array and string it points to, and the model
+ * bytes it was loaded from (mmap or copy). Constant tensor data points into those
+ * bytes or into graph-owned blocks (folded constants); it lives as long as the graph.
+ * Activation tensors get their data pointer from the interpreter's arena.
+ */
+#ifndef TFL_GRAPH_H
+#define TFL_GRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#include "tfl_status.h"
+
+#define TFL_MAX_DIMS 6
+
+/* Values match TFLite's TensorType enum so the loader maps them 1:1. */
+typedef enum {
+  TFL_TYPE_FLOAT32 = 0,
+  TFL_TYPE_FLOAT16 = 1,
+  TFL_TYPE_INT32 = 2,
+  TFL_TYPE_UINT8 = 3,
+  TFL_TYPE_INT64 = 4,
+  TFL_TYPE_STRING = 5,
+  TFL_TYPE_BOOL = 6,
+  TFL_TYPE_INT16 = 7,
+  TFL_TYPE_INT8 = 9,
+  TFL_TYPE_COUNT = 10 /* one past the largest value we name */
+} tfl_type;
+
+const char *tfl_type_name(tfl_type t);
+/* Bytes per element; 0 for types we cannot hold (string, complex). */
+size_t tfl_type_size(tfl_type t);
+
+/* Affine quantization: real = scale * (q - zero_point). n == 0: not quantized.
+ * n == 1: per tensor; n > 1: per channel along `axis`. */
+typedef struct {
+  int n;
+  float *scale;
+  int32_t *zero_point;
+  int axis;
+} tfl_quant;
+
+/* Sparse storage of a constant, as TFLite's SparsityParameters (for DENSIFY). */
+typedef enum { TFL_DIM_DENSE = 0, TFL_DIM_SPARSE_CSR = 1 } tfl_dim_format;
+typedef struct {
+  tfl_dim_format format;
+  int dense_size;               /* DENSE */
+  int n_segments, n_indices;    /* SPARSE_CSR */
+  const int32_t *segments;      /* widened to int32 by the loader, graph-owned */
+  const int32_t *indices;
+} tfl_dim_meta;
+typedef struct {
+  int n_traversal;
+  int32_t traversal_order[2 * TFL_MAX_DIMS];
+  int n_block;
+  int32_t block_map[TFL_MAX_DIMS];
+  tfl_dim_meta dim[2 * TFL_MAX_DIMS];
+} tfl_sparsity;
+
+typedef struct tfl_tensor {
+  char *name;
+  tfl_type type;
+  int ndim;
+  int32_t dims[TFL_MAX_DIMS];
+  size_t bytes;          /* element count * type size */
+  tfl_quant q;
+  void *data;            /* constants: set at load; activations: set by the planner */
+  bool is_const;         /* data is known at load time (weights, folded results) */
+  bool is_variable;      /* state kept between runs (LSTM) */
+  int producer;          /* index of the node writing it, -1 for inputs and constants */
+  tfl_sparsity *sparsity;/* non-NULL for a sparse constant (input of DENSIFY) */
+  size_t arena_offset;   /* set by the planner for activations */
+} tfl_tensor;
+
+typedef enum {
+  TFL_ACT_NONE = 0,
+  TFL_ACT_RELU = 1,
+  TFL_ACT_RELU_N1_TO_1 = 2,
+  TFL_ACT_RELU6 = 3,
+  TFL_ACT_TANH = 4,
+  TFL_ACT_SIGN_BIT = 5,
+  TFL_ACT_SIGMOID = 6,
+} tfl_activation;
+
+typedef enum { TFL_PAD_SAME = 0, TFL_PAD_VALID = 1 } tfl_padding;
+
+/* Every op the runtime knows. Per-op tables are sized by TFL_OP_COUNT and
+ * static-assert it, so adding a member without a row breaks the build. */
+typedef enum {
+  TFL_OP_ADD,
+  TFL_OP_AVERAGE_POOL_2D,
+  TFL_OP_CONCATENATION,
+  TFL_OP_CONV_2D,
+  TFL_OP_DEPTHWISE_CONV_2D,
+  TFL_OP_EXP,
+  TFL_OP_FULLY_CONNECTED,
+  TFL_OP_LOGICAL_AND,
+  TFL_OP_LOGISTIC,
+  TFL_OP_LSTM,
+  TFL_OP_MAX_POOL_2D,
+  TFL_OP_MAXIMUM,
+  TFL_OP_MINIMUM,
+  TFL_OP_MUL,
+  TFL_OP_PAD,
+  TFL_OP_PADV2,
+  TFL_OP_PRELU,
+  TFL_OP_RELU,
+  TFL_OP_RELU6,
+  TFL_OP_RESHAPE,
+  TFL_OP_RESIZE_BILINEAR,
+  TFL_OP_SOFTMAX,
+  TFL_OP_STRIDED_SLICE,
+  TFL_OP_SUB,
+  TFL_OP_TRANSPOSE_CONV,
+  TFL_OP_DEQUANTIZE,
+  TFL_OP_QUANTIZE,
+  TFL_OP_MEAN,
+  TFL_OP_SQUEEZE,
+  TFL_OP_HARD_SWISH,
+  TFL_OP_DEPTH_TO_SPACE,
+  TFL_OP_DENSIFY,
+  TFL_OP_TANH,
+  TFL_OP_ARG_MAX,
+  TFL_OP_RESIZE_NEAREST_NEIGHBOR,
+  TFL_OP_DIV,
+  /* custom ops, matched by name */
+  TFL_OP_CONV2D_TRANSPOSE_BIAS,   /* MediaPipe "Convolution2DTransposeBias" */
+  TFL_OP_DETECTION_POSTPROCESS,   /* "TFLite_Detection_PostProcess" */
+  TFL_OP_POSENET_DECODER,         /* "PosenetDecoderOp" */
+  TFL_OP_COUNT
+} tfl_op;
+
+/* Name as TFLite spells it (builtin) or the custom op's name. */
+const char *tfl_op_name(tfl_op op);
+
+typedef struct {
+  tfl_padding padding;
+  int stride_w, stride_h;
+  int dilation_w, dilation_h;
+  int depth_multiplier;     /* depthwise only */
+  tfl_activation act;
+} tfl_conv_params;          /* CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, CONV2D_TRANSPOSE_BIAS */
+
+typedef struct {
+  tfl_padding padding;
+  int stride_w, stride_h;
+  int filter_w, filter_h;
+  tfl_activation act;
+} tfl_pool_params;
+
+typedef struct {
+  tfl_activation act;
+  bool keep_num_dims;
+} tfl_fc_params;
+
+typedef struct { tfl_activation act; } tfl_eltwise_params;   /* ADD SUB MUL DIV */
+typedef struct { int axis; tfl_activation act; } tfl_concat_params;
+typedef struct { float beta; } tfl_softmax_params;
+typedef struct { int n; int32_t shape[TFL_MAX_DIMS]; } tfl_reshape_params; /* n<0: none given */
+typedef struct { bool align_corners, half_pixel_centers; } tfl_resize_params;
+typedef struct {
+  int begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask;
+  bool offset;
+} tfl_strided_slice_params;
+typedef struct { bool keep_dims; } tfl_reducer_params;
+typedef struct { int n; int32_t dims[TFL_MAX_DIMS]; } tfl_squeeze_params;
+typedef struct { int block_size; } tfl_depth_to_space_params;
+typedef struct { tfl_type output_type; } tfl_arg_max_params;
+typedef struct {
+  tfl_activation act;
+  float cell_clip, proj_clip;
+  int kernel_type;          /* 0 full, 1 basic (4 inputs) */
+} tfl_lstm_params;
+
+typedef struct {
+  int max_detections;
+  int max_classes_per_detection;
+  int detections_per_class;
+  bool use_regular_nms;
+  float nms_score_threshold;
+  float nms_iou_threshold;
+  int num_classes;
+  float y_scale, x_scale, h_scale, w_scale;
+} tfl_detection_params;
+
+typedef struct {
+  int max_detections;
+  float score_threshold;
+  int stride;
+  float nms_radius;
+} tfl_posenet_params;
+
+typedef union {
+  tfl_conv_params conv;
+  tfl_pool_params pool;
+  tfl_fc_params fc;
+  tfl_eltwise_params eltwise;
+  tfl_concat_params concat;
+  tfl_softmax_params softmax;
+  tfl_reshape_params reshape;
+  tfl_resize_params resize;
+  tfl_strided_slice_params slice;
+  tfl_reducer_params reducer;
+  tfl_squeeze_params squeeze;
+  tfl_depth_to_space_params d2s;
+  tfl_arg_max_params arg_max;
+  tfl_lstm_params lstm;
+  tfl_detection_params detection;
+  tfl_posenet_params posenet;
+} tfl_params;
+
+typedef struct tfl_node {
+  tfl_op op;
+  int version;
+  int32_t builtin_code;     /* TFLite's op code number, for warnings */
+  int n_in, n_out;
+  int32_t *in;              /* tensor indices; -1 marks an omitted optional input */
+  int32_t *out;
+  tfl_params p;
+  bool dead;                /* removed by a pass (folded); skipped everywhere */
+} tfl_node;
+
+/* Model metadata (TFLite "TFLITE_METADATA"), when present. */
+typedef struct {
+  char *name;
+  char *labels;             /* contents of the associated label file, '\n' separated, or NULL */
+  int has_norm;
+  float norm_mean[4], norm_std[4];
+  int n_norm;
+} tfl_model_meta;
+
+typedef struct tfl_graph {
+  int n_tensors;
+  tfl_tensor *tensors;
+  int n_nodes;
+  tfl_node *nodes;
+  int n_inputs, n_outputs;
+  int32_t *inputs, *outputs;
+  tfl_model_meta meta;
+  char *description;
+  /* backing storage: the model bytes and graph-owned blocks */
+  const uint8_t *model_bytes;
+  size_t model_size;
+  void *priv;               /* loader's bookkeeping (mmap, owned blocks) */
+} tfl_graph;
+
+/* Element count of a tensor (product of dims; 1 for a scalar). */
+size_t tfl_tensor_count(const tfl_tensor *t);
+/* Recomputes t->bytes from dims and type. */
+void tfl_tensor_update_bytes(tfl_tensor *t);
+/* Allocates a block owned by the graph, freed with it (zeroed). NULL on OOM. */
+void *tfl_graph_alloc(tfl_graph *g, size_t bytes);
+/* Frees the graph and everything it owns. NULL is fine. */
+void tfl_graph_free(tfl_graph *g);
+
+#endif

@@ -1,0 +1,18 @@
+/* tfl_loader.h - reads a .tflite file (FlatBuffers, schema 3) into a tfl_graph.
+ *
+ * The file is untrusted: every offset, vtable, vector, string and buffer range is
+ * checked before use. Failures return TFL_ERR_FORMAT (or _UNSUPPORTED for a valid
+ * model using an op/type we do not know) with a message naming the bad field.
+ * Only the first subgraph is loaded.
+ */
+#ifndef TFL_LOADER_H
+#define TFL_LOADER_H
+
+#include "tfl_graph.h"
+
+/* Maps the file (read-only); the mapping lives as long as the graph. */
+tfl_status tfl_load_file(const char *path, tfl_graph **out);
+/* Copies `size` bytes, so `data` may be freed after the call. */
+tfl_status tfl_load_memory(const void *data, size_t size, tfl_graph **out);
+
+#endif

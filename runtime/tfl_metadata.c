@@ -1,0 +1,1 @@
+/* being written */ typedef int placeholder_tfl_metadata_t;
