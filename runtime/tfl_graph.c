@@ -1,1 +1,190 @@
-/* being written */ typedef int placeholder_tfl_graph_t;
+/* tfl_graph.c - type/op names, tensor sizes, and the graph's memory.
+ *
+ * Who frees what (tfl_graph_free):
+ *  - malloc'd, so passes may realloc them: g->tensors, g->nodes, g->inputs,
+ *    g->outputs, g->description, g->meta.name, g->meta.labels;
+ *  - graph blocks (tfl_graph_alloc), freed together: everything a tensor or node
+ *    points to (names, quantization arrays, sparsity, node in/out arrays, folded
+ *    or realigned constant data);
+ *  - the model bytes: unmapped (tfl_load_file) or freed (tfl_load_memory).
+ */
+#include "tfl_loader_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+typedef struct {
+  void *map;            /* mmap'd model, or NULL */
+  size_t map_size;
+  void *copy;           /* malloc'd model copy, or NULL */
+  void **blocks;        /* graph-owned blocks */
+  size_t n_blocks, cap_blocks;
+} graph_priv;
+
+const char *tfl_type_name(tfl_type t)
+{
+  switch (t) {
+  case TFL_TYPE_FLOAT32: return "FLOAT32";
+  case TFL_TYPE_FLOAT16: return "FLOAT16";
+  case TFL_TYPE_INT32: return "INT32";
+  case TFL_TYPE_UINT8: return "UINT8";
+  case TFL_TYPE_INT64: return "INT64";
+  case TFL_TYPE_STRING: return "STRING";
+  case TFL_TYPE_BOOL: return "BOOL";
+  case TFL_TYPE_INT16: return "INT16";
+  case TFL_TYPE_INT8: return "INT8";
+  case TFL_TYPE_COUNT: break;
+  }
+  return "UNKNOWN_TYPE";
+}
+
+size_t tfl_type_size(tfl_type t)
+{
+  switch (t) {
+  case TFL_TYPE_FLOAT32: return 4;
+  case TFL_TYPE_FLOAT16: return 2;
+  case TFL_TYPE_INT32: return 4;
+  case TFL_TYPE_UINT8: return 1;
+  case TFL_TYPE_INT64: return 8;
+  case TFL_TYPE_STRING: return 0;
+  case TFL_TYPE_BOOL: return 1;
+  case TFL_TYPE_INT16: return 2;
+  case TFL_TYPE_INT8: return 1;
+  case TFL_TYPE_COUNT: break;
+  }
+  return 0;
+}
+
+static const char *const op_names[] = {
+  [TFL_OP_ADD] = "ADD",
+  [TFL_OP_AVERAGE_POOL_2D] = "AVERAGE_POOL_2D",
+  [TFL_OP_CONCATENATION] = "CONCATENATION",
+  [TFL_OP_CONV_2D] = "CONV_2D",
+  [TFL_OP_DEPTHWISE_CONV_2D] = "DEPTHWISE_CONV_2D",
+  [TFL_OP_EXP] = "EXP",
+  [TFL_OP_FULLY_CONNECTED] = "FULLY_CONNECTED",
+  [TFL_OP_LOGICAL_AND] = "LOGICAL_AND",
+  [TFL_OP_LOGISTIC] = "LOGISTIC",
+  [TFL_OP_LSTM] = "LSTM",
+  [TFL_OP_MAX_POOL_2D] = "MAX_POOL_2D",
+  [TFL_OP_MAXIMUM] = "MAXIMUM",
+  [TFL_OP_MINIMUM] = "MINIMUM",
+  [TFL_OP_MUL] = "MUL",
+  [TFL_OP_PAD] = "PAD",
+  [TFL_OP_PADV2] = "PADV2",
+  [TFL_OP_PRELU] = "PRELU",
+  [TFL_OP_RELU] = "RELU",
+  [TFL_OP_RELU6] = "RELU6",
+  [TFL_OP_RESHAPE] = "RESHAPE",
+  [TFL_OP_RESIZE_BILINEAR] = "RESIZE_BILINEAR",
+  [TFL_OP_SOFTMAX] = "SOFTMAX",
+  [TFL_OP_STRIDED_SLICE] = "STRIDED_SLICE",
+  [TFL_OP_SUB] = "SUB",
+  [TFL_OP_TRANSPOSE_CONV] = "TRANSPOSE_CONV",
+  [TFL_OP_DEQUANTIZE] = "DEQUANTIZE",
+  [TFL_OP_QUANTIZE] = "QUANTIZE",
+  [TFL_OP_MEAN] = "MEAN",
+  [TFL_OP_SQUEEZE] = "SQUEEZE",
+  [TFL_OP_HARD_SWISH] = "HARD_SWISH",
+  [TFL_OP_DEPTH_TO_SPACE] = "DEPTH_TO_SPACE",
+  [TFL_OP_DENSIFY] = "DENSIFY",
+  [TFL_OP_TANH] = "TANH",
+  [TFL_OP_ARG_MAX] = "ARG_MAX",
+  [TFL_OP_RESIZE_NEAREST_NEIGHBOR] = "RESIZE_NEAREST_NEIGHBOR",
+  [TFL_OP_DIV] = "DIV",
+  [TFL_OP_CONV2D_TRANSPOSE_BIAS] = "Convolution2DTransposeBias",
+  [TFL_OP_DETECTION_POSTPROCESS] = "TFLite_Detection_PostProcess",
+  [TFL_OP_POSENET_DECODER] = "PosenetDecoderOp",
+};
+_Static_assert(sizeof op_names / sizeof op_names[0] == TFL_OP_COUNT, "every op needs a name");
+
+const char *tfl_op_name(tfl_op op)
+{
+  if ((unsigned)op >= TFL_OP_COUNT || !op_names[op]) return "UNKNOWN_OP";
+  return op_names[op];
+}
+
+size_t tfl_tensor_count(const tfl_tensor *t)
+{
+  size_t n = 1;
+  for (int i = 0; i < t->ndim; i++) n *= (size_t)(t->dims[i] > 0 ? t->dims[i] : 0);
+  return n;
+}
+
+void tfl_tensor_update_bytes(tfl_tensor *t)
+{
+  t->bytes = tfl_tensor_count(t) * tfl_type_size(t->type);
+}
+
+static graph_priv *priv_of(tfl_graph *g)
+{
+  if (!g->priv) g->priv = calloc(1, sizeof(graph_priv));
+  return g->priv;
+}
+
+void *tfl_graph_alloc(tfl_graph *g, size_t bytes)
+{
+  graph_priv *p = priv_of(g);
+  if (!p) return NULL;
+  if (p->n_blocks == p->cap_blocks) {
+    size_t cap = p->cap_blocks ? 2 * p->cap_blocks : 64;
+    void **b = realloc(p->blocks, cap * sizeof *b);
+    if (!b) return NULL;
+    p->blocks = b;
+    p->cap_blocks = cap;
+  }
+  void *m = NULL;
+  /* 64-byte aligned so kernels may use aligned vector loads on folded constants */
+  if (posix_memalign(&m, 64, bytes ? bytes : 1)) return NULL;
+  memset(m, 0, bytes ? bytes : 1);
+  p->blocks[p->n_blocks++] = m;
+  return m;
+}
+
+char *tfl_graph_strndup(tfl_graph *g, const char *s, size_t len)
+{
+  char *d = tfl_graph_alloc(g, len + 1);
+  if (!d) return NULL;
+  memcpy(d, s, len);
+  d[len] = 0;
+  return d;
+}
+
+bool tfl_graph_set_backing_mmap(tfl_graph *g, void *map, size_t size)
+{
+  graph_priv *p = priv_of(g);
+  if (!p) return false;
+  p->map = map;
+  p->map_size = size;
+  return true;
+}
+
+bool tfl_graph_set_backing_copy(tfl_graph *g, void *copy)
+{
+  graph_priv *p = priv_of(g);
+  if (!p) return false;
+  p->copy = copy;
+  return true;
+}
+
+void tfl_graph_free(tfl_graph *g)
+{
+  if (!g) return;
+  free(g->tensors);
+  free(g->nodes);
+  free(g->inputs);
+  free(g->outputs);
+  free(g->description);
+  free(g->meta.name);
+  free(g->meta.labels);
+  graph_priv *p = g->priv;
+  if (p) {
+    for (size_t i = 0; i < p->n_blocks; i++) free(p->blocks[i]);
+    free(p->blocks);
+    if (p->map) munmap(p->map, p->map_size);
+    free(p->copy);
+    free(p);
+  }
+  free(g);
+}

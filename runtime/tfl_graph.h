@@ -257,7 +257,10 @@ size_t tfl_tensor_count(const tfl_tensor *t);
 void tfl_tensor_update_bytes(tfl_tensor *t);
 /* Allocates a block owned by the graph, freed with it (zeroed). NULL on OOM. */
 void *tfl_graph_alloc(tfl_graph *g, size_t bytes);
-/* Frees the graph and everything it owns. NULL is fine. */
+/* Frees the graph and everything it owns. NULL is fine. g->tensors, nodes, inputs,
+ * outputs, description and the meta strings are malloc'd (a pass may realloc them);
+ * what a tensor or node points to (names, quantization, sparsity, in/out arrays)
+ * lives in graph blocks (tfl_graph_alloc). */
 void tfl_graph_free(tfl_graph *g);
 
 #endif

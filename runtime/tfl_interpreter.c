@@ -1,1 +1,375 @@
-/* being written */ typedef int placeholder_tfl_interpreter_t;
+/* tfl_interpreter.c - create = fold -> shapes -> partition -> plan -> arena -> prepare;
+ * invoke runs the partitions in order.
+ *
+ * Partitioning: with an accelerator delegate, every live node is offered to it; runs
+ * of consecutive claimed nodes become its partitions and the runs between them go to
+ * the CPU delegate (created here from the options). Each op the accelerator refuses is
+ * logged once, in TensorFlow Lite's words, and so is the partition count, because every
+ * boundary costs a copy and a sync.
+ */
+#include "tfl_interpreter.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../delegates/cpu/cpu_delegate.h"
+#include "tfl_passes.h"
+#include "tfl_planner.h"
+
+typedef struct {
+  tfl_delegate *d;
+  tfl_partition part;
+  int32_t *nodes, *ins, *outs; /* owned arrays behind part */
+  void *state;
+  bool prepared;
+} interp_part;
+
+struct tfl_interpreter {
+  tfl_graph *g;
+  tfl_delegate *cpu;           /* owned */
+  int n_parts;
+  interp_part *parts;
+  int *node_part;              /* per node: partition index, -1 for dead nodes */
+  void *arena;
+  size_t arena_bytes;
+};
+
+tfl_interp_options tfl_interp_defaults(void)
+{
+  return (tfl_interp_options){.threads = 1, .reference = false, .delegate = NULL};
+}
+
+/* ---- partitions --------------------------------------------------------------- */
+
+/* Adds partition [nodes of run] for delegate d. */
+static tfl_status add_part(tfl_interpreter *it, tfl_delegate *d, const int32_t *nodes, int n)
+{
+  interp_part *p = &it->parts[it->n_parts];
+  memset(p, 0, sizeof *p);
+  p->d = d;
+  p->nodes = malloc(sizeof(int32_t) * (size_t)n);
+  if (!p->nodes) return tfl_error(TFL_ERR_NOMEM, "partition of %d nodes", n);
+  memcpy(p->nodes, nodes, sizeof(int32_t) * (size_t)n);
+  p->part.n_nodes = n;
+  p->part.nodes = p->nodes;
+  for (int k = 0; k < n; k++) it->node_part[nodes[k]] = it->n_parts;
+  it->n_parts++;
+  return TFL_OK;
+}
+
+/* Boundary tensors of partition pi: inputs are non-constant tensors its nodes read but
+ * do not produce; outputs are tensors it produces that another partition reads or that
+ * are graph outputs. Each listed once, in first-seen order. */
+static tfl_status boundaries(tfl_interpreter *it, int pi, uint8_t *mark)
+{
+  tfl_graph *g = it->g;
+  interp_part *p = &it->parts[pi];
+  int cap_in = 0, cap_out = 0;
+  for (int k = 0; k < p->part.n_nodes; k++) {
+    cap_in += g->nodes[p->nodes[k]].n_in;
+    cap_out += g->nodes[p->nodes[k]].n_out;
+  }
+  p->ins = malloc(sizeof(int32_t) * (size_t)(cap_in ? cap_in : 1));
+  p->outs = malloc(sizeof(int32_t) * (size_t)(cap_out ? cap_out : 1));
+  if (!p->ins || !p->outs) return tfl_error(TFL_ERR_NOMEM, "partition %d boundaries", pi);
+  /* mark: 1 produced inside, 2 listed as input, 4 listed as output */
+  memset(mark, 0, (size_t)g->n_tensors);
+  for (int k = 0; k < p->part.n_nodes; k++) {
+    const tfl_node *n = &g->nodes[p->nodes[k]];
+    for (int j = 0; j < n->n_in; j++) {
+      int t = n->in[j];
+      if (t < 0 || g->tensors[t].is_const || (mark[t] & 3)) continue;
+      mark[t] |= 2;
+      p->ins[p->part.n_inputs++] = t;
+    }
+    for (int j = 0; j < n->n_out; j++)
+      if (n->out[j] >= 0) mark[n->out[j]] |= 1;
+  }
+  for (int k = 0; k < p->part.n_nodes; k++) {
+    const tfl_node *n = &g->nodes[p->nodes[k]];
+    for (int j = 0; j < n->n_out; j++) {
+      int t = n->out[j];
+      if (t < 0 || (mark[t] & 4)) continue;
+      bool outside = false;
+      for (int i = 0; i < g->n_outputs && !outside; i++) outside = g->outputs[i] == t;
+      for (int ni = 0; ni < g->n_nodes && !outside; ni++) {
+        const tfl_node *m = &g->nodes[ni];
+        if (m->dead || it->node_part[ni] == pi) continue;
+        for (int q = 0; q < m->n_in && !outside; q++) outside = m->in[q] == t;
+      }
+      if (!outside) continue;
+      mark[t] |= 4;
+      p->outs[p->part.n_outputs++] = t;
+    }
+  }
+  p->part.inputs = p->ins;
+  p->part.outputs = p->outs;
+  return TFL_OK;
+}
+
+/* Logs "N partitions: gl 1 (70 nodes), cpu 2 (3 nodes)" and the split warning. */
+static void log_partitions(const tfl_interpreter *it)
+{
+  char line[512];
+  size_t k = (size_t)snprintf(line, sizeof line, "%d partition%s:", it->n_parts, it->n_parts == 1 ? "" : "s");
+  const tfl_delegate *seen[2] = {NULL, NULL};
+  int n_seen = 0;
+  for (int i = 0; i < it->n_parts; i++) {
+    const tfl_delegate *d = it->parts[i].d;
+    bool dup = false;
+    for (int s = 0; s < n_seen; s++) dup = dup || seen[s] == d;
+    if (dup || n_seen == 2) continue;
+    seen[n_seen++] = d;
+    int parts = 0, nodes = 0;
+    for (int j = 0; j < it->n_parts; j++)
+      if (it->parts[j].d == d) {
+        parts++;
+        nodes += it->parts[j].part.n_nodes;
+      }
+    if (k < sizeof line)
+      k += (size_t)snprintf(line + k, sizeof line - k, "%s %s %d (%d node%s)", n_seen > 1 ? "," : "", d->name,
+                            parts, nodes, nodes == 1 ? "" : "s");
+  }
+  tfl_log(TFL_LOG_INFO, "%s", line);
+  if (it->n_parts > 1)
+    tfl_log(TFL_LOG_WARNING, "the graph is split into %d partitions; every boundary copies tensors and "
+            "waits, so split graphs run slowly", it->n_parts);
+}
+
+static tfl_status partition(tfl_interpreter *it, tfl_delegate *accel)
+{
+  tfl_graph *g = it->g;
+  int nn = g->n_nodes;
+  it->node_part = malloc(sizeof(int) * (size_t)(nn ? nn : 1));
+  it->parts = calloc((size_t)(nn ? nn : 1), sizeof *it->parts);
+  int32_t *run = malloc(sizeof(int32_t) * (size_t)(nn ? nn : 1));
+  bool *claimed = calloc((size_t)(nn ? nn : 1), sizeof *claimed);
+  bool *warned = calloc(TFL_OP_COUNT, sizeof *warned);
+  uint8_t *mark = malloc((size_t)(g->n_tensors ? g->n_tensors : 1));
+  tfl_status st = TFL_OK;
+  if (!it->node_part || !it->parts || !run || !claimed || !warned || !mark) {
+    st = tfl_error(TFL_ERR_NOMEM, "partitioning %d nodes", nn);
+    goto done;
+  }
+  for (int i = 0; i < nn; i++) {
+    it->node_part[i] = -1;
+    if (g->nodes[i].dead || !accel) continue;
+    claimed[i] = accel->supports(accel->ctx, g, i);
+    tfl_op op = g->nodes[i].op;
+    if (!claimed[i] && !warned[op]) {
+      warned[op] = true;
+      tfl_log(TFL_LOG_WARNING, "op code #%d (%s) cannot be handled by this delegate",
+              (int)g->nodes[i].builtin_code, tfl_op_name(op));
+    }
+  }
+  int n_run = 0;
+  bool run_claimed = false;
+  for (int i = 0; i <= nn && st == TFL_OK; i++) {
+    bool end = i == nn;
+    if (!end && g->nodes[i].dead) continue;
+    if (n_run && (end || claimed[i] != run_claimed)) {
+      st = add_part(it, run_claimed ? accel : it->cpu, run, n_run);
+      n_run = 0;
+    }
+    if (end) break;
+    if (!claimed[i] && !it->cpu->supports(it->cpu->ctx, g, i)) {
+      st = tfl_error(TFL_ERR_UNSUPPORTED, "node %d (%s): no CPU kernel for this op", i,
+                     tfl_op_name(g->nodes[i].op));
+      break;
+    }
+    run_claimed = claimed[i];
+    run[n_run++] = i;
+  }
+  for (int p = 0; p < it->n_parts && st == TFL_OK; p++) st = boundaries(it, p, mark);
+  if (st == TFL_OK) log_partitions(it);
+done:
+  free(run);
+  free(claimed);
+  free(warned);
+  free(mark);
+  return st;
+}
+
+/* ---- memory ------------------------------------------------------------------- */
+
+/* Zero state, or the zero point for quantized state, as TFLite resets variables. */
+static void reset_variable(tfl_tensor *t)
+{
+  int zp = t->q.n ? t->q.zero_point[0] : 0;
+  if ((t->type == TFL_TYPE_INT8 || t->type == TFL_TYPE_UINT8) && zp) memset(t->data, zp, t->bytes);
+  else memset(t->data, 0, t->bytes);
+}
+
+static tfl_status allocate(tfl_interpreter *it)
+{
+  tfl_graph *g = it->g;
+  bool *planned = calloc((size_t)(g->n_tensors ? g->n_tensors : 1), sizeof *planned);
+  if (!planned) return tfl_error(TFL_ERR_NOMEM, "planning %d tensors", g->n_tensors);
+  tfl_status st = tfl_plan_graph(g, planned, &it->arena_bytes);
+  if (st == TFL_OK && it->arena_bytes) {
+    if (posix_memalign(&it->arena, TFL_ARENA_ALIGN, it->arena_bytes)) {
+      it->arena = NULL;
+      st = tfl_error(TFL_ERR_NOMEM, "arena of %zu bytes", it->arena_bytes);
+    } else {
+      memset(it->arena, 0, it->arena_bytes);
+    }
+  }
+  if (st == TFL_OK)
+    for (int t = 0; t < g->n_tensors; t++) {
+      if (!planned[t]) continue;
+      tfl_tensor *x = &g->tensors[t];
+      x->data = (uint8_t *)it->arena + x->arena_offset;
+      if (x->is_variable) reset_variable(x);
+    }
+  free(planned);
+  if (st == TFL_OK)
+    tfl_log(TFL_LOG_INFO, "arena: %zu bytes for %d tensors", it->arena_bytes, g->n_tensors);
+  return st;
+}
+
+/* ---- public API --------------------------------------------------------------- */
+
+tfl_status tfl_interpreter_create(tfl_graph *g, const tfl_interp_options *opt, tfl_interpreter **out)
+{
+  *out = NULL;
+  if (!g) return tfl_error(TFL_ERR_ARG, "interpreter: no graph");
+  tfl_interp_options o = opt ? *opt : tfl_interp_defaults();
+  for (int i = 0; i < g->n_inputs; i++)
+    if (g->inputs[i] < 0 || g->inputs[i] >= g->n_tensors)
+      return tfl_error(TFL_ERR_FORMAT, "graph input %d is tensor %d (graph has %d)", i, g->inputs[i], g->n_tensors);
+  for (int i = 0; i < g->n_outputs; i++)
+    if (g->outputs[i] < 0 || g->outputs[i] >= g->n_tensors)
+      return tfl_error(TFL_ERR_FORMAT, "graph output %d is tensor %d (graph has %d)", i, g->outputs[i],
+                       g->n_tensors);
+  tfl_interpreter *it = calloc(1, sizeof *it);
+  if (!it) return tfl_error(TFL_ERR_NOMEM, "interpreter");
+  it->g = g;
+  tfl_status st;
+  if ((st = tfl_pass_fold_constants(g)) != TFL_OK) goto fail;
+  if ((st = tfl_infer_shapes(g)) != TFL_OK) goto fail;
+
+  cpu_delegate_options co = cpu_delegate_defaults();
+  co.threads = o.threads < 1 ? 1 : o.threads;
+  co.reference = o.reference;
+  it->cpu = cpu_delegate_create(&co);
+  if (!it->cpu) {
+    st = TFL_ERR_NOMEM;
+    goto fail;
+  }
+  if ((st = partition(it, o.delegate)) != TFL_OK) goto fail;
+  if ((st = allocate(it)) != TFL_OK) goto fail;
+  for (int i = 0; i < it->n_parts; i++) {
+    interp_part *p = &it->parts[i];
+    st = p->d->prepare(p->d->ctx, g, &p->part, &p->state);
+    if (st != TFL_OK) {
+      tfl_error_prefix(st, "%s delegate, partition %d (nodes %d..%d)", p->d->name, i, p->nodes[0],
+                       p->nodes[p->part.n_nodes - 1]);
+      goto fail;
+    }
+    p->prepared = true;
+  }
+  *out = it;
+  return TFL_OK;
+fail:
+  tfl_interpreter_free(it);
+  return st;
+}
+
+tfl_status tfl_interpreter_invoke(tfl_interpreter *it)
+{
+  if (!it) return tfl_error(TFL_ERR_ARG, "invoke: no interpreter");
+  for (int i = 0; i < it->n_parts; i++) {
+    interp_part *p = &it->parts[i];
+    tfl_status st = p->d->invoke(p->d->ctx, p->state);
+    if (st != TFL_OK) return tfl_error_prefix(st, "%s delegate, partition %d", p->d->name, i);
+  }
+  return TFL_OK;
+}
+
+void tfl_interpreter_free(tfl_interpreter *it)
+{
+  if (!it) return;
+  for (int i = 0; i < it->n_parts; i++) {
+    interp_part *p = &it->parts[i];
+    if (p->prepared) p->d->release(p->d->ctx, p->state);
+    free(p->nodes);
+    free(p->ins);
+    free(p->outs);
+  }
+  free(it->parts);
+  free(it->node_part);
+  if (it->cpu) it->cpu->destroy(it->cpu);
+  /* activation pointers would dangle into the freed arena */
+  if (it->arena)
+    for (int t = 0; t < it->g->n_tensors; t++) {
+      tfl_tensor *x = &it->g->tensors[t];
+      uint8_t *d = x->data, *a = it->arena;
+      if (d >= a && d < a + it->arena_bytes) x->data = NULL;
+    }
+  free(it->arena);
+  free(it);
+}
+
+int tfl_interpreter_input_count(const tfl_interpreter *it)
+{
+  return it ? it->g->n_inputs : 0;
+}
+
+int tfl_interpreter_output_count(const tfl_interpreter *it)
+{
+  return it ? it->g->n_outputs : 0;
+}
+
+tfl_tensor *tfl_interpreter_input(tfl_interpreter *it, int i)
+{
+  if (!it || i < 0 || i >= it->g->n_inputs) return NULL;
+  return &it->g->tensors[it->g->inputs[i]];
+}
+
+tfl_tensor *tfl_interpreter_output(tfl_interpreter *it, int i)
+{
+  if (!it || i < 0 || i >= it->g->n_outputs) return NULL;
+  return &it->g->tensors[it->g->outputs[i]];
+}
+
+static int find_name(const tfl_graph *g, const int32_t *list, int n, const char *name)
+{
+  if (!name) return -1;
+  for (int i = 0; i < n; i++) {
+    const char *tn = g->tensors[list[i]].name;
+    if (tn && !strcmp(tn, name)) return i;
+  }
+  return -1;
+}
+
+int tfl_interpreter_input_by_name(const tfl_interpreter *it, const char *name)
+{
+  return it ? find_name(it->g, it->g->inputs, it->g->n_inputs, name) : -1;
+}
+
+int tfl_interpreter_output_by_name(const tfl_interpreter *it, const char *name)
+{
+  return it ? find_name(it->g, it->g->outputs, it->g->n_outputs, name) : -1;
+}
+
+const tfl_graph *tfl_interpreter_graph(const tfl_interpreter *it)
+{
+  return it ? it->g : NULL;
+}
+
+size_t tfl_interpreter_arena_bytes(const tfl_interpreter *it)
+{
+  return it ? it->arena_bytes : 0;
+}
+
+int tfl_interpreter_partition_count(const tfl_interpreter *it)
+{
+  return it ? it->n_parts : 0;
+}
+
+const char *tfl_interpreter_node_delegate(const tfl_interpreter *it, int node)
+{
+  if (!it || node < 0 || node >= it->g->n_nodes || it->node_part[node] < 0) return NULL;
+  return it->parts[it->node_part[node]].d->name;
+}

@@ -1,1 +1,609 @@
-/* being written */ typedef int placeholder_tfl_loader_t;
+/* tfl_loader.c - .tflite bytes -> tfl_graph (see tfl_loader.h).
+ *
+ * Walks Model -> subgraphs[0] -> tensors, inputs, outputs, operators with the
+ * bounds-checked reader (flatbuf.h), checking what the kernels will rely on: tensor
+ * and buffer indices, shapes (rank <= TFL_MAX_DIMS, no negative dims, element count
+ * < 2^31), constant byte sizes against shape and type, quantization array sizes,
+ * sparse index structures, one producer per tensor. Weights are not copied: tensor
+ * data points into the mapped file unless it is misaligned for its type.
+ *
+ * Field ids (TFLite schema): Model{version 0, operator_codes 1, subgraphs 2,
+ * description 3, buffers 4, metadata 6}; SubGraph{tensors 0, inputs 1, outputs 2,
+ * operators 3}; Tensor{shape 0, type 1, buffer 2, name 3, quantization 4,
+ * is_variable 5, sparsity 6}; QuantizationParameters{scale 2, zero_point 3,
+ * details_type 4, quantized_dimension 6}; Buffer{data 0, offset 1, size 2};
+ * OperatorCode{deprecated_builtin_code 0, custom_code 1, version 2, builtin_code 3};
+ * Operator{opcode_index 0, inputs 1, outputs 2, options 3..6, 9, 10}.
+ */
+#include "tfl_loader.h"
+
+#include "tfl_loader_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_TENSORS 1000000
+#define MAX_NODES 1000000
+#define MAX_NODE_IO 100000
+#define MAX_ELEMENTS 0x7fffffffull
+#define BUILTIN_CUSTOM 32
+
+typedef struct {
+  bool known;
+  tfl_op op;
+  int32_t code;          /* builtin code, 32 for custom */
+  const char *custom;    /* custom op name (points into the file) */
+  int version;
+} op_code;
+
+typedef struct {
+  fb_reader r;
+  fb_table model;
+  tfl_graph *g;
+  int n_codes;
+  op_code *codes;
+} loader;
+
+#define FB_CHECK(L, ...)                                                  \
+  do {                                                                    \
+    if (!fb_ok(&(L)->r)) {                                                \
+      char ctx_[160];                                                     \
+      snprintf(ctx_, sizeof ctx_, __VA_ARGS__);                           \
+      return tfl_error(TFL_ERR_FORMAT, "%s: %s", ctx_, (L)->r.msg);       \
+    }                                                                     \
+  } while (0)
+
+#define TRY(x) do { tfl_status s_ = (x); if (s_ != TFL_OK) return s_; } while (0)
+
+tfl_status tfl_buffer_bytes(fb_reader *r, const fb_table *model, const tfl_graph *g,
+                            uint32_t index, const uint8_t **data, size_t *size)
+{
+  *data = NULL;
+  *size = 0;
+  fb_vec bufs;
+  fb_vec_field(model, 4, 4, &bufs);
+  if (!fb_ok(r)) return tfl_error(TFL_ERR_FORMAT, "model buffers: %s", r->msg);
+  if (index >= bufs.n)
+    return tfl_error(TFL_ERR_FORMAT, "buffer %u out of range (model has %u buffers)", index,
+                     bufs.n);
+  fb_table b;
+  fb_vec_table(r, &bufs, index, &b);
+  fb_vec v;
+  if (fb_vec_field(&b, 0, 1, &v) && v.n > 0) {
+    *data = fb_vec_bytes(r, &v);
+    *size = v.n;
+  } else {
+    /* >2 GB models: data outside the flatbuffer, offset from the file start */
+    uint64_t off = fb_u64(&b, 1, 0), sz = fb_u64(&b, 2, 0);
+    if (fb_ok(r) && off > 1) {
+      if (off > g->model_size || sz > g->model_size - off)
+        return tfl_error(TFL_ERR_FORMAT,
+                         "buffer %u: data at offset %llu size %llu lies outside the file "
+                         "(%zu bytes)",
+                         index, (unsigned long long)off, (unsigned long long)sz, g->model_size);
+      *data = g->model_bytes + off;
+      *size = (size_t)sz;
+    }
+  }
+  if (!fb_ok(r)) return tfl_error(TFL_ERR_FORMAT, "buffer %u: %s", index, r->msg);
+  return TFL_OK;
+}
+
+static tfl_status read_op_codes(loader *L)
+{
+  fb_vec v;
+  fb_vec_field(&L->model, 1, 4, &v);
+  FB_CHECK(L, "operator_codes");
+  L->n_codes = (int)v.n;
+  L->codes = calloc(v.n ? v.n : 1, sizeof *L->codes);
+  if (!L->codes) return tfl_error(TFL_ERR_NOMEM, "operator_codes: %u entries", v.n);
+  for (uint32_t i = 0; i < v.n; i++) {
+    fb_table t;
+    fb_vec_table(&L->r, &v, i, &t);
+    op_code *c = &L->codes[i];
+    int32_t dep = fb_i8(&t, 0, 0), code = fb_i32(&t, 3, 0);
+    c->code = dep > code ? dep : code; /* as TFLite: the larger of the two fields */
+    c->version = fb_i32(&t, 2, 1);
+    if (c->code == BUILTIN_CUSTOM) c->custom = fb_string_field(&t, 1, NULL);
+    FB_CHECK(L, "operator code %u", i);
+    if (c->code < 0) return tfl_error(TFL_ERR_FORMAT, "operator code %u: builtin code %d", i,
+                                      c->code);
+    if (c->code == BUILTIN_CUSTOM) {
+      if (!c->custom)
+        return tfl_error(TFL_ERR_FORMAT, "operator code %u: custom op without a name", i);
+      c->known = tfl_op_from_custom(c->custom, &c->op);
+    } else {
+      c->known = tfl_op_from_builtin(c->code, &c->op);
+    }
+  }
+  return TFL_OK;
+}
+
+static bool type_of(int v, tfl_type *t)
+{
+  switch (v) {
+  case TFL_TYPE_FLOAT32: case TFL_TYPE_FLOAT16: case TFL_TYPE_INT32: case TFL_TYPE_UINT8:
+  case TFL_TYPE_INT64: case TFL_TYPE_BOOL: case TFL_TYPE_INT16: case TFL_TYPE_INT8:
+    *t = (tfl_type)v;
+    return true;
+  }
+  return false; /* STRING, COMPLEX64 and newer types: not held by this runtime */
+}
+
+static const char *tname(const tfl_tensor *t) { return t->name ? t->name : ""; }
+
+static tfl_status read_quant(loader *L, int ti, const fb_table *qt, tfl_tensor *t)
+{
+  fb_vec sc, zp;
+  fb_vec_field(qt, 2, 4, &sc);
+  fb_vec_field(qt, 3, 8, &zp);
+  uint8_t details = fb_u8(qt, 4, 0);
+  int32_t axis = fb_i32(qt, 6, 0);
+  FB_CHECK(L, "tensor %d (%s): quantization", ti, tname(t));
+  if (details != 0)
+    return tfl_error(TFL_ERR_UNSUPPORTED, "tensor %d (%s): custom quantization is not supported",
+                     ti, tname(t));
+  if (sc.n == 0) return TFL_OK; /* not quantized */
+  if (zp.n != sc.n)
+    return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): %u quantization scales but %u zero points",
+                     ti, tname(t), sc.n, zp.n);
+  if (sc.n > 1) {
+    if (axis < 0 || axis >= t->ndim)
+      return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): quantized_dimension %d out of range "
+                       "(tensor has %d dims)", ti, tname(t), axis, t->ndim);
+    if ((uint32_t)t->dims[axis] != sc.n)
+      return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): %u scales for dimension %d of size %d",
+                       ti, tname(t), sc.n, axis, t->dims[axis]);
+  }
+  t->q.n = (int)sc.n;
+  t->q.axis = sc.n > 1 ? axis : 0;
+  t->q.scale = tfl_graph_alloc(L->g, sc.n * sizeof(float));
+  t->q.zero_point = tfl_graph_alloc(L->g, sc.n * sizeof(int32_t));
+  if (!t->q.scale || !t->q.zero_point)
+    return tfl_error(TFL_ERR_NOMEM, "tensor %d: quantization arrays", ti);
+  for (uint32_t i = 0; i < sc.n; i++) {
+    t->q.scale[i] = fb_vec_f32(&L->r, &sc, i);
+    int64_t z = fb_vec_i64(&L->r, &zp, i);
+    if (z < INT32_MIN || z > INT32_MAX)
+      return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): zero point %lld out of int32 range", ti,
+                       tname(t), (long long)z);
+    t->q.zero_point[i] = (int32_t)z;
+  }
+  return TFL_OK;
+}
+
+/* A SparseIndexVector union (type at field `type_id`, table at type_id+1) widened
+ * to a graph-owned int32 array. */
+static tfl_status read_index_vec(loader *L, int ti, int level, const fb_table *dm, int type_id,
+                                 const char *what, const int32_t **out, int *n_out)
+{
+  uint8_t type = fb_u8(dm, type_id, 0);
+  fb_table vt;
+  bool has = fb_table_field(dm, type_id + 1, &vt);
+  FB_CHECK(L, "tensor %d: sparsity level %d %s", ti, level, what);
+  if (!has || type < 1 || type > 3)
+    return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparsity level %d: %s missing or of unknown "
+                     "type %u", ti, level, what, type);
+  static const size_t elem[4] = {0, 4, 2, 1}; /* Int32Vector, Uint16Vector, Uint8Vector */
+  fb_vec v;
+  fb_vec_field(&vt, 0, elem[type], &v);
+  FB_CHECK(L, "tensor %d: sparsity level %d %s", ti, level, what);
+  if (v.n > MAX_ELEMENTS / 4)
+    return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparsity level %d: %s has %u entries", ti,
+                     level, what, v.n);
+  int32_t *a = tfl_graph_alloc(L->g, (size_t)v.n * 4);
+  if (!a) return tfl_error(TFL_ERR_NOMEM, "tensor %d: sparse indices", ti);
+  for (uint32_t i = 0; i < v.n; i++) {
+    if (type == 1) a[i] = fb_vec_i32(&L->r, &v, i);
+    else if (type == 2) a[i] = fb_vec_u16(&L->r, &v, i);
+    else a[i] = fb_vec_u8(&L->r, &v, i);
+  }
+  *out = a;
+  *n_out = (int)v.n;
+  return TFL_OK;
+}
+
+/* Reads SparsityParameters and checks the whole index structure against the shape
+ * and the stored value count, so DENSIFY can trust it. */
+static tfl_status read_sparsity(loader *L, int ti, const fb_table *st, tfl_tensor *t,
+                                size_t data_bytes)
+{
+  tfl_sparsity *s = tfl_graph_alloc(L->g, sizeof *s);
+  if (!s) return tfl_error(TFL_ERR_NOMEM, "tensor %d: sparsity", ti);
+  fb_vec trav, bmap, dims;
+  fb_vec_field(st, 0, 4, &trav);
+  fb_vec_field(st, 1, 4, &bmap);
+  fb_vec_field(st, 2, 4, &dims);
+  FB_CHECK(L, "tensor %d (%s): sparsity", ti, tname(t));
+  int nd = t->ndim;
+  if (bmap.n > TFL_MAX_DIMS || trav.n != (uint32_t)nd + bmap.n || dims.n != trav.n)
+    return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): sparsity has %u traversal dims, %u block "
+                     "dims and %u dim_metadata for a %d-dim tensor", ti, tname(t), trav.n,
+                     bmap.n, dims.n, nd);
+  s->n_traversal = (int)trav.n;
+  s->n_block = (int)bmap.n;
+  bool seen[2 * TFL_MAX_DIMS] = {0};
+  for (int k = 0; k < s->n_traversal; k++) {
+    int32_t o = fb_vec_i32(&L->r, &trav, (uint32_t)k);
+    if (o < 0 || o >= s->n_traversal || seen[o])
+      return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): traversal_order is not a permutation "
+                       "(entry %d is %d)", ti, tname(t), k, o);
+    seen[o] = true;
+    s->traversal_order[k] = o;
+  }
+  for (int b = 0; b < s->n_block; b++) {
+    int32_t d = fb_vec_i32(&L->r, &bmap, (uint32_t)b);
+    if (d < 0 || d >= nd)
+      return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): block_map[%d] = %d out of range", ti,
+                       tname(t), b, d);
+    s->block_map[b] = d;
+  }
+  /* level formats and dense sizes first: block sizes are needed for level sizes */
+  fb_table dm[2 * TFL_MAX_DIMS];
+  for (int k = 0; k < s->n_traversal; k++) {
+    fb_vec_table(&L->r, &dims, (uint32_t)k, &dm[k]);
+    int f = fb_i8(&dm[k], 0, 0);
+    s->dim[k].dense_size = fb_i32(&dm[k], 1, 0);
+    FB_CHECK(L, "tensor %d (%s): sparsity level %d", ti, tname(t), k);
+    if (f != TFL_DIM_DENSE && f != TFL_DIM_SPARSE_CSR)
+      return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparsity level %d format %d unknown", ti, k, f);
+    s->dim[k].format = (tfl_dim_format)f;
+  }
+  /* size of each original (and block) dimension as traversed */
+  int64_t block_size[TFL_MAX_DIMS];
+  for (int b = 0; b < s->n_block; b++) {
+    block_size[b] = -1;
+    for (int k = 0; k < s->n_traversal; k++)
+      if (s->traversal_order[k] == nd + b) {
+        if (s->dim[k].format != TFL_DIM_DENSE || s->dim[k].dense_size < 1)
+          return tfl_error(TFL_ERR_UNSUPPORTED, "tensor %d: block dimension %d must be dense "
+                           "with a positive size", ti, b);
+        block_size[b] = s->dim[k].dense_size;
+      }
+  }
+  int64_t count = 1; /* elements addressed at the current level */
+  for (int k = 0; k < s->n_traversal; k++) {
+    int o = s->traversal_order[k];
+    int64_t size;
+    if (o < nd) {
+      int64_t bs = 1;
+      for (int b = 0; b < s->n_block; b++)
+        if (s->block_map[b] == o) bs *= block_size[b];
+      if (bs < 1 || t->dims[o] % bs)
+        return tfl_error(TFL_ERR_FORMAT, "tensor %d: dimension %d (%d) not divisible by its "
+                         "block size %lld", ti, o, t->dims[o], (long long)bs);
+      size = t->dims[o] / bs;
+    } else {
+      size = block_size[o - nd];
+    }
+    tfl_dim_meta *m = &s->dim[k];
+    if (m->format == TFL_DIM_DENSE) {
+      if (m->dense_size != size)
+        return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparsity level %d dense_size %d, expected "
+                         "%lld", ti, k, m->dense_size, (long long)size);
+      count *= size;
+    } else {
+      TRY(read_index_vec(L, ti, k, &dm[k], 2, "array_segments", &m->segments, &m->n_segments));
+      TRY(read_index_vec(L, ti, k, &dm[k], 4, "array_indices", &m->indices, &m->n_indices));
+      if (m->n_segments != count + 1)
+        return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparsity level %d has %d segments, "
+                         "expected %lld", ti, k, m->n_segments, (long long)(count + 1));
+      if (m->segments[0] != 0 || m->segments[m->n_segments - 1] != m->n_indices)
+        return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparsity level %d segments run from %d to "
+                         "%d, expected 0 to %d", ti, k, m->segments[0],
+                         m->segments[m->n_segments - 1], m->n_indices);
+      for (int i = 1; i < m->n_segments; i++)
+        if (m->segments[i] < m->segments[i - 1])
+          return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparsity level %d segments decrease at %d",
+                           ti, k, i);
+      for (int i = 0; i < m->n_indices; i++)
+        if (m->indices[i] < 0 || m->indices[i] >= size)
+          return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparsity level %d index %d = %d out of "
+                           "range 0..%lld", ti, k, i, m->indices[i], (long long)size - 1);
+      count = m->n_indices;
+    }
+    if (count > (int64_t)MAX_ELEMENTS)
+      return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparse structure addresses too many values",
+                       ti);
+  }
+  if ((uint64_t)count * tfl_type_size(t->type) != data_bytes)
+    return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): sparse buffer has %zu bytes, the index "
+                     "structure stores %lld values of %zu bytes", ti, tname(t), data_bytes,
+                     (long long)count, tfl_type_size(t->type));
+  t->sparsity = s;
+  return TFL_OK;
+}
+
+static tfl_status read_tensor(loader *L, int ti, const fb_table *tt, tfl_tensor *t)
+{
+  uint32_t name_len = 0;
+  const char *name = fb_string_field(tt, 3, &name_len);
+  fb_vec shape;
+  bool has_shape = fb_vec_field(tt, 0, 4, &shape);
+  int type = fb_i8(tt, 1, 0);
+  uint32_t buffer = fb_u32(tt, 2, 0);
+  t->is_variable = fb_bool(tt, 5, false);
+  FB_CHECK(L, "tensor %d", ti);
+  t->name = tfl_graph_strndup(L->g, name ? name : "", name ? name_len : 0);
+  if (!t->name) return tfl_error(TFL_ERR_NOMEM, "tensor %d: name", ti);
+  t->producer = -1;
+
+  if (!type_of(type, &t->type))
+    return tfl_error(TFL_ERR_UNSUPPORTED, "tensor %d (%s): type %d%s is not supported", ti,
+                     t->name, type, type == TFL_TYPE_STRING ? " (STRING)" : "");
+  if (has_shape && shape.n > TFL_MAX_DIMS)
+    return tfl_error(TFL_ERR_UNSUPPORTED, "tensor %d (%s): %u dims, at most %d supported", ti,
+                     t->name, shape.n, TFL_MAX_DIMS);
+  t->ndim = (int)shape.n;
+  uint64_t count = 1;
+  for (int d = 0; d < t->ndim; d++) {
+    int32_t v = fb_vec_i32(&L->r, &shape, (uint32_t)d);
+    if (v < 0)
+      return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): dimension %d is %d", ti, t->name, d, v);
+    t->dims[d] = v;
+    count *= (uint64_t)v;
+    if (count > MAX_ELEMENTS)
+      return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): shape has more than 2^31-1 elements",
+                       ti, t->name);
+  }
+  tfl_tensor_update_bytes(t);
+
+  fb_table qt, st;
+  bool has_q = fb_table_field(tt, 4, &qt);
+  FB_CHECK(L, "tensor %d (%s): quantization", ti, t->name);
+  if (has_q) TRY(read_quant(L, ti, &qt, t));
+
+  const uint8_t *data;
+  size_t size;
+  tfl_status s = tfl_buffer_bytes(&L->r, &L->model, L->g, buffer, &data, &size);
+  if (s != TFL_OK) return tfl_error_prefix(s, "tensor %d (%s)", ti, t->name);
+  bool has_sparse = fb_table_field(tt, 6, &st);
+  FB_CHECK(L, "tensor %d (%s): sparsity", ti, t->name);
+  if (has_sparse) {
+    if (!size)
+      return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): sparsity given but no data", ti, t->name);
+    TRY(read_sparsity(L, ti, &st, t, size));
+  } else if (size && size != t->bytes) {
+    return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): buffer %u has %zu bytes, shape and type "
+                     "%s need %zu", ti, t->name, buffer, size, tfl_type_name(t->type), t->bytes);
+  }
+  if (size) {
+    size_t align = tfl_type_size(t->type);
+    if ((uintptr_t)data % align) {
+      /* kernels read typed pointers: give them an aligned copy */
+      void *copy = tfl_graph_alloc(L->g, size);
+      if (!copy) return tfl_error(TFL_ERR_NOMEM, "tensor %d: %zu bytes", ti, size);
+      memcpy(copy, data, size);
+      data = copy;
+    }
+    t->data = (void *)data; /* read-only mapping: constants are never written */
+    t->is_const = !t->is_variable;
+  }
+  return TFL_OK;
+}
+
+static tfl_status read_index_list(loader *L, const fb_table *sg, int id, const char *what,
+                                  int32_t **out, int *n_out)
+{
+  fb_vec v;
+  fb_vec_field(sg, id, 4, &v);
+  FB_CHECK(L, "subgraph %s", what);
+  *out = malloc((v.n ? v.n : 1) * sizeof(int32_t));
+  if (!*out) return tfl_error(TFL_ERR_NOMEM, "subgraph %s", what);
+  *n_out = (int)v.n;
+  for (uint32_t i = 0; i < v.n; i++) {
+    int32_t x = fb_vec_i32(&L->r, &v, i);
+    if (x < 0 || x >= L->g->n_tensors)
+      return tfl_error(TFL_ERR_FORMAT, "subgraph %s %u: tensor %d out of range (%d tensors)",
+                       what, i, x, L->g->n_tensors);
+    (*out)[i] = x;
+  }
+  return TFL_OK;
+}
+
+static tfl_status read_node_io(loader *L, int ni, const fb_table *ot, int id, bool optional_ok,
+                               int32_t **out, int *n_out)
+{
+  tfl_graph *g = L->g;
+  const char *what = id == 1 ? "input" : "output";
+  fb_vec v;
+  fb_vec_field(ot, id, 4, &v);
+  FB_CHECK(L, "node %d %ss", ni, what);
+  if (v.n > MAX_NODE_IO)
+    return tfl_error(TFL_ERR_FORMAT, "node %d: %u %ss", ni, v.n, what);
+  *out = tfl_graph_alloc(g, (v.n ? v.n : 1) * sizeof(int32_t));
+  if (!*out) return tfl_error(TFL_ERR_NOMEM, "node %d", ni);
+  *n_out = (int)v.n;
+  for (uint32_t i = 0; i < v.n; i++) {
+    int32_t x = fb_vec_i32(&L->r, &v, i);
+    if (x < (optional_ok ? -1 : 0) || x >= g->n_tensors)
+      return tfl_error(TFL_ERR_FORMAT, "node %d (%s): %s %u is tensor %d, out of range "
+                       "(%d tensors)", ni, tfl_op_name(g->nodes[ni].op), what, i, x,
+                       g->n_tensors);
+    (*out)[i] = x;
+  }
+  return TFL_OK;
+}
+
+static tfl_status read_node(loader *L, int ni, const fb_table *ot, tfl_node *n)
+{
+  tfl_graph *g = L->g;
+  uint32_t oc = fb_u32(ot, 0, 0);
+  FB_CHECK(L, "node %d", ni);
+  if (oc >= (uint32_t)L->n_codes)
+    return tfl_error(TFL_ERR_FORMAT, "node %d: opcode_index %u out of range (%d operator codes)",
+                     ni, oc, L->n_codes);
+  const op_code *c = &L->codes[oc];
+  if (!c->known) {
+    if (c->code == BUILTIN_CUSTOM)
+      return tfl_error(TFL_ERR_UNSUPPORTED, "node %d: custom op '%s' is not supported", ni,
+                       c->custom);
+    const char *nm = tfl_builtin_code_name(c->code);
+    return tfl_error(TFL_ERR_UNSUPPORTED, "node %d: op code #%d (%s) is not supported", ni,
+                     c->code, nm ? nm : "unknown");
+  }
+  n->op = c->op;
+  n->version = c->version;
+  n->builtin_code = c->code;
+  TRY(read_node_io(L, ni, ot, 1, true, &n->in, &n->n_in));
+  TRY(read_node_io(L, ni, ot, 2, false, &n->out, &n->n_out));
+  for (int i = 0; i < n->n_out; i++) {
+    tfl_tensor *t = &g->tensors[n->out[i]];
+    if (t->producer >= 0)
+      return tfl_error(TFL_ERR_FORMAT, "node %d (%s): output tensor %d (%s) is already written "
+                       "by node %d", ni, tfl_op_name(n->op), n->out[i], t->name, t->producer);
+    if (t->is_const)
+      return tfl_error(TFL_ERR_FORMAT, "node %d (%s): output tensor %d (%s) is a constant", ni,
+                       tfl_op_name(n->op), n->out[i], t->name);
+    t->producer = ni;
+  }
+  return tfl_parse_op_options(&L->r, ot, n, ni, g->model_bytes, g->model_size);
+}
+
+static tfl_status parse(loader *L)
+{
+  tfl_graph *g = L->g;
+  if (!fb_init(&L->r, g->model_bytes, g->model_size))
+    return tfl_error(TFL_ERR_FORMAT, "%s", L->r.msg);
+  if (!fb_has_identifier(&L->r, "TFL3")) {
+    const uint8_t *b = g->model_bytes;
+    return tfl_error(TFL_ERR_FORMAT, "file identifier is %02x %02x %02x %02x, expected \"TFL3\" "
+                     "(not a .tflite model?)", b[4], b[5], b[6], b[7]);
+  }
+  fb_root(&L->r, &L->model);
+  FB_CHECK(L, "model root");
+  uint32_t version = fb_u32(&L->model, 0, 0);
+  FB_CHECK(L, "model version");
+  if (version != 3)
+    return tfl_error(TFL_ERR_UNSUPPORTED, "schema version %u, expected 3", version);
+  TRY(read_op_codes(L));
+
+  fb_vec sgs;
+  fb_vec_field(&L->model, 2, 4, &sgs);
+  FB_CHECK(L, "subgraphs");
+  if (sgs.n < 1) return tfl_error(TFL_ERR_FORMAT, "model has no subgraph");
+  fb_table sg;
+  fb_vec_table(&L->r, &sgs, 0, &sg);
+  FB_CHECK(L, "subgraph 0");
+
+  fb_vec tv, ov;
+  fb_vec_field(&sg, 0, 4, &tv);
+  fb_vec_field(&sg, 3, 4, &ov);
+  FB_CHECK(L, "subgraph 0");
+  if (tv.n > MAX_TENSORS || ov.n > MAX_NODES)
+    return tfl_error(TFL_ERR_FORMAT, "subgraph 0 has %u tensors and %u operators (limits %d, %d)",
+                     tv.n, ov.n, MAX_TENSORS, MAX_NODES);
+  g->tensors = calloc(tv.n ? tv.n : 1, sizeof *g->tensors);
+  g->nodes = calloc(ov.n ? ov.n : 1, sizeof *g->nodes);
+  if (!g->tensors || !g->nodes) return tfl_error(TFL_ERR_NOMEM, "%u tensors", tv.n);
+  g->n_tensors = (int)tv.n;
+  g->n_nodes = (int)ov.n;
+  for (int i = 0; i < g->n_tensors; i++) g->tensors[i].producer = -1;
+  for (int i = 0; i < g->n_tensors; i++) {
+    fb_table tt;
+    fb_vec_table(&L->r, &tv, (uint32_t)i, &tt);
+    FB_CHECK(L, "tensor %d", i);
+    TRY(read_tensor(L, i, &tt, &g->tensors[i]));
+  }
+  TRY(read_index_list(L, &sg, 1, "inputs", &g->inputs, &g->n_inputs));
+  TRY(read_index_list(L, &sg, 2, "outputs", &g->outputs, &g->n_outputs));
+  for (int i = 0; i < g->n_nodes; i++) {
+    fb_table ot;
+    fb_vec_table(&L->r, &ov, (uint32_t)i, &ot);
+    FB_CHECK(L, "node %d", i);
+    TRY(read_node(L, i, &ot, &g->nodes[i]));
+  }
+  for (int i = 0; i < g->n_inputs; i++) {
+    int x = g->inputs[i];
+    if (g->tensors[x].producer >= 0)
+      return tfl_error(TFL_ERR_FORMAT, "graph input %d (tensor %d) is written by node %d", i, x,
+                       g->tensors[x].producer);
+  }
+
+  uint32_t dlen = 0;
+  const char *desc = fb_string_field(&L->model, 3, &dlen);
+  FB_CHECK(L, "model description");
+  if (desc) {
+    g->description = malloc((size_t)dlen + 1);
+    if (!g->description) return tfl_error(TFL_ERR_NOMEM, "description");
+    memcpy(g->description, desc, dlen);
+    g->description[dlen] = 0;
+  }
+  tfl_read_metadata(g, &L->r, &L->model);
+  return TFL_OK;
+}
+
+static tfl_status load(tfl_graph *g, tfl_graph **out)
+{
+  loader L;
+  memset(&L, 0, sizeof L);
+  L.g = g;
+  tfl_status s = parse(&L);
+  free(L.codes);
+  if (s != TFL_OK) {
+    tfl_graph_free(g);
+    return s;
+  }
+  *out = g;
+  return TFL_OK;
+}
+
+tfl_status tfl_load_file(const char *path, tfl_graph **out)
+{
+  if (!path || !out) return tfl_error(TFL_ERR_ARG, "tfl_load_file: NULL argument");
+  *out = NULL;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return tfl_error(TFL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return tfl_error(TFL_ERR_IO, "%s: not a regular file", path);
+  }
+  if (st.st_size < 8) {
+    close(fd);
+    return tfl_error(TFL_ERR_FORMAT, "%s: file has %lld bytes, too short for a model", path,
+                     (long long)st.st_size);
+  }
+  size_t size = (size_t)st.st_size;
+  void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  int err = errno;
+  close(fd);
+  if (map == MAP_FAILED) return tfl_error(TFL_ERR_IO, "%s: mmap failed: %s", path, strerror(err));
+  tfl_graph *g = calloc(1, sizeof *g);
+  if (!g || !tfl_graph_set_backing_mmap(g, map, size)) {
+    munmap(map, size);
+    free(g);
+    return tfl_error(TFL_ERR_NOMEM, "%s: graph", path);
+  }
+  g->model_bytes = map;
+  g->model_size = size;
+  tfl_status s = load(g, out);
+  if (s != TFL_OK) return tfl_error_prefix(s, "%s", path);
+  return TFL_OK;
+}
+
+tfl_status tfl_load_memory(const void *data, size_t size, tfl_graph **out)
+{
+  if (!data || !out) return tfl_error(TFL_ERR_ARG, "tfl_load_memory: NULL argument");
+  *out = NULL;
+  if (size < 8)
+    return tfl_error(TFL_ERR_FORMAT, "model has %zu bytes, too short for a flatbuffer", size);
+  void *copy = NULL;
+  if (posix_memalign(&copy, 64, size)) return tfl_error(TFL_ERR_NOMEM, "%zu-byte model copy", size);
+  memcpy(copy, data, size);
+  tfl_graph *g = calloc(1, sizeof *g);
+  if (!g || !tfl_graph_set_backing_copy(g, copy)) {
+    free(copy);
+    free(g);
+    return tfl_error(TFL_ERR_NOMEM, "graph");
+  }
+  g->model_bytes = copy;
+  g->model_size = size;
+  return load(g, out);
+}

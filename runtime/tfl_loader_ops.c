@@ -1,1 +1,475 @@
-/* being written */ typedef int placeholder_tfl_loader_ops_t;
+/* tfl_loader_ops.c - TFLite op codes -> tfl_op, and each op's options -> tfl_params.
+ *
+ * Numbers are TFLite schema facts: BuiltinOperator codes, the BuiltinOptions union's
+ * type ids (1-based position in the union) and each options table's field ids.
+ * A node whose options table has another union type than its op expects is
+ * malformed; a node without options gets defaults that make the op well-defined
+ * (stride 1, dilation 1), so kernels never see a zero stride.
+ */
+#include "flexbuf.h"
+#include "tfl_loader_priv.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* TFLite's BuiltinOperator names, for messages about ops we do not run. */
+static const char *const builtin_names[] = {
+  "ADD", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D", "DEPTHWISE_CONV_2D",
+  "DEPTH_TO_SPACE", "DEQUANTIZE", "EMBEDDING_LOOKUP", "FLOOR", "FULLY_CONNECTED",
+  "HASHTABLE_LOOKUP", "L2_NORMALIZATION", "L2_POOL_2D", "LOCAL_RESPONSE_NORMALIZATION",
+  "LOGISTIC", "LSH_PROJECTION", "LSTM", "MAX_POOL_2D", "MUL", "RELU",
+  "RELU_N1_TO_1", "RELU6", "RESHAPE", "RESIZE_BILINEAR", "RNN", "SOFTMAX",
+  "SPACE_TO_DEPTH", "SVDF", "TANH", "CONCAT_EMBEDDINGS", "SKIP_GRAM", "CALL",
+  "CUSTOM", "EMBEDDING_LOOKUP_SPARSE", "PAD", "UNIDIRECTIONAL_SEQUENCE_RNN", "GATHER",
+  "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "TRANSPOSE", "MEAN", "SUB", "DIV",
+  "SQUEEZE", "UNIDIRECTIONAL_SEQUENCE_LSTM", "STRIDED_SLICE",
+  "BIDIRECTIONAL_SEQUENCE_RNN", "EXP", "TOPK_V2", "SPLIT", "LOG_SOFTMAX", "DELEGATE",
+  "BIDIRECTIONAL_SEQUENCE_LSTM", "CAST", "PRELU", "MAXIMUM", "ARG_MAX", "MINIMUM",
+  "LESS", "NEG", "PADV2", "GREATER", "GREATER_EQUAL", "LESS_EQUAL", "SELECT", "SLICE",
+  "SIN", "TRANSPOSE_CONV", "SPARSE_TO_DENSE", "TILE", "EXPAND_DIMS", "EQUAL",
+  "NOT_EQUAL", "LOG", "SUM", "SQRT", "RSQRT", "SHAPE", "POW", "ARG_MIN", "FAKE_QUANT",
+  "REDUCE_PROD", "REDUCE_MAX", "PACK", "LOGICAL_OR", "ONE_HOT", "LOGICAL_AND",
+  "LOGICAL_NOT", "UNPACK", "REDUCE_MIN", "FLOOR_DIV", "REDUCE_ANY", "SQUARE",
+  "ZEROS_LIKE", "FILL", "FLOOR_MOD", "RANGE", "RESIZE_NEAREST_NEIGHBOR", "LEAKY_RELU",
+  "SQUARED_DIFFERENCE", "MIRROR_PAD", "ABS", "SPLIT_V", "UNIQUE", "CEIL", "REVERSE_V2",
+  "ADD_N", "GATHER_ND", "COS", "WHERE", "RANK", "ELU", "REVERSE_SEQUENCE",
+  "MATRIX_DIAG", "QUANTIZE", "MATRIX_SET_DIAG", "ROUND", "HARD_SWISH", "IF", "WHILE",
+  "NON_MAX_SUPPRESSION_V4", "NON_MAX_SUPPRESSION_V5", "SCATTER_ND", "SELECT_V2",
+  "DENSIFY", "SEGMENT_SUM", "BATCH_MATMUL", "PLACEHOLDER_FOR_GREATER_OP_CODES",
+  "CUMSUM", "CALL_ONCE", "BROADCAST_TO", "RFFT2D", "CONV_3D", "IMAG", "REAL",
+  "COMPLEX_ABS", "HASHTABLE", "HASHTABLE_FIND", "HASHTABLE_IMPORT", "HASHTABLE_SIZE",
+  "REDUCE_ALL", "CONV_3D_TRANSPOSE", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE",
+  "BROADCAST_ARGS", "RANDOM_STANDARD_NORMAL", "BUCKETIZE", "RANDOM_UNIFORM",
+  "MULTINOMIAL", "GELU", "DYNAMIC_UPDATE_SLICE", "RELU_0_TO_1", "UNSORTED_SEGMENT_PROD",
+  "UNSORTED_SEGMENT_MAX", "UNSORTED_SEGMENT_SUM", "ATAN2", "UNSORTED_SEGMENT_MIN",
+  "SIGN", "BITCAST", "BITWISE_XOR", "RIGHT_SHIFT",
+};
+
+const char *tfl_builtin_code_name(int32_t code)
+{
+  if (code < 0 || (size_t)code >= sizeof builtin_names / sizeof builtin_names[0]) return NULL;
+  return builtin_names[code];
+}
+
+/* Per op: TFLite builtin code (-1 for custom ops) and BuiltinOptions union type id
+ * of its options table (0: the op has none we read). */
+typedef struct {
+  int32_t code;
+  uint8_t options_type;
+  const char *options_name;
+} op_info;
+
+static const op_info ops[] = {
+  [TFL_OP_ADD] = {0, 11, "AddOptions"},
+  [TFL_OP_AVERAGE_POOL_2D] = {1, 5, "Pool2DOptions"},
+  [TFL_OP_CONCATENATION] = {2, 10, "ConcatenationOptions"},
+  [TFL_OP_CONV_2D] = {3, 1, "Conv2DOptions"},
+  [TFL_OP_DEPTHWISE_CONV_2D] = {4, 2, "DepthwiseConv2DOptions"},
+  [TFL_OP_EXP] = {47, 0, NULL},
+  [TFL_OP_FULLY_CONNECTED] = {9, 8, "FullyConnectedOptions"},
+  [TFL_OP_LOGICAL_AND] = {86, 0, NULL},
+  [TFL_OP_LOGISTIC] = {14, 0, NULL},
+  [TFL_OP_LSTM] = {16, 14, "LSTMOptions"},
+  [TFL_OP_MAX_POOL_2D] = {17, 5, "Pool2DOptions"},
+  [TFL_OP_MAXIMUM] = {55, 0, NULL},
+  [TFL_OP_MINIMUM] = {57, 0, NULL},
+  [TFL_OP_MUL] = {18, 21, "MulOptions"},
+  [TFL_OP_PAD] = {34, 0, NULL},
+  [TFL_OP_PADV2] = {60, 0, NULL},
+  [TFL_OP_PRELU] = {54, 0, NULL},
+  [TFL_OP_RELU] = {19, 0, NULL},
+  [TFL_OP_RELU6] = {21, 0, NULL},
+  [TFL_OP_RESHAPE] = {22, 17, "ReshapeOptions"},
+  [TFL_OP_RESIZE_BILINEAR] = {23, 15, "ResizeBilinearOptions"},
+  [TFL_OP_SOFTMAX] = {25, 9, "SoftmaxOptions"},
+  [TFL_OP_STRIDED_SLICE] = {45, 32, "StridedSliceOptions"},
+  [TFL_OP_SUB] = {41, 28, "SubOptions"},
+  [TFL_OP_TRANSPOSE_CONV] = {67, 49, "TransposeConvOptions"},
+  [TFL_OP_DEQUANTIZE] = {6, 0, NULL},
+  [TFL_OP_QUANTIZE] = {114, 0, NULL},
+  [TFL_OP_MEAN] = {40, 27, "ReducerOptions"},
+  [TFL_OP_SQUEEZE] = {43, 30, "SqueezeOptions"},
+  [TFL_OP_HARD_SWISH] = {117, 0, NULL},
+  [TFL_OP_DEPTH_TO_SPACE] = {5, 94, "DepthToSpaceOptions"},
+  [TFL_OP_DENSIFY] = {124, 0, NULL},
+  [TFL_OP_TANH] = {28, 0, NULL},
+  [TFL_OP_ARG_MAX] = {56, 40, "ArgMaxOptions"},
+  [TFL_OP_RESIZE_NEAREST_NEIGHBOR] = {97, 74, "ResizeNearestNeighborOptions"},
+  [TFL_OP_DIV] = {42, 29, "DivOptions"},
+  [TFL_OP_CONV2D_TRANSPOSE_BIAS] = {-1, 0, NULL},
+  [TFL_OP_DETECTION_POSTPROCESS] = {-1, 0, NULL},
+  [TFL_OP_POSENET_DECODER] = {-1, 0, NULL},
+};
+_Static_assert(sizeof ops / sizeof ops[0] == TFL_OP_COUNT, "every op needs a code row");
+
+bool tfl_op_from_builtin(int32_t code, tfl_op *op)
+{
+  for (int i = 0; i < TFL_OP_COUNT; i++) {
+    if (ops[i].code == code && code >= 0) {
+      *op = (tfl_op)i;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool tfl_op_from_custom(const char *name, tfl_op *op)
+{
+  static const struct { const char *name; tfl_op op; } custom[] = {
+    {"Convolution2DTransposeBias", TFL_OP_CONV2D_TRANSPOSE_BIAS},
+    {"TFLite_Detection_PostProcess", TFL_OP_DETECTION_POSTPROCESS},
+    {"PosenetDecoderOp", TFL_OP_POSENET_DECODER},
+  };
+  for (size_t i = 0; i < sizeof custom / sizeof custom[0]; i++) {
+    if (strcmp(name, custom[i].name) == 0) {
+      *op = custom[i].op;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* ---- builtin options ---------------------------------------------------------- */
+
+#define NODE_ERR(st, ...) node_err(st, node_index, n->op, __VA_ARGS__)
+
+static tfl_status node_err(tfl_status st, int idx, tfl_op op, const char *fmt, ...)
+  __attribute__((format(printf, 4, 5)));
+static tfl_status node_err(tfl_status st, int idx, tfl_op op, const char *fmt, ...)
+{
+  char msg[300];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return tfl_error(st, "node %d (%s): %s", idx, tfl_op_name(op), msg);
+}
+
+static bool act_of(int v, tfl_activation *a)
+{
+  if (v < 0 || v > 5) return false; /* schema: NONE..SIGN_BIT */
+  *a = (tfl_activation)v;
+  return true;
+}
+
+static bool padding_of(int v, tfl_padding *p)
+{
+  if (v == 0) *p = TFL_PAD_SAME;
+  else if (v == 1) *p = TFL_PAD_VALID;
+  else return false;
+  return true;
+}
+
+/* Reads an int vector option field into dst (at most TFL_MAX_DIMS); -1 if absent. */
+static int dims_vec(const fb_table *o, int id, int32_t *dst, bool *too_long)
+{
+  fb_vec v;
+  *too_long = false;
+  if (!fb_vec_field(o, id, 4, &v)) return -1;
+  if (v.n > TFL_MAX_DIMS) {
+    *too_long = true;
+    return -1;
+  }
+  for (uint32_t i = 0; i < v.n; i++) dst[i] = fb_vec_i32(o->r, &v, i);
+  return (int)v.n;
+}
+
+static tfl_status parse_builtin(fb_reader *r, const fb_table *o, bool has, tfl_node *n,
+                                int node_index)
+{
+  tfl_params *p = &n->p;
+  int act = 0;
+  switch (n->op) {
+  case TFL_OP_CONV_2D:
+  case TFL_OP_DEPTHWISE_CONV_2D:
+  case TFL_OP_TRANSPOSE_CONV: {
+    tfl_conv_params *c = &p->conv;
+    bool dw = n->op == TFL_OP_DEPTHWISE_CONV_2D, tc = n->op == TFL_OP_TRANSPOSE_CONV;
+    int pad = fb_i8(o, 0, 0);
+    c->stride_w = has ? fb_i32(o, 1, 0) : 1;
+    c->stride_h = has ? fb_i32(o, 2, 0) : 1;
+    c->depth_multiplier = dw ? fb_i32(o, 3, 1) : 1;
+    act = fb_i8(o, dw ? 4 : 3, 0);
+    c->dilation_w = tc ? 1 : fb_i32(o, dw ? 5 : 4, 1);
+    c->dilation_h = tc ? 1 : fb_i32(o, dw ? 6 : 5, 1);
+    if (!padding_of(pad, &c->padding)) return NODE_ERR(TFL_ERR_FORMAT, "padding %d unknown", pad);
+    if (c->stride_w < 1 || c->stride_h < 1)
+      return NODE_ERR(TFL_ERR_FORMAT, "stride %dx%d, must be >= 1", c->stride_w, c->stride_h);
+    if (c->dilation_w < 1 || c->dilation_h < 1)
+      return NODE_ERR(TFL_ERR_FORMAT, "dilation %dx%d, must be >= 1", c->dilation_w,
+                      c->dilation_h);
+    if (!act_of(act, &c->act)) goto bad_act;
+    return TFL_OK;
+  }
+  case TFL_OP_AVERAGE_POOL_2D:
+  case TFL_OP_MAX_POOL_2D: {
+    tfl_pool_params *q = &p->pool;
+    int pad = fb_i8(o, 0, 0);
+    q->stride_w = has ? fb_i32(o, 1, 0) : 1;
+    q->stride_h = has ? fb_i32(o, 2, 0) : 1;
+    q->filter_w = has ? fb_i32(o, 3, 0) : 1;
+    q->filter_h = has ? fb_i32(o, 4, 0) : 1;
+    act = fb_i8(o, 5, 0);
+    if (!padding_of(pad, &q->padding)) return NODE_ERR(TFL_ERR_FORMAT, "padding %d unknown", pad);
+    if (q->stride_w < 1 || q->stride_h < 1 || q->filter_w < 1 || q->filter_h < 1)
+      return NODE_ERR(TFL_ERR_FORMAT, "stride %dx%d filter %dx%d, must be >= 1", q->stride_w,
+                      q->stride_h, q->filter_w, q->filter_h);
+    if (!act_of(act, &q->act)) goto bad_act;
+    return TFL_OK;
+  }
+  case TFL_OP_FULLY_CONNECTED: {
+    act = fb_i8(o, 0, 0);
+    int wf = fb_i8(o, 1, 0);
+    if (wf != 0)
+      return NODE_ERR(TFL_ERR_UNSUPPORTED, "weights_format %d (shuffled weights) is not supported",
+                      wf);
+    p->fc.keep_num_dims = fb_bool(o, 2, false);
+    if (!act_of(act, &p->fc.act)) goto bad_act;
+    return TFL_OK;
+  }
+  case TFL_OP_ADD:
+  case TFL_OP_SUB:
+  case TFL_OP_MUL:
+  case TFL_OP_DIV:
+    act = fb_i8(o, 0, 0);
+    if (!act_of(act, &p->eltwise.act)) goto bad_act;
+    return TFL_OK;
+  case TFL_OP_CONCATENATION:
+    p->concat.axis = fb_i32(o, 0, 0);
+    act = fb_i8(o, 1, 0);
+    if (!act_of(act, &p->concat.act)) goto bad_act;
+    return TFL_OK;
+  case TFL_OP_SOFTMAX:
+    p->softmax.beta = has ? fb_f32(o, 0, 0.0f) : 1.0f;
+    if (!isfinite(p->softmax.beta))
+      return NODE_ERR(TFL_ERR_FORMAT, "beta %g is not finite", (double)p->softmax.beta);
+    return TFL_OK;
+  case TFL_OP_RESHAPE: {
+    bool too_long;
+    p->reshape.n = dims_vec(o, 0, p->reshape.shape, &too_long);
+    if (too_long) return NODE_ERR(TFL_ERR_UNSUPPORTED, "new_shape has more than %d dims",
+                                  TFL_MAX_DIMS);
+    return TFL_OK;
+  }
+  case TFL_OP_SQUEEZE: {
+    bool too_long;
+    p->squeeze.n = dims_vec(o, 0, p->squeeze.dims, &too_long);
+    if (too_long) return NODE_ERR(TFL_ERR_UNSUPPORTED, "squeeze_dims has more than %d entries",
+                                  TFL_MAX_DIMS);
+    if (p->squeeze.n < 0) p->squeeze.n = 0;
+    return TFL_OK;
+  }
+  case TFL_OP_RESIZE_BILINEAR:
+    p->resize.align_corners = fb_bool(o, 2, false);
+    p->resize.half_pixel_centers = fb_bool(o, 3, false);
+    return TFL_OK;
+  case TFL_OP_RESIZE_NEAREST_NEIGHBOR:
+    p->resize.align_corners = fb_bool(o, 0, false);
+    p->resize.half_pixel_centers = fb_bool(o, 1, false);
+    return TFL_OK;
+  case TFL_OP_STRIDED_SLICE:
+    p->slice.begin_mask = fb_i32(o, 0, 0);
+    p->slice.end_mask = fb_i32(o, 1, 0);
+    p->slice.ellipsis_mask = fb_i32(o, 2, 0);
+    p->slice.new_axis_mask = fb_i32(o, 3, 0);
+    p->slice.shrink_axis_mask = fb_i32(o, 4, 0);
+    p->slice.offset = fb_bool(o, 5, false);
+    return TFL_OK;
+  case TFL_OP_MEAN:
+    p->reducer.keep_dims = fb_bool(o, 0, false);
+    return TFL_OK;
+  case TFL_OP_DEPTH_TO_SPACE:
+    p->d2s.block_size = fb_i32(o, 0, 0);
+    if (p->d2s.block_size < 1)
+      return NODE_ERR(TFL_ERR_FORMAT, "block_size %d, must be >= 1", p->d2s.block_size);
+    return TFL_OK;
+  case TFL_OP_ARG_MAX: {
+    int t = has ? fb_i8(o, 0, 0) : TFL_TYPE_INT64;
+    if (t != TFL_TYPE_INT32 && t != TFL_TYPE_INT64)
+      return NODE_ERR(TFL_ERR_UNSUPPORTED, "output_type %d, expected INT32 or INT64", t);
+    p->arg_max.output_type = (tfl_type)t;
+    return TFL_OK;
+  }
+  case TFL_OP_LSTM: {
+    act = fb_i8(o, 0, 0);
+    p->lstm.cell_clip = fb_f32(o, 1, 0.0f);
+    p->lstm.proj_clip = fb_f32(o, 2, 0.0f);
+    p->lstm.kernel_type = fb_i8(o, 3, 0);
+    if (p->lstm.kernel_type != 0 && p->lstm.kernel_type != 1)
+      return NODE_ERR(TFL_ERR_FORMAT, "kernel_type %d unknown", p->lstm.kernel_type);
+    if (!act_of(act, &p->lstm.act)) goto bad_act;
+    return TFL_OK;
+  }
+  case TFL_OP_EXP:
+  case TFL_OP_LOGICAL_AND:
+  case TFL_OP_LOGISTIC:
+  case TFL_OP_MAXIMUM:
+  case TFL_OP_MINIMUM:
+  case TFL_OP_PAD:
+  case TFL_OP_PADV2:
+  case TFL_OP_PRELU:
+  case TFL_OP_RELU:
+  case TFL_OP_RELU6:
+  case TFL_OP_DEQUANTIZE:
+  case TFL_OP_QUANTIZE:
+  case TFL_OP_HARD_SWISH:
+  case TFL_OP_DENSIFY:
+  case TFL_OP_TANH:
+  case TFL_OP_CONV2D_TRANSPOSE_BIAS:
+  case TFL_OP_DETECTION_POSTPROCESS:
+  case TFL_OP_POSENET_DECODER:
+  case TFL_OP_COUNT:
+    return TFL_OK;
+  }
+  (void)r;
+  return TFL_OK;
+bad_act:
+  return NODE_ERR(TFL_ERR_FORMAT, "fused activation %d unknown", act);
+}
+
+/* ---- custom options ------------------------------------------------------------ */
+
+/* MediaPipe stores TfLiteTransposeConvParams as raw bytes: int padding
+ * (TfLitePadding: 1 same, 2 valid), int stride_width, int stride_height. */
+static tfl_status parse_transpose_bias(const uint8_t *b, size_t len, tfl_node *n, int node_index)
+{
+  if (len < 12)
+    return NODE_ERR(TFL_ERR_FORMAT, "custom options have %zu bytes, expected at least 12", len);
+  int32_t v[3];
+  memcpy(v, b, 12);
+  tfl_conv_params *c = &n->p.conv;
+  if (v[0] == 1) c->padding = TFL_PAD_SAME;
+  else if (v[0] == 2) c->padding = TFL_PAD_VALID;
+  else return NODE_ERR(TFL_ERR_FORMAT, "padding %d unknown (1 same, 2 valid)", v[0]);
+  c->stride_w = v[1];
+  c->stride_h = v[2];
+  if (c->stride_w < 1 || c->stride_h < 1)
+    return NODE_ERR(TFL_ERR_FORMAT, "stride %dx%d, must be >= 1", c->stride_w, c->stride_h);
+  c->dilation_w = c->dilation_h = 1;
+  c->depth_multiplier = 1;
+  c->act = TFL_ACT_NONE;
+  return TFL_OK;
+}
+
+static tfl_status need_int(const fxb_map *m, const char *key, int lo, int hi, int *out,
+                           tfl_node *n, int node_index)
+{
+  int64_t v;
+  if (!fxb_get_int(m, key, &v)) return NODE_ERR(TFL_ERR_FORMAT, "option '%s' missing", key);
+  if (v < lo || v > hi)
+    return NODE_ERR(TFL_ERR_FORMAT, "option %s = %lld, expected %d..%d", key, (long long)v, lo, hi);
+  *out = (int)v;
+  return TFL_OK;
+}
+
+static tfl_status need_float(const fxb_map *m, const char *key, float *out, tfl_node *n,
+                             int node_index)
+{
+  double v;
+  if (!fxb_get_float(m, key, &v)) return NODE_ERR(TFL_ERR_FORMAT, "option '%s' missing", key);
+  if (!isfinite(v) || fabs(v) > 1e30)
+    return NODE_ERR(TFL_ERR_FORMAT, "option %s = %g is not a finite number", key, v);
+  *out = (float)v;
+  return TFL_OK;
+}
+
+#define TRY(x) do { tfl_status s_ = (x); if (s_ != TFL_OK) return s_; } while (0)
+
+static tfl_status parse_detection(const fxb_map *m, tfl_node *n, int node_index)
+{
+  tfl_detection_params *d = &n->p.detection;
+  TRY(need_int(m, "max_detections", 1, 100000, &d->max_detections, n, node_index));
+  TRY(need_int(m, "num_classes", 1, 100000, &d->num_classes, n, node_index));
+  TRY(need_int(m, "max_classes_per_detection", 1, d->num_classes, &d->max_classes_per_detection,
+               n, node_index));
+  int64_t v;
+  d->detections_per_class = 100; /* TFLite's default when the key is absent */
+  if (fxb_get_int(m, "detections_per_class", &v)) {
+    if (v < 1 || v > 100000)
+      return NODE_ERR(TFL_ERR_FORMAT, "option detections_per_class = %lld, expected 1..100000",
+                      (long long)v);
+    d->detections_per_class = (int)v;
+  }
+  bool b = false;
+  d->use_regular_nms = fxb_get_bool(m, "use_regular_nms", &b) && b;
+  TRY(need_float(m, "nms_score_threshold", &d->nms_score_threshold, n, node_index));
+  TRY(need_float(m, "nms_iou_threshold", &d->nms_iou_threshold, n, node_index));
+  TRY(need_float(m, "y_scale", &d->y_scale, n, node_index));
+  TRY(need_float(m, "x_scale", &d->x_scale, n, node_index));
+  TRY(need_float(m, "h_scale", &d->h_scale, n, node_index));
+  TRY(need_float(m, "w_scale", &d->w_scale, n, node_index));
+  if (d->y_scale == 0 || d->x_scale == 0 || d->h_scale == 0 || d->w_scale == 0)
+    return NODE_ERR(TFL_ERR_FORMAT, "box scales must be non-zero (%g %g %g %g)",
+                    (double)d->y_scale, (double)d->x_scale, (double)d->h_scale,
+                    (double)d->w_scale);
+  return TFL_OK;
+}
+
+static tfl_status parse_posenet(const fxb_map *m, tfl_node *n, int node_index)
+{
+  tfl_posenet_params *q = &n->p.posenet;
+  TRY(need_int(m, "max_detections", 1, 100000, &q->max_detections, n, node_index));
+  TRY(need_float(m, "score_threshold", &q->score_threshold, n, node_index));
+  TRY(need_int(m, "stride", 1, 1024, &q->stride, n, node_index));
+  TRY(need_float(m, "nms_radius", &q->nms_radius, n, node_index));
+  return TFL_OK;
+}
+
+tfl_status tfl_parse_op_options(fb_reader *r, const fb_table *op_t, tfl_node *n, int node_index,
+                                const uint8_t *file, size_t file_size)
+{
+  const op_info *info = &ops[n->op];
+  if (info->code >= 0) {
+    /* Operator.builtin_options_type (3) / builtin_options (4) */
+    uint8_t type = fb_u8(op_t, 3, 0);
+    fb_table o;
+    bool has = false;
+    if (type != 0 && info->options_type != 0) {
+      if (type != info->options_type)
+        return NODE_ERR(TFL_ERR_FORMAT, "builtin_options has union type %u, expected %u (%s)",
+                        type, info->options_type, info->options_name);
+      has = fb_table_field(op_t, 4, &o);
+    }
+    if (!has) {
+      memset(&o, 0, sizeof o);
+      o.r = r;
+    }
+    if (!fb_ok(r)) return NODE_ERR(TFL_ERR_FORMAT, "builtin options: %s", r->msg);
+    tfl_status s = parse_builtin(r, &o, has, n, node_index);
+    if (s == TFL_OK && !fb_ok(r)) return NODE_ERR(TFL_ERR_FORMAT, "builtin options: %s", r->msg);
+    return s;
+  }
+
+  /* custom_options (5): a byte vector, or for >2 GB models the file range given
+   * by large_custom_options_offset (9) / _size (10). */
+  const uint8_t *b = NULL;
+  size_t len = 0;
+  fb_vec v;
+  if (fb_vec_field(op_t, 5, 1, &v)) {
+    b = fb_vec_bytes(r, &v);
+    len = v.n;
+  } else {
+    uint64_t off = fb_u64(op_t, 9, 0), sz = fb_u64(op_t, 10, 0);
+    if (off > 1) {
+      if (off > file_size || sz > file_size - off)
+        return NODE_ERR(TFL_ERR_FORMAT,
+                        "large custom options at %llu+%llu lie outside the file (%zu bytes)",
+                        (unsigned long long)off, (unsigned long long)sz, file_size);
+      b = file + off;
+      len = (size_t)sz;
+    }
+  }
+  if (!fb_ok(r)) return NODE_ERR(TFL_ERR_FORMAT, "custom options: %s", r->msg);
+  if (n->op == TFL_OP_CONV2D_TRANSPOSE_BIAS) return parse_transpose_bias(b, len, n, node_index);
+
+  int fmt = fb_i8(op_t, 6, 0);
+  if (fmt != 0) return NODE_ERR(TFL_ERR_FORMAT, "custom_options_format %d, expected FLEXBUFFERS", fmt);
+  fxb_map m;
+  const char *why = "";
+  if (!fxb_root_map(b, len, &m, &why)) return NODE_ERR(TFL_ERR_FORMAT, "custom options: %s", why);
+  if (n->op == TFL_OP_DETECTION_POSTPROCESS) return parse_detection(&m, n, node_index);
+  if (n->op == TFL_OP_POSENET_DECODER) return parse_posenet(&m, n, node_index);
+  return TFL_OK;
+}

@@ -14,7 +14,7 @@
 
 #include "../delegates/cpu/cpu_kernel.h"
 
-#define OP_RUNNER_MAX_TENSORS 16
+#define OP_RUNNER_MAX_TENSORS 32 /* LSTM: 24 inputs + output */
 
 typedef struct {
   tfl_graph graph;

@@ -1,1 +1,264 @@
-/* being written */ typedef int placeholder_elementwise_t;
+/* elementwise.c - binary element-wise ops with NumPy broadcasting (up to 6 dims):
+ * ADD, SUB, MUL, DIV (fused clamp activation), MAXIMUM, MINIMUM, LOGICAL_AND.
+ * Types: float32; int32; uint8/int8 per-tensor quantized (inputs and output may have
+ * different scales); bool for LOGICAL_AND.
+ *
+ * Quantized math: each input's 256 codes are dequantized into a table once (with the
+ * output's 1/scale folded in where the op allows), the op runs in double and the result is
+ * rounded half away from zero to the output: within 1 LSB of TFLite's fixed point.
+ * eval splits the flat output range over threads; rows of the innermost (merged) dim
+ * run as contiguous loops with the repeated operand hoisted.
+ */
+#include "eltwise_common.h"
+
+#include <float.h>
+#include <math.h>
+
+enum { INPUT_A = 0, INPUT_B = 1 };
+enum { OUTPUT = 0 };
+
+typedef enum { BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_MAX, BIN_MIN, BIN_AND } bin_op;
+
+typedef struct {
+  bin_op op;
+  tfl_type type;
+  cpu_bcast bc;
+  bool clamp;            /* float: a fused activation clamps */
+  float lo, hi;
+  int32_t ilo, ihi;      /* int32 and quantized: output range */
+  uint8_t fa, fb;        /* quantized: byte -> table index flips */
+  int32_t zo;
+  double ta[256], tb[256]; /* quantized: real value of each code, times 1/out_scale where linear */
+} bin_state;
+
+static bin_op op_of(tfl_op op)
+{
+  /* only this file's ops reach here (kernel table) */
+  if (op == TFL_OP_SUB) return BIN_SUB;
+  if (op == TFL_OP_MUL) return BIN_MUL;
+  if (op == TFL_OP_DIV) return BIN_DIV;
+  if (op == TFL_OP_MAXIMUM) return BIN_MAX;
+  if (op == TFL_OP_MINIMUM) return BIN_MIN;
+  if (op == TFL_OP_LOGICAL_AND) return BIN_AND;
+  return BIN_ADD;
+}
+
+static bool has_activation(bin_op op)
+{
+  return op == BIN_ADD || op == BIN_SUB || op == BIN_MUL || op == BIN_DIV;
+}
+
+static void release(void *state)
+{
+  free(state);
+}
+
+static tfl_status prepare_quant(const tfl_graph *g, const tfl_node *n, bin_state *st,
+                                const tfl_tensor *a, const tfl_tensor *b, const tfl_tensor *y,
+                                tfl_activation act)
+{
+  tfl_status s;
+  if ((s = cpu_check_per_tensor(g, n, a, "input 0")) || (s = cpu_check_per_tensor(g, n, b, "input 1")) ||
+      (s = cpu_check_per_tensor(g, n, y, "output")))
+    return s;
+  double inv = 1.0 / cpu_scale(y, 0);
+  st->fa = cpu_q8_flip(a->type);
+  st->fb = cpu_q8_flip(b->type);
+  st->zo = cpu_zero_point(y, 0);
+  cpu_activation_range_q(act, cpu_scale(y, 0), st->zo, y->type, &st->ilo, &st->ihi);
+  cpu_q8_dequant_table(a, st->ta);
+  cpu_q8_dequant_table(b, st->tb);
+  /* fold 1/out_scale: into a alone for MUL/DIV, into both for the linear/monotonic ops */
+  bool both = st->op != BIN_MUL && st->op != BIN_DIV;
+  for (int i = 0; i < 256; i++) {
+    st->ta[i] *= inv;
+    if (both) st->tb[i] *= inv;
+  }
+  return TFL_OK;
+}
+
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
+{
+  const tfl_tensor *a = cpu_in(g, n, INPUT_A), *b = cpu_in(g, n, INPUT_B), *y = cpu_out(g, n, OUTPUT);
+  tfl_status s;
+  if ((s = cpu_check_tensor(g, n, a, "input 0", -1)) || (s = cpu_check_tensor(g, n, b, "input 1", -1)) ||
+      (s = cpu_check_tensor(g, n, y, "output", -1)))
+    return s;
+  bin_op op = op_of(n->op);
+  tfl_activation act = has_activation(op) ? n->p.eltwise.act : TFL_ACT_NONE;
+  bool q8 = cpu_is_q8(a->type) && cpu_is_q8(b->type) && cpu_is_q8(y->type) && a->type == y->type &&
+            b->type == y->type;
+  if (!q8 && (a->type != y->type || b->type != y->type))
+    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "inputs %s and %s, output %s: types differ",
+                        tfl_type_name(a->type), tfl_type_name(b->type), tfl_type_name(y->type));
+  bool ok;
+  if (op == BIN_AND)
+    ok = y->type == TFL_TYPE_BOOL;
+  else
+    ok = y->type == TFL_TYPE_FLOAT32 || y->type == TFL_TYPE_INT32 || q8;
+  if (!ok) return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(y->type));
+
+  bin_state *st = calloc(1, sizeof *st);
+  if (!st) return tfl_error(TFL_ERR_NOMEM, "element-wise state");
+  *state = st;
+  st->op = op;
+  st->type = y->type;
+  if ((s = cpu_bcast_prepare(g, n, a, b, y, &st->bc))) return s;
+  if (q8) return prepare_quant(g, n, st, a, b, y, act);
+  cpu_activation_range_f(act, &st->lo, &st->hi);
+  st->clamp = st->lo > -FLT_MAX || st->hi < FLT_MAX;
+  cpu_activation_range_q(act, 1.0f, 0, TFL_TYPE_INT32, &st->ilo, &st->ihi);
+  return TFL_OK;
+}
+
+typedef struct {
+  const bin_state *st;
+  const void *a, *b;
+  void *y;
+} bin_args;
+
+/* Runs `expr` (of a_ and b_) over one row, hoisting whichever operand repeats. */
+#define ROW_LOOP(T, expr)                                                                       \
+  do {                                                                                          \
+    if (ia && ib) {                                                                             \
+      for (size_t k = 0; k < len; k++) {                                                        \
+        T a_ = a[k], b_ = b[k];                                                                 \
+        y[k] = (expr);                                                                          \
+      }                                                                                         \
+    } else if (ib) {                                                                            \
+      const T a_ = a[0];                                                                        \
+      for (size_t k = 0; k < len; k++) {                                                        \
+        T b_ = b[k];                                                                            \
+        y[k] = (expr);                                                                          \
+      }                                                                                         \
+    } else {                                                                                    \
+      const T b_ = b[0];                                                                        \
+      for (size_t k = 0; k < len; k++) {                                                        \
+        T a_ = a[k * ia];                                                                       \
+        y[k] = (expr);                                                                          \
+      }                                                                                         \
+    }                                                                                           \
+  } while (0)
+
+static void row_f32(void *arg, size_t ao, size_t ia, size_t bo, size_t ib, size_t yo, size_t len)
+{
+  const bin_args *x = arg;
+  const bin_state *st = x->st;
+  const float *a = (const float *)x->a + ao, *b = (const float *)x->b + bo;
+  float *y = (float *)x->y + yo;
+  switch (st->op) {
+  case BIN_ADD: ROW_LOOP(float, a_ + b_); break;
+  case BIN_SUB: ROW_LOOP(float, a_ - b_); break;
+  case BIN_MUL: ROW_LOOP(float, a_ * b_); break;
+  case BIN_DIV: ROW_LOOP(float, a_ / b_); break;
+  case BIN_MAX: ROW_LOOP(float, a_ > b_ ? a_ : b_); break;
+  case BIN_MIN: ROW_LOOP(float, a_ < b_ ? a_ : b_); break;
+  case BIN_AND: break;
+  }
+  if (st->clamp) {
+    const float lo = st->lo, hi = st->hi;
+    for (size_t k = 0; k < len; k++) y[k] = y[k] < lo ? lo : (y[k] > hi ? hi : y[k]);
+  }
+}
+
+static int32_t div_i32(int32_t a, int32_t b)
+{
+  if (b == 0) return 0;
+  if (a == INT32_MIN && b == -1) return INT32_MAX;
+  return a / b;
+}
+
+static void row_i32(void *arg, size_t ao, size_t ia, size_t bo, size_t ib, size_t yo, size_t len)
+{
+  const bin_args *x = arg;
+  const bin_state *st = x->st;
+  const int32_t *a = (const int32_t *)x->a + ao, *b = (const int32_t *)x->b + bo;
+  int32_t *y = (int32_t *)x->y + yo;
+  /* wrap-around add/sub/mul through uint32 (TFLite's int32 arithmetic overflows the same) */
+  switch (st->op) {
+  case BIN_ADD: ROW_LOOP(int32_t, (int32_t)((uint32_t)a_ + (uint32_t)b_)); break;
+  case BIN_SUB: ROW_LOOP(int32_t, (int32_t)((uint32_t)a_ - (uint32_t)b_)); break;
+  case BIN_MUL: ROW_LOOP(int32_t, (int32_t)((uint32_t)a_ * (uint32_t)b_)); break;
+  case BIN_DIV: ROW_LOOP(int32_t, div_i32(a_, b_)); break;
+  case BIN_MAX: ROW_LOOP(int32_t, a_ > b_ ? a_ : b_); break;
+  case BIN_MIN: ROW_LOOP(int32_t, a_ < b_ ? a_ : b_); break;
+  case BIN_AND: break;
+  }
+  for (size_t k = 0; k < len; k++) y[k] = cpu_clamp_i32(y[k], st->ilo, st->ihi);
+}
+
+static void row_bool(void *arg, size_t ao, size_t ia, size_t bo, size_t ib, size_t yo, size_t len)
+{
+  const bin_args *x = arg;
+  const uint8_t *a = (const uint8_t *)x->a + ao, *b = (const uint8_t *)x->b + bo;
+  uint8_t *y = (uint8_t *)x->y + yo;
+  ROW_LOOP(uint8_t, (uint8_t)(a_ && b_));
+}
+
+/* Quantized: tables give reals (scaled), the op runs in double, then round and clamp. */
+static void row_q8(void *arg, size_t ao, size_t ia, size_t bo, size_t ib, size_t yo, size_t len)
+{
+  const bin_args *x = arg;
+  const bin_state *st = x->st;
+  const uint8_t *pa = (const uint8_t *)x->a + ao, *pb = (const uint8_t *)x->b + bo;
+  uint8_t *y = (uint8_t *)x->y + yo;
+  const uint8_t fa = st->fa, fb = st->fb;
+  for (size_t k = 0; k < len; k++) {
+    double a = st->ta[pa[k * ia] ^ fa], b = st->tb[pb[k * ib] ^ fb], v = 0.0;
+    switch (st->op) {
+    case BIN_ADD: v = a + b; break;
+    case BIN_SUB: v = a - b; break;
+    case BIN_MUL: v = a * b; break;
+    case BIN_DIV: v = b != 0.0 ? a / b : 0.0; break;
+    case BIN_MAX: v = a > b ? a : b; break;
+    case BIN_MIN: v = a < b ? a : b; break;
+    case BIN_AND: break;
+    }
+    y[k] = (uint8_t)cpu_q8_quantize(v, 1.0, st->zo, st->ilo, st->ihi);
+  }
+}
+
+typedef struct {
+  bin_args args;
+  cpu_bcast_row row;
+  size_t tasks;
+} bin_job;
+
+static void task(void *arg, size_t i)
+{
+  bin_job *j = arg;
+  size_t begin, end;
+  cpu_task_range(i, j->tasks, j->args.st->bc.count, &begin, &end);
+  cpu_bcast_walk(&j->args.st->bc, begin, end, j->row, &j->args);
+}
+
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+{
+  const bin_state *st = state;
+  bin_job j = { { st, cpu_in(g, n, INPUT_A)->data, cpu_in(g, n, INPUT_B)->data,
+                  cpu_out(g, n, OUTPUT)->data },
+                NULL, 0 };
+  switch (st->type) {
+  case TFL_TYPE_FLOAT32: j.row = row_f32; break;
+  case TFL_TYPE_INT32: j.row = row_i32; break;
+  case TFL_TYPE_BOOL: j.row = row_bool; break;
+  case TFL_TYPE_UINT8:
+  case TFL_TYPE_INT8: j.row = row_q8; break;
+  case TFL_TYPE_FLOAT16:
+  case TFL_TYPE_INT64:
+  case TFL_TYPE_STRING:
+  case TFL_TYPE_INT16:
+  case TFL_TYPE_COUNT: return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(st->type));
+  }
+  j.tasks = cpu_task_count(ctx, st->bc.count, 16384);
+  cpu_parallel(ctx, task, &j, j.tasks);
+  return TFL_OK;
+}
+
+const cpu_kernel cpu_k_add = { prepare, eval, release };
+const cpu_kernel cpu_k_sub = { prepare, eval, release };
+const cpu_kernel cpu_k_mul = { prepare, eval, release };
+const cpu_kernel cpu_k_div = { prepare, eval, release };
+const cpu_kernel cpu_k_maximum = { prepare, eval, release };
+const cpu_kernel cpu_k_minimum = { prepare, eval, release };
+const cpu_kernel cpu_k_logical_and = { prepare, eval, release };

@@ -1,1 +1,122 @@
-/* being written */ typedef int placeholder_fully_connected_t;
+/* fully_connected.c - FULLY_CONNECTED reference kernel: float32, uint8 (per-tensor) and
+ * int8 (per-tensor or per-channel weights along axis 0).
+ * Weights [units, input_size]; the input is read as [count / input_size, input_size]
+ * (leading dims flattened); optional bias [units]; output [batches, units], or the
+ * input's dims with the last one replaced by units when keep_num_dims (the shape pass
+ * decides the dims: here only the element count and the last dim are checked).
+ * eval splits (batch, block of units) pairs over threads; each task writes its own block.
+ */
+#include "conv_common.h"
+
+enum { INPUT = 0, WEIGHTS = 1, BIAS = 2 };
+enum { OUTPUT = 0 };
+enum { UNITS_PER_TASK = 64 };
+
+typedef struct {
+  int batches, input_size, units, blocks;
+  float act_lo, act_hi;
+  cpu_requant rq;     /* quantized only */
+} fc_state;
+
+static void release(void *state)
+{
+  fc_state *st = state;
+  if (!st) return;
+  cpu_requant_free(&st->rq);
+  free(st);
+}
+
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
+{
+  const tfl_tensor *x = cpu_in(g, n, INPUT), *w = cpu_in(g, n, WEIGHTS), *b = cpu_in(g, n, BIAS);
+  const tfl_tensor *y = cpu_out(g, n, OUTPUT);
+  tfl_status s;
+  if ((s = cpu_check_tensor(g, n, x, "input", -1)) ||
+      (s = cpu_check_tensor(g, n, w, "weights", 2)) || (s = cpu_check_tensor(g, n, y, "output", -1)))
+    return s;
+  fc_state *st = calloc(1, sizeof *st);
+  if (!st) return tfl_error(TFL_ERR_NOMEM, "fully connected state");
+  *state = st;
+  st->units = w->dims[0];
+  st->input_size = w->dims[1];
+  size_t count = tfl_tensor_count(x);
+  if (st->input_size < 1 || count % (size_t)st->input_size != 0)
+    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input has %zu values, not a multiple of %d", count,
+                        st->input_size);
+  st->batches = (int)(count / (size_t)st->input_size);
+  st->blocks = (st->units + UNITS_PER_TASK - 1) / UNITS_PER_TASK;
+  if (y->ndim < 1 || y->dims[y->ndim - 1] != st->units ||
+      tfl_tensor_count(y) != (size_t)st->batches * st->units)
+    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n,
+                        "output has %zu values (last dim %d), expected %d batches x %d units",
+                        tfl_tensor_count(y), y->ndim ? y->dims[y->ndim - 1] : 0, st->batches,
+                        st->units);
+
+  switch (x->type) {
+  case TFL_TYPE_FLOAT32:
+    if (w->type != TFL_TYPE_FLOAT32 || y->type != TFL_TYPE_FLOAT32)
+      return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "float input with %s weights, %s output",
+                          tfl_type_name(w->type), tfl_type_name(y->type));
+    /* TFLite applies only the clamp activations; others leave the range open. */
+    cpu_activation_range_f(n->p.fc.act, &st->act_lo, &st->act_hi);
+    return cpu_check_bias(g, n, b, false, st->units);
+  case TFL_TYPE_UINT8:
+  case TFL_TYPE_INT8:
+    if ((s = cpu_requant_prepare(g, n, &st->rq, x, w, y, st->units, 0, n->p.fc.act))) return s;
+    return cpu_check_bias(g, n, b, true, st->units);
+  case TFL_TYPE_FLOAT16:
+  case TFL_TYPE_INT32:
+  case TFL_TYPE_INT64:
+  case TFL_TYPE_STRING:
+  case TFL_TYPE_BOOL:
+  case TFL_TYPE_INT16:
+  case TFL_TYPE_COUNT: break;
+  }
+  return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input type %s", tfl_type_name(x->type));
+}
+
+typedef struct {
+  const fc_state *st;
+  const void *x, *w, *b;
+  void *y;
+} fc_args;
+
+static void task(void *arg, size_t i)
+{
+  const fc_args *a = arg;
+  const fc_state *st = a->st;
+  const cpu_requant *rq = &st->rq;
+  size_t bi = i / (size_t)st->blocks;
+  int u0 = (int)(i % (size_t)st->blocks) * UNITS_PER_TASK;
+  int u1 = u0 + UNITS_PER_TASK < st->units ? u0 + UNITS_PER_TASK : st->units;
+  size_t xo = bi * (size_t)st->input_size;
+  for (int u = u0; u < u1; u++) {
+    size_t wo = (size_t)u * st->input_size, yo = bi * (size_t)st->units + u;
+    if (!rq->on) {
+      const float *bias = a->b;
+      float v = (bias ? bias[u] : 0.0f) +
+                cpu_dot_f32((const float *)a->x + xo, (const float *)a->w + wo, st->input_size);
+      ((float *)a->y)[yo] = v < st->act_lo ? st->act_lo : (v > st->act_hi ? st->act_hi : v);
+      continue;
+    }
+    const int32_t *bias = a->b;
+    int32_t acc = bias ? bias[u] : 0;
+    acc += rq->is_u8 ? cpu_dot_u8((const uint8_t *)a->x + xo, (const uint8_t *)a->w + wo,
+                                  st->input_size, rq->in_zp, rq->w_zp[u])
+                     : cpu_dot_i8((const int8_t *)a->x + xo, (const int8_t *)a->w + wo,
+                                  st->input_size, rq->in_zp, rq->w_zp[u]);
+    cpu_store_q(a->y, rq->is_u8, yo, cpu_requant_apply(rq, acc, u));
+  }
+}
+
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+{
+  const fc_state *st = state;
+  const tfl_tensor *b = cpu_in(g, n, BIAS);
+  fc_args a = {st, cpu_in(g, n, INPUT)->data, cpu_in(g, n, WEIGHTS)->data, b ? b->data : NULL,
+               cpu_out(g, n, OUTPUT)->data};
+  cpu_parallel(ctx, task, &a, (size_t)st->batches * st->blocks);
+  return TFL_OK;
+}
+
+const cpu_kernel cpu_k_fully_connected = {prepare, eval, release};

@@ -1,1 +1,303 @@
-/* being written */ typedef int placeholder_lstm_t;
+/* lstm.c - LSTM reference kernel (float32): one time step.
+ *
+ * Full kernel (kernel_type 0), 20 or 24 inputs (TFLite's order, below). Per batch row,
+ * with x the input, h / c the variable output and cell states:
+ *   gate_G = W_G x + R_G h [+ p_G .* c] + b_G       G in input i, forget f, cell g, output o
+ *   (with layer norm: gate_G = norm(W_G x + R_G h [+ p_G .* c]) .* ln_G + b_G)
+ *   i = sigmoid (or 1 - f when the input weights are absent: CIFG), f = sigmoid,
+ *   g = act(gate_g); c = f .* c + i .* g, clipped to +-cell_clip when > 0;
+ *   o = sigmoid(gate_o), whose peephole reads the new c; m = o .* act(c);
+ *   h = P m + pb clipped to +-proj_clip when > 0 (projection), else h = m. Output = h.
+ * Basic kernel (kernel_type 1), inputs input, prev_activation, weights [4*N, I+N],
+ *   biases [4*N], prev_state; outputs activation, state, concat_temp, activ_temp:
+ *   a = W [x, h_prev] + b, gate blocks in the order input, candidate, forget, output:
+ *   state = sigmoid(a_i) * tanh(a_g) + sigmoid(a_f) * prev_state;
+ *   activation = sigmoid(a_o) * tanh(state).
+ * eval runs batch rows as separate tasks; each writes only its own rows and scratch.
+ */
+#include "conv_common.h"
+
+#include <string.h>
+
+enum {
+  INPUT = 0,
+  I2I_W = 1, I2F_W = 2, I2C_W = 3, I2O_W = 4,         /* input-to-gate weights [cell, input] */
+  R2I_W = 5, R2F_W = 6, R2C_W = 7, R2O_W = 8,         /* recurrent weights [cell, output] */
+  C2I_W = 9, C2F_W = 10, C2O_W = 11,                  /* peephole weights [cell], optional */
+  I_BIAS = 12, F_BIAS = 13, C_BIAS = 14, O_BIAS = 15, /* [cell]; I_BIAS absent with CIFG */
+  PROJ_W = 16, PROJ_BIAS = 17,                        /* [output, cell], [output] optional */
+  OUTPUT_STATE = 18, CELL_STATE = 19,                 /* variable tensors */
+  I_LN = 20, F_LN = 21, C_LN = 22, O_LN = 23,         /* layer-norm coefficients, optional */
+  FULL_INPUTS = 24
+};
+enum { B_INPUT = 0, B_PREV_ACTIV = 1, B_WEIGHTS = 2, B_BIASES = 3, B_PREV_STATE = 4 };
+enum { B_ACTIV = 0, B_STATE = 1, B_CONCAT = 2, B_ACTIV_TEMP = 3 };
+enum { OUTPUT = 0 };
+enum { GATE_I = 0, GATE_F = 1, GATE_G = 2, GATE_O = 3 };
+
+typedef struct {
+  bool basic;
+  int n_batch, n_input, n_cell, n_output;
+  bool cifg, peephole, layer_norm, projection;
+  float *scratch;   /* per batch row: 4 gates * n_cell + n_cell (m) + (n_input + n_output) */
+  size_t scratch_per_batch;
+} lstm_state;
+
+static void release(void *state)
+{
+  lstm_state *st = state;
+  if (!st) return;
+  free(st->scratch);
+  free(st);
+}
+
+/* Checks optional/required float tensor `i` has the given element count (dims folded). */
+static tfl_status check_f32(const tfl_graph *g, const tfl_node *n, int i, size_t count, bool need)
+{
+  const tfl_tensor *t = cpu_in(g, n, i);
+  if (!t) return need ? CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "missing input %d", i) : TFL_OK;
+  if (t->type != TFL_TYPE_FLOAT32)
+    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input %d is %s, only float32 runs", i,
+                        tfl_type_name(t->type));
+  if (tfl_tensor_count(t) != count)
+    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input %d has %zu values, expected %zu", i,
+                        tfl_tensor_count(t), count);
+  return TFL_OK;
+}
+
+static tfl_status prepare_full(tfl_graph *g, const tfl_node *n, lstm_state *st)
+{
+  const tfl_tensor *x = cpu_in(g, n, INPUT), *w_o = cpu_in(g, n, I2O_W), *r_o = cpu_in(g, n, R2O_W);
+  const tfl_tensor *y = cpu_out(g, n, OUTPUT);
+  tfl_status s;
+  if (n->n_in != 20 && n->n_in != FULL_INPUTS)
+    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "%d inputs, expected 20 or 24", n->n_in);
+  if ((s = cpu_check_tensor(g, n, x, "input", -1)) ||
+      (s = cpu_check_tensor(g, n, w_o, "input_to_output_weights", 2)) ||
+      (s = cpu_check_tensor(g, n, r_o, "recurrent_to_output_weights", 2)) ||
+      (s = cpu_check_tensor(g, n, y, "output", -1)))
+    return s;
+  st->n_cell = w_o->dims[0];
+  st->n_input = w_o->dims[1];
+  st->n_output = r_o->dims[1];
+  if (x->ndim < 1 || x->dims[x->ndim - 1] != st->n_input)
+    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input's last dim is %d, weights expect %d",
+                        x->ndim ? x->dims[x->ndim - 1] : 0, st->n_input);
+  st->n_batch = (int)(tfl_tensor_count(x) / (size_t)st->n_input);
+  size_t nc = (size_t)st->n_cell, ni = (size_t)st->n_input, no = (size_t)st->n_output;
+  st->cifg = cpu_in(g, n, I2I_W) == NULL;
+  st->peephole = cpu_in(g, n, C2O_W) != NULL;
+  st->layer_norm = cpu_in(g, n, O_LN) != NULL;
+  st->projection = cpu_in(g, n, PROJ_W) != NULL;
+  if (!st->projection && no != nc)
+    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "no projection but output size %zu != cell size %zu",
+                        no, nc);
+  /* Which inputs each option needs; missing-but-required ones are named by index. */
+  struct { int idx; size_t count; bool need; } req[] = {
+    {INPUT, (size_t)st->n_batch * ni, true},
+    {I2I_W, nc * ni, !st->cifg}, {I2F_W, nc * ni, true}, {I2C_W, nc * ni, true},
+    {I2O_W, nc * ni, true},
+    {R2I_W, nc * no, !st->cifg}, {R2F_W, nc * no, true}, {R2C_W, nc * no, true},
+    {R2O_W, nc * no, true},
+    {C2I_W, nc, st->peephole && !st->cifg}, {C2F_W, nc, st->peephole}, {C2O_W, nc, st->peephole},
+    {I_BIAS, nc, !st->cifg}, {F_BIAS, nc, true}, {C_BIAS, nc, true}, {O_BIAS, nc, true},
+    {PROJ_W, no * nc, st->projection}, {PROJ_BIAS, no, false},
+    {OUTPUT_STATE, (size_t)st->n_batch * no, true}, {CELL_STATE, (size_t)st->n_batch * nc, true},
+    {I_LN, nc, st->layer_norm && !st->cifg}, {F_LN, nc, st->layer_norm},
+    {C_LN, nc, st->layer_norm}, {O_LN, nc, st->layer_norm},
+  };
+  for (size_t k = 0; k < sizeof req / sizeof req[0]; k++) {
+    if (req[k].idx >= n->n_in) continue;   /* 20-input form: no layer norm */
+    if ((s = check_f32(g, n, req[k].idx, req[k].count, req[k].need))) return s;
+  }
+  if (y->type != TFL_TYPE_FLOAT32 || tfl_tensor_count(y) != (size_t)st->n_batch * no)
+    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "output is %s with %zu values, expected float32 %zu",
+                        tfl_type_name(y->type), tfl_tensor_count(y), (size_t)st->n_batch * no);
+  st->scratch_per_batch = 5 * nc;
+  return TFL_OK;
+}
+
+static tfl_status prepare_basic(tfl_graph *g, const tfl_node *n, lstm_state *st)
+{
+  const tfl_tensor *x = cpu_in(g, n, B_INPUT), *h = cpu_in(g, n, B_PREV_ACTIV);
+  const tfl_tensor *w = cpu_in(g, n, B_WEIGHTS);
+  const tfl_tensor *ya = cpu_out(g, n, B_ACTIV), *ys = cpu_out(g, n, B_STATE);
+  tfl_status s;
+  if ((s = cpu_check_tensor(g, n, x, "input", -1)) ||
+      (s = cpu_check_tensor(g, n, h, "prev_activation", -1)) ||
+      (s = cpu_check_tensor(g, n, w, "weights", 2)) ||
+      (s = cpu_check_tensor(g, n, ya, "activation output", -1)) ||
+      (s = cpu_check_tensor(g, n, ys, "state output", -1)))
+    return s;
+  if (w->dims[0] % 4 != 0)
+    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "weights dim 0 is %d, not 4 gates", w->dims[0]);
+  st->n_output = st->n_cell = w->dims[0] / 4;
+  st->n_input = w->dims[1] - st->n_output;
+  if (st->n_input < 1 || x->dims[x->ndim - 1] != st->n_input)
+    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input's last dim is %d, weights expect %d",
+                        x->dims[x->ndim - 1], st->n_input);
+  st->n_batch = (int)(tfl_tensor_count(x) / (size_t)st->n_input);
+  size_t nb = (size_t)st->n_batch, no = (size_t)st->n_output, ni = (size_t)st->n_input;
+  if ((s = check_f32(g, n, B_INPUT, nb * ni, true)) ||
+      (s = check_f32(g, n, B_PREV_ACTIV, nb * no, true)) ||
+      (s = check_f32(g, n, B_WEIGHTS, 4 * no * (ni + no), true)) ||
+      (s = check_f32(g, n, B_BIASES, 4 * no, true)) ||
+      (s = check_f32(g, n, B_PREV_STATE, nb * no, true)))
+    return s;
+  const tfl_tensor *outs[] = {ya, ys, cpu_out(g, n, B_CONCAT), cpu_out(g, n, B_ACTIV_TEMP)};
+  size_t want[] = {nb * no, nb * no, nb * (ni + no), nb * 4 * no};
+  for (int k = 0; k < 4; k++)
+    if (outs[k] && (outs[k]->type != TFL_TYPE_FLOAT32 || tfl_tensor_count(outs[k]) != want[k]))
+      return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "output %d is %s with %zu values, expected float32 %zu",
+                          k, tfl_type_name(outs[k]->type), tfl_tensor_count(outs[k]), want[k]);
+  st->scratch_per_batch = 4 * no + ni + no;
+  return TFL_OK;
+}
+
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
+{
+  lstm_state *st = calloc(1, sizeof *st);
+  if (!st) return tfl_error(TFL_ERR_NOMEM, "lstm state");
+  *state = st;
+  st->basic = n->p.lstm.kernel_type == 1;
+  tfl_status s = st->basic ? prepare_basic(g, n, st) : prepare_full(g, n, st);
+  if (s) return s;
+  st->scratch = malloc(sizeof(float) * st->scratch_per_batch * (size_t)(st->n_batch ? st->n_batch : 1));
+  return st->scratch ? TFL_OK : tfl_error(TFL_ERR_NOMEM, "lstm scratch");
+}
+
+static float sigmoid(float v)
+{
+  return 1.0f / (1.0f + expf(-v));
+}
+
+static const float *data_or_null(const tfl_graph *g, const tfl_node *n, int i)
+{
+  const tfl_tensor *t = cpu_in(g, n, i);
+  return t ? t->data : NULL;
+}
+
+/* y[r] += sum_k m[r, k] * v[k] for a [rows, cols] matrix. */
+static void mat_vec_acc(float *y, const float *m, const float *v, int rows, int cols)
+{
+  for (int r = 0; r < rows; r++) y[r] += cpu_dot_f32(m + (size_t)r * cols, v, cols);
+}
+
+/* Normalizes v to zero mean and unit variance (TFLite's epsilon 1e-8). */
+static void mean_stddev_norm(float *v, int len)
+{
+  float sum = 0.0f, sq = 0.0f;
+  for (int k = 0; k < len; k++) sum += v[k];
+  float mean = sum / len;
+  for (int k = 0; k < len; k++) sq += (v[k] - mean) * (v[k] - mean);
+  float inv = 1.0f / sqrtf(sq / len + 1e-8f);
+  for (int k = 0; k < len; k++) v[k] = (v[k] - mean) * inv;
+}
+
+typedef struct {
+  const tfl_graph *g;
+  const tfl_node *n;
+  const lstm_state *st;
+} lstm_args;
+
+/* Pre-activation of gate G for one batch row into out[n_cell] (peephole reads c). */
+static void gate(const lstm_args *a, int G, const float *x, const float *h, const float *c, float *out)
+{
+  static const int w_in[] = {I2I_W, I2F_W, I2C_W, I2O_W}, w_rec[] = {R2I_W, R2F_W, R2C_W, R2O_W};
+  static const int w_peep[] = {C2I_W, C2F_W, -1, C2O_W}, bias[] = {I_BIAS, F_BIAS, C_BIAS, O_BIAS};
+  static const int ln[] = {I_LN, F_LN, C_LN, O_LN};
+  const lstm_state *st = a->st;
+  const float *b = data_or_null(a->g, a->n, bias[G]);
+  int nc = st->n_cell;
+  for (int k = 0; k < nc; k++) out[k] = st->layer_norm || !b ? 0.0f : b[k];
+  mat_vec_acc(out, data_or_null(a->g, a->n, w_in[G]), x, nc, st->n_input);
+  mat_vec_acc(out, data_or_null(a->g, a->n, w_rec[G]), h, nc, st->n_output);
+  if (st->peephole && w_peep[G] >= 0) {
+    const float *p = data_or_null(a->g, a->n, w_peep[G]);
+    for (int k = 0; k < nc; k++) out[k] += p[k] * c[k];
+  }
+  if (st->layer_norm) {
+    const float *l = data_or_null(a->g, a->n, ln[G]);
+    mean_stddev_norm(out, nc);
+    for (int k = 0; k < nc; k++) out[k] = out[k] * l[k] + (b ? b[k] : 0.0f);
+  }
+}
+
+static float clip(float v, float limit)
+{
+  if (limit <= 0.0f) return v;
+  return v < -limit ? -limit : (v > limit ? limit : v);
+}
+
+static void step_full(void *arg, size_t bi)
+{
+  const lstm_args *a = arg;
+  const lstm_state *st = a->st;
+  const tfl_lstm_params *p = &a->n->p.lstm;
+  int nc = st->n_cell, no = st->n_output;
+  const float *x = (const float *)cpu_in(a->g, a->n, INPUT)->data + bi * st->n_input;
+  float *h = (float *)cpu_in(a->g, a->n, OUTPUT_STATE)->data + bi * no;
+  float *c = (float *)cpu_in(a->g, a->n, CELL_STATE)->data + bi * nc;
+  float *sc = st->scratch + bi * st->scratch_per_batch;
+  float *gi = sc, *gf = sc + nc, *gg = sc + 2 * nc, *go = sc + 3 * nc, *m = sc + 4 * nc;
+
+  if (!st->cifg) gate(a, GATE_I, x, h, c, gi);
+  gate(a, GATE_F, x, h, c, gf);
+  gate(a, GATE_G, x, h, c, gg);
+  for (int k = 0; k < nc; k++) {
+    float f = sigmoid(gf[k]);
+    float i = st->cifg ? 1.0f - f : sigmoid(gi[k]);
+    c[k] = clip(f * c[k] + i * cpu_apply_activation(p->act, gg[k]), p->cell_clip);
+  }
+  gate(a, GATE_O, x, h, c, go); /* peephole of the output gate reads the new cell state */
+  for (int k = 0; k < nc; k++) m[k] = sigmoid(go[k]) * cpu_apply_activation(p->act, c[k]);
+
+  /* every read of the old h is done: write the new one */
+  if (st->projection) {
+    const float *pb = data_or_null(a->g, a->n, PROJ_BIAS);
+    for (int j = 0; j < no; j++) h[j] = pb ? pb[j] : 0.0f;
+    mat_vec_acc(h, data_or_null(a->g, a->n, PROJ_W), m, no, nc);
+    for (int j = 0; j < no; j++) h[j] = clip(h[j], p->proj_clip);
+  } else {
+    memcpy(h, m, sizeof(float) * (size_t)nc);
+  }
+  memcpy((float *)cpu_out(a->g, a->n, OUTPUT)->data + bi * no, h, sizeof(float) * (size_t)no);
+}
+
+static void step_basic(void *arg, size_t bi)
+{
+  const lstm_args *a = arg;
+  const lstm_state *st = a->st;
+  int no = st->n_output, ni = st->n_input, nx = ni + no;
+  const float *w = cpu_in(a->g, a->n, B_WEIGHTS)->data, *b = cpu_in(a->g, a->n, B_BIASES)->data;
+  const float *prev = (const float *)cpu_in(a->g, a->n, B_PREV_STATE)->data + bi * no;
+  float *sc = st->scratch + bi * st->scratch_per_batch;
+  float *act = sc, *cat = sc + 4 * no;
+
+  memcpy(cat, (const float *)cpu_in(a->g, a->n, B_INPUT)->data + bi * ni, sizeof(float) * (size_t)ni);
+  memcpy(cat + ni, (const float *)cpu_in(a->g, a->n, B_PREV_ACTIV)->data + bi * no,
+         sizeof(float) * (size_t)no);
+  memcpy(act, b, sizeof(float) * 4 * (size_t)no);
+  mat_vec_acc(act, w, cat, 4 * no, nx);
+
+  float *ya = (float *)cpu_out(a->g, a->n, B_ACTIV)->data + bi * no;
+  float *ys = (float *)cpu_out(a->g, a->n, B_STATE)->data + bi * no;
+  for (int k = 0; k < no; k++) {
+    float s = sigmoid(act[k]) * tanhf(act[no + k]) + sigmoid(act[2 * no + k]) * prev[k];
+    ys[k] = s;
+    ya[k] = sigmoid(act[3 * no + k]) * tanhf(s);
+  }
+  const tfl_tensor *t_cat = cpu_out(a->g, a->n, B_CONCAT), *t_act = cpu_out(a->g, a->n, B_ACTIV_TEMP);
+  if (t_cat) memcpy((float *)t_cat->data + bi * nx, cat, sizeof(float) * (size_t)nx);
+  if (t_act) memcpy((float *)t_act->data + bi * 4 * no, act, sizeof(float) * 4 * (size_t)no);
+}
+
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+{
+  const lstm_state *st = state;
+  lstm_args a = {g, n, st};
+  cpu_parallel(ctx, st->basic ? step_basic : step_full, &a, (size_t)st->n_batch);
+  return TFL_OK;
+}
+
+const cpu_kernel cpu_k_lstm = {prepare, eval, release};

@@ -1,0 +1,31 @@
+/* decoder_impl.h - what one decoder family implements (one file each); tfl_decoder.c
+ * dispatches to them. Internal to decoders/. */
+#ifndef TFL_DECODER_IMPL_H
+#define TFL_DECODER_IMPL_H
+
+#include "tfl_decoder.h"
+
+typedef struct {
+  /* Checks the graph's outputs and prepares state (anchors, ...). */
+  tfl_status (*create)(const tfl_graph *g, const tfl_decoder_options *opt, void **state);
+  tfl_status (*run)(void *state, const tfl_tensor *const *outputs, int n_outputs,
+                    const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res);
+  void (*free)(void *state);
+} decoder_impl;
+
+extern const decoder_impl decoder_classification;  /* decode_classification.c */
+extern const decoder_impl decoder_segmentation;    /* decode_segmentation.c */
+extern const decoder_impl decoder_detection;       /* decode_detection.c */
+extern const decoder_impl decoder_pose;            /* decode_pose.c */
+extern const decoder_impl decoder_landmarks;       /* decode_landmarks.c */
+
+/* Helpers shared by families. */
+/* Element i of an output as a real number (dequantized). */
+float decoder_value(const tfl_tensor *t, size_t i);
+/* Model-input pixel -> frame pixel. */
+static inline float decoder_frame_x(const tfl_transform *tr, float u) { return u * tr->scale_x + tr->off_x; }
+static inline float decoder_frame_y(const tfl_transform *tr, float v) { return v * tr->scale_y + tr->off_y; }
+/* Clamps a box (x, y, w, h in frame pixels) to the frame. */
+void decoder_clamp_box(const tfl_transform *tr, tfl_box *b);
+
+#endif

@@ -1,0 +1,69 @@
+/* tfl_decoder.h - turns a model's output tensors into tfl_results (frame pixels).
+ *
+ *   tfl_decoder_kind k = tfl_decoder_pick(g, why, sizeof why);     // or a user choice
+ *   tfl_decoder *d;  tfl_decoder_create(k, g, &opts, &d);         // checks the tensors once
+ *   per inference:   tfl_decoder_run(d, outs, &transform, &results);
+ *   tfl_decoder_free(d);
+ *
+ * Plain C, no GStreamer. Nothing from the model is trusted: counts, class ids and
+ * indices are clamped to the tensors' dims; boxes are clamped to the frame.
+ * Each family lives in its own file (decode_classification.c, decode_ssd.c, ...).
+ */
+#ifndef TFL_DECODER_H
+#define TFL_DECODER_H
+
+#include <stddef.h>
+
+#include "runtime/tfl_graph.h"
+#include "tfl_results.h"
+
+typedef enum {
+  TFL_DECODER_AUTO,
+  TFL_DECODER_NONE,
+  TFL_DECODER_CLASSIFICATION,
+  TFL_DECODER_DETECTION,
+  TFL_DECODER_SEGMENTATION,
+  TFL_DECODER_POSE,
+  TFL_DECODER_LANDMARKS,
+} tfl_decoder_kind;
+
+const char *tfl_decoder_kind_name(tfl_decoder_kind k);
+
+/* Anchor layouts for SSD-style models with raw box outputs. */
+typedef enum {
+  TFL_ANCHORS_AUTO,            /* chosen from the anchor count and input size */
+  TFL_ANCHORS_SSD_MOBILENET,   /* standard SSD: 6 layers, 300x300, 1917 anchors */
+  TFL_ANCHORS_FACE_SHORT,      /* MediaPipe face detection short range: 128x128, 896 */
+  TFL_ANCHORS_FACE_FULL,       /* face detection full range: 192x192, 2304 */
+  TFL_ANCHORS_POSE_DETECTION,  /* BlazePose detector: 224x224, 2254 */
+  TFL_ANCHORS_PALM,            /* palm detection: 192x192, 2016 */
+} tfl_anchor_kind;
+
+typedef struct {
+  float threshold;             /* minimum score (0..1) of a reported result */
+  int max_results;             /* most classes / boxes / poses reported */
+  float iou_threshold;         /* NMS overlap limit */
+  tfl_anchor_kind anchors;
+  /* SSD box coder scales (y, x, h, w); 0: the preset's defaults */
+  float box_scale[4];
+} tfl_decoder_options;
+
+tfl_decoder_options tfl_decoder_defaults(void);
+
+/* Picks a decoder from the graph's output tensors (count, shapes, types, custom ops)
+ * and writes one sentence saying why into `why`. TFL_DECODER_NONE when nothing fits. */
+tfl_decoder_kind tfl_decoder_pick(const tfl_graph *g, char *why, size_t why_size);
+
+typedef struct tfl_decoder tfl_decoder;
+
+/* Checks that the graph's outputs fit the decoder kind; error naming the tensor if not. */
+tfl_status tfl_decoder_create(tfl_decoder_kind kind, const tfl_graph *g,
+                              const tfl_decoder_options *opt, tfl_decoder **out);
+/* Reads outputs[i] (the graph's outputs, in order, data on the CPU) and fills `res`
+ * (cleared first). */
+tfl_status tfl_decoder_run(tfl_decoder *d, const tfl_tensor *const *outputs, int n_outputs,
+                           const tfl_transform *tr, tfl_results *res);
+tfl_decoder_kind tfl_decoder_get_kind(const tfl_decoder *d);
+void tfl_decoder_free(tfl_decoder *d);
+
+#endif

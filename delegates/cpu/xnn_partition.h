@@ -1,0 +1,33 @@
+/* xnn_partition.h - one XNNPACK subgraph for a run of consecutive float nodes.
+ *
+ *   if (xnn_partition_supports(g, i)) ... collect a run of such nodes ...
+ *   xnn_partition *p;  xnn_partition_create(g, nodes, n, cpu_ctx_pool(ctx), &p);
+ *   xnn_partition_run(p);   // per inference, no allocation
+ *   xnn_partition_free(p);
+ *
+ * Tensors read from outside the run, graph outputs and tensors read by later nodes
+ * are bound to tensor->data at create time: activation data pointers must be fixed
+ * (planned) before create and stay put while p lives. Constants are read in place
+ * (weights are packed by XNNPACK at create). The graph and the pool must outlive p.
+ */
+#ifndef XNN_PARTITION_H
+#define XNN_PARTITION_H
+
+#include <pthreadpool.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../runtime/tfl_graph.h"
+
+typedef struct xnn_partition xnn_partition;
+
+/* Can node `node` of g run inside an XNNPACK subgraph (float32 only)? */
+bool xnn_partition_supports(const tfl_graph *g, int node);
+/* Builds, plans and sets up the subgraph of nodes[0..n_nodes) (execution order).
+ * pool may be NULL (single thread). */
+tfl_status xnn_partition_create(tfl_graph *g, const int32_t *nodes, int n_nodes, pthreadpool_t pool,
+                                xnn_partition **out);
+tfl_status xnn_partition_run(xnn_partition *p);
+void xnn_partition_free(xnn_partition *p);
+
+#endif

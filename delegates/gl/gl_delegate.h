@@ -1,0 +1,49 @@
+/* gl_delegate.h - the GL compute delegate (OpenGL ES 3.1 compute shaders).
+ *
+ *   gl_delegate_options o = gl_delegate_defaults();   o.texture_input = true;
+ *   tfl_delegate *gl = gl_delegate_create(&o);          // on the thread owning the context
+ *   tfl_interp_options io = tfl_interp_defaults();  io.delegate = gl;
+ *   tfl_interpreter_create(g, &io, &it);                // compiles the GL partition(s)
+ *   per frame: gl_delegate_set_input_texture(gl, &tex); tfl_interpreter_invoke(it);
+ *   tfl_interpreter_free(it);  gl->destroy(gl);
+ *
+ * Threads: every call, including the interpreter's create/invoke/free, must happen
+ * with the delegate's GL context current (GStreamer: on the GstGLContext thread).
+ * No GStreamer here.
+ */
+#ifndef GL_DELEGATE_H
+#define GL_DELEGATE_H
+
+#include "runtime/tfl_delegate.h"
+
+typedef enum { GL_PRECISION_FP16, GL_PRECISION_FP32 } gl_precision;
+
+typedef struct {
+  gl_precision precision;     /* default FP16, as TFLite's GPU delegate */
+  bool use_current_context;   /* true: the caller's current context; false: own headless EGL */
+  const char *cache_dir;      /* program binary cache directory (copied); NULL: no cache */
+  bool texture_input;         /* graph input 0 is fed by gl_delegate_set_input_texture,
+                                 never uploaded from the CPU */
+} gl_delegate_options;
+
+gl_delegate_options gl_delegate_defaults(void);
+
+/* NULL on failure with tfl_last_error() saying why (no context, no compute shaders...). */
+tfl_delegate *gl_delegate_create(const gl_delegate_options *o);
+
+/* An RGBA8 GL_TEXTURE_2D as the model's input 0. Model-input pixel centre (u+0.5, v+0.5)
+ * samples texture pixel ((u+0.5)*scale_x + off_x, (v+0.5)*scale_y + off_y) bilinearly
+ * (half-pixel centres, clamped to the edge); positions outside the texture give 0
+ * (letterbox bars). Float inputs get (pixel - mean) / std with pixel in 0..255; uint8
+ * inputs the pixel itself. The same math as the CPU preprocessing (tfl_transform). */
+typedef struct {
+  unsigned texture;           /* GL texture name, in the delegate's context */
+  int width, height;
+  float scale_x, scale_y, off_x, off_y;
+  float mean[3], std[3];
+} gl_texture_input;
+
+/* Sets the texture for the following invokes (valid until changed). */
+tfl_status gl_delegate_set_input_texture(tfl_delegate *d, const gl_texture_input *in);
+
+#endif

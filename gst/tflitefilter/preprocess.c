@@ -1,0 +1,133 @@
+/* preprocess.c - see preprocess.h */
+#include "preprocess.h"
+
+#include <math.h>
+
+tfl_transform preprocess_transform(int frame_w, int frame_h, int in_w, int in_h, fit_mode fit)
+{
+  tfl_transform tr = { in_w, in_h, (float)frame_w, (float)frame_h, 1, 1, 0, 0 };
+  float sx = (float)frame_w / (float)in_w, sy = (float)frame_h / (float)in_h;
+  switch (fit) {
+  case FIT_STRETCH:
+    tr.scale_x = sx;
+    tr.scale_y = sy;
+    break;
+  case FIT_LETTERBOX:
+  case FIT_CROP: {
+    float s = fit == FIT_LETTERBOX ? fmaxf(sx, sy) : fminf(sx, sy);
+    tr.scale_x = tr.scale_y = s;
+    tr.off_x = ((float)frame_w - (float)in_w * s) * 0.5f;
+    tr.off_y = ((float)frame_h - (float)in_h * s) * 0.5f;
+    break;
+  }
+  }
+  return tr;
+}
+
+/* One pixel as RGB 0..255. YUV: BT.601 limited range, as GStreamer's default for SD. */
+static void fetch_rgb(const pix_frame *f, int x, int y, float rgb[3])
+{
+  const uint8_t *p;
+  switch (f->format) {
+  case PIX_RGBA:
+  case PIX_RGBX:
+    p = f->plane[0] + (size_t)y * f->stride[0] + (size_t)x * 4;
+    rgb[0] = p[0], rgb[1] = p[1], rgb[2] = p[2];
+    return;
+  case PIX_BGRA:
+  case PIX_BGRX:
+    p = f->plane[0] + (size_t)y * f->stride[0] + (size_t)x * 4;
+    rgb[0] = p[2], rgb[1] = p[1], rgb[2] = p[0];
+    return;
+  case PIX_RGB:
+    p = f->plane[0] + (size_t)y * f->stride[0] + (size_t)x * 3;
+    rgb[0] = p[0], rgb[1] = p[1], rgb[2] = p[2];
+    return;
+  case PIX_I420:
+  case PIX_NV12: {
+    float Y = f->plane[0][(size_t)y * f->stride[0] + x], U, V;
+    if (f->format == PIX_I420) {
+      U = f->plane[1][(size_t)(y / 2) * f->stride[1] + x / 2];
+      V = f->plane[2][(size_t)(y / 2) * f->stride[2] + x / 2];
+    } else {
+      const uint8_t *uv = f->plane[1] + (size_t)(y / 2) * f->stride[1] + (size_t)(x / 2) * 2;
+      U = uv[0], V = uv[1];
+    }
+    float c = 1.164383f * (Y - 16.0f), d = U - 128.0f, e = V - 128.0f;
+    float r = c + 1.596027f * e, g = c - 0.391762f * d - 0.812968f * e, b = c + 2.017232f * d;
+    rgb[0] = fminf(fmaxf(r, 0.0f), 255.0f);
+    rgb[1] = fminf(fmaxf(g, 0.0f), 255.0f);
+    rgb[2] = fminf(fmaxf(b, 0.0f), 255.0f);
+    return;
+  }
+  }
+}
+
+static void store(tfl_tensor *t, size_t i, float v)
+{
+  switch (t->type) {
+  case TFL_TYPE_FLOAT32:
+    ((float *)t->data)[i] = v;
+    return;
+  case TFL_TYPE_UINT8:
+  case TFL_TYPE_INT8: {
+    float q = t->type == TFL_TYPE_INT8 ? v - 128.0f : v; /* int8 image models: pixel - 128 */
+    float lo = t->type == TFL_TYPE_UINT8 ? 0.0f : -128.0f, hi = lo + 255.0f;
+    q = fminf(fmaxf(roundf(q), lo), hi);
+    if (t->type == TFL_TYPE_UINT8)
+      ((uint8_t *)t->data)[i] = (uint8_t)q;
+    else
+      ((int8_t *)t->data)[i] = (int8_t)q;
+    return;
+  }
+  case TFL_TYPE_FLOAT16:
+  case TFL_TYPE_INT32:
+  case TFL_TYPE_INT64:
+  case TFL_TYPE_STRING:
+  case TFL_TYPE_BOOL:
+  case TFL_TYPE_INT16:
+  case TFL_TYPE_COUNT:
+    return;
+  }
+}
+
+int preprocess_frame(const pix_frame *f, const tfl_transform *tr, const pix_norm *norm,
+                     tfl_tensor *t)
+{
+  if (t->ndim != 4 || t->dims[0] != 1 || (t->dims[3] != 3 && t->dims[3] != 4)) return -1;
+  if (t->type != TFL_TYPE_FLOAT32 && t->type != TFL_TYPE_UINT8 && t->type != TFL_TYPE_INT8)
+    return -1;
+  /* 8-bit inputs take the pixel value itself, as TFLite's image models expect (their
+   * input quantization maps 0..255 onto the trained range) */
+  int raw = t->type != TFL_TYPE_FLOAT32;
+  int H = t->dims[1], W = t->dims[2], C = t->dims[3];
+  for (int v = 0; v < H; v++) {
+    float fy = ((float)v + 0.5f) * tr->scale_y + tr->off_y;
+    int out_y = fy < 0.0f || fy >= tr->frame_h;
+    float sy = fminf(fmaxf(fy - 0.5f, 0.0f), (float)(f->height - 1));
+    int y0 = (int)sy, y1 = y0 + 1 < f->height ? y0 + 1 : y0;
+    float wy = sy - (float)y0;
+    for (int u = 0; u < W; u++) {
+      float fx = ((float)u + 0.5f) * tr->scale_x + tr->off_x;
+      float rgb[3] = { 0, 0, 0 };
+      if (!out_y && fx >= 0.0f && fx < tr->frame_w) {
+        float sx = fminf(fmaxf(fx - 0.5f, 0.0f), (float)(f->width - 1));
+        int x0 = (int)sx, x1 = x0 + 1 < f->width ? x0 + 1 : x0;
+        float wx = sx - (float)x0, p00[3], p01[3], p10[3], p11[3];
+        fetch_rgb(f, x0, y0, p00);
+        fetch_rgb(f, x1, y0, p01);
+        fetch_rgb(f, x0, y1, p10);
+        fetch_rgb(f, x1, y1, p11);
+        for (int c = 0; c < 3; c++)
+          rgb[c] = (1 - wy) * ((1 - wx) * p00[c] + wx * p01[c]) + wy * ((1 - wx) * p10[c] + wx * p11[c]);
+      }
+      size_t base = ((size_t)v * W + u) * C;
+      for (int c = 0; c < C; c++) {
+        float px = c < 3 ? rgb[c] : 255.0f;
+        int nc = c < 3 ? c : 2;
+        store(t, base + c, raw ? px : (px - norm->mean[nc]) / norm->std[nc]);
+      }
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,45 @@
+/* preprocess.h - frame pixels to a model input tensor in one pass: color conversion,
+ * crop/letterbox, bilinear resize (half-pixel centers) and normalization, with no
+ * intermediate frame copy. Plain C, no GStreamer: the element maps the frame and
+ * passes plane pointers. The GL delegate's texture-input shader does the same math. */
+#ifndef TFL_PREPROCESS_H
+#define TFL_PREPROCESS_H
+
+#include <stdint.h>
+
+#include "decoders/tfl_results.h"
+#include "runtime/tfl_graph.h"
+
+typedef enum {
+  PIX_RGBA, PIX_RGBX, PIX_BGRX, PIX_BGRA, PIX_RGB, PIX_I420, PIX_NV12
+} pix_format;
+
+typedef struct {
+  pix_format format;
+  int width, height;
+  const uint8_t *plane[3];
+  int stride[3];
+} pix_frame;
+
+typedef enum {
+  FIT_STRETCH,    /* the whole frame, aspect ratio not kept */
+  FIT_LETTERBOX,  /* the whole frame, aspect kept, black bars */
+  FIT_CROP,       /* the centre, aspect kept, edges cut */
+} fit_mode;
+
+/* input = (pixel - mean) / std per channel, pixel in 0..255 (RGB order). */
+typedef struct {
+  float mean[3], std[3];
+} pix_norm;
+
+/* Where the model input lies in the frame, for mapping results back. */
+tfl_transform preprocess_transform(int frame_w, int frame_h, int in_w, int in_h, fit_mode fit);
+
+/* Writes the NHWC input tensor `t` (float32: normalized; uint8: the pixel value;
+ * int8: the pixel value - 128).
+ * t must be [1, H, W, 3] (or 4 channels: the 4th gets 255 normalized).
+ * Returns 0, or -1 when the tensor type/shape cannot take an image. */
+int preprocess_frame(const pix_frame *f, const tfl_transform *tr, const pix_norm *norm,
+                     tfl_tensor *t);
+
+#endif

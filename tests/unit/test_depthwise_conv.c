@@ -1,0 +1,194 @@
+/* test_depthwise_conv.c - DEPTHWISE_CONV_2D reference kernel against hand-worked values
+ * and a naive double-precision depthwise convolution written here (float tolerance 1e-5 absolute; quantized:
+ * within 1 LSB of the naive result on the dequantized inputs). */
+#include "conv_test_util.h"
+
+#include <string.h>
+
+/* A strong reference pulls the kernel out of the static library while kernels.h
+ * still declares kernels weak (bring-up). */
+extern const cpu_kernel cpu_k_depthwise_conv_2d;
+const cpu_kernel *const force_link = &cpu_k_depthwise_conv_2d;
+
+typedef struct {
+  int n, h, w, ic, oc, kh, kw, sh, sw, dh, dw, same, bias;
+  tfl_activation act;
+} conv_case;
+
+enum { F32, U8, I8PC };
+static const char *type_names[] = {"float32", "uint8", "int8 per-channel"};
+
+/* Direct definition, oc = ic * mult + m: y[b,oy,ox,oc] = bias[oc] + sum x[b,iy,ix,ic] * w[0,ky,kx,oc] */
+static void naive(const conv_case *c, const float *x, const float *w, const float *b, float *y,
+                  int oh, int ow, int act)
+{
+  int ph = test_pad(c->same, c->h, c->kh, c->sh, c->dh, oh);
+  int pw = test_pad(c->same, c->w, c->kw, c->sw, c->dw, ow);
+  for (int bi = 0; bi < c->n; bi++)
+    for (int oy = 0; oy < oh; oy++)
+      for (int ox = 0; ox < ow; ox++)
+        for (int o = 0; o < c->oc; o++) {
+          double acc = b ? b[o] : 0.0;
+          int i = o / (c->oc / c->ic);
+          for (int ky = 0; ky < c->kh; ky++)
+            for (int kx = 0; kx < c->kw; kx++) {
+              int iy = oy * c->sh - ph + ky * c->dh, ix = ox * c->sw - pw + kx * c->dw;
+              if (iy < 0 || ix < 0 || iy >= c->h || ix >= c->w) continue;
+              acc += (double)x[((bi * c->h + iy) * c->w + ix) * c->ic + i] *
+                     w[(ky * c->kw + kx) * c->oc + o];
+            }
+          float v = (float)acc;
+          y[((bi * oh + oy) * ow + ox) * c->oc + o] = act ? test_act(c->act, v) : v;
+        }
+}
+
+static int run_case(const conv_case *c, int type, int threads)
+{
+  int oh = test_out_size(c->same, c->h, c->kh, c->sh, c->dh);
+  int ow = test_out_size(c->same, c->w, c->kw, c->sw, c->dw);
+  size_t nx = (size_t)c->n * c->h * c->w * c->ic, nw = (size_t)c->kh * c->kw * c->oc;
+  size_t ny = (size_t)c->n * oh * ow * c->oc;
+  float *x = malloc(nx * 4), *w = malloc(nw * 4), *b = malloc(c->oc * 4), *want = malloc(ny * 4);
+  float *pre = malloc(ny * 4);
+  test_fill(x, nx, -1, 1);
+  test_fill(w, nw, -0.5f, 0.5f);
+  test_fill(b, c->oc, -0.5f, 0.5f);
+  int is_u8 = type == U8;
+  tfl_type qt = is_u8 ? TFL_TYPE_UINT8 : TFL_TYPE_INT8;
+
+  op_runner r;
+  op_runner_init(&r, TFL_OP_DEPTHWISE_CONV_2D);
+  int32_t xd[4] = {c->n, c->h, c->w, c->ic}, wd[4] = {1, c->kh, c->kw, c->oc};
+  int32_t bd[1] = {c->oc}, yd[4] = {c->n, oh, ow, c->oc};
+  int xt, wt, bt = -1, yt;
+  float xs = 2.0f / 255, ws[64], ys;
+  int32_t xz = is_u8 ? 128 : 0, wz[64] = {0}, yz;
+  if (type == F32) {
+    xt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, xd, x, false);
+    wt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, wd, w, true);
+    if (c->bias) bt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, bd, b, true);
+    yt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, yd, NULL, false);
+    naive(c, x, w, c->bias ? b : NULL, want, oh, ow, 1);
+  } else {
+    /* quantize the float data, then compute the reference from what the kernel sees */
+    int nch = type == I8PC ? c->oc : 1;
+    for (int o = 0; o < nch; o++) {
+      float m = 1e-6f; /* channel o: elements o, o + oc, ... (axis 3) */
+      for (size_t k = (size_t)o; k < nw; k += (size_t)nch) m = fmaxf(m, fabsf(w[k]));
+      ws[o] = is_u8 ? 1.0f / 255 : m / 127;
+      wz[o] = is_u8 ? 128 : 0;
+    }
+    void *xq = malloc(nx), *wq = malloc(nw);
+    int32_t *bq = malloc(c->oc * 4);
+    test_quantize_array(x, xq, nx, &xs, &xz, 1, 1, is_u8);
+    test_quantize_array(w, wq, nw, ws, wz, 1, nch, is_u8);
+    test_dequantize_array(xq, x, nx, &xs, &xz, 1, 1, is_u8);
+    test_dequantize_array(wq, w, nw, ws, wz, 1, nch, is_u8);
+    for (int o = 0; o < c->oc; o++) {
+      double bs = (double)xs * ws[nch > 1 ? o : 0];
+      bq[o] = (int32_t)lround(b[o] / bs);
+      b[o] = (float)(bq[o] * bs);
+    }
+    naive(c, x, w, c->bias ? b : NULL, pre, oh, ow, 0);
+    float mn = 0, mx = 0;
+    for (size_t k = 0; k < ny; k++) { mn = fminf(mn, pre[k]); mx = fmaxf(mx, pre[k]); }
+    ys = (mx - mn) / 255 + 1e-6f;
+    yz = (int32_t)lroundf(-mn / ys) - (is_u8 ? 0 : 128);
+    naive(c, x, w, c->bias ? b : NULL, want, oh, ow, 1);
+    xt = op_runner_tensor(&r, qt, 4, xd, xq, false);
+    op_runner_quant(&r, xt, 1, &xs, &xz, 0);
+    wt = op_runner_tensor(&r, qt, 4, wd, wq, true);
+    op_runner_quant(&r, wt, nch, ws, wz, 3);
+    if (c->bias) {
+      bt = op_runner_tensor(&r, TFL_TYPE_INT32, 1, bd, bq, true);
+      float bs[64];
+      int32_t bz[64] = {0};
+      for (int o = 0; o < nch; o++) bs[o] = xs * ws[o];
+      op_runner_quant(&r, bt, nch, bs, bz, 0);
+    }
+    yt = op_runner_tensor(&r, qt, 4, yd, NULL, false);
+    op_runner_quant(&r, yt, 1, &ys, &yz, 0);
+    free(xq);
+    free(wq);
+    free(bq);
+  }
+  op_runner_io(&r, (int[]){xt, wt, bt}, 3, (int[]){yt}, 1);
+  r.node.p.conv = (tfl_conv_params){c->same ? TFL_PAD_SAME : TFL_PAD_VALID, c->sw, c->sh, c->dw,
+                                    c->dh, c->oc / c->ic, c->act};
+  int ok = op_runner_run(&r, threads) == TFL_OK;
+  if (!ok) fprintf(stderr, "run failed: %s\n", tfl_last_error());
+  char what[160];
+  snprintf(what, sizeof what, "depthwise %s %dx%d s%d d%d %s act%d bias%d ic%d oc%d t%d",
+           type_names[type], c->kh, c->kw, c->sh, c->dh, c->same ? "SAME" : "VALID", c->act,
+           c->bias, c->ic, c->oc, threads);
+  if (ok && type == F32) ok = op_runner_expect_near(what, r.graph.tensors[yt].data, want, ny, 1e-5f);
+  if (ok && type != F32) {
+    int32_t lo, hi;
+    test_act_range_q(c->act, ys, yz, is_u8, &lo, &hi);
+    ok = test_expect_q(what, r.graph.tensors[yt].data, want, ny, ys, yz, lo, hi, is_u8);
+  }
+  op_runner_free(&r);
+  free(x), free(w), free(b), free(want), free(pre);
+  return ok;
+}
+
+/* 2x2x2 input, 2x2 filter, multiplier 2 (4 outputs), VALID: worked by hand.
+ * x channels: c0 = {1,2,3,4}, c1 = {10,20,30,40}; outputs 0,1 read c0, outputs 2,3 read c1. */
+static int hand_case(void)
+{
+  float x[8] = {1, 10, 2, 20, 3, 30, 4, 40};
+  float w[16] = {1, 0, 1, 0,  1, 1, 0, 0,  1, 0, 0, 1,  1, 2, -1, 0}; /* [ky][kx][oc] */
+  float b[4] = {0, 0.5f, 0, -1};
+  /* oc0 = 1+2+3+4 = 10; oc1 = 0+2+0+8 + 0.5 = 10.5; oc2 = 10+0+0-40 = -30;
+   * oc3 = 0+0+30+0 - 1 = 29 */
+  float want[4] = {10, 10.5f, -30, 29};
+  op_runner r;
+  op_runner_init(&r, TFL_OP_DEPTHWISE_CONV_2D);
+  int xt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, (int32_t[]){1, 2, 2, 2}, x, false);
+  int wt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, (int32_t[]){1, 2, 2, 4}, w, true);
+  int bt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){4}, b, true);
+  int yt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, (int32_t[]){1, 1, 1, 4}, NULL, false);
+  op_runner_io(&r, (int[]){xt, wt, bt}, 3, (int[]){yt}, 1);
+  r.node.p.conv = (tfl_conv_params){TFL_PAD_VALID, 1, 1, 1, 1, 2, TFL_ACT_NONE};
+  TEST_CHECK(op_runner_run(&r, 1) == TFL_OK);
+  int ok = op_runner_expect_near("depthwise hand", r.graph.tensors[yt].data, want, 4, 0);
+  op_runner_free(&r);
+  return ok;
+}
+
+/* Filter channels not a multiple of the input's are refused, naming node and op. */
+static int bad_shape(void)
+{
+  op_runner r;
+  op_runner_init(&r, TFL_OP_DEPTHWISE_CONV_2D);
+  int xt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, (int32_t[]){1, 3, 3, 2}, NULL, false);
+  int wt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, (int32_t[]){1, 2, 2, 3}, NULL, true);
+  int yt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, (int32_t[]){1, 2, 2, 3}, NULL, false);
+  op_runner_io(&r, (int[]){xt, wt, -1}, 3, (int[]){yt}, 1);
+  r.node.p.conv = (tfl_conv_params){TFL_PAD_VALID, 1, 1, 1, 1, 1, TFL_ACT_NONE};
+  tfl_status s = op_runner_run(&r, 1);
+  op_runner_free(&r);
+  TEST_CHECK(s == TFL_ERR_SHAPE);
+  TEST_CHECK(strstr(tfl_last_error(), "DEPTHWISE_CONV_2D") && strstr(tfl_last_error(), "multiple"));
+  return 1;
+}
+
+int main(void)
+{
+  int ok = hand_case() && bad_shape();
+  const conv_case cases[] = {
+    /* n h  w  ic oc kh kw sh sw dh dw same bias act */
+    {1, 5, 5, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, TFL_ACT_NONE},
+    {1, 5, 5, 3, 6, 3, 3, 1, 1, 1, 1, 0, 1, TFL_ACT_RELU},        /* multiplier 2 */
+    {2, 7, 6, 5, 5, 3, 3, 2, 2, 1, 1, 1, 0, TFL_ACT_RELU6},
+    {1, 7, 6, 3, 9, 3, 2, 2, 1, 1, 1, 0, 1, TFL_ACT_RELU_N1_TO_1}, /* multiplier 3 */
+    {1, 8, 8, 2, 4, 3, 3, 1, 1, 2, 2, 1, 1, TFL_ACT_NONE},        /* dilation 2 */
+    {1, 9, 8, 3, 3, 3, 3, 2, 2, 2, 1, 0, 1, TFL_ACT_RELU},
+    {1, 6, 6, 19, 19, 3, 3, 2, 2, 1, 1, 1, 1, TFL_ACT_RELU6},     /* > 8 channels, odd */
+  };
+  for (size_t k = 0; ok && k < sizeof cases / sizeof cases[0]; k++)
+    for (int type = F32; ok && type <= I8PC; type++)
+      for (int threads = 1; ok && threads <= 3; threads += 2) ok = run_case(&cases[k], type, threads);
+  printf("%s\n", ok ? "test_depthwise_conv: ok" : "test_depthwise_conv: FAILED");
+  return ok ? 0 : 1;
+}

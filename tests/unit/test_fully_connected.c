@@ -1,0 +1,181 @@
+/* test_fully_connected.c - FULLY_CONNECTED reference kernel against a hand-worked case
+ * and a naive double-precision matrix product written here (float tolerance 1e-5
+ * absolute; quantized: within 1 LSB of the naive result on the dequantized inputs). */
+#include "conv_test_util.h"
+
+#include <string.h>
+
+/* A strong reference pulls the kernel out of the static library while kernels.h
+ * still declares kernels weak (bring-up). */
+extern const cpu_kernel cpu_k_fully_connected;
+const cpu_kernel *const force_link = &cpu_k_fully_connected;
+
+typedef struct {
+  int ndim;
+  int32_t dims[4];    /* input dims; the last is input_size */
+  int units, bias, keep;
+  tfl_activation act;
+} fc_case;
+
+enum { F32, U8, I8PC };
+static const char *type_names[] = {"float32", "uint8", "int8 per-channel"};
+
+static void naive(int batches, int isz, int units, const float *x, const float *w, const float *b,
+                  float *y, tfl_activation act, int apply)
+{
+  for (int bi = 0; bi < batches; bi++)
+    for (int u = 0; u < units; u++) {
+      double acc = b ? b[u] : 0.0;
+      for (int i = 0; i < isz; i++) acc += (double)x[bi * isz + i] * w[u * isz + i];
+      y[bi * units + u] = apply ? test_act(act, (float)acc) : (float)acc;
+    }
+}
+
+static int run_case(const fc_case *c, int type, int threads)
+{
+  int isz = c->dims[c->ndim - 1], batches = 1;
+  for (int d = 0; d < c->ndim - 1; d++) batches *= c->dims[d];
+  size_t nx = (size_t)batches * isz, nw = (size_t)c->units * isz, ny = (size_t)batches * c->units;
+  float *x = malloc(nx * 4), *w = malloc(nw * 4), *b = malloc(c->units * 4), *want = malloc(ny * 4);
+  float *pre = malloc(ny * 4);
+  test_fill(x, nx, -1, 1);
+  test_fill(w, nw, -0.5f, 0.5f);
+  test_fill(b, c->units, -0.5f, 0.5f);
+  int is_u8 = type == U8;
+  tfl_type qt = is_u8 ? TFL_TYPE_UINT8 : TFL_TYPE_INT8;
+
+  /* output dims: keep_num_dims keeps the input's leading dims, else [batches, units] */
+  int32_t yd[4];
+  int yn = c->keep ? c->ndim : 2;
+  if (c->keep) {
+    memcpy(yd, c->dims, sizeof yd);
+    yd[c->ndim - 1] = c->units;
+  } else {
+    yd[0] = batches;
+    yd[1] = c->units;
+  }
+  op_runner r;
+  op_runner_init(&r, TFL_OP_FULLY_CONNECTED);
+  int32_t wd[2] = {c->units, isz}, bd[1] = {c->units};
+  int xt, wt, bt = -1, yt;
+  float xs = 2.0f / 255, ws[128], ys = 1;
+  int32_t xz = is_u8 ? 128 : 0, wz[128] = {0}, yz = 0;
+  if (type == F32) {
+    xt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, c->ndim, c->dims, x, false);
+    wt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, wd, w, true);
+    if (c->bias) bt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, bd, b, true);
+    yt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, yn, yd, NULL, false);
+    naive(batches, isz, c->units, x, w, c->bias ? b : NULL, want, c->act, 1);
+  } else {
+    int nch = type == I8PC ? c->units : 1;
+    for (int o = 0; o < nch; o++) {
+      float m = 1e-6f;
+      size_t k0 = nch > 1 ? (size_t)o * isz : 0, k1 = nch > 1 ? k0 + isz : nw;
+      for (size_t k = k0; k < k1; k++) m = fmaxf(m, fabsf(w[k]));
+      ws[o] = is_u8 ? 1.0f / 255 : m / 127;
+      wz[o] = is_u8 ? 120 : 0;
+    }
+    void *xq = malloc(nx), *wq = malloc(nw);
+    int32_t *bq = malloc(c->units * 4);
+    test_quantize_array(x, xq, nx, &xs, &xz, 1, 1, is_u8);
+    test_quantize_array(w, wq, nw, ws, wz, isz, nch, is_u8);
+    test_dequantize_array(xq, x, nx, &xs, &xz, 1, 1, is_u8);
+    test_dequantize_array(wq, w, nw, ws, wz, isz, nch, is_u8);
+    for (int o = 0; o < c->units; o++) {
+      double bs = (double)xs * ws[nch > 1 ? o : 0];
+      bq[o] = (int32_t)lround(b[o] / bs);
+      b[o] = (float)(bq[o] * bs);
+    }
+    naive(batches, isz, c->units, x, w, c->bias ? b : NULL, pre, c->act, 0);
+    float mn = 0, mx = 0;
+    for (size_t k = 0; k < ny; k++) { mn = fminf(mn, pre[k]); mx = fmaxf(mx, pre[k]); }
+    ys = (mx - mn) / 255 + 1e-6f;
+    yz = (int32_t)lroundf(-mn / ys) - (is_u8 ? 0 : 128);
+    naive(batches, isz, c->units, x, w, c->bias ? b : NULL, want, c->act, 1);
+    xt = op_runner_tensor(&r, qt, c->ndim, c->dims, xq, false);
+    op_runner_quant(&r, xt, 1, &xs, &xz, 0);
+    wt = op_runner_tensor(&r, qt, 2, wd, wq, true);
+    op_runner_quant(&r, wt, nch, ws, wz, 0);
+    if (c->bias) {
+      bt = op_runner_tensor(&r, TFL_TYPE_INT32, 1, bd, bq, true);
+      float bs[128];
+      int32_t bz[128] = {0};
+      for (int o = 0; o < nch; o++) bs[o] = xs * ws[o];
+      op_runner_quant(&r, bt, nch, bs, bz, 0);
+    }
+    yt = op_runner_tensor(&r, qt, yn, yd, NULL, false);
+    op_runner_quant(&r, yt, 1, &ys, &yz, 0);
+    free(xq), free(wq), free(bq);
+  }
+  op_runner_io(&r, (int[]){xt, wt, bt}, 3, (int[]){yt}, 1);
+  r.node.p.fc = (tfl_fc_params){c->act, c->keep};
+  int ok = op_runner_run(&r, threads) == TFL_OK;
+  if (!ok) fprintf(stderr, "run failed: %s\n", tfl_last_error());
+  char what[160];
+  snprintf(what, sizeof what, "fully connected %s %d batches x %d -> %d act%d bias%d keep%d t%d",
+           type_names[type], batches, isz, c->units, c->act, c->bias, c->keep, threads);
+  if (ok && type == F32) ok = op_runner_expect_near(what, r.graph.tensors[yt].data, want, ny, 1e-5f);
+  if (ok && type != F32) {
+    int32_t lo, hi;
+    test_act_range_q(c->act, ys, yz, is_u8, &lo, &hi);
+    ok = test_expect_q(what, r.graph.tensors[yt].data, want, ny, ys, yz, lo, hi, is_u8);
+  }
+  op_runner_free(&r);
+  free(x), free(w), free(b), free(want), free(pre);
+  return ok;
+}
+
+/* x = [1,2,3], w = [[1,0,-1],[2,2,2]], b = [0.5,-1]: [-1.5, 11]; RELU: [0, 11]. */
+static int hand_case(void)
+{
+  float x[3] = {1, 2, 3}, w[6] = {1, 0, -1, 2, 2, 2}, b[2] = {0.5f, -1};
+  float want[2][2] = {{-1.5f, 11}, {0, 11}};
+  for (int k = 0; k < 2; k++) {
+    op_runner r;
+    op_runner_init(&r, TFL_OP_FULLY_CONNECTED);
+    int xt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, (int32_t[]){1, 3}, x, false);
+    int wt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, (int32_t[]){2, 3}, w, true);
+    int bt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){2}, b, true);
+    int yt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, (int32_t[]){1, 2}, NULL, false);
+    op_runner_io(&r, (int[]){xt, wt, bt}, 3, (int[]){yt}, 1);
+    r.node.p.fc.act = k ? TFL_ACT_RELU : TFL_ACT_NONE;
+    TEST_CHECK(op_runner_run(&r, 1) == TFL_OK);
+    int ok = op_runner_expect_near("fully connected hand", r.graph.tensors[yt].data, want[k], 2, 0);
+    op_runner_free(&r);
+    if (!ok) return 0;
+  }
+  return 1;
+}
+
+/* An input whose size is not a multiple of the weights' input size is refused. */
+static int bad_shape(void)
+{
+  op_runner r;
+  op_runner_init(&r, TFL_OP_FULLY_CONNECTED);
+  int xt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, (int32_t[]){1, 7}, NULL, false);
+  int wt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, (int32_t[]){2, 3}, NULL, true);
+  int yt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, (int32_t[]){1, 2}, NULL, false);
+  op_runner_io(&r, (int[]){xt, wt, -1}, 3, (int[]){yt}, 1);
+  tfl_status s = op_runner_run(&r, 1);
+  op_runner_free(&r);
+  TEST_CHECK(s == TFL_ERR_SHAPE);
+  TEST_CHECK(strstr(tfl_last_error(), "FULLY_CONNECTED") && strstr(tfl_last_error(), "multiple"));
+  return 1;
+}
+
+int main(void)
+{
+  int ok = hand_case() && bad_shape();
+  const fc_case cases[] = {
+    {2, {1, 5}, 7, 1, 0, TFL_ACT_NONE},
+    {2, {3, 17}, 5, 0, 0, TFL_ACT_RELU},
+    {3, {2, 3, 5}, 7, 1, 0, TFL_ACT_RELU6},           /* leading dims flattened to 6 batches */
+    {3, {2, 3, 5}, 7, 1, 1, TFL_ACT_RELU_N1_TO_1},    /* keep_num_dims: [2,3,7] */
+    {2, {2, 33}, 70, 1, 0, TFL_ACT_NONE},             /* more units than one task's block */
+  };
+  for (size_t k = 0; ok && k < sizeof cases / sizeof cases[0]; k++)
+    for (int type = F32; ok && type <= I8PC; type++)
+      for (int threads = 1; ok && threads <= 3; threads += 2) ok = run_case(&cases[k], type, threads);
+  printf("%s\n", ok ? "test_fully_connected: ok" : "test_fully_connected: FAILED");
+  return ok ? 0 : 1;
+}

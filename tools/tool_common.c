@@ -1,0 +1,533 @@
+/* tool_common.c - see tool_common.h */
+#include "tool_common.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <png.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* ---- flags ---------------------------------------------------------------- */
+
+void tool_run_flags_init(tool_run_flags *f)
+{
+  f->delegate = TOOL_DEFAULT_DELEGATE;
+  f->threads = TOOL_DEFAULT_THREADS;
+}
+
+const char *tool_flag_value(int argc, char **argv, int *i)
+{
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "error: %s needs a value\n", argv[*i]);
+    return NULL;
+  }
+  return argv[++*i];
+}
+
+bool tool_parse_int(const char *flag, const char *s, int min, int *out)
+{
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || *s == '\0' || *end != '\0' || v < min || v > INT_MAX) {
+    fprintf(stderr, "error: %s takes a whole number >= %d, not '%s'\n", flag, min, s);
+    return false;
+  }
+  *out = (int)v;
+  return true;
+}
+
+int tool_run_flags_parse(tool_run_flags *f, int argc, char **argv, int *i)
+{
+  const char *a = argv[*i];
+  if (strcmp(a, "--delegate") == 0) {
+    const char *v = tool_flag_value(argc, argv, i);
+    if (!v) return -1;
+    if (strcmp(v, "cpu") != 0 && strcmp(v, "gl") != 0) {
+      fprintf(stderr, "error: --delegate is cpu or gl, not '%s'\n", v);
+      return -1;
+    }
+    f->delegate = v;
+    return 1;
+  }
+  if (strcmp(a, "--threads") == 0) {
+    const char *v = tool_flag_value(argc, argv, i);
+    return v && tool_parse_int("--threads", v, 1, &f->threads) ? 1 : -1;
+  }
+  return 0;
+}
+
+void tool_run_flags_help(FILE *out)
+{
+  fprintf(out,
+          "  --delegate cpu|gl  where the graph runs (default %s); cpu = XNNPACK and our\n"
+          "                     threaded kernels, gl = the OpenGL ES compute delegate\n"
+          "  --threads N        CPU threads (default %d)\n",
+          TOOL_DEFAULT_DELEGATE, TOOL_DEFAULT_THREADS);
+}
+
+/* ---- model + interpreter ---------------------------------------------------- */
+
+double tool_now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The accelerator delegate named by --delegate: NULL for cpu (the interpreter's own
+ * CPU delegate runs everything). Adding a delegate is one more branch here. */
+static bool tool_make_delegate(const tool_run_flags *f, tfl_delegate **out)
+{
+  *out = NULL;
+  if (strcmp(f->delegate, "cpu") == 0) return true;
+  if (strcmp(f->delegate, "gl") == 0) {
+    fprintf(stderr, "error: --delegate gl: the GL delegate is not built into this runtime yet\n");
+    return false;
+  }
+  fprintf(stderr, "error: unknown delegate '%s'\n", f->delegate);
+  return false;
+}
+
+bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, bool reference)
+{
+  memset(m, 0, sizeof *m);
+  double t0 = tool_now_ms();
+  tfl_status s = tfl_load_file(path, &m->graph);
+  m->load_ms = tool_now_ms() - t0;
+  if (s != TFL_OK) {
+    fprintf(stderr, "error: loading %s: %s (%s)\n", path, tfl_last_error(), tfl_status_name(s));
+    return false;
+  }
+  tfl_interp_options o = tfl_interp_defaults();
+  if (reference) {
+    o.reference = true;
+    o.threads = 1;
+  } else {
+    o.threads = f->threads;
+    if (!tool_make_delegate(f, &m->delegate)) {
+      tool_model_close(m);
+      return false;
+    }
+    o.delegate = m->delegate;
+  }
+  t0 = tool_now_ms();
+  s = tfl_interpreter_create(m->graph, &o, &m->it);
+  m->init_ms = tool_now_ms() - t0;
+  if (s != TFL_OK) {
+    fprintf(stderr, "error: preparing %s: %s (%s)\n", path, tfl_last_error(), tfl_status_name(s));
+    tool_model_close(m);
+    return false;
+  }
+  return true;
+}
+
+void tool_model_close(tool_model *m)
+{
+  if (m->it) tfl_interpreter_free(m->it);
+  if (m->delegate && m->delegate->destroy) m->delegate->destroy(m->delegate);
+  if (m->graph) tfl_graph_free(m->graph);
+  memset(m, 0, sizeof *m);
+}
+
+/* ---- Gaussian inputs ------------------------------------------------------- */
+
+void tool_gauss_init(tool_gauss *g, uint32_t seed)
+{
+  g->state = seed;
+}
+
+static double mulberry32(tool_gauss *g)
+{
+  g->state += 0x6d2b79f5u;
+  uint32_t t = g->state;
+  t = (t ^ (t >> 15)) * (t | 1u);
+  t ^= t + (t ^ (t >> 7)) * (t | 61u);
+  return (double)(t ^ (t >> 14)) / 4294967296.0;
+}
+
+double tool_gauss_next(tool_gauss *g)
+{
+  double u1 = mulberry32(g);
+  if (u1 == 0) u1 = 1e-12;  /* as the oracle's `uniform() || 1e-12` */
+  const double u2 = mulberry32(g);
+  return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+
+/* JavaScript's Math.round: half rounds up. */
+static double js_round(double v)
+{
+  return floor(v + 0.5);
+}
+
+static bool int_range(tfl_type t, double *lo, double *hi)
+{
+  switch (t) {
+  case TFL_TYPE_UINT8: *lo = 0; *hi = 255; return true;
+  case TFL_TYPE_INT8: *lo = -128; *hi = 127; return true;
+  case TFL_TYPE_INT32: *lo = -2147483648.0; *hi = 2147483647.0; return true;
+  case TFL_TYPE_FLOAT32:
+  case TFL_TYPE_FLOAT16:
+  case TFL_TYPE_INT64:
+  case TFL_TYPE_STRING:
+  case TFL_TYPE_BOOL:
+  case TFL_TYPE_INT16:
+  case TFL_TYPE_COUNT:
+    break;
+  }
+  return false;
+}
+
+static void store_int(tfl_tensor *t, size_t i, double v)
+{
+  switch (t->type) {
+  case TFL_TYPE_UINT8: ((uint8_t *)t->data)[i] = (uint8_t)v; break;
+  case TFL_TYPE_INT8: ((int8_t *)t->data)[i] = (int8_t)v; break;
+  case TFL_TYPE_INT32: ((int32_t *)t->data)[i] = (int32_t)v; break;
+  case TFL_TYPE_FLOAT32:
+  case TFL_TYPE_FLOAT16:
+  case TFL_TYPE_INT64:
+  case TFL_TYPE_STRING:
+  case TFL_TYPE_BOOL:
+  case TFL_TYPE_INT16:
+  case TFL_TYPE_COUNT:
+    break;
+  }
+}
+
+bool tool_fill_gauss(tfl_interpreter *it, uint32_t seed, tool_dist dist)
+{
+  tool_gauss g;
+  tool_gauss_init(&g, seed);
+  for (int k = 0; k < tfl_interpreter_input_count(it); k++) {
+    tfl_tensor *t = tfl_interpreter_input(it, k);
+    double lo = 0, hi = 0;
+    const bool is_float = t->type == TFL_TYPE_FLOAT32;
+    if (!is_float && !int_range(t->type, &lo, &hi)) {
+      fprintf(stderr, "error: input %d is %s: Gaussian inputs need float32, uint8, int8 or int32\n",
+              k, tool_type_name(t->type));
+      return false;
+    }
+    if (dist == TOOL_DIST_DIFF && t->type == TFL_TYPE_INT32) {
+      fprintf(stderr, "error: --dist diff: int32 input %d is not supported\n", k);
+      return false;
+    }
+    const size_t n = tfl_tensor_count(t);
+    for (size_t i = 0; i < n; i++) {
+      if (dist == TOOL_DIST_DIFF) {
+        double u;
+        do u = 0.5 + tool_gauss_next(&g) / 3; while (u < 0 || u >= 1);
+        if (is_float) ((float *)t->data)[i] = (float)(-1.0 + 2.0 * u);
+        else store_int(t, i, trunc(lo + (hi - lo) * u));
+      } else if (is_float) {
+        ((float *)t->data)[i] = (float)tool_gauss_next(&g);
+      } else {
+        const double z = tool_gauss_next(&g);
+        const double v = t->q.n ? z / (double)t->q.scale[0] + t->q.zero_point[0] : z;
+        store_int(t, i, fmin(hi, fmax(lo, js_round(v))));
+      }
+    }
+  }
+  return true;
+}
+
+bool tool_fill_file(tfl_interpreter *it, int i, const char *path)
+{
+  tfl_tensor *t = tfl_interpreter_input(it, i);
+  if (!t) {
+    fprintf(stderr, "error: %s: the model has %d inputs\n", path, tfl_interpreter_input_count(it));
+    return false;
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "error: %s: %s\n", path, strerror(errno));
+    return false;
+  }
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0 || (size_t)st.st_size != t->bytes) {
+    fprintf(stderr, "error: %s: %lld bytes, input %d (%s) needs %zu\n", path,
+            (long long)st.st_size, i, tool_type_name(t->type), t->bytes);
+    fclose(f);
+    return false;
+  }
+  const bool ok = fread(t->data, 1, t->bytes, f) == t->bytes;
+  fclose(f);
+  if (!ok) fprintf(stderr, "error: %s: short read\n", path);
+  return ok;
+}
+
+/* ---- pictures -------------------------------------------------------------- */
+
+bool tool_parse_norm(const char *s, double *lo, double *hi)
+{
+  char *end;
+  *lo = strtod(s, &end);
+  if (end == s || *end != ',') goto bad;
+  const char *b = end + 1;
+  *hi = strtod(b, &end);
+  if (end == b || *end != '\0') goto bad;
+  return true;
+bad:
+  fprintf(stderr, "error: --norm takes LO,HI (e.g. -1,1), not '%s'\n", s);
+  return false;
+}
+
+/* Decodes a PNG to packed RGB bytes (alpha dropped, gray expanded); malloc'd. */
+static uint8_t *load_png_rgb(const char *path, int *w, int *h)
+{
+  png_image img;
+  memset(&img, 0, sizeof img);
+  img.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_file(&img, path)) {
+    fprintf(stderr, "error: %s: %s\n", path, img.message);
+    return NULL;
+  }
+  img.format = PNG_FORMAT_RGBA;  /* RGBA, not RGB: libpng would blend alpha away */
+  uint8_t *rgba = malloc(PNG_IMAGE_SIZE(img));
+  uint8_t *rgb = malloc((size_t)img.width * img.height * 3);
+  if (!rgba || !rgb || !png_image_finish_read(&img, NULL, rgba, 0, NULL)) {
+    fprintf(stderr, "error: %s: %s\n", path, rgba && rgb ? img.message : "out of memory");
+    png_image_free(&img);
+    free(rgba);
+    free(rgb);
+    return NULL;
+  }
+  for (size_t i = 0; i < (size_t)img.width * img.height; i++) memcpy(rgb + 3 * i, rgba + 4 * i, 3);
+  free(rgba);
+  *w = (int)img.width;
+  *h = (int)img.height;
+  return rgb;
+}
+
+bool tool_fill_image(tfl_interpreter *it, const char *png_path, double lo, double hi)
+{
+  if (tfl_interpreter_input_count(it) != 1) {
+    fprintf(stderr, "error: --image needs a model with one input (it has %d)\n",
+            tfl_interpreter_input_count(it));
+    return false;
+  }
+  tfl_tensor *t = tfl_interpreter_input(it, 0);
+  if (t->ndim != 4 || t->dims[3] != 3 ||
+      (t->type != TFL_TYPE_FLOAT32 && t->type != TFL_TYPE_UINT8 && t->type != TFL_TYPE_INT8)) {
+    fprintf(stderr, "error: --image needs an NHWC float32/uint8/int8 input with 3 channels\n");
+    return false;
+  }
+  int in_w, in_h;
+  uint8_t *px = load_png_rgb(png_path, &in_w, &in_h);
+  if (!px) return false;
+  const int out_h = t->dims[1], out_w = t->dims[2];
+  const double sx = (double)in_w / out_w, sy = (double)in_h / out_h;
+  /* the oracle's order of operations (image.mjs), so values match it bit for bit */
+  for (int y = 0; y < out_h; y++) {
+    const double fy = fmin(fmax((y + 0.5) * sy - 0.5, 0), in_h - 1);
+    const int y0 = (int)floor(fy), y1 = y0 + 1 < in_h ? y0 + 1 : in_h - 1;
+    const double wy = fy - y0;
+    for (int x = 0; x < out_w; x++) {
+      const double fx = fmin(fmax((x + 0.5) * sx - 0.5, 0), in_w - 1);
+      const int x0 = (int)floor(fx), x1 = x0 + 1 < in_w ? x0 + 1 : in_w - 1;
+      const double wx = fx - x0;
+      for (int c = 0; c < 3; c++) {
+        const double p00 = px[((size_t)y0 * in_w + x0) * 3 + c], p01 = px[((size_t)y0 * in_w + x1) * 3 + c];
+        const double p10 = px[((size_t)y1 * in_w + x0) * 3 + c], p11 = px[((size_t)y1 * in_w + x1) * 3 + c];
+        const double top = p00 * (1 - wx) + p01 * wx;
+        const double bottom = p10 * (1 - wx) + p11 * wx;
+        const float v = (float)(top * (1 - wy) + bottom * wy);  /* the oracle keeps float32 */
+        const size_t i = ((size_t)y * out_w + x) * 3 + c;
+        if (t->type == TFL_TYPE_FLOAT32)
+          ((float *)t->data)[i] = (float)(lo + (double)v / 255 * (hi - lo));
+        else if (t->type == TFL_TYPE_UINT8)
+          ((uint8_t *)t->data)[i] = (uint8_t)js_round(v);
+        else
+          ((int8_t *)t->data)[i] = (int8_t)(js_round(v) - 128);
+      }
+    }
+  }
+  free(px);
+  return true;
+}
+
+/* ---- outputs in the oracle's format ------------------------------------------ */
+
+const char *tool_type_name(tfl_type t)
+{
+  switch (t) {
+  case TFL_TYPE_FLOAT32: return "float32";
+  case TFL_TYPE_FLOAT16: return "float16";
+  case TFL_TYPE_INT32: return "int32";
+  case TFL_TYPE_UINT8: return "uint8";
+  case TFL_TYPE_INT64: return "int64";
+  case TFL_TYPE_STRING: return "string";
+  case TFL_TYPE_BOOL: return "bool";
+  case TFL_TYPE_INT16: return "int16";
+  case TFL_TYPE_INT8: return "int8";
+  case TFL_TYPE_COUNT: break;
+  }
+  return "unknown";
+}
+
+/* SHA-256 (FIPS 180-4), for the model checksum the oracle also records. */
+static void sha256_block(uint32_t h[8], const uint8_t *p)
+{
+  static const uint32_t k[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+#define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+  uint32_t w[64];
+  for (int i = 0; i < 16; i++)
+    w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+  for (int i = 16; i < 64; i++) {
+    const uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    const uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+  for (int i = 0; i < 64; i++) {
+    const uint32_t t1 = hh + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
+    const uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+    hh = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
+  }
+#undef ROR
+  h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
+}
+
+/* Hex SHA-256 of a file into out[65]; "" when unreadable. */
+static void sha256_file(const char *path, char out[65])
+{
+  uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  out[0] = '\0';
+  FILE *f = fopen(path, "rb");
+  if (!f) return;
+  uint8_t buf[128];
+  uint64_t total = 0;
+  size_t n;
+  while ((n = fread(buf, 1, 64, f)) == 64) {
+    sha256_block(h, buf);
+    total += 64;
+  }
+  fclose(f);
+  total += n;
+  memset(buf + n, 0, sizeof buf - n);
+  buf[n] = 0x80;
+  const size_t blocks = n + 9 > 64 ? 2 : 1;
+  for (int i = 0; i < 8; i++) buf[blocks * 64 - 1 - i] = (uint8_t)((total * 8) >> (8 * i));
+  for (size_t b = 0; b < blocks; b++) sha256_block(h, buf + 64 * b);
+  for (int i = 0; i < 8; i++) snprintf(out + 8 * i, 9, "%08x", h[i]);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (; s && *s; s++) {
+    const unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static double element(const tfl_tensor *t, size_t i)
+{
+  switch (t->type) {
+  case TFL_TYPE_FLOAT32: return ((const float *)t->data)[i];
+  case TFL_TYPE_INT32: return ((const int32_t *)t->data)[i];
+  case TFL_TYPE_UINT8: return ((const uint8_t *)t->data)[i];
+  case TFL_TYPE_INT8: return ((const int8_t *)t->data)[i];
+  case TFL_TYPE_INT64: return (double)((const int64_t *)t->data)[i];
+  case TFL_TYPE_INT16: return ((const int16_t *)t->data)[i];
+  case TFL_TYPE_BOOL: return ((const uint8_t *)t->data)[i];
+  case TFL_TYPE_FLOAT16:
+  case TFL_TYPE_STRING:
+  case TFL_TYPE_COUNT:
+    break;
+  }
+  return NAN;
+}
+
+/* Writes the tensor's bytes to dir/<prefix>_<i>.bin and its JSON entry. */
+static bool write_tensor(FILE *js, const char *dir, const char *prefix, int i, const tfl_tensor *t)
+{
+  char file[64], path[4096];
+  snprintf(file, sizeof file, "%s_%d.bin", prefix, i);
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(t->data, 1, t->bytes, f) != t->bytes) {
+    fprintf(stderr, "error: writing %s: %s\n", path, strerror(errno));
+    if (f) fclose(f);
+    return false;
+  }
+  fclose(f);
+  const size_t n = tfl_tensor_count(t);
+  double mn = INFINITY, mx = -INFINITY, sum = 0;
+  for (size_t k = 0; k < n; k++) {
+    const double v = element(t, k);
+    mn = fmin(mn, v);
+    mx = fmax(mx, v);
+    sum += v;
+  }
+  fprintf(js, "  {\n   \"index\": %d,\n   \"name\": ", i);
+  json_string(js, t->name ? t->name : "");
+  fprintf(js, ",\n   \"dtype\": \"%s\",\n   \"shape\": [", tool_type_name(t->type));
+  for (int d = 0; d < t->ndim; d++) fprintf(js, "%s%d", d ? ", " : "", (int)t->dims[d]);
+  fprintf(js, "],\n   \"tflite_type\": \"%s\",\n   \"quantization\": ", tool_type_name(t->type));
+  if (t->q.n > 0) {
+    fprintf(js, "{\n    \"scale\": [");
+    for (int q = 0; q < t->q.n; q++) fprintf(js, "%s%.9g", q ? ", " : "", t->q.scale[q]);
+    fprintf(js, "],\n    \"zero_point\": [");
+    for (int q = 0; q < t->q.n; q++) fprintf(js, "%s%d", q ? ", " : "", (int)t->q.zero_point[q]);
+    fprintf(js, "],\n    \"quantized_dimension\": %d\n   }", t->q.axis);
+  } else {
+    fprintf(js, "null");
+  }
+  if (n > 0 && isfinite(mn) && isfinite(mx) && isfinite(sum))
+    fprintf(js, ",\n   \"file\": \"%s\",\n   \"min\": %.9g,\n   \"max\": %.9g,\n   \"mean\": %.17g\n  }",
+            file, mn, mx, sum / (double)n);
+  else  /* JSON has no NaN/Infinity: such stats are null */
+    fprintf(js, ",\n   \"file\": \"%s\",\n   \"min\": null,\n   \"max\": null,\n   \"mean\": null\n  }",
+            file);
+  return true;
+}
+
+bool tool_write_outputs(tfl_interpreter *it, const char *model_path, const char *dir,
+                        const char *source_json)
+{
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "error: creating %s: %s\n", dir, strerror(errno));
+    return false;
+  }
+  char path[4096], sha[65];
+  snprintf(path, sizeof path, "%s/outputs.json", dir);
+  FILE *js = fopen(path, "w");
+  if (!js) {
+    fprintf(stderr, "error: writing %s: %s\n", path, strerror(errno));
+    return false;
+  }
+  sha256_file(model_path, sha);
+  const char *base = strrchr(model_path, '/');
+  fprintf(js, "{\n \"runtime\": \"gst-tflite runtime\",\n \"model\": ");
+  json_string(js, base ? base + 1 : model_path);
+  fprintf(js, ",\n \"sha256\": \"%s\",\n \"source\": %s,\n \"inputs\": [\n", sha, source_json);
+  bool ok = true;
+  for (int i = 0; ok && i < tfl_interpreter_input_count(it); i++) {
+    if (i) fprintf(js, ",\n");
+    ok = write_tensor(js, dir, "input", i, tfl_interpreter_input(it, i));
+  }
+  fprintf(js, "\n ],\n \"outputs\": [\n");
+  for (int i = 0; ok && i < tfl_interpreter_output_count(it); i++) {
+    if (i) fprintf(js, ",\n");
+    ok = write_tensor(js, dir, "output", i, tfl_interpreter_output(it, i));
+  }
+  fprintf(js, "\n ]\n}\n");
+  if (fclose(js) != 0) ok = false;
+  return ok;
+}

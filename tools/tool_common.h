@@ -1,0 +1,79 @@
+/* tool_common.h - what the tflite-* tools share: the --delegate/--threads flags and
+ * the interpreter they make, inputs from files, pictures or the oracle's Gaussian
+ * generator, and outputs written in the oracle's format (../shared/oracle/README.md).
+ * Single-threaded command-line code; errors print one line to stderr.
+ */
+#ifndef TOOL_COMMON_H
+#define TOOL_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "runtime/tfl_interpreter.h"
+#include "runtime/tfl_loader.h"
+
+#define TOOL_DEFAULT_DELEGATE "cpu"
+#define TOOL_DEFAULT_THREADS 1
+
+/* Flags every tool that runs a model takes. */
+typedef struct {
+  const char *delegate;  /* "cpu" or "gl" */
+  int threads;           /* >= 1 */
+} tool_run_flags;
+
+void tool_run_flags_init(tool_run_flags *f);
+/* If argv[*i] is --delegate or --threads, consumes it and its value (advancing *i)
+ * and returns 1; returns 0 for another argument, -1 (message printed) for a bad value. */
+int tool_run_flags_parse(tool_run_flags *f, int argc, char **argv, int *i);
+/* Help lines for those flags, with their defaults. */
+void tool_run_flags_help(FILE *out);
+
+/* Value of a flag that takes one: advances *i; NULL (message printed) when missing. */
+const char *tool_flag_value(int argc, char **argv, int *i);
+/* Parses a whole number >= min; false (message printed) otherwise. */
+bool tool_parse_int(const char *flag, const char *s, int min, int *out);
+
+/* A loaded model with an interpreter on the chosen delegate. */
+typedef struct {
+  tfl_graph *graph;
+  tfl_interpreter *it;
+  tfl_delegate *delegate;  /* owned accelerator delegate, NULL for cpu */
+  double load_ms, init_ms; /* file load; interpreter creation (passes, plan, prepare) */
+} tool_model;
+
+/* Loads `path` and creates an interpreter: reference = single-threaded reference
+ * kernels (the delegate flag is ignored then). Prints the error and returns false. */
+bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, bool reference);
+void tool_model_close(tool_model *m);
+
+/* Milliseconds of a monotonic clock. */
+double tool_now_ms(void);
+
+/* The oracle's deterministic N(0,1) generator: mulberry32 + Box-Muller. */
+typedef struct {
+  uint32_t state;
+} tool_gauss;
+void tool_gauss_init(tool_gauss *g, uint32_t seed);
+double tool_gauss_next(tool_gauss *g);
+
+typedef enum { TOOL_DIST_NORMAL, TOOL_DIST_DIFF } tool_dist;
+/* Fills every input, input after input, as the oracle's `gauss --seed N --dist D`. */
+bool tool_fill_gauss(tfl_interpreter *it, uint32_t seed, tool_dist dist);
+/* Reads input i from a raw little-endian file of exactly its size. */
+bool tool_fill_file(tfl_interpreter *it, int i, const char *path);
+/* Loads a PNG, resizes it to input 0 (bilinear, half-pixel centers, in double) and
+ * normalizes as the oracle's --image: float lo + v/255*(hi-lo), uint8 round(v). */
+bool tool_fill_image(tfl_interpreter *it, const char *png_path, double lo, double hi);
+/* Parses "lo,hi" (message printed when malformed). */
+bool tool_parse_norm(const char *s, double *lo, double *hi);
+
+/* The oracle's type names ("float32", "uint8", ...). */
+const char *tool_type_name(tfl_type t);
+
+/* Writes input_<i>.bin, output_<i>.bin and outputs.json into dir (created if needed).
+ * `source_json` is the JSON object describing the inputs ({"gauss": 1, ...}). */
+bool tool_write_outputs(tfl_interpreter *it, const char *model_path, const char *dir,
+                        const char *source_json);
+
+#endif
