@@ -208,11 +208,11 @@ static tfl_status allocate(tfl_interpreter *it)
   if (!planned) return tfl_error(TFL_ERR_NOMEM, "planning %d tensors", g->n_tensors);
   tfl_status st = tfl_plan_graph(g, planned, &it->arena_bytes);
   if (st == TFL_OK && it->arena_bytes) {
-    if (posix_memalign(&it->arena, TFL_ARENA_ALIGN, it->arena_bytes)) {
+    if (posix_memalign(&it->arena, TFL_ARENA_ALIGN, it->arena_bytes + TFL_ARENA_TAIL)) {
       it->arena = NULL;
       st = tfl_error(TFL_ERR_NOMEM, "arena of %zu bytes", it->arena_bytes);
     } else {
-      memset(it->arena, 0, it->arena_bytes);
+      memset(it->arena, 0, it->arena_bytes + TFL_ARENA_TAIL);
     }
   }
   if (st == TFL_OK)

@@ -20,6 +20,10 @@
 #include "tfl_graph.h"
 
 #define TFL_ARENA_ALIGN 64
+/* Slack after the arena's last byte: vectorized kernels (XNNPACK's XNN_EXTRA_BYTES is 16)
+ * may read a little past the end of an input tensor. Inside the arena that only reads
+ * a neighbour's bytes; at its end it needs this tail. */
+#define TFL_ARENA_TAIL 64
 
 typedef struct {
   size_t size;      /* bytes; 0: not planned (offset 0, takes no space) */

@@ -62,10 +62,10 @@ static bool const_ints(const tfl_tensor *t, int64_t *v, int max, int *count)
 /* TFLite's conv/pool output size: SAME ceil(in/stride), VALID ceil((in-eff+1)/stride). */
 static int32_t conv_out(tfl_padding pad, int32_t in, int32_t k, int stride, int dil)
 {
-  int32_t eff = (k - 1) * dil + 1;
+  int64_t eff = (int64_t)(k - 1) * dil + 1;
   switch (pad) {
-  case TFL_PAD_SAME: return (in + stride - 1) / stride;
-  case TFL_PAD_VALID: return in >= eff ? (in - eff + stride) / stride : 0;
+  case TFL_PAD_SAME: return (int32_t)(((int64_t)in + stride - 1) / stride);
+  case TFL_PAD_VALID: return in >= eff ? (int32_t)(((int64_t)in - eff + stride) / stride) : 0;
   }
   return 0;
 }
@@ -351,8 +351,12 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
     out->ndim = 4;
     out->d[0] = x->dims[0];
     bool same = p->padding == TFL_PAD_SAME;
-    out->d[1] = same ? p->stride_h * x->dims[1] : p->stride_h * (x->dims[1] - 1) + w->dims[1];
-    out->d[2] = same ? p->stride_w * x->dims[2] : p->stride_w * (x->dims[2] - 1) + w->dims[2];
+    int64_t h = same ? (int64_t)p->stride_h * x->dims[1] : (int64_t)p->stride_h * (x->dims[1] - 1) + w->dims[1];
+    int64_t wd = same ? (int64_t)p->stride_w * x->dims[2] : (int64_t)p->stride_w * (x->dims[2] - 1) + w->dims[2];
+    if (h < 0 || h > INT32_MAX || wd < 0 || wd > INT32_MAX)
+      return NODE_ERR(TFL_ERR_SHAPE, "output size %lldx%lld out of range", (long long)h, (long long)wd);
+    out->d[1] = (int32_t)h;
+    out->d[2] = (int32_t)wd;
     out->d[3] = w->dims[0];
     return TFL_OK;
   }
@@ -427,7 +431,7 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
     if (axis < 0 || axis >= x->ndim)
       return NODE_ERR(TFL_ERR_SHAPE, "axis %d out of range for %d dims", n->p.concat.axis, x->ndim);
     *out = shape_of(x);
-    out->d[axis] = 0;
+    int64_t sum = 0;
     for (int i = 0; i < n->n_in; i++) {
       const tfl_tensor *t = in_t(g, n, i);
       if (!t) return NODE_ERR(TFL_ERR_SHAPE, "input %d is missing", i);
@@ -436,8 +440,10 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
       for (int d = 0; d < x->ndim; d++)
         if (d != axis && t->dims[d] != x->dims[d])
           return NODE_ERR(TFL_ERR_SHAPE, "input %d: dim %d is %d, input 0 has %d", i, d, t->dims[d], x->dims[d]);
-      out->d[axis] += t->dims[axis];
+      sum += t->dims[axis];
     }
+    if (sum > INT32_MAX) return NODE_ERR(TFL_ERR_SHAPE, "concatenated dim %d is too large", axis);
+    out->d[axis] = (int32_t)sum;
     return TFL_OK;
   }
   case TFL_OP_RESHAPE: return reshape_shape(g, n, ni, out, kind);
@@ -452,7 +458,7 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
       drop[d] = true;
     }
     for (int d = 0; d < x->ndim; d++) {
-      if (p->n == 0 ? x->dims[d] == 1 : drop[d]) continue;
+      if (p->n <= 0 ? x->dims[d] == 1 : drop[d]) continue;
       out->d[out->ndim++] = x->dims[d];
     }
     return TFL_OK;
@@ -519,8 +525,10 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
   case TFL_OP_DEPTH_TO_SPACE: {
     int b = n->p.d2s.block_size;
     if (x->ndim != 4) return NODE_ERR(TFL_ERR_SHAPE, "input has %d dims, expected 4", x->ndim);
-    if (b < 1 || x->dims[3] % (b * b))
+    if (b < 1 || b > 46340 || x->dims[3] % (b * b))
       return NODE_ERR(TFL_ERR_SHAPE, "depth %d is not a multiple of block_size^2 (%d)", x->dims[3], b * b);
+    if ((int64_t)x->dims[1] * b > INT32_MAX || (int64_t)x->dims[2] * b > INT32_MAX)
+      return NODE_ERR(TFL_ERR_SHAPE, "block_size %d makes the output too large", b);
     *out = shape_of(x);
     out->d[1] *= b;
     out->d[2] *= b;
@@ -599,8 +607,14 @@ tfl_status tfl_infer_shapes(tfl_graph *g)
                           "input and the file declares none", ti, t->name ? t->name : "");
         continue;
       }
-      for (int d = 0; d < s.ndim; d++)
+      uint64_t count = 1;
+      for (int d = 0; d < s.ndim; d++) {
         if (s.d[d] < 0) return NODE_ERR(TFL_ERR_SHAPE, "output tensor %d: dim %d is %d", ti, d, s.d[d]);
+        count *= (uint64_t)s.d[d];
+        /* the loader's limit: every count below stays far from size_t overflow */
+        if (count > INT32_MAX)
+          return NODE_ERR(TFL_ERR_SHAPE, "output tensor %d: more than 2^31-1 elements", ti);
+      }
       bool same = s.ndim == t->ndim && !memcmp(s.d, t->dims, sizeof(int32_t) * (size_t)s.ndim);
       if (same) continue;
       if (t->ndim == 0 || (is_custom(n->op) && t->ndim == s.ndim && t->bytes == 0)) {

@@ -22,11 +22,6 @@
 #include "../decoders/detection_nms.h"
 #include "op_runner.h"
 
-/* A strong reference pulls the kernel out of the static library while kernels.h
- * still declares kernels weak (bring-up). */
-extern const cpu_kernel cpu_k_detection_postprocess;
-const cpu_kernel *const force_link = &cpu_k_detection_postprocess;
-
 static const float k_anchors[4][4] = {
   {0.5f, 0.5f, 0.2f, 0.2f}, {0.52f, 0.5f, 0.2f, 0.2f}, {0.2f, 0.2f, 0.1f, 0.1f}, {0.8f, 0.8f, 0.1f, 0.1f}};
 static float k_enc[4][4];

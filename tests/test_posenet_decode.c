@@ -19,11 +19,6 @@
 #include "../decoders/posenet_decode.h"
 #include "op_runner.h"
 
-/* A strong reference pulls the kernel out of the static library while kernels.h
- * still declares kernels weak (bring-up). */
-extern const cpu_kernel cpu_k_posenet_decoder;
-const cpu_kernel *const force_link = &cpu_k_posenet_decoder;
-
 #define H 20
 #define W 20
 #define STRIDE 16

@@ -5,11 +5,6 @@
 
 #include <string.h>
 
-/* A strong reference pulls the kernel out of the static library while kernels.h
- * still declares kernels weak (bring-up). */
-extern const cpu_kernel cpu_k_conv_2d;
-const cpu_kernel *const force_link = &cpu_k_conv_2d;
-
 typedef struct {
   int n, h, w, ic, oc, kh, kw, sh, sw, dh, dw, same, bias;
   tfl_activation act;

@@ -140,7 +140,7 @@ static void quant_case(tfl_op op, tfl_type type, tfl_activation act, int na, con
                        const int32_t *dy, float so, int32_t zo)
 {
   size_t ca = count_of(na, da), cb = count_of(nb, db), cy = count_of(ny, dy);
-  float *a = malloc(ca * 4), *b = malloc(cb * 4), *ra = malloc(ca * 4), *rb = malloc(cb * 4);
+  float *a = malloc(ca * 4), *b = malloc(cb * 4), *ra = calloc(ca, 4), *rb = calloc(cb, 4);
   float *want = malloc(cy * 4), *got = malloc(cy * 4);
   uint8_t *qa = malloc(ca), *qb = malloc(cb);
   fill(a, ca, 3);

@@ -5,11 +5,6 @@
 
 #include <string.h>
 
-/* A strong reference pulls the kernel out of the static library while kernels.h
- * still declares kernels weak (bring-up). */
-extern const cpu_kernel cpu_k_fully_connected;
-const cpu_kernel *const force_link = &cpu_k_fully_connected;
-
 typedef struct {
   int ndim;
   int32_t dims[4];    /* input dims; the last is input_size */

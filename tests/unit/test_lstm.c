@@ -6,11 +6,6 @@
 
 #include <string.h>
 
-/* A strong reference pulls the kernel out of the static library while kernels.h
- * still declares kernels weak (bring-up). */
-extern const cpu_kernel cpu_k_lstm;
-const cpu_kernel *const force_link = &cpu_k_lstm;
-
 typedef struct {
   int n_batch, n_input, n_cell, n_output;
   int cifg, peephole, projection, proj_bias, layer_norm, n_inputs;

@@ -5,11 +5,6 @@
 
 #include <string.h>
 
-/* A strong reference pulls the kernels out of the static library while kernels.h
- * still declares kernels weak (bring-up). */
-extern const cpu_kernel cpu_k_average_pool_2d, cpu_k_max_pool_2d;
-const cpu_kernel *const force_link[] = {&cpu_k_average_pool_2d, &cpu_k_max_pool_2d};
-
 typedef struct {
   int max, n, h, w, c, kh, kw, sh, sw, same;
   tfl_activation act;

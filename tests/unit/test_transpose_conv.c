@@ -6,11 +6,6 @@
 
 #include <string.h>
 
-/* A strong reference pulls the kernels out of the static library while kernels.h
- * still declares kernels weak (bring-up). */
-extern const cpu_kernel cpu_k_transpose_conv, cpu_k_conv2d_transpose_bias;
-const cpu_kernel *const force_link[] = {&cpu_k_transpose_conv, &cpu_k_conv2d_transpose_bias};
-
 typedef struct {
   int mediapipe;      /* Convolution2DTransposeBias rather than TRANSPOSE_CONV */
   int n, h, w, ic, oc, kh, kw, s, same, bias, oh, ow; /* oh/ow: TRANSPOSE_CONV only */

@@ -1,0 +1,49 @@
+#!/bin/bash
+# setup.sh - installs the Debian 12 packages the project needs, only those missing.
+#
+# Checks each package with dpkg-query; runs `apt-get update` (once) and `apt-get install -y`
+# only when something is missing, so a second run does nothing and needs no network.
+set -euo pipefail
+
+packages=(
+  # build
+  meson ninja-build pkg-config gcc python3
+  # runtime: XNNPACK (no pkg-config file; pthreadpool must be named), flatc for test models
+  libxnnpack-dev libpthreadpool-dev flatbuffers-compiler libpng-dev zlib1g-dev
+  # GL delegate (Mesa's llvmpipe without a GPU)
+  libegl-dev libgles-dev libgl1-mesa-dri libegl-mesa0
+  # GStreamer elements
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-gl
+  libcairo2-dev libpango1.0-dev
+  # models/fetch.sh runs `npm pack`
+  nodejs npm
+)
+
+# A node from elsewhere (NodeSource's nodejs ships npm and conflicts with Debian's npm)
+# satisfies nodejs and npm when its commands are there.
+command_for() {
+  case "$1" in
+  nodejs) echo node ;;
+  npm) echo npm ;;
+  esac
+}
+
+missing=()
+for p in "${packages[@]}"; do
+  cmd=$(command_for "$p")
+  if [ -n "$cmd" ] && command -v "$cmd" >/dev/null; then continue; fi
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = installed ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup.sh: all ${#packages[@]} packages installed" >&2
+  exit 0
+fi
+
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+echo "setup.sh: installing ${missing[*]}" >&2
+"${sudo[@]}" apt-get update
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"

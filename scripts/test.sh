@@ -1,0 +1,67 @@
+#!/bin/bash
+# test.sh - the whole test suite on a fresh Debian 12 machine: installs what is missing,
+# fetches models and pictures, builds, runs every test, then runs the unit and bad-model
+# tests again in an ASan+UBSan build.
+#
+# The last line printed is "N passed, N failed[, N skipped]" over both runs, counted from
+# meson's testlog.json files. Exit status is non-zero when any test failed.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+build=$root/build
+asan=$root/build-asan
+
+step() { echo; echo "== $*"; }
+die() { echo "test.sh: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
+
+step "setup"
+scripts/setup.sh || die "setup failed"
+step "models and pictures"
+models/fetch.sh || die "models/fetch.sh failed"
+tests/fetch_pictures.sh || die "tests/fetch_pictures.sh failed"
+
+# Old logs must not be counted.
+rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json"
+
+step "build ($build, debugoptimized)"
+scripts/build.sh "$build" || die "build failed"
+step "tests"
+meson test -C "$build" --print-errorlogs --num-processes 2
+
+# The sanitizer run covers the unit, loader (bad models) and single-op suites; the full
+# real-model tests are left to the optimized run (minutes under ASan on 2 cores).
+step "build ($asan, ASan+UBSan)"
+scripts/build.sh "$asan" -Db_sanitize=address,undefined -Db_lundef=false || die "sanitizer build failed"
+step "tests under ASan+UBSan"
+ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
+  meson test -C "$asan" --print-errorlogs --num-processes 2 --suite unit --suite loader --suite opmodels
+
+step "summary"
+python3 - "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" <<'PY'
+import json
+import sys
+
+passed = failed = skipped = 0
+for path in sys.argv[1:]:
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        print('%s: missing (that run did not happen)' % path)
+        failed += 1
+        continue
+    for line in lines:
+        if not line.strip():
+            continue
+        r = json.loads(line)['result']
+        if r in ('OK', 'EXPECTEDFAIL'):
+            passed += 1
+        elif r == 'SKIP':
+            skipped += 1
+        else:  # FAIL, TIMEOUT, ERROR, UNEXPECTEDPASS
+            failed += 1
+            print('failed: %s (%s)' % (json.loads(line)['name'], r))
+print('%d passed, %d failed%s' % (passed, failed, ', %d skipped' % skipped if skipped else ''))
+sys.exit(1 if failed else 0)
+PY
