@@ -99,7 +99,7 @@ float cpu_get_real(const tfl_tensor *t, size_t i)
     for (int d = t->q.axis + 1; d < t->ndim; d++) inner *= (size_t)t->dims[d];
     ch = (int)((i / inner) % (size_t)t->dims[t->q.axis]);
   }
-  double raw;
+  double raw = 0.0;
   switch (t->type) {
   case TFL_TYPE_FLOAT32: return ((const float *)t->data)[i];
   case TFL_TYPE_FLOAT16: return half_to_float(((const uint16_t *)t->data)[i]);
@@ -154,4 +154,52 @@ int cpu_conv_pad(tfl_padding pad, int in, int filter, int stride, int dilation, 
   int eff = (filter - 1) * dilation + 1;
   int total = (out - 1) * stride + eff - in;
   return total > 0 ? total / 2 : 0;
+}
+
+void cpu_quantize_multiplier(double m, int32_t *q31, int *shift)
+{
+  if (m == 0.0) {
+    *q31 = 0;
+    *shift = 0;
+    return;
+  }
+  int e;
+  double frac = frexp(m, &e); /* m = frac * 2^e, frac in [0.5, 1) */
+  int64_t q = (int64_t)round(frac * 2147483648.0);
+  if (q == (INT64_C(1) << 31)) { /* rounded up to 1.0 */
+    q /= 2;
+    e++;
+  }
+  if (e < -31) { /* too small to represent: zero */
+    q = 0;
+    e = 0;
+  }
+  if (e > 30) { /* too large: the largest representable */
+    q = INT32_MAX;
+    e = 30;
+  }
+  *q31 = (int32_t)q;
+  *shift = e;
+}
+
+int32_t cpu_srdhm(int32_t a, int32_t b)
+{
+  if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
+  int64_t ab = (int64_t)a * b;
+  int64_t nudge = ab >= 0 ? (INT64_C(1) << 30) : 1 - (INT64_C(1) << 30);
+  return (int32_t)((ab + nudge) / (INT64_C(1) << 31)); /* C division truncates toward 0 */
+}
+
+int32_t cpu_rounding_div_pot(int32_t x, int exponent)
+{
+  int32_t mask = (int32_t)((UINT32_C(1) << exponent) - 1);
+  int32_t rem = x & mask;
+  int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (rem > threshold ? 1 : 0);
+}
+
+int32_t cpu_mul_by_quantized_multiplier(int32_t x, int32_t q31, int shift)
+{
+  int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+  return cpu_rounding_div_pot(cpu_srdhm((int32_t)((uint32_t)x << left), q31), right);
 }

@@ -1,6 +1,7 @@
 /* cpu_util.h - small helpers shared by CPU kernels: activation clamps, quantization
- * math and shape queries. Requantization uses double-precision real multipliers,
- * which lands within 1 LSB of TFLite's fixed-point multipliers. */
+ * math and shape queries. Requantization follows, bit for bit, what TensorFlow Lite
+ * computes: XNNPACK's schemes for the ops its delegate takes, TFLite's fixed point for
+ * the builtin kernels; each kernel says which it uses. */
 #ifndef CPU_UTIL_H
 #define CPU_UTIL_H
 
@@ -39,6 +40,34 @@ static inline int32_t cpu_clamp_i32(int32_t v, int32_t lo, int32_t hi)
 {
   return v < lo ? lo : (v > hi ? hi : v);
 }
+/* XNNPACK's "fp32" requantization (conv, depthwise, fully connected, pooling): the int32
+ * accumulator converted to float, times a float32 scale, clamped to [lo, hi] less the
+ * zero point, rounded to nearest with ties to even, plus the zero point. The scale is
+ * computed in float32 too: cpu_requant_scale. */
+static inline int32_t cpu_requant_fp32(int32_t acc, float scale, int32_t zp, int32_t lo, int32_t hi)
+{
+  float f = (float)acc * scale;
+  float flo = (float)(lo - zp), fhi = (float)(hi - zp);
+  f = f < flo ? flo : (f > fhi ? fhi : f);
+  return (int32_t)lrintf(f) + zp; /* default rounding mode: nearest, ties to even */
+}
+/* (a * b) / c evaluated in float32, left to right, as XNNPACK forms requantization scales. */
+static inline float cpu_requant_scale(float a, float b, float c)
+{
+  volatile float ab = a * b; /* keeps the intermediate in float precision */
+  return ab / c;
+}
+
+/* TFLite's fixed-point requantization (gemmlowp style, for its builtin kernels): a real
+ * multiplier as a Q31 value and a power-of-two exponent (QuantizeMultiplier) ... */
+void cpu_quantize_multiplier(double m, int32_t *q31, int *shift);
+/* ... and x * m applied as a rounding doubling high multiply by q31 followed by a
+ * rounding (half away from zero) right shift (MultiplyByQuantizedMultiplier). */
+int32_t cpu_mul_by_quantized_multiplier(int32_t x, int32_t q31, int shift);
+/* gemmlowp's SaturatingRoundingDoublingHighMul and RoundingDivideByPOT. */
+int32_t cpu_srdhm(int32_t a, int32_t b);
+int32_t cpu_rounding_div_pot(int32_t x, int exponent);
+
 /* Integer limits of a quantized storage type. */
 void cpu_type_limits(tfl_type type, int32_t *lo, int32_t *hi);
 

@@ -1,8 +1,14 @@
-/* xnn_partition.c - maps a run of float32 nodes onto one XNNPACK subgraph.
+/* xnn_partition.c - maps a run of float32 or 8-bit quantized nodes onto one XNNPACK subgraph.
  *
  * Written against Debian's XNNPACK snapshot (0.0~git20220216, /usr/include/xnnpack.h):
  * no concatenate, slice, transpose, mean over arbitrary axes, tanh or exp there, so those
  * ops break a float graph into several partitions and run on our own kernels.
+ *
+ * 8-bit nodes (chosen by the output's type) map TFLite's uint8 asymmetric per-tensor
+ * quantization to quint8, int8 to qint8 (per-channel int8 weights to qcint8), int32
+ * biases to qint32 with scale in_scale * w_scale. This snapshot has 8-bit conv, depthwise,
+ * fully connected, add, subtract, multiply, max pool, global average pool, clamp,
+ * sigmoid, pad and reshape; no 8-bit softmax or windowed average pool.
  *
  * Values: a tensor read from outside the run, or read after it (later nodes, graph
  * outputs), is an external value bound to tensor->data; constants are static values;
@@ -341,11 +347,251 @@ static bool supports_node(const tfl_graph *g, const tfl_node *n)
   return false;
 }
 
+/* ---- quantized nodes ------------------------------------------------------ */
+
+/* XNNPACK's 8-bit activation types: TFLite's uint8 (asymmetric, one scale and zero point
+ * per tensor) is quint8, int8 per tensor is qint8. */
+typedef enum { QK_NONE = 0, QK_U8, QK_S8 } qkind;
+
+static bool scale_ok(float s)
+{
+  return s > 0.0f && isnormal(s);
+}
+
+static qkind q_kind(const tfl_tensor *t)
+{
+  if (!t || t->q.n != 1 || !t->q.scale || !t->q.zero_point || t->ndim > XNN_MAX_TENSOR_DIMS || t->sparsity ||
+      !scale_ok(t->q.scale[0]))
+    return QK_NONE;
+  int32_t zp = t->q.zero_point[0];
+  if (t->type == TFL_TYPE_UINT8 && zp >= 0 && zp <= 255) return QK_U8;
+  if (t->type == TFL_TYPE_INT8 && zp >= -128 && zp <= 127) return QK_S8;
+  return QK_NONE;
+}
+
+static float qscale(const tfl_tensor *t)
+{
+  return t->q.scale[0];
+}
+
+static int32_t qzp(const tfl_tensor *t)
+{
+  return t->q.zero_point[0];
+}
+
+static bool same_quant(const tfl_tensor *a, const tfl_tensor *b)
+{
+  return qscale(a) == qscale(b) && qzp(a) == qzp(b);
+}
+
+/* Every input in in_mask and the single output are activations of kind k. */
+static bool all_q(const tfl_graph *g, const tfl_node *n, unsigned in_mask, qkind k)
+{
+  for (int i = 0; i < n->n_in && i < 32; i++)
+    if ((in_mask >> i) & 1u)
+      if (q_kind(tensor_at(g, n, i, false)) != k) return false;
+  return n->n_out == 1 && q_kind(tensor_at(g, n, 0, true)) == k;
+}
+
+/* XNNPACK turns a fused activation's float bounds into lrintf(v / scale + zp) clamped to
+ * the type (ties to even); TFLite rounds v / scale half away from zero. Take the node only
+ * where both give the same integer range. */
+static bool q_act_ok(tfl_activation act, const tfl_tensor *y)
+{
+  float lo, hi;
+  if (!act_range(act, &lo, &hi)) return false;
+  float tmin = y->type == TFL_TYPE_UINT8 ? 0.0f : -128.0f, tmax = y->type == TFL_TYPE_UINT8 ? 255.0f : 127.0f;
+  int32_t xlo = (int32_t)lrintf(fminf(fmaxf(lo / qscale(y) + (float)qzp(y), tmin), tmax));
+  int32_t xhi = (int32_t)lrintf(fminf(fmaxf(hi / qscale(y) + (float)qzp(y), tmin), tmax));
+  int32_t tlo, thi;
+  cpu_activation_range_q(act, qscale(y), qzp(y), y->type, &tlo, &thi);
+  return xlo == tlo && xhi == thi && xlo < xhi;
+}
+
+/* Filter of a quantized conv/fc: uint8 per tensor for quint8 activations; for qint8 ones
+ * int8 with zero point 0, per tensor (qint8) or, if allowed, per channel along `axis`
+ * (qcint8). `channels` is the output channel count. */
+static bool q_filter_ok(const tfl_tensor *w, qkind k, int axis, int channels, bool channelwise)
+{
+  if (!w || !w->is_const || !w->data || w->sparsity || w->q.n < 1 || !w->q.scale || !w->q.zero_point ||
+      w->ndim > XNN_MAX_TENSOR_DIMS)
+    return false;
+  if (k == QK_U8)
+    return w->type == TFL_TYPE_UINT8 && w->q.n == 1 && scale_ok(w->q.scale[0]) && w->q.zero_point[0] >= 0 &&
+           w->q.zero_point[0] <= 255;
+  if (k != QK_S8 || w->type != TFL_TYPE_INT8) return false;
+  if (w->q.n > 1 && (!channelwise || w->q.n != channels || w->q.axis != axis)) return false;
+  for (int c = 0; c < w->q.n; c++)
+    if (!scale_ok(w->q.scale[c]) || w->q.zero_point[c] != 0) return false;
+  return true;
+}
+
+/* XNNPACK refuses requantization scales in * w / out of 256 and more. */
+static bool q_requant_ok(const tfl_tensor *x, const tfl_tensor *w, const tfl_tensor *y)
+{
+  for (int c = 0; c < w->q.n; c++) {
+    float r = qscale(x) * w->q.scale[c] / qscale(y);
+    if (!(r < 256.0f) || !scale_ok(r)) return false;
+  }
+  return true;
+}
+
+/* int32 bias with one value per output channel, or none. */
+static bool q_bias_ok(const tfl_graph *g, const tfl_node *n, int i, int32_t channels)
+{
+  const tfl_tensor *b = tensor_at(g, n, i, false);
+  if (!b) return true;
+  return b->type == TFL_TYPE_INT32 && b->is_const && b->data && !b->sparsity &&
+         tfl_tensor_count(b) == (size_t)channels;
+}
+
+/* XNNPACK's add/subtract take input-to-output scale ratios in [2^-10, 2^8). */
+static bool q_add_ratio_ok(const tfl_tensor *a, const tfl_tensor *y)
+{
+  float r = qscale(a) / qscale(y);
+  return r >= 0x1.0p-10f && r < 0x1.0p+8f;
+}
+
+static bool supports_quant(const tfl_graph *g, const tfl_node *n, qkind k)
+{
+  const tfl_tensor *x = tensor_at(g, n, 0, false), *y = tensor_at(g, n, 0, true);
+  switch (n->op) {
+  case TFL_OP_CONV_2D: {
+    const tfl_tensor *w = tensor_at(g, n, 1, false);
+    if (!all_q(g, n, 1u, k) || !w || w->ndim != 4 || x->ndim != 4 || y->ndim != 4) return false;
+    if (w->dims[3] <= 0 || x->dims[3] % w->dims[3] != 0) return false;
+    int groups = x->dims[3] / w->dims[3];
+    if (w->dims[0] % groups != 0 || y->dims[3] != w->dims[0]) return false;
+    /* XNNPACK's qcint8 convolution filter is channelwise along dim 0, as TFLite's */
+    return q_filter_ok(w, k, 0, w->dims[0], true) && q_requant_ok(x, w, y) && q_bias_ok(g, n, 2, w->dims[0]) &&
+           q_act_ok(n->p.conv.act, y) && n->p.conv.stride_h > 0 && n->p.conv.stride_w > 0 &&
+           n->p.conv.dilation_h > 0 && n->p.conv.dilation_w > 0;
+  }
+  case TFL_OP_DEPTHWISE_CONV_2D: {
+    const tfl_tensor *w = tensor_at(g, n, 1, false);
+    if (!all_q(g, n, 1u, k) || !w || w->ndim != 4 || x->ndim != 4 || y->ndim != 4) return false;
+    if (w->dims[0] != 1 || x->dims[3] <= 0 || w->dims[3] % x->dims[3] != 0 || y->dims[3] != w->dims[3])
+      return false;
+    /* depthwise: channelwise along the last dim (3), in TFLite and XNNPACK alike */
+    return q_filter_ok(w, k, 3, w->dims[3], true) && q_requant_ok(x, w, y) && q_bias_ok(g, n, 2, w->dims[3]) &&
+           q_act_ok(n->p.conv.act, y) && n->p.conv.stride_h > 0 && n->p.conv.stride_w > 0 &&
+           n->p.conv.dilation_h > 0 && n->p.conv.dilation_w > 0;
+  }
+  case TFL_OP_FULLY_CONNECTED: {
+    const tfl_tensor *w = tensor_at(g, n, 1, false);
+    if (!all_q(g, n, 1u, k) || !w || w->ndim != 2 || x->ndim < 1) return false;
+    /* this snapshot's fully connected has no qcint8 filter */
+    if (!q_filter_ok(w, k, 0, w->dims[0], false) || !q_requant_ok(x, w, y)) return false;
+    if (!q_bias_ok(g, n, 2, w->dims[0]) || !q_act_ok(n->p.fc.act, y)) return false;
+    size_t cnt = tfl_tensor_count(x);
+    if (w->dims[1] <= 0 || cnt % (size_t)w->dims[1] != 0) return false;
+    if (y->dims[y->ndim - 1] != w->dims[0]) return false;
+    if (y->ndim == x->ndim && x->dims[x->ndim - 1] == w->dims[1]) {
+      for (int d = 0; d + 1 < x->ndim; d++)
+        if (x->dims[d] != y->dims[d]) return false;
+      return true;
+    }
+    return y->ndim == 2 && (size_t)y->dims[0] == cnt / (size_t)w->dims[1];
+  }
+  case TFL_OP_ADD:
+  case TFL_OP_SUB:
+    if (n->n_in != 2 || !all_q(g, n, 3u, k) || !q_act_ok(n->p.eltwise.act, y)) return false;
+    return q_add_ratio_ok(x, y) && q_add_ratio_ok(tensor_at(g, n, 1, false), y);
+  case TFL_OP_MUL: {
+    if (n->n_in != 2 || !all_q(g, n, 3u, k) || !q_act_ok(n->p.eltwise.act, y)) return false;
+    float r = qscale(x) * qscale(tensor_at(g, n, 1, false)) / qscale(y);
+    return r >= 0x1.0p-16f && r < 0x1.0p+8f;
+  }
+  case TFL_OP_MAX_POOL_2D: {
+    const tfl_pool_params *pp = &n->p.pool;
+    /* XNNPACK wants the same quantization in and out (TFLite's max pool never rescales) */
+    if (!all_q(g, n, 1u, k) || !same_quant(x, y) || x->ndim != 4 || y->ndim != 4 || !q_act_ok(pp->act, y))
+      return false;
+    if (pp->stride_h <= 0 || pp->stride_w <= 0 || pp->filter_h <= 0 || pp->filter_w <= 0) return false;
+    if (pp->filter_h * pp->filter_w == 1) return pp->stride_h == 1 && pp->stride_w == 1;
+    return true;
+  }
+  case TFL_OP_AVERAGE_POOL_2D: {
+    /* Quantized average pooling exists here only as global average pooling: a window
+     * covering the whole input, one output pixel. */
+    const tfl_pool_params *pp = &n->p.pool;
+    if (!all_q(g, n, 1u, k) || !same_quant(x, y) || x->ndim != 4 || y->ndim != 4 || !q_act_ok(pp->act, y))
+      return false;
+    return pp->filter_h == x->dims[1] && pp->filter_w == x->dims[2] && y->dims[1] == 1 && y->dims[2] == 1 &&
+           y->dims[0] == x->dims[0] && y->dims[3] == x->dims[3] && pp->stride_h > 0 && pp->stride_w > 0;
+  }
+  case TFL_OP_RELU:
+  case TFL_OP_RELU6:
+    /* a clamp; TFLite's quantized RELU may also rescale, XNNPACK's clamp cannot */
+    return all_q(g, n, 1u, k) && same_dims(x, y) && same_quant(x, y) &&
+           q_act_ok(n->op == TFL_OP_RELU ? TFL_ACT_RELU : TFL_ACT_RELU6, y);
+  case TFL_OP_LOGISTIC:
+    return all_q(g, n, 1u, k) && same_dims(x, y);
+  case TFL_OP_RESHAPE:
+  case TFL_OP_SQUEEZE:
+    /* TFLite copies the bytes: only exact when both sides read them alike */
+    return all_q(g, n, 1u, k) && same_quant(x, y) && tfl_tensor_count(x) == tfl_tensor_count(y);
+  case TFL_OP_PAD:
+  case TFL_OP_PADV2: {
+    const tfl_tensor *pd = tensor_at(g, n, 1, false);
+    if (!all_q(g, n, 1u, k) || !same_quant(x, y) || !is_const_int(pd)) return false;
+    if (x->ndim < 1 || pd->ndim != 2 || pd->dims[0] != x->ndim || pd->dims[1] != 2 || y->ndim != x->ndim)
+      return false;
+    for (int d = 0; d < x->ndim; d++) {
+      int64_t lo = int_at(pd, 2 * (size_t)d), hi = int_at(pd, 2 * (size_t)d + 1);
+      if (lo < 0 || hi < 0 || x->dims[d] + lo + hi != y->dims[d]) return false;
+    }
+    if (n->op == TFL_OP_PADV2) {
+      const tfl_tensor *v = tensor_at(g, n, 2, false);
+      if (v && !(v->is_const && v->data && v->type == y->type && tfl_tensor_count(v) == 1)) return false;
+    }
+    return true;
+  }
+  /* float-only here, or not in this snapshot for 8-bit types */
+  case TFL_OP_TRANSPOSE_CONV:
+  case TFL_OP_CONV2D_TRANSPOSE_BIAS:
+  case TFL_OP_DIV:
+  case TFL_OP_MAXIMUM:
+  case TFL_OP_MINIMUM:
+  case TFL_OP_HARD_SWISH:
+  case TFL_OP_PRELU:
+  case TFL_OP_RESIZE_BILINEAR:
+  case TFL_OP_SOFTMAX:
+  case TFL_OP_DEPTH_TO_SPACE:
+  case TFL_OP_MEAN:
+  case TFL_OP_CONCATENATION:
+  case TFL_OP_EXP:
+  case TFL_OP_LOGICAL_AND:
+  case TFL_OP_LSTM:
+  case TFL_OP_STRIDED_SLICE:
+  case TFL_OP_DEQUANTIZE:
+  case TFL_OP_QUANTIZE:
+  case TFL_OP_DENSIFY:
+  case TFL_OP_TANH:
+  case TFL_OP_ARG_MAX:
+  case TFL_OP_RESIZE_NEAREST_NEIGHBOR:
+  case TFL_OP_DETECTION_POSTPROCESS:
+  case TFL_OP_POSENET_DECODER:
+  case TFL_OP_COUNT:
+    return false;
+  }
+  return false;
+}
+
+/* The node's data type decides: float32 nodes, or 8-bit quantized ones (by output). */
+static bool node_is_quant(const tfl_graph *g, const tfl_node *n, qkind *k)
+{
+  *k = n->n_out == 1 ? q_kind(tensor_at(g, n, 0, true)) : QK_NONE;
+  return *k != QK_NONE;
+}
+
 bool xnn_partition_supports(const tfl_graph *g, int node)
 {
   if (!g || node < 0 || node >= g->n_nodes) return false;
   const tfl_node *n = &g->nodes[node];
   if (n->dead) return false;
+  qkind k;
+  if (node_is_quant(g, n, &k)) return supports_quant(g, n, k);
   return supports_node(g, n);
 }
 
@@ -396,6 +642,26 @@ static tfl_status define_temp(builder *b, size_t nd, const size_t *dims, uint32_
             "define internal value");
 }
 
+/* A value for graph tensor t in its own type: fp32, quint8/qint8 (per tensor) or qcint8
+ * (per channel along t->q.axis; XNNPACK reads the scales while creating the runtime). */
+static tfl_status define_typed(builder *b, const tfl_tensor *t, const void *data, uint32_t ext, uint32_t flags,
+                               uint32_t *id)
+{
+  size_t nd, dims[XNN_MAX_TENSOR_DIMS];
+  tensor_dims(t, &nd, dims);
+  enum xnn_status st;
+  if (t->type == TFL_TYPE_FLOAT32)
+    st = xnn_define_tensor_value(b->sg, xnn_datatype_fp32, nd, dims, data, ext, flags, id);
+  else if (t->q.n > 1)
+    st = xnn_define_channelwise_quantized_tensor_value(b->sg, xnn_datatype_qcint8, t->q.scale, nd,
+                                                       (size_t)t->q.axis, dims, data, ext, flags, id);
+  else
+    st = xnn_define_quantized_tensor_value(b->sg,
+                                           t->type == TFL_TYPE_UINT8 ? xnn_datatype_quint8 : xnn_datatype_qint8,
+                                           qzp(t), qscale(t), nd, dims, data, ext, flags, id);
+  return xs(b, st, data ? "define static value" : "define value");
+}
+
 /* The value of graph tensor t. Weights (packed by XNNPACK at create) are read in place;
  * other constants are copied into a block with XNN_EXTRA_BYTES of slack, since
  * element-wise kernels read past the end of their operands. */
@@ -406,8 +672,6 @@ static tfl_status value_of(builder *b, int t, bool weight, uint32_t *id)
     return TFL_OK;
   }
   tfl_tensor *tt = &b->g->tensors[t];
-  size_t nd, dims[XNN_MAX_TENSOR_DIMS];
-  tensor_dims(tt, &nd, dims);
   tfl_status s;
   if (tt->is_const) {
     const void *data = tt->data;
@@ -417,14 +681,13 @@ static tfl_status value_of(builder *b, int t, bool weight, uint32_t *id)
       memcpy(copy, tt->data, tt->bytes);
       data = copy;
     }
-    s = define_static(b, data, nd, dims, id);
+    s = define_typed(b, tt, data, XNN_INVALID_VALUE_ID, 0, id);
   } else {
     uint32_t ext = XNN_INVALID_VALUE_ID, flags = 0;
     if (b->role[t] == ROLE_EXT_IN) flags = XNN_VALUE_FLAG_EXTERNAL_INPUT;
     if (b->role[t] == ROLE_EXT_OUT) flags = XNN_VALUE_FLAG_EXTERNAL_OUTPUT;
     if (flags) ext = b->ext_ids[t];
-    s = xs(b, xnn_define_tensor_value(b->sg, xnn_datatype_fp32, nd, dims, NULL, ext, flags, id),
-           "define value");
+    s = define_typed(b, tt, NULL, ext, flags, id);
   }
   if (s == TFL_OK) b->ids[t] = *id;
   return s;
@@ -448,6 +711,27 @@ static tfl_status out_val(builder *b, const tfl_node *n, uint32_t *id)
 /* A bias value, or a zero bias (this snapshot's convolution wants one). */
 static tfl_status bias_val(builder *b, const tfl_node *n, int i, size_t channels, uint32_t *id)
 {
+  const tfl_tensor *x = tensor_at(b->g, n, 0, false), *w = tensor_at(b->g, n, 1, false);
+  if (x->type != TFL_TYPE_FLOAT32) {
+    /* int32 in units of in_scale * w_scale (TFLite's convention; the bias's own scale is
+     * not read by TFLite either); a fresh value per node since the scale is the node's */
+    const tfl_tensor *bt = tensor_at(b->g, n, i, false);
+    const void *data = bt ? bt->data : own_block(b, channels * sizeof(int32_t));
+    if (!data) return tfl_error(TFL_ERR_NOMEM, "node %d: no memory for a zero bias", b->node);
+    if (w->q.n > 1) {
+      float *sc = own_block(b, channels * sizeof(float));
+      if (!sc) return tfl_error(TFL_ERR_NOMEM, "node %d: no memory for bias scales", b->node);
+      for (size_t c = 0; c < channels; c++) sc[c] = qscale(x) * w->q.scale[c];
+      return xs(b,
+                xnn_define_channelwise_quantized_tensor_value(b->sg, xnn_datatype_qcint32, sc, 1, 0, &channels,
+                                                              data, XNN_INVALID_VALUE_ID, 0, id),
+                "define bias");
+    }
+    return xs(b,
+              xnn_define_quantized_tensor_value(b->sg, xnn_datatype_qint32, 0, qscale(x) * qscale(w), 1,
+                                                &channels, data, XNN_INVALID_VALUE_ID, 0, id),
+              "define bias");
+  }
   if (i < n->n_in && n->in[i] >= 0) return value_of(b, n->in[i], true, id);
   float *zero = own_block(b, channels * sizeof(float));
   if (!zero) return tfl_error(TFL_ERR_NOMEM, "node %d: no memory for a zero bias", b->node);
@@ -527,8 +811,10 @@ static tfl_status define_fc(builder *b, const tfl_node *n)
       if (x->dims[d] != y->dims[d]) flags = XNN_FLAG_TENSORFLOW_RESHAPE_2D;
   uint32_t xi, wi, bi, yi;
   tfl_status s;
+  bool quant = x->type != TFL_TYPE_FLOAT32;
+  size_t units = (size_t)tensor_at(b->g, n, 1, false)->dims[0];
   if ((s = in_val(b, n, 0, false, &xi)) || (s = in_val(b, n, 1, true, &wi)) ||
-      (s = in_val(b, n, 2, true, &bi)) || (s = out_val(b, n, &yi)))
+      (s = quant ? bias_val(b, n, 2, units, &bi) : in_val(b, n, 2, true, &bi)) || (s = out_val(b, n, &yi)))
     return s;
   return xs(b, xnn_define_fully_connected(b->sg, lo, hi, xi, wi, bi, yi, flags), "define fully connected");
 }
@@ -558,6 +844,8 @@ static tfl_status define_pool(builder *b, const tfl_node *n)
   uint32_t xi, yi;
   tfl_status s;
   if ((s = in_val(b, n, 0, false, &xi)) || (s = out_val(b, n, &yi))) return s;
+  if (n->op == TFL_OP_AVERAGE_POOL_2D && x->type != TFL_TYPE_FLOAT32) /* whole-input window */
+    return xs(b, xnn_define_global_average_pooling_2d(b->sg, lo, hi, xi, yi, 0), "define global average pooling");
   if (pp->filter_h * pp->filter_w == 1) /* 1x1, stride 1: only the activation remains */
     return xs(b, xnn_define_clamp(b->sg, lo, hi, xi, yi, 0), "define clamp");
   uint32_t top, bottom, left, right;
@@ -628,7 +916,10 @@ static tfl_status define_pad(builder *b, const tfl_node *n)
   }
   float value = 0.0f;
   const tfl_tensor *v = n->op == TFL_OP_PADV2 ? tensor_at(b->g, n, 2, false) : NULL;
-  if (v) value = *(const float *)v->data;
+  if (v && v->type == TFL_TYPE_FLOAT32) value = *(const float *)v->data;
+  else if (v) /* XNNPACK requantizes the real value into the output's type */
+    value = ((v->type == TFL_TYPE_UINT8 ? (float)*(const uint8_t *)v->data : (float)*(const int8_t *)v->data) -
+             (float)qzp(x)) * qscale(x);
   uint32_t xi, yi;
   tfl_status s;
   if ((s = in_val(b, n, 0, false, &xi)) || (s = out_val(b, n, &yi))) return s;

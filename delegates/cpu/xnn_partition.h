@@ -1,4 +1,4 @@
-/* xnn_partition.h - one XNNPACK subgraph for a run of consecutive float nodes.
+/* xnn_partition.h - one XNNPACK subgraph for a run of consecutive float or 8-bit nodes.
  *
  *   if (xnn_partition_supports(g, i)) ... collect a run of such nodes ...
  *   xnn_partition *p;  xnn_partition_create(g, nodes, n, cpu_ctx_pool(ctx), &p);
@@ -21,7 +21,9 @@
 
 typedef struct xnn_partition xnn_partition;
 
-/* Can node `node` of g run inside an XNNPACK subgraph (float32 only)? */
+/* Can node `node` of g run inside an XNNPACK subgraph? float32 nodes, and 8-bit ones
+ * (uint8 per tensor as quint8; int8 per tensor as qint8, with int8 per-channel weights as
+ * qcint8) where XNNPACK's mapping agrees with TFLite's within 1 LSB. */
 bool xnn_partition_supports(const tfl_graph *g, int node);
 /* Builds, plans and sets up the subgraph of nodes[0..n_nodes) (execution order).
  * pool may be NULL (single thread). */

@@ -4,7 +4,10 @@
  * geometry where the mapping can go wrong: asymmetric SAME padding, stride, dilation,
  * depth multiplier, both transposed convolutions, broadcasting, pooling padding, every
  * resize flag, pad, softmax; plus a three-node partition whose middle tensor is read
- * outside it (external output) and a refused op.
+ * outside it (external output) and a refused op. 8-bit cases (uint8 per tensor, int8
+ * with per-channel weights) must agree within 1 LSB, and the mappings that would not be
+ * exact (rescaling reshape/max pool, out-of-range scale ratios, mixed types, TANH) must
+ * be refused.
  * Ops whose reference kernel is not written yet are skipped (exit 77 if any were). */
 #include <math.h>
 #include <stdio.h>
@@ -65,6 +68,22 @@ static int near(const char *what, const float *got, const float *want, size_t n)
   return 1;
 }
 
+/* 8-bit outputs: within 1 LSB (XNNPACK rounds its fp32 requantization to nearest even,
+ * our kernels with doubles, TFLite with fixed-point multipliers). */
+static int near_q(const char *what, const tfl_tensor *y, const void *got, const void *want)
+{
+  size_t n = tfl_tensor_count(y);
+  for (size_t i = 0; i < n; i++) {
+    int a = y->type == TFL_TYPE_UINT8 ? ((const uint8_t *)got)[i] : ((const int8_t *)got)[i];
+    int b = y->type == TFL_TYPE_UINT8 ? ((const uint8_t *)want)[i] : ((const int8_t *)want)[i];
+    if (abs(a - b) > 1) {
+      fprintf(stderr, "FAIL %s: element %zu is %d, reference %d\n", what, i, a, b);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 /* Gives every activation tensor XNNPACK's read slack, as the interpreter's arena does. */
 static void add_slack(tfl_graph *g)
 {
@@ -118,7 +137,8 @@ static void check(const char *name, op_runner *r, int out)
     } else {
       char what[160];
       snprintf(what, sizeof what, "%s (%d thread%s)", name, threads, threads > 1 ? "s" : "");
-      if (!near(what, y->data, want, n)) failures++;
+      int ok = y->type == TFL_TYPE_FLOAT32 ? near(what, y->data, want, n) : near_q(what, y, y->data, want);
+      if (!ok) failures++;
       else checked++;
     }
     xnn_partition_free(p);
@@ -266,6 +286,223 @@ static void pad_case(const char *name, tfl_op op, const int32_t in[4], const int
   int y = ftensor(&r, 4, out, false, 0, 0);
   op_runner_io(&r, (int[]){x, pd, v}, op == TFL_OP_PADV2 ? 3 : 2, (int[]){y}, 1);
   check(name, &r, y);
+}
+
+/* ---- quantized (uint8 asymmetric per tensor; int8 with per-channel weights) ---- */
+
+/* A quantized tensor of random values over the whole type range (uniform bytes). */
+static int qtensor(op_runner *r, tfl_type type, int ndim, const int32_t *dims, bool is_const, float scale,
+                   int32_t zp)
+{
+  static uint8_t buf[1 << 14];
+  size_t n = count(ndim, dims);
+  if (n > sizeof buf) abort();
+  for (size_t i = 0; i < n; i++) {
+    rng = rng * 1664525u + 1013904223u;
+    buf[i] = (uint8_t)(rng >> 24);
+  }
+  int t = op_runner_tensor(r, type, ndim, dims, buf, is_const);
+  op_runner_quant(r, t, 1, &scale, &zp, 0);
+  return t;
+}
+
+static int bias_tensor(op_runner *r, int32_t n, int32_t range)
+{
+  int32_t *v = malloc(sizeof(int32_t) * (size_t)n);
+  for (int32_t i = 0; i < n; i++) {
+    rng = rng * 1664525u + 1013904223u;
+    v[i] = (int32_t)((rng >> 8) % (uint32_t)(2 * range + 1)) - range;
+  }
+  int t = itensor(r, 1, &n, v);
+  free(v);
+  return t;
+}
+
+/* uint8 conv / depthwise: x (0.02, 128), w (0.01, 120) or int8 per channel, y (0.05, 100). */
+static void qconv_case(const char *name, tfl_op op, bool s8, const int32_t in[4], const int32_t w[4], int mult,
+                       tfl_padding pad, int stride, tfl_activation act, bool bias)
+{
+  op_runner r;
+  op_runner_init(&r, op);
+  bool dw = op == TFL_OP_DEPTHWISE_CONV_2D;
+  r.node.p.conv = (tfl_conv_params){.padding = pad, .stride_h = stride, .stride_w = stride, .dilation_h = 1,
+                                    .dilation_w = 1, .act = act, .depth_multiplier = dw ? mult : 0};
+  tfl_type t = s8 ? TFL_TYPE_INT8 : TFL_TYPE_UINT8;
+  int x = qtensor(&r, t, 4, in, false, 0.02f, s8 ? 3 : 128);
+  int f;
+  int32_t oc = dw ? w[3] : w[0];
+  if (s8) { /* per channel, zero points 0, along 0 (conv) or 3 (depthwise) */
+    f = qtensor(&r, t, 4, w, true, 1.0f, 0);
+    float sc[64];
+    int32_t zp[64] = {0};
+    for (int c = 0; c < oc; c++) sc[c] = 0.004f + 0.001f * (float)c;
+    op_runner_quant(&r, f, oc, sc, zp, dw ? 3 : 0);
+  } else {
+    f = qtensor(&r, t, 4, w, true, 0.01f, 120);
+  }
+  int b = bias ? bias_tensor(&r, oc, 2000) : -1;
+  int oh = cpu_conv_out_size(pad, in[1], w[1], stride, 1), ow = cpu_conv_out_size(pad, in[2], w[2], stride, 1);
+  int y = qtensor(&r, t, 4, (int32_t[]){in[0], oh, ow, oc}, false, 0.05f, s8 ? -20 : 100);
+  op_runner_io(&r, (int[]){x, f, b}, 3, (int[]){y}, 1);
+  check(name, &r, y);
+}
+
+static void qfc_case(const char *name, int in_nd, const int32_t *in, int32_t oc, int32_t ic, int out_nd,
+                     const int32_t *out)
+{
+  op_runner r;
+  op_runner_init(&r, TFL_OP_FULLY_CONNECTED);
+  r.node.p.fc = (tfl_fc_params){.act = TFL_ACT_RELU};
+  int x = qtensor(&r, TFL_TYPE_UINT8, in_nd, in, false, 0.02f, 128);
+  int f = qtensor(&r, TFL_TYPE_UINT8, 2, (int32_t[]){oc, ic}, true, 0.01f, 131);
+  int b = bias_tensor(&r, oc, 3000);
+  int y = qtensor(&r, TFL_TYPE_UINT8, out_nd, out, false, 0.04f, 60);
+  op_runner_io(&r, (int[]){x, f, b}, 3, (int[]){y}, 1);
+  check(name, &r, y);
+}
+
+static void qbinary_case(const char *name, tfl_op op, const int32_t a[4], const int32_t bd[4], float sa, int32_t za,
+                         float sb, int32_t zb, float sy, int32_t zy, tfl_activation act)
+{
+  op_runner r;
+  op_runner_init(&r, op);
+  r.node.p.eltwise.act = act;
+  int x0 = qtensor(&r, TFL_TYPE_UINT8, 4, a, false, sa, za);
+  int x1 = qtensor(&r, TFL_TYPE_UINT8, 4, bd, false, sb, zb);
+  int32_t yd[4];
+  for (int d = 0; d < 4; d++) yd[d] = a[d] > bd[d] ? a[d] : bd[d];
+  int y = qtensor(&r, TFL_TYPE_UINT8, 4, yd, false, sy, zy);
+  op_runner_io(&r, (int[]){x0, x1}, 2, (int[]){y}, 1);
+  check(name, &r, y);
+}
+
+static void quant_cases(void)
+{
+  qconv_case("q8 conv SAME stride 2 asym relu6", TFL_OP_CONV_2D, false, (int32_t[]){1, 7, 8, 3},
+             (int32_t[]){4, 3, 3, 3}, 0, TFL_PAD_SAME, 2, TFL_ACT_RELU6, true);
+  qconv_case("q8 conv 1x1 no bias", TFL_OP_CONV_2D, false, (int32_t[]){1, 4, 5, 16}, (int32_t[]){8, 1, 1, 16},
+             0, TFL_PAD_SAME, 1, TFL_ACT_NONE, false);
+  qconv_case("q8 conv VALID stride 1 relu", TFL_OP_CONV_2D, false, (int32_t[]){2, 6, 6, 5},
+             (int32_t[]){6, 3, 3, 5}, 0, TFL_PAD_VALID, 1, TFL_ACT_RELU, true);
+  qconv_case("q8 depthwise SAME stride 2 relu6", TFL_OP_DEPTHWISE_CONV_2D, false, (int32_t[]){1, 8, 7, 4},
+             (int32_t[]){1, 3, 3, 4}, 1, TFL_PAD_SAME, 2, TFL_ACT_RELU6, true);
+  qconv_case("q8 depthwise multiplier 2", TFL_OP_DEPTHWISE_CONV_2D, false, (int32_t[]){1, 6, 5, 3},
+             (int32_t[]){1, 3, 3, 6}, 2, TFL_PAD_SAME, 1, TFL_ACT_NONE, true);
+  qconv_case("s8 conv per-channel relu6", TFL_OP_CONV_2D, true, (int32_t[]){1, 7, 6, 3}, (int32_t[]){5, 3, 3, 3},
+             0, TFL_PAD_SAME, 2, TFL_ACT_RELU6, true);
+  qconv_case("s8 depthwise per-channel", TFL_OP_DEPTHWISE_CONV_2D, true, (int32_t[]){1, 6, 6, 4},
+             (int32_t[]){1, 3, 3, 4}, 1, TFL_PAD_SAME, 1, TFL_ACT_NONE, true);
+
+  qfc_case("q8 fully connected", 2, (int32_t[]){3, 20}, 7, 20, 2, (int32_t[]){3, 7});
+  qfc_case("q8 fully connected 4D flattened", 4, (int32_t[]){1, 2, 2, 5}, 6, 20, 2, (int32_t[]){1, 6});
+
+  qbinary_case("q8 add different scales relu", TFL_OP_ADD, (int32_t[]){1, 4, 5, 3}, (int32_t[]){1, 4, 5, 3},
+               0.02f, 128, 0.05f, 90, 0.06f, 110, TFL_ACT_RELU);
+  qbinary_case("q8 add broadcast", TFL_OP_ADD, (int32_t[]){1, 4, 5, 3}, (int32_t[]){1, 1, 1, 3}, 0.03f, 120,
+               0.01f, 10, 0.04f, 128, TFL_ACT_NONE);
+  qbinary_case("q8 mul", TFL_OP_MUL, (int32_t[]){1, 3, 4, 6}, (int32_t[]){1, 3, 4, 6}, 0.02f, 128, 0.02f, 100,
+               0.03f, 128, TFL_ACT_NONE);
+
+  qbinary_case("q8 sub relu6", TFL_OP_SUB, (int32_t[]){1, 3, 4, 6}, (int32_t[]){1, 3, 4, 6}, 0.02f, 128, 0.03f,
+               140, 0.03f, 20, TFL_ACT_RELU6);
+
+  op_runner r;
+  int x, y;
+  op_runner_init(&r, TFL_OP_RELU6);
+  x = qtensor(&r, TFL_TYPE_UINT8, 2, (int32_t[]){4, 30}, false, 0.05f, 100);
+  y = qtensor(&r, TFL_TYPE_UINT8, 2, (int32_t[]){4, 30}, false, 0.05f, 100);
+  op_runner_io(&r, (int[]){x}, 1, (int[]){y}, 1);
+  check("q8 relu6 (same quantization: a clamp)", &r, y);
+
+  /* max pool, global average pool (mobilenet's head), logistic, reshape, pad */
+  op_runner_init(&r, TFL_OP_MAX_POOL_2D);
+  r.node.p.pool = (tfl_pool_params){.padding = TFL_PAD_SAME, .stride_h = 2, .stride_w = 2, .filter_h = 3,
+                                    .filter_w = 3};
+  x = qtensor(&r, TFL_TYPE_UINT8, 4, (int32_t[]){1, 7, 8, 3}, false, 0.1f, 10);
+  y = qtensor(&r, TFL_TYPE_UINT8, 4, (int32_t[]){1, 4, 4, 3}, false, 0.1f, 10);
+  op_runner_io(&r, (int[]){x}, 1, (int[]){y}, 1);
+  check("q8 max pool SAME 3x3 stride 2", &r, y);
+
+  op_runner_init(&r, TFL_OP_AVERAGE_POOL_2D);
+  r.node.p.pool = (tfl_pool_params){.padding = TFL_PAD_VALID, .stride_h = 2, .stride_w = 2, .filter_h = 7,
+                                    .filter_w = 7};
+  x = qtensor(&r, TFL_TYPE_UINT8, 4, (int32_t[]){1, 7, 7, 40}, false, 0.02f, 0);
+  y = qtensor(&r, TFL_TYPE_UINT8, 4, (int32_t[]){1, 1, 1, 40}, false, 0.02f, 0);
+  op_runner_io(&r, (int[]){x}, 1, (int[]){y}, 1);
+  check("q8 average pool over the whole input (global)", &r, y);
+
+  op_runner_init(&r, TFL_OP_LOGISTIC);
+  x = qtensor(&r, TFL_TYPE_UINT8, 2, (int32_t[]){4, 64}, false, 0.05f, 140);
+  y = qtensor(&r, TFL_TYPE_UINT8, 2, (int32_t[]){4, 64}, false, 1.0f / 256.0f, 0);
+  op_runner_io(&r, (int[]){x}, 1, (int[]){y}, 1);
+  check("q8 logistic", &r, y);
+
+  op_runner_init(&r, TFL_OP_RESHAPE);
+  r.node.p.reshape.n = -1;
+  x = qtensor(&r, TFL_TYPE_UINT8, 4, (int32_t[]){1, 2, 3, 4}, false, 0.1f, 7);
+  int sh = itensor(&r, 1, (int32_t[]){2}, (int32_t[]){6, 4});
+  y = qtensor(&r, TFL_TYPE_UINT8, 2, (int32_t[]){6, 4}, false, 0.1f, 7);
+  op_runner_io(&r, (int[]){x, sh}, 2, (int[]){y}, 1);
+  check("q8 reshape", &r, y);
+
+  op_runner_init(&r, TFL_OP_PAD);
+  x = qtensor(&r, TFL_TYPE_UINT8, 4, (int32_t[]){1, 3, 3, 2}, false, 0.1f, 77);
+  int pd = itensor(&r, 2, (int32_t[]){4, 2}, (int32_t[]){0, 0, 1, 2, 2, 1, 0, 1});
+  y = qtensor(&r, TFL_TYPE_UINT8, 4, (int32_t[]){1, 6, 6, 3}, false, 0.1f, 77);
+  op_runner_io(&r, (int[]){x, pd}, 2, (int[]){y}, 1);
+  check("q8 pad (zero point)", &r, y);
+
+  /* refused: what XNNPACK cannot do exactly */
+  struct {
+    const char *what;
+    int kind;
+  } refuse[] = {
+      {"q8 reshape with a different output quantization", 0},
+      {"q8 softmax (float-only here)", 1},
+      {"q8 average pool 2x2 (only global pooling is quantized here)", 2},
+      {"q8 conv with requantization scale >= 256", 3},
+      {"q8 add with input/output scale ratio >= 256", 4},
+      {"q8 conv with uint8 input but int8 weights", 5},
+      {"q8 conv with a fused TANH", 6},
+      {"q8 max pool rescaling", 7},
+  };
+  for (size_t i = 0; i < sizeof refuse / sizeof refuse[0]; i++) {
+    int k = refuse[i].kind;
+    tfl_op ops[] = {TFL_OP_RESHAPE, TFL_OP_SOFTMAX, TFL_OP_AVERAGE_POOL_2D, TFL_OP_CONV_2D, TFL_OP_ADD,
+                    TFL_OP_CONV_2D, TFL_OP_CONV_2D, TFL_OP_MAX_POOL_2D};
+    op_runner_init(&r, ops[k]);
+    const int32_t d4[4] = {1, 4, 4, 2};
+    x = qtensor(&r, TFL_TYPE_UINT8, 4, d4, false, 0.1f, 7);
+    if (k == 3 || k == 5 || k == 6) {
+      r.node.p.conv = (tfl_conv_params){.padding = TFL_PAD_SAME, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+                                        .dilation_w = 1, .act = k == 6 ? TFL_ACT_TANH : TFL_ACT_NONE};
+      int f = qtensor(&r, k == 5 ? TFL_TYPE_INT8 : TFL_TYPE_UINT8, 4, (int32_t[]){2, 1, 1, 2}, true,
+                      k == 3 ? 100.0f : 0.01f, 0);
+      y = qtensor(&r, TFL_TYPE_UINT8, 4, d4, false, k == 3 ? 0.001f : 0.1f, 7);
+      op_runner_io(&r, (int[]){x, f}, 2, (int[]){y}, 1);
+    } else if (k == 4) {
+      int x1 = qtensor(&r, TFL_TYPE_UINT8, 4, d4, false, 0.1f, 7);
+      y = qtensor(&r, TFL_TYPE_UINT8, 4, d4, false, 0.0001f, 7);
+      op_runner_io(&r, (int[]){x, x1}, 2, (int[]){y}, 1);
+    } else if (k == 2 || k == 7) {
+      r.node.p.pool = (tfl_pool_params){.padding = TFL_PAD_VALID, .stride_h = 2, .stride_w = 2, .filter_h = 2,
+                                        .filter_w = 2};
+      y = qtensor(&r, TFL_TYPE_UINT8, 4, (int32_t[]){1, 2, 2, 2}, false, k == 7 ? 0.2f : 0.1f, 7);
+      op_runner_io(&r, (int[]){x}, 1, (int[]){y}, 1);
+    } else {
+      r.node.p.softmax.beta = 1.0f;
+      r.node.p.reshape.n = -1;
+      y = qtensor(&r, TFL_TYPE_UINT8, 4, d4, false, k == 1 ? 1.0f / 256.0f : 0.2f, k == 1 ? 0 : 7);
+      op_runner_io(&r, (int[]){x}, 1, (int[]){y}, 1);
+    }
+    if (xnn_partition_supports(&r.graph, 0)) {
+      fprintf(stderr, "FAIL %s should be refused\n", refuse[i].what);
+      failures++;
+    } else {
+      checked++;
+    }
+    op_runner_free(&r);
+  }
 }
 
 static void misc_cases(void)
@@ -490,6 +727,7 @@ int main(void)
   pad_case("padv2 value", TFL_OP_PADV2, (int32_t[]){1, 2, 3, 2}, (int32_t[]){1, 0, 0, 2, 1, 1, 0, 0}, -3.5f);
 
   misc_cases();
+  quant_cases();
   multi_node_case();
 
   printf("%d checks passed, %d failures, %d skipped\n", checked, failures, skipped);

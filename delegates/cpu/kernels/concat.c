@@ -1,7 +1,7 @@
 /* concat.c - CONCATENATION along any axis (negative counts from the end), with a fused
  * clamp activation. Any fixed-size type is copied bytewise; uint8/int8 inputs whose
  * quantization differs from the output's are requantized through a 256-entry table
- * (as TFLite's quantized concatenation does, within 1 LSB).
+ * (computed as TFLite's builtin quantized concatenation does, in float32).
  *
  * The output is outer x (sum of the inputs' axis*inner blocks): for each outer index each
  * input contributes one contiguous block. eval splits the outer index over threads.
@@ -98,14 +98,19 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
     if (q8) {
       if ((s = cpu_check_per_tensor(g, n, x, what))) return s;
       if (!same_quant(x, y) || q_clamps) {
-        double t[256];
-        cpu_q8_dequant_table(x, t);
         st->lut[i] = malloc(256);
         if (!st->lut[i]) return tfl_error(TFL_ERR_NOMEM, "concat table");
         st->flip[i] = cpu_q8_flip(x->type);
-        for (int c = 0; c < 256; c++)
-          st->lut[i][c] =
-              (uint8_t)cpu_q8_quantize(t[c], 1.0 / cpu_scale(y, 0), cpu_zero_point(y, 0), lo, hi);
+        /* TFLite's builtin (XNNPACK takes only equal quantizations): in float32,
+         * round(q * scale + bias) half away from zero, scale = in_scale * (1 / out_scale),
+         * bias = -in_zp * scale */
+        const float sc = cpu_scale(x, 0) * (1.0f / cpu_scale(y, 0));
+        const float bias = -(float)cpu_zero_point(x, 0) * sc;
+        for (int c = 0; c < 256; c++) {
+          volatile float v = (float)cpu_q8_value(x->type, c) * sc; /* no fused multiply-add */
+          int32_t q = (int32_t)roundf(v + bias) + cpu_zero_point(y, 0);
+          st->lut[i][c] = (uint8_t)cpu_clamp_i32(q, lo, hi);
+        }
       }
     }
   }

@@ -5,8 +5,8 @@
  * Quantized convention (TFLite's): real = scale * (q - zero_point); a conv accumulates
  * sum((x - x_zp) * (w - w_zp)) + bias in int32 (bias scale = x_scale * w_scale[c], zero
  * point 0), then out = out_zp + round(acc * x_scale * w_scale[c] / out_scale), clamped to
- * the fused activation's quantized range. The multiplier is a double rather than
- * TFLite's 32-bit fixed point: results land within 1 LSB of TFLite's.
+ * the fused activation's quantized range. TensorFlow Lite runs these ops through XNNPACK,
+ * so the requantization is XNNPACK's fp32 scheme, bit for bit (cpu_requant_fp32).
  * Private to delegates/cpu/kernels/.
  */
 #ifndef CPU_CONV_COMMON_H
@@ -47,7 +47,7 @@ typedef struct {
   int32_t in_zp, out_zp;
   int32_t lo, hi;   /* fused activation range, quantized */
   int32_t *w_zp;    /* per output channel */
-  double *mult;     /* per output channel: in_scale * w_scale[c] / out_scale */
+  float *scale;     /* per output channel: in_scale * w_scale[c] / out_scale, in float32 */
 } cpu_requant;
 
 /* Fills rq for input x, weights w (per-tensor, or per-channel along w_axis with
@@ -72,8 +72,8 @@ static inline tfl_status cpu_requant_prepare(const tfl_graph *g, const tfl_node 
   rq->in_zp = cpu_zero_point(x, 0);
   rq->out_zp = cpu_zero_point(y, 0);
   rq->w_zp = malloc(sizeof(int32_t) * (size_t)channels);
-  rq->mult = malloc(sizeof(double) * (size_t)channels);
-  if (!rq->w_zp || !rq->mult) return tfl_error(TFL_ERR_NOMEM, "requant tables");
+  rq->scale = malloc(sizeof(float) * (size_t)channels);
+  if (!rq->w_zp || !rq->scale) return tfl_error(TFL_ERR_NOMEM, "requant tables");
   int32_t tlo, thi;
   cpu_type_limits(x->type, &tlo, &thi);
   for (int c = 0; c < channels; c++) {
@@ -83,10 +83,10 @@ static inline tfl_status cpu_requant_prepare(const tfl_graph *g, const tfl_node 
       if (zps[k] < tlo || zps[k] > thi)
         return CPU_NODE_ERR(TFL_ERR_FORMAT, g, n, "zero point %d outside %s range", zps[k],
                             tfl_type_name(x->type));
-    rq->mult[c] = (double)cpu_scale(x, 0) * (double)cpu_scale(w, c) / (double)cpu_scale(y, 0);
-    if (!(rq->mult[c] > 0.0 && rq->mult[c] < 1e6)) /* zero, negative, NaN or absurd scales */
+    rq->scale[c] = cpu_requant_scale(cpu_scale(x, 0), cpu_scale(w, c), cpu_scale(y, 0));
+    if (!(rq->scale[c] > 0.0f && rq->scale[c] < 1e6f)) /* zero, negative, NaN or absurd */
       return CPU_NODE_ERR(TFL_ERR_FORMAT, g, n, "channel %d: scales give multiplier %g", c,
-                          rq->mult[c]);
+                          (double)rq->scale[c]);
   }
   cpu_activation_range_q(act, cpu_scale(y, 0), rq->out_zp, y->type, &rq->lo, &rq->hi);
   return TFL_OK;
@@ -95,13 +95,13 @@ static inline tfl_status cpu_requant_prepare(const tfl_graph *g, const tfl_node 
 static inline void cpu_requant_free(cpu_requant *rq)
 {
   free(rq->w_zp);
-  free(rq->mult);
+  free(rq->scale);
 }
 
 /* acc (int32, zero points removed, bias added) -> stored integer of channel c. */
 static inline int32_t cpu_requant_apply(const cpu_requant *rq, int32_t acc, int c)
 {
-  return cpu_clamp_i32(rq->out_zp + cpu_round(acc * rq->mult[c]), rq->lo, rq->hi);
+  return cpu_requant_fp32(acc, rq->scale[c], rq->out_zp, rq->lo, rq->hi);
 }
 
 /* Checks an optional bias: float for float ops, int32 for quantized ones, `channels` long. */

@@ -3,9 +3,13 @@
  * Types: float32; int32; uint8/int8 per-tensor quantized (inputs and output may have
  * different scales); bool for LOGICAL_AND.
  *
- * Quantized math: each input's 256 codes are dequantized into a table once (with the
- * output's 1/scale folded in where the op allows), the op runs in double and the result is
- * rounded half away from zero to the output: within 1 LSB of TFLite's fixed point.
+ * Quantized math follows TensorFlow Lite bit for bit. ADD/SUB/MUL run through XNNPACK
+ * there when the scale ratios are in its range: ADD/SUB as integer multipliers (20-bit,
+ * shared shift) plus a rounding bias and an arithmetic shift, MUL in the fp32 scheme
+ * (cpu_requant_fp32). Out of XNNPACK's range TFLite's builtin fixed-point kernels run
+ * (inputs scaled by 2^20 and Q31 multipliers; MUL one Q31 multiplier). The other ops
+ * dequantize each input's 256 codes into a table once, run in double and round half
+ * away from zero.
  * eval splits the flat output range over threads; rows of the innermost (merged) dim
  * run as contiguous loops with the repeated operand hoisted.
  */
@@ -29,6 +33,13 @@ typedef struct {
   uint8_t fa, fb;        /* quantized: byte -> table index flips */
   int32_t zo;
   double ta[256], tb[256]; /* quantized: real value of each code, times 1/out_scale where linear */
+  enum { QM_TABLE, QM_XNN_ADD, QM_XNN_MUL, QM_TFL_ADD, QM_TFL_MUL } qmode;
+  int32_t za, zb;        /* quantized integer modes: input zero points */
+  int32_t ma, mb, bias;  /* QM_XNN_ADD: multipliers, bias (rounding less zero points) */
+  int shift;             /* QM_XNN_ADD: right shift */
+  float scale;           /* QM_XNN_MUL: a_scale * b_scale / out_scale */
+  int32_t qa, qb, qo;    /* QM_TFL_*: Q31 multipliers of a, b (ADD) and the output */
+  int sa, sb, so;        /* QM_TFL_*: their exponents */
 } bin_state;
 
 static bin_op op_of(tfl_op op)
@@ -66,6 +77,42 @@ static tfl_status prepare_quant(const tfl_graph *g, const tfl_node *n, bin_state
   st->fb = cpu_q8_flip(b->type);
   st->zo = cpu_zero_point(y, 0);
   cpu_activation_range_q(act, cpu_scale(y, 0), st->zo, y->type, &st->ilo, &st->ihi);
+  st->za = cpu_zero_point(a, 0);
+  st->zb = cpu_zero_point(b, 0);
+  float fa = cpu_scale(a, 0), fb = cpu_scale(b, 0), fy = cpu_scale(y, 0);
+  if (st->op == BIN_ADD || st->op == BIN_SUB) {
+    float ra = fa / fy, rb = fb / fy; /* XNNPACK takes 2^-10 <= ratio < 2^8 */
+    if (ra >= 0x1.0p-10f && ra < 0x1.0p8f && rb >= 0x1.0p-10f && rb < 0x1.0p8f) {
+      st->qmode = QM_XNN_ADD;
+      int e;
+      frexpf(ra > rb ? ra : rb, &e); /* max ratio in [2^(e-1), 2^e) */
+      st->shift = 20 - (e - 1);      /* the larger multiplier gets 21 bits */
+      st->ma = (int32_t)lrintf(ldexpf(ra, st->shift));
+      st->mb = (int32_t)lrintf(ldexpf(rb, st->shift));
+      if (st->op == BIN_SUB) st->mb = -st->mb;
+      st->bias = (INT32_C(1) << (st->shift - 1)) - st->ma * st->za - st->mb * st->zb;
+    } else {
+      st->qmode = QM_TFL_ADD;
+      double twice_max = 2.0 * (fa > fb ? fa : fb);
+      cpu_quantize_multiplier(fa / twice_max, &st->qa, &st->sa);
+      cpu_quantize_multiplier(fb / twice_max, &st->qb, &st->sb);
+      cpu_quantize_multiplier(twice_max / ((double)(1 << 20) * fy), &st->qo, &st->so);
+      if (st->op == BIN_SUB) st->qb = -st->qb;
+    }
+    return TFL_OK;
+  }
+  if (st->op == BIN_MUL) {
+    float r = fa * fb / fy;
+    if (r >= 0x1.0p-16f && r < 0x1.0p8f) {
+      st->qmode = QM_XNN_MUL;
+      st->scale = cpu_requant_scale(fa, fb, fy);
+    } else {
+      st->qmode = QM_TFL_MUL;
+      cpu_quantize_multiplier((double)fa * fb / fy, &st->qo, &st->so);
+    }
+    return TFL_OK;
+  }
+  st->qmode = QM_TABLE;
   cpu_q8_dequant_table(a, st->ta);
   cpu_q8_dequant_table(b, st->tb);
   /* fold 1/out_scale: into a alone for MUL/DIV, into both for the linear/monotonic ops */
@@ -218,6 +265,44 @@ static void row_q8(void *arg, size_t ao, size_t ia, size_t bo, size_t ib, size_t
   }
 }
 
+/* Integer modes: TFLite's arithmetic on raw values qa, qb -> stored integer. */
+static inline int32_t q8_int_op(const bin_state *st, int32_t qa, int32_t qb)
+{
+  int32_t v = 0;
+  switch (st->qmode) {
+  case QM_XNN_ADD: /* arithmetic shift: rounds half up, as XNNPACK */
+    v = ((st->bias + qa * st->ma + qb * st->mb) >> st->shift) + st->zo;
+    break;
+  case QM_XNN_MUL:
+    return cpu_requant_fp32((qa - st->za) * (qb - st->zb), st->scale, st->zo, st->ilo, st->ihi);
+  case QM_TFL_ADD: {
+    int32_t sa = cpu_mul_by_quantized_multiplier((qa - st->za) * (1 << 20), st->qa, st->sa);
+    int32_t sb = cpu_mul_by_quantized_multiplier((qb - st->zb) * (1 << 20), st->qb, st->sb);
+    v = cpu_mul_by_quantized_multiplier(sa + sb, st->qo, st->so) + st->zo;
+    break;
+  }
+  case QM_TFL_MUL:
+    v = cpu_mul_by_quantized_multiplier((qa - st->za) * (qb - st->zb), st->qo, st->so) + st->zo;
+    break;
+  case QM_TABLE: break;
+  }
+  return cpu_clamp_i32(v, st->ilo, st->ihi);
+}
+
+static void row_q8_int(void *arg, size_t ao, size_t ia, size_t bo, size_t ib, size_t yo, size_t len)
+{
+  const bin_args *x = arg;
+  const bin_state *st = x->st;
+  uint8_t *y = (uint8_t *)x->y + yo;
+  if (st->type == TFL_TYPE_UINT8) {
+    const uint8_t *pa = (const uint8_t *)x->a + ao, *pb = (const uint8_t *)x->b + bo;
+    for (size_t k = 0; k < len; k++) y[k] = (uint8_t)q8_int_op(st, pa[k * ia], pb[k * ib]);
+  } else {
+    const int8_t *pa = (const int8_t *)x->a + ao, *pb = (const int8_t *)x->b + bo;
+    for (size_t k = 0; k < len; k++) y[k] = (uint8_t)q8_int_op(st, pa[k * ia], pb[k * ib]);
+  }
+}
+
 typedef struct {
   bin_args args;
   cpu_bcast_row row;
@@ -243,7 +328,7 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   case TFL_TYPE_INT32: j.row = row_i32; break;
   case TFL_TYPE_BOOL: j.row = row_bool; break;
   case TFL_TYPE_UINT8:
-  case TFL_TYPE_INT8: j.row = row_q8; break;
+  case TFL_TYPE_INT8: j.row = st->qmode == QM_TABLE ? row_q8 : row_q8_int; break;
   case TFL_TYPE_FLOAT16:
   case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:

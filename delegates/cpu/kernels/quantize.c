@@ -1,7 +1,9 @@
 /* quantize.c - QUANTIZE and DEQUANTIZE.
- * QUANTIZE: float32 -> uint8/int8/int16, per tensor or per channel (q = round(x / scale) +
- *   zero_point, rounded half away from zero in float as TFLite, clamped); or a requantize
- *   uint8/int8 -> uint8/int8 through a 256-entry table (within 1 LSB of TFLite).
+ * QUANTIZE: float32 -> uint8/int8/int16, per tensor or per channel; or a requantize
+ *   uint8/int8 -> uint8/int8 through a 256-entry table. float -> int: round(x / scale) half
+ *   away from zero, as TFLite's builtin (XNNPACK, which TFLite uses for per-tensor 8-bit
+ *   outputs, computes x * (1 / scale) rounded to even: they differ only at ties). The
+ *   requantize follows TFLite bit for bit (prepare_quantize).
  * DEQUANTIZE: uint8/int8/int16/int32 (per tensor or per channel) and float16 -> float32,
  *   x = scale * (q - zero_point).
  * Per-channel loops run outer x channel x inner so the scale is hoisted out of the inner loop.
@@ -94,11 +96,24 @@ static tfl_status prepare_quantize(tfl_graph *g, const tfl_node *n, void **state
   if (from_float) return setup_channels(g, n, st, y, "output");
   if ((s = cpu_check_per_tensor(g, n, x, "input")) || (s = cpu_check_per_tensor(g, n, y, "output")))
     return s;
-  double t[256];
-  cpu_q8_dequant_table(x, t);
+  /* 8-bit requantization, as TensorFlow Lite does it: same type and an input/output scale
+   * ratio in [2^-8, 2^7] runs in XNNPACK (8-bit fixed-point multiplier, rounding bias,
+   * arithmetic shift); otherwise TFLite's builtin (Q31 multiplier of the ratio). */
   st->flip = cpu_q8_flip(x->type);
-  for (int i = 0; i < 256; i++)
-    st->lut[i] = (uint8_t)cpu_q8_quantize(t[i], 1.0 / cpu_scale(y, 0), cpu_zero_point(y, 0), st->lo, st->hi);
+  int32_t zx = cpu_zero_point(x, 0), zy = cpu_zero_point(y, 0);
+  float ratio = cpu_scale(x, 0) / cpu_scale(y, 0);
+  bool xnn = x->type == y->type && ratio >= 0x1.0p-8f && ratio <= 0x1.0p7f;
+  int32_t m = (int32_t)lrintf(256.0f * ratio), q31;
+  int shift;
+  cpu_quantize_multiplier((double)cpu_scale(x, 0) / (double)cpu_scale(y, 0), &q31, &shift);
+  for (int i = 0; i < 256; i++) {
+    int32_t q = cpu_q8_value(x->type, i), v;
+    if (xnn)
+      v = (int32_t)(((uint32_t)zy << 8) - (uint32_t)(m * zx) + 0x80u + (uint32_t)(q * m)) >> 8;
+    else
+      v = cpu_mul_by_quantized_multiplier(q - zx, q31, shift) + zy;
+    st->lut[i] = (uint8_t)cpu_clamp_i32(v, st->lo, st->hi);
+  }
   return TFL_OK;
 }
 
