@@ -105,6 +105,25 @@ tfl_decoder_kind tfl_decoder_pick(const tfl_graph *g, char *why, size_t why_size
   return TFL_DECODER_NONE;
 }
 
+void tfl_decoder_input_range(tfl_decoder_kind kind, const tfl_graph *g, float *lo, float *hi)
+{
+  const tfl_tensor *o0 = output(g, 0);
+  bool unit = false;
+  switch (kind) {
+  case TFL_DECODER_LANDMARKS: unit = true; break;
+  /* one probability channel: MediaPipe's selfie segmentation; many classes: DeepLab */
+  case TFL_DECODER_SEGMENTATION: unit = o0 && o0->ndim == 4 && o0->dims[3] <= 2; break;
+  /* raw anchors: 2016 is the palm detector (18 coordinates per anchor) */
+  case TFL_DECODER_DETECTION: unit = o0 && o0->ndim == 3 && o0->dims[1] == 2016; break;
+  case TFL_DECODER_AUTO:
+  case TFL_DECODER_NONE:
+  case TFL_DECODER_CLASSIFICATION:
+  case TFL_DECODER_POSE: break;
+  }
+  *lo = unit ? 0.0f : -1.0f;
+  *hi = 1.0f;
+}
+
 static const decoder_impl *impl_of(tfl_decoder_kind k)
 {
   switch (k) {

@@ -7,7 +7,7 @@
  *
  * Plain C, no GStreamer. Nothing from the model is trusted: counts, class ids and
  * indices are clamped to the tensors' dims; boxes are clamped to the frame.
- * Each family lives in its own file (decode_classification.c, decode_ssd.c, ...).
+ * Each family lives in its own file (decode_classification.c, decode_detection.c, ...).
  */
 #ifndef TFL_DECODER_H
 #define TFL_DECODER_H
@@ -53,6 +53,12 @@ tfl_decoder_options tfl_decoder_defaults(void);
 /* Picks a decoder from the graph's output tensors (count, shapes, types, custom ops)
  * and writes one sentence saying why into `why`. TFL_DECODER_NONE when nothing fits. */
 tfl_decoder_kind tfl_decoder_pick(const tfl_graph *g, char *why, size_t why_size);
+
+/* The float input range [*lo, *hi] (pixel 0..255 mapped linearly onto it) the model
+ * family was trained with, for models whose metadata says nothing: MediaPipe's
+ * landmark, selfie segmentation and palm models take 0..1; MediaPipe's face and person
+ * detectors, DeepLab, the SSDs and the ImageNet classifiers take -1..1. */
+void tfl_decoder_input_range(tfl_decoder_kind kind, const tfl_graph *g, float *lo, float *hi);
 
 typedef struct tfl_decoder tfl_decoder;
 

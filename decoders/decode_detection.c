@@ -1,0 +1,408 @@
+/* decode_detection.c - boxes from detection models, three layouts chosen from the graph:
+ *  - the four outputs of TFLite_Detection_PostProcess (boxes ymin,xmin,ymax,xmax
+ *    normalized, classes, scores, count); class k is reported as k + 1, the line of
+ *    the COCO label map whose line 0 is "???";
+ *  - standard SSD raw outputs: box encodings [1,A,4] (ty,tx,th,tw) and class scores
+ *    [1,A,C] with background class 0 (logits through a sigmoid unless the graph ends
+ *    in LOGISTIC/SOFTMAX), TF's multiple-grid anchors, FasterRCNN box coder, greedy
+ *    NMS per class; class c is reported as c (label line 0 is the background);
+ *  - MediaPipe detectors: regressors [1,A,K] (x,y,w,h then K/2-2 keypoints) and
+ *    classificators [1,A,1] (clipped logits), SsdAnchorsCalculator anchors, weighted
+ *    NMS; class 0.
+ * Boxes are mapped through the transform to frame pixels and clamped. */
+#include "decoder_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detection_nms.h"
+#include "ssd_anchors.h"
+
+typedef enum { DET_POSTPROCESS, DET_SSD, DET_MEDIAPIPE } det_layout;
+
+typedef struct {
+  nms_box box;  /* normalized */
+  float score;
+  int class_id;
+  int index;    /* anchor */
+} det_found;
+
+typedef struct {
+  det_layout layout;
+  int out[4];              /* graph output positions (postprocess: boxes, classes, scores,
+                            * count; raw: boxes, scores) */
+  int in_w, in_h;          /* the graph's input size, when the transform has none */
+  int n_anchors, n_classes, n_coords, n_keypoints;
+  ssd_anchor *anchors;
+  float scale[4];          /* box coder: y, x, h, w */
+  bool prob_scores;        /* scores are probabilities already */
+  int cap;                 /* results at most */
+  nms_box *boxes;          /* per anchor, decoded each run */
+  float *kps;              /* per anchor: x, y of each keypoint, normalized */
+  nms_scored *cand;        /* per anchor */
+  uint8_t *scratch;        /* per anchor */
+  int *sel;                /* cap */
+  det_found *found;        /* cap */
+  nms_box *wbox;           /* cap: weighted NMS outputs */
+  float *wscore, *wkps;    /* cap, cap * 2 * n_keypoints */
+  int *windex;             /* cap */
+} det_state;
+
+static void det_free(void *state)
+{
+  det_state *s = state;
+  if (!s) return;
+  free(s->anchors);
+  free(s->boxes);
+  free(s->kps);
+  free(s->cand);
+  free(s->scratch);
+  free(s->sel);
+  free(s->found);
+  free(s->wbox);
+  free(s->wscore);
+  free(s->wkps);
+  free(s->windex);
+  free(s);
+}
+
+static int output_position(const tfl_graph *g, int32_t tensor)
+{
+  for (int i = 0; i < g->n_outputs; i++)
+    if (g->outputs[i] == tensor) return i;
+  return -1;
+}
+
+static const tfl_tensor *graph_output(const tfl_graph *g, int i)
+{
+  return &g->tensors[g->outputs[i]];
+}
+
+static tfl_status create_postprocess(const tfl_graph *g, const tfl_node *n, det_state *s)
+{
+  static const char *const what[4] = { "boxes", "classes", "scores", "count" };
+  if (n->n_out != 4)
+    return tfl_error(TFL_ERR_SHAPE, "detection: TFLite_Detection_PostProcess has %d outputs, expected 4",
+                     n->n_out);
+  for (int i = 0; i < 4; i++) {
+    s->out[i] = n->out[i] >= 0 ? output_position(g, n->out[i]) : -1;
+    if (s->out[i] < 0)
+      return tfl_error(TFL_ERR_SHAPE, "detection: TFLite_Detection_PostProcess output %d (%s) is not a model output",
+                       i, what[i]);
+  }
+  s->layout = DET_POSTPROCESS;
+  return TFL_OK;
+}
+
+/* The anchor preset for a count (and input size), or AUTO when none fits. */
+static tfl_anchor_kind auto_anchors(int count, int in_w, int in_h)
+{
+  static const tfl_anchor_kind kinds[] = { TFL_ANCHORS_SSD_MOBILENET, TFL_ANCHORS_FACE_SHORT,
+                                           TFL_ANCHORS_FACE_FULL, TFL_ANCHORS_POSE_DETECTION,
+                                           TFL_ANCHORS_PALM };
+  tfl_anchor_kind by_count = TFL_ANCHORS_AUTO;
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+    const ssd_anchor_options *o = ssd_anchor_preset(kinds[i]);
+    if (ssd_anchor_count(o) != count) continue;
+    if (o->in_w == in_w && o->in_h == in_h) return kinds[i];  /* exact match wins */
+    if (by_count == TFL_ANCHORS_AUTO) by_count = kinds[i];
+  }
+  return by_count;
+}
+
+/* Last two dims of a [1,A,K] (or [A,K]) tensor; false when it is not one. */
+static bool rows_cols(const tfl_tensor *t, int *rows, int *cols)
+{
+  if (t->ndim < 2) return false;
+  for (int d = 0; d < t->ndim - 2; d++)
+    if (t->dims[d] != 1) return false;
+  *rows = t->dims[t->ndim - 2];
+  *cols = t->dims[t->ndim - 1];
+  return *rows > 0 && *cols > 0;
+}
+
+static bool is_prob_output(const tfl_graph *g, int32_t tensor)
+{
+  const int p = g->tensors[tensor].producer;
+  if (p < 0 || p >= g->n_nodes) return false;
+  return g->nodes[p].op == TFL_OP_LOGISTIC || g->nodes[p].op == TFL_OP_SOFTMAX;
+}
+
+static tfl_status create_raw(const tfl_graph *g, const tfl_decoder_options *opt, det_state *s)
+{
+  if (g->n_outputs != 2)
+    return tfl_error(TFL_ERR_SHAPE, "detection: %d outputs; expected boxes and scores (2) or "
+                     "TFLite_Detection_PostProcess", g->n_outputs);
+  int r0, c0, r1, c1;
+  if (!rows_cols(graph_output(g, 0), &r0, &c0) || !rows_cols(graph_output(g, 1), &r1, &c1))
+    return tfl_error(TFL_ERR_SHAPE, "detection: outputs are not [1, anchors, values]");
+  if (r0 != r1)
+    return tfl_error(TFL_ERR_SHAPE, "detection: output 0 has %d anchors, output 1 has %d", r0, r1);
+  /* boxes: 4 values (SSD) or 4 + keypoints (MediaPipe); scores: classes or 1 */
+  const bool swap = (c0 == 1 && c1 >= 4) || (c1 == 4 && c0 != 4);
+  s->out[0] = swap ? 1 : 0;
+  s->out[1] = swap ? 0 : 1;
+  s->n_coords = swap ? c1 : c0;
+  s->n_classes = swap ? c0 : c1;
+  s->n_anchors = r0;
+  tfl_anchor_kind kind = opt->anchors;
+  if (kind == TFL_ANCHORS_AUTO) kind = auto_anchors(r0, s->in_w, s->in_h);
+  const ssd_anchor_options *ao = ssd_anchor_preset(kind);
+  if (!ao)
+    return tfl_error(TFL_ERR_SHAPE, "detection: no anchor preset has %d anchors (SSD 1917, face "
+                     "short 896, face full 2304, pose 2254, palm 2016)", r0);
+  const int count = ssd_anchor_count(ao);
+  if (count != r0)
+    return tfl_error(TFL_ERR_SHAPE, "detection: the chosen anchors give %d boxes, the model has %d",
+                     count, r0);
+  if (kind == TFL_ANCHORS_SSD_MOBILENET) {
+    s->layout = DET_SSD;
+    if (s->n_coords != 4)
+      return tfl_error(TFL_ERR_SHAPE, "detection: SSD box encodings have %d values, expected 4", s->n_coords);
+    if (s->n_classes < 2)
+      return tfl_error(TFL_ERR_SHAPE, "detection: SSD scores have %d classes, expected background + >= 1",
+                       s->n_classes);
+    const float def[4] = { 10.0f, 10.0f, 5.0f, 5.0f };
+    memcpy(s->scale, def, sizeof def);
+  } else {
+    s->layout = DET_MEDIAPIPE;
+    if (s->n_coords < 4 || (s->n_coords - 4) % 2)
+      return tfl_error(TFL_ERR_SHAPE, "detection: regressors have %d values, expected 4 + 2 per keypoint",
+                       s->n_coords);
+    if (s->n_classes != 1)
+      return tfl_error(TFL_ERR_SHAPE, "detection: classificators have %d values per anchor, expected 1",
+                       s->n_classes);
+    s->n_keypoints = (s->n_coords - 4) / 2;
+    const float def[4] = { (float)ao->in_h, (float)ao->in_w, (float)ao->in_h, (float)ao->in_w };
+    memcpy(s->scale, def, sizeof def);
+  }
+  for (int i = 0; i < 4; i++)
+    if (opt->box_scale[i] > 0) s->scale[i] = opt->box_scale[i];
+  s->prob_scores = is_prob_output(g, g->outputs[s->out[1]]);
+  const size_t a = (size_t)r0;
+  s->anchors = malloc(a * sizeof *s->anchors);
+  s->boxes = malloc(a * sizeof *s->boxes);
+  s->kps = malloc(a * 2 * (size_t)(s->n_keypoints + 1) * sizeof(float));
+  s->cand = malloc(a * sizeof *s->cand);
+  s->scratch = malloc(a);
+  const size_t c = (size_t)s->cap;
+  s->wbox = malloc(c * sizeof *s->wbox);
+  s->wscore = malloc(c * sizeof(float));
+  s->windex = malloc(c * sizeof(int));
+  s->wkps = malloc(c * 2 * (size_t)(s->n_keypoints + 1) * sizeof(float));
+  if (!s->anchors || !s->boxes || !s->kps || !s->cand || !s->scratch || !s->wbox || !s->wscore ||
+      !s->windex || !s->wkps)
+    return tfl_error(TFL_ERR_NOMEM, "out of memory");
+  ssd_anchors_generate(ao, s->anchors, r0);
+  return TFL_OK;
+}
+
+static tfl_status det_create(const tfl_graph *g, const tfl_decoder_options *opt, void **state)
+{
+  det_state *s = calloc(1, sizeof *s);
+  if (!s) return tfl_error(TFL_ERR_NOMEM, "out of memory");
+  s->cap = opt->max_results > 0 ? opt->max_results : 1;
+  s->sel = malloc((size_t)s->cap * sizeof(int));
+  s->found = malloc((size_t)s->cap * sizeof(det_found));
+  if (!s->sel || !s->found) {
+    det_free(s);
+    return tfl_error(TFL_ERR_NOMEM, "out of memory");
+  }
+  if (g->n_inputs > 0) {
+    const tfl_tensor *in = &g->tensors[g->inputs[0]];
+    if (in->ndim == 4) {
+      s->in_h = in->dims[1];
+      s->in_w = in->dims[2];
+    }
+  }
+  const tfl_node *pp = NULL;
+  for (int i = 0; i < g->n_nodes; i++)
+    if (!g->nodes[i].dead && g->nodes[i].op == TFL_OP_DETECTION_POSTPROCESS) pp = &g->nodes[i];
+  tfl_status st = pp ? create_postprocess(g, pp, s) : create_raw(g, opt, s);
+  if (st != TFL_OK) {
+    det_free(s);
+    return st;
+  }
+  *state = s;
+  return TFL_OK;
+}
+
+/* Appends a box (normalized corners) and its keypoints (normalized x, y pairs). */
+static tfl_status emit(tfl_results *res, const tfl_transform *tr, int in_w, int in_h, nms_box b,
+                       int class_id, float score, const float *kps, int n_kps)
+{
+  const float fx0 = decoder_frame_x(tr, b.xmin * (float)in_w);
+  const float fx1 = decoder_frame_x(tr, b.xmax * (float)in_w);
+  const float fy0 = decoder_frame_y(tr, b.ymin * (float)in_h);
+  const float fy1 = decoder_frame_y(tr, b.ymax * (float)in_h);
+  tfl_box *o = &res->boxes[res->n_boxes];
+  *o = (tfl_box){
+    .x = fminf(fx0, fx1), .y = fminf(fy0, fy1),
+    .w = fabsf(fx1 - fx0), .h = fabsf(fy1 - fy0),
+    .class_id = class_id, .score = score,
+  };
+  decoder_clamp_box(tr, o);
+  if (n_kps > 0) {
+    o->keypoints = malloc((size_t)n_kps * sizeof(tfl_keypoint));
+    if (!o->keypoints) return tfl_error(TFL_ERR_NOMEM, "out of memory");
+    o->n_keypoints = n_kps;
+    for (int k = 0; k < n_kps; k++)
+      o->keypoints[k] = (tfl_keypoint){ decoder_frame_x(tr, kps[2 * k] * (float)in_w),
+                                        decoder_frame_y(tr, kps[2 * k + 1] * (float)in_h), -1.0f };
+  }
+  res->n_boxes++;
+  return TFL_OK;
+}
+
+static tfl_status alloc_boxes(tfl_results *res, int n)
+{
+  res->boxes = calloc((size_t)(n > 0 ? n : 1), sizeof(tfl_box));
+  return res->boxes ? TFL_OK : tfl_error(TFL_ERR_NOMEM, "out of memory");
+}
+
+static tfl_status run_postprocess(det_state *s, const tfl_tensor *const *o, const tfl_transform *tr,
+                                  int in_w, int in_h, const tfl_decoder_options *opt, tfl_results *res)
+{
+  const tfl_tensor *boxes = o[s->out[0]], *classes = o[s->out[1]], *scores = o[s->out[2]],
+                   *count = o[s->out[3]];
+  size_t n = tfl_tensor_count(scores);
+  if (tfl_tensor_count(classes) < n) n = tfl_tensor_count(classes);
+  if (tfl_tensor_count(boxes) / 4 < n) n = tfl_tensor_count(boxes) / 4;
+  const float cf = tfl_tensor_count(count) ? decoder_value(count, 0) : 0.0f;
+  const int k = cf > 0 ? (cf < (float)n ? (int)cf : (int)n) : 0;  /* NaN gives 0 */
+  tfl_status st = alloc_boxes(res, k < s->cap ? k : s->cap);
+  for (int i = 0; i < k && st == TFL_OK && res->n_boxes < s->cap; i++) {
+    const float score = decoder_value(scores, (size_t)i);
+    if (!(score >= opt->threshold)) continue;
+    const float c = decoder_value(classes, (size_t)i);
+    const int class_id = c >= 0 && c < 65535 ? (int)c + 1 : -1;
+    float v[4];
+    for (int j = 0; j < 4; j++) v[j] = decoder_value(boxes, (size_t)i * 4 + (size_t)j);
+    const nms_box b = { fminf(v[0], v[2]), fminf(v[1], v[3]), fmaxf(v[0], v[2]), fmaxf(v[1], v[3]) };
+    if (!isfinite(b.ymin + b.xmin + b.ymax + b.xmax)) continue;
+    st = emit(res, tr, in_w, in_h, b, class_id, score, NULL, 0);
+  }
+  return st;
+}
+
+/* Probability of a raw score; logits are clipped as MediaPipe does. */
+static float to_prob(const det_state *s, float v)
+{
+  if (s->prob_scores) return v;
+  v = fminf(fmaxf(v, -100.0f), 100.0f);
+  return 1.0f / (1.0f + expf(-v));
+}
+
+/* The raw score at or above which a probability reaches the threshold. */
+static float raw_threshold(const det_state *s, float thr)
+{
+  if (s->prob_scores) return thr;
+  if (thr <= 0.0f) return -INFINITY;
+  if (thr >= 1.0f) return INFINITY;
+  return logf(thr / (1.0f - thr));
+}
+
+/* Keeps the best `cap` results, sorted by score, best first. */
+static void keep_best(det_state *s, int *n, det_found f)
+{
+  if (*n == s->cap && !(f.score > s->found[*n - 1].score)) return;
+  int i = *n < s->cap ? (*n)++ : *n - 1;
+  for (; i > 0 && s->found[i - 1].score < f.score; i--) s->found[i] = s->found[i - 1];
+  s->found[i] = f;
+}
+
+static tfl_status run_ssd(det_state *s, const tfl_tensor *const *o, const tfl_transform *tr,
+                          int in_w, int in_h, const tfl_decoder_options *opt, tfl_results *res)
+{
+  const tfl_tensor *enc = o[s->out[0]], *sc = o[s->out[1]];
+  const int A = s->n_anchors, C = s->n_classes;
+  for (int a = 0; a < A; a++) {
+    const ssd_anchor *an = &s->anchors[a];
+    const size_t b = (size_t)a * 4;
+    const float yc = decoder_value(enc, b) / s->scale[0] * an->h + an->yc;
+    const float xc = decoder_value(enc, b + 1) / s->scale[1] * an->w + an->xc;
+    const float h = expf(decoder_value(enc, b + 2) / s->scale[2]) * an->h;
+    const float w = expf(decoder_value(enc, b + 3) / s->scale[3]) * an->w;
+    s->boxes[a] = (nms_box){ yc - 0.5f * h, xc - 0.5f * w, yc + 0.5f * h, xc + 0.5f * w };
+  }
+  const float thr = raw_threshold(s, opt->threshold);
+  int n_found = 0;
+  for (int c = 1; c < C; c++) {
+    int k = 0;
+    for (int a = 0; a < A; a++) {
+      const float v = decoder_value(sc, (size_t)a * (size_t)C + (size_t)c);
+      if (v >= thr && isfinite(s->boxes[a].ymin + s->boxes[a].ymax + s->boxes[a].xmin + s->boxes[a].xmax))
+        s->cand[k++] = (nms_scored){ to_prob(s, v), a };
+    }
+    nms_sort(s->cand, k);
+    const int m = nms_greedy(s->boxes, s->cand, k, opt->iou_threshold, s->cap, s->sel, s->scratch);
+    for (int i = 0, j = 0; i < m; i++) {
+      while (s->cand[j].index != s->sel[i]) j++;  /* selections keep the candidates' order */
+      keep_best(s, &n_found, (det_found){ s->boxes[s->sel[i]], s->cand[j].score, c, s->sel[i] });
+    }
+  }
+  tfl_status st = alloc_boxes(res, n_found);
+  for (int i = 0; i < n_found && st == TFL_OK; i++)
+    st = emit(res, tr, in_w, in_h, s->found[i].box, s->found[i].class_id, s->found[i].score, NULL, 0);
+  return st;
+}
+
+static tfl_status run_mediapipe(det_state *s, const tfl_tensor *const *o, const tfl_transform *tr,
+                                int in_w, int in_h, const tfl_decoder_options *opt, tfl_results *res)
+{
+  const tfl_tensor *reg = o[s->out[0]], *sc = o[s->out[1]];
+  const int A = s->n_anchors, K = s->n_coords, nk = s->n_keypoints;
+  const float thr = raw_threshold(s, opt->threshold);
+  int k = 0;
+  for (int a = 0; a < A; a++) {
+    const float v = decoder_value(sc, (size_t)a);
+    if (!(v >= thr)) continue;
+    const ssd_anchor *an = &s->anchors[a];
+    const size_t b = (size_t)a * (size_t)K;
+    /* MediaPipe's order: x, y, w, h, then x, y per keypoint */
+    const float xc = decoder_value(reg, b) / s->scale[1] * an->w + an->xc;
+    const float yc = decoder_value(reg, b + 1) / s->scale[0] * an->h + an->yc;
+    const float w = decoder_value(reg, b + 2) / s->scale[3] * an->w;
+    const float h = decoder_value(reg, b + 3) / s->scale[2] * an->h;
+    if (!isfinite(xc + yc + w + h)) continue;
+    s->boxes[a] = (nms_box){ yc - 0.5f * h, xc - 0.5f * w, yc + 0.5f * h, xc + 0.5f * w };
+    float *kp = s->kps + (size_t)a * 2 * (size_t)nk;
+    for (int j = 0; j < nk; j++) {
+      kp[2 * j] = decoder_value(reg, b + 4 + 2 * (size_t)j) / s->scale[1] * an->w + an->xc;
+      kp[2 * j + 1] = decoder_value(reg, b + 5 + 2 * (size_t)j) / s->scale[0] * an->h + an->yc;
+    }
+    s->cand[k++] = (nms_scored){ to_prob(s, v), a };
+  }
+  nms_sort(s->cand, k);
+  const int m = nms_weighted(s->boxes, s->kps, 2 * nk, s->cand, k, opt->iou_threshold, s->cap,
+                             s->wbox, s->wscore, s->windex, nk ? s->wkps : NULL, s->scratch);
+  tfl_status st = alloc_boxes(res, m);
+  for (int i = 0; i < m && st == TFL_OK; i++)
+    st = emit(res, tr, in_w, in_h, s->wbox[i], 0, s->wscore[i], s->wkps + (size_t)i * 2 * (size_t)nk, nk);
+  return st;
+}
+
+static tfl_status det_run(void *state, const tfl_tensor *const *outputs, int n_outputs,
+                          const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res)
+{
+  det_state *s = state;
+  const int need = s->layout == DET_POSTPROCESS ? 4 : 2;
+  for (int i = 0; i < need; i++)
+    if (s->out[i] >= n_outputs)
+      return tfl_error(TFL_ERR_SHAPE, "detection: output %d missing (%d given)", s->out[i], n_outputs);
+  if (s->layout != DET_POSTPROCESS) {
+    if (tfl_tensor_count(outputs[s->out[0]]) != (size_t)s->n_anchors * (size_t)s->n_coords ||
+        tfl_tensor_count(outputs[s->out[1]]) != (size_t)s->n_anchors * (size_t)s->n_classes)
+      return tfl_error(TFL_ERR_SHAPE, "detection: outputs changed size (expected %d anchors)", s->n_anchors);
+  }
+  const int in_w = tr->in_w > 0 ? tr->in_w : s->in_w, in_h = tr->in_h > 0 ? tr->in_h : s->in_h;
+  switch (s->layout) {
+  case DET_POSTPROCESS: return run_postprocess(s, outputs, tr, in_w, in_h, opt, res);
+  case DET_SSD: return run_ssd(s, outputs, tr, in_w, in_h, opt, res);
+  case DET_MEDIAPIPE: return run_mediapipe(s, outputs, tr, in_w, in_h, opt, res);
+  }
+  return TFL_OK;
+}
+
+const decoder_impl decoder_detection = { det_create, det_run, det_free };
