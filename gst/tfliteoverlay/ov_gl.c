@@ -1,0 +1,477 @@
+/* ov_gl.c - see ov_gl.h */
+#include "ov_gl.h"
+
+#include <gst/gl/gstglfuncs.h>
+#include <string.h>
+
+#ifndef GL_R8
+#define GL_R8 0x8229
+#endif
+#ifndef GL_R32F
+#define GL_R32F 0x822E
+#endif
+#ifndef GL_RED
+#define GL_RED 0x1903
+#endif
+
+/* GL 3.3 / GLES 3.0 entry points GstGLFuncs lacks, loaded from the context */
+typedef void (GSTGLAPI *OvDrawArraysInstanced)(GLenum mode, GLint first, GLsizei count, GLsizei n);
+typedef void (GSTGLAPI *OvVertexAttribDivisor)(GLuint index, GLuint divisor);
+typedef void (GSTGLAPI *OvGenSamplers)(GLsizei n, GLuint *samplers);
+typedef void (GSTGLAPI *OvDeleteSamplers)(GLsizei n, const GLuint *samplers);
+typedef void (GSTGLAPI *OvBindSampler)(GLuint unit, GLuint sampler);
+typedef void (GSTGLAPI *OvSamplerParameteri)(GLuint sampler, GLenum pname, GLint param);
+
+/* Attribute slots, shared by the shape and glyph programs: both instance structs are
+ * two vec4 of floats then four normalized bytes. */
+#define OV_ATTR_A 0
+#define OV_ATTR_B 1
+#define OV_ATTR_COLOR 2
+#define OV_UNIT_MASK 0
+#define OV_UNIT_PALETTE 1
+#define OV_UNIT_ATLAS 0
+
+typedef struct {
+  gfloat dst[4];   /* x0, y0, x1, y1 frame pixels */
+  gfloat src[4];   /* x0, y0, x1, y1 atlas texels */
+  guint8 rgba[4];
+} OvGlyphQuad;
+
+G_STATIC_ASSERT(sizeof(OvGlyphQuad) == sizeof(OvShape));
+
+struct _OvGl {
+  GstGLContext *context;
+  OvDrawArraysInstanced DrawArraysInstanced;
+  OvVertexAttribDivisor VertexAttribDivisor;
+  OvGenSamplers GenSamplers;
+  OvDeleteSamplers DeleteSamplers;
+  OvBindSampler BindSampler;
+  OvSamplerParameteri SamplerParameteri;
+  GstGLShader *shape, *glyph, *mask;
+  GLuint vao, vao_empty, vbo[2], fbo, sampler; /* vao_empty: the attribute-less mask pass */
+  GLuint atlas_tex, palette_tex, mask_tex;
+  guint atlas_serial, atlas_generation;
+  gboolean atlas_valid;
+  guint8 palette[256][4];
+  gboolean palette_valid;
+  gint mask_w, mask_h;
+  tfl_mask_kind mask_kind;
+  GArray *quads;   /* OvGlyphQuad scratch */
+};
+
+/* ---- shaders (a version line is prepended for the context's API) ---- */
+
+static const gchar *shape_vs =
+  "uniform vec2 u_size;\n"
+  "layout(location = 0) in vec4 a_ends;\n"     /* x0 y0 x1 y1 */
+  "layout(location = 1) in vec4 a_params;\n"   /* half width, cap, kind */
+  "layout(location = 2) in vec4 a_color;\n"
+  "out vec2 v_local;\n"
+  "out vec2 v_half;\n"
+  "out vec4 v_color;\n"
+  "out float v_disk;\n"
+  "void main() {\n"
+  "  vec2 corner = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1)) * 2.0 - 1.0;\n"
+  "  vec2 dir = vec2(1.0, 0.0);\n"
+  "  vec2 centre = a_ends.xy;\n"
+  "  vec2 half_size = vec2(a_params.x);\n"
+  "  v_disk = a_params.z;\n"
+  "  if (a_params.z < 0.5) {\n"
+  "    vec2 d = a_ends.zw - a_ends.xy;\n"
+  "    float len = length(d);\n"
+  "    if (len > 1e-6) dir = d / len;\n"
+  "    centre = 0.5 * (a_ends.xy + a_ends.zw);\n"
+  "    half_size = vec2(0.5 * len + a_params.y, a_params.x);\n"
+  "  }\n"
+  /* one pixel of margin for the antialiased edge */
+  "  vec2 local = corner * (half_size + 1.0);\n"
+  "  vec2 pos = centre + dir * local.x + vec2(-dir.y, dir.x) * local.y;\n"
+  "  gl_Position = vec4(pos / u_size * 2.0 - 1.0, 0.0, 1.0);\n"
+  "  v_local = local;\n"
+  "  v_half = half_size;\n"
+  "  v_color = a_color;\n"
+  "}\n";
+
+/* coverage of the pixel by the shape, approximated by a one-pixel box filter */
+static const gchar *shape_fs =
+  "in vec2 v_local;\n"
+  "in vec2 v_half;\n"
+  "in vec4 v_color;\n"
+  "in float v_disk;\n"
+  "out vec4 o_color;\n"
+  "void main() {\n"
+  "  float a;\n"
+  "  if (v_disk > 0.5)\n"
+  "    a = clamp(v_half.x + 0.5 - length(v_local), 0.0, 1.0);\n"
+  "  else\n"
+  "    a = clamp(v_half.x + 0.5 - abs(v_local.x), 0.0, 1.0) *\n"
+  "        clamp(v_half.y + 0.5 - abs(v_local.y), 0.0, 1.0);\n"
+  "  if (a <= 0.0) discard;\n"
+  "  o_color = vec4(v_color.rgb, v_color.a * a);\n"
+  "}\n";
+
+static const gchar *glyph_vs =
+  "uniform vec2 u_size;\n"
+  "layout(location = 0) in vec4 a_dst;\n"
+  "layout(location = 1) in vec4 a_src;\n"
+  "layout(location = 2) in vec4 a_color;\n"
+  "out vec2 v_texel;\n"
+  "out vec4 v_color;\n"
+  "void main() {\n"
+  "  vec2 t = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1));\n"
+  "  vec2 pos = mix(a_dst.xy, a_dst.zw, t);\n"
+  "  gl_Position = vec4(pos / u_size * 2.0 - 1.0, 0.0, 1.0);\n"
+  "  v_texel = mix(a_src.xy, a_src.zw, t);\n"
+  "  v_color = a_color;\n"
+  "}\n";
+
+static const gchar *glyph_fs =
+  "uniform sampler2D u_atlas;\n"
+  "in vec2 v_texel;\n"
+  "in vec4 v_color;\n"
+  "out vec4 o_color;\n"
+  "void main() {\n"
+  "  float a = texelFetch(u_atlas, ivec2(v_texel), 0).r * v_color.a;\n"
+  "  if (a <= 0.0) discard;\n"
+  "  o_color = vec4(v_color.rgb, a);\n"
+  "}\n";
+
+static const gchar *mask_vs =
+  "void main() {\n"
+  "  vec2 p = vec2(float((gl_VertexID & 1) * 4), float((gl_VertexID >> 1) * 4)) - 1.0;\n"
+  "  gl_Position = vec4(p, 0.0, 1.0);\n"
+  "}\n";
+
+/* Same sampling as ov_cairo.c's draw_mask: class masks nearest, probabilities bilinear
+ * between texel centres, both only inside the mask's rectangle. */
+static const gchar *mask_fs =
+  "uniform sampler2D u_mask;\n"
+  "uniform sampler2D u_palette;\n"
+  "uniform vec4 u_rect;\n"
+  "uniform ivec2 u_mask_size;\n"
+  "uniform int u_prob;\n"
+  "uniform float u_class_scale;\n"
+  "uniform float u_alpha;\n"
+  "out vec4 o_color;\n"
+  "float prob(ivec2 i) { return texelFetch(u_mask, i, 0).r; }\n"
+  "void main() {\n"
+  "  vec2 size = vec2(u_mask_size);\n"
+  "  vec2 u = (gl_FragCoord.xy - u_rect.xy) / u_rect.zw * size;\n"
+  "  if (u.x < 0.0 || u.y < 0.0 || u.x >= size.x || u.y >= size.y) discard;\n"
+  "  if (u_prob == 0) {\n"
+  "    ivec2 i = min(ivec2(floor(u)), u_mask_size - 1);\n"
+  "    int cls = int(texelFetch(u_mask, i, 0).r * u_class_scale + 0.5);\n"
+  "    vec4 c = texelFetch(u_palette, ivec2(clamp(cls, 0, 255), 0), 0);\n"
+  "    if (c.a == 0.0) discard;\n"
+  "    o_color = vec4(c.rgb, u_alpha);\n"
+  "  } else {\n"
+  "    vec2 f = u - 0.5;\n"
+  "    vec2 f0 = floor(f);\n"
+  "    vec2 t = f - f0;\n"
+  "    ivec2 hi = u_mask_size - 1;\n"
+  "    ivec2 i0 = clamp(ivec2(f0), ivec2(0), hi);\n"
+  "    ivec2 i1 = clamp(ivec2(f0) + 1, ivec2(0), hi);\n"
+  "    float p = mix(mix(prob(i0), prob(ivec2(i1.x, i0.y)), t.x),\n"
+  "                  mix(prob(ivec2(i0.x, i1.y)), prob(i1), t.x), t.y);\n"
+  "    if (!(p > 0.0)) discard;\n"
+  "    vec4 c = texelFetch(u_palette, ivec2(1, 0), 0);\n"
+  "    o_color = vec4(c.rgb, u_alpha * min(p, 1.0));\n"
+  "  }\n"
+  "}\n";
+
+gboolean ov_gl_context_ok(GstGLContext *context)
+{
+  if (gst_gl_context_check_gl_version(context, GST_GL_API_GLES2, 3, 0)) return TRUE;
+  return gst_gl_context_check_gl_version(context, GST_GL_API_OPENGL3 | GST_GL_API_OPENGL, 3, 3);
+}
+
+static GstGLShader *make_program(GstGLContext *ctx, const gchar *vs, const gchar *fs, gchar **error)
+{
+  gboolean es = (gst_gl_context_get_gl_api(ctx) & GST_GL_API_GLES2) != 0;
+  GstGLSLVersion version = es ? GST_GLSL_VERSION_300 : GST_GLSL_VERSION_330;
+  GstGLSLProfile profile = es ? GST_GLSL_PROFILE_ES : GST_GLSL_PROFILE_CORE;
+  const gchar *head = es ? "#version 300 es\nprecision highp float;\nprecision highp int;\n"
+                           "precision highp sampler2D;\n"
+                         : "#version 330 core\n";
+  const gchar *vsrc[] = { head, vs };
+  const gchar *fsrc[] = { head, fs };
+  GError *err = NULL;
+  GstGLSLStage *v = gst_glsl_stage_new_with_strings(ctx, GL_VERTEX_SHADER, version, profile, 2, vsrc);
+  GstGLSLStage *f = gst_glsl_stage_new_with_strings(ctx, GL_FRAGMENT_SHADER, version, profile, 2, fsrc);
+  GstGLShader *sh = gst_gl_shader_new_link_with_stages(ctx, &err, v, f, NULL);
+  if (!sh) {
+    *error = g_strdup_printf("compiling a shader: %s", err ? err->message : "unknown error");
+    g_clear_error(&err);
+  }
+  return sh;
+}
+
+static GLuint make_texture(const GstGLFuncs *gl)
+{
+  GLuint tex = 0;
+  gl->GenTextures(1, &tex);
+  gl->BindTexture(GL_TEXTURE_2D, tex);
+  gl->TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  gl->TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  gl->BindTexture(GL_TEXTURE_2D, 0);
+  return tex;
+}
+
+OvGl *ov_gl_new(GstGLContext *context, gchar **error)
+{
+  if (!ov_gl_context_ok(context)) {
+    *error = g_strdup("the GL context is older than desktop GL 3.3 / GLES 3.0");
+    return NULL;
+  }
+  const GstGLFuncs *gl = context->gl_vtable;
+  OvGl *g = g_new0(OvGl, 1);
+  g->context = gst_object_ref(context);
+  g->DrawArraysInstanced = gst_gl_context_get_proc_address(context, "glDrawArraysInstanced");
+  g->VertexAttribDivisor = gst_gl_context_get_proc_address(context, "glVertexAttribDivisor");
+  g->GenSamplers = gst_gl_context_get_proc_address(context, "glGenSamplers");
+  g->DeleteSamplers = gst_gl_context_get_proc_address(context, "glDeleteSamplers");
+  g->BindSampler = gst_gl_context_get_proc_address(context, "glBindSampler");
+  g->SamplerParameteri = gst_gl_context_get_proc_address(context, "glSamplerParameteri");
+  if (!g->DrawArraysInstanced || !g->VertexAttribDivisor || !g->GenSamplers || !g->DeleteSamplers ||
+      !g->BindSampler || !g->SamplerParameteri || !gl->GenVertexArrays) {
+    *error = g_strdup("the GL context lacks instancing, sampler or vertex array entry points");
+    goto fail;
+  }
+  if (!(g->shape = make_program(context, shape_vs, shape_fs, error)) ||
+      !(g->glyph = make_program(context, glyph_vs, glyph_fs, error)) ||
+      !(g->mask = make_program(context, mask_vs, mask_fs, error)))
+    goto fail;
+
+  gl->GenVertexArrays(1, &g->vao);
+  gl->GenVertexArrays(1, &g->vao_empty);
+  gl->GenBuffers(2, g->vbo);
+  gl->GenFramebuffers(1, &g->fbo);
+  /* our own sampler: nearest, whatever state the meta's mask texture carries */
+  g->GenSamplers(1, &g->sampler);
+  g->SamplerParameteri(g->sampler, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  g->SamplerParameteri(g->sampler, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  g->SamplerParameteri(g->sampler, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  g->SamplerParameteri(g->sampler, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  g->atlas_tex = make_texture(gl);
+  g->palette_tex = make_texture(gl);
+  g->mask_tex = make_texture(gl);
+  g->quads = g_array_new(FALSE, FALSE, sizeof(OvGlyphQuad));
+
+  gl->BindVertexArray(g->vao);
+  for (GLuint a = OV_ATTR_A; a <= OV_ATTR_COLOR; a++) {
+    gl->EnableVertexAttribArray(a);
+    g->VertexAttribDivisor(a, 1);
+  }
+  gl->BindVertexArray(0);
+  GLenum e = gl->GetError();
+  if (e != GL_NO_ERROR) {
+    *error = g_strdup_printf("creating GL objects: GL error 0x%x", e);
+    goto fail;
+  }
+  return g;
+fail:
+  ov_gl_free(g);
+  return NULL;
+}
+
+void ov_gl_free(OvGl *g)
+{
+  if (!g) return;
+  const GstGLFuncs *gl = g->context->gl_vtable;
+  gst_clear_object(&g->shape);
+  gst_clear_object(&g->glyph);
+  gst_clear_object(&g->mask);
+  if (g->vao) gl->DeleteVertexArrays(1, &g->vao);
+  if (g->vao_empty) gl->DeleteVertexArrays(1, &g->vao_empty);
+  if (g->vbo[0]) gl->DeleteBuffers(2, g->vbo);
+  if (g->fbo) gl->DeleteFramebuffers(1, &g->fbo);
+  if (g->sampler) g->DeleteSamplers(1, &g->sampler);
+  GLuint tex[] = { g->atlas_tex, g->palette_tex, g->mask_tex };
+  for (guint i = 0; i < G_N_ELEMENTS(tex); i++)
+    if (tex[i]) gl->DeleteTextures(1, &tex[i]);
+  if (g->quads) g_array_unref(g->quads);
+  gst_object_unref(g->context);
+  g_free(g);
+}
+
+/* Points the three instance attributes at buffer vbo holding n 36-byte records. */
+static void bind_instances(OvGl *g, GLuint vbo, const void *data, guint n)
+{
+  const GstGLFuncs *gl = g->context->gl_vtable;
+  const GLsizei stride = sizeof(OvShape);
+  gl->BindBuffer(GL_ARRAY_BUFFER, vbo);
+  gl->BufferData(GL_ARRAY_BUFFER, (GLsizeiptr)n * stride, data, GL_STREAM_DRAW);
+  gl->VertexAttribPointer(OV_ATTR_A, 4, GL_FLOAT, GL_FALSE, stride, (void *)0);
+  gl->VertexAttribPointer(OV_ATTR_B, 4, GL_FLOAT, GL_FALSE, stride, (void *)(4 * sizeof(gfloat)));
+  gl->VertexAttribPointer(OV_ATTR_COLOR, 4, GL_UNSIGNED_BYTE, GL_TRUE, stride,
+                          (void *)(8 * sizeof(gfloat)));
+}
+
+static void upload_palette(OvGl *g, const OvMask *m)
+{
+  const GstGLFuncs *gl = g->context->gl_vtable;
+  if (g->palette_valid && memcmp(g->palette, m->colors, sizeof g->palette) == 0) return;
+  memcpy(g->palette, m->colors, sizeof g->palette);
+  gl->BindTexture(GL_TEXTURE_2D, g->palette_tex);
+  gl->TexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 256, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, g->palette);
+  g->palette_valid = TRUE;
+}
+
+/* The texture to sample the mask from: the meta's own when it lives in a context sharing
+ * with ours, else ours filled from the meta's CPU pixels; 0 when neither exists. */
+static GLuint mask_texture(OvGl *g, const OvMask *m)
+{
+  const GstGLFuncs *gl = g->context->gl_vtable;
+  if (m->texture && m->gl_context &&
+      (m->gl_context == (gpointer)g->context ||
+       gst_gl_context_can_share(GST_GL_CONTEXT(m->gl_context), g->context)))
+    return m->texture;
+  const void *pixels = m->kind == TFL_MASK_CLASSES ? (const void *)m->classes : (const void *)m->prob;
+  if (!pixels) return 0;
+  GLenum internal = m->kind == TFL_MASK_CLASSES ? GL_R8 : GL_R32F;
+  GLenum type = m->kind == TFL_MASK_CLASSES ? GL_UNSIGNED_BYTE : GL_FLOAT;
+  gl->BindTexture(GL_TEXTURE_2D, g->mask_tex);
+  gl->PixelStorei(GL_UNPACK_ALIGNMENT, 1);
+  if (g->mask_w != m->width || g->mask_h != m->height || g->mask_kind != m->kind) {
+    gl->TexImage2D(GL_TEXTURE_2D, 0, internal, m->width, m->height, 0, GL_RED, type, pixels);
+    g->mask_w = m->width;
+    g->mask_h = m->height;
+    g->mask_kind = m->kind;
+  } else {
+    gl->TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, m->width, m->height, GL_RED, type, pixels);
+  }
+  gl->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  return g->mask_tex;
+}
+
+static void draw_mask(OvGl *g, const OvScene *scene)
+{
+  const GstGLFuncs *gl = g->context->gl_vtable;
+  const OvMask *m = &scene->mask;
+  gl->ActiveTexture(GL_TEXTURE0 + OV_UNIT_MASK);
+  GLuint tex = mask_texture(g, m);
+  if (!tex) return;
+  gl->BindTexture(GL_TEXTURE_2D, tex);
+  g->BindSampler(OV_UNIT_MASK, g->sampler);
+  gl->ActiveTexture(GL_TEXTURE0 + OV_UNIT_PALETTE);
+  upload_palette(g, m);
+  gl->BindTexture(GL_TEXTURE_2D, g->palette_tex);
+  g->BindSampler(OV_UNIT_PALETTE, g->sampler);
+
+  gst_gl_shader_use(g->mask);
+  gst_gl_shader_set_uniform_1i(g->mask, "u_mask", OV_UNIT_MASK);
+  gst_gl_shader_set_uniform_1i(g->mask, "u_palette", OV_UNIT_PALETTE);
+  gst_gl_shader_set_uniform_4f(g->mask, "u_rect", m->x, m->y, m->w, m->h);
+  gst_gl_shader_set_uniform_2i(g->mask, "u_mask_size", m->width, m->height);
+  gst_gl_shader_set_uniform_1i(g->mask, "u_prob", m->kind == TFL_MASK_PROB);
+  gst_gl_shader_set_uniform_1f(g->mask, "u_class_scale", 255.0f);
+  gst_gl_shader_set_uniform_1f(g->mask, "u_alpha", m->alpha);
+  gl->DrawArrays(GL_TRIANGLES, 0, 3);
+  g->BindSampler(OV_UNIT_PALETTE, 0);
+  gl->BindTexture(GL_TEXTURE_2D, 0);
+  gl->ActiveTexture(GL_TEXTURE0 + OV_UNIT_MASK);
+  g->BindSampler(OV_UNIT_MASK, 0);
+  gl->BindTexture(GL_TEXTURE_2D, 0);
+}
+
+static void draw_shapes(OvGl *g, const OvScene *scene)
+{
+  const GstGLFuncs *gl = g->context->gl_vtable;
+  bind_instances(g, g->vbo[0], scene->shapes->data, scene->shapes->len);
+  gst_gl_shader_use(g->shape);
+  gst_gl_shader_set_uniform_2f(g->shape, "u_size", (gfloat)scene->width, (gfloat)scene->height);
+  g->DrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, (GLsizei)scene->shapes->len);
+  (void)gl;
+}
+
+/* One quad per inked glyph, pen positions as ov_font measures them. */
+static void build_glyph_quads(OvGl *g, const OvScene *scene, OvFont *font)
+{
+  g_array_set_size(g->quads, 0);
+  for (guint i = 0; i < scene->texts->len; i++) {
+    const OvText *t = &g_array_index(scene->texts, OvText, i);
+    if (!g_utf8_validate(t->text, -1, NULL)) continue;
+    gdouble pen = t->x;
+    for (const gchar *p = t->text; *p; p = g_utf8_next_char(p)) {
+      OvGlyph gl = ov_font_glyph(font, g_utf8_get_char(p));
+      if (gl.w > 0 && gl.h > 0) {
+        gfloat x = (gfloat)((gint)(pen + 0.5) + gl.ox), y = t->y + gl.oy;
+        OvGlyphQuad q = { { x, y, x + gl.w, y + gl.h },
+                          { (gfloat)gl.x, (gfloat)gl.y, (gfloat)(gl.x + gl.w), (gfloat)(gl.y + gl.h) },
+                          { t->rgba[0], t->rgba[1], t->rgba[2], t->rgba[3] } };
+        g_array_append_val(g->quads, q);
+      }
+      pen += gl.advance;
+    }
+  }
+}
+
+static void draw_texts(OvGl *g, const OvScene *scene, OvFont *font)
+{
+  const GstGLFuncs *gl = g->context->gl_vtable;
+  guint resets = font->resets;
+  build_glyph_quads(g, scene, font);
+  if (font->resets != resets) build_glyph_quads(g, scene, font); /* atlas emptied midway */
+  if (!g->quads->len) return;
+  gl->ActiveTexture(GL_TEXTURE0 + OV_UNIT_ATLAS);
+  gl->BindTexture(GL_TEXTURE_2D, g->atlas_tex);
+  if (!g->atlas_valid || g->atlas_serial != font->serial || g->atlas_generation != font->generation) {
+    gl->PixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    gl->TexImage2D(GL_TEXTURE_2D, 0, GL_R8, OV_ATLAS_SIZE, OV_ATLAS_SIZE, 0, GL_RED,
+                   GL_UNSIGNED_BYTE, font->atlas);
+    gl->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    g->atlas_valid = TRUE;
+    g->atlas_serial = font->serial;
+    g->atlas_generation = font->generation;
+  }
+  g->BindSampler(OV_UNIT_ATLAS, g->sampler);
+  bind_instances(g, g->vbo[1], g->quads->data, g->quads->len);
+  gst_gl_shader_use(g->glyph);
+  gst_gl_shader_set_uniform_1i(g->glyph, "u_atlas", OV_UNIT_ATLAS);
+  gst_gl_shader_set_uniform_2f(g->glyph, "u_size", (gfloat)scene->width, (gfloat)scene->height);
+  g->DrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, (GLsizei)g->quads->len);
+  g->BindSampler(OV_UNIT_ATLAS, 0);
+  gl->BindTexture(GL_TEXTURE_2D, 0);
+}
+
+gboolean ov_gl_draw(OvGl *g, guint texture, gint width, gint height, const OvScene *scene,
+                    OvFont *font, gchar **error)
+{
+  const GstGLFuncs *gl = g->context->gl_vtable;
+  while (gl->GetError() != GL_NO_ERROR) {} /* errors of others are not ours */
+  gl->BindFramebuffer(GL_FRAMEBUFFER, g->fbo);
+  gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+  GLenum status = gl->CheckFramebufferStatus(GL_FRAMEBUFFER);
+  if (status != GL_FRAMEBUFFER_COMPLETE) {
+    *error = g_strdup_printf("the frame texture %u cannot be drawn on (framebuffer status 0x%x)",
+                             texture, status);
+    gl->BindFramebuffer(GL_FRAMEBUFFER, 0);
+    return FALSE;
+  }
+  gl->Viewport(0, 0, width, height);
+  gl->Disable(GL_DEPTH_TEST);
+  gl->Disable(GL_SCISSOR_TEST);
+  gl->Enable(GL_BLEND);
+  /* colour over the frame; the frame's alpha stays as it is */
+  gl->BlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
+  if (scene->mask.on) {
+    gl->BindVertexArray(g->vao_empty);
+    draw_mask(g, scene);
+  }
+  gl->BindVertexArray(g->vao);
+  if (scene->shapes->len) draw_shapes(g, scene);
+  if (scene->texts->len) draw_texts(g, scene, font);
+
+  gl->BindVertexArray(0);
+  gl->BindBuffer(GL_ARRAY_BUFFER, 0);
+  gst_gl_context_clear_shader(g->context);
+  gl->Disable(GL_BLEND);
+  gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+  gl->BindFramebuffer(GL_FRAMEBUFFER, 0);
+  GLenum e = gl->GetError();
+  if (e != GL_NO_ERROR) {
+    *error = g_strdup_printf("drawing the overlay: GL error 0x%x", e);
+    return FALSE;
+  }
+  return TRUE;
+}

@@ -1,0 +1,40 @@
+/* ov_gl.h - tfliteoverlay's GL path: draws a scene straight into the frame's texture.
+ *
+ * The frame texture is attached to a framebuffer and drawn on in place (no copy, no
+ * readback): the mask by one full-frame pass that samples the mask texture and a class
+ * palette texture, boxes, skeletons and keypoints as instanced quads with analytic
+ * antialiasing, text as one quad per glyph from ov_font's atlas.
+ *
+ * The mask texture of the meta (GstTfliteMeta.mask_texture) is read with texelFetch from
+ * level 0 through our own sampler: a (mask width x mask height) 2D texture whose red
+ * channel is the probability (TFL_MASK_PROB) or the class id / 255 (TFL_MASK_CLASSES,
+ * R8 unorm). Without one, the meta's CPU mask is uploaded (model resolution, small).
+ *
+ * Every function runs on the GL thread of the context given to ov_gl_new().
+ */
+#ifndef OV_GL_H
+#define OV_GL_H
+
+#include <gst/gl/gl.h>
+
+#include "ov_font.h"
+#include "ov_scene.h"
+
+G_BEGIN_DECLS
+
+typedef struct _OvGl OvGl;
+
+/* Whether the context can run the GL path (desktop GL 3.3 or GLES 3.0). */
+gboolean ov_gl_context_ok(GstGLContext *context);
+
+/* Compiles the programs and makes the GL objects; NULL with *error set on failure. */
+OvGl *ov_gl_new(GstGLContext *context, gchar **error);
+void ov_gl_free(OvGl *gl);
+
+/* Draws scene on the 2D RGBA texture (width x height); FALSE with *error on GL failure. */
+gboolean ov_gl_draw(OvGl *gl, guint texture, gint width, gint height, const OvScene *scene,
+                    OvFont *font, gchar **error);
+
+G_END_DECLS
+
+#endif

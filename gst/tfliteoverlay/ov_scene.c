@@ -1,0 +1,345 @@
+/* ov_scene.c - see ov_scene.h */
+#include "ov_scene.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OV_LABEL_PAD 2            /* pixels between a label's text and its background edge */
+#define OV_MAX_CLASS_LINES 5      /* classification results listed in the corner */
+#define OV_MIN_BOX_LUMA 60        /* darker palette colours are replaced by white for lines */
+#define OV_COORD_LIMIT 4.0f       /* coordinates are clamped to this many frame sizes away */
+#define OV_MAX_MASK_PIXELS (16 * 1024 * 1024)
+
+/* Cityscapes' 19 training classes, in their usual colours. */
+static const guint8 cityscapes[19][3] = {
+  { 128, 64, 128 }, { 244, 35, 232 }, { 70, 70, 70 },    { 102, 102, 156 }, { 190, 153, 153 },
+  { 153, 153, 153 }, { 250, 170, 30 }, { 220, 220, 0 },  { 107, 142, 35 },  { 152, 251, 152 },
+  { 70, 130, 180 },  { 220, 20, 60 },  { 255, 0, 0 },    { 0, 0, 142 },     { 0, 0, 70 },
+  { 0, 60, 100 },    { 0, 80, 100 },   { 0, 0, 230 },    { 119, 11, 32 },
+};
+
+void ov_palette_color(OvPalette palette, gint class_id, guint8 rgb[3])
+{
+  guint id = class_id < 0 ? 0u : (guint)class_id;
+  switch (palette) {
+  case OV_PALETTE_PASCAL_VOC: {
+    /* PASCAL VOC's map: the id's bits, three at a time, fill r, g, b from the top bit down */
+    guint r = 0, g = 0, b = 0, c = id & 255;
+    for (gint shift = 7; shift >= 0; shift--, c >>= 3) {
+      r |= (c & 1) << shift;
+      g |= ((c >> 1) & 1) << shift;
+      b |= ((c >> 2) & 1) << shift;
+    }
+    rgb[0] = (guint8)r;
+    rgb[1] = (guint8)g;
+    rgb[2] = (guint8)b;
+    return;
+  }
+  case OV_PALETTE_CITYSCAPES:
+    memcpy(rgb, cityscapes[id % G_N_ELEMENTS(cityscapes)], 3);
+    return;
+  case OV_PALETTE_RAINBOW: {
+    /* hues spaced by the golden angle stay apart for any number of classes */
+    gdouble h = fmod(id * 0.618033988749895, 1.0) * 6.0, f = h - floor(h);
+    guint8 v = 255, p = 40, q = (guint8)(255 - 215 * f), t = (guint8)(40 + 215 * f);
+    const guint8 rows[6][3] = { { v, t, p }, { q, v, p }, { p, v, t },
+                                { p, q, v }, { t, p, v }, { v, p, q } };
+    memcpy(rgb, rows[(gint)h % 6], 3);
+    return;
+  }
+  }
+  rgb[0] = rgb[1] = rgb[2] = 255;
+}
+
+gboolean ov_class_selected(const OvSettings *s, gint class_id, const gchar *label)
+{
+  if (!s->classes || !s->classes[0]) return TRUE;
+  for (gchar **t = s->classes; *t; t++) {
+    gchar *end = NULL;
+    gint64 id = g_ascii_strtoll(*t, &end, 10);
+    if (end != *t && *end == '\0') {
+      if (id == class_id) return TRUE;
+    } else if (label && g_ascii_strcasecmp(*t, label) == 0) {
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+void ov_scene_init(OvScene *scene)
+{
+  memset(scene, 0, sizeof *scene);
+  scene->shapes = g_array_new(FALSE, FALSE, sizeof(OvShape));
+  scene->texts = g_array_new(FALSE, FALSE, sizeof(OvText));
+}
+
+static void scene_reset(OvScene *scene)
+{
+  for (guint i = 0; i < scene->texts->len; i++) g_free(g_array_index(scene->texts, OvText, i).text);
+  g_array_set_size(scene->texts, 0);
+  g_array_set_size(scene->shapes, 0);
+  memset(&scene->mask, 0, sizeof scene->mask);
+}
+
+void ov_scene_clear(OvScene *scene)
+{
+  if (!scene->shapes) return;
+  scene_reset(scene);
+  g_array_unref(scene->shapes);
+  g_array_unref(scene->texts);
+  memset(scene, 0, sizeof *scene);
+}
+
+/* ---- building ---- */
+
+typedef struct {
+  OvScene *scene;
+  const OvSettings *s;
+  OvFont *font;
+  const GstTfliteMeta *meta;
+  gfloat sx, sy;   /* meta frame pixels -> this frame's pixels */
+} Builder;
+
+static gboolean finite_xy(gfloat x, gfloat y)
+{
+  return isfinite(x) && isfinite(y);
+}
+
+static gfloat clampf(gfloat v, gfloat lo, gfloat hi)
+{
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+static void map_point(const Builder *b, gfloat x, gfloat y, gfloat *ox, gfloat *oy)
+{
+  gfloat w = (gfloat)b->scene->width, h = (gfloat)b->scene->height;
+  *ox = clampf(x * b->sx, -OV_COORD_LIMIT * w, (1 + OV_COORD_LIMIT) * w);
+  *oy = clampf(y * b->sy, -OV_COORD_LIMIT * h, (1 + OV_COORD_LIMIT) * h);
+}
+
+static void line_color(const Builder *b, gint class_id, guint8 rgba[4])
+{
+  ov_palette_color(b->s->palette, class_id, rgba);
+  if (0.299 * rgba[0] + 0.587 * rgba[1] + 0.114 * rgba[2] < OV_MIN_BOX_LUMA)
+    rgba[0] = rgba[1] = rgba[2] = 255;
+  rgba[3] = 255;
+}
+
+static void add_segment(Builder *b, gfloat x0, gfloat y0, gfloat x1, gfloat y1, gfloat half_width,
+                        gfloat cap, const guint8 rgba[4])
+{
+  OvShape sh = { x0, y0, x1, y1, half_width, cap, OV_SHAPE_SEGMENT, 0, { 0 } };
+  memcpy(sh.rgba, rgba, 4);
+  g_array_append_val(b->scene->shapes, sh);
+}
+
+static void add_disk(Builder *b, gfloat x, gfloat y, gfloat radius, const guint8 rgba[4])
+{
+  OvShape sh = { x, y, x, y, radius, 0, OV_SHAPE_DISK, 0, { 0 } };
+  memcpy(sh.rgba, rgba, 4);
+  g_array_append_val(b->scene->shapes, sh);
+}
+
+static void add_rect(Builder *b, gfloat x, gfloat y, gfloat w, gfloat h, const guint8 rgba[4])
+{
+  add_segment(b, x, y + h / 2, x + w, y + h / 2, h / 2, 0, rgba);
+}
+
+static gfloat line_half_width(const Builder *b)
+{
+  return (gfloat)(b->s->line_width / 2);
+}
+
+static gfloat keypoint_radius(const Builder *b)
+{
+  return (gfloat)MAX(2.0, b->s->line_width * 1.25);
+}
+
+/* "label 0.87", "label", "0.87" or NULL as the settings ask. */
+static gchar *label_text(const Builder *b, gint class_id, gfloat score)
+{
+  const gchar *label = b->s->show_labels ? gst_tflite_meta_label(b->meta, class_id) : NULL;
+  if (label && !g_utf8_validate(label, -1, NULL)) label = NULL;
+  gboolean score_ok = b->s->show_scores && isfinite(score) && score >= 0;
+  if (label && *label && score_ok) return g_strdup_printf("%s %.2f", label, score);
+  if (label && *label) return g_strdup(label);
+  if (score_ok) return g_strdup_printf("%.2f", score);
+  return NULL;
+}
+
+/* A label on a filled background whose top-left is (x, y), whole pixels; takes text. */
+static void add_label(Builder *b, gfloat x, gfloat y, gchar *text, const guint8 bg[4])
+{
+  gfloat tw = (gfloat)ceil(ov_font_text_width(b->font, text));
+  gfloat bw = tw + 2 * OV_LABEL_PAD, bh = (gfloat)(b->font->line_height + 2 * OV_LABEL_PAD);
+  add_rect(b, x, y, bw, bh, bg);
+  OvText t = { x + OV_LABEL_PAD, y + OV_LABEL_PAD, text, { 255, 255, 255, 255 } };
+  if (0.299 * bg[0] + 0.587 * bg[1] + 0.114 * bg[2] > 150) t.rgba[0] = t.rgba[1] = t.rgba[2] = 0;
+  g_array_append_val(b->scene->texts, t);
+}
+
+static gboolean keypoint_visible(const Builder *b, const tfl_keypoint *k)
+{
+  if (!finite_xy(k->x, k->y)) return FALSE;
+  return k->score < 0 || k->score >= b->s->keypoint_threshold; /* < 0: the model gives none */
+}
+
+static void add_keypoints(Builder *b, const tfl_keypoint *kps, gint n, const guint8 rgba[4])
+{
+  if (!b->s->draw_keypoints || !kps) return;
+  for (gint k = 0; k < n; k++) {
+    if (!keypoint_visible(b, &kps[k])) continue;
+    gfloat x, y;
+    map_point(b, kps[k].x, kps[k].y, &x, &y);
+    add_disk(b, x, y, keypoint_radius(b), rgba);
+  }
+}
+
+static void build_boxes(Builder *b)
+{
+  const tfl_results *r = &b->meta->results;
+  if (r->n_boxes <= 0 || !r->boxes) return;
+  gfloat hw = line_half_width(b);
+  /* outlines and keypoints first, labels on top of every outline */
+  for (gint i = 0; i < r->n_boxes; i++) {
+    const tfl_box *bx = &r->boxes[i];
+    if (!ov_class_selected(b->s, bx->class_id, gst_tflite_meta_label(b->meta, bx->class_id))) continue;
+    if (!finite_xy(bx->x, bx->y) || !finite_xy(bx->w, bx->h) || bx->w < 0 || bx->h < 0) continue;
+    gfloat x0, y0, x1, y1;
+    map_point(b, bx->x, bx->y, &x0, &y0);
+    map_point(b, bx->x + bx->w, bx->y + bx->h, &x1, &y1);
+    guint8 c[4];
+    line_color(b, bx->class_id, c);
+    /* four edges with square caps cover the corners like a mitred stroke */
+    add_segment(b, x0, y0, x1, y0, hw, hw, c);
+    add_segment(b, x0, y1, x1, y1, hw, hw, c);
+    add_segment(b, x0, y0, x0, y1, hw, 0, c);
+    add_segment(b, x1, y0, x1, y1, hw, 0, c);
+    if (bx->n_keypoints > 0) add_keypoints(b, bx->keypoints, bx->n_keypoints, c);
+  }
+  for (gint i = 0; i < r->n_boxes; i++) {
+    const tfl_box *bx = &r->boxes[i];
+    if (!ov_class_selected(b->s, bx->class_id, gst_tflite_meta_label(b->meta, bx->class_id))) continue;
+    if (!finite_xy(bx->x, bx->y) || !finite_xy(bx->w, bx->h) || bx->w < 0 || bx->h < 0) continue;
+    gchar *text = label_text(b, bx->class_id, bx->score);
+    if (!text) continue;
+    gfloat x0, y0;
+    map_point(b, bx->x, bx->y, &x0, &y0);
+    gfloat lh = (gfloat)(b->font->line_height + 2 * OV_LABEL_PAD);
+    /* above the box's outer edge; inside it when that leaves the frame */
+    gfloat lx = floorf(x0 - hw), ly = floorf(y0 - hw - lh);
+    if (ly < 0) ly = floorf(y0 + hw);
+    gfloat lw = (gfloat)ceil(ov_font_text_width(b->font, text)) + 2 * OV_LABEL_PAD;
+    if (lx + lw > b->scene->width) lx = b->scene->width - lw;
+    if (lx < 0) lx = 0;
+    guint8 c[4];
+    line_color(b, bx->class_id, c);
+    add_label(b, lx, ly, text, c);
+  }
+}
+
+static void build_poses(Builder *b)
+{
+  const tfl_results *r = &b->meta->results;
+  if (!b->s->draw_keypoints || r->n_poses <= 0 || !r->poses) return;
+  gfloat hw = line_half_width(b);
+  for (gint i = 0; i < r->n_poses; i++) {
+    const tfl_pose *p = &r->poses[i];
+    if (p->class_id >= 0 &&
+        !ov_class_selected(b->s, p->class_id, gst_tflite_meta_label(b->meta, p->class_id)))
+      continue;
+    if (p->n_keypoints <= 0 || !p->keypoints) continue;
+    guint8 c[4];
+    line_color(b, p->class_id >= 0 ? p->class_id : i + 1, c);
+    for (gint e = 0; p->edges && e < p->n_edges; e++) {
+      gint a = p->edges[2 * e], z = p->edges[2 * e + 1];
+      if (a < 0 || z < 0 || a >= p->n_keypoints || z >= p->n_keypoints) continue;
+      if (!keypoint_visible(b, &p->keypoints[a]) || !keypoint_visible(b, &p->keypoints[z])) continue;
+      gfloat x0, y0, x1, y1;
+      map_point(b, p->keypoints[a].x, p->keypoints[a].y, &x0, &y0);
+      map_point(b, p->keypoints[z].x, p->keypoints[z].y, &x1, &y1);
+      add_segment(b, x0, y0, x1, y1, hw, hw, c);
+    }
+    add_keypoints(b, p->keypoints, p->n_keypoints, c);
+  }
+}
+
+static void build_classes(Builder *b)
+{
+  const tfl_results *r = &b->meta->results;
+  if (r->n_classes <= 0 || !r->classes) return;
+  static const guint8 bg[4] = { 0, 0, 0, 160 };
+  gfloat y = 4;
+  for (gint i = 0, lines = 0; i < r->n_classes && lines < OV_MAX_CLASS_LINES; i++) {
+    const tfl_class *c = &r->classes[i];
+    if (!ov_class_selected(b->s, c->class_id, gst_tflite_meta_label(b->meta, c->class_id))) continue;
+    gchar *text = label_text(b, c->class_id, c->score);
+    if (!text) continue;
+    add_label(b, 4, y, text, bg);
+    y += b->font->line_height + 2 * OV_LABEL_PAD + 2;
+    lines++;
+  }
+}
+
+static void build_mask(Builder *b)
+{
+  const tfl_mask *m = &b->meta->results.mask;
+  OvMask *om = &b->scene->mask;
+  if (m->kind != TFL_MASK_CLASSES && m->kind != TFL_MASK_PROB) return;
+  if (m->width <= 0 || m->height <= 0 || (gint64)m->width * m->height > OV_MAX_MASK_PIXELS) return;
+  if (b->s->mask_alpha <= 0) return;
+  const guint8 *classes = m->kind == TFL_MASK_CLASSES ? m->classes : NULL;
+  const gfloat *prob = m->kind == TFL_MASK_PROB ? m->prob : NULL;
+  guint texture = b->meta->gl_context ? b->meta->mask_texture : 0;
+  if (!classes && !prob && !texture) return;
+  gfloat x = m->frame_x, y = m->frame_y, w = m->frame_w, h = m->frame_h;
+  if (!finite_xy(x, y) || !finite_xy(w, h) || w <= 0 || h <= 0) { /* unplaced: the whole frame */
+    x = y = 0;
+    w = b->meta->frame_width > 0 ? b->meta->frame_width : b->scene->width;
+    h = b->meta->frame_height > 0 ? b->meta->frame_height : b->scene->height;
+  }
+  map_point(b, x, y, &om->x, &om->y);
+  gfloat x1, y1;
+  map_point(b, x + w, y + h, &x1, &y1);
+  om->w = x1 - om->x;
+  om->h = y1 - om->y;
+  if (om->w <= 0 || om->h <= 0) return;
+  om->kind = m->kind;
+  om->width = m->width;
+  om->height = m->height;
+  om->classes = classes;
+  om->prob = prob;
+  om->texture = texture;
+  om->gl_context = b->meta->gl_context;
+  om->alpha = (gfloat)CLAMP(b->s->mask_alpha, 0.0, 1.0);
+  for (gint c = 0; c < 256; c++) {
+    ov_palette_color(b->s->palette, c, om->colors[c]);
+    /* class 0 of an argmax mask is the background: left as it is */
+    gboolean drawn = (m->kind == TFL_MASK_PROB || c > 0) &&
+                     ov_class_selected(b->s, c, gst_tflite_meta_label(b->meta, c));
+    om->colors[c][3] = drawn ? 255 : 0;
+  }
+  om->on = m->kind == TFL_MASK_PROB ? om->colors[1][3] != 0 : TRUE;
+}
+
+gboolean ov_scene_build(OvScene *scene, const GstTfliteMeta *meta, gint width, gint height,
+                        const OvSettings *settings, OvFont *font)
+{
+  scene_reset(scene);
+  scene->width = width;
+  scene->height = height;
+  scene->line_height = font->line_height;
+  if (!meta || width <= 0 || height <= 0) return FALSE;
+  Builder b = { scene, settings, font, meta, 1, 1 };
+  /* results are in the pixels of the frame tflitefilter saw; follow a later size change */
+  if (meta->frame_width > 0 && meta->frame_height > 0) {
+    b.sx = (gfloat)width / meta->frame_width;
+    b.sy = (gfloat)height / meta->frame_height;
+  }
+  build_mask(&b);
+  build_boxes(&b);
+  build_poses(&b);
+  build_classes(&b);
+  return scene->mask.on || scene->shapes->len > 0 || scene->texts->len > 0;
+}
