@@ -1,6 +1,8 @@
 /* tool_common.c - see tool_common.h */
 #include "tool_common.h"
 
+#include "delegates/gl/gl_delegate.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -16,6 +18,8 @@ void tool_run_flags_init(tool_run_flags *f)
 {
   f->delegate = TOOL_DEFAULT_DELEGATE;
   f->threads = TOOL_DEFAULT_THREADS;
+  f->fp32 = false;
+  f->cache_dir = NULL;
 }
 
 const char *tool_flag_value(int argc, char **argv, int *i)
@@ -53,6 +57,22 @@ int tool_run_flags_parse(tool_run_flags *f, int argc, char **argv, int *i)
     f->delegate = v;
     return 1;
   }
+  if (strcmp(a, "--precision") == 0) {
+    const char *v = tool_flag_value(argc, argv, i);
+    if (!v) return -1;
+    if (strcmp(v, "fp16") != 0 && strcmp(v, "fp32") != 0) {
+      fprintf(stderr, "error: --precision is fp16 or fp32, not '%s'\n", v);
+      return -1;
+    }
+    f->fp32 = strcmp(v, "fp32") == 0;
+    return 1;
+  }
+  if (strcmp(a, "--cache-dir") == 0) {
+    const char *v = tool_flag_value(argc, argv, i);
+    if (!v) return -1;
+    f->cache_dir = v;
+    return 1;
+  }
   if (strcmp(a, "--threads") == 0) {
     const char *v = tool_flag_value(argc, argv, i);
     return v && tool_parse_int("--threads", v, 1, &f->threads) ? 1 : -1;
@@ -65,6 +85,8 @@ void tool_run_flags_help(FILE *out)
   fprintf(out,
           "  --delegate cpu|gl  where the graph runs (default %s); cpu = XNNPACK and our\n"
           "                     threaded kernels, gl = the OpenGL ES compute delegate\n"
+          "  --precision P      GL delegate precision, fp16 or fp32 (default fp16)\n"
+          "  --cache-dir DIR    GL program binary cache directory (default: none)\n"
           "  --threads N        CPU threads (default %d)\n",
           TOOL_DEFAULT_DELEGATE, TOOL_DEFAULT_THREADS);
 }
@@ -85,8 +107,16 @@ static bool tool_make_delegate(const tool_run_flags *f, tfl_delegate **out)
   *out = NULL;
   if (strcmp(f->delegate, "cpu") == 0) return true;
   if (strcmp(f->delegate, "gl") == 0) {
-    fprintf(stderr, "error: --delegate gl: the GL delegate is not built into this runtime yet\n");
-    return false;
+    /* own headless EGL context: the tools have no caller context */
+    gl_delegate_options o = gl_delegate_defaults();
+    o.precision = f->fp32 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
+    o.cache_dir = f->cache_dir;
+    *out = gl_delegate_create(&o);
+    if (!*out) {
+      fprintf(stderr, "error: --delegate gl: %s\n", tfl_last_error());
+      return false;
+    }
+    return true;
   }
   fprintf(stderr, "error: unknown delegate '%s'\n", f->delegate);
   return false;

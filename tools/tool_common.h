@@ -20,10 +20,12 @@
 typedef struct {
   const char *delegate;  /* "cpu" or "gl" */
   int threads;           /* >= 1 */
+  bool fp32;             /* GL: fp32 instead of the default fp16 */
+  const char *cache_dir; /* GL: program cache directory, NULL for none */
 } tool_run_flags;
 
 void tool_run_flags_init(tool_run_flags *f);
-/* If argv[*i] is --delegate or --threads, consumes it and its value (advancing *i)
+/* If argv[*i] is --delegate, --threads, --precision or --cache-dir, consumes it and its value (advancing *i)
  * and returns 1; returns 0 for another argument, -1 (message printed) for a bad value. */
 int tool_run_flags_parse(tool_run_flags *f, int argc, char **argv, int *i);
 /* Help lines for those flags, with their defaults. */

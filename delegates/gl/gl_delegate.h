@@ -43,7 +43,49 @@ typedef struct {
   float mean[3], std[3];
 } gl_texture_input;
 
-/* Sets the texture for the following invokes (valid until changed). */
+/* Sets the texture for the following invokes (valid until changed). The texture must
+ * be complete (no mipmap min filter without mipmaps), as GStreamer's are. */
 tfl_status gl_delegate_set_input_texture(tfl_delegate *d, const gl_texture_input *in);
+
+/* An output left on the GPU: the arena buffer holding tensor `tensor` (a graph tensor
+ * index that is an output of a GL partition) in PHWC4 layout (gl_layout.h): vec4 i of
+ * slice s at pixel (y, x) of batch b is element ((b * S + s) * H + y) * W + x after
+ * `offset` bytes; a vec4 is 4 floats, or 4 halves in fp16 mode. Valid until the
+ * interpreter is freed; contents after each invoke (a glMemoryBarrier for the reading
+ * stage is the caller's). */
+typedef struct {
+  unsigned buffer;            /* GL buffer name in the delegate's context */
+  size_t offset, size;        /* bytes */
+  int b, h, w, c, slices;
+  bool fp16;
+} gl_output_buffer;
+tfl_status gl_delegate_output_buffer(tfl_delegate *d, int tensor, gl_output_buffer *out);
+
+/* What the last prepare did, for tools and tests. */
+typedef struct {
+  int partitions;             /* prepared and not released */
+  int dispatches;             /* per invoke, all partitions */
+  int fused;                  /* element-wise nodes fused into other dispatches */
+  int aliased;                /* reshapes etc. that cost nothing */
+  int cache;                  /* last gl_cache_result (gl_program.h): 0 off 1 miss 2 hit 3 corrupt */
+  double compile_ms;          /* last prepare: building the programs */
+  const char *renderer, *version;
+} gl_delegate_stats;
+void gl_delegate_get_stats(tfl_delegate *d, gl_delegate_stats *out);
+
+/* Profiling: while on, every invoke times each dispatch on the GPU (timestamp queries:
+ * GL_EXT_disjoint_timer_query or desktop GL; else glFinish around each dispatch, which
+ * adds the sync cost). Costs a readback per invoke: leave off when not measuring. */
+void gl_delegate_set_profiling(tfl_delegate *d, bool on);
+typedef struct {
+  int node;                   /* graph node the dispatch was generated for */
+  const char *op;             /* its op name */
+  int fused;                  /* element-wise nodes fused into it */
+  double ms;                  /* GPU time of the last invoke */
+  double flops;               /* 2 per multiply-add (conv family), else output elements */
+} gl_dispatch_profile;
+/* Fills up to max entries (all partitions, run order) from the last invoke; returns
+ * how many dispatches there are (may exceed max). 0 when profiling was off. */
+int gl_delegate_get_profile(tfl_delegate *d, gl_dispatch_profile *out, int max);
 
 #endif

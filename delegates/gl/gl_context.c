@@ -1,0 +1,215 @@
+/* gl_context.c - borrowing the current context or creating a headless EGL one. */
+#include "gl_context.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+
+#ifndef EGL_PLATFORM_SURFACELESS_MESA
+#define EGL_PLATFORM_SURFACELESS_MESA 0x31DD
+#endif
+
+const char *gl_error_name(unsigned err)
+{
+  switch (err) {
+  case GL_NO_ERROR: return "GL_NO_ERROR";
+  case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
+  case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
+  case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
+  case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
+  case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
+  }
+  return "unknown GL error";
+}
+
+tfl_status gl_check(gl_context *c, const char *what)
+{
+  GLenum first = GL_NO_ERROR, e;
+  int guard = 0;
+  while ((e = c->f.GetError()) != GL_NO_ERROR && guard++ < 16)
+    if (first == GL_NO_ERROR) first = e;
+  if (first == GL_NO_ERROR) return TFL_OK;
+  return tfl_error(first == GL_OUT_OF_MEMORY ? TFL_ERR_NOMEM : TFL_ERR_BACKEND, "GL: %s: %s (0x%04x)", what,
+                   gl_error_name(first), first);
+}
+
+static tfl_status load_funcs(gl_context *c)
+{
+#define GL_FUNC_LOAD(type, name)                                                                   \
+  c->f.name = (type)eglGetProcAddress("gl" #name);                                                 \
+  if (!c->f.name) return tfl_error(TFL_ERR_BACKEND, "GL: entry point gl%s not found", #name);
+  GL_FUNC_LIST(GL_FUNC_LOAD)
+#undef GL_FUNC_LOAD
+  return TFL_OK;
+}
+
+static void load_optional(gl_context *c)
+{
+  bool ext = false;
+  GLint n = 0;
+  c->f.GetIntegerv(GL_NUM_EXTENSIONS, &n);
+  const GLubyte *(GL_APIENTRYP get_stringi)(GLenum, GLuint) =
+      (const GLubyte *(GL_APIENTRYP)(GLenum, GLuint))eglGetProcAddress("glGetStringi");
+  for (GLint i = 0; get_stringi && i < n && !ext; i++) {
+    const char *e = (const char *)get_stringi(GL_EXTENSIONS, (GLuint)i);
+    ext = e && strcmp(e, "GL_EXT_disjoint_timer_query") == 0;
+  }
+  if (c->is_gles && ext) {
+    c->QueryCounter = (gl_query_counter_fn)eglGetProcAddress("glQueryCounterEXT");
+    c->GetQueryObjectui64v = (gl_get_query_u64_fn)eglGetProcAddress("glGetQueryObjectui64vEXT");
+  } else if (!c->is_gles) {
+    c->QueryCounter = (gl_query_counter_fn)eglGetProcAddress("glQueryCounter");
+    c->GetQueryObjectui64v = (gl_get_query_u64_fn)eglGetProcAddress("glGetQueryObjectui64v");
+  }
+  if (!c->QueryCounter || !c->GetQueryObjectui64v) c->QueryCounter = NULL, c->GetQueryObjectui64v = NULL;
+  while (c->f.GetError() != GL_NO_ERROR) {
+  }
+}
+
+static bool has_ext(const char *list, const char *name)
+{
+  size_t n = strlen(name);
+  for (const char *p = list; p && (p = strstr(p, name)); p += n)
+    if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0)) return true;
+  return false;
+}
+
+/* Creates a GLES 3.1+ context on an initialized display; EGL_NO_CONTEXT on failure. */
+static EGLContext make_context(EGLDisplay dpy)
+{
+  if (!eglBindAPI(EGL_OPENGL_ES_API)) return EGL_NO_CONTEXT;
+  const char *exts = eglQueryString(dpy, EGL_EXTENSIONS);
+  EGLConfig cfg = (EGLConfig)0; /* EGL_NO_CONFIG_KHR */
+  if (!has_ext(exts, "EGL_KHR_no_config_context")) {
+    EGLint attr[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_SURFACE_TYPE, 0, EGL_NONE};
+    EGLint n = 0;
+    if (!eglChooseConfig(dpy, attr, &cfg, 1, &n) || n < 1) return EGL_NO_CONTEXT;
+  }
+  static const int versions[][2] = {{3, 2}, {3, 1}};
+  for (int i = 0; i < 2; i++) {
+    EGLint attr[] = {EGL_CONTEXT_MAJOR_VERSION, versions[i][0], EGL_CONTEXT_MINOR_VERSION, versions[i][1],
+                     EGL_NONE};
+    EGLContext ctx = eglCreateContext(dpy, cfg, EGL_NO_CONTEXT, attr);
+    if (ctx == EGL_NO_CONTEXT) continue;
+    if (eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) return ctx;
+    eglDestroyContext(dpy, ctx);
+  }
+  return EGL_NO_CONTEXT;
+}
+
+static bool try_display(gl_context *c, EGLDisplay dpy)
+{
+  if (dpy == EGL_NO_DISPLAY) return false;
+  EGLint maj, min;
+  if (!eglInitialize(dpy, &maj, &min)) return false;
+  EGLContext ctx = make_context(dpy);
+  if (ctx == EGL_NO_CONTEXT) return false;
+  c->egl_display = dpy;
+  c->egl_context = ctx;
+  c->owned = true;
+  return true;
+}
+
+/* The EGL device platform (one display per GPU / software device), then surfaceless. */
+static tfl_status create_headless(gl_context *c)
+{
+  const char *cl = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+  PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
+      (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+  PFNEGLQUERYDEVICESEXTPROC query_devices = (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+  if (!get_display)
+    return tfl_error(TFL_ERR_BACKEND, "EGL: no eglGetPlatformDisplayEXT (client extensions: %s)", cl ? cl : "none");
+  if (query_devices && has_ext(cl, "EGL_EXT_platform_device")) {
+    EGLDeviceEXT devs[16];
+    EGLint n = 0;
+    if (query_devices(16, devs, &n))
+      for (int i = 0; i < n; i++)
+        if (try_display(c, get_display(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL))) return TFL_OK;
+  }
+  if (has_ext(cl, "EGL_MESA_platform_surfaceless") &&
+      try_display(c, get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL)))
+    return TFL_OK;
+  return tfl_error(TFL_ERR_BACKEND,
+                   "EGL: no device or surfaceless display gives a GLES 3.1 context (last EGL error 0x%04x)",
+                   eglGetError());
+}
+
+static tfl_status query_limits(gl_context *c)
+{
+  const char *ver = (const char *)c->f.GetString(GL_VERSION);
+  const char *ren = (const char *)c->f.GetString(GL_RENDERER);
+  if (!ver) return tfl_error(TFL_ERR_BACKEND, "GL: glGetString(GL_VERSION) returned NULL (no usable context)");
+  snprintf(c->version, sizeof c->version, "%s", ver);
+  snprintf(c->renderer, sizeof c->renderer, "%s", ren ? ren : "?");
+  c->is_gles = strncmp(ver, "OpenGL ES", 9) == 0;
+  const char *p = ver;
+  while (*p && (*p < '0' || *p > '9')) p++;
+  if (sscanf(p, "%d.%d", &c->major, &c->minor) != 2)
+    return tfl_error(TFL_ERR_BACKEND, "GL: cannot parse GL_VERSION \"%s\"", ver);
+  bool ok = c->is_gles ? (c->major > 3 || (c->major == 3 && c->minor >= 1))
+                       : (c->major > 4 || (c->major == 4 && c->minor >= 3));
+  if (!ok)
+    return tfl_error(TFL_ERR_UNSUPPORTED, "GL: \"%s\" has no compute shaders (need GLES 3.1 or GL 4.3)", ver);
+  GLint v = 0;
+  c->f.GetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &v);
+  c->ssbo_offset_align = v > 0 ? v : 256;
+  v = 0;
+  c->f.GetIntegerv(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &v);
+  c->max_ssbo_bytes = v > 0 ? (long long)(unsigned)v : (1ll << 27);
+  c->f.GetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &c->max_wg_invocations);
+  for (int i = 0; i < 3; i++) c->f.GetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, (GLuint)i, &c->max_wg_count[i]);
+  return gl_check(c, "querying compute limits");
+}
+
+tfl_status gl_context_create(bool use_current, gl_context **out)
+{
+  *out = NULL;
+  gl_context *c = calloc(1, sizeof *c);
+  if (!c) return tfl_error(TFL_ERR_NOMEM, "GL context");
+  tfl_status st;
+  if (use_current) {
+    if (eglGetCurrentContext() == EGL_NO_CONTEXT) {
+      free(c);
+      return tfl_error(TFL_ERR_BACKEND, "GL: use_current_context is set but no EGL context is current on this thread");
+    }
+    c->egl_display = eglGetCurrentDisplay();
+    c->egl_context = eglGetCurrentContext();
+  } else if ((st = create_headless(c)) != TFL_OK) {
+    free(c);
+    return st;
+  }
+  if ((st = load_funcs(c)) != TFL_OK || (st = query_limits(c)) != TFL_OK) {
+    gl_context_free(c);
+    return st;
+  }
+  load_optional(c);
+  tfl_log(TFL_LOG_INFO, "GL: %s context, %s, %s", c->owned ? "own headless" : "caller's", c->version, c->renderer);
+  *out = c;
+  return TFL_OK;
+}
+
+tfl_status gl_context_bind(gl_context *c)
+{
+  if (eglGetCurrentContext() == (EGLContext)c->egl_context) return TFL_OK;
+  if (!c->owned)
+    return tfl_error(TFL_ERR_BACKEND, "GL: the delegate's context is not current on this thread");
+  if (!eglMakeCurrent((EGLDisplay)c->egl_display, EGL_NO_SURFACE, EGL_NO_SURFACE, (EGLContext)c->egl_context))
+    return tfl_error(TFL_ERR_BACKEND, "EGL: eglMakeCurrent failed (0x%04x)", eglGetError());
+  return TFL_OK;
+}
+
+void gl_context_free(gl_context *c)
+{
+  if (!c) return;
+  if (c->owned) {
+    EGLDisplay dpy = (EGLDisplay)c->egl_display;
+    if (eglGetCurrentContext() == (EGLContext)c->egl_context)
+      eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    /* no eglTerminate: the display is shared by every context of the process on it */
+    eglDestroyContext(dpy, (EGLContext)c->egl_context);
+  }
+  free(c);
+}

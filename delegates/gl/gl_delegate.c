@@ -1,0 +1,464 @@
+/* gl_delegate.c - the tfl_delegate of GL compute: supports -> prepare (plan, programs,
+ * buffers) -> invoke (upload boundary inputs or run the texture shader, dispatch,
+ * read outputs back) -> release. */
+#include "gl_delegate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gl_context.h"
+#include "gl_layout.h"
+#include "gl_plan.h"
+#include "gl_program.h"
+#include "gl_texture.h"
+
+typedef struct gl_part gl_part;
+
+typedef struct {
+  tfl_delegate base;
+  gl_delegate_options o;
+  char *cache_dir;
+  gl_context *ctx;
+  gl_texture_input tex;
+  bool tex_set;
+  bool profiling;
+  gl_part *parts;              /* prepared partitions (linked) */
+  gl_delegate_stats stats;
+} gl_dctx;
+
+struct gl_part {
+  gl_part *next;
+  tfl_graph *g;
+  gl_plan plan;                /* sources freed after compiling */
+  unsigned *progs;
+  int n_progs;
+  unsigned arena, consts;
+  size_t vec4_bytes;
+  float *staging;              /* largest boundary tensor, PHWC4 floats */
+  void *packed;                /* the same in storage precision */
+  int tex_in;                  /* plan.in index fed by the texture, -1 */
+  unsigned tex_prog;
+  unsigned *queries;           /* profiling: n_d + 1 timestamps */
+  double *times_ms;            /* profiling: per dispatch, last invoke */
+  bool timed;
+};
+
+gl_delegate_options gl_delegate_defaults(void)
+{
+  return (gl_delegate_options){.precision = GL_PRECISION_FP16, .use_current_context = false, .cache_dir = NULL,
+                               .texture_input = false};
+}
+
+static double now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static bool supports(void *ctx, const tfl_graph *g, int node)
+{
+  (void)ctx;
+  return gl_plan_supports(g, node);
+}
+
+static void part_free(gl_dctx *dc, gl_part *p)
+{
+  if (!p) return;
+  const gl_funcs *f = &dc->ctx->f;
+  if (gl_context_bind(dc->ctx) == TFL_OK) {
+    for (int i = 0; i < p->n_progs; i++)
+      if (p->progs[i]) f->DeleteProgram(p->progs[i]);
+    if (p->tex_prog) f->DeleteProgram(p->tex_prog);
+    if (p->queries) f->DeleteQueries(p->plan.n_d + 1, p->queries);
+    if (p->arena) f->DeleteBuffers(1, &p->arena);
+    if (p->consts) f->DeleteBuffers(1, &p->consts);
+    while (f->GetError() != GL_NO_ERROR) {
+    }
+  }
+  gl_plan_free(&p->plan);
+  free(p->progs);
+  free(p->queries);
+  free(p->times_ms);
+  free(p->staging);
+  free(p->packed);
+  free(p);
+}
+
+/* Fingerprint of everything but the sources: model, options, driver. */
+static uint64_t cache_key(const gl_dctx *dc, const tfl_graph *g)
+{
+  uint64_t h = GL_HASH_INIT;
+  if (g->model_bytes) h = gl_hash(h, g->model_bytes, g->model_size);
+  int opts[2] = {(int)dc->o.precision, dc->o.texture_input};
+  h = gl_hash(h, opts, sizeof opts);
+  h = gl_hash(h, dc->ctx->renderer, strlen(dc->ctx->renderer));
+  h = gl_hash(h, dc->ctx->version, strlen(dc->ctx->version));
+  return h;
+}
+
+static tfl_status make_buffers(gl_dctx *dc, gl_part *p)
+{
+  const gl_funcs *f = &dc->ctx->f;
+  bool fp16 = dc->o.precision == GL_PRECISION_FP16;
+  size_t arena_bytes = p->plan.arena_n * p->vec4_bytes;
+  if ((long long)arena_bytes > dc->ctx->max_ssbo_bytes)
+    return tfl_error(TFL_ERR_NOMEM, "GL: activations need %zu bytes, over the %lld-byte storage block limit", arena_bytes,
+                     dc->ctx->max_ssbo_bytes);
+  f->GenBuffers(1, &p->arena);
+  f->BindBuffer(GL_SHADER_STORAGE_BUFFER, p->arena);
+  f->BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)arena_bytes, NULL, GL_DYNAMIC_COPY);
+  tfl_status st = gl_check(dc->ctx, "allocating the activation buffer");
+  if (st) return tfl_error_prefix(st, "%zu bytes", arena_bytes);
+  if (p->plan.n_const) {
+    size_t n = p->plan.n_const * 4;
+    void *packed = malloc(n * (fp16 ? 2 : 4));
+    if (!packed) return tfl_error(TFL_ERR_NOMEM, "GL: packing %zu constants", n);
+    gl_store_floats(p->plan.consts, n, fp16, packed);
+    f->GenBuffers(1, &p->consts);
+    f->BindBuffer(GL_SHADER_STORAGE_BUFFER, p->consts);
+    f->BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * (fp16 ? 2 : 4)), packed, GL_STATIC_DRAW);
+    free(packed);
+    if ((st = gl_check(dc->ctx, "uploading the constants"))) return st;
+  }
+  free(p->plan.consts);
+  p->plan.consts = NULL;
+  size_t most = 1;
+  for (int i = 0; i < p->plan.n_in; i++)
+    if (gl_shape_vec4s(p->plan.in[i].sh) > most) most = gl_shape_vec4s(p->plan.in[i].sh);
+  for (int i = 0; i < p->plan.n_out; i++)
+    if (gl_shape_vec4s(p->plan.out[i].sh) > most) most = gl_shape_vec4s(p->plan.out[i].sh);
+  p->staging = malloc(most * 4 * sizeof(float));
+  p->packed = malloc(most * p->vec4_bytes);
+  if (!p->staging || !p->packed) return tfl_error(TFL_ERR_NOMEM, "GL: staging for %zu vec4s", most);
+  return TFL_OK;
+}
+
+static tfl_status build_programs(gl_dctx *dc, gl_part *p)
+{
+  int n = p->plan.n_d;
+  p->progs = calloc((size_t)n + 1, sizeof *p->progs);
+  char **srcs = calloc((size_t)n + 1, sizeof *srcs);
+  char **labels = calloc((size_t)n + 1, sizeof *labels);
+  char *names = malloc((size_t)(n + 1) * 64);
+  if (!p->progs || !srcs || !labels || !names) {
+    free(srcs);
+    free(labels);
+    free(names);
+    return tfl_error(TFL_ERR_NOMEM, "GL: %d programs", n);
+  }
+  for (int i = 0; i < n; i++) {
+    srcs[i] = p->plan.d[i].src;
+    labels[i] = names + (size_t)i * 64;
+    int nd = p->plan.d[i].node;
+    snprintf(labels[i], 64, "node %d (%s)", nd, tfl_op_name(p->g->nodes[nd].op));
+  }
+  double t0 = now_ms();
+  gl_cache_result cr;
+  tfl_status st = gl_programs_build(dc->ctx, dc->cache_dir, cache_key(dc, p->g), srcs, (const char *const *)labels, n,
+                                    p->progs, &cr);
+  p->n_progs = n;
+  dc->stats.compile_ms = now_ms() - t0;
+  dc->stats.cache = (int)cr;
+  free(srcs);
+  free(labels);
+  free(names);
+  if (st) return st;
+  for (int i = 0; i < n; i++) { /* the sources are no longer needed */
+    free(p->plan.d[i].src);
+    p->plan.d[i].src = NULL;
+  }
+  return TFL_OK;
+}
+
+static tfl_status prepare_texture(gl_dctx *dc, gl_part *p)
+{
+  p->tex_in = -1;
+  if (!dc->o.texture_input || p->g->n_inputs < 1) return TFL_OK;
+  for (int i = 0; i < p->plan.n_in; i++)
+    if (p->plan.in[i].tensor == p->g->inputs[0]) p->tex_in = i;
+  if (p->tex_in < 0) return TFL_OK;
+  const tfl_tensor *t = &p->g->tensors[p->plan.in[p->tex_in].tensor];
+  tfl_status st = gl_texture_check(t);
+  if (st) return st;
+  char *src = gl_texture_source(t, p->plan.in[p->tex_in].off, dc->o.precision == GL_PRECISION_FP16);
+  if (!src) return tfl_error(TFL_ERR_NOMEM, "GL: texture shader");
+  st = gl_program_compile(dc->ctx, src, "the texture input", &p->tex_prog);
+  free(src);
+  return st;
+}
+
+static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, void **state)
+{
+  gl_dctx *dc = ctx;
+  *state = NULL;
+  tfl_status st = gl_context_bind(dc->ctx);
+  if (st) return st;
+  gl_part *p = calloc(1, sizeof *p);
+  if (!p) return tfl_error(TFL_ERR_NOMEM, "GL partition");
+  p->g = g;
+  p->tex_in = -1;
+  bool fp16 = dc->o.precision == GL_PRECISION_FP16;
+  p->vec4_bytes = fp16 ? 8 : 16;
+  gl_plan_options po = {fp16, dc->ctx->ssbo_offset_align};
+  if ((st = gl_plan_build(g, part, &po, &p->plan)) || (st = build_programs(dc, p)) || (st = make_buffers(dc, p)) ||
+      (st = prepare_texture(dc, p))) {
+    part_free(dc, p);
+    return st;
+  }
+  for (int i = 0; i < p->plan.n_d; i++)
+    for (int a = 0; a < 3; a++)
+      if (p->plan.d[i].groups[a] > dc->ctx->max_wg_count[a]) {
+        st = tfl_error(TFL_ERR_UNSUPPORTED, "GL: node %d needs %d workgroups in dimension %d (limit %d)", p->plan.d[i].node,
+                       p->plan.d[i].groups[a], a, dc->ctx->max_wg_count[a]);
+        part_free(dc, p);
+        return st;
+      }
+  tfl_log(TFL_LOG_INFO, "GL: %d nodes -> %d dispatches (%d fused, %d aliased), arena %zu KiB, constants %zu KiB, cache %s",
+          p->plan.n_nodes, p->plan.n_d, p->plan.n_fused, p->plan.n_alias, p->plan.arena_n * p->vec4_bytes / 1024,
+          p->plan.n_const * p->vec4_bytes / 1024,
+          (const char *[]){"off", "miss", "hit", "corrupt"}[dc->stats.cache]);
+  p->next = dc->parts;
+  dc->parts = p;
+  dc->stats.partitions++;
+  dc->stats.dispatches += p->plan.n_d;
+  dc->stats.fused += p->plan.n_fused;
+  dc->stats.aliased += p->plan.n_alias;
+  *state = p;
+  return TFL_OK;
+}
+
+static tfl_status upload(gl_dctx *dc, gl_part *p, const gl_plan_io *io)
+{
+  const tfl_tensor *t = &p->g->tensors[io->tensor];
+  if (!t->data) return tfl_error(TFL_ERR_ARG, "GL: input tensor %d has no data", io->tensor);
+  size_t n = gl_shape_vec4s(io->sh);
+  gl_to_phwc4(t, t->data, io->sh, p->staging);
+  gl_store_floats(p->staging, n * 4, p->vec4_bytes == 8, p->packed);
+  dc->ctx->f.BufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)(io->off * p->vec4_bytes), (GLsizeiptr)(n * p->vec4_bytes),
+                           p->packed);
+  return TFL_OK;
+}
+
+static tfl_status download(gl_dctx *dc, gl_part *p, const gl_plan_io *io)
+{
+  const gl_funcs *f = &dc->ctx->f;
+  tfl_tensor *t = &p->g->tensors[io->tensor];
+  size_t n = gl_shape_vec4s(io->sh);
+  const void *m = f->MapBufferRange(GL_SHADER_STORAGE_BUFFER, (GLintptr)(io->off * p->vec4_bytes),
+                                    (GLsizeiptr)(n * p->vec4_bytes), GL_MAP_READ_BIT);
+  if (!m) return gl_check(dc->ctx, "mapping an output") ? TFL_ERR_BACKEND : tfl_error(TFL_ERR_BACKEND, "GL: glMapBufferRange failed");
+  gl_load_floats(m, n * 4, p->vec4_bytes == 8, p->staging);
+  f->UnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+  gl_from_phwc4(p->staging, io->sh, t, t->data);
+  return TFL_OK;
+}
+
+static void run_texture(gl_dctx *dc, gl_part *p)
+{
+  const gl_funcs *f = &dc->ctx->f;
+  const gl_texture_input *tx = &dc->tex;
+  const tfl_tensor *t = &p->g->tensors[p->plan.in[p->tex_in].tensor];
+  f->UseProgram(p->tex_prog);
+  f->ActiveTexture(GL_TEXTURE0);
+  f->BindTexture(GL_TEXTURE_2D, tx->texture);
+  f->Uniform4f(0, tx->scale_x, tx->scale_y, tx->off_x, tx->off_y);
+  f->Uniform4f(1, tx->mean[0], tx->mean[1], tx->mean[2], tx->mean[2]);
+  f->Uniform4f(2, tx->std[0], tx->std[1], tx->std[2], tx->std[2]);
+  f->Uniform4i(3, tx->width, tx->height, 0, 0);
+  f->DispatchCompute((GLuint)(t->dims[2] + 7) / 8, (GLuint)(t->dims[1] + 7) / 8, 1);
+  f->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+static tfl_status prepare_profiling(gl_dctx *dc, gl_part *p)
+{
+  if (p->times_ms) return TFL_OK;
+  p->times_ms = calloc((size_t)p->plan.n_d + 1, sizeof(double));
+  p->queries = calloc((size_t)p->plan.n_d + 1, sizeof(unsigned));
+  if (!p->times_ms || !p->queries) {
+    free(p->times_ms);
+    free(p->queries);
+    p->times_ms = NULL;
+    p->queries = NULL;
+    return tfl_error(TFL_ERR_NOMEM, "GL profiling");
+  }
+  dc->ctx->f.GenQueries(p->plan.n_d + 1, p->queries);
+  return gl_check(dc->ctx, "creating timer queries");
+}
+
+static tfl_status invoke(void *ctx, void *state)
+{
+  gl_dctx *dc = ctx;
+  gl_part *p = state;
+  const gl_funcs *f = &dc->ctx->f;
+  tfl_status st = gl_context_bind(dc->ctx);
+  if (st) return st;
+  while (f->GetError() != GL_NO_ERROR) { /* errors of the caller's own GL work are not ours */
+  }
+  f->BindBuffer(GL_SHADER_STORAGE_BUFFER, p->arena);
+  for (int i = 0; i < p->plan.n_in; i++) {
+    if (i == p->tex_in) continue;
+    if ((st = upload(dc, p, &p->plan.in[i]))) return st;
+  }
+  f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, p->arena);
+  if (p->tex_in >= 0) {
+    if (!dc->tex_set) return tfl_error(TFL_ERR_ARG, "GL: texture_input is set but no texture was given");
+    run_texture(dc, p);
+  }
+  bool prof = dc->profiling && prepare_profiling(dc, p) == TFL_OK;
+  bool stamps = prof && dc->ctx->QueryCounter;
+  if (stamps) dc->ctx->QueryCounter(p->queries[0], GL_TIMESTAMP_EXT);
+  for (int i = 0; i < p->plan.n_d; i++) {
+    const gl_plan_dispatch *d = &p->plan.d[i];
+    double t0 = 0;
+    if (prof && !stamps) {
+      f->Finish();
+      t0 = now_ms();
+    }
+    f->UseProgram(p->progs[i]);
+    if (d->const_n)
+      f->BindBufferRange(GL_SHADER_STORAGE_BUFFER, 1, p->consts, (GLintptr)(d->const_off * p->vec4_bytes),
+                         (GLsizeiptr)(d->const_n * p->vec4_bytes));
+    f->DispatchCompute((GLuint)d->groups[0], (GLuint)d->groups[1], (GLuint)d->groups[2]);
+    f->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    if (stamps) dc->ctx->QueryCounter(p->queries[i + 1], GL_TIMESTAMP_EXT);
+    if (prof && !stamps) {
+      f->Finish();
+      p->times_ms[i] = now_ms() - t0;
+    }
+  }
+  f->MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  f->BindBuffer(GL_SHADER_STORAGE_BUFFER, p->arena);
+  for (int i = 0; i < p->plan.n_out; i++)
+    if ((st = download(dc, p, &p->plan.out[i]))) return st;
+  if (stamps) {
+    GLuint64 prev = 0, t = 0;
+    dc->ctx->GetQueryObjectui64v(p->queries[0], GL_QUERY_RESULT, &prev);
+    for (int i = 0; i < p->plan.n_d; i++) {
+      dc->ctx->GetQueryObjectui64v(p->queries[i + 1], GL_QUERY_RESULT, &t);
+      p->times_ms[i] = (double)(t - prev) / 1e6;
+      prev = t;
+    }
+  }
+  p->timed = prof;
+  return gl_check(dc->ctx, "running the partition");
+}
+
+static void release(void *ctx, void *state)
+{
+  gl_dctx *dc = ctx;
+  gl_part *p = state;
+  if (!p) return;
+  for (gl_part **q = &dc->parts; *q; q = &(*q)->next)
+    if (*q == p) {
+      *q = p->next;
+      break;
+    }
+  dc->stats.partitions--;
+  dc->stats.dispatches -= p->plan.n_d;
+  dc->stats.fused -= p->plan.n_fused;
+  dc->stats.aliased -= p->plan.n_alias;
+  part_free(dc, p);
+}
+
+static void destroy(tfl_delegate *self)
+{
+  if (!self) return;
+  gl_dctx *dc = (gl_dctx *)self;
+  while (dc->parts) release(dc, dc->parts);
+  gl_context_free(dc->ctx);
+  free(dc->cache_dir);
+  free(dc);
+}
+
+tfl_delegate *gl_delegate_create(const gl_delegate_options *o)
+{
+  gl_dctx *dc = calloc(1, sizeof *dc);
+  if (!dc) {
+    tfl_error(TFL_ERR_NOMEM, "GL delegate");
+    return NULL;
+  }
+  dc->o = o ? *o : gl_delegate_defaults();
+  if (dc->o.cache_dir) {
+    dc->cache_dir = strdup(dc->o.cache_dir);
+    if (!dc->cache_dir) {
+      free(dc);
+      tfl_error(TFL_ERR_NOMEM, "GL delegate");
+      return NULL;
+    }
+  }
+  dc->o.cache_dir = dc->cache_dir;
+  if (gl_context_create(dc->o.use_current_context, &dc->ctx) != TFL_OK) {
+    free(dc->cache_dir);
+    free(dc);
+    return NULL;
+  }
+  dc->base.name = "gl";
+  dc->base.ctx = dc;
+  dc->base.supports = supports;
+  dc->base.prepare = prepare;
+  dc->base.invoke = invoke;
+  dc->base.release = release;
+  dc->base.destroy = destroy;
+  dc->stats.renderer = dc->ctx->renderer;
+  dc->stats.version = dc->ctx->version;
+  return &dc->base;
+}
+
+tfl_status gl_delegate_set_input_texture(tfl_delegate *d, const gl_texture_input *in)
+{
+  if (!d || !in) return tfl_error(TFL_ERR_ARG, "GL: set_input_texture: NULL argument");
+  gl_dctx *dc = d->ctx;
+  if (!dc->o.texture_input) return tfl_error(TFL_ERR_ARG, "GL: the delegate was created without texture_input");
+  if (in->width < 1 || in->height < 1 || !in->texture)
+    return tfl_error(TFL_ERR_ARG, "GL: texture %u of %dx%d", in->texture, in->width, in->height);
+  for (int c = 0; c < 3; c++)
+    if (in->std[c] == 0.0f) return tfl_error(TFL_ERR_ARG, "GL: std[%d] is 0", c);
+  dc->tex = *in;
+  dc->tex_set = true;
+  return TFL_OK;
+}
+
+tfl_status gl_delegate_output_buffer(tfl_delegate *d, int tensor, gl_output_buffer *out)
+{
+  gl_dctx *dc = d->ctx;
+  for (gl_part *p = dc->parts; p; p = p->next)
+    for (int i = 0; i < p->plan.n_out; i++) {
+      const gl_plan_io *io = &p->plan.out[i];
+      if (io->tensor != tensor) continue;
+      *out = (gl_output_buffer){p->arena, io->off * p->vec4_bytes, gl_shape_vec4s(io->sh) * p->vec4_bytes, io->sh.b,
+                                io->sh.h, io->sh.w, io->sh.c, io->sh.s, p->vec4_bytes == 8};
+      return TFL_OK;
+    }
+  return tfl_error(TFL_ERR_ARG, "GL: tensor %d is not an output of a GL partition", tensor);
+}
+
+void gl_delegate_set_profiling(tfl_delegate *d, bool on)
+{
+  ((gl_dctx *)d->ctx)->profiling = on;
+}
+
+int gl_delegate_get_profile(tfl_delegate *d, gl_dispatch_profile *out, int max)
+{
+  gl_dctx *dc = d->ctx;
+  gl_part *order[64];
+  int n_parts = 0, n = 0;
+  for (gl_part *p = dc->parts; p && n_parts < 64; p = p->next) order[n_parts++] = p;
+  for (int k = n_parts - 1; k >= 0; k--) { /* the list is newest first; partitions run oldest first */
+    gl_part *p = order[k];
+    if (!p->timed) continue;
+    for (int i = 0; i < p->plan.n_d; i++, n++) {
+      if (n >= max) continue;
+      const gl_plan_dispatch *pd = &p->plan.d[i];
+      out[n] = (gl_dispatch_profile){pd->node, tfl_op_name(p->g->nodes[pd->node].op), pd->n_fused, p->times_ms[i], pd->flops};
+    }
+  }
+  return n;
+}
+
+void gl_delegate_get_stats(tfl_delegate *d, gl_delegate_stats *out)
+{
+  *out = ((gl_dctx *)d->ctx)->stats;
+}

@@ -1,0 +1,32 @@
+/* gl_emit.h - wraps a generator's body into a complete compute shader: version,
+ * workgroup, storage blocks, per-object macros (see gl_gen.h), store_out with the
+ * fused epilogue, main with the grid check. Pure string work, no GL. */
+#ifndef GL_EMIT_H
+#define GL_EMIT_H
+
+#include "gl_gen.h"
+
+typedef struct {
+  char name[16];             /* "I0", "E1", "W", ... */
+  gl_shape sh;               /* tensor objects only */
+  bool is_tensor;            /* tensor object (macros for B H W C S LD LDB AT) */
+  bool is_const;             /* in the constant block (else the arena) */
+  size_t off;                /* vec4 offset in its block (constants: relative to the dispatch range) */
+} gl_emit_obj;
+
+typedef struct {
+  bool fp16;
+  int wg[3];
+  const gl_gen_out *gen;
+  const gl_emit_obj *objs;
+  int n_objs;
+  gl_shape out;
+  size_t out_off;
+  const char *epilogue;      /* statements on `v` inside store_out (may be NULL) */
+  bool has_consts;
+} gl_emit_in;
+
+/* malloc'd source, NULL on OOM. */
+char *gl_emit_source(const gl_emit_in *e);
+
+#endif

@@ -1,0 +1,136 @@
+/* gl_gen.h - op generators: node + shapes in; GLSL body, grid and packed constants out.
+ * A generator never calls GL.
+ *
+ * The emitter (gl_emit.c) wraps a body into a `#version 310 es` compute shader and
+ * defines, for each object input k of the node ("I0", "I1", ...; activations live in
+ * the arena, constant inputs become packed constant objects):
+ *   Ik_B Ik_H Ik_W Ik_C Ik_S      its BHWC sizes and slice count (compile-time ints)
+ *   Ik_LD(b, y, x, s)             the vec4 at those coordinates (FLT4)
+ *   Ik_LDB(b, y, x, s)            the same with numpy broadcasting against the output
+ * for the output: O_B O_H O_W O_C O_S and store_out(b, y, x, s, FLT4 v), which applies
+ * the fused element-wise epilogue and zeroes lanes past O_C; for each constant object
+ * the generator adds ("W"): W_LD(i), the i-th vec4. FLT4 is vec4 (mediump in fp16 mode).
+ * main() has `ivec3 gid` (the invocation, already checked against the grid).
+ */
+#ifndef GL_GEN_H
+#define GL_GEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gl_layout.h"
+
+/* A growing string; any allocation failure sets oom and later appends are dropped. */
+typedef struct {
+  char *p;
+  size_t n, cap;
+  bool oom;
+} gl_str;
+void gl_str_addf(gl_str *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gl_str_free(gl_str *s);
+
+#define GL_GEN_MAX_IN 8
+#define GL_GEN_MAX_CONSTS 4
+
+typedef struct {
+  char name[16];
+  float *data;       /* n_vec4 * 4 floats, malloc'd, owned by the gl_gen_out */
+  size_t n_vec4;
+} gl_gen_const;
+
+typedef struct {
+  const tfl_graph *g;
+  int node;                   /* index in g */
+  const tfl_node *n;
+  int n_in;                   /* node inputs (including omitted -1 ones) */
+  bool in_obj[GL_GEN_MAX_IN]; /* input k is an object "Ik" */
+  gl_shape in[GL_GEN_MAX_IN]; /* shape of input k (when present) */
+  gl_shape out;               /* shape of output 0 */
+} gl_gen_in;
+
+typedef struct {
+  gl_str decls;               /* functions and constants before main */
+  gl_str main;                /* body of main() */
+  int grid[3];                /* invocations in x, y, z */
+  gl_gen_const consts[GL_GEN_MAX_CONSTS];
+  int n_consts;
+} gl_gen_out;
+
+typedef tfl_status (*gl_gen_fn)(const gl_gen_in *in, gl_gen_out *out);
+/* Checks what the generator needs (params, constant inputs, shapes); the message
+ * (tfl_last_error) says why not. */
+typedef tfl_status (*gl_check_fn)(const tfl_graph *g, int node);
+
+/* How the compiler treats a node. */
+typedef enum {
+  GL_KIND_NONE,      /* not supported */
+  GL_KIND_GEN,       /* a dispatch from its generator */
+  GL_KIND_UNARY,     /* element-wise on input 0: fusable into its producer */
+  GL_KIND_BINARY,    /* element-wise on inputs 0 and 1 with broadcasting: fusable */
+  GL_KIND_ALIAS,     /* output is input 0 reinterpreted (reshape with the same PHWC4, quantize) */
+} gl_op_kind;
+
+typedef struct {
+  gl_op_kind kind;
+  unsigned raw_inputs;        /* bit k: input k is read by the generator on the CPU, not an object */
+  gl_check_fn check;
+  gl_gen_fn gen;
+} gl_op_info;
+
+/* The row of op (kind GL_KIND_NONE for ops we do not run). */
+const gl_op_info *gl_op_info_of(tfl_op op);
+
+/* Adds a constant object; takes ownership of data. Returns false when full. */
+bool gl_gen_add_const(gl_gen_out *o, const char *name, float *data, size_t n_vec4);
+void gl_gen_out_free(gl_gen_out *o);
+/* grid = the output's (W, H, B*S); `int x, y, s, b` declared from gid. */
+void gl_gen_per_vec4(const gl_gen_in *in, gl_gen_out *o);
+
+/* Element-wise expression of an op on GLSL expressions a (input 0) and b (input 1);
+ * false for ops that are not element-wise. */
+bool gl_eltwise_expr(const tfl_node *n, const char *a, const char *b, gl_str *s);
+/* "v = act(v);" for a fused activation; false for ones we cannot run (SIGN_BIT). */
+bool gl_act_stmt(tfl_activation act, const char *v, gl_str *s);
+bool gl_act_ok(tfl_activation act);
+/* A float as a GLSL literal that round-trips. */
+void gl_str_float(gl_str *s, float f);
+
+/* Constants the generators need, read as reals (dequantized per tensor or per
+ * channel along q.axis; float16 widened). Returns a malloc'd array or NULL (OOM). */
+float *gl_const_reals(const tfl_tensor *t);
+/* Error helper: "node 7 (CONV_2D): ..." */
+tfl_status gl_node_error(tfl_status s, const tfl_graph *g, int node, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* generators and checks, one file per op family */
+tfl_status gl_check_conv(const tfl_graph *g, int node);
+tfl_status gl_gen_conv(const gl_gen_in *in, gl_gen_out *out);
+tfl_status gl_check_depthwise(const tfl_graph *g, int node);
+tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *out);
+tfl_status gl_check_transpose_conv(const tfl_graph *g, int node);
+tfl_status gl_gen_transpose_conv(const gl_gen_in *in, gl_gen_out *out);
+tfl_status gl_check_fully_connected(const tfl_graph *g, int node);
+tfl_status gl_gen_fully_connected(const gl_gen_in *in, gl_gen_out *out);
+tfl_status gl_check_pool(const tfl_graph *g, int node);
+tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *out);
+tfl_status gl_check_eltwise(const tfl_graph *g, int node);
+tfl_status gl_gen_eltwise(const gl_gen_in *in, gl_gen_out *out);
+tfl_status gl_check_concat(const tfl_graph *g, int node);
+tfl_status gl_gen_concat(const gl_gen_in *in, gl_gen_out *out);
+tfl_status gl_check_reshape(const tfl_graph *g, int node);
+tfl_status gl_gen_reshape(const gl_gen_in *in, gl_gen_out *out);
+tfl_status gl_check_pad(const tfl_graph *g, int node);
+tfl_status gl_gen_pad(const gl_gen_in *in, gl_gen_out *out);
+tfl_status gl_check_resize(const tfl_graph *g, int node);
+tfl_status gl_gen_resize(const gl_gen_in *in, gl_gen_out *out);
+tfl_status gl_check_depth_to_space(const tfl_graph *g, int node);
+tfl_status gl_gen_depth_to_space(const gl_gen_in *in, gl_gen_out *out);
+tfl_status gl_check_strided_slice(const tfl_graph *g, int node);
+tfl_status gl_gen_strided_slice(const gl_gen_in *in, gl_gen_out *out);
+tfl_status gl_check_softmax(const tfl_graph *g, int node);
+tfl_status gl_gen_softmax(const gl_gen_in *in, gl_gen_out *out);
+tfl_status gl_check_mean(const tfl_graph *g, int node);
+tfl_status gl_gen_mean(const gl_gen_in *in, gl_gen_out *out);
+tfl_status gl_check_alias(const tfl_graph *g, int node);
+
+#endif

@@ -1,0 +1,134 @@
+/* gl_gen_common.c - what all generators share: strings, constants, activations. */
+#include "gl_gen.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gl_str_addf(gl_str *s, const char *fmt, ...)
+{
+  if (s->oom) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int need = vsnprintf(s->p ? s->p + s->n : NULL, s->p ? s->cap - s->n : 0, fmt, ap);
+  va_end(ap);
+  if (need < 0) {
+    s->oom = true;
+    return;
+  }
+  if (!s->p || s->n + (size_t)need + 1 > s->cap) {
+    size_t cap = s->cap ? s->cap : 1024;
+    while (cap < s->n + (size_t)need + 1) cap *= 2;
+    char *p = realloc(s->p, cap);
+    if (!p) {
+      s->oom = true;
+      return;
+    }
+    s->p = p;
+    s->cap = cap;
+    va_start(ap, fmt);
+    vsnprintf(s->p + s->n, s->cap - s->n, fmt, ap);
+    va_end(ap);
+  }
+  s->n += (size_t)need;
+}
+
+void gl_str_free(gl_str *s)
+{
+  free(s->p);
+  memset(s, 0, sizeof *s);
+}
+
+void gl_str_float(gl_str *s, float f)
+{
+  if (isinf(f)) {
+    gl_str_addf(s, f > 0 ? "(1.0/0.0)" : "(-1.0/0.0)");
+    return;
+  }
+  char buf[48];
+  snprintf(buf, sizeof buf, "%.9g", (double)f);
+  gl_str_addf(s, "%s%s", buf, strpbrk(buf, ".eEn") ? "" : ".0");
+}
+
+bool gl_gen_add_const(gl_gen_out *o, const char *name, float *data, size_t n_vec4)
+{
+  if (o->n_consts == GL_GEN_MAX_CONSTS) {
+    free(data);
+    return false;
+  }
+  gl_gen_const *c = &o->consts[o->n_consts++];
+  snprintf(c->name, sizeof c->name, "%s", name);
+  c->data = data;
+  c->n_vec4 = n_vec4;
+  return true;
+}
+
+void gl_gen_out_free(gl_gen_out *o)
+{
+  gl_str_free(&o->decls);
+  gl_str_free(&o->main);
+  for (int i = 0; i < o->n_consts; i++) free(o->consts[i].data);
+  memset(o, 0, sizeof *o);
+}
+
+void gl_gen_per_vec4(const gl_gen_in *in, gl_gen_out *o)
+{
+  o->grid[0] = in->out.w;
+  o->grid[1] = in->out.h;
+  o->grid[2] = in->out.b * in->out.s;
+  gl_str_addf(&o->main, "  int x = gid.x, y = gid.y, s = gid.z %% O_S, b = gid.z / O_S;\n");
+}
+
+bool gl_act_ok(tfl_activation act)
+{
+  return act != TFL_ACT_SIGN_BIT;
+}
+
+bool gl_act_stmt(tfl_activation act, const char *v, gl_str *s)
+{
+  switch (act) {
+  case TFL_ACT_NONE: return true;
+  case TFL_ACT_RELU: gl_str_addf(s, "  %s = max(%s, FLT4(0.0));\n", v, v); return true;
+  case TFL_ACT_RELU_N1_TO_1: gl_str_addf(s, "  %s = clamp(%s, FLT4(-1.0), FLT4(1.0));\n", v, v); return true;
+  case TFL_ACT_RELU6: gl_str_addf(s, "  %s = clamp(%s, FLT4(0.0), FLT4(6.0));\n", v, v); return true;
+  case TFL_ACT_TANH: gl_str_addf(s, "  %s = tanh(clamp(%s, FLT4(-10.0), FLT4(10.0)));\n", v, v); return true;
+  case TFL_ACT_SIGMOID: gl_str_addf(s, "  %s = FLT4(1.0) / (FLT4(1.0) + exp(-%s));\n", v, v); return true;
+  case TFL_ACT_SIGN_BIT: return false;
+  }
+  return false;
+}
+
+float *gl_const_reals(const tfl_tensor *t)
+{
+  size_t n = tfl_tensor_count(t);
+  float *r = malloc(sizeof(float) * (n ? n : 1));
+  if (!r) return NULL;
+  if (t->q.n > 1) {
+    size_t inner = 1;
+    for (int d = t->q.axis + 1; d < t->ndim; d++) inner *= (size_t)t->dims[d];
+    int nch = t->dims[t->q.axis];
+    for (size_t i = 0; i < n; i++) {
+      int ch = (int)((i / inner) % (size_t)nch);
+      float sc = ch < t->q.n ? t->q.scale[ch] : t->q.scale[0];
+      int32_t zp = ch < t->q.n ? t->q.zero_point[ch] : t->q.zero_point[0];
+      tfl_tensor one = *t;
+      one.q.n = 0;
+      r[i] = sc * (gl_tensor_real(&one, t->data, i) - (float)zp);
+    }
+    return r;
+  }
+  for (size_t i = 0; i < n; i++) r[i] = gl_tensor_real(t, t->data, i);
+  return r;
+}
+
+tfl_status gl_node_error(tfl_status s, const tfl_graph *g, int node, const char *fmt, ...)
+{
+  char msg[384];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return tfl_error(s, "node %d (%s): %s", node, tfl_op_name(g->nodes[node].op), msg);
+}

@@ -1,0 +1,370 @@
+/* gl_gen_conv.c - CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, MediaPipe's
+ * Convolution2DTransposeBias and FULLY_CONNECTED (a 1x1 convolution).
+ *
+ * One invocation computes one output vec4 (4 output channels at one pixel). Weights
+ * are packed so that the 4 vec4s an input slice needs are adjacent and all invocations
+ * of a workgroup with the same output slice read the same addresses:
+ *   conv:      W[((os * KH + ky) * KW + kx) * IS * 4 + is * 4 + k] = filter[os*4 .. +3][ky][kx][is*4 + k]
+ *   depthwise: W[(s * KH + ky) * KW + kx] = filter[0][ky][kx][s*4 .. +3]
+ * so acc += v.x * W[i] + v.y * W[i+1] + v.z * W[i+2] + v.w * W[i+3]. Bias: BIAS[os].
+ * 1x1 stride-1 unpadded convolutions get a loop without window arithmetic.
+ */
+#include "gl_gen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "delegates/cpu/cpu_util.h"
+
+/* Tensor positions */
+enum { CONV_IN = 0, CONV_W = 1, CONV_BIAS = 2 };
+enum { TC_SHAPE = 0, TC_W = 1, TC_IN = 2, TC_BIAS = 3 };       /* TRANSPOSE_CONV */
+enum { MP_IN = 0, MP_W = 1, MP_BIAS = 2 };                      /* Convolution2DTransposeBias */
+
+static const tfl_tensor *input_at(const tfl_graph *g, const tfl_node *n, int k)
+{
+  return k < n->n_in && n->in[k] >= 0 ? &g->tensors[n->in[k]] : NULL;
+}
+
+static bool float_like(tfl_type t)
+{
+  return t == TFL_TYPE_FLOAT32 || t == TFL_TYPE_FLOAT16 || t == TFL_TYPE_UINT8 || t == TFL_TYPE_INT8;
+}
+
+static tfl_status check_weights(const tfl_graph *g, int node, const tfl_tensor *w, const tfl_tensor *bias,
+                                int out_c)
+{
+  if (!w || !w->is_const || !w->data)
+    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "weights are not constant");
+  if (!float_like(w->type) && w->type != TFL_TYPE_INT32)
+    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "weights are %s", tfl_type_name(w->type));
+  if (bias && (!bias->is_const || !bias->data))
+    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "bias is not constant");
+  if (bias && tfl_tensor_count(bias) != (size_t)out_c)
+    return gl_node_error(TFL_ERR_SHAPE, g, node, "bias has %zu values, expected %d", tfl_tensor_count(bias), out_c);
+  return TFL_OK;
+}
+
+static tfl_status check_io(const tfl_graph *g, int node, const tfl_tensor *x, int ndim)
+{
+  const tfl_node *n = &g->nodes[node];
+  if (!x || n->n_out < 1) return gl_node_error(TFL_ERR_SHAPE, g, node, "missing input or output");
+  const tfl_tensor *y = &g->tensors[n->out[0]];
+  if (ndim && (x->ndim != ndim || y->ndim != ndim))
+    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "input has %d dims, output %d (need %d)", x->ndim, y->ndim, ndim);
+  if (!float_like(x->type) || !float_like(y->type))
+    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "types %s -> %s", tfl_type_name(x->type), tfl_type_name(y->type));
+  return TFL_OK;
+}
+
+tfl_status gl_check_conv(const tfl_graph *g, int node)
+{
+  const tfl_node *n = &g->nodes[node];
+  const tfl_tensor *x = input_at(g, n, CONV_IN), *w = input_at(g, n, CONV_W);
+  tfl_status s;
+  if ((s = check_io(g, node, x, 4))) return s;
+  if (!w || w->ndim != 4) return gl_node_error(TFL_ERR_SHAPE, g, node, "filter must have 4 dims");
+  if ((s = check_weights(g, node, w, input_at(g, n, CONV_BIAS), w->dims[0]))) return s;
+  if (w->dims[3] != x->dims[3])
+    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "grouped convolution (filter depth %d, input %d)", w->dims[3],
+                         x->dims[3]);
+  const tfl_conv_params *p = &n->p.conv;
+  if (p->stride_w < 1 || p->stride_h < 1 || p->dilation_w < 1 || p->dilation_h < 1)
+    return gl_node_error(TFL_ERR_SHAPE, g, node, "stride %dx%d dilation %dx%d", p->stride_w, p->stride_h,
+                         p->dilation_w, p->dilation_h);
+  if (!gl_act_ok(p->act)) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)p->act);
+  return TFL_OK;
+}
+
+tfl_status gl_check_depthwise(const tfl_graph *g, int node)
+{
+  const tfl_node *n = &g->nodes[node];
+  const tfl_tensor *x = input_at(g, n, CONV_IN), *w = input_at(g, n, CONV_W);
+  tfl_status s;
+  if ((s = check_io(g, node, x, 4))) return s;
+  if (!w || w->ndim != 4 || w->dims[0] != 1) return gl_node_error(TFL_ERR_SHAPE, g, node, "filter must be [1,KH,KW,C]");
+  const tfl_tensor *y = &g->tensors[n->out[0]];
+  if ((s = check_weights(g, node, w, input_at(g, n, CONV_BIAS), y->dims[3]))) return s;
+  if (w->dims[3] != y->dims[3] || y->dims[3] % x->dims[3])
+    return gl_node_error(TFL_ERR_SHAPE, g, node, "filter depth %d, input %d, output %d", w->dims[3], x->dims[3],
+                         y->dims[3]);
+  const tfl_conv_params *p = &n->p.conv;
+  if (p->stride_w < 1 || p->stride_h < 1 || p->dilation_w < 1 || p->dilation_h < 1)
+    return gl_node_error(TFL_ERR_SHAPE, g, node, "stride %dx%d dilation %dx%d", p->stride_w, p->stride_h,
+                         p->dilation_w, p->dilation_h);
+  if (!gl_act_ok(p->act)) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)p->act);
+  return TFL_OK;
+}
+
+tfl_status gl_check_transpose_conv(const tfl_graph *g, int node)
+{
+  const tfl_node *n = &g->nodes[node];
+  bool mp = n->op == TFL_OP_CONV2D_TRANSPOSE_BIAS;
+  const tfl_tensor *x = input_at(g, n, mp ? MP_IN : TC_IN), *w = input_at(g, n, mp ? MP_W : TC_W);
+  const tfl_tensor *bias = input_at(g, n, mp ? MP_BIAS : TC_BIAS);
+  tfl_status s;
+  if ((s = check_io(g, node, x, 4))) return s;
+  if (!w || w->ndim != 4) return gl_node_error(TFL_ERR_SHAPE, g, node, "filter must have 4 dims");
+  if ((s = check_weights(g, node, w, bias, w->dims[0]))) return s;
+  if (w->dims[3] != x->dims[3])
+    return gl_node_error(TFL_ERR_SHAPE, g, node, "filter depth %d, input %d", w->dims[3], x->dims[3]);
+  const tfl_conv_params *p = &n->p.conv;
+  if (p->stride_w < 1 || p->stride_h < 1) return gl_node_error(TFL_ERR_SHAPE, g, node, "stride %dx%d", p->stride_w, p->stride_h);
+  if (mp && !bias) return gl_node_error(TFL_ERR_SHAPE, g, node, "missing bias");
+  if (!mp && p->act != TFL_ACT_NONE && !gl_act_ok(p->act))
+    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)p->act);
+  return TFL_OK;
+}
+
+tfl_status gl_check_fully_connected(const tfl_graph *g, int node)
+{
+  const tfl_node *n = &g->nodes[node];
+  const tfl_tensor *x = input_at(g, n, CONV_IN), *w = input_at(g, n, CONV_W);
+  tfl_status s;
+  if ((s = check_io(g, node, x, 0))) return s;
+  if (!w || w->ndim != 2) return gl_node_error(TFL_ERR_SHAPE, g, node, "weights must have 2 dims");
+  if ((s = check_weights(g, node, w, input_at(g, n, CONV_BIAS), w->dims[0]))) return s;
+  gl_shape xs, ys;
+  const tfl_tensor *y = &g->tensors[n->out[0]];
+  if (!gl_shape_of(x, &xs) || !gl_shape_of(y, &ys)) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "more than 4 dims");
+  /* runs as a 1x1 convolution: the input's last dim is the weights' depth */
+  if (xs.c != w->dims[1] || ys.c != w->dims[0] || xs.b != ys.b || xs.h != ys.h || xs.w != ys.w)
+    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "input depth %d vs weights [%d,%d] (flattening inputs runs on the CPU)",
+                         xs.c, w->dims[0], w->dims[1]);
+  if (!gl_act_ok(n->p.fc.act)) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)n->p.fc.act);
+  return TFL_OK;
+}
+
+/* Bias as OS vec4s (zeros without bias). Quantized int32 bias without its own scale
+ * uses input scale * weight scale, as TFLite defines it. */
+static tfl_status add_bias(const gl_gen_in *in, gl_gen_out *o, const tfl_tensor *bias, const tfl_tensor *x,
+                           const tfl_tensor *w, int out_c)
+{
+  int os = (out_c + 3) / 4;
+  float *b = calloc((size_t)os * 4, sizeof(float));
+  if (!b) return tfl_error(TFL_ERR_NOMEM, "bias");
+  if (bias) {
+    if (bias->type == TFL_TYPE_INT32 && bias->q.n == 0) {
+      for (int c = 0; c < out_c; c++) {
+        float ws = w->q.n ? w->q.scale[w->q.n > 1 ? c : 0] : 1.0f;
+        float xs = x->q.n ? x->q.scale[0] : 1.0f;
+        b[c] = (float)((const int32_t *)bias->data)[c] * xs * ws;
+      }
+    } else {
+      float *r = gl_const_reals(bias);
+      if (!r) {
+        free(b);
+        return tfl_error(TFL_ERR_NOMEM, "bias");
+      }
+      memcpy(b, r, sizeof(float) * (size_t)out_c);
+      free(r);
+    }
+  }
+  (void)in;
+  gl_gen_add_const(o, "BIAS", b, (size_t)os);
+  return TFL_OK;
+}
+
+/* OHWI filter (O = out_c, I = in_c) -> the conv packing above. */
+static float *pack_ohwi(const float *f, int out_c, int kh, int kw, int in_c, size_t *n_vec4)
+{
+  int os = (out_c + 3) / 4, is = (in_c + 3) / 4;
+  *n_vec4 = (size_t)os * kh * kw * is * 4;
+  float *p = calloc(*n_vec4 * 4, sizeof(float));
+  if (!p) return NULL;
+  for (int o = 0; o < out_c; o++)
+    for (int ky = 0; ky < kh; ky++)
+      for (int kx = 0; kx < kw; kx++)
+        for (int i = 0; i < in_c; i++) {
+          size_t v = ((((size_t)(o / 4) * kh + ky) * kw + kx) * is + i / 4) * 4 + i % 4;
+          p[v * 4 + o % 4] = f[(((size_t)o * kh + ky) * kw + kx) * in_c + i];
+        }
+  return p;
+}
+
+static tfl_status add_ohwi(gl_gen_out *o, const tfl_tensor *w, int out_c, int kh, int kw, int in_c)
+{
+  float *f = gl_const_reals(w);
+  if (!f) return tfl_error(TFL_ERR_NOMEM, "weights");
+  size_t nv;
+  float *p = pack_ohwi(f, out_c, kh, kw, in_c, &nv);
+  free(f);
+  if (!p) return tfl_error(TFL_ERR_NOMEM, "packed weights");
+  gl_gen_add_const(o, "W", p, nv);
+  return TFL_OK;
+}
+
+/* The inner product over input slices at input pixel (iy, ix) of object `obj`. */
+static void emit_slice_loop(gl_str *s, const char *obj, const char *wbase)
+{
+  gl_str_addf(s,
+              "      for (int is = 0; is < %s_S; is++) {\n"
+              "        FLT4 v = %s_LD(b, iy, ix, is);\n"
+              "        int wi = %s + is * 4;\n"
+              "        acc += v.x * W_LD(wi) + v.y * W_LD(wi + 1) + v.z * W_LD(wi + 2) + v.w * W_LD(wi + 3);\n"
+              "      }\n",
+              obj, obj, wbase);
+}
+
+tfl_status gl_gen_conv(const gl_gen_in *in, gl_gen_out *o)
+{
+  const tfl_graph *g = in->g;
+  const tfl_node *n = in->n;
+  const tfl_tensor *x = input_at(g, n, CONV_IN), *w = input_at(g, n, CONV_W);
+  const tfl_conv_params *p = &n->p.conv;
+  int kh = w->dims[1], kw = w->dims[2];
+  int pt = cpu_conv_pad(p->padding, in->in[0].h, kh, p->stride_h, p->dilation_h, in->out.h);
+  int pl = cpu_conv_pad(p->padding, in->in[0].w, kw, p->stride_w, p->dilation_w, in->out.w);
+  tfl_status st;
+  if ((st = add_ohwi(o, w, w->dims[0], kh, kw, w->dims[3]))) return st;
+  if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, w->dims[0]))) return st;
+  gl_gen_per_vec4(in, o);
+  gl_str *m = &o->main;
+  gl_str_addf(m, "  FLT4 acc = BIAS_LD(s);\n");
+  bool pointwise = kh == 1 && kw == 1 && p->stride_h == 1 && p->stride_w == 1 && pt == 0 && pl == 0 &&
+                   in->in[0].h == in->out.h && in->in[0].w == in->out.w;
+  if (pointwise) {
+    gl_str_addf(m, "  {\n    {\n      int iy = y, ix = x;\n");
+    emit_slice_loop(m, "I0", "s * I0_S * 4");
+    gl_str_addf(m, "    }\n  }\n");
+  } else {
+    gl_str_addf(m,
+                "  for (int ky = 0; ky < %d; ky++) {\n"
+                "    int iy = y * %d - %d + ky * %d;\n"
+                "    if (iy < 0 || iy >= I0_H) continue;\n"
+                "    for (int kx = 0; kx < %d; kx++) {\n"
+                "      int ix = x * %d - %d + kx * %d;\n"
+                "      if (ix < 0 || ix >= I0_W) continue;\n"
+                "      int wb = ((s * %d + ky) * %d + kx) * I0_S * 4;\n",
+                kh, p->stride_h, pt, p->dilation_h, kw, p->stride_w, pl, p->dilation_w, kh, kw);
+    emit_slice_loop(m, "I0", "wb");
+    gl_str_addf(m, "    }\n  }\n");
+  }
+  gl_act_stmt(p->act, "acc", m);
+  gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
+  return TFL_OK;
+}
+
+tfl_status gl_gen_fully_connected(const gl_gen_in *in, gl_gen_out *o)
+{
+  const tfl_graph *g = in->g;
+  const tfl_node *n = in->n;
+  const tfl_tensor *x = input_at(g, n, CONV_IN), *w = input_at(g, n, CONV_W);
+  tfl_status st;
+  if ((st = add_ohwi(o, w, w->dims[0], 1, 1, w->dims[1]))) return st;
+  if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, w->dims[0]))) return st;
+  gl_gen_per_vec4(in, o);
+  gl_str *m = &o->main;
+  gl_str_addf(m, "  FLT4 acc = BIAS_LD(s);\n  {\n    {\n      int iy = y, ix = x;\n");
+  emit_slice_loop(m, "I0", "s * I0_S * 4");
+  gl_str_addf(m, "    }\n  }\n");
+  gl_act_stmt(n->p.fc.act, "acc", m);
+  gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
+  return TFL_OK;
+}
+
+tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *o)
+{
+  const tfl_graph *g = in->g;
+  const tfl_node *n = in->n;
+  const tfl_tensor *x = input_at(g, n, CONV_IN), *w = input_at(g, n, CONV_W);
+  const tfl_conv_params *p = &n->p.conv;
+  int kh = w->dims[1], kw = w->dims[2], oc = w->dims[3], mult = oc / in->in[0].c;
+  int pt = cpu_conv_pad(p->padding, in->in[0].h, kh, p->stride_h, p->dilation_h, in->out.h);
+  int pl = cpu_conv_pad(p->padding, in->in[0].w, kw, p->stride_w, p->dilation_w, in->out.w);
+  int os = (oc + 3) / 4;
+  float *f = gl_const_reals(w);
+  float *pk = calloc((size_t)os * kh * kw * 4, sizeof(float));
+  if (!f || !pk) {
+    free(f);
+    free(pk);
+    return tfl_error(TFL_ERR_NOMEM, "depthwise weights");
+  }
+  for (int ky = 0; ky < kh; ky++)
+    for (int kx = 0; kx < kw; kx++)
+      for (int c = 0; c < oc; c++)
+        pk[((((size_t)c / 4) * kh + ky) * kw + kx) * 4 + c % 4] = f[((size_t)ky * kw + kx) * oc + c];
+  free(f);
+  gl_gen_add_const(o, "W", pk, (size_t)os * kh * kw);
+  tfl_status st;
+  if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, oc))) return st;
+  gl_gen_per_vec4(in, o);
+  gl_str *m = &o->main;
+  gl_str_addf(m, "  FLT4 acc = BIAS_LD(s);\n");
+  if (mult != 1) /* input channel of output lane k: (s*4+k) / mult */
+    gl_str_addf(m, "  ivec4 ic = (ivec4(s * 4) + ivec4(0, 1, 2, 3)) / %d;\n  ivec4 isl = ic / 4, iln = ic %% 4;\n",
+                mult);
+  gl_str_addf(m,
+              "  for (int ky = 0; ky < %d; ky++) {\n"
+              "    int iy = y * %d - %d + ky * %d;\n"
+              "    if (iy < 0 || iy >= I0_H) continue;\n"
+              "    for (int kx = 0; kx < %d; kx++) {\n"
+              "      int ix = x * %d - %d + kx * %d;\n"
+              "      if (ix < 0 || ix >= I0_W) continue;\n",
+              kh, p->stride_h, pt, p->dilation_h, kw, p->stride_w, pl, p->dilation_w);
+  if (mult == 1)
+    gl_str_addf(m, "      FLT4 v = I0_LD(b, iy, ix, s);\n");
+  else
+    gl_str_addf(m,
+                "      FLT4 v;\n"
+                "      for (int k = 0; k < 4; k++) v[k] = I0_LD(b, iy, ix, min(isl[k], I0_S - 1))[iln[k]];\n");
+  gl_str_addf(m, "      acc += v * W_LD((s * %d + ky) * %d + kx);\n    }\n  }\n", kh, kw);
+  gl_act_stmt(p->act, "acc", m);
+  gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
+  return TFL_OK;
+}
+
+tfl_status gl_gen_transpose_conv(const gl_gen_in *in, gl_gen_out *o)
+{
+  const tfl_graph *g = in->g;
+  const tfl_node *n = in->n;
+  bool mp = n->op == TFL_OP_CONV2D_TRANSPOSE_BIAS;
+  int xi = mp ? MP_IN : TC_IN;
+  const tfl_tensor *x = input_at(g, n, xi), *w = input_at(g, n, mp ? MP_W : TC_W);
+  const tfl_tensor *bias = input_at(g, n, mp ? MP_BIAS : TC_BIAS);
+  const tfl_conv_params *p = &n->p.conv;
+  int kh = w->dims[1], kw = w->dims[2];
+  gl_shape xs = in->in[xi];
+  int ph, pw;
+  if (mp) {
+    int th = 0, tw = 0;
+    if (p->padding == TFL_PAD_SAME) {
+      th = kh - (xs.h - 1) % p->stride_h - 1;
+      tw = kw - (xs.w - 1) % p->stride_w - 1;
+      th = th > 0 ? th : 0;
+      tw = tw > 0 ? tw : 0;
+    }
+    ph = th / 2;
+    pw = tw / 2;
+  } else {
+    ph = cpu_conv_pad(p->padding, in->out.h, kh, p->stride_h, 1, cpu_conv_out_size(p->padding, in->out.h, kh, p->stride_h, 1));
+    pw = cpu_conv_pad(p->padding, in->out.w, kw, p->stride_w, 1, cpu_conv_out_size(p->padding, in->out.w, kw, p->stride_w, 1));
+  }
+  tfl_status st;
+  if ((st = add_ohwi(o, w, w->dims[0], kh, kw, w->dims[3]))) return st;
+  if ((st = add_bias(in, o, bias, x, w, w->dims[0]))) return st;
+  gl_gen_per_vec4(in, o);
+  gl_str *m = &o->main;
+  char obj[8];
+  snprintf(obj, sizeof obj, "I%d", xi);
+  gl_str_addf(m,
+              "  FLT4 acc = BIAS_LD(s);\n"
+              "  for (int ky = 0; ky < %d; ky++) {\n"
+              "    int ty = y + %d - ky;\n"
+              "    if (ty < 0 || ty %% %d != 0) continue;\n"
+              "    int iy = ty / %d;\n"
+              "    if (iy >= %s_H) continue;\n"
+              "    for (int kx = 0; kx < %d; kx++) {\n"
+              "      int tx = x + %d - kx;\n"
+              "      if (tx < 0 || tx %% %d != 0) continue;\n"
+              "      int ix = tx / %d;\n"
+              "      if (ix >= %s_W) continue;\n"
+              "      int wb = ((s * %d + ky) * %d + kx) * %s_S * 4;\n",
+              kh, ph, p->stride_h, p->stride_h, obj, kw, pw, p->stride_w, p->stride_w, obj, kh, kw, obj);
+  emit_slice_loop(m, obj, "wb");
+  gl_str_addf(m, "    }\n  }\n");
+  if (!mp) gl_act_stmt(p->act, "acc", m);
+  gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
+  return TFL_OK;
+}

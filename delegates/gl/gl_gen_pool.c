@@ -1,0 +1,134 @@
+/* gl_gen_pool.c - AVERAGE_POOL_2D, MAX_POOL_2D, MEAN over height and width, SOFTMAX
+ * over channels. Pooling skips window positions outside the input (TFLite's
+ * convention: averages count only the pixels inside). */
+#include "gl_gen.h"
+
+#include <stdlib.h>
+
+#include "delegates/cpu/cpu_util.h"
+
+static bool float_like(tfl_type t)
+{
+  return t == TFL_TYPE_FLOAT32 || t == TFL_TYPE_FLOAT16 || t == TFL_TYPE_UINT8 || t == TFL_TYPE_INT8;
+}
+
+static tfl_status check_unary_io(const tfl_graph *g, int node, int ndim)
+{
+  const tfl_node *n = &g->nodes[node];
+  if (n->n_in < 1 || n->in[0] < 0 || n->n_out < 1) return gl_node_error(TFL_ERR_SHAPE, g, node, "missing input or output");
+  const tfl_tensor *x = &g->tensors[n->in[0]], *y = &g->tensors[n->out[0]];
+  if (!float_like(x->type) || !float_like(y->type))
+    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "types %s -> %s", tfl_type_name(x->type), tfl_type_name(y->type));
+  if (ndim && x->ndim != ndim) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "input has %d dims, need %d", x->ndim, ndim);
+  if (x->ndim > 4 || y->ndim > 4) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "more than 4 dims");
+  return TFL_OK;
+}
+
+tfl_status gl_check_pool(const tfl_graph *g, int node)
+{
+  tfl_status s = check_unary_io(g, node, 4);
+  if (s) return s;
+  const tfl_pool_params *p = &g->nodes[node].p.pool;
+  if (p->stride_w < 1 || p->stride_h < 1 || p->filter_w < 1 || p->filter_h < 1)
+    return gl_node_error(TFL_ERR_SHAPE, g, node, "stride %dx%d filter %dx%d", p->stride_w, p->stride_h, p->filter_w,
+                         p->filter_h);
+  if (!gl_act_ok(p->act)) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)p->act);
+  return TFL_OK;
+}
+
+tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *o)
+{
+  const tfl_pool_params *p = &in->n->p.pool;
+  bool avg = in->n->op == TFL_OP_AVERAGE_POOL_2D;
+  int pt = cpu_conv_pad(p->padding, in->in[0].h, p->filter_h, p->stride_h, 1, in->out.h);
+  int pl = cpu_conv_pad(p->padding, in->in[0].w, p->filter_w, p->stride_w, 1, in->out.w);
+  gl_gen_per_vec4(in, o);
+  gl_str *m = &o->main;
+  gl_str_addf(m,
+              "  FLT4 acc = FLT4(%s);\n"
+              "  int cnt = 0;\n"
+              "  for (int ky = 0; ky < %d; ky++) {\n"
+              "    int iy = y * %d - %d + ky;\n"
+              "    if (iy < 0 || iy >= I0_H) continue;\n"
+              "    for (int kx = 0; kx < %d; kx++) {\n"
+              "      int ix = x * %d - %d + kx;\n"
+              "      if (ix < 0 || ix >= I0_W) continue;\n"
+              "      FLT4 v = I0_LD(b, iy, ix, s);\n"
+              "      %s;\n"
+              "      cnt++;\n"
+              "    }\n"
+              "  }\n",
+              avg ? "0.0" : "-65000.0", p->filter_h, p->stride_h, pt, p->filter_w, p->stride_w, pl,
+              avg ? "acc += v" : "acc = max(acc, v)");
+  if (avg) gl_str_addf(m, "  acc = acc / FLT4(float(max(cnt, 1)));\n");
+  gl_act_stmt(p->act, "acc", m);
+  gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
+  return TFL_OK;
+}
+
+/* MEAN: only over the spatial axes of a 4-D input (what the models use). */
+tfl_status gl_check_mean(const tfl_graph *g, int node)
+{
+  tfl_status s = check_unary_io(g, node, 4);
+  if (s) return s;
+  const tfl_node *n = &g->nodes[node];
+  if (n->n_in < 2 || n->in[1] < 0) return gl_node_error(TFL_ERR_SHAPE, g, node, "missing axes");
+  const tfl_tensor *ax = &g->tensors[n->in[1]];
+  if (!ax->is_const || !ax->data || ax->type != TFL_TYPE_INT32)
+    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "axes are not a constant int32 tensor");
+  bool seen[4] = {false};
+  for (size_t i = 0; i < tfl_tensor_count(ax); i++) {
+    int a = ((const int32_t *)ax->data)[i];
+    if (a < 0) a += 4;
+    if (a < 0 || a > 3) return gl_node_error(TFL_ERR_SHAPE, g, node, "axis %d", a);
+    seen[a] = true;
+  }
+  if (seen[0] || seen[3] || !seen[1] || !seen[2])
+    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "only the mean over height and width runs on GL");
+  return TFL_OK;
+}
+
+tfl_status gl_gen_mean(const gl_gen_in *in, gl_gen_out *o)
+{
+  o->grid[0] = 1;
+  o->grid[1] = 1;
+  o->grid[2] = in->out.b * in->out.s;
+  gl_str_addf(&o->main,
+              "  int s = gid.z %% O_S, b = gid.z / O_S;\n"
+              "  highp vec4 acc = vec4(0.0);\n"
+              "  for (int y = 0; y < I0_H; y++)\n"
+              "    for (int x = 0; x < I0_W; x++) acc += vec4(I0_LD(b, y, x, s));\n"
+              "  store_out(b, 0, 0, s, FLT4(acc * (1.0 / float(I0_H * I0_W))));\n");
+  return TFL_OK;
+}
+
+tfl_status gl_check_softmax(const tfl_graph *g, int node)
+{
+  return check_unary_io(g, node, 0);
+}
+
+tfl_status gl_gen_softmax(const gl_gen_in *in, gl_gen_out *o)
+{
+  o->grid[0] = in->out.w;
+  o->grid[1] = in->out.h;
+  o->grid[2] = in->out.b;
+  gl_str *m = &o->main;
+  gl_str_addf(m, "  const highp float beta = ");
+  gl_str_float(m, in->n->p.softmax.beta);
+  gl_str_addf(m,
+              ";\n"
+              "  int x = gid.x, y = gid.y, b = gid.z;\n"
+              "  highp float mx = -3.0e38;\n"
+              "  for (int s = 0; s < I0_S; s++) {\n"
+              "    vec4 v = vec4(I0_LD(b, y, x, s));\n"
+              "    for (int k = 0; k < 4; k++) if (s * 4 + k < I0_C) mx = max(mx, v[k]);\n"
+              "  }\n"
+              "  highp float sum = 0.0;\n"
+              "  for (int s = 0; s < I0_S; s++) {\n"
+              "    highp vec4 e = exp((vec4(I0_LD(b, y, x, s)) - mx) * beta);\n"
+              "    for (int k = 0; k < 4; k++) if (s * 4 + k < I0_C) sum += e[k];\n"
+              "  }\n"
+              "  for (int s = 0; s < I0_S; s++)\n"
+              "    store_out(b, y, x, s, FLT4(exp((vec4(I0_LD(b, y, x, s)) - mx) * beta) / sum));\n");
+  return TFL_OK;
+}

@@ -1,0 +1,76 @@
+/* gl_gen_texture.c - the texture-input shader: samples an RGBA8 texture through a
+ * sampler with texelFetch (GStreamer's textures cannot be bound as images under
+ * GLES), crops/letterboxes/resizes bilinearly with half-pixel centres and normalizes,
+ * writing the PHWC4 input tensor. The same math as the CPU preprocessing
+ * (gst/tflitefilter/preprocess.c): outside the texture the pixel is 0; float inputs
+ * get (pixel - mean) / std, 8-bit inputs the rounded pixel (int8: minus 128),
+ * dequantized because the GPU works in float. Per-frame values are uniforms:
+ *   location 0: vec4 (scale_x, scale_y, off_x, off_y)   1: vec4 mean   2: vec4 std
+ *   location 3: ivec4 (texture width, height, 0, 0); sampler on texture unit 0. */
+#include "gl_texture.h"
+
+#include <stdlib.h>
+
+tfl_status gl_texture_check(const tfl_tensor *t)
+{
+  if (t->ndim != 4 || t->dims[0] != 1 || (t->dims[3] != 3 && t->dims[3] != 4))
+    return tfl_error(TFL_ERR_SHAPE, "GL texture input: tensor \"%s\" must be [1,H,W,3|4]", t->name ? t->name : "?");
+  if (t->type != TFL_TYPE_FLOAT32 && t->type != TFL_TYPE_UINT8 && t->type != TFL_TYPE_INT8)
+    return tfl_error(TFL_ERR_UNSUPPORTED, "GL texture input: tensor \"%s\" is %s (float32, uint8 or int8 only)",
+                     t->name ? t->name : "?", tfl_type_name(t->type));
+  return TFL_OK;
+}
+
+char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16)
+{
+  gl_str s = {0};
+  int H = t->dims[1], W = t->dims[2], C = t->dims[3];
+  gl_str_addf(&s, "#version 310 es\n"
+                  "layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;\n"
+                  "precision highp float;\nprecision highp int;\n"
+                  "layout(binding = 0) uniform highp sampler2D tex;\n"
+                  "layout(location = 0) uniform vec4 xf;\n"
+                  "layout(location = 1) uniform vec4 mean;\n"
+                  "layout(location = 2) uniform vec4 sd;\n"
+                  "layout(location = 3) uniform ivec4 size;\n");
+  if (fp16)
+    gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
+                    "#define STA(i, v) A[i] = uvec2(packHalf2x16((v).xy), packHalf2x16((v).zw))\n");
+  else
+    gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { vec4 A[]; };\n#define STA(i, v) A[i] = (v)\n");
+  gl_str_addf(&s, "vec4 px(int x, int y) { return floor(texelFetch(tex, ivec2(x, y), 0) * 255.0 + 0.5); }\n"
+                  "void main() {\n"
+                  "  ivec2 g = ivec2(gl_GlobalInvocationID.xy);\n"
+                  "  if (g.x >= %d || g.y >= %d) return;\n"
+                  "  float fx = (float(g.x) + 0.5) * xf.x + xf.z, fy = (float(g.y) + 0.5) * xf.y + xf.w;\n"
+                  "  vec4 rgb = vec4(0.0);\n"
+                  "  if (fx >= 0.0 && fx < float(size.x) && fy >= 0.0 && fy < float(size.y)) {\n"
+                  "    float sx = clamp(fx - 0.5, 0.0, float(size.x - 1)), sy = clamp(fy - 0.5, 0.0, float(size.y - 1));\n"
+                  "    int x0 = int(sx), y0 = int(sy), x1 = min(x0 + 1, size.x - 1), y1 = min(y0 + 1, size.y - 1);\n"
+                  "    float wx = sx - float(x0), wy = sy - float(y0);\n"
+                  "    rgb = (1.0 - wy) * ((1.0 - wx) * px(x0, y0) + wx * px(x1, y0)) +\n"
+                  "          wy * ((1.0 - wx) * px(x0, y1) + wx * px(x1, y1));\n"
+                  "  }\n"
+                  "  rgb.w = 255.0;\n",
+              W, H);
+  if (t->type == TFL_TYPE_FLOAT32) {
+    gl_str_addf(&s, "  vec4 v = (rgb - mean) / sd;\n");
+  } else {
+    float sc = t->q.n ? t->q.scale[0] : 1.0f;
+    float zp = t->q.n ? (float)t->q.zero_point[0] : 0.0f;
+    bool i8 = t->type == TFL_TYPE_INT8;
+    gl_str_addf(&s, "  vec4 q = clamp(floor(rgb + 0.5)%s, vec4(%s), vec4(%s));\n  vec4 v = (q - ", i8 ? " - 128.0" : "",
+                i8 ? "-128.0" : "0.0", i8 ? "127.0" : "255.0");
+    gl_str_float(&s, zp);
+    gl_str_addf(&s, ") * ");
+    gl_str_float(&s, sc);
+    gl_str_addf(&s, ";\n");
+  }
+  if (C == 3) gl_str_addf(&s, "  v.w = 0.0;\n");
+  gl_str_addf(&s, "  STA(%zu + g.y * %d + g.x, v);\n}\n", out_off, W);
+  if (s.oom) {
+    gl_str_free(&s);
+    return NULL;
+  }
+  return s.p;
+}

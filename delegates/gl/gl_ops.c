@@ -1,0 +1,53 @@
+/* gl_ops.c - which ops the GL delegate runs and how (one row per tfl_op). */
+#include "gl_gen.h"
+
+#define RAW(k) (1u << (k))
+
+static const gl_op_info table[TFL_OP_COUNT] = {
+  [TFL_OP_ADD] = {GL_KIND_BINARY, 0, gl_check_eltwise, gl_gen_eltwise},
+  [TFL_OP_AVERAGE_POOL_2D] = {GL_KIND_GEN, 0, gl_check_pool, gl_gen_pool},
+  [TFL_OP_CONCATENATION] = {GL_KIND_GEN, 0, gl_check_concat, gl_gen_concat},
+  [TFL_OP_CONV_2D] = {GL_KIND_GEN, RAW(1) | RAW(2), gl_check_conv, gl_gen_conv},
+  [TFL_OP_DEPTHWISE_CONV_2D] = {GL_KIND_GEN, RAW(1) | RAW(2), gl_check_depthwise, gl_gen_depthwise},
+  [TFL_OP_EXP] = {GL_KIND_UNARY, 0, gl_check_eltwise, gl_gen_eltwise},
+  [TFL_OP_FULLY_CONNECTED] = {GL_KIND_GEN, RAW(1) | RAW(2), gl_check_fully_connected, gl_gen_fully_connected},
+  [TFL_OP_LOGICAL_AND] = {GL_KIND_BINARY, 0, gl_check_eltwise, gl_gen_eltwise},
+  [TFL_OP_LOGISTIC] = {GL_KIND_UNARY, 0, gl_check_eltwise, gl_gen_eltwise},
+  [TFL_OP_LSTM] = {GL_KIND_NONE, 0, NULL, NULL},
+  [TFL_OP_MAX_POOL_2D] = {GL_KIND_GEN, 0, gl_check_pool, gl_gen_pool},
+  [TFL_OP_MAXIMUM] = {GL_KIND_BINARY, 0, gl_check_eltwise, gl_gen_eltwise},
+  [TFL_OP_MINIMUM] = {GL_KIND_BINARY, 0, gl_check_eltwise, gl_gen_eltwise},
+  [TFL_OP_MUL] = {GL_KIND_BINARY, 0, gl_check_eltwise, gl_gen_eltwise},
+  [TFL_OP_PAD] = {GL_KIND_GEN, RAW(1), gl_check_pad, gl_gen_pad},
+  [TFL_OP_PADV2] = {GL_KIND_GEN, RAW(1) | RAW(2), gl_check_pad, gl_gen_pad},
+  [TFL_OP_PRELU] = {GL_KIND_BINARY, 0, gl_check_eltwise, gl_gen_eltwise},
+  [TFL_OP_RELU] = {GL_KIND_UNARY, 0, gl_check_eltwise, gl_gen_eltwise},
+  [TFL_OP_RELU6] = {GL_KIND_UNARY, 0, gl_check_eltwise, gl_gen_eltwise},
+  [TFL_OP_RESHAPE] = {GL_KIND_ALIAS, RAW(1), gl_check_reshape, gl_gen_reshape},
+  [TFL_OP_RESIZE_BILINEAR] = {GL_KIND_GEN, RAW(1), gl_check_resize, gl_gen_resize},
+  [TFL_OP_SOFTMAX] = {GL_KIND_GEN, 0, gl_check_softmax, gl_gen_softmax},
+  [TFL_OP_STRIDED_SLICE] = {GL_KIND_GEN, RAW(1) | RAW(2) | RAW(3), gl_check_strided_slice, gl_gen_strided_slice},
+  [TFL_OP_SUB] = {GL_KIND_BINARY, 0, gl_check_eltwise, gl_gen_eltwise},
+  [TFL_OP_TRANSPOSE_CONV] = {GL_KIND_GEN, RAW(0) | RAW(1) | RAW(3), gl_check_transpose_conv, gl_gen_transpose_conv},
+  [TFL_OP_DEQUANTIZE] = {GL_KIND_ALIAS, 0, gl_check_alias, gl_gen_reshape},
+  [TFL_OP_QUANTIZE] = {GL_KIND_ALIAS, 0, gl_check_alias, gl_gen_reshape},
+  [TFL_OP_MEAN] = {GL_KIND_GEN, RAW(1), gl_check_mean, gl_gen_mean},
+  [TFL_OP_SQUEEZE] = {GL_KIND_ALIAS, 0, gl_check_reshape, gl_gen_reshape},
+  [TFL_OP_HARD_SWISH] = {GL_KIND_UNARY, 0, gl_check_eltwise, gl_gen_eltwise},
+  [TFL_OP_DEPTH_TO_SPACE] = {GL_KIND_GEN, 0, gl_check_depth_to_space, gl_gen_depth_to_space},
+  [TFL_OP_DENSIFY] = {GL_KIND_NONE, 0, NULL, NULL},          /* folded at init when constant */
+  [TFL_OP_TANH] = {GL_KIND_UNARY, 0, gl_check_eltwise, gl_gen_eltwise},
+  [TFL_OP_ARG_MAX] = {GL_KIND_NONE, 0, NULL, NULL},
+  [TFL_OP_RESIZE_NEAREST_NEIGHBOR] = {GL_KIND_GEN, RAW(1), gl_check_resize, gl_gen_resize},
+  [TFL_OP_DIV] = {GL_KIND_BINARY, 0, gl_check_eltwise, gl_gen_eltwise},
+  [TFL_OP_CONV2D_TRANSPOSE_BIAS] = {GL_KIND_GEN, RAW(1) | RAW(2), gl_check_transpose_conv, gl_gen_transpose_conv},
+  [TFL_OP_DETECTION_POSTPROCESS] = {GL_KIND_NONE, 0, NULL, NULL}, /* stays on the CPU, as in TFLite */
+  [TFL_OP_POSENET_DECODER] = {GL_KIND_NONE, 0, NULL, NULL},
+};
+_Static_assert(sizeof table / sizeof table[0] == TFL_OP_COUNT, "one row per tfl_op");
+
+const gl_op_info *gl_op_info_of(tfl_op op)
+{
+  static const gl_op_info none = {GL_KIND_NONE, 0, NULL, NULL};
+  return (unsigned)op < TFL_OP_COUNT ? &table[op] : &none;
+}

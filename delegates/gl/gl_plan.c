@@ -1,0 +1,525 @@
+/* gl_plan.c - partition -> dispatches: group (alias, fuse), generate, place, emit.
+ * See gl_plan.h for the passes. */
+#include "gl_plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gl_emit.h"
+#include "gl_gen.h"
+
+#define MAX_EPI 8     /* element-wise nodes fused into one dispatch */
+#define MAX_OBJS (GL_GEN_MAX_IN + MAX_EPI + GL_GEN_MAX_CONSTS)
+
+typedef struct {
+  int node;             /* primary node */
+  int epi[MAX_EPI];     /* fused element-wise nodes, in order */
+  int epi_main[MAX_EPI];/* which of their inputs is the fused value (0 or 1) */
+  int n_epi;
+  int out;              /* tensor written */
+} group;
+
+static bool float_like(tfl_type t)
+{
+  return t == TFL_TYPE_FLOAT32 || t == TFL_TYPE_FLOAT16 || t == TFL_TYPE_UINT8 || t == TFL_TYPE_INT8 ||
+         t == TFL_TYPE_BOOL;
+}
+
+bool gl_plan_supports(const tfl_graph *g, int node)
+{
+  const tfl_node *n = &g->nodes[node];
+  const gl_op_info *info = gl_op_info_of(n->op);
+  if (info->kind == GL_KIND_NONE || !info->check) return false;
+  if (n->n_out != 1 || n->out[0] < 0 || n->n_in > GL_GEN_MAX_IN) return false;
+  const tfl_tensor *y = &g->tensors[n->out[0]];
+  if (!float_like(y->type) || y->ndim > 4 || y->is_variable) return false;
+  for (int k = 0; k < n->n_in; k++) {
+    if (n->in[k] < 0 || (info->raw_inputs & (1u << k))) continue;
+    const tfl_tensor *x = &g->tensors[n->in[k]];
+    if (x->ndim > 4 || x->is_variable || !float_like(x->type)) return false;
+  }
+  if (info->check(g, node) != TFL_OK) {
+    tfl_log(TFL_LOG_DEBUG, "GL: %s", tfl_last_error());
+    return false;
+  }
+  return true;
+}
+
+void gl_plan_workgroup(const int grid[3], int wg[3])
+{
+  /* 128 invocations, x first (consecutive x are consecutive addresses in PHWC4) */
+  int budget = 128;
+  for (int a = 0; a < 3; a++) {
+    int cap = a == 0 ? 16 : a == 1 ? 8 : 128;
+    int w = 1;
+    while (w * 2 <= cap && w * 2 <= budget && w < grid[a]) w *= 2;
+    wg[a] = w;
+    budget /= w;
+  }
+}
+
+/* Shape of tensor t as input of a node whose output has rank out_rank: element-wise
+ * ops right-align lower ranks first (numpy broadcasting). */
+static gl_shape aligned_shape(const tfl_tensor *t, int out_rank, bool align)
+{
+  gl_shape s;
+  if (align && t->ndim < out_rank) {
+    tfl_tensor tmp = *t;
+    int pad = out_rank - t->ndim;
+    for (int d = out_rank - 1; d >= 0; d--) tmp.dims[d] = d >= pad ? t->dims[d - pad] : 1;
+    tmp.ndim = out_rank;
+    gl_shape_of(&tmp, &s);
+  } else {
+    gl_shape_of(t, &s);
+  }
+  return s;
+}
+
+typedef struct {
+  const tfl_graph *g;
+  const tfl_partition *part;
+  gl_plan_options o;
+  int *alias;           /* per tensor: root tensor whose memory it shares (itself if none) */
+  int *group_of;        /* per tensor: group writing it, -1 */
+  int *consumers;       /* per tensor: readers in the graph + graph outputs */
+  bool *is_out;         /* per tensor: partition output */
+  group *groups;
+  int n_groups;
+} planner;
+
+static int root(const planner *p, int t)
+{
+  while (p->alias[t] != t) t = p->alias[t];
+  return t;
+}
+
+static bool is_elementwise(const gl_op_info *info)
+{
+  return info->kind == GL_KIND_UNARY || info->kind == GL_KIND_BINARY;
+}
+
+/* Tries to fuse element-wise node ni into the group producing its input; true if done. */
+static bool try_fuse(planner *p, int ni)
+{
+  const tfl_graph *g = p->g;
+  const tfl_node *n = &g->nodes[ni];
+  const gl_op_info *info = gl_op_info_of(n->op);
+  int n_ops = info->kind == GL_KIND_BINARY ? 2 : 1;
+  gl_shape ys;
+  gl_shape_of(&g->tensors[n->out[0]], &ys);
+  for (int k = 0; k < n_ops; k++) {
+    int t = n->in[k];
+    if (t < 0 || g->tensors[t].is_const || p->group_of[t] < 0) continue;
+    group *G = &p->groups[p->group_of[t]];
+    if (G->out != t || p->consumers[t] != 1 || p->is_out[t] || G->n_epi == MAX_EPI) continue;
+    gl_shape ts = aligned_shape(&g->tensors[t], g->tensors[n->out[0]].ndim, true);
+    if (!gl_shape_eq(ts, ys)) continue;
+    if (n_ops == 2) {
+      int o = n->in[1 - k];
+      if (o < 0 || o == t) continue;
+      int r = root(p, o);
+      if (!g->tensors[o].is_const && p->group_of[r] >= 0 && p->group_of[r] >= p->group_of[t]) continue;
+    }
+    G->epi[G->n_epi] = ni;
+    G->epi_main[G->n_epi] = k;
+    G->n_epi++;
+    p->group_of[t] = -1;
+    G->out = n->out[0];
+    p->group_of[G->out] = (int)(G - p->groups);
+    return true;
+  }
+  return false;
+}
+
+static tfl_status group_nodes(planner *p, gl_plan *plan)
+{
+  const tfl_graph *g = p->g;
+  for (int k = 0; k < p->part->n_nodes; k++) {
+    int ni = p->part->nodes[k];
+    const tfl_node *n = &g->nodes[ni];
+    const gl_op_info *info = gl_op_info_of(n->op);
+    if (info->kind == GL_KIND_NONE || !info->gen)
+      return gl_node_error(TFL_ERR_UNSUPPORTED, g, ni, "not supported by the GL delegate");
+    int out = n->out[0];
+    if (info->kind == GL_KIND_ALIAS && !g->tensors[n->in[0]].is_const) {
+      gl_shape a, b;
+      gl_shape_of(&g->tensors[n->in[0]], &a);
+      gl_shape_of(&g->tensors[out], &b);
+      if (gl_shape_eq(a, b)) {
+        p->alias[out] = n->in[0];
+        plan->n_alias++;
+        continue;
+      }
+    }
+    if (is_elementwise(info) && !getenv("TFL_GL_NO_FUSE") && try_fuse(p, ni)) {
+      plan->n_fused++;
+      continue;
+    }
+    group *G = &p->groups[p->n_groups];
+    memset(G, 0, sizeof *G);
+    G->node = ni;
+    G->out = out;
+    p->group_of[out] = p->n_groups++;
+  }
+  return TFL_OK;
+}
+
+/* Quantized tensors clamp to what their integers can hold, as the integer model does. */
+static void quant_clamp(gl_str *s, const tfl_tensor *t)
+{
+  if (!t->q.n || (t->type != TFL_TYPE_UINT8 && t->type != TFL_TYPE_INT8)) return;
+  float lo = t->type == TFL_TYPE_UINT8 ? 0.0f : -128.0f, hi = t->type == TFL_TYPE_UINT8 ? 255.0f : 127.0f;
+  float sc = t->q.scale[0], zp = (float)t->q.zero_point[0];
+  gl_str_addf(s, "  v = clamp(v, FLT4(");
+  gl_str_float(s, sc * (lo - zp));
+  gl_str_addf(s, "), FLT4(");
+  gl_str_float(s, sc * (hi - zp));
+  gl_str_addf(s, "));\n");
+}
+
+/* Per group: objects, generator output, constants. */
+typedef struct {
+  gl_gen_out gen;
+  gl_emit_obj objs[MAX_OBJS];
+  int obj_tensor[MAX_OBJS];  /* graph tensor of a tensor object in the arena, -1 otherwise */
+  float *obj_const[MAX_OBJS];/* packed data of constant tensor objects */
+  int n_objs;
+  gl_str epi;
+  size_t const_n;            /* vec4s of constants */
+} group_build;
+
+static tfl_status add_tensor_obj(planner *p, group_build *b, const char *name, int t, gl_shape sh)
+{
+  const tfl_tensor *x = &p->g->tensors[t];
+  gl_emit_obj *o = &b->objs[b->n_objs];
+  memset(o, 0, sizeof *o);
+  snprintf(o->name, sizeof o->name, "%s", name);
+  o->sh = sh;
+  o->is_tensor = true;
+  b->obj_tensor[b->n_objs] = -1;
+  b->obj_const[b->n_objs] = NULL;
+  if (x->is_const) {
+    float *r = gl_const_reals(x);
+    float *pk = r ? malloc(gl_shape_vec4s(sh) * 4 * sizeof(float) + 16) : NULL;
+    if (!pk) {
+      free(r);
+      return tfl_error(TFL_ERR_NOMEM, "constant tensor %d", t);
+    }
+    tfl_tensor f = {0};
+    f.type = TFL_TYPE_FLOAT32;
+    gl_to_phwc4(&f, r, sh, pk);
+    free(r);
+    o->is_const = true;
+    o->off = b->const_n;
+    b->const_n += gl_shape_vec4s(sh);
+    b->obj_const[b->n_objs] = pk;
+  } else {
+    b->obj_tensor[b->n_objs] = root(p, t);
+  }
+  b->n_objs++;
+  return TFL_OK;
+}
+
+static tfl_status build_group(planner *p, const group *G, group_build *b)
+{
+  const tfl_graph *g = p->g;
+  const tfl_node *n = &g->nodes[G->node];
+  const gl_op_info *info = gl_op_info_of(n->op);
+  gl_gen_in in = {0};
+  in.g = g;
+  in.node = G->node;
+  in.n = n;
+  in.n_in = n->n_in;
+  int out_rank = g->tensors[n->out[0]].ndim;
+  gl_shape_of(&g->tensors[n->out[0]], &in.out);
+  tfl_status st;
+  for (int k = 0; k < n->n_in; k++) {
+    if (n->in[k] < 0) continue;
+    in.in[k] = aligned_shape(&g->tensors[n->in[k]], out_rank, is_elementwise(info));
+    if (info->raw_inputs & (1u << k)) continue;
+    in.in_obj[k] = true;
+    char name[16];
+    snprintf(name, sizeof name, "I%d", k);
+    if ((st = add_tensor_obj(p, b, name, n->in[k], in.in[k]))) return st;
+  }
+  if ((st = info->gen(&in, &b->gen))) return st;
+  if (b->gen.decls.oom || b->gen.main.oom) return tfl_error(TFL_ERR_NOMEM, "shader of node %d", G->node);
+  for (int c = 0; c < b->gen.n_consts; c++) {
+    gl_emit_obj *o = &b->objs[b->n_objs];
+    memset(o, 0, sizeof *o);
+    snprintf(o->name, sizeof o->name, "%s", b->gen.consts[c].name);
+    o->is_const = true;
+    o->off = b->const_n;
+    b->obj_tensor[b->n_objs] = -1;
+    b->obj_const[b->n_objs] = NULL;
+    b->n_objs++;
+    b->const_n += b->gen.consts[c].n_vec4;
+  }
+  /* epilogue: the primary output's clamp, then each fused op */
+  quant_clamp(&b->epi, &g->tensors[n->out[0]]);
+  for (int e = 0; e < G->n_epi; e++) {
+    const tfl_node *m = &g->nodes[G->epi[e]];
+    const gl_op_info *mi = gl_op_info_of(m->op);
+    char other[48] = "v";
+    if (mi->kind == GL_KIND_BINARY) {
+      int ot = m->in[1 - G->epi_main[e]];
+      char name[16];
+      snprintf(name, sizeof name, "E%d", e);
+      gl_shape os = aligned_shape(&g->tensors[ot], g->tensors[m->out[0]].ndim, true);
+      if ((st = add_tensor_obj(p, b, name, ot, os))) return st;
+      snprintf(other, sizeof other, "%s_LDB(b, y, x, s)", name);
+    }
+    gl_str_addf(&b->epi, "  v = ");
+    if (G->epi_main[e] == 0) gl_eltwise_expr(m, "v", other, &b->epi);
+    else gl_eltwise_expr(m, other, "v", &b->epi);
+    gl_str_addf(&b->epi, ";\n");
+    if (m->op == TFL_OP_ADD || m->op == TFL_OP_SUB || m->op == TFL_OP_MUL || m->op == TFL_OP_DIV)
+      gl_act_stmt(m->p.eltwise.act, "v", &b->epi);
+    quant_clamp(&b->epi, &g->tensors[m->out[0]]);
+  }
+  if (b->epi.oom) return tfl_error(TFL_ERR_NOMEM, "epilogue of node %d", G->node);
+  return TFL_OK;
+}
+
+static void free_build(group_build *b)
+{
+  gl_gen_out_free(&b->gen);
+  for (int i = 0; i < b->n_objs; i++) free(b->obj_const[i]);
+  gl_str_free(&b->epi);
+}
+
+/* 2 per multiply-add for the convolution family, 1 per output element otherwise. */
+static double node_flops(const tfl_graph *g, int ni)
+{
+  const tfl_node *n = &g->nodes[ni];
+  const tfl_tensor *y = &g->tensors[n->out[0]];
+  double out = (double)tfl_tensor_count(y);
+  const tfl_tensor *w = n->n_in > 1 && n->in[1] >= 0 ? &g->tensors[n->in[1]] : NULL;
+  if (n->op == TFL_OP_CONV_2D && w) return 2.0 * out * w->dims[1] * w->dims[2] * w->dims[3];
+  if (n->op == TFL_OP_DEPTHWISE_CONV_2D && w) return 2.0 * out * w->dims[1] * w->dims[2];
+  if (n->op == TFL_OP_FULLY_CONNECTED && w) return 2.0 * out * w->dims[1];
+  if (n->op == TFL_OP_TRANSPOSE_CONV || n->op == TFL_OP_CONV2D_TRANSPOSE_BIAS) {
+    const tfl_tensor *x = &g->tensors[n->in[n->op == TFL_OP_TRANSPOSE_CONV ? 2 : 0]];
+    const tfl_tensor *wt = &g->tensors[n->in[1]];
+    return 2.0 * (double)tfl_tensor_count(x) * wt->dims[0] * wt->dims[1] * wt->dims[2];
+  }
+  return out;
+}
+
+/* ---- placement: arena offsets by lifetime ---- */
+
+typedef struct {
+  int t;
+  size_t size;
+  int first, last;
+  size_t off;
+} live;
+
+static int by_size_desc(const void *a, const void *b)
+{
+  const live *x = a, *y = b;
+  if (x->size != y->size) return x->size < y->size ? 1 : -1;
+  return x->t - y->t;
+}
+
+static tfl_status place(planner *p, group_build *builds, size_t *arena_n, size_t *off_of)
+{
+  const tfl_graph *g = p->g;
+  int nt = g->n_tensors;
+  int *first = malloc(sizeof(int) * (size_t)nt), *last = malloc(sizeof(int) * (size_t)nt);
+  live *l = malloc(sizeof(live) * (size_t)nt);
+  if (!first || !last || !l) {
+    free(first);
+    free(last);
+    free(l);
+    return tfl_error(TFL_ERR_NOMEM, "GL placement");
+  }
+  for (int t = 0; t < nt; t++) first[t] = last[t] = -2;
+#define TOUCH(t, i) do { int r_ = (t); if (first[r_] == -2) first[r_] = (i); if ((i) > last[r_]) last[r_] = (i); if (first[r_] > (i)) first[r_] = (i); } while (0)
+  for (int i = 0; i < p->part->n_inputs; i++) TOUCH(root(p, p->part->inputs[i]), -1);
+  for (int gi = 0; gi < p->n_groups; gi++) {
+    for (int o = 0; o < builds[gi].n_objs; o++)
+      if (builds[gi].obj_tensor[o] >= 0) TOUCH(builds[gi].obj_tensor[o], gi);
+    TOUCH(root(p, p->groups[gi].out), gi);
+  }
+  for (int i = 0; i < p->part->n_outputs; i++) TOUCH(root(p, p->part->outputs[i]), p->n_groups);
+#undef TOUCH
+  int n = 0;
+  for (int t = 0; t < nt; t++) {
+    off_of[t] = 0;
+    if (first[t] == -2) continue;
+    gl_shape sh;
+    gl_shape_of(&g->tensors[t], &sh);
+    l[n++] = (live){t, gl_shape_vec4s(sh), first[t], last[t], 0};
+  }
+  qsort(l, (size_t)n, sizeof *l, by_size_desc);
+  size_t top = 0;
+  for (int i = 0; i < n; i++) {
+    size_t off = 0;
+    bool moved = true;
+    while (moved) { /* lowest offset clear of every placed, overlapping-in-time tensor */
+      moved = false;
+      for (int j = 0; j < i; j++) {
+        if (l[j].last < l[i].first || l[i].last < l[j].first) continue;
+        if (off < l[j].off + l[j].size && l[j].off < off + l[i].size) {
+          off = l[j].off + l[j].size;
+          moved = true;
+        }
+      }
+    }
+    l[i].off = off;
+    off_of[l[i].t] = off;
+    if (off + l[i].size > top) top = off + l[i].size;
+  }
+  *arena_n = top ? top : 1;
+  free(first);
+  free(last);
+  free(l);
+  return TFL_OK;
+}
+
+tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl_plan_options *o, gl_plan *out)
+{
+  memset(out, 0, sizeof *out);
+  planner p = {g, part, *o, NULL, NULL, NULL, NULL, NULL, 0};
+  int nt = g->n_tensors;
+  p.alias = malloc(sizeof(int) * (size_t)nt);
+  p.group_of = malloc(sizeof(int) * (size_t)nt);
+  p.consumers = calloc((size_t)nt, sizeof(int));
+  p.is_out = calloc((size_t)nt, sizeof(bool));
+  p.groups = calloc((size_t)part->n_nodes + 1, sizeof(group));
+  size_t *off_of = malloc(sizeof(size_t) * (size_t)nt);
+  group_build *builds = NULL;
+  tfl_status st = TFL_OK;
+  if (!p.alias || !p.group_of || !p.consumers || !p.is_out || !p.groups || !off_of) {
+    st = tfl_error(TFL_ERR_NOMEM, "GL plan");
+    goto done;
+  }
+  for (int t = 0; t < nt; t++) {
+    p.alias[t] = t;
+    p.group_of[t] = -1;
+  }
+  for (int i = 0; i < g->n_nodes; i++) {
+    if (g->nodes[i].dead) continue;
+    for (int k = 0; k < g->nodes[i].n_in; k++)
+      if (g->nodes[i].in[k] >= 0) p.consumers[g->nodes[i].in[k]]++;
+  }
+  for (int i = 0; i < g->n_outputs; i++) p.consumers[g->outputs[i]]++;
+  for (int i = 0; i < part->n_outputs; i++) p.is_out[part->outputs[i]] = true;
+  for (int k = 0; k < part->n_nodes; k++) {
+    int ni = part->nodes[k];
+    if (!gl_plan_supports(g, ni)) {
+      st = gl_node_error(TFL_ERR_UNSUPPORTED, g, ni, "the GL delegate cannot run it (%s)", tfl_last_error());
+      goto done;
+    }
+  }
+  out->n_nodes = part->n_nodes;
+  if ((st = group_nodes(&p, out))) goto done;
+  builds = calloc((size_t)p.n_groups + 1, sizeof *builds);
+  if (!builds) {
+    st = tfl_error(TFL_ERR_NOMEM, "GL plan");
+    goto done;
+  }
+  size_t const_total = 0;
+  size_t vec4_bytes = o->fp16 ? 8 : 16;
+  size_t align = (size_t)(o->const_align_bytes > 0 ? o->const_align_bytes : 16);
+  size_t align_v = align > vec4_bytes ? align / vec4_bytes : 1;
+  for (int gi = 0; gi < p.n_groups; gi++) {
+    if ((st = build_group(&p, &p.groups[gi], &builds[gi]))) goto done;
+    if (builds[gi].const_n) const_total = (const_total + align_v - 1) / align_v * align_v + builds[gi].const_n;
+  }
+  if ((st = place(&p, builds, &out->arena_n, off_of))) goto done;
+  out->d = calloc((size_t)p.n_groups + 1, sizeof *out->d);
+  out->consts = malloc((const_total + 1) * 4 * sizeof(float));
+  out->in = calloc((size_t)part->n_inputs + 1, sizeof *out->in);
+  out->out = calloc((size_t)part->n_outputs + 1, sizeof *out->out);
+  if (!out->d || !out->consts || !out->in || !out->out) {
+    st = tfl_error(TFL_ERR_NOMEM, "GL plan");
+    goto done;
+  }
+  size_t cpos = 0;
+  for (int gi = 0; gi < p.n_groups; gi++) {
+    group_build *b = &builds[gi];
+    const group *G = &p.groups[gi];
+    gl_plan_dispatch *d = &out->d[out->n_d++];
+    d->node = G->node;
+    d->n_fused = G->n_epi;
+    d->flops = node_flops(g, G->node);
+    if (b->const_n) {
+      cpos = (cpos + align_v - 1) / align_v * align_v;
+      d->const_off = cpos;
+      d->const_n = b->const_n;
+      int ci = 0;
+      for (int k = 0; k < b->n_objs; k++) {
+        if (!b->objs[k].is_const) continue;
+        float *dst = out->consts + (cpos + b->objs[k].off) * 4;
+        if (b->obj_const[k]) {
+          memcpy(dst, b->obj_const[k], gl_shape_vec4s(b->objs[k].sh) * 4 * sizeof(float));
+        } else {
+          const gl_gen_const *c = &b->gen.consts[ci++];
+          memcpy(dst, c->data, c->n_vec4 * 4 * sizeof(float));
+        }
+      }
+      cpos += b->const_n;
+    }
+    for (int k = 0; k < b->n_objs; k++)
+      if (b->obj_tensor[k] >= 0) b->objs[k].off = off_of[b->obj_tensor[k]];
+    gl_emit_in e = {0};
+    e.fp16 = o->fp16;
+    gl_plan_workgroup(b->gen.grid, e.wg);
+    e.gen = &b->gen;
+    e.objs = b->objs;
+    e.n_objs = b->n_objs;
+    gl_shape_of(&g->tensors[G->out], &e.out);
+    /* the output shape of the chain equals the primary's (fusion requires it) */
+    gl_shape_of(&g->tensors[g->nodes[G->node].out[0]], &e.out);
+    e.out_off = off_of[root(&p, G->out)];
+    e.epilogue = b->epi.p;
+    e.has_consts = b->const_n > 0;
+    d->src = gl_emit_source(&e);
+    if (!d->src) {
+      st = tfl_error(TFL_ERR_NOMEM, "shader source of node %d", G->node);
+      goto done;
+    }
+    for (int a = 0; a < 3; a++) d->groups[a] = (b->gen.grid[a] + e.wg[a] - 1) / e.wg[a];
+  }
+  out->n_const = cpos;
+  for (int i = 0; i < part->n_inputs; i++) {
+    int t = part->inputs[i];
+    out->in[out->n_in].tensor = t;
+    out->in[out->n_in].off = off_of[root(&p, t)];
+    gl_shape_of(&g->tensors[t], &out->in[out->n_in].sh);
+    out->n_in++;
+  }
+  for (int i = 0; i < part->n_outputs; i++) {
+    int t = part->outputs[i];
+    out->out[out->n_out].tensor = t;
+    out->out[out->n_out].off = off_of[root(&p, t)];
+    gl_shape_of(&g->tensors[t], &out->out[out->n_out].sh);
+    out->n_out++;
+  }
+done:
+  if (builds)
+    for (int gi = 0; gi < p.n_groups; gi++) free_build(&builds[gi]);
+  free(builds);
+  free(p.alias);
+  free(p.group_of);
+  free(p.consumers);
+  free(p.is_out);
+  free(p.groups);
+  free(off_of);
+  if (st != TFL_OK) gl_plan_free(out);
+  return st;
+}
+
+void gl_plan_free(gl_plan *p)
+{
+  if (!p) return;
+  for (int i = 0; i < p->n_d; i++) free(p->d[i].src);
+  free(p->d);
+  free(p->consts);
+  free(p->in);
+  free(p->out);
+  memset(p, 0, sizeof *p);
+}

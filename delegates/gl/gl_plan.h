@@ -1,0 +1,59 @@
+/* gl_plan.h - compiles a partition into a list of dispatches, without GL.
+ *
+ * Passes, in order (gl_plan.c):
+ *   1. group:  each node becomes a dispatch, an alias (reshape that keeps the PHWC4
+ *              layout, float-domain quantize) or an epilogue fused into the dispatch
+ *              producing its input (element-wise ops whose input has one consumer);
+ *   2. generate: each dispatch's generator gives body, grid and packed constants;
+ *   3. place:  activations get arena offsets by lifetime (greedy by size, as the CPU
+ *              planner), constants get one aligned range per dispatch;
+ *   4. emit:   full `#version 310 es` sources with sizes and offsets as #defines.
+ * The delegate (gl_delegate.c) then compiles the sources and owns the GL objects.
+ * Debugging: env TFL_GL_NO_FUSE=1 gives every node its own dispatch.
+ */
+#ifndef GL_PLAN_H
+#define GL_PLAN_H
+
+#include "gl_layout.h"
+#include "runtime/tfl_delegate.h"
+
+typedef struct {
+  bool fp16;                 /* storage as packed halves (uvec2 per vec4) */
+  int const_align_bytes;     /* SSBO offset alignment of the constant ranges */
+} gl_plan_options;
+
+typedef struct {
+  char *src;                 /* complete shader source */
+  int groups[3];             /* workgroups to dispatch */
+  size_t const_off, const_n; /* its constants: vec4 range in the constant blob */
+  int node;                  /* the node it was generated for (the first of a fused chain) */
+  int n_fused;               /* element-wise nodes fused into it */
+  double flops;              /* arithmetic of its primary node (2 per multiply-add), for GFLOP/s */
+} gl_plan_dispatch;
+
+typedef struct {
+  int tensor;                /* graph tensor */
+  size_t off;                /* arena offset in vec4s */
+  gl_shape sh;
+} gl_plan_io;
+
+typedef struct {
+  gl_plan_dispatch *d;
+  int n_d;
+  float *consts;             /* n_const vec4s, as floats (the delegate converts to fp16) */
+  size_t n_const;
+  size_t arena_n;            /* arena vec4s */
+  gl_plan_io *in, *out;      /* partition boundary tensors, in part->inputs/outputs order */
+  int n_in, n_out;
+  int n_nodes, n_fused, n_alias;
+} gl_plan;
+
+/* Can the delegate run node `node`? (The op table row plus its check.) */
+bool gl_plan_supports(const tfl_graph *g, int node);
+tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl_plan_options *o, gl_plan *out);
+void gl_plan_free(gl_plan *p);
+
+/* The workgroup size for a grid (tuning lives here, not in generators). */
+void gl_plan_workgroup(const int grid[3], int wg[3]);
+
+#endif

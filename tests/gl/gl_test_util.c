@@ -1,0 +1,78 @@
+/* gl_test_util.c - see gl_test_util.h */
+#include "gl_test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void glt_fill(float *v, size_t n, float lo, float hi, unsigned *seed)
+{
+  for (size_t i = 0; i < n; i++) {
+    *seed = *seed * 1103515245u + 12345u;
+    v[i] = lo + (hi - lo) * (float)((*seed >> 8) & 0xffff) / 65536.0f;
+  }
+}
+
+tfl_status glt_run_gl(op_runner *r, tfl_delegate *d)
+{
+  tfl_graph *g = &r->graph;
+  if (!d->supports(d->ctx, g, 0)) return tfl_error(TFL_ERR_UNSUPPORTED, "GL refuses the node: %s", tfl_last_error());
+  int32_t nodes[1] = {0}, ins[OP_RUNNER_MAX_TENSORS], outs[OP_RUNNER_MAX_TENSORS];
+  int n_in = 0, n_out = 0;
+  for (int k = 0; k < r->node.n_in; k++) {
+    int t = r->node.in[k];
+    if (t < 0 || g->tensors[t].is_const) continue;
+    bool dup = false;
+    for (int j = 0; j < n_in; j++) dup = dup || ins[j] == t;
+    if (!dup) ins[n_in++] = t;
+  }
+  for (int k = 0; k < r->node.n_out; k++) outs[n_out++] = r->node.out[k];
+  tfl_partition part = {1, nodes, n_in, ins, n_out, outs};
+  void *state = NULL;
+  tfl_status s = d->prepare(d->ctx, g, &part, &state);
+  if (s) return s;
+  s = d->invoke(d->ctx, state);
+  d->release(d->ctx, state);
+  return s;
+}
+
+int glt_compare(const char *name, op_runner *r, tfl_delegate *d, float tol)
+{
+  tfl_tensor *y = &r->graph.tensors[r->node.out[0]];
+  size_t n = tfl_tensor_count(y);
+  tfl_status s = op_runner_run(r, 1);
+  if (s) {
+    printf("FAIL %s: CPU reference: %s\n", name, tfl_last_error());
+    return 1;
+  }
+  float *want = malloc(n * sizeof(float) + 1), *got = malloc(n * sizeof(float) + 1);
+  for (size_t i = 0; i < n; i++) want[i] = gl_tensor_real(y, y->data, i);
+  memset(y->data, 0, y->bytes);
+  s = glt_run_gl(r, d);
+  if (s) {
+    printf("FAIL %s: GL: %s\n", name, tfl_last_error());
+    free(want);
+    free(got);
+    return 1;
+  }
+  for (size_t i = 0; i < n; i++) got[i] = gl_tensor_real(y, y->data, i);
+  float scale = 1.0f, worst = 0.0f;
+  size_t at = 0;
+  for (size_t i = 0; i < n; i++) scale = fmaxf(scale, fabsf(want[i]));
+  for (size_t i = 0; i < n; i++) {
+    float e = fabsf(got[i] - want[i]);
+    if (!(e <= worst)) { /* NaN counts as worst */
+      worst = isnan(e) ? INFINITY : e;
+      at = i;
+    }
+  }
+  float rel = worst / scale;
+  int fail = !(rel <= tol);
+  printf("%s %s: %zu values, max error %.3g (relative %.3g, tol %.0e)%s", fail ? "FAIL" : "ok  ", name, n, worst, rel,
+         tol, fail ? "" : "\n");
+  if (fail) printf(" at %zu: gl %g cpu %g\n", at, got[at], want[at]);
+  free(want);
+  free(got);
+  return fail;
+}

@@ -1,0 +1,21 @@
+/* gl_test_util.h - runs one-node graphs (tests/op_runner.h) through the GL delegate
+ * and compares with the CPU reference kernel's output. */
+#ifndef GL_TEST_UTIL_H
+#define GL_TEST_UTIL_H
+
+#include "delegates/gl/gl_delegate.h"
+#include "delegates/gl/gl_layout.h"
+#include "tests/op_runner.h"
+
+/* Deterministic values in [lo, hi). */
+void glt_fill(float *v, size_t n, float lo, float hi, unsigned *seed);
+
+/* Runs r's node on the CPU reference, then on delegate d (one partition holding the
+ * node), compares output 0: max |gl - cpu| / max(max |cpu|, 1) <= tol. Prints a line
+ * per case; returns 0 on pass. */
+int glt_compare(const char *name, op_runner *r, tfl_delegate *d, float tol);
+
+/* Runs node 0 of r's graph through d only (output left in the tensors). */
+tfl_status glt_run_gl(op_runner *r, tfl_delegate *d);
+
+#endif

@@ -1,0 +1,342 @@
+/* test_gl_ops.c - every GL op generator against the CPU reference kernel, on small
+ * one-node graphs with odd channel counts (1, 3, 5, 7), strides and paddings, in fp32
+ * (tolerance 1e-4 of the output's magnitude) and fp16 (1e-2). Runs on llvmpipe. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gl_test_util.h"
+
+typedef void (*case_fn)(op_runner *r, unsigned *seed);
+
+static int tensor_rand(op_runner *r, unsigned *seed, int ndim, const int32_t *dims, bool is_const, float lo, float hi)
+{
+  size_t n = 1;
+  for (int d = 0; d < ndim; d++) n *= (size_t)dims[d];
+  float *v = malloc(n * sizeof(float) + 4);
+  glt_fill(v, n, lo, hi, seed);
+  int t = op_runner_tensor(r, TFL_TYPE_FLOAT32, ndim, dims, v, is_const);
+  free(v);
+  return t;
+}
+
+#define DIMS(...) (sizeof((int32_t[]){__VA_ARGS__}) / sizeof(int32_t)), (const int32_t[]){__VA_ARGS__}
+#define OUT(r, ...) op_runner_tensor(r, TFL_TYPE_FLOAT32, DIMS(__VA_ARGS__), NULL, false)
+
+static void conv_case(op_runner *r, unsigned *seed, int h, int w, int ci, int co, int k, int stride, int dil,
+                      tfl_padding pad, tfl_activation act)
+{
+  op_runner_init(r, TFL_OP_CONV_2D);
+  int x = tensor_rand(r, seed, DIMS(1, h, w, ci), false, -1, 1);
+  int wt = tensor_rand(r, seed, DIMS(co, k, k, ci), true, -1, 1);
+  int b = tensor_rand(r, seed, DIMS(co), true, -1, 1);
+  int eff = (k - 1) * dil + 1;
+  int oh = pad == TFL_PAD_SAME ? (h + stride - 1) / stride : (h - eff + stride) / stride;
+  int ow = pad == TFL_PAD_SAME ? (w + stride - 1) / stride : (w - eff + stride) / stride;
+  int y = OUT(r, 1, oh, ow, co);
+  op_runner_io(r, (int[]){x, wt, b}, 3, (int[]){y}, 1);
+  r->node.p.conv = (tfl_conv_params){pad, stride, stride, dil, dil, 0, act};
+}
+static void c_conv3x3(op_runner *r, unsigned *s) { conv_case(r, s, 5, 7, 3, 5, 3, 1, 1, TFL_PAD_SAME, TFL_ACT_RELU); }
+static void c_conv1x1(op_runner *r, unsigned *s) { conv_case(r, s, 4, 3, 7, 5, 1, 1, 1, TFL_PAD_VALID, TFL_ACT_NONE); }
+static void c_conv_s2(op_runner *r, unsigned *s) { conv_case(r, s, 7, 6, 5, 3, 3, 2, 1, TFL_PAD_VALID, TFL_ACT_RELU6); }
+static void c_conv_s2same(op_runner *r, unsigned *s) { conv_case(r, s, 8, 7, 4, 9, 3, 2, 1, TFL_PAD_SAME, TFL_ACT_NONE); }
+static void c_conv_dil(op_runner *r, unsigned *s) { conv_case(r, s, 6, 6, 1, 4, 3, 1, 2, TFL_PAD_SAME, TFL_ACT_NONE); }
+
+static void dw_case(op_runner *r, unsigned *seed, int h, int w, int ci, int mult, int k, int stride, tfl_padding pad,
+                    tfl_activation act)
+{
+  op_runner_init(r, TFL_OP_DEPTHWISE_CONV_2D);
+  int co = ci * mult;
+  int x = tensor_rand(r, seed, DIMS(1, h, w, ci), false, -1, 1);
+  int wt = tensor_rand(r, seed, DIMS(1, k, k, co), true, -1, 1);
+  int b = tensor_rand(r, seed, DIMS(co), true, -1, 1);
+  int oh = pad == TFL_PAD_SAME ? (h + stride - 1) / stride : (h - k + stride) / stride;
+  int ow = pad == TFL_PAD_SAME ? (w + stride - 1) / stride : (w - k + stride) / stride;
+  int y = OUT(r, 1, oh, ow, co);
+  op_runner_io(r, (int[]){x, wt, b}, 3, (int[]){y}, 1);
+  r->node.p.conv = (tfl_conv_params){pad, stride, stride, 1, 1, mult, act};
+}
+static void c_dw(op_runner *r, unsigned *s) { dw_case(r, s, 5, 5, 7, 1, 3, 1, TFL_PAD_SAME, TFL_ACT_RELU6); }
+static void c_dw_mult(op_runner *r, unsigned *s) { dw_case(r, s, 7, 7, 3, 2, 3, 2, TFL_PAD_SAME, TFL_ACT_NONE); }
+static void c_dw_valid(op_runner *r, unsigned *s) { dw_case(r, s, 6, 9, 5, 1, 5, 2, TFL_PAD_VALID, TFL_ACT_RELU); }
+
+static void binary_case(op_runner *r, unsigned *seed, tfl_op op, bool bconst, int bdims, tfl_activation act)
+{
+  op_runner_init(r, op);
+  int a = tensor_rand(r, seed, DIMS(1, 3, 4, 5), false, -2, 2);
+  int b;
+  float lo = op == TFL_OP_DIV ? 0.5f : -2.0f;
+  if (bdims == 1) b = tensor_rand(r, seed, DIMS(5), bconst, lo, 2);
+  else if (bdims == 0) b = tensor_rand(r, seed, DIMS(1), bconst, lo, 2);
+  else b = tensor_rand(r, seed, DIMS(1, 3, 4, 5), bconst, lo, 2);
+  int y = OUT(r, 1, 3, 4, 5);
+  op_runner_io(r, (int[]){a, b}, 2, (int[]){y}, 1);
+  r->node.p.eltwise.act = act;
+}
+static void c_add(op_runner *r, unsigned *s) { binary_case(r, s, TFL_OP_ADD, false, 4, TFL_ACT_RELU); }
+static void c_add_bc(op_runner *r, unsigned *s) { binary_case(r, s, TFL_OP_ADD, true, 1, TFL_ACT_NONE); }
+static void c_sub(op_runner *r, unsigned *s) { binary_case(r, s, TFL_OP_SUB, false, 4, TFL_ACT_NONE); }
+static void c_mul_scalar(op_runner *r, unsigned *s) { binary_case(r, s, TFL_OP_MUL, true, 0, TFL_ACT_RELU6); }
+static void c_div(op_runner *r, unsigned *s) { binary_case(r, s, TFL_OP_DIV, false, 1, TFL_ACT_NONE); }
+static void c_max(op_runner *r, unsigned *s) { binary_case(r, s, TFL_OP_MAXIMUM, false, 4, TFL_ACT_NONE); }
+static void c_min(op_runner *r, unsigned *s) { binary_case(r, s, TFL_OP_MINIMUM, true, 1, TFL_ACT_NONE); }
+static void c_prelu(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_PRELU);
+  int a = tensor_rand(r, s, DIMS(1, 3, 4, 5), false, -2, 2);
+  int b = tensor_rand(r, s, DIMS(1, 1, 5), true, 0, 1);
+  int y = OUT(r, 1, 3, 4, 5);
+  op_runner_io(r, (int[]){a, b}, 2, (int[]){y}, 1);
+}
+
+static void unary_case(op_runner *r, unsigned *seed, tfl_op op)
+{
+  op_runner_init(r, op);
+  int a = tensor_rand(r, seed, DIMS(1, 3, 2, 7), false, -8, 8);
+  int y = OUT(r, 1, 3, 2, 7);
+  op_runner_io(r, (int[]){a}, 1, (int[]){y}, 1);
+}
+static void c_relu(op_runner *r, unsigned *s) { unary_case(r, s, TFL_OP_RELU); }
+static void c_relu6(op_runner *r, unsigned *s) { unary_case(r, s, TFL_OP_RELU6); }
+static void c_logistic(op_runner *r, unsigned *s) { unary_case(r, s, TFL_OP_LOGISTIC); }
+static void c_tanh(op_runner *r, unsigned *s) { unary_case(r, s, TFL_OP_TANH); }
+static void c_hswish(op_runner *r, unsigned *s) { unary_case(r, s, TFL_OP_HARD_SWISH); }
+static void c_exp(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_EXP);
+  int a = tensor_rand(r, s, DIMS(1, 2, 3, 5), false, -3, 3);
+  int y = OUT(r, 1, 2, 3, 5);
+  op_runner_io(r, (int[]){a}, 1, (int[]){y}, 1);
+}
+
+static void pool_case(op_runner *r, unsigned *seed, tfl_op op, int k, int stride, tfl_padding pad)
+{
+  op_runner_init(r, op);
+  int h = 7, w = 6, c = 5;
+  int x = tensor_rand(r, seed, DIMS(1, h, w, c), false, -2, 2);
+  int oh = pad == TFL_PAD_SAME ? (h + stride - 1) / stride : (h - k + stride) / stride;
+  int ow = pad == TFL_PAD_SAME ? (w + stride - 1) / stride : (w - k + stride) / stride;
+  int y = OUT(r, 1, oh, ow, c);
+  op_runner_io(r, (int[]){x}, 1, (int[]){y}, 1);
+  r->node.p.pool = (tfl_pool_params){pad, stride, stride, k, k, TFL_ACT_NONE};
+}
+static void c_avgpool(op_runner *r, unsigned *s) { pool_case(r, s, TFL_OP_AVERAGE_POOL_2D, 3, 2, TFL_PAD_SAME); }
+static void c_maxpool(op_runner *r, unsigned *s) { pool_case(r, s, TFL_OP_MAX_POOL_2D, 2, 2, TFL_PAD_VALID); }
+static void c_avgpool_valid(op_runner *r, unsigned *s) { pool_case(r, s, TFL_OP_AVERAGE_POOL_2D, 3, 1, TFL_PAD_VALID); }
+
+static void c_concat_c(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_CONCATENATION);
+  int a = tensor_rand(r, s, DIMS(1, 3, 3, 3), false, -1, 1);
+  int b = tensor_rand(r, s, DIMS(1, 3, 3, 5), false, -1, 1);
+  int c = tensor_rand(r, s, DIMS(1, 3, 3, 1), true, -1, 1);
+  int y = OUT(r, 1, 3, 3, 9);
+  op_runner_io(r, (int[]){a, b, c}, 3, (int[]){y}, 1);
+  r->node.p.concat.axis = 3;
+}
+static void c_concat_aligned(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_CONCATENATION);
+  int a = tensor_rand(r, s, DIMS(1, 2, 3, 4), false, -1, 1);
+  int b = tensor_rand(r, s, DIMS(1, 2, 3, 6), false, -1, 1);
+  int y = OUT(r, 1, 2, 3, 10);
+  op_runner_io(r, (int[]){a, b}, 2, (int[]){y}, 1);
+  r->node.p.concat.axis = -1;
+}
+static void c_concat_w(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_CONCATENATION);
+  int a = tensor_rand(r, s, DIMS(1, 7, 3), false, -1, 1);
+  int b = tensor_rand(r, s, DIMS(1, 5, 3), false, -1, 1);
+  int y = OUT(r, 1, 12, 3);
+  op_runner_io(r, (int[]){a, b}, 2, (int[]){y}, 1);
+  r->node.p.concat.axis = 1;
+}
+
+static void c_reshape(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_RESHAPE);
+  int a = tensor_rand(r, s, DIMS(1, 2, 3, 6), false, -1, 1);
+  int sh = op_runner_tensor(r, TFL_TYPE_INT32, DIMS(3), (const int32_t[]){1, 9, 4}, true);
+  int y = OUT(r, 1, 9, 4);
+  op_runner_io(r, (int[]){a, sh}, 2, (int[]){y}, 1);
+  r->node.p.reshape.n = 3;
+  memcpy(r->node.p.reshape.shape, (int32_t[]){1, 9, 4}, 3 * sizeof(int32_t));
+}
+
+static void resize_case(op_runner *r, unsigned *seed, tfl_op op, bool align, bool hpc)
+{
+  op_runner_init(r, op);
+  int a = tensor_rand(r, seed, DIMS(1, 3, 4, 5), false, -1, 1);
+  int sz = op_runner_tensor(r, TFL_TYPE_INT32, DIMS(2), (const int32_t[]){7, 9}, true);
+  int y = OUT(r, 1, 7, 9, 5);
+  op_runner_io(r, (int[]){a, sz}, 2, (int[]){y}, 1);
+  r->node.p.resize = (tfl_resize_params){align, hpc};
+}
+static void c_resize(op_runner *r, unsigned *s) { resize_case(r, s, TFL_OP_RESIZE_BILINEAR, false, false); }
+static void c_resize_ac(op_runner *r, unsigned *s) { resize_case(r, s, TFL_OP_RESIZE_BILINEAR, true, false); }
+static void c_resize_hpc(op_runner *r, unsigned *s) { resize_case(r, s, TFL_OP_RESIZE_BILINEAR, false, true); }
+static void c_resize_nn(op_runner *r, unsigned *s) { resize_case(r, s, TFL_OP_RESIZE_NEAREST_NEIGHBOR, false, true); }
+
+static void c_pad(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_PAD);
+  int a = tensor_rand(r, s, DIMS(1, 3, 3, 5), false, -1, 1);
+  int p = op_runner_tensor(r, TFL_TYPE_INT32, DIMS(4, 2), (const int32_t[]){0, 0, 1, 2, 2, 1, 0, 0}, true);
+  int y = OUT(r, 1, 6, 6, 5);
+  op_runner_io(r, (int[]){a, p}, 2, (int[]){y}, 1);
+}
+static void c_pad_ch(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_PAD);
+  int a = tensor_rand(r, s, DIMS(1, 2, 3, 3), false, -1, 1);
+  int p = op_runner_tensor(r, TFL_TYPE_INT32, DIMS(4, 2), (const int32_t[]){0, 0, 0, 1, 1, 0, 2, 3}, true);
+  int y = OUT(r, 1, 3, 4, 8);
+  op_runner_io(r, (int[]){a, p}, 2, (int[]){y}, 1);
+}
+
+static void c_pad_ch_post(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_PAD);
+  int a = tensor_rand(r, s, DIMS(1, 2, 3, 8), false, -1, 1);
+  int p = op_runner_tensor(r, TFL_TYPE_INT32, DIMS(4, 2), (const int32_t[]){0, 0, 0, 0, 0, 0, 0, 5}, true);
+  int y = OUT(r, 1, 2, 3, 13);
+  op_runner_io(r, (int[]){a, p}, 2, (int[]){y}, 1);
+}
+static void c_pad_ch_post_odd(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_PAD);
+  int a = tensor_rand(r, s, DIMS(1, 2, 3, 5), false, -1, 1);
+  int p = op_runner_tensor(r, TFL_TYPE_INT32, DIMS(4, 2), (const int32_t[]){0, 0, 0, 0, 0, 0, 0, 4}, true);
+  int y = OUT(r, 1, 2, 3, 9);
+  op_runner_io(r, (int[]){a, p}, 2, (int[]){y}, 1);
+}
+
+static void c_softmax(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_SOFTMAX);
+  int a = tensor_rand(r, s, DIMS(1, 2, 3, 7), false, -4, 4);
+  int y = OUT(r, 1, 2, 3, 7);
+  op_runner_io(r, (int[]){a}, 1, (int[]){y}, 1);
+  r->node.p.softmax.beta = 0.7f;
+}
+static void c_softmax_2d(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_SOFTMAX);
+  int a = tensor_rand(r, s, DIMS(2, 13), false, -4, 4);
+  int y = OUT(r, 2, 13);
+  op_runner_io(r, (int[]){a}, 1, (int[]){y}, 1);
+  r->node.p.softmax.beta = 1.0f;
+}
+
+static void c_fc(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_FULLY_CONNECTED);
+  int a = tensor_rand(r, s, DIMS(2, 7), false, -1, 1);
+  int w = tensor_rand(r, s, DIMS(5, 7), true, -1, 1);
+  int b = tensor_rand(r, s, DIMS(5), true, -1, 1);
+  int y = OUT(r, 2, 5);
+  op_runner_io(r, (int[]){a, w, b}, 3, (int[]){y}, 1);
+  r->node.p.fc.act = TFL_ACT_RELU;
+}
+
+static void c_mean(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_MEAN);
+  int a = tensor_rand(r, s, DIMS(1, 5, 6, 7), false, -1, 1);
+  int ax = op_runner_tensor(r, TFL_TYPE_INT32, DIMS(2), (const int32_t[]){1, 2}, true);
+  int y = OUT(r, 1, 1, 1, 7);
+  op_runner_io(r, (int[]){a, ax}, 2, (int[]){y}, 1);
+  r->node.p.reducer.keep_dims = true;
+}
+
+static void c_d2s(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_DEPTH_TO_SPACE);
+  int a = tensor_rand(r, s, DIMS(1, 2, 3, 12), false, -1, 1);
+  int y = OUT(r, 1, 4, 6, 3);
+  op_runner_io(r, (int[]){a}, 1, (int[]){y}, 1);
+  r->node.p.d2s.block_size = 2;
+}
+
+static void c_tconv(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_TRANSPOSE_CONV);
+  int sh = op_runner_tensor(r, TFL_TYPE_INT32, DIMS(4), (const int32_t[]){1, 6, 6, 3}, true);
+  int w = tensor_rand(r, s, DIMS(3, 3, 3, 5), true, -1, 1);
+  int a = tensor_rand(r, s, DIMS(1, 3, 3, 5), false, -1, 1);
+  int y = OUT(r, 1, 6, 6, 3);
+  op_runner_io(r, (int[]){sh, w, a}, 3, (int[]){y}, 1);
+  r->node.p.conv = (tfl_conv_params){TFL_PAD_SAME, 2, 2, 1, 1, 0, TFL_ACT_NONE};
+}
+static void c_tconv_mp(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_CONV2D_TRANSPOSE_BIAS);
+  int a = tensor_rand(r, s, DIMS(1, 3, 4, 5), false, -1, 1);
+  int w = tensor_rand(r, s, DIMS(1, 2, 2, 5), true, -1, 1);
+  int b = tensor_rand(r, s, DIMS(1), true, -1, 1);
+  int y = OUT(r, 1, 5, 8, 1); /* SAME, k 2, s 2: height 3 pads 2 - 2 % 2 - 1 = 1 (out 5), width 4 pads 0 (out 8) */
+  op_runner_io(r, (int[]){a, w, b}, 3, (int[]){y}, 1);
+  r->node.p.conv = (tfl_conv_params){TFL_PAD_SAME, 2, 2, 1, 1, 0, TFL_ACT_NONE};
+}
+
+static void c_slice(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_STRIDED_SLICE);
+  int a = tensor_rand(r, s, DIMS(1, 4, 5, 6), false, -1, 1);
+  int b = op_runner_tensor(r, TFL_TYPE_INT32, DIMS(4), (const int32_t[]){0, 1, 0, 1}, true);
+  int e = op_runner_tensor(r, TFL_TYPE_INT32, DIMS(4), (const int32_t[]){1, 4, 5, 6}, true);
+  int st = op_runner_tensor(r, TFL_TYPE_INT32, DIMS(4), (const int32_t[]){1, 2, 1, 2}, true);
+  int y = OUT(r, 1, 2, 5, 3);
+  op_runner_io(r, (int[]){a, b, e, st}, 4, (int[]){y}, 1);
+}
+
+static const struct {
+  const char *name;
+  case_fn fn;
+} cases[] = {
+  {"conv 3x3 same relu 3->5", c_conv3x3}, {"conv 1x1 7->5", c_conv1x1}, {"conv 3x3 s2 valid relu6 5->3", c_conv_s2},
+  {"conv 3x3 s2 same 4->9", c_conv_s2same}, {"conv 3x3 dilation 2 1->4", c_conv_dil},
+  {"depthwise 3x3 relu6 c7", c_dw}, {"depthwise 3x3 s2 mult 2 c3", c_dw_mult}, {"depthwise 5x5 s2 valid c5", c_dw_valid},
+  {"add relu", c_add}, {"add broadcast const", c_add_bc}, {"sub", c_sub}, {"mul scalar relu6", c_mul_scalar},
+  {"div broadcast", c_div}, {"maximum", c_max}, {"minimum const", c_min}, {"prelu", c_prelu},
+  {"relu", c_relu}, {"relu6", c_relu6}, {"logistic", c_logistic}, {"tanh", c_tanh}, {"hard_swish", c_hswish},
+  {"exp", c_exp}, {"avg pool 3x3 s2 same", c_avgpool}, {"max pool 2x2 s2 valid", c_maxpool},
+  {"avg pool 3x3 valid", c_avgpool_valid}, {"concat channels 3+5+1", c_concat_c}, {"concat channels 4+6", c_concat_aligned},
+  {"concat axis 1 (rank 3)", c_concat_w}, {"reshape", c_reshape}, {"resize bilinear", c_resize},
+  {"resize bilinear align_corners", c_resize_ac}, {"resize bilinear half_pixel", c_resize_hpc},
+  {"resize nearest half_pixel", c_resize_nn}, {"pad", c_pad}, {"pad channels", c_pad_ch},
+  {"pad channels after 8", c_pad_ch_post}, {"pad channels after 5", c_pad_ch_post_odd}, {"softmax beta", c_softmax},
+  {"softmax 2-D", c_softmax_2d}, {"fully connected relu", c_fc}, {"mean hw", c_mean}, {"depth to space", c_d2s},
+  {"transpose conv s2 same", c_tconv}, {"Convolution2DTransposeBias", c_tconv_mp}, {"strided slice", c_slice},
+};
+
+int main(int argc, char **argv)
+{
+  const char *only = argc > 1 ? argv[1] : NULL;
+  int fails = 0;
+  for (int prec = 0; prec < 2; prec++) {
+    gl_delegate_options o = gl_delegate_defaults();
+    o.precision = prec ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
+    tfl_delegate *d = gl_delegate_create(&o);
+    if (!d) {
+      printf("FAIL: no GL delegate: %s\n", tfl_last_error());
+      return 1;
+    }
+    float tol = prec ? 1e-2f : 1e-4f;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      if (only && !strstr(cases[i].name, only)) continue;
+      op_runner r;
+      unsigned seed = 1234u + (unsigned)i;
+      cases[i].fn(&r, &seed);
+      char name[128];
+      snprintf(name, sizeof name, "%s %s", prec ? "fp16" : "fp32", cases[i].name);
+      fails += glt_compare(name, &r, d, tol);
+      op_runner_free(&r);
+    }
+    d->destroy(d);
+  }
+  printf("%d failure(s)\n", fails);
+  return fails != 0;
+}
