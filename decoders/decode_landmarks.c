@@ -1,6 +1,6 @@
 /* decode_landmarks.c - MediaPipe landmark models: pose (39 x 5 values, the first 33
  * are the body, visibility as logits), hands (21 x 3, plus hand flag and handedness)
- * and face mesh (468 x 3, plus face flag). Coordinates are input pixels; one pose is
+ * and face mesh (468 x 3, plus face flag as a logit). Coordinates are input pixels; one pose is
  * reported when the presence score reaches the threshold. */
 #include "decoder_impl.h"
 
@@ -26,9 +26,16 @@ static const int32_t hand_edges[] = {
   9, 13, 13, 14, 14, 15, 15, 16, 13, 17, 0, 17, 17, 18, 18, 19, 19, 20,
 };
 
-static float prob(float v)
+static float sigmoid(float v)
 {
-  return (v < 0.0f || v > 1.0f) ? 1.0f / (1.0f + expf(-v)) : v;
+  return 1.0f / (1.0f + expf(-v));
+}
+
+/* The presence score: the pose and hand models end in a sigmoid, the face mesh gives
+ * a logit (MediaPipe applies the sigmoid in its graph). */
+static float presence_of(const lm_state *s, float v)
+{
+  return s->family == LM_FACE ? sigmoid(v) : v;
 }
 
 static tfl_status lm_create(const tfl_graph *g, const tfl_decoder_options *opt, void **state)
@@ -59,7 +66,7 @@ static tfl_status lm_run(void *state, const tfl_tensor *const *outputs, int n_ou
   lm_state *s = state;
   if (n_outputs < 2 || tfl_tensor_count(outputs[0]) < (size_t)(s->n_points * s->stride))
     return tfl_error(TFL_ERR_SHAPE, "landmarks: outputs changed size");
-  float presence = prob(decoder_value(outputs[1], 0));
+  float presence = presence_of(s, decoder_value(outputs[1], 0));
   if (presence < opt->threshold) return TFL_OK;
   tfl_pose *p = calloc(1, sizeof *p);
   tfl_keypoint *kp = calloc((size_t)s->n_points, sizeof *kp);
@@ -72,7 +79,8 @@ static tfl_status lm_run(void *state, const tfl_tensor *const *outputs, int n_ou
     size_t b = (size_t)i * (size_t)s->stride;
     kp[i].x = decoder_frame_x(tr, decoder_value(outputs[0], b));
     kp[i].y = decoder_frame_y(tr, decoder_value(outputs[0], b + 1));
-    kp[i].score = s->family == LM_POSE ? prob(decoder_value(outputs[0], b + 3)) : presence;
+    /* pose visibility is a logit */
+    kp[i].score = s->family == LM_POSE ? sigmoid(decoder_value(outputs[0], b + 3)) : presence;
   }
   p->keypoints = kp;
   p->n_keypoints = s->n_points;
@@ -85,7 +93,7 @@ static tfl_status lm_run(void *state, const tfl_tensor *const *outputs, int n_ou
     p->edges = hand_edges;
     p->n_edges = (int)(sizeof hand_edges / sizeof hand_edges[0] / 2);
     /* handedness: probability of a right hand (as MediaPipe reports it) */
-    if (n_outputs >= 3) p->class_id = prob(decoder_value(outputs[2], 0)) > 0.5f ? 1 : 0;
+    if (n_outputs >= 3) p->class_id = decoder_value(outputs[2], 0) > 0.5f ? 1 : 0;
   }
   res->poses = p;
   res->n_poses = 1;

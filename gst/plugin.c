@@ -6,11 +6,13 @@
 #include <gst/gst.h>
 
 GST_ELEMENT_REGISTER_DECLARE(tflitefilter);
+GST_ELEMENT_REGISTER_DECLARE(tfliteoverlay);
 
 static gboolean plugin_init(GstPlugin *plugin)
 {
   gboolean ok = FALSE;
   ok |= GST_ELEMENT_REGISTER(tflitefilter, plugin);
+  ok |= GST_ELEMENT_REGISTER(tfliteoverlay, plugin);
   return ok;
 }
 

@@ -80,6 +80,7 @@ bool golden_fill_gauss(golden_rng *r, int type, float scale, int32_t zero_point,
     case GOLDEN_U8: ((uint8_t *)out)[i] = (uint8_t)clampd(q, 0, 255); break;
     case GOLDEN_I8: ((int8_t *)out)[i] = (int8_t)clampd(q, -128, 127); break;
     case GOLDEN_I32: ((int32_t *)out)[i] = (int32_t)clampd(q, -2147483648.0, 2147483647.0); break;
+    case GOLDEN_BOOL: ((uint8_t *)out)[i] = z > 0; break;   /* ours: the oracle has no bool inputs */
     default:
       fprintf(stderr, "golden: gauss input of type %s is not supported\n", golden_type_name(type));
       return false;
@@ -318,10 +319,11 @@ static bool read_output(reader *r, golden_output *o)
       !integer(r, 0, 1LL << 40, &v))
     return false;
   o->argmax = (size_t)v;
-  char *w = word(r);
-  if (w && strcmp(w, "spread") == 0) {
-    if (!number(r, &o->spread)) return false;
-    w = word(r);
+  char *w;
+  while ((w = word(r)) && strcmp(w, "samples") != 0) {
+    double *dst = strcmp(w, "spread") == 0 ? &o->spread : strcmp(w, "lsb") == 0 ? &o->lsb : NULL;
+    if (!dst) return parse_error(r, "expected 'spread', 'lsb' or 'samples'");
+    if (!number(r, dst)) return false;
   }
   if (!w || strcmp(w, "samples") != 0) return parse_error(r, "expected 'samples'");
   if (!integer(r, 1, 1LL << 40, &v)) return false;
@@ -434,12 +436,15 @@ static void note(golden_result *res, double err, size_t index)
   }
 }
 
-golden_result golden_compare(const golden_output *g, const void *data, double abs_tol, double lsb)
+golden_result golden_compare(const golden_output *g, const void *data, double abs_tol, double lsb,
+                             bool allow_spread)
 {
   golden_result res = { 0 };
   bool exact_type = g->type != GOLDEN_F32 || g->scale != 0;
   double range = g->max - g->min;
   res.tol = exact_type ? lsb : abs_tol * (range > 1 ? range : 1);
+  if (res.tol < g->lsb) res.tol = g->lsb;   /* float output of a quantized chain */
+  if (allow_spread && !exact_type && res.tol < g->spread) res.tol = g->spread;
   for (size_t s = 0; s < g->n_samples; s++) {
     size_t i = s * g->stride;
     note(&res, fabs(element(g->type, data, i) - g->samples[s]), i);

@@ -40,7 +40,8 @@ double golden_rng_uniform(golden_rng *r);   /* [0, 1), mulberry32 */
 double golden_rng_normal(golden_rng *r);    /* N(0, 1), Box-Muller (one value per two draws) */
 
 /* Fills `n` elements of `type` as the oracle's `gauss --dist normal`: float32 takes N(0,1),
- * integer types round(z / scale + zero_point) clamped (scale 0: round(z)).
+ * integer types round(z / scale + zero_point) clamped (scale 0: round(z)); bool takes z > 0
+ * (our own rule: the oracle cannot feed bool inputs).
  * Consecutive inputs continue with the same rng. Returns false for an unknown type. */
 bool golden_fill_gauss(golden_rng *r, int type, float scale, int32_t zero_point, void *out, size_t n);
 
@@ -72,6 +73,7 @@ typedef struct {
   double sum, min, max;     /* raw values (quantized outputs: integers) */
   size_t argmax;
   double spread;            /* oracle compat vs relaxed build: TFLite's own FMA variation */
+  double lsb;               /* float outputs of quantized chains: tolerance floor (real units) */
   size_t stride;            /* sample i is element i * stride */
   size_t n_samples;
   double *samples;
@@ -107,9 +109,13 @@ typedef struct {
 } golden_result;
 
 /* Float: tol = abs_tol * max(1, golden max - min); quantized (scale != 0) and integer
- * outputs: tol = lsb (in raw units). Checks every sample, the value at the golden argmax
- * against the golden max, and the mean. `data` is the whole output tensor. */
-golden_result golden_compare(const golden_output *g, const void *data, double abs_tol, double lsb);
+ * outputs: tol = lsb (in raw units). With `allow_spread`, a float tolerance is at least
+ * the real TFLite's own disagreement between its FMA and non-FMA builds (g->spread): a
+ * kernel that fuses multiply-adds (XNNPACK, the fast path) cannot be held closer to the
+ * non-FMA golden than TFLite holds itself. Checks every sample, the value at the golden
+ * argmax against the golden max, and the mean. `data` is the whole output tensor. */
+golden_result golden_compare(const golden_output *g, const void *data, double abs_tol, double lsb,
+                             bool allow_spread);
 
 /* ---- models cut before their last op ---- */
 

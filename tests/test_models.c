@@ -161,7 +161,7 @@ static int run_mode(const uint8_t *model, size_t size, const golden_case *gc, co
       fails++;
       continue;
     }
-    golden_result r = golden_compare(go, t->data, FLOAT_TOL, QUANT_LSB);
+    golden_result r = golden_compare(go, t->data, FLOAT_TOL, QUANT_LSB, !reference);
     const char *what = r.worst_index == go->count ? "mean" : "element";
     printf("  %s output %d %s %s %s: max_err %.3g (tol %.3g, %s %zu), %zu of %zu samples off;"
            " TFLite's own build spread %.3g\n",

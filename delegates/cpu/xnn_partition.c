@@ -159,8 +159,8 @@ static int deconv_pad_before(const tfl_node *n, int in, int k, int stride, int o
   if (n->op == TFL_OP_TRANSPOSE_CONV) {
     int fwd = (out + stride - 1) / stride;
     total = (fwd - 1) * stride + k - out;
-  } else {
-    total = k - (in - 1) % stride - 1;
+  } else { /* Convolution2DTransposeBias: half the overlap, as the reference kernel */
+    total = (in - 1) * stride + k - out;
   }
   return total > 0 ? total / 2 : 0;
 }

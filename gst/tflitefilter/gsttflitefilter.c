@@ -200,6 +200,16 @@ void gst_tflite_filter_release_runtime(GstTfliteFilter *self)
   self->have_last = FALSE;
 }
 
+static const char *dims_str(const tfl_tensor *t, char *buf, size_t size)
+{
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int d = 0; d < t->ndim && n + 16 < size; d++)
+    n += (size_t)g_snprintf(buf + n, size - n, "%s%d", d ? "," : "[", t->dims[d]);
+  if (n + 2 < size) g_strlcat(buf, t->ndim ? "]" : "[]", size);
+  return buf;
+}
+
 /* Loads the model, labels, normalization and decoder; the interpreter comes later
  * (build_interpreter), once caps say which path runs. */
 static gboolean load_model(GstTfliteFilter *self)
@@ -216,17 +226,25 @@ static gboolean load_model(GstTfliteFilter *self)
                       ("Set the 'model' property to a .tflite file."));
     goto out;
   }
+  if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("Model file \"%s\" does not exist.", path),
+                      ("Set the 'model' property to a .tflite file."));
+    goto out;
+  }
   if (tfl_load_file(path, &self->graph) != TFL_OK) {
-    GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ, ("Could not load model \"%s\".", path),
+    GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ,
+                      ("Could not load model \"%s\": not a valid .tflite file.", path),
                       ("%s", tfl_last_error()));
     goto out;
   }
   tfl_graph *g = self->graph;
+  char dims[96];
   const tfl_tensor *in = g->n_inputs > 0 ? &g->tensors[g->inputs[0]] : NULL;
   if (!in || in->ndim != 4 || in->dims[0] != 1 || (in->dims[3] != 3 && in->dims[3] != 4) ||
       (in->type != TFL_TYPE_FLOAT32 && in->type != TFL_TYPE_UINT8 && in->type != TFL_TYPE_INT8)) {
     GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE, ("Model \"%s\" does not take an image.", path),
-                      ("Its first input must be [1, height, width, 3] float32, uint8 or int8."));
+                      ("Its first input is %s %s; it must be [1, height, width, 3] float32, uint8 or int8.",
+                       in ? tfl_type_name(in->type) : "missing", in ? dims_str(in, dims, sizeof dims) : ""));
     goto out;
   }
 
@@ -246,27 +264,35 @@ static gboolean load_model(GstTfliteFilter *self)
     self->labels = labels_from_text(g->meta.labels);
   }
 
-  /* normalization: the properties, else the model's metadata, else -1..1 */
+  GST_OBJECT_LOCK(self);
+  tfl_decoder_kind kind = self->decoder_kind;
+  tfl_decoder_options opts = self->decoder_opts;
+  GST_OBJECT_UNLOCK(self);
+  char why[256] = "";
+  if (kind == TFL_DECODER_AUTO) {
+    kind = tfl_decoder_pick(g, why, sizeof why);
+    GST_INFO_OBJECT(self, "decoder=auto picked '%s': %s", tfl_decoder_kind_name(kind), why);
+  }
+
+  /* normalization: the properties, else the model's metadata, else the range the
+   * model family was trained with (tfl_decoder_input_range) */
+  float lo, hi;
+  tfl_decoder_input_range(kind, g, &lo, &hi);
   GST_OBJECT_LOCK(self);
   for (int c = 0; c < 3; c++) {
-    float mean = 127.5f, std = 127.5f;
+    float std = 255.0f / (hi - lo), mean = -lo * std;
     if (g->meta.has_norm && g->meta.n_norm > 0) {
       int k = c < g->meta.n_norm ? c : g->meta.n_norm - 1;
       mean = g->meta.norm_mean[k];
       std = g->meta.norm_std[k];
     }
     self->norm.mean[c] = self->norm_mean[c] != NORM_FROM_MODEL ? self->norm_mean[c] : mean;
-    self->norm.std[c] = self->norm_std[c] != NORM_FROM_MODEL ? self->norm_std[c] : std;
+    self->norm.std[c] = self->norm_std[c] > 0.0f ? self->norm_std[c] : std; /* 0 would divide by 0 */
   }
-  tfl_decoder_kind kind = self->decoder_kind;
-  tfl_decoder_options opts = self->decoder_opts;
   GST_OBJECT_UNLOCK(self);
+  GST_INFO_OBJECT(self, "input normalization: (pixel - %g) / %g%s", self->norm.mean[0], self->norm.std[0],
+                  g->meta.has_norm ? " (model metadata)" : "");
 
-  char why[256] = "";
-  if (kind == TFL_DECODER_AUTO) {
-    kind = tfl_decoder_pick(g, why, sizeof why);
-    GST_INFO_OBJECT(self, "decoder=auto picked '%s': %s", tfl_decoder_kind_name(kind), why);
-  }
   if (kind != TFL_DECODER_NONE && tfl_decoder_create(kind, g, &opts, &self->decoder) != TFL_OK) {
     GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE,
                       ("Model \"%s\" does not fit the '%s' decoder.", path, tfl_decoder_kind_name(kind)),
@@ -344,6 +370,12 @@ static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
   if (self->interp) return TRUE;
   if (!self->graph && !load_model(self)) return FALSE;
 
+  if (!self->is_gl && want == GST_TFLITE_DELEGATE_GL) {
+    GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("delegate=gl needs GL frames, but these are in system memory."),
+                      ("Put glupload before tflitefilter (caps video/x-raw(memory:GLMemory), RGBA), "
+                       "or use delegate=auto or cpu."));
+    return FALSE;
+  }
   if (self->is_gl && want != GST_TFLITE_DELEGATE_CPU) {
     GError *err = NULL;
     if (gst_tflite_filter_gl_setup(self, buf, &err)) {
@@ -396,6 +428,7 @@ static gboolean fill_input_from_sysmem(GstTfliteFilter *self, GstBuffer *buf, co
     f.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
   }
   int rc = preprocess_frame(&f, tr, &self->norm, tfl_interpreter_input(self->interp, 0));
+  if (g_getenv("H10DUMP")) { const tfl_tensor *t = tfl_interpreter_input(self->interp, 0); g_file_set_contents(g_getenv("H10DUMP"), t->data, t->bytes, NULL); }
   gst_video_frame_unmap(&frame);
   if (rc != 0) {
     GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE, ("The model's input cannot take an image."), (NULL));
@@ -524,7 +557,11 @@ static gboolean gst_tflite_filter_start(GstBaseTransform *trans)
   tfl_set_log_sink(log_sink, NULL);
   self->frame_count = 0;
   self->earliest_time = GST_CLOCK_TIME_NONE;
-  /* load now so a missing or corrupt model fails the state change */
+  /* load now so a missing or corrupt model fails the state change; the properties
+   * read here need no second load at the first buffer */
+  GST_OBJECT_LOCK(self);
+  self->settings_changed = FALSE;
+  GST_OBJECT_UNLOCK(self);
   return load_model(self);
 }
 
@@ -659,12 +696,14 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
   g_object_class_override_property(gobject_class, PROP_QOS, "qos");
   g_object_class_install_property(gobject_class, PROP_INPUT_MEAN,
     g_param_spec_float("input-mean", "Input mean",
-                       "Float inputs get (pixel - mean) / std, pixel 0..255 "
-                       "(-1: from the model's metadata, else 127.5)", -1.0f, 255.0f,
+                       "Float inputs get (pixel - mean) / std, pixel 0..255 (-1: from the model's "
+                       "metadata, else by model family: 0 for MediaPipe landmark, selfie and palm "
+                       "models (input 0..1), 127.5 for the others (input -1..1))", -1.0f, 255.0f,
                        NORM_FROM_MODEL, rw));
   g_object_class_install_property(gobject_class, PROP_INPUT_STD,
     g_param_spec_float("input-std", "Input std",
-                       "Divisor of the input normalization (-1: from the model's metadata, else 127.5)",
+                       "Divisor of the input normalization (-1: from the model's metadata, else by "
+                       "model family: 255 where input-mean is 0, else 127.5)",
                        -1.0f, 65535.0f, NORM_FROM_MODEL, rw));
   g_object_class_install_property(gobject_class, PROP_FIT,
     g_param_spec_enum("fit", "Fit", "How the frame is fitted to the model's input size",

@@ -53,6 +53,8 @@ struct _GstTfliteFilter {
   tfl_interpreter *interp;
   tfl_delegate *accel;         /* GL delegate when the GL path runs */
   gpointer gl_context;         /* GstGLContext * the GL delegate lives on */
+  gpointer gl_mask;            /* GL mask writer (gsttflitefilter_gl.c), GL thread only */
+  gboolean gl_mask_valid;      /* its texture holds the last inference's mask */
   tfl_decoder *decoder;
   GPtrArray *labels;
   pix_norm norm;

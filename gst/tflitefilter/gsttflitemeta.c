@@ -98,6 +98,39 @@ static void add_keypoints(GValue *list, const tfl_keypoint *kp, int n)
   }
 }
 
+/* What a bus watch wants from a mask without the pixels: the share of the mask each
+ * class covers (class masks), or the share at or above 0.5 (probability masks). */
+static void add_mask_summary(GstStructure *out, const GstTfliteMeta *meta)
+{
+  const tfl_mask *m = &meta->results.mask;
+  size_t n = (size_t)m->width * (size_t)m->height;
+  if (n == 0) return;
+  if (m->kind == TFL_MASK_PROB && m->prob) {
+    size_t fg = 0;
+    for (size_t i = 0; i < n; i++) fg += m->prob[i] >= 0.5f;
+    gst_structure_set(out, "mask-fraction", G_TYPE_DOUBLE, (double)fg / (double)n, NULL);
+    return;
+  }
+  if (m->kind != TFL_MASK_CLASSES || !m->classes) return;
+  size_t count[256] = { 0 };
+  for (size_t i = 0; i < n; i++) count[m->classes[i]]++;
+  GValue list = G_VALUE_INIT;
+  g_value_init(&list, GST_TYPE_LIST);
+  for (int c = 0; c < 256; c++) {
+    if (!count[c]) continue;
+    const gchar *label = gst_tflite_meta_label(meta, c);
+    GValue v = G_VALUE_INIT;
+    g_value_init(&v, GST_TYPE_STRUCTURE);
+    GstStructure *s = gst_structure_new("mask-class", "id", G_TYPE_INT, c, "label", G_TYPE_STRING,
+                                        label ? label : "", "fraction", G_TYPE_DOUBLE,
+                                        (double)count[c] / (double)n, NULL);
+    gst_value_set_structure(&v, s);
+    gst_structure_free(s);
+    gst_value_list_append_and_take_value(&list, &v);
+  }
+  gst_structure_take_value(out, "mask-areas", &list);
+}
+
 GstStructure *gst_tflite_meta_to_structure(const GstTfliteMeta *meta)
 {
   const tfl_results *r = &meta->results;
@@ -149,8 +182,10 @@ GstStructure *gst_tflite_meta_to_structure(const GstTfliteMeta *meta)
   gst_structure_take_value(out, "classes", &classes);
   gst_structure_take_value(out, "boxes", &boxes);
   gst_structure_take_value(out, "poses", &poses);
-  if (r->mask.kind != TFL_MASK_NONE)
+  if (r->mask.kind != TFL_MASK_NONE) {
     gst_structure_set(out, "mask-width", G_TYPE_INT, r->mask.width, "mask-height", G_TYPE_INT,
                       r->mask.height, "mask-classes", G_TYPE_INT, r->mask.n_classes, NULL);
+    add_mask_summary(out, meta);
+  }
   return out;
 }

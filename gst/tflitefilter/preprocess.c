@@ -2,6 +2,7 @@
 #include "preprocess.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 tfl_transform preprocess_transform(int frame_w, int frame_h, int in_w, int in_h, fit_mode fit)
 {
@@ -91,6 +92,28 @@ static void store(tfl_tensor *t, size_t i, float v)
   }
 }
 
+/* Source columns (or rows) for each input column: two taps and the weight of the second,
+ * or -1 taps for positions outside the frame (letterbox bars). Double precision so the
+ * 0..255 values round as TensorFlow Lite's tools round them (../shared/oracle). */
+typedef struct {
+  int i0, i1;
+  double w;
+} tap;
+
+static void make_taps(tap *t, int n, double scale, double off, double frame_len, int src_len)
+{
+  for (int u = 0; u < n; u++) {
+    double f = ((double)u + 0.5) * scale + off;
+    if (f < 0.0 || f >= frame_len) {
+      t[u] = (tap){ -1, -1, 0.0 };
+      continue;
+    }
+    double s = fmin(fmax(f - 0.5, 0.0), (double)(src_len - 1));
+    int i0 = (int)s;
+    t[u] = (tap){ i0, i0 + 1 < src_len ? i0 + 1 : i0, s - (double)i0 };
+  }
+}
+
 int preprocess_frame(const pix_frame *f, const tfl_transform *tr, const pix_norm *norm,
                      tfl_tensor *t)
 {
@@ -101,33 +124,39 @@ int preprocess_frame(const pix_frame *f, const tfl_transform *tr, const pix_norm
    * input quantization maps 0..255 onto the trained range) */
   int raw = t->type != TFL_TYPE_FLOAT32;
   int H = t->dims[1], W = t->dims[2], C = t->dims[3];
+  tap *cols = malloc(sizeof(tap) * (size_t)(W + H));
+  if (!cols) return -1;
+  tap *rows = cols + W;
+  /* the exact ratio when the whole frame is stretched, as the oracle computes it */
+  double sx = tr->off_x == 0.0f && tr->scale_x * (float)W == tr->frame_w ? (double)tr->frame_w / W : tr->scale_x;
+  double sy = tr->off_y == 0.0f && tr->scale_y * (float)H == tr->frame_h ? (double)tr->frame_h / H : tr->scale_y;
+  make_taps(cols, W, sx, tr->off_x, tr->frame_w, f->width);
+  make_taps(rows, H, sy, tr->off_y, tr->frame_h, f->height);
+  float inv_std[3];
+  for (int c = 0; c < 3; c++) inv_std[c] = 1.0f / norm->std[c];
   for (int v = 0; v < H; v++) {
-    float fy = ((float)v + 0.5f) * tr->scale_y + tr->off_y;
-    int out_y = fy < 0.0f || fy >= tr->frame_h;
-    float sy = fminf(fmaxf(fy - 0.5f, 0.0f), (float)(f->height - 1));
-    int y0 = (int)sy, y1 = y0 + 1 < f->height ? y0 + 1 : y0;
-    float wy = sy - (float)y0;
+    const tap *ty = &rows[v];
     for (int u = 0; u < W; u++) {
-      float fx = ((float)u + 0.5f) * tr->scale_x + tr->off_x;
-      float rgb[3] = { 0, 0, 0 };
-      if (!out_y && fx >= 0.0f && fx < tr->frame_w) {
-        float sx = fminf(fmaxf(fx - 0.5f, 0.0f), (float)(f->width - 1));
-        int x0 = (int)sx, x1 = x0 + 1 < f->width ? x0 + 1 : x0;
-        float wx = sx - (float)x0, p00[3], p01[3], p10[3], p11[3];
-        fetch_rgb(f, x0, y0, p00);
-        fetch_rgb(f, x1, y0, p01);
-        fetch_rgb(f, x0, y1, p10);
-        fetch_rgb(f, x1, y1, p11);
+      const tap *tx = &cols[u];
+      double rgb[3] = { 0, 0, 0 };
+      if (ty->i0 >= 0 && tx->i0 >= 0) {
+        float p00[3], p01[3], p10[3], p11[3];
+        fetch_rgb(f, tx->i0, ty->i0, p00);
+        fetch_rgb(f, tx->i1, ty->i0, p01);
+        fetch_rgb(f, tx->i0, ty->i1, p10);
+        fetch_rgb(f, tx->i1, ty->i1, p11);
+        double wx = tx->w, wy = ty->w;
         for (int c = 0; c < 3; c++)
           rgb[c] = (1 - wy) * ((1 - wx) * p00[c] + wx * p01[c]) + wy * ((1 - wx) * p10[c] + wx * p11[c]);
       }
       size_t base = ((size_t)v * W + u) * C;
       for (int c = 0; c < C; c++) {
-        float px = c < 3 ? rgb[c] : 255.0f;
+        float px = c < 3 ? (float)rgb[c] : 255.0f;
         int nc = c < 3 ? c : 2;
-        store(t, base + c, raw ? px : (px - norm->mean[nc]) / norm->std[nc]);
+        store(t, base + c, raw ? (c < 3 ? (float)rgb[c] : px) : (px - norm->mean[nc]) * inv_std[nc]);
       }
     }
   }
+  free(cols);
   return 0;
 }

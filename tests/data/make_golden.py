@@ -118,7 +118,9 @@ def same_input(ours, theirs, dtype):
     return max(abs(x - y) for x, y in zip(a, b))
 
 
-def write_golden(path, header, doc, run_dir):
+def write_golden(path, header, doc, run_dir, spread=True, lsb=None):
+    """spread: also read the relaxed build's outputs (run_dir + '.relaxed'); lsb: output
+    position -> a float tolerance floor in real units (float outputs of quantized chains)."""
     lines = ['golden 1'] + header
     for i, t in enumerate(doc['inputs']):
         with open(os.path.join(run_dir, t['file']), 'rb') as f:
@@ -136,13 +138,17 @@ def write_golden(path, header, doc, run_dir):
         mx = max(v)
         stride = max(1, -(-count // MAX_SAMPLES))
         samples = v[::stride]
-        other = values(os.path.join(run_dir + '.relaxed', t['file']), dtype)
-        spread = max(abs(x - y) for x, y in zip(v, other))
+        extra = []
+        if spread:
+            other = values(os.path.join(run_dir + '.relaxed', t['file']), dtype)
+            extra.append('spread %s' % fmt(max(abs(x - y) for x, y in zip(v, other)), dtype))
+        if lsb and i in lsb:
+            extra.append('lsb %.9g' % lsb[i])
         lines += ['output %d' % i, 'name %s' % t['name'], 'type %s' % dtype,
                   'shape %d %s' % (len(shape), ' '.join(map(str, shape))),
                   'quant %.9g %d' % (scale, zp), 'count %d' % count,
                   'stats %.17g %s %s %d' % (math.fsum(v), fmt(min(v), dtype), fmt(mx, dtype), v.index(mx)),
-                  'spread %s' % fmt(spread, dtype), 'samples %d %d' % (stride, len(samples))]
+                  *extra, 'samples %d %d' % (stride, len(samples))]
         # samples are stored to 1e-7 of the output's range (at least 1e-7 absolute): far
         # finer than the tests' tolerance (1e-4 of the range), and much smaller files
         res = 1e-7 * max(1.0, mx - min(v))

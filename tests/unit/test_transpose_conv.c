@@ -45,14 +45,12 @@ static void naive(const tc_case *c, const float *x, const float *w, const float 
 static int run_case(const tc_case *c, int type, int threads)
 {
   int oh, ow, ph, pw;
-  if (c->mediapipe) { /* MediaPipe: total pad max(0, k - (in-1) % s - 1) for SAME */
-    int th = c->same ? c->kh - (c->h - 1) % c->s - 1 : 0, tw = c->same ? c->kw - (c->w - 1) % c->s - 1 : 0;
-    th = th > 0 ? th : 0;
-    tw = tw > 0 ? tw : 0;
-    oh = c->s * (c->h - 1) + c->kh - th;
-    ow = c->s * (c->w - 1) + c->kw - tw;
-    ph = th / 2;
-    pw = tw / 2;
+  if (c->mediapipe) { /* as the real TFLite runs it: SAME gives s * in, pad half the overlap */
+    oh = c->same ? c->s * c->h : c->s * (c->h - 1) + c->kh;
+    ow = c->same ? c->s * c->w : c->s * (c->w - 1) + c->kw;
+    int th = c->s * (c->h - 1) + c->kh - oh, tw = c->s * (c->w - 1) + c->kw - ow;
+    ph = th > 0 ? th / 2 : 0;
+    pw = tw > 0 ? tw / 2 : 0;
   } else { /* TFLite: the pad of a forward conv from the output size */
     oh = c->oh;
     ow = c->ow;

@@ -184,7 +184,7 @@ static void transpose_conv_case(const char *name, const int32_t in[4], const int
   check(name, &r, y);
 }
 
-/* MediaPipe's op: the output size follows from input, kernel, stride and padding. */
+/* MediaPipe's op, sized as the real TFLite runs it: SAME gives stride * in. */
 static void transpose_bias_case(const char *name, const int32_t in[4], const int32_t w[4], int stride,
                                 tfl_padding pad)
 {
@@ -192,14 +192,9 @@ static void transpose_bias_case(const char *name, const int32_t in[4], const int
   op_runner_init(&r, TFL_OP_CONV2D_TRANSPOSE_BIAS);
   r.node.p.conv = (tfl_conv_params){.padding = pad, .stride_h = stride, .stride_w = stride, .dilation_h = 1,
                                     .dilation_w = 1};
-  int ph = 0, pw = 0;
-  if (pad == TFL_PAD_SAME) {
-    ph = w[1] - (in[1] - 1) % stride - 1;
-    pw = w[2] - (in[2] - 1) % stride - 1;
-    ph = ph > 0 ? ph : 0;
-    pw = pw > 0 ? pw : 0;
-  }
-  int32_t shape[4] = {in[0], stride * (in[1] - 1) + w[1] - ph, stride * (in[2] - 1) + w[2] - pw, w[0]};
+  bool same = pad == TFL_PAD_SAME;
+  int32_t shape[4] = {in[0], same ? stride * in[1] : stride * (in[1] - 1) + w[1],
+                      same ? stride * in[2] : stride * (in[2] - 1) + w[2], w[0]};
   int x = ftensor(&r, 4, in, false, -1, 1);
   int f = ftensor(&r, 4, w, true, -1, 1);
   int b = ftensor(&r, 1, &w[0], true, -1, 1);

@@ -1,5 +1,5 @@
-/* concat.c - CONCATENATION along any axis (negative counts from the end), with a fused
- * clamp activation. Any fixed-size type is copied bytewise; uint8/int8 inputs whose
+/* concat.c - CONCATENATION along any axis (negative counts from the end). Its fused
+ * activation is not applied, as in the real TFLite. Any fixed-size type is copied bytewise; uint8/int8 inputs whose
  * quantization differs from the output's are requantized through a 256-entry table
  * (computed as TFLite's builtin quantized concatenation does, in float32).
  *
@@ -22,8 +22,6 @@ typedef struct {
   size_t *offset;        /* per input: byte offset inside the output slice */
   uint8_t **lut;         /* per input: requantization table, or NULL for a plain copy */
   uint8_t *flip;         /* per input */
-  bool clamp_f;          /* float with a clamp activation */
-  float lo, hi;
 } concat_state;
 
 static void release(void *state)
@@ -58,7 +56,6 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
   if (esize == 0) return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(y->type));
   bool q8 = cpu_is_q8(y->type);
   if (q8 && (s = cpu_check_per_tensor(g, n, y, "output"))) return s;
-  tfl_activation act = n->p.concat.act;
 
   concat_state *st = calloc(1, sizeof *st);
   if (!st) return tfl_error(TFL_ERR_NOMEM, "concat state");
@@ -74,11 +71,10 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
   size_t inner = esize;
   for (int d = axis + 1; d < nd; d++) inner *= (size_t)y->dims[d];
 
-  int32_t lo = 0, hi = 0;
-  if (q8) cpu_activation_range_q(act, cpu_scale(y, 0), cpu_zero_point(y, 0), y->type, &lo, &hi);
-  int32_t tlo, thi;
-  cpu_type_limits(y->type, &tlo, &thi);
-  bool q_clamps = q8 && (lo > tlo || hi < thi);
+  /* the real TFLite leaves CONCATENATION's fused activation unapplied (checked by
+   * tests/opmodels op_concat_axis_neg1_relu against it): outputs only saturate */
+  int32_t lo, hi;
+  cpu_type_limits(y->type, &lo, &hi);
   long axis_sum = 0;
   for (int i = 0; i < n->n_in; i++) {
     const tfl_tensor *x = cpu_in(g, n, i);
@@ -97,7 +93,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
     axis_sum += x->dims[axis];
     if (q8) {
       if ((s = cpu_check_per_tensor(g, n, x, what))) return s;
-      if (!same_quant(x, y) || q_clamps) {
+      if (!same_quant(x, y)) {
         st->lut[i] = malloc(256);
         if (!st->lut[i]) return tfl_error(TFL_ERR_NOMEM, "concat table");
         st->flip[i] = cpu_q8_flip(x->type);
@@ -118,10 +114,6 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
     return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "inputs sum to %ld along axis %d, output has %d",
                         axis_sum, axis, y->dims[axis]);
   st->out_block = inner * (size_t)axis_sum;
-  if (y->type == TFL_TYPE_FLOAT32) {
-    cpu_activation_range_f(act, &st->lo, &st->hi);
-    st->clamp_f = st->lo > -FLT_MAX || st->hi < FLT_MAX;
-  }
   return TFL_OK;
 }
 
@@ -152,11 +144,6 @@ static void task(void *arg, size_t t)
         memcpy(dst, src, bl);
       }
     }
-  }
-  if (st->clamp_f) {
-    float *y = (float *)(j->y + begin * st->out_block);
-    size_t count = (end - begin) * st->out_block / sizeof(float);
-    for (size_t k = 0; k < count; k++) y[k] = y[k] < st->lo ? st->lo : (y[k] > st->hi ? st->hi : y[k]);
   }
 }
 

@@ -8,9 +8,9 @@
  *
  * TRANSPOSE_CONV: inputs output_shape (int32 [4]), weights, input, optional bias (v3);
  *   the leading pad is the one a forward conv from the output size to the input would use.
- * Convolution2DTransposeBias: inputs input, weights, bias; output size
- *   stride * (in - 1) + k - total_pad with total_pad = max(0, k - (in - 1) % stride - 1) for
- *   SAME (stride * in when k >= stride) and 0 for VALID; leading pad total_pad / 2.
+ * Convolution2DTransposeBias: inputs input, weights, bias; output size stride * in for
+ *   SAME (as the real TFLite runs it, checked against it by tests/opmodels) and
+ *   stride * (in - 1) + k for VALID; leading pad half of the overlap.
  */
 #include "conv_common.h"
 
@@ -151,15 +151,20 @@ static tfl_status prepare_mediapipe(tfl_graph *g, const tfl_node *n, void **stat
   tfl_status s = read_geometry(g, n, st);
   if (s) return s;
   if (!cpu_in(g, n, MP_BIAS)) return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "missing %s", "bias");
+  /* The output size is the one TFLite (XNNPACK) gives: stride * in for SAME, computed by
+   * the shape pass; the leading pad is half the overlap, as for TRANSPOSE_CONV. */
   int total_h = 0, total_w = 0;
   if (n->p.conv.padding == TFL_PAD_SAME) {
-    total_h = st->k_h - (st->in_h - 1) % st->stride_h - 1;
-    total_w = st->k_w - (st->in_w - 1) % st->stride_w - 1;
+    st->out_h = st->stride_h * st->in_h;
+    st->out_w = st->stride_w * st->in_w;
+    total_h = st->stride_h * (st->in_h - 1) + st->k_h - st->out_h;
+    total_w = st->stride_w * (st->in_w - 1) + st->k_w - st->out_w;
     total_h = total_h > 0 ? total_h : 0;
     total_w = total_w > 0 ? total_w : 0;
+  } else {
+    st->out_h = st->stride_h * (st->in_h - 1) + st->k_h;
+    st->out_w = st->stride_w * (st->in_w - 1) + st->k_w;
   }
-  st->out_h = st->stride_h * (st->in_h - 1) + st->k_h - total_h;
-  st->out_w = st->stride_w * (st->in_w - 1) + st->k_w - total_w;
   st->pad_h = total_h / 2;
   st->pad_w = total_w / 2;
   return prepare_common(g, n, st, false);

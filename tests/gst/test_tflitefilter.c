@@ -1,0 +1,619 @@
+/* test_tflitefilter.c - the tflitefilter element end to end (gst-check).
+ *
+ * Real models on real pictures, on both paths: results checked against the real
+ * TensorFlow Lite (../shared/oracle). The expected values below were decoded from the
+ * oracle's raw outputs by our own Python (argmax, pixel counts, landmark scaling), not by
+ * the element's decoders; the command that made each is given beside it.
+ *
+ * Environment: GST_PLUGIN_PATH (the plugin's build dir), GST_GL_WINDOW=egl-device for the
+ * GL cases; models from TFL_MODELS (default /work/shared/models) and TFL_NPM_MODELS
+ * (default /work/main/models/cache; a name is found as DIR/NAME, DIR/ * /NAME or
+ * DIR/ * /package/NAME); pictures from TFL_PICTURES (default /tmp/pics); single-op models
+ * from TFL_OPMODELS. Exit 77 (skip) when the base model or pictures are missing; a test
+ * whose own model is missing says SKIP and passes.
+ */
+#include <glib/gstdio.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/gl/gl.h>
+#include <gst/video/video.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gst/tflitefilter/gsttflitemeta.h"
+
+#define MV1 "mobilenet_v1_0.25_224.tflite"
+#define MV2Q "mobilenet_v2_1.0_224_quant.tflite"
+#define DEEPLAB "deeplabv3_257_mv_gpu.tflite"
+#define SELFIE "selfie_segmentation.tflite"
+#define POSE_LM "pose_landmark_lite.tflite"
+#define FACE_DET "face_detection_short_range.tflite"
+
+/* ---- finding files ---- */
+
+static gchar *find_in(const gchar *dir, const gchar *name)
+{
+  gchar *p = g_build_filename(dir, name, NULL);
+  if (g_file_test(p, G_FILE_TEST_IS_REGULAR)) return p;
+  g_free(p);
+  GDir *d = g_dir_open(dir, 0, NULL);
+  if (!d) return NULL;
+  const gchar *sub;
+  gchar *found = NULL;
+  while (!found && (sub = g_dir_read_name(d))) {
+    gchar *a = g_build_filename(dir, sub, name, NULL);
+    gchar *b = g_build_filename(dir, sub, "package", name, NULL);
+    if (g_file_test(a, G_FILE_TEST_IS_REGULAR)) found = g_strdup(a);
+    else if (g_file_test(b, G_FILE_TEST_IS_REGULAR)) found = g_strdup(b);
+    g_free(a);
+    g_free(b);
+  }
+  g_dir_close(d);
+  return found;
+}
+
+static const gchar *env_or(const gchar *var, const gchar *def)
+{
+  const gchar *v = g_getenv(var);
+  return v && *v ? v : def;
+}
+
+/* The model's path, or NULL (caller skips). */
+static gchar *model_path(const gchar *name)
+{
+  gchar *p = find_in(env_or("TFL_MODELS", "/work/shared/models"), name);
+  if (!p) p = find_in(env_or("TFL_NPM_MODELS", "/work/main/models/cache"), name);
+  return p;
+}
+
+static gchar *picture(const gchar *name)
+{
+  return g_build_filename(env_or("TFL_PICTURES", "/tmp/pics"), name, NULL);
+}
+
+#define NEED_MODEL(var, name)                                   \
+  gchar *var = model_path(name);                                \
+  if (!var) {                                                   \
+    g_print("SKIP %s: model %s not found\n", __func__, name);   \
+    return;                                                     \
+  }
+
+/* ---- running a pipeline to its end ---- */
+
+typedef struct {
+  GPtrArray *results;      /* GstStructure "tflite-results", in order */
+  GstStructure *model;     /* "tflite-model" */
+  gchar *error, *debug;    /* first error from the filter */
+  GstCaps *caps;           /* the filter's sink caps at EOS */
+} run_out;
+
+static void run_out_clear(run_out *o)
+{
+  if (o->results) g_ptr_array_unref(o->results);
+  if (o->model) gst_structure_free(o->model);
+  g_free(o->error);
+  g_free(o->debug);
+  if (o->caps) gst_caps_unref(o->caps);
+  memset(o, 0, sizeof *o);
+}
+
+/* Runs `desc` (an element named "f" is the filter) until EOS or an error. */
+static void run_pipeline(const gchar *desc, run_out *o)
+{
+  memset(o, 0, sizeof *o);
+  o->results = g_ptr_array_new_with_free_func((GDestroyNotify)gst_structure_free);
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch(desc, &err);
+  fail_unless(pipe != NULL, "pipeline \"%s\": %s", desc, err ? err->message : "?");
+  g_clear_error(&err);
+  GstElement *f = gst_bin_get_by_name(GST_BIN(pipe), "f");
+  fail_unless(f != NULL);
+  GstBus *bus = gst_element_get_bus(pipe);
+  gst_element_set_state(pipe, GST_STATE_PLAYING);
+  for (gboolean done = FALSE; !done;) {
+    GstMessage *m = gst_bus_timed_pop_filtered(bus, 300 * GST_SECOND,
+                                               GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_ELEMENT);
+    fail_unless(m != NULL, "pipeline \"%s\" timed out", desc);
+    switch (GST_MESSAGE_TYPE(m)) {
+    case GST_MESSAGE_ERROR: {
+      GError *e = NULL;
+      gchar *dbg = NULL;
+      gst_message_parse_error(m, &e, &dbg);
+      if (!o->error) {
+        o->error = g_strdup_printf("%s: %s", GST_OBJECT_NAME(GST_MESSAGE_SRC(m)), e->message);
+        o->debug = dbg;
+        dbg = NULL;
+      }
+      g_clear_error(&e);
+      g_free(dbg);
+      done = TRUE;
+      break;
+    }
+    case GST_MESSAGE_EOS: {
+      GstPad *pad = gst_element_get_static_pad(f, "sink");
+      o->caps = gst_pad_get_current_caps(pad);
+      gst_object_unref(pad);
+      done = TRUE;
+      break;
+    }
+    default: {
+      const GstStructure *s = gst_message_get_structure(m);
+      if (s && gst_structure_has_name(s, "tflite-results"))
+        g_ptr_array_add(o->results, gst_structure_copy(s));
+      else if (s && gst_structure_has_name(s, "tflite-model") && !o->model)
+        o->model = gst_structure_copy(s);
+      break;
+    }
+    }
+    gst_message_unref(m);
+  }
+  gst_element_set_state(pipe, GST_STATE_NULL);
+  gst_object_unref(bus);
+  gst_object_unref(f);
+  gst_object_unref(pipe);
+}
+
+/* A picture through the filter once; `gl` puts glupload before it. */
+static void run_picture(const gchar *pic, const gchar *model, const gchar *props, gboolean gl,
+                        run_out *o)
+{
+  gchar *p = picture(pic);
+  gchar *desc = g_strdup_printf("filesrc location=%s ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! "
+                                "%s tflitefilter name=f model=%s %s ! fakesink",
+                                p, gl ? "glupload !" : "", model, props ? props : "");
+  run_pipeline(desc, o);
+  fail_unless(o->error == NULL, "%s: %s (%s)", desc, o->error, o->debug);
+  fail_unless(o->results->len == 1, "%s: %u results", desc, o->results->len);
+  fail_unless(o->model != NULL);
+  const gchar *delegate = gst_structure_get_string(o->model, "delegate");
+  fail_unless(!g_strcmp0(delegate, gl ? "gl" : "cpu"), "delegate %s", delegate);
+  g_free(desc);
+  g_free(p);
+}
+
+/* ---- reading the results message ---- */
+
+static const GstStructure *list_item(const GstStructure *s, const gchar *field, guint i)
+{
+  const GValue *l = gst_structure_get_value(s, field);
+  if (!l || !GST_VALUE_HOLDS_LIST(l) || i >= gst_value_list_get_size(l)) return NULL;
+  return gst_value_get_structure(gst_value_list_get_value(l, i));
+}
+
+static gdouble dbl(const GstStructure *s, const gchar *field)
+{
+  gdouble v = NAN;
+  fail_unless(s && gst_structure_get_double(s, field, &v), "no field %s", field);
+  return v;
+}
+
+static gint top_class(const GstStructure *res, gdouble *score)
+{
+  const GstStructure *c = list_item(res, "classes", 0);
+  fail_unless(c != NULL, "no class");
+  gint id = -1;
+  gst_structure_get_int(c, "id", &id);
+  *score = dbl(c, "score");
+  return id;
+}
+
+static gdouble mask_area(const GstStructure *res, gint class_id)
+{
+  for (guint i = 0;; i++) {
+    const GstStructure *a = list_item(res, "mask-areas", i);
+    if (!a) return 0.0;
+    gint id;
+    if (gst_structure_get_int(a, "id", &id) && id == class_id) return dbl(a, "fraction");
+  }
+}
+
+static void keypoint(const GstStructure *res, guint k, gdouble *x, gdouble *y)
+{
+  const GstStructure *pose = list_item(res, "poses", 0);
+  fail_unless(pose != NULL, "no pose");
+  const GstStructure *kp = list_item(pose, "keypoints", k);
+  fail_unless(kp != NULL, "no keypoint %u", k);
+  *x = dbl(kp, "x");
+  *y = dbl(kp, "y");
+}
+
+/* ---- caps negotiation ---- */
+
+GST_START_TEST(test_caps_sysmem)
+{
+  NEED_MODEL(model, MV1);
+  static const gchar *formats[] = { "RGBA", "RGBx", "BGRx", "BGRA", "RGB", "I420", "NV12" };
+  for (guint i = 0; i < G_N_ELEMENTS(formats); i++) {
+    gchar *desc = g_strdup_printf("tflitefilter model=%s threshold=0 max-results=1", model);
+    GstHarness *h = gst_harness_new_parse(desc);
+    gchar *caps = g_strdup_printf("video/x-raw,format=%s,width=64,height=48,framerate=30/1", formats[i]);
+    gst_harness_set_src_caps_str(h, caps);
+    GstVideoInfo info;
+    GstCaps *c = gst_caps_from_string(caps);
+    fail_unless(gst_video_info_from_caps(&info, c));
+    GstBuffer *in = gst_harness_create_buffer(h, GST_VIDEO_INFO_SIZE(&info));
+    gst_buffer_memset(in, 0, 0x80, GST_VIDEO_INFO_SIZE(&info));
+    GstBuffer *out = gst_harness_push_and_pull(h, in);
+    fail_unless(out == in, "%s: not processed in place", formats[i]);
+    GstTfliteMeta *meta = gst_buffer_get_tflite_meta(out);
+    fail_unless(meta != NULL, "%s: no meta", formats[i]);
+    fail_unless_equals_int(meta->results.n_classes, 1);
+    fail_unless_equals_int(meta->frame_width, 64);
+    GstCaps *cur = gst_pad_get_current_caps(h->sinkpad);
+    fail_unless(gst_caps_is_equal(cur, c), "%s: caps changed", formats[i]);
+    gst_caps_unref(cur);
+    gst_caps_unref(c);
+    gst_buffer_unref(out);
+    gst_harness_teardown(h);
+    g_free(caps);
+    g_free(desc);
+  }
+  /* formats outside the template are refused */
+  GstElement *f = gst_element_factory_make("tflitefilter", NULL);
+  GstPad *sink = gst_element_get_static_pad(f, "sink");
+  GstCaps *gray = gst_caps_from_string("video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1");
+  GstCaps *glrgba = gst_caps_from_string(
+    "video/x-raw(memory:GLMemory),format=RGBA,width=64,height=48,framerate=30/1,texture-target=2D");
+  fail_if(gst_pad_query_accept_caps(sink, gray));
+  fail_unless(gst_pad_query_accept_caps(sink, glrgba));
+  gst_caps_unref(gray);
+  gst_caps_unref(glrgba);
+  gst_object_unref(sink);
+  gst_object_unref(f);
+  g_free(model);
+}
+GST_END_TEST;
+
+GST_START_TEST(test_caps_gl)
+{
+  NEED_MODEL(model, MV1);
+  gchar *desc = g_strdup_printf("videotestsrc num-buffers=2 ! video/x-raw,format=RGBA,width=64,height=48 ! "
+                                "glupload ! tflitefilter name=f model=%s threshold=0 ! fakesink", model);
+  run_out o;
+  run_pipeline(desc, &o);
+  fail_unless(o.error == NULL, "%s (%s)", o.error, o.debug);
+  fail_unless(o.caps != NULL);
+  GstCapsFeatures *feat = gst_caps_get_features(o.caps, 0);
+  fail_unless(gst_caps_features_contains(feat, GST_CAPS_FEATURE_MEMORY_GL_MEMORY), "caps %" GST_PTR_FORMAT, o.caps);
+  fail_unless_equals_string(gst_structure_get_string(o.model, "delegate"), "gl");
+  fail_unless_equals_int(o.results->len, 2);
+  run_out_clear(&o);
+  g_free(desc);
+  g_free(model);
+}
+GST_END_TEST;
+
+/* ---- results against the real TensorFlow Lite ---- */
+
+/* oracle run mobilenet_v1_0.25_224.tflite --image chelsea.png --norm -1,1:
+ * argmax 286 ("Egyptian cat"), 0.6555954 */
+GST_START_TEST(test_classification)
+{
+  NEED_MODEL(model, MV1);
+  run_out o;
+  gdouble score;
+  run_picture("chelsea.png", model, NULL, FALSE, &o);
+  fail_unless_equals_int(top_class(g_ptr_array_index(o.results, 0), &score), 286);
+  fail_unless(fabs(score - 0.6555954) < 0.002, "score %f", score);
+  run_out_clear(&o);
+  g_free(model);
+
+  /* 8-bit model, labels from its metadata. oracle run mobilenet_v2_1.0_224_quant.tflite
+   * --image chelsea.png: argmax 286 = 196 at scale 1/256 (0.765625) */
+  NEED_MODEL(quant, MV2Q);
+  run_picture("chelsea.png", quant, NULL, FALSE, &o);
+  const GstStructure *res = g_ptr_array_index(o.results, 0);
+  fail_unless_equals_int(top_class(res, &score), 286);
+  fail_unless(fabs(score - 0.765625) <= 1.0 / 256 + 1e-6, "score %f", score);
+  fail_unless_equals_string(gst_structure_get_string(list_item(res, "classes", 0), "label"), "Egyptian cat");
+  run_out_clear(&o);
+  g_free(quant);
+}
+GST_END_TEST;
+
+/* oracle run deeplabv3_257_mv_gpu.tflite --image astronaut.png --norm -1,1: argmax per
+ * pixel gives person (15) on 30460 of 66049 pixels; oracle run selfie_segmentation.tflite
+ * --image astronaut.png --norm 0,1: 35717 of 65536 pixels >= 0.5 */
+GST_START_TEST(test_segmentation)
+{
+  NEED_MODEL(model, DEEPLAB);
+  run_out o;
+  gchar *dir = g_path_get_dirname(model);
+  gchar *labels = g_build_filename(dir, "pascal_voc_labels_21.txt", NULL);
+  g_free(dir);
+  gchar *props = g_file_test(labels, G_FILE_TEST_EXISTS) ? g_strdup_printf("labels=%s", labels) : g_strdup("");
+  run_picture("astronaut.png", model, props, FALSE, &o);
+  const GstStructure *res = g_ptr_array_index(o.results, 0);
+  gdouble person = mask_area(res, 15);
+  fail_unless(fabs(person - 30460.0 / 66049.0) < 0.002, "person %f", person);
+  gint w = 0;
+  gst_structure_get_int(res, "mask-width", &w);
+  fail_unless_equals_int(w, 257);
+  run_out_clear(&o);
+  g_free(props);
+  g_free(labels);
+  g_free(model);
+
+  NEED_MODEL(selfie, SELFIE);
+  run_picture("astronaut.png", selfie, NULL, FALSE, &o);
+  gdouble fg = dbl(g_ptr_array_index(o.results, 0), "mask-fraction");
+  fail_unless(fabs(fg - 35717.0 / 65536.0) < 0.002, "foreground %f", fg);
+  run_out_clear(&o);
+  g_free(selfie);
+}
+GST_END_TEST;
+
+/* oracle run pose_landmark_lite.tflite --image astronaut.png --norm 0,1: landmarks
+ * (input pixels of 256x256, times 2 for the 512x512 frame): nose (223.1, 125.5), left
+ * shoulder (267.3, 178.9), right shoulder (148.4, 180.6), hips (239.7, 285.1) and
+ * (170.3, 282.1) */
+static const struct {
+  guint k;
+  gdouble x, y;
+} pose_expect[] = {
+  { 0, 223.13, 125.52 }, { 11, 267.29, 178.94 }, { 12, 148.39, 180.64 },
+  { 23, 239.68, 285.13 }, { 24, 170.28, 282.10 },
+};
+
+static void check_pose(const GstStructure *res, gdouble tol)
+{
+  for (guint i = 0; i < G_N_ELEMENTS(pose_expect); i++) {
+    gdouble x, y;
+    keypoint(res, pose_expect[i].k, &x, &y);
+    fail_unless(fabs(x - pose_expect[i].x) < tol && fabs(y - pose_expect[i].y) < tol,
+                "keypoint %u at (%.1f, %.1f), expected (%.1f, %.1f)", pose_expect[i].k, x, y,
+                pose_expect[i].x, pose_expect[i].y);
+  }
+}
+
+GST_START_TEST(test_landmarks)
+{
+  NEED_MODEL(model, POSE_LM);
+  run_out o;
+  run_picture("astronaut.png", model, NULL, FALSE, &o);
+  check_pose(g_ptr_array_index(o.results, 0), 1.5);
+  run_out_clear(&o);
+  g_free(model);
+}
+GST_END_TEST;
+
+/* The face detector's box lies on the astronaut's face: checked by looking at the
+ * picture (face about x 180..270, y 80..175 of 512x512). */
+GST_START_TEST(test_detection)
+{
+  NEED_MODEL(model, FACE_DET);
+  run_out o;
+  run_picture("astronaut.png", model, NULL, FALSE, &o);
+  const GstStructure *box = list_item(g_ptr_array_index(o.results, 0), "boxes", 0);
+  fail_unless(box != NULL, "no face");
+  gdouble cx = dbl(box, "x") + dbl(box, "width") / 2, cy = dbl(box, "y") + dbl(box, "height") / 2;
+  fail_unless(fabs(cx - 225) < 15 && fabs(cy - 127) < 15, "face centre (%.0f, %.0f)", cx, cy);
+  fail_unless(dbl(box, "width") > 70 && dbl(box, "width") < 130, "face width %f", dbl(box, "width"));
+  fail_unless(dbl(box, "score") > 0.8);
+  run_out_clear(&o);
+  g_free(model);
+}
+GST_END_TEST;
+
+/* ---- the GL path ---- */
+
+GST_START_TEST(test_gl_matches_cpu)
+{
+  NEED_MODEL(mv1, MV1);
+  run_out cpu, gl;
+  gdouble s_cpu, s_gl;
+  run_picture("chelsea.png", mv1, NULL, FALSE, &cpu);
+  run_picture("chelsea.png", mv1, NULL, TRUE, &gl);
+  fail_unless_equals_int(top_class(g_ptr_array_index(gl.results, 0), &s_gl),
+                         top_class(g_ptr_array_index(cpu.results, 0), &s_cpu));
+  fail_unless(fabs(s_gl - s_cpu) < 0.02, "score GL %f CPU %f", s_gl, s_cpu);
+  run_out_clear(&cpu);
+  run_out_clear(&gl);
+  g_free(mv1);
+
+  NEED_MODEL(selfie, SELFIE);
+  run_picture("astronaut.png", selfie, NULL, FALSE, &cpu);
+  run_picture("astronaut.png", selfie, NULL, TRUE, &gl);
+  gdouble f_cpu = dbl(g_ptr_array_index(cpu.results, 0), "mask-fraction");
+  gdouble f_gl = dbl(g_ptr_array_index(gl.results, 0), "mask-fraction");
+  fail_unless(fabs(f_gl - f_cpu) < 0.005, "mask GL %f CPU %f", f_gl, f_cpu);
+  run_out_clear(&cpu);
+  run_out_clear(&gl);
+  g_free(selfie);
+
+  NEED_MODEL(pose, POSE_LM);
+  run_picture("astronaut.png", pose, NULL, TRUE, &gl);
+  check_pose(g_ptr_array_index(gl.results, 0), 4.0);
+  run_out_clear(&gl);
+  g_free(pose);
+}
+GST_END_TEST;
+
+/* GstGLMemory drawn by a GL element carries NEED_DOWNLOAD until someone maps it for the
+ * CPU; still set after the filter means the filter never read the frame on the CPU. */
+typedef struct {
+  gint seen_in, seen_out, need_download_in, need_download_out, with_texture;
+} map_watch;
+
+static gboolean need_download(GstBuffer *buf)
+{
+  GstMemory *mem = gst_buffer_peek_memory(buf, 0);
+  fail_unless(gst_is_gl_memory(mem));
+  return GST_MEMORY_FLAG_IS_SET(mem, GST_GL_BASE_MEMORY_TRANSFER_NEED_DOWNLOAD);
+}
+
+static GstPadProbeReturn watch_in(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  map_watch *w = data;
+  w->seen_in++;
+  w->need_download_in += need_download(GST_PAD_PROBE_INFO_BUFFER(info));
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn watch_out(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  map_watch *w = data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER(info);
+  w->seen_out++;
+  w->need_download_out += need_download(buf);
+  GstTfliteMeta *meta = gst_buffer_get_tflite_meta(buf);
+  w->with_texture += meta && meta->mask_texture && meta->gl_context;
+  /* the control: a CPU map does clear the flag, so the check above can see one */
+  if (w->seen_out == 1) {
+    GstMapInfo map;
+    GstMemory *mem = gst_buffer_peek_memory(buf, 0);
+    fail_unless(gst_memory_map(mem, &map, GST_MAP_READ));
+    gst_memory_unmap(mem, &map);
+    fail_if(need_download(buf), "a CPU map left NEED_DOWNLOAD set: the check is blind");
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST(test_gl_no_cpu_map)
+{
+  NEED_MODEL(model, SELFIE);
+  gchar *desc = g_strdup_printf("gltestsrc num-buffers=3 pattern=ball ! "
+                                "video/x-raw(memory:GLMemory),format=RGBA,width=320,height=240 ! "
+                                "tflitefilter name=f model=%s ! fakesink", model);
+  GstElement *pipe = gst_parse_launch(desc, NULL);
+  fail_unless(pipe != NULL);
+  GstElement *f = gst_bin_get_by_name(GST_BIN(pipe), "f");
+  GstPad *sink = gst_element_get_static_pad(f, "sink"), *src = gst_element_get_static_pad(f, "src");
+  map_watch w = { 0 };
+  gst_pad_add_probe(sink, GST_PAD_PROBE_TYPE_BUFFER, watch_in, &w, NULL);
+  gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER, watch_out, &w, NULL);
+  gst_element_set_state(pipe, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus(pipe);
+  GstMessage *m = gst_bus_timed_pop_filtered(bus, 300 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless(m && GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS, "no EOS");
+  gst_message_unref(m);
+  gst_element_set_state(pipe, GST_STATE_NULL);
+  fail_unless_equals_int(w.seen_in, 3);
+  fail_unless_equals_int(w.need_download_in, 3); /* gltestsrc drew them on the GPU */
+  fail_unless_equals_int(w.seen_out, 3);
+  fail_unless_equals_int(w.need_download_out, 3);
+  fail_unless_equals_int(w.with_texture, 3);     /* the mask stayed a texture too */
+  gst_object_unref(bus);
+  gst_object_unref(sink);
+  gst_object_unref(src);
+  gst_object_unref(f);
+  gst_object_unref(pipe);
+  g_free(desc);
+  g_free(model);
+}
+GST_END_TEST;
+
+/* ---- life cycle ---- */
+
+GST_START_TEST(test_state_cycles)
+{
+  NEED_MODEL(model, MV1);
+  gchar *desc = g_strdup_printf("videotestsrc ! video/x-raw,format=RGBA,width=64,height=48 ! "
+                                "tflitefilter name=f model=%s ! fakesink", model);
+  GstElement *pipe = gst_parse_launch(desc, NULL);
+  fail_unless(pipe != NULL);
+  GstBus *bus = gst_element_get_bus(pipe);
+  for (int i = 0; i < 100; i++) {
+    fail_unless(gst_element_set_state(pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+    fail_unless(gst_element_get_state(pipe, NULL, NULL, 30 * GST_SECOND) == GST_STATE_CHANGE_SUCCESS,
+                "cycle %d: no PLAYING", i);
+    fail_unless(gst_element_set_state(pipe, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS);
+  }
+  GstMessage *m = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+  fail_unless(m == NULL, "an error on the bus");
+  gst_object_unref(bus);
+  gst_object_unref(pipe);
+  g_free(desc);
+  g_free(model);
+}
+GST_END_TEST;
+
+/* ---- bad inputs: each a GST_ELEMENT_ERROR from the filter naming the problem ---- */
+
+static void expect_error(const gchar *source, const gchar *model, const gchar *props, const gchar *words)
+{
+  gchar *desc = g_strdup_printf("%s ! tflitefilter name=f %s%s %s ! fakesink", source,
+                                model ? "model=" : "", model ? model : "", props ? props : "");
+  run_out o;
+  run_pipeline(desc, &o);
+  fail_unless(o.error != NULL, "%s: no error", desc);
+  fail_unless(g_str_has_prefix(o.error, "f: "), "error from the wrong element: %s", o.error);
+  gchar *all = g_strdup_printf("%s %s", o.error, o.debug ? o.debug : "");
+  fail_unless(strstr(all, words) != NULL, "error \"%s\" does not say \"%s\"", all, words);
+  g_free(all);
+  run_out_clear(&o);
+  g_free(desc);
+}
+
+#define SYSMEM_SRC "videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,height=48"
+
+GST_START_TEST(test_bad_inputs)
+{
+  expect_error(SYSMEM_SRC, NULL, NULL, "No model set");
+  expect_error(SYSMEM_SRC, "/nonexistent/model.tflite", NULL, "does not exist");
+
+  NEED_MODEL(model, MV1);
+  /* a real model cut to a third */
+  gchar *data = NULL, *tmp = NULL;
+  gsize len = 0;
+  fail_unless(g_file_get_contents(model, &data, &len, NULL));
+  gint fd = g_file_open_tmp("tflitefilter-XXXXXX.tflite", &tmp, NULL);
+  fail_unless(fd >= 0);
+  close(fd);
+  fail_unless(g_file_set_contents(tmp, data, (gssize)(len / 3), NULL));
+  expect_error(SYSMEM_SRC, tmp, NULL, "not a valid .tflite file");
+  g_unlink(tmp);
+  g_free(tmp);
+  g_free(data);
+
+  /* GL asked for on system-memory frames */
+  expect_error(SYSMEM_SRC, model, "delegate=gl", "delegate=gl");
+  g_free(model);
+
+  /* a model whose input is a [2, 8] matrix */
+  gchar *op = g_build_filename(env_or("TFL_OPMODELS", "/work/main/tests/opmodels/models"), "softmax_2d.tflite", NULL);
+  if (g_file_test(op, G_FILE_TEST_EXISTS))
+    expect_error(SYSMEM_SRC, op, NULL, "does not take an image");
+  else
+    g_print("SKIP the non-image model: %s not found\n", op);
+  g_free(op);
+}
+GST_END_TEST;
+
+static Suite *tflitefilter_suite(void)
+{
+  Suite *s = suite_create("tflitefilter");
+  TCase *cpu = tcase_create("cpu"), *gl = tcase_create("gl"), *life = tcase_create("life");
+  tcase_set_timeout(cpu, 300);
+  tcase_set_timeout(gl, 600);
+  tcase_set_timeout(life, 300);
+  suite_add_tcase(s, cpu);
+  suite_add_tcase(s, gl);
+  suite_add_tcase(s, life);
+  tcase_add_test(cpu, test_caps_sysmem);
+  tcase_add_test(cpu, test_classification);
+  tcase_add_test(cpu, test_segmentation);
+  tcase_add_test(cpu, test_landmarks);
+  tcase_add_test(cpu, test_detection);
+  tcase_add_test(gl, test_caps_gl);
+  tcase_add_test(gl, test_gl_matches_cpu);
+  tcase_add_test(gl, test_gl_no_cpu_map);
+  tcase_add_test(life, test_state_cycles);
+  tcase_add_test(life, test_bad_inputs);
+  return s;
+}
+
+int main(int argc, char **argv)
+{
+  gst_check_init(&argc, &argv);
+  gchar *base = model_path(MV1), *pic = picture("chelsea.png");
+  gboolean ok = base && g_file_test(pic, G_FILE_TEST_EXISTS);
+  if (!ok) g_print("SKIP: %s or %s missing\n", MV1, pic);
+  g_free(base);
+  g_free(pic);
+  if (!ok) return 77;
+  /* it deinitializes GStreamer at the end: with GST_TRACERS=leaks, objects still alive
+   * are reported then and fail the run */
+  return gst_check_run_suite(tflitefilter_suite(), "tflitefilter", __FILE__);
+}
