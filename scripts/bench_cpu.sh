@@ -7,7 +7,7 @@
 #   oracle bench MODEL --runs R --threads 1 --build threaded   (T=1 only: the build T>1 uses)
 #   tflite-benchmark MODEL --threads T --runs R                (ours, --delegate cpu)
 # and prints a markdown table: min / median ms of each, the speed-up (oracle / ours) on the
-# minima and on the medians, our init time, arena size and partition count. At T=1 the speed-up
+# minima and on the medians, our init time, first inference, arena size and peak RSS. At T=1 the speed-up
 # is taken against the faster of the two oracle builds. With --rounds N the triple is repeated
 # N times and each cell keeps its best value (lowest min, lowest median) over the rounds: on a
 # shared machine a busy moment only ever makes a number larger.
@@ -89,14 +89,15 @@ needs_cut() {
 
 # json_field FILE KEY -> number
 json_field() { jq -r ".$2" "$1"; }
-# ours_field FILE min|median|init|arena|partitions -> number
+# ours_field FILE min|median|init|first|arena|rss -> number
 ours_field() {
   case "$2" in
     min) sed -n 's/^runs: .* min: \([0-9.]*\) ms .*/\1/p' "$1" ;;
     median) sed -n 's/^runs: .* median: \([0-9.]*\) ms .*/\1/p' "$1" ;;
     init) sed -n 's/^init: \([0-9.]*\) ms/\1/p' "$1" ;;
     arena) sed -n 's/^arena: \([0-9]*\) bytes/\1/p' "$1" ;;
-    partitions) sed -n 's/.*partitions: \([0-9]*\)/\1/p' "$1" ;;
+    first) sed -n 's/^first inference: \([0-9.]*\) ms/\1/p' "$1" ;;
+    rss) sed -n 's/^peak RSS: \([0-9.]*\) MB/\1/p' "$1" ;;
   esac
 }
 # lowest of the numbers given (empty ones skipped)
@@ -105,8 +106,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) pri
 fmt() { awk -v v="$1" 'BEGIN { if (v == "") print "n/a"; else if (v < 10) printf "%.2f", v; else printf "%.1f", v }'; }
 
 echo "bench_cpu.sh: logs in $log; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-echo "| model | T | oracle min / median | oracle threaded build, T=1: min / median | ours min / median | speed-up min | speed-up median | ours init ms | arena MB | partitions |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| model | T | oracle min / median | oracle threaded build, T=1: min / median | ours min / median | speed-up min | speed-up median | ours init ms | ours first ms | arena MB | peak RSS MB |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 
 for path in $model_paths; do
   name=$(basename "$path" .tflite)
@@ -119,7 +120,7 @@ for path in $model_paths; do
   fi
   for t in $threads; do
     om=(); od=(); tm=(); td=(); um=(); ud=(); wm=(); wd=()
-    init=""; arena=""; parts=""; winit=""; warena=""; wparts=""
+    init=""; first=""; arena=""; rss=""; winit=""; wfirst=""; warena=""; wrss=""
     for r in $(seq "$rounds"); do
       base="$log/$name.t$t.r$r"
       echo "bench_cpu.sh: $name T=$t round $r (load $(cut -d' ' -f1 /proc/loadavg))" >&2
@@ -138,7 +139,8 @@ for path in $model_paths; do
       if "$bench" "$subject" --threads "$t" --runs "$runs" >"$base.ours.txt" 2>"$base.ours.err"; then
         um+=("$(ours_field "$base.ours.txt" min)"); ud+=("$(ours_field "$base.ours.txt" median)")
         init=$(lowest "$init" "$(ours_field "$base.ours.txt" init)")
-        arena=$(ours_field "$base.ours.txt" arena); parts=$(ours_field "$base.ours.txt" partitions)
+        first=$(lowest "$first" "$(ours_field "$base.ours.txt" first)")
+        arena=$(ours_field "$base.ours.txt" arena); rss=$(ours_field "$base.ours.txt" rss)
       else
         echo "bench_cpu.sh: tflite-benchmark failed on $name, see $base.ours.err" >&2
       fi
@@ -146,7 +148,8 @@ for path in $model_paths; do
           "$bench" "$path" --threads "$t" --runs "$runs" >"$base.whole.txt" 2>"$base.whole.err"; then
         wm+=("$(ours_field "$base.whole.txt" min)"); wd+=("$(ours_field "$base.whole.txt" median)")
         winit=$(lowest "$winit" "$(ours_field "$base.whole.txt" init)")
-        warena=$(ours_field "$base.whole.txt" arena); wparts=$(ours_field "$base.whole.txt" partitions)
+        wfirst=$(lowest "$wfirst" "$(ours_field "$base.whole.txt" first)")
+        warena=$(ours_field "$base.whole.txt" arena); wrss=$(ours_field "$base.whole.txt" rss)
       fi
     done
     o_min=$(lowest "${om[@]}"); o_med=$(lowest "${od[@]}")
@@ -157,12 +160,12 @@ for path in $model_paths; do
     [ "$t" = 1 ] && threaded_cell="$(fmt "$t_min") / $(fmt "$t_med")"
     mb=$(awk -v b="$arena" 'BEGIN { if (b == "") print "n/a"; else printf "%.1f", b / 1048576 }')
     echo "| $label | $t | $(fmt "$o_min") / $(fmt "$o_med") | $threaded_cell | $(fmt "$u_min") / $(fmt "$u_med") |" \
-         "$(ratio "$ref_min" "$u_min") | $(ratio "$ref_med" "$u_med") | $(fmt "$init") | $mb | $parts |"
+         "$(ratio "$ref_min" "$u_min") | $(ratio "$ref_med" "$u_med") | $(fmt "$init") | $(fmt "$first") | $mb | $rss |"
     if [ "$subject" != "$path" ]; then
       w_min=$(lowest "${wm[@]}"); w_med=$(lowest "${wd[@]}")
       wmb=$(awk -v b="$warena" 'BEGIN { if (b == "") print "n/a"; else printf "%.1f", b / 1048576 }')
       echo "| $name (whole, ours only) | $t | n/a | n/a | $(fmt "$w_min") / $(fmt "$w_med") | n/a | n/a |" \
-           "$(fmt "$winit") | $wmb | $wparts |"
+           "$(fmt "$winit") | $(fmt "$wfirst") | $wmb | $wrss |"
     fi
   done
 done

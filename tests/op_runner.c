@@ -38,6 +38,8 @@ void op_runner_quant(op_runner *r, int t, int n, const float *scale, const int32
                      int axis)
 {
   tfl_tensor *x = &r->tensors[t];
+  free(x->q.scale); /* a test may re-quantize a tensor (per tensor, then per channel) */
+  free(x->q.zero_point);
   x->q.n = n;
   x->q.axis = axis;
   x->q.scale = malloc(sizeof(float) * (size_t)n);

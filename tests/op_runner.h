@@ -28,7 +28,8 @@ void op_runner_init(op_runner *r, tfl_op op);
  * Returns its index. */
 int op_runner_tensor(op_runner *r, tfl_type type, int ndim, const int32_t *dims, const void *data,
                      bool is_const);
-/* Quantization of tensor t (per tensor when n == 1). Arrays are copied. */
+/* Quantization of tensor t (per tensor when n == 1), replacing any earlier one. Arrays
+ * are copied. */
 void op_runner_quant(op_runner *r, int t, int n, const float *scale, const int32_t *zero_point,
                      int axis);
 void op_runner_io(op_runner *r, const int *ins, int n_in, const int *outs, int n_out);

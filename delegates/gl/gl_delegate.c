@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gl_boundary.h"
 #include "gl_context.h"
 #include "gl_layout.h"
 #include "gl_plan.h"
@@ -35,6 +36,18 @@ struct gl_part {
   unsigned *progs;
   int n_progs;
   unsigned arena, consts;
+  unsigned readback;           /* outputs are copied here on the GPU, then mapped once: a
+                                  read-hinted buffer lives in cached host memory, reading a
+                                  mapped arena (device memory) element by element is slow */
+  size_t readback_bytes;
+  unsigned dense_in;           /* dense float32 inputs (gl_boundary.h), binding 2 while packing */
+  size_t dense_in_bytes;
+  size_t *io_off;              /* per plan input then output: bytes in dense_in / readback;
+                                  SIZE_MAX: input converted on the CPU */
+  int *io_prog;                /* per plan input then output: progs index of its pack or
+                                  unpack program; -1: converted on the CPU */
+  int (*io_groups)[3];
+  char **bnd_src;              /* until compiled: n_in + n_out sources (NULL: none) */
   size_t vec4_bytes;
   float *staging;              /* largest boundary tensor, PHWC4 floats */
   void *packed;                /* the same in storage precision */
@@ -75,6 +88,8 @@ static void part_free(gl_dctx *dc, gl_part *p)
     if (p->queries) f->DeleteQueries(p->plan.n_d + 1, p->queries);
     if (p->arena) f->DeleteBuffers(1, &p->arena);
     if (p->consts) f->DeleteBuffers(1, &p->consts);
+    if (p->readback) f->DeleteBuffers(1, &p->readback);
+    if (p->dense_in) f->DeleteBuffers(1, &p->dense_in);
     while (f->GetError() != GL_NO_ERROR) {
     }
   }
@@ -84,6 +99,12 @@ static void part_free(gl_dctx *dc, gl_part *p)
   free(p->times_ms);
   free(p->staging);
   free(p->packed);
+  if (p->bnd_src)
+    for (int i = 0; i < p->plan.n_in + p->plan.n_out; i++) free(p->bnd_src[i]);
+  free(p->bnd_src);
+  free(p->io_off);
+  free(p->io_prog);
+  free(p->io_groups);
   free(p);
 }
 
@@ -114,6 +135,9 @@ static tfl_status make_buffers(gl_dctx *dc, gl_part *p)
   if (st) return tfl_error_prefix(st, "%zu bytes", arena_bytes);
   if (p->plan.n_const) {
     size_t n = p->plan.n_const * 4;
+    if ((long long)(n * (fp16 ? 2 : 4)) > dc->ctx->max_ssbo_bytes)
+      return tfl_error(TFL_ERR_NOMEM, "GL: constants need %zu bytes, over the %lld-byte storage block limit",
+                       n * (fp16 ? 2 : 4), dc->ctx->max_ssbo_bytes);
     void *packed = malloc(n * (fp16 ? 2 : 4));
     if (!packed) return tfl_error(TFL_ERR_NOMEM, "GL: packing %zu constants", n);
     gl_store_floats(p->plan.consts, n, fp16, packed);
@@ -130,15 +154,65 @@ static tfl_status make_buffers(gl_dctx *dc, gl_part *p)
     if (gl_shape_vec4s(p->plan.in[i].sh) > most) most = gl_shape_vec4s(p->plan.in[i].sh);
   for (int i = 0; i < p->plan.n_out; i++)
     if (gl_shape_vec4s(p->plan.out[i].sh) > most) most = gl_shape_vec4s(p->plan.out[i].sh);
+  if (p->readback_bytes) {
+    f->GenBuffers(1, &p->readback);
+    f->BindBuffer(GL_COPY_WRITE_BUFFER, p->readback);
+    f->BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)p->readback_bytes, NULL, GL_STREAM_READ);
+    if ((st = gl_check(dc->ctx, "allocating the readback buffer"))) return st;
+  }
+  if (p->dense_in_bytes) {
+    f->GenBuffers(1, &p->dense_in);
+    f->BindBuffer(GL_COPY_WRITE_BUFFER, p->dense_in);
+    f->BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)p->dense_in_bytes, NULL, GL_STREAM_DRAW);
+    if ((st = gl_check(dc->ctx, "allocating the input buffer"))) return st;
+  }
   p->staging = malloc(most * 4 * sizeof(float));
   p->packed = malloc(most * p->vec4_bytes);
   if (!p->staging || !p->packed) return tfl_error(TFL_ERR_NOMEM, "GL: staging for %zu vec4s", most);
   return TFL_OK;
 }
 
+/* Where each boundary tensor goes: float32 ones through gl_boundary's pack/unpack
+ * programs (dense regions of dense_in / readback), the rest converted on the CPU
+ * (PHWC4 regions). Sources wait in p->bnd_src for build_programs. */
+static tfl_status plan_boundary(gl_dctx *dc, gl_part *p)
+{
+  int n_io = p->plan.n_in + p->plan.n_out;
+  bool fp16 = dc->o.precision == GL_PRECISION_FP16;
+  size_t esz = fp16 ? 2 : 4;
+  p->io_off = calloc((size_t)n_io + 1, sizeof *p->io_off);
+  p->io_prog = calloc((size_t)n_io + 1, sizeof *p->io_prog);
+  p->io_groups = calloc((size_t)n_io + 1, sizeof *p->io_groups);
+  p->bnd_src = calloc((size_t)n_io + 1, sizeof *p->bnd_src);
+  if (!p->io_off || !p->io_prog || !p->io_groups || !p->bnd_src) return tfl_error(TFL_ERR_NOMEM, "GL boundary");
+  int k = p->plan.n_d;
+  for (int i = 0; i < n_io; i++) {
+    bool in = i < p->plan.n_in;
+    const gl_plan_io *io = in ? &p->plan.in[i] : &p->plan.out[i - p->plan.n_in];
+    const tfl_tensor *t = &p->g->tensors[io->tensor];
+    p->io_prog[i] = -1;
+    if (in && dc->o.texture_input && p->g->n_inputs > 0 && io->tensor == p->g->inputs[0]) continue;
+    size_t *top = in ? &p->dense_in_bytes : &p->readback_bytes;
+    if (!gl_boundary_ok(t)) {
+      p->io_off[i] = in ? SIZE_MAX : *top;
+      if (!in) *top += gl_shape_vec4s(io->sh) * p->vec4_bytes;
+      continue;
+    }
+    p->io_off[i] = *top;
+    gl_boundary_prog bp = gl_boundary_source(in, io->sh, io->off, *top / esz, fp16);
+    if (!bp.src) return tfl_error(TFL_ERR_NOMEM, "GL boundary shader");
+    p->bnd_src[i] = bp.src;
+    memcpy(p->io_groups[i], bp.groups, sizeof bp.groups);
+    p->io_prog[i] = k++;
+    *top += gl_boundary_elems(io->sh) * esz;
+  }
+  return TFL_OK;
+}
+
 static tfl_status build_programs(gl_dctx *dc, gl_part *p)
 {
   int n = p->plan.n_d;
+  for (int i = 0; i < p->plan.n_in + p->plan.n_out; i++) n += p->bnd_src[i] != NULL;
   p->progs = calloc((size_t)n + 1, sizeof *p->progs);
   char **srcs = calloc((size_t)n + 1, sizeof *srcs);
   char **labels = calloc((size_t)n + 1, sizeof *labels);
@@ -149,12 +223,18 @@ static tfl_status build_programs(gl_dctx *dc, gl_part *p)
     free(names);
     return tfl_error(TFL_ERR_NOMEM, "GL: %d programs", n);
   }
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < p->plan.n_d; i++) {
     srcs[i] = p->plan.d[i].src;
     labels[i] = names + (size_t)i * 64;
     int nd = p->plan.d[i].node;
     snprintf(labels[i], 64, "node %d (%s)", nd, tfl_op_name(p->g->nodes[nd].op));
   }
+  for (int i = 0; i < p->plan.n_in + p->plan.n_out; i++)
+    if (p->io_prog[i] >= 0) {
+      srcs[p->io_prog[i]] = p->bnd_src[i];
+      labels[p->io_prog[i]] = names + (size_t)p->io_prog[i] * 64;
+      snprintf(labels[p->io_prog[i]], 64, "the %s of boundary tensor %d", i < p->plan.n_in ? "pack" : "unpack", i);
+    }
   double t0 = now_ms();
   gl_cache_result cr;
   tfl_status st = gl_programs_build(dc->ctx, dc->cache_dir, cache_key(dc, p->g), srcs, (const char *const *)labels, n,
@@ -166,9 +246,13 @@ static tfl_status build_programs(gl_dctx *dc, gl_part *p)
   free(labels);
   free(names);
   if (st) return st;
-  for (int i = 0; i < n; i++) { /* the sources are no longer needed */
+  for (int i = 0; i < p->plan.n_d; i++) { /* the sources are no longer needed */
     free(p->plan.d[i].src);
     p->plan.d[i].src = NULL;
+  }
+  for (int i = 0; i < p->plan.n_in + p->plan.n_out; i++) {
+    free(p->bnd_src[i]);
+    p->bnd_src[i] = NULL;
   }
   return TFL_OK;
 }
@@ -203,7 +287,7 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
   bool fp16 = dc->o.precision == GL_PRECISION_FP16;
   p->vec4_bytes = fp16 ? 8 : 16;
   gl_plan_options po = {fp16, dc->ctx->ssbo_offset_align};
-  if ((st = gl_plan_build(g, part, &po, &p->plan)) || (st = build_programs(dc, p)) || (st = make_buffers(dc, p)) ||
+  if ((st = gl_plan_build(g, part, &po, &p->plan)) || (st = plan_boundary(dc, p)) || (st = build_programs(dc, p)) || (st = make_buffers(dc, p)) ||
       (st = prepare_texture(dc, p))) {
     part_free(dc, p);
     return st;
@@ -230,29 +314,80 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
   return TFL_OK;
 }
 
-static tfl_status upload(gl_dctx *dc, gl_part *p, const gl_plan_io *io)
+/* Boundary inputs: float32 ones (dense) into dense_in, the rest converted to PHWC4
+ * into the arena (bound to GL_SHADER_STORAGE_BUFFER by the caller). */
+static tfl_status upload_all(gl_dctx *dc, gl_part *p)
 {
-  const tfl_tensor *t = &p->g->tensors[io->tensor];
-  if (!t->data) return tfl_error(TFL_ERR_ARG, "GL: input tensor %d has no data", io->tensor);
-  size_t n = gl_shape_vec4s(io->sh);
-  gl_to_phwc4(t, t->data, io->sh, p->staging);
-  gl_store_floats(p->staging, n * 4, p->vec4_bytes == 8, p->packed);
-  dc->ctx->f.BufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)(io->off * p->vec4_bytes), (GLsizeiptr)(n * p->vec4_bytes),
-                           p->packed);
+  const gl_funcs *f = &dc->ctx->f;
+  bool fp16 = p->vec4_bytes == 8;
+  for (int i = 0; i < p->plan.n_in; i++) {
+    const gl_plan_io *io = &p->plan.in[i];
+    const tfl_tensor *t = &p->g->tensors[io->tensor];
+    if (i == p->tex_in) continue;
+    if (!t->data) return tfl_error(TFL_ERR_ARG, "GL: input tensor %d has no data", io->tensor);
+    if (p->io_prog[i] >= 0) {
+      size_t n = tfl_tensor_count(t);
+      if (fp16) gl_store_floats(t->data, n, true, p->packed);
+      f->BindBuffer(GL_COPY_WRITE_BUFFER, p->dense_in);
+      f->BufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)p->io_off[i], (GLsizeiptr)(n * (fp16 ? 2 : 4)),
+                       fp16 ? p->packed : t->data);
+      continue;
+    }
+    size_t n = gl_shape_vec4s(io->sh);
+    gl_to_phwc4(t, t->data, io->sh, p->staging);
+    gl_store_floats(p->staging, n * 4, fp16, p->packed);
+    f->BufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)(io->off * p->vec4_bytes), (GLsizeiptr)(n * p->vec4_bytes),
+                     p->packed);
+  }
   return TFL_OK;
 }
 
-static tfl_status download(gl_dctx *dc, gl_part *p, const gl_plan_io *io)
+/* The pack (inputs) or unpack (outputs) dispatches, with `buf` at binding 2. */
+static void run_boundary(gl_dctx *dc, gl_part *p, bool inputs, unsigned buf)
 {
   const gl_funcs *f = &dc->ctx->f;
-  tfl_tensor *t = &p->g->tensors[io->tensor];
-  size_t n = gl_shape_vec4s(io->sh);
-  const void *m = f->MapBufferRange(GL_SHADER_STORAGE_BUFFER, (GLintptr)(io->off * p->vec4_bytes),
-                                    (GLsizeiptr)(n * p->vec4_bytes), GL_MAP_READ_BIT);
-  if (!m) return gl_check(dc->ctx, "mapping an output") ? TFL_ERR_BACKEND : tfl_error(TFL_ERR_BACKEND, "GL: glMapBufferRange failed");
-  gl_load_floats(m, n * 4, p->vec4_bytes == 8, p->staging);
-  f->UnmapBuffer(GL_SHADER_STORAGE_BUFFER);
-  gl_from_phwc4(p->staging, io->sh, t, t->data);
+  int lo = inputs ? 0 : p->plan.n_in, hi = inputs ? p->plan.n_in : p->plan.n_in + p->plan.n_out;
+  bool any = false;
+  for (int i = lo; i < hi; i++) {
+    if (p->io_prog[i] < 0) continue;
+    if (!any) f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, buf);
+    any = true;
+    f->UseProgram(p->progs[p->io_prog[i]]);
+    f->DispatchCompute((GLuint)p->io_groups[i][0], (GLuint)p->io_groups[i][1], (GLuint)p->io_groups[i][2]);
+  }
+  if (any) f->MemoryBarrier(inputs ? GL_SHADER_STORAGE_BARRIER_BIT : GL_BUFFER_UPDATE_BARRIER_BIT);
+}
+
+/* All outputs: unpacked (float32) or copied (others) into the readback buffer on the
+ * GPU, one map (the wait for the GPU), then contiguous conversions. */
+static tfl_status download_all(gl_dctx *dc, gl_part *p)
+{
+  const gl_funcs *f = &dc->ctx->f;
+  if (!p->readback_bytes) return TFL_OK;
+  run_boundary(dc, p, false, p->readback);
+  f->BindBuffer(GL_COPY_READ_BUFFER, p->arena);
+  f->BindBuffer(GL_COPY_WRITE_BUFFER, p->readback);
+  for (int i = 0; i < p->plan.n_out; i++) {
+    int k = p->plan.n_in + i;
+    if (p->io_prog[k] >= 0) continue;
+    size_t bytes = gl_shape_vec4s(p->plan.out[i].sh) * p->vec4_bytes;
+    f->CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, (GLintptr)(p->plan.out[i].off * p->vec4_bytes),
+                         (GLintptr)p->io_off[k], (GLsizeiptr)bytes);
+  }
+  const char *m = f->MapBufferRange(GL_COPY_WRITE_BUFFER, 0, (GLsizeiptr)p->readback_bytes, GL_MAP_READ_BIT);
+  if (!m) return gl_check(dc->ctx, "mapping the outputs") ? TFL_ERR_BACKEND : tfl_error(TFL_ERR_BACKEND, "GL: glMapBufferRange failed");
+  for (int i = 0; i < p->plan.n_out; i++) {
+    int k = p->plan.n_in + i;
+    const gl_plan_io *io = &p->plan.out[i];
+    tfl_tensor *t = &p->g->tensors[io->tensor];
+    if (p->io_prog[k] >= 0) {
+      gl_load_floats(m + p->io_off[k], tfl_tensor_count(t), p->vec4_bytes == 8, t->data);
+      continue;
+    }
+    gl_load_floats(m + p->io_off[k], gl_shape_vec4s(io->sh) * 4, p->vec4_bytes == 8, p->staging);
+    gl_from_phwc4(p->staging, io->sh, t, t->data);
+  }
+  f->UnmapBuffer(GL_COPY_WRITE_BUFFER);
   return TFL_OK;
 }
 
@@ -297,12 +432,13 @@ static tfl_status invoke(void *ctx, void *state)
   if (st) return st;
   while (f->GetError() != GL_NO_ERROR) { /* errors of the caller's own GL work are not ours */
   }
+  double t0 = now_ms();
   f->BindBuffer(GL_SHADER_STORAGE_BUFFER, p->arena);
-  for (int i = 0; i < p->plan.n_in; i++) {
-    if (i == p->tex_in) continue;
-    if ((st = upload(dc, p, &p->plan.in[i]))) return st;
-  }
+  if ((st = upload_all(dc, p))) return st;
+  double t1 = now_ms();
   f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, p->arena);
+  run_boundary(dc, p, true, p->dense_in);
+  if (p->consts) f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, p->consts); /* shaders index it absolutely */
   if (p->tex_in >= 0) {
     if (!dc->tex_set) return tfl_error(TFL_ERR_ARG, "GL: texture_input is set but no texture was given");
     run_texture(dc, p);
@@ -312,27 +448,26 @@ static tfl_status invoke(void *ctx, void *state)
   if (stamps) dc->ctx->QueryCounter(p->queries[0], GL_TIMESTAMP_EXT);
   for (int i = 0; i < p->plan.n_d; i++) {
     const gl_plan_dispatch *d = &p->plan.d[i];
-    double t0 = 0;
+    double d0 = 0;
     if (prof && !stamps) {
       f->Finish();
-      t0 = now_ms();
+      d0 = now_ms();
     }
     f->UseProgram(p->progs[i]);
-    if (d->const_n)
-      f->BindBufferRange(GL_SHADER_STORAGE_BUFFER, 1, p->consts, (GLintptr)(d->const_off * p->vec4_bytes),
-                         (GLsizeiptr)(d->const_n * p->vec4_bytes));
     f->DispatchCompute((GLuint)d->groups[0], (GLuint)d->groups[1], (GLuint)d->groups[2]);
     f->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     if (stamps) dc->ctx->QueryCounter(p->queries[i + 1], GL_TIMESTAMP_EXT);
     if (prof && !stamps) {
       f->Finish();
-      p->times_ms[i] = now_ms() - t0;
+      p->times_ms[i] = now_ms() - d0;
     }
   }
   f->MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-  f->BindBuffer(GL_SHADER_STORAGE_BUFFER, p->arena);
-  for (int i = 0; i < p->plan.n_out; i++)
-    if ((st = download(dc, p, &p->plan.out[i]))) return st;
+  double t2 = now_ms();
+  if ((st = download_all(dc, p))) return st;
+  dc->stats.upload_ms = t1 - t0;
+  dc->stats.submit_ms = t2 - t1;
+  dc->stats.readback_ms = now_ms() - t2;
   if (stamps) {
     GLuint64 prev = 0, t = 0;
     dc->ctx->GetQueryObjectui64v(p->queries[0], GL_QUERY_RESULT, &prev);

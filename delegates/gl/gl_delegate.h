@@ -69,6 +69,10 @@ typedef struct {
   int aliased;                /* reshapes etc. that cost nothing */
   int cache;                  /* last gl_cache_result (gl_program.h): 0 off 1 miss 2 hit 3 corrupt */
   double compile_ms;          /* last prepare: building the programs */
+  double upload_ms;           /* last invoke, CPU wall: inputs converted and sent */
+  double submit_ms;           /* last invoke, CPU wall: issuing the dispatches */
+  double readback_ms;         /* last invoke, CPU wall: waiting for the GPU, copying and
+                                 converting the outputs */
   const char *renderer, *version;
 } gl_delegate_stats;
 void gl_delegate_get_stats(tfl_delegate *d, gl_delegate_stats *out);

@@ -3,13 +3,13 @@
 
 #include <string.h>
 
-static void emit_tensor(gl_str *s, const gl_emit_obj *o, gl_shape out)
+static void emit_tensor(gl_str *s, const gl_emit_obj *o, gl_shape out, size_t base)
 {
   const char *n = o->name;
   gl_str_addf(s, "#define %s_B %d\n#define %s_H %d\n#define %s_W %d\n#define %s_C %d\n#define %s_S %d\n", n, o->sh.b, n,
               o->sh.h, n, o->sh.w, n, o->sh.c, n, o->sh.s);
   gl_str_addf(s, "#define %s_LD(b, y, x, s) %s(%zu + (((b) * %d + (s)) * %d + (y)) * %d + (x))\n", n,
-              o->is_const ? "LDC" : "LDA", o->off, o->sh.s, o->sh.h, o->sh.w);
+              o->is_const ? "LDC" : "LDA", o->off + (o->is_const ? base : 0), o->sh.s, o->sh.h, o->sh.w);
   gl_str_addf(s, "#define %s_AT(b, y, x, c) %s_LD(b, y, x, (c) / 4)[(c) %% 4]\n", n, n);
   /* numpy broadcasting against the output: size-1 dims read index 0, one channel fills all lanes */
   bool cb = o->sh.c == 1 && out.c > 1;
@@ -22,7 +22,7 @@ char *gl_emit_source(const gl_emit_in *e)
   gl_str s = {0};
   gl_str_addf(&s, "#version 310 es\n"
                   "layout(local_size_x = %d, local_size_y = %d, local_size_z = %d) in;\n"
-                  "precision %s float;\nprecision highp int;\n#define FLT4 vec4\n",
+                  "precision %s float;\nprecision highp int;\n#define FLT4 vec4\n#define FLT float\n",
               e->wg[0], e->wg[1], e->wg[2], e->fp16 ? "mediump" : "highp");
   if (e->fp16) {
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
@@ -41,8 +41,8 @@ char *gl_emit_source(const gl_emit_in *e)
   }
   for (int i = 0; i < e->n_objs; i++) {
     const gl_emit_obj *o = &e->objs[i];
-    if (o->is_tensor) emit_tensor(&s, o, e->out);
-    else gl_str_addf(&s, "#define %s_LD(i) LDC(%zu + (i))\n", o->name, o->off);
+    if (o->is_tensor) emit_tensor(&s, o, e->out, e->const_base);
+    else gl_str_addf(&s, "#define %s_LD(i) LDC(%zu + (i))\n", o->name, o->off + e->const_base);
   }
   gl_shape o = e->out;
   gl_str_addf(&s, "#define O_B %d\n#define O_H %d\n#define O_W %d\n#define O_C %d\n#define O_S %d\n", o.b, o.h, o.w, o.c,
@@ -54,10 +54,11 @@ char *gl_emit_source(const gl_emit_in *e)
   }
   gl_str_addf(&s, "  STA(%zu + ((b * O_S + s) * O_H + y) * O_W + x, v);\n}\n", e->out_off);
   if (e->gen->decls.p) gl_str_addf(&s, "%s", e->gen->decls.p);
-  gl_str_addf(&s, "void main() {\n"
-                  "  ivec3 gid = ivec3(gl_GlobalInvocationID);\n"
-                  "  if (gid.x >= %d || gid.y >= %d || gid.z >= %d) return;\n%s}\n",
-              e->gen->grid[0], e->gen->grid[1], e->gen->grid[2], e->gen->main.p ? e->gen->main.p : "");
+  gl_str_addf(&s, "void main() {\n  ivec3 gid = ivec3(gl_GlobalInvocationID);\n");
+  if (!e->gen->whole_groups)
+    gl_str_addf(&s, "  if (gid.x >= %d || gid.y >= %d || gid.z >= %d) return;\n", e->gen->grid[0], e->gen->grid[1],
+                e->gen->grid[2]);
+  gl_str_addf(&s, "%s}\n", e->gen->main.p ? e->gen->main.p : "");
   if (s.oom) {
     gl_str_free(&s);
     return NULL;

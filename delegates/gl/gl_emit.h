@@ -24,6 +24,7 @@ typedef struct {
   size_t out_off;
   const char *epilogue;      /* statements on `v` inside store_out (may be NULL) */
   bool has_consts;
+  size_t const_base;         /* vec4 offset of this dispatch's constants in the bound block */
 } gl_emit_in;
 
 /* malloc'd source, NULL on OOM. */

@@ -41,6 +41,7 @@
   X(PFNGLBUFFERSUBDATAPROC, BufferSubData)                                    \
   X(PFNGLMAPBUFFERRANGEPROC, MapBufferRange)                                  \
   X(PFNGLUNMAPBUFFERPROC, UnmapBuffer)                                        \
+  X(PFNGLCOPYBUFFERSUBDATAPROC, CopyBufferSubData)                            \
   X(PFNGLDISPATCHCOMPUTEPROC, DispatchCompute)                                \
   X(PFNGLMEMORYBARRIERPROC, MemoryBarrier)                                    \
   X(PFNGLACTIVETEXTUREPROC, ActiveTexture)                                    \

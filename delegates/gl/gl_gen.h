@@ -52,6 +52,10 @@ typedef struct {
   gl_str decls;               /* functions and constants before main */
   gl_str main;                /* body of main() */
   int grid[3];                /* invocations in x, y, z */
+  int wg[3];                  /* workgroup size when the body needs one (shared memory,
+                                 barriers); 0: the planner's tuning table picks */
+  bool whole_groups;          /* grid is a multiple of wg and main() has no early return
+                                 (barrier() is not allowed after one) */
   gl_gen_const consts[GL_GEN_MAX_CONSTS];
   int n_consts;
 } gl_gen_out;
@@ -79,6 +83,11 @@ typedef struct {
 
 /* The row of op (kind GL_KIND_NONE for ops we do not run). */
 const gl_op_info *gl_op_info_of(tfl_op op);
+
+/* Tuning (gl_plan.c, beside the workgroup table): the convolution tile, px output
+ * pixels along x times sl output slices per invocation, for an output shape and a
+ * reduction of `reduce` vec4 taps per output. */
+void gl_tune_conv(gl_shape out, int reduce, int *px, int *sl);
 
 /* Adds a constant object; takes ownership of data. Returns false when full. */
 bool gl_gen_add_const(gl_gen_out *o, const char *name, float *data, size_t n_vec4);

@@ -207,6 +207,57 @@ static void emit_slice_loop(gl_str *s, const char *obj, const char *wbase)
               obj, obj, wbase);
 }
 
+/* The convolution body for an output tile of PX pixels along x times SL slices per
+ * invocation: each input vec4 loaded serves SL slices, each weight vec4 PX pixels
+ * (gl_tune_conv picks the tile from the output's size). Window taps outside the
+ * input read a clamped pixel times a 0 mask, so the unrolled tile has no branches. */
+static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, int sh, int sw, int pt, int pl, int dh,
+                           int dw, tfl_activation act)
+{
+  int px, sl;
+  gl_tune_conv(in->out, kh * kw * in->in[0].s, &px, &sl);
+  int sg = (in->out.s + sl - 1) / sl;
+  o->grid[0] = (in->out.w + px - 1) / px;
+  o->grid[1] = in->out.h;
+  o->grid[2] = in->out.b * sg;
+  gl_str *m = &o->main;
+  gl_str_addf(m, "  int x0 = gid.x * %d, y = gid.y, s0 = (gid.z %% %d) * %d, b = gid.z / %d;\n", px, sg, sl, sg);
+  for (int j = 0; j < sl; j++) {
+    gl_str_addf(m, "  int os%d = min(s0 + %d, O_S - 1);\n", j, j);
+    for (int q = 0; q < px; q++) gl_str_addf(m, "  FLT4 a%d_%d = BIAS_LD(os%d);\n", q, j, j);
+  }
+  gl_str_addf(m,
+              "  for (int ky = 0; ky < %d; ky++) {\n"
+              "    int iy = y * %d - %d + ky * %d;\n"
+              "    if (iy < 0 || iy >= I0_H) continue;\n"
+              "    for (int kx = 0; kx < %d; kx++) {\n",
+              kh, sh, pt, dh, kw);
+  for (int q = 0; q < px; q++)
+    gl_str_addf(m,
+                "      int ix%d = (x0 + %d) * %d - %d + kx * %d;\n"
+                "      FLT m%d = ix%d >= 0 && ix%d < I0_W ? FLT(1.0) : FLT(0.0);\n"
+                "      ix%d = clamp(ix%d, 0, I0_W - 1);\n",
+                q, q, sw, pl, dw, q, q, q, q, q);
+  for (int j = 0; j < sl; j++) gl_str_addf(m, "      int w%d = ((os%d * %d + ky) * %d + kx) * I0_S * 4;\n", j, j, kh, kw);
+  gl_str_addf(m, "      for (int is = 0; is < I0_S; is++) {\n");
+  for (int q = 0; q < px; q++) gl_str_addf(m, "        FLT4 v%d = I0_LD(b, iy, ix%d, is) * m%d;\n", q, q, q);
+  for (int j = 0; j < sl; j++) {
+    gl_str_addf(m, "        {\n          int wi = w%d + is * 4;\n"
+                   "          FLT4 k0 = W_LD(wi), k1 = W_LD(wi + 1), k2 = W_LD(wi + 2), k3 = W_LD(wi + 3);\n", j);
+    for (int q = 0; q < px; q++)
+      gl_str_addf(m, "          a%d_%d += v%d.x * k0 + v%d.y * k1 + v%d.z * k2 + v%d.w * k3;\n", q, j, q, q, q, q);
+    gl_str_addf(m, "        }\n");
+  }
+  gl_str_addf(m, "      }\n    }\n  }\n");
+  for (int j = 0; j < sl; j++)
+    for (int q = 0; q < px; q++) {
+      char v[32];
+      snprintf(v, sizeof v, "a%d_%d", q, j);
+      gl_act_stmt(act, v, m);
+      gl_str_addf(m, "  if (x0 + %d < O_W && s0 + %d < O_S) store_out(b, y, x0 + %d, s0 + %d, %s);\n", q, j, q, j, v);
+    }
+}
+
 tfl_status gl_gen_conv(const gl_gen_in *in, gl_gen_out *o)
 {
   const tfl_graph *g = in->g;
@@ -219,30 +270,7 @@ tfl_status gl_gen_conv(const gl_gen_in *in, gl_gen_out *o)
   tfl_status st;
   if ((st = add_ohwi(o, w, w->dims[0], kh, kw, w->dims[3]))) return st;
   if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, w->dims[0]))) return st;
-  gl_gen_per_vec4(in, o);
-  gl_str *m = &o->main;
-  gl_str_addf(m, "  FLT4 acc = BIAS_LD(s);\n");
-  bool pointwise = kh == 1 && kw == 1 && p->stride_h == 1 && p->stride_w == 1 && pt == 0 && pl == 0 &&
-                   in->in[0].h == in->out.h && in->in[0].w == in->out.w;
-  if (pointwise) {
-    gl_str_addf(m, "  {\n    {\n      int iy = y, ix = x;\n");
-    emit_slice_loop(m, "I0", "s * I0_S * 4");
-    gl_str_addf(m, "    }\n  }\n");
-  } else {
-    gl_str_addf(m,
-                "  for (int ky = 0; ky < %d; ky++) {\n"
-                "    int iy = y * %d - %d + ky * %d;\n"
-                "    if (iy < 0 || iy >= I0_H) continue;\n"
-                "    for (int kx = 0; kx < %d; kx++) {\n"
-                "      int ix = x * %d - %d + kx * %d;\n"
-                "      if (ix < 0 || ix >= I0_W) continue;\n"
-                "      int wb = ((s * %d + ky) * %d + kx) * I0_S * 4;\n",
-                kh, p->stride_h, pt, p->dilation_h, kw, p->stride_w, pl, p->dilation_w, kh, kw);
-    emit_slice_loop(m, "I0", "wb");
-    gl_str_addf(m, "    }\n  }\n");
-  }
-  gl_act_stmt(p->act, "acc", m);
-  gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
+  emit_conv_tile(o, in, kh, kw, p->stride_h, p->stride_w, pt, pl, p->dilation_h, p->dilation_w, p->act);
   return TFL_OK;
 }
 
@@ -254,13 +282,7 @@ tfl_status gl_gen_fully_connected(const gl_gen_in *in, gl_gen_out *o)
   tfl_status st;
   if ((st = add_ohwi(o, w, w->dims[0], 1, 1, w->dims[1]))) return st;
   if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, w->dims[0]))) return st;
-  gl_gen_per_vec4(in, o);
-  gl_str *m = &o->main;
-  gl_str_addf(m, "  FLT4 acc = BIAS_LD(s);\n  {\n    {\n      int iy = y, ix = x;\n");
-  emit_slice_loop(m, "I0", "s * I0_S * 4");
-  gl_str_addf(m, "    }\n  }\n");
-  gl_act_stmt(n->p.fc.act, "acc", m);
-  gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
+  emit_conv_tile(o, in, 1, 1, 1, 1, 0, 0, 1, 1, n->p.fc.act);
   return TFL_OK;
 }
 
@@ -325,13 +347,13 @@ tfl_status gl_gen_transpose_conv(const gl_gen_in *in, gl_gen_out *o)
   const tfl_tensor *bias = input_at(g, n, mp ? MP_BIAS : TC_BIAS);
   const tfl_conv_params *p = &n->p.conv;
   int kh = w->dims[1], kw = w->dims[2];
-  gl_shape xs = in->in[xi];
+
   int ph, pw;
   if (mp) {
     int th = 0, tw = 0;
-    if (p->padding == TFL_PAD_SAME) {
-      th = kh - (xs.h - 1) % p->stride_h - 1;
-      tw = kw - (xs.w - 1) % p->stride_w - 1;
+    if (p->padding == TFL_PAD_SAME) { /* output stride * in (TFLite's): the overlap is k - stride */
+      th = kh - p->stride_h;
+      tw = kw - p->stride_w;
       th = th > 0 ? th : 0;
       tw = tw > 0 ? tw : 0;
     }

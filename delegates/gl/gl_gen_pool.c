@@ -24,6 +24,8 @@ static tfl_status check_unary_io(const tfl_graph *g, int node, int ndim)
   return TFL_OK;
 }
 
+static void emit_global_mean(const gl_gen_in *in, gl_gen_out *o, tfl_activation act);
+
 tfl_status gl_check_pool(const tfl_graph *g, int node)
 {
   tfl_status s = check_unary_io(g, node, 4);
@@ -42,6 +44,12 @@ tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *o)
   bool avg = in->n->op == TFL_OP_AVERAGE_POOL_2D;
   int pt = cpu_conv_pad(p->padding, in->in[0].h, p->filter_h, p->stride_h, 1, in->out.h);
   int pl = cpu_conv_pad(p->padding, in->in[0].w, p->filter_w, p->stride_w, 1, in->out.w);
+  /* an average whose one window holds every input pixel: the parallel mean */
+  if (avg && in->out.h == 1 && in->out.w == 1 && pt <= 0 && pl <= 0 && p->filter_h - pt >= in->in[0].h &&
+      p->filter_w - pl >= in->in[0].w) {
+    emit_global_mean(in, o, p->act);
+    return TFL_OK;
+  }
   gl_gen_per_vec4(in, o);
   gl_str *m = &o->main;
   gl_str_addf(m,
@@ -88,17 +96,36 @@ tfl_status gl_check_mean(const tfl_graph *g, int node)
   return TFL_OK;
 }
 
-tfl_status gl_gen_mean(const gl_gen_in *in, gl_gen_out *o)
+/* Mean over all pixels of each input slice: one workgroup of RED_WG invocations per
+ * output vec4, strided coalesced reads, then a tree in shared memory (written out
+ * step by step: GLSL ES allows no barrier() inside loops). fp32 sums either way. */
+#define RED_WG 128
+static void emit_global_mean(const gl_gen_in *in, gl_gen_out *o, tfl_activation act)
 {
-  o->grid[0] = 1;
+  o->grid[0] = RED_WG;
   o->grid[1] = 1;
   o->grid[2] = in->out.b * in->out.s;
-  gl_str_addf(&o->main,
-              "  int s = gid.z %% O_S, b = gid.z / O_S;\n"
+  o->wg[0] = RED_WG;
+  o->wg[1] = o->wg[2] = 1;
+  o->whole_groups = true;
+  gl_str_addf(&o->decls, "shared highp vec4 red[%d];\n", RED_WG);
+  gl_str *m = &o->main;
+  gl_str_addf(m,
+              "  int t = gid.x, s = gid.z %% O_S, b = gid.z / O_S;\n"
               "  highp vec4 acc = vec4(0.0);\n"
-              "  for (int y = 0; y < I0_H; y++)\n"
-              "    for (int x = 0; x < I0_W; x++) acc += vec4(I0_LD(b, y, x, s));\n"
-              "  store_out(b, 0, 0, s, FLT4(acc * (1.0 / float(I0_H * I0_W))));\n");
+              "  for (int i = t; i < I0_H * I0_W; i += %d) acc += vec4(I0_LD(b, i / I0_W, i %% I0_W, s));\n"
+              "  red[t] = acc;\n  memoryBarrierShared();\n  barrier();\n",
+              RED_WG);
+  for (int k = RED_WG / 2; k > 0; k /= 2)
+    gl_str_addf(m, "  if (t < %d) red[t] += red[t + %d];\n  memoryBarrierShared();\n  barrier();\n", k, k);
+  gl_str_addf(m, "  if (t == 0) {\n    FLT4 acc = FLT4(red[0] * (1.0 / float(I0_H * I0_W)));\n");
+  gl_act_stmt(act, "acc", m);
+  gl_str_addf(m, "    store_out(b, 0, 0, s, acc);\n  }\n");
+}
+
+tfl_status gl_gen_mean(const gl_gen_in *in, gl_gen_out *o)
+{
+  emit_global_mean(in, o, TFL_ACT_NONE);
   return TFL_OK;
 }
 

@@ -48,15 +48,34 @@ bool gl_plan_supports(const tfl_graph *g, int node)
 
 void gl_plan_workgroup(const int grid[3], int wg[3])
 {
-  /* 128 invocations, x first (consecutive x are consecutive addresses in PHWC4) */
+  /* 128 invocations, x first (consecutive x are consecutive addresses in PHWC4); z at
+   * most 64, the GLES 3.1 minimum of GL_MAX_COMPUTE_WORK_GROUP_SIZE[2] (NVIDIA's) */
   int budget = 128;
   for (int a = 0; a < 3; a++) {
-    int cap = a == 0 ? 16 : a == 1 ? 8 : 128;
+    int cap = a == 0 ? 16 : a == 1 ? 8 : 64;
     int w = 1;
     while (w * 2 <= cap && w * 2 <= budget && w < grid[a]) w *= 2;
     wg[a] = w;
     budget /= w;
   }
+}
+
+void gl_tune_conv(gl_shape out, int reduce, int *px, int *sl)
+{
+  /* Bigger tiles reuse loads more but leave fewer invocations: keep at least ~16k
+   * (an H100 holds 270k resident; below that it idles). Short reductions gain little. */
+  int p = out.w >= 16 ? 4 : out.w >= 4 ? 2 : 1;
+  int s = out.s >= 8 && reduce >= 8 ? 4 : out.s >= 2 ? 2 : 1;
+  for (;;) {
+    long inv = (long)out.b * out.h * ((out.w + p - 1) / p) * ((out.s + s - 1) / s);
+    if (inv >= 16384 || (p == 1 && s == 1)) break;
+    if (p >= s && p > 1) p /= 2;
+    else s /= 2;
+  }
+  const char *force = getenv("TFL_GL_CONV_TILE"); /* "PxS", for tests */
+  if (force && sscanf(force, "%dx%d", &p, &s) != 2) p = s = 1;
+  *px = p < 1 ? 1 : p > 8 ? 8 : p;
+  *sl = s < 1 ? 1 : s > 8 ? 8 : s;
 }
 
 /* Shape of tensor t as input of a node whose output has rank out_rank: element-wise
@@ -467,7 +486,8 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
       if (b->obj_tensor[k] >= 0) b->objs[k].off = off_of[b->obj_tensor[k]];
     gl_emit_in e = {0};
     e.fp16 = o->fp16;
-    gl_plan_workgroup(b->gen.grid, e.wg);
+    if (b->gen.wg[0] > 0) memcpy(e.wg, b->gen.wg, sizeof e.wg);
+    else gl_plan_workgroup(b->gen.grid, e.wg);
     e.gen = &b->gen;
     e.objs = b->objs;
     e.n_objs = b->n_objs;
@@ -477,6 +497,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     e.out_off = off_of[root(&p, G->out)];
     e.epilogue = b->epi.p;
     e.has_consts = b->const_n > 0;
+    e.const_base = d->const_off;
     d->src = gl_emit_source(&e);
     if (!d->src) {
       st = tfl_error(TFL_ERR_NOMEM, "shader source of node %d", G->node);

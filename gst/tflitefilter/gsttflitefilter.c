@@ -428,7 +428,6 @@ static gboolean fill_input_from_sysmem(GstTfliteFilter *self, GstBuffer *buf, co
     f.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
   }
   int rc = preprocess_frame(&f, tr, &self->norm, tfl_interpreter_input(self->interp, 0));
-  if (g_getenv("H10DUMP")) { const tfl_tensor *t = tfl_interpreter_input(self->interp, 0); g_file_set_contents(g_getenv("H10DUMP"), t->data, t->bytes, NULL); }
   gst_video_frame_unmap(&frame);
   if (rc != 0) {
     GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE, ("The model's input cannot take an image."), (NULL));

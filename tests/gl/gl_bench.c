@@ -95,6 +95,7 @@ static int bench(const char *path, bool fp32, int runs, const char *cache, int t
     goto out;
   }
   qsort(ms, (size_t)runs, sizeof *ms, cmp_double);
+  gl_delegate_get_stats(d, &st); /* the last invoke's CPU phases */
   /* GPU times: median over 5 profiled invokes of the per-invoke sum */
   gl_dispatch_profile *pr = malloc(sizeof *pr * MAX_D);
   double gpu[5], fl = 0;
@@ -117,6 +118,8 @@ static int bench(const char *path, bool fp32, int runs, const char *cache, int t
          "(%.2f%% of 64.5 TFLOP/s), %.2f us/dispatch\n",
          first, runs, ms[0], ms[runs / 2], ms[runs * 9 / 10], gpu[2], fl / 1e9, gpu[2] > 0 ? fl / 1e6 / gpu[2] : 0,
          gpu[2] > 0 ? fl / 1e6 / gpu[2] / 645.0 : 0, np ? gpu[2] * 1e3 / np : 0);
+  printf("  last invoke CPU: upload %.3f ms, submit %.3f ms, wait + readback %.3f ms\n", st.upload_ms, st.submit_ms,
+         st.readback_ms);
   /* by op type, then the largest dispatches */
   op_sum sums[64];
   int ns = 0;
@@ -135,8 +138,10 @@ static int bench(const char *path, bool fp32, int runs, const char *cache, int t
     for (int i = 0; i < np && i < MAX_D; i++)
       if (pr[i].ms >= 0 && (best < 0 || pr[i].ms > pr[best].ms)) best = i;
     if (best < 0) break;
-    printf("    #%-3d node %4d %-24s +%d %8.4f ms %8.1f GFLOP/s\n", best, pr[best].node, pr[best].op, pr[best].fused,
-           pr[best].ms, pr[best].ms > 0 ? pr[best].flops / 1e6 / pr[best].ms : 0);
+    const tfl_tensor *y = &g->tensors[g->nodes[pr[best].node].out[0]];
+    printf("    #%-3d node %4d %-24s +%d %8.4f ms %8.1f GFLOP/s  out [%d,%d,%d,%d]\n", best, pr[best].node, pr[best].op,
+           pr[best].fused, pr[best].ms, pr[best].ms > 0 ? pr[best].flops / 1e6 / pr[best].ms : 0, y->dims[0],
+           y->ndim > 1 ? y->dims[1] : 1, y->ndim > 2 ? y->dims[2] : 1, y->ndim > 3 ? y->dims[3] : 1);
     pr[best].ms = -1;
   }
   printf("TABLE %s %s %.1f %s %.3f %.3f %.3f %d %.3f %.1f\n", name, fp32 ? "fp32" : "fp16", init,

@@ -1,0 +1,81 @@
+/* gl_boundary.c - pack/unpack shaders between dense BHWC and PHWC4 (gl_boundary.h). */
+#include "gl_boundary.h"
+
+#include "gl_gen.h"
+#include "gl_plan.h"
+
+#define ROW 4096 /* 1-D work laid out in rows, to stay under the workgroup-count limit */
+
+bool gl_boundary_ok(const tfl_tensor *t)
+{
+  return t->type == TFL_TYPE_FLOAT32 && t->q.n == 0;
+}
+
+size_t gl_boundary_elems(gl_shape sh)
+{
+  size_t n = (size_t)sh.b * sh.h * sh.w * sh.c;
+  return (n + 1) / 2 * 2;
+}
+
+gl_boundary_prog gl_boundary_source(bool to_arena, gl_shape sh, size_t arena_off, size_t dense_off, bool fp16)
+{
+  gl_boundary_prog r = {NULL, {1, 1, 1}};
+  gl_str s = {0};
+  size_t n = (size_t)sh.b * sh.h * sh.w * sh.c;
+  int grid[3];
+  if (to_arena) { /* one invocation per arena vec4 */
+    grid[0] = sh.w;
+    grid[1] = sh.h;
+    grid[2] = sh.b * sh.s;
+  } else { /* one per dense uint (fp16: two elements) or float */
+    size_t items = fp16 ? (n + 1) / 2 : n;
+    grid[0] = ROW;
+    grid[1] = (int)((items + ROW - 1) / ROW);
+    grid[2] = 1;
+  }
+  int wg[3];
+  gl_plan_workgroup(grid, wg);
+  gl_str_addf(&s, "#version 310 es\nlayout(local_size_x = %d, local_size_y = %d, local_size_z = %d) in;\n"
+                  "precision highp float;\nprecision highp int;\n", wg[0], wg[1], wg[2]);
+  if (fp16)
+    gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
+                    "layout(std430, binding = 2) buffer Dense { uint D[]; };\n"
+                    "#define LDA(i) vec4(unpackHalf2x16(A[i].x), unpackHalf2x16(A[i].y))\n"
+                    "#define STA(i, v) A[i] = uvec2(packHalf2x16((v).xy), packHalf2x16((v).zw))\n"
+                    "float ldd(int i) { vec2 h = unpackHalf2x16(D[%zu + i / 2]); return (i & 1) == 0 ? h.x : h.y; }\n",
+                dense_off / 2);
+  else
+    gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { vec4 A[]; };\n"
+                    "layout(std430, binding = 2) buffer Dense { float D[]; };\n"
+                    "#define LDA(i) A[i]\n#define STA(i, v) A[i] = (v)\n"
+                    "float ldd(int i) { return D[%zu + i]; }\n",
+                dense_off);
+  gl_str_addf(&s, "#define B %d\n#define H %d\n#define W %d\n#define C %d\n#define S %d\n#define N %zu\n", sh.b, sh.h,
+              sh.w, sh.c, sh.s, n);
+  gl_str_addf(&s, "void main() {\n  ivec3 g = ivec3(gl_GlobalInvocationID);\n");
+  if (to_arena) {
+    gl_str_addf(&s, "  if (g.x >= W || g.y >= H || g.z >= B * S) return;\n"
+                    "  int s = g.z %% S, b = g.z / S, p = (b * H + g.y) * W + g.x;\n"
+                    "  vec4 v = vec4(0.0);\n"
+                    "  for (int k = 0; k < 4; k++) if (s * 4 + k < C) v[k] = ldd(p * C + s * 4 + k);\n"
+                    "  STA(%zu + ((b * S + s) * H + g.y) * W + g.x, v);\n}\n",
+                arena_off);
+  } else {
+    gl_str_addf(&s, "  int i = g.y * %d + g.x;\n"
+                    "  float e[2];\n"
+                    "  for (int k = 0; k < %d; k++) {\n"
+                    "    int j = i * %d + k;\n"
+                    "    int c = j %% C, p = j / C, x = p %% W, y = (p / W) %% H, b = p / (W * H);\n"
+                    "    e[k] = j < N ? LDA(%zu + ((b * S + c / 4) * H + y) * W + x)[c %% 4] : 0.0;\n"
+                    "  }\n",
+                ROW, fp16 ? 2 : 1, fp16 ? 2 : 1, arena_off);
+    if (fp16)
+      gl_str_addf(&s, "  if (i * 2 < N) D[%zu + i] = packHalf2x16(vec2(e[0], e[1]));\n}\n", dense_off / 2);
+    else
+      gl_str_addf(&s, "  if (i < N) D[%zu + i] = e[0];\n}\n", dense_off);
+  }
+  for (int a = 0; a < 3; a++) r.groups[a] = (grid[a] + wg[a] - 1) / wg[a];
+  if (s.oom) gl_str_free(&s);
+  r.src = s.p;
+  return r;
+}

@@ -1,0 +1,28 @@
+/* gl_boundary.h - float32 boundary tensors converted on the GPU, not the CPU: the
+ * tensor's dense BHWC values (floats in fp32 mode, halves packed two per uint in fp16
+ * mode) travel through a plain buffer at binding 2, and one dispatch packs them into
+ * the arena's PHWC4 (inputs) or unpacks them from it (outputs). The CPU then only
+ * copies (fp32) or runs the hardware half conversion (fp16) over contiguous memory. */
+#ifndef GL_BOUNDARY_H
+#define GL_BOUNDARY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gl_layout.h"
+
+/* Whether tensor t goes through this path (float32, not quantized). */
+bool gl_boundary_ok(const tfl_tensor *t);
+/* Dense elements rounded up to whole uints (fp16: two halves each). */
+size_t gl_boundary_elems(gl_shape sh);
+
+typedef struct {
+  char *src;        /* malloc'd compute shader, NULL on OOM */
+  int groups[3];    /* workgroups to dispatch */
+} gl_boundary_prog;
+
+/* to_arena: dense (at element dense_off of binding 2) -> arena PHWC4 at vec4 arena_off;
+ * else the reverse. dense_off must be even in fp16 mode. */
+gl_boundary_prog gl_boundary_source(bool to_arena, gl_shape sh, size_t arena_off, size_t dense_off, bool fp16);
+
+#endif
