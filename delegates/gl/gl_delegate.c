@@ -49,6 +49,7 @@ struct gl_part {
   int (*io_groups)[3];
   char **bnd_src;              /* until compiled: n_in + n_out sources (NULL: none) */
   size_t vec4_bytes;
+  bool const_fp32;             /* fp16 mode with 32-bit constants (gl_plan_options) */
   float *staging;              /* largest boundary tensor, PHWC4 floats */
   void *packed;                /* the same in storage precision */
   int tex_in;                  /* plan.in index fed by the texture, -1 */
@@ -134,16 +135,17 @@ static tfl_status make_buffers(gl_dctx *dc, gl_part *p)
   tfl_status st = gl_check(dc->ctx, "allocating the activation buffer");
   if (st) return tfl_error_prefix(st, "%zu bytes", arena_bytes);
   if (p->plan.n_const) {
+    bool cfp16 = fp16 && !p->const_fp32;
     size_t n = p->plan.n_const * 4;
-    if ((long long)(n * (fp16 ? 2 : 4)) > dc->ctx->max_ssbo_bytes)
+    if ((long long)(n * (cfp16 ? 2 : 4)) > dc->ctx->max_ssbo_bytes)
       return tfl_error(TFL_ERR_NOMEM, "GL: constants need %zu bytes, over the %lld-byte storage block limit",
-                       n * (fp16 ? 2 : 4), dc->ctx->max_ssbo_bytes);
-    void *packed = malloc(n * (fp16 ? 2 : 4));
+                       n * (cfp16 ? 2 : 4), dc->ctx->max_ssbo_bytes);
+    void *packed = malloc(n * (cfp16 ? 2 : 4));
     if (!packed) return tfl_error(TFL_ERR_NOMEM, "GL: packing %zu constants", n);
-    gl_store_floats(p->plan.consts, n, fp16, packed);
+    gl_store_floats(p->plan.consts, n, cfp16, packed);
     f->GenBuffers(1, &p->consts);
     f->BindBuffer(GL_SHADER_STORAGE_BUFFER, p->consts);
-    f->BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * (fp16 ? 2 : 4)), packed, GL_STATIC_DRAW);
+    f->BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * (cfp16 ? 2 : 4)), packed, GL_STATIC_DRAW);
     free(packed);
     if ((st = gl_check(dc->ctx, "uploading the constants"))) return st;
   }
@@ -286,7 +288,8 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
   p->tex_in = -1;
   bool fp16 = dc->o.precision == GL_PRECISION_FP16;
   p->vec4_bytes = fp16 ? 8 : 16;
-  gl_plan_options po = {fp16, dc->ctx->ssbo_offset_align};
+  p->const_fp32 = fp16 && getenv("TFL_GL_CONST_FP32") != NULL;
+  gl_plan_options po = {fp16, dc->ctx->ssbo_offset_align, p->const_fp32};
   if ((st = gl_plan_build(g, part, &po, &p->plan)) || (st = plan_boundary(dc, p)) || (st = build_programs(dc, p)) || (st = make_buffers(dc, p)) ||
       (st = prepare_texture(dc, p))) {
     part_free(dc, p);

@@ -28,7 +28,10 @@ char *gl_emit_source(const gl_emit_in *e)
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
                     "#define LDA(i) FLT4(unpackHalf2x16(A[i].x), unpackHalf2x16(A[i].y))\n"
                     "#define STA(i, v) A[i] = uvec2(packHalf2x16(vec2((v).xy)), packHalf2x16(vec2((v).zw)))\n");
-    if (e->has_consts)
+    if (e->has_consts && e->const_fp32)
+      gl_str_addf(&s, "layout(std430, binding = 1) readonly buffer Consts { highp vec4 K[]; };\n"
+                      "#define LDC(i) K[i]\n");
+    else if (e->has_consts)
       gl_str_addf(&s, "layout(std430, binding = 1) readonly buffer Consts { uvec2 K[]; };\n"
                       "#define LDC(i) FLT4(unpackHalf2x16(K[i].x), unpackHalf2x16(K[i].y))\n");
   } else {

@@ -16,6 +16,7 @@ typedef struct {
 
 typedef struct {
   bool fp16;
+  bool const_fp32;           /* fp16 mode with 32-bit constants */
   int wg[3];
   const gl_gen_out *gen;
   const gl_emit_obj *objs;

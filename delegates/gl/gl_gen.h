@@ -88,6 +88,8 @@ const gl_op_info *gl_op_info_of(tfl_op op);
  * pixels along x times sl output slices per invocation, for an output shape and a
  * reduction of `reduce` vec4 taps per output. */
 void gl_tune_conv(gl_shape out, int reduce, int *px, int *sl);
+/* true: split each output's reduction over a workgroup (few outputs, long reductions) */
+bool gl_tune_conv_split(gl_shape out, int reduce);
 
 /* Adds a constant object; takes ownership of data. Returns false when full. */
 bool gl_gen_add_const(gl_gen_out *o, const char *name, float *data, size_t n_vec4);
@@ -101,6 +103,10 @@ bool gl_eltwise_expr(const tfl_node *n, const char *a, const char *b, gl_str *s)
 /* "v = act(v);" for a fused activation; false for ones we cannot run (SIGN_BIT). */
 bool gl_act_stmt(tfl_activation act, const char *v, gl_str *s);
 bool gl_act_ok(tfl_activation act);
+/* Workgroup sum of each invocation's highp vec4 `acc` into arr[0] (arr: shared highp
+ * vec4[n], n a power of two, lane in 0..n-1), written out step by step: GLSL ES allows
+ * no barrier() inside loops or after an early return (see whole_groups). */
+void gl_emit_tree_sum(gl_str *m, const char *arr, const char *lane, int n);
 /* A float as a GLSL literal that round-trips. */
 void gl_str_float(gl_str *s, float f);
 

@@ -132,3 +132,11 @@ tfl_status gl_node_error(tfl_status s, const tfl_graph *g, int node, const char 
   va_end(ap);
   return tfl_error(s, "node %d (%s): %s", node, tfl_op_name(g->nodes[node].op), msg);
 }
+
+void gl_emit_tree_sum(gl_str *m, const char *arr, const char *lane, int n)
+{
+  gl_str_addf(m, "  %s[%s] = acc;\n  memoryBarrierShared();\n  barrier();\n", arr, lane);
+  for (int k = n / 2; k > 0; k /= 2)
+    gl_str_addf(m, "  if (%s < %d) %s[%s] += %s[%s + %d];\n  memoryBarrierShared();\n  barrier();\n", lane, k, arr, lane, arr,
+                lane, k);
+}

@@ -258,6 +258,47 @@ static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, i
     }
 }
 
+/* Few outputs, long reductions (the small-spatial heads of detectors, squeeze-excite
+ * FCs): one workgroup of SPLIT_WG invocations per output vec4 splits the KH*KW*IS taps,
+ * then sums in shared memory, instead of one invocation walking them all alone. */
+#define SPLIT_WG 64
+static void emit_conv_split(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, int sh, int sw, int pt, int pl, int dh,
+                            int dw, tfl_activation act)
+{
+  o->grid[0] = SPLIT_WG;
+  o->grid[1] = in->out.h * in->out.w;
+  o->grid[2] = in->out.b * in->out.s;
+  o->wg[0] = SPLIT_WG;
+  o->wg[1] = o->wg[2] = 1;
+  o->whole_groups = true;
+  gl_str_addf(&o->decls, "shared highp vec4 red[%d];\n", SPLIT_WG);
+  gl_str *m = &o->main;
+  gl_str_addf(m,
+              "  int t = gid.x, y = gid.y / O_W, x = gid.y %% O_W, s = gid.z %% O_S, b = gid.z / O_S;\n"
+              "  highp vec4 acc = vec4(0.0);\n"
+              "  for (int k = t; k < %d * I0_S; k += %d) {\n"
+              "    int is = k %% I0_S, tap = k / I0_S, ky = tap / %d, kx = tap %% %d;\n"
+              "    int iy = y * %d - %d + ky * %d, ix = x * %d - %d + kx * %d;\n"
+              "    if (iy < 0 || iy >= I0_H || ix < 0 || ix >= I0_W) continue;\n"
+              "    FLT4 v = I0_LD(b, iy, ix, is);\n"
+              "    int wi = ((s * %d + ky) * %d + kx) * I0_S * 4 + is * 4;\n"
+              "    acc += vec4(v.x * W_LD(wi) + v.y * W_LD(wi + 1) + v.z * W_LD(wi + 2) + v.w * W_LD(wi + 3));\n"
+              "  }\n",
+              kh * kw, SPLIT_WG, kw, kw, sh, pt, dh, sw, pl, dw, kh, kw);
+  gl_emit_tree_sum(m, "red", "t", SPLIT_WG);
+  gl_str_addf(m, "  if (t == 0) {\n    FLT4 r = FLT4(red[0]) + BIAS_LD(s);\n");
+  gl_act_stmt(act, "r", m);
+  gl_str_addf(m, "    store_out(b, y, x, s, r);\n  }\n");
+}
+
+/* The tuning table's choice between the two bodies. */
+static void emit_conv(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, int sh, int sw, int pt, int pl, int dh, int dw,
+                      tfl_activation act)
+{
+  if (gl_tune_conv_split(in->out, kh * kw * in->in[0].s)) emit_conv_split(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
+  else emit_conv_tile(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
+}
+
 tfl_status gl_gen_conv(const gl_gen_in *in, gl_gen_out *o)
 {
   const tfl_graph *g = in->g;
@@ -270,7 +311,7 @@ tfl_status gl_gen_conv(const gl_gen_in *in, gl_gen_out *o)
   tfl_status st;
   if ((st = add_ohwi(o, w, w->dims[0], kh, kw, w->dims[3]))) return st;
   if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, w->dims[0]))) return st;
-  emit_conv_tile(o, in, kh, kw, p->stride_h, p->stride_w, pt, pl, p->dilation_h, p->dilation_w, p->act);
+  emit_conv(o, in, kh, kw, p->stride_h, p->stride_w, pt, pl, p->dilation_h, p->dilation_w, p->act);
   return TFL_OK;
 }
 
@@ -282,7 +323,7 @@ tfl_status gl_gen_fully_connected(const gl_gen_in *in, gl_gen_out *o)
   tfl_status st;
   if ((st = add_ohwi(o, w, w->dims[0], 1, 1, w->dims[1]))) return st;
   if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, w->dims[0]))) return st;
-  emit_conv_tile(o, in, 1, 1, 1, 1, 0, 0, 1, 1, n->p.fc.act);
+  emit_conv(o, in, 1, 1, 1, 1, 0, 0, 1, 1, n->p.fc.act);
   return TFL_OK;
 }
 

@@ -113,11 +113,9 @@ static void emit_global_mean(const gl_gen_in *in, gl_gen_out *o, tfl_activation 
   gl_str_addf(m,
               "  int t = gid.x, s = gid.z %% O_S, b = gid.z / O_S;\n"
               "  highp vec4 acc = vec4(0.0);\n"
-              "  for (int i = t; i < I0_H * I0_W; i += %d) acc += vec4(I0_LD(b, i / I0_W, i %% I0_W, s));\n"
-              "  red[t] = acc;\n  memoryBarrierShared();\n  barrier();\n",
+              "  for (int i = t; i < I0_H * I0_W; i += %d) acc += vec4(I0_LD(b, i / I0_W, i %% I0_W, s));\n",
               RED_WG);
-  for (int k = RED_WG / 2; k > 0; k /= 2)
-    gl_str_addf(m, "  if (t < %d) red[t] += red[t + %d];\n  memoryBarrierShared();\n  barrier();\n", k, k);
+  gl_emit_tree_sum(m, "red", "t", RED_WG);
   gl_str_addf(m, "  if (t == 0) {\n    FLT4 acc = FLT4(red[0] * (1.0 / float(I0_H * I0_W)));\n");
   gl_act_stmt(act, "acc", m);
   gl_str_addf(m, "    store_out(b, 0, 0, s, acc);\n  }\n");

@@ -78,6 +78,15 @@ void gl_tune_conv(gl_shape out, int reduce, int *px, int *sl)
   *sl = s < 1 ? 1 : s > 8 ? 8 : s;
 }
 
+bool gl_tune_conv_split(gl_shape out, int reduce)
+{
+  const char *force = getenv("TFL_GL_CONV_SPLIT"); /* "1" / "0", for tests */
+  if (force) return force[0] == '1';
+  /* under ~4k output vec4s an H100 runs a fraction of its lanes; a workgroup per
+   * output pays off once each has at least 2 of its 64 lanes' worth of taps */
+  return (long)out.b * out.h * out.w * out.s <= 4096 && reduce >= 128;
+}
+
 /* Shape of tensor t as input of a node whose output has rank out_rank: element-wise
  * ops right-align lower ranks first (numpy broadcasting). */
 static gl_shape aligned_shape(const tfl_tensor *t, int out_rank, bool align)
@@ -441,7 +450,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     goto done;
   }
   size_t const_total = 0;
-  size_t vec4_bytes = o->fp16 ? 8 : 16;
+  size_t vec4_bytes = o->fp16 && !o->const_fp32 ? 8 : 16;
   size_t align = (size_t)(o->const_align_bytes > 0 ? o->const_align_bytes : 16);
   size_t align_v = align > vec4_bytes ? align / vec4_bytes : 1;
   for (int gi = 0; gi < p.n_groups; gi++) {
@@ -486,6 +495,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
       if (b->obj_tensor[k] >= 0) b->objs[k].off = off_of[b->obj_tensor[k]];
     gl_emit_in e = {0};
     e.fp16 = o->fp16;
+    e.const_fp32 = o->const_fp32;
     if (b->gen.wg[0] > 0) memcpy(e.wg, b->gen.wg, sizeof e.wg);
     else gl_plan_workgroup(b->gen.grid, e.wg);
     e.gen = &b->gen;

@@ -20,6 +20,7 @@
 typedef struct {
   bool fp16;                 /* storage as packed halves (uvec2 per vec4) */
   int const_align_bytes;     /* SSBO offset alignment of the constant ranges */
+  bool const_fp32;           /* fp16 mode: constants (weights, biases) stay 32-bit floats */
 } gl_plan_options;
 
 typedef struct {

@@ -350,9 +350,10 @@ int main(int argc, char **argv)
   }
   /* the convolution tiles the tuning table picks on big outputs, forced on the small
    * cases above (widths and channel counts that leave partial tiles) */
-  static const char *tiles[] = {"4x4", "2x2", "4x1", "1x4"};
+  static const char *tiles[] = {"4x4", "2x2", "4x1", "1x4", "split"};
   for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
-    setenv("TFL_GL_CONV_TILE", tiles[t], 1);
+    bool split = !strcmp(tiles[t], "split"); /* a workgroup per output, its taps split over 64 lanes */
+    setenv(split ? "TFL_GL_CONV_SPLIT" : "TFL_GL_CONV_TILE", split ? "1" : tiles[t], 1);
     gl_delegate_options o = gl_delegate_defaults();
     o.precision = GL_PRECISION_FP32;
     tfl_delegate *d = gl_delegate_create(&o);
@@ -370,6 +371,7 @@ int main(int argc, char **argv)
     if (d) d->destroy(d);
   }
   unsetenv("TFL_GL_CONV_TILE");
+  unsetenv("TFL_GL_CONV_SPLIT");
   printf("%d failure(s)\n", fails);
   return fails != 0;
 }
