@@ -57,6 +57,8 @@ struct gl_part {
   unsigned *queries;           /* profiling: n_d + 1 timestamps */
   double *times_ms;            /* profiling: per dispatch, last invoke */
   bool timed;
+  bool *on_gpu;                /* per plan output: left on the GPU, never read back
+                                  (gl_delegate_set_output_on_gpu); NULL: all read back */
 };
 
 gl_delegate_options gl_delegate_defaults(void)
@@ -106,6 +108,7 @@ static void part_free(gl_dctx *dc, gl_part *p)
   free(p->io_off);
   free(p->io_prog);
   free(p->io_groups);
+  free(p->on_gpu);
   free(p);
 }
 
@@ -289,7 +292,7 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
   bool fp16 = dc->o.precision == GL_PRECISION_FP16;
   p->vec4_bytes = fp16 ? 8 : 16;
   p->const_fp32 = fp16 && getenv("TFL_GL_CONST_FP32") != NULL;
-  gl_plan_options po = {fp16, dc->ctx->ssbo_offset_align, p->const_fp32};
+  gl_plan_options po = {fp16, dc->ctx->ssbo_offset_align, p->const_fp32, getenv("TFL_GL_WIDE_RESIDUALS") != NULL};
   if ((st = gl_plan_build(g, part, &po, &p->plan)) || (st = plan_boundary(dc, p)) || (st = build_programs(dc, p)) || (st = make_buffers(dc, p)) ||
       (st = prepare_texture(dc, p))) {
     part_free(dc, p);
@@ -303,8 +306,8 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
         part_free(dc, p);
         return st;
       }
-  tfl_log(TFL_LOG_INFO, "GL: %d nodes -> %d dispatches (%d fused, %d aliased), arena %zu KiB, constants %zu KiB, cache %s",
-          p->plan.n_nodes, p->plan.n_d, p->plan.n_fused, p->plan.n_alias, p->plan.arena_n * p->vec4_bytes / 1024,
+  tfl_log(TFL_LOG_INFO, "GL: %d nodes -> %d dispatches (%d fused, %d aliased, %d fp32 in fp16, %d barriers), arena %zu KiB, constants %zu KiB, cache %s",
+          p->plan.n_nodes, p->plan.n_d, p->plan.n_fused, p->plan.n_alias, p->plan.n_wide, p->plan.n_barriers, p->plan.arena_n * p->vec4_bytes / 1024,
           p->plan.n_const * p->vec4_bytes / 1024,
           (const char *[]){"off", "miss", "hit", "corrupt"}[dc->stats.cache]);
   p->next = dc->parts;
@@ -313,6 +316,7 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
   dc->stats.dispatches += p->plan.n_d;
   dc->stats.fused += p->plan.n_fused;
   dc->stats.aliased += p->plan.n_alias;
+  dc->stats.barriers += p->plan.n_barriers;
   *state = p;
   return TFL_OK;
 }
@@ -353,6 +357,7 @@ static void run_boundary(gl_dctx *dc, gl_part *p, bool inputs, unsigned buf)
   bool any = false;
   for (int i = lo; i < hi; i++) {
     if (p->io_prog[i] < 0) continue;
+    if (!inputs && p->on_gpu && p->on_gpu[i - p->plan.n_in]) continue;
     if (!any) f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, buf);
     any = true;
     f->UseProgram(p->progs[p->io_prog[i]]);
@@ -367,12 +372,15 @@ static tfl_status download_all(gl_dctx *dc, gl_part *p)
 {
   const gl_funcs *f = &dc->ctx->f;
   if (!p->readback_bytes) return TFL_OK;
+  int wanted = p->plan.n_out;
+  for (int i = 0; p->on_gpu && i < p->plan.n_out; i++) wanted -= p->on_gpu[i];
+  if (!wanted) return TFL_OK; /* nothing for the CPU: no map, no wait for the GPU */
   run_boundary(dc, p, false, p->readback);
   f->BindBuffer(GL_COPY_READ_BUFFER, p->arena);
   f->BindBuffer(GL_COPY_WRITE_BUFFER, p->readback);
   for (int i = 0; i < p->plan.n_out; i++) {
     int k = p->plan.n_in + i;
-    if (p->io_prog[k] >= 0) continue;
+    if (p->io_prog[k] >= 0 || (p->on_gpu && p->on_gpu[i])) continue;
     size_t bytes = gl_shape_vec4s(p->plan.out[i].sh) * p->vec4_bytes;
     f->CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, (GLintptr)(p->plan.out[i].off * p->vec4_bytes),
                          (GLintptr)p->io_off[k], (GLsizeiptr)bytes);
@@ -383,6 +391,7 @@ static tfl_status download_all(gl_dctx *dc, gl_part *p)
     int k = p->plan.n_in + i;
     const gl_plan_io *io = &p->plan.out[i];
     tfl_tensor *t = &p->g->tensors[io->tensor];
+    if (p->on_gpu && p->on_gpu[i]) continue;
     if (p->io_prog[k] >= 0) {
       gl_load_floats(m + p->io_off[k], tfl_tensor_count(t), p->vec4_bytes == 8, t->data);
       continue;
@@ -456,16 +465,16 @@ static tfl_status invoke(void *ctx, void *state)
       f->Finish();
       d0 = now_ms();
     }
+    if (d->barrier) f->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     f->UseProgram(p->progs[i]);
     f->DispatchCompute((GLuint)d->groups[0], (GLuint)d->groups[1], (GLuint)d->groups[2]);
-    f->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     if (stamps) dc->ctx->QueryCounter(p->queries[i + 1], GL_TIMESTAMP_EXT);
     if (prof && !stamps) {
       f->Finish();
       p->times_ms[i] = now_ms() - d0;
     }
   }
-  f->MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  f->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
   double t2 = now_ms();
   if ((st = download_all(dc, p))) return st;
   dc->stats.upload_ms = t1 - t0;
@@ -498,6 +507,7 @@ static void release(void *ctx, void *state)
   dc->stats.dispatches -= p->plan.n_d;
   dc->stats.fused -= p->plan.n_fused;
   dc->stats.aliased -= p->plan.n_alias;
+  dc->stats.barriers -= p->plan.n_barriers;
   part_free(dc, p);
 }
 
@@ -568,6 +578,27 @@ tfl_status gl_delegate_output_buffer(tfl_delegate *d, int tensor, gl_output_buff
       if (io->tensor != tensor) continue;
       *out = (gl_output_buffer){p->arena, io->off * p->vec4_bytes, gl_shape_vec4s(io->sh) * p->vec4_bytes, io->sh.b,
                                 io->sh.h, io->sh.w, io->sh.c, io->sh.s, p->vec4_bytes == 8};
+      return TFL_OK;
+    }
+  return tfl_error(TFL_ERR_ARG, "GL: tensor %d is not an output of a GL partition", tensor);
+}
+
+tfl_status gl_delegate_set_output_on_gpu(tfl_delegate *d, int tensor, bool on)
+{
+  if (!d) return tfl_error(TFL_ERR_ARG, "GL: set_output_on_gpu: NULL delegate");
+  gl_dctx *dc = d->ctx;
+  for (gl_part *p = dc->parts; p; p = p->next)
+    for (int i = 0; i < p->plan.n_out; i++) {
+      if (p->plan.out[i].tensor != tensor) continue;
+      /* stale CPU data is only safe when no CPU node reads the tensor */
+      for (int n = 0; on && n < p->g->n_nodes; n++)
+        for (int j = 0; !p->g->nodes[n].dead && j < p->g->nodes[n].n_in; j++)
+          if (p->g->nodes[n].in[j] == tensor)
+            return tfl_error(TFL_ERR_ARG, "GL: output tensor %d is read by node %d (%s): it must be read back", tensor,
+                             n, tfl_op_name(p->g->nodes[n].op));
+      if (!p->on_gpu && !(p->on_gpu = calloc((size_t)p->plan.n_out, sizeof *p->on_gpu)))
+        return tfl_error(TFL_ERR_NOMEM, "GL: output flags");
+      p->on_gpu[i] = on;
       return TFL_OK;
     }
   return tfl_error(TFL_ERR_ARG, "GL: tensor %d is not an output of a GL partition", tensor);

@@ -61,12 +61,20 @@ typedef struct {
 } gl_output_buffer;
 tfl_status gl_delegate_output_buffer(tfl_delegate *d, int tensor, gl_output_buffer *out);
 
+/* on = true: from the next invoke, output `tensor` (as for gl_delegate_output_buffer)
+ * stays on the GPU only, for callers that read it there: it is not copied back and its
+ * CPU data goes stale; when no output is left to read back, invoke returns without
+ * waiting for the GPU (no per-frame CPU-GPU sync). Refused (TFL_ERR_ARG) when a node of
+ * the graph reads the tensor. on = false: read back again. Call after prepare. */
+tfl_status gl_delegate_set_output_on_gpu(tfl_delegate *d, int tensor, bool on);
+
 /* What the last prepare did, for tools and tests. */
 typedef struct {
   int partitions;             /* prepared and not released */
   int dispatches;             /* per invoke, all partitions */
   int fused;                  /* element-wise nodes fused into other dispatches */
   int aliased;                /* reshapes etc. that cost nothing */
+  int barriers;               /* per invoke between dispatches (only where ranges conflict) */
   int cache;                  /* last gl_cache_result (gl_program.h): 0 off 1 miss 2 hit 3 corrupt */
   double compile_ms;          /* last prepare: building the programs */
   double upload_ms;           /* last invoke, CPU wall: inputs converted and sent */

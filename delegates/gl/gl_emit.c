@@ -8,8 +8,9 @@ static void emit_tensor(gl_str *s, const gl_emit_obj *o, gl_shape out, size_t ba
   const char *n = o->name;
   gl_str_addf(s, "#define %s_B %d\n#define %s_H %d\n#define %s_W %d\n#define %s_C %d\n#define %s_S %d\n", n, o->sh.b, n,
               o->sh.h, n, o->sh.w, n, o->sh.c, n, o->sh.s);
-  gl_str_addf(s, "#define %s_LD(b, y, x, s) %s(%zu + (((b) * %d + (s)) * %d + (y)) * %d + (x))\n", n,
-              o->is_const ? "LDC" : "LDA", o->off + (o->is_const ? base : 0), o->sh.s, o->sh.h, o->sh.w);
+  gl_str_addf(s, "#define %s_LD(b, y, x, s) %s(%zu + %s((((b) * %d + (s)) * %d + (y)) * %d + (x)))\n", n,
+              o->is_const ? "LDC" : o->wide ? "LDW" : "LDA", o->off + (o->is_const ? base : 0), o->wide ? "2 * " : "",
+              o->sh.s, o->sh.h, o->sh.w);
   gl_str_addf(s, "#define %s_AT(b, y, x, c) %s_LD(b, y, x, (c) / 4)[(c) %% 4]\n", n, n);
   /* numpy broadcasting against the output: size-1 dims read index 0, one channel fills all lanes */
   bool cb = o->sh.c == 1 && out.c > 1;
@@ -22,12 +23,15 @@ char *gl_emit_source(const gl_emit_in *e)
   gl_str s = {0};
   gl_str_addf(&s, "#version 310 es\n"
                   "layout(local_size_x = %d, local_size_y = %d, local_size_z = %d) in;\n"
-                  "precision %s float;\nprecision highp int;\n#define FLT4 vec4\n#define FLT float\n",
+                  "precision %s float;\nprecision highp int;\n#define FLT4 vec4\n#define FLT float\n"
+                  "#define ACC4 highp vec4\n",
               e->wg[0], e->wg[1], e->wg[2], e->fp16 ? "mediump" : "highp");
   if (e->fp16) {
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
                     "#define LDA(i) FLT4(unpackHalf2x16(A[i].x), unpackHalf2x16(A[i].y))\n"
-                    "#define STA(i, v) A[i] = uvec2(packHalf2x16(vec2((v).xy)), packHalf2x16(vec2((v).zw)))\n");
+                    "#define STA(i, v) A[i] = uvec2(packHalf2x16(vec2((v).xy)), packHalf2x16(vec2((v).zw)))\n"
+                    "#define LDW(i) vec4(uintBitsToFloat(A[i]), uintBitsToFloat(A[(i) + 1]))\n"
+                    "#define STW(i, v) A[i] = floatBitsToUint(vec2((v).xy)); A[(i) + 1] = floatBitsToUint(vec2((v).zw))\n");
     if (e->has_consts && e->const_fp32)
       gl_str_addf(&s, "layout(std430, binding = 1) readonly buffer Consts { highp vec4 K[]; };\n"
                       "#define LDC(i) K[i]\n");
@@ -55,7 +59,8 @@ char *gl_emit_source(const gl_emit_in *e)
     static const char *lanes[4] = {"", "v.x, 0.0, 0.0, 0.0", "v.x, v.y, 0.0, 0.0", "v.x, v.y, v.z, 0.0"};
     gl_str_addf(&s, "  if (s == O_S - 1) v = FLT4(%s);\n", lanes[o.c % 4]);
   }
-  gl_str_addf(&s, "  STA(%zu + ((b * O_S + s) * O_H + y) * O_W + x, v);\n}\n", e->out_off);
+  gl_str_addf(&s, "  %s(%zu + %s(((b * O_S + s) * O_H + y) * O_W + x), v);\n}\n", e->out_wide ? "STW" : "STA", e->out_off,
+              e->out_wide ? "2 * " : "");
   if (e->gen->decls.p) gl_str_addf(&s, "%s", e->gen->decls.p);
   gl_str_addf(&s, "void main() {\n  ivec3 gid = ivec3(gl_GlobalInvocationID);\n");
   if (!e->gen->whole_groups)

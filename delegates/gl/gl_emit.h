@@ -11,6 +11,7 @@ typedef struct {
   gl_shape sh;               /* tensor objects only */
   bool is_tensor;            /* tensor object (macros for B H W C S LD LDB AT) */
   bool is_const;             /* in the constant block (else the arena) */
+  bool wide;                 /* fp16 arena holding 32-bit floats: two uvec2 slots per vec4 */
   size_t off;                /* vec4 offset in its block (constants: relative to the dispatch range) */
 } gl_emit_obj;
 
@@ -23,6 +24,7 @@ typedef struct {
   int n_objs;
   gl_shape out;
   size_t out_off;
+  bool out_wide;
   const char *epilogue;      /* statements on `v` inside store_out (may be NULL) */
   bool has_consts;
   size_t const_base;         /* vec4 offset of this dispatch's constants in the bound block */

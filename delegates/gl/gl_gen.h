@@ -9,7 +9,10 @@
  *   Ik_LDB(b, y, x, s)            the same with numpy broadcasting against the output
  * for the output: O_B O_H O_W O_C O_S and store_out(b, y, x, s, FLT4 v), which applies
  * the fused element-wise epilogue and zeroes lanes past O_C; for each constant object
- * the generator adds ("W"): W_LD(i), the i-th vec4. FLT4 is vec4 (mediump in fp16 mode).
+ * the generator adds ("W"): W_LD(i), the i-th vec4. FLT4 is vec4 (mediump in fp16 mode);
+ * sums over many terms use ACC4 (highp vec4): drivers that honour mediump (Mesa's
+ * llvmpipe does) otherwise accumulate in half precision, which loses whole percents
+ * on deep models (pose_landmark); storage and element-wise math stay mediump.
  * main() has `ivec3 gid` (the invocation, already checked against the grid).
  */
 #ifndef GL_GEN_H

@@ -224,7 +224,7 @@ static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, i
   gl_str_addf(m, "  int x0 = gid.x * %d, y = gid.y, s0 = (gid.z %% %d) * %d, b = gid.z / %d;\n", px, sg, sl, sg);
   for (int j = 0; j < sl; j++) {
     gl_str_addf(m, "  int os%d = min(s0 + %d, O_S - 1);\n", j, j);
-    for (int q = 0; q < px; q++) gl_str_addf(m, "  FLT4 a%d_%d = BIAS_LD(os%d);\n", q, j, j);
+    for (int q = 0; q < px; q++) gl_str_addf(m, "  ACC4 a%d_%d = vec4(BIAS_LD(os%d));\n", q, j, j);
   }
   gl_str_addf(m,
               "  for (int ky = 0; ky < %d; ky++) {\n"
@@ -286,7 +286,7 @@ static void emit_conv_split(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, 
               "  }\n",
               kh * kw, SPLIT_WG, kw, kw, sh, pt, dh, sw, pl, dw, kh, kw);
   gl_emit_tree_sum(m, "red", "t", SPLIT_WG);
-  gl_str_addf(m, "  if (t == 0) {\n    FLT4 r = FLT4(red[0]) + BIAS_LD(s);\n");
+  gl_str_addf(m, "  if (t == 0) {\n    ACC4 r = red[0] + vec4(BIAS_LD(s));\n");
   gl_act_stmt(act, "r", m);
   gl_str_addf(m, "    store_out(b, y, x, s, r);\n  }\n");
 }
@@ -354,7 +354,7 @@ tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *o)
   if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, oc))) return st;
   gl_gen_per_vec4(in, o);
   gl_str *m = &o->main;
-  gl_str_addf(m, "  FLT4 acc = BIAS_LD(s);\n");
+  gl_str_addf(m, "  ACC4 acc = vec4(BIAS_LD(s));\n");
   if (mult != 1) /* input channel of output lane k: (s*4+k) / mult */
     gl_str_addf(m, "  ivec4 ic = (ivec4(s * 4) + ivec4(0, 1, 2, 3)) / %d;\n  ivec4 isl = ic / 4, iln = ic %% 4;\n",
                 mult);
@@ -412,7 +412,7 @@ tfl_status gl_gen_transpose_conv(const gl_gen_in *in, gl_gen_out *o)
   char obj[8];
   snprintf(obj, sizeof obj, "I%d", xi);
   gl_str_addf(m,
-              "  FLT4 acc = BIAS_LD(s);\n"
+              "  ACC4 acc = vec4(BIAS_LD(s));\n"
               "  for (int ky = 0; ky < %d; ky++) {\n"
               "    int ty = y + %d - ky;\n"
               "    if (ty < 0 || ty %% %d != 0) continue;\n"

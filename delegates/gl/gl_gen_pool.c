@@ -53,7 +53,7 @@ tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *o)
   gl_gen_per_vec4(in, o);
   gl_str *m = &o->main;
   gl_str_addf(m,
-              "  FLT4 acc = FLT4(%s);\n"
+              "  ACC4 acc = vec4(%s);\n"
               "  int cnt = 0;\n"
               "  for (int ky = 0; ky < %d; ky++) {\n"
               "    int iy = y * %d - %d + ky;\n"
@@ -68,7 +68,7 @@ tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *o)
               "  }\n",
               avg ? "0.0" : "-65000.0", p->filter_h, p->stride_h, pt, p->filter_w, p->stride_w, pl,
               avg ? "acc += v" : "acc = max(acc, v)");
-  if (avg) gl_str_addf(m, "  acc = acc / FLT4(float(max(cnt, 1)));\n");
+  if (avg) gl_str_addf(m, "  acc = acc / float(max(cnt, 1));\n");
   gl_act_stmt(p->act, "acc", m);
   gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
   return TFL_OK;
@@ -116,7 +116,7 @@ static void emit_global_mean(const gl_gen_in *in, gl_gen_out *o, tfl_activation 
               "  for (int i = t; i < I0_H * I0_W; i += %d) acc += vec4(I0_LD(b, i / I0_W, i %% I0_W, s));\n",
               RED_WG);
   gl_emit_tree_sum(m, "red", "t", RED_WG);
-  gl_str_addf(m, "  if (t == 0) {\n    FLT4 acc = FLT4(red[0] * (1.0 / float(I0_H * I0_W)));\n");
+  gl_str_addf(m, "  if (t == 0) {\n    ACC4 acc = red[0] * (1.0 / float(I0_H * I0_W));\n");
   gl_act_stmt(act, "acc", m);
   gl_str_addf(m, "    store_out(b, 0, 0, s, acc);\n  }\n");
 }

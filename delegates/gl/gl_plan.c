@@ -6,19 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gl_emit.h"
-#include "gl_gen.h"
-
-#define MAX_EPI 8     /* element-wise nodes fused into one dispatch */
-#define MAX_OBJS (GL_GEN_MAX_IN + MAX_EPI + GL_GEN_MAX_CONSTS)
-
-typedef struct {
-  int node;             /* primary node */
-  int epi[MAX_EPI];     /* fused element-wise nodes, in order */
-  int epi_main[MAX_EPI];/* which of their inputs is the fused value (0 or 1) */
-  int n_epi;
-  int out;              /* tensor written */
-} group;
+#include "gl_plan_int.h"
 
 static bool float_like(tfl_type t)
 {
@@ -104,24 +92,6 @@ static gl_shape aligned_shape(const tfl_tensor *t, int out_rank, bool align)
   return s;
 }
 
-typedef struct {
-  const tfl_graph *g;
-  const tfl_partition *part;
-  gl_plan_options o;
-  int *alias;           /* per tensor: root tensor whose memory it shares (itself if none) */
-  int *group_of;        /* per tensor: group writing it, -1 */
-  int *consumers;       /* per tensor: readers in the graph + graph outputs */
-  bool *is_out;         /* per tensor: partition output */
-  group *groups;
-  int n_groups;
-} planner;
-
-static int root(const planner *p, int t)
-{
-  while (p->alias[t] != t) t = p->alias[t];
-  return t;
-}
-
 static bool is_elementwise(const gl_op_info *info)
 {
   return info->kind == GL_KIND_UNARY || info->kind == GL_KIND_BINARY;
@@ -146,7 +116,7 @@ static bool try_fuse(planner *p, int ni)
     if (n_ops == 2) {
       int o = n->in[1 - k];
       if (o < 0 || o == t) continue;
-      int r = root(p, o);
+      int r = gl_plan_root(p, o);
       if (!g->tensors[o].is_const && p->group_of[r] >= 0 && p->group_of[r] >= p->group_of[t]) continue;
     }
     G->epi[G->n_epi] = ni;
@@ -206,17 +176,6 @@ static void quant_clamp(gl_str *s, const tfl_tensor *t)
   gl_str_addf(s, "));\n");
 }
 
-/* Per group: objects, generator output, constants. */
-typedef struct {
-  gl_gen_out gen;
-  gl_emit_obj objs[MAX_OBJS];
-  int obj_tensor[MAX_OBJS];  /* graph tensor of a tensor object in the arena, -1 otherwise */
-  float *obj_const[MAX_OBJS];/* packed data of constant tensor objects */
-  int n_objs;
-  gl_str epi;
-  size_t const_n;            /* vec4s of constants */
-} group_build;
-
 static tfl_status add_tensor_obj(planner *p, group_build *b, const char *name, int t, gl_shape sh)
 {
   const tfl_tensor *x = &p->g->tensors[t];
@@ -243,7 +202,7 @@ static tfl_status add_tensor_obj(planner *p, group_build *b, const char *name, i
     b->const_n += gl_shape_vec4s(sh);
     b->obj_const[b->n_objs] = pk;
   } else {
-    b->obj_tensor[b->n_objs] = root(p, t);
+    b->obj_tensor[b->n_objs] = gl_plan_root(p, t);
   }
   b->n_objs++;
   return TFL_OK;
@@ -317,6 +276,33 @@ static void free_build(group_build *b)
   gl_str_free(&b->epi);
 }
 
+static bool residual_sum(const planner *p, int ni)
+{
+  const tfl_node *n = &p->g->nodes[ni];
+  return (n->op == TFL_OP_ADD || n->op == TFL_OP_SUB) && n->n_in >= 2 && n->in[0] >= 0 && n->in[1] >= 0 &&
+         !p->g->tensors[n->in[0]].is_const && !p->g->tensors[n->in[1]].is_const;
+}
+
+/* fp16 mode: groups ending in (or being) a residual sum write 32-bit floats, except at
+ * the partition's boundary (pack/unpack, texture and output-buffer views are halves). */
+static void mark_wide(planner *p, gl_plan *plan)
+{
+  if (!p->o.fp16 || !p->o.wide_residuals) return;
+  for (int gi = 0; gi < p->n_groups; gi++) {
+    const group *G = &p->groups[gi];
+    bool res = residual_sum(p, G->node);
+    for (int e = 0; e < G->n_epi; e++) res = res || residual_sum(p, G->epi[e]);
+    int r = gl_plan_root(p, G->out);
+    bool boundary = false;
+    for (int i = 0; i < p->part->n_outputs; i++) boundary = boundary || gl_plan_root(p, p->part->outputs[i]) == r;
+    for (int i = 0; i < p->part->n_inputs; i++) boundary = boundary || gl_plan_root(p, p->part->inputs[i]) == r;
+    if (res && !boundary && !p->wide[r]) {
+      p->wide[r] = true;
+      plan->n_wide++;
+    }
+  }
+}
+
 /* 2 per multiply-add for the convolution family, 1 per output element otherwise. */
 static double node_flops(const tfl_graph *g, int ni)
 {
@@ -335,84 +321,14 @@ static double node_flops(const tfl_graph *g, int ni)
   return out;
 }
 
-/* ---- placement: arena offsets by lifetime ---- */
-
-typedef struct {
-  int t;
-  size_t size;
-  int first, last;
-  size_t off;
-} live;
-
-static int by_size_desc(const void *a, const void *b)
-{
-  const live *x = a, *y = b;
-  if (x->size != y->size) return x->size < y->size ? 1 : -1;
-  return x->t - y->t;
-}
-
-static tfl_status place(planner *p, group_build *builds, size_t *arena_n, size_t *off_of)
-{
-  const tfl_graph *g = p->g;
-  int nt = g->n_tensors;
-  int *first = malloc(sizeof(int) * (size_t)nt), *last = malloc(sizeof(int) * (size_t)nt);
-  live *l = malloc(sizeof(live) * (size_t)nt);
-  if (!first || !last || !l) {
-    free(first);
-    free(last);
-    free(l);
-    return tfl_error(TFL_ERR_NOMEM, "GL placement");
-  }
-  for (int t = 0; t < nt; t++) first[t] = last[t] = -2;
-#define TOUCH(t, i) do { int r_ = (t); if (first[r_] == -2) first[r_] = (i); if ((i) > last[r_]) last[r_] = (i); if (first[r_] > (i)) first[r_] = (i); } while (0)
-  for (int i = 0; i < p->part->n_inputs; i++) TOUCH(root(p, p->part->inputs[i]), -1);
-  for (int gi = 0; gi < p->n_groups; gi++) {
-    for (int o = 0; o < builds[gi].n_objs; o++)
-      if (builds[gi].obj_tensor[o] >= 0) TOUCH(builds[gi].obj_tensor[o], gi);
-    TOUCH(root(p, p->groups[gi].out), gi);
-  }
-  for (int i = 0; i < p->part->n_outputs; i++) TOUCH(root(p, p->part->outputs[i]), p->n_groups);
-#undef TOUCH
-  int n = 0;
-  for (int t = 0; t < nt; t++) {
-    off_of[t] = 0;
-    if (first[t] == -2) continue;
-    gl_shape sh;
-    gl_shape_of(&g->tensors[t], &sh);
-    l[n++] = (live){t, gl_shape_vec4s(sh), first[t], last[t], 0};
-  }
-  qsort(l, (size_t)n, sizeof *l, by_size_desc);
-  size_t top = 0;
-  for (int i = 0; i < n; i++) {
-    size_t off = 0;
-    bool moved = true;
-    while (moved) { /* lowest offset clear of every placed, overlapping-in-time tensor */
-      moved = false;
-      for (int j = 0; j < i; j++) {
-        if (l[j].last < l[i].first || l[i].last < l[j].first) continue;
-        if (off < l[j].off + l[j].size && l[j].off < off + l[i].size) {
-          off = l[j].off + l[j].size;
-          moved = true;
-        }
-      }
-    }
-    l[i].off = off;
-    off_of[l[i].t] = off;
-    if (off + l[i].size > top) top = off + l[i].size;
-  }
-  *arena_n = top ? top : 1;
-  free(first);
-  free(last);
-  free(l);
-  return TFL_OK;
-}
-
 tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl_plan_options *o, gl_plan *out)
 {
   memset(out, 0, sizeof *out);
-  planner p = {g, part, *o, NULL, NULL, NULL, NULL, NULL, 0};
+  planner p = {.g = g, .part = part, .o = *o};
+  gl_span_set pending = {0};
   int nt = g->n_tensors;
   p.alias = malloc(sizeof(int) * (size_t)nt);
+  p.wide = calloc((size_t)nt + 1, sizeof(bool));
   p.group_of = malloc(sizeof(int) * (size_t)nt);
   p.consumers = calloc((size_t)nt, sizeof(int));
   p.is_out = calloc((size_t)nt, sizeof(bool));
@@ -420,7 +336,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   size_t *off_of = malloc(sizeof(size_t) * (size_t)nt);
   group_build *builds = NULL;
   tfl_status st = TFL_OK;
-  if (!p.alias || !p.group_of || !p.consumers || !p.is_out || !p.groups || !off_of) {
+  if (!p.alias || !p.wide || !p.group_of || !p.consumers || !p.is_out || !p.groups || !off_of) {
     st = tfl_error(TFL_ERR_NOMEM, "GL plan");
     goto done;
   }
@@ -457,7 +373,9 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     if ((st = build_group(&p, &p.groups[gi], &builds[gi]))) goto done;
     if (builds[gi].const_n) const_total = (const_total + align_v - 1) / align_v * align_v + builds[gi].const_n;
   }
-  if ((st = place(&p, builds, &out->arena_n, off_of))) goto done;
+  if (!getenv("TFL_GL_NO_REORDER") && (st = gl_sched_order(&p, builds))) goto done;
+  mark_wide(&p, out);
+  if ((st = gl_sched_place(&p, builds, &out->arena_n, off_of))) goto done;
   out->d = calloc((size_t)p.n_groups + 1, sizeof *out->d);
   out->consts = malloc((const_total + 1) * 4 * sizeof(float));
   out->in = calloc((size_t)part->n_inputs + 1, sizeof *out->in);
@@ -492,7 +410,10 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
       cpos += b->const_n;
     }
     for (int k = 0; k < b->n_objs; k++)
-      if (b->obj_tensor[k] >= 0) b->objs[k].off = off_of[b->obj_tensor[k]];
+      if (b->obj_tensor[k] >= 0) {
+        b->objs[k].off = off_of[b->obj_tensor[k]];
+        b->objs[k].wide = p.wide[b->obj_tensor[k]];
+      }
     gl_emit_in e = {0};
     e.fp16 = o->fp16;
     e.const_fp32 = o->const_fp32;
@@ -504,7 +425,8 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     gl_shape_of(&g->tensors[G->out], &e.out);
     /* the output shape of the chain equals the primary's (fusion requires it) */
     gl_shape_of(&g->tensors[g->nodes[G->node].out[0]], &e.out);
-    e.out_off = off_of[root(&p, G->out)];
+    e.out_off = off_of[gl_plan_root(&p, G->out)];
+    e.out_wide = p.wide[gl_plan_root(&p, G->out)];
     e.epilogue = b->epi.p;
     e.has_consts = b->const_n > 0;
     e.const_base = d->const_off;
@@ -514,27 +436,35 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
       goto done;
     }
     for (int a = 0; a < 3; a++) d->groups[a] = (b->gen.grid[a] + e.wg[a] - 1) / e.wg[a];
+    if (!gl_sched_barrier(&pending, d, b, e.out_off, gl_shape_vec4s(e.out) * (e.out_wide ? 2 : 1))) {
+      st = tfl_error(TFL_ERR_NOMEM, "GL barriers");
+      goto done;
+    }
+    if (getenv("TFL_GL_ALL_BARRIERS")) d->barrier = gi > 0;
+    out->n_barriers += d->barrier;
   }
   out->n_const = cpos;
   for (int i = 0; i < part->n_inputs; i++) {
     int t = part->inputs[i];
     out->in[out->n_in].tensor = t;
-    out->in[out->n_in].off = off_of[root(&p, t)];
+    out->in[out->n_in].off = off_of[gl_plan_root(&p, t)];
     gl_shape_of(&g->tensors[t], &out->in[out->n_in].sh);
     out->n_in++;
   }
   for (int i = 0; i < part->n_outputs; i++) {
     int t = part->outputs[i];
     out->out[out->n_out].tensor = t;
-    out->out[out->n_out].off = off_of[root(&p, t)];
+    out->out[out->n_out].off = off_of[gl_plan_root(&p, t)];
     gl_shape_of(&g->tensors[t], &out->out[out->n_out].sh);
     out->n_out++;
   }
 done:
+  free(pending.s);
   if (builds)
     for (int gi = 0; gi < p.n_groups; gi++) free_build(&builds[gi]);
   free(builds);
   free(p.alias);
+  free(p.wide);
   free(p.group_of);
   free(p.consumers);
   free(p.is_out);

@@ -5,11 +5,15 @@
  *              layout, float-domain quantize) or an epilogue fused into the dispatch
  *              producing its input (element-wise ops whose input has one consumer);
  *   2. generate: each dispatch's generator gives body, grid and packed constants;
- *   3. place:  activations get arena offsets by lifetime (greedy by size, as the CPU
- *              planner), constants get one aligned range per dispatch;
+ *   3. schedule (gl_sched.c): dispatches ordered by dependency level, activations get
+ *              arena offsets by lifetime (greedy by size, as the CPU planner), barriers
+ *              only where arena ranges conflict; constants get one range per dispatch;
  *   4. emit:   full `#version 310 es` sources with sizes and offsets as #defines.
  * The delegate (gl_delegate.c) then compiles the sources and owns the GL objects.
- * Debugging: env TFL_GL_NO_FUSE=1 gives every node its own dispatch.
+ * Debugging: env TFL_GL_NO_FUSE=1 gives every node its own dispatch; in fp16 mode
+ * TFL_GL_CONST_FP32=1 keeps constants 32-bit, TFL_GL_WIDE_RESIDUALS=1 stores residual
+ * sums 32-bit (neither is needed for the models' tolerances since accumulators are
+ * highp, see gl_gen.h; they are for bisecting precision problems).
  */
 #ifndef GL_PLAN_H
 #define GL_PLAN_H
@@ -21,6 +25,9 @@ typedef struct {
   bool fp16;                 /* storage as packed halves (uvec2 per vec4) */
   int const_align_bytes;     /* SSBO offset alignment of the constant ranges */
   bool const_fp32;           /* fp16 mode: constants (weights, biases) stay 32-bit floats */
+  bool wide_residuals;       /* fp16 mode: residual sums (ADD/SUB of two activations) are
+                                stored as 32-bit floats (two arena slots per vec4): long
+                                residual chains otherwise pile up half-precision rounding */
 } gl_plan_options;
 
 typedef struct {
@@ -30,6 +37,9 @@ typedef struct {
   int node;                  /* the node it was generated for (the first of a fused chain) */
   int n_fused;               /* element-wise nodes fused into it */
   double flops;              /* arithmetic of its primary node (2 per multiply-add), for GFLOP/s */
+  bool barrier;              /* a shader-storage barrier must precede it: it reads arena
+                                memory written, or writes memory read or written, by a
+                                dispatch since the last barrier (else the two may overlap) */
 } gl_plan_dispatch;
 
 typedef struct {
@@ -46,7 +56,7 @@ typedef struct {
   size_t arena_n;            /* arena vec4s */
   gl_plan_io *in, *out;      /* partition boundary tensors, in part->inputs/outputs order */
   int n_in, n_out;
-  int n_nodes, n_fused, n_alias;
+  int n_nodes, n_fused, n_alias, n_wide, n_barriers;
 } gl_plan;
 
 /* Can the delegate run node `node`? (The op table row plus its check.) */

@@ -111,8 +111,8 @@ static int bench(const char *path, bool fp32, int runs, const char *cache, int t
   gl_delegate_set_profiling(d, false);
   qsort(gpu, 5, sizeof *gpu, cmp_double);
   printf("model %s (%s): renderer \"%s\" (%s)\n", name, fp32 ? "fp32" : "fp16", st.renderer, st.version);
-  printf("  partitions %d, dispatches %d (%d fused, %d aliased), init %.1f ms (programs %.1f ms, cache %s)\n",
-         st.partitions, st.dispatches, st.fused, st.aliased, init, st.compile_ms,
+  printf("  partitions %d, dispatches %d (%d fused, %d aliased, %d barriers), init %.1f ms (programs %.1f ms, cache %s)\n",
+         st.partitions, st.dispatches, st.fused, st.aliased, st.barriers, init, st.compile_ms,
          (const char *[]){"off", "miss", "hit", "corrupt"}[st.cache & 3]);
   printf("  first %.3f ms; %d runs: min %.3f median %.3f p90 %.3f ms; GPU %.3f ms, %.3f GFLOP, %.1f GFLOP/s "
          "(%.2f%% of 64.5 TFLOP/s), %.2f us/dispatch\n",

@@ -125,7 +125,9 @@ static int check_model(const char *path, bool fp16, const char *cache)
    * inputs of custom post-processing, whose own outputs amplify tiny differences) */
   int cmp[64], n_cmp = 0;
   const tfl_graph *cg = tfl_interpreter_graph(cpu.it);
-  for (int i = 0; i < g->n_nodes; i++) {
+  /* --upto: the graph outputs whoever made them (the CPU arena reuses intermediates'
+   * memory, so only outputs stay comparable) */
+  for (int i = 0; upto < 0 && i < g->n_nodes; i++) {
     const char *dn = tfl_interpreter_node_delegate(gl.it, i);
     if (!dn || strcmp(dn, "cpu") != 0) continue;
     for (int k = 0; k < g->nodes[i].n_in && n_cmp < 64; k++) {
@@ -137,7 +139,8 @@ static int check_model(const char *path, bool fp16, const char *cache)
   }
   for (int k = 0; k < g->n_outputs && n_cmp < 64; k++) {
     int t = g->outputs[k];
-    if (g->tensors[t].producer >= 0 && strcmp(tfl_interpreter_node_delegate(gl.it, g->tensors[t].producer), "gl") == 0)
+    if (g->tensors[t].producer >= 0 &&
+        (upto >= 0 || strcmp(tfl_interpreter_node_delegate(gl.it, g->tensors[t].producer), "gl") == 0))
       cmp[n_cmp++] = t;
   }
   for (int k = 0; !fail && k < n_cmp; k++) {

@@ -136,6 +136,30 @@ static void c_avgpool_global(op_runner *r, unsigned *s)
   r->node.p.pool = (tfl_pool_params){TFL_PAD_VALID, 1, 1, 11, 13, TFL_ACT_RELU6};
 }
 
+/* bool tensors: an activation AND a constant broadcast along height (odd channels) */
+static int tensor_bool(op_runner *r, unsigned *seed, int ndim, const int32_t *dims, bool is_const)
+{
+  size_t n = 1;
+  for (int d = 0; d < ndim; d++) n *= (size_t)dims[d];
+  uint8_t *v = malloc(n + 1);
+  for (size_t i = 0; i < n; i++) {
+    *seed = *seed * 1103515245u + 12345u;
+    v[i] = (*seed >> 16) & 1;
+  }
+  int t = op_runner_tensor(r, TFL_TYPE_BOOL, ndim, dims, v, is_const);
+  free(v);
+  return t;
+}
+
+static void c_logical_and(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_LOGICAL_AND);
+  int a = tensor_bool(r, s, DIMS(1, 3, 4, 5), false);
+  int b = tensor_bool(r, s, DIMS(1, 1, 4, 5), true);
+  int y = op_runner_tensor(r, TFL_TYPE_BOOL, DIMS(1, 3, 4, 5), NULL, false);
+  op_runner_io(r, (int[]){a, b}, 2, (int[]){y}, 1);
+}
+
 static void c_concat_c(op_runner *r, unsigned *s)
 {
   op_runner_init(r, TFL_OP_CONCATENATION);
@@ -314,7 +338,8 @@ static const struct {
   {"div broadcast", c_div}, {"maximum", c_max}, {"minimum const", c_min}, {"prelu", c_prelu},
   {"relu", c_relu}, {"relu6", c_relu6}, {"logistic", c_logistic}, {"tanh", c_tanh}, {"hard_swish", c_hswish},
   {"exp", c_exp}, {"avg pool 3x3 s2 same", c_avgpool}, {"max pool 2x2 s2 valid", c_maxpool},
-  {"avg pool 3x3 valid", c_avgpool_valid}, {"avg pool global relu6", c_avgpool_global}, {"concat channels 3+5+1", c_concat_c}, {"concat channels 4+6", c_concat_aligned},
+  {"avg pool 3x3 valid", c_avgpool_valid}, {"avg pool global relu6", c_avgpool_global},
+  {"logical and broadcast", c_logical_and}, {"concat channels 3+5+1", c_concat_c}, {"concat channels 4+6", c_concat_aligned},
   {"concat axis 1 (rank 3)", c_concat_w}, {"reshape", c_reshape}, {"resize bilinear", c_resize},
   {"resize bilinear align_corners", c_resize_ac}, {"resize bilinear half_pixel", c_resize_hpc},
   {"resize nearest half_pixel", c_resize_nn}, {"pad", c_pad}, {"pad channels", c_pad_ch},
