@@ -33,22 +33,15 @@ int main(int argc, char **argv)
   const char *model = NULL;
   int runs = DEFAULT_RUNS, warmup = DEFAULT_WARMUP;
   for (int i = 1; i < argc; i++) {
-    int r = tool_run_flags_parse(&flags, argc, argv, &i);
-    if (r < 0) return 2;
-    if (r > 0) continue;
-    const char *a = argv[i], *v;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      usage(stdout);
-      return 0;
-    } else if (strcmp(a, "--runs") == 0 || strcmp(a, "--warmup") == 0) {
-      if (!(v = tool_flag_value(argc, argv, &i))) return 2;
-      if (!tool_parse_int(a, v, a[2] == 'r' ? 1 : 0, a[2] == 'r' ? &runs : &warmup)) return 2;
-    } else if (a[0] == '-' || model) {
-      fprintf(stderr, "error: unexpected argument '%s'\n", a);
-      usage(stderr);
+    const int r = tool_common_arg(&flags, argc, argv, &i, usage);
+    if (r == TOOL_ARG_TAKEN) continue;
+    if (r != TOOL_ARG_OTHER) return r;
+    const char *a = argv[i];
+    if (strcmp(a, "--runs") == 0 || strcmp(a, "--warmup") == 0) {
+      if (!tool_int_flag(argc, argv, &i, a[2] == 'r' ? 1 : 0, a[2] == 'r' ? &runs : &warmup))
+        return 2;
+    } else if (!tool_model_arg(a, &model, usage)) {
       return 2;
-    } else {
-      model = a;
     }
   }
   if (!model) {

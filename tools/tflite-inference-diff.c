@@ -22,24 +22,6 @@ static void usage(FILE *out)
   fprintf(out, "  --help             this text\n");
 }
 
-static double value(const tfl_tensor *t, size_t i)
-{
-  switch (t->type) {
-  case TFL_TYPE_FLOAT32: return ((const float *)t->data)[i];
-  case TFL_TYPE_INT32: return ((const int32_t *)t->data)[i];
-  case TFL_TYPE_UINT8: return ((const uint8_t *)t->data)[i];
-  case TFL_TYPE_INT8: return ((const int8_t *)t->data)[i];
-  case TFL_TYPE_INT64: return (double)((const int64_t *)t->data)[i];
-  case TFL_TYPE_INT16: return ((const int16_t *)t->data)[i];
-  case TFL_TYPE_BOOL: return ((const uint8_t *)t->data)[i];
-  case TFL_TYPE_FLOAT16:
-  case TFL_TYPE_STRING:
-  case TFL_TYPE_COUNT:
-    break;
-  }
-  return NAN;
-}
-
 int main(int argc, char **argv)
 {
   tool_run_flags flags;
@@ -48,16 +30,13 @@ int main(int argc, char **argv)
   int runs = DEFAULT_RUNS, seed = DEFAULT_SEED;
   tool_dist dist = TOOL_DIST_NORMAL;
   for (int i = 1; i < argc; i++) {
-    int r = tool_run_flags_parse(&flags, argc, argv, &i);
-    if (r < 0) return 2;
-    if (r > 0) continue;
+    const int r = tool_common_arg(&flags, argc, argv, &i, usage);
+    if (r == TOOL_ARG_TAKEN) continue;
+    if (r != TOOL_ARG_OTHER) return r;
     const char *a = argv[i], *v;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      usage(stdout);
-      return 0;
-    } else if (strcmp(a, "--runs") == 0 || strcmp(a, "--seed") == 0) {
-      if (!(v = tool_flag_value(argc, argv, &i))) return 2;
-      if (!tool_parse_int(a, v, a[2] == 'r' ? 1 : 0, a[2] == 'r' ? &runs : &seed)) return 2;
+    if (strcmp(a, "--runs") == 0 || strcmp(a, "--seed") == 0) {
+      if (!tool_int_flag(argc, argv, &i, a[2] == 'r' ? 1 : 0, a[2] == 'r' ? &runs : &seed))
+        return 2;
     } else if (strcmp(a, "--dist") == 0) {
       if (!(v = tool_flag_value(argc, argv, &i))) return 2;
       if (strcmp(v, "normal") == 0) dist = TOOL_DIST_NORMAL;
@@ -66,12 +45,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: --dist is normal or diff, not '%s'\n", v);
         return 2;
       }
-    } else if (a[0] == '-' || model) {
-      fprintf(stderr, "error: unexpected argument '%s'\n", a);
-      usage(stderr);
+    } else if (!tool_model_arg(a, &model, usage)) {
       return 2;
-    } else {
-      model = a;
     }
   }
   if (!model) {
@@ -113,7 +88,7 @@ int main(int argc, char **argv)
       const size_t n = tfl_tensor_count(a);
       double e = 0;
       for (size_t i = 0; i < n; i++) {
-        const double d = fabs(value(a, i) - value(b, i));
+        const double d = fabs(tool_element(a, i) - tool_element(b, i));
         e += d;
         if (d > max_abs[o]) max_abs[o] = d;
       }

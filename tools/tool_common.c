@@ -44,6 +44,35 @@ bool tool_parse_int(const char *flag, const char *s, int min, int *out)
   return true;
 }
 
+bool tool_int_flag(int argc, char **argv, int *i, int min, int *out)
+{
+  const char *flag = argv[*i], *v = tool_flag_value(argc, argv, i);
+  return v && tool_parse_int(flag, v, min, out);
+}
+
+int tool_common_arg(tool_run_flags *f, int argc, char **argv, int *i, void (*usage)(FILE *))
+{
+  const int r = tool_run_flags_parse(f, argc, argv, i);
+  if (r < 0) return 2;
+  if (r > 0) return TOOL_ARG_TAKEN;
+  if (strcmp(argv[*i], "--help") == 0 || strcmp(argv[*i], "-h") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  return TOOL_ARG_OTHER;
+}
+
+bool tool_model_arg(const char *a, const char **model, void (*usage)(FILE *))
+{
+  if (a[0] == '-' || *model) {
+    fprintf(stderr, "error: unexpected argument '%s'\n", a);
+    usage(stderr);
+    return false;
+  }
+  *model = a;
+  return true;
+}
+
 int tool_run_flags_parse(tool_run_flags *f, int argc, char **argv, int *i)
 {
   const char *a = argv[*i];
@@ -466,7 +495,7 @@ static void json_string(FILE *f, const char *s)
   fputc('"', f);
 }
 
-static double element(const tfl_tensor *t, size_t i)
+double tool_element(const tfl_tensor *t, size_t i)
 {
   switch (t->type) {
   case TFL_TYPE_FLOAT32: return ((const float *)t->data)[i];
@@ -500,7 +529,7 @@ static bool write_tensor(FILE *js, const char *dir, const char *prefix, int i, c
   const size_t n = tfl_tensor_count(t);
   double mn = INFINITY, mx = -INFINITY, sum = 0;
   for (size_t k = 0; k < n; k++) {
-    const double v = element(t, k);
+    const double v = tool_element(t, k);
     mn = fmin(mn, v);
     mx = fmax(mx, v);
     sum += v;

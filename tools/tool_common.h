@@ -35,6 +35,16 @@ void tool_run_flags_help(FILE *out);
 const char *tool_flag_value(int argc, char **argv, int *i);
 /* Parses a whole number >= min; false (message printed) otherwise. */
 bool tool_parse_int(const char *flag, const char *s, int min, int *out);
+/* tool_flag_value, then tool_parse_int of it: the value of flag argv[*i]. */
+bool tool_int_flag(int argc, char **argv, int *i, int min, int *out);
+
+/* Arguments every model tool reads alike. tool_common_arg takes the run flags and
+ * --help/-h (usage(stdout)): it returns TOOL_ARG_TAKEN (go on), TOOL_ARG_OTHER (not one
+ * of them) or the status to exit with. tool_model_arg takes an argument no flag took:
+ * the model path, once; else it prints an error and usage(stderr) and returns false. */
+enum { TOOL_ARG_TAKEN = -1, TOOL_ARG_OTHER = -2 };
+int tool_common_arg(tool_run_flags *f, int argc, char **argv, int *i, void (*usage)(FILE *));
+bool tool_model_arg(const char *a, const char **model, void (*usage)(FILE *));
 
 /* A loaded model with an interpreter on the chosen delegate. */
 typedef struct {
@@ -69,6 +79,9 @@ bool tool_fill_file(tfl_interpreter *it, int i, const char *path);
 bool tool_fill_image(tfl_interpreter *it, const char *png_path, double lo, double hi);
 /* Parses "lo,hi" (message printed when malformed). */
 bool tool_parse_norm(const char *s, double *lo, double *hi);
+
+/* Element i of a numeric tensor as a double (NaN for float16 and strings). */
+double tool_element(const tfl_tensor *t, size_t i);
 
 /* The oracle's type names ("float32", "uint8", ...). */
 const char *tool_type_name(tfl_type t);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../delegates/cpu/cpu_kernel.h"
 #include "../op_runner.h"
@@ -116,6 +117,133 @@ static inline void test_act_range_q(tfl_activation act, float scale, int32_t zp,
   if (isfinite(fhi) && zp + lroundf(fhi / scale) < *hi) *hi = zp + (int32_t)lroundf(fhi / scale);
 }
 
+/* A CONV_2D or DEPTHWISE_CONV_2D case: sizes, strides, dilations, SAME or VALID. */
+typedef struct {
+  int n, h, w, ic, oc, kh, kw, sh, sw, dh, dw, same, bias;
+  tfl_activation act;
+} conv_case;
+
+/* Compares output `got` with want: float within tol absolute, or (quant) within 1 LSB of
+ * want quantized with (ys, yz) and clamped to act's range. */
+static inline int test_expect_out(const char *what, const void *got, const float *want, size_t n,
+                                  int quant, float tol, tfl_activation act, float ys, int32_t yz,
+                                  int is_u8)
+{
+  if (!quant) return op_runner_expect_near(what, got, want, n, tol);
+  int32_t lo, hi;
+  test_act_range_q(act, ys, yz, is_u8, &lo, &hi);
+  return test_expect_q(what, got, want, n, ys, yz, lo, hi, is_u8);
+}
+
+/* One conv-family case's data: float input x, weights w and bias b (random, filled in that
+ * order), the expected output; for quantized types their quantized copies and parameters.
+ * A test computes want (and, quantized, pre: before the activation) with its own naive op. */
+enum { TEST_F32, TEST_U8, TEST_I8PC };
+typedef struct {
+  int type, is_u8, nch;   /* TEST_*; nch: weight scales (output channels if per-channel) */
+  size_t nx, nw, ny;
+  int nb;                 /* bias values = output channels */
+  float *x, *w, *b, *want, *pre;
+  float xs, ws[128], ys;
+  int32_t xz, wz[128], yz;
+  void *xq, *wq;
+  int32_t *bq;
+} test_data;
+
+static inline void test_data_init(test_data *d, int type, size_t nx, size_t nw, int nb, size_t ny)
+{
+  *d = (test_data){.type = type, .is_u8 = type == TEST_U8, .nch = type == TEST_I8PC ? nb : 1,
+                   .nx = nx, .nw = nw, .ny = ny, .nb = nb, .xs = 2.0f / 255, .ys = 1};
+  d->xz = d->is_u8 ? 128 : 0;
+  d->x = malloc(nx * 4), d->w = malloc(nw * 4), d->b = malloc(nb * 4);
+  d->want = malloc(ny * 4), d->pre = malloc(ny * 4);
+  test_fill(d->x, nx, -1, 1);
+  test_fill(d->w, nw, -0.5f, 0.5f);
+  test_fill(d->b, nb, -0.5f, 0.5f);
+}
+
+/* Quantizes x, w and b (weight k belongs to channel (k / inner) % nch; uint8 weights get
+ * zero point w_zp_u8), then replaces the floats by the values the kernel sees. */
+static inline void test_data_quantize(test_data *d, size_t inner, int32_t w_zp_u8)
+{
+  float m[128];
+  for (int o = 0; o < d->nch; o++) m[o] = 1e-6f;
+  for (size_t k = 0; k < d->nw; k++) {
+    size_t o = d->nch > 1 ? (k / inner) % (size_t)d->nch : 0;
+    m[o] = fmaxf(m[o], fabsf(d->w[k]));
+  }
+  for (int o = 0; o < d->nch; o++) {
+    d->ws[o] = d->is_u8 ? 1.0f / 255 : m[o] / 127;
+    d->wz[o] = d->is_u8 ? w_zp_u8 : 0;
+  }
+  d->xq = malloc(d->nx), d->wq = malloc(d->nw), d->bq = malloc(d->nb * 4);
+  test_quantize_array(d->x, d->xq, d->nx, &d->xs, &d->xz, 1, 1, d->is_u8);
+  test_quantize_array(d->w, d->wq, d->nw, d->ws, d->wz, inner, d->nch, d->is_u8);
+  test_dequantize_array(d->xq, d->x, d->nx, &d->xs, &d->xz, 1, 1, d->is_u8);
+  test_dequantize_array(d->wq, d->w, d->nw, d->ws, d->wz, inner, d->nch, d->is_u8);
+  for (int o = 0; o < d->nb; o++) {
+    double bs = (double)d->xs * d->ws[d->nch > 1 ? o : 0];
+    d->bq[o] = (int32_t)lround(d->b[o] / bs);
+    d->b[o] = (float)(d->bq[o] * bs);
+  }
+}
+
+/* Output scale and zero point covering the pre-activation reference d->pre. */
+static inline void test_data_out_quant(test_data *d)
+{
+  float mn = 0, mx = 0;
+  for (size_t k = 0; k < d->ny; k++) { mn = fminf(mn, d->pre[k]); mx = fmaxf(mx, d->pre[k]); }
+  d->ys = (mx - mn) / 255 + 1e-6f;
+  d->yz = (int32_t)lroundf(-mn / d->ys) - (d->is_u8 ? 0 : 128);
+}
+
+/* Adds tensors x [xn dims xd], w (const; per-channel scales along w_axis), bias (const, only
+ * when `bias`) and output [yn dims yd] to r, float or quantized: t = {x, w, bias or -1, y}. */
+static inline void test_data_tensors(op_runner *r, const test_data *d, int xn, const int32_t *xd,
+                                     int wn, const int32_t *wd, int w_axis, int bias, int yn,
+                                     const int32_t *yd, int t[4])
+{
+  int32_t bd[1] = {d->nb};
+  t[2] = -1;
+  if (d->type == TEST_F32) {
+    t[0] = op_runner_tensor(r, TFL_TYPE_FLOAT32, xn, xd, d->x, false);
+    t[1] = op_runner_tensor(r, TFL_TYPE_FLOAT32, wn, wd, d->w, true);
+    if (bias) t[2] = op_runner_tensor(r, TFL_TYPE_FLOAT32, 1, bd, d->b, true);
+    t[3] = op_runner_tensor(r, TFL_TYPE_FLOAT32, yn, yd, NULL, false);
+    return;
+  }
+  tfl_type qt = d->is_u8 ? TFL_TYPE_UINT8 : TFL_TYPE_INT8;
+  t[0] = op_runner_tensor(r, qt, xn, xd, d->xq, false);
+  op_runner_quant(r, t[0], 1, &d->xs, &d->xz, 0);
+  t[1] = op_runner_tensor(r, qt, wn, wd, d->wq, true);
+  op_runner_quant(r, t[1], d->nch, d->ws, d->wz, w_axis);
+  if (bias) {
+    t[2] = op_runner_tensor(r, TFL_TYPE_INT32, 1, bd, d->bq, true);
+    float bs[128];
+    int32_t bz[128] = {0};
+    for (int o = 0; o < d->nch; o++) bs[o] = d->xs * d->ws[o];
+    op_runner_quant(r, t[2], d->nch, bs, bz, 0);
+  }
+  t[3] = op_runner_tensor(r, qt, yn, yd, NULL, false);
+  op_runner_quant(r, t[3], 1, &d->ys, &d->yz, 0);
+}
+
+/* Runs r on `threads` threads and compares output tensor yt with d->want (float: 1e-5). */
+static inline int test_data_run(op_runner *r, int threads, const test_data *d, int yt,
+                                tfl_activation act, const char *what)
+{
+  int ok = op_runner_run(r, threads) == TFL_OK;
+  if (!ok) fprintf(stderr, "run failed: %s\n", tfl_last_error());
+  return ok && test_expect_out(what, r->graph.tensors[yt].data, d->want, d->ny,
+                               d->type != TEST_F32, 1e-5f, act, d->ys, d->yz, d->is_u8);
+}
+
+static inline void test_data_free(test_data *d)
+{
+  free(d->x), free(d->w), free(d->b), free(d->want), free(d->pre);
+  free(d->xq), free(d->wq), free(d->bq);
+}
+
 #define TEST_CHECK(cond)                                                                         \
   do {                                                                                           \
     if (!(cond)) {                                                                               \
@@ -124,5 +252,24 @@ static inline void test_act_range_q(tfl_activation act, float scale, int32_t zp,
       return 0;                                                                                  \
     }                                                                                            \
   } while (0)
+
+/* A float node `op` (no bias, VALID, stride 1) with these 4-D shapes is refused with
+ * TFL_ERR_SHAPE and a message naming `op_name` and containing `word`. */
+static inline int test_conv_refused(tfl_op op, const int32_t xd[4], const int32_t wd[4],
+                                    const int32_t yd[4], const char *op_name, const char *word)
+{
+  op_runner r;
+  op_runner_init(&r, op);
+  int xt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, xd, NULL, false);
+  int wt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, wd, NULL, true);
+  int yt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, yd, NULL, false);
+  op_runner_io(&r, (int[]){xt, wt, -1}, 3, (int[]){yt}, 1);
+  r.node.p.conv = (tfl_conv_params){TFL_PAD_VALID, 1, 1, 1, 1, 1, TFL_ACT_NONE};
+  tfl_status s = op_runner_run(&r, 1);
+  op_runner_free(&r);
+  TEST_CHECK(s == TFL_ERR_SHAPE);
+  TEST_CHECK(strstr(tfl_last_error(), op_name) && strstr(tfl_last_error(), word));
+  return 1;
+}
 
 #endif

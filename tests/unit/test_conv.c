@@ -5,12 +5,7 @@
 
 #include <string.h>
 
-typedef struct {
-  int n, h, w, ic, oc, kh, kw, sh, sw, dh, dw, same, bias;
-  tfl_activation act;
-} conv_case;
-
-enum { F32, U8, I8PC };
+enum { F32 = TEST_F32, U8 = TEST_U8, I8PC = TEST_I8PC };
 static const char *type_names[] = {"float32", "uint8", "int8 per-channel"};
 
 /* Direct definition: y[b,oy,ox,o] = bias[o] + sum x[b,iy,ix,i] * w[o,ky,kx,i] */
@@ -42,88 +37,31 @@ static int run_case(const conv_case *c, int type, int threads)
   int oh = test_out_size(c->same, c->h, c->kh, c->sh, c->dh);
   int ow = test_out_size(c->same, c->w, c->kw, c->sw, c->dw);
   size_t nx = (size_t)c->n * c->h * c->w * c->ic, nw = (size_t)c->oc * c->kh * c->kw * c->ic;
-  size_t ny = (size_t)c->n * oh * ow * c->oc, inner_w = nw / c->oc;
-  float *x = malloc(nx * 4), *w = malloc(nw * 4), *b = malloc(c->oc * 4), *want = malloc(ny * 4);
-  float *pre = malloc(ny * 4);
-  test_fill(x, nx, -1, 1);
-  test_fill(w, nw, -0.5f, 0.5f);
-  test_fill(b, c->oc, -0.5f, 0.5f);
-  int is_u8 = type == U8;
-  tfl_type qt = is_u8 ? TFL_TYPE_UINT8 : TFL_TYPE_INT8;
+  test_data d;
+  test_data_init(&d, type, nx, nw, c->oc, (size_t)c->n * oh * ow * c->oc);
+  if (type != F32) { /* quantize the float data; the reference uses what the kernel sees */
+    test_data_quantize(&d, nw / c->oc, 128);
+    naive(c, d.x, d.w, c->bias ? d.b : NULL, d.pre, oh, ow, 0);
+    test_data_out_quant(&d);
+  }
+  naive(c, d.x, d.w, c->bias ? d.b : NULL, d.want, oh, ow, 1);
 
   op_runner r;
   op_runner_init(&r, TFL_OP_CONV_2D);
   int32_t xd[4] = {c->n, c->h, c->w, c->ic}, wd[4] = {c->oc, c->kh, c->kw, c->ic};
-  int32_t bd[1] = {c->oc}, yd[4] = {c->n, oh, ow, c->oc};
-  int xt, wt, bt = -1, yt;
-  float xs = 2.0f / 255, ws[64], ys;
-  int32_t xz = is_u8 ? 128 : 0, wz[64] = {0}, yz;
-  if (type == F32) {
-    xt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, xd, x, false);
-    wt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, wd, w, true);
-    if (c->bias) bt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, bd, b, true);
-    yt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, yd, NULL, false);
-    naive(c, x, w, c->bias ? b : NULL, want, oh, ow, 1);
-  } else {
-    /* quantize the float data, then compute the reference from what the kernel sees */
-    int nch = type == I8PC ? c->oc : 1;
-    for (int o = 0; o < nch; o++) {
-      float m = 1e-6f;
-      for (size_t k = 0; k < (nch > 1 ? inner_w : nw); k++) m = fmaxf(m, fabsf(w[o * inner_w * (nch > 1) + k]));
-      ws[o] = is_u8 ? 1.0f / 255 : m / 127;
-      wz[o] = is_u8 ? 128 : 0;
-    }
-    void *xq = malloc(nx), *wq = malloc(nw);
-    int32_t *bq = malloc(c->oc * 4);
-    test_quantize_array(x, xq, nx, &xs, &xz, 1, 1, is_u8);
-    test_quantize_array(w, wq, nw, ws, wz, inner_w, nch, is_u8);
-    test_dequantize_array(xq, x, nx, &xs, &xz, 1, 1, is_u8);
-    test_dequantize_array(wq, w, nw, ws, wz, inner_w, nch, is_u8);
-    for (int o = 0; o < c->oc; o++) {
-      double bs = (double)xs * ws[nch > 1 ? o : 0];
-      bq[o] = (int32_t)lround(b[o] / bs);
-      b[o] = (float)(bq[o] * bs);
-    }
-    naive(c, x, w, c->bias ? b : NULL, pre, oh, ow, 0);
-    float mn = 0, mx = 0;
-    for (size_t k = 0; k < ny; k++) { mn = fminf(mn, pre[k]); mx = fmaxf(mx, pre[k]); }
-    ys = (mx - mn) / 255 + 1e-6f;
-    yz = (int32_t)lroundf(-mn / ys) - (is_u8 ? 0 : 128);
-    naive(c, x, w, c->bias ? b : NULL, want, oh, ow, 1);
-    xt = op_runner_tensor(&r, qt, 4, xd, xq, false);
-    op_runner_quant(&r, xt, 1, &xs, &xz, 0);
-    wt = op_runner_tensor(&r, qt, 4, wd, wq, true);
-    op_runner_quant(&r, wt, nch, ws, wz, 0);
-    if (c->bias) {
-      bt = op_runner_tensor(&r, TFL_TYPE_INT32, 1, bd, bq, true);
-      float bs[64];
-      int32_t bz[64] = {0};
-      for (int o = 0; o < nch; o++) bs[o] = xs * ws[o];
-      op_runner_quant(&r, bt, nch, bs, bz, 0);
-    }
-    yt = op_runner_tensor(&r, qt, 4, yd, NULL, false);
-    op_runner_quant(&r, yt, 1, &ys, &yz, 0);
-    free(xq);
-    free(wq);
-    free(bq);
-  }
-  op_runner_io(&r, (int[]){xt, wt, bt}, 3, (int[]){yt}, 1);
+  int32_t yd[4] = {c->n, oh, ow, c->oc};
+  int t[4];
+  test_data_tensors(&r, &d, 4, xd, 4, wd, 0, c->bias, 4, yd, t);
+  op_runner_io(&r, t, 3, &t[3], 1);
   r.node.p.conv = (tfl_conv_params){c->same ? TFL_PAD_SAME : TFL_PAD_VALID, c->sw, c->sh, c->dw,
                                     c->dh, 1, c->act};
-  int ok = op_runner_run(&r, threads) == TFL_OK;
-  if (!ok) fprintf(stderr, "run failed: %s\n", tfl_last_error());
   char what[160];
   snprintf(what, sizeof what, "conv %s %dx%d s%d d%d %s act%d bias%d ic%d oc%d t%d",
            type_names[type], c->kh, c->kw, c->sh, c->dh, c->same ? "SAME" : "VALID", c->act,
            c->bias, c->ic, c->oc, threads);
-  if (ok && type == F32) ok = op_runner_expect_near(what, r.graph.tensors[yt].data, want, ny, 1e-5f);
-  if (ok && type != F32) {
-    int32_t lo, hi;
-    test_act_range_q(c->act, ys, yz, is_u8, &lo, &hi);
-    ok = test_expect_q(what, r.graph.tensors[yt].data, want, ny, ys, yz, lo, hi, is_u8);
-  }
+  int ok = test_data_run(&r, threads, &d, t[3], c->act, what);
   op_runner_free(&r);
-  free(x), free(w), free(b), free(want), free(pre);
+  test_data_free(&d);
   return ok;
 }
 
@@ -156,18 +94,8 @@ static int hand_case(void)
 /* A wrong output shape is refused with a message naming the node and op. */
 static int bad_shape(void)
 {
-  op_runner r;
-  op_runner_init(&r, TFL_OP_CONV_2D);
-  int xt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, (int32_t[]){1, 3, 3, 2}, NULL, false);
-  int wt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, (int32_t[]){1, 2, 2, 3}, NULL, true);
-  int yt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, (int32_t[]){1, 2, 2, 1}, NULL, false);
-  op_runner_io(&r, (int[]){xt, wt, -1}, 3, (int[]){yt}, 1);
-  r.node.p.conv = (tfl_conv_params){TFL_PAD_VALID, 1, 1, 1, 1, 1, TFL_ACT_NONE};
-  tfl_status s = op_runner_run(&r, 1);
-  op_runner_free(&r);
-  TEST_CHECK(s == TFL_ERR_SHAPE);
-  TEST_CHECK(strstr(tfl_last_error(), "CONV_2D") && strstr(tfl_last_error(), "channels"));
-  return 1;
+  return test_conv_refused(TFL_OP_CONV_2D, (int32_t[]){1, 3, 3, 2}, (int32_t[]){1, 2, 2, 3},
+                           (int32_t[]){1, 2, 2, 1}, "CONV_2D", "channels");
 }
 
 int main(void)

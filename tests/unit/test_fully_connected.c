@@ -12,7 +12,7 @@ typedef struct {
   tfl_activation act;
 } fc_case;
 
-enum { F32, U8, I8PC };
+enum { F32 = TEST_F32, U8 = TEST_U8, I8PC = TEST_I8PC };
 static const char *type_names[] = {"float32", "uint8", "int8 per-channel"};
 
 static void naive(int batches, int isz, int units, const float *x, const float *w, const float *b,
@@ -31,13 +31,14 @@ static int run_case(const fc_case *c, int type, int threads)
   int isz = c->dims[c->ndim - 1], batches = 1;
   for (int d = 0; d < c->ndim - 1; d++) batches *= c->dims[d];
   size_t nx = (size_t)batches * isz, nw = (size_t)c->units * isz, ny = (size_t)batches * c->units;
-  float *x = malloc(nx * 4), *w = malloc(nw * 4), *b = malloc(c->units * 4), *want = malloc(ny * 4);
-  float *pre = malloc(ny * 4);
-  test_fill(x, nx, -1, 1);
-  test_fill(w, nw, -0.5f, 0.5f);
-  test_fill(b, c->units, -0.5f, 0.5f);
-  int is_u8 = type == U8;
-  tfl_type qt = is_u8 ? TFL_TYPE_UINT8 : TFL_TYPE_INT8;
+  test_data d;
+  test_data_init(&d, type, nx, nw, c->units, ny);
+  if (type != F32) {
+    test_data_quantize(&d, isz, 120);
+    naive(batches, isz, c->units, d.x, d.w, c->bias ? d.b : NULL, d.pre, c->act, 0);
+    test_data_out_quant(&d);
+  }
+  naive(batches, isz, c->units, d.x, d.w, c->bias ? d.b : NULL, d.want, c->act, 1);
 
   /* output dims: keep_num_dims keeps the input's leading dims, else [batches, units] */
   int32_t yd[4];
@@ -51,72 +52,17 @@ static int run_case(const fc_case *c, int type, int threads)
   }
   op_runner r;
   op_runner_init(&r, TFL_OP_FULLY_CONNECTED);
-  int32_t wd[2] = {c->units, isz}, bd[1] = {c->units};
-  int xt, wt, bt = -1, yt;
-  float xs = 2.0f / 255, ws[128], ys = 1;
-  int32_t xz = is_u8 ? 128 : 0, wz[128] = {0}, yz = 0;
-  if (type == F32) {
-    xt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, c->ndim, c->dims, x, false);
-    wt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, wd, w, true);
-    if (c->bias) bt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, bd, b, true);
-    yt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, yn, yd, NULL, false);
-    naive(batches, isz, c->units, x, w, c->bias ? b : NULL, want, c->act, 1);
-  } else {
-    int nch = type == I8PC ? c->units : 1;
-    for (int o = 0; o < nch; o++) {
-      float m = 1e-6f;
-      size_t k0 = nch > 1 ? (size_t)o * isz : 0, k1 = nch > 1 ? k0 + isz : nw;
-      for (size_t k = k0; k < k1; k++) m = fmaxf(m, fabsf(w[k]));
-      ws[o] = is_u8 ? 1.0f / 255 : m / 127;
-      wz[o] = is_u8 ? 120 : 0;
-    }
-    void *xq = malloc(nx), *wq = malloc(nw);
-    int32_t *bq = malloc(c->units * 4);
-    test_quantize_array(x, xq, nx, &xs, &xz, 1, 1, is_u8);
-    test_quantize_array(w, wq, nw, ws, wz, isz, nch, is_u8);
-    test_dequantize_array(xq, x, nx, &xs, &xz, 1, 1, is_u8);
-    test_dequantize_array(wq, w, nw, ws, wz, isz, nch, is_u8);
-    for (int o = 0; o < c->units; o++) {
-      double bs = (double)xs * ws[nch > 1 ? o : 0];
-      bq[o] = (int32_t)lround(b[o] / bs);
-      b[o] = (float)(bq[o] * bs);
-    }
-    naive(batches, isz, c->units, x, w, c->bias ? b : NULL, pre, c->act, 0);
-    float mn = 0, mx = 0;
-    for (size_t k = 0; k < ny; k++) { mn = fminf(mn, pre[k]); mx = fmaxf(mx, pre[k]); }
-    ys = (mx - mn) / 255 + 1e-6f;
-    yz = (int32_t)lroundf(-mn / ys) - (is_u8 ? 0 : 128);
-    naive(batches, isz, c->units, x, w, c->bias ? b : NULL, want, c->act, 1);
-    xt = op_runner_tensor(&r, qt, c->ndim, c->dims, xq, false);
-    op_runner_quant(&r, xt, 1, &xs, &xz, 0);
-    wt = op_runner_tensor(&r, qt, 2, wd, wq, true);
-    op_runner_quant(&r, wt, nch, ws, wz, 0);
-    if (c->bias) {
-      bt = op_runner_tensor(&r, TFL_TYPE_INT32, 1, bd, bq, true);
-      float bs[128];
-      int32_t bz[128] = {0};
-      for (int o = 0; o < nch; o++) bs[o] = xs * ws[o];
-      op_runner_quant(&r, bt, nch, bs, bz, 0);
-    }
-    yt = op_runner_tensor(&r, qt, yn, yd, NULL, false);
-    op_runner_quant(&r, yt, 1, &ys, &yz, 0);
-    free(xq), free(wq), free(bq);
-  }
-  op_runner_io(&r, (int[]){xt, wt, bt}, 3, (int[]){yt}, 1);
+  int32_t wd[2] = {c->units, isz};
+  int t[4];
+  test_data_tensors(&r, &d, c->ndim, c->dims, 2, wd, 0, c->bias, yn, yd, t);
+  op_runner_io(&r, t, 3, &t[3], 1);
   r.node.p.fc = (tfl_fc_params){c->act, c->keep};
-  int ok = op_runner_run(&r, threads) == TFL_OK;
-  if (!ok) fprintf(stderr, "run failed: %s\n", tfl_last_error());
   char what[160];
   snprintf(what, sizeof what, "fully connected %s %d batches x %d -> %d act%d bias%d keep%d t%d",
            type_names[type], batches, isz, c->units, c->act, c->bias, c->keep, threads);
-  if (ok && type == F32) ok = op_runner_expect_near(what, r.graph.tensors[yt].data, want, ny, 1e-5f);
-  if (ok && type != F32) {
-    int32_t lo, hi;
-    test_act_range_q(c->act, ys, yz, is_u8, &lo, &hi);
-    ok = test_expect_q(what, r.graph.tensors[yt].data, want, ny, ys, yz, lo, hi, is_u8);
-  }
+  int ok = test_data_run(&r, threads, &d, t[3], c->act, what);
   op_runner_free(&r);
-  free(x), free(w), free(b), free(want), free(pre);
+  test_data_free(&d);
   return ok;
 }
 

@@ -73,12 +73,9 @@ static int run_case(const pool_case *c, int type, int threads)
   char what[160];
   snprintf(what, sizeof what, "%s %s %dx%d s%d %s act%d c%d t%d", c->max ? "max pool" : "avg pool",
            type_names[type], c->kh, c->kw, c->sh, c->same ? "SAME" : "VALID", c->act, c->c, threads);
-  if (ok && type == F32) ok = op_runner_expect_near(what, r.graph.tensors[yt].data, want, ny, 1e-6f);
-  if (ok && type != F32) {
-    int32_t lo, hi;
-    test_act_range_q(c->act, s, z, is_u8, &lo, &hi);
-    ok = test_expect_q(what, r.graph.tensors[yt].data, want, ny, s, z, lo, hi, is_u8);
-  }
+  if (ok)
+    ok = test_expect_out(what, r.graph.tensors[yt].data, want, ny, type != F32, 1e-6f, c->act, s,
+                         z, is_u8);
   op_runner_free(&r);
   free(x), free(want);
   return ok;

@@ -12,7 +12,7 @@ typedef struct {
   tfl_activation act;
 } tc_case;
 
-enum { F32, U8, I8PC };
+enum { F32 = TEST_F32, U8 = TEST_U8, I8PC = TEST_I8PC };
 static const char *type_names[] = {"float32", "uint8", "int8 per-channel"};
 
 /* Scatter definition: input (iy, ix) adds x * w[o,ky,kx,i] into output
@@ -58,90 +58,35 @@ static int run_case(const tc_case *c, int type, int threads)
     pw = test_pad(c->same, ow, c->kw, c->s, 1, test_out_size(c->same, ow, c->kw, c->s, 1));
   }
   size_t nx = (size_t)c->n * c->h * c->w * c->ic, nw = (size_t)c->oc * c->kh * c->kw * c->ic;
-  size_t ny = (size_t)c->n * oh * ow * c->oc, inner_w = nw / c->oc;
-  float *x = malloc(nx * 4), *w = malloc(nw * 4), *b = malloc(c->oc * 4), *want = malloc(ny * 4);
-  float *pre = malloc(ny * 4);
-  test_fill(x, nx, -1, 1);
-  test_fill(w, nw, -0.5f, 0.5f);
-  test_fill(b, c->oc, -0.5f, 0.5f);
-  int is_u8 = type == U8;
-  tfl_type qt = is_u8 ? TFL_TYPE_UINT8 : TFL_TYPE_INT8;
+  test_data d;
+  test_data_init(&d, type, nx, nw, c->oc, (size_t)c->n * oh * ow * c->oc);
+  if (type != F32) {
+    test_data_quantize(&d, nw / c->oc, 128);
+    naive(c, d.x, d.w, c->bias ? d.b : NULL, d.pre, oh, ow, ph, pw, 0);
+    test_data_out_quant(&d);
+  }
+  naive(c, d.x, d.w, c->bias ? d.b : NULL, d.want, oh, ow, ph, pw, 1);
 
   op_runner r;
   op_runner_init(&r, c->mediapipe ? TFL_OP_CONV2D_TRANSPOSE_BIAS : TFL_OP_TRANSPOSE_CONV);
   int32_t xd[4] = {c->n, c->h, c->w, c->ic}, wd[4] = {c->oc, c->kh, c->kw, c->ic};
-  int32_t bd[1] = {c->oc}, yd[4] = {c->n, oh, ow, c->oc};
-  int xt, wt, bt = -1, yt;
-  float xs = 2.0f / 255, ws[64], ys = 1;
-  int32_t xz = is_u8 ? 128 : 0, wz[64] = {0}, yz = 0;
+  int32_t yd[4] = {c->n, oh, ow, c->oc};
   int st = op_runner_tensor(&r, TFL_TYPE_INT32, 1, (int32_t[]){4}, yd, true);
-  if (type == F32) {
-    xt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, xd, x, false);
-    wt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, wd, w, true);
-    if (c->bias) bt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, bd, b, true);
-    yt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, yd, NULL, false);
-    naive(c, x, w, c->bias ? b : NULL, want, oh, ow, ph, pw, 1);
-  } else {
-    int nch = type == I8PC ? c->oc : 1;
-    for (int o = 0; o < nch; o++) {
-      float m = 1e-6f;
-      size_t k0 = nch > 1 ? (size_t)o * inner_w : 0, k1 = nch > 1 ? k0 + inner_w : nw;
-      for (size_t k = k0; k < k1; k++) m = fmaxf(m, fabsf(w[k]));
-      ws[o] = is_u8 ? 1.0f / 255 : m / 127;
-      wz[o] = is_u8 ? 128 : 0;
-    }
-    void *xq = malloc(nx), *wq = malloc(nw);
-    int32_t *bq = malloc(c->oc * 4);
-    test_quantize_array(x, xq, nx, &xs, &xz, 1, 1, is_u8);
-    test_quantize_array(w, wq, nw, ws, wz, inner_w, nch, is_u8);
-    test_dequantize_array(xq, x, nx, &xs, &xz, 1, 1, is_u8);
-    test_dequantize_array(wq, w, nw, ws, wz, inner_w, nch, is_u8);
-    for (int o = 0; o < c->oc; o++) {
-      double bs = (double)xs * ws[nch > 1 ? o : 0];
-      bq[o] = (int32_t)lround(b[o] / bs);
-      b[o] = (float)(bq[o] * bs);
-    }
-    naive(c, x, w, c->bias ? b : NULL, pre, oh, ow, ph, pw, 0);
-    float mn = 0, mx = 0;
-    for (size_t k = 0; k < ny; k++) { mn = fminf(mn, pre[k]); mx = fmaxf(mx, pre[k]); }
-    ys = (mx - mn) / 255 + 1e-6f;
-    yz = (int32_t)lroundf(-mn / ys) - (is_u8 ? 0 : 128);
-    naive(c, x, w, c->bias ? b : NULL, want, oh, ow, ph, pw, 1);
-    xt = op_runner_tensor(&r, qt, 4, xd, xq, false);
-    op_runner_quant(&r, xt, 1, &xs, &xz, 0);
-    wt = op_runner_tensor(&r, qt, 4, wd, wq, true);
-    op_runner_quant(&r, wt, nch, ws, wz, 0);
-    if (c->bias) {
-      bt = op_runner_tensor(&r, TFL_TYPE_INT32, 1, bd, bq, true);
-      float bs[64];
-      int32_t bz[64] = {0};
-      for (int o = 0; o < nch; o++) bs[o] = xs * ws[o];
-      op_runner_quant(&r, bt, nch, bs, bz, 0);
-    }
-    yt = op_runner_tensor(&r, qt, 4, yd, NULL, false);
-    op_runner_quant(&r, yt, 1, &ys, &yz, 0);
-    free(xq), free(wq), free(bq);
-  }
+  int t[4];
+  test_data_tensors(&r, &d, 4, xd, 4, wd, 0, c->bias, 4, yd, t);
   if (c->mediapipe)
-    op_runner_io(&r, (int[]){xt, wt, bt}, 3, (int[]){yt}, 1);
+    op_runner_io(&r, t, 3, &t[3], 1);
   else
-    op_runner_io(&r, (int[]){st, wt, xt, bt}, 4, (int[]){yt}, 1);
+    op_runner_io(&r, (int[]){st, t[1], t[0], t[2]}, 4, &t[3], 1);
   r.node.p.conv = (tfl_conv_params){c->same ? TFL_PAD_SAME : TFL_PAD_VALID, c->s, c->s, 1, 1, 1,
                                     c->act};
-  int ok = op_runner_run(&r, threads) == TFL_OK;
-  if (!ok) fprintf(stderr, "run failed: %s\n", tfl_last_error());
   char what[160];
   snprintf(what, sizeof what, "%s %s %dx%d s%d %s act%d bias%d ic%d oc%d out %dx%d t%d",
            c->mediapipe ? "Convolution2DTransposeBias" : "TRANSPOSE_CONV", type_names[type], c->kh,
            c->kw, c->s, c->same ? "SAME" : "VALID", c->act, c->bias, c->ic, c->oc, oh, ow, threads);
-  if (ok && type == F32) ok = op_runner_expect_near(what, r.graph.tensors[yt].data, want, ny, 1e-5f);
-  if (ok && type != F32) {
-    int32_t lo, hi;
-    test_act_range_q(c->act, ys, yz, is_u8, &lo, &hi);
-    ok = test_expect_q(what, r.graph.tensors[yt].data, want, ny, ys, yz, lo, hi, is_u8);
-  }
+  int ok = test_data_run(&r, threads, &d, t[3], c->act, what);
   op_runner_free(&r);
-  free(x), free(w), free(b), free(want), free(pre);
+  test_data_free(&d);
   return ok;
 }
 

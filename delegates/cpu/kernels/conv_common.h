@@ -177,4 +177,192 @@ static inline void cpu_store_q(void *data, bool is_u8, size_t i, int32_t v)
     ((int8_t *)data)[i] = (int8_t)v;
 }
 
+/* ---- prepare/eval steps shared by conv, depthwise conv and transpose conv ---- */
+
+/* The state of those three kernels: geometry, output stage and packed filter. */
+typedef struct {
+  int x_idx, w_idx, b_idx; /* input positions of this op */
+  int batches, in_h, in_w, in_c, out_h, out_w, out_c, k_h, k_w, mult;
+  int stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
+  float act_lo, act_hi;    /* float */
+  float *packed;           /* float filter as [KH][KW][IC][OC]: conv and transpose conv */
+  cpu_requant rq;          /* quantized only */
+} cpu_conv_state;
+
+static inline void cpu_conv_release(void *state)
+{
+  cpu_conv_state *st = state;
+  if (!st) return;
+  free(st->packed);
+  cpu_requant_free(&st->rq);
+  free(st);
+}
+
+/* Allocates *state (named `what` in the out-of-memory message) with its input positions. */
+static inline tfl_status cpu_conv_state_new(void **state, const char *what, int x_idx, int w_idx,
+                                            int b_idx, cpu_conv_state **out)
+{
+  cpu_conv_state *st = calloc(1, sizeof *st);
+  if (!st) return tfl_error(TFL_ERR_NOMEM, "%s", what);
+  *state = *out = st;
+  st->x_idx = x_idx;
+  st->w_idx = w_idx;
+  st->b_idx = b_idx;
+  return TFL_OK;
+}
+
+/* Input [N,H,W,IC] and filter [.,KH,KW,.] sizes, output channels from filter dim
+ * `oc_axis`, strides and dilations. */
+static inline void cpu_conv_read_dims(cpu_conv_state *st, const tfl_tensor *x, const tfl_tensor *w,
+                                      const tfl_conv_params *p, int oc_axis)
+{
+  st->batches = x->dims[0];
+  st->in_h = x->dims[1];
+  st->in_w = x->dims[2];
+  st->in_c = x->dims[3];
+  st->out_c = w->dims[oc_axis];
+  st->k_h = w->dims[1];
+  st->k_w = w->dims[2];
+  st->stride_h = p->stride_h;
+  st->stride_w = p->stride_w;
+  st->dil_h = p->dilation_h;
+  st->dil_w = p->dilation_w;
+}
+
+/* Output size and leading pad along one axis of a forward window (conv, pooling). */
+static inline void cpu_window_axis(tfl_padding pad, int in, int k, int stride, int dil, int *out,
+                                   int *lead)
+{
+  *out = cpu_conv_out_size(pad, in, k, stride, dil);
+  *lead = cpu_conv_pad(pad, in, k, stride, dil, *out);
+}
+
+/* Input, weights (`w_name`) and output exist and have 4 dims. */
+static inline tfl_status cpu_check_conv_tensors(const tfl_graph *g, const tfl_node *n,
+                                                const tfl_tensor *x, const tfl_tensor *w,
+                                                const tfl_tensor *y, const char *w_name)
+{
+  tfl_status s;
+  if ((s = cpu_check_tensor(g, n, x, "input", 4)) || (s = cpu_check_tensor(g, n, w, w_name, 4)) ||
+      (s = cpu_check_tensor(g, n, y, "output", 4)))
+    return s;
+  return TFL_OK;
+}
+
+static inline tfl_status cpu_check_conv_strides(const tfl_graph *g, const tfl_node *n,
+                                                const tfl_conv_params *p)
+{
+  if (p->stride_w < 1 || p->stride_h < 1 || p->dilation_w < 1 || p->dilation_h < 1)
+    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "stride %dx%d / dilation %dx%d must be >= 1",
+                        p->stride_w, p->stride_h, p->dilation_w, p->dilation_h);
+  return TFL_OK;
+}
+
+/* Checks an [N,H,W,C] output against the expected sizes. */
+static inline tfl_status cpu_check_output_nhwc(const tfl_graph *g, const tfl_node *n,
+                                               const tfl_tensor *y, int b, int h, int w, int c)
+{
+  if (y->dims[0] != b || y->dims[1] != h || y->dims[2] != w || y->dims[3] != c)
+    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "output is %dx%dx%dx%d, expected %dx%dx%dx%d",
+                        y->dims[0], y->dims[1], y->dims[2], y->dims[3], b, h, w, c);
+  return TFL_OK;
+}
+
+/* What cpu_conv_prepare_types needs to know about a conv-like node (FC included). */
+typedef struct {
+  const tfl_tensor *x, *w, *b, *y;
+  const char *w_name;    /* "filter" or "weights", for messages */
+  int channels, w_axis;  /* output channels; axis of per-channel weight scales */
+  tfl_activation act;
+  bool allow_quant;      /* uint8/int8 supported */
+} cpu_conv_types;
+
+/* Float32 (float weights/output/bias, clamp range into *lo, *hi) or uint8/int8
+ * (requantization into rq, int32 bias); any other input type is refused. TFLite applies
+ * only the clamp activations; others leave the float range open. */
+static inline tfl_status cpu_conv_prepare_types(const tfl_graph *g, const tfl_node *n,
+                                                const cpu_conv_types *t, float *lo, float *hi,
+                                                cpu_requant *rq)
+{
+  tfl_status s;
+  switch (t->x->type) {
+  case TFL_TYPE_FLOAT32:
+    if (t->w->type != TFL_TYPE_FLOAT32 || t->y->type != TFL_TYPE_FLOAT32)
+      return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "float input with %s %s, %s output",
+                          tfl_type_name(t->w->type), t->w_name, tfl_type_name(t->y->type));
+    cpu_activation_range_f(t->act, lo, hi);
+    return cpu_check_bias(g, n, t->b, false, t->channels);
+  case TFL_TYPE_UINT8:
+  case TFL_TYPE_INT8:
+    if (!t->allow_quant) break;
+    if ((s = cpu_requant_prepare(g, n, rq, t->x, t->w, t->y, t->channels, t->w_axis, t->act)))
+      return s;
+    return cpu_check_bias(g, n, t->b, true, t->channels);
+  case TFL_TYPE_FLOAT16:
+  case TFL_TYPE_INT32:
+  case TFL_TYPE_INT64:
+  case TFL_TYPE_STRING:
+  case TFL_TYPE_BOOL:
+  case TFL_TYPE_INT16:
+  case TFL_TYPE_COUNT: break;
+  }
+  return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input type %s", tfl_type_name(t->x->type));
+}
+
+/* cpu_conv_prepare_types for a cpu_conv_state whose sizes and positions are set. */
+static inline tfl_status cpu_conv_state_types(const tfl_graph *g, const tfl_node *n,
+                                              cpu_conv_state *st, const char *w_name, int w_axis,
+                                              bool allow_quant)
+{
+  cpu_conv_types t = {cpu_in(g, n, st->x_idx), cpu_in(g, n, st->w_idx), cpu_in(g, n, st->b_idx),
+                      cpu_out(g, n, 0), w_name, st->out_c, w_axis, n->p.conv.act, allow_quant};
+  return cpu_conv_prepare_types(g, n, &t, &st->act_lo, &st->act_hi, &st->rq);
+}
+
+/* [OC][KH*KW*IC] -> [KH*KW*IC][OC] */
+static inline void cpu_conv_pack_filter(cpu_conv_state *st, const float *w)
+{
+  size_t taps = (size_t)st->k_h * st->k_w * st->in_c;
+  for (int oc = 0; oc < st->out_c; oc++)
+    for (size_t t = 0; t < taps; t++) st->packed[t * (size_t)st->out_c + oc] = w[oc * taps + t];
+}
+
+/* Float only: allocates the packed filter and packs a constant one (else at each eval). */
+static inline tfl_status cpu_conv_prepare_packed(const tfl_graph *g, const tfl_node *n,
+                                                 cpu_conv_state *st, const char *what)
+{
+  if (st->rq.on) return TFL_OK;
+  st->packed = malloc(sizeof(float) * (size_t)st->k_h * st->k_w * st->in_c * st->out_c);
+  if (!st->packed) return tfl_error(TFL_ERR_NOMEM, "%s", what);
+  const tfl_tensor *w = cpu_in(g, n, st->w_idx);
+  if (w->is_const) cpu_conv_pack_filter(st, w->data);
+  return TFL_OK;
+}
+
+/* What a row task of these kernels reads. */
+typedef struct {
+  const cpu_conv_state *st;
+  const void *x, *w, *b;
+  void *y;
+} cpu_conv_args;
+
+/* Packs a non-constant float filter, then runs row_f32 or row_q over batch * OH rows. */
+static inline tfl_status cpu_conv_eval(const tfl_graph *g, const tfl_node *n, cpu_conv_state *st,
+                                       cpu_ctx *ctx, cpu_task row_f32,
+                                       cpu_task row_q)
+{
+  const tfl_tensor *b = cpu_in(g, n, st->b_idx), *w = cpu_in(g, n, st->w_idx);
+  if (st->packed && !w->is_const) cpu_conv_pack_filter(st, w->data);
+  cpu_conv_args a = {st, cpu_in(g, n, st->x_idx)->data, w->data, b ? b->data : NULL,
+                     cpu_out(g, n, 0)->data};
+  cpu_parallel(ctx, st->rq.on ? row_q : row_f32, &a, (size_t)st->batches * st->out_h);
+  return TFL_OK;
+}
+
+/* Clamps n floats to [lo, hi]. */
+static inline void cpu_clamp_f32(float *o, int n, float lo, float hi)
+{
+  for (int i = 0; i < n; i++) o[i] = o[i] < lo ? lo : (o[i] > hi ? hi : o[i]);
+}
+
 #endif

@@ -52,27 +52,8 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
                         tfl_tensor_count(y), y->ndim ? y->dims[y->ndim - 1] : 0, st->batches,
                         st->units);
 
-  switch (x->type) {
-  case TFL_TYPE_FLOAT32:
-    if (w->type != TFL_TYPE_FLOAT32 || y->type != TFL_TYPE_FLOAT32)
-      return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "float input with %s weights, %s output",
-                          tfl_type_name(w->type), tfl_type_name(y->type));
-    /* TFLite applies only the clamp activations; others leave the range open. */
-    cpu_activation_range_f(n->p.fc.act, &st->act_lo, &st->act_hi);
-    return cpu_check_bias(g, n, b, false, st->units);
-  case TFL_TYPE_UINT8:
-  case TFL_TYPE_INT8:
-    if ((s = cpu_requant_prepare(g, n, &st->rq, x, w, y, st->units, 0, n->p.fc.act))) return s;
-    return cpu_check_bias(g, n, b, true, st->units);
-  case TFL_TYPE_FLOAT16:
-  case TFL_TYPE_INT32:
-  case TFL_TYPE_INT64:
-  case TFL_TYPE_STRING:
-  case TFL_TYPE_BOOL:
-  case TFL_TYPE_INT16:
-  case TFL_TYPE_COUNT: break;
-  }
-  return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input type %s", tfl_type_name(x->type));
+  cpu_conv_types t = {x, w, b, y, "weights", st->units, 0, n->p.fc.act, true};
+  return cpu_conv_prepare_types(g, n, &t, &st->act_lo, &st->act_hi, &st->rq);
 }
 
 typedef struct {

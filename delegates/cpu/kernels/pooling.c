@@ -51,15 +51,9 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, bool is
   st->k_w = p->filter_w;
   st->stride_h = p->stride_h;
   st->stride_w = p->stride_w;
-  st->out_h = cpu_conv_out_size(p->padding, st->in_h, st->k_h, st->stride_h, 1);
-  st->out_w = cpu_conv_out_size(p->padding, st->in_w, st->k_w, st->stride_w, 1);
-  st->pad_h = cpu_conv_pad(p->padding, st->in_h, st->k_h, st->stride_h, 1, st->out_h);
-  st->pad_w = cpu_conv_pad(p->padding, st->in_w, st->k_w, st->stride_w, 1, st->out_w);
-  if (y->dims[0] != st->batches || y->dims[1] != st->out_h || y->dims[2] != st->out_w ||
-      y->dims[3] != st->ch)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "output is %dx%dx%dx%d, expected %dx%dx%dx%d",
-                        y->dims[0], y->dims[1], y->dims[2], y->dims[3], st->batches, st->out_h,
-                        st->out_w, st->ch);
+  cpu_window_axis(p->padding, st->in_h, st->k_h, st->stride_h, 1, &st->out_h, &st->pad_h);
+  cpu_window_axis(p->padding, st->in_w, st->k_w, st->stride_w, 1, &st->out_w, &st->pad_w);
+  if ((s = cpu_check_output_nhwc(g, n, y, st->batches, st->out_h, st->out_w, st->ch))) return s;
   switch (x->type) {
   case TFL_TYPE_FLOAT32:
     cpu_activation_range_f(p->act, &st->act_lo, &st->act_hi);

@@ -18,107 +18,43 @@ enum { TC_OUTPUT_SHAPE = 0, TC_WEIGHTS = 1, TC_INPUT = 2, TC_BIAS = 3 };  /* TRA
 enum { MP_INPUT = 0, MP_WEIGHTS = 1, MP_BIAS = 2 };                         /* MediaPipe op */
 enum { OUTPUT = 0 };
 
-typedef struct {
-  int x_idx, w_idx, b_idx;   /* input positions of this op */
-  int batches, in_h, in_w, in_c, out_h, out_w, out_c, k_h, k_w;
-  int stride_h, stride_w, pad_h, pad_w;
-  float act_lo, act_hi;
-  float *packed;             /* float filter as [KH][KW][IC][OC] */
-  cpu_requant rq;            /* quantized only */
-} tconv_state;
-
-static void release(void *state)
+/* Allocates the state and reads input and weight geometry; checks their ranks and the
+ * channel match. */
+static tfl_status read_geometry(tfl_graph *g, const tfl_node *n, void **state, int x_idx,
+                                int w_idx, int b_idx, cpu_conv_state **out)
 {
-  tconv_state *st = state;
-  if (!st) return;
-  free(st->packed);
-  cpu_requant_free(&st->rq);
-  free(st);
-}
-
-static void pack_filter(tconv_state *st, const float *w)
-{
-  size_t taps = (size_t)st->k_h * st->k_w * st->in_c;
-  for (int oc = 0; oc < st->out_c; oc++)
-    for (size_t t = 0; t < taps; t++) st->packed[t * (size_t)st->out_c + oc] = w[oc * taps + t];
-}
-
-/* Shared checks once st->{x,w,b}_idx and the output size are known (out_h/out_w set). */
-static tfl_status prepare_common(tfl_graph *g, const tfl_node *n, tconv_state *st, bool allow_quant)
-{
-  const tfl_tensor *x = cpu_in(g, n, st->x_idx), *w = cpu_in(g, n, st->w_idx);
-  const tfl_tensor *b = cpu_in(g, n, st->b_idx), *y = cpu_out(g, n, OUTPUT);
-  const tfl_conv_params *p = &n->p.conv;
-  tfl_status s;
-  if (y->dims[0] != st->batches || y->dims[1] != st->out_h || y->dims[2] != st->out_w ||
-      y->dims[3] != st->out_c)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "output is %dx%dx%dx%d, expected %dx%dx%dx%d",
-                        y->dims[0], y->dims[1], y->dims[2], y->dims[3], st->batches, st->out_h,
-                        st->out_w, st->out_c);
-  switch (x->type) {
-  case TFL_TYPE_FLOAT32:
-    if (w->type != TFL_TYPE_FLOAT32 || y->type != TFL_TYPE_FLOAT32)
-      return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "float input with %s weights, %s output",
-                          tfl_type_name(w->type), tfl_type_name(y->type));
-    if ((s = cpu_check_bias(g, n, b, false, st->out_c))) return s;
-    cpu_activation_range_f(p->act, &st->act_lo, &st->act_hi);
-    st->packed = malloc(sizeof(float) * (size_t)st->k_h * st->k_w * st->in_c * st->out_c);
-    if (!st->packed) return tfl_error(TFL_ERR_NOMEM, "transpose conv packed filter");
-    if (w->is_const) pack_filter(st, w->data); /* else at each eval */
-    return TFL_OK;
-  case TFL_TYPE_UINT8:
-  case TFL_TYPE_INT8:
-    if (!allow_quant) break;
-    if ((s = cpu_requant_prepare(g, n, &st->rq, x, w, y, st->out_c, 0, p->act))) return s;
-    return cpu_check_bias(g, n, b, true, st->out_c);
-  case TFL_TYPE_FLOAT16:
-  case TFL_TYPE_INT32:
-  case TFL_TYPE_INT64:
-  case TFL_TYPE_STRING:
-  case TFL_TYPE_BOOL:
-  case TFL_TYPE_INT16:
-  case TFL_TYPE_COUNT: break;
-  }
-  return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input type %s", tfl_type_name(x->type));
-}
-
-/* Reads input and weight geometry; checks their ranks and the channel match. */
-static tfl_status read_geometry(tfl_graph *g, const tfl_node *n, tconv_state *st)
-{
-  const tfl_tensor *x = cpu_in(g, n, st->x_idx), *w = cpu_in(g, n, st->w_idx);
+  const tfl_tensor *x = cpu_in(g, n, x_idx), *w = cpu_in(g, n, w_idx);
   const tfl_tensor *y = cpu_out(g, n, OUTPUT);
   const tfl_conv_params *p = &n->p.conv;
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, x, "input", 4)) || (s = cpu_check_tensor(g, n, w, "weights", 4)) ||
-      (s = cpu_check_tensor(g, n, y, "output", 4)))
-    return s;
+  if ((s = cpu_conv_state_new(state, "transpose conv state", x_idx, w_idx, b_idx, out))) return s;
+  if ((s = cpu_check_conv_tensors(g, n, x, w, y, "weights"))) return s;
   if (x->dims[3] != w->dims[3])
     return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input has %d channels, weights dim 3 is %d",
                         x->dims[3], w->dims[3]);
   if (p->stride_w < 1 || p->stride_h < 1)
     return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "stride %dx%d must be >= 1", p->stride_w,
                         p->stride_h);
-  st->batches = x->dims[0];
-  st->in_h = x->dims[1];
-  st->in_w = x->dims[2];
-  st->in_c = x->dims[3];
-  st->out_c = w->dims[0];
-  st->k_h = w->dims[1];
-  st->k_w = w->dims[2];
-  st->stride_h = p->stride_h;
-  st->stride_w = p->stride_w;
+  cpu_conv_read_dims(*out, x, w, p, 0);
   return TFL_OK;
+}
+
+/* Shared checks once the output size and pads are known. */
+static tfl_status prepare_common(tfl_graph *g, const tfl_node *n, cpu_conv_state *st,
+                                 bool allow_quant)
+{
+  tfl_status s;
+  if ((s = cpu_check_output_nhwc(g, n, cpu_out(g, n, OUTPUT), st->batches, st->out_h, st->out_w,
+                                 st->out_c)) ||
+      (s = cpu_conv_state_types(g, n, st, "weights", 0, allow_quant)))
+    return s;
+  return cpu_conv_prepare_packed(g, n, st, "transpose conv packed filter");
 }
 
 static tfl_status prepare_tflite(tfl_graph *g, const tfl_node *n, void **state)
 {
-  tconv_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "transpose conv state");
-  *state = st;
-  st->x_idx = TC_INPUT;
-  st->w_idx = TC_WEIGHTS;
-  st->b_idx = TC_BIAS;
-  tfl_status s = read_geometry(g, n, st);
+  cpu_conv_state *st = NULL;
+  tfl_status s = read_geometry(g, n, state, TC_INPUT, TC_WEIGHTS, TC_BIAS, &st);
   if (s) return s;
   const tfl_tensor *shape = cpu_in(g, n, TC_OUTPUT_SHAPE), *y = cpu_out(g, n, OUTPUT);
   if (!shape || shape->type != TFL_TYPE_INT32 || tfl_tensor_count(shape) != 4)
@@ -142,13 +78,8 @@ static tfl_status prepare_tflite(tfl_graph *g, const tfl_node *n, void **state)
 
 static tfl_status prepare_mediapipe(tfl_graph *g, const tfl_node *n, void **state)
 {
-  tconv_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "transpose conv state");
-  *state = st;
-  st->x_idx = MP_INPUT;
-  st->w_idx = MP_WEIGHTS;
-  st->b_idx = MP_BIAS;
-  tfl_status s = read_geometry(g, n, st);
+  cpu_conv_state *st = NULL;
+  tfl_status s = read_geometry(g, n, state, MP_INPUT, MP_WEIGHTS, MP_BIAS, &st);
   if (s) return s;
   if (!cpu_in(g, n, MP_BIAS)) return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "missing %s", "bias");
   /* The output size is the one TFLite (XNNPACK) gives: stride * in for SAME, computed by
@@ -170,12 +101,6 @@ static tfl_status prepare_mediapipe(tfl_graph *g, const tfl_node *n, void **stat
   return prepare_common(g, n, st, false);
 }
 
-typedef struct {
-  const tconv_state *st;
-  const void *x, *w, *b;
-  void *y;
-} tconv_args;
-
 /* Input row feeding output row oy through tap ky, or -1. */
 static inline int source(int o, int pad, int k, int stride, int in)
 {
@@ -187,8 +112,8 @@ static inline int source(int o, int pad, int k, int stride, int in)
 
 static void row_f32(void *arg, size_t row)
 {
-  const tconv_args *a = arg;
-  const tconv_state *st = a->st;
+  const cpu_conv_args *a = arg;
+  const cpu_conv_state *st = a->st;
   int bi = (int)(row / (size_t)st->out_h), oy = (int)(row % (size_t)st->out_h);
   const float *x = (const float *)a->x + (size_t)bi * st->in_h * st->in_w * st->in_c;
   const float *bias = a->b;
@@ -208,15 +133,14 @@ static void row_f32(void *arg, size_t row)
           cpu_axpy(o, wk + (size_t)ic * st->out_c, xi[ic], st->out_c);
       }
     }
-    for (int oc = 0; oc < st->out_c; oc++)
-      o[oc] = o[oc] < st->act_lo ? st->act_lo : (o[oc] > st->act_hi ? st->act_hi : o[oc]);
+    cpu_clamp_f32(o, st->out_c, st->act_lo, st->act_hi);
   }
 }
 
 static void row_q(void *arg, size_t row)
 {
-  const tconv_args *a = arg;
-  const tconv_state *st = a->st;
+  const cpu_conv_args *a = arg;
+  const cpu_conv_state *st = a->st;
   const cpu_requant *rq = &st->rq;
   int bi = (int)(row / (size_t)st->out_h), oy = (int)(row % (size_t)st->out_h);
   size_t x_base = (size_t)bi * st->in_h * st->in_w * st->in_c;
@@ -247,14 +171,8 @@ static void row_q(void *arg, size_t row)
 
 static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
 {
-  tconv_state *st = state;
-  const tfl_tensor *b = cpu_in(g, n, st->b_idx), *w = cpu_in(g, n, st->w_idx);
-  if (!st->rq.on && !w->is_const) pack_filter(st, w->data);
-  tconv_args a = {st, cpu_in(g, n, st->x_idx)->data, w->data, b ? b->data : NULL,
-                  cpu_out(g, n, OUTPUT)->data};
-  cpu_parallel(ctx, st->rq.on ? row_q : row_f32, &a, (size_t)st->batches * st->out_h);
-  return TFL_OK;
+  return cpu_conv_eval(g, n, state, ctx, row_f32, row_q);
 }
 
-const cpu_kernel cpu_k_transpose_conv = {prepare_tflite, eval, release};
-const cpu_kernel cpu_k_conv2d_transpose_bias = {prepare_mediapipe, eval, release};
+const cpu_kernel cpu_k_transpose_conv = {prepare_tflite, eval, cpu_conv_release};
+const cpu_kernel cpu_k_conv2d_transpose_bias = {prepare_mediapipe, eval, cpu_conv_release};
