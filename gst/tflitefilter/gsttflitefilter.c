@@ -12,6 +12,14 @@
  * the model is loaded a "tflite-model" message says which decoder was picked and which
  * delegate runs how many nodes (ops that fell back to the CPU are listed).
  *
+ * On the GL path a segmentation mask stays on the GPU: the meta carries it as a GL
+ * texture (#GstTfliteMeta.mask_texture, drawn by tfliteoverlay) with its size, kind and
+ * placement, and from the second inference on no output is read back, so the element
+ * never waits for the GPU. Those frames' meta has no CPU mask pixels and their
+ * "tflite-results" message no "mask-fraction" / "mask-areas" (it says "mask-gpu-only");
+ * set #GstTfliteFilter:gl-readback for CPU pixels on every frame. Other decoders always
+ * read their outputs back.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 filesrc location=astronaut.png ! pngdec ! videoconvert ! \
@@ -49,6 +57,7 @@ GST_DEBUG_CATEGORY_STATIC(CAT_PERFORMANCE);
 #define DEFAULT_QOS TRUE
 #define DEFAULT_FIT FIT_STRETCH
 #define DEFAULT_ANCHORS TFL_ANCHORS_AUTO
+#define DEFAULT_GL_READBACK FALSE
 #define NORM_FROM_MODEL -1.0f
 
 enum {
@@ -70,6 +79,7 @@ enum {
   PROP_FIT,
   PROP_ANCHORS,
   PROP_LATENCY,
+  PROP_GL_READBACK,
 };
 
 #define SYSMEM_FORMATS "{ RGBA, RGBx, BGRx, BGRA, RGB, I420, NV12 }"
@@ -456,6 +466,8 @@ static void post_results(GstTfliteFilter *self, GstBuffer *buf, GstTfliteMeta *m
   GstStructure *s = gst_tflite_meta_to_structure(meta);
   gst_structure_set(s, "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS(buf), "latency-ms", G_TYPE_DOUBLE,
                     self->last_latency_ms, NULL);
+  if (self->accel && self->gl_frame_no_pixels)
+    gst_structure_set(s, "mask-gpu-only", G_TYPE_BOOLEAN, TRUE, NULL);
   gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
 }
 
@@ -500,7 +512,9 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
     }
     self->last_latency_ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
     GST_LOG_OBJECT(self, "inference took %.3f ms", self->last_latency_ms);
-    if (!decode_outputs(self, &tr, &res)) return GST_FLOW_ERROR;
+    /* a mask left on the GPU has no pixels to decode: its geometry only */
+    gboolean gpu_only = self->accel && gst_tflite_filter_gl_mask_without_pixels(self, &tr, &res);
+    if (!gpu_only && !decode_outputs(self, &tr, &res)) return GST_FLOW_ERROR;
     tfl_results_clear(&self->last_results);
     tfl_results_copy(&self->last_results, &res);
     self->have_last = TRUE;
@@ -598,13 +612,15 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
     break;
   case PROP_FIT: self->fit = g_value_get_enum(value); break;
   case PROP_ANCHORS: self->decoder_opts.anchors = g_value_get_enum(value); break;
+  case PROP_GL_READBACK: self->gl_readback = g_value_get_boolean(value); break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     GST_OBJECT_UNLOCK(self);
     return;
   }
   /* every setting but the per-frame ones needs the runtime rebuilt */
-  if (prop_id != PROP_INFERENCE_INTERVAL && prop_id != PROP_QOS) self->settings_changed = TRUE;
+  if (prop_id != PROP_INFERENCE_INTERVAL && prop_id != PROP_QOS && prop_id != PROP_GL_READBACK)
+    self->settings_changed = TRUE;
   GST_OBJECT_UNLOCK(self);
 }
 
@@ -631,6 +647,7 @@ static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValu
   case PROP_FIT: g_value_set_enum(value, self->fit); break;
   case PROP_ANCHORS: g_value_set_enum(value, self->decoder_opts.anchors); break;
   case PROP_LATENCY: g_value_set_double(value, self->last_latency_ms); break;
+  case PROP_GL_READBACK: g_value_set_boolean(value, self->gl_readback); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK(self);
@@ -711,8 +728,17 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
     g_param_spec_enum("anchors", "Anchors", "Anchor layout for detectors with raw box outputs",
                       anchors_get_type(), DEFAULT_ANCHORS, rw));
   g_object_class_install_property(gobject_class, PROP_LATENCY,
-    g_param_spec_double("latency", "Latency", "Duration of the last inference in milliseconds",
+    g_param_spec_double("latency", "Latency",
+                        "Duration of the last inference in milliseconds (a GL inference whose "
+                        "mask stays on the GPU: the time to submit it, the GPU finishes later)",
                         0, G_MAXDOUBLE, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property(gobject_class, PROP_GL_READBACK,
+    g_param_spec_boolean("gl-readback", "GL readback",
+                         "GL path, segmentation: also read the mask back to the CPU on every "
+                         "frame (meta mask pixels, mask-fraction / mask-areas in every message, "
+                         "one CPU-GPU sync per frame). FALSE: the mask stays a GL texture after "
+                         "the first inference, for GL consumers such as tfliteoverlay",
+                         DEFAULT_GL_READBACK, rw));
 
   gst_element_class_set_static_metadata(element_class, "TensorFlow Lite filter",
     "Filter/Analyzer/Video", "Runs a .tflite model on video frames and attaches the results as meta",
@@ -750,6 +776,7 @@ static void gst_tflite_filter_init(GstTfliteFilter *self)
   self->inference_interval = DEFAULT_INTERVAL;
   self->qos = DEFAULT_QOS;
   self->fit = DEFAULT_FIT;
+  self->gl_readback = DEFAULT_GL_READBACK;
   for (int c = 0; c < 3; c++) self->norm_mean[c] = self->norm_std[c] = NORM_FROM_MODEL;
   self->earliest_time = GST_CLOCK_TIME_NONE;
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);

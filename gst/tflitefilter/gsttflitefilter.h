@@ -44,6 +44,7 @@ struct _GstTfliteFilter {
   gfloat norm_mean[3], norm_std[3];
   gboolean norm_set;
   fit_mode fit;
+  gboolean gl_readback;        /* GL path: read masks back to the CPU on every frame */
   gboolean settings_changed;
 
   /* streaming state */
@@ -55,6 +56,9 @@ struct _GstTfliteFilter {
   gpointer gl_context;         /* GstGLContext * the GL delegate lives on */
   gpointer gl_mask;            /* GL mask writer (gsttflitefilter_gl.c), GL thread only */
   gboolean gl_mask_valid;      /* its texture holds the last inference's mask */
+  gboolean gl_out_on_gpu;      /* the delegate leaves the mask output on the GPU (GL thread) */
+  gboolean gl_mask_sigmoid;    /* the mask output is logits: the mask shader applies a sigmoid */
+  gboolean gl_frame_no_pixels; /* the last inference read nothing back: mask as texture only */
   tfl_decoder *decoder;
   GPtrArray *labels;
   pix_norm norm;

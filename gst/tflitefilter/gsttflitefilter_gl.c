@@ -20,13 +20,21 @@ typedef struct {
   gchar *error;
   const gl_texture_input *tex;
   gboolean mask_ok;            /* the mask texture holds this inference's mask */
+  gboolean readback;           /* gl-readback: the mask output must come back to the CPU */
+  gboolean no_pixels;          /* this inference read nothing back (mask as texture only) */
 } gl_call;
 
 /* ---- the segmentation mask as a GL texture (no readback needed by GL consumers) ----
  * A compute shader reads the mask output where the delegate left it (PHWC4 in its
  * arena buffer, gl_delegate_output_buffer) and writes an R32F texture: the class index
  * / 255 for class masks (argmax over channels), the probability for one-channel masks;
- * the same values tfliteoverlay reads from its own R8 / R32F uploads. */
+ * the same values tfliteoverlay reads from its own R8 / R32F uploads.
+ *
+ * Once the texture works, and unless gl-readback is set, the delegate leaves the mask
+ * output on the GPU (gl_delegate_set_output_on_gpu): invoke then returns without waiting
+ * for the GPU and the meta's mask has no CPU pixels, only its size, kind and placement.
+ * The first inference always reads back: it checks the texture path and tells logits
+ * from probabilities (the CPU decoder applies a sigmoid to logits; so does the shader). */
 
 #define GL_COMPUTE_SHADER_ 0x91B9
 #define GL_SHADER_STORAGE_BUFFER_ 0x90D2
@@ -42,6 +50,7 @@ static const char mask_shader_src[] =
   "layout(r32f, binding = 0) writeonly uniform highp image2D u_mask;\n"
   "layout(location = 0) uniform ivec4 u_geom;\n" /* w, h, c, slices */
   "layout(location = 1) uniform ivec2 u_base;\n" /* first vec4, fp16 */
+  "layout(location = 2) uniform int u_sigmoid;\n" /* one-channel logits */
   "vec4 load(int i) {\n"
   "  i += u_base.x;\n"
   "  if (u_base.y != 0) return vec4(unpackHalf2x16(data[2 * i]), unpackHalf2x16(data[2 * i + 1]));\n"
@@ -52,7 +61,8 @@ static const char mask_shader_src[] =
   "  if (p.x >= u_geom.x || p.y >= u_geom.y) return;\n"
   "  float v;\n"
   "  if (u_geom.z == 1) {\n"
-  "    v = clamp(load(p.y * u_geom.x + p.x).x, 0.0, 1.0);\n"
+  "    float x = load(p.y * u_geom.x + p.x).x;\n"
+  "    v = u_sigmoid != 0 ? 1.0 / (1.0 + exp(-x)) : clamp(x, 0.0, 1.0);\n"
   "  } else {\n"
   "    float best = -3.0e38; int cls = 0;\n"
   "    for (int s = 0; s < u_geom.w; s++) {\n"
@@ -76,6 +86,7 @@ typedef struct {
   GLuint program, texture;
   int width, height;
   gboolean failed;             /* tried and could not: CPU pixels only from then on */
+  gboolean gpu_refused;        /* the delegate cannot leave the output on the GPU */
 } gl_mask_writer;
 
 static GLuint mask_compile(GstGLContext *ctx, gchar **why)
@@ -169,6 +180,7 @@ static gboolean mask_write(GstGLContext *ctx, GstTfliteFilter *self, gchar **why
   m->BindImageTexture(0, m->texture, 0, GL_FALSE, 0, GL_WRITE_ONLY_, GL_R32F_);
   m->Uniform4i(0, ob.w, ob.h, ob.c, ob.slices);
   m->Uniform2i(1, (GLint)(ob.offset / vec4_bytes), ob.fp16);
+  gl->Uniform1i(2, self->gl_mask_sigmoid);
   m->DispatchCompute((GLuint)(ob.w + 7) / 8, (GLuint)(ob.h + 7) / 8, 1);
   m->MemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT_ | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT_);
   gl->UseProgram(0);
@@ -233,7 +245,7 @@ gboolean gst_tflite_filter_gl_setup(GstTfliteFilter *self, GstBuffer *buf, GErro
     return FALSE;
   }
   self->gl_context = gst_object_ref(ctx);
-  gl_call c = { self, FALSE, NULL, NULL, FALSE };
+  gl_call c = { self, FALSE, NULL, NULL, FALSE, FALSE, FALSE };
   gst_gl_context_thread_add(ctx, setup_on_gl_thread, &c);
   if (!c.ok) {
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "%s", c.error ? c.error : "GL setup failed");
@@ -245,10 +257,39 @@ gboolean gst_tflite_filter_gl_setup(GstTfliteFilter *self, GstBuffer *buf, GErro
   return TRUE;
 }
 
+/* Whether output 0 of the mask stays on the GPU (see the mask texture's comment above). */
+static void set_out_on_gpu(GstTfliteFilter *self, gboolean on)
+{
+  gl_mask_writer *m = self->gl_mask;
+  const tfl_graph *g = tfl_interpreter_graph(self->interp);
+  if (on == self->gl_out_on_gpu || (on && m->gpu_refused)) return;
+  if (gl_delegate_set_output_on_gpu(self->accel, g->outputs[0], on) != TFL_OK) {
+    GST_INFO_OBJECT(self, "mask output read back on every frame: %s", tfl_last_error());
+    if (m) m->gpu_refused = TRUE;
+    return;
+  }
+  GST_DEBUG_OBJECT(self, "mask output %s", on ? "left on the GPU" : "read back");
+  self->gl_out_on_gpu = on;
+}
+
+/* A one-channel float mask of values outside 0..1 is logits (decode_segmentation's test). */
+static gboolean mask_is_logits(GstTfliteFilter *self)
+{
+  const tfl_tensor *t = tfl_interpreter_output(self->interp, 0);
+  if (t->type != TFL_TYPE_FLOAT32 || t->ndim != 4 || t->dims[3] != 1 || !t->data) return FALSE;
+  const float *v = t->data;
+  size_t n = tfl_tensor_count(t);
+  for (size_t i = 0; i < n; i++)
+    if (v[i] < -1e-3f || v[i] > 1.0f + 1e-3f) return TRUE;
+  return FALSE;
+}
+
 static void infer_on_gl_thread(GstGLContext *ctx, gpointer data)
 {
   gl_call *c = data;
   GstTfliteFilter *self = c->self;
+  gboolean seg = self->decoder && tfl_decoder_get_kind(self->decoder) == TFL_DECODER_SEGMENTATION;
+  if (c->readback) set_out_on_gpu(self, FALSE);
   if (gl_delegate_set_input_texture(self->accel, c->tex) != TFL_OK ||
       tfl_interpreter_invoke(self->interp) != TFL_OK) {
     c->error = g_strdup(tfl_last_error());
@@ -256,13 +297,26 @@ static void infer_on_gl_thread(GstGLContext *ctx, gpointer data)
   }
   c->ok = TRUE;
   c->mask_ok = FALSE;
-  if (self->decoder && tfl_decoder_get_kind(self->decoder) == TFL_DECODER_SEGMENTATION) {
-    gboolean tried = self->gl_mask && ((gl_mask_writer *)self->gl_mask)->failed;
-    gchar *why = NULL;
-    c->mask_ok = !tried && mask_write(ctx, self, &why);
-    if (why) GST_WARNING_OBJECT(self, "no GL mask texture (CPU mask only): %s", why);
-    g_free(why);
+  c->no_pixels = self->gl_out_on_gpu;
+  if (!seg) return;
+  if (!c->no_pixels) self->gl_mask_sigmoid = mask_is_logits(self);
+  gboolean tried = self->gl_mask && ((gl_mask_writer *)self->gl_mask)->failed;
+  gchar *why = NULL;
+  c->mask_ok = !tried && mask_write(ctx, self, &why);
+  if (why) GST_WARNING_OBJECT(self, "no GL mask texture (CPU mask only): %s", why);
+  g_free(why);
+  if (!c->mask_ok && c->no_pixels) {
+    /* the texture broke on a frame that read nothing back: read back from now on */
+    set_out_on_gpu(self, FALSE);
+    c->no_pixels = FALSE;
+    if (tfl_interpreter_invoke(self->interp) != TFL_OK) {
+      c->ok = FALSE;
+      c->error = g_strdup(tfl_last_error());
+    }
+    return;
   }
+  /* the texture works: later inferences need not wait for the GPU */
+  if (c->mask_ok && !c->readback) set_out_on_gpu(self, TRUE);
 }
 
 gboolean gst_tflite_filter_gl_infer(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr,
@@ -303,9 +357,13 @@ gboolean gst_tflite_filter_gl_infer(GstTfliteFilter *self, GstBuffer *buf, const
     tex.mean[ch] = self->norm.mean[ch];
     tex.std[ch] = self->norm.std[ch];
   }
-  gl_call c = { self, FALSE, NULL, &tex, FALSE };
+  gl_call c = { self, FALSE, NULL, &tex, FALSE, FALSE, FALSE };
+  GST_OBJECT_LOCK(self);
+  c.readback = self->gl_readback;
+  GST_OBJECT_UNLOCK(self);
   gst_gl_context_thread_add(ctx, infer_on_gl_thread, &c);
   self->gl_mask_valid = c.mask_ok;
+  self->gl_frame_no_pixels = c.ok && c.no_pixels;
   gst_memory_unmap(mem, &map);
   if (!c.ok) {
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "%s", c.error ? c.error : "GL inference failed");
@@ -314,6 +372,24 @@ gboolean gst_tflite_filter_gl_infer(GstTfliteFilter *self, GstBuffer *buf, const
   }
   /* downstream writers wait for our reads of the texture */
   if (sync) gst_gl_sync_meta_set_sync_point(sync, ctx);
+  return TRUE;
+}
+
+gboolean gst_tflite_filter_gl_mask_without_pixels(GstTfliteFilter *self, const tfl_transform *tr,
+                                                  tfl_results *res)
+{
+  if (!self->gl_frame_no_pixels) return FALSE;
+  /* decode_segmentation's geometry: output 0 is [1, H, W, C], checked when it was created */
+  const tfl_tensor *t = tfl_interpreter_output(self->interp, 0);
+  tfl_mask *m = &res->mask;
+  m->kind = t->dims[3] == 1 ? TFL_MASK_PROB : TFL_MASK_CLASSES;
+  m->width = t->dims[2];
+  m->height = t->dims[1];
+  m->n_classes = t->dims[3] == 1 ? 2 : t->dims[3];
+  m->frame_x = tr->off_x;
+  m->frame_y = tr->off_y;
+  m->frame_w = (float)tr->in_w * tr->scale_x;
+  m->frame_h = (float)tr->in_h * tr->scale_y;
   return TRUE;
 }
 
@@ -332,6 +408,9 @@ static void release_on_gl_thread(GstGLContext *ctx, gpointer data)
   mask_writer_free(ctx, self->gl_mask);
   self->gl_mask = NULL;
   self->gl_mask_valid = FALSE;
+  self->gl_out_on_gpu = FALSE;
+  self->gl_mask_sigmoid = FALSE;
+  self->gl_frame_no_pixels = FALSE;
   tfl_interpreter_free(self->interp);
   self->interp = NULL;
   self->accel->destroy(self->accel);

@@ -12,9 +12,15 @@ G_BEGIN_DECLS
 /* Creates the GL delegate on the GL context of `buf`'s memory and the interpreter with it.
  * FALSE with *err set when GL is unusable (no GL memory, no compute, compile failure). */
 gboolean gst_tflite_filter_gl_setup(GstTfliteFilter *self, GstBuffer *buf, GError **err);
-/* Runs one inference on `buf`'s texture; outputs end up readable on the CPU for decoding. */
+/* Runs one inference on `buf`'s texture; outputs end up readable on the CPU for decoding,
+ * except a segmentation mask kept on the GPU (gl-readback unset, the mask texture working):
+ * then see gst_tflite_filter_gl_mask_without_pixels. */
 gboolean gst_tflite_filter_gl_infer(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr,
                                     GError **err);
+/* TRUE when the last inference left its mask on the GPU only: fills res->mask's kind, size,
+ * classes and placement, without pixels (decode nothing else; the texture has them). */
+gboolean gst_tflite_filter_gl_mask_without_pixels(GstTfliteFilter *self, const tfl_transform *tr,
+                                                  tfl_results *res);
 /* Hands the mask output's GL texture to the meta when the model has one. */
 void gst_tflite_filter_gl_attach_mask(GstTfliteFilter *self, GstTfliteMeta *meta);
 /* Frees the GL delegate (on the GL thread) and drops the context. */

@@ -414,7 +414,7 @@ GST_START_TEST(test_gl_matches_cpu)
 
   NEED_MODEL(selfie, SELFIE);
   run_picture("astronaut.png", selfie, NULL, FALSE, &cpu);
-  run_picture("astronaut.png", selfie, NULL, TRUE, &gl);
+  run_picture("astronaut.png", selfie, "gl-readback=true", TRUE, &gl);
   gdouble f_cpu = dbl(g_ptr_array_index(cpu.results, 0), "mask-fraction");
   gdouble f_gl = dbl(g_ptr_array_index(gl.results, 0), "mask-fraction");
   fail_unless(fabs(f_gl - f_cpu) < 0.005, "mask GL %f CPU %f", f_gl, f_cpu);
@@ -503,6 +503,114 @@ GST_START_TEST(test_gl_no_cpu_map)
   gst_object_unref(f);
   gst_object_unref(pipe);
   g_free(desc);
+  g_free(model);
+}
+GST_END_TEST;
+
+/* The mask left on the GPU (gl-readback=false, the default): the first inference reads
+ * back (full message), later ones carry the mask's geometry only, and tfliteoverlay draws
+ * those frames from the texture exactly as the first one (whose meta the CPU decoder
+ * made: same size, kind and placement). gl-readback=true: every frame has CPU pixels. */
+static GstPadProbeReturn grab_frame(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  GPtrArray *frames = data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER(info);
+  gpointer bytes = NULL;
+  gsize size = 0;
+  gst_buffer_extract_dup(buf, 0, gst_buffer_get_size(buf), &bytes, &size);
+  g_ptr_array_add(frames, g_bytes_new_take(bytes, size));
+  return GST_PAD_PROBE_OK;
+}
+
+/* 3 frames of the same picture; the results messages in *o, the drawn frames in `frames`
+ * (tfliteoverlay then gldownload) when not NULL. */
+static void run_frozen(const gchar *model, const gchar *props, run_out *o, GPtrArray *frames)
+{
+  gchar *p = picture("astronaut.png");
+  gchar *desc = g_strdup_printf(
+    "filesrc location=%s ! pngdec ! imagefreeze num-buffers=3 ! videoconvert ! "
+    "video/x-raw,format=RGBA ! glupload ! tflitefilter name=f model=%s %s ! %s fakesink name=sink",
+    p, model, props, frames ? "tfliteoverlay mask-alpha=0.6 ! gldownload ! video/x-raw,format=RGBA !" : "");
+  memset(o, 0, sizeof *o);
+  o->results = g_ptr_array_new_with_free_func((GDestroyNotify)gst_structure_free);
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch(desc, &err);
+  fail_unless(pipe != NULL && err == NULL, "%s", err ? err->message : "no pipeline");
+  GstElement *sink = gst_bin_get_by_name(GST_BIN(pipe), "sink");
+  GstPad *pad = gst_element_get_static_pad(sink, "sink");
+  if (frames) gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, grab_frame, frames, NULL);
+  GstBus *bus = gst_element_get_bus(pipe);
+  gst_element_set_state(pipe, GST_STATE_PLAYING);
+  for (gboolean done = FALSE; !done;) {
+    GstMessage *m = gst_bus_timed_pop_filtered(bus, 300 * GST_SECOND,
+                                               GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_ELEMENT);
+    fail_unless(m != NULL, "pipeline \"%s\" timed out", desc);
+    if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR) {
+      GError *e = NULL;
+      gst_message_parse_error(m, &e, NULL);
+      fail("%s: %s", desc, e->message);
+    }
+    done = GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS;
+    const GstStructure *s = gst_message_get_structure(m);
+    if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ELEMENT && s && gst_structure_has_name(s, "tflite-results"))
+      g_ptr_array_add(o->results, gst_structure_copy(s));
+    gst_message_unref(m);
+  }
+  gst_element_set_state(pipe, GST_STATE_NULL);
+  fail_unless_equals_int(o->results->len, 3);
+  gst_object_unref(bus);
+  gst_object_unref(pad);
+  gst_object_unref(sink);
+  gst_object_unref(pipe);
+  g_free(desc);
+  g_free(p);
+}
+
+static gboolean gpu_only(const GstStructure *s)
+{
+  gboolean v = FALSE;
+  return gst_structure_get_boolean(s, "mask-gpu-only", &v) && v;
+}
+
+GST_START_TEST(test_gl_mask_stays_on_gpu)
+{
+  NEED_MODEL(model, SELFIE);
+  run_out o;
+  GPtrArray *frames = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
+  run_frozen(model, "", &o, frames);
+  const GstStructure *first = g_ptr_array_index(o.results, 0);
+  fail_if(gpu_only(first), "the first inference must read back");
+  gdouble f0 = dbl(first, "mask-fraction");
+  fail_unless(f0 > 0.1 && f0 < 0.9, "mask-fraction %f", f0);
+  for (guint i = 1; i < 3; i++) {
+    const GstStructure *s = g_ptr_array_index(o.results, i);
+    gint w = 0, h = 0, c = 0;
+    fail_unless(gpu_only(s), "frame %u: mask read back", i);
+    fail_if(gst_structure_has_field(s, "mask-fraction"), "frame %u: CPU mask fraction", i);
+    fail_unless(gst_structure_get_int(s, "mask-width", &w) && gst_structure_get_int(s, "mask-height", &h) &&
+                gst_structure_get_int(s, "mask-classes", &c));
+    fail_unless(w == 256 && h == 256 && c == 2, "frame %u: mask %dx%d, %d classes", i, w, h, c);
+  }
+  /* drawn from the texture alike: frame 0 (CPU-decoded meta) and frame 2 (geometry only) */
+  fail_unless_equals_int(frames->len, 3);
+  GBytes *a = g_ptr_array_index(frames, 0), *b = g_ptr_array_index(frames, 2);
+  fail_unless(g_bytes_get_size(a) == g_bytes_get_size(b) && g_bytes_get_size(a) == 512 * 512 * 4);
+  const guint8 *pa = g_bytes_get_data(a, NULL), *pb = g_bytes_get_data(b, NULL);
+  gsize differ = 0;
+  for (gsize i = 0; i < g_bytes_get_size(a); i++) differ += abs((int)pa[i] - (int)pb[i]) > 1;
+  fail_unless(differ == 0, "%" G_GSIZE_FORMAT " bytes differ between frame 0 and frame 2", differ);
+  run_out_clear(&o);
+  g_ptr_array_unref(frames);
+
+  /* gl-readback=true: CPU pixels on every frame, the same fraction each time */
+  run_frozen(model, "gl-readback=true", &o, NULL);
+  for (guint i = 0; i < 3; i++) {
+    const GstStructure *s = g_ptr_array_index(o.results, i);
+    fail_if(gpu_only(s), "frame %u: gl-readback=true left the mask on the GPU", i);
+    gdouble f = dbl(s, "mask-fraction");
+    fail_unless(fabs(f - f0) < 0.005, "frame %u: mask-fraction %f, first run %f", i, f, f0);
+  }
+  run_out_clear(&o);
   g_free(model);
 }
 GST_END_TEST;
@@ -602,6 +710,7 @@ static Suite *tflitefilter_suite(void)
   tcase_add_test(gl, test_caps_gl);
   tcase_add_test(gl, test_gl_matches_cpu);
   tcase_add_test(gl, test_gl_no_cpu_map);
+  tcase_add_test(gl, test_gl_mask_stays_on_gpu);
   tcase_add_test(life, test_state_cycles);
   tcase_add_test(life, test_bad_inputs);
   return s;
