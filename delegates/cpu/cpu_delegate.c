@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cpu_kernel.h"
+#include "kernels/conv_sparse1x1.h"
 #include "xnn_partition.h"
 
 typedef struct {
@@ -63,11 +64,12 @@ static void cpu_release(void *vctx, void *vstate)
   free(p);
 }
 
-static tfl_status prepare_kernel(tfl_graph *g, int node, cpu_step *s)
+/* fast: sparse 1x1 convs get their own kernel (XNNPACK leaves them to it). */
+static tfl_status prepare_kernel(tfl_graph *g, int node, cpu_step *s, bool fast)
 {
   const tfl_node *n = &g->nodes[node];
   s->node = node;
-  s->k = kernel_of(n->op);
+  s->k = fast && cpu_conv_sparse1x1_applies(g, n) ? &cpu_k_conv_sparse1x1 : kernel_of(n->op);
   if (!s->k)
     return tfl_error(TFL_ERR_UNSUPPORTED, "node %d (%s): the CPU delegate has no kernel for this op", node,
                      tfl_op_name(n->op));
@@ -117,13 +119,13 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
       s->xnn = NULL;
       st = TFL_OK;
       for (int k = 0; k < run && st == TFL_OK; k++) {
-        st = prepare_kernel(g, part->nodes[i + k], &p->steps[p->n_steps]);
+        st = prepare_kernel(g, part->nodes[i + k], &p->steps[p->n_steps], fast);
         if (st == TFL_OK) p->n_steps++;
       }
       i += run;
       continue;
     }
-    st = prepare_kernel(g, part->nodes[i], &p->steps[p->n_steps]);
+    st = prepare_kernel(g, part->nodes[i], &p->steps[p->n_steps], fast);
     if (st == TFL_OK) p->n_steps++;
     i++;
   }

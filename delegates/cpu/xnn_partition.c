@@ -24,6 +24,7 @@
 #include <xnnpack.h>
 
 #include "cpu_util.h"
+#include "kernels/conv_sparse1x1.h"
 
 struct xnn_partition {
   xnn_runtime_t rt;
@@ -592,6 +593,8 @@ bool xnn_partition_supports(const tfl_graph *g, int node)
   if (n->dead) return false;
   qkind k;
   if (node_is_quant(g, n, &k)) return supports_quant(g, n, k);
+  /* left to our sparse kernel, which beats XNNPACK's dense GEMM on these (no x86 sparse path) */
+  if (cpu_conv_sparse1x1_applies(g, n)) return false;
   return supports_node(g, n);
 }
 
@@ -1022,6 +1025,31 @@ static int classify(builder *b, const int32_t *nodes, int n_nodes, const uint8_t
       int t = n->in[j];
       if (t >= 0 && b->role[t] == ROLE_NONE && !g->tensors[t].is_const) b->role[t] = ROLE_EXT_IN;
     }
+  }
+  /* XNNPACK fuses a PAD into the conv after it, which then reads the PAD's input while
+   * writing its own output. The arena planner saw the PAD as the last reader of that input
+   * and may have given the output of a node up to that conv the same bytes: when the
+   * input comes from outside the run and such an external output overlaps it, the PAD's
+   * output is made external too, so XNNPACK keeps the PAD (a copy) and nothing reads the
+   * input late. */
+  for (int k = 0; k < n_nodes; k++) {
+    const tfl_node *n = &g->nodes[nodes[k]];
+    if ((n->op != TFL_OP_PAD && n->op != TFL_OP_PADV2) || n->n_in < 1 || n->n_out < 1) continue;
+    int in = n->in[0], o = n->out[0];
+    if (in < 0 || o < 0 || b->role[in] != ROLE_EXT_IN || b->role[o] != ROLE_INTERNAL) continue;
+    const tfl_tensor *ti = &g->tensors[in];
+    bool clash = false, consumed = false;
+    for (int k2 = k + 1; k2 < n_nodes && !clash && !consumed; k2++) { /* up to the PAD's reader */
+      const tfl_node *m = &g->nodes[nodes[k2]];
+      for (int j = 0; j < m->n_in; j++) consumed |= m->in[j] == o;
+      for (int j = 0; j < m->n_out && !clash; j++) {
+        const tfl_tensor *to = m->out[j] >= 0 ? &g->tensors[m->out[j]] : NULL;
+        clash = to && b->role[m->out[j]] == ROLE_EXT_OUT && to->data && ti->data &&
+                (const char *)to->data < (const char *)ti->data + ti->bytes &&
+                (const char *)ti->data < (const char *)to->data + to->bytes;
+      }
+    }
+    if (clash) b->role[o] = ROLE_EXT_OUT;
   }
   int n_ext = 0;
   for (int t = 0; t < g->n_tensors; t++)
