@@ -620,9 +620,31 @@ def lstm_basic_hand(m, z):
     return [('float32', [1, 4], act), ('float32', [1, 4], state)]
 
 
-CASES['lstm_basic'] = (lstm_basic, {'hand': lstm_basic_hand, 'why':
-    'golden computed here from TFLite\'s documented basic LSTM cell: the oracle runs the model '
-    'but its outputs match none of the 24 gate orders (nor swapped state inputs), checked by brute force'})
+def lstm_basic_check(m, model, tmp):
+    # The oracle ignores the values fed to prev_activation / prev_state (TFLite's basic kernel
+    # re-homes them in a persistent arena in Prepare, away from the buffers LiteRT.js fills,
+    # so it reads zeros); with both zero it must agree with the hand cell.
+    z = make_golden_rng(1)
+    vals = [[z() for _ in range(3)], [0.0] * 4, [0.0] * 4]
+    args = [make_golden.ORACLE, 'run', model, '--out', os.path.join(tmp, 'lstm_check')]
+    for i, v in enumerate(vals):
+        path = os.path.join(tmp, 'lstm_check_in%d.bin' % i)
+        with open(path, 'wb') as f:
+            f.write(struct.pack('<%df' % len(v), *v))
+        args += ['--input', path]
+    subprocess.run(args, check=True, capture_output=True, timeout=120)
+    for i, (_, _, want) in enumerate(lstm_basic_hand(m, sum(vals, []))):
+        with open(os.path.join(tmp, 'lstm_check', 'output_%d.bin' % i), 'rb') as f:
+            got = struct.unpack('<4f', f.read())
+        if max(abs(a - b) for a, b in zip(got, want)) > 1e-5:
+            raise SystemExit('lstm_basic: oracle output %d %s != hand %s with zero state' % (i, got, want))
+
+
+CASES['lstm_basic'] = (lstm_basic, {'hand': lstm_basic_hand, 'check': lstm_basic_check, 'why':
+    'golden computed here from TFLite\'s basic LSTM cell (lstm.cc, LstmCell): the oracle ignores '
+    'the values fed to the prev_activation / prev_state inputs (the kernel moves them to a '
+    'persistent arena in Prepare, away from the buffers LiteRT.js fills) and computes the cell '
+    'with both zero; make_opmodels.py checks the hand cell against it in that case'})
 
 
 def lstm_full(peephole=False, projection=False, clip=0.0):
@@ -938,6 +960,8 @@ def main():
             model = os.path.join(MODEL_DIR, name + '.tflite')
             golden = os.path.join(GOLDEN_DIR, name + '.gauss.txt')
             if kw.get('hand'):
+                if kw.get('check'):
+                    kw['check'](m, model, tmp)   # the hand formula against the oracle where it can
                 hand_golden(name, m, golden, kw['hand'])
                 notes.append((name, kw['why']))
                 made.append(name)

@@ -156,7 +156,8 @@ static int full_case(const lstm_case *c, int threads)
 /* Basic kernel, zero weights: biases give sigmoid(i) = 0.75, tanh(g) = 0.5,
  * sigmoid(f) = sigmoid(o) = 0.5; prev_state 1: state = 0.75*0.5 + 0.5*1 = 0.875,
  * activation = 0.5 * tanh(0.875). A second batch row with prev_state -1 gives
- * state = 0.375 - 0.5 = -0.125. */
+ * state = 0.375 - 0.5 = -0.125. Both land in the outputs and, written back, in the
+ * prev_activation / prev_state inputs. */
 static int basic_case(void)
 {
   enum { NI = 2, NO = 3 };
@@ -190,7 +191,12 @@ static int basic_case(void)
            op_runner_expect_near("basic lstm activation", r.tensors[ya].data, want_act, 2 * NO, 1e-6f) &&
            op_runner_expect_near("basic lstm concat", (float *)r.tensors[yc].data + NI + NO, want_cat,
                                  NI + NO, 0) &&
-           op_runner_expect_near("basic lstm gates", r.tensors[yg].data, bias, 4 * NO, 0);
+           op_runner_expect_near("basic lstm gates", r.tensors[yg].data, bias, 4 * NO, 0) &&
+           /* TFLite writes the new activation and state back into the state inputs */
+           op_runner_expect_near("basic lstm prev_activation written back", r.tensors[ht].data, want_act,
+                                 2 * NO, 1e-6f) &&
+           op_runner_expect_near("basic lstm prev_state written back", r.tensors[pt].data, want_state,
+                                 2 * NO, 1e-6f);
   op_runner_free(&r);
   return ok;
 }

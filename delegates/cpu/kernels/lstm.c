@@ -13,6 +13,9 @@
  *   a = W [x, h_prev] + b, gate blocks in the order input, candidate, forget, output:
  *   state = sigmoid(a_i) * tanh(a_g) + sigmoid(a_f) * prev_state;
  *   activation = sigmoid(a_o) * tanh(state).
+ *   As TFLite's basic kernel, the new activation and state are also written back into the
+ *   prev_activation / prev_state inputs (unless constant), so a next run that does not
+ *   refill them carries the state on.
  * eval runs batch rows as separate tasks; each writes only its own rows and scratch.
  */
 #include "conv_common.h"
@@ -290,6 +293,11 @@ static void step_basic(void *arg, size_t bi)
   const tfl_tensor *t_cat = cpu_out(a->g, a->n, B_CONCAT), *t_act = cpu_out(a->g, a->n, B_ACTIV_TEMP);
   if (t_cat) memcpy((float *)t_cat->data + bi * nx, cat, sizeof(float) * (size_t)nx);
   if (t_act) memcpy((float *)t_act->data + bi * 4 * no, act, sizeof(float) * 4 * (size_t)no);
+
+  /* write-back after every read of this row's old values (cat holds h_prev already) */
+  tfl_tensor *t_h = cpu_in(a->g, a->n, B_PREV_ACTIV), *t_c = cpu_in(a->g, a->n, B_PREV_STATE);
+  if (!t_h->is_const) memcpy((float *)t_h->data + bi * no, ya, sizeof(float) * (size_t)no);
+  if (!t_c->is_const) memcpy((float *)t_c->data + bi * no, ys, sizeof(float) * (size_t)no);
 }
 
 static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
