@@ -12,6 +12,9 @@ static void emit_tensor(gl_str *s, const gl_emit_obj *o, gl_shape out, size_t ba
               o->is_const ? "LDC" : o->wide ? "LDW" : "LDA", o->off + (o->is_const ? base : 0), o->wide ? "2 * " : "",
               o->sh.s, o->sh.h, o->sh.w);
   gl_str_addf(s, "#define %s_AT(b, y, x, c) %s_LD(b, y, x, (c) / 4)[(c) %% 4]\n", n, n);
+  if (!o->is_const)
+    gl_str_addf(s, "#define %s_ST(b, y, x, s, v) %s(%zu + %s((((b) * %d + (s)) * %d + (y)) * %d + (x)), v)\n", n,
+                o->wide ? "STW" : "STA", o->off, o->wide ? "2 * " : "", o->sh.s, o->sh.h, o->sh.w);
   /* numpy broadcasting against the output: size-1 dims read index 0, one channel fills all lanes */
   bool cb = o->sh.c == 1 && out.c > 1;
   gl_str_addf(s, "#define %s_LDB(b, y, x, s) %s_LD(%s, %s, %s, %s)%s\n", n, n, o->sh.b == 1 ? "0" : "(b)",

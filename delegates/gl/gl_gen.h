@@ -14,6 +14,9 @@
  * llvmpipe does) otherwise accumulate in half precision, which loses whole percents
  * on deep models (pose_landmark); storage and element-wise math stay mediump.
  * main() has `ivec3 gid` (the invocation, already checked against the grid).
+ * Multi-output nodes (LSTM): output 0 goes through store_out; each present output
+ * k >= 1 is an arena object "Ok" with the tensor macros plus Ok_ST(b, y, x, s, v),
+ * a raw store (no epilogue; the generator keeps lanes past Ok_C zero).
  */
 #ifndef GL_GEN_H
 #define GL_GEN_H
@@ -150,5 +153,7 @@ tfl_status gl_gen_softmax(const gl_gen_in *in, gl_gen_out *out);
 tfl_status gl_check_mean(const tfl_graph *g, int node);
 tfl_status gl_gen_mean(const gl_gen_in *in, gl_gen_out *out);
 tfl_status gl_check_alias(const tfl_graph *g, int node);
+tfl_status gl_check_lstm(const tfl_graph *g, int node);
+tfl_status gl_gen_lstm(const gl_gen_in *in, gl_gen_out *out);
 
 #endif

@@ -19,9 +19,14 @@ bool gl_plan_supports(const tfl_graph *g, int node)
   const tfl_node *n = &g->nodes[node];
   const gl_op_info *info = gl_op_info_of(n->op);
   if (info->kind == GL_KIND_NONE || !info->check) return false;
-  if (n->n_out != 1 || n->out[0] < 0 || n->n_in > GL_GEN_MAX_IN) return false;
-  const tfl_tensor *y = &g->tensors[n->out[0]];
-  if (!float_like(y->type) || y->ndim > 4 || y->is_variable) return false;
+  /* several outputs only from generators (LSTM: output k >= 1 is object "Ok") */
+  if (n->n_out < 1 || n->out[0] < 0 || n->n_in > GL_GEN_MAX_IN) return false;
+  if (n->n_out > 1 && (info->kind != GL_KIND_GEN || n->n_out > 4)) return false;
+  for (int k = 0; k < n->n_out; k++) {
+    if (n->out[k] < 0) continue;
+    const tfl_tensor *y = &g->tensors[n->out[k]];
+    if (!float_like(y->type) || y->ndim > 4 || y->is_variable) return false;
+  }
   for (int k = 0; k < n->n_in; k++) {
     if (n->in[k] < 0 || (info->raw_inputs & (1u << k))) continue;
     const tfl_tensor *x = &g->tensors[n->in[k]];
@@ -158,6 +163,8 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
     memset(G, 0, sizeof *G);
     G->node = ni;
     G->out = out;
+    for (int k = 1; k < n->n_out; k++)
+      if (n->out[k] >= 0) p->group_of[n->out[k]] = p->n_groups;
     p->group_of[out] = p->n_groups++;
   }
   return TFL_OK;
@@ -186,6 +193,7 @@ static tfl_status add_tensor_obj(planner *p, group_build *b, const char *name, i
   o->is_tensor = true;
   b->obj_tensor[b->n_objs] = -1;
   b->obj_const[b->n_objs] = NULL;
+  b->obj_write[b->n_objs] = false;
   if (x->is_const) {
     float *r = gl_const_reals(x);
     float *pk = r ? malloc(gl_shape_vec4s(sh) * 4 * sizeof(float) + 16) : NULL;
@@ -230,6 +238,15 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
     snprintf(name, sizeof name, "I%d", k);
     if ((st = add_tensor_obj(p, b, name, n->in[k], in.in[k]))) return st;
   }
+  for (int k = 1; k < n->n_out; k++) { /* extra outputs: arena objects the body stores to */
+    if (n->out[k] < 0) continue;
+    char name[16];
+    snprintf(name, sizeof name, "O%d", k);
+    gl_shape sh;
+    gl_shape_of(&g->tensors[n->out[k]], &sh);
+    if ((st = add_tensor_obj(p, b, name, n->out[k], sh))) return st;
+    b->obj_write[b->n_objs - 1] = true;
+  }
   if ((st = info->gen(&in, &b->gen))) return st;
   if (b->gen.decls.oom || b->gen.main.oom) return tfl_error(TFL_ERR_NOMEM, "shader of node %d", G->node);
   for (int c = 0; c < b->gen.n_consts; c++) {
@@ -240,6 +257,7 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
     o->off = b->const_n;
     b->obj_tensor[b->n_objs] = -1;
     b->obj_const[b->n_objs] = NULL;
+    b->obj_write[b->n_objs] = false;
     b->n_objs++;
     b->const_n += b->gen.consts[c].n_vec4;
   }
@@ -321,6 +339,31 @@ static double node_flops(const tfl_graph *g, int ni)
   return out;
 }
 
+/* Basic LSTM writes its new activation / state (outputs 0 / 1) into its non-constant
+ * state inputs 1 / 4 (gl_check_lstm allows only partition inputs read by it alone):
+ * the delegate downloads them there as extra outputs. The sources must stay whole. */
+static tfl_status find_write_backs(planner *p)
+{
+  const tfl_graph *g = p->g;
+  int cap = 2 * p->part->n_nodes + 1;
+  p->wb_src = malloc(sizeof(int) * (size_t)cap);
+  p->wb_dst = malloc(sizeof(int) * (size_t)cap);
+  if (!p->wb_src || !p->wb_dst) return tfl_error(TFL_ERR_NOMEM, "GL write-backs");
+  for (int k = 0; k < p->part->n_nodes; k++) {
+    const tfl_node *n = &g->nodes[p->part->nodes[k]];
+    if (n->op != TFL_OP_LSTM || n->p.lstm.kernel_type != 1) continue;
+    static const int pairs[2][2] = {{1, 0}, {4, 1}}; /* input, output */
+    for (int j = 0; j < 2; j++) {
+      int dst = n->in[pairs[j][0]], src = n->out[pairs[j][1]];
+      if (dst < 0 || src < 0 || g->tensors[dst].is_const) continue;
+      p->wb_src[p->n_wb] = src;
+      p->wb_dst[p->n_wb++] = dst;
+      p->is_out[src] = true; /* not fused away: its memory must hold it at the end */
+    }
+  }
+  return TFL_OK;
+}
+
 tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl_plan_options *o, gl_plan *out)
 {
   memset(out, 0, sizeof *out);
@@ -351,6 +394,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   }
   for (int i = 0; i < g->n_outputs; i++) p.consumers[g->outputs[i]]++;
   for (int i = 0; i < part->n_outputs; i++) p.is_out[part->outputs[i]] = true;
+  if ((st = find_write_backs(&p))) goto done;
   for (int k = 0; k < part->n_nodes; k++) {
     int ni = part->nodes[k];
     if (!gl_plan_supports(g, ni)) {
@@ -379,7 +423,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   out->d = calloc((size_t)p.n_groups + 1, sizeof *out->d);
   out->consts = malloc((const_total + 1) * 4 * sizeof(float));
   out->in = calloc((size_t)part->n_inputs + 1, sizeof *out->in);
-  out->out = calloc((size_t)part->n_outputs + 1, sizeof *out->out);
+  out->out = calloc((size_t)part->n_outputs + (size_t)p.n_wb + 1, sizeof *out->out);
   if (!out->d || !out->consts || !out->in || !out->out) {
     st = tfl_error(TFL_ERR_NOMEM, "GL plan");
     goto done;
@@ -458,6 +502,12 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     gl_shape_of(&g->tensors[t], &out->out[out->n_out].sh);
     out->n_out++;
   }
+  for (int i = 0; i < p.n_wb; i++) { /* write-backs: the source's memory into the input tensor */
+    out->out[out->n_out].tensor = p.wb_dst[i];
+    out->out[out->n_out].off = off_of[gl_plan_root(&p, p.wb_src[i])];
+    gl_shape_of(&g->tensors[p.wb_src[i]], &out->out[out->n_out].sh);
+    out->n_out++;
+  }
 done:
   free(pending.s);
   if (builds)
@@ -469,6 +519,8 @@ done:
   free(p.consumers);
   free(p.is_out);
   free(p.groups);
+  free(p.wb_src);
+  free(p.wb_dst);
   free(off_of);
   if (st != TFL_OK) gl_plan_free(out);
   return st;

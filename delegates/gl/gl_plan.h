@@ -54,7 +54,8 @@ typedef struct {
   float *consts;             /* n_const vec4s, as floats (the delegate converts to fp16) */
   size_t n_const;
   size_t arena_n;            /* arena vec4s */
-  gl_plan_io *in, *out;      /* partition boundary tensors, in part->inputs/outputs order */
+  gl_plan_io *in, *out;      /* partition boundary tensors, in part->inputs/outputs order;
+                                out ends with write-backs (basic LSTM state into its inputs) */
   int n_in, n_out;
   int n_nodes, n_fused, n_alias, n_wide, n_barriers;
 } gl_plan;

@@ -29,6 +29,10 @@ typedef struct {
   bool *is_out;         /* per tensor: partition output */
   group *groups;
   int n_groups;
+  /* write-backs (basic LSTM): after the run, tensor wb_src's arena data is downloaded
+   * into input tensor wb_dst, as the CPU kernel writes its new state into its inputs */
+  int *wb_src, *wb_dst;
+  int n_wb;
 } planner;
 
 static inline int gl_plan_root(const planner *p, int t)
@@ -43,6 +47,7 @@ typedef struct {
   gl_emit_obj objs[MAX_OBJS];
   int obj_tensor[MAX_OBJS];  /* graph tensor of a tensor object in the arena, -1 otherwise */
   float *obj_const[MAX_OBJS];/* packed data of constant tensor objects */
+  bool obj_write[MAX_OBJS];  /* an extra output (Ok, k >= 1) the dispatch writes */
   int n_objs;
   gl_str epi;
   size_t const_n;            /* vec4s of constants */

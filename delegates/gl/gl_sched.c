@@ -26,6 +26,8 @@ tfl_status gl_sched_order(planner *p, group_build *builds)
       if (t >= 0 && writer[t] >= 0 && level[writer[t]] + 1 > level[gi]) level[gi] = level[writer[t]] + 1;
     }
     writer[gl_plan_root(p, p->groups[gi].out)] = gi;
+    for (int k = 0; k < builds[gi].n_objs; k++) /* extra outputs of multi-output nodes */
+      if (builds[gi].obj_write[k]) writer[builds[gi].obj_tensor[k]] = gi;
   }
   int m = 0; /* stable counting by level */
   for (int lv = 0; m < n; lv++)
@@ -34,7 +36,12 @@ tfl_status gl_sched_order(planner *p, group_build *builds)
   for (int i = 0; i < n; i++) gs[i] = p->groups[idx[i]], bs[i] = builds[idx[i]];
   memcpy(p->groups, gs, sizeof(group) * (size_t)n);
   memcpy(builds, bs, sizeof(group_build) * (size_t)n);
-  for (int i = 0; i < n; i++) p->group_of[p->groups[i].out] = i;
+  for (int i = 0; i < n; i++) {
+    p->group_of[p->groups[i].out] = i;
+    const tfl_node *nd = &p->g->nodes[p->groups[i].node];
+    for (int k = 1; k < nd->n_out; k++)
+      if (nd->out[k] >= 0) p->group_of[nd->out[k]] = i;
+  }
   free(level), free(writer), free(idx), free(gs), free(bs);
   return TFL_OK;
 }
@@ -70,7 +77,7 @@ bool gl_sched_barrier(gl_span_set *pending, gl_plan_dispatch *d, const group_bui
   for (int k = 0; k < b->n_objs; k++)
     if (b->obj_tensor[k] >= 0) {
       size_t len = gl_shape_vec4s(b->objs[k].sh) * (b->objs[k].wide ? 2 : 1);
-      mine[n++] = (gl_span){b->objs[k].off, b->objs[k].off + len, false};
+      mine[n++] = (gl_span){b->objs[k].off, b->objs[k].off + len, b->obj_write[k]};
     }
   mine[n++] = (gl_span){out_off, out_off + out_n, true};
   d->barrier = false;
@@ -118,6 +125,7 @@ tfl_status gl_sched_place(planner *p, group_build *builds, size_t *arena_n, size
     TOUCH(gl_plan_root(p, p->groups[gi].out), gi);
   }
   for (int i = 0; i < p->part->n_outputs; i++) TOUCH(gl_plan_root(p, p->part->outputs[i]), p->n_groups);
+  for (int i = 0; i < p->n_wb; i++) TOUCH(gl_plan_root(p, p->wb_src[i]), p->n_groups);
 #undef TOUCH
   int n = 0;
   for (int t = 0; t < nt; t++) {

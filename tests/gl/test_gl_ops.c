@@ -1,6 +1,7 @@
 /* test_gl_ops.c - every GL op generator against the CPU reference kernel, on small
  * one-node graphs with odd channel counts (1, 3, 5, 7), strides and paddings, in fp32
  * (tolerance 1e-4 of the output's magnitude) and fp16 (1e-2). Runs on llvmpipe. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +328,70 @@ static void c_slice(op_runner *r, unsigned *s)
   op_runner_io(r, (int[]){a, b, e, st}, 4, (int[]){y}, 1);
 }
 
+/* Basic LSTM (kernel_type 1): all four outputs and the write-back of the new
+ * activation / state into the two state inputs, GL against the CPU kernel. */
+static int lstm_case(tfl_delegate *d, const char *prec, int nb, int ni, int nn, float tol)
+{
+  op_runner r;
+  unsigned seed = 777u + (unsigned)(nb * 100 + ni * 10 + nn);
+  op_runner_init(&r, TFL_OP_LSTM);
+  int x = tensor_rand(&r, &seed, DIMS(nb, ni), false, -1, 1);
+  int h = tensor_rand(&r, &seed, DIMS(nb, nn), false, -1, 1);
+  int w = tensor_rand(&r, &seed, DIMS(4 * nn, ni + nn), true, -1, 1);
+  int b = tensor_rand(&r, &seed, DIMS(4 * nn), true, -1, 1);
+  int c = tensor_rand(&r, &seed, DIMS(nb, nn), false, -2, 2);
+  int outs[4] = {OUT(&r, nb, nn), OUT(&r, nb, nn), OUT(&r, nb, ni + nn), OUT(&r, nb, 4 * nn)};
+  op_runner_io(&r, (int[]){x, h, w, b, c}, 5, outs, 4);
+  r.node.p.lstm.kernel_type = 1;
+  /* checked tensors: the outputs, then the state inputs after their write-back */
+  int chk[6] = {outs[0], outs[1], outs[2], outs[3], h, c};
+  size_t sz = (size_t)nb * nn * sizeof(float);
+  float *h0 = malloc(sz), *c0 = malloc(sz), *want[6];
+  memcpy(h0, r.graph.tensors[h].data, sz);
+  memcpy(c0, r.graph.tensors[c].data, sz);
+  int fail = 0;
+  char name[96];
+  snprintf(name, sizeof name, "%s lstm basic B%d I%d N%d", prec, nb, ni, nn);
+  if (op_runner_run(&r, 1)) {
+    printf("FAIL %s: CPU reference: %s\n", name, tfl_last_error());
+    fail = 1;
+    goto out;
+  }
+  for (int k = 0; k < 6; k++) {
+    tfl_tensor *t = &r.graph.tensors[chk[k]];
+    want[k] = malloc(t->bytes);
+    memcpy(want[k], t->data, t->bytes);
+    if (k < 4) memset(t->data, 0, t->bytes);
+  }
+  memcpy(r.graph.tensors[h].data, h0, sz);
+  memcpy(r.graph.tensors[c].data, c0, sz);
+  if (glt_run_gl(&r, d)) {
+    printf("FAIL %s: GL: %s\n", name, tfl_last_error());
+    fail = 1;
+  }
+  static const char *what[6] = {"activation", "state", "concat_temp", "activ_temp", "activation write-back", "state write-back"};
+  for (int k = 0; k < 6; k++) {
+    tfl_tensor *t = &r.graph.tensors[chk[k]];
+    size_t n = tfl_tensor_count(t);
+    const float *got = t->data;
+    float scale = 1.0f, worst = 0.0f;
+    for (size_t i = 0; i < n; i++) scale = fmaxf(scale, fabsf(want[k][i]));
+    for (size_t i = 0; i < n; i++) {
+      float e = fabsf(got[i] - want[k][i]);
+      if (!(e <= worst)) worst = isnan(e) ? INFINITY : e;
+    }
+    bool bad = !(worst / scale <= tol);
+    if (!fail && (bad || k == 5)) printf("%s %s: %s max error %.3g (tol %.0e)\n", bad ? "FAIL" : "ok  ", name, what[k], worst / scale, tol);
+    fail |= bad;
+    free(want[k]);
+  }
+out:
+  free(h0);
+  free(c0);
+  op_runner_free(&r);
+  return fail;
+}
+
 static const struct {
   const char *name;
   case_fn fn;
@@ -370,6 +435,10 @@ int main(int argc, char **argv)
       snprintf(name, sizeof name, "%s %s", prec ? "fp16" : "fp32", cases[i].name);
       fails += glt_compare(name, &r, d, tol);
       op_runner_free(&r);
+    }
+    if (!only || strstr("lstm basic", only)) {
+      fails += lstm_case(d, prec ? "fp16" : "fp32", 1, 5, 3, tol);
+      fails += lstm_case(d, prec ? "fp16" : "fp32", 2, 7, 4, tol);
     }
     d->destroy(d);
   }
