@@ -14,13 +14,12 @@
  * Usage: test_bad_models [MODELS_DIR [NPM_MODELS_DIR]] (env TFL_MODELS, TFL_NPM_MODELS
  * as test_loader). Env TFL_BAD_ITER scales the random trials (default 1).
  */
+#include "model_path.h"
 #include "runtime/tfl_loader.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static int failures;
 #define CHECK(cond, ...)                                     \
@@ -392,32 +391,6 @@ static void mutate_model(const char *path, int iters)
   free(buf);
 }
 
-static bool is_file(const char *p)
-{
-  struct stat st;
-  return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static bool find_model(const char *dir, const char *name, char *out, size_t n)
-{
-  snprintf(out, n, "%s/%s", dir, name);
-  if (is_file(out)) return true;
-  DIR *d = opendir(dir);
-  if (!d) return false;
-  struct dirent *e;
-  bool found = false;
-  while (!found && (e = readdir(d))) {
-    if (e->d_name[0] == '.') continue;
-    snprintf(out, n, "%s/%s/%s", dir, e->d_name, name);
-    if (is_file(out)) found = true;
-    else {
-      snprintf(out, n, "%s/%s/package/%s", dir, e->d_name, name);
-      found = is_file(out);
-    }
-  }
-  closedir(d);
-  return found;
-}
 
 static long warnings;
 static void quiet(tfl_log_level level, const char *msg, void *user) { warnings++; }
@@ -445,7 +418,7 @@ int main(int argc, char **argv)
   };
   for (size_t i = 0; i < sizeof real / sizeof real[0]; i++) {
     char path[4096];
-    if (!find_model(real[i].npm ? npm : shared, real[i].file, path, sizeof path)) {
+    if (!test_find_model(real[i].npm ? npm : shared, real[i].file, path, sizeof path)) {
       printf("skip %s: not found\n", real[i].file);
       continue;
     }

@@ -7,14 +7,13 @@
  * is looked for as DIR/NAME, DIR/<any>/NAME and DIR/<any>/package/NAME. Missing
  * models are reported and skipped; exit 77 (skip) when none is found.
  */
+#include "model_path.h"
 #include "runtime/tfl_loader.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 enum { MODELS_SHARED, MODELS_NPM };
@@ -76,33 +75,6 @@ static int failures;
     }                                                        \
   } while (0)
 
-static bool is_file(const char *p)
-{
-  struct stat st;
-  return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* DIR/NAME, DIR/x/NAME or DIR/x/package/NAME (npm packages unpacked per package). */
-static bool find_model(const char *dir, const char *name, char *out, size_t n)
-{
-  snprintf(out, n, "%s/%s", dir, name);
-  if (is_file(out)) return true;
-  DIR *d = opendir(dir);
-  if (!d) return false;
-  struct dirent *e;
-  bool found = false;
-  while (!found && (e = readdir(d))) {
-    if (e->d_name[0] == '.') continue;
-    snprintf(out, n, "%s/%s/%s", dir, e->d_name, name);
-    if (is_file(out)) found = true;
-    else {
-      snprintf(out, n, "%s/%s/package/%s", dir, e->d_name, name);
-      found = is_file(out);
-    }
-  }
-  closedir(d);
-  return found;
-}
 
 static void check_io(const char *model, const char *kind, int i, const tfl_tensor *t,
                      const io_expect *e)
@@ -262,7 +234,7 @@ int main(int argc, char **argv)
   int found = 0;
   for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
     char path[4096];
-    if (!find_model(dirs[models[i].where], models[i].file, path, sizeof path)) {
+    if (!test_find_model(dirs[models[i].where], models[i].file, path, sizeof path)) {
       printf("skip %s: not found under %s\n", models[i].file, dirs[models[i].where]);
       continue;
     }
