@@ -32,6 +32,16 @@ static bool float_like(tfl_type t)
   return t == TFL_TYPE_FLOAT32 || t == TFL_TYPE_FLOAT16 || t == TFL_TYPE_UINT8 || t == TFL_TYPE_INT8;
 }
 
+/* Stride, dilation and fused activation of CONV_2D / DEPTHWISE_CONV_2D. */
+static tfl_status check_conv_params(const tfl_graph *g, int node, const tfl_conv_params *p)
+{
+  if (p->stride_w < 1 || p->stride_h < 1 || p->dilation_w < 1 || p->dilation_h < 1)
+    return gl_node_error(TFL_ERR_SHAPE, g, node, "stride %dx%d dilation %dx%d", p->stride_w, p->stride_h,
+                         p->dilation_w, p->dilation_h);
+  if (!gl_act_ok(p->act)) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)p->act);
+  return TFL_OK;
+}
+
 static tfl_status check_weights(const tfl_graph *g, int node, const tfl_tensor *w, const tfl_tensor *bias,
                                 int out_c)
 {
@@ -69,12 +79,7 @@ tfl_status gl_check_conv(const tfl_graph *g, int node)
   if (w->dims[3] != x->dims[3])
     return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "grouped convolution (filter depth %d, input %d)", w->dims[3],
                          x->dims[3]);
-  const tfl_conv_params *p = &n->p.conv;
-  if (p->stride_w < 1 || p->stride_h < 1 || p->dilation_w < 1 || p->dilation_h < 1)
-    return gl_node_error(TFL_ERR_SHAPE, g, node, "stride %dx%d dilation %dx%d", p->stride_w, p->stride_h,
-                         p->dilation_w, p->dilation_h);
-  if (!gl_act_ok(p->act)) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)p->act);
-  return TFL_OK;
+  return check_conv_params(g, node, &n->p.conv);
 }
 
 tfl_status gl_check_depthwise(const tfl_graph *g, int node)
@@ -89,12 +94,7 @@ tfl_status gl_check_depthwise(const tfl_graph *g, int node)
   if (w->dims[3] != y->dims[3] || y->dims[3] % x->dims[3])
     return gl_node_error(TFL_ERR_SHAPE, g, node, "filter depth %d, input %d, output %d", w->dims[3], x->dims[3],
                          y->dims[3]);
-  const tfl_conv_params *p = &n->p.conv;
-  if (p->stride_w < 1 || p->stride_h < 1 || p->dilation_w < 1 || p->dilation_h < 1)
-    return gl_node_error(TFL_ERR_SHAPE, g, node, "stride %dx%d dilation %dx%d", p->stride_w, p->stride_h,
-                         p->dilation_w, p->dilation_h);
-  if (!gl_act_ok(p->act)) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)p->act);
-  return TFL_OK;
+  return check_conv_params(g, node, &n->p.conv);
 }
 
 tfl_status gl_check_transpose_conv(const tfl_graph *g, int node)
