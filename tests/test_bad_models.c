@@ -14,23 +14,13 @@
  * Usage: test_bad_models [MODELS_DIR [NPM_MODELS_DIR]] (env TFL_MODELS, TFL_NPM_MODELS
  * as test_loader). Env TFL_BAD_ITER scales the random trials (default 1).
  */
+#include "check.h"
 #include "model_path.h"
 #include "runtime/tfl_loader.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-#define CHECK(cond, ...)                                     \
-  do {                                                       \
-    if (!(cond)) {                                           \
-      failures++;                                            \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);   \
-      fprintf(stderr, __VA_ARGS__);                          \
-      fprintf(stderr, "\n");                                 \
-    }                                                        \
-  } while (0)
 
 /* ---- a forward FlatBuffers writer: children always follow their parents --------- */
 
@@ -390,7 +380,6 @@ static void mutate_model(const char *path, int iters)
   free(orig);
   free(buf);
 }
-
 
 static long warnings;
 static void quiet(tfl_log_level level, const char *msg, void *user) { warnings++; }

@@ -15,20 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "decoders/ssd_anchors.h"
 #include "decoders/tfl_decoder.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                        \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      failures++;                                                               \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);           \
-      fprintf(stderr, __VA_ARGS__);                                             \
-      fprintf(stderr, "\n");                                                    \
-    }                                                                           \
-  } while (0)
-#define NEAR(a, b, tol) (fabs((double)(a) - (double)(b)) <= (tol))
 
 static const char *data_dir;
 

@@ -13,19 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "decoders/tfl_decoder.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                        \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      failures++;                                                               \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);           \
-      fprintf(stderr, __VA_ARGS__);                                             \
-      fprintf(stderr, "\n");                                                    \
-    }                                                                           \
-  } while (0)
-#define NEAR(a, b, tol) (fabs((double)(a) - (double)(b)) <= (tol))
 
 typedef struct {
   tfl_graph g;

@@ -7,6 +7,7 @@
  * is looked for as DIR/NAME, DIR/<any>/NAME and DIR/<any>/package/NAME. Missing
  * models are reported and skipped; exit 77 (skip) when none is found.
  */
+#include "check.h"
 #include "model_path.h"
 #include "runtime/tfl_loader.h"
 
@@ -63,18 +64,6 @@ static const model_expect models[] = {
 {MODELS_NPM, "selfie_segmentation.tflite", 1, {{"input_1", TFL_TYPE_FLOAT32, 4, {1, 256, 256, 3}, 0.0f, 0}}, 1, {{"activation_10", TFL_TYPE_FLOAT32, 4, {1, 256, 256, 1}, 0.0f, 0}}, 11, {{"DEQUANTIZE", 110}, {"CONV_2D", 43}, {"HARD_SWISH", 11}, {"RELU", 22}, {"DEPTHWISE_CONV_2D", 11}, {"AVERAGE_POOL_2D", 10}, {"LOGISTIC", 11}, {"MUL", 10}, {"ADD", 14}, {"RESIZE_BILINEAR", 3}, {"Convolution2DTransposeBias", 1}}},
 {MODELS_NPM, "selfie_segmentation_landscape.tflite", 1, {{"input_1", TFL_TYPE_FLOAT32, 4, {1, 144, 256, 3}, 0.0f, 0}}, 1, {{"segment_back", TFL_TYPE_FLOAT32, 4, {1, 144, 256, 1}, 0.0f, 0}}, 11, {{"DEQUANTIZE", 110}, {"CONV_2D", 43}, {"HARD_SWISH", 11}, {"RELU", 22}, {"DEPTHWISE_CONV_2D", 11}, {"MEAN", 10}, {"LOGISTIC", 11}, {"MUL", 10}, {"ADD", 14}, {"RESIZE_BILINEAR", 3}, {"Convolution2DTransposeBias", 1}}},
 };
-
-static int failures;
-#define CHECK(cond, ...)                                     \
-  do {                                                       \
-    if (!(cond)) {                                           \
-      failures++;                                            \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);   \
-      fprintf(stderr, __VA_ARGS__);                          \
-      fprintf(stderr, "\n");                                 \
-    }                                                        \
-  } while (0)
-
 
 static void check_io(const char *model, const char *kind, int i, const tfl_tensor *t,
                      const io_expect *e)

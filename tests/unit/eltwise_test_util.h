@@ -8,19 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../check.h"
 #include "../op_runner.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                          \
-  do {                                                                                            \
-    if (!(cond)) {                                                                                \
-      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                             \
-      fprintf(stderr, __VA_ARGS__);                                                               \
-      fprintf(stderr, "\n");                                                                      \
-      failures++;                                                                                 \
-    }                                                                                             \
-  } while (0)
 
 /* Runs r and records a failure (with the kernel's message) unless it succeeds. */
 static inline int run_ok(op_runner *r, int threads, const char *what)
