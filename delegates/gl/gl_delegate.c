@@ -127,7 +127,6 @@ static uint64_t cache_key(const gl_dctx *dc, const tfl_graph *g)
 static tfl_status make_buffers(gl_dctx *dc, gl_part *p)
 {
   const gl_funcs *f = &dc->ctx->f;
-  bool fp16 = dc->o.precision == GL_PRECISION_FP16;
   size_t arena_bytes = p->plan.arena_n * p->vec4_bytes;
   if ((long long)arena_bytes > dc->ctx->max_ssbo_bytes)
     return tfl_error(TFL_ERR_NOMEM, "GL: activations need %zu bytes, over the %lld-byte storage block limit", arena_bytes,
@@ -137,19 +136,13 @@ static tfl_status make_buffers(gl_dctx *dc, gl_part *p)
   f->BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)arena_bytes, NULL, GL_DYNAMIC_COPY);
   tfl_status st = gl_check(dc->ctx, "allocating the activation buffer");
   if (st) return tfl_error_prefix(st, "%zu bytes", arena_bytes);
-  if (p->plan.n_const) {
-    bool cfp16 = fp16 && !p->const_fp32;
-    size_t n = p->plan.n_const * 4;
-    if ((long long)(n * (cfp16 ? 2 : 4)) > dc->ctx->max_ssbo_bytes)
+  if (p->plan.const_bytes) {
+    if ((long long)p->plan.const_bytes > dc->ctx->max_ssbo_bytes)
       return tfl_error(TFL_ERR_NOMEM, "GL: constants need %zu bytes, over the %lld-byte storage block limit",
-                       n * (cfp16 ? 2 : 4), dc->ctx->max_ssbo_bytes);
-    void *packed = malloc(n * (cfp16 ? 2 : 4));
-    if (!packed) return tfl_error(TFL_ERR_NOMEM, "GL: packing %zu constants", n);
-    gl_store_floats(p->plan.consts, n, cfp16, packed);
+                       p->plan.const_bytes, dc->ctx->max_ssbo_bytes);
     f->GenBuffers(1, &p->consts);
     f->BindBuffer(GL_SHADER_STORAGE_BUFFER, p->consts);
-    f->BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * (cfp16 ? 2 : 4)), packed, GL_STATIC_DRAW);
-    free(packed);
+    f->BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)p->plan.const_bytes, p->plan.consts, GL_STATIC_DRAW);
     if ((st = gl_check(dc->ctx, "uploading the constants"))) return st;
   }
   free(p->plan.consts);
@@ -204,12 +197,13 @@ static tfl_status plan_boundary(gl_dctx *dc, gl_part *p)
       continue;
     }
     p->io_off[i] = *top;
-    gl_boundary_prog bp = gl_boundary_source(in, io->sh, io->off, *top / esz, fp16);
+    size_t e = io->wide ? 4 : esz; /* wide inputs travel as floats */
+    gl_boundary_prog bp = gl_boundary_source(in, io->sh, io->off, *top / e, fp16, io->wide);
     if (!bp.src) return tfl_error(TFL_ERR_NOMEM, "GL boundary shader");
     p->bnd_src[i] = bp.src;
     memcpy(p->io_groups[i], bp.groups, sizeof bp.groups);
     p->io_prog[i] = k++;
-    *top += gl_boundary_elems(io->sh) * esz;
+    *top += gl_boundary_elems(io->sh) * e;
   }
   return TFL_OK;
 }
@@ -272,7 +266,7 @@ static tfl_status prepare_texture(gl_dctx *dc, gl_part *p)
   const tfl_tensor *t = &p->g->tensors[p->plan.in[p->tex_in].tensor];
   tfl_status st = gl_texture_check(t);
   if (st) return st;
-  char *src = gl_texture_source(t, p->plan.in[p->tex_in].off, dc->o.precision == GL_PRECISION_FP16);
+  char *src = gl_texture_source(t, p->plan.in[p->tex_in].off, dc->o.precision == GL_PRECISION_FP16, p->plan.in[p->tex_in].wide);
   if (!src) return tfl_error(TFL_ERR_NOMEM, "GL: texture shader");
   st = gl_program_compile(dc->ctx, src, "the texture input", &p->tex_prog);
   free(src);
@@ -292,7 +286,10 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
   bool fp16 = dc->o.precision == GL_PRECISION_FP16;
   p->vec4_bytes = fp16 ? 8 : 16;
   p->const_fp32 = fp16 && getenv("TFL_GL_CONST_FP32") != NULL;
-  gl_plan_options po = {fp16, dc->ctx->ssbo_offset_align, p->const_fp32, getenv("TFL_GL_WIDE_RESIDUALS") != NULL};
+  gl_plan_options po = {.fp16 = fp16,
+                        .const_align_bytes = dc->ctx->ssbo_offset_align,
+                        .const_fp32 = p->const_fp32,
+                        .wide_residuals = getenv("TFL_GL_WIDE_RESIDUALS") != NULL};
   if ((st = gl_plan_build(g, part, &po, &p->plan)) || (st = plan_boundary(dc, p)) || (st = build_programs(dc, p)) || (st = make_buffers(dc, p)) ||
       (st = prepare_texture(dc, p))) {
     part_free(dc, p);
@@ -308,7 +305,7 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
       }
   tfl_log(TFL_LOG_INFO, "GL: %d nodes -> %d dispatches (%d fused, %d aliased, %d fp32 in fp16, %d barriers), arena %zu KiB, constants %zu KiB, cache %s",
           p->plan.n_nodes, p->plan.n_d, p->plan.n_fused, p->plan.n_alias, p->plan.n_wide, p->plan.n_barriers, p->plan.arena_n * p->vec4_bytes / 1024,
-          p->plan.n_const * p->vec4_bytes / 1024,
+          p->plan.const_bytes / 1024,
           (const char *[]){"off", "miss", "hit", "corrupt"}[dc->stats.cache]);
   p->next = dc->parts;
   dc->parts = p;
@@ -332,19 +329,20 @@ static tfl_status upload_all(gl_dctx *dc, gl_part *p)
     const tfl_tensor *t = &p->g->tensors[io->tensor];
     if (i == p->tex_in) continue;
     if (!t->data) return tfl_error(TFL_ERR_ARG, "GL: input tensor %d has no data", io->tensor);
+    bool halves = fp16 && !io->wide; /* wide: 32-bit floats in the fp16 arena */
     if (p->io_prog[i] >= 0) {
       size_t n = tfl_tensor_count(t);
-      if (fp16) gl_store_floats(t->data, n, true, p->packed);
+      if (halves) gl_store_floats(t->data, n, true, p->packed);
       f->BindBuffer(GL_COPY_WRITE_BUFFER, p->dense_in);
-      f->BufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)p->io_off[i], (GLsizeiptr)(n * (fp16 ? 2 : 4)),
-                       fp16 ? p->packed : t->data);
+      f->BufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)p->io_off[i], (GLsizeiptr)(n * (halves ? 2 : 4)),
+                       halves ? p->packed : t->data);
       continue;
     }
     size_t n = gl_shape_vec4s(io->sh);
     gl_to_phwc4(t, t->data, io->sh, p->staging);
-    gl_store_floats(p->staging, n * 4, fp16, p->packed);
-    f->BufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)(io->off * p->vec4_bytes), (GLsizeiptr)(n * p->vec4_bytes),
-                     p->packed);
+    if (halves) gl_store_floats(p->staging, n * 4, true, p->packed);
+    f->BufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)(io->off * p->vec4_bytes), (GLsizeiptr)(n * (halves ? 8 : 16)),
+                     halves ? p->packed : p->staging);
   }
   return TFL_OK;
 }

@@ -1,16 +1,24 @@
 /* gl_emit.c - complete shader sources from generator output. */
 #include "gl_emit.h"
 
+#include <stdio.h>
 #include <string.h>
 
-static void emit_tensor(gl_str *s, const gl_emit_obj *o, gl_shape out, size_t base)
+static void emit_tensor(gl_str *s, const gl_emit_obj *o, gl_shape out, size_t const_base, bool half_buf)
 {
   const char *n = o->name;
   gl_str_addf(s, "#define %s_B %d\n#define %s_H %d\n#define %s_W %d\n#define %s_C %d\n#define %s_S %d\n", n, o->sh.b, n,
               o->sh.h, n, o->sh.w, n, o->sh.c, n, o->sh.s);
-  gl_str_addf(s, "#define %s_LD(b, y, x, s) %s(%zu + %s((((b) * %d + (s)) * %d + (y)) * %d + (x)))\n", n,
-              o->is_const ? "LDC" : o->wide ? "LDW" : "LDA", o->off + (o->is_const ? base : 0), o->wide ? "2 * " : "",
-              o->sh.s, o->sh.h, o->sh.w);
+  if (o->is_const) { /* flat vec4s in the constant buffer (GL_CONST_FLOAT) */
+    char flat[24];
+    snprintf(flat, sizeof flat, "%s_K", n);
+    gl_const_macros(s, flat, GL_CONST_FLOAT, const_base + o->off, o->n_vec4, half_buf);
+    gl_str_addf(s, "#define %s_LD(b, y, x, s) %s_K_LD((((b) * %d + (s)) * %d + (y)) * %d + (x))\n", n, n, o->sh.s,
+                o->sh.h, o->sh.w);
+  } else {
+    gl_str_addf(s, "#define %s_LD(b, y, x, s) %s(%zu + %s((((b) * %d + (s)) * %d + (y)) * %d + (x)))\n", n,
+                o->wide ? "LDW" : "LDA", o->off, o->wide ? "2 * " : "", o->sh.s, o->sh.h, o->sh.w);
+  }
   gl_str_addf(s, "#define %s_AT(b, y, x, c) %s_LD(b, y, x, (c) / 4)[(c) %% 4]\n", n, n);
   if (!o->is_const)
     gl_str_addf(s, "#define %s_ST(b, y, x, s, v) %s(%zu + %s((((b) * %d + (s)) * %d + (y)) * %d + (x)), v)\n", n,
@@ -26,9 +34,9 @@ char *gl_emit_source(const gl_emit_in *e)
   gl_str s = {0};
   gl_str_addf(&s, "#version 310 es\n"
                   "layout(local_size_x = %d, local_size_y = %d, local_size_z = %d) in;\n"
-                  "precision %s float;\nprecision highp int;\n#define FLT4 vec4\n#define FLT float\n"
+                  "precision highp float;\nprecision highp int;\n#define FLT4 vec4\n#define FLT float\n"
                   "#define ACC4 highp vec4\n",
-              e->wg[0], e->wg[1], e->wg[2], e->fp16 ? "mediump" : "highp");
+              e->wg[0], e->wg[1], e->wg[2]);
   if (e->fp16) {
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
                     "#define LDA(i) FLT4(unpackHalf2x16(A[i].x), unpackHalf2x16(A[i].y))\n"
@@ -36,23 +44,20 @@ char *gl_emit_source(const gl_emit_in *e)
                     "#define LDW(i) vec4(uintBitsToFloat(A[i]), uintBitsToFloat(A[(i) + 1]))\n"
                     "#define STW(i, v) A[i] = floatBitsToUint(vec2((v).xy)); A[(i) + 1] = floatBitsToUint(vec2((v).zw))\n");
     if (e->has_consts && e->const_fp32)
-      gl_str_addf(&s, "layout(std430, binding = 1) readonly buffer Consts { highp vec4 K[]; };\n"
-                      "#define LDC(i) K[i]\n");
+      gl_str_addf(&s, "layout(std430, binding = 1) readonly buffer Consts { highp vec4 K[]; };\n");
     else if (e->has_consts)
-      gl_str_addf(&s, "layout(std430, binding = 1) readonly buffer Consts { uvec2 K[]; };\n"
-                      "#define LDC(i) FLT4(unpackHalf2x16(K[i].x), unpackHalf2x16(K[i].y))\n");
+      gl_str_addf(&s, "layout(std430, binding = 1) readonly buffer Consts { uvec2 K[]; };\n");
   } else {
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { vec4 A[]; };\n"
                     "#define LDA(i) A[i]\n"
                     "#define STA(i, v) A[i] = (v)\n");
-    if (e->has_consts)
-      gl_str_addf(&s, "layout(std430, binding = 1) readonly buffer Consts { vec4 K[]; };\n"
-                      "#define LDC(i) K[i]\n");
+    if (e->has_consts) gl_str_addf(&s, "layout(std430, binding = 1) readonly buffer Consts { vec4 K[]; };\n");
   }
   for (int i = 0; i < e->n_objs; i++) {
     const gl_emit_obj *o = &e->objs[i];
-    if (o->is_tensor) emit_tensor(&s, o, e->out, e->const_base);
-    else gl_str_addf(&s, "#define %s_LD(i) LDC(%zu + (i))\n", o->name, o->off + e->const_base);
+    bool half_buf = e->fp16 && !e->const_fp32;
+    if (o->is_tensor) emit_tensor(&s, o, e->out, e->const_base, half_buf);
+    else gl_const_macros(&s, o->name, o->cfmt, e->const_base + o->off, o->n_vec4, half_buf);
   }
   gl_shape o = e->out;
   gl_str_addf(&s, "#define O_B %d\n#define O_H %d\n#define O_W %d\n#define O_C %d\n#define O_S %d\n", o.b, o.h, o.w, o.c,

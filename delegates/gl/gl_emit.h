@@ -4,6 +4,7 @@
 #ifndef GL_EMIT_H
 #define GL_EMIT_H
 
+#include "gl_consts.h"
 #include "gl_gen.h"
 
 typedef struct {
@@ -12,12 +13,15 @@ typedef struct {
   bool is_tensor;            /* tensor object (macros for B H W C S LD LDB AT) */
   bool is_const;             /* in the constant block (else the arena) */
   bool wide;                 /* fp16 arena holding 32-bit floats: two uvec2 slots per vec4 */
-  size_t off;                /* vec4 offset in its block (constants: relative to the dispatch range) */
+  size_t off;                /* arena: vec4 slot; constants: unit relative to the dispatch's
+                                range (gl_consts.h) */
+  gl_const_fmt cfmt;         /* constants: format */
+  size_t n_vec4;             /* constants: vec4s */
 } gl_emit_obj;
 
 typedef struct {
   bool fp16;
-  bool const_fp32;           /* fp16 mode with 32-bit constants */
+  bool const_fp32;           /* fp16 mode with a buffer of 32-bit constants */
   int wg[3];
   const gl_gen_out *gen;
   const gl_emit_obj *objs;
@@ -27,7 +31,7 @@ typedef struct {
   bool out_wide;
   const char *epilogue;      /* statements on `v` inside store_out (may be NULL) */
   bool has_consts;
-  size_t const_base;         /* vec4 offset of this dispatch's constants in the bound block */
+  size_t const_base;         /* first unit of this dispatch's constants in the bound block */
 } gl_emit_in;
 
 /* malloc'd source, NULL on OOM. */

@@ -9,10 +9,11 @@
  *   Ik_LDB(b, y, x, s)            the same with numpy broadcasting against the output
  * for the output: O_B O_H O_W O_C O_S and store_out(b, y, x, s, FLT4 v), which applies
  * the fused element-wise epilogue and zeroes lanes past O_C; for each constant object
- * the generator adds ("W"): W_LD(i), the i-th vec4. FLT4 is vec4 (mediump in fp16 mode);
- * sums over many terms use ACC4 (highp vec4): drivers that honour mediump (Mesa's
- * llvmpipe does) otherwise accumulate in half precision, which loses whole percents
- * on deep models (pose_landmark); storage and element-wise math stay mediump.
+ * the generator adds ("W"): W_LD(i), the i-th vec4. fp16 mode is half-precision
+ * STORAGE only: all arithmetic is highp (FLT4 = vec4 = ACC4). Drivers that honour
+ * mediump (Mesa's llvmpipe does) otherwise compute in halves, which on the segmentation
+ * and landmark models doubled the worst element's error; NVIDIA computes mediump as
+ * fp32 anyway. ACC4 (highp vec4) marks sums over many terms.
  * main() has `ivec3 gid` (the invocation, already checked against the grid).
  * Multi-output nodes (LSTM): output 0 goes through store_out; each present output
  * k >= 1 is an arena object "Ok" with the tensor macros plus Ok_ST(b, y, x, s, v),
@@ -42,6 +43,8 @@ typedef struct {
   char name[16];
   float *data;       /* n_vec4 * 4 floats, malloc'd, owned by the gl_gen_out */
   size_t n_vec4;
+  int group;         /* weights (gl_gen_add_weights): vec4s per output slice; 0: plain */
+  float *step;       /* weights on an integer grid: step per slice and lane, or NULL */
 } gl_gen_const;
 
 typedef struct {
@@ -99,6 +102,14 @@ bool gl_tune_conv_split(gl_shape out, int reduce);
 
 /* Adds a constant object; takes ownership of data. Returns false when full. */
 bool gl_gen_add_const(gl_gen_out *o, const char *name, float *data, size_t n_vec4);
+/* Adds weights whose vec4 lanes are output channels, `group` vec4s per output slice
+ * (gl_consts.h: 16-bit with a scale per slice and lane in fp16 mode). The body must
+ * multiply each sum of NAME_LD products by NAME_SC(slice) before adding the bias.
+ * step (owned, may be NULL): quantized weights' scale per slice * 4 + lane. */
+bool gl_gen_add_weights(gl_gen_out *o, const char *name, float *data, size_t n_vec4, int group, float *step);
+/* The step array for weights tensor w with output channel c at lane c of slice c / 4,
+ * channel c quantized along q.axis == axis (NULL: w is not quantized, or OOM). */
+float *gl_weight_steps(const tfl_tensor *w, int out_c, int axis);
 void gl_gen_out_free(gl_gen_out *o);
 /* grid = the output's (W, H, B*S); `int x, y, s, b` declared from gid. */
 void gl_gen_per_vec4(const gl_gen_in *in, gl_gen_out *o);

@@ -6,7 +6,8 @@
  * of a workgroup with the same output slice read the same addresses:
  *   conv:      W[((os * KH + ky) * KW + kx) * IS * 4 + is * 4 + k] = filter[os*4 .. +3][ky][kx][is*4 + k]
  *   depthwise: W[(s * KH + ky) * KW + kx] = filter[0][ky][kx][s*4 .. +3]
- * so acc += v.x * W[i] + v.y * W[i+1] + v.z * W[i+2] + v.w * W[i+3]. Bias: BIAS[os].
+ * so acc += v.x * W[i] + v.y * W[i+1] + v.z * W[i+2] + v.w * W[i+3]; the sum times
+ * W_SC(os) (the weights' 16-bit scale, gl_consts.h) plus BIAS[os] is the output.
  * 1x1 stride-1 unpadded convolutions get a loop without window arithmetic.
  */
 #include "gl_gen.h"
@@ -183,6 +184,7 @@ static float *pack_ohwi(const float *f, int out_c, int kh, int kw, int in_c, siz
   return p;
 }
 
+/* Weights as gl_gen_add_weights wants them: a group per output slice. */
 static tfl_status add_ohwi(gl_gen_out *o, const tfl_tensor *w, int out_c, int kh, int kw, int in_c)
 {
   float *f = gl_const_reals(w);
@@ -191,7 +193,8 @@ static tfl_status add_ohwi(gl_gen_out *o, const tfl_tensor *w, int out_c, int kh
   float *p = pack_ohwi(f, out_c, kh, kw, in_c, &nv);
   free(f);
   if (!p) return tfl_error(TFL_ERR_NOMEM, "packed weights");
-  gl_gen_add_const(o, "W", p, nv);
+  int os = (out_c + 3) / 4;
+  gl_gen_add_weights(o, "W", p, nv, (int)(nv / (size_t)os), gl_weight_steps(w, out_c, 0));
   return TFL_OK;
 }
 
@@ -224,7 +227,7 @@ static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, i
   gl_str_addf(m, "  int x0 = gid.x * %d, y = gid.y, s0 = (gid.z %% %d) * %d, b = gid.z / %d;\n", px, sg, sl, sg);
   for (int j = 0; j < sl; j++) {
     gl_str_addf(m, "  int os%d = min(s0 + %d, O_S - 1);\n", j, j);
-    for (int q = 0; q < px; q++) gl_str_addf(m, "  ACC4 a%d_%d = vec4(BIAS_LD(os%d));\n", q, j, j);
+    for (int q = 0; q < px; q++) gl_str_addf(m, "  ACC4 a%d_%d = vec4(0.0);\n", q, j);
   }
   gl_str_addf(m,
               "  for (int ky = 0; ky < %d; ky++) {\n"
@@ -253,6 +256,7 @@ static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, i
     for (int q = 0; q < px; q++) {
       char v[32];
       snprintf(v, sizeof v, "a%d_%d", q, j);
+      gl_str_addf(m, "  %s = %s * W_SC(os%d) + BIAS_LD(os%d);\n", v, v, j, j);
       gl_act_stmt(act, v, m);
       gl_str_addf(m, "  if (x0 + %d < O_W && s0 + %d < O_S) store_out(b, y, x0 + %d, s0 + %d, %s);\n", q, j, q, j, v);
     }
@@ -286,7 +290,7 @@ static void emit_conv_split(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, 
               "  }\n",
               kh * kw, SPLIT_WG, kw, kw, sh, pt, dh, sw, pl, dw, kh, kw);
   gl_emit_tree_sum(m, "red", "t", SPLIT_WG);
-  gl_str_addf(m, "  if (t == 0) {\n    ACC4 r = red[0] + vec4(BIAS_LD(s));\n");
+  gl_str_addf(m, "  if (t == 0) {\n    ACC4 r = red[0] * W_SC(s) + BIAS_LD(s);\n");
   gl_act_stmt(act, "r", m);
   gl_str_addf(m, "    store_out(b, y, x, s, r);\n  }\n");
 }
@@ -349,12 +353,12 @@ tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *o)
       for (int c = 0; c < oc; c++)
         pk[((((size_t)c / 4) * kh + ky) * kw + kx) * 4 + c % 4] = f[((size_t)ky * kw + kx) * oc + c];
   free(f);
-  gl_gen_add_const(o, "W", pk, (size_t)os * kh * kw);
+  gl_gen_add_weights(o, "W", pk, (size_t)os * kh * kw, kh * kw, gl_weight_steps(w, oc, 3));
   tfl_status st;
   if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, oc))) return st;
   gl_gen_per_vec4(in, o);
   gl_str *m = &o->main;
-  gl_str_addf(m, "  ACC4 acc = vec4(BIAS_LD(s));\n");
+  gl_str_addf(m, "  ACC4 acc = vec4(0.0);\n");
   if (mult != 1) /* input channel of output lane k: (s*4+k) / mult */
     gl_str_addf(m, "  ivec4 ic = (ivec4(s * 4) + ivec4(0, 1, 2, 3)) / %d;\n  ivec4 isl = ic / 4, iln = ic %% 4;\n",
                 mult);
@@ -373,6 +377,7 @@ tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *o)
                 "      FLT4 v;\n"
                 "      for (int k = 0; k < 4; k++) v[k] = I0_LD(b, iy, ix, min(isl[k], I0_S - 1))[iln[k]];\n");
   gl_str_addf(m, "      acc += v * W_LD((s * %d + ky) * %d + kx);\n    }\n  }\n", kh, kw);
+  gl_str_addf(m, "  acc = acc * W_SC(s) + BIAS_LD(s);\n");
   gl_act_stmt(p->act, "acc", m);
   gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
   return TFL_OK;
@@ -412,7 +417,7 @@ tfl_status gl_gen_transpose_conv(const gl_gen_in *in, gl_gen_out *o)
   char obj[8];
   snprintf(obj, sizeof obj, "I%d", xi);
   gl_str_addf(m,
-              "  ACC4 acc = vec4(BIAS_LD(s));\n"
+              "  ACC4 acc = vec4(0.0);\n"
               "  for (int ky = 0; ky < %d; ky++) {\n"
               "    int ty = y + %d - ky;\n"
               "    if (ty < 0 || ty %% %d != 0) continue;\n"
@@ -426,7 +431,7 @@ tfl_status gl_gen_transpose_conv(const gl_gen_in *in, gl_gen_out *o)
               "      int wb = ((s * %d + ky) * %d + kx) * %s_S * 4;\n",
               kh, ph, p->stride_h, p->stride_h, obj, kw, pw, p->stride_w, p->stride_w, obj, kh, kw, obj);
   emit_slice_loop(m, obj, "wb");
-  gl_str_addf(m, "    }\n  }\n");
+  gl_str_addf(m, "    }\n  }\n  acc = acc * W_SC(s) + BIAS_LD(s);\n");
   if (!mp) gl_act_stmt(p->act, "acc", m);
   gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
   return TFL_OK;

@@ -171,16 +171,27 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
 }
 
 /* Quantized tensors clamp to what their integers can hold, as the integer model does. */
+/* Quantized tensors hold what their integers can: rounded to the grid and clamped, as
+ * the integer model requantizes (ties to even, as XNNPACK's fp32 requantization), so
+ * the float chain does not drift from the integer one. */
 static void quant_clamp(gl_str *s, const tfl_tensor *t)
 {
   if (!t->q.n || (t->type != TFL_TYPE_UINT8 && t->type != TFL_TYPE_INT8)) return;
   float lo = t->type == TFL_TYPE_UINT8 ? 0.0f : -128.0f, hi = t->type == TFL_TYPE_UINT8 ? 255.0f : 127.0f;
   float sc = t->q.scale[0], zp = (float)t->q.zero_point[0];
-  gl_str_addf(s, "  v = clamp(v, FLT4(");
-  gl_str_float(s, sc * (lo - zp));
+  gl_str_addf(s, "  v = (clamp(roundEven(v / ");
+  gl_str_float(s, sc);
+  gl_str_addf(s, ") + ");
+  gl_str_float(s, zp);
+  gl_str_addf(s, ", FLT4(");
+  gl_str_float(s, lo);
   gl_str_addf(s, "), FLT4(");
-  gl_str_float(s, sc * (hi - zp));
-  gl_str_addf(s, "));\n");
+  gl_str_float(s, hi);
+  gl_str_addf(s, ")) - ");
+  gl_str_float(s, zp);
+  gl_str_addf(s, ") * ");
+  gl_str_float(s, sc);
+  gl_str_addf(s, ";\n");
 }
 
 static tfl_status add_tensor_obj(planner *p, group_build *b, const char *name, int t, gl_shape sh)
@@ -206,8 +217,7 @@ static tfl_status add_tensor_obj(planner *p, group_build *b, const char *name, i
     gl_to_phwc4(&f, r, sh, pk);
     free(r);
     o->is_const = true;
-    o->off = b->const_n;
-    b->const_n += gl_shape_vec4s(sh);
+    o->n_vec4 = gl_shape_vec4s(sh);
     b->obj_const[b->n_objs] = pk;
   } else {
     b->obj_tensor[b->n_objs] = gl_plan_root(p, t);
@@ -254,12 +264,11 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
     memset(o, 0, sizeof *o);
     snprintf(o->name, sizeof o->name, "%s", b->gen.consts[c].name);
     o->is_const = true;
-    o->off = b->const_n;
+    o->n_vec4 = b->gen.consts[c].n_vec4;
     b->obj_tensor[b->n_objs] = -1;
     b->obj_const[b->n_objs] = NULL;
     b->obj_write[b->n_objs] = false;
     b->n_objs++;
-    b->const_n += b->gen.consts[c].n_vec4;
   }
   /* epilogue: the primary output's clamp, then each fused op */
   quant_clamp(&b->epi, &g->tensors[n->out[0]]);
@@ -292,33 +301,6 @@ static void free_build(group_build *b)
   gl_gen_out_free(&b->gen);
   for (int i = 0; i < b->n_objs; i++) free(b->obj_const[i]);
   gl_str_free(&b->epi);
-}
-
-static bool residual_sum(const planner *p, int ni)
-{
-  const tfl_node *n = &p->g->nodes[ni];
-  return (n->op == TFL_OP_ADD || n->op == TFL_OP_SUB) && n->n_in >= 2 && n->in[0] >= 0 && n->in[1] >= 0 &&
-         !p->g->tensors[n->in[0]].is_const && !p->g->tensors[n->in[1]].is_const;
-}
-
-/* fp16 mode: groups ending in (or being) a residual sum write 32-bit floats, except at
- * the partition's boundary (pack/unpack, texture and output-buffer views are halves). */
-static void mark_wide(planner *p, gl_plan *plan)
-{
-  if (!p->o.fp16 || !p->o.wide_residuals) return;
-  for (int gi = 0; gi < p->n_groups; gi++) {
-    const group *G = &p->groups[gi];
-    bool res = residual_sum(p, G->node);
-    for (int e = 0; e < G->n_epi; e++) res = res || residual_sum(p, G->epi[e]);
-    int r = gl_plan_root(p, G->out);
-    bool boundary = false;
-    for (int i = 0; i < p->part->n_outputs; i++) boundary = boundary || gl_plan_root(p, p->part->outputs[i]) == r;
-    for (int i = 0; i < p->part->n_inputs; i++) boundary = boundary || gl_plan_root(p, p->part->inputs[i]) == r;
-    if (res && !boundary && !p->wide[r]) {
-      p->wide[r] = true;
-      plan->n_wide++;
-    }
-  }
 }
 
 /* 2 per multiply-add for the convolution family, 1 per output element otherwise. */
@@ -409,19 +391,33 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     st = tfl_error(TFL_ERR_NOMEM, "GL plan");
     goto done;
   }
-  size_t const_total = 0;
-  size_t vec4_bytes = o->fp16 && !o->const_fp32 ? 8 : 16;
-  size_t align = (size_t)(o->const_align_bytes > 0 ? o->const_align_bytes : 16);
-  size_t align_v = align > vec4_bytes ? align / vec4_bytes : 1;
-  for (int gi = 0; gi < p.n_groups; gi++) {
+  for (int gi = 0; gi < p.n_groups; gi++)
     if ((st = build_group(&p, &p.groups[gi], &builds[gi]))) goto done;
-    if (builds[gi].const_n) const_total = (const_total + align_v - 1) / align_v * align_v + builds[gi].const_n;
-  }
   if (!getenv("TFL_GL_NO_REORDER") && (st = gl_sched_order(&p, builds))) goto done;
-  mark_wide(&p, out);
+  gl_precision_mark(&p, out);
+  /* constants: one blob in storage format (gl_consts.h); offsets in units */
+  bool half_buf = o->fp16 && !o->const_fp32;
+  size_t unit = half_buf ? 8 : 16;
+  size_t align = (size_t)(o->const_align_bytes > 0 ? o->const_align_bytes : 16);
+  size_t align_u = align > unit ? align / unit : 1, const_total = 0;
+  for (int gi = 0; gi < p.n_groups; gi++) {
+    group_build *b = &builds[gi];
+    size_t units = 0;
+    for (int k = 0, ci = 0; k < b->n_objs; k++) {
+      gl_emit_obj *ob = &b->objs[k];
+      if (!ob->is_const) continue;
+      const gl_gen_const *c = b->obj_const[k] ? NULL : &b->gen.consts[ci++];
+      int grp = c ? c->group : 0;
+      ob->cfmt = grp > 0 && half_buf ? gl_const_choose(c->data, c->n_vec4, grp, c->step) : GL_CONST_FLOAT;
+      ob->off = units;
+      units += gl_const_units(ob->cfmt, ob->n_vec4, grp, half_buf);
+    }
+    b->const_units = units;
+    if (units) const_total = (const_total + align_u - 1) / align_u * align_u + units;
+  }
   if ((st = gl_sched_place(&p, builds, &out->arena_n, off_of))) goto done;
   out->d = calloc((size_t)p.n_groups + 1, sizeof *out->d);
-  out->consts = malloc((const_total + 1) * 4 * sizeof(float));
+  out->consts = calloc(const_total + 1, unit);
   out->in = calloc((size_t)part->n_inputs + 1, sizeof *out->in);
   out->out = calloc((size_t)part->n_outputs + (size_t)p.n_wb + 1, sizeof *out->out);
   if (!out->d || !out->consts || !out->in || !out->out) {
@@ -436,22 +432,18 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     d->node = G->node;
     d->n_fused = G->n_epi;
     d->flops = node_flops(g, G->node);
-    if (b->const_n) {
-      cpos = (cpos + align_v - 1) / align_v * align_v;
+    if (b->const_units) {
+      cpos = (cpos + align_u - 1) / align_u * align_u;
       d->const_off = cpos;
-      d->const_n = b->const_n;
-      int ci = 0;
-      for (int k = 0; k < b->n_objs; k++) {
-        if (!b->objs[k].is_const) continue;
-        float *dst = out->consts + (cpos + b->objs[k].off) * 4;
-        if (b->obj_const[k]) {
-          memcpy(dst, b->obj_const[k], gl_shape_vec4s(b->objs[k].sh) * 4 * sizeof(float));
-        } else {
-          const gl_gen_const *c = &b->gen.consts[ci++];
-          memcpy(dst, c->data, c->n_vec4 * 4 * sizeof(float));
-        }
+      d->const_units = b->const_units;
+      for (int k = 0, ci = 0; k < b->n_objs; k++) {
+        const gl_emit_obj *ob = &b->objs[k];
+        if (!ob->is_const) continue;
+        const gl_gen_const *c = b->obj_const[k] ? NULL : &b->gen.consts[ci++];
+        gl_const_encode(ob->cfmt, c ? c->data : b->obj_const[k], ob->n_vec4, c ? c->group : 0, c ? c->step : NULL,
+                        half_buf, (char *)out->consts + (cpos + ob->off) * unit);
       }
-      cpos += b->const_n;
+      cpos += b->const_units;
     }
     for (int k = 0; k < b->n_objs; k++)
       if (b->obj_tensor[k] >= 0) {
@@ -472,7 +464,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     e.out_off = off_of[gl_plan_root(&p, G->out)];
     e.out_wide = p.wide[gl_plan_root(&p, G->out)];
     e.epilogue = b->epi.p;
-    e.has_consts = b->const_n > 0;
+    e.has_consts = b->const_units > 0;
     e.const_base = d->const_off;
     d->src = gl_emit_source(&e);
     if (!d->src) {
@@ -487,11 +479,12 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     if (getenv("TFL_GL_ALL_BARRIERS")) d->barrier = gi > 0;
     out->n_barriers += d->barrier;
   }
-  out->n_const = cpos;
+  out->const_bytes = cpos * unit;
   for (int i = 0; i < part->n_inputs; i++) {
     int t = part->inputs[i];
     out->in[out->n_in].tensor = t;
     out->in[out->n_in].off = off_of[gl_plan_root(&p, t)];
+    out->in[out->n_in].wide = p.wide[gl_plan_root(&p, t)];
     gl_shape_of(&g->tensors[t], &out->in[out->n_in].sh);
     out->n_in++;
   }

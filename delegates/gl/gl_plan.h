@@ -25,15 +25,18 @@ typedef struct {
   bool fp16;                 /* storage as packed halves (uvec2 per vec4) */
   int const_align_bytes;     /* SSBO offset alignment of the constant ranges */
   bool const_fp32;           /* fp16 mode: constants (weights, biases) stay 32-bit floats */
-  bool wide_residuals;       /* fp16 mode: residual sums (ADD/SUB of two activations) are
-                                stored as 32-bit floats (two arena slots per vec4): long
-                                residual chains otherwise pile up half-precision rounding */
+  bool wide_residuals;       /* with half_activations: residual sums (ADD/SUB of two
+                                activations) stay 32-bit too */
+  bool half_activations;     /* fp16 mode: activations as halves where gl_precision.c
+                                allows (default: 32-bit, "wide", two arena slots per vec4;
+                                weights are halves either way) */
 } gl_plan_options;
 
 typedef struct {
   char *src;                 /* complete shader source */
   int groups[3];             /* workgroups to dispatch */
-  size_t const_off, const_n; /* its constants: vec4 range in the constant blob */
+  size_t const_off, const_units; /* its constants: unit range in the constant blob (a
+                                unit is one element of the buffer, gl_consts.h) */
   int node;                  /* the node it was generated for (the first of a fused chain) */
   int n_fused;               /* element-wise nodes fused into it */
   double flops;              /* arithmetic of its primary node (2 per multiply-add), for GFLOP/s */
@@ -44,15 +47,18 @@ typedef struct {
 
 typedef struct {
   int tensor;                /* graph tensor */
-  size_t off;                /* arena offset in vec4s */
+  size_t off;                /* arena offset in vec4s (slots of the fp16 arena) */
   gl_shape sh;
+  bool wide;                 /* fp16 mode: held as 32-bit floats, two slots per vec4
+                                (inputs only; outputs are always in storage precision) */
 } gl_plan_io;
 
 typedef struct {
   gl_plan_dispatch *d;
   int n_d;
-  float *consts;             /* n_const vec4s, as floats (the delegate converts to fp16) */
-  size_t n_const;
+  void *consts;              /* constant blob in storage format (gl_consts.h), const_bytes
+                                long */
+  size_t const_bytes;
   size_t arena_n;            /* arena vec4s */
   gl_plan_io *in, *out;      /* partition boundary tensors, in part->inputs/outputs order;
                                 out ends with write-backs (basic LSTM state into its inputs) */

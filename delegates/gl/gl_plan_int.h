@@ -50,8 +50,11 @@ typedef struct {
   bool obj_write[MAX_OBJS];  /* an extra output (Ok, k >= 1) the dispatch writes */
   int n_objs;
   gl_str epi;
-  size_t const_n;            /* vec4s of constants */
+  size_t const_units;        /* their units in the constant buffer (gl_consts.h) */
 } group_build;
+
+/* gl_precision.c: sets p->wide (per root tensor) in fp16 mode */
+void gl_precision_mark(planner *p, gl_plan *plan);
 
 /* gl_sched.c */
 /* Reorders groups (and their builds) by dependency level, stable within a level. */
