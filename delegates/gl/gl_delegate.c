@@ -289,7 +289,8 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
   gl_plan_options po = {.fp16 = fp16,
                         .const_align_bytes = dc->ctx->ssbo_offset_align,
                         .const_fp32 = p->const_fp32,
-                        .wide_residuals = getenv("TFL_GL_WIDE_RESIDUALS") != NULL};
+                        .wide_residuals = getenv("TFL_GL_WIDE_RESIDUALS") != NULL,
+                        .no_fuse = getenv("TFL_GL_NO_FUSE") != NULL};
   if ((st = gl_plan_build(g, part, &po, &p->plan)) || (st = plan_boundary(dc, p)) || (st = build_programs(dc, p)) || (st = make_buffers(dc, p)) ||
       (st = prepare_texture(dc, p))) {
     part_free(dc, p);
@@ -303,8 +304,8 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
         part_free(dc, p);
         return st;
       }
-  tfl_log(TFL_LOG_INFO, "GL: %d nodes -> %d dispatches (%d fused, %d aliased, %d fp32 in fp16, %d barriers), arena %zu KiB, constants %zu KiB, cache %s",
-          p->plan.n_nodes, p->plan.n_d, p->plan.n_fused, p->plan.n_alias, p->plan.n_wide, p->plan.n_barriers, p->plan.arena_n * p->vec4_bytes / 1024,
+  tfl_log(TFL_LOG_INFO, "GL: %d nodes -> %d dispatches (%d fused, %d inlined, %d aliased, %d fp32 in fp16, %d barriers), arena %zu KiB, constants %zu KiB, cache %s",
+          p->plan.n_nodes, p->plan.n_d, p->plan.n_fused, p->plan.n_inlined, p->plan.n_alias, p->plan.n_wide, p->plan.n_barriers, p->plan.arena_n * p->vec4_bytes / 1024,
           p->plan.const_bytes / 1024,
           (const char *[]){"off", "miss", "hit", "corrupt"}[dc->stats.cache]);
   p->next = dc->parts;

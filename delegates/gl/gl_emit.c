@@ -29,6 +29,84 @@ static void emit_tensor(gl_str *s, const gl_emit_obj *o, gl_shape out, size_t co
               o->sh.h == 1 ? "0" : "(y)", o->sh.w == 1 ? "0" : "(x)", o->sh.s == 1 ? "0" : "(s)", cb ? ".xxxx" : "");
 }
 
+static void undef_tensor(gl_str *s, const gl_emit_obj *o)
+{
+  static const char *sfx[] = {"B", "H", "W", "C", "S", "LD", "AT", "LDB"};
+  for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++) gl_str_addf(s, "#undef %s_%s\n", o->name, sfx[i]);
+  if (o->is_const) gl_str_addf(s, "#undef %s_K_LD\n#undef %s_K_SC\n", o->name, o->name);
+  else if (!o->virt) gl_str_addf(s, "#undef %s_ST\n", o->name);
+}
+
+static void emit_objects(gl_str *s, const gl_emit_in *e, const int *fn_ids)
+{
+  bool half_buf = e->fp16 && !e->const_fp32;
+  for (int i = 0; i < e->n_objs; i++) {
+    const gl_emit_obj *o = &e->objs[i];
+    if (o->hidden) continue;
+    if (o->virt) { /* the producer's function stands in for the loads */
+      gl_str_addf(s, "#define %s_B %d\n#define %s_H %d\n#define %s_W %d\n#define %s_C %d\n#define %s_S %d\n", o->name,
+                  o->sh.b, o->name, o->sh.h, o->name, o->sh.w, o->name, o->sh.c, o->name, o->sh.s);
+      gl_str_addf(s, "#define %s_LD(b, y, x, s) P%d_f(b, y, x, s)\n", o->name, fn_ids[i]);
+      gl_str_addf(s, "#define %s_AT(b, y, x, c) %s_LD(b, y, x, (c) / 4)[(c) %% 4]\n", o->name, o->name);
+      bool cb = o->sh.c == 1 && e->out.c > 1;
+      gl_str_addf(s, "#define %s_LDB(b, y, x, s) %s_LD(%s, %s, %s, %s)%s\n", o->name, o->name, o->sh.b == 1 ? "0" : "(b)",
+                  o->sh.h == 1 ? "0" : "(y)", o->sh.w == 1 ? "0" : "(x)", o->sh.s == 1 ? "0" : "(s)", cb ? ".xxxx" : "");
+    } else if (o->is_tensor) {
+      emit_tensor(s, o, e->out, e->const_base, half_buf);
+    } else {
+      gl_const_macros(s, o->name, o->cfmt, e->const_base + o->off, o->n_vec4, half_buf);
+    }
+  }
+  gl_shape o = e->out;
+  gl_str_addf(s, "#define O_B %d\n#define O_H %d\n#define O_W %d\n#define O_C %d\n#define O_S %d\n", o.b, o.h, o.w, o.c,
+              o.s);
+}
+
+/* The epilogue on v (fused ops, then lanes past C zeroed, whatever the op made of them). */
+static void emit_finish(gl_str *s, const gl_emit_in *e)
+{
+  gl_str_addf(s, "%s", e->epilogue ? e->epilogue : "");
+  if (e->out.c % 4) {
+    static const char *lanes[4] = {"", "v.x, 0.0, 0.0, 0.0", "v.x, v.y, 0.0, 0.0", "v.x, v.y, v.z, 0.0"};
+    gl_str_addf(s, "  if (s == O_S - 1) v = FLT4(%s);\n", lanes[e->out.c % 4]);
+  }
+}
+
+/* Functions of the inlined producers among e's objects (innermost first); ids[i] gets
+ * the id of object i's function. */
+static int emit_functions(gl_str *s, const gl_emit_in *e, int next, int *ids);
+
+static int emit_function(gl_str *s, const gl_emit_in *e, int next)
+{
+  int ids[64] = {0};
+  next = emit_functions(s, e, next, ids);
+  int id = next++;
+  emit_objects(s, e, ids);
+  gl_str_addf(s, "FLT4 P%d_fin(int b, int y, int x, int s, FLT4 v) {\n", id);
+  emit_finish(s, e);
+  gl_str_addf(s, "  return v;\n}\n#define store_out(b_, y_, x_, s_, v_) r_ = P%d_fin(b_, y_, x_, s_, v_)\n", id);
+  gl_str_addf(s, "FLT4 P%d_f(int b, int y, int x, int s) {\n  FLT4 r_ = FLT4(0.0);\n%s  return r_;\n}\n", id,
+              e->gen->main.p ? e->gen->main.p : "");
+  gl_str_addf(s, "#undef store_out\n#undef O_B\n#undef O_H\n#undef O_W\n#undef O_C\n#undef O_S\n");
+  for (int i = 0; i < e->n_objs; i++) {
+    const gl_emit_obj *o = &e->objs[i];
+    if (o->hidden) continue;
+    if (o->is_tensor || o->virt) undef_tensor(s, o);
+    else gl_str_addf(s, "#undef %s_LD\n#undef %s_SC\n", o->name, o->name);
+  }
+  return next;
+}
+
+static int emit_functions(gl_str *s, const gl_emit_in *e, int next, int *ids)
+{
+  for (int i = 0; i < e->n_objs && i < 64; i++)
+    if (e->objs[i].virt && !e->objs[i].hidden) {
+      next = emit_function(s, e->objs[i].virt, next);
+      ids[i] = next - 1;
+    }
+  return next;
+}
+
 char *gl_emit_source(const gl_emit_in *e)
 {
   gl_str s = {0};
@@ -53,20 +131,11 @@ char *gl_emit_source(const gl_emit_in *e)
                     "#define STA(i, v) A[i] = (v)\n");
     if (e->has_consts) gl_str_addf(&s, "layout(std430, binding = 1) readonly buffer Consts { vec4 K[]; };\n");
   }
-  for (int i = 0; i < e->n_objs; i++) {
-    const gl_emit_obj *o = &e->objs[i];
-    bool half_buf = e->fp16 && !e->const_fp32;
-    if (o->is_tensor) emit_tensor(&s, o, e->out, e->const_base, half_buf);
-    else gl_const_macros(&s, o->name, o->cfmt, e->const_base + o->off, o->n_vec4, half_buf);
-  }
-  gl_shape o = e->out;
-  gl_str_addf(&s, "#define O_B %d\n#define O_H %d\n#define O_W %d\n#define O_C %d\n#define O_S %d\n", o.b, o.h, o.w, o.c,
-              o.s);
-  gl_str_addf(&s, "void store_out(int b, int y, int x, int s, FLT4 v) {\n%s", e->epilogue ? e->epilogue : "");
-  if (o.c % 4) { /* lanes past C stay zero, whatever the op made of them */
-    static const char *lanes[4] = {"", "v.x, 0.0, 0.0, 0.0", "v.x, v.y, 0.0, 0.0", "v.x, v.y, v.z, 0.0"};
-    gl_str_addf(&s, "  if (s == O_S - 1) v = FLT4(%s);\n", lanes[o.c % 4]);
-  }
+  int ids[64] = {0};
+  emit_functions(&s, e, 0, ids);
+  emit_objects(&s, e, ids);
+  gl_str_addf(&s, "void store_out(int b, int y, int x, int s, FLT4 v) {\n");
+  emit_finish(&s, e);
   gl_str_addf(&s, "  %s(%zu + %s(((b * O_S + s) * O_H + y) * O_W + x), v);\n}\n", e->out_wide ? "STW" : "STA", e->out_off,
               e->out_wide ? "2 * " : "");
   if (e->gen->decls.p) gl_str_addf(&s, "%s", e->gen->decls.p);

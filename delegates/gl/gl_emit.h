@@ -17,9 +17,13 @@ typedef struct {
                                 range (gl_consts.h) */
   gl_const_fmt cfmt;         /* constants: format */
   size_t n_vec4;             /* constants: vec4s */
+  bool hidden;               /* read by an inlined function, which defines its own macros:
+                                listed only for scheduling (barriers, lifetimes) */
+  const struct gl_emit_in *virt; /* computed, not loaded: NAME_LD(b, y, x, s) calls the
+                                function emitted from virt (a producer inlined here) */
 } gl_emit_obj;
 
-typedef struct {
+typedef struct gl_emit_in {
   bool fp16;
   bool const_fp32;           /* fp16 mode with a buffer of 32-bit constants */
   int wg[3];
@@ -32,6 +36,9 @@ typedef struct {
   const char *epilogue;      /* statements on `v` inside store_out (may be NULL) */
   bool has_consts;
   size_t const_base;         /* first unit of this dispatch's constants in the bound block */
+  bool fn;                   /* an inlined producer: FLT4 P<id>_f(int b, int y, int x, int s)
+                                (gen in function form, epilogue applied), all its macros
+                                undefined after it; wg, out_off, out_wide unused */
 } gl_emit_in;
 
 /* malloc'd source, NULL on OOM. */

@@ -55,6 +55,9 @@ typedef struct {
   bool in_obj[GL_GEN_MAX_IN]; /* input k is an object "Ik" */
   gl_shape in[GL_GEN_MAX_IN]; /* shape of input k (when present) */
   gl_shape out;               /* shape of output 0 */
+  bool fn;                    /* inlined into a consumer (gl_fuse.c): the body is that of
+                                 FLT4 f(int b, int y, int x, int s), store_out sets the
+                                 result; only gl_gen_per_vec4 generators are asked */
 } gl_gen_in;
 
 typedef struct {
@@ -111,7 +114,8 @@ bool gl_gen_add_weights(gl_gen_out *o, const char *name, float *data, size_t n_v
  * channel c quantized along q.axis == axis (NULL: w is not quantized, or OOM). */
 float *gl_weight_steps(const tfl_tensor *w, int out_c, int axis);
 void gl_gen_out_free(gl_gen_out *o);
-/* grid = the output's (W, H, B*S); `int x, y, s, b` declared from gid. */
+/* grid = the output's (W, H, B*S); `int x, y, s, b` declared from gid (in->fn: they are
+ * the function's parameters, nothing is declared). */
 void gl_gen_per_vec4(const gl_gen_in *in, gl_gen_out *o);
 
 /* Element-wise expression of an op on GLSL expressions a (input 0) and b (input 1);

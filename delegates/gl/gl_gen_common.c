@@ -101,7 +101,7 @@ void gl_gen_per_vec4(const gl_gen_in *in, gl_gen_out *o)
   o->grid[0] = in->out.w;
   o->grid[1] = in->out.h;
   o->grid[2] = in->out.b * in->out.s;
-  gl_str_addf(&o->main, "  int x = gid.x, y = gid.y, s = gid.z %% O_S, b = gid.z / O_S;\n");
+  if (!in->fn) gl_str_addf(&o->main, "  int x = gid.x, y = gid.y, s = gid.z %% O_S, b = gid.z / O_S;\n");
 }
 
 bool gl_act_ok(tfl_activation act)

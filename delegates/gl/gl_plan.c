@@ -155,7 +155,7 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
         continue;
       }
     }
-    if (is_elementwise(info) && !getenv("TFL_GL_NO_FUSE") && try_fuse(p, ni)) {
+    if (is_elementwise(info) && !p->o.no_fuse && try_fuse(p, ni)) {
       plan->n_fused++;
       continue;
     }
@@ -202,9 +202,16 @@ static tfl_status add_tensor_obj(planner *p, group_build *b, const char *name, i
   snprintf(o->name, sizeof o->name, "%s", name);
   o->sh = sh;
   o->is_tensor = true;
+  if (b->n_objs >= MAX_OBJS) return tfl_error(TFL_ERR_UNSUPPORTED, "GL: more than %d objects in one shader", MAX_OBJS);
   b->obj_tensor[b->n_objs] = -1;
   b->obj_const[b->n_objs] = NULL;
   b->obj_write[b->n_objs] = false;
+  b->obj_sub[b->n_objs] = -1;
+  int pg = x->is_const ? -1 : p->group_of[gl_plan_root(p, t)];
+  if (pg >= 0 && p->groups[pg].inlined) { /* computed by the inlined producer's function */
+    b->obj_sub[b->n_objs++] = gl_plan_root(p, t);
+    return TFL_OK;
+  }
   if (x->is_const) {
     float *r = gl_const_reals(x);
     float *pk = r ? malloc(gl_shape_vec4s(sh) * 4 * sizeof(float) + 16) : NULL;
@@ -236,6 +243,7 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
   in.node = G->node;
   in.n = n;
   in.n_in = n->n_in;
+  in.fn = G->inlined;
   int out_rank = g->tensors[n->out[0]].ndim;
   gl_shape_of(&g->tensors[n->out[0]], &in.out);
   tfl_status st;
@@ -259,7 +267,10 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
   }
   if ((st = info->gen(&in, &b->gen))) return st;
   if (b->gen.decls.oom || b->gen.main.oom) return tfl_error(TFL_ERR_NOMEM, "shader of node %d", G->node);
+  if (G->inlined && b->gen.decls.n)
+    return tfl_error(TFL_ERR_BACKEND, "GL: node %d cannot be inlined (its shader has declarations)", G->node);
   for (int c = 0; c < b->gen.n_consts; c++) {
+    if (b->n_objs >= MAX_OBJS) return tfl_error(TFL_ERR_UNSUPPORTED, "GL: more than %d objects in one shader", MAX_OBJS);
     gl_emit_obj *o = &b->objs[b->n_objs];
     memset(o, 0, sizeof *o);
     snprintf(o->name, sizeof o->name, "%s", b->gen.consts[c].name);
@@ -268,6 +279,7 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
     b->obj_tensor[b->n_objs] = -1;
     b->obj_const[b->n_objs] = NULL;
     b->obj_write[b->n_objs] = false;
+    b->obj_sub[b->n_objs] = -1;
     b->n_objs++;
   }
   /* epilogue: the primary output's clamp, then each fused op */
@@ -386,6 +398,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   }
   out->n_nodes = part->n_nodes;
   if ((st = group_nodes(&p, out))) goto done;
+  if (!o->no_fuse) gl_fuse_inline(&p, out);
   builds = calloc((size_t)p.n_groups + 1, sizeof *builds);
   if (!builds) {
     st = tfl_error(TFL_ERR_NOMEM, "GL plan");
@@ -393,6 +406,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   }
   for (int gi = 0; gi < p.n_groups; gi++)
     if ((st = build_group(&p, &p.groups[gi], &builds[gi]))) goto done;
+  if ((st = gl_tree_hide(&p, builds))) goto done;
   if (!getenv("TFL_GL_NO_REORDER") && (st = gl_sched_order(&p, builds))) goto done;
   gl_precision_mark(&p, out);
   /* constants: one blob in storage format (gl_consts.h); offsets in units */
@@ -401,19 +415,9 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   size_t align = (size_t)(o->const_align_bytes > 0 ? o->const_align_bytes : 16);
   size_t align_u = align > unit ? align / unit : 1, const_total = 0;
   for (int gi = 0; gi < p.n_groups; gi++) {
-    group_build *b = &builds[gi];
-    size_t units = 0;
-    for (int k = 0, ci = 0; k < b->n_objs; k++) {
-      gl_emit_obj *ob = &b->objs[k];
-      if (!ob->is_const) continue;
-      const gl_gen_const *c = b->obj_const[k] ? NULL : &b->gen.consts[ci++];
-      int grp = c ? c->group : 0;
-      ob->cfmt = grp > 0 && half_buf ? gl_const_choose(c->data, c->n_vec4, grp, c->step) : GL_CONST_FLOAT;
-      ob->off = units;
-      units += gl_const_units(ob->cfmt, ob->n_vec4, grp, half_buf);
-    }
-    b->const_units = units;
-    if (units) const_total = (const_total + align_u - 1) / align_u * align_u + units;
+    if (p.groups[gi].inlined) continue;
+    builds[gi].const_units = gl_tree_units(&p, builds, gi, half_buf);
+    if (builds[gi].const_units) const_total = (const_total + align_u - 1) / align_u * align_u + builds[gi].const_units;
   }
   if ((st = gl_sched_place(&p, builds, &out->arena_n, off_of))) goto done;
   out->d = calloc((size_t)p.n_groups + 1, sizeof *out->d);
@@ -428,6 +432,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   for (int gi = 0; gi < p.n_groups; gi++) {
     group_build *b = &builds[gi];
     const group *G = &p.groups[gi];
+    if (G->inlined) continue;
     gl_plan_dispatch *d = &out->d[out->n_d++];
     d->node = G->node;
     d->n_fused = G->n_epi;
@@ -436,13 +441,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
       cpos = (cpos + align_u - 1) / align_u * align_u;
       d->const_off = cpos;
       d->const_units = b->const_units;
-      for (int k = 0, ci = 0; k < b->n_objs; k++) {
-        const gl_emit_obj *ob = &b->objs[k];
-        if (!ob->is_const) continue;
-        const gl_gen_const *c = b->obj_const[k] ? NULL : &b->gen.consts[ci++];
-        gl_const_encode(ob->cfmt, c ? c->data : b->obj_const[k], ob->n_vec4, c ? c->group : 0, c ? c->step : NULL,
-                        half_buf, (char *)out->consts + (cpos + ob->off) * unit);
-      }
+      gl_tree_encode(&p, builds, gi, half_buf, unit, (char *)out->consts + cpos * unit);
       cpos += b->const_units;
     }
     for (int k = 0; k < b->n_objs; k++)
@@ -450,33 +449,34 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
         b->objs[k].off = off_of[b->obj_tensor[k]];
         b->objs[k].wide = p.wide[b->obj_tensor[k]];
       }
-    gl_emit_in e = {0};
-    e.fp16 = o->fp16;
-    e.const_fp32 = o->const_fp32;
-    if (b->gen.wg[0] > 0) memcpy(e.wg, b->gen.wg, sizeof e.wg);
-    else gl_plan_workgroup(b->gen.grid, e.wg);
-    e.gen = &b->gen;
-    e.objs = b->objs;
-    e.n_objs = b->n_objs;
-    gl_shape_of(&g->tensors[G->out], &e.out);
-    /* the output shape of the chain equals the primary's (fusion requires it) */
-    gl_shape_of(&g->tensors[g->nodes[G->node].out[0]], &e.out);
-    e.out_off = off_of[gl_plan_root(&p, G->out)];
-    e.out_wide = p.wide[gl_plan_root(&p, G->out)];
-    e.epilogue = b->epi.p;
-    e.has_consts = b->const_units > 0;
-    e.const_base = d->const_off;
-    d->src = gl_emit_source(&e);
+    gl_emit_in top = {0};
+    top.fp16 = o->fp16;
+    top.const_fp32 = o->const_fp32;
+    top.has_consts = b->const_units > 0;
+    top.const_base = d->const_off;
+    gl_emit_in *e = gl_tree_emit(&p, builds, gi, &top, off_of);
+    if (!e) {
+      st = tfl_error(TFL_ERR_NOMEM, "shader of node %d", G->node);
+      goto done;
+    }
+    if (b->gen.wg[0] > 0) memcpy(e->wg, b->gen.wg, sizeof e->wg);
+    else gl_plan_workgroup(b->gen.grid, e->wg);
+    e->out_off = off_of[gl_plan_root(&p, G->out)];
+    e->out_wide = p.wide[gl_plan_root(&p, G->out)];
+    d->src = gl_emit_source(e);
+    int wg[3] = {e->wg[0], e->wg[1], e->wg[2]};
+    size_t out_n = gl_shape_vec4s(e->out) * (e->out_wide ? 2 : 1), out_off = e->out_off;
+    gl_tree_free_emit(e);
     if (!d->src) {
       st = tfl_error(TFL_ERR_NOMEM, "shader source of node %d", G->node);
       goto done;
     }
-    for (int a = 0; a < 3; a++) d->groups[a] = (b->gen.grid[a] + e.wg[a] - 1) / e.wg[a];
-    if (!gl_sched_barrier(&pending, d, b, e.out_off, gl_shape_vec4s(e.out) * (e.out_wide ? 2 : 1))) {
+    for (int a = 0; a < 3; a++) d->groups[a] = (b->gen.grid[a] + wg[a] - 1) / wg[a];
+    if (!gl_sched_barrier(&pending, d, b, out_off, out_n)) {
       st = tfl_error(TFL_ERR_NOMEM, "GL barriers");
       goto done;
     }
-    if (getenv("TFL_GL_ALL_BARRIERS")) d->barrier = gi > 0;
+    if (getenv("TFL_GL_ALL_BARRIERS")) d->barrier = out->n_d > 1;
     out->n_barriers += d->barrier;
   }
   out->const_bytes = cpos * unit;

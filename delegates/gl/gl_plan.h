@@ -27,6 +27,7 @@ typedef struct {
   bool const_fp32;           /* fp16 mode: constants (weights, biases) stay 32-bit floats */
   bool wide_residuals;       /* with half_activations: residual sums (ADD/SUB of two
                                 activations) stay 32-bit too */
+  bool no_fuse;              /* every node its own dispatch (debugging) */
   bool half_activations;     /* fp16 mode: activations as halves where gl_precision.c
                                 allows (default: 32-bit, "wide", two arena slots per vec4;
                                 weights are halves either way) */
@@ -64,6 +65,7 @@ typedef struct {
                                 out ends with write-backs (basic LSTM state into its inputs) */
   int n_in, n_out;
   int n_nodes, n_fused, n_alias, n_wide, n_barriers;
+  int n_inlined;             /* groups computed inside their consumer's shader (gl_fuse.c) */
 } gl_plan;
 
 /* Can the delegate run node `node`? (The op table row plus its check.) */

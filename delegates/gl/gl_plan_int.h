@@ -8,7 +8,7 @@
 #include "gl_plan.h"
 
 #define MAX_EPI 8     /* element-wise nodes fused into one dispatch */
-#define MAX_OBJS (GL_GEN_MAX_IN + MAX_EPI + GL_GEN_MAX_CONSTS)
+#define MAX_OBJS 64    /* own objects, plus the arena objects of inlined producers */
 
 typedef struct {
   int node;             /* primary node */
@@ -16,6 +16,7 @@ typedef struct {
   int epi_main[MAX_EPI];/* which of their inputs is the fused value (0 or 1) */
   int n_epi;
   int out;              /* tensor written */
+  bool inlined;         /* computed inside its one consumer's shader (gl_fuse.c), no dispatch */
 } group;
 
 typedef struct {
@@ -48,10 +49,27 @@ typedef struct {
   int obj_tensor[MAX_OBJS];  /* graph tensor of a tensor object in the arena, -1 otherwise */
   float *obj_const[MAX_OBJS];/* packed data of constant tensor objects */
   bool obj_write[MAX_OBJS];  /* an extra output (Ok, k >= 1) the dispatch writes */
+  int obj_sub[MAX_OBJS];     /* a virtual object: root tensor of the inlined group making
+                                it (p->group_of finds the group), -1 otherwise */
   int n_objs;
   gl_str epi;
   size_t const_units;        /* their units in the constant buffer (gl_consts.h) */
 } group_build;
+
+/* gl_fuse.c: marks groups to inline into their consumer (after grouping) */
+void gl_fuse_inline(planner *p, gl_plan *plan);
+
+/* gl_plan_tree.c: a dispatch with the producers inlined into it */
+int gl_tree_sub(const planner *p, const group_build *b, int k); /* group of virtual object k, -1 */
+/* Appends to each dispatch's objects (hidden) the arena objects its inlined producers read. */
+tfl_status gl_tree_hide(const planner *p, group_build *builds);
+/* Assigns the constant objects of dispatch gi's tree their units; returns the total. */
+size_t gl_tree_units(const planner *p, group_build *builds, int gi, bool half_buf);
+void gl_tree_encode(const planner *p, const group_build *builds, int gi, bool half_buf, size_t unit, void *dst);
+/* The emitter's input for group gi (top gives the precision and constant fields), with
+ * a function input per virtual object; NULL on OOM. Free with gl_tree_free_emit. */
+gl_emit_in *gl_tree_emit(const planner *p, group_build *builds, int gi, const gl_emit_in *top, const size_t *off_of);
+void gl_tree_free_emit(gl_emit_in *e);
 
 /* gl_precision.c: sets p->wide (per root tensor) in fp16 mode */
 void gl_precision_mark(planner *p, gl_plan *plan);

@@ -2,7 +2,8 @@
  * cache), wall latency per invoke (upload, dispatches, readback), GPU time per
  * dispatch from timer queries, dispatch count, achieved GFLOP/s. Not a test: the
  * numbers in docs/gl-performance.md come from it (on the GPU machine).
- *   gl_bench [--fp32] [--runs N] [--cache DIR] [--top K] [--models DIRS] MODEL...
+ *   gl_bench [--fp32] [--runs N] [--cache DIR] [--top K] [--dispatches] [--models DIRS] MODEL...
+ * --dispatches: every dispatch's GPU time, in run order.
  * Last line per model: "TABLE name prec init_ms cache median_ms min_ms gpu_ms dispatches
  * GFLOP GFLOP/s". */
 #include <stdio.h>
@@ -52,7 +53,7 @@ static int by_ms(const void *a, const void *b)
   return (x < y) - (x > y);
 }
 
-static int bench(const char *path, bool fp32, int runs, const char *cache, int top)
+static int bench(const char *path, bool fp32, int runs, const char *cache, int top, bool all)
 {
   const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   gl_delegate_options o = gl_delegate_defaults();
@@ -133,6 +134,12 @@ static int bench(const char *path, bool fp32, int runs, const char *cache, int t
   for (int k = 0; k < ns; k++)
     printf("    %-26s x%-3d %8.3f ms %8.1f GFLOP/s\n", sums[k].op, sums[k].n, sums[k].ms,
            sums[k].ms > 0 ? sums[k].flops / 1e6 / sums[k].ms : 0);
+  for (int i = 0; all && i < np && i < MAX_D; i++) { /* every dispatch, run order */
+    const tfl_tensor *y = &g->tensors[g->nodes[pr[i].node].out[0]];
+    printf("    D%-3d node %4d %-24s +%d %8.4f ms %8.1f GFLOP/s  out [%d,%d,%d,%d]\n", i, pr[i].node, pr[i].op, pr[i].fused,
+           pr[i].ms, pr[i].ms > 0 ? pr[i].flops / 1e6 / pr[i].ms : 0, y->dims[0], y->ndim > 1 ? y->dims[1] : 1,
+           y->ndim > 2 ? y->dims[2] : 1, y->ndim > 3 ? y->dims[3] : 1);
+  }
   for (int t = 0; t < top; t++) {
     int best = -1;
     for (int i = 0; i < np && i < MAX_D; i++)
@@ -158,7 +165,7 @@ out:
 
 int main(int argc, char **argv)
 {
-  bool fp32 = false;
+  bool fp32 = false, all = false;
   int runs = 100, top = 0, fails = 0;
   const char *cache = NULL, *dirs = NULL;
   char buf[4096];
@@ -167,6 +174,7 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--fp16")) fp32 = false;
     else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
     else if (!strcmp(argv[i], "--top") && i + 1 < argc) top = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--dispatches")) all = true;
     else if (!strcmp(argv[i], "--cache") && i + 1 < argc) cache = argv[++i];
     else if (!strcmp(argv[i], "--models") && i + 1 < argc) dirs = argv[++i];
     else {
@@ -185,7 +193,7 @@ int main(int argc, char **argv)
           dp = e ? e + 1 : dp + len;
         }
       }
-      fails += bench(path, fp32, runs, cache, top);
+      fails += bench(path, fp32, runs, cache, top, all);
     }
   }
   return fails != 0;

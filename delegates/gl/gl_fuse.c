@@ -1,0 +1,135 @@
+/* gl_fuse.c - producers inlined into their consumer: a group whose output has one
+ * reader, made by a one-vec4-per-invocation generator (element-wise, pad, resize,
+ * depthwise, slice, depth-to-space), becomes a function the consumer's loads call
+ * (gl_emit.c) instead of a dispatch and a round trip through memory. The consumer
+ * recomputes it once per read, so the pass weighs the producer's loads per element
+ * against how often the consumer reads each element: a depthwise (9 loads) goes into
+ * a 1x1 convolution of few output slices, an element-wise op or a resize into almost
+ * anything. Work ratios, not a GPU's numbers. */
+#include <stdlib.h>
+
+#include "gl_plan_int.h"
+
+#define MAX_RECOMPUTE 40 /* producer loads x consumer reads per element */
+#define MAX_DEPTH 3      /* functions inside functions */
+
+/* Loads per output element of a producer we can inline; 0: not inlinable. */
+static int producer_cost(const tfl_graph *g, int node)
+{
+  const tfl_node *n = &g->nodes[node];
+  const gl_op_info *info = gl_op_info_of(n->op);
+  if (n->n_out != 1) return 0;
+  if (info->kind == GL_KIND_UNARY || info->kind == GL_KIND_BINARY) return 1;
+  switch (n->op) {
+  case TFL_OP_PAD:
+  case TFL_OP_PADV2:
+  case TFL_OP_STRIDED_SLICE:
+  case TFL_OP_DEPTH_TO_SPACE:
+  case TFL_OP_RESIZE_NEAREST_NEIGHBOR: return 1;
+  case TFL_OP_RESIZE_BILINEAR: return 4;
+  case TFL_OP_DEPTHWISE_CONV_2D: {
+    const tfl_tensor *w = &g->tensors[n->in[1]];
+    return w->dims[1] * w->dims[2];
+  }
+  default: return 0;
+  }
+}
+
+/* How many times the consumer reads each element of its input k (rounded up). */
+static int consumer_reads(const tfl_graph *g, int node, int k)
+{
+  const tfl_node *n = &g->nodes[node];
+  gl_shape out;
+  gl_shape_of(&g->tensors[n->out[0]], &out);
+  switch (n->op) {
+  case TFL_OP_CONV_2D:
+  case TFL_OP_FULLY_CONNECTED: {
+    const tfl_tensor *w = &g->tensors[n->in[1]];
+    int kh = n->op == TFL_OP_CONV_2D ? w->dims[1] : 1, kw = n->op == TFL_OP_CONV_2D ? w->dims[2] : 1;
+    int sh = n->op == TFL_OP_CONV_2D ? n->p.conv.stride_h : 1, sw = n->op == TFL_OP_CONV_2D ? n->p.conv.stride_w : 1;
+    gl_shape x;
+    gl_shape_of(&g->tensors[n->in[0]], &x);
+    int reduce = kh * kw * x.s;
+    int px, sl;
+    gl_tune_conv(out, reduce, &px, &sl);
+    int groups = gl_tune_conv_split(out, reduce) ? out.s : (out.s + sl - 1) / sl;
+    return (kh * kw + sh * sw - 1) / (sh * sw) * groups;
+  }
+  case TFL_OP_DEPTHWISE_CONV_2D: {
+    const tfl_tensor *w = &g->tensors[n->in[1]];
+    return (w->dims[1] * w->dims[2] + n->p.conv.stride_h * n->p.conv.stride_w - 1) /
+           (n->p.conv.stride_h * n->p.conv.stride_w);
+  }
+  case TFL_OP_TRANSPOSE_CONV:
+  case TFL_OP_CONV2D_TRANSPOSE_BIAS: {
+    const tfl_tensor *w = &g->tensors[n->in[1]];
+    int st = n->p.conv.stride_h * n->p.conv.stride_w;
+    return (w->dims[1] * w->dims[2] + st - 1) / st * out.s;
+  }
+  case TFL_OP_AVERAGE_POOL_2D:
+  case TFL_OP_MAX_POOL_2D: {
+    int st = n->p.pool.stride_h * n->p.pool.stride_w;
+    return (n->p.pool.filter_h * n->p.pool.filter_w + st - 1) / st;
+  }
+  case TFL_OP_RESIZE_BILINEAR: {
+    gl_shape x;
+    gl_shape_of(&g->tensors[n->in[k]], &x);
+    long r = 4L * out.h * out.w / ((long)x.h * x.w > 0 ? (long)x.h * x.w : 1);
+    return r < 1 ? 1 : (int)r;
+  }
+  case TFL_OP_SOFTMAX: return 3;
+  case TFL_OP_LSTM: return MAX_RECOMPUTE + 1; /* state inputs are raw-read and written back */
+  default: return 1;
+  }
+}
+
+/* The group whose primary node is `node`, -1 if the node is fused or aliased away. */
+static int group_of_node(const planner *p, int node)
+{
+  const tfl_node *n = &p->g->nodes[node];
+  if (n->n_out < 1 || n->out[0] < 0) return -1;
+  int gi = p->group_of[gl_plan_root(p, n->out[0])];
+  return gi >= 0 && p->groups[gi].node == node ? gi : -1;
+}
+
+void gl_fuse_inline(planner *p, gl_plan *plan)
+{
+  const tfl_graph *g = p->g;
+  int n = p->n_groups;
+  /* per group: functions it sits in, and how often one element of its output is
+   * computed per element of the dispatch that finally stores (reads multiply) */
+  int *depth = calloc((size_t)n + 1, sizeof(int)), *mult = malloc(sizeof(int) * ((size_t)n + 1));
+  if (!mult || !depth) { /* inlining is an optimization: without memory, none */
+    free(mult);
+    free(depth);
+    return;
+  }
+  for (int gi = 0; gi < n; gi++) mult[gi] = 1;
+  /* last to first, so a chain folds from its end: a consumer's own depth and read
+   * multiplier are known when its producers are weighed */
+  for (int gi = n - 1; gi >= 0; gi--) {
+    group *P = &p->groups[gi];
+    int t = P->out, r = gl_plan_root(p, t);
+    int cost = producer_cost(g, P->node);
+    if (!cost || t != r || p->is_out[t] || p->consumers[t] != 1) continue;
+    bool aliased = false;
+    for (int u = 0; u < g->n_tensors && !aliased; u++) aliased = u != r && p->alias[u] == r;
+    if (aliased) continue;
+    int cn = -1, ck = -1;
+    for (int k = 0; k < p->part->n_nodes && cn < 0; k++) {
+      const tfl_node *c = &g->nodes[p->part->nodes[k]];
+      for (int j = 0; j < c->n_in; j++)
+        if (c->in[j] == t) cn = p->part->nodes[k], ck = j;
+    }
+    int cg = cn >= 0 ? group_of_node(p, cn) : -1;
+    if (cg < 0 || (gl_op_info_of(g->nodes[cn].op)->raw_inputs & (1u << ck))) continue;
+    int reads = consumer_reads(g, cn, ck) * mult[cg];
+    if (depth[cg] + 1 > MAX_DEPTH || cost * reads > MAX_RECOMPUTE) continue;
+    P->inlined = true;
+    depth[gi] = depth[cg] + 1;
+    mult[gi] = reads;
+    plan->n_inlined++;
+  }
+  free(mult);
+  free(depth);
+}
