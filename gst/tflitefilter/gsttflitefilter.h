@@ -7,7 +7,7 @@
 #include <gst/video/video.h>
 
 #include "decoders/tfl_decoder.h"
-#include "preprocess.h"
+#include "preprocess/preprocess.h"
 #include "runtime/tfl_interpreter.h"
 
 G_BEGIN_DECLS
