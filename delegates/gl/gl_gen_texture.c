@@ -2,7 +2,7 @@
  * sampler with texelFetch (GStreamer's textures cannot be bound as images under
  * GLES), crops/letterboxes/resizes bilinearly with half-pixel centres and normalizes,
  * writing the PHWC4 input tensor. The same math as the CPU preprocessing
- * (gst/tflitefilter/preprocess.c): outside the texture the pixel is 0; float inputs
+ * (preprocess/preprocess.c): outside the texture the pixel is 0; float inputs
  * get (pixel - mean) / std, 8-bit inputs the rounded pixel (int8: minus 128),
  * dequantized because the GPU works in float. Per-frame values are uniforms:
  *   location 0: vec4 (scale_x, scale_y, off_x, off_y)   1: vec4 mean   2: vec4 std

@@ -9,7 +9,7 @@
 #include "decoders/tfl_decoder.h"
 #include "gsttfliteenums.h"
 #include "gsttflitemodel.h"
-#include "preprocess.h"
+#include "preprocess/preprocess.h"
 #include "runtime/tfl_interpreter.h"
 
 G_BEGIN_DECLS

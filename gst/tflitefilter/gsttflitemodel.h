@@ -7,7 +7,7 @@
 #include <gst/gst.h>
 
 #include "decoders/tfl_decoder.h"
-#include "preprocess.h"
+#include "preprocess/preprocess.h"
 #include "runtime/tfl_graph.h"
 
 G_BEGIN_DECLS

@@ -1,7 +1,7 @@
 /* test_gl_api.c - the GL delegate's behaviour around the ops: errors (no context,
  * shader compile failure, out of memory), the program cache (miss, hit, corrupt and
  * foreign files), the caller's-context mode, and the texture input against the CPU
- * preprocessing of the same pixels (gst/tflitefilter/preprocess.c). */
+ * preprocessing of the same pixels (preprocess/preprocess.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +11,7 @@
 #include "delegates/gl/gl_context.h"
 #include "delegates/gl/gl_program.h"
 #include "gl_test_util.h"
-#include "gst/tflitefilter/preprocess.h"
+#include "preprocess/preprocess.h"
 
 static int fails;
 #define CHECK(cond, ...)                                                                                               \
