@@ -25,6 +25,9 @@ typedef struct {
   const int32_t *inputs;     /* non-constant tensors read but not produced inside */
   int n_outputs;
   const int32_t *outputs;    /* tensors produced inside and read outside (or graph outputs) */
+  tfl_diag *diag;            /* the interpreter's diagnostics: prepare, invoke and release
+                                report there (a delegate shared by several interpreters
+                                keeps each partition's own); never NULL */
 } tfl_partition;
 
 typedef struct tfl_delegate {

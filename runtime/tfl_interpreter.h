@@ -21,6 +21,10 @@ typedef struct {
   int threads;             /* CPU threads, >= 1 (default 1) */
   bool reference;          /* CPU: plain C reference kernels only, single thread */
   tfl_delegate *delegate;  /* optional accelerator (borrowed), asked first */
+  tfl_diag *diag;          /* errors and log lines of create, invoke and the delegates'
+                              partitions (borrowed, must outlive the interpreter); NULL:
+                              the interpreter owns one (stderr, warnings; a failing
+                              create prints its error there) */
 } tfl_interp_options;
 
 tfl_interp_options tfl_interp_defaults(void);
@@ -30,6 +34,8 @@ typedef struct tfl_interpreter tfl_interpreter;
 tfl_status tfl_interpreter_create(tfl_graph *g, const tfl_interp_options *opt, tfl_interpreter **out);
 tfl_status tfl_interpreter_invoke(tfl_interpreter *it);
 void tfl_interpreter_free(tfl_interpreter *it);
+/* The message of the last failure (options.diag's, or the interpreter's own); "" when none. */
+const char *tfl_interpreter_last_error(const tfl_interpreter *it);
 
 int tfl_interpreter_input_count(const tfl_interpreter *it);
 int tfl_interpreter_output_count(const tfl_interpreter *it);

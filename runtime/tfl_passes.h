@@ -8,10 +8,10 @@
 
 #include "tfl_graph.h"
 
-tfl_status tfl_pass_fold_constants(tfl_graph *g);
+tfl_status tfl_pass_fold_constants(tfl_graph *g, tfl_diag *diag);
 /* Computes every node's output shapes from its inputs and params and checks them
  * against the shapes declared in the file (error naming node and tensor if they
  * differ). Ops whose output shape is set at run (detection post-process) get theirs. */
-tfl_status tfl_infer_shapes(tfl_graph *g);
+tfl_status tfl_infer_shapes(tfl_graph *g, tfl_diag *diag);
 
 #endif

@@ -26,7 +26,7 @@ static size_t align_up(size_t v, size_t a)
   return (v + a - 1) & ~(a - 1);
 }
 
-size_t tfl_plan_offsets(const tfl_plan_item *items, int n, size_t align, size_t *offsets)
+size_t tfl_plan_offsets(const tfl_plan_item *items, int n, size_t align, size_t *offsets, tfl_diag *diag)
 {
   if (n <= 0) return 0;
   if (align == 0 || (align & (align - 1))) align = TFL_ARENA_ALIGN;
@@ -37,7 +37,7 @@ size_t tfl_plan_offsets(const tfl_plan_item *items, int n, size_t align, size_t 
     free(keys);
     free(order);
     free(placed);
-    tfl_error(TFL_ERR_NOMEM, "planner: %d tensors", n);
+    tfl_fail(diag, TFL_ERR_NOMEM, "planner: %d tensors", n);
     return SIZE_MAX;
   }
   int n_order = 0;
@@ -96,7 +96,7 @@ static int alias_source(const tfl_graph *g, const tfl_node *n, const bool *plann
   return x;
 }
 
-tfl_status tfl_plan_graph(tfl_graph *g, bool *planned, size_t *arena_bytes)
+tfl_status tfl_plan_graph(tfl_graph *g, bool *planned, size_t *arena_bytes, tfl_diag *diag)
 {
   int nt = g->n_tensors, end = g->n_nodes + 1;
   tfl_status st = TFL_OK;
@@ -105,7 +105,7 @@ tfl_status tfl_plan_graph(tfl_graph *g, bool *planned, size_t *arena_bytes)
   int *root = malloc(sizeof(int) * (size_t)(nt ? nt : 1));
   bool *pinned = calloc((size_t)(nt ? nt : 1), sizeof *pinned);
   if (!items || !off || !root || !pinned) {
-    st = tfl_error(TFL_ERR_NOMEM, "planner: %d tensors", nt);
+    st = tfl_fail(diag, TFL_ERR_NOMEM, "planner: %d tensors", nt);
     goto done;
   }
   for (int t = 0; t < nt; t++) {
@@ -159,7 +159,7 @@ tfl_status tfl_plan_graph(tfl_graph *g, bool *planned, size_t *arena_bytes)
     if (items[y].last > items[r].last) items[r].last = items[y].last;
     items[y].size = 0;
   }
-  size_t arena = tfl_plan_offsets(items, nt, TFL_ARENA_ALIGN, off);
+  size_t arena = tfl_plan_offsets(items, nt, TFL_ARENA_ALIGN, off, diag);
   if (arena == SIZE_MAX) {
     st = TFL_ERR_NOMEM;
     goto done;

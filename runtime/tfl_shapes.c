@@ -21,7 +21,7 @@ typedef struct {
 typedef enum { INF_OK, INF_KEEP } inf_kind;
 
 #define NODE_ERR(st, fmt, ...)                                                                      \
-  tfl_error(st, "node %d (%s): " fmt, ni, tfl_op_name(n->op), ##__VA_ARGS__)
+  tfl_fail(diag, st, "node %d (%s): " fmt, ni, tfl_op_name(n->op), ##__VA_ARGS__)
 
 static const tfl_tensor *in_t(const tfl_graph *g, const tfl_node *n, int i)
 {
@@ -89,7 +89,7 @@ static bool broadcast(const shape *a, const shape *b, shape *out)
 enum { GATHER_NEW_AXIS = -1, GATHER_SHRINK = -2 };
 
 static tfl_status slice_shape(const tfl_graph *g, const tfl_node *n, int ni, shape *out,
-                              inf_kind *kind)
+                              inf_kind *kind, tfl_diag *diag)
 {
   const tfl_tensor *x = in_t(g, n, 0);
   int64_t begin[TFL_MAX_DIMS * 2], end[TFL_MAX_DIMS * 2], strides[TFL_MAX_DIMS * 2];
@@ -195,7 +195,7 @@ static tfl_status slice_shape(const tfl_graph *g, const tfl_node *n, int ni, sha
 /* ---- reshape ------------------------------------------------------------------ */
 
 static tfl_status reshape_shape(const tfl_graph *g, const tfl_node *n, int ni, shape *out,
-                                inf_kind *kind)
+                                inf_kind *kind, tfl_diag *diag)
 {
   const tfl_tensor *x = in_t(g, n, 0), *st = in_t(g, n, 1);
   int64_t v[TFL_MAX_DIMS + 1];
@@ -241,7 +241,7 @@ static tfl_status reshape_shape(const tfl_graph *g, const tfl_node *n, int ni, s
 /* ---- the per-op rule ------------------------------------------------------------- */
 
 /* Shape of output `o` of node ni. Inputs already have final shapes. */
-static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_kind *kind)
+static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_kind *kind, tfl_diag *diag)
 {
   const tfl_node *n = &g->nodes[ni];
   const tfl_tensor *x = in_t(g, n, 0);
@@ -446,7 +446,7 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
     out->d[axis] = (int32_t)sum;
     return TFL_OK;
   }
-  case TFL_OP_RESHAPE: return reshape_shape(g, n, ni, out, kind);
+  case TFL_OP_RESHAPE: return reshape_shape(g, n, ni, out, kind, diag);
   case TFL_OP_SQUEEZE: {
     bool drop[TFL_MAX_DIMS] = {false};
     const tfl_squeeze_params *p = &n->p.squeeze;
@@ -501,7 +501,7 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
     out->d[2] = (int32_t)v[1];
     return TFL_OK;
   }
-  case TFL_OP_STRIDED_SLICE: return slice_shape(g, n, ni, out, kind);
+  case TFL_OP_STRIDED_SLICE: return slice_shape(g, n, ni, out, kind, diag);
   case TFL_OP_MEAN: {
     int64_t v[2 * TFL_MAX_DIMS];
     int cnt = 0;
@@ -586,7 +586,7 @@ static bool is_custom(tfl_op op)
          op == TFL_OP_CONV2D_TRANSPOSE_BIAS;
 }
 
-tfl_status tfl_infer_shapes(tfl_graph *g)
+tfl_status tfl_infer_shapes(tfl_graph *g, tfl_diag *diag)
 {
   for (int ni = 0; ni < g->n_nodes; ni++) {
     tfl_node *n = &g->nodes[ni];
@@ -599,7 +599,7 @@ tfl_status tfl_infer_shapes(tfl_graph *g)
       tfl_tensor *t = &g->tensors[ti];
       shape s;
       inf_kind kind;
-      tfl_status st = infer_one(g, ni, o, &s, &kind);
+      tfl_status st = infer_one(g, ni, o, &s, &kind, diag);
       if (st != TFL_OK) return st;
       if (kind == INF_KEEP) {
         if (t->ndim == 0)

@@ -34,6 +34,8 @@ typedef struct {
   int n_nodes, n_in, n_out;
   int32_t nodes[8], in[8], out[8];
   bool data_ready;   /* boundary tensors had data pointers at prepare */
+  bool fail;         /* invoke fails, saying so in the partition's context */
+  tfl_diag *diag;    /* the partition's context, from prepare */
 } fake_ctx;
 
 static bool fake_supports(void *ctx, const tfl_graph *g, int node)
@@ -52,6 +54,7 @@ static tfl_status fake_prepare(void *vctx, tfl_graph *g, const tfl_partition *p,
   memcpy(c->nodes, p->nodes, sizeof(int32_t) * (size_t)p->n_nodes);
   memcpy(c->in, p->inputs, sizeof(int32_t) * (size_t)p->n_inputs);
   memcpy(c->out, p->outputs, sizeof(int32_t) * (size_t)p->n_outputs);
+  c->diag = p->diag;
   c->data_ready = true;
   for (int i = 0; i < p->n_inputs; i++) c->data_ready = c->data_ready && g->tensors[p->inputs[i]].data;
   for (int i = 0; i < p->n_outputs; i++) c->data_ready = c->data_ready && g->tensors[p->outputs[i]].data;
@@ -64,6 +67,7 @@ static tfl_status fake_invoke(void *vctx, void *state)
   fake_ctx *c = vctx;
   tfl_graph *g = state;
   c->invokes++;
+  if (c->fail) return tfl_fail(c->diag, TFL_ERR_BACKEND, "fake failure %d", c->invokes);
   for (int k = 0; k < c->n_nodes; k++) {
     const tfl_node *n = &g->nodes[c->nodes[k]];
     const tfl_tensor *x = &g->tensors[n->in[0]];
@@ -93,6 +97,15 @@ static void sink(tfl_log_level level, const char *msg, void *user)
   if (level == TFL_LOG_WARNING) n_warnings++;
   size_t k = strlen(logbuf);
   snprintf(logbuf + k, sizeof logbuf - k, "%d:%s\n", (int)level, msg);
+}
+
+/* A context whose log lines land in logbuf. */
+static void capture(tfl_diag *d)
+{
+  tfl_diag_init(d);
+  d->sink = sink;
+  logbuf[0] = 0;
+  n_warnings = 0;
 }
 
 static int count_of(const char *hay, const char *needle)
@@ -160,7 +173,7 @@ static void run_and_check(tfl_interpreter *it, const char *what)
   tfl_tensor *in = tfl_interpreter_input(it, 0);
   memcpy(in->data, x, sizeof x);
   tfl_status s = tfl_interpreter_invoke(it);
-  CHECK(s == TFL_OK, "%s: invoke: %s", what, tfl_last_error());
+  CHECK(s == TFL_OK, "%s: invoke: %s", what, tfl_interpreter_last_error(it));
   const tfl_tensor *y = tfl_interpreter_output(it, 0);
   CHECK(y->ndim == 2 && y->dims[1] == 4, "%s: output shape not inferred (ndim %d)", what, y->ndim);
   for (int i = 0; i < 4 && s == TFL_OK; i++)
@@ -174,15 +187,14 @@ static void test_partitioned(void)
   tfl_delegate fake = {.name = "fake", .ctx = &fc, .supports = fake_supports, .prepare = fake_prepare,
                        .invoke = fake_invoke, .release = fake_release};
   tfl_graph *g = build();
+  tfl_diag diag;
+  capture(&diag);
   tfl_interp_options o = tfl_interp_defaults();
   o.delegate = &fake;
-  logbuf[0] = 0;
-  n_warnings = 0;
-  tfl_set_log_sink(sink, NULL);
+  o.diag = &diag;
   tfl_interpreter *it = NULL;
   tfl_status s = tfl_interpreter_create(g, &o, &it);
-  tfl_set_log_sink(NULL, NULL);
-  CHECK(s == TFL_OK, "create: %s", tfl_last_error());
+  CHECK(s == TFL_OK, "create: %s", diag.error);
   if (s != TFL_OK) {
     tfl_graph_free(g);
     return;
@@ -227,13 +239,12 @@ static void test_cpu_only(bool reference, int threads)
   tfl_interp_options o = tfl_interp_defaults();
   o.reference = reference;
   o.threads = threads;
+  tfl_diag diag;
+  capture(&diag);
+  o.diag = &diag;
   tfl_interpreter *it = NULL;
-  logbuf[0] = 0;
-  n_warnings = 0;
-  tfl_set_log_sink(sink, NULL);
   tfl_status s = tfl_interpreter_create(g, &o, &it);
-  tfl_set_log_sink(NULL, NULL);
-  CHECK(s == TFL_OK, "create (cpu only): %s", tfl_last_error());
+  CHECK(s == TFL_OK, "create (cpu only): %s", diag.error);
   if (s == TFL_OK) {
     CHECK(tfl_interpreter_partition_count(it) == 1, "cpu only: %d partitions",
           tfl_interpreter_partition_count(it));
@@ -251,10 +262,41 @@ static void test_bad_shape(void)
   g->tensors[T_E].dims[1] = 5;
   tfl_tensor_update_bytes(&g->tensors[T_E]);
   tfl_interpreter *it = NULL;
-  tfl_status s = tfl_interpreter_create(g, NULL, &it);
+  tfl_diag diag;
+  capture(&diag);
+  tfl_interp_options o = tfl_interp_defaults();
+  o.diag = &diag;
+  tfl_status s = tfl_interpreter_create(g, &o, &it);
   CHECK(s == TFL_ERR_SHAPE, "bad declared shape: status %d", s);
-  CHECK(strstr(tfl_last_error(), "node 3 (MUL)") && strstr(tfl_last_error(), "[1,5]"),
-        "error does not name node and shape: %s", tfl_last_error());
+  CHECK(strstr(diag.error, "node 3 (MUL)") && strstr(diag.error, "[1,5]"),
+        "error does not name node and shape: %s", diag.error);
+  tfl_graph_free(g);
+}
+
+/* Without options.diag the interpreter keeps its own context: a delegate's failure,
+ * with the interpreter's prefix, is read back with tfl_interpreter_last_error. */
+static void test_own_diag(void)
+{
+  fake_ctx fc = {0};
+  tfl_delegate fake = {.name = "fake", .ctx = &fc, .supports = fake_supports, .prepare = fake_prepare,
+                       .invoke = fake_invoke, .release = fake_release};
+  tfl_graph *g = build();
+  tfl_interp_options o = tfl_interp_defaults();
+  o.delegate = &fake;
+  tfl_interpreter *it = NULL;
+  tfl_status s = tfl_interpreter_create(g, &o, &it);
+  CHECK(s == TFL_OK, "create (own diag): %s", it ? tfl_interpreter_last_error(it) : "?");
+  if (s == TFL_OK) {
+    CHECK(fc.diag != NULL, "partition has no diagnostics context");
+    CHECK(tfl_interpreter_last_error(it)[0] == '\0', "error before any failure: %s", tfl_interpreter_last_error(it));
+    fc.fail = true;
+    s = tfl_interpreter_invoke(it);
+    const char *e = tfl_interpreter_last_error(it);
+    CHECK(s == TFL_ERR_BACKEND, "failing invoke: status %d", s);
+    CHECK(strstr(e, "fake delegate, partition 1") && strstr(e, "fake failure 1"),
+          "error does not name delegate, partition and cause: '%s'", e);
+    tfl_interpreter_free(it);
+  }
   tfl_graph_free(g);
 }
 
@@ -264,6 +306,7 @@ int main(void)
   test_cpu_only(true, 1);
   test_cpu_only(false, 2);
   test_bad_shape();
+  test_own_diag();
   if (failures) printf("%d failures\n", failures);
   else printf("interpreter: all checks passed\n");
   return failures != 0;

@@ -108,18 +108,21 @@ static int run_mode(const uint8_t *model, size_t size, const golden_case *gc, co
   tfl_graph *g = NULL;
   tfl_interpreter *it = NULL;
   int fails = 0;
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   double t0 = now_ms();
-  tfl_status st = tfl_load_memory(model, size, &g);
+  tfl_status st = tfl_load_memory(model, size, &g, &diag);
   if (st != TFL_OK) {
-    printf("%s %s: FAIL: load: %s: %s\n", case_name, mode, tfl_status_name(st), tfl_last_error());
+    printf("%s %s: FAIL: load: %s: %s\n", case_name, mode, tfl_status_name(st), diag.error);
     return 1;
   }
   tfl_interp_options opt = tfl_interp_defaults();
   opt.reference = reference;
   opt.threads = threads;
+  opt.diag = &diag;
   st = tfl_interpreter_create(g, &opt, &it);
   if (st != TFL_OK) {
-    printf("%s %s: FAIL: interpreter: %s: %s\n", case_name, mode, tfl_status_name(st), tfl_last_error());
+    printf("%s %s: FAIL: interpreter: %s: %s\n", case_name, mode, tfl_status_name(st), diag.error);
     tfl_graph_free(g);
     return 1;
   }
@@ -132,7 +135,7 @@ static int run_mode(const uint8_t *model, size_t size, const golden_case *gc, co
   st = tfl_interpreter_invoke(it);
   double t3 = now_ms();
   if (st != TFL_OK) {
-    printf("%s %s: FAIL: invoke: %s: %s\n", case_name, mode, tfl_status_name(st), tfl_last_error());
+    printf("%s %s: FAIL: invoke: %s: %s\n", case_name, mode, tfl_status_name(st), diag.error);
     fails++;
     goto out;
   }

@@ -25,6 +25,7 @@
 #define QUANT_LSB 1.0
 
 typedef struct {
+  tfl_diag diag;       /* lives as long as the interpreter, which reports here */
   tfl_graph *g;
   tfl_interpreter *it;
 } run;
@@ -41,17 +42,19 @@ static void run_free(run *r)
 static int run_model(const char *path, const golden_case *gc, bool reference, run *r)
 {
   const char *mode = reference ? "reference" : "fast";
-  tfl_status st = tfl_load_file(path, &r->g);
+  tfl_diag_init(&r->diag);
+  tfl_status st = tfl_load_file(path, &r->g, &r->diag);
   if (st != TFL_OK) {
-    printf("%s: FAIL: load: %s: %s\n", mode, tfl_status_name(st), tfl_last_error());
+    printf("%s: FAIL: load: %s: %s\n", mode, tfl_status_name(st), r->diag.error);
     return 1;
   }
   tfl_interp_options opt = tfl_interp_defaults();
   opt.reference = reference;
   opt.threads = reference ? 1 : 2;
+  opt.diag = &r->diag;
   st = tfl_interpreter_create(r->g, &opt, &r->it);
   if (st != TFL_OK) {
-    printf("%s: FAIL: interpreter: %s: %s\n", mode, tfl_status_name(st), tfl_last_error());
+    printf("%s: FAIL: interpreter: %s: %s\n", mode, tfl_status_name(st), r->diag.error);
     return 1;
   }
   golden_rng rng;
@@ -68,7 +71,7 @@ static int run_model(const char *path, const golden_case *gc, bool reference, ru
   }
   st = tfl_interpreter_invoke(r->it);
   if (st != TFL_OK) {
-    printf("%s: FAIL: invoke: %s: %s\n", mode, tfl_status_name(st), tfl_last_error());
+    printf("%s: FAIL: invoke: %s: %s\n", mode, tfl_status_name(st), r->diag.error);
     return 1;
   }
   return 0;

@@ -20,6 +20,27 @@ void tool_run_flags_init(tool_run_flags *f)
   f->threads = TOOL_DEFAULT_THREADS;
   f->fp32 = false;
   f->cache_dir = NULL;
+  /* TFL_LOG=info|debug|warning|error: the one environment switch, read here in the
+   * tools only (the library takes its verbosity from the caller's tfl_diag) */
+  const char *env = getenv("TFL_LOG");
+  if (!env || !tool_parse_log_level(env, &f->log)) f->log = TFL_LOG_WARNING;
+}
+
+bool tool_parse_log_level(const char *s, tfl_log_level *out)
+{
+  static const char *const names[] = {"error", "warning", "info", "debug"};
+  for (int i = 0; i < 4; i++)
+    if (strcmp(s, names[i]) == 0) {
+      *out = (tfl_log_level)i;
+      return true;
+    }
+  return false;
+}
+
+void tool_diag_init(tfl_diag *d, tfl_log_level level)
+{
+  tfl_diag_init(d);
+  d->verbosity = level;
 }
 
 const char *tool_flag_value(int argc, char **argv, int *i)
@@ -106,6 +127,15 @@ int tool_run_flags_parse(tool_run_flags *f, int argc, char **argv, int *i)
     const char *v = tool_flag_value(argc, argv, i);
     return v && tool_parse_int("--threads", v, 1, &f->threads) ? 1 : -1;
   }
+  if (strcmp(a, "--log") == 0) {
+    const char *v = tool_flag_value(argc, argv, i);
+    if (!v) return -1;
+    if (!tool_parse_log_level(v, &f->log)) {
+      fprintf(stderr, "error: --log is error, warning, info or debug, not '%s'\n", v);
+      return -1;
+    }
+    return 1;
+  }
   return 0;
 }
 
@@ -116,7 +146,9 @@ void tool_run_flags_help(FILE *out)
           "                     threaded kernels, gl = the OpenGL ES compute delegate\n"
           "  --precision P      GL delegate precision, fp16 or fp32 (default fp16)\n"
           "  --cache-dir DIR    GL program binary cache directory (default: none)\n"
-          "  --threads N        CPU threads (default %d)\n",
+          "  --threads N        CPU threads (default %d)\n"
+          "  --log LEVEL        log lines printed: error, warning, info or debug\n"
+          "                     (default: $TFL_LOG, else warning)\n",
           TOOL_DEFAULT_DELEGATE, TOOL_DEFAULT_THREADS);
 }
 
@@ -131,7 +163,7 @@ double tool_now_ms(void)
 
 /* The accelerator delegate named by --delegate: NULL for cpu (the interpreter's own
  * CPU delegate runs everything). Adding a delegate is one more branch here. */
-static bool tool_make_delegate(const tool_run_flags *f, tfl_delegate **out)
+static bool tool_make_delegate(const tool_run_flags *f, tfl_diag *diag, tfl_delegate **out)
 {
   *out = NULL;
   if (strcmp(f->delegate, "cpu") == 0) return true;
@@ -140,9 +172,10 @@ static bool tool_make_delegate(const tool_run_flags *f, tfl_delegate **out)
     gl_delegate_options o = gl_delegate_defaults();
     o.precision = f->fp32 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
     o.cache_dir = f->cache_dir;
+    o.diag = diag;
     *out = gl_delegate_create(&o);
     if (!*out) {
-      fprintf(stderr, "error: --delegate gl: %s\n", tfl_last_error());
+      fprintf(stderr, "error: --delegate gl: %s\n", diag->error);
       return false;
     }
     return true;
@@ -154,20 +187,22 @@ static bool tool_make_delegate(const tool_run_flags *f, tfl_delegate **out)
 bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, bool reference)
 {
   memset(m, 0, sizeof *m);
+  tool_diag_init(&m->diag, f->log);
   double t0 = tool_now_ms();
-  tfl_status s = tfl_load_file(path, &m->graph);
+  tfl_status s = tfl_load_file(path, &m->graph, &m->diag);
   m->load_ms = tool_now_ms() - t0;
   if (s != TFL_OK) {
-    fprintf(stderr, "error: loading %s: %s (%s)\n", path, tfl_last_error(), tfl_status_name(s));
+    fprintf(stderr, "error: loading %s: %s (%s)\n", path, m->diag.error, tfl_status_name(s));
     return false;
   }
   tfl_interp_options o = tfl_interp_defaults();
+  o.diag = &m->diag;
   if (reference) {
     o.reference = true;
     o.threads = 1;
   } else {
     o.threads = f->threads;
-    if (!tool_make_delegate(f, &m->delegate)) {
+    if (!tool_make_delegate(f, &m->diag, &m->delegate)) {
       tool_model_close(m);
       return false;
     }
@@ -177,7 +212,7 @@ bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, b
   s = tfl_interpreter_create(m->graph, &o, &m->it);
   m->init_ms = tool_now_ms() - t0;
   if (s != TFL_OK) {
-    fprintf(stderr, "error: preparing %s: %s (%s)\n", path, tfl_last_error(), tfl_status_name(s));
+    fprintf(stderr, "error: preparing %s: %s (%s)\n", path, m->diag.error, tfl_status_name(s));
     tool_model_close(m);
     return false;
   }

@@ -24,11 +24,14 @@ typedef struct {
   const char *cache_dir;      /* program binary cache directory (copied); NULL: no cache */
   bool texture_input;         /* graph input 0 is fed by gl_delegate_set_input_texture,
                                  never uploaded from the CPU */
+  tfl_diag *diag;             /* errors and logs of create and of the gl_delegate_* calls
+                                 (borrowed, must outlive the delegate; may be NULL);
+                                 partitions report to their interpreter's context */
 } gl_delegate_options;
 
 gl_delegate_options gl_delegate_defaults(void);
 
-/* NULL on failure with tfl_last_error() saying why (no context, no compute shaders...). */
+/* NULL on failure with o->diag saying why (no context, no compute shaders...). */
 tfl_delegate *gl_delegate_create(const gl_delegate_options *o);
 
 /* An RGBA8 GL_TEXTURE_2D as the model's input 0. Model-input pixel centre (u+0.5, v+0.5)

@@ -14,29 +14,29 @@ static bool float_like(tfl_type t)
          t == TFL_TYPE_BOOL;
 }
 
-bool gl_plan_supports(const tfl_graph *g, int node)
+bool gl_plan_supports(const tfl_graph *g, int node, tfl_diag *why)
 {
   const tfl_node *n = &g->nodes[node];
   const gl_op_info *info = gl_op_info_of(n->op);
-  if (info->kind == GL_KIND_NONE || !info->check) return false;
+  bool io_ok = info->kind != GL_KIND_NONE && info->check;
   /* several outputs only from generators (LSTM: output k >= 1 is object "Ok") */
-  if (n->n_out < 1 || n->out[0] < 0 || n->n_in > GL_GEN_MAX_IN) return false;
-  if (n->n_out > 1 && (info->kind != GL_KIND_GEN || n->n_out > 4)) return false;
-  for (int k = 0; k < n->n_out; k++) {
+  io_ok = io_ok && n->n_out >= 1 && n->out[0] >= 0 && n->n_in <= GL_GEN_MAX_IN;
+  io_ok = io_ok && (n->n_out == 1 || (info->kind == GL_KIND_GEN && n->n_out <= 4));
+  for (int k = 0; k < n->n_out && io_ok; k++) {
     if (n->out[k] < 0) continue;
     const tfl_tensor *y = &g->tensors[n->out[k]];
-    if (!float_like(y->type) || y->ndim > 4 || y->is_variable) return false;
+    io_ok = float_like(y->type) && y->ndim <= 4 && !y->is_variable;
   }
-  for (int k = 0; k < n->n_in; k++) {
+  for (int k = 0; k < n->n_in && io_ok; k++) {
     if (n->in[k] < 0 || (info->raw_inputs & (1u << k))) continue;
     const tfl_tensor *x = &g->tensors[n->in[k]];
-    if (x->ndim > 4 || x->is_variable || !float_like(x->type)) return false;
+    io_ok = x->ndim <= 4 && !x->is_variable && float_like(x->type);
   }
-  if (info->check(g, node) != TFL_OK) {
-    tfl_log(TFL_LOG_DEBUG, "GL: %s", tfl_last_error());
+  if (!io_ok) {
+    tfl_fail(why, TFL_ERR_UNSUPPORTED, "no GL kernel for this op with these types, ranks or outputs");
     return false;
   }
-  return true;
+  return info->check(g, node, why) == TFL_OK;
 }
 
 void gl_plan_workgroup(const int grid[3], int wg[3])
@@ -143,7 +143,7 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
     const tfl_node *n = &g->nodes[ni];
     const gl_op_info *info = gl_op_info_of(n->op);
     if (info->kind == GL_KIND_NONE || !info->gen)
-      return gl_node_error(TFL_ERR_UNSUPPORTED, g, ni, "not supported by the GL delegate");
+      return gl_node_error(p->diag, TFL_ERR_UNSUPPORTED, g, ni, "not supported by the GL delegate");
     int out = n->out[0];
     if (info->kind == GL_KIND_ALIAS && !g->tensors[n->in[0]].is_const) {
       gl_shape a, b;
@@ -199,7 +199,7 @@ static tfl_status add_tensor_obj(planner *p, group_build *b, const char *name, i
     float *pk = r ? malloc(gl_shape_vec4s(sh) * 4 * sizeof(float) + 16) : NULL;
     if (!pk) {
       free(r);
-      return tfl_error(TFL_ERR_NOMEM, "constant tensor %d", t);
+      return tfl_fail(p->diag, TFL_ERR_NOMEM, "constant tensor %d", t);
     }
     tfl_tensor f = {0};
     f.type = TFL_TYPE_FLOAT32;
@@ -247,8 +247,8 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
     if ((st = add_tensor_obj(p, b, name, n->out[k], sh))) return st;
     b->obj_write[b->n_objs - 1] = true;
   }
-  if ((st = info->gen(&in, &b->gen))) return st;
-  if (b->gen.decls.oom || b->gen.main.oom) return tfl_error(TFL_ERR_NOMEM, "shader of node %d", G->node);
+  if ((st = info->gen(&in, &b->gen, p->diag))) return st;
+  if (b->gen.decls.oom || b->gen.main.oom) return tfl_fail(p->diag, TFL_ERR_NOMEM, "shader of node %d", G->node);
   for (int c = 0; c < b->gen.n_consts; c++) {
     gl_emit_obj *o = &b->objs[b->n_objs];
     memset(o, 0, sizeof *o);
@@ -283,7 +283,7 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
       gl_act_stmt(m->p.eltwise.act, "v", &b->epi);
     quant_clamp(&b->epi, &g->tensors[m->out[0]]);
   }
-  if (b->epi.oom) return tfl_error(TFL_ERR_NOMEM, "epilogue of node %d", G->node);
+  if (b->epi.oom) return tfl_fail(p->diag, TFL_ERR_NOMEM, "epilogue of node %d", G->node);
   return TFL_OK;
 }
 
@@ -348,7 +348,7 @@ static tfl_status find_write_backs(planner *p)
   int cap = 2 * p->part->n_nodes + 1;
   p->wb_src = malloc(sizeof(int) * (size_t)cap);
   p->wb_dst = malloc(sizeof(int) * (size_t)cap);
-  if (!p->wb_src || !p->wb_dst) return tfl_error(TFL_ERR_NOMEM, "GL write-backs");
+  if (!p->wb_src || !p->wb_dst) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL write-backs");
   for (int k = 0; k < p->part->n_nodes; k++) {
     const tfl_node *n = &g->nodes[p->part->nodes[k]];
     if (n->op != TFL_OP_LSTM || n->p.lstm.kernel_type != 1) continue;
@@ -364,10 +364,10 @@ static tfl_status find_write_backs(planner *p)
   return TFL_OK;
 }
 
-tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl_plan_options *o, gl_plan *out)
+tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl_plan_options *o, gl_plan *out, tfl_diag *diag)
 {
   memset(out, 0, sizeof *out);
-  planner p = {.g = g, .part = part, .o = *o};
+  planner p = {.g = g, .part = part, .o = *o, .diag = diag};
   gl_span_set pending = {0};
   int nt = g->n_tensors;
   p.alias = malloc(sizeof(int) * (size_t)nt);
@@ -380,7 +380,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   group_build *builds = NULL;
   tfl_status st = TFL_OK;
   if (!p.alias || !p.wide || !p.group_of || !p.consumers || !p.is_out || !p.groups || !off_of) {
-    st = tfl_error(TFL_ERR_NOMEM, "GL plan");
+    st = tfl_fail(diag, TFL_ERR_NOMEM, "GL plan");
     goto done;
   }
   for (int t = 0; t < nt; t++) {
@@ -397,8 +397,10 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   if ((st = find_write_backs(&p))) goto done;
   for (int k = 0; k < part->n_nodes; k++) {
     int ni = part->nodes[k];
-    if (!gl_plan_supports(g, ni)) {
-      st = gl_node_error(TFL_ERR_UNSUPPORTED, g, ni, "the GL delegate cannot run it (%s)", tfl_last_error());
+    tfl_diag why;
+    tfl_diag_init(&why);
+    if (!gl_plan_supports(g, ni, &why)) {
+      st = gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, ni, "the GL delegate cannot run it (%s)", why.error);
       goto done;
     }
   }
@@ -406,7 +408,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   if ((st = group_nodes(&p, out))) goto done;
   builds = calloc((size_t)p.n_groups + 1, sizeof *builds);
   if (!builds) {
-    st = tfl_error(TFL_ERR_NOMEM, "GL plan");
+    st = tfl_fail(diag, TFL_ERR_NOMEM, "GL plan");
     goto done;
   }
   size_t const_total = 0;
@@ -425,7 +427,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   out->in = calloc((size_t)part->n_inputs + 1, sizeof *out->in);
   out->out = calloc((size_t)part->n_outputs + (size_t)p.n_wb + 1, sizeof *out->out);
   if (!out->d || !out->consts || !out->in || !out->out) {
-    st = tfl_error(TFL_ERR_NOMEM, "GL plan");
+    st = tfl_fail(diag, TFL_ERR_NOMEM, "GL plan");
     goto done;
   }
   size_t cpos = 0;
@@ -476,12 +478,12 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     e.const_base = d->const_off;
     d->src = gl_emit_source(&e);
     if (!d->src) {
-      st = tfl_error(TFL_ERR_NOMEM, "shader source of node %d", G->node);
+      st = tfl_fail(diag, TFL_ERR_NOMEM, "shader source of node %d", G->node);
       goto done;
     }
     for (int a = 0; a < 3; a++) d->groups[a] = (b->gen.grid[a] + e.wg[a] - 1) / e.wg[a];
     if (!gl_sched_barrier(&pending, d, b, e.out_off, gl_shape_vec4s(e.out) * (e.out_wide ? 2 : 1))) {
-      st = tfl_error(TFL_ERR_NOMEM, "GL barriers");
+      st = tfl_fail(diag, TFL_ERR_NOMEM, "GL barriers");
       goto done;
     }
     if (getenv("TFL_GL_ALL_BARRIERS")) d->barrier = gi > 0;

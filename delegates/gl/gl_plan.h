@@ -60,9 +60,10 @@ typedef struct {
   int n_nodes, n_fused, n_alias, n_wide, n_barriers;
 } gl_plan;
 
-/* Can the delegate run node `node`? (The op table row plus its check.) */
-bool gl_plan_supports(const tfl_graph *g, int node);
-tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl_plan_options *o, gl_plan *out);
+/* Can the delegate run node `node`? (The op table row plus its check.) When not, `why`
+ * (may be NULL) says why. */
+bool gl_plan_supports(const tfl_graph *g, int node, tfl_diag *why);
+tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl_plan_options *o, gl_plan *out, tfl_diag *diag);
 void gl_plan_free(gl_plan *p);
 
 /* The workgroup size for a grid (tuning lives here, not in generators). */

@@ -174,14 +174,18 @@ static GType anchors_get_type(void)
 
 /* ---- runtime life cycle (streaming thread, or GL thread for the GL parts) ---- */
 
+/* The element's diagnostics sink: the runtime's log lines go to this element's debug
+ * category, with the element as object (so several elements stay apart in the log). */
 static void log_sink(tfl_log_level level, const char *msg, void *user)
 {
+  GstDebugLevel l = GST_LEVEL_DEBUG;
   switch (level) {
-  case TFL_LOG_ERROR: GST_ERROR("%s", msg); break;
-  case TFL_LOG_WARNING: GST_WARNING("%s", msg); break;
-  case TFL_LOG_INFO: GST_INFO("%s", msg); break;
-  case TFL_LOG_DEBUG: GST_DEBUG("%s", msg); break;
+  case TFL_LOG_ERROR: l = GST_LEVEL_ERROR; break;
+  case TFL_LOG_WARNING: l = GST_LEVEL_WARNING; break;
+  case TFL_LOG_INFO: l = GST_LEVEL_INFO; break;
+  case TFL_LOG_DEBUG: l = GST_LEVEL_DEBUG; break;
   }
+  GST_CAT_LEVEL_LOG(gst_tflite_filter_debug, l, user, "%s", msg);
 }
 
 static GPtrArray *labels_from_text(const char *text)
@@ -241,10 +245,10 @@ static gboolean load_model(GstTfliteFilter *self)
                       ("Set the 'model' property to a .tflite file."));
     goto out;
   }
-  if (tfl_load_file(path, &self->graph) != TFL_OK) {
+  if (tfl_load_file(path, &self->graph, &self->diag) != TFL_OK) {
     GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ,
                       ("Could not load model \"%s\": not a valid .tflite file.", path),
-                      ("%s", tfl_last_error()));
+                      ("%s", self->diag.error));
     goto out;
   }
   tfl_graph *g = self->graph;
@@ -303,10 +307,10 @@ static gboolean load_model(GstTfliteFilter *self)
   GST_INFO_OBJECT(self, "input normalization: (pixel - %g) / %g%s", self->norm.mean[0], self->norm.std[0],
                   g->meta.has_norm ? " (model metadata)" : "");
 
-  if (kind != TFL_DECODER_NONE && tfl_decoder_create(kind, g, &opts, &self->decoder) != TFL_OK) {
+  if (kind != TFL_DECODER_NONE && tfl_decoder_create(kind, g, &opts, &self->decoder, &self->diag) != TFL_OK) {
     GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE,
                       ("Model \"%s\" does not fit the '%s' decoder.", path, tfl_decoder_kind_name(kind)),
-                      ("%s", tfl_last_error()));
+                      ("%s", self->diag.error));
     goto out;
   }
   ok = TRUE;
@@ -357,12 +361,13 @@ static void post_model_message(GstTfliteFilter *self, const char *delegate_name)
 static gboolean build_cpu_interpreter(GstTfliteFilter *self)
 {
   tfl_interp_options o = tfl_interp_defaults();
+  o.diag = &self->diag;
   GST_OBJECT_LOCK(self);
   o.threads = self->threads;
   GST_OBJECT_UNLOCK(self);
   if (tfl_interpreter_create(self->graph, &o, &self->interp) != TFL_OK) {
     GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not prepare model \"%s\" for the CPU.", self->model_path),
-                      ("%s", tfl_last_error()));
+                      ("%s", self->diag.error));
     return FALSE;
   }
   post_model_message(self, "cpu");
@@ -453,9 +458,9 @@ static gboolean decode_outputs(GstTfliteFilter *self, const tfl_transform *tr, t
   const tfl_tensor *outs[16];
   if (n > 16) n = 16;
   for (int i = 0; i < n; i++) outs[i] = tfl_interpreter_output(self->interp, i);
-  if (tfl_decoder_run(self->decoder, outs, n, tr, res) != TFL_OK) {
+  if (tfl_decoder_run(self->decoder, outs, n, tr, res, &self->diag) != TFL_OK) {
     GST_ELEMENT_ERROR(self, STREAM, DECODE, ("Could not decode the model's outputs."),
-                      ("%s", tfl_last_error()));
+                      ("%s", self->diag.error));
     return FALSE;
   }
   return TRUE;
@@ -506,7 +511,7 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
     } else {
       if (!fill_input_from_sysmem(self, buf, &tr)) return GST_FLOW_ERROR;
       if (tfl_interpreter_invoke(self->interp) != TFL_OK) {
-        GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Inference failed."), ("%s", tfl_last_error()));
+        GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Inference failed."), ("%s", self->diag.error));
         return GST_FLOW_ERROR;
       }
     }
@@ -567,7 +572,6 @@ static gboolean gst_tflite_filter_src_event(GstBaseTransform *trans, GstEvent *e
 static gboolean gst_tflite_filter_start(GstBaseTransform *trans)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
-  tfl_set_log_sink(log_sink, NULL);
   self->frame_count = 0;
   self->earliest_time = GST_CLOCK_TIME_NONE;
   /* load now so a missing or corrupt model fails the state change; the properties
@@ -764,6 +768,9 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
 
 static void gst_tflite_filter_init(GstTfliteFilter *self)
 {
+  tfl_diag_init(&self->diag);
+  self->diag.sink = log_sink;
+  self->diag.user = self;
   self->delegate_kind = DEFAULT_DELEGATE;
   self->threads = DEFAULT_THREADS;
   self->precision = DEFAULT_PRECISION;

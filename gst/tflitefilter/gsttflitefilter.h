@@ -50,6 +50,8 @@ struct _GstTfliteFilter {
   /* streaming state */
   GstVideoInfo info;
   gboolean is_gl;
+  tfl_diag diag;               /* the runtime's errors and logs for this element (its debug
+                                  category); streaming thread, or GL thread while it waits */
   tfl_graph *graph;
   tfl_interpreter *interp;
   tfl_delegate *accel;         /* GL delegate when the GL path runs */

@@ -158,7 +158,7 @@ static gboolean mask_write(GstGLContext *ctx, GstTfliteFilter *self, gchar **why
   const tfl_graph *g = tfl_interpreter_graph(self->interp);
   gl_output_buffer ob;
   if (g->n_outputs < 1 || gl_delegate_output_buffer(self->accel, g->outputs[0], &ob) != TFL_OK) {
-    *why = g_strdup_printf("the mask output is not on the GPU: %s", tfl_last_error());
+    *why = g_strdup_printf("the mask output is not on the GPU: %s", self->diag.error);
     m->failed = TRUE;
     return FALSE;
   }
@@ -206,17 +206,19 @@ static void setup_on_gl_thread(GstGLContext *ctx, gpointer data)
   o.use_current_context = true;
   o.cache_dir = cache_dir;
   o.texture_input = true;
+  o.diag = &self->diag;
   self->accel = gl_delegate_create(&o);
   g_free(cache_dir);
   if (!self->accel) {
-    c->error = g_strdup_printf("GL delegate: %s", tfl_last_error());
+    c->error = g_strdup_printf("GL delegate: %s", self->diag.error);
     return;
   }
   tfl_interp_options io = tfl_interp_defaults();
   io.threads = threads;
   io.delegate = self->accel;
+  io.diag = &self->diag;
   if (tfl_interpreter_create(self->graph, &io, &self->interp) != TFL_OK) {
-    c->error = g_strdup_printf("preparing the model for GL: %s", tfl_last_error());
+    c->error = g_strdup_printf("preparing the model for GL: %s", self->diag.error);
     self->accel->destroy(self->accel);
     self->accel = NULL;
     return;
@@ -264,7 +266,7 @@ static void set_out_on_gpu(GstTfliteFilter *self, gboolean on)
   const tfl_graph *g = tfl_interpreter_graph(self->interp);
   if (on == self->gl_out_on_gpu || (on && m->gpu_refused)) return;
   if (gl_delegate_set_output_on_gpu(self->accel, g->outputs[0], on) != TFL_OK) {
-    GST_INFO_OBJECT(self, "mask output read back on every frame: %s", tfl_last_error());
+    GST_INFO_OBJECT(self, "mask output read back on every frame: %s", self->diag.error);
     if (m) m->gpu_refused = TRUE;
     return;
   }
@@ -292,7 +294,7 @@ static void infer_on_gl_thread(GstGLContext *ctx, gpointer data)
   if (c->readback) set_out_on_gpu(self, FALSE);
   if (gl_delegate_set_input_texture(self->accel, c->tex) != TFL_OK ||
       tfl_interpreter_invoke(self->interp) != TFL_OK) {
-    c->error = g_strdup(tfl_last_error());
+    c->error = g_strdup(self->diag.error);
     return;
   }
   c->ok = TRUE;
@@ -311,7 +313,7 @@ static void infer_on_gl_thread(GstGLContext *ctx, gpointer data)
     c->no_pixels = FALSE;
     if (tfl_interpreter_invoke(self->interp) != TFL_OK) {
       c->ok = FALSE;
-      c->error = g_strdup(tfl_last_error());
+      c->error = g_strdup(self->diag.error);
     }
     return;
   }

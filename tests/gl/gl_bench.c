@@ -58,19 +58,23 @@ static int bench(const char *path, bool fp32, int runs, const char *cache, int t
   gl_delegate_options o = gl_delegate_defaults();
   o.precision = fp32 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
   o.cache_dir = cache;
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  o.diag = &diag;
   tfl_delegate *d = gl_delegate_create(&o);
   tfl_graph *g = NULL;
   tfl_interpreter *it = NULL;
-  if (!d || tfl_load_file(path, &g)) {
-    printf("FAIL %s: %s\n", name, tfl_last_error());
+  if (!d || tfl_load_file(path, &g, &diag)) {
+    printf("FAIL %s: %s\n", name, diag.error);
     if (d) d->destroy(d);
     return 1;
   }
   tfl_interp_options io = tfl_interp_defaults();
   io.delegate = d;
+  io.diag = &diag;
   double t0 = now_ms();
   if (tfl_interpreter_create(g, &io, &it)) {
-    printf("FAIL %s: %s\n", name, tfl_last_error());
+    printf("FAIL %s: %s\n", name, diag.error);
     tfl_graph_free(g);
     d->destroy(d);
     return 1;
@@ -91,7 +95,7 @@ static int bench(const char *path, bool fp32, int runs, const char *cache, int t
     ms[k] = now_ms() - t0;
   }
   if (fail) {
-    printf("FAIL %s: invoke: %s\n", name, tfl_last_error());
+    printf("FAIL %s: invoke: %s\n", name, diag.error);
     goto out;
   }
   qsort(ms, (size_t)runs, sizeof *ms, cmp_double);

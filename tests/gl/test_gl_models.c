@@ -38,6 +38,7 @@ static void fill_input(tfl_tensor *t, unsigned seed)
 }
 
 typedef struct {
+  tfl_diag diag;       /* lives as long as the interpreter */
   tfl_graph *g;
   tfl_interpreter *it;
   double init_ms;
@@ -46,15 +47,17 @@ typedef struct {
 static int open_run(const char *path, tfl_delegate *d, run *r)
 {
   memset(r, 0, sizeof *r);
-  if (tfl_load_file(path, &r->g)) {
-    printf("FAIL %s: load: %s\n", path, tfl_last_error());
+  tfl_diag_init(&r->diag);
+  if (tfl_load_file(path, &r->g, &r->diag)) {
+    printf("FAIL %s: load: %s\n", path, r->diag.error);
     return 1;
   }
   tfl_interp_options o = tfl_interp_defaults();
   o.delegate = d;
+  o.diag = &r->diag;
   double t0 = now_ms();
   if (tfl_interpreter_create(r->g, &o, &r->it)) {
-    printf("FAIL %s: interpreter%s: %s\n", path, d ? " (gl)" : "", tfl_last_error());
+    printf("FAIL %s: interpreter%s: %s\n", path, d ? " (gl)" : "", r->diag.error);
     return 1;
   }
   r->init_ms = now_ms() - t0;
@@ -82,9 +85,12 @@ static int check_model(const char *path, bool fp16, const char *cache)
   gl_delegate_options o = gl_delegate_defaults();
   o.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
   o.cache_dir = cache;
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  o.diag = &diag;
   tfl_delegate *d = gl_delegate_create(&o);
   if (!d) {
-    printf("FAIL %s: %s\n", path, tfl_last_error());
+    printf("FAIL %s: %s\n", path, diag.error);
     return 1;
   }
   inner = *d;
@@ -114,7 +120,7 @@ static int check_model(const char *path, bool fp16, const char *cache)
   tfl_status s2 = tfl_interpreter_invoke(gl.it);
   double t2 = now_ms();
   if (s1 || s2) {
-    printf("FAIL %s: invoke: %s\n", name, tfl_last_error());
+    printf("FAIL %s: invoke: %s\n", name, s1 ? cpu.diag.error : gl.diag.error);
     fail = 1;
   }
   bool quant = false;

@@ -353,7 +353,7 @@ static int lstm_case(tfl_delegate *d, const char *prec, int nb, int ni, int nn, 
   char name[96];
   snprintf(name, sizeof name, "%s lstm basic B%d I%d N%d", prec, nb, ni, nn);
   if (op_runner_run(&r, 1)) {
-    printf("FAIL %s: CPU reference: %s\n", name, tfl_last_error());
+    printf("FAIL %s: CPU reference: %s\n", name, r.diag.error);
     fail = 1;
     goto out;
   }
@@ -366,7 +366,7 @@ static int lstm_case(tfl_delegate *d, const char *prec, int nb, int ni, int nn, 
   memcpy(r.graph.tensors[h].data, h0, sz);
   memcpy(r.graph.tensors[c].data, c0, sz);
   if (glt_run_gl(&r, d)) {
-    printf("FAIL %s: GL: %s\n", name, tfl_last_error());
+    printf("FAIL %s: GL: %s\n", name, r.diag.error);
     fail = 1;
   }
   static const char *what[6] = {"activation", "state", "concat_temp", "activ_temp", "activation write-back", "state write-back"};
@@ -417,12 +417,15 @@ int main(int argc, char **argv)
 {
   const char *only = argc > 1 ? argv[1] : NULL;
   int fails = 0;
+  tfl_diag diag; /* the delegates' creation errors */
+  tfl_diag_init(&diag);
   for (int prec = 0; prec < 2; prec++) {
     gl_delegate_options o = gl_delegate_defaults();
     o.precision = prec ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
+    o.diag = &diag;
     tfl_delegate *d = gl_delegate_create(&o);
     if (!d) {
-      printf("FAIL: no GL delegate: %s\n", tfl_last_error());
+      printf("FAIL: no GL delegate: %s\n", diag.error);
       return 1;
     }
     float tol = prec ? 1e-2f : 1e-4f;
