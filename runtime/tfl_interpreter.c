@@ -3,7 +3,8 @@
  *
  * Partitioning: with an accelerator delegate, every live node is offered to it; runs
  * of consecutive claimed nodes become its partitions and the runs between them go to
- * the CPU delegate (created here from the options). Each op the accelerator refuses is
+ * the fallback delegate the caller hands in (the CPU delegate; the runtime does not
+ * include it). Each op the accelerator refuses is
  * logged once, in TensorFlow Lite's words, and so is the partition count, because every
  * boundary costs a copy and a sync.
  */
@@ -13,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../delegates/cpu/cpu_delegate.h"
 #include "tfl_passes.h"
 #include "tfl_planner.h"
 
@@ -29,7 +29,7 @@ struct tfl_interpreter {
   tfl_graph *g;
   tfl_diag *diag;              /* the caller's, or &own_diag */
   tfl_diag own_diag;
-  tfl_delegate *cpu;           /* owned */
+  tfl_delegate *fallback;      /* borrowed: runs every node the accelerator does not claim */
   int n_parts;
   interp_part *parts;
   int *node_part;              /* per node: partition index, -1 for dead nodes */
@@ -39,7 +39,7 @@ struct tfl_interpreter {
 
 tfl_interp_options tfl_interp_defaults(void)
 {
-  return (tfl_interp_options){.threads = 1, .reference = false, .delegate = NULL, .diag = NULL};
+  return (tfl_interp_options){.delegate = NULL, .fallback = NULL, .diag = NULL};
 }
 
 /* ---- partitions --------------------------------------------------------------- */
@@ -172,13 +172,13 @@ static tfl_status partition(tfl_interpreter *it, tfl_delegate *accel)
     bool end = i == nn;
     if (!end && g->nodes[i].dead) continue;
     if (n_run && (end || claimed[i] != run_claimed)) {
-      st = add_part(it, run_claimed ? accel : it->cpu, run, n_run);
+      st = add_part(it, run_claimed ? accel : it->fallback, run, n_run);
       n_run = 0;
     }
     if (end) break;
-    if (!claimed[i] && !it->cpu->supports(it->cpu->ctx, g, i)) {
-      st = tfl_fail(it->diag, TFL_ERR_UNSUPPORTED, "node %d (%s): no CPU kernel for this op", i,
-                     tfl_op_name(g->nodes[i].op));
+    if (!claimed[i] && !it->fallback->supports(it->fallback->ctx, g, i)) {
+      st = tfl_fail(it->diag, TFL_ERR_UNSUPPORTED, "node %d (%s): the fallback delegate (%s) cannot run this op", i,
+                    tfl_op_name(g->nodes[i].op), it->fallback->name);
       break;
     }
     run_claimed = claimed[i];
@@ -238,9 +238,11 @@ tfl_status tfl_interpreter_create(tfl_graph *g, const tfl_interp_options *opt, t
   *out = NULL;
   tfl_interp_options o = opt ? *opt : tfl_interp_defaults();
   if (!g) return tfl_fail(o.diag, TFL_ERR_ARG, "interpreter: no graph");
+  if (!o.fallback) return tfl_fail(o.diag, TFL_ERR_ARG, "interpreter: no fallback delegate (create one with cpu_delegate_create)");
   tfl_interpreter *it = calloc(1, sizeof *it);
   if (!it) return tfl_fail(o.diag, TFL_ERR_NOMEM, "interpreter");
   it->g = g;
+  it->fallback = o.fallback;
   tfl_diag_init(&it->own_diag);
   it->diag = o.diag ? o.diag : &it->own_diag;
   tfl_status st = TFL_OK;
@@ -256,15 +258,6 @@ tfl_status tfl_interpreter_create(tfl_graph *g, const tfl_interp_options *opt, t
   if ((st = tfl_pass_fold_constants(g, it->diag)) != TFL_OK) goto fail;
   if ((st = tfl_infer_shapes(g, it->diag)) != TFL_OK) goto fail;
 
-  cpu_delegate_options co = cpu_delegate_defaults();
-  co.threads = o.threads < 1 ? 1 : o.threads;
-  co.reference = o.reference;
-  co.diag = it->diag;
-  it->cpu = cpu_delegate_create(&co);
-  if (!it->cpu) {
-    st = TFL_ERR_NOMEM;
-    goto fail;
-  }
   if ((st = partition(it, o.delegate)) != TFL_OK) goto fail;
   if ((st = allocate(it)) != TFL_OK) goto fail;
   for (int i = 0; i < it->n_parts; i++) {
@@ -309,7 +302,6 @@ void tfl_interpreter_free(tfl_interpreter *it)
   }
   free(it->parts);
   free(it->node_part);
-  if (it->cpu) it->cpu->destroy(it->cpu);
   /* activation pointers would dangle into the freed arena */
   if (it->arena)
     for (int t = 0; t < it->g->n_tensors; t++) {

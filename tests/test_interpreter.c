@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "delegates/cpu/cpu_delegate.h"
 #include "runtime/tfl_interpreter.h"
 
 static int failures;
@@ -108,6 +109,15 @@ static void capture(tfl_diag *d)
   n_warnings = 0;
 }
 
+/* The fallback every interpreter here gets. */
+static tfl_delegate *make_cpu(bool reference, int threads)
+{
+  cpu_delegate_options co = cpu_delegate_defaults();
+  co.reference = reference;
+  co.threads = threads;
+  return cpu_delegate_create(&co);
+}
+
 static int count_of(const char *hay, const char *needle)
 {
   int n = 0;
@@ -189,13 +199,16 @@ static void test_partitioned(void)
   tfl_graph *g = build();
   tfl_diag diag;
   capture(&diag);
+  tfl_delegate *cpu = make_cpu(false, 1);
   tfl_interp_options o = tfl_interp_defaults();
   o.delegate = &fake;
+  o.fallback = cpu;
   o.diag = &diag;
   tfl_interpreter *it = NULL;
   tfl_status s = tfl_interpreter_create(g, &o, &it);
   CHECK(s == TFL_OK, "create: %s", diag.error);
   if (s != TFL_OK) {
+    cpu->destroy(cpu);
     tfl_graph_free(g);
     return;
   }
@@ -230,15 +243,16 @@ static void test_partitioned(void)
   run_and_check(it, "partitioned, second run");
   CHECK(fc.invokes == 2, "fake invoked %d times, expected 2", fc.invokes);
   tfl_interpreter_free(it);
+  cpu->destroy(cpu);
   tfl_graph_free(g);
 }
 
 static void test_cpu_only(bool reference, int threads)
 {
   tfl_graph *g = build();
+  tfl_delegate *cpu = make_cpu(reference, threads);
   tfl_interp_options o = tfl_interp_defaults();
-  o.reference = reference;
-  o.threads = threads;
+  o.fallback = cpu;
   tfl_diag diag;
   capture(&diag);
   o.diag = &diag;
@@ -252,6 +266,7 @@ static void test_cpu_only(bool reference, int threads)
     run_and_check(it, reference ? "reference" : "fast");
     tfl_interpreter_free(it);
   }
+  cpu->destroy(cpu);
   tfl_graph_free(g);
 }
 
@@ -264,12 +279,15 @@ static void test_bad_shape(void)
   tfl_interpreter *it = NULL;
   tfl_diag diag;
   capture(&diag);
+  tfl_delegate *cpu = make_cpu(true, 1);
   tfl_interp_options o = tfl_interp_defaults();
+  o.fallback = cpu;
   o.diag = &diag;
   tfl_status s = tfl_interpreter_create(g, &o, &it);
   CHECK(s == TFL_ERR_SHAPE, "bad declared shape: status %d", s);
   CHECK(strstr(diag.error, "node 3 (MUL)") && strstr(diag.error, "[1,5]"),
         "error does not name node and shape: %s", diag.error);
+  cpu->destroy(cpu);
   tfl_graph_free(g);
 }
 
@@ -281,8 +299,10 @@ static void test_own_diag(void)
   tfl_delegate fake = {.name = "fake", .ctx = &fc, .supports = fake_supports, .prepare = fake_prepare,
                        .invoke = fake_invoke, .release = fake_release};
   tfl_graph *g = build();
+  tfl_delegate *cpu = make_cpu(false, 1);
   tfl_interp_options o = tfl_interp_defaults();
   o.delegate = &fake;
+  o.fallback = cpu;
   tfl_interpreter *it = NULL;
   tfl_status s = tfl_interpreter_create(g, &o, &it);
   CHECK(s == TFL_OK, "create (own diag): %s", it ? tfl_interpreter_last_error(it) : "?");
@@ -297,6 +317,39 @@ static void test_own_diag(void)
           "error does not name delegate, partition and cause: '%s'", e);
     tfl_interpreter_free(it);
   }
+  cpu->destroy(cpu);
+  tfl_graph_free(g);
+}
+
+/* A fallback is required, and must run every node the accelerator leaves: else the
+ * error names the first node it cannot run. */
+static bool add_only(void *ctx, const tfl_graph *g, int node)
+{
+  (void)ctx;
+  return g->nodes[node].op == TFL_OP_ADD;
+}
+
+static void test_fallback_required(void)
+{
+  fake_ctx fc = {0};
+  tfl_delegate fake = {.name = "fake", .ctx = &fc, .supports = fake_supports, .prepare = fake_prepare,
+                       .invoke = fake_invoke, .release = fake_release};
+  tfl_delegate adds = {.name = "adds", .supports = add_only, .prepare = fake_prepare, .invoke = fake_invoke,
+                       .release = fake_release};
+  tfl_graph *g = build();
+  tfl_diag diag;
+  capture(&diag);
+  tfl_interp_options o = tfl_interp_defaults();
+  o.delegate = &fake;
+  o.diag = &diag;
+  tfl_interpreter *it = NULL;
+  tfl_status s = tfl_interpreter_create(g, &o, &it);
+  CHECK(s == TFL_ERR_ARG && !it && strstr(diag.error, "no fallback delegate"), "no fallback: status %d, '%s'", s,
+        diag.error);
+  o.fallback = &adds;
+  s = tfl_interpreter_create(g, &o, &it);
+  CHECK(s == TFL_ERR_UNSUPPORTED && !it && strstr(diag.error, "node 3 (MUL)") && strstr(diag.error, "adds"),
+        "fallback without MUL: status %d, '%s'", s, diag.error);
   tfl_graph_free(g);
 }
 
@@ -307,6 +360,7 @@ int main(void)
   test_cpu_only(false, 2);
   test_bad_shape();
   test_own_diag();
+  test_fallback_required();
   if (failures) printf("%d failures\n", failures);
   else printf("interpreter: all checks passed\n");
   return failures != 0;

@@ -1,6 +1,7 @@
 /* tool_common.c - see tool_common.h */
 #include "tool_common.h"
 
+#include "delegates/cpu/cpu_delegate.h"
 #include "delegates/gl/gl_delegate.h"
 
 #include <errno.h>
@@ -161,8 +162,8 @@ double tool_now_ms(void)
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* The accelerator delegate named by --delegate: NULL for cpu (the interpreter's own
- * CPU delegate runs everything). Adding a delegate is one more branch here. */
+/* The accelerator delegate named by --delegate: NULL for cpu (the fallback CPU
+ * delegate runs everything). Adding a delegate is one more branch here. */
 static bool tool_make_delegate(const tool_run_flags *f, tfl_diag *diag, tfl_delegate **out)
 {
   *out = NULL;
@@ -195,13 +196,20 @@ bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, b
     fprintf(stderr, "error: loading %s: %s (%s)\n", path, m->diag.error, tfl_status_name(s));
     return false;
   }
+  cpu_delegate_options co = cpu_delegate_defaults();
+  co.reference = reference;
+  co.threads = reference ? 1 : f->threads;
+  co.diag = &m->diag;
+  m->cpu = cpu_delegate_create(&co);
+  if (!m->cpu) {
+    fprintf(stderr, "error: CPU delegate: %s\n", m->diag.error);
+    tool_model_close(m);
+    return false;
+  }
   tfl_interp_options o = tfl_interp_defaults();
   o.diag = &m->diag;
-  if (reference) {
-    o.reference = true;
-    o.threads = 1;
-  } else {
-    o.threads = f->threads;
+  o.fallback = m->cpu;
+  if (!reference) {
     if (!tool_make_delegate(f, &m->diag, &m->delegate)) {
       tool_model_close(m);
       return false;
@@ -223,6 +231,7 @@ void tool_model_close(tool_model *m)
 {
   if (m->it) tfl_interpreter_free(m->it);
   if (m->delegate && m->delegate->destroy) m->delegate->destroy(m->delegate);
+  if (m->cpu) m->cpu->destroy(m->cpu);
   if (m->graph) tfl_graph_free(m->graph);
   memset(m, 0, sizeof *m);
 }

@@ -59,6 +59,7 @@ typedef struct {
   tfl_graph *graph;
   tfl_interpreter *it;
   tfl_delegate *delegate;  /* owned accelerator delegate, NULL for cpu */
+  tfl_delegate *cpu;       /* owned CPU delegate: the interpreter's fallback */
   double load_ms, init_ms; /* file load; interpreter creation (passes, plan, prepare) */
 } tool_model;
 

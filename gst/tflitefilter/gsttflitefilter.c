@@ -204,6 +204,8 @@ void gst_tflite_filter_release_runtime(GstTfliteFilter *self)
   gst_tflite_filter_gl_release(self); /* GL objects on the GL thread */
   tfl_interpreter_free(self->interp);
   self->interp = NULL;
+  if (self->cpu) self->cpu->destroy(self->cpu); /* after the interpreter that borrowed it */
+  self->cpu = NULL;
   tfl_decoder_free(self->decoder);
   self->decoder = NULL;
   tfl_graph_free(self->graph);
@@ -357,14 +359,30 @@ static void post_model_message(GstTfliteFilter *self, const char *delegate_name)
   g_string_free(fallback, TRUE);
 }
 
+gboolean gst_tflite_filter_make_cpu(GstTfliteFilter *self, int threads)
+{
+  if (self->cpu) self->cpu->destroy(self->cpu);
+  cpu_delegate_options co = cpu_delegate_defaults();
+  co.threads = threads;
+  co.diag = &self->diag;
+  self->cpu = cpu_delegate_create(&co);
+  return self->cpu != NULL;
+}
+
 /* Builds the CPU interpreter (system-memory path, or GL path fallback). */
 static gboolean build_cpu_interpreter(GstTfliteFilter *self)
 {
+  GST_OBJECT_LOCK(self);
+  gint threads = self->threads;
+  GST_OBJECT_UNLOCK(self);
   tfl_interp_options o = tfl_interp_defaults();
   o.diag = &self->diag;
-  GST_OBJECT_LOCK(self);
-  o.threads = self->threads;
-  GST_OBJECT_UNLOCK(self);
+  if (!gst_tflite_filter_make_cpu(self, threads)) {
+    GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not prepare model \"%s\" for the CPU.", self->model_path),
+                      ("%s", self->diag.error));
+    return FALSE;
+  }
+  o.fallback = self->cpu;
   if (tfl_interpreter_create(self->graph, &o, &self->interp) != TFL_OK) {
     GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not prepare model \"%s\" for the CPU.", self->model_path),
                       ("%s", self->diag.error));

@@ -9,6 +9,7 @@
 #include "decoders/tfl_decoder.h"
 #include "preprocess.h"
 #include "runtime/tfl_interpreter.h"
+#include "delegates/cpu/cpu_delegate.h"
 
 G_BEGIN_DECLS
 
@@ -54,6 +55,7 @@ struct _GstTfliteFilter {
                                   category); streaming thread, or GL thread while it waits */
   tfl_graph *graph;
   tfl_interpreter *interp;
+  tfl_delegate *cpu;           /* CPU delegate: the interpreter's fallback (owned) */
   tfl_delegate *accel;         /* GL delegate when the GL path runs */
   gpointer gl_context;         /* GstGLContext * the GL delegate lives on */
   gpointer gl_mask;            /* GL mask writer (gsttflitefilter_gl.c), GL thread only */

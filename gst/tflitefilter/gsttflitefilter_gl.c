@@ -214,9 +214,15 @@ static void setup_on_gl_thread(GstGLContext *ctx, gpointer data)
     return;
   }
   tfl_interp_options io = tfl_interp_defaults();
-  io.threads = threads;
   io.delegate = self->accel;
   io.diag = &self->diag;
+  if (!gst_tflite_filter_make_cpu(self, threads)) {
+    c->error = g_strdup_printf("CPU delegate: %s", self->diag.error);
+    self->accel->destroy(self->accel);
+    self->accel = NULL;
+    return;
+  }
+  io.fallback = self->cpu;
   if (tfl_interpreter_create(self->graph, &io, &self->interp) != TFL_OK) {
     c->error = g_strdup_printf("preparing the model for GL: %s", self->diag.error);
     self->accel->destroy(self->accel);

@@ -25,6 +25,9 @@ gboolean gst_tflite_filter_gl_mask_without_pixels(GstTfliteFilter *self, const t
 void gst_tflite_filter_gl_attach_mask(GstTfliteFilter *self, GstTfliteMeta *meta);
 /* Frees the GL delegate (on the GL thread) and drops the context. */
 void gst_tflite_filter_release_runtime(GstTfliteFilter *self);
+/* Creates self->cpu (the interpreter's fallback) with `threads` threads; FALSE with
+ * self->diag saying why. */
+gboolean gst_tflite_filter_make_cpu(GstTfliteFilter *self, int threads);
 void gst_tflite_filter_gl_release(GstTfliteFilter *self);
 
 G_END_DECLS

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "delegates/cpu/cpu_delegate.h"
 #include "delegates/gl/gl_delegate.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
@@ -69,12 +70,15 @@ static int bench(const char *path, bool fp32, int runs, const char *cache, int t
     if (d) d->destroy(d);
     return 1;
   }
+  tfl_delegate *cpu = cpu_delegate_create(&(cpu_delegate_options){.threads = 1, .use_xnnpack = true, .diag = &diag});
   tfl_interp_options io = tfl_interp_defaults();
   io.delegate = d;
+  io.fallback = cpu;
   io.diag = &diag;
   double t0 = now_ms();
-  if (tfl_interpreter_create(g, &io, &it)) {
+  if (!cpu || tfl_interpreter_create(g, &io, &it)) {
     printf("FAIL %s: %s\n", name, diag.error);
+    if (cpu) cpu->destroy(cpu);
     tfl_graph_free(g);
     d->destroy(d);
     return 1;
@@ -155,6 +159,7 @@ static int bench(const char *path, bool fp32, int runs, const char *cache, int t
 out:
   free(ms);
   tfl_interpreter_free(it);
+  cpu->destroy(cpu);
   tfl_graph_free(g);
   d->destroy(d);
   return fail;

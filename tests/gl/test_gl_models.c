@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "delegates/cpu/cpu_delegate.h"
 #include "delegates/gl/gl_delegate.h"
 #include "delegates/gl/gl_layout.h"
 #include "runtime/tfl_interpreter.h"
@@ -40,6 +41,7 @@ static void fill_input(tfl_tensor *t, unsigned seed)
 typedef struct {
   tfl_diag diag;       /* lives as long as the interpreter */
   tfl_graph *g;
+  tfl_delegate *cpu;   /* the interpreter's fallback */
   tfl_interpreter *it;
   double init_ms;
 } run;
@@ -52,8 +54,14 @@ static int open_run(const char *path, tfl_delegate *d, run *r)
     printf("FAIL %s: load: %s\n", path, r->diag.error);
     return 1;
   }
+  r->cpu = cpu_delegate_create(&(cpu_delegate_options){.threads = 1, .use_xnnpack = true, .diag = &r->diag});
+  if (!r->cpu) {
+    printf("FAIL %s: CPU delegate: %s\n", path, r->diag.error);
+    return 1;
+  }
   tfl_interp_options o = tfl_interp_defaults();
   o.delegate = d;
+  o.fallback = r->cpu;
   o.diag = &r->diag;
   double t0 = now_ms();
   if (tfl_interpreter_create(r->g, &o, &r->it)) {
@@ -68,6 +76,7 @@ static int open_run(const char *path, tfl_delegate *d, run *r)
 static void close_run(run *r)
 {
   tfl_interpreter_free(r->it);
+  if (r->cpu) r->cpu->destroy(r->cpu);
   tfl_graph_free(r->g);
 }
 
@@ -96,11 +105,12 @@ static int check_model(const char *path, bool fp16, const char *cache)
   inner = *d;
   tfl_delegate wrapped = *d;
   wrapped.supports = supports_upto;
-  run cpu, gl;
+  run cpu = {0}, gl = {0};
   int fail = open_run(path, NULL, &cpu);
   if (!fail) fail = open_run(path, &wrapped, &gl);
   if (fail) {
-    if (cpu.g) close_run(&cpu);
+    close_run(&cpu);
+    close_run(&gl);
     d->destroy(d);
     return 1;
   }
