@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <math.h>
 #include <png.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,6 +22,7 @@ void tool_run_flags_init(tool_run_flags *f)
   f->threads = TOOL_DEFAULT_THREADS;
   f->fp32 = false;
   f->cache_dir = NULL;
+  f->gl_tuning = (gl_tuning){0};
   /* TFL_LOG=info|debug|warning|error: the one environment switch, read here in the
    * tools only (the library takes its verbosity from the caller's tfl_diag) */
   const char *env = getenv("TFL_LOG");
@@ -128,6 +130,8 @@ int tool_run_flags_parse(tool_run_flags *f, int argc, char **argv, int *i)
     const char *v = tool_flag_value(argc, argv, i);
     return v && tool_parse_int("--threads", v, 1, &f->threads) ? 1 : -1;
   }
+  int r = tool_gl_tuning_parse(&f->gl_tuning, argc, argv, i);
+  if (r) return r;
   if (strcmp(a, "--log") == 0) {
     const char *v = tool_flag_value(argc, argv, i);
     if (!v) return -1;
@@ -151,6 +155,67 @@ void tool_run_flags_help(FILE *out)
           "  --log LEVEL        log lines printed: error, warning, info or debug\n"
           "                     (default: $TFL_LOG, else warning)\n",
           TOOL_DEFAULT_DELEGATE, TOOL_DEFAULT_THREADS);
+  tool_gl_tuning_help(out);
+}
+
+int tool_gl_tuning_parse(gl_tuning *t, int argc, char **argv, int *i)
+{
+  const char *a = argv[*i];
+  static const struct {
+    const char *flag;
+    size_t off;
+  } switches[] = {
+    {"--gl-no-fuse", offsetof(gl_tuning, no_fuse)},
+    {"--gl-no-reorder", offsetof(gl_tuning, no_reorder)},
+    {"--gl-all-barriers", offsetof(gl_tuning, all_barriers)},
+    {"--gl-const-fp32", offsetof(gl_tuning, const_fp32)},
+    {"--gl-wide-residuals", offsetof(gl_tuning, wide_residuals)},
+  };
+  for (size_t k = 0; k < sizeof switches / sizeof switches[0]; k++)
+    if (strcmp(a, switches[k].flag) == 0) {
+      *(bool *)((char *)t + switches[k].off) = true;
+      return 1;
+    }
+  if (strcmp(a, "--gl-conv-tile") == 0) {
+    const char *v = tool_flag_value(argc, argv, i);
+    int px, sl;
+    char end;
+    if (!v) return -1;
+    if (sscanf(v, "%dx%d%c", &px, &sl, &end) != 2 || px < 1 || px > 8 || sl < 1 || sl > 8) {
+      fprintf(stderr, "error: --gl-conv-tile is PxS with P and S in 1..8, not '%s'\n", v);
+      return -1;
+    }
+    t->conv_tile_px = px;
+    t->conv_tile_slices = sl;
+    return 1;
+  }
+  if (strcmp(a, "--gl-conv-split") == 0) {
+    const char *v = tool_flag_value(argc, argv, i);
+    if (!v) return -1;
+    if (strcmp(v, "auto") == 0) t->conv_split = GL_SPLIT_AUTO;
+    else if (strcmp(v, "never") == 0) t->conv_split = GL_SPLIT_NEVER;
+    else if (strcmp(v, "always") == 0) t->conv_split = GL_SPLIT_ALWAYS;
+    else {
+      fprintf(stderr, "error: --gl-conv-split is auto, never or always, not '%s'\n", v);
+      return -1;
+    }
+    return 1;
+  }
+  return 0;
+}
+
+void tool_gl_tuning_help(FILE *out)
+{
+  fprintf(out,
+          "  --gl-conv-tile PxS  GL: force the convolution tile, P output pixels x S output\n"
+          "                     slices per invocation, 1..8 each (default: tuning table)\n"
+          "  --gl-conv-split M   GL: split a conv output's reduction over a workgroup: auto,\n"
+          "                     never or always (default auto)\n"
+          "  --gl-no-fuse        GL: every node its own dispatch (default: fuse element-wise ops)\n"
+          "  --gl-no-reorder     GL: dispatches in graph order (default: by dependency level)\n"
+          "  --gl-all-barriers   GL: a barrier before every dispatch (default: only on conflicts)\n"
+          "  --gl-const-fp32     GL fp16: keep constants 32-bit (default off)\n"
+          "  --gl-wide-residuals GL fp16: store residual sums 32-bit (default off)\n");
 }
 
 /* ---- model + interpreter ---------------------------------------------------- */
@@ -173,6 +238,7 @@ static bool tool_make_delegate(const tool_run_flags *f, tfl_diag *diag, tfl_dele
     gl_delegate_options o = gl_delegate_defaults();
     o.precision = f->fp32 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
     o.cache_dir = f->cache_dir;
+    o.tuning = f->gl_tuning;
     o.diag = diag;
     *out = gl_delegate_create(&o);
     if (!*out) {

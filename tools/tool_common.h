@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "delegates/gl/gl_delegate.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 
@@ -23,6 +24,7 @@ typedef struct {
   bool fp32;             /* GL: fp32 instead of the default fp16 */
   const char *cache_dir; /* GL: program cache directory, NULL for none */
   tfl_log_level log;     /* most detailed log level printed (--log; default: TFL_LOG, else warning) */
+  gl_tuning gl_tuning;   /* GL: --gl-* switches (tool_gl_tuning_parse) */
 } tool_run_flags;
 
 void tool_run_flags_init(tool_run_flags *f);
@@ -31,6 +33,11 @@ void tool_run_flags_init(tool_run_flags *f);
 int tool_run_flags_parse(tool_run_flags *f, int argc, char **argv, int *i);
 /* Help lines for those flags, with their defaults. */
 void tool_run_flags_help(FILE *out);
+/* The GL delegate's switches (gl_tuning) as flags: --gl-conv-tile PxS, --gl-conv-split
+ * auto|never|always, --gl-no-fuse, --gl-no-reorder, --gl-all-barriers, --gl-const-fp32,
+ * --gl-wide-residuals. Returns as tool_run_flags_parse (tool_run_flags_parse calls it). */
+int tool_gl_tuning_parse(gl_tuning *t, int argc, char **argv, int *i);
+void tool_gl_tuning_help(FILE *out);
 
 /* Value of a flag that takes one: advances *i; NULL (message printed) when missing. */
 const char *tool_flag_value(int argc, char **argv, int *i);

@@ -298,8 +298,8 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
   p->tex_in = -1;
   bool fp16 = dc->o.precision == GL_PRECISION_FP16;
   p->vec4_bytes = fp16 ? 8 : 16;
-  p->const_fp32 = fp16 && getenv("TFL_GL_CONST_FP32") != NULL;
-  gl_plan_options po = {fp16, dc->ctx->ssbo_offset_align, p->const_fp32, getenv("TFL_GL_WIDE_RESIDUALS") != NULL};
+  p->const_fp32 = fp16 && dc->o.tuning.const_fp32;
+  gl_plan_options po = {fp16, dc->ctx->ssbo_offset_align, dc->o.tuning};
   if ((st = gl_plan_build(g, part, &po, &p->plan, p->diag)) || (st = plan_boundary(dc, p)) || (st = build_programs(dc, p)) || (st = make_buffers(dc, p)) ||
       (st = prepare_texture(dc, p))) {
     part_free(dc, p);

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "gl_delegate.h"
 #include "gl_layout.h"
 
 /* A growing string; any allocation failure sets oom and later appends are dropped. */
@@ -52,6 +53,7 @@ typedef struct {
   bool in_obj[GL_GEN_MAX_IN]; /* input k is an object "Ik" */
   gl_shape in[GL_GEN_MAX_IN]; /* shape of input k (when present) */
   gl_shape out;               /* shape of output 0 */
+  const gl_tuning *tune;      /* the delegate's switches (tile, split) */
 } gl_gen_in;
 
 typedef struct {
@@ -93,9 +95,9 @@ const gl_op_info *gl_op_info_of(tfl_op op);
 /* Tuning (gl_plan.c, beside the workgroup table): the convolution tile, px output
  * pixels along x times sl output slices per invocation, for an output shape and a
  * reduction of `reduce` vec4 taps per output. */
-void gl_tune_conv(gl_shape out, int reduce, int *px, int *sl);
+void gl_tune_conv(gl_shape out, int reduce, const gl_tuning *tune, int *px, int *sl);
 /* true: split each output's reduction over a workgroup (few outputs, long reductions) */
-bool gl_tune_conv_split(gl_shape out, int reduce);
+bool gl_tune_conv_split(gl_shape out, int reduce, const gl_tuning *tune);
 
 /* Adds a constant object; takes ownership of data. Returns false when full. */
 bool gl_gen_add_const(gl_gen_out *o, const char *name, float *data, size_t n_vec4);

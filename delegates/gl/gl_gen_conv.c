@@ -215,7 +215,7 @@ static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, i
                            int dw, tfl_activation act)
 {
   int px, sl;
-  gl_tune_conv(in->out, kh * kw * in->in[0].s, &px, &sl);
+  gl_tune_conv(in->out, kh * kw * in->in[0].s, in->tune, &px, &sl);
   int sg = (in->out.s + sl - 1) / sl;
   o->grid[0] = (in->out.w + px - 1) / px;
   o->grid[1] = in->out.h;
@@ -295,7 +295,7 @@ static void emit_conv_split(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, 
 static void emit_conv(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, int sh, int sw, int pt, int pl, int dh, int dw,
                       tfl_activation act)
 {
-  if (gl_tune_conv_split(in->out, kh * kw * in->in[0].s)) emit_conv_split(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
+  if (gl_tune_conv_split(in->out, kh * kw * in->in[0].s, in->tune)) emit_conv_split(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
   else emit_conv_tile(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
 }
 

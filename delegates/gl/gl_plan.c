@@ -53,7 +53,7 @@ void gl_plan_workgroup(const int grid[3], int wg[3])
   }
 }
 
-void gl_tune_conv(gl_shape out, int reduce, int *px, int *sl)
+void gl_tune_conv(gl_shape out, int reduce, const gl_tuning *tune, int *px, int *sl)
 {
   /* Bigger tiles reuse loads more but leave fewer invocations: keep at least ~16k
    * (an H100 holds 270k resident; below that it idles). Short reductions gain little. */
@@ -65,16 +65,15 @@ void gl_tune_conv(gl_shape out, int reduce, int *px, int *sl)
     if (p >= s && p > 1) p /= 2;
     else s /= 2;
   }
-  const char *force = getenv("TFL_GL_CONV_TILE"); /* "PxS", for tests */
-  if (force && sscanf(force, "%dx%d", &p, &s) != 2) p = s = 1;
+  if (tune->conv_tile_px > 0) p = tune->conv_tile_px;
+  if (tune->conv_tile_slices > 0) s = tune->conv_tile_slices;
   *px = p < 1 ? 1 : p > 8 ? 8 : p;
   *sl = s < 1 ? 1 : s > 8 ? 8 : s;
 }
 
-bool gl_tune_conv_split(gl_shape out, int reduce)
+bool gl_tune_conv_split(gl_shape out, int reduce, const gl_tuning *tune)
 {
-  const char *force = getenv("TFL_GL_CONV_SPLIT"); /* "1" / "0", for tests */
-  if (force) return force[0] == '1';
+  if (tune->conv_split != GL_SPLIT_AUTO) return tune->conv_split == GL_SPLIT_ALWAYS;
   /* under ~4k output vec4s an H100 runs a fraction of its lanes; a workgroup per
    * output pays off once each has at least 2 of its 64 lanes' worth of taps */
   return (long)out.b * out.h * out.w * out.s <= 4096 && reduce >= 128;
@@ -155,7 +154,7 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
         continue;
       }
     }
-    if (is_elementwise(info) && !getenv("TFL_GL_NO_FUSE") && try_fuse(p, ni)) {
+    if (is_elementwise(info) && !p->o.tune.no_fuse && try_fuse(p, ni)) {
       plan->n_fused++;
       continue;
     }
@@ -222,6 +221,7 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
   const tfl_node *n = &g->nodes[G->node];
   const gl_op_info *info = gl_op_info_of(n->op);
   gl_gen_in in = {0};
+  in.tune = &p->o.tune;
   in.g = g;
   in.node = G->node;
   in.n = n;
@@ -305,7 +305,7 @@ static bool residual_sum(const planner *p, int ni)
  * the partition's boundary (pack/unpack, texture and output-buffer views are halves). */
 static void mark_wide(planner *p, gl_plan *plan)
 {
-  if (!p->o.fp16 || !p->o.wide_residuals) return;
+  if (!p->o.fp16 || !p->o.tune.wide_residuals) return;
   for (int gi = 0; gi < p->n_groups; gi++) {
     const group *G = &p->groups[gi];
     bool res = residual_sum(p, G->node);
@@ -412,14 +412,14 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     goto done;
   }
   size_t const_total = 0;
-  size_t vec4_bytes = o->fp16 && !o->const_fp32 ? 8 : 16;
+  size_t vec4_bytes = o->fp16 && !o->tune.const_fp32 ? 8 : 16;
   size_t align = (size_t)(o->const_align_bytes > 0 ? o->const_align_bytes : 16);
   size_t align_v = align > vec4_bytes ? align / vec4_bytes : 1;
   for (int gi = 0; gi < p.n_groups; gi++) {
     if ((st = build_group(&p, &p.groups[gi], &builds[gi]))) goto done;
     if (builds[gi].const_n) const_total = (const_total + align_v - 1) / align_v * align_v + builds[gi].const_n;
   }
-  if (!getenv("TFL_GL_NO_REORDER") && (st = gl_sched_order(&p, builds))) goto done;
+  if (!o->tune.no_reorder && (st = gl_sched_order(&p, builds))) goto done;
   mark_wide(&p, out);
   if ((st = gl_sched_place(&p, builds, &out->arena_n, off_of))) goto done;
   out->d = calloc((size_t)p.n_groups + 1, sizeof *out->d);
@@ -462,7 +462,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
       }
     gl_emit_in e = {0};
     e.fp16 = o->fp16;
-    e.const_fp32 = o->const_fp32;
+    e.const_fp32 = o->fp16 && o->tune.const_fp32;
     if (b->gen.wg[0] > 0) memcpy(e.wg, b->gen.wg, sizeof e.wg);
     else gl_plan_workgroup(b->gen.grid, e.wg);
     e.gen = &b->gen;
@@ -486,7 +486,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
       st = tfl_fail(diag, TFL_ERR_NOMEM, "GL barriers");
       goto done;
     }
-    if (getenv("TFL_GL_ALL_BARRIERS")) d->barrier = gi > 0;
+    if (o->tune.all_barriers) d->barrier = gi > 0;
     out->n_barriers += d->barrier;
   }
   out->n_const = cpos;

@@ -2,7 +2,10 @@
  * cache), wall latency per invoke (upload, dispatches, readback), GPU time per
  * dispatch from timer queries, dispatch count, achieved GFLOP/s. Not a test: the
  * numbers in docs/gl-performance.md come from it (on the GPU machine).
- *   gl_bench [--fp32] [--runs N] [--cache DIR] [--top K] [--models DIRS] MODEL...
+ *   gl_bench [--fp32] [--runs N] [--cache DIR] [--top K] [--models DIRS] [--gl-* ...] MODEL...
+ * --gl-* are the delegate's tuning switches (tool_gl_tuning_help in tools/tool_common.h):
+ * --gl-conv-tile PxS, --gl-conv-split auto|never|always, --gl-no-fuse, --gl-no-reorder,
+ * --gl-all-barriers, --gl-const-fp32, --gl-wide-residuals.
  * Last line per model: "TABLE name prec init_ms cache median_ms min_ms gpu_ms dispatches
  * GFLOP GFLOP/s". */
 #include <stdio.h>
@@ -14,6 +17,7 @@
 #include "delegates/gl/gl_delegate.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
+#include "tools/tool_common.h"
 
 #define MAX_D 1024
 
@@ -53,12 +57,13 @@ static int by_ms(const void *a, const void *b)
   return (x < y) - (x > y);
 }
 
-static int bench(const char *path, bool fp32, int runs, const char *cache, int top)
+static int bench(const char *path, bool fp32, int runs, const char *cache, int top, const gl_tuning *tune)
 {
   const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   gl_delegate_options o = gl_delegate_defaults();
   o.precision = fp32 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
   o.cache_dir = cache;
+  o.tuning = *tune;
   tfl_diag diag;
   tfl_diag_init(&diag);
   o.diag = &diag;
@@ -171,7 +176,11 @@ int main(int argc, char **argv)
   int runs = 100, top = 0, fails = 0;
   const char *cache = NULL, *dirs = NULL;
   char buf[4096];
+  gl_tuning tune = {0};
   for (int i = 1; i < argc; i++) {
+    int r = tool_gl_tuning_parse(&tune, argc, argv, &i);
+    if (r < 0) return 2;
+    if (r > 0) continue;
     if (!strcmp(argv[i], "--fp32")) fp32 = true;
     else if (!strcmp(argv[i], "--fp16")) fp32 = false;
     else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
@@ -194,7 +203,7 @@ int main(int argc, char **argv)
           dp = e ? e + 1 : dp + len;
         }
       }
-      fails += bench(path, fp32, runs, cache, top);
+      fails += bench(path, fp32, runs, cache, top, &tune);
     }
   }
   return fails != 0;

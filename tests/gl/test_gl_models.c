@@ -13,6 +13,7 @@
 #include "delegates/cpu/cpu_delegate.h"
 #include "delegates/gl/gl_delegate.h"
 #include "delegates/gl/gl_layout.h"
+#include "tools/tool_common.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 
@@ -83,6 +84,7 @@ static void close_run(run *r)
 /* --upto K: only nodes below K go to GL (bisecting a mismatch) */
 static int upto = -1;
 static bool profile;
+static gl_tuning tune; /* --gl-* switches (tools/tool_common.h) */
 static tfl_delegate inner;
 static bool supports_upto(void *ctx, const tfl_graph *g, int node)
 {
@@ -94,6 +96,7 @@ static int check_model(const char *path, bool fp16, const char *cache)
   gl_delegate_options o = gl_delegate_defaults();
   o.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
   o.cache_dir = cache;
+  o.tuning = tune;
   tfl_diag diag;
   tfl_diag_init(&diag);
   o.diag = &diag;
@@ -124,6 +127,15 @@ static int check_model(const char *path, bool fp16, const char *cache)
   gl_delegate_stats st;
   gl_delegate_get_stats(d, &st);
   gl_parts = st.partitions;
+  /* the switches reach the generated plan */
+  if (tune.no_fuse && st.fused != 0) {
+    printf("FAIL %s: --gl-no-fuse, yet %d nodes fused\n", name, st.fused);
+    fail = 1;
+  }
+  if (tune.all_barriers && st.barriers != st.dispatches - st.partitions) {
+    printf("FAIL %s: --gl-all-barriers, yet %d barriers for %d dispatches\n", name, st.barriers, st.dispatches);
+    fail = 1;
+  }
   double t0 = now_ms();
   tfl_status s1 = tfl_interpreter_invoke(cpu.it);
   double t1 = now_ms();
@@ -234,6 +246,9 @@ int main(int argc, char **argv)
   int fails = 0, n = 0, missing = 0;
   char buf[4096];
   for (int i = 1; i < argc; i++) {
+    int r = tool_gl_tuning_parse(&tune, argc, argv, &i);
+    if (r < 0) return 2;
+    if (r > 0) continue;
     if (!strcmp(argv[i], "--fp16")) fp16 = true;
     else if (!strcmp(argv[i], "--cache") && i + 1 < argc) cache = argv[++i];
     else if (!strcmp(argv[i], "--upto") && i + 1 < argc) upto = atoi(argv[++i]);
