@@ -11,12 +11,12 @@
 
 #include <stdlib.h>
 
-tfl_status gl_texture_check(const tfl_tensor *t)
+tfl_status gl_texture_check(const tfl_tensor *t, tfl_diag *diag)
 {
   if (t->ndim != 4 || t->dims[0] != 1 || (t->dims[3] != 3 && t->dims[3] != 4))
-    return tfl_error(TFL_ERR_SHAPE, "GL texture input: tensor \"%s\" must be [1,H,W,3|4]", t->name ? t->name : "?");
+    return tfl_fail(diag, TFL_ERR_SHAPE, "GL texture input: tensor \"%s\" must be [1,H,W,3|4]", t->name ? t->name : "?");
   if (t->type != TFL_TYPE_FLOAT32 && t->type != TFL_TYPE_UINT8 && t->type != TFL_TYPE_INT8)
-    return tfl_error(TFL_ERR_UNSUPPORTED, "GL texture input: tensor \"%s\" is %s (float32, uint8 or int8 only)",
+    return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "GL texture input: tensor \"%s\" is %s (float32, uint8 or int8 only)",
                      t->name ? t->name : "?", tfl_type_name(t->type));
   return TFL_OK;
 }
