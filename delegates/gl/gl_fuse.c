@@ -36,8 +36,9 @@ static int producer_cost(const tfl_graph *g, int node)
 }
 
 /* How many times the consumer reads each element of its input k (rounded up). */
-static int consumer_reads(const tfl_graph *g, int node, int k)
+static int consumer_reads(const planner *p, int node, int k)
 {
+  const tfl_graph *g = p->g;
   const tfl_node *n = &g->nodes[node];
   gl_shape out;
   gl_shape_of(&g->tensors[n->out[0]], &out);
@@ -51,8 +52,8 @@ static int consumer_reads(const tfl_graph *g, int node, int k)
     gl_shape_of(&g->tensors[n->in[0]], &x);
     int reduce = kh * kw * x.s;
     int px, sl;
-    gl_tune_conv(out, reduce, &px, &sl);
-    int groups = gl_tune_conv_split(out, reduce) ? out.s : (out.s + sl - 1) / sl;
+    gl_tune_conv(out, reduce, &p->o.tune, &px, &sl);
+    int groups = gl_tune_conv_split(out, reduce, &p->o.tune) ? out.s : (out.s + sl - 1) / sl;
     return (kh * kw + sh * sw - 1) / (sh * sw) * groups;
   }
   case TFL_OP_DEPTHWISE_CONV_2D: {
@@ -123,7 +124,7 @@ void gl_fuse_inline(planner *p, gl_plan *plan)
     }
     int cg = cn >= 0 ? group_of_node(p, cn) : -1;
     if (cg < 0 || (gl_op_info_of(g->nodes[cn].op)->raw_inputs & (1u << ck))) continue;
-    int reads = consumer_reads(g, cn, ck) * mult[cg];
+    int reads = consumer_reads(p, cn, ck) * mult[cg];
     if (depth[cg] + 1 > MAX_DEPTH || cost * reads > MAX_RECOMPUTE) continue;
     P->inlined = true;
     depth[gi] = depth[cg] + 1;

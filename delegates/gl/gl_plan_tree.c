@@ -20,7 +20,7 @@ static tfl_status hide(const planner *p, group_build *builds, group_build *to, c
     const group_build *s = &builds[sg];
     for (int j = 0; j < s->n_objs; j++) {
       if (s->obj_tensor[j] < 0 || s->objs[j].hidden) continue;
-      if (to->n_objs >= MAX_OBJS) return tfl_error(TFL_ERR_UNSUPPORTED, "GL: more than %d objects in one shader", MAX_OBJS);
+      if (to->n_objs >= MAX_OBJS) return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: more than %d objects in one shader", MAX_OBJS);
       int n = to->n_objs++;
       to->objs[n] = s->objs[j];
       to->objs[n].hidden = true;

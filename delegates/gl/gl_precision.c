@@ -69,7 +69,7 @@ static void set_wide(planner *p, gl_plan *plan, int r)
 void gl_precision_mark(planner *p, gl_plan *plan)
 {
   if (!p->o.fp16) return;
-  bool half = p->o.half_activations;
+  bool half = p->o.tune.half_activations;
   for (int i = 0; i < p->part->n_inputs; i++) {
     const tfl_tensor *t = &p->g->tensors[p->part->inputs[i]];
     if (!t->is_const) set_wide(p, plan, gl_plan_root(p, p->part->inputs[i]));
@@ -78,8 +78,8 @@ void gl_precision_mark(planner *p, gl_plan *plan)
     const group *G = &p->groups[gi];
     if (G->inlined) continue; /* never stored */
     int r = gl_plan_root(p, G->out);
-    bool wide = !half || makes_logits(p, G) || (p->o.wide_residuals && residual_sum(p, G->node));
-    for (int k = 0; k < G->n_epi; k++) wide = wide || (p->o.wide_residuals && residual_sum(p, G->epi[k]));
+    bool wide = !half || makes_logits(p, G) || (p->o.tune.wide_residuals && residual_sum(p, G->node));
+    for (int k = 0; k < G->n_epi; k++) wide = wide || (p->o.tune.wide_residuals && residual_sum(p, G->epi[k]));
     gl_shape sh;
     gl_shape_of(&p->g->tensors[G->out], &sh);
     if (wide || sh.h * sh.w == 1) set_wide(p, plan, r);

@@ -19,11 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "delegates/cpu/cpu_delegate.h"
 #include "delegates/gl/gl_delegate.h"
 #include "delegates/gl/gl_layout.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 #include "tests/golden.h"
+#include "tools/tool_common.h"
 
 #define QUANT_STEPS 8
 
@@ -35,7 +37,9 @@ static double now_ms(void)
 }
 
 typedef struct {
+  tfl_diag diag;       /* lives as long as the interpreter */
   tfl_graph *g;
+  tfl_delegate *cpu;   /* the interpreter's fallback */
   tfl_interpreter *it;
   double init_ms;
 } run;
@@ -43,15 +47,23 @@ typedef struct {
 static int open_run(const char *path, tfl_delegate *d, run *r)
 {
   memset(r, 0, sizeof *r);
-  if (tfl_load_file(path, &r->g)) {
-    printf("FAIL %s: load: %s\n", path, tfl_last_error());
+  tfl_diag_init(&r->diag);
+  if (tfl_load_file(path, &r->g, &r->diag)) {
+    printf("FAIL %s: load: %s\n", path, r->diag.error);
+    return 1;
+  }
+  r->cpu = cpu_delegate_create(&(cpu_delegate_options){.threads = 1, .use_xnnpack = true, .diag = &r->diag});
+  if (!r->cpu) {
+    printf("FAIL %s: CPU delegate: %s\n", path, r->diag.error);
     return 1;
   }
   tfl_interp_options o = tfl_interp_defaults();
   o.delegate = d;
+  o.fallback = r->cpu;
+  o.diag = &r->diag;
   double t0 = now_ms();
   if (tfl_interpreter_create(r->g, &o, &r->it)) {
-    printf("FAIL %s: interpreter%s: %s\n", path, d ? " (gl)" : "", tfl_last_error());
+    printf("FAIL %s: interpreter%s: %s\n", path, d ? " (gl)" : "", r->diag.error);
     return 1;
   }
   r->init_ms = now_ms() - t0;
@@ -62,6 +74,7 @@ static void close_run(run *r)
 {
   tfl_interpreter_free(r->it);
   tfl_graph_free(r->g);
+  if (r->cpu) r->cpu->destroy(r->cpu);
 }
 
 static const char *golden_dir = "tests/data/golden", *picture_dir = "tests/data/pictures";
@@ -116,6 +129,7 @@ static const golden_output *golden_of(const golden_case *gc, const tfl_tensor *t
 /* --upto K: only nodes below K go to GL (bisecting a mismatch) */
 static int upto = -1;
 static bool profile;
+static gl_tuning tune; /* --gl-* switches (tools/tool_common.h) */
 static tfl_delegate inner;
 static bool supports_upto(void *ctx, const tfl_graph *g, int node)
 {
@@ -162,7 +176,7 @@ static int check_run(const char *name, const char *stem, const char *kind, const
   tfl_status s2 = tfl_interpreter_invoke(gl->it);
   double t2 = now_ms();
   if (s1 || s2) {
-    printf("FAIL %s %s: invoke: %s\n", name, kind, tfl_last_error());
+    printf("FAIL %s %s: invoke: %s\n", name, kind, s1 ? cpu->diag.error : gl->diag.error);
     return 1;
   }
   bool quant = false;
@@ -239,19 +253,24 @@ static int check_model(const char *path, bool fp16, const char *cache)
   gl_delegate_options o = gl_delegate_defaults();
   o.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
   o.cache_dir = cache;
+  o.tuning = tune;
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  o.diag = &diag;
   tfl_delegate *d = gl_delegate_create(&o);
   if (!d) {
-    printf("FAIL %s: %s\n", path, tfl_last_error());
+    printf("FAIL %s: %s\n", path, diag.error);
     return 1;
   }
   inner = *d;
   tfl_delegate wrapped = *d;
   wrapped.supports = supports_upto;
-  run cpu, gl;
+  run cpu = {0}, gl = {0};
   int fail = open_run(path, NULL, &cpu);
   if (!fail) fail = open_run(path, &wrapped, &gl);
   if (fail) {
-    if (cpu.g) close_run(&cpu);
+    close_run(&cpu);
+    close_run(&gl);
     d->destroy(d);
     return 1;
   }
@@ -267,6 +286,15 @@ static int check_model(const char *path, bool fp16, const char *cache)
   }
   gl_delegate_stats st;
   gl_delegate_get_stats(d, &st);
+  /* the switches reach the generated plan */
+  if (tune.no_fuse && st.fused != 0) {
+    printf("FAIL %s: --gl-no-fuse, yet %d nodes fused\n", name, st.fused);
+    fail = 1;
+  }
+  if (tune.all_barriers && st.barriers != st.dispatches - st.partitions) {
+    printf("FAIL %s: --gl-all-barriers, yet %d barriers for %d dispatches\n", name, st.barriers, st.dispatches);
+    fail = 1;
+  }
   fail |= check_case(name, stem, "picture", fp16, &cpu, &gl);
   fail |= check_case(name, stem, "gauss", fp16, &cpu, &gl);
   printf("     %s: %d GL partition(s), %d CPU node(s), %d dispatches (%d fused, %d aliased), init %.0f ms "
@@ -301,9 +329,14 @@ int main(int argc, char **argv)
 {
   bool fp16 = false;
   const char *cache = NULL, *dirs = NULL;
-  int fails = 0, n = 0;
+  int fails = 0, n = 0, n_models = 0;
   char buf[4096];
-  for (int i = 1; i < argc; i++) {
+  const char **models = calloc((size_t)argc, sizeof *models);
+  if (!models) return 2;
+  for (int i = 1; i < argc; i++) { /* options anywhere, then the models */
+    int r = tool_gl_tuning_parse(&tune, argc, argv, &i);
+    if (r < 0) return 2;
+    if (r > 0) continue;
     if (!strcmp(argv[i], "--fp16")) fp16 = true;
     else if (!strcmp(argv[i], "--cache") && i + 1 < argc) cache = argv[++i];
     else if (!strcmp(argv[i], "--upto") && i + 1 < argc) upto = atoi(argv[++i]);
@@ -311,17 +344,18 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--models") && i + 1 < argc) dirs = argv[++i];
     else if (!strcmp(argv[i], "--golden") && i + 1 < argc) golden_dir = argv[++i];
     else if (!strcmp(argv[i], "--pictures") && i + 1 < argc) picture_dir = argv[++i];
-    else {
-      const char *path = find_model(argv[i], dirs, buf, sizeof buf);
-      n++;
-      if (!path) {
-        printf("FAIL %s: not found in %s (models/fetch.sh, ../shared/models)\n", argv[i], dirs ? dirs : "(no --models)");
-        fails++;
-        continue;
-      }
-      fails += check_model(path, fp16, cache);
-    }
+    else models[n_models++] = argv[i];
   }
+  for (; n < n_models; n++) {
+    const char *path = find_model(models[n], dirs, buf, sizeof buf);
+    if (!path) {
+      printf("FAIL %s: not found in %s (models/fetch.sh, ../shared/models)\n", models[n], dirs ? dirs : "(no --models)");
+      fails++;
+      continue;
+    }
+    fails += check_model(path, fp16, cache);
+  }
+  free(models);
   printf("%d model(s), %d failure(s)\n", n, fails);
   return fails != 0;
 }
