@@ -17,9 +17,9 @@ size_t gl_boundary_elems(gl_shape sh)
   return (n + 1) / 2 * 2;
 }
 
-gl_boundary_prog gl_boundary_source(bool to_arena, gl_shape sh, size_t arena_off, size_t dense_off, bool fp16, bool wide)
+gl_boundary_prog gl_boundary_source(bool to_arena, gl_shape sh, size_t arena_off, size_t dense_off, bool fp16, bool wide,
+                                    bool dense16)
 {
-  bool dense16 = fp16 && !wide;
   gl_boundary_prog r = {NULL, {1, 1, 1}};
   gl_str s = {0};
   size_t n = (size_t)sh.b * sh.h * sh.w * sh.c;
@@ -40,22 +40,21 @@ gl_boundary_prog gl_boundary_source(bool to_arena, gl_shape sh, size_t arena_off
                   "precision highp float;\nprecision highp int;\n", wg[0], wg[1], wg[2]);
   if (fp16 && wide) /* 32-bit floats in the halves' arena: a vec4 is two uvec2 slots */
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
-                    "layout(std430, binding = 2) buffer Dense { float D[]; };\n"
                     "#define LDA(i) vec4(uintBitsToFloat(A[i]), uintBitsToFloat(A[(i) + 1]))\n"
-                    "#define STA(i, v) A[i] = floatBitsToUint((v).xy); A[(i) + 1] = floatBitsToUint((v).zw)\n"
-                    "float ldd(int i) { return D[%zu + i]; }\n",
-                dense_off);
+                    "#define STA(i, v) (A[i] = floatBitsToUint((v).xy), A[(i) + 1] = floatBitsToUint((v).zw))\n");
   else if (fp16)
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
-                    "layout(std430, binding = 2) buffer Dense { uint D[]; };\n"
                     "#define LDA(i) vec4(unpackHalf2x16(A[i].x), unpackHalf2x16(A[i].y))\n"
-                    "#define STA(i, v) A[i] = uvec2(packHalf2x16((v).xy), packHalf2x16((v).zw))\n"
+                    "#define STA(i, v) A[i] = uvec2(packHalf2x16((v).xy), packHalf2x16((v).zw))\n");
+  else
+    gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { vec4 A[]; };\n"
+                    "#define LDA(i) A[i]\n#define STA(i, v) A[i] = (v)\n");
+  if (dense16)
+    gl_str_addf(&s, "layout(std430, binding = 2) buffer Dense { uint D[]; };\n"
                     "float ldd(int i) { vec2 h = unpackHalf2x16(D[%zu + i / 2]); return (i & 1) == 0 ? h.x : h.y; }\n",
                 dense_off / 2);
   else
-    gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { vec4 A[]; };\n"
-                    "layout(std430, binding = 2) buffer Dense { float D[]; };\n"
-                    "#define LDA(i) A[i]\n#define STA(i, v) A[i] = (v)\n"
+    gl_str_addf(&s, "layout(std430, binding = 2) buffer Dense { float D[]; };\n"
                     "float ldd(int i) { return D[%zu + i]; }\n",
                 dense_off);
   gl_str_addf(&s, "#define B %d\n#define H %d\n#define W %d\n#define C %d\n#define S %d\n#define N %zu\n", sh.b, sh.h,

@@ -212,12 +212,14 @@ static tfl_status plan_boundary(gl_dctx *dc, gl_part *p)
     size_t *top = in ? &p->dense_in_bytes : &p->readback_bytes;
     if (!gl_boundary_ok(t)) {
       p->io_off[i] = in ? SIZE_MAX : *top;
-      if (!in) *top += gl_shape_vec4s(io->sh) * p->vec4_bytes;
+      if (!in) *top += gl_shape_vec4s(io->sh) * p->vec4_bytes * (io->wide ? 2 : 1);
       continue;
     }
     p->io_off[i] = *top;
-    size_t e = io->wide ? 4 : esz; /* wide inputs travel as floats */
-    gl_boundary_prog bp = gl_boundary_source(in, io->sh, io->off, *top / e, fp16, io->wide);
+    /* wide inputs travel as floats (their precision is why they are wide); outputs
+     * as halves in fp16 mode, half the bytes to read back */
+    size_t e = in && io->wide ? 4 : esz;
+    gl_boundary_prog bp = gl_boundary_source(in, io->sh, io->off, *top / e, fp16, io->wide, e == 2);
     if (!bp.src) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL boundary shader");
     p->bnd_src[i] = bp.src;
     memcpy(p->io_groups[i], bp.groups, sizeof bp.groups);
@@ -419,7 +421,7 @@ static tfl_status download_all(gl_dctx *dc, gl_part *p)
   for (int i = 0; i < p->plan.n_out; i++) {
     int k = p->plan.n_in + i;
     if (p->io_prog[k] >= 0 || (p->on_gpu && p->on_gpu[i])) continue;
-    size_t bytes = gl_shape_vec4s(p->plan.out[i].sh) * p->vec4_bytes;
+    size_t bytes = gl_shape_vec4s(p->plan.out[i].sh) * p->vec4_bytes * (p->plan.out[i].wide ? 2 : 1);
     f->CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, (GLintptr)(p->plan.out[i].off * p->vec4_bytes),
                          (GLintptr)p->io_off[k], (GLsizeiptr)bytes);
   }
@@ -434,7 +436,7 @@ static tfl_status download_all(gl_dctx *dc, gl_part *p)
       gl_load_floats(m + p->io_off[k], tfl_tensor_count(t), p->vec4_bytes == 8, t->data);
       continue;
     }
-    gl_load_floats(m + p->io_off[k], gl_shape_vec4s(io->sh) * 4, p->vec4_bytes == 8, p->staging);
+    gl_load_floats(m + p->io_off[k], gl_shape_vec4s(io->sh) * 4, p->vec4_bytes == 8 && !io->wide, p->staging);
     gl_from_phwc4(p->staging, io->sh, t, t->data);
   }
   f->UnmapBuffer(GL_COPY_WRITE_BUFFER);
@@ -650,7 +652,7 @@ static tfl_status prepare_mask(gl_dctx *dc, gl_part *p, int i)
   if (!p->mask_progs[i]) {
     gl_shape one = io->sh;
     one.b = 1;
-    char *src = gl_mask_source(one, io->off, p->vec4_bytes == 8);
+    char *src = gl_mask_source(one, io->off, p->vec4_bytes == 8, io->wide);
     if (!src) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: mask shader");
     tfl_status st = gl_program_compile(dc->ctx, src, "the mask export", &p->mask_progs[i], p->diag);
     free(src);
@@ -692,7 +694,7 @@ static tfl_status export_output(void *ctx, void *state, int tensor, const tfl_ex
   f->UseProgram(p->mask_progs[i]);
   f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, p->arena);
   f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, p->mask_bytes);
-  f->Uniform1i(0, x->slot * io->sh.s * io->sh.h * io->sh.w);
+  f->Uniform1i(0, x->slot * io->sh.s * io->sh.h * io->sh.w * (io->wide ? 2 : 1));
   f->Uniform1i(1, x->logits && io->sh.c == 1);
   f->DispatchCompute((GLuint)(((io->sh.w + 3) / 4 + 7) / 8), (GLuint)((io->sh.h + 7) / 8), 1);
   f->MemoryBarrier(GL_PIXEL_BUFFER_BARRIER_BIT);

@@ -120,7 +120,7 @@ char *gl_emit_source(const gl_emit_in *e)
                     "#define LDA(i) FLT4(unpackHalf2x16(A[i].x), unpackHalf2x16(A[i].y))\n"
                     "#define STA(i, v) A[i] = uvec2(packHalf2x16(vec2((v).xy)), packHalf2x16(vec2((v).zw)))\n"
                     "#define LDW(i) vec4(uintBitsToFloat(A[i]), uintBitsToFloat(A[(i) + 1]))\n"
-                    "#define STW(i, v) A[i] = floatBitsToUint(vec2((v).xy)); A[(i) + 1] = floatBitsToUint(vec2((v).zw))\n");
+                    "#define STW(i, v) (A[i] = floatBitsToUint(vec2((v).xy)), A[(i) + 1] = floatBitsToUint(vec2((v).zw)))\n");
     if (e->has_consts && e->const_fp32)
       gl_str_addf(&s, "layout(std430, binding = 1) readonly buffer Consts { highp vec4 K[]; };\n");
     else if (e->has_consts)

@@ -1,4 +1,10 @@
-/* gl_fuse.c - producers inlined into their consumer: a group whose output has one
+/* gl_fuse.c - passes over the groups that take dispatches away.
+ *
+ * Squeeze-excite: a global average pool (or mean over H, W) whose vector feeds one or
+ * two pointwise layers (1x1 convolution or fully connected, element-wise ops between)
+ * becomes one group computed by gl_gen_se.c.
+ *
+ * Inlining: a group whose output has one
  * reader, made by a one-vec4-per-invocation generator (element-wise, pad, resize,
  * depthwise, slice, depth-to-space), becomes a function the consumer's loads call
  * (gl_emit.c) instead of a dispatch and a round trip through memory. The consumer
@@ -14,7 +20,7 @@
 #define MAX_DEPTH 3      /* functions inside functions */
 
 /* Loads per output element of a producer we can inline; 0: not inlinable. */
-static int producer_cost(const tfl_graph *g, int node)
+int gl_fuse_cost(const tfl_graph *g, int node)
 {
   const tfl_node *n = &g->nodes[node];
   const gl_op_info *info = gl_op_info_of(n->op);
@@ -36,7 +42,7 @@ static int producer_cost(const tfl_graph *g, int node)
 }
 
 /* How many times the consumer reads each element of its input k (rounded up). */
-static int consumer_reads(const planner *p, int node, int k)
+static int consumer_reads(const planner *p, int node, int k, int in_cost)
 {
   const tfl_graph *g = p->g;
   const tfl_node *n = &g->nodes[node];
@@ -52,7 +58,7 @@ static int consumer_reads(const planner *p, int node, int k)
     gl_shape_of(&g->tensors[n->in[0]], &x);
     int reduce = kh * kw * x.s;
     int px, sl;
-    gl_tune_conv(out, reduce, &p->o.tune, &px, &sl);
+    gl_tune_conv(out, reduce, k == 0 ? in_cost : 1, &p->o.tune, &px, &sl);
     int groups = gl_tune_conv_split(out, reduce, &p->o.tune) ? out.s : (out.s + sl - 1) / sl;
     return (kh * kw + sh * sw - 1) / (sh * sw) * groups;
   }
@@ -87,10 +93,84 @@ static int consumer_reads(const planner *p, int node, int k)
 /* The group whose primary node is `node`, -1 if the node is fused or aliased away. */
 static int group_of_node(const planner *p, int node)
 {
-  const tfl_node *n = &p->g->nodes[node];
-  if (n->n_out < 1 || n->out[0] < 0) return -1;
-  int gi = p->group_of[gl_plan_root(p, n->out[0])];
-  return gi >= 0 && p->groups[gi].node == node ? gi : -1;
+  for (int gi = 0; gi < p->n_groups; gi++)
+    if (p->groups[gi].node == node) return gi;
+  return -1;
+}
+
+/* The one node reading tensor t (or a reshape alias of it), -1 if none or several or
+ * when t (or an alias) leaves the partition. */
+static int sole_reader(const planner *p, int t)
+{
+  const tfl_graph *g = p->g;
+  int reader = -1, n = 0;
+  for (int u = 0; u < g->n_tensors; u++) {
+    if (gl_plan_root(p, u) != t) continue;
+    if (p->is_out[u]) return -1;
+    for (int k = 0; k < p->part->n_nodes; k++) {
+      const tfl_node *c = &g->nodes[p->part->nodes[k]];
+      for (int j = 0; j < c->n_in; j++)
+        if (c->in[j] == u) reader = p->part->nodes[k], n++;
+    }
+  }
+  return n == 1 ? reader : -1;
+}
+
+static bool global_pool(const planner *p, const group *G)
+{
+  const tfl_graph *g = p->g;
+  const tfl_node *n = &g->nodes[G->node];
+  if (G->n_epi || (n->op != TFL_OP_AVERAGE_POOL_2D && n->op != TFL_OP_MEAN)) return false;
+  gl_shape x, y;
+  gl_shape_of(&g->tensors[n->in[0]], &x);
+  gl_shape_of(&g->tensors[n->out[0]], &y);
+  if (y.h != 1 || y.w != 1 || y.c != x.c || y.b != x.b) return false;
+  if (n->op == TFL_OP_MEAN) return true; /* gl_check_mean: over height and width */
+  const tfl_pool_params *pp = &n->p.pool;
+  return pp->filter_h == x.h && pp->filter_w == x.w && pp->act == TFL_ACT_NONE;
+}
+
+/* A 1x1 CONV_2D or FULLY_CONNECTED on a one-pixel input, primary of a group whose
+ * fused ops are unary; returns the group or -1. */
+static int pointwise_group(const planner *p, int node, int in_root)
+{
+  const tfl_graph *g = p->g;
+  const tfl_node *n = &g->nodes[node];
+  if (n->op != TFL_OP_CONV_2D && n->op != TFL_OP_FULLY_CONNECTED) return -1;
+  if (gl_plan_root(p, n->in[0]) != in_root) return -1;
+  const tfl_tensor *w = &g->tensors[n->in[1]];
+  if (n->op == TFL_OP_CONV_2D && (w->dims[1] != 1 || w->dims[2] != 1)) return -1;
+  gl_shape y;
+  gl_shape_of(&g->tensors[n->out[0]], &y);
+  if (y.h != 1 || y.w != 1) return -1;
+  int gi = group_of_node(p, node);
+  if (gi < 0) return -1;
+  for (int e = 0; e < p->groups[gi].n_epi; e++)
+    if (gl_op_info_of(g->nodes[p->groups[gi].epi[e]].op)->kind != GL_KIND_UNARY || p->groups[gi].keep[e] >= 0) return -1;
+  return gi;
+}
+
+void gl_fuse_se(planner *p, gl_plan *plan)
+{
+  for (int gi = 0; gi < p->n_groups; gi++) {
+    group *P = &p->groups[gi];
+    if (!gl_group_dispatched(P) || !global_pool(p, P)) continue;
+    int r0 = gl_plan_root(p, P->out), c1 = sole_reader(p, r0);
+    int g1 = c1 >= 0 ? pointwise_group(p, c1, r0) : -1;
+    if (g1 < 0) continue;
+    group *G1 = &p->groups[g1];
+    int r1 = gl_plan_root(p, G1->out), c2 = sole_reader(p, r1);
+    int g2 = c2 >= 0 ? pointwise_group(p, c2, r1) : -1;
+    group *S = g2 >= 0 ? &p->groups[g2] : G1;
+    S->chain[S->n_chain++] = P->node;
+    if (g2 >= 0) {
+      S->chain[S->n_chain++] = G1->node;
+      for (int e = 0; e < G1->n_epi; e++) S->chain[S->n_chain++] = G1->epi[e];
+      G1->absorbed = true;
+    }
+    P->absorbed = true;
+    plan->n_se++;
+  }
 }
 
 void gl_fuse_inline(planner *p, gl_plan *plan)
@@ -111,7 +191,9 @@ void gl_fuse_inline(planner *p, gl_plan *plan)
   for (int gi = n - 1; gi >= 0; gi--) {
     group *P = &p->groups[gi];
     int t = P->out, r = gl_plan_root(p, t);
-    int cost = producer_cost(g, P->node);
+    bool keeps = false;
+    for (int e = 0; e < P->n_epi; e++) keeps = keeps || P->keep[e] >= 0;
+    int cost = gl_group_dispatched(P) && !P->n_chain && !keeps ? gl_fuse_cost(g, P->node) : 0;
     if (!cost || t != r || p->is_out[t] || p->consumers[t] != 1) continue;
     bool aliased = false;
     for (int u = 0; u < g->n_tensors && !aliased; u++) aliased = u != r && p->alias[u] == r;
@@ -123,8 +205,8 @@ void gl_fuse_inline(planner *p, gl_plan *plan)
         if (c->in[j] == t) cn = p->part->nodes[k], ck = j;
     }
     int cg = cn >= 0 ? group_of_node(p, cn) : -1;
-    if (cg < 0 || (gl_op_info_of(g->nodes[cn].op)->raw_inputs & (1u << ck))) continue;
-    int reads = consumer_reads(p, cn, ck) * mult[cg];
+    if (cg < 0 || p->groups[cg].absorbed || (gl_op_info_of(g->nodes[cn].op)->raw_inputs & (1u << ck))) continue;
+    int reads = consumer_reads(p, cn, ck, cost) * mult[cg];
     if (depth[cg] + 1 > MAX_DEPTH || cost * reads > MAX_RECOMPUTE) continue;
     P->inlined = true;
     depth[gi] = depth[cg] + 1;

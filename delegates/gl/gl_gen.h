@@ -60,6 +60,10 @@ typedef struct {
                                  FLT4 f(int b, int y, int x, int s), store_out sets the
                                  result; only gl_gen_per_vec4 generators are asked */
   const gl_tuning *tune;      /* the delegate's switches (tile, split) */
+  int in_cost[GL_GEN_MAX_IN]; /* loads per element of a virtual input (computed by an
+                                 inlined producer, gl_fuse.c); 0 or 1: read from memory */
+  const int *chain;           /* gl_gen_se: the nodes before `node` it computes too */
+  int n_chain;
 } gl_gen_in;
 
 typedef struct {
@@ -101,7 +105,7 @@ const gl_op_info *gl_op_info_of(tfl_op op);
 /* Tuning (gl_plan.c, beside the workgroup table): the convolution tile, px output
  * pixels along x times sl output slices per invocation, for an output shape and a
  * reduction of `reduce` vec4 taps per output. */
-void gl_tune_conv(gl_shape out, int reduce, const gl_tuning *tune, int *px, int *sl);
+void gl_tune_conv(gl_shape out, int reduce, int in_cost, const gl_tuning *tune, int *px, int *sl);
 /* true: split each output's reduction over a workgroup (few outputs, long reductions) */
 bool gl_tune_conv_split(gl_shape out, int reduce, const gl_tuning *tune);
 
@@ -139,6 +143,15 @@ float *gl_const_reals(const tfl_tensor *t);
 /* Error helper: "node 7 (CONV_2D): ..." */
 tfl_status gl_node_error(tfl_diag *diag, tfl_status s, const tfl_graph *g, int node, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+
+/* The weights and bias of a 1x1 CONV_2D or a FULLY_CONNECTED node as constants named
+ * w_name (gl_gen_add_weights, a group per output slice) and b_name. */
+tfl_status gl_gen_pointwise_consts(const tfl_graph *g, int node, gl_gen_out *o, const char *w_name, const char *b_name,
+                                   tfl_diag *diag);
+/* A squeeze-and-excite vector in one workgroup per batch (gl_gen_se.c): in->chain holds
+ * the global pool, then (when two) the first pointwise layer and the element-wise ops
+ * on its output; in->node is the last pointwise layer. Object I0 is the pooled map. */
+tfl_status gl_gen_se(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 
 /* generators and checks, one file per op family */
 tfl_status gl_check_conv(const tfl_graph *g, int node, tfl_diag *diag);

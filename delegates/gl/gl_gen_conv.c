@@ -139,8 +139,8 @@ tfl_status gl_check_fully_connected(const tfl_graph *g, int node, tfl_diag *diag
 
 /* Bias as OS vec4s (zeros without bias). Quantized int32 bias without its own scale
  * uses input scale * weight scale, as TFLite defines it. */
-static tfl_status add_bias(const gl_gen_in *in, gl_gen_out *o, const tfl_tensor *bias, const tfl_tensor *x,
-                           const tfl_tensor *w, int out_c, tfl_diag *diag)
+static tfl_status add_bias_as(gl_gen_out *o, const char *name, const tfl_tensor *bias, const tfl_tensor *x,
+                              const tfl_tensor *w, int out_c, tfl_diag *diag)
 {
   int os = (out_c + 3) / 4;
   float *b = calloc((size_t)os * 4, sizeof(float));
@@ -162,9 +162,15 @@ static tfl_status add_bias(const gl_gen_in *in, gl_gen_out *o, const tfl_tensor 
       free(r);
     }
   }
-  (void)in;
-  gl_gen_add_const(o, "BIAS", b, (size_t)os);
+  gl_gen_add_const(o, name, b, (size_t)os);
   return TFL_OK;
+}
+
+static tfl_status add_bias(const gl_gen_in *in, gl_gen_out *o, const tfl_tensor *bias, const tfl_tensor *x,
+                           const tfl_tensor *w, int out_c, tfl_diag *diag)
+{
+  (void)in;
+  return add_bias_as(o, "BIAS", bias, x, w, out_c, diag);
 }
 
 /* OHWI filter (O = out_c, I = in_c) -> the conv packing above. */
@@ -185,7 +191,8 @@ static float *pack_ohwi(const float *f, int out_c, int kh, int kw, int in_c, siz
 }
 
 /* Weights as gl_gen_add_weights wants them: a group per output slice. */
-static tfl_status add_ohwi(gl_gen_out *o, const tfl_tensor *w, int out_c, int kh, int kw, int in_c, tfl_diag *diag)
+static tfl_status add_ohwi_as(gl_gen_out *o, const char *name, const tfl_tensor *w, int out_c, int kh, int kw, int in_c,
+                              tfl_diag *diag)
 {
   float *f = gl_const_reals(w);
   if (!f) return tfl_fail(diag, TFL_ERR_NOMEM, "weights");
@@ -194,8 +201,23 @@ static tfl_status add_ohwi(gl_gen_out *o, const tfl_tensor *w, int out_c, int kh
   free(f);
   if (!p) return tfl_fail(diag, TFL_ERR_NOMEM, "packed weights");
   int os = (out_c + 3) / 4;
-  gl_gen_add_weights(o, "W", p, nv, (int)(nv / (size_t)os), gl_weight_steps(w, out_c, 0));
+  gl_gen_add_weights(o, name, p, nv, (int)(nv / (size_t)os), gl_weight_steps(w, out_c, 0));
   return TFL_OK;
+}
+
+static tfl_status add_ohwi(gl_gen_out *o, const tfl_tensor *w, int out_c, int kh, int kw, int in_c, tfl_diag *diag)
+{
+  return add_ohwi_as(o, "W", w, out_c, kh, kw, in_c, diag);
+}
+
+tfl_status gl_gen_pointwise_consts(const tfl_graph *g, int node, gl_gen_out *o, const char *w_name, const char *b_name,
+                                   tfl_diag *diag)
+{
+  const tfl_node *n = &g->nodes[node];
+  const tfl_tensor *x = input_at(g, n, CONV_IN), *w = input_at(g, n, CONV_W);
+  int out_c = w->dims[0], in_c = n->op == TFL_OP_CONV_2D ? w->dims[3] : w->dims[1];
+  tfl_status st = add_ohwi_as(o, w_name, w, out_c, 1, 1, in_c, diag);
+  return st ? st : add_bias_as(o, b_name, input_at(g, n, CONV_BIAS), x, w, out_c, diag);
 }
 
 /* The inner product over input slices at input pixel (iy, ix) of object `obj`. */
@@ -218,7 +240,7 @@ static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, i
                            int dw, tfl_activation act)
 {
   int px, sl;
-  gl_tune_conv(in->out, kh * kw * in->in[0].s, in->tune, &px, &sl);
+  gl_tune_conv(in->out, kh * kw * in->in[0].s, in->in_cost[0], in->tune, &px, &sl);
   int sg = (in->out.s + sl - 1) / sl;
   o->grid[0] = (in->out.w + px - 1) / px;
   o->grid[1] = in->out.h;

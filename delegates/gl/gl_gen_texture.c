@@ -38,7 +38,7 @@ char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16, bool wid
                   "layout(location = 4) uniform vec2 shift;\n");
   if (fp16 && wide) /* 32-bit floats in the halves' arena (gl_plan.h) */
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
-                    "#define STA(i, v) A[%zu + 2 * (i)] = floatBitsToUint((v).xy); A[%zu + 2 * (i) + 1] = floatBitsToUint((v).zw)\n",
+                    "#define STA(i, v) (A[%zu + 2 * (i)] = floatBitsToUint((v).xy), A[%zu + 2 * (i) + 1] = floatBitsToUint((v).zw))\n",
                 out_off, out_off);
   else if (fp16)
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"

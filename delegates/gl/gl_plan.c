@@ -53,16 +53,18 @@ void gl_plan_workgroup(const int grid[3], int wg[3])
   }
 }
 
-void gl_tune_conv(gl_shape out, int reduce, const gl_tuning *tune, int *px, int *sl)
+void gl_tune_conv(gl_shape out, int reduce, int in_cost, const gl_tuning *tune, int *px, int *sl)
 {
   /* Bigger tiles reuse loads more but leave fewer invocations: keep at least ~16k
-   * (an H100 holds 270k resident; below that it idles). Short reductions gain little. */
+   * (an H100 holds 270k resident; below that it idles). Short reductions gain little.
+   * An input computed by an inlined producer (in_cost loads an element) is recomputed
+   * once per slice group: then the tile covers all output slices (up to 8). */
   int p = out.w >= 16 ? 4 : out.w >= 4 ? 2 : 1;
-  int s = out.s >= 8 && reduce >= 8 ? 4 : out.s >= 2 ? 2 : 1;
+  int s = in_cost > 1 ? (out.s < 8 ? out.s : 8) : out.s >= 8 && reduce >= 8 ? 4 : out.s >= 2 ? 2 : 1;
   for (;;) {
     long inv = (long)out.b * out.h * ((out.w + p - 1) / p) * ((out.s + s - 1) / s);
-    if (inv >= 16384 || (p == 1 && s == 1)) break;
-    if (p >= s && p > 1) p /= 2;
+    if (inv >= 16384 || (p == 1 && (s == 1 || in_cost > 1))) break;
+    if ((p >= s || in_cost > 1) && p > 1) p /= 2;
     else s /= 2;
   }
   if (tune->conv_tile_px > 0) p = tune->conv_tile_px;
@@ -101,7 +103,9 @@ static bool is_elementwise(const gl_op_info *info)
   return info->kind == GL_KIND_UNARY || info->kind == GL_KIND_BINARY;
 }
 
-/* Tries to fuse element-wise node ni into the group producing its input; true if done. */
+/* Tries to fuse element-wise node ni into the group producing its input; true if done.
+ * An input read elsewhere too (or leaving the partition) is still fused into a
+ * generated dispatch, which then also stores it (keep). */
 static bool try_fuse(planner *p, int ni)
 {
   const tfl_graph *g = p->g;
@@ -114,7 +118,13 @@ static bool try_fuse(planner *p, int ni)
     int t = n->in[k];
     if (t < 0 || g->tensors[t].is_const || p->group_of[t] < 0) continue;
     group *G = &p->groups[p->group_of[t]];
-    if (G->out != t || p->consumers[t] != 1 || p->is_out[t] || G->n_epi == MAX_EPI) continue;
+    if (G->out != t || G->n_epi == MAX_EPI) continue;
+    bool shared = p->consumers[t] != 1 || p->is_out[t];
+    const tfl_node *pn = &g->nodes[G->node];
+    if (shared && (gl_op_info_of(pn->op)->kind != GL_KIND_GEN || pn->n_out != 1 || p->alias[t] != t)) continue;
+    bool aliased = false; /* a reshape view of t must read stored memory: keep only roots */
+    for (int u = 0; shared && u < g->n_tensors && !aliased; u++) aliased = u != t && p->alias[u] == t;
+    if (aliased) continue;
     gl_shape ts = aligned_shape(&g->tensors[t], g->tensors[n->out[0]].ndim, true);
     if (!gl_shape_eq(ts, ys)) continue;
     if (n_ops == 2) {
@@ -125,8 +135,9 @@ static bool try_fuse(planner *p, int ni)
     }
     G->epi[G->n_epi] = ni;
     G->epi_main[G->n_epi] = k;
+    G->keep[G->n_epi] = shared ? t : -1;
     G->n_epi++;
-    p->group_of[t] = -1;
+    if (!shared) p->group_of[t] = -1;
     G->out = n->out[0];
     p->group_of[G->out] = (int)(G - p->groups);
     return true;
@@ -247,7 +258,15 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
   int out_rank = g->tensors[n->out[0]].ndim;
   gl_shape_of(&g->tensors[n->out[0]], &in.out);
   tfl_status st;
-  for (int k = 0; k < n->n_in; k++) {
+  if (G->n_chain) { /* squeeze-excite: the pooled map is the one object */
+    int x = g->nodes[G->chain[0]].in[0];
+    in.chain = G->chain;
+    in.n_chain = G->n_chain;
+    gl_shape_of(&g->tensors[x], &in.in[0]);
+    in.in_obj[0] = true;
+    if ((st = add_tensor_obj(p, b, "I0", x, in.in[0]))) return st;
+  }
+  for (int k = 0; k < n->n_in && !G->n_chain; k++) {
     if (n->in[k] < 0) continue;
     in.in[k] = aligned_shape(&g->tensors[n->in[k]], out_rank, is_elementwise(info));
     if (info->raw_inputs & (1u << k)) continue;
@@ -255,6 +274,8 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
     char name[16];
     snprintf(name, sizeof name, "I%d", k);
     if ((st = add_tensor_obj(p, b, name, n->in[k], in.in[k]))) return st;
+    int sub = b->obj_sub[b->n_objs - 1];
+    if (sub >= 0) in.in_cost[k] = gl_fuse_cost(g, p->groups[p->group_of[sub]].node);
   }
   for (int k = 1; k < n->n_out; k++) { /* extra outputs: arena objects the body stores to */
     if (n->out[k] < 0) continue;
@@ -265,7 +286,7 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
     if ((st = add_tensor_obj(p, b, name, n->out[k], sh))) return st;
     b->obj_write[b->n_objs - 1] = true;
   }
-  if ((st = info->gen(&in, &b->gen, p->diag))) return st;
+  if ((st = (G->n_chain ? gl_gen_se : info->gen)(&in, &b->gen, p->diag))) return st;
   if (b->gen.decls.oom || b->gen.main.oom) return tfl_fail(p->diag, TFL_ERR_NOMEM, "shader of node %d", G->node);
   if (G->inlined && b->gen.decls.n)
     return tfl_fail(p->diag, TFL_ERR_BACKEND, "GL: node %d cannot be inlined (its shader has declarations)", G->node);
@@ -287,6 +308,19 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
   for (int e = 0; e < G->n_epi; e++) {
     const tfl_node *m = &g->nodes[G->epi[e]];
     const gl_op_info *mi = gl_op_info_of(m->op);
+    if (G->keep[e] >= 0) { /* the value so far is read elsewhere too: store it */
+      char name[16];
+      snprintf(name, sizeof name, "K%d", e);
+      gl_shape ks;
+      gl_shape_of(&g->tensors[G->keep[e]], &ks);
+      if ((st = add_tensor_obj(p, b, name, G->keep[e], ks))) return st;
+      b->obj_write[b->n_objs - 1] = true;
+      gl_str_addf(&b->epi, "  { FLT4 k_ = v;\n");
+      if (ks.c % 4)
+        gl_str_addf(&b->epi, "    if (s == O_S - 1) k_ = FLT4(%s);\n",
+                    (const char *[]){"", "k_.x, 0.0, 0.0, 0.0", "k_.xy, 0.0, 0.0", "k_.xyz, 0.0"}[ks.c % 4]);
+      gl_str_addf(&b->epi, "    %s_ST(b, y, x, s, k_); }\n", name);
+    }
     char other[48] = "v";
     if (mi->kind == GL_KIND_BINARY) {
       int ot = m->in[1 - G->epi_main[e]];
@@ -400,14 +434,17 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   }
   out->n_nodes = part->n_nodes;
   if ((st = group_nodes(&p, out))) goto done;
-  if (!o->tune.no_fuse) gl_fuse_inline(&p, out);
+  if (!o->tune.no_fuse) {
+    gl_fuse_se(&p, out);
+    gl_fuse_inline(&p, out);
+  }
   builds = calloc((size_t)p.n_groups + 1, sizeof *builds);
   if (!builds) {
     st = tfl_fail(diag, TFL_ERR_NOMEM, "GL plan");
     goto done;
   }
   for (int gi = 0; gi < p.n_groups; gi++)
-    if ((st = build_group(&p, &p.groups[gi], &builds[gi]))) goto done;
+    if (!p.groups[gi].absorbed && (st = build_group(&p, &p.groups[gi], &builds[gi]))) goto done;
   if ((st = gl_tree_hide(&p, builds))) goto done;
   if (!o->tune.no_reorder && (st = gl_sched_order(&p, builds))) goto done;
   gl_precision_mark(&p, out);
@@ -417,7 +454,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   size_t align = (size_t)(o->const_align_bytes > 0 ? o->const_align_bytes : 16);
   size_t align_u = align > unit ? align / unit : 1, const_total = 0;
   for (int gi = 0; gi < p.n_groups; gi++) {
-    if (p.groups[gi].inlined) continue;
+    if (!gl_group_dispatched(&p.groups[gi])) continue;
     builds[gi].const_units = gl_tree_units(&p, builds, gi, half_buf);
     if (builds[gi].const_units) const_total = (const_total + align_u - 1) / align_u * align_u + builds[gi].const_units;
   }
@@ -434,7 +471,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   for (int gi = 0; gi < p.n_groups; gi++) {
     group_build *b = &builds[gi];
     const group *G = &p.groups[gi];
-    if (G->inlined) continue;
+    if (!gl_group_dispatched(G)) continue;
     gl_plan_dispatch *d = &out->d[out->n_d++];
     d->node = G->node;
     d->n_fused = G->n_epi;
@@ -494,12 +531,14 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     int t = part->outputs[i];
     out->out[out->n_out].tensor = t;
     out->out[out->n_out].off = off_of[gl_plan_root(&p, t)];
+    out->out[out->n_out].wide = p.wide[gl_plan_root(&p, t)];
     gl_shape_of(&g->tensors[t], &out->out[out->n_out].sh);
     out->n_out++;
   }
   for (int i = 0; i < p.n_wb; i++) { /* write-backs: the source's memory into the input tensor */
     out->out[out->n_out].tensor = p.wb_dst[i];
     out->out[out->n_out].off = off_of[gl_plan_root(&p, p.wb_src[i])];
+    out->out[out->n_out].wide = p.wide[gl_plan_root(&p, p.wb_src[i])];
     gl_shape_of(&g->tensors[p.wb_src[i]], &out->out[out->n_out].sh);
     out->n_out++;
   }

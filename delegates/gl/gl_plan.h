@@ -47,8 +47,7 @@ typedef struct {
   int tensor;                /* graph tensor */
   size_t off;                /* arena offset in vec4s (slots of the fp16 arena) */
   gl_shape sh;
-  bool wide;                 /* fp16 mode: held as 32-bit floats, two slots per vec4
-                                (inputs only; outputs are always in storage precision) */
+  bool wide;                 /* fp16 mode: held as 32-bit floats, two slots per vec4 */
 } gl_plan_io;
 
 typedef struct {
@@ -63,6 +62,7 @@ typedef struct {
   int n_in, n_out;
   int n_nodes, n_fused, n_alias, n_wide, n_barriers;
   int n_inlined;             /* groups computed inside their consumer's shader (gl_fuse.c) */
+  int n_se;                  /* squeeze-excite chains in one dispatch each (gl_gen_se.c) */
 } gl_plan;
 
 /* Can the delegate run node `node`? (The op table row plus its check.) When not, `why`

@@ -14,10 +14,22 @@ typedef struct {
   int node;             /* primary node */
   int epi[MAX_EPI];     /* fused element-wise nodes, in order */
   int epi_main[MAX_EPI];/* which of their inputs is the fused value (0 or 1) */
+  int keep[MAX_EPI];    /* a tensor read elsewhere too, stored (object "Ke") before fused
+                           op e runs; -1: none */
   int n_epi;
   int out;              /* tensor written */
   bool inlined;         /* computed inside its one consumer's shader (gl_fuse.c), no dispatch */
+  bool absorbed;        /* part of another group's chain (squeeze-excite), no dispatch */
+  int chain[MAX_EPI + 2]; /* squeeze-excite (gl_gen_se.c): pool [, first layer, its
+                             element-wise ops]; `node` is the last layer */
+  int n_chain;
 } group;
+
+/* Groups that get a dispatch of their own. */
+static inline bool gl_group_dispatched(const group *G)
+{
+  return !G->inlined && !G->absorbed;
+}
 
 typedef struct {
   const tfl_graph *g;
@@ -57,7 +69,11 @@ typedef struct {
   size_t const_units;        /* their units in the constant buffer (gl_consts.h) */
 } group_build;
 
-/* gl_fuse.c: marks groups to inline into their consumer (after grouping) */
+/* gl_fuse.c (after grouping): squeeze-excite chains into one group, then producers
+ * to inline into their consumer */
+void gl_fuse_se(planner *p, gl_plan *plan);
+/* Loads per output element of node if inlined; 0: it cannot be. */
+int gl_fuse_cost(const tfl_graph *g, int node);
 void gl_fuse_inline(planner *p, gl_plan *plan);
 
 /* gl_plan_tree.c: a dispatch with the producers inlined into it */

@@ -40,7 +40,7 @@ static tfl_status hide(const planner *p, group_build *builds, group_build *to, c
 tfl_status gl_tree_hide(const planner *p, group_build *builds)
 {
   for (int gi = 0; gi < p->n_groups; gi++) {
-    if (p->groups[gi].inlined) continue;
+    if (!gl_group_dispatched(&p->groups[gi])) continue;
     tfl_status st = hide(p, builds, &builds[gi], &builds[gi], 0);
     if (st) return st;
   }

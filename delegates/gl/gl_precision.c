@@ -6,11 +6,11 @@
  * selfie_segmentation to halves moves its mask by 0.016; rounding any one of a dozen
  * of its intermediate tensors moves it by 0.005-0.03 each, all of them by 0.05-0.16.
  * With every activation 32-bit the worst element is 2.5e-4 (the halves of the output
- * itself). So by default every activation is wide, except partition outputs (handed
- * out, read back or viewed as halves). fp16 mode keeps its 16-bit weights (gl_consts.h),
- * most of the bytes a dispatch reads.
+ * itself). So by default every activation is wide, partition outputs too (they travel
+ * to the host as halves; the mask export reads either). fp16 mode keeps its 16-bit
+ * weights (gl_consts.h), most of the bytes a dispatch reads.
  * With `half_activations` (for measuring what accuracy costs) activations are halves
- * except the partition inputs, vectors of one pixel (pooled means, squeeze-excite
+ * (partition outputs always) except the partition inputs, vectors of one pixel (pooled means, squeeze-excite
  * scales: one rounding reaches a whole feature map), logits (inputs and outputs of
  * sigmoid, softmax, tanh) and, with `wide_residuals`, residual sums. */
 #include "gl_plan_int.h"
@@ -61,7 +61,7 @@ static bool is_boundary_out(const planner *p, int r)
 
 static void set_wide(planner *p, gl_plan *plan, int r)
 {
-  if (p->wide[r] || is_boundary_out(p, r)) return;
+  if (p->wide[r] || (p->o.tune.half_activations && is_boundary_out(p, r))) return;
   p->wide[r] = true;
   plan->n_wide++;
 }
@@ -76,13 +76,15 @@ void gl_precision_mark(planner *p, gl_plan *plan)
   }
   for (int gi = 0; gi < p->n_groups; gi++) {
     const group *G = &p->groups[gi];
-    if (G->inlined) continue; /* never stored */
+    if (!gl_group_dispatched(G)) continue; /* never stored */
     int r = gl_plan_root(p, G->out);
     bool wide = !half || makes_logits(p, G) || (p->o.tune.wide_residuals && residual_sum(p, G->node));
     for (int k = 0; k < G->n_epi; k++) wide = wide || (p->o.tune.wide_residuals && residual_sum(p, G->epi[k]));
     gl_shape sh;
     gl_shape_of(&p->g->tensors[G->out], &sh);
     if (wide || sh.h * sh.w == 1) set_wide(p, plan, r);
+    for (int e = 0; e < G->n_epi && !half; e++) /* values stored mid-chain */
+      if (G->keep[e] >= 0) set_wide(p, plan, G->keep[e]);
     const tfl_node *n = &p->g->nodes[G->node];
     for (int k = 1; k < n->n_out && !half; k++) /* extra outputs of multi-output nodes */
       if (n->out[k] >= 0) set_wide(p, plan, gl_plan_root(p, n->out[k]));

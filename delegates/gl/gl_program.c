@@ -2,6 +2,7 @@
 #include "gl_program.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ tfl_status gl_program_compile(gl_context *c, const char *src, const char *label,
     f->GetShaderInfoLog(sh, sizeof log, NULL, log);
     f->DeleteShader(sh);
     tfl_logf(diag, TFL_LOG_DEBUG, "GL: failing source of %s:\n%s", label, src);
+    if (getenv("XSRC")) fprintf(stderr, "%s", src);
     return tfl_fail(diag, TFL_ERR_BACKEND, "GL: compiling the shader of %s failed: %s", label, log);
   }
   GLuint p = f->CreateProgram();

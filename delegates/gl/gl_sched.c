@@ -120,7 +120,7 @@ tfl_status gl_sched_place(planner *p, group_build *builds, size_t *arena_n, size
 #define TOUCH(t, i) do { int r_ = (t); if (first[r_] == -2) first[r_] = (i); if ((i) > last[r_]) last[r_] = (i); if (first[r_] > (i)) first[r_] = (i); } while (0)
   for (int i = 0; i < p->part->n_inputs; i++) TOUCH(gl_plan_root(p, p->part->inputs[i]), -1);
   for (int gi = 0; gi < p->n_groups; gi++) {
-    if (p->groups[gi].inlined) continue; /* its reads are its consumer's (hidden objects) */
+    if (!gl_group_dispatched(&p->groups[gi])) continue; /* its reads are its consumer's (hidden objects) */
     for (int o = 0; o < builds[gi].n_objs; o++)
       if (builds[gi].obj_tensor[o] >= 0) TOUCH(builds[gi].obj_tensor[o], gi);
     TOUCH(gl_plan_root(p, p->groups[gi].out), gi);

@@ -12,7 +12,7 @@ tfl_status gl_texture_check(const tfl_tensor *t, tfl_diag *diag);
 char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16, bool wide);
 
 /* malloc'd source of the mask export of an output of shape sh (one batch slot) at arena
- * vec4 offset off; NULL on OOM. */
-char *gl_mask_source(gl_shape sh, size_t off, bool fp16);
+ * vec4 offset off (wide: 32-bit floats in an fp16 arena); NULL on OOM. */
+char *gl_mask_source(gl_shape sh, size_t off, bool fp16, bool wide);
 
 #endif
