@@ -72,6 +72,26 @@ static void emit_finish(gl_str *s, const gl_emit_in *e)
   }
 }
 
+/* store_out's lanes to where reshapes and concatenations put them (gl_remap): one
+ * 32-bit store per lane, so the destination must not hold halves. */
+static void emit_scatter(gl_str *s, const gl_emit_in *e)
+{
+  const gl_emit_obj *d = &e->objs[e->remap->dst];
+  gl_str_addf(s, "  for (int l = 0; l < 4; l++) {\n    int c = s * 4 + l;\n    if (c >= O_C) break;\n"
+                 "    int L = ((b * O_H + y) * O_W + x) * O_C + c;\n");
+  for (int k = 0; k < e->remap->n; k++)
+    gl_str_addf(s, "    L = (L / %ld) * %ld + %ld + L %% %ld;\n", e->remap->a[k], e->remap->b[k], e->remap->add[k],
+                e->remap->a[k]);
+  gl_str_addf(s, "    int dc = L %% %d, dw = (L / %d) %% %d, dh = (L / %d) %% %d, db = L / %d;\n"
+                 "    int i = ((db * %d + dc / 4) * %d + dh) * %d + dw;\n",
+              d->sh.c, d->sh.c, d->sh.w, d->sh.c * d->sh.w, d->sh.h, d->sh.c * d->sh.w * d->sh.h, d->sh.s, d->sh.h,
+              d->sh.w);
+  if (e->fp16) /* 32-bit lanes in the halves' arena: lane l of vec4 i is uint (2i + l/2, l%2) */
+    gl_str_addf(s, "    A[%zu + 2 * i + (dc %% 4) / 2][dc %% 2] = floatBitsToUint(v[l]);\n  }\n", d->off);
+  else
+    gl_str_addf(s, "    A[%zu + i][dc %% 4] = v[l];\n  }\n", d->off);
+}
+
 /* Functions of the inlined producers among e's objects (innermost first); ids[i] gets
  * the id of object i's function. */
 static int emit_functions(gl_str *s, const gl_emit_in *e, int next, int *ids);
@@ -136,8 +156,11 @@ char *gl_emit_source(const gl_emit_in *e)
   emit_objects(&s, e, ids);
   gl_str_addf(&s, "void store_out(int b, int y, int x, int s, FLT4 v) {\n");
   emit_finish(&s, e);
-  gl_str_addf(&s, "  %s(%zu + %s(((b * O_S + s) * O_H + y) * O_W + x), v);\n}\n", e->out_wide ? "STW" : "STA", e->out_off,
-              e->out_wide ? "2 * " : "");
+  if (e->remap) emit_scatter(&s, e);
+  else
+    gl_str_addf(&s, "  %s(%zu + %s(((b * O_S + s) * O_H + y) * O_W + x), v);\n", e->out_wide ? "STW" : "STA", e->out_off,
+                e->out_wide ? "2 * " : "");
+  gl_str_addf(&s, "}\n");
   if (e->gen->decls.p) gl_str_addf(&s, "%s", e->gen->decls.p);
   gl_str_addf(&s, "void main() {\n  ivec3 gid = ivec3(gl_GlobalInvocationID);\n");
   if (!e->gen->whole_groups)

@@ -17,11 +17,20 @@ typedef struct {
                                 range (gl_consts.h) */
   gl_const_fmt cfmt;         /* constants: format */
   size_t n_vec4;             /* constants: vec4s */
+  size_t span_lo, span_hi;   /* written part in vec4s from off (hi 0: all), for barriers */
   bool hidden;               /* read by an inlined function, which defines its own macros:
                                 listed only for scheduling (barriers, lifetimes) */
   const struct gl_emit_in *virt; /* computed, not loaded: NAME_LD(b, y, x, s) calls the
                                 function emitted from virt (a producer inlined here) */
 } gl_emit_obj;
+
+/* store_out scattering lanes (gl_fuse_remap.c): dense index L of the output element
+ * goes through L = (L / a) * b + add + L % a per step, then lands in object `dst`. */
+typedef struct {
+  int n;
+  const long *a, *b, *add;
+  int dst;                   /* index of the destination object in objs */
+} gl_remap;
 
 typedef struct gl_emit_in {
   bool fp16;
@@ -36,6 +45,7 @@ typedef struct gl_emit_in {
   const char *epilogue;      /* statements on `v` inside store_out (may be NULL) */
   bool has_consts;
   size_t const_base;         /* first unit of this dispatch's constants in the bound block */
+  const gl_remap *remap;     /* NULL: store_out writes the output in place */
   bool fn;                   /* an inlined producer: FLT4 P<id>_f(int b, int y, int x, int s)
                                 (gen in function form, epilogue applied), all its macros
                                 undefined after it; wg, out_off, out_wide unused */

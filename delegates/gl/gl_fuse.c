@@ -37,6 +37,10 @@ int gl_fuse_cost(const tfl_graph *g, int node)
     const tfl_tensor *w = &g->tensors[n->in[1]];
     return w->dims[1] * w->dims[2];
   }
+  case TFL_OP_CONV_2D: { /* one output vec4: every tap of every input slice */
+    const tfl_tensor *w = &g->tensors[n->in[1]];
+    return w->dims[1] * w->dims[2] * ((w->dims[3] + 3) / 4);
+  }
   default: return 0;
   }
 }
@@ -193,7 +197,7 @@ void gl_fuse_inline(planner *p, gl_plan *plan)
     int t = P->out, r = gl_plan_root(p, t);
     bool keeps = false;
     for (int e = 0; e < P->n_epi; e++) keeps = keeps || P->keep[e] >= 0;
-    int cost = gl_group_dispatched(P) && !P->n_chain && !keeps ? gl_fuse_cost(g, P->node) : 0;
+    int cost = gl_group_dispatched(P) && !P->n_chain && !keeps && P->dest < 0 ? gl_fuse_cost(g, P->node) : 0;
     if (!cost || t != r || p->is_out[t] || p->consumers[t] != 1) continue;
     bool aliased = false;
     for (int u = 0; u < g->n_tensors && !aliased; u++) aliased = u != r && p->alias[u] == r;

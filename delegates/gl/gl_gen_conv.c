@@ -317,10 +317,36 @@ static void emit_conv_split(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, 
   gl_str_addf(m, "    store_out(b, y, x, s, r);\n  }\n");
 }
 
+/* Inlined into a consumer (in->fn): one output vec4 of (b, y, x, s), a plain loop. */
+static void emit_conv_fn(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, int sh, int sw, int pt, int pl, int dh,
+                         int dw, tfl_activation act)
+{
+  gl_gen_per_vec4(in, o);
+  gl_str *m = &o->main;
+  gl_str_addf(m,
+              "  ACC4 acc = vec4(0.0);\n"
+              "  for (int ky = 0; ky < %d; ky++) {\n"
+              "    int iy = y * %d - %d + ky * %d;\n"
+              "    if (iy < 0 || iy >= I0_H) continue;\n"
+              "    for (int kx = 0; kx < %d; kx++) {\n"
+              "      int ix = x * %d - %d + kx * %d;\n"
+              "      if (ix < 0 || ix >= I0_W) continue;\n"
+              "      int wb = ((s * %d + ky) * %d + kx) * I0_S * 4;\n",
+              kh, sh, pt, dh, kw, sw, pl, dw, kh, kw);
+  emit_slice_loop(m, "I0", "wb");
+  gl_str_addf(m, "    }\n  }\n  acc = acc * W_SC(s) + BIAS_LD(s);\n");
+  gl_act_stmt(act, "acc", m);
+  gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
+}
+
 /* The tuning table's choice between the two bodies. */
 static void emit_conv(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, int sh, int sw, int pt, int pl, int dh, int dw,
                       tfl_activation act)
 {
+  if (in->fn) {
+    emit_conv_fn(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
+    return;
+  }
   if (gl_tune_conv_split(in->out, kh * kw * in->in[0].s, in->tune)) emit_conv_split(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
   else emit_conv_tile(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
 }

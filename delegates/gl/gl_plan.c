@@ -155,7 +155,12 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
     if (info->kind == GL_KIND_NONE || !info->gen)
       return gl_node_error(p->diag, TFL_ERR_UNSUPPORTED, g, ni, "not supported by the GL delegate");
     int out = n->out[0];
-    if (info->kind == GL_KIND_ALIAS && !g->tensors[n->in[0]].is_const) {
+    /* a resize to the size it has is the identity (every scale is 1) */
+    bool same_size_resize = (n->op == TFL_OP_RESIZE_BILINEAR || n->op == TFL_OP_RESIZE_NEAREST_NEIGHBOR) &&
+                            g->tensors[n->in[0]].ndim == 4 && g->tensors[out].ndim == 4 &&
+                            g->tensors[n->in[0]].dims[1] == g->tensors[out].dims[1] &&
+                            g->tensors[n->in[0]].dims[2] == g->tensors[out].dims[2];
+    if ((info->kind == GL_KIND_ALIAS || same_size_resize) && !g->tensors[n->in[0]].is_const) {
       gl_shape a, b;
       gl_shape_of(&g->tensors[n->in[0]], &a);
       gl_shape_of(&g->tensors[out], &b);
@@ -171,6 +176,7 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
     }
     group *G = &p->groups[p->n_groups];
     memset(G, 0, sizeof *G);
+    G->dest = -1;
     G->node = ni;
     G->out = out;
     for (int k = 1; k < n->n_out; k++)
@@ -243,6 +249,37 @@ static tfl_status add_tensor_obj(planner *p, group_build *b, const char *name, i
   return TFL_OK;
 }
 
+/* The destination of a group writing through reshapes and concatenations (object "D",
+ * written; its span from the mapping, so that writers of disjoint parts need no
+ * barrier between them). */
+static tfl_status add_dest(planner *p, const group *G, group_build *b)
+{
+  const tfl_graph *g = p->g;
+  gl_shape ds, os;
+  gl_shape_of(&g->tensors[G->dest], &ds);
+  gl_shape_of(&g->tensors[g->nodes[G->node].out[0]], &os);
+  tfl_status st = add_tensor_obj(p, b, "D", G->dest, ds);
+  if (st) return st;
+  b->remap_obj = b->n_objs - 1;
+  b->obj_write[b->remap_obj] = true;
+  long n = (long)os.b * os.h * os.w * os.c;
+  if (n > (1L << 22)) return TFL_OK; /* whole tensor */
+  size_t lo = SIZE_MAX, hi = 0;
+  for (long e = 0; e < n; e++) {
+    long L = e;
+    for (int k = 0; k < G->n_steps; k++) L = (L / G->step_a[k]) * G->step_b[k] + G->step_add[k] + L % G->step_a[k];
+    long dc = L % ds.c, dw = (L / ds.c) % ds.w, dh = (L / ((long)ds.c * ds.w)) % ds.h, db = L / ((long)ds.c * ds.w * ds.h);
+    size_t i = (size_t)(((db * ds.s + dc / 4) * ds.h + dh) * ds.w + dw);
+    if (i < lo) lo = i;
+    if (i + 1 > hi) hi = i + 1;
+  }
+  if (hi > lo) {
+    b->objs[b->remap_obj].span_lo = lo;
+    b->objs[b->remap_obj].span_hi = hi;
+  }
+  return TFL_OK;
+}
+
 static tfl_status build_group(planner *p, const group *G, group_build *b)
 {
   const tfl_graph *g = p->g;
@@ -286,6 +323,7 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
     if ((st = add_tensor_obj(p, b, name, n->out[k], sh))) return st;
     b->obj_write[b->n_objs - 1] = true;
   }
+  if (G->dest >= 0 && (st = add_dest(p, G, b))) return st;
   if ((st = (G->n_chain ? gl_gen_se : info->gen)(&in, &b->gen, p->diag))) return st;
   if (b->gen.decls.oom || b->gen.main.oom) return tfl_fail(p->diag, TFL_ERR_NOMEM, "shader of node %d", G->node);
   if (G->inlined && b->gen.decls.n)
@@ -435,6 +473,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   out->n_nodes = part->n_nodes;
   if ((st = group_nodes(&p, out))) goto done;
   if (!o->tune.no_fuse) {
+    gl_fuse_remap(&p, out);
     gl_fuse_se(&p, out);
     gl_fuse_inline(&p, out);
   }
@@ -502,9 +541,11 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     else gl_plan_workgroup(b->gen.grid, e->wg);
     e->out_off = off_of[gl_plan_root(&p, G->out)];
     e->out_wide = p.wide[gl_plan_root(&p, G->out)];
+    gl_remap rm = {G->n_steps, G->step_a, G->step_b, G->step_add, b->remap_obj};
+    if (G->dest >= 0) e->remap = &rm;
     d->src = gl_emit_source(e);
     int wg[3] = {e->wg[0], e->wg[1], e->wg[2]};
-    size_t out_n = gl_shape_vec4s(e->out) * (e->out_wide ? 2 : 1), out_off = e->out_off;
+    size_t out_n = G->dest >= 0 ? 0 : gl_shape_vec4s(e->out) * (e->out_wide ? 2 : 1), out_off = e->out_off;
     gl_tree_free_emit(e);
     if (!d->src) {
       st = tfl_fail(diag, TFL_ERR_NOMEM, "shader source of node %d", G->node);

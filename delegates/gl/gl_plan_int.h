@@ -8,6 +8,7 @@
 #include "gl_plan.h"
 
 #define MAX_EPI 8     /* element-wise nodes fused into one dispatch */
+#define GL_REMAP_STEPS 8 /* reshapes and concatenations folded into one producer's writes */
 #define MAX_OBJS 64    /* own objects, plus the arena objects of inlined producers */
 
 typedef struct {
@@ -23,6 +24,10 @@ typedef struct {
   int chain[MAX_EPI + 2]; /* squeeze-excite (gl_gen_se.c): pool [, first layer, its
                              element-wise ops]; `node` is the last layer */
   int n_chain;
+  int dest;             /* gl_fuse_remap.c: root tensor the group writes, through reshapes and
+                           concatenations (steps), instead of its own output; -1: none */
+  int n_steps;
+  long step_a[GL_REMAP_STEPS], step_b[GL_REMAP_STEPS], step_add[GL_REMAP_STEPS];
 } group;
 
 /* Groups that get a dispatch of their own. */
@@ -67,10 +72,12 @@ typedef struct {
   int n_objs;
   gl_str epi;
   size_t const_units;        /* their units in the constant buffer (gl_consts.h) */
+  int remap_obj;             /* the destination object "D" of a group with dest */
 } group_build;
 
 /* gl_fuse.c (after grouping): squeeze-excite chains into one group, then producers
  * to inline into their consumer */
+void gl_fuse_remap(planner *p, gl_plan *plan);
 void gl_fuse_se(planner *p, gl_plan *plan);
 /* Loads per output element of node if inlined; 0: it cannot be. */
 int gl_fuse_cost(const tfl_graph *g, int node);

@@ -77,7 +77,7 @@ void gl_precision_mark(planner *p, gl_plan *plan)
   for (int gi = 0; gi < p->n_groups; gi++) {
     const group *G = &p->groups[gi];
     if (!gl_group_dispatched(G)) continue; /* never stored */
-    int r = gl_plan_root(p, G->out);
+    int r = gl_plan_root(p, G->dest >= 0 ? G->dest : G->out);
     bool wide = !half || makes_logits(p, G) || (p->o.tune.wide_residuals && residual_sum(p, G->node));
     for (int k = 0; k < G->n_epi; k++) wide = wide || (p->o.tune.wide_residuals && residual_sum(p, G->epi[k]));
     gl_shape sh;
