@@ -62,26 +62,34 @@ static void emit_objects(gl_str *s, const gl_emit_in *e, const int *fn_ids)
               o.s);
 }
 
-/* The epilogue on v (fused ops, then lanes past C zeroed, whatever the op made of them). */
-static void emit_finish(gl_str *s, const gl_emit_in *e)
+/* The epilogue on v (fused ops), then lanes past the stored tensor's C zeroed, whatever
+ * the op made of them. */
+static void emit_finish(gl_str *s, const char *epilogue, gl_shape sh)
 {
-  gl_str_addf(s, "%s", e->epilogue ? e->epilogue : "");
-  if (e->out.c % 4) {
+  gl_str_addf(s, "%s", epilogue ? epilogue : "");
+  if (sh.c % 4) {
     static const char *lanes[4] = {"", "v.x, 0.0, 0.0, 0.0", "v.x, v.y, 0.0, 0.0", "v.x, v.y, v.z, 0.0"};
-    gl_str_addf(s, "  if (s == O_S - 1) v = FLT4(%s);\n", lanes[e->out.c % 4]);
+    gl_str_addf(s, "  if (s == %d) v = FLT4(%s);\n", sh.s - 1, lanes[sh.c % 4]);
   }
 }
 
-/* store_out's lanes to where reshapes and concatenations put them (gl_remap): one
- * 32-bit store per lane, so the destination must not hold halves. */
-static void emit_scatter(gl_str *s, const gl_emit_in *e)
+/* The store of one part of the output: in place, or its lanes to where reshapes and
+ * concatenations put them (gl_remap: one 32-bit store per lane, so the destination
+ * must not hold halves). */
+static void emit_store(gl_str *s, const gl_emit_in *e, const gl_emit_part *pt)
 {
-  const gl_emit_obj *d = &e->objs[e->remap->dst];
-  gl_str_addf(s, "  for (int l = 0; l < 4; l++) {\n    int c = s * 4 + l;\n    if (c >= O_C) break;\n"
-                 "    int L = ((b * O_H + y) * O_W + x) * O_C + c;\n");
-  for (int k = 0; k < e->remap->n; k++)
-    gl_str_addf(s, "    L = (L / %ld) * %ld + %ld + L %% %ld;\n", e->remap->a[k], e->remap->b[k], e->remap->add[k],
-                e->remap->a[k]);
+  gl_shape o = pt->sh;
+  if (!pt->remap) {
+    gl_str_addf(s, "  %s(%zu + %s(((b * %d + s) * %d + y) * %d + x), v);\n", pt->wide ? "STW" : "STA", pt->off,
+                pt->wide ? "2 * " : "", o.s, o.h, o.w);
+    return;
+  }
+  const gl_emit_obj *d = &e->objs[pt->remap->dst];
+  gl_str_addf(s, "  for (int l = 0; l < 4; l++) {\n    int c = s * 4 + l;\n    if (c >= %d) break;\n"
+                 "    int L = ((b * %d + y) * %d + x) * %d + c;\n", o.c, o.h, o.w, o.c);
+  for (int k = 0; k < pt->remap->n; k++)
+    gl_str_addf(s, "    L = (L / %ld) * %ld + %ld + L %% %ld;\n", pt->remap->a[k], pt->remap->b[k], pt->remap->add[k],
+                pt->remap->a[k]);
   gl_str_addf(s, "    int dc = L %% %d, dw = (L / %d) %% %d, dh = (L / %d) %% %d, db = L / %d;\n"
                  "    int i = ((db * %d + dc / 4) * %d + dh) * %d + dw;\n",
               d->sh.c, d->sh.c, d->sh.w, d->sh.c * d->sh.w, d->sh.h, d->sh.c * d->sh.w * d->sh.h, d->sh.s, d->sh.h,
@@ -103,7 +111,7 @@ static int emit_function(gl_str *s, const gl_emit_in *e, int next)
   int id = next++;
   emit_objects(s, e, ids);
   gl_str_addf(s, "FLT4 P%d_fin(int b, int y, int x, int s, FLT4 v) {\n", id);
-  emit_finish(s, e);
+  emit_finish(s, e->epilogue, e->out);
   gl_str_addf(s, "  return v;\n}\n#define store_out(b_, y_, x_, s_, v_) r_ = P%d_fin(b_, y_, x_, s_, v_)\n", id);
   gl_str_addf(s, "FLT4 P%d_f(int b, int y, int x, int s) {\n  FLT4 r_ = FLT4(0.0);\n%s  return r_;\n}\n", id,
               e->gen->main.p ? e->gen->main.p : "");
@@ -155,11 +163,15 @@ char *gl_emit_source(const gl_emit_in *e)
   emit_functions(&s, e, 0, ids);
   emit_objects(&s, e, ids);
   gl_str_addf(&s, "void store_out(int b, int y, int x, int s, FLT4 v) {\n");
-  emit_finish(&s, e);
-  if (e->remap) emit_scatter(&s, e);
-  else
-    gl_str_addf(&s, "  %s(%zu + %s(((b * O_S + s) * O_H + y) * O_W + x), v);\n", e->out_wide ? "STW" : "STA", e->out_off,
-                e->out_wide ? "2 * " : "");
+  if (e->second) { /* the paired convolution's slices (no epilogue of their own) */
+    gl_str_addf(&s, "  if (s >= %d) {\n    s -= %d;\n", e->second->s0, e->second->s0);
+    emit_finish(&s, NULL, e->second->sh);
+    emit_store(&s, e, e->second);
+    gl_str_addf(&s, "    return;\n  }\n");
+  }
+  gl_emit_part first = {0, e->second ? e->first_sh : e->out, e->out_off, e->out_wide, e->remap};
+  emit_finish(&s, e->epilogue, first.sh);
+  emit_store(&s, e, &first);
   gl_str_addf(&s, "}\n");
   if (e->gen->decls.p) gl_str_addf(&s, "%s", e->gen->decls.p);
   gl_str_addf(&s, "void main() {\n  ivec3 gid = ivec3(gl_GlobalInvocationID);\n");

@@ -32,6 +32,16 @@ typedef struct {
   int dst;                   /* index of the destination object in objs */
 } gl_remap;
 
+/* One tensor store_out writes: from slice s0 of the dispatch's output on, shape sh, in
+ * place at arena slot off (wide: 32-bit in an fp16 arena) or scattered (remap). */
+typedef struct {
+  int s0;
+  gl_shape sh;
+  size_t off;
+  bool wide;
+  const gl_remap *remap;
+} gl_emit_part;
+
 typedef struct gl_emit_in {
   bool fp16;
   bool const_fp32;           /* fp16 mode with a buffer of 32-bit constants */
@@ -46,6 +56,9 @@ typedef struct gl_emit_in {
   bool has_consts;
   size_t const_base;         /* first unit of this dispatch's constants in the bound block */
   const gl_remap *remap;     /* NULL: store_out writes the output in place */
+  const gl_emit_part *second;/* a paired convolution's output (its slices from s0 on); then
+                                first_sh is the shape of the primary's own output */
+  gl_shape first_sh;
   bool fn;                   /* an inlined producer: FLT4 P<id>_f(int b, int y, int x, int s)
                                 (gen in function form, epilogue applied), all its macros
                                 undefined after it; wg, out_off, out_wide unused */

@@ -177,6 +177,44 @@ void gl_fuse_se(planner *p, gl_plan *plan)
   }
 }
 
+/* Convolutions reading the same tensor with the same window (a detector's box and class
+ * heads at one scale) run as one dispatch: the first's output slices, then the
+ * second's. Both without fused ops, with one activation. */
+static bool pairable(const planner *p, int gi)
+{
+  const group *G = &p->groups[gi];
+  const tfl_node *n = &p->g->nodes[G->node];
+  return gl_group_dispatched(G) && n->op == TFL_OP_CONV_2D && !G->n_epi && !G->n_chain && G->sib < 0 && n->n_out == 1;
+}
+
+void gl_fuse_siblings(planner *p, gl_plan *plan)
+{
+  const tfl_graph *g = p->g;
+  for (int a = 0; a < p->n_groups; a++) {
+    if (!pairable(p, a)) continue;
+    const tfl_node *na = &g->nodes[p->groups[a].node];
+    for (int b = a + 1; b < p->n_groups; b++) {
+      if (!pairable(p, b)) continue;
+      const tfl_node *nb = &g->nodes[p->groups[b].node];
+      const tfl_tensor *wa = &g->tensors[na->in[1]], *wb = &g->tensors[nb->in[1]];
+      const tfl_conv_params *ca = &na->p.conv, *cb = &nb->p.conv;
+      gl_shape ya, yb;
+      gl_shape_of(&g->tensors[na->out[0]], &ya);
+      gl_shape_of(&g->tensors[nb->out[0]], &yb);
+      if (gl_plan_root(p, na->in[0]) != gl_plan_root(p, nb->in[0]) || wa->dims[1] != wb->dims[1] ||
+          wa->dims[2] != wb->dims[2] || wa->dims[3] != wb->dims[3] || ca->padding != cb->padding ||
+          ca->stride_w != cb->stride_w || ca->stride_h != cb->stride_h || ca->dilation_w != cb->dilation_w ||
+          ca->dilation_h != cb->dilation_h || ca->act != cb->act || ya.b != yb.b || ya.h != yb.h || ya.w != yb.w ||
+          (wa->q.n > 0) != (wb->q.n > 0) || (g->tensors[na->out[0]].q.n > 0) || (g->tensors[nb->out[0]].q.n > 0))
+        continue;
+      p->groups[a].sib = b;
+      p->groups[b].absorbed = true;
+      plan->n_paired++;
+      break;
+    }
+  }
+}
+
 void gl_fuse_inline(planner *p, gl_plan *plan)
 {
   const tfl_graph *g = p->g;
@@ -197,7 +235,7 @@ void gl_fuse_inline(planner *p, gl_plan *plan)
     int t = P->out, r = gl_plan_root(p, t);
     bool keeps = false;
     for (int e = 0; e < P->n_epi; e++) keeps = keeps || P->keep[e] >= 0;
-    int cost = gl_group_dispatched(P) && !P->n_chain && !keeps && P->dest < 0 ? gl_fuse_cost(g, P->node) : 0;
+    int cost = gl_group_dispatched(P) && !P->n_chain && !keeps && P->dest < 0 && P->sib < 0 ? gl_fuse_cost(g, P->node) : 0;
     if (!cost || t != r || p->is_out[t] || p->consumers[t] != 1) continue;
     bool aliased = false;
     for (int u = 0; u < g->n_tensors && !aliased; u++) aliased = u != r && p->alias[u] == r;

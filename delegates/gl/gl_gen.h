@@ -62,6 +62,8 @@ typedef struct {
   const gl_tuning *tune;      /* the delegate's switches (tile, split) */
   int in_cost[GL_GEN_MAX_IN]; /* loads per element of a virtual input (computed by an
                                  inlined producer, gl_fuse.c); 0 or 1: read from memory */
+  const tfl_node *sib;        /* gl_gen_conv: a second convolution computed alongside (its
+                                 slices after node's in `out`); NULL: none */
   const int *chain;           /* gl_gen_se: the nodes before `node` it computes too */
   int n_chain;
 } gl_gen_in;

@@ -137,32 +137,37 @@ tfl_status gl_check_fully_connected(const tfl_graph *g, int node, tfl_diag *diag
   return TFL_OK;
 }
 
-/* Bias as OS vec4s (zeros without bias). Quantized int32 bias without its own scale
- * uses input scale * weight scale, as TFLite defines it. */
-static tfl_status add_bias_as(gl_gen_out *o, const char *name, const tfl_tensor *bias, const tfl_tensor *x,
-                              const tfl_tensor *w, int out_c, tfl_diag *diag)
+/* Bias as OS vec4s (zeros without bias); NULL on OOM. Quantized int32 bias without its
+ * own scale uses input scale * weight scale, as TFLite defines it. */
+static float *bias_values(const tfl_tensor *bias, const tfl_tensor *x, const tfl_tensor *w, int out_c)
 {
   int os = (out_c + 3) / 4;
   float *b = calloc((size_t)os * 4, sizeof(float));
-  if (!b) return tfl_fail(diag, TFL_ERR_NOMEM, "bias");
-  if (bias) {
-    if (bias->type == TFL_TYPE_INT32 && bias->q.n == 0) {
-      for (int c = 0; c < out_c; c++) {
-        float ws = w->q.n ? w->q.scale[w->q.n > 1 ? c : 0] : 1.0f;
-        float xs = x->q.n ? x->q.scale[0] : 1.0f;
-        b[c] = (float)((const int32_t *)bias->data)[c] * xs * ws;
-      }
-    } else {
-      float *r = gl_const_reals(bias);
-      if (!r) {
-        free(b);
-        return tfl_fail(diag, TFL_ERR_NOMEM, "bias");
-      }
-      memcpy(b, r, sizeof(float) * (size_t)out_c);
-      free(r);
+  if (!b || !bias) return b;
+  if (bias->type == TFL_TYPE_INT32 && bias->q.n == 0) {
+    for (int c = 0; c < out_c; c++) {
+      float ws = w->q.n ? w->q.scale[w->q.n > 1 ? c : 0] : 1.0f;
+      float xs = x->q.n ? x->q.scale[0] : 1.0f;
+      b[c] = (float)((const int32_t *)bias->data)[c] * xs * ws;
     }
+    return b;
   }
-  gl_gen_add_const(o, name, b, (size_t)os);
+  float *r = gl_const_reals(bias);
+  if (!r) {
+    free(b);
+    return NULL;
+  }
+  memcpy(b, r, sizeof(float) * (size_t)out_c);
+  free(r);
+  return b;
+}
+
+static tfl_status add_bias_as(gl_gen_out *o, const char *name, const tfl_tensor *bias, const tfl_tensor *x,
+                              const tfl_tensor *w, int out_c, tfl_diag *diag)
+{
+  float *b = bias_values(bias, x, w, out_c);
+  if (!b) return tfl_fail(diag, TFL_ERR_NOMEM, "bias");
+  gl_gen_add_const(o, name, b, (size_t)((out_c + 3) / 4));
   return TFL_OK;
 }
 
@@ -351,6 +356,47 @@ static void emit_conv(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, int sh
   else emit_conv_tile(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
 }
 
+/* Two convolutions on one input with one geometry (a detector's box and class heads):
+ * A's output slices, then B's, from one set of packed weights (in->sib, gl_fuse.c). */
+static tfl_status add_pair_consts(gl_gen_out *o, const tfl_graph *g, const tfl_node *na, const tfl_node *nb,
+                                  tfl_diag *diag)
+{
+  const tfl_node *ns[2] = {na, nb};
+  float *pk[2] = {NULL, NULL}, *st[2] = {NULL, NULL}, *bs[2] = {NULL, NULL};
+  size_t nv[2] = {0, 0};
+  int os[2];
+  tfl_status err = TFL_OK;
+  for (int i = 0; i < 2 && !err; i++) {
+    const tfl_tensor *x = input_at(g, ns[i], CONV_IN), *w = input_at(g, ns[i], CONV_W);
+    os[i] = (w->dims[0] + 3) / 4;
+    float *f = gl_const_reals(w);
+    pk[i] = f ? pack_ohwi(f, w->dims[0], w->dims[1], w->dims[2], w->dims[3], &nv[i]) : NULL;
+    free(f);
+    st[i] = gl_weight_steps(w, w->dims[0], 0);
+    bs[i] = bias_values(input_at(g, ns[i], CONV_BIAS), x, w, w->dims[0]);
+    if (!pk[i] || !bs[i]) err = TFL_ERR_NOMEM;
+  }
+  float *w = err ? NULL : malloc((nv[0] + nv[1]) * 4 * sizeof(float));
+  float *b = err ? NULL : malloc((size_t)(os[0] + os[1]) * 4 * sizeof(float));
+  float *steps = !err && (st[0] || st[1]) ? calloc((size_t)(os[0] + os[1]) * 4, sizeof(float)) : NULL;
+  if (w && b) {
+    memcpy(w, pk[0], nv[0] * 4 * sizeof(float));
+    memcpy(w + nv[0] * 4, pk[1], nv[1] * 4 * sizeof(float));
+    memcpy(b, bs[0], (size_t)os[0] * 4 * sizeof(float));
+    memcpy(b + os[0] * 4, bs[1], (size_t)os[1] * 4 * sizeof(float));
+    for (int i = 0; steps && i < 2; i++)
+      if (st[i]) memcpy(steps + (i ? os[0] * 4 : 0), st[i], (size_t)os[i] * 4 * sizeof(float));
+  }
+  for (int i = 0; i < 2; i++) free(pk[i]), free(st[i]), free(bs[i]);
+  if (!w || !b) {
+    free(w), free(b), free(steps);
+    return tfl_fail(diag, TFL_ERR_NOMEM, "paired convolution weights");
+  }
+  gl_gen_add_weights(o, "W", w, nv[0] + nv[1], (int)(nv[0] / (size_t)os[0]), steps);
+  gl_gen_add_const(o, "BIAS", b, (size_t)(os[0] + os[1]));
+  return TFL_OK;
+}
+
 tfl_status gl_gen_conv(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   const tfl_graph *g = in->g;
@@ -361,8 +407,12 @@ tfl_status gl_gen_conv(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   int pt = cpu_conv_pad(p->padding, in->in[0].h, kh, p->stride_h, p->dilation_h, in->out.h);
   int pl = cpu_conv_pad(p->padding, in->in[0].w, kw, p->stride_w, p->dilation_w, in->out.w);
   tfl_status st;
-  if ((st = add_ohwi(o, w, w->dims[0], kh, kw, w->dims[3], diag))) return st;
-  if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, w->dims[0], diag))) return st;
+  if (in->sib) {
+    if ((st = add_pair_consts(o, g, n, in->sib, diag))) return st;
+  } else {
+    if ((st = add_ohwi(o, w, w->dims[0], kh, kw, w->dims[3], diag))) return st;
+    if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, w->dims[0], diag))) return st;
+  }
   emit_conv(o, in, kh, kw, p->stride_h, p->stride_w, pt, pl, p->dilation_h, p->dilation_w, p->act);
   return TFL_OK;
 }

@@ -177,6 +177,7 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
     group *G = &p->groups[p->n_groups];
     memset(G, 0, sizeof *G);
     G->dest = -1;
+    G->sib = -1;
     G->node = ni;
     G->out = out;
     for (int k = 1; k < n->n_out; k++)
@@ -249,19 +250,19 @@ static tfl_status add_tensor_obj(planner *p, group_build *b, const char *name, i
   return TFL_OK;
 }
 
-/* The destination of a group writing through reshapes and concatenations (object "D",
- * written; its span from the mapping, so that writers of disjoint parts need no
- * barrier between them). */
-static tfl_status add_dest(planner *p, const group *G, group_build *b)
+/* The destination of group G writing through reshapes and concatenations (object
+ * `name`, written; its span from the mapping, so that writers of disjoint parts need
+ * no barrier between them). Returns the object's index in *obj. */
+static tfl_status add_dest(planner *p, const group *G, group_build *b, const char *name, int *obj)
 {
   const tfl_graph *g = p->g;
   gl_shape ds, os;
   gl_shape_of(&g->tensors[G->dest], &ds);
   gl_shape_of(&g->tensors[g->nodes[G->node].out[0]], &os);
-  tfl_status st = add_tensor_obj(p, b, "D", G->dest, ds);
+  tfl_status st = add_tensor_obj(p, b, name, G->dest, ds);
   if (st) return st;
-  b->remap_obj = b->n_objs - 1;
-  b->obj_write[b->remap_obj] = true;
+  *obj = b->n_objs - 1;
+  b->obj_write[*obj] = true;
   long n = (long)os.b * os.h * os.w * os.c;
   if (n > (1L << 22)) return TFL_OK; /* whole tensor */
   size_t lo = SIZE_MAX, hi = 0;
@@ -274,9 +275,27 @@ static tfl_status add_dest(planner *p, const group *G, group_build *b)
     if (i + 1 > hi) hi = i + 1;
   }
   if (hi > lo) {
-    b->objs[b->remap_obj].span_lo = lo;
-    b->objs[b->remap_obj].span_hi = hi;
+    b->objs[*obj].span_lo = lo;
+    b->objs[*obj].span_hi = hi;
   }
+  return TFL_OK;
+}
+
+/* A paired convolution (G->sib): computed by G's dispatch after G's own slices; its
+ * output (or destination) is written object "P2". in->out becomes both. */
+static tfl_status add_sibling(planner *p, const group *G, group_build *b, gl_gen_in *in)
+{
+  const group *B = &p->groups[G->sib];
+  const tfl_graph *g = p->g;
+  gl_shape sb;
+  gl_shape_of(&g->tensors[g->nodes[B->node].out[0]], &sb);
+  in->sib = &g->nodes[B->node];
+  in->out = gl_shape_make(in->out.b, in->out.h, in->out.w, 4 * in->out.s + sb.c);
+  tfl_status st;
+  if (B->dest >= 0) return add_dest(p, B, b, "P2", &b->sib_obj);
+  if ((st = add_tensor_obj(p, b, "P2", B->out, sb))) return st;
+  b->sib_obj = b->n_objs - 1;
+  b->obj_write[b->sib_obj] = true;
   return TFL_OK;
 }
 
@@ -287,6 +306,7 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
   const gl_op_info *info = gl_op_info_of(n->op);
   gl_gen_in in = {0};
   in.tune = &p->o.tune;
+  b->remap_obj = b->sib_obj = -1;
   in.g = g;
   in.node = G->node;
   in.n = n;
@@ -323,7 +343,8 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
     if ((st = add_tensor_obj(p, b, name, n->out[k], sh))) return st;
     b->obj_write[b->n_objs - 1] = true;
   }
-  if (G->dest >= 0 && (st = add_dest(p, G, b))) return st;
+  if (G->dest >= 0 && (st = add_dest(p, G, b, "D", &b->remap_obj))) return st;
+  if (G->sib >= 0 && (st = add_sibling(p, G, b, &in))) return st;
   if ((st = (G->n_chain ? gl_gen_se : info->gen)(&in, &b->gen, p->diag))) return st;
   if (b->gen.decls.oom || b->gen.main.oom) return tfl_fail(p->diag, TFL_ERR_NOMEM, "shader of node %d", G->node);
   if (G->inlined && b->gen.decls.n)
@@ -474,6 +495,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   if ((st = group_nodes(&p, out))) goto done;
   if (!o->tune.no_fuse) {
     gl_fuse_remap(&p, out);
+    gl_fuse_siblings(&p, out);
     gl_fuse_se(&p, out);
     gl_fuse_inline(&p, out);
   }
@@ -543,9 +565,27 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     e->out_wide = p.wide[gl_plan_root(&p, G->out)];
     gl_remap rm = {G->n_steps, G->step_a, G->step_b, G->step_add, b->remap_obj};
     if (G->dest >= 0) e->remap = &rm;
+    gl_emit_part second = {0};
+    gl_remap rm2 = {0};
+    if (G->sib >= 0) { /* the paired convolution's slices follow G's own */
+      const group *B = &p.groups[G->sib];
+      const gl_emit_obj *ob = &b->objs[b->sib_obj];
+      e->first_sh = e->out;
+      gl_shape_of(&g->tensors[g->nodes[B->node].out[0]], &second.sh);
+      second.s0 = e->first_sh.s;
+      second.off = ob->off;
+      second.wide = ob->wide;
+      if (B->dest >= 0) {
+        rm2 = (gl_remap){B->n_steps, B->step_a, B->step_b, B->step_add, b->sib_obj};
+        second.remap = &rm2;
+      }
+      e->second = &second;
+      e->out = gl_shape_make(e->out.b, e->out.h, e->out.w, 4 * e->first_sh.s + second.sh.c);
+    }
     d->src = gl_emit_source(e);
     int wg[3] = {e->wg[0], e->wg[1], e->wg[2]};
-    size_t out_n = G->dest >= 0 ? 0 : gl_shape_vec4s(e->out) * (e->out_wide ? 2 : 1), out_off = e->out_off;
+    size_t out_n = G->dest >= 0 ? 0 : gl_shape_vec4s(e->second ? e->first_sh : e->out) * (e->out_wide ? 2 : 1);
+    size_t out_off = e->out_off;
     gl_tree_free_emit(e);
     if (!d->src) {
       st = tfl_fail(diag, TFL_ERR_NOMEM, "shader source of node %d", G->node);

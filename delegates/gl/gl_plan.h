@@ -64,6 +64,7 @@ typedef struct {
   int n_inlined;             /* groups computed inside their consumer's shader (gl_fuse.c) */
   int n_se;                  /* squeeze-excite chains in one dispatch each (gl_gen_se.c) */
   int n_remapped;            /* reshapes and concatenations folded into producers' writes */
+  int n_paired;              /* convolutions computed alongside a sibling (same input) */
 } gl_plan;
 
 /* Can the delegate run node `node`? (The op table row plus its check.) When not, `why`

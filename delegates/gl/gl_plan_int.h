@@ -28,6 +28,8 @@ typedef struct {
                            concatenations (steps), instead of its own output; -1: none */
   int n_steps;
   long step_a[GL_REMAP_STEPS], step_b[GL_REMAP_STEPS], step_add[GL_REMAP_STEPS];
+  int sib;              /* gl_fuse.c: a convolution group computed alongside (absorbed):
+                           same input, same geometry; -1: none */
 } group;
 
 /* Groups that get a dispatch of their own. */
@@ -73,12 +75,14 @@ typedef struct {
   gl_str epi;
   size_t const_units;        /* their units in the constant buffer (gl_consts.h) */
   int remap_obj;             /* the destination object "D" of a group with dest */
+  int sib_obj;               /* the paired convolution's output or destination object */
 } group_build;
 
 /* gl_fuse.c (after grouping): squeeze-excite chains into one group, then producers
  * to inline into their consumer */
 void gl_fuse_remap(planner *p, gl_plan *plan);
 void gl_fuse_se(planner *p, gl_plan *plan);
+void gl_fuse_siblings(planner *p, gl_plan *plan);
 /* Loads per output element of node if inlined; 0: it cannot be. */
 int gl_fuse_cost(const tfl_graph *g, int node);
 void gl_fuse_inline(planner *p, gl_plan *plan);

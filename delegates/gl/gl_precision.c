@@ -78,6 +78,10 @@ void gl_precision_mark(planner *p, gl_plan *plan)
     const group *G = &p->groups[gi];
     if (!gl_group_dispatched(G)) continue; /* never stored */
     int r = gl_plan_root(p, G->dest >= 0 ? G->dest : G->out);
+    if (G->sib >= 0) { /* the paired convolution's output */
+      const group *B = &p->groups[G->sib];
+      set_wide(p, plan, gl_plan_root(p, B->dest >= 0 ? B->dest : B->out));
+    }
     bool wide = !half || makes_logits(p, G) || (p->o.tune.wide_residuals && residual_sum(p, G->node));
     for (int k = 0; k < G->n_epi; k++) wide = wide || (p->o.tune.wide_residuals && residual_sum(p, G->epi[k]));
     gl_shape sh;

@@ -37,6 +37,9 @@ tfl_status gl_sched_order(planner *p, group_build *builds)
     for (int gi = 0; gi < n; gi++)
       if (level[gi] == lv) idx[m++] = gi;
   for (int i = 0; i < n; i++) gs[i] = p->groups[idx[i]], bs[i] = builds[idx[i]];
+  for (int i = 0; i < n; i++) level[idx[i]] = i; /* now: new position of each old index */
+  for (int i = 0; i < n; i++)
+    if (gs[i].sib >= 0) gs[i].sib = level[gs[i].sib];
   memcpy(p->groups, gs, sizeof(group) * (size_t)n);
   memcpy(builds, bs, sizeof(group_build) * (size_t)n);
   for (int i = 0; i < n; i++) {
