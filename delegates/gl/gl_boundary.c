@@ -35,7 +35,7 @@ gl_boundary_prog gl_boundary_source(bool to_arena, gl_shape sh, size_t arena_off
     grid[2] = 1;
   }
   int wg[3];
-  gl_plan_workgroup(grid, wg);
+  gl_plan_workgroup(grid, 0, wg);
   gl_str_addf(&s, "#version 310 es\nlayout(local_size_x = %d, local_size_y = %d, local_size_z = %d) in;\n"
                   "precision highp float;\nprecision highp int;\n", wg[0], wg[1], wg[2]);
   if (fp16 && wide) /* 32-bit floats in the halves' arena: a vec4 is two uvec2 slots */

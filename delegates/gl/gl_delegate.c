@@ -10,6 +10,7 @@
 
 #include "gl_boundary.h"
 #include "gl_context.h"
+#include "gl_device.h"
 #include "gl_layout.h"
 #include "gl_plan.h"
 #include "gl_program.h"
@@ -25,6 +26,7 @@ typedef struct {
   bool profiling;
   gl_part *parts;              /* prepared partitions (linked) */
   gl_delegate_stats stats;
+  gl_device_tuning dev;        /* measured at the first prepare (gl_device.h) */
   tfl_diag *diag;              /* o.diag: creation and the delegate's own calls */
 } gl_dctx;
 
@@ -325,7 +327,13 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
   bool fp16 = dc->o.precision == GL_PRECISION_FP16;
   p->vec4_bytes = fp16 ? 8 : 16;
   p->const_fp32 = fp16 && dc->o.tuning.const_fp32;
-  gl_plan_options po = {.fp16 = fp16, .const_align_bytes = dc->ctx->ssbo_offset_align, .tune = dc->o.tuning};
+  if (!dc->dev.fill) { /* once per delegate: from the cache directory or measured */
+    gl_device_tuning_get(dc->ctx, dc->cache_dir, &dc->dev, p->diag);
+    dc->stats.device_fill = dc->dev.fill;
+    dc->stats.device_wg = dc->dev.wg;
+    dc->stats.device_ms = dc->dev.measure_ms;
+  }
+  gl_plan_options po = {.fp16 = fp16, .const_align_bytes = dc->ctx->ssbo_offset_align, .dev = dc->dev, .tune = dc->o.tuning};
   if ((st = gl_plan_build(g, part, &po, &p->plan, p->diag)) || (st = plan_boundary(dc, p)) || (st = build_programs(dc, p)) || (st = make_buffers(dc, p)) ||
       (st = prepare_texture(dc, p))) {
     part_free(dc, p);

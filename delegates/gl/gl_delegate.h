@@ -81,6 +81,9 @@ typedef struct {
   double readback_ms;         /* last invoke, CPU wall: waiting for the GPU, copying and
                                  converting the outputs */
   const char *renderer, *version;
+  int device_fill, device_wg; /* the device as measured (invocations that fill it,
+                                 workgroup size; delegates/gl/gl_device.h) */
+  double device_ms;           /* that measurement (0: read from the cache directory) */
 } gl_delegate_stats;
 void gl_delegate_get_stats(tfl_delegate *d, gl_delegate_stats *out);
 

@@ -62,8 +62,8 @@ static int consumer_reads(const planner *p, int node, int k, int in_cost)
     gl_shape_of(&g->tensors[n->in[0]], &x);
     int reduce = kh * kw * x.s;
     int px, sl;
-    gl_tune_conv(out, reduce, k == 0 ? in_cost : 1, &p->o.tune, &px, &sl);
-    int groups = gl_tune_conv_split(out, reduce, &p->o.tune) ? out.s : (out.s + sl - 1) / sl;
+    gl_tune_conv(out, reduce, k == 0 ? in_cost : 1, &p->o.tune, &p->o.dev, &px, &sl);
+    int groups = gl_tune_conv_split(out, reduce, &p->o.tune, &p->o.dev) ? out.s : (out.s + sl - 1) / sl;
     return (kh * kw + sh * sw - 1) / (sh * sw) * groups;
   }
   case TFL_OP_DEPTHWISE_CONV_2D: {

@@ -28,6 +28,13 @@
 #include "gl_delegate.h"
 #include "gl_layout.h"
 
+/* The device as measured (gl_device.h): invocations that fill it, preferred workgroup. */
+typedef struct {
+  int fill;
+  int wg;
+  double measure_ms;          /* time the measurement took (0: read from the cache file) */
+} gl_device_tuning;
+
 /* A growing string; any allocation failure sets oom and later appends are dropped. */
 typedef struct {
   char *p;
@@ -60,6 +67,7 @@ typedef struct {
                                  FLT4 f(int b, int y, int x, int s), store_out sets the
                                  result; only gl_gen_per_vec4 generators are asked */
   const gl_tuning *tune;      /* the delegate's switches (tile, split) */
+  const gl_device_tuning *dev;/* the device (tile and split sizes) */
   int in_cost[GL_GEN_MAX_IN]; /* loads per element of a virtual input (computed by an
                                  inlined producer, gl_fuse.c); 0 or 1: read from memory */
   const tfl_node *sib;        /* gl_gen_conv: a second convolution computed alongside (its
@@ -107,9 +115,10 @@ const gl_op_info *gl_op_info_of(tfl_op op);
 /* Tuning (gl_plan.c, beside the workgroup table): the convolution tile, px output
  * pixels along x times sl output slices per invocation, for an output shape and a
  * reduction of `reduce` vec4 taps per output. */
-void gl_tune_conv(gl_shape out, int reduce, int in_cost, const gl_tuning *tune, int *px, int *sl);
+void gl_tune_conv(gl_shape out, int reduce, int in_cost, const gl_tuning *tune, const gl_device_tuning *dev, int *px,
+                  int *sl);
 /* true: split each output's reduction over a workgroup (few outputs, long reductions) */
-bool gl_tune_conv_split(gl_shape out, int reduce, const gl_tuning *tune);
+bool gl_tune_conv_split(gl_shape out, int reduce, const gl_tuning *tune, const gl_device_tuning *dev);
 
 /* Adds a constant object; takes ownership of data. Returns false when full. */
 bool gl_gen_add_const(gl_gen_out *o, const char *name, float *data, size_t n_vec4);

@@ -245,7 +245,7 @@ static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, i
                            int dw, tfl_activation act)
 {
   int px, sl;
-  gl_tune_conv(in->out, kh * kw * in->in[0].s, in->in_cost[0], in->tune, &px, &sl);
+  gl_tune_conv(in->out, kh * kw * in->in[0].s, in->in_cost[0], in->tune, in->dev, &px, &sl);
   int sg = (in->out.s + sl - 1) / sl;
   o->grid[0] = (in->out.w + px - 1) / px;
   o->grid[1] = in->out.h;
@@ -352,7 +352,7 @@ static void emit_conv(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, int sh
     emit_conv_fn(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
     return;
   }
-  if (gl_tune_conv_split(in->out, kh * kw * in->in[0].s, in->tune)) emit_conv_split(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
+  if (gl_tune_conv_split(in->out, kh * kw * in->in[0].s, in->tune, in->dev)) emit_conv_split(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
   else emit_conv_tile(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
 }
 

@@ -39,11 +39,12 @@ bool gl_plan_supports(const tfl_graph *g, int node, tfl_diag *why)
   return info->check(g, node, why) == TFL_OK;
 }
 
-void gl_plan_workgroup(const int grid[3], int wg[3])
+void gl_plan_workgroup(const int grid[3], int total, int wg[3])
 {
-  /* 128 invocations, x first (consecutive x are consecutive addresses in PHWC4); z at
-   * most 64, the GLES 3.1 minimum of GL_MAX_COMPUTE_WORK_GROUP_SIZE[2] (NVIDIA's) */
-  int budget = 128;
+  /* `total` invocations (the device's preferred size), x first (consecutive x are
+   * consecutive addresses in PHWC4); z at most 64, the GLES 3.1 minimum of
+   * GL_MAX_COMPUTE_WORK_GROUP_SIZE[2] (NVIDIA's) */
+  int budget = total > 0 ? total : 128;
   for (int a = 0; a < 3; a++) {
     int cap = a == 0 ? 16 : a == 1 ? 8 : 64;
     int w = 1;
@@ -53,17 +54,19 @@ void gl_plan_workgroup(const int grid[3], int wg[3])
   }
 }
 
-void gl_tune_conv(gl_shape out, int reduce, int in_cost, const gl_tuning *tune, int *px, int *sl)
+void gl_tune_conv(gl_shape out, int reduce, int in_cost, const gl_tuning *tune, const gl_device_tuning *dev, int *px,
+                  int *sl)
 {
-  /* Bigger tiles reuse loads more but leave fewer invocations: keep at least ~16k
-   * (an H100 holds 270k resident; below that it idles). Short reductions gain little.
+  /* Bigger tiles reuse loads more but leave fewer invocations: keep at least the
+   * device's fill (gl_device.h), below which it idles. Short reductions gain little.
    * An input computed by an inlined producer (in_cost loads an element) is recomputed
    * once per slice group: then the tile covers all output slices (up to 8). */
+  long fill = dev && dev->fill > 0 ? dev->fill : 16384;
   int p = out.w >= 16 ? 4 : out.w >= 4 ? 2 : 1;
   int s = in_cost > 1 ? (out.s < 8 ? out.s : 8) : out.s >= 8 && reduce >= 8 ? 4 : out.s >= 2 ? 2 : 1;
   for (;;) {
     long inv = (long)out.b * out.h * ((out.w + p - 1) / p) * ((out.s + s - 1) / s);
-    if (inv >= 16384 || (p == 1 && (s == 1 || in_cost > 1))) break;
+    if (inv >= fill || (p == 1 && (s == 1 || in_cost > 1))) break;
     if ((p >= s || in_cost > 1) && p > 1) p /= 2;
     else s /= 2;
   }
@@ -73,12 +76,13 @@ void gl_tune_conv(gl_shape out, int reduce, int in_cost, const gl_tuning *tune, 
   *sl = s < 1 ? 1 : s > 8 ? 8 : s;
 }
 
-bool gl_tune_conv_split(gl_shape out, int reduce, const gl_tuning *tune)
+bool gl_tune_conv_split(gl_shape out, int reduce, const gl_tuning *tune, const gl_device_tuning *dev)
 {
   if (tune->conv_split != GL_SPLIT_AUTO) return tune->conv_split == GL_SPLIT_ALWAYS;
-  /* under ~4k output vec4s an H100 runs a fraction of its lanes; a workgroup per
-   * output pays off once each has at least 2 of its 64 lanes' worth of taps */
-  return (long)out.b * out.h * out.w * out.s <= 4096 && reduce >= 128;
+  /* outputs a quarter of the device's fill leave most of it idle: a workgroup per
+   * output pays off once each of its 64 lanes gets at least 2 taps */
+  long fill = dev && dev->fill > 0 ? dev->fill : 16384;
+  return (long)out.b * out.h * out.w * out.s <= fill / 4 && reduce >= 128;
 }
 
 /* Shape of tensor t as input of a node whose output has rank out_rank: element-wise
@@ -306,6 +310,7 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
   const gl_op_info *info = gl_op_info_of(n->op);
   gl_gen_in in = {0};
   in.tune = &p->o.tune;
+  in.dev = &p->o.dev;
   b->remap_obj = b->sib_obj = -1;
   in.g = g;
   in.node = G->node;
@@ -426,6 +431,21 @@ static double node_flops(const tfl_graph *g, int ni)
   return out;
 }
 
+/* The arithmetic of everything a dispatch computes: its node, a paired convolution,
+ * a squeeze-excite chain, the producers inlined into it. */
+static double group_flops(const planner *p, const group_build *builds, int gi, int depth)
+{
+  const group *G = &p->groups[gi];
+  double f = node_flops(p->g, G->node);
+  if (G->sib >= 0) f += node_flops(p->g, p->groups[G->sib].node);
+  for (int k = 0; k < G->n_chain; k++) f += node_flops(p->g, G->chain[k]);
+  for (int k = 0; depth < 8 && k < builds[gi].n_objs; k++) {
+    int sg = gl_tree_sub(p, &builds[gi], k);
+    if (sg >= 0) f += group_flops(p, builds, sg, depth + 1);
+  }
+  return f;
+}
+
 /* Basic LSTM writes its new activation / state (outputs 0 / 1) into its non-constant
  * state inputs 1 / 4 (gl_check_lstm allows only partition inputs read by it alone):
  * the delegate downloads them there as extra outputs. The sources must stay whole. */
@@ -536,7 +556,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     gl_plan_dispatch *d = &out->d[out->n_d++];
     d->node = G->node;
     d->n_fused = G->n_epi;
-    d->flops = node_flops(g, G->node);
+    d->flops = group_flops(&p, builds, gi, 0);
     if (b->const_units) {
       cpos = (cpos + align_u - 1) / align_u * align_u;
       d->const_off = cpos;
@@ -560,7 +580,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
       goto done;
     }
     if (b->gen.wg[0] > 0) memcpy(e->wg, b->gen.wg, sizeof e->wg);
-    else gl_plan_workgroup(b->gen.grid, e->wg);
+    else gl_plan_workgroup(b->gen.grid, o->dev.wg, e->wg);
     e->out_off = off_of[gl_plan_root(&p, G->out)];
     e->out_wide = p.wide[gl_plan_root(&p, G->out)];
     gl_remap rm = {G->n_steps, G->step_a, G->step_b, G->step_add, b->remap_obj};

@@ -19,12 +19,14 @@
 #define GL_PLAN_H
 
 #include "gl_delegate.h"
+#include "gl_gen.h"
 #include "gl_layout.h"
 #include "runtime/tfl_delegate.h"
 
 typedef struct {
   bool fp16;                 /* storage as packed halves (uvec2 per vec4) */
   int const_align_bytes;     /* SSBO offset alignment of the constant ranges */
+  gl_device_tuning dev;      /* the device as measured (gl_device.h); zero: defaults */
   gl_tuning tune;            /* the delegate's switches (gl_delegate.h); fp16 mode keeps
                                 activations 32-bit unless tune.half_activations
                                 (gl_precision.c) */
@@ -73,7 +75,8 @@ bool gl_plan_supports(const tfl_graph *g, int node, tfl_diag *why);
 tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl_plan_options *o, gl_plan *out, tfl_diag *diag);
 void gl_plan_free(gl_plan *p);
 
-/* The workgroup size for a grid (tuning lives here, not in generators). */
-void gl_plan_workgroup(const int grid[3], int wg[3]);
+/* The workgroup size for a grid of `total` invocations at most (0: 128); tuning lives
+ * here, not in generators. */
+void gl_plan_workgroup(const int grid[3], int total, int wg[3]);
 
 #endif
