@@ -150,7 +150,8 @@ void tool_run_flags_help(FILE *out)
           "  --delegate cpu|gl  where the graph runs (default %s); cpu = XNNPACK and our\n"
           "                     threaded kernels, gl = the OpenGL ES compute delegate\n"
           "  --precision P      GL delegate precision, fp16 or fp32 (default fp16)\n"
-          "  --cache-dir DIR    GL program binary cache directory (default: none)\n"
+          "  --cache-dir DIR    GL program binary cache directory (default: $XDG_CACHE_HOME/gst-tflite;\n"
+          "                     \"\": none)\n"
           "  --threads N        CPU threads (default %d)\n"
           "  --log LEVEL        log lines printed: error, warning, info or debug\n"
           "                     (default: $TFL_LOG, else warning)\n",

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "gl_boundary.h"
+#include "gl_cache_dir.h"
 #include "gl_context.h"
 #include "gl_device.h"
 #include "gl_layout.h"
@@ -42,7 +43,10 @@ struct gl_part {
                                   read-hinted buffer lives in cached host memory, reading a
                                   mapped arena (device memory) element by element is slow */
   size_t readback_bytes;
-  unsigned dense_in;           /* dense float32 inputs (gl_boundary.h), binding 2 while packing */
+  unsigned dense_in[2];        /* dense float32 inputs (gl_boundary.h), binding 2 while packing;
+                                  two, used in turn: an upload never waits for the GPU to
+                                  finish packing the previous invoke's inputs */
+  int dense_cur;
   size_t dense_in_bytes;
   size_t *io_off;              /* per plan input then output: bytes in dense_in / readback;
                                   SIZE_MAX: input converted on the CPU */
@@ -111,7 +115,7 @@ static void part_free(gl_dctx *dc, gl_part *p)
     if (p->arena) f->DeleteBuffers(1, &p->arena);
     if (p->consts) f->DeleteBuffers(1, &p->consts);
     if (p->readback) f->DeleteBuffers(1, &p->readback);
-    if (p->dense_in) f->DeleteBuffers(1, &p->dense_in);
+    if (p->dense_in[0]) f->DeleteBuffers(2, p->dense_in);
     while (f->GetError() != GL_NO_ERROR) {
     }
   }
@@ -180,9 +184,11 @@ static tfl_status make_buffers(gl_dctx *dc, gl_part *p)
     if ((st = gl_check(dc->ctx, "allocating the readback buffer", p->diag))) return st;
   }
   if (p->dense_in_bytes) {
-    f->GenBuffers(1, &p->dense_in);
-    f->BindBuffer(GL_COPY_WRITE_BUFFER, p->dense_in);
-    f->BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)p->dense_in_bytes, NULL, GL_STREAM_DRAW);
+    f->GenBuffers(2, p->dense_in);
+    for (int k = 0; k < 2; k++) {
+      f->BindBuffer(GL_COPY_WRITE_BUFFER, p->dense_in[k]);
+      f->BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)p->dense_in_bytes, NULL, GL_STREAM_DRAW);
+    }
     if ((st = gl_check(dc->ctx, "allocating the input buffer", p->diag))) return st;
   }
   p->staging = malloc(most * 4 * sizeof(float));
@@ -383,7 +389,7 @@ static tfl_status upload_all(gl_dctx *dc, gl_part *p)
     if (p->io_prog[i] >= 0) {
       size_t n = tfl_tensor_count(t);
       if (halves) gl_store_floats(t->data, n, true, p->packed);
-      f->BindBuffer(GL_COPY_WRITE_BUFFER, p->dense_in);
+      f->BindBuffer(GL_COPY_WRITE_BUFFER, p->dense_in[p->dense_cur]);
       f->BufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)p->io_off[i], (GLsizeiptr)(n * (halves ? 2 : 4)),
                        halves ? p->packed : t->data);
       continue;
@@ -504,7 +510,8 @@ static tfl_status invoke(void *ctx, void *state)
   if ((st = upload_all(dc, p))) return st;
   double t1 = now_ms();
   f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, p->arena);
-  run_boundary(dc, p, true, p->dense_in);
+  run_boundary(dc, p, true, p->dense_in[p->dense_cur]);
+  p->dense_cur ^= 1;
   if (p->consts) f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, p->consts); /* shaders index it absolutely */
   if (p->tex_in >= 0 && (p->n_images > 0 || dc->o.texture_input)) {
     if (!p->n_images) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: texture_input is set but no texture was bound");
@@ -585,7 +592,9 @@ tfl_delegate *gl_delegate_create(const gl_delegate_options *o)
   }
   dc->o = o ? *o : gl_delegate_defaults();
   dc->diag = dc->o.diag;
-  if (dc->o.cache_dir) {
+  if (!dc->o.cache_dir) { /* the user's cache directory */
+    dc->cache_dir = gl_cache_default_dir(dc->diag);
+  } else if (dc->o.cache_dir[0]) {
     dc->cache_dir = strdup(dc->o.cache_dir);
     if (!dc->cache_dir) {
       tfl_fail(dc->diag, TFL_ERR_NOMEM, "GL delegate");
@@ -754,6 +763,15 @@ int gl_delegate_get_profile(tfl_delegate *d, gl_dispatch_profile *out, int max)
     }
   }
   return n;
+}
+
+tfl_status gl_delegate_finish(tfl_delegate *d)
+{
+  gl_dctx *dc = d->ctx;
+  tfl_status st = gl_context_bind(dc->ctx, dc->diag);
+  if (st) return st;
+  dc->ctx->f.Finish();
+  return gl_check(dc->ctx, "waiting for the GPU", dc->diag);
 }
 
 void gl_delegate_get_stats(tfl_delegate *d, gl_delegate_stats *out)

@@ -52,7 +52,9 @@ typedef struct {
 typedef struct {
   gl_precision precision;     /* default FP16, as TFLite's GPU delegate */
   bool use_current_context;   /* true: the caller's current context; false: own headless EGL */
-  const char *cache_dir;      /* program binary cache directory (copied); NULL: no cache */
+  const char *cache_dir;      /* program binary cache directory (copied); NULL (default):
+                                 the user's, $XDG_CACHE_HOME/gst-tflite or
+                                 $HOME/.cache/gst-tflite; "": no cache */
   bool texture_input;         /* graph input 0 always comes from a bound GL image
                                  (tfl_interpreter_bind_input): its texture program is
                                  compiled at prepare and no host upload path is built */
@@ -66,6 +68,10 @@ gl_delegate_options gl_delegate_defaults(void);
 
 /* NULL on failure with o->diag saying why (no context, no compute shaders...). */
 tfl_delegate *gl_delegate_create(const gl_delegate_options *o);
+
+/* Waits until the GPU has run everything issued so far (after invokes that left their
+ * outputs on the GPU, which do not wait: a queue of them overlaps on the GPU). */
+tfl_status gl_delegate_finish(tfl_delegate *d);
 
 /* What the last prepare did, for tools and tests. */
 typedef struct {

@@ -24,6 +24,7 @@
 #include "delegates/gl/gl_layout.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
+#include "tests/gl/gl_model_check.h"
 #include "tests/golden.h"
 #include "tools/tool_common.h"
 
@@ -79,45 +80,6 @@ static void close_run(run *r)
 
 static const char *golden_dir = "tests/data/golden", *picture_dir = "tests/data/pictures";
 
-/* Fills the CPU run's inputs as golden case gc did (picture or Gaussian), checks them
- * against the case's recorded hashes, copies them to the GL run. */
-static int fill_case(const char *stem, const char *kind, const golden_case *gc_, run *cpu, run *gl)
-{
-  char path[4096];
-  golden_case gc = *gc_;
-  golden_picture pic = {0};
-  int fail = 0;
-  bool is_pic = strcmp(gc.input_kind, "picture") == 0;
-  if (is_pic) {
-    snprintf(path, sizeof path, "%s/%s", picture_dir, gc.picture);
-    if (!golden_picture_load(path, &pic)) {
-      printf("FAIL %s: picture %s (run tests/fetch_pictures.sh)\n", stem, path);
-      return 1;
-    }
-  }
-  golden_rng rng;
-  golden_rng_seed(&rng, gc.seed);
-  int n = tfl_interpreter_input_count(cpu->it);
-  for (int i = 0; i < n && !fail; i++) {
-    tfl_tensor *t = tfl_interpreter_input(cpu->it, i), *u = tfl_interpreter_input(gl->it, i);
-    bool ok;
-    if (is_pic)
-      ok = t->ndim == 4 && t->dims[3] == 3 &&
-           golden_fill_picture(&pic, t->dims[2], t->dims[1], (int)t->type, gc.lo, gc.hi, t->data);
-    else
-      ok = golden_fill_gauss(&rng, (int)t->type, t->q.n ? t->q.scale[0] : 0, t->q.n ? t->q.zero_point[0] : 0, t->data,
-                             tfl_tensor_count(t));
-    if (!ok || (i < gc.n_inputs && golden_fnv1a(t->data, t->bytes) != gc.input_hash[i]) || u->bytes != t->bytes) {
-      printf("FAIL %s %s: input %d differs from the golden case's\n", stem, kind, i);
-      fail = 1;
-      break;
-    }
-    memcpy(u->data, t->data, t->bytes);
-  }
-  golden_picture_free(&pic);
-  return fail;
-}
-
 /* The golden output named like tensor t, NULL if none. */
 static const golden_output *golden_of(const golden_case *gc, const tfl_tensor *t)
 {
@@ -136,40 +98,11 @@ static bool supports_upto(void *ctx, const tfl_graph *g, int node)
   return (upto < 0 || node < upto) && inner.supports(ctx, g, node);
 }
 
-static bool made_by_gl(tfl_interpreter *it, const tfl_graph *g, int t)
-{
-  int p = g->tensors[t].producer;
-  const char *dn = p >= 0 ? tfl_interpreter_node_delegate(it, p) : NULL;
-  return dn && strcmp(dn, "gl") == 0;
-}
-
-/* Tensors compared: graph outputs made by GL, and GL tensors that CPU nodes read (the
- * inputs of custom post-processing, whose own outputs amplify tiny differences).
- * --upto: the graph outputs whoever made them (the CPU arena reuses intermediates'
- * memory, so only outputs stay comparable). */
-static int compared(tfl_interpreter *it, const tfl_graph *g, int *cmp, int max)
-{
-  int n = 0;
-  for (int i = 0; upto < 0 && i < g->n_nodes; i++) {
-    const char *dn = tfl_interpreter_node_delegate(it, i);
-    if (!dn || strcmp(dn, "cpu") != 0) continue;
-    for (int k = 0; k < g->nodes[i].n_in && n < max; k++) {
-      int t = g->nodes[i].in[k];
-      if (t >= 0 && made_by_gl(it, g, t)) cmp[n++] = t;
-    }
-  }
-  for (int k = 0; k < g->n_outputs && n < max; k++) {
-    int t = g->outputs[k];
-    if (g->tensors[t].producer >= 0 && (upto >= 0 || made_by_gl(it, g, t))) cmp[n++] = t;
-  }
-  return n;
-}
-
 /* One golden case: both runs invoked on its inputs, every compared tensor checked. */
 static int check_run(const char *name, const char *stem, const char *kind, const golden_case *gc, bool fp16, run *cpu,
                      run *gl)
 {
-  if (fill_case(stem, kind, gc, cpu, gl)) return 1;
+  if (!glm_fill(gc, picture_dir, stem, cpu->it, gl->it)) return 1;
   double t0 = now_ms();
   tfl_status s1 = tfl_interpreter_invoke(cpu->it);
   double t1 = now_ms();
@@ -185,20 +118,13 @@ static int check_run(const char *name, const char *stem, const char *kind, const
   double tol = fp16 || quant ? 1e-2 : 1e-4;
   int cmp[64], fail = 0;
   const tfl_graph *g = tfl_interpreter_graph(gl->it), *cg = tfl_interpreter_graph(cpu->it);
-  int n_cmp = compared(gl->it, g, cmp, 64);
+  int n_cmp = glm_compared(gl->it, cmp, 64, upto >= 0);
   for (int k = 0; k < n_cmp; k++) {
     tfl_tensor *a = &cg->tensors[cmp[k]], *b = &g->tensors[cmp[k]];
-    size_t n = tfl_tensor_count(a), at = 0;
-    double sum = 0, lo = INFINITY, hi = -INFINITY, worst = 0;
-    for (size_t i = 0; i < n; i++) {
-      double x = gl_tensor_real(a, a->data, i), y = gl_tensor_real(b, b->data, i);
-      lo = fmin(lo, x);
-      hi = fmax(hi, x);
-      double e = fabs(x - y);
-      sum += e;
-      if (!(e <= worst)) worst = isnan(e) ? INFINITY : e, at = i;
-    }
-    double range = hi - lo > 0 ? hi - lo : 1.0;
+    size_t n = tfl_tensor_count(a);
+    glm_err r = glm_compare(a, b);
+    double worst = r.worst, range = r.range;
+    size_t at = r.at;
     double slack = quant && a->q.n ? QUANT_STEPS * a->q.scale[0] / range : 0;
     const golden_output *go = golden_of(gc, a);
     double t = go && 2 * go->spread / range > tol ? 2 * go->spread / range : tol; /* each run may be off by it */
@@ -208,7 +134,7 @@ static int check_run(const char *name, const char *stem, const char *kind, const
     printf("%s %s %s %-7s tensor %d \"%s\": worst %.3g of range %.3g at %zu (cpu %.6g gl %.6g), mean %.3g, tol %.0e%s\n",
            bad ? "FAIL" : "ok  ", name, fp16 ? "fp16" : "fp32", kind, cmp[k], a->name ? a->name : "", worst / range, range,
            at, n ? gl_tensor_real(a, a->data, at) : 0.0, n ? gl_tensor_real(b, b->data, at) : 0.0,
-           n ? sum / (double)n / range : 0, t, quanta);
+           r.mean / range, t, quanta);
     fail |= bad;
   }
   printf("     %s %s: cpu %.0f ms, gl %.0f ms\n", name, kind, t1 - t0, t2 - t1);
@@ -218,13 +144,8 @@ static int check_run(const char *name, const char *stem, const char *kind, const
 /* Golden case `kind` (picture, gauss) of the model. */
 static int check_case(const char *name, const char *stem, const char *kind, bool fp16, run *cpu, run *gl)
 {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s.%s.txt", golden_dir, stem, kind);
   golden_case gc;
-  if (!golden_read(path, &gc)) {
-    printf("FAIL %s: no golden case %s\n", stem, path);
-    return 1;
-  }
+  if (!glm_read_case(golden_dir, stem, kind, &gc)) return 1;
   int fail = check_run(name, stem, kind, &gc, fp16, cpu, gl);
   golden_free(&gc);
   return fail;
