@@ -41,7 +41,7 @@ static const gl_op_info table[TFL_OP_COUNT] = {
   [TFL_OP_RESIZE_NEAREST_NEIGHBOR] = {GL_KIND_GEN, RAW(1), gl_check_resize, gl_gen_resize},
   [TFL_OP_DIV] = {GL_KIND_BINARY, 0, gl_check_eltwise, gl_gen_eltwise},
   [TFL_OP_CONV2D_TRANSPOSE_BIAS] = {GL_KIND_GEN, RAW(1) | RAW(2), gl_check_transpose_conv, gl_gen_transpose_conv},
-  [TFL_OP_DETECTION_POSTPROCESS] = {GL_KIND_NONE, 0, NULL, NULL}, /* stays on the CPU, as in TFLite */
+  [TFL_OP_DETECTION_POSTPROCESS] = {GL_KIND_GEN, 0, gl_check_detection, gl_gen_detection}, /* fast NMS only */
   [TFL_OP_POSENET_DECODER] = {GL_KIND_NONE, 0, NULL, NULL},
 };
 _Static_assert(sizeof table / sizeof table[0] == TFL_OP_COUNT, "one row per tfl_op");
