@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "posenet_decode.h"
+#include "postproc/posenet.h"
 
 /* PoseNet's drawing skeleton (adjacent keypoints of the body, no face). */
 static const int32_t skeleton[] = {

@@ -1,23 +1,8 @@
-/* detection_nms.c - see detection_nms.h */
-#include "detection_nms.h"
+/* nms.c - see nms.h */
+#include "nms.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-float nms_iou(const nms_box *a, const nms_box *b)
-{
-  const float area_a = (a->ymax - a->ymin) * (a->xmax - a->xmin);
-  const float area_b = (b->ymax - b->ymin) * (b->xmax - b->xmin);
-  if (area_a <= 0 || area_b <= 0) return 0.0f;
-  const float iy0 = a->ymin > b->ymin ? a->ymin : b->ymin;
-  const float ix0 = a->xmin > b->xmin ? a->xmin : b->xmin;
-  const float iy1 = a->ymax < b->ymax ? a->ymax : b->ymax;
-  const float ix1 = a->xmax < b->xmax ? a->xmax : b->xmax;
-  const float ih = iy1 - iy0 > 0 ? iy1 - iy0 : 0.0f;
-  const float iw = ix1 - ix0 > 0 ? ix1 - ix0 : 0.0f;
-  const float inter = ih * iw;
-  return inter / (area_a + area_b - inter);
-}
 
 static int cmp_scored(const void *pa, const void *pb)
 {
@@ -43,7 +28,7 @@ int nms_collect(const float *scores, int n, int stride, float threshold, nms_sco
   return k;
 }
 
-int nms_greedy(const nms_box *boxes, const nms_scored *c, int n, float iou_threshold, int max_out,
+int nms_greedy(const pp_box *boxes, const nms_scored *c, int n, float iou_threshold, int max_out,
                int *selected, uint8_t *scratch)
 {
   int taken = 0;
@@ -51,32 +36,32 @@ int nms_greedy(const nms_box *boxes, const nms_scored *c, int n, float iou_thres
   for (int i = 0; i < n && taken < max_out; i++) {
     if (!scratch[i]) continue;
     scratch[i] = 0;
-    const nms_box *best = &boxes[c[i].index];
+    const pp_box *best = &boxes[c[i].index];
     selected[taken++] = c[i].index;
     for (int j = i + 1; j < n; j++) {
-      if (scratch[j] && nms_iou(best, &boxes[c[j].index]) > iou_threshold) scratch[j] = 0;
+      if (scratch[j] && pp_box_iou(best, &boxes[c[j].index]) > iou_threshold) scratch[j] = 0;
     }
   }
   return taken;
 }
 
-int nms_weighted(const nms_box *boxes, const float *extra, int n_extra, const nms_scored *c, int n,
-                 float iou_threshold, int max_out, nms_box *out_boxes, float *out_scores,
+int nms_weighted(const pp_box *boxes, const float *extra, int n_extra, const nms_scored *c, int n,
+                 float iou_threshold, int max_out, pp_box *out_boxes, float *out_scores,
                  int *out_index, float *out_extra, uint8_t *scratch)
 {
   int taken = 0;
   memset(scratch, 1, (size_t)(n > 0 ? n : 0));
   for (int i = 0; i < n && taken < max_out; i++) {
     if (!scratch[i]) continue;
-    const nms_box *best = &boxes[c[i].index];
+    const pp_box *best = &boxes[c[i].index];
     /* sums in double: many overlapping anchors of similar score */
     double sy0 = 0, sx0 = 0, sy1 = 0, sx1 = 0, total = 0;
     float *ex = out_extra ? out_extra + (size_t)taken * (size_t)n_extra : NULL;
     if (ex) memset(ex, 0, sizeof(float) * (size_t)n_extra);
     for (int j = i; j < n; j++) {
       if (!scratch[j]) continue;
-      const nms_box *b = &boxes[c[j].index];
-      if (j != i && !(nms_iou(best, b) > iou_threshold)) continue;
+      const pp_box *b = &boxes[c[j].index];
+      if (j != i && !(pp_box_iou(best, b) > iou_threshold)) continue;
       scratch[j] = 0;
       const double w = c[j].score;
       total += w;
@@ -90,7 +75,7 @@ int nms_weighted(const nms_box *boxes, const float *extra, int n_extra, const nm
       }
     }
     if (total > 0) {
-      out_boxes[taken] = (nms_box){(float)(sy0 / total), (float)(sx0 / total),
+      out_boxes[taken] = (pp_box){(float)(sy0 / total), (float)(sx0 / total),
                                    (float)(sy1 / total), (float)(sx1 / total)};
       if (ex)
         for (int k = 0; k < n_extra; k++) ex[k] = (float)(ex[k] / total);

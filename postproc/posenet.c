@@ -1,6 +1,6 @@
-/* posenet_decode.c - see posenet_decode.h. Works in grid units (input pixels / stride)
+/* posenet.c - see posenet.h. Works in grid units (input pixels / stride)
  * and converts to input pixels at the end. */
-#include "posenet_decode.h"
+#include "posenet.h"
 
 #include <math.h>
 #include <stdlib.h>

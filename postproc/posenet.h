@@ -1,4 +1,5 @@
-/* posenet_decode.h - PoseNet multi-person pose decoding on plain float arrays.
+/* posenet.h - PoseNet multi-person pose decoding on plain float arrays (shared by the
+ * PosenetDecoderOp CPU kernel and the element's pose decoder).
  *
  * Input: the three PoseNet heads on a grid of height x width cells (one cell per
  * `stride` input pixels), row-major HWC, batch 1, dequantized:
@@ -22,8 +23,8 @@
  *
  * The caller owns every array; nothing here allocates. Not thread-safe per scratch.
  */
-#ifndef POSENET_DECODE_H
-#define POSENET_DECODE_H
+#ifndef PP_POSENET_H
+#define PP_POSENET_H
 
 #include <stddef.h>
 #include <stdint.h>
