@@ -1,7 +1,7 @@
 #!/bin/bash
 # test.sh - the whole test suite on a fresh Debian 12 machine: installs what is missing,
 # fetches models and pictures, builds, runs every test, then runs the CPU suites again in
-# an ASan+UBSan build.
+# an ASan+UBSan build, and the concurrency and unit suites in a ThreadSanitizer build.
 #
 # The last line printed is "N passed, N failed[, N skipped]" over both runs, counted from
 # meson's testlog.json files. Exit status is non-zero when any test failed.
@@ -11,6 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 build=$root/build
 asan=$root/build-asan
+tsan=$root/build-tsan
 
 step() { echo; echo "== $*"; }
 die() { echo "test.sh: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
@@ -22,7 +23,7 @@ models/fetch.sh || die "models/fetch.sh failed"
 tests/fetch_pictures.sh || die "tests/fetch_pictures.sh failed"
 
 # Old logs must not be counted.
-rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json"
+rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$tsan/meson-logs/testlog.json"
 
 step "build ($build, debugoptimized)"
 scripts/build.sh "$build" || die "build failed"
@@ -39,14 +40,36 @@ ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
   meson test -C "$asan" --print-errorlogs --num-processes 2 --suite unit --suite loader --suite opmodels --suite models
 
+# ThreadSanitizer: many interpreters at once (suite concurrency, GL included) and the
+# kernels on their thread pool (suite unit). Only those executables are built, to keep
+# the stage short on 2 cores. tests/tsan.supp says what it drops: reports from inside
+# Debian's uninstrumented XNNPACK and pthreadpool, never our own code.
+step "build ($tsan, TSan: concurrency and unit suites only)"
+if [ ! -f "$tsan/build.ninja" ]; then
+  meson setup --buildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false "$tsan" "$root" \
+    || die "TSan configure failed"
+fi
+tsan_targets=$(meson introspect "$tsan" --tests | python3 -c '
+import json, os, sys
+build = sys.argv[1]
+for t in json.load(sys.stdin):
+    if {"concurrency", "unit"} & {s.split(":")[-1] for s in t["suite"]}:
+        print(os.path.relpath(t["cmd"][0], build))' "$tsan" | sort -u)
+[ -n "$tsan_targets" ] || die "no TSan test targets found"
+# shellcheck disable=SC2086  # one target per word
+ninja -C "$tsan" $tsan_targets || die "TSan build failed"
+step "tests under TSan"
+TSAN_OPTIONS=${TSAN_OPTIONS:-suppressions=$root/tests/tsan.supp:exitcode=66} \
+  meson test -C "$tsan" --no-rebuild --print-errorlogs --num-processes 2 --suite concurrency --suite unit
+
 step "summary"
-python3 - "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" <<'PY'
+python3 - "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$tsan/meson-logs/testlog.json" <<'PY'
 import json
 import sys
 
 passed = failed = skipped = 0
 for path in sys.argv[1:]:
-    run = path.split('/')[-3]    # build or build-asan
+    run = path.split('/')[-3]    # build, build-asan or build-tsan
     try:
         lines = open(path).read().splitlines()
     except OSError:
