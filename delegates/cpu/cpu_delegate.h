@@ -1,6 +1,8 @@
 /* cpu_delegate.h - the CPU delegate: plain C reference kernels for every op, and a
  * fast path (XNNPACK subgraphs plus our threaded kernels) for float graphs.
- * No GStreamer, no GL. */
+ * Interpreters take it as their fallback (tfl_interp_options.fallback); it must
+ * outlive them. Each delegate owns its thread pool; delegates are independent, so
+ * interpreters on several threads each use their own. No GStreamer, no GL. */
 #ifndef CPU_DELEGATE_H
 #define CPU_DELEGATE_H
 
