@@ -1,6 +1,9 @@
 /* decode_segmentation.c - a mask from one [1, H, W, C] output: C == 1 gives a 0..1
- * probability per pixel (sigmoid applied when the values are logits), C > 1 the argmax
- * class per pixel (deeplab). The mask covers the frame region the input showed. */
+ * probability per pixel (sigmoid applied when the output is logits), C > 1 the argmax
+ * class per pixel (deeplab). The mask covers the frame region the input showed.
+ *
+ * Logits or probabilities is decided once, from the graph (tfl_decoder_mask_is_logits),
+ * so the CPU decoder and the GL mask shader always agree, whatever a frame's values. */
 #include "decoder_impl.h"
 
 #include <math.h>
@@ -8,7 +11,37 @@
 
 typedef struct {
   int w, h, c;
+  bool logits;
 } seg_state;
+
+/* Ops through which a probability stays a probability (resampling, reshaping). */
+static bool keeps_range(tfl_op op)
+{
+  return op == TFL_OP_RESIZE_BILINEAR || op == TFL_OP_RESIZE_NEAREST_NEIGHBOR || op == TFL_OP_RESHAPE ||
+         op == TFL_OP_SQUEEZE || op == TFL_OP_STRIDED_SLICE || op == TFL_OP_MAX_POOL_2D ||
+         op == TFL_OP_AVERAGE_POOL_2D;
+}
+
+bool tfl_decoder_output_is_logits(const tfl_graph *g, int tensor)
+{
+  for (int hops = 0; hops < 16 && tensor >= 0 && tensor < g->n_tensors; hops++) {
+    const tfl_tensor *t = &g->tensors[tensor];
+    /* 8-bit outputs quantized to 0..1 are probabilities */
+    if (t->q.n && (t->type == TFL_TYPE_UINT8 || t->type == TFL_TYPE_INT8)) {
+      float lo = t->q.scale[0] * (float)((t->type == TFL_TYPE_UINT8 ? 0 : -128) - t->q.zero_point[0]);
+      float hi = t->q.scale[0] * (float)((t->type == TFL_TYPE_UINT8 ? 255 : 127) - t->q.zero_point[0]);
+      return lo < -1e-3f || hi > 1.0f + 1e-2f;
+    }
+    if (t->producer < 0 || t->producer >= g->n_nodes) return true;
+    const tfl_node *n = &g->nodes[t->producer];
+    if (n->op == TFL_OP_LOGISTIC || n->op == TFL_OP_SOFTMAX) return false;
+    if ((n->op == TFL_OP_CONV_2D || n->op == TFL_OP_DEPTHWISE_CONV_2D) && n->p.conv.act == TFL_ACT_SIGMOID)
+      return false;
+    if (!keeps_range(n->op) || n->n_in < 1) return true;
+    tensor = n->in[0];
+  }
+  return true;
+}
 
 static tfl_status seg_create(const tfl_graph *g, const tfl_decoder_options *opt, void **state, tfl_diag *diag)
 {
@@ -25,6 +58,7 @@ static tfl_status seg_create(const tfl_graph *g, const tfl_decoder_options *opt,
   s->h = t->dims[1];
   s->w = t->dims[2];
   s->c = t->dims[3];
+  s->logits = s->c == 1 && tfl_decoder_output_is_logits(g, g->outputs[0]);
   *state = s;
   return TFL_OK;
 }
@@ -48,13 +82,10 @@ static tfl_status seg_run(void *state, const tfl_tensor *const *outputs, int n_o
   if (s->c == 1) {
     m->kind = TFL_MASK_PROB;
     if (!(m->prob = malloc(px * sizeof(float)))) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
-    int logits = 0;
     for (size_t i = 0; i < px; i++) {
-      m->prob[i] = decoder_value(t, i);
-      logits |= m->prob[i] < -1e-3f || m->prob[i] > 1.0f + 1e-3f;
+      float v = decoder_value(t, i);
+      m->prob[i] = s->logits ? 1.0f / (1.0f + expf(-v)) : v;
     }
-    if (logits)
-      for (size_t i = 0; i < px; i++) m->prob[i] = 1.0f / (1.0f + expf(-m->prob[i]));
     return TFL_OK;
   }
   m->kind = TFL_MASK_CLASSES;

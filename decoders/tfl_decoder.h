@@ -72,6 +72,10 @@ tfl_status tfl_decoder_create(tfl_decoder_kind kind, const tfl_graph *g,
 tfl_status tfl_decoder_run(tfl_decoder *d, const tfl_tensor *const *outputs, int n_outputs,
                            const tfl_transform *tr, tfl_results *res, tfl_diag *diag);
 tfl_decoder_kind tfl_decoder_get_kind(const tfl_decoder *d);
+/* Whether graph tensor `tensor` (a one-channel mask) holds logits rather than 0..1
+ * probabilities: decided from the ops that produce it (a sigmoid or softmax, possibly
+ * resampled, gives probabilities), never from values. */
+bool tfl_decoder_output_is_logits(const tfl_graph *g, int tensor);
 void tfl_decoder_free(tfl_decoder *d);
 
 #endif

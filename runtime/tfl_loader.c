@@ -578,6 +578,7 @@ tfl_status tfl_load_file(const char *path, tfl_graph **out, tfl_diag *diag)
   close(fd);
   if (map == MAP_FAILED) return tfl_fail(diag, TFL_ERR_IO, "%s: mmap failed: %s", path, strerror(err));
   tfl_graph *g = calloc(1, sizeof *g);
+  if (g) g->batch = 1;
   if (!g || !tfl_graph_set_backing_mmap(g, map, size)) {
     munmap(map, size);
     free(g);
