@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""check_no_globals.py LIB.a...: fails when a library of runtime/, postproc/, decoders/
-or delegates/ has a writable variable (a global, file-scope or function-local static in
+"""check_no_globals.py LIB.a...: fails when a library of runtime/, postproc/, decoders/,
+preprocess/ or delegates/ has a writable variable (a global, file-scope or function-local static in
 .data/.bss/.tdata/.tbss), i.e. state shared by every interpreter of the process.
 
 The one allowed exception is XNNPACK's one-time initialization in
