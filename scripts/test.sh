@@ -50,15 +50,17 @@ if [ ! -f "$tsan/build.ninja" ]; then
     || die "TSan configure failed"
 fi
 ninja -C "$tsan" build.ninja >/dev/null || die "TSan reconfigure failed"  # introspection must be current
-# the suites' executables built here (not interpreters such as python3)
+# what those suites run: their executables and the libraries a test reads (built here;
+# not interpreters such as python3 or scripts in the source tree)
 tsan_targets=$(meson introspect "$tsan" --tests | python3 -c '
 import json, os, sys
 build = sys.argv[1]
 for t in json.load(sys.stdin):
     if {"concurrency", "unit"} & {s.split(":")[-1] for s in t["suite"]}:
-        rel = os.path.relpath(t["cmd"][0], build)
-        if not rel.startswith(".."):
-            print(rel)' "$tsan" | sort -u)
+        for arg in t["cmd"]:
+            rel = os.path.relpath(os.path.join(build, arg), build)
+            if not rel.startswith("..") and (arg == t["cmd"][0] or rel.endswith(".a")):
+                print(rel)' "$tsan" | sort -u)
 [ -n "$tsan_targets" ] || die "no TSan test targets found"
 # shellcheck disable=SC2086  # one target per word
 ninja -C "$tsan" $tsan_targets || die "TSan build failed"
