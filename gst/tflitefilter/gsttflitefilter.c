@@ -39,6 +39,7 @@
 #include "gsttflitefilter_gl.h"
 #include "gsttflitemessages.h"
 #include "gsttfliteengine.h"
+#include "gsttfliteglshare.h"
 #include "gsttflitemeta.h"
 
 GST_DEBUG_CATEGORY(gst_tflite_filter_debug);
@@ -219,7 +220,12 @@ static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
     GError *err = NULL;
     GstGLContext *ctx = gst_tflite_filter_gl_context(buf, &err);
     if (ctx) {
-      self->engine = get_engine(self, ctx, &err);
+      /* frames in the share group: the engine runs on the shared context, whose thread is
+       * the engine's alone; else on the frames' own context */
+      gboolean shared = self->share_context &&
+                        (ctx == self->share_context || gst_gl_context_can_share(ctx, self->share_context));
+      GST_DEBUG_OBJECT(self, "frames on %" GST_PTR_FORMAT "%s", ctx, shared ? ", engine on the shared context" : "");
+      self->engine = get_engine(self, shared ? self->share_context : ctx, &err);
       gst_object_unref(ctx);
     }
     gl = self->engine != NULL;
@@ -441,6 +447,56 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
     gst_tflite_post_results_message(GST_ELEMENT(self), meta, self->source, GST_BUFFER_PTS(buf),
                                     self->last_latency_ms, self->last_batch);
   return GST_FLOW_OK;
+}
+
+/* ---- the GL share group (gsttfliteglshare.h) ---- */
+
+/* Before the GL sources upstream make their contexts (states change downstream first):
+ * the display, and the context they will be asked to share with. */
+static void join_gl_share_group(GstTfliteFilter *self)
+{
+  GST_OBJECT_LOCK(self);
+  gboolean cpu = self->delegate_kind == GST_TFLITE_DELEGATE_CPU;
+  GST_OBJECT_UNLOCK(self);
+  if (cpu || !gst_gl_ensure_element_data(self, &self->gl_display, &self->app_context)) return;
+  GError *err = NULL;
+  self->share_context = gst_tflite_gl_share_get(self->gl_display, self->app_context, &err);
+  if (!self->share_context)
+    GST_INFO_OBJECT(self, "no shared GL context (streams' GL contexts stay apart): %s", err ? err->message : "?");
+  g_clear_error(&err);
+}
+
+static void leave_gl_share_group(GstTfliteFilter *self)
+{
+  gst_clear_object(&self->share_context);
+  gst_clear_object(&self->app_context);
+  gst_clear_object(&self->gl_display);
+}
+
+static GstStateChangeReturn gst_tflite_filter_change_state(GstElement *element, GstStateChange transition)
+{
+  GstTfliteFilter *self = GST_TFLITE_FILTER(element);
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) join_gl_share_group(self);
+  GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_tflite_filter_parent_class)->change_state(element, transition);
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL) leave_gl_share_group(self);
+  return ret;
+}
+
+static void gst_tflite_filter_set_context(GstElement *element, GstContext *context)
+{
+  GstTfliteFilter *self = GST_TFLITE_FILTER(element);
+  gst_gl_handle_set_context(element, context, &self->gl_display, &self->app_context);
+  GST_ELEMENT_CLASS(gst_tflite_filter_parent_class)->set_context(element, context);
+}
+
+static gboolean gst_tflite_filter_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+  GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
+  /* GL sources asking for an app context get the shared one (and the display) */
+  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT && self->share_context &&
+      gst_gl_handle_context_query(GST_ELEMENT(self), query, self->gl_display, NULL, self->share_context))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS(gst_tflite_filter_parent_class)->query(trans, direction, query);
 }
 
 /* ---- negotiation and state ---- */
@@ -691,6 +747,9 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
   trans_class->src_event = gst_tflite_filter_src_event;
   trans_class->start = gst_tflite_filter_start;
   trans_class->stop = gst_tflite_filter_stop;
+  trans_class->query = gst_tflite_filter_query;
+  element_class->change_state = gst_tflite_filter_change_state;
+  element_class->set_context = gst_tflite_filter_set_context;
 
   GST_DEBUG_CATEGORY_GET(CAT_PERFORMANCE, "GST_PERFORMANCE");
   gst_tflite_enums_mark_as_plugin_api();
