@@ -4,6 +4,25 @@
 #include <math.h>
 #include <stdlib.h>
 
+pix_norm preprocess_model_norm(const tfl_graph *g, tfl_decoder_kind kind, bool *from_metadata)
+{
+  float lo, hi;
+  tfl_decoder_input_range(kind, g, &lo, &hi);
+  const bool meta = g->meta.has_norm && g->meta.n_norm > 0;
+  pix_norm n;
+  for (int c = 0; c < 3; c++) {
+    n.std[c] = 255.0f / (hi - lo);
+    n.mean[c] = -lo * n.std[c];
+    if (meta) {
+      int k = c < g->meta.n_norm ? c : g->meta.n_norm - 1;
+      n.mean[c] = g->meta.norm_mean[k];
+      n.std[c] = g->meta.norm_std[k];
+    }
+  }
+  if (from_metadata) *from_metadata = meta;
+  return n;
+}
+
 tfl_transform preprocess_transform(int frame_w, int frame_h, int in_w, int in_h, fit_mode fit)
 {
   tfl_transform tr = { in_w, in_h, (float)frame_w, (float)frame_h, 1, 1, 0, 0 };

@@ -286,22 +286,17 @@ static gboolean load_model(GstTfliteFilter *self)
 
   /* normalization: the properties, else the model's metadata, else the range the
    * model family was trained with (tfl_decoder_input_range) */
-  float lo, hi;
-  tfl_decoder_input_range(kind, g, &lo, &hi);
+  bool from_meta;
+  pix_norm model_norm = preprocess_model_norm(g, kind, &from_meta);
   GST_OBJECT_LOCK(self);
   for (int c = 0; c < 3; c++) {
-    float std = 255.0f / (hi - lo), mean = -lo * std;
-    if (g->meta.has_norm && g->meta.n_norm > 0) {
-      int k = c < g->meta.n_norm ? c : g->meta.n_norm - 1;
-      mean = g->meta.norm_mean[k];
-      std = g->meta.norm_std[k];
-    }
-    self->norm.mean[c] = self->norm_mean[c] != NORM_FROM_MODEL ? self->norm_mean[c] : mean;
-    self->norm.std[c] = self->norm_std[c] > 0.0f ? self->norm_std[c] : std; /* 0 would divide by 0 */
+    self->norm.mean[c] = self->norm_mean[c] != NORM_FROM_MODEL ? self->norm_mean[c] : model_norm.mean[c];
+    /* 0 would divide by 0 */
+    self->norm.std[c] = self->norm_std[c] > 0.0f ? self->norm_std[c] : model_norm.std[c];
   }
   GST_OBJECT_UNLOCK(self);
   GST_INFO_OBJECT(self, "input normalization: (pixel - %g) / %g%s", self->norm.mean[0], self->norm.std[0],
-                  g->meta.has_norm ? " (model metadata)" : "");
+                  from_meta ? " (model metadata)" : "");
 
   if (kind != TFL_DECODER_NONE && tfl_decoder_create(kind, g, &opts, &self->decoder) != TFL_OK) {
     GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE,
