@@ -57,6 +57,11 @@ typedef struct {
 /* Loads `path` and creates an interpreter: reference = single-threaded reference
  * kernels (the delegate flag is ignored then). Prints the error and returns false. */
 bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, bool reference);
+/* The two halves of tool_model_open, for callers that read the graph before the
+ * interpreter rewrites it: load (m->graph only), then prepare. Failures print the error;
+ * a failed prepare closes m. */
+bool tool_model_load(tool_model *m, const char *path);
+bool tool_model_prepare(tool_model *m, const char *path, const tool_run_flags *f, bool reference);
 void tool_model_close(tool_model *m);
 
 /* Milliseconds of a monotonic clock. */
@@ -74,9 +79,10 @@ typedef enum { TOOL_DIST_NORMAL, TOOL_DIST_DIFF } tool_dist;
 bool tool_fill_gauss(tfl_interpreter *it, uint32_t seed, tool_dist dist);
 /* Reads input i from a raw little-endian file of exactly its size. */
 bool tool_fill_file(tfl_interpreter *it, int i, const char *path);
-/* Loads a PNG, resizes it to input 0 (bilinear, half-pixel centers, in double) and
- * normalizes as the oracle's --image: float lo + v/255*(hi-lo), uint8 round(v). */
-bool tool_fill_image(tfl_interpreter *it, const char *png_path, double lo, double hi);
+/* Loads a PNG or JPEG (image_file.h), resizes it to input 0 (bilinear, half-pixel
+ * centers, in double) and normalizes as the oracle's --image: float lo + v/255*(hi-lo),
+ * uint8 round(v). */
+bool tool_fill_image(tfl_interpreter *it, const char *path, double lo, double hi);
 /* Parses "lo,hi" (message printed when malformed). */
 bool tool_parse_norm(const char *s, double *lo, double *hi);
 
