@@ -1,6 +1,6 @@
 #!/bin/bash
 # venv.sh VENV CMD [ARG...] - runs CMD with TFL_EVAL_PYTHON set to the python3 of a virtual
-# environment that has pycocotools (requirements.txt beside this script: hash-pinned
+# environment that has pycocotools (CMD "python3" is that python3 itself) (requirements.txt beside this script: hash-pinned
 # wheels from PyPI), creating it first when it is missing or its pins changed.
 # TFL_EVAL_VENV, when set, replaces VENV (scripts/test.sh shares one between its two
 # builds). Parallel tests wait for each other (flock) instead of installing twice.
@@ -26,4 +26,8 @@ fi
 exec 9>&-
 
 export TFL_EVAL_PYTHON=$venv/bin/python3
+if [ "$1" = python3 ]; then
+  shift
+  exec "$TFL_EVAL_PYTHON" "$@"
+fi
 exec "$@"
