@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,17 +12,10 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "eval_error.h"
+
 /* Label and truth files are small; this bounds what a wrong path can make us read. */
 #define MAX_TEXT_BYTES (256u << 20)
-
-static int fail(char *err, size_t n, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  if (err && n) vsnprintf(err, n, fmt, ap);
-  va_end(ap);
-  return -1;
-}
 
 void text_lines_free(text_lines *l)
 {
@@ -46,7 +38,7 @@ int text_lines_from_text(const char *text, text_lines *out, char *err, size_t er
   size_t count = 0;
   for (const char *p = text; *p; p++) count += *p == '\n';
   out->line = calloc(count + 1, sizeof *out->line);
-  if (!out->line) return fail(err, err_size, "out of memory");
+  if (!out->line) return eval_fail(err, err_size, "out of memory");
   const char *p = text;
   while (*p) {
     const char *e = strchr(p, '\n');
@@ -54,7 +46,7 @@ int text_lines_from_text(const char *text, text_lines *out, char *err, size_t er
     char *s = malloc(len + 1);
     if (!s) {
       text_lines_free(out);
-      return fail(err, err_size, "out of memory");
+      return eval_fail(err, err_size, "out of memory");
     }
     memcpy(s, p, len);
     s[len] = '\0';
@@ -70,32 +62,32 @@ int text_lines_from_file(const char *path, text_lines *out, char *err, size_t er
   out->line = NULL;
   out->n = 0;
   FILE *f = fopen(path, "rb");
-  if (!f) return fail(err, err_size, "%s: %s", path, strerror(errno));
+  if (!f) return eval_fail(err, err_size, "%s: %s", path, strerror(errno));
   struct stat st;
   if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || (unsigned long long)st.st_size > MAX_TEXT_BYTES) {
     fclose(f);
-    return fail(err, err_size, "%s: not a regular text file of at most %u MiB", path, MAX_TEXT_BYTES >> 20);
+    return eval_fail(err, err_size, "%s: not a regular text file of at most %u MiB", path, MAX_TEXT_BYTES >> 20);
   }
   char *text = malloc((size_t)st.st_size + 1);
   if (!text) {
     fclose(f);
-    return fail(err, err_size, "%s: out of memory", path);
+    return eval_fail(err, err_size, "%s: out of memory", path);
   }
   size_t got = fread(text, 1, (size_t)st.st_size, f);
   fclose(f);
   if (got != (size_t)st.st_size) {
     free(text);
-    return fail(err, err_size, "%s: read error", path);
+    return eval_fail(err, err_size, "%s: read error", path);
   }
   text[got] = '\0';
   if (strlen(text) != got) {
     free(text);
-    return fail(err, err_size, "%s: has a NUL byte: not a text file", path);
+    return eval_fail(err, err_size, "%s: has a NUL byte: not a text file", path);
   }
   char e2[256];
   int rc = text_lines_from_text(text, out, e2, sizeof e2);
   free(text);
-  return rc == 0 ? 0 : fail(err, err_size, "%s: %s", path, e2);
+  return rc == 0 ? 0 : eval_fail(err, err_size, "%s: %s", path, e2);
 }
 
 void class_truth_free(class_truth *t)
@@ -126,7 +118,7 @@ int list_images(const char *dir, text_lines *out, char *err, size_t err_size)
   out->line = NULL;
   out->n = 0;
   DIR *d = opendir(dir);
-  if (!d) return fail(err, err_size, "%s: %s", dir, strerror(errno));
+  if (!d) return eval_fail(err, err_size, "%s: %s", dir, strerror(errno));
   size_t cap = 0;
   struct dirent *e;
   int rc = 0;
@@ -136,12 +128,12 @@ int list_images(const char *dir, text_lines *out, char *err, size_t err_size)
       cap = cap ? cap * 2 : 256;
       char **l = realloc(out->line, cap * sizeof *l);
       if (!l) {
-        rc = fail(err, err_size, "%s: out of memory listing it", dir);
+        rc = eval_fail(err, err_size, "%s: out of memory listing it", dir);
         break;
       }
       out->line = l;
     }
-    if (!(out->line[out->n] = strdup(e->d_name))) rc = fail(err, err_size, "%s: out of memory", dir);
+    if (!(out->line[out->n] = strdup(e->d_name))) rc = eval_fail(err, err_size, "%s: out of memory", dir);
     else out->n++;
   }
   closedir(d);
@@ -168,7 +160,7 @@ static int load_ilsvrc(const char *path, const text_lines *lines, const char *di
   size_t n_lines = lines->n;
   while (n_lines > 0 && lines->line[n_lines - 1][0] == '\0') n_lines--;  /* blank lines at the end */
   if (imgs.n != n_lines) {
-    int rc = fail(err, err_size, "%s has %zu labels but %s has %zu images (.jpg/.jpeg/.png); "
+    int rc = eval_fail(err, err_size, "%s has %zu labels but %s has %zu images (.jpg/.jpeg/.png); "
                   "the ILSVRC format needs one label per image, in sorted file-name order",
                   path, n_lines, dir, imgs.n);
     text_lines_free(&imgs);
@@ -177,15 +169,15 @@ static int load_ilsvrc(const char *path, const text_lines *lines, const char *di
   t->e = calloc(n_lines ? n_lines : 1, sizeof *t->e);
   if (!t->e) {
     text_lines_free(&imgs);
-    return fail(err, err_size, "out of memory");
+    return eval_fail(err, err_size, "out of memory");
   }
   t->n = n_lines;
   int rc = 0;
   for (size_t i = 0; i < n_lines && rc == 0; i++) {
     t->e[i].image = imgs.line[i];
     imgs.line[i] = NULL;
-    if (lines->line[i][0] == '\0') rc = fail(err, err_size, "%s:%zu: empty label", path, i + 1);
-    else if (!(t->e[i].label = strdup(lines->line[i]))) rc = fail(err, err_size, "out of memory");
+    if (lines->line[i][0] == '\0') rc = eval_fail(err, err_size, "%s:%zu: empty label", path, i + 1);
+    else if (!(t->e[i].label = strdup(lines->line[i]))) rc = eval_fail(err, err_size, "out of memory");
   }
   text_lines_free(&imgs);
   return rc;
@@ -194,23 +186,23 @@ static int load_ilsvrc(const char *path, const text_lines *lines, const char *di
 static int load_csv(const char *path, const text_lines *lines, class_truth *t, char *err, size_t err_size)
 {
   t->e = calloc(lines->n ? lines->n : 1, sizeof *t->e);
-  if (!t->e) return fail(err, err_size, "out of memory");
+  if (!t->e) return eval_fail(err, err_size, "out of memory");
   for (size_t i = 0; i < lines->n; i++) {
     const char *l = lines->line[i];
     if (l[0] == '\0') continue;
     if (i == 0 && !strcmp(l, "image,label")) continue;
     const char *comma = strchr(l, ',');
     if (!comma || comma == l || comma[1] == '\0')
-      return fail(err, err_size, "%s:%zu: expected \"image,label\", got \"%.80s\"", path, i + 1, l);
+      return eval_fail(err, err_size, "%s:%zu: expected \"image,label\", got \"%.80s\"", path, i + 1, l);
     truth_entry *e = &t->e[t->n++];
     e->image = strndup(l, (size_t)(comma - l));
     e->label = strdup(comma + 1);
-    if (!e->image || !e->label) return fail(err, err_size, "out of memory");
+    if (!e->image || !e->label) return eval_fail(err, err_size, "out of memory");
     if (strstr(e->image, "..") || e->image[0] == '/')
-      return fail(err, err_size, "%s:%zu: image \"%s\" must be a name inside the images folder", path,
+      return eval_fail(err, err_size, "%s:%zu: image \"%s\" must be a name inside the images folder", path,
                   i + 1, e->image);
   }
-  if (t->n == 0) return fail(err, err_size, "%s: no \"image,label\" lines", path);
+  if (t->n == 0) return eval_fail(err, err_size, "%s: no \"image,label\" lines", path);
   return 0;
 }
 
@@ -251,12 +243,12 @@ int class_truth_resolve(class_truth *t, const text_lines *model_labels, int n_ou
     size_t n_labels = model_labels ? model_labels->n : 0;
     for (size_t k = 0; k < n_labels && k < (size_t)n_outputs; k++) count += !strcmp(model_labels->line[k], e->label);
     e->classes = malloc((size_t)(count ? count : 1) * sizeof *e->classes);
-    if (!e->classes) return fail(err, err_size, "out of memory");
+    if (!e->classes) return eval_fail(err, err_size, "out of memory");
     for (size_t k = 0; k < n_labels && k < (size_t)n_outputs; k++)
       if (!strcmp(model_labels->line[k], e->label)) e->classes[e->n_classes++] = (int)k;
     if (e->n_classes == 0 && parse_index(e->label, n_outputs, &e->classes[0])) e->n_classes = 1;
     if (e->n_classes == 0)
-      return fail(err, err_size, "image %s: label \"%s\" is no model label%s and no class index 0..%d",
+      return eval_fail(err, err_size, "image %s: label \"%s\" is no model label%s and no class index 0..%d",
                   e->image, e->label, model_labels ? "" : " (the model has no label list)", n_outputs - 1);
   }
   return 0;

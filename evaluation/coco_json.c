@@ -5,29 +5,22 @@
 #include <json-c/json.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval_error.h"
+
 /* COCO nests 5 deep (root, annotations, entry, segmentation, polygon). */
 #define JSON_DEPTH 32
-
-static int fail(char *err, size_t n, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  if (err && n) vsnprintf(err, n, fmt, ap);
-  va_end(ap);
-  return -1;
-}
 
 /* Parses the whole file; NULL with a message on any error. */
 static json_object *parse_file(const char *path, char *err, size_t n)
 {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    fail(err, n, "%s: %s", path, strerror(errno));
+    eval_fail(err, n, "%s: %s", path, strerror(errno));
     return NULL;
   }
   char *text = NULL;
@@ -38,14 +31,14 @@ static json_object *parse_file(const char *path, char *err, size_t n)
       if (want > (size_t)INT_MAX) {
         free(text);
         fclose(f);
-        fail(err, n, "%s: larger than 2 GiB, too large to read", path);
+        eval_fail(err, n, "%s: larger than 2 GiB, too large to read", path);
         return NULL;
       }
       char *t = realloc(text, want);
       if (!t) {
         free(text);
         fclose(f);
-        fail(err, n, "%s: out of memory reading it", path);
+        eval_fail(err, n, "%s: out of memory reading it", path);
         return NULL;
       }
       text = t;
@@ -59,14 +52,14 @@ static json_object *parse_file(const char *path, char *err, size_t n)
   fclose(f);
   if (read_error) {
     free(text);
-    fail(err, n, "%s: read error", path);
+    eval_fail(err, n, "%s: read error", path);
     return NULL;
   }
   text[len] = '\0';
   json_tokener *tok = json_tokener_new_ex(JSON_DEPTH);
   if (!tok) {
     free(text);
-    fail(err, n, "%s: out of memory", path);
+    eval_fail(err, n, "%s: out of memory", path);
     return NULL;
   }
   json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
@@ -75,12 +68,12 @@ static json_object *parse_file(const char *path, char *err, size_t n)
   enum json_tokener_error e = json_tokener_get_error(tok);
   size_t end = json_tokener_get_parse_end(tok);
   if (!root || e != json_tokener_success) {
-    fail(err, n, "%s: not valid JSON at byte %zu: %s", path, end < len ? end : len,
+    eval_fail(err, n, "%s: not valid JSON at byte %zu: %s", path, end < len ? end : len,
          e == json_tokener_continue ? "the file ends too early" : json_tokener_error_desc(e));
     json_object_put(root);
     root = NULL;
   } else if (end < len) {
-    fail(err, n, "%s: unexpected text after the JSON value at byte %zu", path, end);
+    eval_fail(err, n, "%s: unexpected text after the JSON value at byte %zu", path, end);
     json_object_put(root);
     root = NULL;
   }
@@ -99,7 +92,7 @@ typedef struct {
 
 static bool bad(const where *w, const char *field, const char *what)
 {
-  fail(w->err, w->err_size, "%s: %s[%zu].%s %s", w->path, w->array, w->index, field, what);
+  eval_fail(w->err, w->err_size, "%s: %s[%zu].%s %s", w->path, w->array, w->index, field, what);
   return false;
 }
 
@@ -172,7 +165,7 @@ static json_object *root_array(const char *path, json_object *root, const char *
   json_object *v = NULL;
   if (!json_object_is_type(root, json_type_object) || !json_object_object_get_ex(root, name, &v) ||
       !json_object_is_type(v, json_type_array)) {
-    fail(err, n, "%s: no \"%s\" array (not a COCO instances file?)", path, name);
+    eval_fail(err, n, "%s: no \"%s\" array (not a COCO instances file?)", path, name);
     return NULL;
   }
   return v;
@@ -190,14 +183,14 @@ static bool unique_ids(const char *path, const char *array, const int64_t *ids, 
 {
   int64_t *s = malloc((n ? n : 1) * sizeof *s);
   if (!s) {
-    fail(err, err_size, "%s: out of memory", path);
+    eval_fail(err, err_size, "%s: out of memory", path);
     return false;
   }
   if (n) memcpy(s, ids, n * sizeof *s);
   qsort(s, n, sizeof *s, cmp_i64);
   for (size_t i = 1; i < n; i++)
     if (s[i] == s[i - 1]) {
-      fail(err, err_size, "%s: %s id %lld appears more than once", path, array, (long long)s[i]);
+      eval_fail(err, err_size, "%s: %s id %lld appears more than once", path, array, (long long)s[i]);
       free(s);
       return false;
     }
@@ -215,91 +208,70 @@ void coco_dataset_free(coco_dataset *ds)
   memset(ds, 0, sizeof *ds);
 }
 
-static bool read_images(const char *path, json_object *arr, coco_dataset *ds, char *err, size_t n)
+/* One entry of an array; its id is the entry's first member. */
+typedef bool (*entry_reader)(const where *w, json_object *o, void *entry);
+_Static_assert(offsetof(coco_image, id) == 0 && offsetof(coco_category, id) == 0 && offsetof(coco_gt, id) == 0,
+               "read_entries reads ids from the start of each entry");
+
+static bool read_image(const where *w, json_object *o, void *entry)
 {
-  size_t count = json_object_array_length(arr);
-  ds->images = calloc(count ? count : 1, sizeof *ds->images);
-  int64_t *ids = malloc((count ? count : 1) * sizeof *ids);
-  bool ok = ds->images && ids;
-  if (ds->images) ds->n_images = count;  /* calloc'd: every name can be freed */
-  if (!ok) fail(err, n, "%s: out of memory", path);
-  for (size_t i = 0; ok && i < count; i++) {
-    where w = { path, "images", i, err, n };
-    json_object *o = json_object_array_get_idx(arr, i);
-    coco_image *im = &ds->images[i];
-    if (!json_object_is_type(o, json_type_object)) {
-      fail(err, n, "%s: images[%zu] is not an object", path, i);
-      ok = false;
-      break;
-    }
-    ok = get_id(&w, o, "id", &im->id) && get_string(&w, o, "file_name", &im->file_name) &&
-         get_size(&w, o, "width", &im->width) && get_size(&w, o, "height", &im->height);
-    ids[i] = im->id;
-  }
-  ok = ok && unique_ids(path, "images", ids, count, err, n);
-  free(ids);
-  return ok;
+  coco_image *im = entry;
+  return get_id(w, o, "id", &im->id) && get_string(w, o, "file_name", &im->file_name) &&
+         get_size(w, o, "width", &im->width) && get_size(w, o, "height", &im->height);
 }
 
-static bool read_categories(const char *path, json_object *arr, coco_dataset *ds, char *err, size_t n)
+static bool read_category(const where *w, json_object *o, void *entry)
 {
-  size_t count = json_object_array_length(arr);
-  ds->categories = calloc(count ? count : 1, sizeof *ds->categories);
-  int64_t *ids = malloc((count ? count : 1) * sizeof *ids);
-  bool ok = ds->categories && ids;
-  if (ds->categories) ds->n_categories = count;
-  if (!ok) fail(err, n, "%s: out of memory", path);
-  for (size_t i = 0; ok && i < count; i++) {
-    where w = { path, "categories", i, err, n };
-    json_object *o = json_object_array_get_idx(arr, i);
-    coco_category *c = &ds->categories[i];
-    if (!json_object_is_type(o, json_type_object)) {
-      fail(err, n, "%s: categories[%zu] is not an object", path, i);
-      ok = false;
-      break;
-    }
-    ok = get_id(&w, o, "id", &c->id) && get_string(&w, o, "name", &c->name);
-    ids[i] = c->id;
-  }
-  ok = ok && unique_ids(path, "categories", ids, count, err, n);
-  free(ids);
-  return ok;
+  coco_category *c = entry;
+  return get_id(w, o, "id", &c->id) && get_string(w, o, "name", &c->name);
 }
 
-static bool read_annotations(const char *path, json_object *arr, coco_dataset *ds, char *err, size_t n)
+static bool read_annotation(const where *w, json_object *o, void *entry)
+{
+  coco_gt *g = entry;
+  if (!get_id(w, o, "id", &g->id) || !get_id(w, o, "image_id", &g->image_id) ||
+      !get_id(w, o, "category_id", &g->category_id) || !get_bbox(w, o, g->bbox))
+    return false;
+  json_object *v = field(w, o, "area", false);
+  g->area = g->bbox[2] * g->bbox[3];
+  if (v && !get_number(w, v, "area", &g->area)) return false;
+  v = field(w, o, "iscrowd", false);
+  if (!v) return true;
+  if (json_object_is_type(v, json_type_boolean)) {
+    g->iscrowd = json_object_get_boolean(v);
+    return true;
+  }
+  if (json_object_is_type(v, json_type_int) && (json_object_get_int64(v) == 0 || json_object_get_int64(v) == 1)) {
+    g->iscrowd = json_object_get_int64(v) == 1;
+    return true;
+  }
+  return bad(w, "iscrowd", "is not 0 or 1");
+}
+
+/* Reads every entry of `arr` into a calloc'd array (*out, *n: all of it, so a partly
+ * read one frees cleanly) and checks that ids do not repeat. */
+static bool read_entries(const char *path, json_object *arr, const char *name, size_t size, entry_reader rd,
+                         void **out, size_t *n, char *err, size_t err_size)
 {
   size_t count = json_object_array_length(arr);
-  ds->annotations = calloc(count ? count : 1, sizeof *ds->annotations);
+  char *items = calloc(count ? count : 1, size);
   int64_t *ids = malloc((count ? count : 1) * sizeof *ids);
-  bool ok = ds->annotations && ids;
-  if (!ok) fail(err, n, "%s: out of memory", path);
+  *out = items;
+  *n = items ? count : 0;
+  bool ok = items && ids;
+  if (!ok) eval_fail(err, err_size, "%s: out of memory", path);
   for (size_t i = 0; ok && i < count; i++) {
-    where w = { path, "annotations", i, err, n };
+    where w = { path, name, i, err, err_size };
     json_object *o = json_object_array_get_idx(arr, i);
-    coco_gt *g = &ds->annotations[i];
     if (!json_object_is_type(o, json_type_object)) {
-      fail(err, n, "%s: annotations[%zu] is not an object", path, i);
+      eval_fail(err, err_size, "%s: %s[%zu] is not an object", path, name, i);
       ok = false;
       break;
     }
-    ok = get_id(&w, o, "id", &g->id) && get_id(&w, o, "image_id", &g->image_id) &&
-         get_id(&w, o, "category_id", &g->category_id) && get_bbox(&w, o, g->bbox);
-    if (!ok) break;
-    json_object *v = field(&w, o, "area", false);
-    g->area = g->bbox[2] * g->bbox[3];
-    if (v && !get_number(&w, v, "area", &g->area)) ok = false;
-    v = field(&w, o, "iscrowd", false);
-    if (ok && v) {
-      if (json_object_is_type(v, json_type_boolean)) g->iscrowd = json_object_get_boolean(v);
-      else if (json_object_is_type(v, json_type_int) &&
-               (json_object_get_int64(v) == 0 || json_object_get_int64(v) == 1))
-        g->iscrowd = json_object_get_int64(v) == 1;
-      else ok = bad(&w, "iscrowd", "is not 0 or 1");
-    }
-    ids[i] = g->id;
-    ds->n_annotations = i + 1;
+    ok = rd(&w, o, items + i * size);
+    memcpy(&ids[i], items + i * size, sizeof ids[i]);
   }
-  ok = ok && unique_ids(path, "annotations", ids, count, err, n);
+  ok = ok && unique_ids(path, name, ids, count, err, err_size);
   free(ids);
   return ok;
 }
@@ -312,9 +284,16 @@ int coco_dataset_load(const char *path, coco_dataset *ds, char *err, size_t err_
   json_object *images = root_array(path, root, "images", err, err_size);
   json_object *cats = images ? root_array(path, root, "categories", err, err_size) : NULL;
   json_object *anns = cats ? root_array(path, root, "annotations", err, err_size) : NULL;
-  bool ok = anns && read_images(path, images, ds, err, err_size) &&
-            read_categories(path, cats, ds, err, err_size) &&
-            read_annotations(path, anns, ds, err, err_size);
+  void *im = NULL, *cat = NULL, *ann = NULL;
+  bool ok = anns && read_entries(path, images, "images", sizeof *ds->images, read_image, &im, &ds->n_images,
+                                 err, err_size);
+  ds->images = im;
+  ok = ok && read_entries(path, cats, "categories", sizeof *ds->categories, read_category, &cat,
+                          &ds->n_categories, err, err_size);
+  ds->categories = cat;
+  ok = ok && read_entries(path, anns, "annotations", sizeof *ds->annotations, read_annotation, &ann,
+                          &ds->n_annotations, err, err_size);
+  ds->annotations = ann;
   json_object_put(root);
   if (!ok) {
     coco_dataset_free(ds);
@@ -331,17 +310,17 @@ int coco_results_load(const char *path, coco_det **dt, size_t *n, char *err, siz
   if (!root) return -1;
   if (!json_object_is_type(root, json_type_array)) {
     json_object_put(root);
-    return fail(err, err_size, "%s: a results file is a JSON array of detections", path);
+    return eval_fail(err, err_size, "%s: a results file is a JSON array of detections", path);
   }
   size_t count = json_object_array_length(root);
   coco_det *d = calloc(count ? count : 1, sizeof *d);
   bool ok = d != NULL;
-  if (!ok) fail(err, err_size, "%s: out of memory", path);
+  if (!ok) eval_fail(err, err_size, "%s: out of memory", path);
   for (size_t i = 0; ok && i < count; i++) {
     where w = { path, "results", i, err, err_size };
     json_object *o = json_object_array_get_idx(root, i), *v;
     if (!json_object_is_type(o, json_type_object)) {
-      fail(err, err_size, "%s: results[%zu] is not an object", path, i);
+      eval_fail(err, err_size, "%s: results[%zu] is not an object", path, i);
       ok = false;
       break;
     }
@@ -362,7 +341,7 @@ int coco_results_load(const char *path, coco_det **dt, size_t *n, char *err, siz
 int coco_results_write(const char *path, const coco_det *dt, size_t n, char *err, size_t err_size)
 {
   FILE *f = fopen(path, "w");
-  if (!f) return fail(err, err_size, "%s: %s", path, strerror(errno));
+  if (!f) return eval_fail(err, err_size, "%s: %s", path, strerror(errno));
   fputs("[", f);
   for (size_t i = 0; i < n; i++) {
     const coco_det *d = &dt[i];
@@ -373,6 +352,6 @@ int coco_results_write(const char *path, const coco_det *dt, size_t n, char *err
             d->bbox[2], d->bbox[3], d->score);
   }
   fputs("\n]\n", f);
-  if (fclose(f) != 0) return fail(err, err_size, "%s: write error", path);
+  if (fclose(f) != 0) return eval_fail(err, err_size, "%s: write error", path);
   return 0;
 }

@@ -5,10 +5,11 @@
 
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "eval_error.h"
 
 #define N_IOU 10      /* IoU thresholds 0.50:0.05:0.95 */
 #define N_REC 101     /* recall points 0:0.01:1 */
@@ -29,15 +30,6 @@ static void make_thresholds(double iou[N_IOU], double rec[N_REC])
   iou[N_IOU - 1] = 0.95;
   for (int r = 0; r < N_REC; r++) rec[r] = (double)r * rec_step;
   rec[N_REC - 1] = 1.0;
-}
-
-static int fail(char *err, size_t n, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  if (err && n) vsnprintf(err, n, fmt, ap);
-  va_end(ap);
-  return -1;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -336,14 +328,14 @@ static int check_numbers(const coco_eval_input *in, char *err, size_t n)
     const coco_det *d = &in->dt[i];
     if (!isfinite(d->score) || !isfinite(d->bbox[0]) || !isfinite(d->bbox[1]) ||
         !isfinite(d->bbox[2]) || !isfinite(d->bbox[3]))
-      return fail(err, n, "detection %zu (image %lld): its score or box is not a finite number", i,
+      return eval_fail(err, n, "detection %zu (image %lld): its score or box is not a finite number", i,
                   (long long)d->image_id);
   }
   for (size_t i = 0; i < in->n_gt; i++) {
     const coco_gt *g = &in->gt[i];
     if (!isfinite(g->area) || !isfinite(g->bbox[0]) || !isfinite(g->bbox[1]) ||
         !isfinite(g->bbox[2]) || !isfinite(g->bbox[3]))
-      return fail(err, n, "annotation %lld: its area or box is not a finite number", (long long)g->id);
+      return eval_fail(err, n, "annotation %lld: its area or box is not a finite number", (long long)g->id);
   }
   return 0;
 }
@@ -402,7 +394,7 @@ int coco_evaluate(const coco_eval_input *in, coco_stats *out, char *err, size_t 
   free(cats);
   free(g);
   free(d);
-  if (!ok) return fail(err, err_size, "out of memory evaluating %zu detections", in->n_dt);
+  if (!ok) return eval_fail(err, err_size, "out of memory evaluating %zu detections", in->n_dt);
   for (int i = 0; i < COCO_STATS_COUNT; i++)
     out->v[i] = sums.count[i] ? sums.sum[i] / (double)sums.count[i] : -1.0;
   return 0;

@@ -24,6 +24,9 @@ tests/fetch_pictures.sh || die "tests/fetch_pictures.sh failed"
 # Old logs must not be counted.
 rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json"
 
+# Both builds' evaluation tests share one pycocotools virtual environment (tests/eval/venv.sh).
+export TFL_EVAL_VENV=$build/eval-venv
+
 step "build ($build, debugoptimized)"
 scripts/build.sh "$build" || die "build failed"
 step "tests"

@@ -85,7 +85,25 @@ int eval_flags_parse(eval_flags *f, int argc, char **argv, int *i, void (*usage)
     return f->model_labels ? TOOL_ARG_TAKEN : 2;
   }
   if (!strcmp(a, "--limit")) return tool_int_flag(argc, argv, i, 1, &f->limit) ? TOOL_ARG_TAKEN : 2;
+  if (!strcmp(a, "--images")) return (f->images = tool_flag_value(argc, argv, i)) ? TOOL_ARG_TAKEN : 2;
+  if (!strcmp(a, "--verbose")) {
+    f->verbose = true;
+    return TOOL_ARG_TAKEN;
+  }
   return tool_common_arg(&f->run, argc, argv, i, usage);
+}
+
+bool eval_flags_model(eval_flags *f, const char *arg, void (*usage)(FILE *))
+{
+  return tool_model_arg(arg, &f->model, usage);
+}
+
+bool eval_flags_complete(const eval_flags *f, const void *need, const char *need_name, void (*usage)(FILE *))
+{
+  if (f->model && f->images && need) return true;
+  fprintf(stderr, "error: needs MODEL, --images DIR and %s\n", need_name);
+  usage(stderr);
+  return false;
 }
 
 void eval_flags_help(FILE *out)
@@ -100,6 +118,7 @@ void eval_flags_help(FILE *out)
           "  --input-mean M     float inputs get (pixel - M) / S (default: the model's metadata,\n"
           "  --input-std S      else its family's range, as tflitefilter)\n"
           "  --limit N          only the first N pictures (default: all)\n"
+          "  --verbose          a line per picture and delegate (default off)\n"
           "  --help             this text\n",
           TOOL_DEFAULT_DELEGATE, TOOL_DEFAULT_THREADS);
 }
@@ -167,6 +186,14 @@ bool eval_session_open(eval_session *s, const char *model, const eval_flags *f, 
     s->decoder = NULL;
     return false;
   }
+  return true;
+}
+
+bool eval_sessions_open(eval_session *s, int *n_open, const eval_flags *f, tfl_decoder_kind kind,
+                        const tfl_decoder_options *opt)
+{
+  for (*n_open = 0; *n_open < f->n_delegates; ++*n_open)
+    if (!eval_session_open(&s[*n_open], f->model, f, *n_open, kind, opt)) return false;
   return true;
 }
 

@@ -29,6 +29,9 @@
 #define EVAL_MAX_DELEGATES 4
 
 typedef struct {
+  const char *model;            /* the one argument that is no flag */
+  const char *images;           /* --images DIR */
+  bool verbose;                 /* --verbose: a line per picture and delegate */
   tool_run_flags run;           /* --precision, --threads, --cache-dir (run.delegate: per session) */
   const char *delegates[EVAL_MAX_DELEGATES];
   int n_delegates;
@@ -42,6 +45,12 @@ void eval_flags_init(eval_flags *f);
 /* Takes argv[*i] when it is one of the shared flags (or --help: usage(stdout)).
  * Returns TOOL_ARG_TAKEN, TOOL_ARG_OTHER, or the status to exit with. */
 int eval_flags_parse(eval_flags *f, int argc, char **argv, int *i, void (*usage)(FILE *));
+/* After the tool's own flags: takes argv[i] as the model (false, message printed, when
+ * it is an unknown flag or a second model). */
+bool eval_flags_model(eval_flags *f, const char *arg, void (*usage)(FILE *));
+/* True when MODEL and --images were given and `need` (the tool's required flag, e.g.
+ * --labels) is not NULL; else prints what is missing (named by need_name) and usage. */
+bool eval_flags_complete(const eval_flags *f, const void *need, const char *need_name, void (*usage)(FILE *));
 /* Help lines for those flags. */
 void eval_flags_help(FILE *out);
 
@@ -78,6 +87,10 @@ typedef struct {
  * does. False with the error printed. */
 bool eval_session_open(eval_session *s, const char *model, const eval_flags *f, int k,
                        tfl_decoder_kind kind, const tfl_decoder_options *opt);
+/* Opens a session for every delegate of the flags; on failure closes those opened, prints
+ * why and returns false. *n_open says how many are open. */
+bool eval_sessions_open(eval_session *s, int *n_open, const eval_flags *f, tfl_decoder_kind kind,
+                        const tfl_decoder_options *opt);
 /* Preprocesses, runs and decodes one picture into *res (cleared first). */
 bool eval_session_run(eval_session *s, const eval_picture *pic, tfl_results *res);
 void eval_session_close(eval_session *s);

@@ -21,7 +21,7 @@ static void usage(FILE *out)
           "                     (a file name ending in .csv); a label is a model label's text or\n"
           "                     a class index\n"
           "  --top K            report Top-1 .. Top-K accuracy (default %d)\n"
-          "  --verbose          one line per picture and delegate: the truth's rank, the best 3\n",
+          "                     (--verbose: the label's rank and the best 3 classes)\n",
           DEFAULT_TOP);
   eval_flags_help(out);
 }
@@ -69,35 +69,27 @@ int main(int argc, char **argv)
 {
   eval_flags fl;
   eval_flags_init(&fl);
-  const char *model = NULL, *images = NULL, *truth_path = NULL;
+  const char *truth_path = NULL;
   int top = DEFAULT_TOP;
-  bool verbose = false;
   for (int i = 1; i < argc; i++) {
     const int r = eval_flags_parse(&fl, argc, argv, &i, usage);
     if (r == TOOL_ARG_TAKEN) continue;
     if (r != TOOL_ARG_OTHER) return r;
     const char *a = argv[i];
-    if (!strcmp(a, "--images")) {
-      if (!(images = tool_flag_value(argc, argv, &i))) return 2;
-    } else if (!strcmp(a, "--labels")) {
+    if (!strcmp(a, "--labels")) {
       if (!(truth_path = tool_flag_value(argc, argv, &i))) return 2;
-    } else if (!strcmp(a, "--verbose")) {
-      verbose = true;
     } else if (!strcmp(a, "--top")) {
       if (!tool_int_flag(argc, argv, &i, 1, &top)) return 2;
       if (top > MAX_TOP) {
         fprintf(stderr, "error: --top is at most %d\n", MAX_TOP);
         return 2;
       }
-    } else if (!tool_model_arg(a, &model, usage)) {
+    } else if (!eval_flags_model(&fl, a, usage)) {
       return 2;
     }
   }
-  if (!model || !images || !truth_path) {
-    fprintf(stderr, "error: needs MODEL, --images DIR and --labels TRUTH\n");
-    usage(stderr);
-    return 2;
-  }
+  if (!eval_flags_complete(&fl, truth_path, "--labels TRUTH", usage)) return 2;
+  const char *model = fl.model, *images = fl.images;
 
   int status = 1, n_open = 0;
   eval_session s[EVAL_MAX_DELEGATES];
@@ -110,8 +102,7 @@ int main(int argc, char **argv)
   tfl_decoder_options opt = tfl_decoder_defaults();
   opt.threshold = 0.0f;  /* every class is ranked */
   opt.max_results = top;
-  for (; n_open < fl.n_delegates; n_open++)
-    if (!eval_session_open(&s[n_open], model, &fl, n_open, TFL_DECODER_CLASSIFICATION, &opt)) goto out;
+  if (!eval_sessions_open(s, &n_open, &fl, TFL_DECODER_CLASSIFICATION, &opt)) goto out;
 
   bool have_labels;
   if (!eval_model_labels(&fl, &s[0], &labels, &have_labels)) goto out;
@@ -153,7 +144,7 @@ int main(int argc, char **argv)
       int rank = class_truth_rank(&truth.e[i], classes, res.n_classes < top ? res.n_classes : top);
       for (int r = rank; r >= 0 && r < top; r++) t[k].counts[r]++;
       t[k].best[i] = res.n_classes > 0 ? res.classes[0].class_id : -1;
-      if (verbose) print_picture(&truth.e[i], s[k].name, rank, &res, have_labels ? &labels : NULL);
+      if (fl.verbose) print_picture(&truth.e[i], s[k].name, rank, &res, have_labels ? &labels : NULL);
     }
     eval_picture_free(&pic);
   }

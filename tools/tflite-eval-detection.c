@@ -34,7 +34,7 @@ static void usage(FILE *out)
           "                     face-short|face-full|pose-detection|palm, box-scale=Y:X:H:W\n"
           "  --results FILE     write the detections as a COCO results file (several delegates:\n"
           "                     FILE with .<delegate> before the extension)\n"
-          "  --verbose          one line per picture and delegate: detections and their best IoU\n",
+          "                     (--verbose: categories, scores and IoU with the best truth box)\n",
           DEFAULT_THRESHOLD, DEFAULT_MAX_RESULTS, tfl_decoder_defaults().iou_threshold);
   eval_flags_help(out);
 }
@@ -270,8 +270,7 @@ int main(int argc, char **argv)
 {
   eval_flags fl;
   eval_flags_init(&fl);
-  const char *model = NULL, *images = NULL, *ann_path = NULL, *map_spec = "auto", *results = NULL;
-  bool verbose = false;
+  const char *ann_path = NULL, *map_spec = "auto", *results = NULL;
   tfl_decoder_options opt = tfl_decoder_defaults();
   opt.threshold = DEFAULT_THRESHOLD;
   opt.max_results = DEFAULT_MAX_RESULTS;
@@ -280,9 +279,7 @@ int main(int argc, char **argv)
     if (r == TOOL_ARG_TAKEN) continue;
     if (r != TOOL_ARG_OTHER) return r;
     const char *a = argv[i];
-    if (!strcmp(a, "--images")) {
-      if (!(images = tool_flag_value(argc, argv, &i))) return 2;
-    } else if (!strcmp(a, "--annotations")) {
+    if (!strcmp(a, "--annotations")) {
       if (!(ann_path = tool_flag_value(argc, argv, &i))) return 2;
     } else if (!strcmp(a, "--class-map")) {
       if (!(map_spec = tool_flag_value(argc, argv, &i))) return 2;
@@ -290,17 +287,12 @@ int main(int argc, char **argv)
       if (!(results = tool_flag_value(argc, argv, &i))) return 2;
     } else if (!strcmp(a, "--decoder-options")) {
       if (!tool_flag_value(argc, argv, &i) || !parse_options(argv[i], &opt)) return 2;
-    } else if (!strcmp(a, "--verbose")) {
-      verbose = true;
-    } else if (!tool_model_arg(a, &model, usage)) {
+    } else if (!eval_flags_model(&fl, a, usage)) {
       return 2;
     }
   }
-  if (!model || !images || !ann_path) {
-    fprintf(stderr, "error: needs MODEL, --images DIR and --annotations FILE\n");
-    usage(stderr);
-    return 2;
-  }
+  if (!eval_flags_complete(&fl, ann_path, "--annotations FILE", usage)) return 2;
+  const char *model = fl.model, *images = fl.images;
 
   int status = 1, n_open = 0;
   eval_session s[EVAL_MAX_DELEGATES];
@@ -316,8 +308,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "error: %s\n", err);
     return 1;
   }
-  for (; n_open < fl.n_delegates; n_open++)
-    if (!eval_session_open(&s[n_open], model, &fl, n_open, TFL_DECODER_DETECTION, &opt)) goto out;
+  if (!eval_sessions_open(s, &n_open, &fl, TFL_DECODER_DETECTION, &opt)) goto out;
   bool have_labels;
   if (!eval_model_labels(&fl, &s[0], &labels, &have_labels) ||
       !make_class_map(&map, map_spec, &labels, have_labels, &ds))
@@ -332,7 +323,7 @@ int main(int argc, char **argv)
   }
   for (size_t c = 0; c < ds.n_categories; c++) cat_ids[c] = ds.categories[c].id;
   printf("Model: %s\nAnnotations: %s: %zu of %zu pictures, %zu categories\nClasses: %s\n"
-         "Decoder: threshold %g, at most %d detections per picture, NMS IoU %g\n",
+         "Decoder: threshold %g, at most %d detections per picture, NMS IoU %g (models without their own)\n",
          model, ann_path, n, ds.n_images, ds.n_categories, map.what, opt.threshold, opt.max_results,
          opt.iou_threshold);
   for (int k = 0; k < n_open; k++) eval_session_describe(&s[k], stdout);
@@ -356,7 +347,7 @@ int main(int argc, char **argv)
         eval_picture_free(&pic);
         goto out;
       }
-      if (verbose) printf("%s [%s]:", im->file_name, s[k].name);
+      if (fl.verbose) printf("%s [%s]:", im->file_name, s[k].name);
       for (int b = 0; b < res.n_boxes; b++) {
         const tfl_box *x = &res.boxes[b];
         coco_det d = { im->id, map_class(&map, x->class_id), { x->x, x->y, x->w, x->h }, x->score };
@@ -369,10 +360,10 @@ int main(int argc, char **argv)
           eval_picture_free(&pic);
           goto out;
         }
-        if (verbose && b < 10)
+        if (fl.verbose && b < 10)
           printf(" %lld %.2f (IoU %.2f)", (long long)d.category_id, d.score, best_iou(&d, &ds, im->id));
       }
-      if (verbose) printf("%s\n", res.n_boxes > 10 ? " ..." : "");
+      if (fl.verbose) printf("%s\n", res.n_boxes > 10 ? " ..." : "");
     }
     eval_picture_free(&pic);
   }
