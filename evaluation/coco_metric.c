@@ -307,7 +307,7 @@ static bool finish_category(work *w, const double rec[N_REC], stat_sums *s)
     free(tmp);
     return false;
   }
-  memcpy(tmp, w->det, w->n * sizeof *tmp);
+  if (w->n) memcpy(tmp, w->det, w->n * sizeof *tmp);
   qsort(tmp, w->n, sizeof *tmp, cmp_ranked);
   for (size_t k = 0; k < w->n; k++) sorted[k] = tmp[k].pos;
   free(tmp);
