@@ -156,7 +156,7 @@ bool eval_session_open(eval_session *s, const char *model, const eval_flags *f, 
   snprintf(s->name, sizeof s->name, "%s%s", run.delegate,
            strcmp(run.delegate, "gl") ? "" : run.fp32 ? " (fp32)" : " (fp16)");
   s->fit = f->fit;
-  if (!tool_model_load(&s->m, model)) return false;
+  if (!tool_model_load(&s->m, model, &run)) return false;
   const tfl_graph *g = s->m.graph;
   const tfl_tensor *in = g->n_inputs == 1 ? &g->tensors[g->inputs[0]] : NULL;
   if (!in || in->ndim != 4 || in->dims[0] != 1 || (in->dims[3] != 3 && in->dims[3] != 4) ||
@@ -167,9 +167,9 @@ bool eval_session_open(eval_session *s, const char *model, const eval_flags *f, 
     return false;
   }
   /* the element's order: decoder and normalization from the untouched graph */
-  if (tfl_decoder_create(kind, g, opt, &s->decoder) != TFL_OK) {
+  if (tfl_decoder_create(kind, g, opt, &s->decoder, &s->m.diag) != TFL_OK) {
     fprintf(stderr, "error: %s does not fit the %s decoder: %s\n", model, tfl_decoder_kind_name(kind),
-            tfl_last_error());
+            s->m.diag.error);
     tool_model_close(&s->m);
     return false;
   }
@@ -217,7 +217,7 @@ bool eval_session_run(eval_session *s, const eval_picture *pic, tfl_results *res
   }
   double t1 = tool_now_ms();
   if (tfl_interpreter_invoke(s->m.it) != TFL_OK) {
-    fprintf(stderr, "error: %s: inference failed: %s\n", s->name, tfl_last_error());
+    fprintf(stderr, "error: %s: inference failed: %s\n", s->name, s->m.diag.error);
     return false;
   }
   double t2 = tool_now_ms();
@@ -225,8 +225,8 @@ bool eval_session_run(eval_session *s, const eval_picture *pic, tfl_results *res
   const tfl_tensor *outs[16];
   if (n > 16) n = 16;
   for (int i = 0; i < n; i++) outs[i] = tfl_interpreter_output(s->m.it, i);
-  if (tfl_decoder_run(s->decoder, outs, n, &tr, res) != TFL_OK) {
-    fprintf(stderr, "error: %s: decoding the outputs failed: %s\n", s->name, tfl_last_error());
+  if (tfl_decoder_run(s->decoder, outs, n, &tr, res, &s->m.diag) != TFL_OK) {
+    fprintf(stderr, "error: %s: decoding the outputs failed: %s\n", s->name, s->m.diag.error);
     return false;
   }
   double t3 = tool_now_ms();

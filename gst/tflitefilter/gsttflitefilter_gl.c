@@ -1,238 +1,55 @@
 /* gsttflitefilter_gl.c - tflitefilter's GL path (see gsttflitefilter_gl.h).
  *
- * The GL delegate lives on the GstGLContext of the incoming GL memory; every call into
- * it (create, invoke, free) is marshalled onto that context's thread with
- * gst_gl_context_thread_add, where the context is current. The frame's texture is
- * sampled by the delegate's input shader: the frame is never mapped on the CPU. */
+ * Per frame: the streaming thread maps the frame's memory for GL (the texture name; it
+ * runs a pending upload, never a CPU copy), waits on the producer's sync meta, takes a
+ * mask texture from the pool and hands the engine a job. On the engine's GL thread the
+ * job binds the texture to its slot of the batch (the delegate's texture-input shader
+ * samples it into the model input), and after the batch's inference exports its slot of
+ * the segmentation output into the mask texture and fences it (the mask buffer's
+ * GstGLSyncMeta): a consumer waits for its own frame's mask and nothing else. The meta
+ * holds the mask buffer, so the mask stays valid until every frame using it is freed,
+ * whatever queues lie between the elements.
+ *
+ * Unless gl-readback is set, masks stay on the GPU after the first frame: the outputs
+ * are not read back and the inference does not wait for the GPU. */
 #include "gsttflitefilter_gl.h"
 
 #include <gst/gl/gl.h>
-#include <gst/gl/gstglfuncs.h>
 
-#include "delegates/gl/gl_delegate.h"
+#include "gsttfliteengine.h"
 
 GST_DEBUG_CATEGORY_EXTERN(gst_tflite_filter_debug);
 #define GST_CAT_DEFAULT gst_tflite_filter_debug
 
+struct _GstTfliteFilterGl {
+  GstGLContext *context;       /* the engine's (ref) */
+  gboolean segmentation;       /* the decoder makes masks */
+  gboolean logits;             /* its one-channel mask is logits */
+  gint mask_w, mask_h;
+  GstBufferPool *pool;         /* GRAY8 GL textures of the mask size; NULL: CPU masks only */
+  gboolean checked;            /* one frame read back and decoded on the CPU already */
+};
+
+/* One frame's job (tfl_engine.h): runs on the engine's GL thread. */
 typedef struct {
+  tfl_job job;
   GstTfliteFilter *self;
-  gboolean ok;
-  gchar *error;
-  const gl_texture_input *tex;
-  gboolean mask_ok;            /* the mask texture holds this inference's mask */
-  gboolean readback;           /* gl-readback: the mask output must come back to the CPU */
-  gboolean no_pixels;          /* this inference read nothing back (mask as texture only) */
-} gl_call;
+  const tfl_transform *tr;
+  tfl_results *res;
+  guint texture;               /* the frame's */
+  gint width, height;
+  GstBuffer *mask;             /* the texture to export the mask into, or NULL */
+  gboolean decode;             /* outputs were read back: decode them */
+} gl_frame_job;
 
-/* ---- the segmentation mask as a GL texture (no readback needed by GL consumers) ----
- * A compute shader reads the mask output where the delegate left it (PHWC4 in its
- * arena buffer, gl_delegate_output_buffer) and writes an R32F texture: the class index
- * / 255 for class masks (argmax over channels), the probability for one-channel masks;
- * the same values tfliteoverlay reads from its own R8 / R32F uploads.
- *
- * Once the texture works, and unless gl-readback is set, the delegate leaves the mask
- * output on the GPU (gl_delegate_set_output_on_gpu): invoke then returns without waiting
- * for the GPU and the meta's mask has no CPU pixels, only its size, kind and placement.
- * The first inference always reads back: it checks the texture path and tells logits
- * from probabilities (the CPU decoder applies a sigmoid to logits; so does the shader). */
-
-#define GL_COMPUTE_SHADER_ 0x91B9
-#define GL_SHADER_STORAGE_BUFFER_ 0x90D2
-#define GL_SHADER_IMAGE_ACCESS_BARRIER_BIT_ 0x00000020
-#define GL_TEXTURE_FETCH_BARRIER_BIT_ 0x00000008
-#define GL_WRITE_ONLY_ 0x88B9
-#define GL_R32F_ 0x822E
-
-static const char mask_shader_src[] =
-  "#version 310 es\n"
-  "layout(local_size_x = 8, local_size_y = 8) in;\n"
-  "layout(std430, binding = 0) readonly buffer Arena { uint data[]; };\n"
-  "layout(r32f, binding = 0) writeonly uniform highp image2D u_mask;\n"
-  "layout(location = 0) uniform ivec4 u_geom;\n" /* w, h, c, slices */
-  "layout(location = 1) uniform ivec2 u_base;\n" /* first vec4, fp16 */
-  "layout(location = 2) uniform int u_sigmoid;\n" /* one-channel logits */
-  "vec4 load(int i) {\n"
-  "  i += u_base.x;\n"
-  "  if (u_base.y != 0) return vec4(unpackHalf2x16(data[2 * i]), unpackHalf2x16(data[2 * i + 1]));\n"
-  "  return uintBitsToFloat(uvec4(data[4 * i], data[4 * i + 1], data[4 * i + 2], data[4 * i + 3]));\n"
-  "}\n"
-  "void main() {\n"
-  "  ivec2 p = ivec2(gl_GlobalInvocationID.xy);\n"
-  "  if (p.x >= u_geom.x || p.y >= u_geom.y) return;\n"
-  "  float v;\n"
-  "  if (u_geom.z == 1) {\n"
-  "    float x = load(p.y * u_geom.x + p.x).x;\n"
-  "    v = u_sigmoid != 0 ? 1.0 / (1.0 + exp(-x)) : clamp(x, 0.0, 1.0);\n"
-  "  } else {\n"
-  "    float best = -3.0e38; int cls = 0;\n"
-  "    for (int s = 0; s < u_geom.w; s++) {\n"
-  "      vec4 q = load((s * u_geom.y + p.y) * u_geom.x + p.x);\n"
-  "      for (int k = 0; k < 4; k++)\n"
-  "        if (4 * s + k < u_geom.z && q[k] > best) { best = q[k]; cls = 4 * s + k; }\n"
-  "    }\n"
-  "    v = float(cls) / 255.0;\n"
-  "  }\n"
-  "  imageStore(u_mask, p, vec4(v, 0.0, 0.0, 1.0));\n"
-  "}\n";
-
-typedef struct {
-  void (*DispatchCompute)(GLuint, GLuint, GLuint);
-  void (*MemoryBarrier)(GLbitfield);
-  void (*BindBufferBase)(GLenum, GLuint, GLuint);
-  void (*BindImageTexture)(GLuint, GLuint, GLint, GLboolean, GLint, GLenum, GLenum);
-  void (*TexStorage2D)(GLenum, GLsizei, GLenum, GLsizei, GLsizei);
-  void (*Uniform4i)(GLint, GLint, GLint, GLint, GLint);
-  void (*Uniform2i)(GLint, GLint, GLint);
-  GLuint program, texture;
-  int width, height;
-  gboolean failed;             /* tried and could not: CPU pixels only from then on */
-  gboolean gpu_refused;        /* the delegate cannot leave the output on the GPU */
-} gl_mask_writer;
-
-static GLuint mask_compile(GstGLContext *ctx, gchar **why)
-{
-  const GstGLFuncs *gl = ctx->gl_vtable;
-  GLuint sh = gl->CreateShader(GL_COMPUTE_SHADER_), prog = 0;
-  const char *src = mask_shader_src;
-  GLint ok = 0;
-  char log[512] = "";
-  gl->ShaderSource(sh, 1, &src, NULL);
-  gl->CompileShader(sh);
-  gl->GetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-  if (!ok) {
-    gl->GetShaderInfoLog(sh, sizeof log, NULL, log);
-    *why = g_strdup_printf("mask shader: %s", log);
-    gl->DeleteShader(sh);
-    return 0;
-  }
-  prog = gl->CreateProgram();
-  gl->AttachShader(prog, sh);
-  gl->LinkProgram(prog);
-  gl->DeleteShader(sh);
-  gl->GetProgramiv(prog, GL_LINK_STATUS, &ok);
-  if (!ok) {
-    gl->GetProgramInfoLog(prog, sizeof log, NULL, log);
-    *why = g_strdup_printf("mask program: %s", log);
-    gl->DeleteProgram(prog);
-    return 0;
-  }
-  return prog;
-}
-
-static gl_mask_writer *mask_writer_new(GstGLContext *ctx, gchar **why)
-{
-  gl_mask_writer *m = g_new0(gl_mask_writer, 1);
-  m->DispatchCompute = gst_gl_context_get_proc_address(ctx, "glDispatchCompute");
-  m->MemoryBarrier = gst_gl_context_get_proc_address(ctx, "glMemoryBarrier");
-  m->BindBufferBase = gst_gl_context_get_proc_address(ctx, "glBindBufferBase");
-  m->BindImageTexture = gst_gl_context_get_proc_address(ctx, "glBindImageTexture");
-  m->TexStorage2D = gst_gl_context_get_proc_address(ctx, "glTexStorage2D");
-  m->Uniform4i = gst_gl_context_get_proc_address(ctx, "glUniform4i");
-  m->Uniform2i = gst_gl_context_get_proc_address(ctx, "glUniform2i");
-  if (!m->DispatchCompute || !m->MemoryBarrier || !m->BindBufferBase || !m->BindImageTexture ||
-      !m->TexStorage2D || !m->Uniform4i || !m->Uniform2i) {
-    *why = g_strdup("the GL context lacks compute or image entry points");
-    m->failed = TRUE;
-    return m;
-  }
-  if (!(m->program = mask_compile(ctx, why))) m->failed = TRUE;
-  return m;
-}
-
-static void mask_writer_free(GstGLContext *ctx, gl_mask_writer *m)
-{
-  if (!m) return;
-  const GstGLFuncs *gl = ctx->gl_vtable;
-  if (m->program) gl->DeleteProgram(m->program);
-  if (m->texture) gl->DeleteTextures(1, &m->texture);
-  g_free(m);
-}
-
-/* Writes the mask texture from output 0; FALSE (with *why) when it cannot. */
-static gboolean mask_write(GstGLContext *ctx, GstTfliteFilter *self, gchar **why)
-{
-  const GstGLFuncs *gl = ctx->gl_vtable;
-  if (!self->gl_mask) self->gl_mask = mask_writer_new(ctx, why);
-  gl_mask_writer *m = self->gl_mask;
-  if (m->failed) return FALSE;
-  const tfl_graph *g = tfl_interpreter_graph(self->interp);
-  gl_output_buffer ob;
-  if (g->n_outputs < 1 || gl_delegate_output_buffer(self->accel, g->outputs[0], &ob) != TFL_OK) {
-    *why = g_strdup_printf("the mask output is not on the GPU: %s", tfl_last_error());
-    m->failed = TRUE;
-    return FALSE;
-  }
-  if (!m->texture || m->width != ob.w || m->height != ob.h) {
-    if (m->texture) gl->DeleteTextures(1, &m->texture);
-    gl->GenTextures(1, &m->texture);
-    gl->BindTexture(GL_TEXTURE_2D, m->texture);
-    /* immutable storage: image stores need it under GLES */
-    m->TexStorage2D(GL_TEXTURE_2D, 1, GL_R32F_, ob.w, ob.h);
-    gl->TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    gl->TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    gl->BindTexture(GL_TEXTURE_2D, 0);
-    m->width = ob.w;
-    m->height = ob.h;
-  }
-  size_t vec4_bytes = ob.fp16 ? 8 : 16;
-  gl->UseProgram(m->program);
-  m->BindBufferBase(GL_SHADER_STORAGE_BUFFER_, 0, ob.buffer);
-  m->BindImageTexture(0, m->texture, 0, GL_FALSE, 0, GL_WRITE_ONLY_, GL_R32F_);
-  m->Uniform4i(0, ob.w, ob.h, ob.c, ob.slices);
-  m->Uniform2i(1, (GLint)(ob.offset / vec4_bytes), ob.fp16);
-  gl->Uniform1i(2, self->gl_mask_sigmoid);
-  m->DispatchCompute((GLuint)(ob.w + 7) / 8, (GLuint)(ob.h + 7) / 8, 1);
-  m->MemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT_ | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT_);
-  gl->UseProgram(0);
-  GLenum e = gl->GetError();
-  if (e != GL_NO_ERROR) {
-    *why = g_strdup_printf("writing the mask texture: GL error 0x%04x", e);
-    m->failed = TRUE;
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static void setup_on_gl_thread(GstGLContext *ctx, gpointer data)
-{
-  gl_call *c = data;
-  GstTfliteFilter *self = c->self;
-  gl_delegate_options o = gl_delegate_defaults();
-  GST_OBJECT_LOCK(self);
-  o.precision = self->precision == GST_TFLITE_PRECISION_FP32 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
-  gchar *cache_dir = g_strdup(self->cache_dir);
-  gint threads = self->threads;
-  GST_OBJECT_UNLOCK(self);
-  o.use_current_context = true;
-  o.cache_dir = cache_dir;
-  o.texture_input = true;
-  self->accel = gl_delegate_create(&o);
-  g_free(cache_dir);
-  if (!self->accel) {
-    c->error = g_strdup_printf("GL delegate: %s", tfl_last_error());
-    return;
-  }
-  tfl_interp_options io = tfl_interp_defaults();
-  io.threads = threads;
-  io.delegate = self->accel;
-  if (tfl_interpreter_create(self->graph, &io, &self->interp) != TFL_OK) {
-    c->error = g_strdup_printf("preparing the model for GL: %s", tfl_last_error());
-    self->accel->destroy(self->accel);
-    self->accel = NULL;
-    return;
-  }
-  c->ok = TRUE;
-}
-
-gboolean gst_tflite_filter_gl_setup(GstTfliteFilter *self, GstBuffer *buf, GError **err)
+GstGLContext *gst_tflite_filter_gl_context(GstBuffer *buf, GError **err)
 {
   GstMemory *mem = gst_buffer_n_memory(buf) > 0 ? gst_buffer_peek_memory(buf, 0) : NULL;
   if (!mem || !gst_is_gl_memory(mem)) {
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "the buffer holds no GL memory");
-    return FALSE;
+    return NULL;
   }
   GstGLContext *ctx = ((GstGLBaseMemory *)mem)->context;
-  /* compute shaders: GLES 3.1 or desktop GL 4.3 */
   GstGLAPI api = gst_gl_context_get_gl_api(ctx);
   gint major = 0, minor = 0;
   gst_gl_context_get_gl_version(ctx, &major, &minor);
@@ -240,98 +57,124 @@ gboolean gst_tflite_filter_gl_setup(GstTfliteFilter *self, GstBuffer *buf, GErro
                                               : (major > 4 || (major == 4 && minor >= 3));
   if (!compute) {
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT,
-                "the GL context (version %d.%d) has no compute shaders (needs GLES 3.1 or GL 4.3)",
-                major, minor);
-    return FALSE;
+                "the GL context (version %d.%d) has no compute shaders (needs GLES 3.1 or GL 4.3)", major, minor);
+    return NULL;
   }
-  self->gl_context = gst_object_ref(ctx);
-  gl_call c = { self, FALSE, NULL, NULL, FALSE, FALSE, FALSE };
-  gst_gl_context_thread_add(ctx, setup_on_gl_thread, &c);
-  if (!c.ok) {
-    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "%s", c.error ? c.error : "GL setup failed");
-    g_free(c.error);
-    gst_clear_object((GstGLContext **)&self->gl_context);
-    return FALSE;
-  }
-  GST_INFO_OBJECT(self, "GL delegate ready on %" GST_PTR_FORMAT, ctx);
-  return TRUE;
+  return gst_object_ref(ctx);
 }
 
-/* Whether output 0 of the mask stays on the GPU (see the mask texture's comment above). */
-static void set_out_on_gpu(GstTfliteFilter *self, gboolean on)
+/* A pool of GRAY8 GL textures of the mask's size on the engine's context. */
+static GstBufferPool *mask_pool_new(GstGLContext *ctx, gint w, gint h)
 {
-  gl_mask_writer *m = self->gl_mask;
-  const tfl_graph *g = tfl_interpreter_graph(self->interp);
-  if (on == self->gl_out_on_gpu || (on && m->gpu_refused)) return;
-  if (gl_delegate_set_output_on_gpu(self->accel, g->outputs[0], on) != TFL_OK) {
-    GST_INFO_OBJECT(self, "mask output read back on every frame: %s", tfl_last_error());
-    if (m) m->gpu_refused = TRUE;
-    return;
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, GST_VIDEO_FORMAT_GRAY8, (guint)w, (guint)h);
+  GstCaps *caps = gst_video_info_to_caps(&info);
+  gst_caps_set_features(caps, 0, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, NULL));
+  GstBufferPool *pool = gst_gl_buffer_pool_new(ctx);
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_set_params(config, caps, (guint)info.size, 0, 0);
+  gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_GL_SYNC_META);
+  gst_caps_unref(caps);
+  if (!gst_buffer_pool_set_config(pool, config) || !gst_buffer_pool_set_active(pool, TRUE)) {
+    gst_object_unref(pool);
+    return NULL;
   }
-  GST_DEBUG_OBJECT(self, "mask output %s", on ? "left on the GPU" : "read back");
-  self->gl_out_on_gpu = on;
+  return pool;
 }
 
-/* A one-channel float mask of values outside 0..1 is logits (decode_segmentation's test). */
-static gboolean mask_is_logits(GstTfliteFilter *self)
+GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self)
 {
-  const tfl_tensor *t = tfl_interpreter_output(self->interp, 0);
-  if (t->type != TFL_TYPE_FLOAT32 || t->ndim != 4 || t->dims[3] != 1 || !t->data) return FALSE;
-  const float *v = t->data;
-  size_t n = tfl_tensor_count(t);
-  for (size_t i = 0; i < n; i++)
-    if (v[i] < -1e-3f || v[i] > 1.0f + 1e-3f) return TRUE;
-  return FALSE;
+  GstTfliteFilterGl *gl = g_new0(GstTfliteFilterGl, 1);
+  gl->context = gst_object_ref(gst_tflite_engine_gl_context(self->engine));
+  const tfl_graph *g = self->model.graph;
+  gl->segmentation = self->decoder && tfl_decoder_get_kind(self->decoder) == TFL_DECODER_SEGMENTATION &&
+                     g->n_outputs > 0;
+  if (gl->segmentation) {
+    const tfl_tensor *t = &g->tensors[g->outputs[0]];
+    gl->logits = tfl_decoder_output_is_logits(g, g->outputs[0]);
+    gl->mask_w = t->dims[2];
+    gl->mask_h = t->dims[1];
+    gl->pool = mask_pool_new(gl->context, gl->mask_w, gl->mask_h);
+    if (!gl->pool) GST_WARNING_OBJECT(self, "no GL mask textures (%dx%d GRAY8): CPU masks only", gl->mask_w, gl->mask_h);
+  }
+  return gl;
 }
 
-static void infer_on_gl_thread(GstGLContext *ctx, gpointer data)
+void gst_tflite_filter_gl_free(GstTfliteFilterGl *gl)
 {
-  gl_call *c = data;
-  GstTfliteFilter *self = c->self;
-  gboolean seg = self->decoder && tfl_decoder_get_kind(self->decoder) == TFL_DECODER_SEGMENTATION;
-  if (c->readback) set_out_on_gpu(self, FALSE);
-  if (gl_delegate_set_input_texture(self->accel, c->tex) != TFL_OK ||
-      tfl_interpreter_invoke(self->interp) != TFL_OK) {
-    c->error = g_strdup(tfl_last_error());
-    return;
+  if (!gl) return;
+  if (gl->pool) {
+    /* masks still out (in metas downstream) are freed when they come back */
+    gst_buffer_pool_set_active(gl->pool, FALSE);
+    gst_object_unref(gl->pool);
   }
-  c->ok = TRUE;
-  c->mask_ok = FALSE;
-  c->no_pixels = self->gl_out_on_gpu;
-  if (!seg) return;
-  if (!c->no_pixels) self->gl_mask_sigmoid = mask_is_logits(self);
-  gboolean tried = self->gl_mask && ((gl_mask_writer *)self->gl_mask)->failed;
-  gchar *why = NULL;
-  c->mask_ok = !tried && mask_write(ctx, self, &why);
-  if (why) GST_WARNING_OBJECT(self, "no GL mask texture (CPU mask only): %s", why);
-  g_free(why);
-  if (!c->mask_ok && c->no_pixels) {
-    /* the texture broke on a frame that read nothing back: read back from now on */
-    set_out_on_gpu(self, FALSE);
-    c->no_pixels = FALSE;
-    if (tfl_interpreter_invoke(self->interp) != TFL_OK) {
-      c->ok = FALSE;
-      c->error = g_strdup(tfl_last_error());
+  gst_object_unref(gl->context);
+  g_free(gl);
+}
+
+/* ---- the job, on the engine's GL thread ---- */
+
+static tfl_status fill(tfl_job *job, tfl_interpreter *it, int slot)
+{
+  gl_frame_job *j = (gl_frame_job *)job;
+  const tfl_transform *tr = j->tr;
+  /* slot 0 is filled first in every run: drop the last run's textures */
+  if (slot == 0) tfl_interpreter_bind_input(it, 0, NULL);
+  tfl_ext x = { .kind = TFL_EXT_GL_IMAGE, .slot = slot, .gl_name = j->texture, .width = j->width,
+                .height = j->height,
+                /* tfl_transform: model-input pixel u maps to frame pixel u * scale + off */
+                .affine = { tr->scale_x, 0, tr->off_x, 0, tr->scale_y, tr->off_y } };
+  for (int c = 0; c < 3; c++) {
+    x.mean[c] = j->self->model.norm.mean[c];
+    x.std[c] = j->self->model.norm.std[c];
+  }
+  tfl_status st = tfl_interpreter_bind_input(it, 0, &x);
+  if (st != TFL_OK) g_strlcpy(job->error, tfl_interpreter_last_error(it), sizeof job->error);
+  return st;
+}
+
+static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
+{
+  gl_frame_job *j = (gl_frame_job *)job;
+  GstTfliteFilter *self = j->self;
+  GstTfliteFilterGl *gl = self->gl;
+  if (j->mask) {
+    GstMemory *mem = gst_buffer_peek_memory(j->mask, 0);
+    tfl_ext x = { .kind = TFL_EXT_GL_MASK, .slot = slot, .gl_name = gst_gl_memory_get_texture_id((GstGLMemory *)mem),
+                  .width = gl->mask_w, .height = gl->mask_h, .logits = gl->logits };
+    if (tfl_interpreter_export_output(it, 0, &x) != TFL_OK) {
+      GST_WARNING_OBJECT(self, "no GL mask texture (CPU mask only): %s", tfl_interpreter_last_error(it));
+      gst_clear_buffer(&j->mask);
+    } else {
+      GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(j->mask);
+      if (sync) gst_gl_sync_meta_set_sync_point(sync, gl->context);
     }
-    return;
   }
-  /* the texture works: later inferences need not wait for the GPU */
-  if (c->mask_ok && !c->readback) set_out_on_gpu(self, TRUE);
+  if (!j->decode) {
+    if (j->mask) return TFL_OK;
+    /* the texture broke on a frame that read nothing back: no mask this once */
+    g_strlcpy(job->error, "the mask could neither stay on the GPU nor come back", sizeof job->error);
+    return TFL_ERR_BACKEND;
+  }
+  return gst_tflite_filter_decode_slot(self, it, slot, j->tr, j->res, job->error, sizeof job->error);
 }
 
-gboolean gst_tflite_filter_gl_infer(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr,
-                                    GError **err)
+/* ---- per frame, streaming thread ---- */
+
+gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr,
+                                  gboolean readback, tfl_results *res, GstBuffer **gl_mask, GError **err)
 {
+  GstTfliteFilterGl *gl = self->gl;
+  *gl_mask = NULL;
   GstMemory *mem = gst_buffer_n_memory(buf) > 0 ? gst_buffer_peek_memory(buf, 0) : NULL;
   if (!mem || !gst_is_gl_memory(mem)) {
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "the buffer holds no GL memory");
     return FALSE;
   }
-  GstGLContext *ctx = self->gl_context;
-  if (((GstGLBaseMemory *)mem)->context != ctx &&
-      !gst_gl_context_can_share(((GstGLBaseMemory *)mem)->context, ctx)) {
+  GstGLContext *fctx = ((GstGLBaseMemory *)mem)->context;
+  if (fctx != gl->context && !gst_gl_context_can_share(fctx, gl->context)) {
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED,
-                "the frame's GL context changed and does not share with the delegate's");
+                "the frame's GL context changed and does not share with the engine's");
     return FALSE;
   }
   /* A GL map, not a CPU one: it gives the texture name and runs a pending upload
@@ -343,84 +186,30 @@ gboolean gst_tflite_filter_gl_infer(GstTfliteFilter *self, GstBuffer *buf, const
   }
   /* the producer's GL commands must be done before our shader samples the texture */
   GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(buf);
-  if (sync) gst_gl_sync_meta_wait(sync, ctx);
+  if (sync) gst_gl_sync_meta_wait(sync, gl->context);
 
-  gl_texture_input tex = {
-    .texture = *(guint *)map.data,
-    /* the frame, not the texture: a texture may be wider than the frame (row padding) */
-    .width = GST_VIDEO_INFO_WIDTH(&self->info),
-    .height = GST_VIDEO_INFO_HEIGHT(&self->info),
-    /* tfl_transform maps to frame pixels; the texture is the frame */
-    .scale_x = tr->scale_x, .scale_y = tr->scale_y, .off_x = tr->off_x, .off_y = tr->off_y,
-  };
-  for (int ch = 0; ch < 3; ch++) {
-    tex.mean[ch] = self->norm.mean[ch];
-    tex.std[ch] = self->norm.std[ch];
-  }
-  gl_call c = { self, FALSE, NULL, &tex, FALSE, FALSE, FALSE };
-  GST_OBJECT_LOCK(self);
-  c.readback = self->gl_readback;
-  GST_OBJECT_UNLOCK(self);
-  gst_gl_context_thread_add(ctx, infer_on_gl_thread, &c);
-  self->gl_mask_valid = c.mask_ok;
-  self->gl_frame_no_pixels = c.ok && c.no_pixels;
+  gl_frame_job j = { .self = self, .tr = tr, .res = res, .texture = *(guint *)map.data,
+                     /* the frame, not the texture: a texture may be wider than the frame */
+                     .width = GST_VIDEO_INFO_WIDTH(&self->info), .height = GST_VIDEO_INFO_HEIGHT(&self->info) };
+  if (gl->pool && gst_buffer_pool_acquire_buffer(gl->pool, &j.mask, NULL) != GST_FLOW_OK) j.mask = NULL;
+  /* outputs come back for CPU decoders, for gl-readback, for a model without a mask
+   * texture, and once to check the texture path against the CPU decoder */
+  j.decode = readback || !j.mask || !gl->checked;
+  j.job.fill = fill;
+  j.job.consume = consume;
+  j.job.host_outputs = j.decode;
+  tfl_status st = tfl_stream_run(self->stream, &j.job);
+  self->last_batch = j.job.batch;
   gst_memory_unmap(mem, &map);
-  if (!c.ok) {
-    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "%s", c.error ? c.error : "GL inference failed");
-    g_free(c.error);
+  if (st != TFL_OK) {
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "%s", j.job.error);
+    gst_clear_buffer(&j.mask);
     return FALSE;
   }
+  if (j.decode && j.mask) gl->checked = TRUE;
+  if (!j.decode) gst_tflite_filter_mask_geometry(self, tr, res);
   /* downstream writers wait for our reads of the texture */
-  if (sync) gst_gl_sync_meta_set_sync_point(sync, ctx);
+  if (sync) gst_gl_sync_meta_set_sync_point(sync, gl->context);
+  *gl_mask = j.mask;
   return TRUE;
-}
-
-gboolean gst_tflite_filter_gl_mask_without_pixels(GstTfliteFilter *self, const tfl_transform *tr,
-                                                  tfl_results *res)
-{
-  if (!self->gl_frame_no_pixels) return FALSE;
-  /* decode_segmentation's geometry: output 0 is [1, H, W, C], checked when it was created */
-  const tfl_tensor *t = tfl_interpreter_output(self->interp, 0);
-  tfl_mask *m = &res->mask;
-  m->kind = t->dims[3] == 1 ? TFL_MASK_PROB : TFL_MASK_CLASSES;
-  m->width = t->dims[2];
-  m->height = t->dims[1];
-  m->n_classes = t->dims[3] == 1 ? 2 : t->dims[3];
-  m->frame_x = tr->off_x;
-  m->frame_y = tr->off_y;
-  m->frame_w = (float)tr->in_w * tr->scale_x;
-  m->frame_h = (float)tr->in_h * tr->scale_y;
-  return TRUE;
-}
-
-void gst_tflite_filter_gl_attach_mask(GstTfliteFilter *self, GstTfliteMeta *meta)
-{
-  gl_mask_writer *m = self->gl_mask;
-  if (!m || !self->gl_mask_valid || meta->results.mask.kind == TFL_MASK_NONE) return;
-  meta->mask_texture = m->texture;
-  if (meta->gl_context) gst_object_unref(meta->gl_context);
-  meta->gl_context = gst_object_ref(self->gl_context);
-}
-
-static void release_on_gl_thread(GstGLContext *ctx, gpointer data)
-{
-  GstTfliteFilter *self = data;
-  mask_writer_free(ctx, self->gl_mask);
-  self->gl_mask = NULL;
-  self->gl_mask_valid = FALSE;
-  self->gl_out_on_gpu = FALSE;
-  self->gl_mask_sigmoid = FALSE;
-  self->gl_frame_no_pixels = FALSE;
-  tfl_interpreter_free(self->interp);
-  self->interp = NULL;
-  self->accel->destroy(self->accel);
-  self->accel = NULL;
-}
-
-void gst_tflite_filter_gl_release(GstTfliteFilter *self)
-{
-  if (!self->accel) return;
-  if (self->gl_context)
-    gst_gl_context_thread_add(self->gl_context, release_on_gl_thread, self);
-  gst_clear_object((GstGLContext **)&self->gl_context);
 }

@@ -1,31 +1,32 @@
 /* gsttflitefilter_gl.h - tflitefilter's GL path: the frame's texture goes straight into
- * the GL delegate on GStreamer's GL thread; the frame is never mapped on the CPU.
- * All functions are called from the streaming thread; they marshal to the GL thread. */
+ * the shared engine's GL delegate on its GL thread (bound as the model's input through
+ * the delegate interface); the frame is never mapped on the CPU. Segmentation masks come
+ * back as textures of their own, from a pool, fenced with a GstGLSyncMeta.
+ * All functions are called from the streaming thread; the engine runs the GL work on
+ * its context's thread. */
 #ifndef GST_TFLITE_FILTER_GL_H
 #define GST_TFLITE_FILTER_GL_H
 
+#include <gst/gl/gl.h>
+
 #include "gsttflitefilter.h"
-#include "gsttflitemeta.h"
 
 G_BEGIN_DECLS
 
-/* Creates the GL delegate on the GL context of `buf`'s memory and the interpreter with it.
- * FALSE with *err set when GL is unusable (no GL memory, no compute, compile failure). */
-gboolean gst_tflite_filter_gl_setup(GstTfliteFilter *self, GstBuffer *buf, GError **err);
-/* Runs one inference on `buf`'s texture; outputs end up readable on the CPU for decoding,
- * except a segmentation mask kept on the GPU (gl-readback unset, the mask texture working):
- * then see gst_tflite_filter_gl_mask_without_pixels. */
-gboolean gst_tflite_filter_gl_infer(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr,
-                                    GError **err);
-/* TRUE when the last inference left its mask on the GPU only: fills res->mask's kind, size,
- * classes and placement, without pixels (decode nothing else; the texture has them). */
-gboolean gst_tflite_filter_gl_mask_without_pixels(GstTfliteFilter *self, const tfl_transform *tr,
-                                                  tfl_results *res);
-/* Hands the mask output's GL texture to the meta when the model has one. */
-void gst_tflite_filter_gl_attach_mask(GstTfliteFilter *self, GstTfliteMeta *meta);
-/* Frees the GL delegate (on the GL thread) and drops the context. */
-void gst_tflite_filter_release_runtime(GstTfliteFilter *self);
-void gst_tflite_filter_gl_release(GstTfliteFilter *self);
+/* The GL context of buf's memory when it can run the GL delegate (compute shaders), with
+ * a ref; NULL with *err set otherwise. */
+GstGLContext *gst_tflite_filter_gl_context(GstBuffer *buf, GError **err);
+
+/* The GL path's state for self (whose engine is a GL engine). */
+GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self);
+void gst_tflite_filter_gl_free(GstTfliteFilterGl *gl);
+
+/* Runs the model on buf's texture through the engine. Results (decoded unless the mask
+ * stays on the GPU: then its geometry only) in *res; a segmentation mask also as a
+ * GRAY8 GL texture in *gl_mask (caller owns the ref), written on the GPU. `readback`:
+ * the outputs come back to the CPU every frame (gl-readback). */
+gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr,
+                                  gboolean readback, tfl_results *res, GstBuffer **gl_mask, GError **err);
 
 G_END_DECLS
 
