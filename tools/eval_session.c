@@ -108,19 +108,17 @@ bool eval_flags_complete(const eval_flags *f, const void *need, const char *need
 
 void eval_flags_help(FILE *out)
 {
+  fprintf(out, "  --delegate LIST    cpu, gl, or several to compare in one run, e.g. cpu,gl (default %s)\n",
+          TOOL_DEFAULT_DELEGATE);
+  tool_run_options_help(out);
   fprintf(out,
-          "  --delegate LIST    cpu, gl, or several to compare in one run, e.g. cpu,gl (default %s)\n"
-          "  --precision P      GL delegate precision, fp16 or fp32 (default fp16)\n"
-          "  --threads N        CPU threads (default %d)\n"
-          "  --cache-dir DIR    GL program binary cache directory (default: none)\n"
           "  --model-labels F   the model's labels, line N = class N (default: the model's metadata)\n"
           "  --fit MODE         stretch, letterbox or crop, as tflitefilter's fit (default stretch)\n"
           "  --input-mean M     float inputs get (pixel - M) / S (default: the model's metadata,\n"
           "  --input-std S      else its family's range, as tflitefilter)\n"
           "  --limit N          only the first N pictures (default: all)\n"
           "  --verbose          a line per picture and delegate (default off)\n"
-          "  --help             this text\n",
-          TOOL_DEFAULT_DELEGATE, TOOL_DEFAULT_THREADS);
+          "  --help             this text\n");
 }
 
 bool eval_picture_load(eval_picture *p, const char *path)

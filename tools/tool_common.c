@@ -148,13 +148,20 @@ void tool_run_flags_help(FILE *out)
 {
   fprintf(out,
           "  --delegate cpu|gl  where the graph runs (default %s); cpu = XNNPACK and our\n"
-          "                     threaded kernels, gl = the OpenGL ES compute delegate\n"
+          "                     threaded kernels, gl = the OpenGL ES compute delegate\n",
+          TOOL_DEFAULT_DELEGATE);
+  tool_run_options_help(out);
+}
+
+void tool_run_options_help(FILE *out)
+{
+  fprintf(out,
           "  --precision P      GL delegate precision, fp16 or fp32 (default fp16)\n"
           "  --cache-dir DIR    GL program binary cache directory (default: none)\n"
           "  --threads N        CPU threads (default %d)\n"
           "  --log LEVEL        log lines printed: error, warning, info or debug\n"
           "                     (default: $TFL_LOG, else warning)\n",
-          TOOL_DEFAULT_DELEGATE, TOOL_DEFAULT_THREADS);
+          TOOL_DEFAULT_THREADS);
   tool_gl_tuning_help(out);
 }
 

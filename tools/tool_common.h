@@ -33,6 +33,8 @@ void tool_run_flags_init(tool_run_flags *f);
 int tool_run_flags_parse(tool_run_flags *f, int argc, char **argv, int *i);
 /* Help lines for those flags, with their defaults. */
 void tool_run_flags_help(FILE *out);
+/* The same without the --delegate line, for tools that take their own. */
+void tool_run_options_help(FILE *out);
 /* The GL delegate's switches (gl_tuning) as flags: --gl-conv-tile PxS, --gl-conv-split
  * auto|never|always, --gl-no-fuse, --gl-no-reorder, --gl-all-barriers, --gl-const-fp32,
  * --gl-wide-residuals. Returns as tool_run_flags_parse (tool_run_flags_parse calls it). */
