@@ -269,7 +269,7 @@ void eval_session_describe(const eval_session *s, FILE *out)
 static void print_timer(FILE *out, const char *what, const eval_timer *t)
 {
   double sd = t->n > 1 ? sqrt(t->m2 / t->n) : 0.0;
-  fprintf(out, "%s latency: avg=%g(us), std_dev=%.0f(us)\n", what, t->mean * 1000.0, sd * 1000.0);
+  fprintf(out, "%s latency: avg=%.1f(us), std_dev=%.0f(us)\n", what, t->mean * 1000.0, sd * 1000.0);
 }
 
 void eval_session_print_latency(const eval_session *s, FILE *out)
