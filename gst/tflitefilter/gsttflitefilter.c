@@ -64,6 +64,7 @@ GST_DEBUG_CATEGORY_STATIC(CAT_PERFORMANCE);
 #define MAX_BATCH_WINDOW_US 1000000
 #define DEFAULT_MAX_BATCH 8
 #define MAX_MAX_BATCH 64
+#define DEFAULT_ENGINE_CONTEXT GST_TFLITE_ENGINE_CONTEXT_FRAMES
 
 enum {
   PROP_0,
@@ -88,6 +89,7 @@ enum {
   PROP_MODEL_INSTANCE_ID,
   PROP_BATCH_WINDOW,
   PROP_MAX_BATCH,
+  PROP_ENGINE_CONTEXT,
 };
 
 #define SYSMEM_FORMATS "{ RGBA, RGBx, BGRx, BGRA, RGB, I420, NV12 }"
@@ -222,7 +224,10 @@ static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
     if (ctx) {
       /* frames in the share group: the engine runs on the shared context, whose thread is
        * the engine's alone; else on the frames' own context */
-      gboolean shared = self->share_context &&
+      GST_OBJECT_LOCK(self);
+      gboolean own = self->engine_context == GST_TFLITE_ENGINE_CONTEXT_SHARED;
+      GST_OBJECT_UNLOCK(self);
+      gboolean shared = own && self->share_context &&
                         (ctx == self->share_context || gst_gl_context_can_share(ctx, self->share_context));
       GST_DEBUG_OBJECT(self, "frames on %" GST_PTR_FORMAT "%s", ctx, shared ? ", engine on the shared context" : "");
       self->engine = get_engine(self, shared ? self->share_context : ctx, &err);
@@ -588,6 +593,7 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
   case PROP_MODEL_INSTANCE_ID: g_free(self->instance_id); self->instance_id = g_value_dup_string(value); break;
   case PROP_BATCH_WINDOW: self->batch_window_us = g_value_get_uint(value); break;
   case PROP_MAX_BATCH: self->max_batch = g_value_get_uint(value); break;
+  case PROP_ENGINE_CONTEXT: self->engine_context = g_value_get_enum(value); break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     GST_OBJECT_UNLOCK(self);
@@ -626,6 +632,7 @@ static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValu
   case PROP_MODEL_INSTANCE_ID: g_value_set_string(value, self->instance_id); break;
   case PROP_BATCH_WINDOW: g_value_set_uint(value, self->batch_window_us); break;
   case PROP_MAX_BATCH: g_value_set_uint(value, self->max_batch); break;
+  case PROP_ENGINE_CONTEXT: g_value_set_enum(value, self->engine_context); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK(self);
@@ -732,6 +739,12 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
     g_param_spec_uint("max-batch", "Max batch", "Most frames of different streams run as one batch",
                       1, MAX_MAX_BATCH, DEFAULT_MAX_BATCH, rw));
 
+  g_object_class_install_property(gobject_class, PROP_ENGINE_CONTEXT,
+    g_param_spec_enum("engine-context", "Engine context",
+                      "GL path: which GL context the shared engine runs on (every GL element of the pipeline "
+                      "joins one share group either way, so streams whose sources made their own contexts still "
+                      "share one engine)", gst_tflite_engine_context_get_type(), DEFAULT_ENGINE_CONTEXT, rw));
+
   gst_element_class_set_static_metadata(element_class, "TensorFlow Lite filter",
     "Filter/Analyzer/Video", "Runs a .tflite model on video frames and attaches the results as meta",
     "gst-tflite developers");
@@ -772,6 +785,7 @@ static void gst_tflite_filter_init(GstTfliteFilter *self)
   self->gl_readback = DEFAULT_GL_READBACK;
   self->batch_window_us = DEFAULT_BATCH_WINDOW_US;
   self->max_batch = DEFAULT_MAX_BATCH;
+  self->engine_context = DEFAULT_ENGINE_CONTEXT;
   for (int c = 0; c < 3; c++)
     self->model_settings.norm_mean[c] = self->model_settings.norm_std[c] = GST_TFLITE_NORM_FROM_MODEL;
   self->earliest_time = GST_CLOCK_TIME_NONE;
