@@ -456,14 +456,21 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
 
 /* ---- the GL share group (gsttfliteglshare.h) ---- */
 
-/* Before the GL sources upstream make their contexts (states change downstream first):
- * the display, and the context they will be asked to share with. */
-static void join_gl_share_group(GstTfliteFilter *self)
+/* The display, before the GL elements upstream start (states change downstream first), so
+ * they all find this one display. */
+static void find_gl_display(GstTfliteFilter *self)
 {
   GST_OBJECT_LOCK(self);
   gboolean cpu = self->delegate_kind == GST_TFLITE_DELEGATE_CPU;
   GST_OBJECT_UNLOCK(self);
-  if (cpu || !gst_gl_ensure_element_data(self, &self->gl_display, &self->app_context)) return;
+  if (!cpu) gst_gl_ensure_element_data(self, &self->gl_display, &self->app_context);
+}
+
+/* When a GL element asks for an app context (making its own GL context): the context it
+ * will share with. Only then, so CPU pipelines never make a GL context. */
+static void join_gl_share_group(GstTfliteFilter *self)
+{
+  if (self->share_context || !self->gl_display) return;
   GError *err = NULL;
   self->share_context = gst_tflite_gl_share_get(self->gl_display, self->app_context, &err);
   if (!self->share_context)
@@ -481,7 +488,7 @@ static void leave_gl_share_group(GstTfliteFilter *self)
 static GstStateChangeReturn gst_tflite_filter_change_state(GstElement *element, GstStateChange transition)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(element);
-  if (transition == GST_STATE_CHANGE_NULL_TO_READY) join_gl_share_group(self);
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) find_gl_display(self);
   GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_tflite_filter_parent_class)->change_state(element, transition);
   if (transition == GST_STATE_CHANGE_READY_TO_NULL) leave_gl_share_group(self);
   return ret;
@@ -497,10 +504,15 @@ static void gst_tflite_filter_set_context(GstElement *element, GstContext *conte
 static gboolean gst_tflite_filter_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
-  /* GL sources asking for an app context get the shared one (and the display) */
-  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT && self->share_context &&
-      gst_gl_handle_context_query(GST_ELEMENT(self), query, self->gl_display, NULL, self->share_context))
-    return TRUE;
+  /* GL elements asking for an app context get the shared one */
+  const gchar *type = NULL;
+  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT && gst_query_parse_context_type(query, &type) &&
+      !g_strcmp0(type, "gst.gl.app_context")) {
+    join_gl_share_group(self);
+    if (self->share_context &&
+        gst_gl_handle_context_query(GST_ELEMENT(self), query, self->gl_display, NULL, self->share_context))
+      return TRUE;
+  }
   return GST_BASE_TRANSFORM_CLASS(gst_tflite_filter_parent_class)->query(trans, direction, query);
 }
 
