@@ -20,6 +20,18 @@
  * set #GstTfliteFilter:gl-readback for CPU pixels on every frame. Other decoders always
  * read their outputs back.
  *
+ * Many streams: every tflitefilter of a process with the same model file, delegate,
+ * precision, threads and #GstTfliteFilter:model-instance-id runs on one shared engine (one
+ * loaded model, one set of packed weights or GL programs and constants); each stream keeps
+ * only its results. Frames of several streams that reach the engine within
+ * #GstTfliteFilter:batch-window run as one batch (models whose outputs carry the batch);
+ * a stream alone never waits. On the GL path every GL element of the pipeline joins one
+ * share group (tflitefilter answers their "gst.gl.app_context" query), so streams whose
+ * sources made GL contexts of their own still share the engine; the frames and masks that
+ * cross contexts are fenced with #GstGLSyncMeta. Results own their data: a mask texture
+ * belongs to the buffer's meta, valid behind any queue until the buffer is freed. Behind a
+ * tee the element copies the buffer's metadata (never the pixels) to add its meta.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 filesrc location=astronaut.png ! pngdec ! videoconvert ! \
