@@ -247,6 +247,9 @@ static gboolean mask_write(GstTfliteFilter *self, GstBuffer *mask, gchar **why)
     *why = g_strdup_printf("writing the mask texture: GL error 0x%04x", e);
     return FALSE;
   }
+  /* the texture changed behind GstGLMemory's back: a later CPU map must download it again
+   * (pool textures are reused, and a map of an earlier mask left a CPU copy) */
+  GST_MINI_OBJECT_FLAG_SET(mem, GST_GL_BASE_MEMORY_TRANSFER_NEED_DOWNLOAD);
   GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(mask);
   if (sync) gst_gl_sync_meta_set_sync_point(sync, ctx);
   return TRUE;
