@@ -353,8 +353,9 @@ static GstFlowReturn gst_tflite_publish_transform_ip(GstBaseTransform *trans, Gs
   /* rate: frame messages at least 1/rate apart in running time (frames without a time
    * always pass); changes-only: only when the set of objects changed */
   if (rate > 0 && GST_CLOCK_TIME_IS_VALID(fi.running_time)) {
-    if (fi.running_time < self->next_publish) return GST_FLOW_OK;
     GstClockTime period = (GstClockTime)(GST_SECOND / rate);
+    /* 1% slack: timestamps rounded to the nanosecond (3 x 33333333) still meet the grid */
+    if (fi.running_time + period / 100 < self->next_publish) return GST_FLOW_OK;
     /* a fixed grid, so rounding does not slow the rate down */
     self->next_publish = self->next_publish + period > fi.running_time ? self->next_publish + period
                                                                        : fi.running_time + period;
