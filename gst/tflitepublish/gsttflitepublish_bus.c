@@ -110,7 +110,16 @@ static void on_problem(void *user, tp_status what, const char *detail)
   }
 }
 
+/* The client library's log, in this element's debug category (GST_DEBUG=tflitepublish:N). */
+static void on_log(void *user, int level, const char *line)
+{
+  GstTflitePublish *self = user;
+  if (level <= 3) GST_WARNING_OBJECT(self, "%s", line);
+  else if (level <= 5) GST_INFO_OBJECT(self, "%s", line);
+  else GST_DEBUG_OBJECT(self, "%s", line);
+}
+
 void gst_tflite_publish_events_init(GstTflitePublish *self, tp_publisher_events *ev)
 {
-  *ev = (tp_publisher_events){ self, on_state, on_stats, on_problem };
+  *ev = (tp_publisher_events){ self, on_state, on_stats, on_problem, on_log };
 }

@@ -84,6 +84,14 @@ static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
   }
 }
 
+/* librdkafka's log lines (from its threads) go to the sink, not to stderr */
+static void on_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
+{
+  kafka *k = rd_kafka_opaque(rk);
+  if (k && k->base.sink.log) k->base.sink.log(k->base.sink.user, level, buf);
+  (void)fac;
+}
+
 static tp_status kafka_connect(tp_transport *t, char *err, size_t errlen)
 {
   kafka *k = (kafka *)t;
@@ -232,6 +240,7 @@ tp_transport *tp_kafka_new(const tp_kafka_config *cfg, const tp_sink *sink, char
   rd_kafka_conf_set_opaque(k->conf, k);
   rd_kafka_conf_set_dr_msg_cb(k->conf, on_delivery);
   rd_kafka_conf_set_error_cb(k->conf, on_error);
+  rd_kafka_conf_set_log_cb(k->conf, on_log);
   k->state = TP_STATE_DISCONNECTED;
   return &k->base;
 }

@@ -99,6 +99,8 @@ static void on_log(struct mosquitto *mosq, void *obj, int level, const char *str
   (void)mosq;
   mqtt *c = obj;
   if (level == MOSQ_LOG_ERR) snprintf(c->last_error, sizeof(c->last_error), "%s", str);
+  if (c->base.sink.log)
+    c->base.sink.log(c->base.sink.user, level == MOSQ_LOG_ERR ? 3 : level == MOSQ_LOG_WARNING ? 4 : 7, str);
 }
 
 /* Why the connection is down, from libmosquitto's return code and what came before. */

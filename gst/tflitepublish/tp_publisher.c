@@ -186,6 +186,12 @@ static void on_ack(void *user, uint64_t token, tp_ack a, const char *detail)
   finish(p, m);
 }
 
+static void on_log(void *user, int level, const char *line)
+{
+  tp_publisher *p = user;
+  if (p->ev.log) p->ev.log(p->ev.user, level, line);
+}
+
 /* ---- the loop ------------------------------------------------------------------- */
 
 static void spill_problem(tp_publisher *p, const char *err, uint64_t lost)
@@ -363,7 +369,7 @@ tp_publisher *tp_publisher_new(tp_transport *t, const tp_publisher_config *cfg, 
   p->t = t;
   p->state = TP_STATE_DISCONNECTED;
   p->st.state = TP_STATE_DISCONNECTED;
-  t->sink = (tp_sink){ p, on_state, on_ack };
+  t->sink = (tp_sink){ p, on_state, on_ack, on_log };
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->idle_cond, NULL);
   p->q = tp_queue_new(cfg->max_messages, cfg->max_bytes, cfg->drop);

@@ -58,6 +58,8 @@ typedef struct {
   /* a configuration error (TP_ERR_AUTH/TLS/CONFIG: posted once per kind until a connection
    * succeeds), a message refused for good (TP_ERR_MESSAGE) or a spill file failure */
   void (*problem)(void *user, tp_status what, const char *detail);
+  /* the client library's log lines (syslog levels); any thread; may be NULL */
+  void (*log)(void *user, int level, const char *line);
 } tp_publisher_events;
 
 typedef struct tp_publisher tp_publisher;

@@ -47,6 +47,9 @@ typedef struct {
   /* The connection changed; `why` and `detail` say why it is down (TP_OK when it is up). */
   void (*state)(void *user, tp_state state, tp_status why, const char *detail);
   void (*ack)(void *user, uint64_t token, tp_ack ack, const char *detail);
+  /* The client library's own log lines (level: syslog 0-7); may be called from the
+   * library's threads; NULL: dropped. */
+  void (*log)(void *user, int level, const char *line);
 } tp_sink;
 
 typedef struct tp_transport tp_transport;
