@@ -1,8 +1,10 @@
 """brokers.py - what the broker tests share: free loopback ports, a Mosquitto started and
 killed by the test, a subscriber (mosquitto_sub), a test CA made with openssl, runs of
 publish_feed, and the JSON Schema check of every message."""
+import atexit
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -18,7 +20,33 @@ SCHEMA = os.environ.get('RESULTS_SCHEMA', '')
 MOSQUITTO = '/usr/sbin/mosquitto'
 
 
+# Everything a test starts is stopped when it ends, passed or failed; its folders are
+# removed when it passed (kept for a look when it failed).
+_procs = []
+_dirs = []
+_failed = []
+
+
+def _cleanup():
+    for p in _procs:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    if not _failed:
+        for d in _dirs:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+atexit.register(_cleanup)
+
+
+def started(proc):
+    _procs.append(proc)
+    return proc
+
+
 def fail(msg):
+    _failed.append(msg)
     print('FAIL: ' + msg, flush=True)
     sys.exit(1)
 
@@ -69,7 +97,8 @@ class Mosquitto:
 
     def start(self):
         self.logf = open(self.log, 'a')
-        self.proc = subprocess.Popen([MOSQUITTO, '-c', self.conf], stdout=self.logf, stderr=subprocess.STDOUT)
+        self.proc = started(subprocess.Popen([MOSQUITTO, '-c', self.conf], stdout=self.logf,
+                                             stderr=subprocess.STDOUT))
         if not wait_port(self.port):
             fail('mosquitto did not listen on %d (log: %s)' % (self.port, open(self.log).read()[-2000:]))
         return self
@@ -95,7 +124,7 @@ class Subscriber:
         self.lock = threading.Lock()
         cmd = ['stdbuf', '-oL', 'mosquitto_sub', '-h', '127.0.0.1', '-p', str(port), '-t', topic, '-v', '-q', '1',
                '-c', '-i', 'test-sub-%d' % os.getpid()] + list(extra)
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.proc = started(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
@@ -148,7 +177,7 @@ def feed_async(args, frames, fps, timing=None):
     cmd = [FEED, '--frames', str(frames), '--fps', str(fps)]
     if timing:
         cmd += ['--timing', timing]
-    return subprocess.Popen(cmd + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return started(subprocess.Popen(cmd + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
 
 
 def feed_result(proc, timeout=120):
@@ -211,7 +240,9 @@ def make_ca(tmp, name):
 
 
 def tmpdir(name):
-    return tempfile.mkdtemp(prefix='tflitepublish-%s-' % name)
+    d = tempfile.mkdtemp(prefix='tflitepublish-%s-' % name)
+    _dirs.append(d)
+    return d
 
 
 def seqs(msgs):

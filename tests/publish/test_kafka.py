@@ -10,8 +10,8 @@ import sys
 import time
 import uuid
 
-from brokers import (bus, check, fail, feed, feed_async, feed_result, free_port, last_stats, tmpdir, validate_all,
-                     wait_port)
+from brokers import (bus, check, fail, feed, feed_async, feed_result, free_port, last_stats, started, tmpdir,
+                     validate_all, wait_port)
 
 CONSUME = os.environ.get('KAFKA_CONSUME', '')
 FETCH = os.environ.get('KAFKA_FETCH', '')
@@ -54,8 +54,8 @@ class Kafka:
     def start(self):
         t = time.monotonic()
         self.out = open(os.path.join(self.tmp, 'broker.out'), 'a')
-        self.proc = subprocess.Popen(self.java + ['kafka.Kafka', self.props], stdout=self.out,
-                                     stderr=subprocess.STDOUT)
+        self.proc = started(subprocess.Popen(self.java + ['kafka.Kafka', self.props], stdout=self.out,
+                                             stderr=subprocess.STDOUT))
         if not wait_port(self.port, 90):
             fail('Kafka did not listen on %d: %s' % (self.port, open(os.path.join(self.tmp, 'broker.out')).read()[-3000:]))
         print('info: Kafka broker listening after %.1f s' % (time.monotonic() - t), flush=True)
