@@ -604,8 +604,8 @@ static void install_properties(GObjectClass *oc)
   g_object_class_install_property(oc, PROP_SPILL_MAX_BYTES,
     g_param_spec_uint64("spill-max-bytes", "Spill max bytes", "Size of the spill file in bytes", 4096, G_MAXINT64,
                         DEFAULT_SPILL_MAX_BYTES, RW));
-  int_prop(oc, PROP_MAX_INFLIGHT, "max-inflight", "Messages handed to the client and not yet acknowledged", 1,
-           65535, DEFAULT_MAX_INFLIGHT);
+  int_prop(oc, PROP_MAX_INFLIGHT, "max-inflight", "Messages handed to the client and not yet acknowledged "
+           "(MQTT QoS 2: at most 20 of them on the wire, Mosquitto's limit)", 1, 65535, DEFAULT_MAX_INFLIGHT);
   int_prop(oc, PROP_RECONNECT_MIN, "reconnect-min", "First reconnect delay in ms, doubled on each failure", 10,
            600000, DEFAULT_RECONNECT_MIN_MS);
   int_prop(oc, PROP_RECONNECT_MAX, "reconnect-max", "Longest reconnect delay in ms", 10, 3600000,

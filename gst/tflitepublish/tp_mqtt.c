@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #define CONNECT_TIMEOUT_MS 10000
+#define QOS2_WIRE_MAX 20
 
 typedef struct {
   int mid;
@@ -153,7 +154,11 @@ static tp_status mqtt_connect(tp_transport *t, char *err, size_t errlen)
   }
   mosquitto_int_option(c->mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311);
   mosquitto_int_option(c->mosq, MOSQ_OPT_TCP_NODELAY, 1);
-  mosquitto_max_inflight_messages_set(c->mosq, (unsigned)c->cfg.max_inflight);
+  /* MQTT 3.1.1 has no flow control: Mosquitto acknowledges QoS 2 messages beyond its
+   * max_inflight_messages (20 by default) and then never delivers them. So at QoS 2 at most
+   * 20 are on the wire; libmosquitto holds the rest of our window until PUBCOMPs come. */
+  int wire = c->cfg.qos == 2 && c->cfg.max_inflight > QOS2_WIRE_MAX ? QOS2_WIRE_MAX : c->cfg.max_inflight;
+  mosquitto_max_inflight_messages_set(c->mosq, (unsigned)wire);
   mosquitto_connect_callback_set(c->mosq, on_connect);
   mosquitto_publish_callback_set(c->mosq, on_publish);
   mosquitto_log_callback_set(c->mosq, on_log);

@@ -229,12 +229,19 @@ static int send_some(tp_publisher *p)
   tp_msg *m;
   while ((m = take_next(p))) {
     char err[512];
+    /* in flight before the call: a transport may acknowledge inside publish (MQTT QoS 0
+     * is written at once), and the ack frees the message */
+    p->next = NULL;
+    list_append(&p->fl_head, &p->fl_tail, m);
+    p->n_inflight++;
     tp_status s = p->t->ops->publish(p->t, m, (uint64_t)(uintptr_t)m, err, sizeof(err));
-    if (s == TP_OK) {
-      p->next = NULL;
-      list_append(&p->fl_head, &p->fl_tail, m);
-      p->n_inflight++;
-      continue;
+    if (s == TP_OK) continue;
+    /* not taken: back to being the next one (unless a broken connection already moved
+     * everything in flight, this one included, to the retry list) */
+    if (p->n_inflight && p->fl_tail == m) {
+      list_remove(&p->fl_head, &p->fl_tail, m);
+      p->n_inflight--;
+      p->next = m;
     }
     if (s == TP_ERR_MESSAGE) {
       p->next = NULL;

@@ -119,11 +119,11 @@ class Mosquitto:
 class Subscriber:
     """mosquitto_sub with a persistent QoS 1 session: collects (topic, payload) lines."""
 
-    def __init__(self, port, topic='cameras/#', extra=()):
+    def __init__(self, port, topic='cameras/#', extra=(), qos=1):
         self.lines = []
         self.lock = threading.Lock()
-        cmd = ['stdbuf', '-oL', 'mosquitto_sub', '-h', '127.0.0.1', '-p', str(port), '-t', topic, '-v', '-q', '1',
-               '-c', '-i', 'test-sub-%d' % os.getpid()] + list(extra)
+        cmd = ['stdbuf', '-oL', 'mosquitto_sub', '-h', '127.0.0.1', '-p', str(port), '-t', topic, '-v', '-q', str(qos),
+               '-c', '-i', 'test-sub-%d-%d' % (os.getpid(), len(_procs))] + list(extra)
         self.proc = started(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()

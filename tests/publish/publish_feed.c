@@ -215,9 +215,9 @@ int main(int argc, char **argv)
   print_bus(bus);
   qsort(dur, frames, sizeof(gint64), cmp_i64);
   printf("{\"feed\":\"done\",\"frames\":%u,\"push_us\":{\"median\":%" G_GINT64_FORMAT ",\"p99\":%" G_GINT64_FORMAT
-         ",\"max\":%" G_GINT64_FORMAT "},\"eos_us\":%" G_GINT64_FORMAT "}\n",
+         ",\"max\":%" G_GINT64_FORMAT "},\"eos_us\":%" G_GINT64_FORMAT ",\"run_us\":%" G_GINT64_FORMAT "}\n",
          frames, frames ? dur[frames / 2] : 0, frames ? dur[frames * 99 / 100] : 0, frames ? dur[frames - 1] : 0,
-         eos_us);
+         eos_us, eos_start + eos_us - t0);
   g_free(dur);
   gst_object_unref(bus);
   g_ptr_array_unref(labels);

@@ -59,6 +59,17 @@ def case_schema():
                (60, 'leave', 1, 'eos', 60)]
     check(got == want_ev, 'track events %s' % got)
 
+    # QoS 0 (written, not acknowledged) and QoS 2 to the same broker: all arrive
+    for qos in (0, 2):
+        sub_q = Subscriber(b.port, topic='qos%d/#' % qos)
+        time.sleep(0.3)
+        rc, out = feed(base_args(b, 'qos=%d' % qos, 'topic=qos%d/objects' % qos, 'events=false'), frames=200)
+        st = last_stats(out)
+        check(rc == 0 and st['sent'] == 200 and st['dropped'] == 0, 'QoS %d: 200 sent' % qos)
+        check(wait_all(sub_q, 200), 'QoS %d: 200 arrived' % qos)
+        check(sorted(set(seqs(sub_q.messages()))) == list(range(1, 201)), 'QoS %d: seq 1..200' % qos)
+        sub_q.stop()
+
     # rate=10 at 100 fps of stream time: one frame in ten; changes-only: frames where track 2 came or went
     sub2 = Subscriber(b.port, topic='opts/#')
     time.sleep(0.3)

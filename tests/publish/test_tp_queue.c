@@ -166,7 +166,19 @@ typedef struct {
   uint64_t *delivered;   /* acknowledged seqs, in order */
   size_t n_delivered, cap;
   int max_inflight;
+  int ack_in_publish;    /* acknowledge inside publish, as MQTT QoS 0 does */
 } fake;
+
+static void deliver(fake *f, uint64_t seq)
+{
+  pthread_mutex_lock(&f->lock);
+  if (f->n_delivered == f->cap) {
+    f->cap = f->cap ? f->cap * 2 : 1024;
+    f->delivered = realloc(f->delivered, f->cap * sizeof(uint64_t));
+  }
+  f->delivered[f->n_delivered++] = seq;
+  pthread_mutex_unlock(&f->lock);
+}
 
 static tp_status fake_connect(tp_transport *t, char *err, size_t n)
 {
@@ -186,6 +198,11 @@ static tp_status fake_publish(tp_transport *t, const tp_msg *m, uint64_t token, 
 {
   fake *f = (fake *)t;
   if (!f->connected || f->n_pending >= f->max_inflight) return TP_AGAIN;
+  if (f->ack_in_publish) {
+    deliver(f, m->seq);
+    f->base.sink.ack(f->base.sink.user, token, TP_ACK_OK, NULL); /* frees m */
+    return TP_OK;
+  }
   f->pending_tok[f->n_pending] = token;
   f->pending_seq[f->n_pending++] = m->seq;
   return TP_OK;
@@ -213,13 +230,7 @@ static void fake_poll(tp_transport *t, int wake_fd, int timeout_ms)
   /* acknowledge half of what is pending (the rest stays in flight a while) */
   int ack = (f->n_pending + 1) / 2;
   for (int i = 0; i < ack; i++) {
-    pthread_mutex_lock(&f->lock);
-    if (f->n_delivered == f->cap) {
-      f->cap = f->cap ? f->cap * 2 : 1024;
-      f->delivered = realloc(f->delivered, f->cap * sizeof(uint64_t));
-    }
-    f->delivered[f->n_delivered++] = f->pending_seq[0];
-    pthread_mutex_unlock(&f->lock);
+    deliver(f, f->pending_seq[0]);
     uint64_t tok = f->pending_tok[0];
     memmove(f->pending_tok, f->pending_tok + 1, (size_t)(f->n_pending - 1) * sizeof(uint64_t));
     memmove(f->pending_seq, f->pending_seq + 1, (size_t)(f->n_pending - 1) * sizeof(uint64_t));
@@ -327,6 +338,24 @@ static void test_publisher_outage(void)
   fake_free(f);
 }
 
+/* A transport that acknowledges inside publish (MQTT QoS 0 writes at once). */
+static void test_publisher_ack_in_publish(void)
+{
+  fake *f = fake_new();
+  f->ack_in_publish = 1;
+  observed o = { 0 };
+  tp_publisher *p = start(f, &o, 1000, NULL);
+  if (!p) return;
+  for (uint64_t s = 1; s <= 500; s++) tp_publisher_push(p, msg(s, 20));
+  CHECK(tp_publisher_flush(p, 5000), "flush timed out");
+  tp_stats s = tp_publisher_get_stats(p);
+  tp_publisher_free(p, 0);
+  CHECK(s.sent == 500 && s.in_flight == 0 && s.queued == 0, "acked in publish: sent %llu in flight %llu queued %llu",
+        (unsigned long long)s.sent, (unsigned long long)s.in_flight, (unsigned long long)s.queued);
+  check_delivered("acked in publish", f, 1, 500);
+  fake_free(f);
+}
+
 static void test_publisher_limits(void)
 {
   fake *f = fake_new();
@@ -393,6 +422,7 @@ int main(int argc, char **argv)
   test_queue();
   test_spill(dir);
   test_publisher_outage();
+  test_publisher_ack_in_publish();
   test_publisher_limits();
   test_publisher_spill(dir);
   test_publisher_unsent();
