@@ -1,11 +1,7 @@
 /* gsttflitepublish_enums.c - the enum types of tflitepublish's properties. */
 #include "gsttflitepublish.h"
 
-static GType enum_type(GType *t, const gchar *name, const GEnumValue *values)
-{
-  if (g_once_init_enter(t)) g_once_init_leave(t, g_enum_register_static(name, values));
-  return *t;
-}
+#include "gst/tflitefilter/gsttfliteenums.h"
 
 GType gst_tflite_publish_transport_get_type(void)
 {
@@ -15,7 +11,7 @@ GType gst_tflite_publish_transport_get_type(void)
     { GST_TFLITE_PUBLISH_KAFKA, "Kafka (librdkafka): brokers, acks, compression, kafka-options", "kafka" },
     { 0, NULL, NULL },
   };
-  return enum_type(&t, "GstTflitePublishTransport", values);
+  return gst_tflite_enum_type(&t, "GstTflitePublishTransport", values);
 }
 
 GType gst_tflite_publish_compression_get_type(void)
@@ -29,7 +25,7 @@ GType gst_tflite_publish_compression_get_type(void)
     { GST_TFLITE_COMPRESSION_ZSTD, "Zstandard", "zstd" },
     { 0, NULL, NULL },
   };
-  return enum_type(&t, "GstTflitePublishCompression", values);
+  return gst_tflite_enum_type(&t, "GstTflitePublishCompression", values);
 }
 
 GType gst_tflite_publish_mask_get_type(void)
@@ -41,7 +37,7 @@ GType gst_tflite_publish_mask_get_type(void)
     { TP_MASK_PNG, "The summary plus the mask as a base64 grey PNG", "png" },
     { 0, NULL, NULL },
   };
-  return enum_type(&t, "GstTflitePublishMask", values);
+  return gst_tflite_enum_type(&t, "GstTflitePublishMask", values);
 }
 
 GType gst_tflite_publish_drop_get_type(void)
@@ -52,5 +48,5 @@ GType gst_tflite_publish_drop_get_type(void)
     { TP_DROP_NEWEST, "Drop the new message (keep the oldest)", "newest" },
     { 0, NULL, NULL },
   };
-  return enum_type(&t, "GstTflitePublishDrop", values);
+  return gst_tflite_enum_type(&t, "GstTflitePublishDrop", values);
 }

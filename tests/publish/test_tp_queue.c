@@ -222,6 +222,11 @@ static void fake_poll(tp_transport *t, int wake_fd, int timeout_ms)
     f->base.sink.state(f->base.sink.user, TP_STATE_DISCONNECTED, TP_ERR_NETWORK, "broker went away");
     return;
   }
+  if (f->connecting && !up) {
+    f->connecting = 0;
+    f->base.sink.state(f->base.sink.user, TP_STATE_DISCONNECTED, TP_ERR_NETWORK, "connection refused");
+    return;
+  }
   if (f->connecting && up) {
     f->connecting = 0;
     f->connected = 1;
@@ -317,8 +322,9 @@ static void test_publisher_outage(void)
   observed o = { 0 };
   tp_publisher *p = start(f, &o, 1000, NULL);
   if (!p) return;
+  for (int i = 0; i < 500 && tp_publisher_get_stats(p).state != TP_STATE_CONNECTED; i++) sleep_ms(2);
   for (uint64_t s = 1; s <= 100; s++) tp_publisher_push(p, msg(s, 20));
-  sleep_ms(5);
+  for (int i = 0; i < 500 && tp_publisher_get_stats(p).sent == 0; i++) sleep_ms(1);
   set_up(f, 0); /* mid-stream: some of the 100 are in flight, unacknowledged */
   for (uint64_t s = 101; s <= 400; s++) tp_publisher_push(p, msg(s, 20));
   sleep_ms(100); /* several reconnect attempts fail */
@@ -385,8 +391,10 @@ static void test_publisher_spill(const char *dir)
   tp_publisher *p = start(f, &o, 20, path);
   if (!p) return;
   for (uint64_t s = 1; s <= 500; s++) {
+    /* a producer the publisher keeps up with: it moves them to the file as they come (on a
+     * busy machine the memory queue of 20 could otherwise fill first and drop, rightly) */
+    for (int i = 0; i < 1000 && tp_publisher_get_stats(p).queued >= 15; i++) sleep_ms(1);
     tp_publisher_push(p, msg(s, 30));
-    if (s % 10 == 0) sleep_ms(1); /* the publisher moves them to the file as they come */
   }
   sleep_ms(50);
   tp_stats mid = tp_publisher_get_stats(p);
