@@ -80,14 +80,19 @@ def outage(seconds, limit):
     during = [s for s in stats if t_down * 1e6 <= s['t_us'] <= t_up * 1e6]
     peak = max(s['queued'] for s in during)
     peak_bytes = max(s['queued-bytes'] for s in during)
-    drained = [s for s in stats if s['t_us'] > t_up * 1e6 and s['queued'] == 0 and s['state'] == 'connected']
+    # drained: nothing waits any more (what is left is in flight: this frame's messages)
+    drained = [s for s in stats if s['t_us'] > t_up * 1e6 and s['queued'] <= s['in-flight'] + 2
+               and s['state'] == 'connected']
+    back = [l for l in bus(out, 'tflite-publish-state') if l['t_us'] > t_up * 1e6 and l['state'] == 'connected']
     sent_down = max(s['sent'] for s in during)
     st = last_stats(out)
     print('MQTT QoS 1, %d fps, broker away %d s (max-queue-messages %s): queued up to %d messages (%.1f MB); '
-          'after the restart %d more sent, queue empty %.1f s after the broker was back; dropped %d, unsent %d, '
-          'resent %d; push median %d us'
-          % (fps, seconds, limit or 'default 10000', peak, peak_bytes / 1e6, st['sent'] - sent_down,
-             (drained[0]['t_us'] / 1e6 - t_up) if drained else -1, st['dropped'], st['unsent'], st['resent'],
+          'reconnected %.1f s after the broker was back (backoff), queue drained %.1f s after that; '
+          '%d sent after the outage; dropped %d, unsent %d, resent %d; push median %d us'
+          % (fps, seconds, limit or 'default 10000', peak, peak_bytes / 1e6,
+             (back[0]['t_us'] / 1e6 - t_up) if back else -1,
+             (drained[0]['t_us'] - back[0]['t_us']) / 1e6 if drained and back else -1, st['sent'] - sent_down,
+             st['dropped'], st['unsent'], st['resent'],
              [l for l in out if l.get('feed') == 'done'][0]['push_us']['median']), flush=True)
     b.stop()
 

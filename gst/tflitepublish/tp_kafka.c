@@ -193,6 +193,17 @@ static int set_options(rd_kafka_conf_t *conf, const char *options, char *err, si
     while (*value == ' ') value++;
     for (char *e = value + strlen(value) - 1; e >= value && *e == ' '; e--) *e = '\0';
     rc = set(conf, name, value, err, errlen);
+    /* librdkafka's own message for an unreadable file does not say which one it was */
+    size_t n = strlen(name);
+    if (rc == 0 && n > 9 && !strcmp(name + n - 9, ".location") && strcmp(value, "probe") != 0) {
+      FILE *f = fopen(value, "rb");
+      if (!f) {
+        snprintf(err, errlen, "Kafka option %s: '%s' cannot be read: %s", name, value, strerror(errno));
+        rc = -1;
+      } else {
+        fclose(f);
+      }
+    }
   }
   free(copy);
   return rc;

@@ -143,10 +143,27 @@ def case_events(k):
     check(all(key == 'camE' for _, _, key, _ in frames + events), 'every message keyed by the camera id')
 
 
+def case_config(k):
+    """Settings librdkafka refuses: the element does not start and names the setting."""
+    rc, out = feed(kafka_args(k, 'kafka-options=linger.ms=5;no.such.option=1'), 5)
+    errs = bus(out, 'error')
+    check(rc == 2 and errs and 'no.such.option' in errs[0]['text'], 'unknown option named: %s' %
+          (errs[0]['text'] if errs else None))
+    rc, out = feed(kafka_args(k, 'kafka-options=security.protocol=ssl;ssl.ca.location=/nonexistent/ca.pem'), 5)
+    errs = bus(out, 'error')
+    check(rc == 2 and errs and 'ca.pem' in errs[0]['text'] + errs[0]['debug'], 'unreadable TLS CA named: %s' %
+          (errs[0]['text'] if errs else None))
+    rc, out = feed(['transport=kafka', 'topic=cameras/{camera}'], 5)
+    errs = bus(out, 'error')
+    check(rc == 2 and errs and 'Kafka topic' in errs[0]['text'], 'topic with "/" refused: %s' %
+          (errs[0]['text'] if errs else None))
+
+
 if __name__ == '__main__':
     tmp = tmpdir('kafka')
     k = Kafka(tmp).start()
     try:
+        case_config(k)
         case_order(k)
         case_events(k)
         case_restart(k)

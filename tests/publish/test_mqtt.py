@@ -354,18 +354,21 @@ def case_models():
     time.sleep(0.3)
     npm, pics = os.environ['TFL_NPM_MODELS'], os.environ['TFL_PICTURES']
     pic = os.path.join(pics, 'astronaut.png')
-    for model, cam in (('face_detection_short_range', 'faces'), ('selfie_segmentation', 'selfie')):
+    # the GL path leaves the mask in a texture: tflitepublish downloads it
+    for model, cam, gl in (('face_detection_short_range', 'faces', False), ('selfie_segmentation', 'selfie', False),
+                           ('selfie_segmentation', 'selfiegl', True)):
         path = os.path.join(npm, model + '.tflite')
         for f in (path, pic):
             if not os.path.exists(f):
                 fail('missing %s (models/fetch.sh, tests/fetch_pictures.sh)' % f)
         cmd = ['gst-launch-1.0', '-q', 'filesrc', 'location=' + pic, '!', 'pngdec', '!', 'imagefreeze',
-               'num-buffers=3', '!', 'videoconvert', '!', 'video/x-raw,format=RGBA', '!', 'tflitefilter',
-               'model=' + path, '!', 'tflitepublish', 'host=127.0.0.1', 'port=%d' % b.port, 'camera-id=' + cam,
-               'mask=png', '!', 'fakesink']
+               'num-buffers=3', '!', 'videoconvert', '!', 'video/x-raw,format=RGBA', '!'] + \
+              (['glupload', '!'] if gl else []) + \
+              ['tflitefilter', 'model=' + path, '!', 'tflitepublish', 'host=127.0.0.1', 'port=%d' % b.port,
+               'camera-id=' + cam, 'mask=png', '!', 'fakesink']
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
         check(r.returncode == 0, '%s pipeline ran %s' % (model, r.stdout[-500:]))
-    check(sub.wait_for(lambda l: len(l) >= 6, 20), 'six frame messages arrived')
+    check(sub.wait_for(lambda l: len(l) >= 9, 20), 'nine frame messages arrived')
     msgs = sub.messages()
     validate_all(msgs)
     faces = [m for t, m in msgs if t == 'cameras/faces/objects']
@@ -380,6 +383,14 @@ def case_models():
     frac = sum(1 for p in px if p >= 128) / len(px)
     check(abs(frac - seg['areas'][0]['fraction']) < 1e-6 and 0.1 < frac < 0.9,
           'person share from the PNG (%.4f) equals the summary (%.4f)' % (frac, seg['areas'][0]['fraction']))
+    for m in [m for t, m in msgs if t == 'cameras/selfiegl/objects']:
+        glseg = [o for o in m['objects'] if o['kind'] == 'segmentation'][0]['mask']
+        check('unavailable' not in glseg and 'png' in glseg, 'GL mask downloaded (frame %d)' % m['frame'])
+        w2, h2, px2 = png_pixels(base64.b64decode(glseg['png']))
+        frac2 = sum(1 for p in px2 if p >= 128) / len(px2)
+        diff = sum(1 for a, b2 in zip(px, px2) if abs(a - b2) > 8) / len(px)
+        check((w2, h2) == (w, h) and abs(frac2 - frac) < 0.02 and diff < 0.02,
+              'GL mask: share %.4f vs CPU %.4f, %.2f%% of pixels differ by > 8/255' % (frac2, frac, 100 * diff))
     sub.stop()
     b.stop()
 
