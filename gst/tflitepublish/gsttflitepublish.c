@@ -142,6 +142,38 @@ static const struct {
   { PROP_SPILL_FILE, G_STRUCT_OFFSET(GstTflitePublishSettings, spill_file) },
 };
 
+/* the other settings: where each lives and how it is stored (G_TYPE_INT, G_TYPE_BOOLEAN,
+ * G_TYPE_ENUM (a gint), G_TYPE_DOUBLE, G_TYPE_UINT64) */
+#define SETTING(id, field, type) { id, G_STRUCT_OFFSET(GstTflitePublishSettings, field), type }
+static const struct {
+  guint id;
+  gsize offset;
+  GType type;
+} value_props[] = {
+  SETTING(PROP_TRANSPORT, transport, G_TYPE_ENUM),
+  SETTING(PROP_PORT, port, G_TYPE_INT),
+  SETTING(PROP_QOS, qos, G_TYPE_INT),
+  SETTING(PROP_RETAIN, retain, G_TYPE_BOOLEAN),
+  SETTING(PROP_KEEP_ALIVE, keep_alive, G_TYPE_INT),
+  SETTING(PROP_CLEAN_SESSION, clean_session, G_TYPE_BOOLEAN),
+  SETTING(PROP_TLS_INSECURE, tls_insecure, G_TYPE_BOOLEAN),
+  SETTING(PROP_ACKS, acks, G_TYPE_INT),
+  SETTING(PROP_COMPRESSION, compression, G_TYPE_ENUM),
+  SETTING(PROP_MASK, mask, G_TYPE_ENUM),
+  SETTING(PROP_EVENTS, events, G_TYPE_BOOLEAN),
+  SETTING(PROP_CHANGES_ONLY, changes_only, G_TYPE_BOOLEAN),
+  SETTING(PROP_RATE, rate, G_TYPE_DOUBLE),
+  SETTING(PROP_MAX_QUEUE_MESSAGES, max_queue_messages, G_TYPE_UINT64),
+  SETTING(PROP_MAX_QUEUE_BYTES, max_queue_bytes, G_TYPE_UINT64),
+  SETTING(PROP_DROP, drop, G_TYPE_ENUM),
+  SETTING(PROP_SPILL_MAX_BYTES, spill_max_bytes, G_TYPE_UINT64),
+  SETTING(PROP_MAX_INFLIGHT, max_inflight, G_TYPE_INT),
+  SETTING(PROP_RECONNECT_MIN, reconnect_min_ms, G_TYPE_INT),
+  SETTING(PROP_RECONNECT_MAX, reconnect_max_ms, G_TYPE_INT),
+  SETTING(PROP_STATS_INTERVAL, stats_interval_ms, G_TYPE_INT),
+  SETTING(PROP_EOS_TIMEOUT, eos_timeout_ms, G_TYPE_INT),
+};
+
 static GstStaticPadTemplate sink_template =
   GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
 static GstStaticPadTemplate src_template =
@@ -259,6 +291,9 @@ static gboolean gst_tflite_publish_start(GstBaseTransform *trans)
   self->seq = self->frames = 0;
   self->next_publish = 0;
   if (s.reconnect_max_ms < s.reconnect_min_ms) s.reconnect_max_ms = s.reconnect_min_ms;
+  /* messages in flight cannot be dropped: keep half the queue for waiting ones, so that
+   * drop=oldest has an oldest to drop while the broker is away */
+  if ((guint64)s.max_inflight > MAX(1, s.max_queue_messages / 2)) s.max_inflight = (gint)MAX(1, s.max_queue_messages / 2);
   if (!make_topics(self, &s, &why)) {
     GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Bad topic or key: %s", why), (NULL));
     goto fail;
@@ -421,36 +456,21 @@ static void gst_tflite_publish_set_property(GObject *object, guint id, const GVa
     g_free(*slot);
     *slot = g_value_dup_string(value);
     if (*slot && !**slot) g_clear_pointer(slot, g_free); /* "" means unset */
-    GST_OBJECT_UNLOCK(self);
-    return;
   }
-  GstTflitePublishSettings *s = &self->s;
-  switch (id) {
-  case PROP_TRANSPORT: s->transport = g_value_get_enum(value); break;
-  case PROP_PORT: s->port = g_value_get_int(value); break;
-  case PROP_QOS: s->qos = g_value_get_int(value); break;
-  case PROP_RETAIN: s->retain = g_value_get_boolean(value); break;
-  case PROP_KEEP_ALIVE: s->keep_alive = g_value_get_int(value); break;
-  case PROP_CLEAN_SESSION: s->clean_session = g_value_get_boolean(value); break;
-  case PROP_TLS_INSECURE: s->tls_insecure = g_value_get_boolean(value); break;
-  case PROP_ACKS: s->acks = g_value_get_int(value); break;
-  case PROP_COMPRESSION: s->compression = g_value_get_enum(value); break;
-  case PROP_MASK: s->mask = g_value_get_enum(value); break;
-  case PROP_EVENTS: s->events = g_value_get_boolean(value); break;
-  case PROP_CHANGES_ONLY: s->changes_only = g_value_get_boolean(value); break;
-  case PROP_RATE: s->rate = g_value_get_double(value); break;
-  case PROP_MAX_QUEUE_MESSAGES: s->max_queue_messages = g_value_get_uint64(value); break;
-  case PROP_MAX_QUEUE_BYTES: s->max_queue_bytes = g_value_get_uint64(value); break;
-  case PROP_DROP: s->drop = g_value_get_enum(value); break;
-  case PROP_SPILL_MAX_BYTES: s->spill_max_bytes = g_value_get_uint64(value); break;
-  case PROP_MAX_INFLIGHT: s->max_inflight = g_value_get_int(value); break;
-  case PROP_RECONNECT_MIN: s->reconnect_min_ms = g_value_get_int(value); break;
-  case PROP_RECONNECT_MAX: s->reconnect_max_ms = g_value_get_int(value); break;
-  case PROP_STATS_INTERVAL: s->stats_interval_ms = g_value_get_int(value); break;
-  case PROP_EOS_TIMEOUT: s->eos_timeout_ms = g_value_get_int(value); break;
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec); break;
+  for (gsize i = 0; !slot && i < G_N_ELEMENTS(value_props); i++) {
+    if (value_props[i].id != id) continue;
+    gpointer p = G_STRUCT_MEMBER_P(&self->s, value_props[i].offset);
+    switch (value_props[i].type) {
+    case G_TYPE_ENUM: *(gint *)p = g_value_get_enum(value); break;
+    case G_TYPE_INT: *(gint *)p = g_value_get_int(value); break;
+    case G_TYPE_BOOLEAN: *(gboolean *)p = g_value_get_boolean(value); break;
+    case G_TYPE_DOUBLE: *(gdouble *)p = g_value_get_double(value); break;
+    case G_TYPE_UINT64: *(guint64 *)p = g_value_get_uint64(value); break;
+    }
+    slot = (gchar **)p;
   }
   GST_OBJECT_UNLOCK(self);
+  if (!slot) G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
 
 static void gst_tflite_publish_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
@@ -470,38 +490,21 @@ static void gst_tflite_publish_get_property(GObject *object, guint id, GValue *v
   }
   GST_OBJECT_LOCK(self);
   gchar **slot = string_slot(self, id);
-  if (slot) {
-    g_value_set_string(value, *slot);
-    GST_OBJECT_UNLOCK(self);
-    return;
-  }
-  GstTflitePublishSettings *s = &self->s;
-  switch (id) {
-  case PROP_TRANSPORT: g_value_set_enum(value, s->transport); break;
-  case PROP_PORT: g_value_set_int(value, s->port); break;
-  case PROP_QOS: g_value_set_int(value, s->qos); break;
-  case PROP_RETAIN: g_value_set_boolean(value, s->retain); break;
-  case PROP_KEEP_ALIVE: g_value_set_int(value, s->keep_alive); break;
-  case PROP_CLEAN_SESSION: g_value_set_boolean(value, s->clean_session); break;
-  case PROP_TLS_INSECURE: g_value_set_boolean(value, s->tls_insecure); break;
-  case PROP_ACKS: g_value_set_int(value, s->acks); break;
-  case PROP_COMPRESSION: g_value_set_enum(value, s->compression); break;
-  case PROP_MASK: g_value_set_enum(value, s->mask); break;
-  case PROP_EVENTS: g_value_set_boolean(value, s->events); break;
-  case PROP_CHANGES_ONLY: g_value_set_boolean(value, s->changes_only); break;
-  case PROP_RATE: g_value_set_double(value, s->rate); break;
-  case PROP_MAX_QUEUE_MESSAGES: g_value_set_uint64(value, s->max_queue_messages); break;
-  case PROP_MAX_QUEUE_BYTES: g_value_set_uint64(value, s->max_queue_bytes); break;
-  case PROP_DROP: g_value_set_enum(value, s->drop); break;
-  case PROP_SPILL_MAX_BYTES: g_value_set_uint64(value, s->spill_max_bytes); break;
-  case PROP_MAX_INFLIGHT: g_value_set_int(value, s->max_inflight); break;
-  case PROP_RECONNECT_MIN: g_value_set_int(value, s->reconnect_min_ms); break;
-  case PROP_RECONNECT_MAX: g_value_set_int(value, s->reconnect_max_ms); break;
-  case PROP_STATS_INTERVAL: g_value_set_int(value, s->stats_interval_ms); break;
-  case PROP_EOS_TIMEOUT: g_value_set_int(value, s->eos_timeout_ms); break;
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec); break;
+  if (slot) g_value_set_string(value, *slot);
+  for (gsize i = 0; !slot && i < G_N_ELEMENTS(value_props); i++) {
+    if (value_props[i].id != id) continue;
+    gpointer p = G_STRUCT_MEMBER_P(&self->s, value_props[i].offset);
+    switch (value_props[i].type) {
+    case G_TYPE_ENUM: g_value_set_enum(value, *(gint *)p); break;
+    case G_TYPE_INT: g_value_set_int(value, *(gint *)p); break;
+    case G_TYPE_BOOLEAN: g_value_set_boolean(value, *(gboolean *)p); break;
+    case G_TYPE_DOUBLE: g_value_set_double(value, *(gdouble *)p); break;
+    case G_TYPE_UINT64: g_value_set_uint64(value, *(guint64 *)p); break;
+    }
+    slot = (gchar **)p;
   }
   GST_OBJECT_UNLOCK(self);
+  if (!slot) G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
 
 static void gst_tflite_publish_finalize(GObject *object)
@@ -605,7 +608,8 @@ static void install_properties(GObjectClass *oc)
     g_param_spec_uint64("spill-max-bytes", "Spill max bytes", "Size of the spill file in bytes", 4096, G_MAXINT64,
                         DEFAULT_SPILL_MAX_BYTES, RW));
   int_prop(oc, PROP_MAX_INFLIGHT, "max-inflight", "Messages handed to the client and not yet acknowledged "
-           "(MQTT QoS 2: at most 20 of them on the wire, Mosquitto's limit)", 1, 65535, DEFAULT_MAX_INFLIGHT);
+           "(at most half of max-queue-messages; MQTT QoS 2: at most 20 of them on the wire, Mosquitto's "
+           "limit)", 1, 65535, DEFAULT_MAX_INFLIGHT);
   int_prop(oc, PROP_RECONNECT_MIN, "reconnect-min", "First reconnect delay in ms, doubled on each failure", 10,
            600000, DEFAULT_RECONNECT_MIN_MS);
   int_prop(oc, PROP_RECONNECT_MAX, "reconnect-max", "Longest reconnect delay in ms", 10, 3600000,

@@ -30,22 +30,23 @@ G_DECLARE_FINAL_TYPE(GstTflitePublish, gst_tflite_publish, GST, TFLITE_PUBLISH, 
 
 /* Settings: written by set_property under the object lock. Connection, topic and queue
  * settings are read when the element starts (READY -> PAUSED); what is published per frame
- * (rate, changes-only, mask, events) is read on every frame. */
+ * (rate, changes-only, mask, events) is read on every frame. Enums are kept as gint (the
+ * property table stores them so). */
 typedef struct {
-  GstTflitePublishTransport transport;
+  gint transport;                  /* GstTflitePublishTransport */
   gchar *host;
   gint port, qos, keep_alive;
   gboolean retain, clean_session, tls_insecure;
   gchar *client_id, *username, *password, *tls_ca_file, *tls_cert_file, *tls_key_file;
   gchar *brokers, *kafka_options;
   gint acks;
-  GstTflitePublishCompression compression;
+  gint compression;                /* GstTflitePublishCompression */
   gchar *topic, *event_topic, *key, *camera_id, *stream_name;
-  tp_mask_mode mask;
+  gint mask;                       /* tp_mask_mode */
   gboolean events, changes_only;
   gdouble rate;
   guint64 max_queue_messages, max_queue_bytes, spill_max_bytes;
-  tp_drop_policy drop;
+  gint drop;                       /* tp_drop_policy */
   gchar *spill_file;
   gint max_inflight, reconnect_min_ms, reconnect_max_ms, stats_interval_ms, eos_timeout_ms;
 } GstTflitePublishSettings;
