@@ -32,7 +32,7 @@ GType gst_tflite_engine_context_get_type(void)
       "shares with: inference on a thread of its own", "shared" },
     { 0, NULL, NULL },
   };
-  return enum_type(&t, "GstTfliteEngineContext", values);
+  return gst_tflite_enum_type(&t, "GstTfliteEngineContext", values);
 }
 
 GType gst_tflite_precision_get_type(void)
