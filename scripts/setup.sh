@@ -20,6 +20,10 @@ packages=(
   libcairo2-dev libpango1.0-dev
   # models/fetch.sh runs `npm pack`
   nodejs npm
+  # tflitepublish: its client libraries, and for its tests a Mosquitto broker and clients,
+  # openssl (test CA), the JSON Schema check, and Maven + Java 17 for the Kafka broker
+  libmosquitto-dev librdkafka-dev mosquitto mosquitto-clients openssl python3-jsonschema
+  maven openjdk-17-jre-headless
 )
 
 # A node from elsewhere (NodeSource's nodejs ships npm and conflicts with Debian's npm)

@@ -29,6 +29,10 @@ GType gst_tflite_decoder_get_type(void);    /* tfl_decoder_kind */
 GType gst_tflite_fit_get_type(void);        /* fit_mode */
 GType gst_tflite_anchors_get_type(void);    /* tfl_anchor_kind */
 
+/* Registers `values` once under `name` (*t caches the type; thread-safe). For the enum
+ * types of every tflite element's properties. */
+GType gst_tflite_enum_type(GType *t, const gchar *name, const GEnumValue *values);
+
 /* Marks every enum above as plugin API (gst-inspect documents them). */
 void gst_tflite_enums_mark_as_plugin_api(void);
 

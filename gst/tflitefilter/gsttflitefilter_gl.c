@@ -146,6 +146,9 @@ static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
       GST_WARNING_OBJECT(self, "no GL mask texture (CPU mask only): %s", tfl_interpreter_last_error(it));
       gst_clear_buffer(&j->mask);
     } else {
+      /* the texture changed behind GstGLMemory's back: a later CPU map must download it
+       * again (pool textures are reused, and a map of an earlier mask left a CPU copy) */
+      GST_MINI_OBJECT_FLAG_SET(mem, GST_GL_BASE_MEMORY_TRANSFER_NEED_DOWNLOAD);
       GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(j->mask);
       if (sync) gst_gl_sync_meta_set_sync_point(sync, gl->context);
     }
