@@ -10,6 +10,8 @@ packages=(
   meson ninja-build pkg-config gcc python3
   # runtime: XNNPACK (no pkg-config file; pthreadpool must be named), flatc for test models
   libxnnpack-dev libpthreadpool-dev flatbuffers-compiler libpng-dev zlib1g-dev
+  # evaluation tools: JPEG pictures, COCO's JSON files; their tests' pycocotools venv
+  libjpeg62-turbo-dev libjson-c-dev python3-venv
   # GL delegate (Mesa's llvmpipe without a GPU)
   libegl-dev libgles-dev libgl1-mesa-dri libegl-mesa0
   # GStreamer elements
@@ -18,6 +20,10 @@ packages=(
   libcairo2-dev libpango1.0-dev
   # models/fetch.sh runs `npm pack`
   nodejs npm
+  # tflitepublish: its client libraries, and for its tests a Mosquitto broker and clients,
+  # openssl (test CA), the JSON Schema check, and Maven + Java 17 for the Kafka broker
+  libmosquitto-dev librdkafka-dev mosquitto mosquitto-clients openssl python3-jsonschema
+  maven openjdk-17-jre-headless
 )
 
 # A node from elsewhere (NodeSource's nodejs ships npm and conflicts with Debian's npm)

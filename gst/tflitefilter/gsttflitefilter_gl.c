@@ -146,6 +146,9 @@ static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
       GST_WARNING_OBJECT(self, "no GL mask texture (CPU mask only): %s", tfl_interpreter_last_error(it));
       gst_clear_buffer(&j->mask);
     } else {
+      /* the texture changed behind GstGLMemory's back: a later CPU map must download it
+       * again (pool textures are reused, and a map of an earlier mask left a CPU copy) */
+      GST_MINI_OBJECT_FLAG_SET(mem, GST_GL_BASE_MEMORY_TRANSFER_NEED_DOWNLOAD);
       GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(j->mask);
       if (sync) gst_gl_sync_meta_set_sync_point(sync, gl->context);
     }
@@ -184,8 +187,14 @@ gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const t
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "could not map the frame's texture");
     return FALSE;
   }
-  /* the producer's GL commands must be done before our shader samples the texture */
+  /* the producer's GL commands, and the upload the map may have run, must be done before
+   * our shader samples the texture: on another context of the share group only a fence
+   * set after them orders them (the buffer is writable: a sync meta can be added) */
   GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(buf);
+  if (fctx != gl->context) {
+    if (!sync) sync = gst_buffer_add_gl_sync_meta(fctx, buf);
+    if (sync) gst_gl_sync_meta_set_sync_point(sync, fctx);
+  }
   if (sync) gst_gl_sync_meta_wait(sync, gl->context);
 
   gl_frame_job j = { .self = self, .tr = tr, .res = res, .texture = *(guint *)map.data,
