@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include "tool_common.h"
+#include "tool_flops.h"
 
 #define DEFAULT_RUNS 50
 #define DEFAULT_WARMUP 1
@@ -84,6 +85,8 @@ int main(int argc, char **argv)
     printf("runs: %d  min: %.3f ms  median: %.3f ms  p90: %.3f ms  avg: %.3f ms\n", runs, ms[0],
            ms[runs / 2], ms[p90], sum / runs);
     printf("arena: %zu bytes\n", tfl_interpreter_arena_bytes(m.it));
+    const double macs = tool_graph_macs(m.graph);
+    printf("multiply-adds: %.0f (%.1f GFLOP/s at the median)\n", macs, 2e-6 * macs / ms[runs / 2]);
     printf("peak RSS: %.1f MB\n", (double)ru.ru_maxrss / 1024.0);
     /* the line benchmark_model prints, in its units (microseconds) */
     printf("Inference timings in us: Init: %.0f, First inference: %.0f, Warmup (avg): %.2f, "

@@ -558,7 +558,7 @@ static bool write_tensor(FILE *js, const char *dir, const char *prefix, int i, c
 }
 
 bool tool_write_outputs(tfl_interpreter *it, const char *model_path, const char *dir,
-                        const char *source_json)
+                        const char *source_json, void *const *fed)
 {
   if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "error: creating %s: %s\n", dir, strerror(errno));
@@ -579,7 +579,9 @@ bool tool_write_outputs(tfl_interpreter *it, const char *model_path, const char 
   bool ok = true;
   for (int i = 0; ok && i < tfl_interpreter_input_count(it); i++) {
     if (i) fprintf(js, ",\n");
-    ok = write_tensor(js, dir, "input", i, tfl_interpreter_input(it, i));
+    tfl_tensor t = *tfl_interpreter_input(it, i);
+    if (fed) t.data = fed[i];
+    ok = write_tensor(js, dir, "input", i, &t);
   }
   fprintf(js, "\n ],\n \"outputs\": [\n");
   for (int i = 0; ok && i < tfl_interpreter_output_count(it); i++) {

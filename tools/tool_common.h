@@ -87,8 +87,10 @@ double tool_element(const tfl_tensor *t, size_t i);
 const char *tool_type_name(tfl_type t);
 
 /* Writes input_<i>.bin, output_<i>.bin and outputs.json into dir (created if needed).
- * `source_json` is the JSON object describing the inputs ({"gauss": 1, ...}). */
+ * `source_json` is the JSON object describing the inputs ({"gauss": 1, ...}). `fed`: copies
+ * of the inputs as fed, one per input (the planner may give an input's bytes to a later
+ * tensor, so after a run the input tensors can hold something else); NULL: the tensors. */
 bool tool_write_outputs(tfl_interpreter *it, const char *model_path, const char *dir,
-                        const char *source_json);
+                        const char *source_json, void *const *fed);
 
 #endif
