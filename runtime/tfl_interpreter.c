@@ -37,7 +37,7 @@ struct tfl_interpreter {
 
 tfl_interp_options tfl_interp_defaults(void)
 {
-  return (tfl_interp_options){.threads = 1, .reference = false, .delegate = NULL};
+  return (tfl_interp_options){.threads = 1, .reference = false, .delegate = NULL, .cpu = NULL};
 }
 
 /* ---- partitions --------------------------------------------------------------- */
@@ -249,7 +249,7 @@ tfl_status tfl_interpreter_create(tfl_graph *g, const tfl_interp_options *opt, t
   if ((st = tfl_pass_fold_constants(g)) != TFL_OK) goto fail;
   if ((st = tfl_infer_shapes(g)) != TFL_OK) goto fail;
 
-  cpu_delegate_options co = cpu_delegate_defaults();
+  cpu_delegate_options co = o.cpu ? *o.cpu : cpu_delegate_defaults();
   co.threads = o.threads < 1 ? 1 : o.threads;
   co.reference = o.reference;
   it->cpu = cpu_delegate_create(&co);

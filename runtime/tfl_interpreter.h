@@ -17,10 +17,15 @@
 
 #include "tfl_delegate.h"
 
+struct cpu_delegate_options;
+
 typedef struct {
   int threads;             /* CPU threads, >= 1 (default 1) */
   bool reference;          /* CPU: plain C reference kernels only, single thread */
   tfl_delegate *delegate;  /* optional accelerator (borrowed), asked first */
+  /* optional further CPU delegate options (delegates/cpu/cpu_delegate.h: precision,
+   * profiling), copied at create; threads and reference above win. NULL: defaults. */
+  const struct cpu_delegate_options *cpu;
 } tfl_interp_options;
 
 tfl_interp_options tfl_interp_defaults(void);

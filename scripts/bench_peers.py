@@ -33,9 +33,9 @@ SETTLE_S = 0.2     # pause between engines: spinning pool threads of the last on
 WARMUP = 3
 
 # Outputs must agree with the reference within this share of the reference's range
-# (max - min) on every element: fp32 engines tightly; bf16 ones (8 mantissa bits through
-# every layer, on Gaussian noise that no layer was trained for) only against garbage, their
-# error is in the table. 8-bit outputs: within this share of 255 steps (the engines requantize with
+# (max - min) on every element: fp32 engines tightly (else they are not timed); bf16 ones
+# (8 mantissa bits through every layer, on Gaussian noise that no layer was trained for)
+# are timed all the same, their error is in the table and noted above TOL_BF16. 8-bit outputs: within this share of 255 steps (the engines requantize with
 # different rounding, a step here and there grows through the layers).
 TOL_F32 = 2e-3
 TOL_BF16 = 0.25
@@ -111,7 +111,9 @@ class OpenVINO:
         if precision:
             cfg['INFERENCE_PRECISION_HINT'] = precision
         self.compiled = core.compile_model(core.read_model(model), 'CPU', cfg)
-        self.precision = str(self.compiled.get_property('INFERENCE_PRECISION_HINT'))
+        hint = str(self.compiled.get_property('INFERENCE_PRECISION_HINT'))  # "<Type: 'bfloat16'>"
+        m = re.search(r"'([a-z0-9]+)'", hint)
+        self.precision = m.group(1) if m else hint
         self.req = self.compiled.create_infer_request()
         self.ov = ov
 
@@ -255,7 +257,7 @@ def main():
                     outs[name] = e.outputs(names) if name.startswith('ov') else e.outputs()
                     run[name] = e
                     if name == 'ov-default':
-                        row['notes'][name] = e.precision
+                        row['notes'][name] = 'runs ' + e.precision
                 except Exception as ex:  # noqa: BLE001
                     msg = [m for m in str(ex).strip().splitlines() if m.strip()]
                     row['notes'][name] = 'fails: %s' % (msg[-1][:80] if msg else type(ex).__name__)
@@ -268,8 +270,12 @@ def main():
                 w = compare(outs[ref], outs[name])
                 row['errors'][name] = fmt_err(w)
                 if not within(w, low):
-                    row['notes'][name] = 'outputs differ (%s), not timed' % fmt_err(w)
-                    del run[name]
+                    if low:  # timed all the same: reduced precision is what this engine offers
+                        row['notes'][name] = (row['notes'].get(name, '') +
+                                              ', outputs differ by %s of the range' % fmt_err(w)).lstrip(', ')
+                    else:
+                        row['notes'][name] = 'outputs differ (%s), not timed' % fmt_err(w)
+                        del run[name]
             # interleaved timing
             samples = {n: [] for n in run}
             for r in range(a.rounds):

@@ -18,8 +18,10 @@ void tool_run_flags_init(tool_run_flags *f)
 {
   f->delegate = TOOL_DEFAULT_DELEGATE;
   f->threads = TOOL_DEFAULT_THREADS;
-  f->fp32 = false;
+  f->precision = NULL;
   f->cache_dir = NULL;
+  f->profile = 0;
+  f->no_onednn = false;
 }
 
 const char *tool_flag_value(int argc, char **argv, int *i)
@@ -89,17 +91,21 @@ int tool_run_flags_parse(tool_run_flags *f, int argc, char **argv, int *i)
   if (strcmp(a, "--precision") == 0) {
     const char *v = tool_flag_value(argc, argv, i);
     if (!v) return -1;
-    if (strcmp(v, "fp16") != 0 && strcmp(v, "fp32") != 0) {
-      fprintf(stderr, "error: --precision is fp16 or fp32, not '%s'\n", v);
+    if (strcmp(v, "fp16") != 0 && strcmp(v, "fp32") != 0 && strcmp(v, "bf16") != 0) {
+      fprintf(stderr, "error: --precision is fp32, fp16 (gl) or bf16 (cpu), not '%s'\n", v);
       return -1;
     }
-    f->fp32 = strcmp(v, "fp32") == 0;
+    f->precision = v;
     return 1;
   }
   if (strcmp(a, "--cache-dir") == 0) {
     const char *v = tool_flag_value(argc, argv, i);
     if (!v) return -1;
     f->cache_dir = v;
+    return 1;
+  }
+  if (strcmp(a, "--no-onednn") == 0) {
+    f->no_onednn = true;
     return 1;
   }
   if (strcmp(a, "--threads") == 0) {
@@ -114,9 +120,11 @@ void tool_run_flags_help(FILE *out)
   fprintf(out,
           "  --delegate cpu|gl  where the graph runs (default %s); cpu = XNNPACK and our\n"
           "                     threaded kernels, gl = the OpenGL ES compute delegate\n"
-          "  --precision P      GL delegate precision, fp16 or fp32 (default fp16)\n"
+          "  --precision P      cpu: fp32 or bf16 (where the CPU has AVX-512 BF16; default\n"
+          "                     fp32); gl: fp16 or fp32 (default fp16)\n"
           "  --cache-dir DIR    GL program binary cache directory (default: none)\n"
-          "  --threads N        CPU threads (default %d)\n",
+          "  --threads N        CPU threads (default %d)\n"
+          "  --no-onednn        cpu: convolutions on XNNPACK instead of oneDNN (comparisons)\n",
           TOOL_DEFAULT_DELEGATE, TOOL_DEFAULT_THREADS);
 }
 
@@ -138,7 +146,11 @@ static bool tool_make_delegate(const tool_run_flags *f, tfl_delegate **out)
   if (strcmp(f->delegate, "gl") == 0) {
     /* own headless EGL context: the tools have no caller context */
     gl_delegate_options o = gl_delegate_defaults();
-    o.precision = f->fp32 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
+    if (f->precision && strcmp(f->precision, "bf16") == 0) {
+      fprintf(stderr, "error: --precision bf16 is for --delegate cpu (gl: fp16 or fp32)\n");
+      return false;
+    }
+    o.precision = f->precision && strcmp(f->precision, "fp32") == 0 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
     o.cache_dir = f->cache_dir;
     *out = gl_delegate_create(&o);
     if (!*out) {
@@ -162,6 +174,28 @@ bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, b
     return false;
   }
   tfl_interp_options o = tfl_interp_defaults();
+  cpu_delegate_options co = cpu_delegate_defaults();
+  if (f->precision && strcmp(f->precision, "bf16") == 0) co.precision = CPU_PRECISION_BF16;
+  if (f->precision && strcmp(f->precision, "fp16") == 0 && strcmp(f->delegate, "cpu") == 0) {
+    fprintf(stderr, "error: --precision fp16 is for --delegate gl (cpu: fp32 or bf16)\n");
+    tool_model_close(m);
+    return false;
+  }
+  if (f->profile) {
+    const int n = m->graph->n_nodes;
+    m->profile.n_nodes = n;
+    m->profile.ms = calloc((size_t)n + 1, sizeof *m->profile.ms);
+    m->profile.span = calloc((size_t)n + 1, sizeof *m->profile.span);
+    if (!m->profile.ms || !m->profile.span) {
+      fprintf(stderr, "error: out of memory for the profile of %d nodes\n", n);
+      tool_model_close(m);
+      return false;
+    }
+    co.profile = &m->profile;
+    co.xnn_one_node = f->profile > 1;
+  }
+  co.use_onednn = !f->no_onednn;
+  o.cpu = &co;
   if (reference) {
     o.reference = true;
     o.threads = 1;
@@ -189,6 +223,8 @@ void tool_model_close(tool_model *m)
   if (m->it) tfl_interpreter_free(m->it);
   if (m->delegate && m->delegate->destroy) m->delegate->destroy(m->delegate);
   if (m->graph) tfl_graph_free(m->graph);
+  free(m->profile.ms);
+  free(m->profile.span);
   memset(m, 0, sizeof *m);
 }
 

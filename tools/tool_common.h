@@ -12,6 +12,7 @@
 
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
+#include "delegates/cpu/cpu_delegate.h"
 
 #define TOOL_DEFAULT_DELEGATE "cpu"
 #define TOOL_DEFAULT_THREADS 1
@@ -20,8 +21,11 @@
 typedef struct {
   const char *delegate;  /* "cpu" or "gl" */
   int threads;           /* >= 1 */
-  bool fp32;             /* GL: fp32 instead of the default fp16 */
+  const char *precision; /* NULL: the delegate's default (cpu fp32, gl fp16); cpu: fp32 or
+                            bf16; gl: fp16 or fp32 */
   const char *cache_dir; /* GL: program cache directory, NULL for none */
+  int profile;           /* CPU: 0 off; 1 time each step; 2 also one XNNPACK subgraph per node */
+  bool no_onednn;        /* CPU: convolutions on XNNPACK, not oneDNN (for comparisons) */
 } tool_run_flags;
 
 void tool_run_flags_init(tool_run_flags *f);
@@ -52,6 +56,7 @@ typedef struct {
   tfl_interpreter *it;
   tfl_delegate *delegate;  /* owned accelerator delegate, NULL for cpu */
   double load_ms, init_ms; /* file load; interpreter creation (passes, plan, prepare) */
+  cpu_profile profile;     /* flags->profile: per-step times (arrays owned here) */
 } tool_model;
 
 /* Loads `path` and creates an interpreter: reference = single-threaded reference

@@ -9,21 +9,27 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cpu_kernel.h"
+#include "cpu_features.h"
 #include "kernels/conv_sparse1x1.h"
+#include "onednn_conv.h"
 #include "xnn_partition.h"
 
 typedef struct {
   cpu_delegate_options opt;
+  cpu_features isa;      /* what this CPU has, read once */
   cpu_ctx *ctx;          /* threads shared by every partition of this delegate */
 } cpu_delegate_ctx;
 
 typedef struct {
   int node;              /* first node of the step */
-  const cpu_kernel *k;   /* kernel step; NULL for an XNNPACK step */
+  int span;              /* nodes in the step */
+  const cpu_kernel *k;   /* kernel step; NULL for the others */
   void *state;
-  xnn_partition *xnn;
+  xnn_partition *xnn;    /* XNNPACK step */
+  onednn_conv *dnn;      /* oneDNN convolution step */
 } cpu_step;
 
 typedef struct {
@@ -34,7 +40,9 @@ typedef struct {
 
 cpu_delegate_options cpu_delegate_defaults(void)
 {
-  return (cpu_delegate_options){.threads = 1, .reference = false, .use_xnnpack = true};
+  return (cpu_delegate_options){.threads = 1, .precision = CPU_PRECISION_FP32, .reference = false,
+                                .use_xnnpack = true, .use_onednn = true, .xnn_one_node = false,
+                                .profile = NULL};
 }
 
 static const cpu_kernel *kernel_of(tfl_op op)
@@ -58,6 +66,7 @@ static void cpu_release(void *vctx, void *vstate)
   for (int i = 0; i < p->n_steps; i++) {
     cpu_step *s = &p->steps[i];
     if (s->xnn) xnn_partition_free(s->xnn);
+    if (s->dnn) onednn_conv_free(s->dnn);
     if (s->k && s->k->release) s->k->release(s->state);
   }
   free(p->steps);
@@ -69,6 +78,7 @@ static tfl_status prepare_kernel(tfl_graph *g, int node, cpu_step *s, bool fast)
 {
   const tfl_node *n = &g->nodes[node];
   s->node = node;
+  s->span = 1;
   s->k = fast && cpu_conv_sparse1x1_applies(g, n) ? &cpu_k_conv_sparse1x1 : kernel_of(n->op);
   if (!s->k)
     return tfl_error(TFL_ERR_UNSUPPORTED, "node %d (%s): the CPU delegate has no kernel for this op", node,
@@ -81,11 +91,26 @@ static tfl_status prepare_kernel(tfl_graph *g, int node, cpu_step *s, bool fast)
   return TFL_OK;
 }
 
-/* Length of the run of XNNPACK nodes starting at part->nodes[i] (0: none). */
-static int xnn_run_length(const tfl_graph *g, const tfl_partition *part, int i)
+/* Who runs node part->nodes[i] in fast mode, decided once per partition. */
+typedef enum { BY_KERNEL, BY_XNNPACK, BY_ONEDNN } runner;
+
+static runner pick_runner(const cpu_delegate_ctx *c, const tfl_graph *g, int node)
+{
+  const tfl_node *n = &g->nodes[node];
+  if (cpu_conv_sparse1x1_applies(g, n)) return BY_KERNEL;
+  if (c->opt.use_onednn) {
+    const onednn_conv_options o = {c->opt.threads, c->opt.precision == CPU_PRECISION_BF16, c->isa};
+    if (onednn_conv_applies(g, node, &o)) return BY_ONEDNN;
+  }
+  return c->opt.use_xnnpack && xnn_partition_supports(g, node) ? BY_XNNPACK : BY_KERNEL;
+}
+
+/* Length of the run of XNNPACK nodes starting at index i (0: none). */
+static int xnn_run_length(const runner *who, int n_nodes, int i, bool one_node)
 {
   int k = i;
-  while (k < part->n_nodes && xnn_partition_supports(g, part->nodes[k])) k++;
+  while (k < n_nodes && who[k] == BY_XNNPACK) k++;
+  if (one_node && k > i) return 1;
   return k - i;
 }
 
@@ -100,13 +125,39 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
     return tfl_error(TFL_ERR_NOMEM, "cpu delegate: partition of %d nodes", part->n_nodes);
   }
   p->g = g;
-  bool fast = !c->opt.reference && c->opt.use_xnnpack;
+  bool fast = !c->opt.reference;
+  runner *who = calloc((size_t)(part->n_nodes ? part->n_nodes : 1), sizeof *who);
+  if (!who) {
+    cpu_release(c, p);
+    return tfl_error(TFL_ERR_NOMEM, "cpu delegate: partition of %d nodes", part->n_nodes);
+  }
+  for (int i = 0; fast && i < part->n_nodes; i++) who[i] = pick_runner(c, g, part->nodes[i]);
   tfl_status st = TFL_OK;
   for (int i = 0; i < part->n_nodes && st == TFL_OK;) {
-    int run = fast ? xnn_run_length(g, part, i) : 0;
+    if (who[i] == BY_ONEDNN) {
+      cpu_step *s = &p->steps[p->n_steps];
+      s->node = part->nodes[i];
+      s->span = 1;
+      const onednn_conv_options o = {c->opt.threads, c->opt.precision == CPU_PRECISION_BF16, c->isa};
+      st = onednn_conv_create(g, part->nodes[i], &o, &s->dnn);
+      if (st == TFL_OK) {
+        p->n_steps++;
+        i++;
+        continue;
+      }
+      /* oneDNN refused it after all: the kernel takes it */
+      tfl_log(TFL_LOG_WARNING, "oneDNN could not take node %d (%s); using the CPU kernel", part->nodes[i],
+              tfl_last_error());
+      st = prepare_kernel(g, part->nodes[i], s, fast);
+      if (st == TFL_OK) p->n_steps++;
+      i++;
+      continue;
+    }
+    int run = fast ? xnn_run_length(who, part->n_nodes, i, c->opt.xnn_one_node) : 0;
     if (run > 0) {
       cpu_step *s = &p->steps[p->n_steps];
       s->node = part->nodes[i];
+      s->span = run;
       st = xnn_partition_create(g, part->nodes + i, run, cpu_ctx_pool(c->ctx), &s->xnn);
       if (st == TFL_OK) {
         p->n_steps++;
@@ -129,6 +180,7 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
     if (st == TFL_OK) p->n_steps++;
     i++;
   }
+  free(who);
   if (st != TFL_OK) {
     cpu_release(c, p);
     return st;
@@ -137,20 +189,35 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
   return TFL_OK;
 }
 
+static double now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static tfl_status cpu_invoke(void *vctx, void *vstate)
 {
   cpu_delegate_ctx *c = vctx;
   cpu_part *p = vstate;
+  cpu_profile *prof = c->opt.profile;
   for (int i = 0; i < p->n_steps; i++) {
     cpu_step *s = &p->steps[i];
+    const double t0 = prof ? now_ms() : 0;
     tfl_status st;
     if (s->xnn) {
       st = xnn_partition_run(s->xnn);
+    } else if (s->dnn) {
+      st = onednn_conv_run(s->dnn, c->ctx);
     } else {
       const tfl_node *n = &p->g->nodes[s->node];
       st = s->k->eval(p->g, n, s->state, c->ctx);
     }
     if (st != TFL_OK) return tfl_error_prefix(st, "node %d (%s)", s->node, tfl_op_name(p->g->nodes[s->node].op));
+    if (prof && s->node < prof->n_nodes) {
+      prof->ms[s->node] += now_ms() - t0;
+      prof->span[s->node] = s->span;
+    }
   }
   return TFL_OK;
 }
@@ -173,6 +240,7 @@ tfl_delegate *cpu_delegate_create(const cpu_delegate_options *opt)
   cpu_delegate_ctx *c = calloc(1, sizeof *c);
   if (c) {
     c->opt = o;
+    c->isa = cpu_features_detect();
     c->ctx = cpu_ctx_create(o.threads);
   }
   if (!d || !c || !c->ctx) {

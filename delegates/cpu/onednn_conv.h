@@ -1,0 +1,45 @@
+/* onednn_conv.h - CONV_2D and DEPTHWISE_CONV_2D on oneDNN's JIT convolutions (the fast
+ * path's choice where they beat XNNPACK: AVX-512 brgemm kernels in fp32, AVX-512 BF16
+ * dot products in bf16, AVX-512 VNNI for 8-bit).
+ *
+ *   if (onednn_conv_applies(g, node, &o)) ...
+ *   onednn_conv *c;  onednn_conv_create(g, node, &o, &c);   // primitives JIT-compiled,
+ *   onednn_conv_run(c, ctx);                                //   weights reordered
+ *   onednn_conv_free(c);
+ *
+ * Float32 graphs run in fp32, or with o.bf16 as bfloat16 inputs and weights with fp32
+ * sums and outputs. 8-bit convolutions (int8 weights with zero point 0, or uint8 weights
+ * whose values minus their zero point fit int8) get int32 sums from oneDNN and are
+ * requantized by requant_rows.c exactly as the reference kernels do (0 LSB).
+ *
+ * Threads: the output rows are cut into chunks, each a oneDNN primitive run on one of our
+ * pool's threads with oneDNN's own OpenMP threading held at 1 (one thread pool, no
+ * spinning OpenMP team beside it). Tensor data pointers are read at each run; the graph
+ * must outlive c. onednn_conv_run is not re-entrant for one c (scratch per thread slot).
+ */
+#ifndef ONEDNN_CONV_H
+#define ONEDNN_CONV_H
+
+#include <stdbool.h>
+
+#include "cpu_features.h"
+#include "cpu_kernel.h"
+
+typedef struct {
+  int threads;        /* the pool's thread count, >= 1 */
+  bool bf16;          /* float convolutions in bfloat16 */
+  cpu_features isa;   /* what the kernels around oneDNN may use (cpu_features_detect) */
+} onednn_conv_options;
+
+typedef struct onednn_conv onednn_conv;
+
+/* Would onednn_conv_create take node `node`: a CONV_2D or DEPTHWISE_CONV_2D with constant
+ * weights, float32 or 8-bit as above, a clamp activation (or none), for which oneDNN has a
+ * JIT implementation on this CPU (not its slow reference code)? */
+bool onednn_conv_applies(const tfl_graph *g, int node, const onednn_conv_options *o);
+tfl_status onednn_conv_create(const tfl_graph *g, int node, const onednn_conv_options *o,
+                              onednn_conv **out);
+tfl_status onednn_conv_run(onednn_conv *c, cpu_ctx *ctx);
+void onednn_conv_free(onednn_conv *c);
+
+#endif
