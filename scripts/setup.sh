@@ -10,6 +10,10 @@ packages=(
   meson ninja-build pkg-config gcc python3
   # runtime: XNNPACK (no pkg-config file; pthreadpool must be named), flatc for test models
   libxnnpack-dev libpthreadpool-dev flatbuffers-compiler libpng-dev zlib1g-dev
+  # CPU fast path: oneDNN's JIT convolutions (fp32, bf16, 8-bit VNNI)
+  libdnnl-dev
+  # scripts/bench_peers.sh makes a virtual environment for the peer runtimes
+  python3-venv
   # GL delegate (Mesa's llvmpipe without a GPU)
   libegl-dev libgles-dev libgl1-mesa-dri libegl-mesa0
   # GStreamer elements
