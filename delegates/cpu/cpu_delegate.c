@@ -100,7 +100,7 @@ static runner pick_runner(const cpu_delegate_ctx *c, const tfl_graph *g, int nod
   if (cpu_conv_sparse1x1_applies(g, n)) return BY_KERNEL;
   if (c->opt.use_onednn) {
     const onednn_conv_options o = {c->opt.threads, c->opt.precision == CPU_PRECISION_BF16, c->isa};
-    if (onednn_conv_applies(g, node, &o)) return BY_ONEDNN;
+    if (onednn_conv_preferred(g, node, &o)) return BY_ONEDNN;
   }
   return c->opt.use_xnnpack && xnn_partition_supports(g, node) ? BY_XNNPACK : BY_KERNEL;
 }

@@ -585,12 +585,20 @@ static bool worth_it(const geom *s, conv_kind kind)
   return macs >= F32_MIN_DENSE_MACS && s->OC >= 4;
 }
 
+bool onednn_conv_preferred(const tfl_graph *g, int node, const onednn_conv_options *o)
+{
+  if (!g || !o || node < 0 || node >= g->n_nodes) return false;
+  geom s;
+  conv_kind kind;
+  return node_fits(g, &g->nodes[node], &s, &kind, o->bf16) && worth_it(&s, kind) &&
+         onednn_conv_applies(g, node, o);
+}
+
 bool onednn_conv_applies(const tfl_graph *g, int node, const onednn_conv_options *o)
 {
   if (!g || !o || node < 0 || node >= g->n_nodes) return false;
   onednn_conv c = {.g = g, .node = node, .isa = o->isa};
   if (!node_fits(g, &g->nodes[node], &c.s, &c.kind, o->bf16)) return false;
-  if (!worth_it(&c.s, c.kind)) return false;
   if (c.kind == K_Q8) c.src_zp = cpu_zero_point(in_t(g, &g->nodes[node], INPUT), 0);
   const tfl_status st = single_threaded(probe, &c, o->threads < 1 ? 1 : o->threads);
   free(c.chunks);

@@ -37,6 +37,9 @@ typedef struct onednn_conv onednn_conv;
  * weights, float32 or 8-bit as above, a clamp activation (or none), for which oneDNN has a
  * JIT implementation on this CPU (not its slow reference code)? */
 bool onednn_conv_applies(const tfl_graph *g, int node, const onednn_conv_options *o);
+/* Should the fast path use it rather than XNNPACK: it applies, and it is bf16 or 8-bit, or
+ * a float32 conv of a kind oneDNN was measured faster on (depthwise; kxk, not 1x1). */
+bool onednn_conv_preferred(const tfl_graph *g, int node, const onednn_conv_options *o);
 tfl_status onednn_conv_create(const tfl_graph *g, int node, const onednn_conv_options *o,
                               onednn_conv **out);
 tfl_status onednn_conv_run(onednn_conv *c, cpu_ctx *ctx);
