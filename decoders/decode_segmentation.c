@@ -1,6 +1,9 @@
 /* decode_segmentation.c - a mask from one [1, H, W, C] output: C == 1 gives a 0..1
- * probability per pixel (sigmoid applied when the values are logits), C > 1 the argmax
- * class per pixel (deeplab). The mask covers the frame region the input showed. */
+ * probability per pixel (sigmoid applied when the output is logits), C > 1 the argmax
+ * class per pixel (deeplab). The mask covers the frame region the input showed.
+ *
+ * Logits or probabilities is decided once, from the graph (tfl_decoder_mask_is_logits),
+ * so the CPU decoder and the GL mask shader always agree, whatever a frame's values. */
 #include "decoder_impl.h"
 
 #include <math.h>
@@ -8,35 +11,66 @@
 
 typedef struct {
   int w, h, c;
+  bool logits;
 } seg_state;
 
-static tfl_status seg_create(const tfl_graph *g, const tfl_decoder_options *opt, void **state)
+/* Ops through which a probability stays a probability (resampling, reshaping). */
+static bool keeps_range(tfl_op op)
 {
-  if (g->n_outputs < 1) return tfl_error(TFL_ERR_SHAPE, "segmentation: the model has no outputs");
+  return op == TFL_OP_RESIZE_BILINEAR || op == TFL_OP_RESIZE_NEAREST_NEIGHBOR || op == TFL_OP_RESHAPE ||
+         op == TFL_OP_SQUEEZE || op == TFL_OP_STRIDED_SLICE || op == TFL_OP_MAX_POOL_2D ||
+         op == TFL_OP_AVERAGE_POOL_2D;
+}
+
+bool tfl_decoder_output_is_logits(const tfl_graph *g, int tensor)
+{
+  for (int hops = 0; hops < 16 && tensor >= 0 && tensor < g->n_tensors; hops++) {
+    const tfl_tensor *t = &g->tensors[tensor];
+    /* 8-bit outputs quantized to 0..1 are probabilities */
+    if (t->q.n && (t->type == TFL_TYPE_UINT8 || t->type == TFL_TYPE_INT8)) {
+      float lo = t->q.scale[0] * (float)((t->type == TFL_TYPE_UINT8 ? 0 : -128) - t->q.zero_point[0]);
+      float hi = t->q.scale[0] * (float)((t->type == TFL_TYPE_UINT8 ? 255 : 127) - t->q.zero_point[0]);
+      return lo < -1e-3f || hi > 1.0f + 1e-2f;
+    }
+    if (t->producer < 0 || t->producer >= g->n_nodes) return true;
+    const tfl_node *n = &g->nodes[t->producer];
+    if (n->op == TFL_OP_LOGISTIC || n->op == TFL_OP_SOFTMAX) return false;
+    if ((n->op == TFL_OP_CONV_2D || n->op == TFL_OP_DEPTHWISE_CONV_2D) && n->p.conv.act == TFL_ACT_SIGMOID)
+      return false;
+    if (!keeps_range(n->op) || n->n_in < 1) return true;
+    tensor = n->in[0];
+  }
+  return true;
+}
+
+static tfl_status seg_create(const tfl_graph *g, const tfl_decoder_options *opt, void **state, tfl_diag *diag)
+{
+  if (g->n_outputs < 1) return tfl_fail(diag, TFL_ERR_SHAPE, "segmentation: the model has no outputs");
   const tfl_tensor *t = &g->tensors[g->outputs[0]];
   if (t->ndim != 4 || t->dims[0] != 1 || t->dims[1] < 1 || t->dims[2] < 1 || t->dims[3] < 1 ||
       t->dims[3] > 255)
-    return tfl_error(TFL_ERR_SHAPE, "segmentation: output 0 '%s' is not [1, H, W, C<=255]",
+    return tfl_fail(diag, TFL_ERR_SHAPE, "segmentation: output 0 '%s' is not [1, H, W, C<=255]",
                      t->name ? t->name : "");
   if (t->type != TFL_TYPE_FLOAT32 && t->type != TFL_TYPE_UINT8 && t->type != TFL_TYPE_INT8)
-    return tfl_error(TFL_ERR_SHAPE, "segmentation: output 0 has type %s", tfl_type_name(t->type));
+    return tfl_fail(diag, TFL_ERR_SHAPE, "segmentation: output 0 has type %s", tfl_type_name(t->type));
   seg_state *s = malloc(sizeof *s);
-  if (!s) return tfl_error(TFL_ERR_NOMEM, "out of memory");
+  if (!s) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   s->h = t->dims[1];
   s->w = t->dims[2];
   s->c = t->dims[3];
+  s->logits = s->c == 1 && tfl_decoder_output_is_logits(g, g->outputs[0]);
   *state = s;
   return TFL_OK;
 }
 
 static tfl_status seg_run(void *state, const tfl_tensor *const *outputs, int n_outputs,
-                          const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res)
+                          const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag)
 {
   seg_state *s = state;
   const tfl_tensor *t = outputs[0];
   size_t px = (size_t)s->w * (size_t)s->h;
   if (n_outputs < 1 || tfl_tensor_count(t) != px * (size_t)s->c)
-    return tfl_error(TFL_ERR_SHAPE, "segmentation: output 0 changed size");
+    return tfl_fail(diag, TFL_ERR_SHAPE, "segmentation: output 0 changed size");
   tfl_mask *m = &res->mask;
   m->width = s->w;
   m->height = s->h;
@@ -47,18 +81,15 @@ static tfl_status seg_run(void *state, const tfl_tensor *const *outputs, int n_o
   m->frame_h = (float)tr->in_h * tr->scale_y;
   if (s->c == 1) {
     m->kind = TFL_MASK_PROB;
-    if (!(m->prob = malloc(px * sizeof(float)))) return tfl_error(TFL_ERR_NOMEM, "out of memory");
-    int logits = 0;
+    if (!(m->prob = malloc(px * sizeof(float)))) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < px; i++) {
-      m->prob[i] = decoder_value(t, i);
-      logits |= m->prob[i] < -1e-3f || m->prob[i] > 1.0f + 1e-3f;
+      float v = decoder_value(t, i);
+      m->prob[i] = s->logits ? 1.0f / (1.0f + expf(-v)) : v;
     }
-    if (logits)
-      for (size_t i = 0; i < px; i++) m->prob[i] = 1.0f / (1.0f + expf(-m->prob[i]));
     return TFL_OK;
   }
   m->kind = TFL_MASK_CLASSES;
-  if (!(m->classes = malloc(px))) return tfl_error(TFL_ERR_NOMEM, "out of memory");
+  if (!(m->classes = malloc(px))) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   for (size_t i = 0; i < px; i++) {
     size_t base = i * (size_t)s->c;
     int best = 0;

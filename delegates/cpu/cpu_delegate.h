@@ -35,10 +35,12 @@ typedef struct cpu_delegate_options {
    * fusions across nodes are lost, so the sum is slower than a normal run). */
   bool xnn_one_node;
   cpu_profile *profile; /* borrowed, NULL: no timing */
+  tfl_diag *diag;     /* errors of create (borrowed, may be NULL); partitions report to
+                         their interpreter's context (tfl_partition.diag) */
 } cpu_delegate_options;
 
 cpu_delegate_options cpu_delegate_defaults(void);
-/* Creates the delegate; free it with d->destroy(d). NULL on OOM (last error set). */
+/* Creates the delegate; free it with d->destroy(d). NULL on OOM (opt->diag says so). */
 tfl_delegate *cpu_delegate_create(const cpu_delegate_options *opt);
 
 #endif

@@ -65,6 +65,7 @@ typedef struct {
 struct onednn_conv {
   const tfl_graph *g;
   int node;
+  tfl_diag *diag;         /* errors of create / run (borrowed for the call, NULL: dropped) */
   conv_kind kind;
   cpu_features isa;
   geom s;
@@ -249,7 +250,7 @@ static dnnl_data_type_t src_type(const onednn_conv *c, const tfl_tensor *x)
 static tfl_status dn(dnnl_status_t st, const onednn_conv *c, const char *what)
 {
   if (st == dnnl_success) return TFL_OK;
-  return tfl_error(TFL_ERR_BACKEND, "node %d (%s): oneDNN %s failed (status %d)", c->node,
+  return tfl_fail(c->diag, TFL_ERR_BACKEND, "node %d (%s): oneDNN %s failed (status %d)", c->node,
                    tfl_op_name(c->g->nodes[c->node].op), what, (int)st);
 }
 
@@ -364,7 +365,7 @@ static tfl_status reorder_weights(onednn_conv *c, const dnnl_memory_desc_t *md, 
   if (c->kind == K_Q8) {
     const size_t count = tfl_tensor_count(w), per_oc = s->depthwise ? 1 : count / (size_t)s->OC;
     int8_t *q = malloc(count ? count : 1);
-    if (!q) return tfl_error(TFL_ERR_NOMEM, "node %d: int8 weights", c->node);
+    if (!q) return tfl_fail(c->diag, TFL_ERR_NOMEM, "node %d: int8 weights", c->node);
     for (size_t i = 0; i < count; i++) {
       const int oc = s->depthwise ? (int)(i % (size_t)s->OC) : (int)(i / per_oc);
       q[i] = (int8_t)((w->type == TFL_TYPE_UINT8 ? ((const uint8_t *)w->data)[i] : ((const int8_t *)w->data)[i]) -
@@ -403,7 +404,7 @@ static tfl_status make_class(onednn_conv *c, int k)
   dnnl_primitive_desc_t pd = NULL;
   tfl_status st = class_pd(c, k, &pd);
   if (!st && !pd_is_jit(pd))
-    st = tfl_error(TFL_ERR_UNSUPPORTED, "node %d: oneDNN has no JIT convolution for it here", c->node);
+    st = tfl_fail(c->diag, TFL_ERR_UNSUPPORTED, "node %d: oneDNN has no JIT convolution for it here", c->node);
   if (!st) st = dn(dnnl_primitive_create(&cl->prim, pd), c, "primitive");
   if (!st) {
     const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
@@ -428,7 +429,7 @@ static tfl_status make_slots(onednn_conv *c, int threads)
 {
   c->n_slots = threads < c->n_chunks ? threads : c->n_chunks;
   c->slots = calloc((size_t)c->n_slots, sizeof *c->slots);
-  if (!c->slots) return tfl_error(TFL_ERR_NOMEM, "node %d: oneDNN slots", c->node);
+  if (!c->slots) return tfl_fail(c->diag, TFL_ERR_NOMEM, "node %d: oneDNN slots", c->node);
   size_t scratch = 0;
   for (int k = 0; k < c->n_classes; k++) {
     if (c->cls[k].scratch_bytes > scratch) scratch = c->cls[k].scratch_bytes;
@@ -442,11 +443,11 @@ static tfl_status make_slots(onednn_conv *c, int threads)
     slot *sl = &c->slots[i];
     st = dn(dnnl_stream_create(&sl->stream, c->eng, dnnl_stream_default_flags), c, "stream");
     if (!st && scratch && !(sl->scratch_buf = aligned_alloc(64, (scratch + 63) / 64 * 64)))
-      st = tfl_error(TFL_ERR_NOMEM, "node %d: oneDNN scratchpad", c->node);
+      st = tfl_fail(c->diag, TFL_ERR_NOMEM, "node %d: oneDNN scratchpad", c->node);
     if (!st && c->acc_elems && !(sl->acc = aligned_alloc(64, (c->acc_elems * 4 + 63) / 64 * 64)))
-      st = tfl_error(TFL_ERR_NOMEM, "node %d: int32 sums", c->node);
+      st = tfl_fail(c->diag, TFL_ERR_NOMEM, "node %d: int32 sums", c->node);
     if (!st && c->cvt_elems && !(sl->cvt = aligned_alloc(64, (c->cvt_elems * 2 + 63) / 64 * 64)))
-      st = tfl_error(TFL_ERR_NOMEM, "node %d: bf16 rows", c->node);
+      st = tfl_fail(c->diag, TFL_ERR_NOMEM, "node %d: bf16 rows", c->node);
     for (int k = 0; k < c->n_classes && !st; k++) {
       chunk_class *cl = &c->cls[k];
       st = dn(dnnl_memory_create(&sl->src[k], &cl->src_md, c->eng, DNNL_MEMORY_NONE), c, "source memory");
@@ -477,11 +478,11 @@ static tfl_status make_requant(onednn_conv *c)
   const tfl_tensor *y = out_t(c->g, n);
   const int OC = c->s.OC;
   c->rq_scale = malloc(sizeof(float) * (size_t)OC);
-  if (!c->rq_scale) return tfl_error(TFL_ERR_NOMEM, "node %d: requant tables", c->node);
+  if (!c->rq_scale) return tfl_fail(c->diag, TFL_ERR_NOMEM, "node %d: requant tables", c->node);
   for (int oc = 0; oc < OC; oc++) {
     c->rq_scale[oc] = cpu_requant_scale(cpu_scale(x, 0), cpu_scale(w, oc), cpu_scale(y, 0));
     if (!(c->rq_scale[oc] > 0.0f && c->rq_scale[oc] < 1e6f))
-      return tfl_error(TFL_ERR_FORMAT, "node %d: channel %d: scales give multiplier %g", c->node, oc,
+      return tfl_fail(c->diag, TFL_ERR_FORMAT, "node %d: channel %d: scales give multiplier %g", c->node, oc,
                        (double)c->rq_scale[oc]);
   }
   c->src_zp = cpu_zero_point(x, 0);
@@ -517,7 +518,7 @@ static tfl_status build(onednn_conv *c, int threads)
   tfl_status st = dn(dnnl_engine_create(&c->eng, dnnl_cpu, 0), c, "engine");
   if (!st && c->kind == K_Q8) st = make_requant(c);
   if (!st && !plan(c, threads))
-    st = tfl_error(TFL_ERR_UNSUPPORTED, "node %d: cannot cut the output rows into chunks", c->node);
+    st = tfl_fail(c->diag, TFL_ERR_UNSUPPORTED, "node %d: cannot cut the output rows into chunks", c->node);
   for (int k = 0; k < c->n_classes && !st; k++) st = make_class(c, k);
   if (!st) st = make_bias(c);
   if (!st) st = make_slots(c, threads);
@@ -606,21 +607,24 @@ bool onednn_conv_applies(const tfl_graph *g, int node, const onednn_conv_options
   return st == TFL_OK;
 }
 
-tfl_status onednn_conv_create(const tfl_graph *g, int node, const onednn_conv_options *o, onednn_conv **out)
+tfl_status onednn_conv_create(const tfl_graph *g, int node, const onednn_conv_options *o, onednn_conv **out,
+                              tfl_diag *diag)
 {
   *out = NULL;
-  if (!g || !o || node < 0 || node >= g->n_nodes) return tfl_error(TFL_ERR_ARG, "onednn conv: bad node %d", node);
+  if (!g || !o || node < 0 || node >= g->n_nodes) return tfl_fail(diag, TFL_ERR_ARG, "onednn conv: bad node %d", node);
   onednn_conv *c = calloc(1, sizeof *c);
-  if (!c) return tfl_error(TFL_ERR_NOMEM, "onednn conv");
+  if (!c) return tfl_fail(diag, TFL_ERR_NOMEM, "onednn conv");
   c->g = g;
   c->node = node;
+  c->diag = diag;
   c->isa = o->isa;
   if (!node_fits(g, &g->nodes[node], &c->s, &c->kind, o->bf16)) {
     free(c);
-    return tfl_error(TFL_ERR_UNSUPPORTED, "node %d (%s): not a convolution oneDNN takes", node,
-                     tfl_op_name(g->nodes[node].op));
+    return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "node %d (%s): not a convolution oneDNN takes", node,
+                    tfl_op_name(g->nodes[node].op));
   }
   tfl_status st = single_threaded(build, c, o->threads < 1 ? 1 : o->threads);
+  c->diag = NULL;
   if (st) {
     onednn_conv_free(c);
     return st;
@@ -687,7 +691,7 @@ static void run_slot(void *arg, size_t i)
   omp_set_num_threads(prev);
 }
 
-tfl_status onednn_conv_run(onednn_conv *c, cpu_ctx *ctx)
+tfl_status onednn_conv_run(onednn_conv *c, cpu_ctx *ctx, tfl_diag *diag)
 {
   const tfl_node *n = &c->g->nodes[c->node];
   run_args a = {.c = c, .x = in_t(c->g, n, INPUT)->data, .y = out_t(c->g, n)->data};
@@ -695,6 +699,11 @@ tfl_status onednn_conv_run(onednn_conv *c, cpu_ctx *ctx)
   atomic_init(&a.failed, 0);
   cpu_parallel(ctx, run_slot, &a, (size_t)c->n_slots);
   const int failed = atomic_load(&a.failed);
-  if (failed) return dn((dnnl_status_t)failed, c, "execute");
+  if (failed) {
+    c->diag = diag;
+    const tfl_status st = dn((dnnl_status_t)failed, c, "execute");
+    c->diag = NULL;
+    return st;
+  }
   return TFL_OK;
 }

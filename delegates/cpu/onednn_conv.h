@@ -3,8 +3,8 @@
  * dot products in bf16, AVX-512 VNNI for 8-bit).
  *
  *   if (onednn_conv_applies(g, node, &o)) ...
- *   onednn_conv *c;  onednn_conv_create(g, node, &o, &c);   // primitives JIT-compiled,
- *   onednn_conv_run(c, ctx);                                //   weights reordered
+ *   onednn_conv *c;  onednn_conv_create(g, node, &o, &c, diag);  // primitives JIT-compiled,
+ *   onednn_conv_run(c, ctx, diag);                                //   weights reordered
  *   onednn_conv_free(c);
  *
  * Float32 graphs run in fp32, or with o.bf16 as bfloat16 inputs and weights with fp32
@@ -40,9 +40,10 @@ bool onednn_conv_applies(const tfl_graph *g, int node, const onednn_conv_options
 /* Should the fast path use it rather than XNNPACK: it applies, and it is bf16 or 8-bit, or
  * a float32 conv of a kind oneDNN was measured faster on (depthwise; kxk, not 1x1). */
 bool onednn_conv_preferred(const tfl_graph *g, int node, const onednn_conv_options *o);
+/* Errors go to diag (may be NULL). */
 tfl_status onednn_conv_create(const tfl_graph *g, int node, const onednn_conv_options *o,
-                              onednn_conv **out);
-tfl_status onednn_conv_run(onednn_conv *c, cpu_ctx *ctx);
+                              onednn_conv **out, tfl_diag *diag);
+tfl_status onednn_conv_run(onednn_conv *c, cpu_ctx *ctx, tfl_diag *diag);
 void onednn_conv_free(onednn_conv *c);
 
 #endif

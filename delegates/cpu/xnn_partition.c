@@ -43,10 +43,16 @@ typedef struct {
   uint32_t *ids;          /* per graph tensor: XNNPACK value id or XNN_INVALID_VALUE_ID */
   uint32_t *ext_ids;      /* per graph tensor: the external id reserved for it */
   int node;               /* node being defined, for error messages */
+  tfl_diag *diag;         /* where failures are reported */
 } builder;
 
 /* ---- one-time library init ------------------------------------------------ */
 
+/* The one piece of process-wide state in the delegates, and it is XNNPACK's own:
+ * xnn_initialize fills the library's global hardware configuration and must have run
+ * before any subgraph is created. pthread_once makes the first call from any thread
+ * do it exactly once; init_status is written only inside that call and only read after
+ * pthread_once returns, so it needs no lock. */
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static enum xnn_status init_status = xnn_status_uninitialized;
 
@@ -604,7 +610,7 @@ static tfl_status xs(const builder *b, enum xnn_status s, const char *what)
 {
   if (s == xnn_status_success) return TFL_OK;
   const tfl_node *n = &b->g->nodes[b->node];
-  return tfl_error(TFL_ERR_BACKEND, "node %d (%s): XNNPACK %s failed with status %d", b->node,
+  return tfl_fail(b->diag, TFL_ERR_BACKEND, "node %d (%s): XNNPACK %s failed with status %d", b->node,
                    tfl_op_name(n->op), what, (int)s);
 }
 
@@ -680,7 +686,7 @@ static tfl_status value_of(builder *b, int t, bool weight, uint32_t *id)
     const void *data = tt->data;
     if (!weight) {
       void *copy = own_block(b, tt->bytes);
-      if (!copy) return tfl_error(TFL_ERR_NOMEM, "tensor %d: no memory for a constant copy", t);
+      if (!copy) return tfl_fail(b->diag, TFL_ERR_NOMEM, "tensor %d: no memory for a constant copy", t);
       memcpy(copy, tt->data, tt->bytes);
       data = copy;
     }
@@ -720,10 +726,10 @@ static tfl_status bias_val(builder *b, const tfl_node *n, int i, size_t channels
      * not read by TFLite either); a fresh value per node since the scale is the node's */
     const tfl_tensor *bt = tensor_at(b->g, n, i, false);
     const void *data = bt ? bt->data : own_block(b, channels * sizeof(int32_t));
-    if (!data) return tfl_error(TFL_ERR_NOMEM, "node %d: no memory for a zero bias", b->node);
+    if (!data) return tfl_fail(b->diag, TFL_ERR_NOMEM, "node %d: no memory for a zero bias", b->node);
     if (w->q.n > 1) {
       float *sc = own_block(b, channels * sizeof(float));
-      if (!sc) return tfl_error(TFL_ERR_NOMEM, "node %d: no memory for bias scales", b->node);
+      if (!sc) return tfl_fail(b->diag, TFL_ERR_NOMEM, "node %d: no memory for bias scales", b->node);
       for (size_t c = 0; c < channels; c++) sc[c] = qscale(x) * w->q.scale[c];
       return xs(b,
                 xnn_define_channelwise_quantized_tensor_value(b->sg, xnn_datatype_qcint32, sc, 1, 0, &channels,
@@ -737,7 +743,7 @@ static tfl_status bias_val(builder *b, const tfl_node *n, int i, size_t channels
   }
   if (i < n->n_in && n->in[i] >= 0) return value_of(b, n->in[i], true, id);
   float *zero = own_block(b, channels * sizeof(float));
-  if (!zero) return tfl_error(TFL_ERR_NOMEM, "node %d: no memory for a zero bias", b->node);
+  if (!zero) return tfl_fail(b->diag, TFL_ERR_NOMEM, "node %d: no memory for a zero bias", b->node);
   return define_static(b, zero, 1, &channels, id);
 }
 
@@ -994,7 +1000,90 @@ static tfl_status define_node(builder *b, const tfl_node *n)
   case TFL_OP_POSENET_DECODER:
   case TFL_OP_COUNT: break;
   }
-  return tfl_error(TFL_ERR_UNSUPPORTED, "node %d (%s): not an XNNPACK op", b->node, tfl_op_name(n->op));
+  return tfl_fail(b->diag, TFL_ERR_UNSUPPORTED, "node %d (%s): not an XNNPACK op", b->node, tfl_op_name(n->op));
+}
+
+/* XNNPACK's clamp (RELU, RELU6, a 1x1 stride-1 pool) fuses into the node producing its
+ * input, and a PAD into the convolution reading it, when the tensor between them is
+ * internal and has that one reader. */
+static bool is_clamp(const tfl_node *n)
+{
+  if (n->op == TFL_OP_RELU || n->op == TFL_OP_RELU6) return true;
+  return (n->op == TFL_OP_AVERAGE_POOL_2D || n->op == TFL_OP_MAX_POOL_2D) && n->p.pool.filter_h == 1 &&
+         n->p.pool.filter_w == 1 && n->p.pool.stride_h == 1 && n->p.pool.stride_w == 1;
+}
+
+static int readers(const tfl_graph *g, int t)
+{
+  int count = 0;
+  for (int i = 0; i < g->n_nodes; i++)
+    for (int j = 0; !g->nodes[i].dead && j < g->nodes[i].n_in; j++) count += g->nodes[i].in[j] == t;
+  return count;
+}
+
+/* Producer of internal tensor t if it has one reader, else -1. */
+static int fused_producer(const builder *b, int t)
+{
+  if (t < 0 || b->role[t] != ROLE_INTERNAL || readers(b->g, t) != 1) return -1;
+  return b->g->tensors[t].producer;
+}
+
+static bool bytes_overlap(const tfl_tensor *a, const tfl_tensor *c)
+{
+  return a != c && a->data && c->data && a->bytes && c->bytes && (const char *)a->data < (const char *)c->data + c->bytes &&
+         (const char *)c->data < (const char *)a->data + a->bytes;
+}
+
+/* A fused operator runs its group (PAD, conv, clamp) at one time: it reads the PAD's input
+ * at the conv's turn and writes the clamp's output at the conv's turn. The arena planner
+ * plans node by node, so it may have given a tensor written by a node of the group the
+ * bytes of one read by an earlier node of the group (an input whose last reader comes
+ * first, the output of a later node): run together, the write clobbers the read (seen:
+ * dw conv -> 1x1 conv + RELU subgraph, its output given its input's bytes). For each group
+ * where some tensor read by a node in its node range overlaps one written there, the
+ * tensors between the group's nodes are made external outputs, so XNNPACK does not fuse
+ * them and runs the nodes in the planner's order. */
+static void break_fused_overlaps(builder *b, const int32_t *nodes, int n_nodes)
+{
+  tfl_graph *g = b->g;
+  for (int k = 0; k < n_nodes; k++) {
+    const tfl_node *e = &g->nodes[nodes[k]];
+    int mid[2], n_mid = 0, first = nodes[k];
+    const tfl_node *top = e;
+    if (is_clamp(e) && e->n_in > 0) {
+      const int p = fused_producer(b, e->in[0]);
+      if (p >= 0) {
+        mid[n_mid++] = e->in[0];
+        top = &g->nodes[p];
+        first = p;
+      }
+    }
+    if ((top->op == TFL_OP_CONV_2D || top->op == TFL_OP_DEPTHWISE_CONV_2D) && top->n_in > 0) {
+      const int p = fused_producer(b, top->in[0]);
+      if (p >= 0 && (g->nodes[p].op == TFL_OP_PAD || g->nodes[p].op == TFL_OP_PADV2)) {
+        mid[n_mid++] = top->in[0];
+        first = p;
+      }
+    }
+    if (!n_mid) continue;
+    bool clash = false;
+    for (int r = 0; r < n_nodes && !clash; r++) { /* nodes of the run from `first` to e */
+      if (nodes[r] < first || nodes[r] > nodes[k]) continue;
+      const tfl_node *rn = &g->nodes[nodes[r]];
+      for (int j = 0; j < rn->n_in && !clash; j++) {
+        const int t = rn->in[j];
+        if (t < 0 || b->role[t] == ROLE_INTERNAL || g->tensors[t].is_const) continue;
+        for (int w = 0; w < n_nodes && !clash; w++) {
+          if (nodes[w] < first || nodes[w] > nodes[k]) continue;
+          const tfl_node *wn = &g->nodes[nodes[w]];
+          for (int o = 0; o < wn->n_out && !clash; o++)
+            clash = wn->out[o] >= 0 && b->role[wn->out[o]] == ROLE_EXT_OUT &&
+                    bytes_overlap(&g->tensors[t], &g->tensors[wn->out[o]]);
+        }
+      }
+    }
+    for (int m = 0; clash && m < n_mid; m++) b->role[mid[m]] = ROLE_EXT_OUT;
+  }
 }
 
 /* Marks which tensors cross the run's boundary. Returns the number of external values. */
@@ -1026,31 +1115,7 @@ static int classify(builder *b, const int32_t *nodes, int n_nodes, const uint8_t
       if (t >= 0 && b->role[t] == ROLE_NONE && !g->tensors[t].is_const) b->role[t] = ROLE_EXT_IN;
     }
   }
-  /* XNNPACK fuses a PAD into the conv after it, which then reads the PAD's input while
-   * writing its own output. The arena planner saw the PAD as the last reader of that input
-   * and may have given the output of a node up to that conv the same bytes: when the
-   * input comes from outside the run and such an external output overlaps it, the PAD's
-   * output is made external too, so XNNPACK keeps the PAD (a copy) and nothing reads the
-   * input late. */
-  for (int k = 0; k < n_nodes; k++) {
-    const tfl_node *n = &g->nodes[nodes[k]];
-    if ((n->op != TFL_OP_PAD && n->op != TFL_OP_PADV2) || n->n_in < 1 || n->n_out < 1) continue;
-    int in = n->in[0], o = n->out[0];
-    if (in < 0 || o < 0 || b->role[in] != ROLE_EXT_IN || b->role[o] != ROLE_INTERNAL) continue;
-    const tfl_tensor *ti = &g->tensors[in];
-    bool clash = false, consumed = false;
-    for (int k2 = k + 1; k2 < n_nodes && !clash && !consumed; k2++) { /* up to the PAD's reader */
-      const tfl_node *m = &g->nodes[nodes[k2]];
-      for (int j = 0; j < m->n_in; j++) consumed |= m->in[j] == o;
-      for (int j = 0; j < m->n_out && !clash; j++) {
-        const tfl_tensor *to = m->out[j] >= 0 ? &g->tensors[m->out[j]] : NULL;
-        clash = to && b->role[m->out[j]] == ROLE_EXT_OUT && to->data && ti->data &&
-                (const char *)to->data < (const char *)ti->data + ti->bytes &&
-                (const char *)ti->data < (const char *)to->data + to->bytes;
-      }
-    }
-    if (clash) b->role[o] = ROLE_EXT_OUT;
-  }
+  break_fused_overlaps(b, nodes, n_nodes);
   int n_ext = 0;
   for (int t = 0; t < g->n_tensors; t++)
     if (b->role[t] == ROLE_EXT_IN || b->role[t] == ROLE_EXT_OUT) b->ext_ids[t] = (uint32_t)n_ext++;
@@ -1058,19 +1123,19 @@ static int classify(builder *b, const int32_t *nodes, int n_nodes, const uint8_t
 }
 
 tfl_status xnn_partition_create(tfl_graph *g, const int32_t *nodes, int n_nodes, pthreadpool_t pool,
-                                xnn_partition **out)
+                                xnn_partition **out, tfl_diag *diag)
 {
   *out = NULL;
-  if (!g || !nodes || n_nodes <= 0) return tfl_error(TFL_ERR_ARG, "xnn partition: empty node list");
+  if (!g || !nodes || n_nodes <= 0) return tfl_fail(diag, TFL_ERR_ARG, "xnn partition: empty node list");
   pthread_once(&init_once, init_xnnpack);
   if (init_status != xnn_status_success)
-    return tfl_error(TFL_ERR_BACKEND, "xnn_initialize failed with status %d", (int)init_status);
+    return tfl_fail(diag, TFL_ERR_BACKEND, "xnn_initialize failed with status %d", (int)init_status);
   for (int k = 0; k < n_nodes; k++)
     if (!xnn_partition_supports(g, nodes[k]))
-      return tfl_error(TFL_ERR_UNSUPPORTED, "node %d (%s): not supported by XNNPACK", nodes[k],
+      return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "node %d (%s): not supported by XNNPACK", nodes[k],
                        (nodes[k] >= 0 && nodes[k] < g->n_nodes) ? tfl_op_name(g->nodes[nodes[k]].op) : "?");
 
-  builder b = {.g = g, .node = nodes[0]};
+  builder b = {.g = g, .node = nodes[0], .diag = diag};
   tfl_status s = TFL_OK;
   struct xnn_external_value *ext = NULL;
   uint8_t *in_run = calloc((size_t)g->n_nodes, 1);
@@ -1079,7 +1144,7 @@ tfl_status xnn_partition_create(tfl_graph *g, const int32_t *nodes, int n_nodes,
   b.ext_ids = malloc(sizeof(uint32_t) * (size_t)g->n_tensors);
   b.p = calloc(1, sizeof *b.p);
   if (!in_run || !b.role || !b.ids || !b.ext_ids || !b.p) {
-    s = tfl_error(TFL_ERR_NOMEM, "xnn partition: no memory for %d tensors", g->n_tensors);
+    s = tfl_fail(diag, TFL_ERR_NOMEM, "xnn partition: no memory for %d tensors", g->n_tensors);
     goto done;
   }
   for (int t = 0; t < g->n_tensors; t++) b.ids[t] = b.ext_ids[t] = XNN_INVALID_VALUE_ID;
@@ -1088,7 +1153,7 @@ tfl_status xnn_partition_create(tfl_graph *g, const int32_t *nodes, int n_nodes,
 
   enum xnn_status xst = xnn_create_subgraph((uint32_t)n_ext, 0, &b.sg);
   if (xst != xnn_status_success) {
-    s = tfl_error(TFL_ERR_BACKEND, "xnn_create_subgraph failed with status %d", (int)xst);
+    s = tfl_fail(diag, TFL_ERR_BACKEND, "xnn_create_subgraph failed with status %d", (int)xst);
     goto done;
   }
   for (int k = 0; k < n_nodes && s == TFL_OK; k++) {
@@ -1099,21 +1164,21 @@ tfl_status xnn_partition_create(tfl_graph *g, const int32_t *nodes, int n_nodes,
 
   xst = xnn_create_runtime_v2(b.sg, pool, 0, &b.p->rt);
   if (xst != xnn_status_success) {
-    s = tfl_error(TFL_ERR_BACKEND, "xnn_create_runtime_v2 (nodes %d..%d) failed with status %d", nodes[0],
+    s = tfl_fail(diag, TFL_ERR_BACKEND, "xnn_create_runtime_v2 (nodes %d..%d) failed with status %d", nodes[0],
                   nodes[n_nodes - 1], (int)xst);
     goto done;
   }
   /* Bind every external value that a node uses (defined ones) to its tensor's data. */
   ext = calloc((size_t)(n_ext ? n_ext : 1), sizeof *ext);
   if (!ext) {
-    s = tfl_error(TFL_ERR_NOMEM, "xnn partition: no memory for %d external values", n_ext);
+    s = tfl_fail(diag, TFL_ERR_NOMEM, "xnn partition: no memory for %d external values", n_ext);
     goto done;
   }
   int n_bound = 0;
   for (int t = 0; t < g->n_tensors; t++) {
     if (b.ext_ids[t] == XNN_INVALID_VALUE_ID || b.ids[t] == XNN_INVALID_VALUE_ID) continue;
     if (!g->tensors[t].data) {
-      s = tfl_error(TFL_ERR_ARG, "tensor %d (%s): no data pointer when building the XNNPACK partition", t,
+      s = tfl_fail(diag, TFL_ERR_ARG, "tensor %d (%s): no data pointer when building the XNNPACK partition", t,
                     g->tensors[t].name ? g->tensors[t].name : "");
       goto done;
     }
@@ -1123,7 +1188,7 @@ tfl_status xnn_partition_create(tfl_graph *g, const int32_t *nodes, int n_nodes,
   }
   xst = xnn_setup_runtime(b.p->rt, (size_t)n_bound, ext);
   if (xst != xnn_status_success)
-    s = tfl_error(TFL_ERR_BACKEND, "xnn_setup_runtime (nodes %d..%d) failed with status %d", nodes[0],
+    s = tfl_fail(diag, TFL_ERR_BACKEND, "xnn_setup_runtime (nodes %d..%d) failed with status %d", nodes[0],
                   nodes[n_nodes - 1], (int)xst);
 
 done:
@@ -1138,11 +1203,11 @@ done:
   return s;
 }
 
-tfl_status xnn_partition_run(xnn_partition *p)
+tfl_status xnn_partition_run(xnn_partition *p, tfl_diag *diag)
 {
-  if (!p || !p->rt) return tfl_error(TFL_ERR_ARG, "xnn partition: not created");
+  if (!p || !p->rt) return tfl_fail(diag, TFL_ERR_ARG, "xnn partition: not created");
   enum xnn_status s = xnn_invoke_runtime(p->rt);
-  if (s != xnn_status_success) return tfl_error(TFL_ERR_BACKEND, "xnn_invoke_runtime failed with status %d", (int)s);
+  if (s != xnn_status_success) return tfl_fail(diag, TFL_ERR_BACKEND, "xnn_invoke_runtime failed with status %d", (int)s);
   return TFL_OK;
 }
 

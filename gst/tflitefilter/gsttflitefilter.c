@@ -37,8 +37,9 @@
 #include <string.h>
 
 #include "gsttflitefilter_gl.h"
+#include "gsttflitemessages.h"
 #include "gsttflitemeta.h"
-#include "runtime/tfl_loader.h"
+#include "delegates/cpu/cpu_delegate.h"
 
 GST_DEBUG_CATEGORY(gst_tflite_filter_debug);
 #define GST_CAT_DEFAULT gst_tflite_filter_debug
@@ -58,7 +59,6 @@ GST_DEBUG_CATEGORY_STATIC(CAT_PERFORMANCE);
 #define DEFAULT_FIT FIT_STRETCH
 #define DEFAULT_ANCHORS TFL_ANCHORS_AUTO
 #define DEFAULT_GL_READBACK FALSE
-#define NORM_FROM_MODEL -1.0f
 
 enum {
   PROP_0,
@@ -93,279 +93,111 @@ static GstStaticPadTemplate src_template =
   GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(CAPS_STR));
 
 G_DEFINE_TYPE(GstTfliteFilter, gst_tflite_filter, GST_TYPE_BASE_TRANSFORM);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE(tflitefilter, "tflitefilter", GST_RANK_NONE,
-                                      GST_TYPE_TFLITE_FILTER,
-                                      GST_DEBUG_CATEGORY_INIT(gst_tflite_filter_debug,
-                                                              "tflitefilter", 0,
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE(tflitefilter, "tflitefilter", GST_RANK_NONE, GST_TYPE_TFLITE_FILTER,
+                                      GST_DEBUG_CATEGORY_INIT(gst_tflite_filter_debug, "tflitefilter", 0,
                                                               "TensorFlow Lite inference"));
 
-/* ---- enum types for properties ---- */
+/* ---- runtime life cycle (streaming thread; the GL parts marshal to the GL thread) ---- */
 
-static GType delegate_get_type(void)
-{
-  static GType t;
-  static const GEnumValue values[] = {
-    { GST_TFLITE_DELEGATE_AUTO, "GL for GL frames when available, else CPU", "auto" },
-    { GST_TFLITE_DELEGATE_GL, "GL compute delegate (error if unavailable)", "gl" },
-    { GST_TFLITE_DELEGATE_CPU, "CPU delegate", "cpu" },
-    { 0, NULL, NULL },
-  };
-  if (g_once_init_enter(&t)) g_once_init_leave(&t, g_enum_register_static("GstTfliteDelegate", values));
-  return t;
-}
-
-static GType precision_get_type(void)
-{
-  static GType t;
-  static const GEnumValue values[] = {
-    { GST_TFLITE_PRECISION_FP16, "16-bit float storage and math on the GPU", "fp16" },
-    { GST_TFLITE_PRECISION_FP32, "32-bit float on the GPU", "fp32" },
-    { 0, NULL, NULL },
-  };
-  if (g_once_init_enter(&t)) g_once_init_leave(&t, g_enum_register_static("GstTflitePrecision", values));
-  return t;
-}
-
-static GType decoder_get_type(void)
-{
-  static GType t;
-  static const GEnumValue values[] = {
-    { TFL_DECODER_AUTO, "Pick from the model's output tensors", "auto" },
-    { TFL_DECODER_NONE, "No decoding (raw inference only)", "none" },
-    { TFL_DECODER_CLASSIFICATION, "Top-k classes", "classification" },
-    { TFL_DECODER_DETECTION, "Boxes (SSD anchors, MediaPipe anchors, post-processed)", "detection" },
-    { TFL_DECODER_SEGMENTATION, "Per-pixel class or probability mask", "segmentation" },
-    { TFL_DECODER_POSE, "PoseNet keypoints", "pose" },
-    { TFL_DECODER_LANDMARKS, "MediaPipe pose / hand / face landmarks", "landmarks" },
-    { 0, NULL, NULL },
-  };
-  if (g_once_init_enter(&t)) g_once_init_leave(&t, g_enum_register_static("GstTfliteDecoder", values));
-  return t;
-}
-
-static GType fit_get_type(void)
-{
-  static GType t;
-  static const GEnumValue values[] = {
-    { FIT_STRETCH, "Scale the whole frame to the input, aspect not kept", "stretch" },
-    { FIT_LETTERBOX, "Whole frame, aspect kept, black bars", "letterbox" },
-    { FIT_CROP, "Centre crop, aspect kept", "crop" },
-    { 0, NULL, NULL },
-  };
-  if (g_once_init_enter(&t)) g_once_init_leave(&t, g_enum_register_static("GstTfliteFit", values));
-  return t;
-}
-
-static GType anchors_get_type(void)
-{
-  static GType t;
-  static const GEnumValue values[] = {
-    { TFL_ANCHORS_AUTO, "From the model's anchor count and input size", "auto" },
-    { TFL_ANCHORS_SSD_MOBILENET, "SSD MobileNet, 300x300, 1917 anchors", "ssd-mobilenet" },
-    { TFL_ANCHORS_FACE_SHORT, "MediaPipe face detection, short range", "face-short" },
-    { TFL_ANCHORS_FACE_FULL, "MediaPipe face detection, full range", "face-full" },
-    { TFL_ANCHORS_POSE_DETECTION, "MediaPipe BlazePose person detector", "pose-detection" },
-    { TFL_ANCHORS_PALM, "MediaPipe palm detector", "palm" },
-    { 0, NULL, NULL },
-  };
-  if (g_once_init_enter(&t)) g_once_init_leave(&t, g_enum_register_static("GstTfliteAnchors", values));
-  return t;
-}
-
-/* ---- runtime life cycle (streaming thread, or GL thread for the GL parts) ---- */
-
+/* The element's diagnostics sink: the runtime's log lines go to this element's debug
+ * category, with the element as object (so several elements stay apart in the log). */
 static void log_sink(tfl_log_level level, const char *msg, void *user)
 {
+  GstDebugLevel l = GST_LEVEL_DEBUG;
   switch (level) {
-  case TFL_LOG_ERROR: GST_ERROR("%s", msg); break;
-  case TFL_LOG_WARNING: GST_WARNING("%s", msg); break;
-  case TFL_LOG_INFO: GST_INFO("%s", msg); break;
-  case TFL_LOG_DEBUG: GST_DEBUG("%s", msg); break;
+  case TFL_LOG_ERROR: l = GST_LEVEL_ERROR; break;
+  case TFL_LOG_WARNING: l = GST_LEVEL_WARNING; break;
+  case TFL_LOG_INFO: l = GST_LEVEL_INFO; break;
+  case TFL_LOG_DEBUG: l = GST_LEVEL_DEBUG; break;
   }
+  GST_CAT_LEVEL_LOG(gst_tflite_filter_debug, l, user, "%s", msg);
 }
 
-static GPtrArray *labels_from_text(const char *text)
+static void forget_last(GstTfliteFilter *self)
 {
-  GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
-  gchar **lines = g_strsplit(text, "\n", -1);
-  guint n = g_strv_length(lines);
-  while (n > 0 && lines[n - 1][0] == '\0') n--; /* trailing newline */
-  for (guint i = 0; i < n; i++) g_ptr_array_add(a, g_strdup(g_strstrip(lines[i])));
-  g_strfreev(lines);
-  return a;
+  tfl_results_clear(&self->last_results);
+  gst_clear_buffer(&self->last_gl_mask);
+  self->have_last = FALSE;
 }
 
-void gst_tflite_filter_release_runtime(GstTfliteFilter *self)
+static void release_runtime(GstTfliteFilter *self)
 {
-  gst_tflite_filter_gl_release(self); /* GL objects on the GL thread */
+  gst_tflite_filter_gl_stop(self); /* GL objects on the GL thread */
   tfl_interpreter_free(self->interp);
   self->interp = NULL;
+  if (self->cpu) self->cpu->destroy(self->cpu); /* after the interpreter that borrowed it */
+  self->cpu = NULL;
   tfl_decoder_free(self->decoder);
   self->decoder = NULL;
   tfl_graph_free(self->graph);
   self->graph = NULL;
-  if (self->labels) g_ptr_array_unref(self->labels);
-  self->labels = NULL;
-  tfl_results_clear(&self->last_results);
-  self->have_last = FALSE;
-}
-
-static const char *dims_str(const tfl_tensor *t, char *buf, size_t size)
-{
-  size_t n = 0;
-  buf[0] = '\0';
-  for (int d = 0; d < t->ndim && n + 16 < size; d++)
-    n += (size_t)g_snprintf(buf + n, size - n, "%s%d", d ? "," : "[", t->dims[d]);
-  if (n + 2 < size) g_strlcat(buf, t->ndim ? "]" : "[]", size);
-  return buf;
+  gst_tflite_model_clear(&self->model);
+  forget_last(self);
 }
 
 /* Loads the model, labels, normalization and decoder; the interpreter comes later
- * (build_interpreter), once caps say which path runs. */
+ * (build_runtime), once caps say which path runs. */
 static gboolean load_model(GstTfliteFilter *self)
 {
-  gchar *path, *labels_path;
+  GstTfliteModelSettings s = { 0 };
   GST_OBJECT_LOCK(self);
-  path = g_strdup(self->model_path);
-  labels_path = g_strdup(self->labels_path);
-  GST_OBJECT_UNLOCK(self);
-
-  gboolean ok = FALSE;
-  if (!path) {
-    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("No model set."),
-                      ("Set the 'model' property to a .tflite file."));
-    goto out;
-  }
-  if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("Model file \"%s\" does not exist.", path),
-                      ("Set the 'model' property to a .tflite file."));
-    goto out;
-  }
-  if (tfl_load_file(path, &self->graph) != TFL_OK) {
-    GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ,
-                      ("Could not load model \"%s\": not a valid .tflite file.", path),
-                      ("%s", tfl_last_error()));
-    goto out;
-  }
-  tfl_graph *g = self->graph;
-  char dims[96];
-  const tfl_tensor *in = g->n_inputs > 0 ? &g->tensors[g->inputs[0]] : NULL;
-  if (!in || in->ndim != 4 || in->dims[0] != 1 || (in->dims[3] != 3 && in->dims[3] != 4) ||
-      (in->type != TFL_TYPE_FLOAT32 && in->type != TFL_TYPE_UINT8 && in->type != TFL_TYPE_INT8)) {
-    GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE, ("Model \"%s\" does not take an image.", path),
-                      ("Its first input is %s %s; it must be [1, height, width, 3] float32, uint8 or int8.",
-                       in ? tfl_type_name(in->type) : "missing", in ? dims_str(in, dims, sizeof dims) : ""));
-    goto out;
-  }
-
-  /* labels: the property's file, else the model's embedded label file */
-  if (labels_path) {
-    gchar *text = NULL;
-    GError *err = NULL;
-    if (!g_file_get_contents(labels_path, &text, NULL, &err)) {
-      GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ, ("Could not read labels \"%s\".", labels_path),
-                        ("%s", err->message));
-      g_clear_error(&err);
-      goto out;
-    }
-    self->labels = labels_from_text(text);
-    g_free(text);
-  } else if (g->meta.labels) {
-    self->labels = labels_from_text(g->meta.labels);
-  }
-
-  GST_OBJECT_LOCK(self);
-  tfl_decoder_kind kind = self->decoder_kind;
+  s = self->model_settings;
+  s.model_path = g_strdup(self->model_settings.model_path);
+  s.labels_path = g_strdup(self->model_settings.labels_path);
   tfl_decoder_options opts = self->decoder_opts;
   GST_OBJECT_UNLOCK(self);
-  char why[256] = "";
-  if (kind == TFL_DECODER_AUTO) {
-    kind = tfl_decoder_pick(g, why, sizeof why);
-    GST_INFO_OBJECT(self, "decoder=auto picked '%s': %s", tfl_decoder_kind_name(kind), why);
-  }
-
-  /* normalization: the properties, else the model's metadata, else the range the
-   * model family was trained with (tfl_decoder_input_range) */
-  float lo, hi;
-  tfl_decoder_input_range(kind, g, &lo, &hi);
-  GST_OBJECT_LOCK(self);
-  for (int c = 0; c < 3; c++) {
-    float std = 255.0f / (hi - lo), mean = -lo * std;
-    if (g->meta.has_norm && g->meta.n_norm > 0) {
-      int k = c < g->meta.n_norm ? c : g->meta.n_norm - 1;
-      mean = g->meta.norm_mean[k];
-      std = g->meta.norm_std[k];
-    }
-    self->norm.mean[c] = self->norm_mean[c] != NORM_FROM_MODEL ? self->norm_mean[c] : mean;
-    self->norm.std[c] = self->norm_std[c] > 0.0f ? self->norm_std[c] : std; /* 0 would divide by 0 */
-  }
-  GST_OBJECT_UNLOCK(self);
-  GST_INFO_OBJECT(self, "input normalization: (pixel - %g) / %g%s", self->norm.mean[0], self->norm.std[0],
-                  g->meta.has_norm ? " (model metadata)" : "");
-
-  if (kind != TFL_DECODER_NONE && tfl_decoder_create(kind, g, &opts, &self->decoder) != TFL_OK) {
+  gboolean ok = gst_tflite_model_load(GST_ELEMENT(self), &s, &self->diag, &self->model);
+  if (ok && self->model.decoder_kind != TFL_DECODER_NONE &&
+      tfl_decoder_create(self->model.decoder_kind, self->model.graph, &opts, &self->decoder, &self->diag) != TFL_OK) {
     GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE,
-                      ("Model \"%s\" does not fit the '%s' decoder.", path, tfl_decoder_kind_name(kind)),
-                      ("%s", tfl_last_error()));
-    goto out;
+                      ("Model \"%s\" does not fit the '%s' decoder.", s.model_path,
+                       tfl_decoder_kind_name(self->model.decoder_kind)),
+                      ("%s", self->diag.error));
+    gst_tflite_model_clear(&self->model);
+    ok = FALSE;
   }
-  ok = TRUE;
-out:
-  g_free(path);
-  g_free(labels_path);
+  gst_tflite_model_settings_clear(&s);
   return ok;
 }
 
-/* Posts "tflite-model": decoder, node counts per delegate, partitions, CPU fallbacks. */
-static void post_model_message(GstTfliteFilter *self, const char *delegate_name)
+static void post_model(GstTfliteFilter *self, const char *delegate_name, gboolean accel)
 {
-  const tfl_graph *g = tfl_interpreter_graph(self->interp);
-  int n_gl = 0, n_cpu = 0;
-  GString *fallback = g_string_new(NULL);
-  for (int i = 0; i < g->n_nodes; i++) {
-    const char *d = tfl_interpreter_node_delegate(self->interp, i);
-    if (!d) continue;
-    if (!strcmp(d, "cpu")) {
-      n_cpu++;
-      if (self->accel) {
-        const char *name = tfl_op_name(g->nodes[i].op);
-        if (!strstr(fallback->str, name)) g_string_append_printf(fallback, "%s%s", fallback->len ? "," : "", name);
-      }
-    } else {
-      n_gl++;
-    }
-  }
-  int parts = tfl_interpreter_partition_count(self->interp);
-  GST_INFO_OBJECT(self, "delegate %s: %d GL nodes, %d CPU nodes, %d partitions%s%s", delegate_name,
-                  n_gl, n_cpu, parts, fallback->len ? "; CPU fallback: " : "", fallback->str);
-  if (self->accel && n_cpu > 0)
-    GST_CAT_WARNING_OBJECT(CAT_PERFORMANCE, self,
-                           "model split into %d partitions: ops %s run on the CPU (slow)", parts,
-                           fallback->str);
-  GstStructure *s = gst_structure_new(
-    "tflite-model", "model", G_TYPE_STRING, self->model_path, "decoder", G_TYPE_STRING,
-    self->decoder ? tfl_decoder_kind_name(tfl_decoder_get_kind(self->decoder)) : "none",
-    "delegate", G_TYPE_STRING, delegate_name, "gl-nodes", G_TYPE_INT, n_gl, "cpu-nodes",
-    G_TYPE_INT, n_cpu, "partitions", G_TYPE_INT, parts, "cpu-fallback-ops", G_TYPE_STRING,
-    fallback->str, "arena-bytes", G_TYPE_UINT64, (guint64)tfl_interpreter_arena_bytes(self->interp),
-    NULL);
-  gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
-  g_string_free(fallback, TRUE);
+  gst_tflite_post_model_message(GST_ELEMENT(self), self->model_settings.model_path,
+                                self->decoder ? tfl_decoder_kind_name(tfl_decoder_get_kind(self->decoder)) : "none",
+                                delegate_name, self->interp, accel, CAT_PERFORMANCE);
 }
 
-/* Builds the CPU interpreter (system-memory path, or GL path fallback). */
-static gboolean build_cpu_interpreter(GstTfliteFilter *self)
+gboolean gst_tflite_filter_make_cpu(GstTfliteFilter *self, int threads)
 {
-  tfl_interp_options o = tfl_interp_defaults();
+  if (self->cpu) self->cpu->destroy(self->cpu);
+  cpu_delegate_options co = cpu_delegate_defaults();
+  co.threads = threads;
+  co.diag = &self->diag;
+  self->cpu = cpu_delegate_create(&co);
+  return self->cpu != NULL;
+}
+
+static gboolean build_cpu(GstTfliteFilter *self)
+{
   GST_OBJECT_LOCK(self);
-  o.threads = self->threads;
+  gint threads = self->threads;
   GST_OBJECT_UNLOCK(self);
-  if (tfl_interpreter_create(self->graph, &o, &self->interp) != TFL_OK) {
-    GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not prepare model \"%s\" for the CPU.", self->model_path),
-                      ("%s", tfl_last_error()));
+  if (!gst_tflite_filter_make_cpu(self, threads)) {
+    GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not prepare model \"%s\" for the CPU.",
+                                             self->model_settings.model_path),
+                      ("%s", self->diag.error));
     return FALSE;
   }
-  post_model_message(self, "cpu");
+  tfl_interp_options o = tfl_interp_defaults();
+  o.diag = &self->diag;
+  o.fallback = self->cpu;
+  if (tfl_interpreter_create(self->graph, &o, &self->interp) != TFL_OK) {
+    GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not prepare model \"%s\" for the CPU.",
+                                             self->model_settings.model_path),
+                      ("%s", self->diag.error));
+    return FALSE;
+  }
+  post_model(self, "cpu", FALSE);
   return TRUE;
 }
 
@@ -376,9 +208,13 @@ static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
   self->settings_changed = FALSE;
   GstTfliteDelegate want = self->delegate_kind;
   GST_OBJECT_UNLOCK(self);
-  if (changed) gst_tflite_filter_release_runtime(self);
+  if (changed) release_runtime(self);
   if (self->interp) return TRUE;
-  if (!self->graph && !load_model(self)) return FALSE;
+  if (!self->model.graph && !self->graph && !load_model(self)) return FALSE;
+  if (!self->graph) { /* the interpreter rewrites its graph: it owns this one */
+    self->graph = self->model.graph;
+    self->model.graph = NULL;
+  }
 
   if (!self->is_gl && want == GST_TFLITE_DELEGATE_GL) {
     GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("delegate=gl needs GL frames, but these are in system memory."),
@@ -388,8 +224,8 @@ static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
   }
   if (self->is_gl && want != GST_TFLITE_DELEGATE_CPU) {
     GError *err = NULL;
-    if (gst_tflite_filter_gl_setup(self, buf, &err)) {
-      post_model_message(self, "gl");
+    if (gst_tflite_filter_gl_start(self, buf, &err)) {
+      post_model(self, "gl", TRUE);
       return TRUE;
     }
     if (want == GST_TFLITE_DELEGATE_GL) {
@@ -402,33 +238,43 @@ static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
                         ("%s", err ? err->message : "unknown GL failure"));
     g_clear_error(&err);
     /* the failed attempt may have rewritten the graph: start from a fresh load */
-    gst_tflite_filter_release_runtime(self);
+    release_runtime(self);
     if (!load_model(self)) return FALSE;
+    self->graph = self->model.graph;
+    self->model.graph = NULL;
   }
-  return build_cpu_interpreter(self);
+  return build_cpu(self);
 }
 
 /* ---- per frame ---- */
 
+static pix_format pix_format_of(GstVideoFormat f, gboolean *ok)
+{
+  *ok = TRUE;
+  switch (f) {
+  case GST_VIDEO_FORMAT_RGBA: return PIX_RGBA;
+  case GST_VIDEO_FORMAT_RGBx: return PIX_RGBX;
+  case GST_VIDEO_FORMAT_BGRx: return PIX_BGRX;
+  case GST_VIDEO_FORMAT_BGRA: return PIX_BGRA;
+  case GST_VIDEO_FORMAT_RGB: return PIX_RGB;
+  case GST_VIDEO_FORMAT_I420: return PIX_I420;
+  case GST_VIDEO_FORMAT_NV12: return PIX_NV12;
+  default: *ok = FALSE; return PIX_RGBA;
+  }
+}
+
 static gboolean fill_input_from_sysmem(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr)
 {
+  gboolean known;
+  pix_frame f = { 0 };
+  f.format = pix_format_of(GST_VIDEO_INFO_FORMAT(&self->info), &known);
+  if (!known) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Unsupported video format."), (NULL));
+    return FALSE;
+  }
   GstVideoFrame frame;
   if (!gst_video_frame_map(&frame, &self->info, buf, GST_MAP_READ)) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the video frame."), (NULL));
-    return FALSE;
-  }
-  pix_frame f = { 0 };
-  switch (GST_VIDEO_INFO_FORMAT(&self->info)) {
-  case GST_VIDEO_FORMAT_RGBA: f.format = PIX_RGBA; break;
-  case GST_VIDEO_FORMAT_RGBx: f.format = PIX_RGBX; break;
-  case GST_VIDEO_FORMAT_BGRx: f.format = PIX_BGRX; break;
-  case GST_VIDEO_FORMAT_BGRA: f.format = PIX_BGRA; break;
-  case GST_VIDEO_FORMAT_RGB: f.format = PIX_RGB; break;
-  case GST_VIDEO_FORMAT_I420: f.format = PIX_I420; break;
-  case GST_VIDEO_FORMAT_NV12: f.format = PIX_NV12; break;
-  default:
-    gst_video_frame_unmap(&frame);
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Unsupported video format."), (NULL));
     return FALSE;
   }
   f.width = GST_VIDEO_FRAME_WIDTH(&frame);
@@ -437,7 +283,7 @@ static gboolean fill_input_from_sysmem(GstTfliteFilter *self, GstBuffer *buf, co
     f.plane[p] = GST_VIDEO_FRAME_PLANE_DATA(&frame, p);
     f.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
   }
-  int rc = preprocess_frame(&f, tr, &self->norm, tfl_interpreter_input(self->interp, 0));
+  int rc = preprocess_frame(&f, tr, &self->model.norm, tfl_interpreter_input(self->interp, 0));
   gst_video_frame_unmap(&frame);
   if (rc != 0) {
     GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE, ("The model's input cannot take an image."), (NULL));
@@ -453,22 +299,27 @@ static gboolean decode_outputs(GstTfliteFilter *self, const tfl_transform *tr, t
   const tfl_tensor *outs[16];
   if (n > 16) n = 16;
   for (int i = 0; i < n; i++) outs[i] = tfl_interpreter_output(self->interp, i);
-  if (tfl_decoder_run(self->decoder, outs, n, tr, res) != TFL_OK) {
-    GST_ELEMENT_ERROR(self, STREAM, DECODE, ("Could not decode the model's outputs."),
-                      ("%s", tfl_last_error()));
+  if (tfl_decoder_run(self->decoder, outs, n, tr, res, &self->diag) != TFL_OK) {
+    GST_ELEMENT_ERROR(self, STREAM, DECODE, ("Could not decode the model's outputs."), ("%s", self->diag.error));
     return FALSE;
   }
   return TRUE;
 }
 
-static void post_results(GstTfliteFilter *self, GstBuffer *buf, GstTfliteMeta *meta)
+/* A mask left on the GPU has no pixels to decode: its geometry only (decode_segmentation's:
+ * output 0 is [1, H, W, C], checked when the decoder was created). */
+static void mask_geometry(GstTfliteFilter *self, const tfl_transform *tr, tfl_results *res)
 {
-  GstStructure *s = gst_tflite_meta_to_structure(meta);
-  gst_structure_set(s, "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS(buf), "latency-ms", G_TYPE_DOUBLE,
-                    self->last_latency_ms, NULL);
-  if (self->accel && self->gl_frame_no_pixels)
-    gst_structure_set(s, "mask-gpu-only", G_TYPE_BOOLEAN, TRUE, NULL);
-  gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
+  const tfl_tensor *t = tfl_interpreter_output(self->interp, 0);
+  tfl_mask *m = &res->mask;
+  m->kind = t->dims[3] == 1 ? TFL_MASK_PROB : TFL_MASK_CLASSES;
+  m->width = t->dims[2];
+  m->height = t->dims[1];
+  m->n_classes = t->dims[3] == 1 ? 2 : t->dims[3];
+  m->frame_x = tr->off_x;
+  m->frame_y = tr->off_y;
+  m->frame_w = (float)tr->in_w * tr->scale_x;
+  m->frame_h = (float)tr->in_h * tr->scale_y;
 }
 
 static gboolean is_late(GstTfliteFilter *self, GstBuffer *buf)
@@ -479,54 +330,82 @@ static gboolean is_late(GstTfliteFilter *self, GstBuffer *buf)
   return GST_CLOCK_TIME_IS_VALID(rt) && rt < self->earliest_time;
 }
 
+/* Runs the model on buf: results in *res, a GL mask (ref) in *gl_mask. */
+static gboolean infer(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr, tfl_results *res,
+                      GstBuffer **gl_mask)
+{
+  gint64 t0 = g_get_monotonic_time();
+  gboolean gpu_only = FALSE;
+  if (self->gl) {
+    GST_OBJECT_LOCK(self);
+    gboolean readback = self->gl_readback;
+    GST_OBJECT_UNLOCK(self);
+    GError *err = NULL;
+    if (!gst_tflite_filter_gl_infer(self, buf, tr, readback, gl_mask, &gpu_only, &err)) {
+      GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("GL inference failed."), ("%s", err ? err->message : "unknown"));
+      g_clear_error(&err);
+      return FALSE;
+    }
+  } else {
+    if (!fill_input_from_sysmem(self, buf, tr)) return FALSE;
+    if (tfl_interpreter_invoke(self->interp) != TFL_OK) {
+      GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Inference failed."), ("%s", self->diag.error));
+      return FALSE;
+    }
+  }
+  self->last_latency_ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
+  GST_LOG_OBJECT(self, "inference took %.3f ms", self->last_latency_ms);
+  if (gpu_only) {
+    mask_geometry(self, tr, res);
+    return TRUE;
+  }
+  return decode_outputs(self, tr, res);
+}
+
 static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
   if (!ensure_runtime(self, buf)) return GST_FLOW_ERROR;
 
   const tfl_tensor *in = tfl_interpreter_input(self->interp, 0);
-  tfl_transform tr = preprocess_transform(GST_VIDEO_INFO_WIDTH(&self->info),
-                                          GST_VIDEO_INFO_HEIGHT(&self->info), in->dims[2],
-                                          in->dims[1], self->fit);
+  gint fw = GST_VIDEO_INFO_WIDTH(&self->info), fh = GST_VIDEO_INFO_HEIGHT(&self->info);
+  tfl_transform tr = preprocess_transform(fw, fh, in->dims[2], in->dims[1], self->fit);
   guint interval = self->inference_interval ? self->inference_interval : 1;
   gboolean run = !self->have_last || (self->frame_count % interval == 0 && !is_late(self, buf));
   self->frame_count++;
 
   tfl_results res = { 0 };
+  GstBuffer *gl_mask = NULL;
   if (run) {
-    gint64 t0 = g_get_monotonic_time();
-    if (self->accel) {
-      GError *err = NULL;
-      if (!gst_tflite_filter_gl_infer(self, buf, &tr, &err)) {
-        GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("GL inference failed."),
-                          ("%s", err ? err->message : "unknown"));
-        g_clear_error(&err);
-        return GST_FLOW_ERROR;
-      }
-    } else {
-      if (!fill_input_from_sysmem(self, buf, &tr)) return GST_FLOW_ERROR;
-      if (tfl_interpreter_invoke(self->interp) != TFL_OK) {
-        GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Inference failed."), ("%s", tfl_last_error()));
-        return GST_FLOW_ERROR;
-      }
+    if (!infer(self, buf, &tr, &res, &gl_mask)) {
+      tfl_results_clear(&res);
+      gst_clear_buffer(&gl_mask);
+      return GST_FLOW_ERROR;
     }
-    self->last_latency_ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
-    GST_LOG_OBJECT(self, "inference took %.3f ms", self->last_latency_ms);
-    /* a mask left on the GPU has no pixels to decode: its geometry only */
-    gboolean gpu_only = self->accel && gst_tflite_filter_gl_mask_without_pixels(self, &tr, &res);
-    if (!gpu_only && !decode_outputs(self, &tr, &res)) return GST_FLOW_ERROR;
-    tfl_results_clear(&self->last_results);
-    tfl_results_copy(&self->last_results, &res);
+    forget_last(self);
+    if (tfl_results_copy(&self->last_results, &res) != 0) tfl_results_clear(&self->last_results);
+    self->last_gl_mask = gl_mask ? gst_buffer_ref(gl_mask) : NULL;
     self->have_last = TRUE;
   } else {
-    tfl_results_copy(&res, &self->last_results);
+    if (tfl_results_copy(&res, &self->last_results) != 0) tfl_results_clear(&res);
+    gl_mask = self->last_gl_mask ? gst_buffer_ref(self->last_gl_mask) : NULL;
   }
 
-  GstTfliteMeta *meta = gst_buffer_add_tflite_meta(buf, &res, self->labels,
-                                                   GST_VIDEO_INFO_WIDTH(&self->info),
-                                                   GST_VIDEO_INFO_HEIGHT(&self->info));
-  if (self->accel) gst_tflite_filter_gl_attach_mask(self, meta);
-  if (run) post_results(self, buf, meta);
+  /* basetransform made the buffer writable (no pixel copy: memories are shared) */
+  GstTfliteMeta *meta = gst_buffer_add_tflite_meta(buf, fw, fh);
+  if (!meta) {
+    tfl_results_clear(&res);
+    gst_clear_buffer(&gl_mask);
+    GST_ELEMENT_ERROR(self, CORE, FAILED, ("Could not attach the results to the buffer."),
+                      ("The buffer is not writable."));
+    return GST_FLOW_ERROR;
+  }
+  const gfloat frame[4] = { 0, 0, (gfloat)fw, (gfloat)fh };
+  gst_tflite_meta_add_results(meta, &res, self->source, 0, frame, self->model.labels, gl_mask);
+  gst_clear_buffer(&gl_mask);
+  if (run)
+    gst_tflite_post_results_message(GST_ELEMENT(self), meta, self->source, GST_BUFFER_PTS(buf),
+                                    self->last_latency_ms);
   return GST_FLOW_OK;
 }
 
@@ -542,7 +421,7 @@ static gboolean gst_tflite_filter_set_caps(GstBaseTransform *trans, GstCaps *inc
   }
   GstCapsFeatures *f = gst_caps_get_features(incaps, 0);
   gboolean is_gl = f && gst_caps_features_contains(f, "memory:GLMemory");
-  if (self->interp && is_gl != self->is_gl) gst_tflite_filter_release_runtime(self);
+  if (self->interp && is_gl != self->is_gl) release_runtime(self);
   self->info = info;
   self->is_gl = is_gl;
   GST_DEBUG_OBJECT(self, "caps %" GST_PTR_FORMAT " (%s path)", incaps, is_gl ? "GL" : "system memory");
@@ -567,9 +446,11 @@ static gboolean gst_tflite_filter_src_event(GstBaseTransform *trans, GstEvent *e
 static gboolean gst_tflite_filter_start(GstBaseTransform *trans)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
-  tfl_set_log_sink(log_sink, NULL);
   self->frame_count = 0;
   self->earliest_time = GST_CLOCK_TIME_NONE;
+  gchar *name = gst_object_get_name(GST_OBJECT(self));
+  self->source = g_quark_from_string(name);
+  g_free(name);
   /* load now so a missing or corrupt model fails the state change; the properties
    * read here need no second load at the first buffer */
   GST_OBJECT_LOCK(self);
@@ -580,7 +461,7 @@ static gboolean gst_tflite_filter_start(GstBaseTransform *trans)
 
 static gboolean gst_tflite_filter_stop(GstBaseTransform *trans)
 {
-  gst_tflite_filter_release_runtime(GST_TFLITE_FILTER(trans));
+  release_runtime(GST_TFLITE_FILTER(trans));
   return TRUE;
 }
 
@@ -590,25 +471,26 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
                                            GParamSpec *pspec)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(object);
+  GstTfliteModelSettings *ms = &self->model_settings;
   GST_OBJECT_LOCK(self);
   switch (prop_id) {
-  case PROP_MODEL: g_free(self->model_path); self->model_path = g_value_dup_string(value); break;
-  case PROP_LABELS: g_free(self->labels_path); self->labels_path = g_value_dup_string(value); break;
+  case PROP_MODEL: g_free(ms->model_path); ms->model_path = g_value_dup_string(value); break;
+  case PROP_LABELS: g_free(ms->labels_path); ms->labels_path = g_value_dup_string(value); break;
   case PROP_DELEGATE: self->delegate_kind = g_value_get_enum(value); break;
   case PROP_THREADS: self->threads = g_value_get_int(value); break;
   case PROP_PRECISION: self->precision = g_value_get_enum(value); break;
   case PROP_CACHE_DIR: g_free(self->cache_dir); self->cache_dir = g_value_dup_string(value); break;
-  case PROP_DECODER: self->decoder_kind = g_value_get_enum(value); break;
+  case PROP_DECODER: ms->decoder_kind = g_value_get_enum(value); break;
   case PROP_THRESHOLD: self->decoder_opts.threshold = g_value_get_float(value); break;
   case PROP_MAX_RESULTS: self->decoder_opts.max_results = g_value_get_int(value); break;
   case PROP_IOU_THRESHOLD: self->decoder_opts.iou_threshold = g_value_get_float(value); break;
   case PROP_INFERENCE_INTERVAL: self->inference_interval = g_value_get_uint(value); break;
   case PROP_QOS: self->qos = g_value_get_boolean(value); break;
   case PROP_INPUT_MEAN:
-    for (int c = 0; c < 3; c++) self->norm_mean[c] = g_value_get_float(value);
+    for (int c = 0; c < 3; c++) ms->norm_mean[c] = g_value_get_float(value);
     break;
   case PROP_INPUT_STD:
-    for (int c = 0; c < 3; c++) self->norm_std[c] = g_value_get_float(value);
+    for (int c = 0; c < 3; c++) ms->norm_std[c] = g_value_get_float(value);
     break;
   case PROP_FIT: self->fit = g_value_get_enum(value); break;
   case PROP_ANCHORS: self->decoder_opts.anchors = g_value_get_enum(value); break;
@@ -624,26 +506,26 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
   GST_OBJECT_UNLOCK(self);
 }
 
-static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValue *value,
-                                           GParamSpec *pspec)
+static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(object);
+  const GstTfliteModelSettings *ms = &self->model_settings;
   GST_OBJECT_LOCK(self);
   switch (prop_id) {
-  case PROP_MODEL: g_value_set_string(value, self->model_path); break;
-  case PROP_LABELS: g_value_set_string(value, self->labels_path); break;
+  case PROP_MODEL: g_value_set_string(value, ms->model_path); break;
+  case PROP_LABELS: g_value_set_string(value, ms->labels_path); break;
   case PROP_DELEGATE: g_value_set_enum(value, self->delegate_kind); break;
   case PROP_THREADS: g_value_set_int(value, self->threads); break;
   case PROP_PRECISION: g_value_set_enum(value, self->precision); break;
   case PROP_CACHE_DIR: g_value_set_string(value, self->cache_dir); break;
-  case PROP_DECODER: g_value_set_enum(value, self->decoder_kind); break;
+  case PROP_DECODER: g_value_set_enum(value, ms->decoder_kind); break;
   case PROP_THRESHOLD: g_value_set_float(value, self->decoder_opts.threshold); break;
   case PROP_MAX_RESULTS: g_value_set_int(value, self->decoder_opts.max_results); break;
   case PROP_IOU_THRESHOLD: g_value_set_float(value, self->decoder_opts.iou_threshold); break;
   case PROP_INFERENCE_INTERVAL: g_value_set_uint(value, self->inference_interval); break;
   case PROP_QOS: g_value_set_boolean(value, self->qos); break;
-  case PROP_INPUT_MEAN: g_value_set_float(value, self->norm_mean[0]); break;
-  case PROP_INPUT_STD: g_value_set_float(value, self->norm_std[0]); break;
+  case PROP_INPUT_MEAN: g_value_set_float(value, ms->norm_mean[0]); break;
+  case PROP_INPUT_STD: g_value_set_float(value, ms->norm_std[0]); break;
   case PROP_FIT: g_value_set_enum(value, self->fit); break;
   case PROP_ANCHORS: g_value_set_enum(value, self->decoder_opts.anchors); break;
   case PROP_LATENCY: g_value_set_double(value, self->last_latency_ms); break;
@@ -656,13 +538,11 @@ static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValu
 static void gst_tflite_filter_finalize(GObject *object)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(object);
-  gst_tflite_filter_release_runtime(self);
-  g_free(self->model_path);
-  g_free(self->labels_path);
+  release_runtime(self);
+  gst_tflite_model_settings_clear(&self->model_settings);
   g_free(self->cache_dir);
   G_OBJECT_CLASS(gst_tflite_filter_parent_class)->finalize(object);
 }
-
 static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
@@ -681,20 +561,20 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
                         "Label file, one label per line, line N = class N "
                         "(default: the label file embedded in the model's metadata)", NULL, rw));
   g_object_class_install_property(gobject_class, PROP_DELEGATE,
-    g_param_spec_enum("delegate", "Delegate", "Where the model runs", delegate_get_type(),
+    g_param_spec_enum("delegate", "Delegate", "Where the model runs", gst_tflite_delegate_get_type(),
                       DEFAULT_DELEGATE, rw));
   g_object_class_install_property(gobject_class, PROP_THREADS,
     g_param_spec_int("threads", "Threads", "CPU threads for the CPU delegate", 1, MAX_THREADS,
                      DEFAULT_THREADS, rw));
   g_object_class_install_property(gobject_class, PROP_PRECISION,
     g_param_spec_enum("precision", "Precision", "GL delegate float precision",
-                      precision_get_type(), DEFAULT_PRECISION, rw));
+                      gst_tflite_precision_get_type(), DEFAULT_PRECISION, rw));
   g_object_class_install_property(gobject_class, PROP_CACHE_DIR,
     g_param_spec_string("cache-dir", "Cache directory",
                         "Directory for compiled GL programs (NULL: no disk cache)", NULL, rw));
   g_object_class_install_property(gobject_class, PROP_DECODER,
     g_param_spec_enum("decoder", "Decoder", "How the model's outputs are turned into results",
-                      decoder_get_type(), DEFAULT_DECODER, rw));
+                      gst_tflite_decoder_get_type(), DEFAULT_DECODER, rw));
   g_object_class_install_property(gobject_class, PROP_THRESHOLD,
     g_param_spec_float("threshold", "Threshold", "Minimum score (0..1) of a reported result", 0.0f,
                        1.0f, DEFAULT_THRESHOLD, rw));
@@ -715,18 +595,18 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
                        "Float inputs get (pixel - mean) / std, pixel 0..255 (-1: from the model's "
                        "metadata, else by model family: 0 for MediaPipe landmark, selfie and palm "
                        "models (input 0..1), 127.5 for the others (input -1..1))", -1.0f, 255.0f,
-                       NORM_FROM_MODEL, rw));
+                       GST_TFLITE_NORM_FROM_MODEL, rw));
   g_object_class_install_property(gobject_class, PROP_INPUT_STD,
     g_param_spec_float("input-std", "Input std",
                        "Divisor of the input normalization (-1: from the model's metadata, else by "
                        "model family: 255 where input-mean is 0, else 127.5)",
-                       -1.0f, 65535.0f, NORM_FROM_MODEL, rw));
+                       -1.0f, 65535.0f, GST_TFLITE_NORM_FROM_MODEL, rw));
   g_object_class_install_property(gobject_class, PROP_FIT,
     g_param_spec_enum("fit", "Fit", "How the frame is fitted to the model's input size",
-                      fit_get_type(), DEFAULT_FIT, rw));
+                      gst_tflite_fit_get_type(), DEFAULT_FIT, rw));
   g_object_class_install_property(gobject_class, PROP_ANCHORS,
     g_param_spec_enum("anchors", "Anchors", "Anchor layout for detectors with raw box outputs",
-                      anchors_get_type(), DEFAULT_ANCHORS, rw));
+                      gst_tflite_anchors_get_type(), DEFAULT_ANCHORS, rw));
   g_object_class_install_property(gobject_class, PROP_LATENCY,
     g_param_spec_double("latency", "Latency",
                         "Duration of the last inference in milliseconds (a GL inference whose "
@@ -746,8 +626,10 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
 
-  trans_class->passthrough_on_same_caps = TRUE;
-  trans_class->transform_ip_on_passthrough = TRUE;
+  /* not passthrough: basetransform then hands transform_ip a writable buffer (a copy of
+   * the buffer's metadata when it is shared, e.g. behind a tee; the memories, the pixels,
+   * are shared, not copied) so the meta can be added */
+  trans_class->passthrough_on_same_caps = FALSE;
   trans_class->transform_ip = gst_tflite_filter_transform_ip;
   trans_class->set_caps = gst_tflite_filter_set_caps;
   trans_class->src_event = gst_tflite_filter_src_event;
@@ -755,11 +637,7 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
   trans_class->stop = gst_tflite_filter_stop;
 
   GST_DEBUG_CATEGORY_GET(CAT_PERFORMANCE, "GST_PERFORMANCE");
-  gst_type_mark_as_plugin_api(delegate_get_type(), 0);
-  gst_type_mark_as_plugin_api(precision_get_type(), 0);
-  gst_type_mark_as_plugin_api(decoder_get_type(), 0);
-  gst_type_mark_as_plugin_api(fit_get_type(), 0);
-  gst_type_mark_as_plugin_api(anchors_get_type(), 0);
+  gst_tflite_enums_mark_as_plugin_api();
 }
 
 static void gst_tflite_filter_init(GstTfliteFilter *self)
@@ -767,7 +645,7 @@ static void gst_tflite_filter_init(GstTfliteFilter *self)
   self->delegate_kind = DEFAULT_DELEGATE;
   self->threads = DEFAULT_THREADS;
   self->precision = DEFAULT_PRECISION;
-  self->decoder_kind = DEFAULT_DECODER;
+  self->model_settings.decoder_kind = DEFAULT_DECODER;
   self->decoder_opts = tfl_decoder_defaults();
   self->decoder_opts.threshold = DEFAULT_THRESHOLD;
   self->decoder_opts.max_results = DEFAULT_MAX_RESULTS;
@@ -777,8 +655,12 @@ static void gst_tflite_filter_init(GstTfliteFilter *self)
   self->qos = DEFAULT_QOS;
   self->fit = DEFAULT_FIT;
   self->gl_readback = DEFAULT_GL_READBACK;
-  for (int c = 0; c < 3; c++) self->norm_mean[c] = self->norm_std[c] = NORM_FROM_MODEL;
+  for (int c = 0; c < 3; c++)
+    self->model_settings.norm_mean[c] = self->model_settings.norm_std[c] = GST_TFLITE_NORM_FROM_MODEL;
   self->earliest_time = GST_CLOCK_TIME_NONE;
+  tfl_diag_init(&self->diag);
+  self->diag.sink = log_sink;
+  self->diag.user = self;
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
   /* QoS here means skipping inference, never dropping frames */
   gst_base_transform_set_qos_enabled(GST_BASE_TRANSFORM(self), FALSE);

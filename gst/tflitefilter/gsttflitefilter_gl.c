@@ -3,7 +3,15 @@
  * The GL delegate lives on the GstGLContext of the incoming GL memory; every call into
  * it (create, invoke, free) is marshalled onto that context's thread with
  * gst_gl_context_thread_add, where the context is current. The frame's texture is
- * sampled by the delegate's input shader: the frame is never mapped on the CPU. */
+ * sampled by the delegate's input shader: the frame is never mapped on the CPU.
+ *
+ * Segmentation masks: each inference writes its mask into a texture of its own, taken
+ * from a GstGLBufferPool (GRAY8: the class index, or the probability * 255) and fenced
+ * with the buffer's GstGLSyncMeta; the meta holds the buffer, so the mask stays valid
+ * until every frame using it is gone, whatever queues lie between the elements.
+ * Once the texture works, and unless gl-readback is set, the delegate leaves the mask
+ * output on the GPU: invoke then returns without waiting for the GPU. The first
+ * inference always reads back (it checks the texture path). */
 #include "gsttflitefilter_gl.h"
 
 #include <gst/gl/gl.h>
@@ -14,40 +22,19 @@
 GST_DEBUG_CATEGORY_EXTERN(gst_tflite_filter_debug);
 #define GST_CAT_DEFAULT gst_tflite_filter_debug
 
-typedef struct {
-  GstTfliteFilter *self;
-  gboolean ok;
-  gchar *error;
-  const gl_texture_input *tex;
-  gboolean mask_ok;            /* the mask texture holds this inference's mask */
-  gboolean readback;           /* gl-readback: the mask output must come back to the CPU */
-  gboolean no_pixels;          /* this inference read nothing back (mask as texture only) */
-} gl_call;
-
-/* ---- the segmentation mask as a GL texture (no readback needed by GL consumers) ----
- * A compute shader reads the mask output where the delegate left it (PHWC4 in its
- * arena buffer, gl_delegate_output_buffer) and writes an R32F texture: the class index
- * / 255 for class masks (argmax over channels), the probability for one-channel masks;
- * the same values tfliteoverlay reads from its own R8 / R32F uploads.
- *
- * Once the texture works, and unless gl-readback is set, the delegate leaves the mask
- * output on the GPU (gl_delegate_set_output_on_gpu): invoke then returns without waiting
- * for the GPU and the meta's mask has no CPU pixels, only its size, kind and placement.
- * The first inference always reads back: it checks the texture path and tells logits
- * from probabilities (the CPU decoder applies a sigmoid to logits; so does the shader). */
-
 #define GL_COMPUTE_SHADER_ 0x91B9
 #define GL_SHADER_STORAGE_BUFFER_ 0x90D2
-#define GL_SHADER_IMAGE_ACCESS_BARRIER_BIT_ 0x00000020
-#define GL_TEXTURE_FETCH_BARRIER_BIT_ 0x00000008
-#define GL_WRITE_ONLY_ 0x88B9
-#define GL_R32F_ 0x822E
+#define GL_PIXEL_BUFFER_BARRIER_BIT_ 0x00000080
+#define GL_PIXEL_UNPACK_BUFFER_ 0x88EC
 
+/* A compute shader reads the mask output where the delegate left it (PHWC4 in its arena
+ * buffer) and writes one byte per pixel, four to a uint, rows padded to 4 bytes: the
+ * layout glTexSubImage2D reads from a pixel-unpack buffer with GL_UNPACK_ALIGNMENT 4. */
 static const char mask_shader_src[] =
   "#version 310 es\n"
   "layout(local_size_x = 8, local_size_y = 8) in;\n"
   "layout(std430, binding = 0) readonly buffer Arena { uint data[]; };\n"
-  "layout(r32f, binding = 0) writeonly uniform highp image2D u_mask;\n"
+  "layout(std430, binding = 1) writeonly buffer Mask { uint bytes[]; };\n"
   "layout(location = 0) uniform ivec4 u_geom;\n" /* w, h, c, slices */
   "layout(location = 1) uniform ivec2 u_base;\n" /* first vec4, fp16 */
   "layout(location = 2) uniform int u_sigmoid;\n" /* one-channel logits */
@@ -56,38 +43,66 @@ static const char mask_shader_src[] =
   "  if (u_base.y != 0) return vec4(unpackHalf2x16(data[2 * i]), unpackHalf2x16(data[2 * i + 1]));\n"
   "  return uintBitsToFloat(uvec4(data[4 * i], data[4 * i + 1], data[4 * i + 2], data[4 * i + 3]));\n"
   "}\n"
-  "void main() {\n"
-  "  ivec2 p = ivec2(gl_GlobalInvocationID.xy);\n"
-  "  if (p.x >= u_geom.x || p.y >= u_geom.y) return;\n"
-  "  float v;\n"
+  "uint value(int x, int y) {\n"
   "  if (u_geom.z == 1) {\n"
-  "    float x = load(p.y * u_geom.x + p.x).x;\n"
-  "    v = u_sigmoid != 0 ? 1.0 / (1.0 + exp(-x)) : clamp(x, 0.0, 1.0);\n"
-  "  } else {\n"
-  "    float best = -3.0e38; int cls = 0;\n"
-  "    for (int s = 0; s < u_geom.w; s++) {\n"
-  "      vec4 q = load((s * u_geom.y + p.y) * u_geom.x + p.x);\n"
-  "      for (int k = 0; k < 4; k++)\n"
-  "        if (4 * s + k < u_geom.z && q[k] > best) { best = q[k]; cls = 4 * s + k; }\n"
-  "    }\n"
-  "    v = float(cls) / 255.0;\n"
+  "    float v = load(y * u_geom.x + x).x;\n"
+  "    if (u_sigmoid != 0) v = 1.0 / (1.0 + exp(-v));\n"
+  "    return uint(clamp(v, 0.0, 1.0) * 255.0 + 0.5);\n"
   "  }\n"
-  "  imageStore(u_mask, p, vec4(v, 0.0, 0.0, 1.0));\n"
+  "  float best = -3.0e38; int cls = 0;\n"
+  "  for (int s = 0; s < u_geom.w; s++) {\n"
+  "    vec4 q = load((s * u_geom.y + y) * u_geom.x + x);\n"
+  "    for (int k = 0; k < 4; k++)\n"
+  "      if (4 * s + k < u_geom.z && q[k] > best) { best = q[k]; cls = 4 * s + k; }\n"
+  "  }\n"
+  "  return uint(cls);\n"
+  "}\n"
+  "void main() {\n"
+  "  int qx = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);\n"
+  "  int row = (u_geom.x + 3) / 4;\n"
+  "  if (qx >= row || y >= u_geom.y) return;\n"
+  "  uint word = 0u;\n"
+  "  for (int k = 0; k < 4; k++)\n"
+  "    if (4 * qx + k < u_geom.x) word |= value(4 * qx + k, y) << uint(8 * k);\n"
+  "  bytes[y * row + qx] = word;\n"
   "}\n";
 
 typedef struct {
   void (*DispatchCompute)(GLuint, GLuint, GLuint);
   void (*MemoryBarrier)(GLbitfield);
   void (*BindBufferBase)(GLenum, GLuint, GLuint);
-  void (*BindImageTexture)(GLuint, GLuint, GLint, GLboolean, GLint, GLenum, GLenum);
-  void (*TexStorage2D)(GLenum, GLsizei, GLenum, GLsizei, GLsizei);
   void (*Uniform4i)(GLint, GLint, GLint, GLint, GLint);
   void (*Uniform2i)(GLint, GLint, GLint);
-  GLuint program, texture;
-  int width, height;
-  gboolean failed;             /* tried and could not: CPU pixels only from then on */
+} compute_funcs;
+
+struct _GstTfliteFilterGl {
+  GstGLContext *context;
+  tfl_delegate *accel;
+  gboolean segmentation;       /* the model's decoder makes masks */
+  gboolean sigmoid;            /* its one-channel mask is logits */
+  /* mask writing; GL thread only */
+  compute_funcs f;
+  GLuint program, bytes;       /* the shader, its output buffer */
+  gsize bytes_size;
+  GstBufferPool *pool;         /* GRAY8 GL textures of the mask size */
+  gint mask_w, mask_h;
+  gboolean mask_failed;        /* tried and could not: CPU masks only from then on */
   gboolean gpu_refused;        /* the delegate cannot leave the output on the GPU */
-} gl_mask_writer;
+  gboolean out_on_gpu;         /* the mask output is not read back */
+};
+
+/* One call marshalled to the GL thread. */
+typedef struct {
+  GstTfliteFilter *self;
+  gboolean ok;
+  gchar *error;
+  const gl_texture_input *tex;
+  gboolean readback;
+  GstBuffer *mask;             /* the texture to write (in), NULL when not written (out) */
+  gboolean no_pixels;          /* nothing read back: mask as texture only */
+} gl_call;
+
+/* ---- the mask texture ---- */
 
 static GLuint mask_compile(GstGLContext *ctx, gchar **why)
 {
@@ -119,84 +134,131 @@ static GLuint mask_compile(GstGLContext *ctx, gchar **why)
   return prog;
 }
 
-static gl_mask_writer *mask_writer_new(GstGLContext *ctx, gchar **why)
+/* The pool of mask textures, made once the mask size is known. */
+static GstBufferPool *mask_pool_new(GstGLContext *ctx, gint w, gint h, gchar **why)
 {
-  gl_mask_writer *m = g_new0(gl_mask_writer, 1);
-  m->DispatchCompute = gst_gl_context_get_proc_address(ctx, "glDispatchCompute");
-  m->MemoryBarrier = gst_gl_context_get_proc_address(ctx, "glMemoryBarrier");
-  m->BindBufferBase = gst_gl_context_get_proc_address(ctx, "glBindBufferBase");
-  m->BindImageTexture = gst_gl_context_get_proc_address(ctx, "glBindImageTexture");
-  m->TexStorage2D = gst_gl_context_get_proc_address(ctx, "glTexStorage2D");
-  m->Uniform4i = gst_gl_context_get_proc_address(ctx, "glUniform4i");
-  m->Uniform2i = gst_gl_context_get_proc_address(ctx, "glUniform2i");
-  if (!m->DispatchCompute || !m->MemoryBarrier || !m->BindBufferBase || !m->BindImageTexture ||
-      !m->TexStorage2D || !m->Uniform4i || !m->Uniform2i) {
-    *why = g_strdup("the GL context lacks compute or image entry points");
-    m->failed = TRUE;
-    return m;
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, GST_VIDEO_FORMAT_GRAY8, (guint)w, (guint)h);
+  GstCaps *caps = gst_video_info_to_caps(&info);
+  gst_caps_set_features(caps, 0, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, NULL));
+  GstBufferPool *pool = gst_gl_buffer_pool_new(ctx);
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_set_params(config, caps, (guint)info.size, 0, 0);
+  gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_GL_SYNC_META);
+  gst_caps_unref(caps);
+  if (!gst_buffer_pool_set_config(pool, config) || !gst_buffer_pool_set_active(pool, TRUE)) {
+    *why = g_strdup_printf("no pool of %dx%d GRAY8 GL textures", w, h);
+    gst_object_unref(pool);
+    return NULL;
   }
-  if (!(m->program = mask_compile(ctx, why))) m->failed = TRUE;
-  return m;
+  return pool;
 }
 
-static void mask_writer_free(GstGLContext *ctx, gl_mask_writer *m)
+static void mask_free(GstTfliteFilterGl *gl)
 {
-  if (!m) return;
-  const GstGLFuncs *gl = ctx->gl_vtable;
-  if (m->program) gl->DeleteProgram(m->program);
-  if (m->texture) gl->DeleteTextures(1, &m->texture);
-  g_free(m);
+  const GstGLFuncs *f = gl->context->gl_vtable;
+  if (gl->program) f->DeleteProgram(gl->program);
+  if (gl->bytes) f->DeleteBuffers(1, &gl->bytes);
+  gl->program = gl->bytes = 0;
+  if (gl->pool) {
+    /* buffers still out (in metas downstream) are freed when they come back */
+    gst_buffer_pool_set_active(gl->pool, FALSE);
+    gst_object_unref(gl->pool);
+    gl->pool = NULL;
+  }
 }
 
-/* Writes the mask texture from output 0; FALSE (with *why) when it cannot. */
-static gboolean mask_write(GstGLContext *ctx, GstTfliteFilter *self, gchar **why)
+/* Prepares the shader, its output buffer and the pool for a w x h mask. */
+static gboolean mask_prepare(GstTfliteFilterGl *gl, gint w, gint h, gchar **why)
 {
-  const GstGLFuncs *gl = ctx->gl_vtable;
-  if (!self->gl_mask) self->gl_mask = mask_writer_new(ctx, why);
-  gl_mask_writer *m = self->gl_mask;
-  if (m->failed) return FALSE;
-  const tfl_graph *g = tfl_interpreter_graph(self->interp);
-  gl_output_buffer ob;
-  if (g->n_outputs < 1 || gl_delegate_output_buffer(self->accel, g->outputs[0], &ob) != TFL_OK) {
-    *why = g_strdup_printf("the mask output is not on the GPU: %s", tfl_last_error());
-    m->failed = TRUE;
-    return FALSE;
+  GstGLContext *ctx = gl->context;
+  const GstGLFuncs *f = ctx->gl_vtable;
+  if (!gl->program) {
+    gl->f.DispatchCompute = gst_gl_context_get_proc_address(ctx, "glDispatchCompute");
+    gl->f.MemoryBarrier = gst_gl_context_get_proc_address(ctx, "glMemoryBarrier");
+    gl->f.BindBufferBase = gst_gl_context_get_proc_address(ctx, "glBindBufferBase");
+    gl->f.Uniform4i = gst_gl_context_get_proc_address(ctx, "glUniform4i");
+    gl->f.Uniform2i = gst_gl_context_get_proc_address(ctx, "glUniform2i");
+    if (!gl->f.DispatchCompute || !gl->f.MemoryBarrier || !gl->f.BindBufferBase || !gl->f.Uniform4i ||
+        !gl->f.Uniform2i) {
+      *why = g_strdup("the GL context lacks compute entry points");
+      return FALSE;
+    }
+    if (!(gl->program = mask_compile(ctx, why))) return FALSE;
   }
-  if (!m->texture || m->width != ob.w || m->height != ob.h) {
-    if (m->texture) gl->DeleteTextures(1, &m->texture);
-    gl->GenTextures(1, &m->texture);
-    gl->BindTexture(GL_TEXTURE_2D, m->texture);
-    /* immutable storage: image stores need it under GLES */
-    m->TexStorage2D(GL_TEXTURE_2D, 1, GL_R32F_, ob.w, ob.h);
-    gl->TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    gl->TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    gl->BindTexture(GL_TEXTURE_2D, 0);
-    m->width = ob.w;
-    m->height = ob.h;
+  gsize size = (gsize)((w + 3) / 4) * 4 * (gsize)h;
+  if (!gl->bytes || gl->bytes_size != size) {
+    if (!gl->bytes) f->GenBuffers(1, &gl->bytes);
+    f->BindBuffer(GL_SHADER_STORAGE_BUFFER_, gl->bytes);
+    f->BufferData(GL_SHADER_STORAGE_BUFFER_, (GLsizeiptr)size, NULL, GL_DYNAMIC_COPY);
+    f->BindBuffer(GL_SHADER_STORAGE_BUFFER_, 0);
+    gl->bytes_size = size;
   }
-  size_t vec4_bytes = ob.fp16 ? 8 : 16;
-  gl->UseProgram(m->program);
-  m->BindBufferBase(GL_SHADER_STORAGE_BUFFER_, 0, ob.buffer);
-  m->BindImageTexture(0, m->texture, 0, GL_FALSE, 0, GL_WRITE_ONLY_, GL_R32F_);
-  m->Uniform4i(0, ob.w, ob.h, ob.c, ob.slices);
-  m->Uniform2i(1, (GLint)(ob.offset / vec4_bytes), ob.fp16);
-  gl->Uniform1i(2, self->gl_mask_sigmoid);
-  m->DispatchCompute((GLuint)(ob.w + 7) / 8, (GLuint)(ob.h + 7) / 8, 1);
-  m->MemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT_ | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT_);
-  gl->UseProgram(0);
-  GLenum e = gl->GetError();
-  if (e != GL_NO_ERROR) {
-    *why = g_strdup_printf("writing the mask texture: GL error 0x%04x", e);
-    m->failed = TRUE;
-    return FALSE;
+  if (!gl->pool || gl->mask_w != w || gl->mask_h != h) {
+    if (gl->pool) {
+      gst_buffer_pool_set_active(gl->pool, FALSE);
+      gst_object_unref(gl->pool);
+    }
+    if (!(gl->pool = mask_pool_new(ctx, w, h, why))) return FALSE;
+    gl->mask_w = w;
+    gl->mask_h = h;
   }
   return TRUE;
 }
 
-static void setup_on_gl_thread(GstGLContext *ctx, gpointer data)
+/* Writes output 0 of the interpreter into the texture of `mask`; FALSE (with *why) when it
+ * cannot. */
+static gboolean mask_write(GstTfliteFilter *self, GstBuffer *mask, gchar **why)
+{
+  GstTfliteFilterGl *gl = self->gl;
+  GstGLContext *ctx = gl->context;
+  const GstGLFuncs *f = ctx->gl_vtable;
+  const tfl_graph *g = tfl_interpreter_graph(self->interp);
+  gl_output_buffer ob;
+  if (g->n_outputs < 1 || gl_delegate_output_buffer(gl->accel, g->outputs[0], &ob) != TFL_OK) {
+    *why = g_strdup_printf("the mask output is not on the GPU: %s", self->diag.error);
+    return FALSE;
+  }
+  if (ob.w != gl->mask_w || ob.h != gl->mask_h) {
+    *why = g_strdup_printf("the mask output is %dx%d, the pool's textures %dx%d", ob.w, ob.h, gl->mask_w,
+                           gl->mask_h);
+    return FALSE;
+  }
+  GstGLMemory *mem = (GstGLMemory *)gst_buffer_peek_memory(mask, 0);
+  size_t vec4_bytes = ob.fp16 ? 8 : 16;
+  f->UseProgram(gl->program);
+  gl->f.BindBufferBase(GL_SHADER_STORAGE_BUFFER_, 0, ob.buffer);
+  gl->f.BindBufferBase(GL_SHADER_STORAGE_BUFFER_, 1, gl->bytes);
+  gl->f.Uniform4i(0, ob.w, ob.h, ob.c, ob.slices);
+  gl->f.Uniform2i(1, (GLint)(ob.offset / vec4_bytes), ob.fp16);
+  f->Uniform1i(2, gl->sigmoid);
+  gl->f.DispatchCompute((GLuint)((ob.w + 3) / 4 + 7) / 8, (GLuint)(ob.h + 7) / 8, 1);
+  gl->f.MemoryBarrier(GL_PIXEL_BUFFER_BARRIER_BIT_);
+  f->UseProgram(0);
+  /* the bytes into the pool's texture, GPU to GPU */
+  f->BindBuffer(GL_PIXEL_UNPACK_BUFFER_, gl->bytes);
+  f->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  f->BindTexture(GL_TEXTURE_2D, gst_gl_memory_get_texture_id(mem));
+  f->TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, ob.w, ob.h, GL_RED, GL_UNSIGNED_BYTE, NULL);
+  f->BindTexture(GL_TEXTURE_2D, 0);
+  f->BindBuffer(GL_PIXEL_UNPACK_BUFFER_, 0);
+  GLenum e = f->GetError();
+  if (e != GL_NO_ERROR) {
+    *why = g_strdup_printf("writing the mask texture: GL error 0x%04x", e);
+    return FALSE;
+  }
+  GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(mask);
+  if (sync) gst_gl_sync_meta_set_sync_point(sync, ctx);
+  return TRUE;
+}
+
+/* ---- set-up ---- */
+
+static void start_on_gl_thread(GstGLContext *ctx, gpointer data)
 {
   gl_call *c = data;
   GstTfliteFilter *self = c->self;
+  GstTfliteFilterGl *gl = self->gl;
   gl_delegate_options o = gl_delegate_defaults();
   GST_OBJECT_LOCK(self);
   o.precision = self->precision == GST_TFLITE_PRECISION_FP32 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
@@ -206,25 +268,46 @@ static void setup_on_gl_thread(GstGLContext *ctx, gpointer data)
   o.use_current_context = true;
   o.cache_dir = cache_dir;
   o.texture_input = true;
-  self->accel = gl_delegate_create(&o);
+  o.diag = &self->diag;
+  gl->accel = gl_delegate_create(&o);
   g_free(cache_dir);
-  if (!self->accel) {
-    c->error = g_strdup_printf("GL delegate: %s", tfl_last_error());
+  if (!gl->accel) {
+    c->error = g_strdup_printf("GL delegate: %s", self->diag.error);
+    return;
+  }
+  if (!gst_tflite_filter_make_cpu(self, threads)) {
+    c->error = g_strdup_printf("CPU delegate: %s", self->diag.error);
+    gl->accel->destroy(gl->accel);
+    gl->accel = NULL;
     return;
   }
   tfl_interp_options io = tfl_interp_defaults();
-  io.threads = threads;
-  io.delegate = self->accel;
+  io.fallback = self->cpu;
+  io.diag = &self->diag;
+  io.delegate = gl->accel;
   if (tfl_interpreter_create(self->graph, &io, &self->interp) != TFL_OK) {
-    c->error = g_strdup_printf("preparing the model for GL: %s", tfl_last_error());
-    self->accel->destroy(self->accel);
-    self->accel = NULL;
+    c->error = g_strdup_printf("preparing the model for GL: %s", self->diag.error);
+    gl->accel->destroy(gl->accel);
+    gl->accel = NULL;
     return;
   }
   c->ok = TRUE;
 }
 
-gboolean gst_tflite_filter_gl_setup(GstTfliteFilter *self, GstBuffer *buf, GError **err)
+static gboolean has_compute(GstGLContext *ctx, GError **err)
+{
+  GstGLAPI api = gst_gl_context_get_gl_api(ctx);
+  gint major = 0, minor = 0;
+  gst_gl_context_get_gl_version(ctx, &major, &minor);
+  gboolean compute = (api & GST_GL_API_GLES2) ? (major > 3 || (major == 3 && minor >= 1))
+                                              : (major > 4 || (major == 4 && minor >= 3));
+  if (!compute)
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT,
+                "the GL context (version %d.%d) has no compute shaders (needs GLES 3.1 or GL 4.3)", major, minor);
+  return compute;
+}
+
+gboolean gst_tflite_filter_gl_start(GstTfliteFilter *self, GstBuffer *buf, GError **err)
 {
   GstMemory *mem = gst_buffer_n_memory(buf) > 0 ? gst_buffer_peek_memory(buf, 0) : NULL;
   if (!mem || !gst_is_gl_memory(mem)) {
@@ -232,104 +315,124 @@ gboolean gst_tflite_filter_gl_setup(GstTfliteFilter *self, GstBuffer *buf, GErro
     return FALSE;
   }
   GstGLContext *ctx = ((GstGLBaseMemory *)mem)->context;
-  /* compute shaders: GLES 3.1 or desktop GL 4.3 */
-  GstGLAPI api = gst_gl_context_get_gl_api(ctx);
-  gint major = 0, minor = 0;
-  gst_gl_context_get_gl_version(ctx, &major, &minor);
-  gboolean compute = (api & GST_GL_API_GLES2) ? (major > 3 || (major == 3 && minor >= 1))
-                                              : (major > 4 || (major == 4 && minor >= 3));
-  if (!compute) {
-    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT,
-                "the GL context (version %d.%d) has no compute shaders (needs GLES 3.1 or GL 4.3)",
-                major, minor);
-    return FALSE;
-  }
-  self->gl_context = gst_object_ref(ctx);
-  gl_call c = { self, FALSE, NULL, NULL, FALSE, FALSE, FALSE };
-  gst_gl_context_thread_add(ctx, setup_on_gl_thread, &c);
+  if (!has_compute(ctx, err)) return FALSE;
+  GstTfliteFilterGl *gl = g_new0(GstTfliteFilterGl, 1);
+  gl->context = gst_object_ref(ctx);
+  self->gl = gl;
+  gl->segmentation = self->decoder && tfl_decoder_get_kind(self->decoder) == TFL_DECODER_SEGMENTATION;
+  gl->sigmoid = gl->segmentation && self->graph->n_outputs > 0 &&
+                tfl_decoder_output_is_logits(self->graph, self->graph->outputs[0]);
+  gl_call c = { self, FALSE, NULL, NULL, FALSE, NULL, FALSE };
+  gst_gl_context_thread_add(ctx, start_on_gl_thread, &c);
   if (!c.ok) {
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "%s", c.error ? c.error : "GL setup failed");
     g_free(c.error);
-    gst_clear_object((GstGLContext **)&self->gl_context);
+    gst_object_unref(gl->context);
+    g_free(gl);
+    self->gl = NULL;
     return FALSE;
   }
   GST_INFO_OBJECT(self, "GL delegate ready on %" GST_PTR_FORMAT, ctx);
   return TRUE;
 }
 
-/* Whether output 0 of the mask stays on the GPU (see the mask texture's comment above). */
+/* ---- per frame ---- */
+
+/* Whether output 0 stays on the GPU (see the top comment). */
 static void set_out_on_gpu(GstTfliteFilter *self, gboolean on)
 {
-  gl_mask_writer *m = self->gl_mask;
+  GstTfliteFilterGl *gl = self->gl;
   const tfl_graph *g = tfl_interpreter_graph(self->interp);
-  if (on == self->gl_out_on_gpu || (on && m->gpu_refused)) return;
-  if (gl_delegate_set_output_on_gpu(self->accel, g->outputs[0], on) != TFL_OK) {
-    GST_INFO_OBJECT(self, "mask output read back on every frame: %s", tfl_last_error());
-    if (m) m->gpu_refused = TRUE;
+  if (on == gl->out_on_gpu || (on && gl->gpu_refused)) return;
+  if (gl_delegate_set_output_on_gpu(gl->accel, g->outputs[0], on) != TFL_OK) {
+    GST_INFO_OBJECT(self, "mask output read back on every frame: %s", self->diag.error);
+    gl->gpu_refused = TRUE;
     return;
   }
   GST_DEBUG_OBJECT(self, "mask output %s", on ? "left on the GPU" : "read back");
-  self->gl_out_on_gpu = on;
-}
-
-/* A one-channel float mask of values outside 0..1 is logits (decode_segmentation's test). */
-static gboolean mask_is_logits(GstTfliteFilter *self)
-{
-  const tfl_tensor *t = tfl_interpreter_output(self->interp, 0);
-  if (t->type != TFL_TYPE_FLOAT32 || t->ndim != 4 || t->dims[3] != 1 || !t->data) return FALSE;
-  const float *v = t->data;
-  size_t n = tfl_tensor_count(t);
-  for (size_t i = 0; i < n; i++)
-    if (v[i] < -1e-3f || v[i] > 1.0f + 1e-3f) return TRUE;
-  return FALSE;
+  gl->out_on_gpu = on;
 }
 
 static void infer_on_gl_thread(GstGLContext *ctx, gpointer data)
 {
   gl_call *c = data;
   GstTfliteFilter *self = c->self;
-  gboolean seg = self->decoder && tfl_decoder_get_kind(self->decoder) == TFL_DECODER_SEGMENTATION;
+  GstTfliteFilterGl *gl = self->gl;
   if (c->readback) set_out_on_gpu(self, FALSE);
-  if (gl_delegate_set_input_texture(self->accel, c->tex) != TFL_OK ||
-      tfl_interpreter_invoke(self->interp) != TFL_OK) {
-    c->error = g_strdup(tfl_last_error());
+  if (gl_delegate_set_input_texture(gl->accel, c->tex) != TFL_OK || tfl_interpreter_invoke(self->interp) != TFL_OK) {
+    c->error = g_strdup(self->diag.error);
     return;
   }
   c->ok = TRUE;
-  c->mask_ok = FALSE;
-  c->no_pixels = self->gl_out_on_gpu;
-  if (!seg) return;
-  if (!c->no_pixels) self->gl_mask_sigmoid = mask_is_logits(self);
-  gboolean tried = self->gl_mask && ((gl_mask_writer *)self->gl_mask)->failed;
+  c->no_pixels = gl->out_on_gpu;
+  if (!c->mask) return;
   gchar *why = NULL;
-  c->mask_ok = !tried && mask_write(ctx, self, &why);
-  if (why) GST_WARNING_OBJECT(self, "no GL mask texture (CPU mask only): %s", why);
-  g_free(why);
-  if (!c->mask_ok && c->no_pixels) {
-    /* the texture broke on a frame that read nothing back: read back from now on */
-    set_out_on_gpu(self, FALSE);
-    c->no_pixels = FALSE;
-    if (tfl_interpreter_invoke(self->interp) != TFL_OK) {
-      c->ok = FALSE;
-      c->error = g_strdup(tfl_last_error());
+  gboolean written = mask_write(self, c->mask, &why);
+  if (!written) {
+    GST_WARNING_OBJECT(self, "no GL mask texture (CPU mask only): %s", why);
+    g_free(why);
+    gl->mask_failed = TRUE;
+    gst_clear_buffer(&c->mask);
+    if (c->no_pixels) {
+      /* the texture broke on a frame that read nothing back: read back from now on */
+      set_out_on_gpu(self, FALSE);
+      c->no_pixels = FALSE;
+      if (tfl_interpreter_invoke(self->interp) != TFL_OK) {
+        c->ok = FALSE;
+        c->error = g_strdup(self->diag.error);
+      }
     }
     return;
   }
   /* the texture works: later inferences need not wait for the GPU */
-  if (c->mask_ok && !c->readback) set_out_on_gpu(self, TRUE);
+  if (!c->readback) set_out_on_gpu(self, TRUE);
+}
+
+static void prepare_mask_on_gl_thread(GstGLContext *ctx, gpointer data)
+{
+  gl_call *c = data;
+  GstTfliteFilterGl *gl = c->self->gl;
+  const tfl_tensor *t = tfl_interpreter_output(c->self->interp, 0);
+  c->ok = mask_prepare(gl, t->dims[2], t->dims[1], &c->error);
+}
+
+/* A texture for this inference's mask from the pool, or NULL (CPU mask only). */
+static GstBuffer *acquire_mask(GstTfliteFilter *self)
+{
+  GstTfliteFilterGl *gl = self->gl;
+  if (!gl->segmentation || gl->mask_failed) return NULL;
+  if (!gl->pool) {
+    gl_call c = { self, FALSE, NULL, NULL, FALSE, NULL, FALSE };
+    gst_gl_context_thread_add(gl->context, prepare_mask_on_gl_thread, &c);
+    if (!c.ok) {
+      GST_WARNING_OBJECT(self, "no GL mask texture (CPU mask only): %s", c.error ? c.error : "unknown");
+      g_free(c.error);
+      gl->mask_failed = TRUE;
+      return NULL;
+    }
+  }
+  GstBuffer *mask = NULL;
+  if (gst_buffer_pool_acquire_buffer(gl->pool, &mask, NULL) != GST_FLOW_OK) {
+    GST_WARNING_OBJECT(self, "the mask texture pool gave no buffer (CPU mask only)");
+    gl->mask_failed = TRUE;
+    return NULL;
+  }
+  return mask;
 }
 
 gboolean gst_tflite_filter_gl_infer(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr,
-                                    GError **err)
+                                    gboolean readback, GstBuffer **gl_mask, gboolean *gpu_only, GError **err)
 {
+  GstTfliteFilterGl *gl = self->gl;
+  *gl_mask = NULL;
+  *gpu_only = FALSE;
   GstMemory *mem = gst_buffer_n_memory(buf) > 0 ? gst_buffer_peek_memory(buf, 0) : NULL;
   if (!mem || !gst_is_gl_memory(mem)) {
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "the buffer holds no GL memory");
     return FALSE;
   }
-  GstGLContext *ctx = self->gl_context;
-  if (((GstGLBaseMemory *)mem)->context != ctx &&
-      !gst_gl_context_can_share(((GstGLBaseMemory *)mem)->context, ctx)) {
+  GstGLContext *ctx = gl->context;
+  if (((GstGLBaseMemory *)mem)->context != ctx && !gst_gl_context_can_share(((GstGLBaseMemory *)mem)->context, ctx)) {
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED,
                 "the frame's GL context changed and does not share with the delegate's");
     return FALSE;
@@ -354,73 +457,44 @@ gboolean gst_tflite_filter_gl_infer(GstTfliteFilter *self, GstBuffer *buf, const
     .scale_x = tr->scale_x, .scale_y = tr->scale_y, .off_x = tr->off_x, .off_y = tr->off_y,
   };
   for (int ch = 0; ch < 3; ch++) {
-    tex.mean[ch] = self->norm.mean[ch];
-    tex.std[ch] = self->norm.std[ch];
+    tex.mean[ch] = self->model.norm.mean[ch];
+    tex.std[ch] = self->model.norm.std[ch];
   }
-  gl_call c = { self, FALSE, NULL, &tex, FALSE, FALSE, FALSE };
-  GST_OBJECT_LOCK(self);
-  c.readback = self->gl_readback;
-  GST_OBJECT_UNLOCK(self);
+  gl_call c = { self, FALSE, NULL, &tex, readback, acquire_mask(self), FALSE };
   gst_gl_context_thread_add(ctx, infer_on_gl_thread, &c);
-  self->gl_mask_valid = c.mask_ok;
-  self->gl_frame_no_pixels = c.ok && c.no_pixels;
   gst_memory_unmap(mem, &map);
   if (!c.ok) {
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "%s", c.error ? c.error : "GL inference failed");
     g_free(c.error);
+    gst_clear_buffer(&c.mask);
     return FALSE;
   }
   /* downstream writers wait for our reads of the texture */
   if (sync) gst_gl_sync_meta_set_sync_point(sync, ctx);
+  *gl_mask = c.mask;
+  *gpu_only = c.no_pixels;
   return TRUE;
 }
 
-gboolean gst_tflite_filter_gl_mask_without_pixels(GstTfliteFilter *self, const tfl_transform *tr,
-                                                  tfl_results *res)
-{
-  if (!self->gl_frame_no_pixels) return FALSE;
-  /* decode_segmentation's geometry: output 0 is [1, H, W, C], checked when it was created */
-  const tfl_tensor *t = tfl_interpreter_output(self->interp, 0);
-  tfl_mask *m = &res->mask;
-  m->kind = t->dims[3] == 1 ? TFL_MASK_PROB : TFL_MASK_CLASSES;
-  m->width = t->dims[2];
-  m->height = t->dims[1];
-  m->n_classes = t->dims[3] == 1 ? 2 : t->dims[3];
-  m->frame_x = tr->off_x;
-  m->frame_y = tr->off_y;
-  m->frame_w = (float)tr->in_w * tr->scale_x;
-  m->frame_h = (float)tr->in_h * tr->scale_y;
-  return TRUE;
-}
+/* ---- tear-down ---- */
 
-void gst_tflite_filter_gl_attach_mask(GstTfliteFilter *self, GstTfliteMeta *meta)
-{
-  gl_mask_writer *m = self->gl_mask;
-  if (!m || !self->gl_mask_valid || meta->results.mask.kind == TFL_MASK_NONE) return;
-  meta->mask_texture = m->texture;
-  if (meta->gl_context) gst_object_unref(meta->gl_context);
-  meta->gl_context = gst_object_ref(self->gl_context);
-}
-
-static void release_on_gl_thread(GstGLContext *ctx, gpointer data)
+static void stop_on_gl_thread(GstGLContext *ctx, gpointer data)
 {
   GstTfliteFilter *self = data;
-  mask_writer_free(ctx, self->gl_mask);
-  self->gl_mask = NULL;
-  self->gl_mask_valid = FALSE;
-  self->gl_out_on_gpu = FALSE;
-  self->gl_mask_sigmoid = FALSE;
-  self->gl_frame_no_pixels = FALSE;
+  GstTfliteFilterGl *gl = self->gl;
+  mask_free(gl);
   tfl_interpreter_free(self->interp);
   self->interp = NULL;
-  self->accel->destroy(self->accel);
-  self->accel = NULL;
+  if (gl->accel) gl->accel->destroy(gl->accel);
+  gl->accel = NULL;
 }
 
-void gst_tflite_filter_gl_release(GstTfliteFilter *self)
+void gst_tflite_filter_gl_stop(GstTfliteFilter *self)
 {
-  if (!self->accel) return;
-  if (self->gl_context)
-    gst_gl_context_thread_add(self->gl_context, release_on_gl_thread, self);
-  gst_clear_object((GstGLContext **)&self->gl_context);
+  GstTfliteFilterGl *gl = self->gl;
+  if (!gl) return;
+  gst_gl_context_thread_add(gl->context, stop_on_gl_thread, self);
+  gst_object_unref(gl->context);
+  g_free(gl);
+  self->gl = NULL;
 }

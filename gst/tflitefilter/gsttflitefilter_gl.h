@@ -5,27 +5,25 @@
 #define GST_TFLITE_FILTER_GL_H
 
 #include "gsttflitefilter.h"
-#include "gsttflitemeta.h"
 
 G_BEGIN_DECLS
 
-/* Creates the GL delegate on the GL context of `buf`'s memory and the interpreter with it.
- * FALSE with *err set when GL is unusable (no GL memory, no compute, compile failure). */
-gboolean gst_tflite_filter_gl_setup(GstTfliteFilter *self, GstBuffer *buf, GError **err);
-/* Runs one inference on `buf`'s texture; outputs end up readable on the CPU for decoding,
- * except a segmentation mask kept on the GPU (gl-readback unset, the mask texture working):
- * then see gst_tflite_filter_gl_mask_without_pixels. */
+/* Creates the GL delegate and an interpreter of self->graph with it, on the GL context of
+ * `buf`'s memory (self->gl and self->interp). FALSE with *err set when GL is unusable (no
+ * GL memory, no compute shaders, compile failure); nothing is left allocated then. */
+gboolean gst_tflite_filter_gl_start(GstTfliteFilter *self, GstBuffer *buf, GError **err);
+
+/* Runs one inference on `buf`'s texture. Outputs end up readable on the CPU for decoding,
+ * except for a segmentation model whose mask is written to a GL texture: then *gl_mask is
+ * a buffer holding that texture (GRAY8 GstGLMemory with a GstGLSyncMeta fencing the
+ * write; caller owns the ref) and, unless `readback`, the mask output may stay on the GPU
+ * (*gpu_only: nothing to decode on the CPU but the mask's geometry). */
 gboolean gst_tflite_filter_gl_infer(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr,
-                                    GError **err);
-/* TRUE when the last inference left its mask on the GPU only: fills res->mask's kind, size,
- * classes and placement, without pixels (decode nothing else; the texture has them). */
-gboolean gst_tflite_filter_gl_mask_without_pixels(GstTfliteFilter *self, const tfl_transform *tr,
-                                                  tfl_results *res);
-/* Hands the mask output's GL texture to the meta when the model has one. */
-void gst_tflite_filter_gl_attach_mask(GstTfliteFilter *self, GstTfliteMeta *meta);
-/* Frees the GL delegate (on the GL thread) and drops the context. */
-void gst_tflite_filter_release_runtime(GstTfliteFilter *self);
-void gst_tflite_filter_gl_release(GstTfliteFilter *self);
+                                    gboolean readback, GstBuffer **gl_mask, gboolean *gpu_only, GError **err);
+
+/* Frees the interpreter, the delegate and the GL objects on the GL thread. Masks already
+ * handed out stay valid (their pool outlives the element's use of it). */
+void gst_tflite_filter_gl_stop(GstTfliteFilter *self);
 
 G_END_DECLS
 

@@ -1,9 +1,110 @@
 /* gsttflitemeta.c - see gsttflitemeta.h */
 #include "gsttflitemeta.h"
 
+#include <gst/gl/gl.h>
 #include <gst/video/video.h>
 
 #include <string.h>
+
+/* ---- masks ---------------------------------------------------------------------- */
+
+GstTfliteMask *gst_tflite_mask_new(tfl_mask *m, GstBuffer *gl_buffer)
+{
+  GstTfliteMask *mask = g_new0(GstTfliteMask, 1);
+  mask->refcount = 1;
+  mask->kind = m->kind;
+  mask->width = m->width;
+  mask->height = m->height;
+  mask->n_classes = m->n_classes;
+  mask->classes = m->classes;
+  mask->prob = m->prob;
+  m->classes = NULL;
+  m->prob = NULL;
+  mask->gl_buffer = gl_buffer ? gst_buffer_ref(gl_buffer) : NULL;
+  return mask;
+}
+
+GstTfliteMask *gst_tflite_mask_ref(GstTfliteMask *mask)
+{
+  g_atomic_int_inc(&mask->refcount);
+  return mask;
+}
+
+void gst_tflite_mask_unref(GstTfliteMask *mask)
+{
+  if (!mask || !g_atomic_int_dec_and_test(&mask->refcount)) return;
+  /* a GL mask goes back to its pool here, on whatever thread frees the last buffer */
+  if (mask->gl_buffer) gst_buffer_unref(mask->gl_buffer);
+  free(mask->classes); /* tfl_results arrays are malloc'd by the decoders */
+  free(mask->prob);
+  g_free(mask);
+}
+
+guint gst_tflite_mask_texture(const GstTfliteMask *mask, gpointer *gl_context)
+{
+  if (gl_context) *gl_context = NULL;
+  if (!mask || !mask->gl_buffer || gst_buffer_n_memory(mask->gl_buffer) < 1) return 0;
+  GstMemory *mem = gst_buffer_peek_memory(mask->gl_buffer, 0);
+  if (!gst_is_gl_memory(mem)) return 0;
+  if (gl_context) *gl_context = ((GstGLBaseMemory *)mem)->context;
+  return gst_gl_memory_get_texture_id((GstGLMemory *)mem);
+}
+
+/* ---- objects -------------------------------------------------------------------- */
+
+const gchar *gst_tflite_object_label(const GstTfliteObject *obj, gint class_id)
+{
+  if (!obj || !obj->labels || class_id < 0 || (guint)class_id >= obj->labels->len) return NULL;
+  const gchar *l = g_ptr_array_index(obj->labels, class_id);
+  return l && l[0] ? l : NULL;
+}
+
+guint64 gst_tflite_object_new_id(void)
+{
+  /* process-wide so ids stay unique when several elements add to one buffer */
+  static guint64 next = 0;
+  static GMutex lock;
+  g_mutex_lock(&lock);
+  guint64 id = ++next;
+  g_mutex_unlock(&lock);
+  return id;
+}
+
+static void object_clear(GstTfliteObject *o)
+{
+  free(o->classes);
+  if (o->keypoints) free(o->keypoints);
+  gst_tflite_mask_unref(o->mask);
+  if (o->labels) g_ptr_array_unref(o->labels);
+  memset(o, 0, sizeof *o);
+}
+
+/* Deep copy; FALSE on OOM (dst is then cleared). */
+static gboolean object_copy(GstTfliteObject *dst, const GstTfliteObject *src)
+{
+  *dst = *src;
+  dst->classes = NULL;
+  dst->keypoints = NULL;
+  if (src->n_classes) {
+    dst->classes = malloc(sizeof *src->classes * src->n_classes);
+    if (!dst->classes) goto oom;
+    memcpy(dst->classes, src->classes, sizeof *src->classes * src->n_classes);
+  }
+  if (src->n_keypoints) {
+    dst->keypoints = malloc(sizeof *src->keypoints * src->n_keypoints);
+    if (!dst->keypoints) goto oom;
+    memcpy(dst->keypoints, src->keypoints, sizeof *src->keypoints * src->n_keypoints);
+  }
+  if (dst->mask) gst_tflite_mask_ref(dst->mask);
+  if (dst->labels) g_ptr_array_ref(dst->labels);
+  return TRUE;
+oom:
+  free(dst->classes);
+  memset(dst, 0, sizeof *dst);
+  return FALSE;
+}
+
+/* ---- the meta ------------------------------------------------------------------- */
 
 GType gst_tflite_meta_api_get_type(void)
 {
@@ -19,37 +120,32 @@ GType gst_tflite_meta_api_get_type(void)
 static gboolean meta_init(GstMeta *meta, gpointer params, GstBuffer *buffer)
 {
   GstTfliteMeta *m = (GstTfliteMeta *)meta;
-  memset(&m->results, 0, sizeof m->results);
-  m->labels = NULL;
-  m->mask_texture = 0;
-  m->gl_context = NULL;
   m->frame_width = m->frame_height = 0;
+  m->objects = g_array_new(FALSE, TRUE, sizeof(GstTfliteObject));
   return TRUE;
 }
 
 static void meta_free(GstMeta *meta, GstBuffer *buffer)
 {
   GstTfliteMeta *m = (GstTfliteMeta *)meta;
-  tfl_results_clear(&m->results);
-  if (m->labels) g_ptr_array_unref(m->labels);
-  if (m->gl_context) gst_object_unref(m->gl_context);
+  for (guint i = 0; i < m->objects->len; i++) object_clear(&g_array_index(m->objects, GstTfliteObject, i));
+  g_array_free(m->objects, TRUE);
 }
 
 static gboolean meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *buffer, GQuark type,
                                gpointer data)
 {
   GstTfliteMeta *src = (GstTfliteMeta *)meta;
-  /* results are in frame pixels: only plain copies keep them valid */
+  /* coordinates are frame pixels: only plain copies keep them valid */
   if (!GST_META_TRANSFORM_IS_COPY(type)) return FALSE;
-  GstTfliteMeta *dst =
-    (GstTfliteMeta *)gst_buffer_add_meta(dest, GST_TFLITE_META_INFO, NULL);
+  GstTfliteMeta *dst = gst_buffer_get_tflite_meta(dest);
+  if (!dst) dst = gst_buffer_add_tflite_meta(dest, src->frame_width, src->frame_height);
   if (!dst) return FALSE;
-  tfl_results_copy(&dst->results, &src->results);
-  dst->labels = src->labels ? g_ptr_array_ref(src->labels) : NULL;
-  dst->mask_texture = src->mask_texture;
-  dst->gl_context = src->gl_context ? gst_object_ref(src->gl_context) : NULL;
-  dst->frame_width = src->frame_width;
-  dst->frame_height = src->frame_height;
+  for (guint i = 0; i < src->objects->len; i++) {
+    GstTfliteObject o;
+    if (!object_copy(&o, &g_array_index(src->objects, GstTfliteObject, i))) return FALSE;
+    g_array_append_val(dst->objects, o);
+  }
   return TRUE;
 }
 
@@ -65,127 +161,129 @@ const GstMetaInfo *gst_tflite_meta_get_info(void)
   return info;
 }
 
-GstTfliteMeta *gst_buffer_add_tflite_meta(GstBuffer *buffer, tfl_results *results,
-                                          GPtrArray *labels, gint frame_width, gint frame_height)
+GstTfliteMeta *gst_buffer_add_tflite_meta(GstBuffer *buffer, gint frame_width, gint frame_height)
 {
-  GstTfliteMeta *m = (GstTfliteMeta *)gst_buffer_add_meta(buffer, GST_TFLITE_META_INFO, NULL);
-  if (!m) return NULL;
-  m->results = *results;
-  memset(results, 0, sizeof *results);
-  m->labels = labels ? g_ptr_array_ref(labels) : NULL;
-  m->frame_width = frame_width;
-  m->frame_height = frame_height;
+  g_return_val_if_fail(GST_IS_BUFFER(buffer), NULL);
+  GstTfliteMeta *m = gst_buffer_get_tflite_meta(buffer);
+  if (!m) {
+    if (!gst_buffer_is_writable(buffer)) return NULL;
+    m = (GstTfliteMeta *)gst_buffer_add_meta(buffer, GST_TFLITE_META_INFO, NULL);
+    if (!m) return NULL;
+  }
+  if (m->frame_width <= 0 || m->frame_height <= 0) {
+    m->frame_width = frame_width;
+    m->frame_height = frame_height;
+  }
   return m;
 }
 
-const gchar *gst_tflite_meta_label(const GstTfliteMeta *meta, gint class_id)
+guint gst_tflite_meta_n_objects(const GstTfliteMeta *meta)
 {
-  if (!meta->labels || class_id < 0 || (guint)class_id >= meta->labels->len) return NULL;
-  return g_ptr_array_index(meta->labels, class_id);
+  return meta ? meta->objects->len : 0;
 }
 
-static void add_keypoints(GValue *list, const tfl_keypoint *kp, int n)
+const GstTfliteObject *gst_tflite_meta_get_object(const GstTfliteMeta *meta, guint index)
 {
-  for (int k = 0; k < n; k++) {
-    GValue v = G_VALUE_INIT;
-    g_value_init(&v, GST_TYPE_STRUCTURE);
-    GstStructure *s = gst_structure_new("keypoint", "x", G_TYPE_DOUBLE, (double)kp[k].x, "y",
-                                        G_TYPE_DOUBLE, (double)kp[k].y, "score", G_TYPE_DOUBLE,
-                                        (double)kp[k].score, NULL);
-    gst_value_set_structure(&v, s);
-    gst_structure_free(s);
-    gst_value_list_append_and_take_value(list, &v);
-  }
+  if (!meta || index >= meta->objects->len) return NULL;
+  return &g_array_index(meta->objects, GstTfliteObject, index);
 }
 
-/* What a bus watch wants from a mask without the pixels: the share of the mask each
- * class covers (class masks), or the share at or above 0.5 (probability masks). */
-static void add_mask_summary(GstStructure *out, const GstTfliteMeta *meta)
+const GstTfliteObject *gst_tflite_meta_find_object(const GstTfliteMeta *meta, guint64 id)
 {
-  const tfl_mask *m = &meta->results.mask;
-  size_t n = (size_t)m->width * (size_t)m->height;
-  if (n == 0) return;
-  if (m->kind == TFL_MASK_PROB && m->prob) {
-    size_t fg = 0;
-    for (size_t i = 0; i < n; i++) fg += m->prob[i] >= 0.5f;
-    gst_structure_set(out, "mask-fraction", G_TYPE_DOUBLE, (double)fg / (double)n, NULL);
-    return;
-  }
-  if (m->kind != TFL_MASK_CLASSES || !m->classes) return;
-  size_t count[256] = { 0 };
-  for (size_t i = 0; i < n; i++) count[m->classes[i]]++;
-  GValue list = G_VALUE_INIT;
-  g_value_init(&list, GST_TYPE_LIST);
-  for (int c = 0; c < 256; c++) {
-    if (!count[c]) continue;
-    const gchar *label = gst_tflite_meta_label(meta, c);
-    GValue v = G_VALUE_INIT;
-    g_value_init(&v, GST_TYPE_STRUCTURE);
-    GstStructure *s = gst_structure_new("mask-class", "id", G_TYPE_INT, c, "label", G_TYPE_STRING,
-                                        label ? label : "", "fraction", G_TYPE_DOUBLE,
-                                        (double)count[c] / (double)n, NULL);
-    gst_value_set_structure(&v, s);
-    gst_structure_free(s);
-    gst_value_list_append_and_take_value(&list, &v);
-  }
-  gst_structure_take_value(out, "mask-areas", &list);
+  for (guint i = 0; meta && id && i < meta->objects->len; i++)
+    if (g_array_index(meta->objects, GstTfliteObject, i).id == id)
+      return &g_array_index(meta->objects, GstTfliteObject, i);
+  return NULL;
 }
 
-GstStructure *gst_tflite_meta_to_structure(const GstTfliteMeta *meta)
+gint gst_tflite_meta_next_object(const GstTfliteMeta *meta, gint from, GQuark source, guint64 parent_id)
 {
-  const tfl_results *r = &meta->results;
-  GstStructure *out = gst_structure_new_empty("tflite-results");
-  GValue classes = G_VALUE_INIT, boxes = G_VALUE_INIT, poses = G_VALUE_INIT;
-  g_value_init(&classes, GST_TYPE_LIST);
-  g_value_init(&boxes, GST_TYPE_LIST);
-  g_value_init(&poses, GST_TYPE_LIST);
-  for (int i = 0; i < r->n_classes; i++) {
-    const gchar *label = gst_tflite_meta_label(meta, r->classes[i].class_id);
-    GValue v = G_VALUE_INIT;
-    g_value_init(&v, GST_TYPE_STRUCTURE);
-    GstStructure *s = gst_structure_new("class", "id", G_TYPE_INT, r->classes[i].class_id,
-                                        "label", G_TYPE_STRING, label ? label : "", "score",
-                                        G_TYPE_DOUBLE, (double)r->classes[i].score, NULL);
-    gst_value_set_structure(&v, s);
-    gst_structure_free(s);
-    gst_value_list_append_and_take_value(&classes, &v);
+  if (!meta) return -1;
+  for (guint i = from < 0 ? 0 : (guint)from + 1; i < meta->objects->len; i++) {
+    const GstTfliteObject *o = &g_array_index(meta->objects, GstTfliteObject, i);
+    if ((source == 0 || o->source == source) && (parent_id == G_MAXUINT64 || o->parent_id == parent_id))
+      return (gint)i;
   }
+  return -1;
+}
+
+GstTfliteObject *gst_tflite_meta_add_object(GstTfliteMeta *meta, GstTfliteObject *obj)
+{
+  if (!obj->id) obj->id = gst_tflite_object_new_id();
+  g_array_append_val(meta->objects, *obj);
+  memset(obj, 0, sizeof *obj);
+  return &g_array_index(meta->objects, GstTfliteObject, meta->objects->len - 1);
+}
+
+static GstTfliteObject new_object(GstTfliteObjectKind kind, GQuark source, guint64 parent_id, const gfloat area[4],
+                                  GPtrArray *labels)
+{
+  GstTfliteObject o = { 0 };
+  o.kind = kind;
+  o.source = source;
+  o.parent_id = parent_id;
+  o.x = area[0];
+  o.y = area[1];
+  o.w = area[2];
+  o.h = area[3];
+  o.class_id = -1;
+  o.score = -1.0f;
+  o.roi_id = -1;
+  o.labels = labels ? g_ptr_array_ref(labels) : NULL;
+  return o;
+}
+
+guint gst_tflite_meta_add_results(GstTfliteMeta *meta, tfl_results *r, GQuark source, guint64 parent_id,
+                                  const gfloat area[4], GPtrArray *labels, GstBuffer *gl_mask)
+{
+  guint added = 0;
   for (int i = 0; i < r->n_boxes; i++) {
-    const tfl_box *b = &r->boxes[i];
-    const gchar *label = gst_tflite_meta_label(meta, b->class_id);
-    GValue kps = G_VALUE_INIT, v = G_VALUE_INIT;
-    g_value_init(&kps, GST_TYPE_LIST);
-    add_keypoints(&kps, b->keypoints, b->n_keypoints);
-    GstStructure *s = gst_structure_new("box", "id", G_TYPE_INT, b->class_id, "label",
-                                        G_TYPE_STRING, label ? label : "", "score", G_TYPE_DOUBLE,
-                                        (double)b->score, "x", G_TYPE_DOUBLE, (double)b->x, "y",
-                                        G_TYPE_DOUBLE, (double)b->y, "width", G_TYPE_DOUBLE,
-                                        (double)b->w, "height", G_TYPE_DOUBLE, (double)b->h, NULL);
-    gst_structure_take_value(s, "keypoints", &kps);
-    g_value_init(&v, GST_TYPE_STRUCTURE);
-    gst_value_set_structure(&v, s);
-    gst_structure_free(s);
-    gst_value_list_append_and_take_value(&boxes, &v);
+    tfl_box *b = &r->boxes[i];
+    GstTfliteObject o = new_object(GST_TFLITE_OBJECT_DETECTION, source, parent_id, (gfloat[4]){ b->x, b->y, b->w, b->h },
+                                   labels);
+    o.class_id = b->class_id;
+    o.score = b->score;
+    o.n_keypoints = b->n_keypoints > 0 ? (guint)b->n_keypoints : 0;
+    o.keypoints = b->keypoints;
+    b->keypoints = NULL;
+    b->n_keypoints = 0;
+    gst_tflite_meta_add_object(meta, &o);
+    added++;
+  }
+  if (r->n_classes > 0) {
+    GstTfliteObject o = new_object(GST_TFLITE_OBJECT_CLASSIFICATION, source, parent_id, area, labels);
+    o.n_classes = (guint)r->n_classes;
+    o.classes = r->classes;
+    o.class_id = r->classes[0].class_id;
+    o.score = r->classes[0].score;
+    r->classes = NULL;
+    r->n_classes = 0;
+    gst_tflite_meta_add_object(meta, &o);
+    added++;
   }
   for (int i = 0; i < r->n_poses; i++) {
-    GValue kps = G_VALUE_INIT, v = G_VALUE_INIT;
-    g_value_init(&kps, GST_TYPE_LIST);
-    add_keypoints(&kps, r->poses[i].keypoints, r->poses[i].n_keypoints);
-    GstStructure *s = gst_structure_new("pose", "score", G_TYPE_DOUBLE, (double)r->poses[i].score,
-                                        NULL);
-    gst_structure_take_value(s, "keypoints", &kps);
-    g_value_init(&v, GST_TYPE_STRUCTURE);
-    gst_value_set_structure(&v, s);
-    gst_structure_free(s);
-    gst_value_list_append_and_take_value(&poses, &v);
+    tfl_pose *p = &r->poses[i];
+    GstTfliteObject o = new_object(GST_TFLITE_OBJECT_LANDMARKS, source, parent_id, area, labels);
+    o.class_id = p->class_id;
+    o.score = p->score;
+    o.n_keypoints = p->n_keypoints > 0 ? (guint)p->n_keypoints : 0;
+    o.keypoints = p->keypoints;
+    o.n_edges = p->n_edges > 0 ? (guint)p->n_edges : 0;
+    o.edges = p->edges;
+    p->keypoints = NULL;
+    p->n_keypoints = 0;
+    gst_tflite_meta_add_object(meta, &o);
+    added++;
   }
-  gst_structure_take_value(out, "classes", &classes);
-  gst_structure_take_value(out, "boxes", &boxes);
-  gst_structure_take_value(out, "poses", &poses);
   if (r->mask.kind != TFL_MASK_NONE) {
-    gst_structure_set(out, "mask-width", G_TYPE_INT, r->mask.width, "mask-height", G_TYPE_INT,
-                      r->mask.height, "mask-classes", G_TYPE_INT, r->mask.n_classes, NULL);
-    add_mask_summary(out, meta);
+    const tfl_mask *m = &r->mask;
+    gfloat where[4] = { m->frame_x, m->frame_y, m->frame_w, m->frame_h };
+    GstTfliteObject o = new_object(GST_TFLITE_OBJECT_SEGMENTATION, source, parent_id,
+                                   m->frame_w > 0 && m->frame_h > 0 ? where : area, labels);
+    o.mask = gst_tflite_mask_new(&r->mask, gl_mask);
+    gst_tflite_meta_add_object(meta, &o);
+    added++;
   }
-  return out;
+  tfl_results_clear(r);
+  return added;
 }

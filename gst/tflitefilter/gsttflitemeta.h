@@ -1,12 +1,24 @@
-/* gsttflitemeta.h - the results tflitefilter attaches to each buffer.
+/* gsttflitemeta.h - the objects tflitefilter (and other tflite elements) attach to a buffer.
  *
- * Applications (and tfliteoverlay) read them with gst_buffer_get_tflite_meta(). Every
- * coordinate is in frame pixels. The meta owns its results; labels are a shared,
- * reference-counted array of strings (index = class id).
+ * Every result is an object: a detected box, the classes of a box or of the whole frame,
+ * landmarks, a segmentation mask. Each has an id unique in the process (so in its stream),
+ * the name of the element that made it and an optional parent (the landmarks of a
+ * detected person, the class of a detected box). Several elements on one buffer add to
+ * the same GstTfliteMeta.
  *
- * A segmentation mask on the GL path may also be a GL texture (mask_texture, owned by
- * tflitefilter's delegate on gl_context): valid until the next inference of that element,
- * i.e. for elements downstream in the same streaming thread.
+ *   GstTfliteMeta *m = gst_buffer_get_tflite_meta (buf);
+ *   for (guint i = 0; m && i < gst_tflite_meta_n_objects (m); i++) {
+ *     const GstTfliteObject *o = gst_tflite_meta_get_object (m, i);
+ *     ... o->kind, o->x/y/w/h (frame pixels), gst_tflite_object_label (o, o->class_id) ...
+ *   }
+ *
+ * Ownership: the meta owns its objects and everything they point to; masks are
+ * reference-counted (GstTfliteMask) so a mask stays valid, wherever the buffer travels
+ * (queues, tees, other threads), until the last buffer holding it is freed. Labels are a
+ * shared, reference-counted array of strings (index = class id) held by each object.
+ *
+ * Threads: a meta is read by whoever holds the buffer; it is written only through a
+ * writable buffer (gst_buffer_make_writable copies the meta, not the pixels).
  */
 #ifndef GST_TFLITE_META_H
 #define GST_TFLITE_META_H
@@ -17,34 +29,111 @@
 
 G_BEGIN_DECLS
 
+/* ---- masks ---------------------------------------------------------------------- */
+
+/* A segmentation mask: pixels on the CPU, a GL texture, or both. Immutable once made.
+ * CPU pixels: `classes` (class index per pixel) or `prob` (0..1), width*height, row-major.
+ * GL: `gl_buffer` holds one GstGLMemory of format GRAY8 (R8 texture: the class index, or
+ * the probability * 255) and a GstGLSyncMeta set after the GPU work that wrote it:
+ * readers wait on that sync meta (gst_gl_sync_meta_wait) before sampling. */
+typedef struct _GstTfliteMask {
+  gint refcount;
+  tfl_mask_kind kind;       /* TFL_MASK_CLASSES or TFL_MASK_PROB */
+  gint width, height;       /* mask resolution */
+  gint n_classes;
+  guint8 *classes;          /* owned, or NULL */
+  gfloat *prob;             /* owned, or NULL */
+  GstBuffer *gl_buffer;     /* owned ref, or NULL */
+} GstTfliteMask;
+
+/* Takes the CPU pixels of `m` (m->classes / m->prob are set to NULL). */
+GstTfliteMask *gst_tflite_mask_new(tfl_mask *m, GstBuffer *gl_buffer);
+GstTfliteMask *gst_tflite_mask_ref(GstTfliteMask *mask);
+void gst_tflite_mask_unref(GstTfliteMask *mask);
+/* The GL texture name of the mask (0 when it has none) and its GstGLContext (borrowed). */
+guint gst_tflite_mask_texture(const GstTfliteMask *mask, gpointer *gl_context);
+
+/* ---- objects -------------------------------------------------------------------- */
+
+typedef enum {
+  GST_TFLITE_OBJECT_DETECTION,      /* a box (a detector's result, or a region) */
+  GST_TFLITE_OBJECT_CLASSIFICATION, /* top-k classes of its parent, or of the frame */
+  GST_TFLITE_OBJECT_LANDMARKS,      /* keypoints (and skeleton edges) */
+  GST_TFLITE_OBJECT_SEGMENTATION,   /* a mask over its parent's box, or the frame */
+} GstTfliteObjectKind;
+
+typedef struct {
+  guint64 id;               /* > 0, unique in the process */
+  guint64 parent_id;        /* 0: the object belongs to the frame */
+  GQuark source;            /* name of the element that made it */
+  GstTfliteObjectKind kind;
+  /* DETECTION: the box. Others: the area the result covers (the parent's box or the
+   * whole frame; a mask: where the mask lies). Frame pixels. */
+  gfloat x, y, w, h;
+  gint class_id;            /* DETECTION: its class; CLASSIFICATION: the best; else -1 */
+  gfloat score;             /* of class_id (or the landmarks' presence); < 0: none */
+  guint n_classes;          /* CLASSIFICATION: top-k, best first */
+  tfl_class *classes;       /* owned */
+  guint n_keypoints;        /* LANDMARKS, and keypoints of a DETECTION (face, palm) */
+  tfl_keypoint *keypoints;  /* owned, frame pixels */
+  guint n_edges;
+  const gint32 *edges;      /* pairs of keypoint indices (static tables) */
+  GstTfliteMask *mask;      /* SEGMENTATION: ref held */
+  guint64 track_id;         /* set by a tracker; 0: not tracked */
+  gint roi_id;              /* id of the GstVideoRegionOfInterestMeta mirroring it, or -1 */
+  GPtrArray *labels;        /* ref held, may be NULL: class id -> label */
+} GstTfliteObject;
+
+/* The label of class_id from the object's label list; NULL when it has none. */
+const gchar *gst_tflite_object_label(const GstTfliteObject *obj, gint class_id);
+/* A fresh object id (atomic, process-wide, never 0). */
+guint64 gst_tflite_object_new_id(void);
+
+/* ---- the meta ------------------------------------------------------------------- */
+
 #define GST_TFLITE_META_API_TYPE (gst_tflite_meta_api_get_type())
 #define GST_TFLITE_META_INFO (gst_tflite_meta_get_info())
 
-typedef struct _GstTfliteMeta GstTfliteMeta;
-
-struct _GstTfliteMeta {
+typedef struct _GstTfliteMeta {
   GstMeta meta;
-  tfl_results results;      /* owned */
-  GPtrArray *labels;        /* shared (ref held), may be NULL */
-  guint mask_texture;       /* GL texture name of the mask, 0 when on the CPU only */
-  gpointer gl_context;      /* GstGLContext * of mask_texture (ref held), or NULL */
-  gint frame_width, frame_height;
-};
+  gint frame_width, frame_height;  /* frame the coordinates refer to */
+  GArray *objects;                 /* GstTfliteObject, owned; read with the calls below */
+} GstTfliteMeta;
 
 GType gst_tflite_meta_api_get_type(void);
 const GstMetaInfo *gst_tflite_meta_get_info(void);
 
-/* Attaches a meta taking ownership of *results (zeroed on return); labels are ref'ed. */
-GstTfliteMeta *gst_buffer_add_tflite_meta(GstBuffer *buffer, tfl_results *results,
-                                          GPtrArray *labels, gint frame_width, gint frame_height);
 #define gst_buffer_get_tflite_meta(b) ((GstTfliteMeta *)gst_buffer_get_meta((b), GST_TFLITE_META_API_TYPE))
+/* The buffer's meta, added (empty) if it has none. The buffer must be writable. */
+GstTfliteMeta *gst_buffer_add_tflite_meta(GstBuffer *buffer, gint frame_width, gint frame_height);
 
-/* The label of class_id, or NULL. */
-const gchar *gst_tflite_meta_label(const GstTfliteMeta *meta, gint class_id);
+guint gst_tflite_meta_n_objects(const GstTfliteMeta *meta);
+/* Valid until the next object is added to the meta. */
+const GstTfliteObject *gst_tflite_meta_get_object(const GstTfliteMeta *meta, guint index);
+/* By id; NULL when absent. */
+const GstTfliteObject *gst_tflite_meta_find_object(const GstTfliteMeta *meta, guint64 id);
+/* Index of the next object after `from` (start with -1) made by `source` (0: any) with
+ * parent `parent_id` (G_MAXUINT64: any); -1 when there is none. */
+gint gst_tflite_meta_next_object(const GstTfliteMeta *meta, gint from, GQuark source,
+                                 guint64 parent_id);
 
-/* The results as a GstStructure "tflite-results" (labels, scores, boxes, keypoints), for
- * bus messages. Caller owns it. */
-GstStructure *gst_tflite_meta_to_structure(const GstTfliteMeta *meta);
+/* Adds a copy of *obj, taking ownership of what it points to (classes, keypoints, mask
+ * ref, labels ref); obj->id is set when 0. Returns the stored object (valid until the
+ * next add). */
+GstTfliteObject *gst_tflite_meta_add_object(GstTfliteMeta *meta, GstTfliteObject *obj);
+
+/* Adds one object per result of `results` (taking its arrays; results is cleared):
+ * boxes -> DETECTION (with their keypoints), classes -> one CLASSIFICATION, poses ->
+ * LANDMARKS, the mask (with `gl_mask`, may be NULL) -> SEGMENTATION. `area` is the region
+ * the results belong to: parent_id's box, or the frame (x=y=0, w=h=frame size).
+ * The number of objects added is returned. */
+guint gst_tflite_meta_add_results(GstTfliteMeta *meta, tfl_results *results, GQuark source,
+                                  guint64 parent_id, const gfloat area[4], GPtrArray *labels,
+                                  GstBuffer *gl_mask);
+
+/* The objects of `source` (0: all) as a GstStructure "tflite-results" for bus messages
+ * (docs/bus-messages.md lists the fields). Caller owns it. */
+GstStructure *gst_tflite_meta_to_structure(const GstTfliteMeta *meta, GQuark source);
 
 G_END_DECLS
 

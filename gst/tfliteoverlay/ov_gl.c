@@ -324,8 +324,12 @@ static GLuint mask_texture(OvGl *g, const OvMask *m)
   const GstGLFuncs *gl = g->context->gl_vtable;
   if (m->texture && m->gl_context &&
       (m->gl_context == (gpointer)g->context ||
-       gst_gl_context_can_share(GST_GL_CONTEXT(m->gl_context), g->context)))
+       gst_gl_context_can_share(GST_GL_CONTEXT(m->gl_context), g->context))) {
+    /* the producer fenced the GPU work that wrote this mask: wait for it, and only it */
+    GstGLSyncMeta *sync = m->gl_buffer ? gst_buffer_get_gl_sync_meta(m->gl_buffer) : NULL;
+    if (sync) gst_gl_sync_meta_wait(sync, g->context);
     return m->texture;
+  }
   const void *pixels = m->kind == TFL_MASK_CLASSES ? (const void *)m->classes : (const void *)m->prob;
   if (!pixels) return 0;
   GLenum internal = m->kind == TFL_MASK_CLASSES ? GL_R8 : GL_R32F;

@@ -156,14 +156,19 @@ static gfloat keypoint_radius(const Builder *b)
   return (gfloat)MAX(2.0, b->s->line_width * 1.25);
 }
 
-/* "label 0.87", "label", "0.87" or NULL as the settings ask. */
-static gchar *label_text(const Builder *b, gint class_id, gfloat score)
+/* "label 0.87", "label", "0.87" or NULL as the settings ask; unlabeled classes show
+ * their id ("#17 0.87") so a result without a label file still says which class it is. */
+static gchar *label_text(const Builder *b, const GstTfliteObject *o, gint class_id, gfloat score)
 {
-  const gchar *label = b->s->show_labels ? gst_tflite_meta_label(b->meta, class_id) : NULL;
+  const gchar *label = b->s->show_labels ? gst_tflite_object_label(o, class_id) : NULL;
   if (label && !g_utf8_validate(label, -1, NULL)) label = NULL;
   gboolean score_ok = b->s->show_scores && isfinite(score) && score >= 0;
   if (label && *label && score_ok) return g_strdup_printf("%s %.2f", label, score);
   if (label && *label) return g_strdup(label);
+  if (b->s->show_labels && !label && class_id >= 0 && !o->labels) {
+    if (score_ok) return g_strdup_printf("#%d %.2f", class_id, score);
+    return g_strdup_printf("#%d", class_id);
+  }
   if (score_ok) return g_strdup_printf("%.2f", score);
   return NULL;
 }
@@ -196,36 +201,41 @@ static void add_keypoints(Builder *b, const tfl_keypoint *kps, gint n, const gui
   }
 }
 
+/* Loops over the meta's objects of kind k_, in order (`continue` goes to the next one). */
+#define FOR_OBJECTS(b, k_, o)                                               \
+  for (guint i_ = 0; i_ < gst_tflite_meta_n_objects((b)->meta); i_++)       \
+    for (const GstTfliteObject *o = gst_tflite_meta_get_object((b)->meta, i_); o && o->kind == (k_); o = NULL)
+
+static gboolean box_drawn(const Builder *b, const GstTfliteObject *o)
+{
+  return ov_class_selected(b->s, o->class_id, gst_tflite_object_label(o, o->class_id)) && finite_xy(o->x, o->y) &&
+         finite_xy(o->w, o->h) && o->w >= 0 && o->h >= 0;
+}
+
 static void build_boxes(Builder *b)
 {
-  const tfl_results *r = &b->meta->results;
-  if (r->n_boxes <= 0 || !r->boxes) return;
   gfloat hw = line_half_width(b);
   /* outlines and keypoints first, labels on top of every outline */
-  for (gint i = 0; i < r->n_boxes; i++) {
-    const tfl_box *bx = &r->boxes[i];
-    if (!ov_class_selected(b->s, bx->class_id, gst_tflite_meta_label(b->meta, bx->class_id))) continue;
-    if (!finite_xy(bx->x, bx->y) || !finite_xy(bx->w, bx->h) || bx->w < 0 || bx->h < 0) continue;
+  FOR_OBJECTS(b, GST_TFLITE_OBJECT_DETECTION, o) {
+    if (!box_drawn(b, o)) continue;
     gfloat x0, y0, x1, y1;
-    map_point(b, bx->x, bx->y, &x0, &y0);
-    map_point(b, bx->x + bx->w, bx->y + bx->h, &x1, &y1);
+    map_point(b, o->x, o->y, &x0, &y0);
+    map_point(b, o->x + o->w, o->y + o->h, &x1, &y1);
     guint8 c[4];
-    line_color(b, bx->class_id, c);
+    line_color(b, o->class_id, c);
     /* four edges with square caps cover the corners like a mitred stroke */
     add_segment(b, x0, y0, x1, y0, hw, hw, c);
     add_segment(b, x0, y1, x1, y1, hw, hw, c);
     add_segment(b, x0, y0, x0, y1, hw, 0, c);
     add_segment(b, x1, y0, x1, y1, hw, 0, c);
-    if (bx->n_keypoints > 0) add_keypoints(b, bx->keypoints, bx->n_keypoints, c);
+    if (o->n_keypoints > 0) add_keypoints(b, o->keypoints, (gint)o->n_keypoints, c);
   }
-  for (gint i = 0; i < r->n_boxes; i++) {
-    const tfl_box *bx = &r->boxes[i];
-    if (!ov_class_selected(b->s, bx->class_id, gst_tflite_meta_label(b->meta, bx->class_id))) continue;
-    if (!finite_xy(bx->x, bx->y) || !finite_xy(bx->w, bx->h) || bx->w < 0 || bx->h < 0) continue;
-    gchar *text = label_text(b, bx->class_id, bx->score);
+  FOR_OBJECTS(b, GST_TFLITE_OBJECT_DETECTION, o) {
+    if (!box_drawn(b, o)) continue;
+    gchar *text = label_text(b, o, o->class_id, o->score);
     if (!text) continue;
     gfloat x0, y0;
-    map_point(b, bx->x, bx->y, &x0, &y0);
+    map_point(b, o->x, o->y, &x0, &y0);
     gfloat lh = (gfloat)(b->font->line_height + 2 * OV_LABEL_PAD);
     /* above the box's outer edge; inside it when that leaves the frame */
     gfloat lx = floorf(x0 - hw), ly = floorf(y0 - hw - lh);
@@ -234,66 +244,74 @@ static void build_boxes(Builder *b)
     if (lx + lw > b->scene->width) lx = b->scene->width - lw;
     if (lx < 0) lx = 0;
     guint8 c[4];
-    line_color(b, bx->class_id, c);
+    line_color(b, o->class_id, c);
     add_label(b, lx, ly, text, c);
   }
 }
 
 static void build_poses(Builder *b)
 {
-  const tfl_results *r = &b->meta->results;
-  if (!b->s->draw_keypoints || r->n_poses <= 0 || !r->poses) return;
+  if (!b->s->draw_keypoints) return;
   gfloat hw = line_half_width(b);
-  for (gint i = 0; i < r->n_poses; i++) {
-    const tfl_pose *p = &r->poses[i];
-    if (p->class_id >= 0 &&
-        !ov_class_selected(b->s, p->class_id, gst_tflite_meta_label(b->meta, p->class_id)))
+  gint index = 0;
+  FOR_OBJECTS(b, GST_TFLITE_OBJECT_LANDMARKS, o) {
+    index++;
+    if (o->class_id >= 0 && !ov_class_selected(b->s, o->class_id, gst_tflite_object_label(o, o->class_id)))
       continue;
-    if (p->n_keypoints <= 0 || !p->keypoints) continue;
+    if (o->n_keypoints == 0 || !o->keypoints) continue;
+    gint n = (gint)o->n_keypoints;
     guint8 c[4];
-    line_color(b, p->class_id >= 0 ? p->class_id : i + 1, c);
-    for (gint e = 0; p->edges && e < p->n_edges; e++) {
-      gint a = p->edges[2 * e], z = p->edges[2 * e + 1];
-      if (a < 0 || z < 0 || a >= p->n_keypoints || z >= p->n_keypoints) continue;
-      if (!keypoint_visible(b, &p->keypoints[a]) || !keypoint_visible(b, &p->keypoints[z])) continue;
+    line_color(b, o->class_id >= 0 ? o->class_id : index, c);
+    for (guint e = 0; o->edges && e < o->n_edges; e++) {
+      gint a = o->edges[2 * e], z = o->edges[2 * e + 1];
+      if (a < 0 || z < 0 || a >= n || z >= n) continue;
+      if (!keypoint_visible(b, &o->keypoints[a]) || !keypoint_visible(b, &o->keypoints[z])) continue;
       gfloat x0, y0, x1, y1;
-      map_point(b, p->keypoints[a].x, p->keypoints[a].y, &x0, &y0);
-      map_point(b, p->keypoints[z].x, p->keypoints[z].y, &x1, &y1);
+      map_point(b, o->keypoints[a].x, o->keypoints[a].y, &x0, &y0);
+      map_point(b, o->keypoints[z].x, o->keypoints[z].y, &x1, &y1);
       add_segment(b, x0, y0, x1, y1, hw, hw, c);
     }
-    add_keypoints(b, p->keypoints, p->n_keypoints, c);
+    add_keypoints(b, o->keypoints, n, c);
   }
 }
 
 static void build_classes(Builder *b)
 {
-  const tfl_results *r = &b->meta->results;
-  if (r->n_classes <= 0 || !r->classes) return;
   static const guint8 bg[4] = { 0, 0, 0, 160 };
   gfloat y = 4;
-  for (gint i = 0, lines = 0; i < r->n_classes && lines < OV_MAX_CLASS_LINES; i++) {
-    const tfl_class *c = &r->classes[i];
-    if (!ov_class_selected(b->s, c->class_id, gst_tflite_meta_label(b->meta, c->class_id))) continue;
-    gchar *text = label_text(b, c->class_id, c->score);
-    if (!text) continue;
-    add_label(b, 4, y, text, bg);
-    y += b->font->line_height + 2 * OV_LABEL_PAD + 2;
-    lines++;
+  gint lines = 0;
+  FOR_OBJECTS(b, GST_TFLITE_OBJECT_CLASSIFICATION, o) {
+    for (guint i = 0; i < o->n_classes && lines < OV_MAX_CLASS_LINES; i++) {
+      const tfl_class *c = &o->classes[i];
+      if (!ov_class_selected(b->s, c->class_id, gst_tflite_object_label(o, c->class_id))) continue;
+      gchar *text = label_text(b, o, c->class_id, c->score);
+      if (!text) continue;
+      add_label(b, 4, y, text, bg);
+      y += b->font->line_height + 2 * OV_LABEL_PAD + 2;
+      lines++;
+    }
   }
 }
 
+/* The scene draws one mask: the meta's first segmentation. */
 static void build_mask(Builder *b)
 {
-  const tfl_mask *m = &b->meta->results.mask;
+  const GstTfliteObject *obj = NULL;
+  FOR_OBJECTS(b, GST_TFLITE_OBJECT_SEGMENTATION, o) {
+    if (!obj && o->mask) obj = o;
+  }
+  if (!obj) return;
+  const GstTfliteMask *m = obj->mask;
   OvMask *om = &b->scene->mask;
   if (m->kind != TFL_MASK_CLASSES && m->kind != TFL_MASK_PROB) return;
   if (m->width <= 0 || m->height <= 0 || (gint64)m->width * m->height > OV_MAX_MASK_PIXELS) return;
   if (b->s->mask_alpha <= 0) return;
   const guint8 *classes = m->kind == TFL_MASK_CLASSES ? m->classes : NULL;
   const gfloat *prob = m->kind == TFL_MASK_PROB ? m->prob : NULL;
-  guint texture = b->meta->gl_context ? b->meta->mask_texture : 0;
+  gpointer gl_context = NULL;
+  guint texture = gst_tflite_mask_texture(m, &gl_context);
   if (!classes && !prob && !texture) return;
-  gfloat x = m->frame_x, y = m->frame_y, w = m->frame_w, h = m->frame_h;
+  gfloat x = obj->x, y = obj->y, w = obj->w, h = obj->h;
   if (!finite_xy(x, y) || !finite_xy(w, h) || w <= 0 || h <= 0) { /* unplaced: the whole frame */
     x = y = 0;
     w = b->meta->frame_width > 0 ? b->meta->frame_width : b->scene->width;
@@ -311,13 +329,13 @@ static void build_mask(Builder *b)
   om->classes = classes;
   om->prob = prob;
   om->texture = texture;
-  om->gl_context = b->meta->gl_context;
+  om->gl_context = gl_context;
+  om->gl_buffer = texture ? m->gl_buffer : NULL;
   om->alpha = (gfloat)CLAMP(b->s->mask_alpha, 0.0, 1.0);
   for (gint c = 0; c < 256; c++) {
     ov_palette_color(b->s->palette, c, om->colors[c]);
     /* class 0 of an argmax mask is the background: left as it is */
-    gboolean drawn = (m->kind == TFL_MASK_PROB || c > 0) &&
-                     ov_class_selected(b->s, c, gst_tflite_meta_label(b->meta, c));
+    gboolean drawn = (m->kind == TFL_MASK_PROB || c > 0) && ov_class_selected(b->s, c, gst_tflite_object_label(obj, c));
     om->colors[c][3] = drawn ? 255 : 0;
   }
   om->on = m->kind == TFL_MASK_PROB ? om->colors[1][3] != 0 : TRUE;

@@ -9,7 +9,7 @@
 #ifndef OV_SCENE_H
 #define OV_SCENE_H
 
-#include <glib.h>
+#include <gst/gst.h>
 
 #include "gst/tflitefilter/gsttflitemeta.h"
 #include "ov_font.h"
@@ -57,6 +57,7 @@ typedef struct {
   const gfloat *prob;
   guint texture;               /* the meta's GL mask texture, or 0 */
   gpointer gl_context;         /* its GstGLContext */
+  GstBuffer *gl_buffer;        /* the mask's GL buffer (borrowed): wait on its sync meta */
   gfloat x, y, w, h;           /* where the mask lies, frame pixels */
   gfloat alpha;                /* blend weight of a drawn class / of probability 1 */
   guint8 colors[256][4];       /* per class: rgb, and 255 when drawn, 0 when not;

@@ -10,7 +10,7 @@
  *
  * --frames N repeats the picture N times (imagefreeze), as a video would; --gl puts the frames
  * in GL memory (glupload) so the GL delegate runs; the meta is read the same way (only the
- * mask may then also be a GL texture, meta->mask_texture).
+ * mask may then also be a GL texture, gst_tflite_mask_texture()).
  */
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
@@ -27,11 +27,12 @@ static void print_keypoints(const tfl_keypoint *k, int n)
     printf("      keypoint %2d: (%.1f, %.1f) score %.2f\n", i, k[i].x, k[i].y, k[i].score);
 }
 
-/* Share of mask pixels that are foreground: class != 0, or probability > 0.5. */
-static double mask_coverage(const tfl_mask *m)
+/* Share of mask pixels that are foreground: class != 0, or probability > 0.5; -1 when the
+ * mask lives only on the GPU. */
+static double mask_coverage(const GstTfliteMask *m)
 {
   size_t n = (size_t)m->width * (size_t)m->height, fg = 0;
-  if (n == 0) return 0.0;
+  if (n == 0 || (!m->classes && !m->prob)) return -1.0;
   for (size_t i = 0; i < n; i++) {
     if (m->kind == TFL_MASK_CLASSES) fg += m->classes && m->classes[i] != 0;
     else if (m->kind == TFL_MASK_PROB) fg += m->prob && m->prob[i] > 0.5f;
@@ -39,33 +40,40 @@ static double mask_coverage(const tfl_mask *m)
   return (double)fg / (double)n;
 }
 
+static const char *kind_name(GstTfliteObjectKind k)
+{
+  switch (k) {
+  case GST_TFLITE_OBJECT_DETECTION: return "detection";
+  case GST_TFLITE_OBJECT_CLASSIFICATION: return "classification";
+  case GST_TFLITE_OBJECT_LANDMARKS: return "landmarks";
+  case GST_TFLITE_OBJECT_SEGMENTATION: return "segmentation";
+  }
+  return "?";
+}
+
 static void print_meta(guint frame, const GstTfliteMeta *meta)
 {
-  const tfl_results *r = &meta->results;
-  printf("frame %u (%dx%d): %d classes, %d boxes, %d poses%s\n", frame, meta->frame_width,
-         meta->frame_height, r->n_classes, r->n_boxes, r->n_poses,
-         r->mask.kind != TFL_MASK_NONE ? ", a mask" : "");
-  for (int i = 0; i < r->n_classes; i++) {
-    const gchar *label = gst_tflite_meta_label(meta, r->classes[i].class_id);
-    printf("  class %d %s: %.3f\n", r->classes[i].class_id, label ? label : "-", r->classes[i].score);
+  printf("frame %u (%dx%d): %u objects\n", frame, meta->frame_width, meta->frame_height,
+         gst_tflite_meta_n_objects(meta));
+  for (guint i = 0; i < gst_tflite_meta_n_objects(meta); i++) {
+    const GstTfliteObject *o = gst_tflite_meta_get_object(meta, i);
+    const gchar *label = gst_tflite_object_label(o, o->class_id);
+    printf("  #%" G_GUINT64_FORMAT " %s from %s (parent %" G_GUINT64_FORMAT "): %s (class %d) %.3f at x %.1f y %.1f,"
+           " %.1f x %.1f\n", o->id, kind_name(o->kind), g_quark_to_string(o->source), o->parent_id,
+           label ? label : "-", o->class_id, o->score, o->x, o->y, o->w, o->h);
+    for (guint k = 1; k < o->n_classes; k++) {
+      const gchar *l = gst_tflite_object_label(o, o->classes[k].class_id);
+      printf("      class %d %s: %.3f\n", o->classes[k].class_id, l ? l : "-", o->classes[k].score);
+    }
+    print_keypoints(o->keypoints, (int)o->n_keypoints);
+    if (o->mask) {
+      double cov = mask_coverage(o->mask);
+      printf("      mask %dx%d, %d classes, %s", o->mask->width, o->mask->height, o->mask->n_classes,
+             gst_tflite_mask_texture(o->mask, NULL) ? "a GL texture" : "CPU pixels only");
+      if (cov >= 0) printf(", %.1f%% foreground", 100.0 * cov);
+      printf("\n");
+    }
   }
-  for (int i = 0; i < r->n_boxes; i++) {
-    const tfl_box *b = &r->boxes[i];
-    const gchar *label = gst_tflite_meta_label(meta, b->class_id);
-    printf("  box %s (class %d) %.3f at x %.1f y %.1f, %.1f x %.1f\n", label ? label : "-",
-           b->class_id, b->score, b->x, b->y, b->w, b->h);
-    print_keypoints(b->keypoints, b->n_keypoints);
-  }
-  for (int i = 0; i < r->n_poses; i++) {
-    printf("  pose %d: score %.3f, %d keypoints, %d skeleton edges\n", i, r->poses[i].score,
-           r->poses[i].n_keypoints, r->poses[i].n_edges);
-    print_keypoints(r->poses[i].keypoints, r->poses[i].n_keypoints);
-  }
-  if (r->mask.kind != TFL_MASK_NONE)
-    printf("  mask %dx%d, %d classes, %s, %.1f%% foreground, placed at (%.0f, %.0f) %.0fx%.0f\n",
-           r->mask.width, r->mask.height, r->mask.n_classes,
-           meta->mask_texture ? "also a GL texture" : "CPU pixels", 100.0 * mask_coverage(&r->mask),
-           r->mask.frame_x, r->mask.frame_y, r->mask.frame_w, r->mask.frame_h);
 }
 
 static int usage(const char *argv0)

@@ -238,7 +238,10 @@ GST_START_TEST(test_caps_sysmem)
     fail_unless(out == in, "%s: not processed in place", formats[i]);
     GstTfliteMeta *meta = gst_buffer_get_tflite_meta(out);
     fail_unless(meta != NULL, "%s: no meta", formats[i]);
-    fail_unless_equals_int(meta->results.n_classes, 1);
+    fail_unless_equals_int(gst_tflite_meta_n_objects(meta), 1);
+    const GstTfliteObject *o = gst_tflite_meta_get_object(meta, 0);
+    fail_unless(o->kind == GST_TFLITE_OBJECT_CLASSIFICATION);
+    fail_unless_equals_int(o->n_classes, 1);
     fail_unless_equals_int(meta->frame_width, 64);
     GstCaps *cur = gst_pad_get_current_caps(h->sinkpad);
     fail_unless(gst_caps_is_equal(cur, c), "%s: caps changed", formats[i]);
@@ -458,7 +461,10 @@ static GstPadProbeReturn watch_out(GstPad *pad, GstPadProbeInfo *info, gpointer 
   w->seen_out++;
   w->need_download_out += need_download(buf);
   GstTfliteMeta *meta = gst_buffer_get_tflite_meta(buf);
-  w->with_texture += meta && meta->mask_texture && meta->gl_context;
+  gint k = meta ? gst_tflite_meta_next_object(meta, -1, 0, G_MAXUINT64) : -1;
+  const GstTfliteObject *o = k >= 0 ? gst_tflite_meta_get_object(meta, (guint)k) : NULL;
+  gpointer ctx = NULL;
+  w->with_texture += o && o->mask && gst_tflite_mask_texture(o->mask, &ctx) && ctx;
   /* the control: a CPU map does clear the flag, so the check above can see one */
   if (w->seen_out == 1) {
     GstMapInfo map;

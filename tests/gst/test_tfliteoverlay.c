@@ -160,7 +160,10 @@ static void set_prob_mask(tfl_results *r, gint mw, gint mh, gfloat p)
 static GstBuffer *frame_with(const gchar *format, tfl_results *r, GPtrArray *labels)
 {
   GstBuffer *buf = plain_frame(format);
-  fail_unless(gst_buffer_add_tflite_meta(buf, r, labels, W, H) != NULL);
+  GstTfliteMeta *meta = gst_buffer_add_tflite_meta(buf, W, H);
+  fail_unless(meta != NULL);
+  const gfloat frame[4] = { 0, 0, W, H };
+  gst_tflite_meta_add_results(meta, r, g_quark_from_static_string("test"), 0, frame, labels, NULL);
   return buf;
 }
 
@@ -471,38 +474,56 @@ GST_END_TEST;
 /* ---- a mask handed over as a GL texture (what tflitefilter's GL path does) ---- */
 
 typedef struct {
-  GstTfliteMeta *meta;
-  guint texture;
+  const GstTfliteMask *mask;
+  GstBuffer *gl;
 } TexJob;
 
-static void make_mask_texture(GstGLContext *ctx, gpointer data)
+static void fill_mask_texture(GstGLContext *ctx, gpointer data)
 {
   TexJob *job = data;
   const GstGLFuncs *gl = ctx->gl_vtable;
-  const tfl_mask *m = &job->meta->results.mask;
-  gl->GenTextures(1, &job->texture);
-  gl->BindTexture(GL_TEXTURE_2D, job->texture);
+  GstGLMemory *mem = (GstGLMemory *)gst_buffer_peek_memory(job->gl, 0);
+  gl->BindTexture(GL_TEXTURE_2D, gst_gl_memory_get_texture_id(mem));
   gl->PixelStorei(GL_UNPACK_ALIGNMENT, 1);
-  gl->TexImage2D(GL_TEXTURE_2D, 0, GL_R8, m->width, m->height, 0, GL_RED, GL_UNSIGNED_BYTE, m->classes);
+  gl->TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, job->mask->width, job->mask->height, GL_RED, GL_UNSIGNED_BYTE,
+                    job->mask->classes);
   gl->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
   gl->BindTexture(GL_TEXTURE_2D, 0);
+  GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(job->gl);
+  if (sync) gst_gl_sync_meta_set_sync_point(sync, ctx);
 }
 
-/* Moves the meta's CPU class mask into a texture on the frame's GL context. */
+/* Replaces the meta's CPU class mask by a GRAY8 GL texture from a pool on the frame's GL
+ * context, with no CPU pixels left: what tflitefilter's GL path hands over. */
 static GstPadProbeReturn mask_to_texture(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER(info);
   GstTfliteMeta *meta = gst_buffer_get_tflite_meta(buf);
   GstMemory *mem = gst_buffer_peek_memory(buf, 0);
   fail_unless(meta && gst_is_gl_memory(mem));
+  GstTfliteObject *o = &g_array_index(meta->objects, GstTfliteObject, 0);
+  fail_unless(o->kind == GST_TFLITE_OBJECT_SEGMENTATION && o->mask);
   GstGLContext *ctx = ((GstGLBaseMemory *)mem)->context;
-  TexJob job = { meta, 0 };
-  gst_gl_context_thread_add(ctx, make_mask_texture, &job);
-  fail_unless(job.texture != 0);
-  meta->mask_texture = job.texture;
-  meta->gl_context = gst_object_ref(ctx);
-  free(meta->results.mask.classes);
-  meta->results.mask.classes = NULL;
+  GstVideoInfo vi;
+  gst_video_info_set_format(&vi, GST_VIDEO_FORMAT_GRAY8, (guint)o->mask->width, (guint)o->mask->height);
+  GstCaps *caps = gst_video_info_to_caps(&vi);
+  gst_caps_set_features(caps, 0, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, NULL));
+  GstBufferPool *pool = gst_gl_buffer_pool_new(ctx);
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_set_params(config, caps, (guint)vi.size, 0, 0);
+  gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_GL_SYNC_META);
+  fail_unless(gst_buffer_pool_set_config(pool, config) && gst_buffer_pool_set_active(pool, TRUE));
+  gst_caps_unref(caps);
+  TexJob job = { o->mask, NULL };
+  fail_unless(gst_buffer_pool_acquire_buffer(pool, &job.gl, NULL) == GST_FLOW_OK);
+  gst_gl_context_thread_add(ctx, fill_mask_texture, &job);
+  tfl_mask m = { o->mask->kind, o->mask->width, o->mask->height, o->mask->n_classes, NULL, NULL, 0, 0, 0, 0 };
+  gst_tflite_mask_unref(o->mask);
+  o->mask = gst_tflite_mask_new(&m, job.gl);
+  fail_unless(gst_tflite_mask_texture(o->mask, NULL) != 0);
+  gst_buffer_unref(job.gl);
+  gst_buffer_pool_set_active(pool, FALSE);
+  gst_object_unref(pool); /* the mask's buffer keeps it alive */
   return GST_PAD_PROBE_OK;
 }
 

@@ -1,0 +1,31 @@
+/* gsttfliteenums.h - the enum types of tflitefilter's properties (GEnum registrations). */
+#ifndef GST_TFLITE_ENUMS_H
+#define GST_TFLITE_ENUMS_H
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  GST_TFLITE_DELEGATE_AUTO,
+  GST_TFLITE_DELEGATE_GL,
+  GST_TFLITE_DELEGATE_CPU,
+} GstTfliteDelegate;
+
+typedef enum {
+  GST_TFLITE_PRECISION_FP16,
+  GST_TFLITE_PRECISION_FP32,
+} GstTflitePrecision;
+
+GType gst_tflite_delegate_get_type(void);   /* GstTfliteDelegate */
+GType gst_tflite_precision_get_type(void);  /* GstTflitePrecision */
+GType gst_tflite_decoder_get_type(void);    /* tfl_decoder_kind */
+GType gst_tflite_fit_get_type(void);        /* fit_mode */
+GType gst_tflite_anchors_get_type(void);    /* tfl_anchor_kind */
+
+/* Marks every enum above as plugin API (gst-inspect documents them). */
+void gst_tflite_enums_mark_as_plugin_api(void);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,48 @@
+/* gsttflitemessages.c - see gsttflitemessages.h */
+#include "gsttflitemessages.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_EXTERN(gst_tflite_filter_debug);
+#define GST_CAT_DEFAULT gst_tflite_filter_debug
+
+void gst_tflite_post_model_message(GstElement *element, const gchar *model_path, const gchar *decoder_name,
+                                   const gchar *delegate_name, const tfl_interpreter *interp, gboolean accel,
+                                   GstDebugCategory *perf)
+{
+  const tfl_graph *g = tfl_interpreter_graph(interp);
+  int n_accel = 0, n_cpu = 0;
+  GString *fallback = g_string_new(NULL);
+  for (int i = 0; i < g->n_nodes; i++) {
+    const char *d = tfl_interpreter_node_delegate(interp, i);
+    if (!d) continue;
+    if (strcmp(d, "cpu")) {
+      n_accel++;
+      continue;
+    }
+    n_cpu++;
+    const char *name = tfl_op_name(g->nodes[i].op);
+    if (accel && !strstr(fallback->str, name)) g_string_append_printf(fallback, "%s%s", fallback->len ? "," : "", name);
+  }
+  int parts = tfl_interpreter_partition_count(interp);
+  GST_INFO_OBJECT(element, "delegate %s: %d GL nodes, %d CPU nodes, %d partitions%s%s", delegate_name, n_accel, n_cpu,
+                  parts, fallback->len ? "; CPU fallback: " : "", fallback->str);
+  if (accel && n_cpu > 0 && perf)
+    GST_CAT_WARNING_OBJECT(perf, element, "model split into %d partitions: ops %s run on the CPU (slow)", parts,
+                           fallback->str);
+  GstStructure *s = gst_structure_new(
+    "tflite-model", "model", G_TYPE_STRING, model_path, "decoder", G_TYPE_STRING, decoder_name, "delegate",
+    G_TYPE_STRING, delegate_name, "gl-nodes", G_TYPE_INT, n_accel, "cpu-nodes", G_TYPE_INT, n_cpu, "partitions",
+    G_TYPE_INT, parts, "cpu-fallback-ops", G_TYPE_STRING, fallback->str, "arena-bytes", G_TYPE_UINT64,
+    (guint64)tfl_interpreter_arena_bytes(interp), NULL);
+  gst_element_post_message(element, gst_message_new_element(GST_OBJECT(element), s));
+  g_string_free(fallback, TRUE);
+}
+
+void gst_tflite_post_results_message(GstElement *element, const GstTfliteMeta *meta, GQuark source,
+                                     GstClockTime pts, gdouble latency_ms)
+{
+  GstStructure *s = gst_tflite_meta_to_structure(meta, source);
+  gst_structure_set(s, "timestamp", G_TYPE_UINT64, pts, "latency-ms", G_TYPE_DOUBLE, latency_ms, NULL);
+  gst_element_post_message(element, gst_message_new_element(GST_OBJECT(element), s));
+}

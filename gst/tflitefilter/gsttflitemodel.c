@@ -1,0 +1,132 @@
+/* gsttflitemodel.c - see gsttflitemodel.h */
+#include "gsttflitemodel.h"
+
+#include <string.h>
+
+#include "runtime/tfl_loader.h"
+
+GST_DEBUG_CATEGORY_EXTERN(gst_tflite_filter_debug);
+#define GST_CAT_DEFAULT gst_tflite_filter_debug
+
+static GPtrArray *labels_from_text(const char *text)
+{
+  GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
+  gchar **lines = g_strsplit(text, "\n", -1);
+  guint n = g_strv_length(lines);
+  while (n > 0 && lines[n - 1][0] == '\0') n--; /* trailing newline */
+  for (guint i = 0; i < n; i++) g_ptr_array_add(a, g_strdup(g_strstrip(lines[i])));
+  g_strfreev(lines);
+  return a;
+}
+
+static const char *dims_str(const tfl_tensor *t, char *buf, size_t size)
+{
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int d = 0; d < t->ndim && n + 16 < size; d++)
+    n += (size_t)g_snprintf(buf + n, size - n, "%s%d", d ? "," : "[", t->dims[d]);
+  if (n + 2 < size) g_strlcat(buf, t->ndim ? "]" : "[]", size);
+  return buf;
+}
+
+static gboolean takes_image(GstElement *element, const char *path, const tfl_graph *g)
+{
+  char dims[96];
+  const tfl_tensor *in = g->n_inputs > 0 ? &g->tensors[g->inputs[0]] : NULL;
+  if (in && in->ndim == 4 && in->dims[0] == 1 && (in->dims[3] == 3 || in->dims[3] == 4) &&
+      (in->type == TFL_TYPE_FLOAT32 || in->type == TFL_TYPE_UINT8 || in->type == TFL_TYPE_INT8))
+    return TRUE;
+  GST_ELEMENT_ERROR(element, STREAM, WRONG_TYPE, ("Model \"%s\" does not take an image.", path),
+                    ("Its first input is %s %s; it must be [1, height, width, 3] float32, uint8 or int8.",
+                     in ? tfl_type_name(in->type) : "missing", in ? dims_str(in, dims, sizeof dims) : ""));
+  return FALSE;
+}
+
+/* The property's file, else the model's embedded label file, else none. */
+static gboolean read_labels(GstElement *element, const GstTfliteModelSettings *s, const tfl_graph *g,
+                            GPtrArray **out)
+{
+  *out = NULL;
+  if (!s->labels_path) {
+    if (g->meta.labels) *out = labels_from_text(g->meta.labels);
+    return TRUE;
+  }
+  gchar *text = NULL;
+  GError *err = NULL;
+  if (!g_file_get_contents(s->labels_path, &text, NULL, &err)) {
+    GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ, ("Could not read labels \"%s\".", s->labels_path),
+                      ("%s", err->message));
+    g_clear_error(&err);
+    return FALSE;
+  }
+  *out = labels_from_text(text);
+  g_free(text);
+  return TRUE;
+}
+
+/* The properties, else the model's metadata, else the range the model family was trained
+ * with (tfl_decoder_input_range). */
+static void pick_norm(GstElement *element, const GstTfliteModelSettings *s, GstTfliteModel *m)
+{
+  const tfl_graph *g = m->graph;
+  float lo, hi;
+  tfl_decoder_input_range(m->decoder_kind, g, &lo, &hi);
+  for (int c = 0; c < 3; c++) {
+    float std = 255.0f / (hi - lo), mean = -lo * std;
+    if (g->meta.has_norm && g->meta.n_norm > 0) {
+      int k = c < g->meta.n_norm ? c : g->meta.n_norm - 1;
+      mean = g->meta.norm_mean[k];
+      std = g->meta.norm_std[k];
+    }
+    m->norm.mean[c] = s->norm_mean[c] != GST_TFLITE_NORM_FROM_MODEL ? s->norm_mean[c] : mean;
+    m->norm.std[c] = s->norm_std[c] > 0.0f ? s->norm_std[c] : std; /* 0 would divide by 0 */
+  }
+  GST_INFO_OBJECT(element, "input normalization: (pixel - %g) / %g%s", m->norm.mean[0], m->norm.std[0],
+                  g->meta.has_norm ? " (model metadata)" : "");
+}
+
+gboolean gst_tflite_model_load(GstElement *element, const GstTfliteModelSettings *s, tfl_diag *diag, GstTfliteModel *m)
+{
+  memset(m, 0, sizeof *m);
+  const gchar *path = s->model_path;
+  if (!path) {
+    GST_ELEMENT_ERROR(element, RESOURCE, NOT_FOUND, ("No model set."), ("Set the 'model' property to a .tflite file."));
+    return FALSE;
+  }
+  if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+    GST_ELEMENT_ERROR(element, RESOURCE, NOT_FOUND, ("Model file \"%s\" does not exist.", path),
+                      ("Set the 'model' property to a .tflite file."));
+    return FALSE;
+  }
+  if (tfl_load_file(path, &m->graph, diag) != TFL_OK) {
+    GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ, ("Could not load model \"%s\": not a valid .tflite file.", path),
+                      ("%s", diag->error));
+    goto fail;
+  }
+  if (!takes_image(element, path, m->graph) || !read_labels(element, s, m->graph, &m->labels)) goto fail;
+  m->decoder_kind = s->decoder_kind;
+  if (m->decoder_kind == TFL_DECODER_AUTO) {
+    char why[256] = "";
+    m->decoder_kind = tfl_decoder_pick(m->graph, why, sizeof why);
+    GST_INFO_OBJECT(element, "decoder=auto picked '%s': %s", tfl_decoder_kind_name(m->decoder_kind), why);
+  }
+  pick_norm(element, s, m);
+  return TRUE;
+fail:
+  gst_tflite_model_clear(m);
+  return FALSE;
+}
+
+void gst_tflite_model_clear(GstTfliteModel *m)
+{
+  tfl_graph_free(m->graph);
+  if (m->labels) g_ptr_array_unref(m->labels);
+  memset(m, 0, sizeof *m);
+}
+
+void gst_tflite_model_settings_clear(GstTfliteModelSettings *s)
+{
+  g_free(s->model_path);
+  g_free(s->labels_path);
+  memset(s, 0, sizeof *s);
+}
