@@ -13,6 +13,7 @@
 
 #include "cpu_kernel.h"
 #include "cpu_features.h"
+#include "kernels/conv_narrow.h"
 #include "kernels/conv_sparse1x1.h"
 #include "onednn_conv.h"
 #include "xnn_partition.h"
@@ -74,13 +75,22 @@ static void cpu_release(void *vctx, void *vstate)
   free(p);
 }
 
-/* fast: sparse 1x1 convs get their own kernel (XNNPACK leaves them to it). */
+/* The fast path's own kernel for node n, where one beats XNNPACK: sparse 1x1 convs,
+ * convs with one or two output channels. NULL: none. */
+static const cpu_kernel *fast_kernel(const tfl_graph *g, const tfl_node *n)
+{
+  if (cpu_conv_sparse1x1_applies(g, n)) return &cpu_k_conv_sparse1x1;
+  if (cpu_conv_narrow_applies(g, n)) return &cpu_k_conv_narrow;
+  return NULL;
+}
+
 static tfl_status prepare_kernel(tfl_graph *g, int node, cpu_step *s, bool fast, tfl_diag *diag)
 {
   const tfl_node *n = &g->nodes[node];
+  const cpu_kernel *own = fast ? fast_kernel(g, n) : NULL;
   s->node = node;
   s->span = 1;
-  s->k = fast && cpu_conv_sparse1x1_applies(g, n) ? &cpu_k_conv_sparse1x1 : kernel_of(n->op);
+  s->k = own ? own : kernel_of(n->op);
   if (!s->k)
     return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "node %d (%s): the CPU delegate has no kernel for this op", node,
                      tfl_op_name(n->op));
@@ -98,7 +108,7 @@ typedef enum { BY_KERNEL, BY_XNNPACK, BY_ONEDNN } runner;
 static runner pick_runner(const cpu_delegate_ctx *c, const tfl_graph *g, int node)
 {
   const tfl_node *n = &g->nodes[node];
-  if (cpu_conv_sparse1x1_applies(g, n)) return BY_KERNEL;
+  if (fast_kernel(g, n)) return BY_KERNEL;
   if (c->opt.use_onednn) {
     const onednn_conv_options o = {c->opt.threads, c->opt.precision == CPU_PRECISION_BF16, c->isa};
     if (onednn_conv_preferred(g, node, &o)) return BY_ONEDNN;
