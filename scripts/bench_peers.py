@@ -65,8 +65,10 @@ class Ours:
             f += ['--precision', self.precision]
         return f
 
-    def outputs(self, out_dir):
-        cmd = [os.path.join(self.tools, 'tflite-run'), self.model, '--gauss', '1', '--out', out_dir]
+    def outputs(self, out_dir, inputs=None):
+        """Runs once on Gaussian inputs (or on the given input files) into out_dir."""
+        cmd = [os.path.join(self.tools, 'tflite-run'), self.model, '--out', out_dir]
+        cmd += ['--gauss', '1'] if not inputs else sum([['--input', f] for f in inputs], [])
         r = subprocess.run(cmd + self.flags(), capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(r.stderr.strip().splitlines()[-1] if r.stderr.strip() else 'failed')
@@ -210,11 +212,13 @@ def main():
     ap.add_argument('--peak1', type=float, default=0, help='fp32 GFLOP/s, one core')
     ap.add_argument('--peakn', type=float, default=0, help='fp32 GFLOP/s, all cores')
     ap.add_argument('--bf16', action='store_true', help='also time ours with --precision bf16')
+    ap.add_argument('--baseline', help='tools folder of an earlier build of ours, timed as "ours before"')
     ap.add_argument('models', nargs='+', help='NAME=PATH: the label and the model to run')
     a = ap.parse_args()
     threads = [int(t) for t in a.threads.split()]
     results = []
-    engines = ['ours'] + (['ours-bf16'] if a.bf16 else []) + ['litert', 'ov-f32', 'ov-default']
+    engines = (['base'] if a.baseline else []) + ['ours'] + (['ours-bf16'] if a.bf16 else []) + \
+        ['litert', 'ov-f32', 'ov-default']
 
     for spec in a.models:
         label, path = spec.split('=', 1)
@@ -237,6 +241,14 @@ def main():
             names = [x['name'] for x in meta['outputs']] if meta else []
             # 8-bit models: their multiply-adds are integer, no fp32 peak to compare with
             row['int8'] = bool(meta) and meta['inputs'][0]['dtype'] in ('uint8', 'int8')
+            if a.baseline and inputs:
+                ob = Ours(a.baseline, path, t, 'fp32')
+                try:
+                    files = [os.path.join(d, 'ours', x['file']) for x in meta['inputs']]
+                    outs['base'] = ob.outputs(os.path.join(d, 'base'), files)
+                    run['base'] = ob
+                except Exception as e:  # noqa: BLE001
+                    row['notes']['base'] = 'fails: %s' % str(e)[:80]
             if a.bf16:
                 ob = Ours(a.tools, path, t, 'bf16')
                 try:
@@ -310,9 +322,11 @@ def main():
 
 
 def print_table(results, engines, peak1, peakn):
-    heads = {'ours': 'ours', 'ours-bf16': 'ours bf16', 'litert': 'LiteRT', 'ov-f32': 'OpenVINO f32',
+    heads = {'base': 'ours before', 'ours': 'ours', 'ours-bf16': 'ours bf16', 'litert': 'LiteRT', 'ov-f32': 'OpenVINO f32',
              'ov-default': 'OpenVINO default'}
     cols = ['model', 'T'] + ['%s median / min ms' % heads[e] for e in engines]
+    if 'base' in engines:
+        cols += ['before / ours']
     cols += ['LiteRT / ours', 'OV f32 / ours']
     if 'ours-bf16' in engines:
         cols += ['OV default / ours bf16']
@@ -332,6 +346,8 @@ def print_table(results, engines, peak1, peakn):
                 return '%.2f×' % (c[num][0] / c[den][0])
             return '—'
         line = [row['model'], str(row['threads'])] + [cell(e) for e in engines]
+        if 'base' in engines:
+            line += [ratio('base', 'ours')]
         line += [ratio('litert', 'ours'), ratio('ov-f32', 'ours')]
         if 'ours-bf16' in engines:
             line += [ratio('ov-default', 'ours-bf16')]

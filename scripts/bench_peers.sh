@@ -21,7 +21,8 @@
 # after, with a warning above 1.5 (other jobs then steal cores, most at 2 threads).
 #
 # Usage: scripts/bench_peers.sh [--runs R] [--rounds N] [--threads "1 2"] [--build DIR]
-#          [--models "NAME|PATH ..."] [--venv DIR] [--log DIR] [--bf16] [--setup-only]
+#          [--models "NAME|PATH ..."] [--venv DIR] [--log DIR] [--bf16] [--baseline DIR]
+#          [--peak "P1 PN"] [--setup-only]
 #   --runs R      timed runs per engine and round (default 30)
 #   --rounds N    rounds of every engine in turn (default 3)
 #   --threads     thread counts (default "1 2")
@@ -33,6 +34,10 @@
 #   --venv DIR    the virtual environment (default build-peers/venv)
 #   --log DIR     raw outputs and results.json (default a new folder under /tmp)
 #   --bf16        also time ours with --precision bf16 (column "ours bf16")
+#   --baseline DIR  also time an earlier build of ours (its build directory), column
+#                 "ours before", same input and checks
+#   --peak "P1 PN"  fp32 GFLOP/s on 1 core and on all cores, instead of measuring them now
+#                 (the measurement needs a quiet machine too)
 #   --setup-only  make the environment and measure the peak, then stop
 # The markdown table goes to stdout, progress to stderr.
 set -euo pipefail
@@ -46,7 +51,9 @@ models=""
 venv="$repo/build-peers/venv"
 log=""
 bf16=""
+baseline=()
 setup_only=0
+peak=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift 2 ;;
@@ -57,7 +64,9 @@ while [ $# -gt 0 ]; do
     --venv) venv=$2; shift 2 ;;
     --log) log=$2; shift 2 ;;
     --bf16) bf16=--bf16; shift ;;
+    --baseline) baseline=(--baseline "$(cd "$2" && pwd)/tools"); shift 2 ;;
     --setup-only) setup_only=1; shift ;;
+    --peak) peak=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench_peers.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -78,9 +87,13 @@ peak_bin="$venv/fma_peak"
 if [ ! -x "$peak_bin" ] || [ "$repo/scripts/fma_peak.c" -nt "$peak_bin" ]; then
   cc -O2 -march=native -ffp-contract=fast -pthread "$repo/scripts/fma_peak.c" -o "$peak_bin"
 fi
-peak_out=$("$peak_bin" "$(nproc)")
-peak1=$(echo "$peak_out" | sed -n 's/^peak 1 thread: \([0-9.]*\).*/\1/p')
-peakn=$(echo "$peak_out" | sed -n 's/^peak [0-9]* threads: \([0-9.]*\).*/\1/p')
+if [ -n "$peak" ]; then
+  read -r peak1 peakn <<<"$peak"
+else
+  peak_out=$("$peak_bin" "$(nproc)")
+  peak1=$(echo "$peak_out" | sed -n 's/^peak 1 thread: \([0-9.]*\).*/\1/p')
+  peakn=$(echo "$peak_out" | sed -n 's/^peak [0-9]* threads: \([0-9.]*\).*/\1/p')
+fi
 load_warn() {
   local l
   l=$(cut -d' ' -f1 /proc/loadavg)
@@ -135,7 +148,7 @@ echo "bench_peers.sh: logs in $log; $(nproc) cores; $(grep -m1 'model name' /pro
 load_warn "before"
 "$venv/bin/python" "$repo/scripts/bench_peers.py" --tools "$build/tools" --runs "$runs" \
   --rounds "$rounds" --threads "$threads" --log "$log" --peak1 "$peak1" --peakn "$peakn" \
-  $bf16 "${specs[@]}"
+  $bf16 "${baseline[@]}" "${specs[@]}"
 echo
 echo "fp32 peak (scripts/fma_peak.c): $peak1 GFLOP/s on 1 core, $peakn on $(nproc) cores."
 load_warn "after"
