@@ -134,7 +134,7 @@ static void test_graph_alias(void)
   g->outputs[0] = 3;
   bool planned[4];
   size_t arena = 0;
-  CHECK(tfl_plan_graph(g, planned, &arena, &diag) == TFL_OK, "plan_graph: %s", diag.error);
+  CHECK(tfl_plan_graph(g, NULL, 0, planned, &arena, &diag) == TFL_OK, "plan_graph: %s", diag.error);
   for (int t = 0; t < 4; t++) CHECK(planned[t], "tensor %d not planned", t);
   size_t o[4];
   for (int t = 0; t < 4; t++) o[t] = g->tensors[t].arena_offset;

@@ -102,18 +102,69 @@ static tfl_status prepare_kernel(tfl_graph *g, int node, cpu_step *s, bool fast,
   return TFL_OK;
 }
 
-/* Who runs node part->nodes[i] in fast mode, decided once per partition. */
-typedef enum { BY_KERNEL, BY_XNNPACK, BY_ONEDNN } runner;
+/* Who runs node part->nodes[i] in fast mode, decided once per partition (the same way
+ * for extra_uses and prepare). BY_FUSED: a PAD a oneDNN conv pads for; it does not run. */
+typedef enum { BY_KERNEL, BY_XNNPACK, BY_ONEDNN, BY_FUSED } runner;
+
+typedef struct {
+  runner *who;   /* [n_nodes of the partition] */
+  int32_t *pad;  /* [n_nodes]: BY_ONEDNN: the fused PAD node, else -1 */
+} part_plan;
+
+static onednn_conv_options onednn_options(const cpu_delegate_ctx *c, int pad_node)
+{
+  return (onednn_conv_options){c->opt.threads, c->opt.precision == CPU_PRECISION_BF16, c->isa, pad_node};
+}
 
 static runner pick_runner(const cpu_delegate_ctx *c, const tfl_graph *g, int node)
 {
   const tfl_node *n = &g->nodes[node];
   if (fast_kernel(g, n)) return BY_KERNEL;
   if (c->opt.use_onednn) {
-    const onednn_conv_options o = {c->opt.threads, c->opt.precision == CPU_PRECISION_BF16, c->isa};
+    const onednn_conv_options o = onednn_options(c, -1);
     if (onednn_conv_preferred(g, node, &o)) return BY_ONEDNN;
   }
   return c->opt.use_xnnpack && xnn_partition_supports(g, node) ? BY_XNNPACK : BY_KERNEL;
+}
+
+static void plan_free(part_plan *pp)
+{
+  free(pp->who);
+  free(pp->pad);
+}
+
+/* Runners, then the PADs oneDNN convs take over: the PAD must be in this partition. */
+static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, const tfl_partition *part,
+                                 part_plan *pp, tfl_diag *diag)
+{
+  const size_t n = (size_t)(part->n_nodes ? part->n_nodes : 1);
+  pp->who = calloc(n, sizeof *pp->who);
+  pp->pad = malloc(n * sizeof *pp->pad);
+  int32_t *index = malloc(sizeof(int32_t) * (size_t)(g->n_nodes ? g->n_nodes : 1));
+  if (!pp->who || !pp->pad || !index) {
+    free(index);
+    plan_free(pp);
+    return tfl_fail(diag, TFL_ERR_NOMEM, "cpu delegate: plan of %d nodes", part->n_nodes);
+  }
+  for (int i = 0; i < g->n_nodes; i++) index[i] = -1;
+  const bool fast = !c->opt.reference;
+  for (int i = 0; i < part->n_nodes; i++) {
+    index[part->nodes[i]] = i;
+    pp->who[i] = fast ? pick_runner(c, g, part->nodes[i]) : BY_KERNEL;
+    pp->pad[i] = -1;
+  }
+  for (int i = 0; i < part->n_nodes; i++) {
+    if (pp->who[i] != BY_ONEDNN) continue;
+    const int p = onednn_conv_fusable_pad(g, part->nodes[i]);
+    const int pi = p >= 0 ? index[p] : -1;
+    if (pi < 0 || pp->who[pi] == BY_ONEDNN || pp->who[pi] == BY_FUSED) continue;
+    const onednn_conv_options o = onednn_options(c, p);
+    if (!onednn_conv_applies(g, part->nodes[i], &o)) continue;
+    pp->who[pi] = BY_FUSED;
+    pp->pad[i] = p;
+  }
+  free(index);
+  return TFL_OK;
 }
 
 /* Length of the run of XNNPACK nodes starting at index i (0: none). */
@@ -123,6 +174,31 @@ static int xnn_run_length(const runner *who, int n_nodes, int i, bool one_node)
   while (k < n_nodes && who[k] == BY_XNNPACK) k++;
   if (one_node && k > i) return 1;
   return k - i;
+}
+
+/* tfl_delegate.extra_uses: fused PADs' inputs read when their oneDNN conv runs; the moves
+ * of XNNPACK's own fusions inside each run. */
+static int cpu_extra_uses(void *vctx, const tfl_graph *g, const tfl_partition *part, tfl_extra_use *uses, int max)
+{
+  cpu_delegate_ctx *c = vctx;
+  part_plan pp;
+  if (c->opt.reference || plan_partition(c, g, part, &pp, NULL) != TFL_OK) return 0;
+  int n = 0;
+  for (int i = 0; i < part->n_nodes;) {
+    if (pp.pad[i] >= 0) {
+      if (n < max) uses[n] = (tfl_extra_use){part->nodes[i], g->nodes[pp.pad[i]].in[0]};
+      n++;
+    }
+    const int run = xnn_run_length(pp.who, part->n_nodes, i, c->opt.xnn_one_node);
+    if (run > 0) {
+      n += xnn_partition_extra_uses(g, part->nodes + i, run, n < max ? uses + n : NULL, n < max ? max - n : 0);
+      i += run;
+    } else {
+      i++;
+    }
+  }
+  plan_free(&pp);
+  return n;
 }
 
 static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *part, void **state)
@@ -138,19 +214,24 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
   p->g = g;
   p->diag = part->diag;
   bool fast = !c->opt.reference;
-  runner *who = calloc((size_t)(part->n_nodes ? part->n_nodes : 1), sizeof *who);
-  if (!who) {
+  part_plan pp;
+  tfl_status pst = plan_partition(c, g, part, &pp, part->diag);
+  if (pst != TFL_OK) {
     cpu_release(c, p);
-    return tfl_fail(part->diag, TFL_ERR_NOMEM, "cpu delegate: partition of %d nodes", part->n_nodes);
+    return pst;
   }
-  for (int i = 0; fast && i < part->n_nodes; i++) who[i] = pick_runner(c, g, part->nodes[i]);
+  const runner *who = pp.who;
   tfl_status st = TFL_OK;
   for (int i = 0; i < part->n_nodes && st == TFL_OK;) {
+    if (who[i] == BY_FUSED) { /* a PAD its oneDNN conv pads for */
+      i++;
+      continue;
+    }
     if (who[i] == BY_ONEDNN) {
       cpu_step *s = &p->steps[p->n_steps];
       s->node = part->nodes[i];
       s->span = 1;
-      const onednn_conv_options o = {c->opt.threads, c->opt.precision == CPU_PRECISION_BF16, c->isa};
+      const onednn_conv_options o = onednn_options(c, pp.pad[i]);
       tfl_diag why; /* a refusal is only a warning: keep it out of the interpreter's error */
       tfl_diag_init(&why);
       st = onednn_conv_create(g, part->nodes[i], &o, &s->dnn, &why);
@@ -159,10 +240,15 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
         i++;
         continue;
       }
-      /* oneDNN refused it after all: the kernel takes it */
+      /* oneDNN refused it after all: the kernels take it (and the PAD it was to absorb,
+       * whose input the planner kept alive until here) */
       tfl_logf(p->diag, TFL_LOG_WARNING, "oneDNN could not take node %d (%s); using the CPU kernel",
                part->nodes[i], why.error);
-      st = prepare_kernel(g, part->nodes[i], s, fast, p->diag);
+      if (pp.pad[i] >= 0) {
+        st = prepare_kernel(g, pp.pad[i], s, fast, p->diag);
+        if (st == TFL_OK) s = &p->steps[++p->n_steps];
+      }
+      if (st == TFL_OK) st = prepare_kernel(g, part->nodes[i], s, fast, p->diag);
       if (st == TFL_OK) p->n_steps++;
       i++;
       continue;
@@ -196,7 +282,7 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
     if (st == TFL_OK) p->n_steps++;
     i++;
   }
-  free(who);
+  plan_free(&pp);
   if (st != TFL_OK) {
     cpu_release(c, p);
     return st;
@@ -269,6 +355,7 @@ tfl_delegate *cpu_delegate_create(const cpu_delegate_options *opt)
   d->name = "cpu";
   d->ctx = c;
   d->supports = cpu_supports;
+  d->extra_uses = cpu_extra_uses;
   d->prepare = cpu_prepare;
   d->invoke = cpu_invoke;
   d->release = cpu_release;

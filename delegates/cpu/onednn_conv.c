@@ -65,6 +65,7 @@ typedef struct {
 struct onednn_conv {
   const tfl_graph *g;
   int node;
+  int x_tensor;           /* what the conv reads: its input, or a fused PAD's input */
   tfl_diag *diag;         /* errors of create / run (borrowed for the call, NULL: dropped) */
   conv_kind kind;
   cpu_features isa;
@@ -113,8 +114,50 @@ static bool clamp_act(tfl_activation a)
   return false;
 }
 
-/* Types, shapes and quantization this module takes; fills the geometry. */
-static bool node_fits(const tfl_graph *g, const tfl_node *n, geom *s, conv_kind *kind, bool bf16)
+/* Integer element i of a constant int32/int64 tensor. */
+static int64_t int_at(const tfl_tensor *t, size_t i)
+{
+  return t->type == TFL_TYPE_INT64 ? ((const int64_t *)t->data)[i] : ((const int32_t *)t->data)[i];
+}
+
+int onednn_conv_fusable_pad(const tfl_graph *g, int node)
+{
+  if (!g || node < 0 || node >= g->n_nodes) return -1;
+  const tfl_node *n = &g->nodes[node];
+  const tfl_tensor *pt = in_t(g, n, INPUT);
+  if (n->dead || (n->op != TFL_OP_CONV_2D && n->op != TFL_OP_DEPTHWISE_CONV_2D) || !pt || pt->producer < 0 ||
+      pt->producer >= g->n_nodes)
+    return -1;
+  const int t = n->in[INPUT], p = pt->producer;
+  const tfl_node *pad = &g->nodes[p];
+  if (pad->dead || (pad->op != TFL_OP_PAD && pad->op != TFL_OP_PADV2) || pad->n_in < 2) return -1;
+  for (int i = 0; i < g->n_outputs; i++)
+    if (g->outputs[i] == t) return -1;
+  for (int i = 0; i < g->n_nodes; i++) /* the conv is its only reader */
+    for (int j = 0; !g->nodes[i].dead && i != node && j < g->nodes[i].n_in; j++)
+      if (g->nodes[i].in[j] == t) return -1;
+  const tfl_tensor *x = in_t(g, pad, 0), *pads = in_t(g, pad, 1);
+  if (!x || x->ndim != 4 || x->type != pt->type || !pads || !pads->is_const || !pads->data ||
+      (pads->type != TFL_TYPE_INT32 && pads->type != TFL_TYPE_INT64) || tfl_tensor_count(pads) != 8)
+    return -1;
+  if (int_at(pads, 0) || int_at(pads, 1) || int_at(pads, 6) || int_at(pads, 7)) return -1; /* N, C */
+  for (int k = 2; k < 6; k++)
+    if (int_at(pads, (size_t)k) < 0) return -1;
+  if (x->q.n != pt->q.n || (x->q.n && (x->q.scale[0] != pt->q.scale[0] || x->q.zero_point[0] != pt->q.zero_point[0])))
+    return -1;
+  if (pad->op == TFL_OP_PADV2) { /* the value must be a real zero: what oneDNN pads with */
+    const tfl_tensor *v = in_t(g, pad, 2);
+    if (!v || !v->is_const || !v->data || tfl_tensor_count(v) != 1 || v->type != x->type) return -1;
+    if (x->type == TFL_TYPE_FLOAT32 && ((const float *)v->data)[0] != 0.0f) return -1;
+    if (x->type == TFL_TYPE_UINT8 && ((const uint8_t *)v->data)[0] != cpu_zero_point(x, 0)) return -1;
+    if (x->type == TFL_TYPE_INT8 && ((const int8_t *)v->data)[0] != cpu_zero_point(x, 0)) return -1;
+  }
+  return p;
+}
+
+/* Types, shapes and quantization this module takes; fills the geometry. pad_node >= 0:
+ * the conv reads that PAD's input instead, its padding added to the conv's own. */
+static bool node_fits(const tfl_graph *g, const tfl_node *n, int pad_node, geom *s, conv_kind *kind, bool bf16)
 {
   if (n->dead || (n->op != TFL_OP_CONV_2D && n->op != TFL_OP_DEPTHWISE_CONV_2D)) return false;
   const tfl_tensor *x = in_t(g, n, INPUT), *w = in_t(g, n, FILTER), *b = in_t(g, n, BIAS), *y = out_t(g, n);
@@ -151,6 +194,19 @@ static bool node_fits(const tfl_graph *g, const tfl_node *n, geom *s, conv_kind 
     return false;
   s->pad_t = cpu_conv_pad(p->padding, s->H, s->KH, s->sh, s->dh, s->OH);
   s->pad_l = cpu_conv_pad(p->padding, s->W, s->KW, s->sw, s->dw, s->OW);
+  if (pad_node >= 0) { /* read the PAD's input: its sizes, its padding in front of ours */
+    if (onednn_conv_fusable_pad(g, (int)(n - g->nodes)) != pad_node) return false;
+    const tfl_node *pad = &g->nodes[pad_node];
+    const tfl_tensor *px = in_t(g, pad, 0), *pads = in_t(g, pad, 1);
+    if (px->dims[0] != s->N || px->dims[3] != s->C ||
+        px->dims[1] + int_at(pads, 2) + int_at(pads, 3) != s->H ||
+        px->dims[2] + int_at(pads, 4) + int_at(pads, 5) != s->W)
+      return false;
+    s->pad_t += (int)int_at(pads, 2);
+    s->pad_l += (int)int_at(pads, 4);
+    s->H = px->dims[1];
+    s->W = px->dims[2];
+  }
   const int need_w = (s->OW - 1) * s->sw - s->pad_l + (s->KW - 1) * s->dw + 1;
   s->w_used = need_w < s->W ? need_w : s->W;
   s->pad_r = need_w - s->w_used;
@@ -591,7 +647,7 @@ bool onednn_conv_preferred(const tfl_graph *g, int node, const onednn_conv_optio
   if (!g || !o || node < 0 || node >= g->n_nodes) return false;
   geom s;
   conv_kind kind;
-  return node_fits(g, &g->nodes[node], &s, &kind, o->bf16) && worth_it(&s, kind) &&
+  return node_fits(g, &g->nodes[node], o->pad_node, &s, &kind, o->bf16) && worth_it(&s, kind) &&
          onednn_conv_applies(g, node, o);
 }
 
@@ -599,7 +655,7 @@ bool onednn_conv_applies(const tfl_graph *g, int node, const onednn_conv_options
 {
   if (!g || !o || node < 0 || node >= g->n_nodes) return false;
   onednn_conv c = {.g = g, .node = node, .isa = o->isa};
-  if (!node_fits(g, &g->nodes[node], &c.s, &c.kind, o->bf16)) return false;
+  if (!node_fits(g, &g->nodes[node], o->pad_node, &c.s, &c.kind, o->bf16)) return false;
   if (c.kind == K_Q8) c.src_zp = cpu_zero_point(in_t(g, &g->nodes[node], INPUT), 0);
   const tfl_status st = single_threaded(probe, &c, o->threads < 1 ? 1 : o->threads);
   free(c.chunks);
@@ -618,7 +674,8 @@ tfl_status onednn_conv_create(const tfl_graph *g, int node, const onednn_conv_op
   c->node = node;
   c->diag = diag;
   c->isa = o->isa;
-  if (!node_fits(g, &g->nodes[node], &c->s, &c->kind, o->bf16)) {
+  c->x_tensor = o->pad_node >= 0 ? g->nodes[o->pad_node].in[0] : g->nodes[node].in[INPUT];
+  if (!node_fits(g, &g->nodes[node], o->pad_node, &c->s, &c->kind, o->bf16)) {
     free(c);
     return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "node %d (%s): not a convolution oneDNN takes", node,
                     tfl_op_name(g->nodes[node].op));
@@ -694,7 +751,7 @@ static void run_slot(void *arg, size_t i)
 tfl_status onednn_conv_run(onednn_conv *c, cpu_ctx *ctx, tfl_diag *diag)
 {
   const tfl_node *n = &c->g->nodes[c->node];
-  run_args a = {.c = c, .x = in_t(c->g, n, INPUT)->data, .y = out_t(c->g, n)->data};
+  run_args a = {.c = c, .x = c->g->tensors[c->x_tensor].data, .y = out_t(c->g, n)->data};
   atomic_init(&a.next, 0);
   atomic_init(&a.failed, 0);
   cpu_parallel(ctx, run_slot, &a, (size_t)c->n_slots);

@@ -29,9 +29,16 @@ typedef struct {
   int threads;        /* the pool's thread count, >= 1 */
   bool bf16;          /* float convolutions in bfloat16 */
   cpu_features isa;   /* what the kernels around oneDNN may use (cpu_features_detect) */
+  int pad_node;       /* -1, or onednn_conv_fusable_pad's answer: the conv reads that PAD's
+                         input (kept alive until the conv runs: tfl_delegate.extra_uses)
+                         with the PAD's padding added to its own; the PAD does not run */
 } onednn_conv_options;
 
 typedef struct onednn_conv onednn_conv;
+
+/* The PAD node (PAD, or PADV2 with a zero value) whose output only this conv reads and
+ * whose padding is spatial, so oneDNN can pad instead; -1 when there is none. */
+int onednn_conv_fusable_pad(const tfl_graph *g, int node);
 
 /* Would onednn_conv_create take node `node`: a CONV_2D or DEPTHWISE_CONV_2D with constant
  * weights, float32 or 8-bit as above, a clamp activation (or none), for which oneDNN has a

@@ -1034,6 +1034,30 @@ static bool bytes_overlap(const tfl_tensor *a, const tfl_tensor *c)
          (const char *)c->data < (const char *)a->data + a->bytes;
 }
 
+int xnn_partition_extra_uses(const tfl_graph *g, const int32_t *nodes, int n_nodes, tfl_extra_use *uses, int max)
+{
+  int n = 0;
+  for (int k = 0; k < n_nodes; k++) {
+    const tfl_node *e = &g->nodes[nodes[k]];
+    if (e->n_in < 1 || e->in[0] < 0 || e->n_out < 1 || e->out[0] < 0) continue;
+    const int t = e->in[0], p = g->tensors[t].producer;
+    bool in_run = false;
+    for (int j = 0; j < k && !in_run; j++) in_run = nodes[j] == p;
+    if (!in_run || readers(g, t) != 1) continue;
+    const tfl_node *pn = &g->nodes[p];
+    if (is_clamp(e)) { /* written when its producer runs */
+      if (n < max) uses[n] = (tfl_extra_use){p, e->out[0]};
+      n++;
+    }
+    if ((e->op == TFL_OP_CONV_2D || e->op == TFL_OP_DEPTHWISE_CONV_2D) &&
+        (pn->op == TFL_OP_PAD || pn->op == TFL_OP_PADV2) && pn->n_in > 0 && pn->in[0] >= 0) {
+      if (n < max) uses[n] = (tfl_extra_use){nodes[k], pn->in[0]}; /* read when the conv runs */
+      n++;
+    }
+  }
+  return n;
+}
+
 /* A fused operator runs its group (PAD, conv, clamp) at one time: it reads the PAD's input
  * at the conv's turn and writes the clamp's output at the conv's turn. The arena planner
  * plans node by node, so it may have given a tensor written by a node of the group the
@@ -1042,7 +1066,9 @@ static bool bytes_overlap(const tfl_tensor *a, const tfl_tensor *c)
  * dw conv -> 1x1 conv + RELU subgraph, its output given its input's bytes). For each group
  * where some tensor read by a node in its node range overlaps one written there, the
  * tensors between the group's nodes are made external outputs, so XNNPACK does not fuse
- * them and runs the nodes in the planner's order. */
+ * them and runs the nodes in the planner's order. (The CPU delegate declares these fused
+ * uses to the planner, xnn_partition_extra_uses, so this is the safety net for a caller
+ * that did not.) */
 static void break_fused_overlaps(builder *b, const int32_t *nodes, int n_nodes)
 {
   tfl_graph *g = b->g;
