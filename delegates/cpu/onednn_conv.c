@@ -163,7 +163,7 @@ static bool node_fits(const tfl_graph *g, const tfl_node *n, int pad_node, geom 
   const tfl_tensor *x = in_t(g, n, INPUT), *w = in_t(g, n, FILTER), *b = in_t(g, n, BIAS), *y = out_t(g, n);
   const tfl_conv_params *p = &n->p.conv;
   if (!x || !w || !y || x->ndim != 4 || w->ndim != 4 || y->ndim != 4) return false;
-  if (!w->is_const || !w->data || w->sparsity || !x->data || !y->data) return false;
+  if (!w->is_const || !w->data || w->sparsity) return false;
   if (!clamp_act(p->act) || p->stride_h < 1 || p->stride_w < 1 || p->dilation_h < 1 || p->dilation_w < 1)
     return false;
   memset(s, 0, sizeof *s);
@@ -207,10 +207,12 @@ static bool node_fits(const tfl_graph *g, const tfl_node *n, int pad_node, geom 
     s->H = px->dims[1];
     s->W = px->dims[2];
   }
+  /* columns past the last window (VALID with a stride remainder) are left out by a
+   * negative right padding: oneDNN's kernels want dense rows */
   const int need_w = (s->OW - 1) * s->sw - s->pad_l + (s->KW - 1) * s->dw + 1;
-  s->w_used = need_w < s->W ? need_w : s->W;
-  s->pad_r = need_w - s->w_used;
-  if (s->pad_t < 0 || s->pad_l < 0 || s->w_used < 1) return false;
+  s->w_used = s->W;
+  s->pad_r = need_w - s->W;
+  if (s->pad_t < 0 || s->pad_l < 0 || s->pad_r <= -s->sw) return false;
   if (b && (tfl_tensor_count(b) != (size_t)s->OC || !b->is_const || !b->data)) return false;
 
   if (x->type == TFL_TYPE_FLOAT32) {
