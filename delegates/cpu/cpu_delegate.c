@@ -109,11 +109,15 @@ typedef enum { BY_KERNEL, BY_XNNPACK, BY_ONEDNN, BY_FUSED } runner;
 typedef struct {
   runner *who;   /* [n_nodes of the partition] */
   int32_t *pad;  /* [n_nodes]: BY_ONEDNN: the fused PAD node, else -1 */
+  uint8_t *bf16; /* [n_nodes]: BY_ONEDNN in bf16: BF16_SRC, BF16_DST (onednn_conv_options) */
 } part_plan;
 
-static onednn_conv_options onednn_options(const cpu_delegate_ctx *c, int pad_node)
+enum { BF16_SRC = 1, BF16_DST = 2 };
+
+static onednn_conv_options onednn_options(const cpu_delegate_ctx *c, int pad_node, int bf16_links)
 {
-  return (onednn_conv_options){c->opt.threads, c->opt.precision == CPU_PRECISION_BF16, c->isa, pad_node};
+  return (onednn_conv_options){c->opt.threads, c->opt.precision == CPU_PRECISION_BF16, c->isa, pad_node,
+                               (bf16_links & BF16_SRC) != 0, (bf16_links & BF16_DST) != 0};
 }
 
 static runner pick_runner(const cpu_delegate_ctx *c, const tfl_graph *g, int node)
@@ -121,7 +125,7 @@ static runner pick_runner(const cpu_delegate_ctx *c, const tfl_graph *g, int nod
   const tfl_node *n = &g->nodes[node];
   if (fast_kernel(g, n)) return BY_KERNEL;
   if (c->opt.use_onednn) {
-    const onednn_conv_options o = onednn_options(c, -1);
+    const onednn_conv_options o = onednn_options(c, -1, 0);
     if (onednn_conv_preferred(g, node, &o)) return BY_ONEDNN;
   }
   return c->opt.use_xnnpack && xnn_partition_supports(g, node) ? BY_XNNPACK : BY_KERNEL;
@@ -131,6 +135,43 @@ static void plan_free(part_plan *pp)
 {
   free(pp->who);
   free(pp->pad);
+  free(pp->bf16);
+}
+
+/* The tensor oneDNN step i reads: its input, or its fused PAD's input. */
+static int step_input(const tfl_graph *g, const part_plan *pp, const tfl_partition *part, int i)
+{
+  const int node = part->nodes[i];
+  return pp->pad[i] >= 0 ? g->nodes[pp->pad[i]].in[0] : g->nodes[node].in[0];
+}
+
+/* bf16: a float tensor written by a oneDNN step and read only by oneDNN steps (as their
+ * input) stays bf16 in between: no conversion, half the bytes moved. index: graph node ->
+ * partition position (-1 outside). */
+static void plan_bf16_links(const tfl_graph *g, const tfl_partition *part, part_plan *pp, const int32_t *index)
+{
+  for (int i = 0; i < part->n_nodes; i++) {
+    if (pp->who[i] != BY_ONEDNN) continue;
+    const tfl_node *n = &g->nodes[part->nodes[i]];
+    const int t = n->n_out == 1 ? n->out[0] : -1;
+    if (t < 0 || g->tensors[t].type != TFL_TYPE_FLOAT32) continue;
+    bool ok = true;
+    for (int k = 0; k < g->n_outputs && ok; k++) ok = g->outputs[k] != t;
+    int readers = 0;
+    for (int r = 0; r < g->n_nodes && ok; r++) {
+      const tfl_node *rn = &g->nodes[r];
+      for (int j = 0; !rn->dead && j < rn->n_in && ok; j++) {
+        if (rn->in[j] != t) continue;
+        readers++;
+        const int ri = index[r];
+        ok = j == 0 && ri >= 0 && (pp->who[ri] == BY_ONEDNN || pp->who[ri] == BY_FUSED);
+      }
+    }
+    if (!ok || !readers) continue;
+    pp->bf16[i] |= BF16_DST;
+    for (int k = 0; k < part->n_nodes; k++)
+      if (pp->who[k] == BY_ONEDNN && step_input(g, pp, part, k) == t) pp->bf16[k] |= BF16_SRC;
+  }
 }
 
 /* Runners, then the PADs oneDNN convs take over: the PAD must be in this partition. */
@@ -140,8 +181,9 @@ static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, 
   const size_t n = (size_t)(part->n_nodes ? part->n_nodes : 1);
   pp->who = calloc(n, sizeof *pp->who);
   pp->pad = malloc(n * sizeof *pp->pad);
+  pp->bf16 = calloc(n, sizeof *pp->bf16);
   int32_t *index = malloc(sizeof(int32_t) * (size_t)(g->n_nodes ? g->n_nodes : 1));
-  if (!pp->who || !pp->pad || !index) {
+  if (!pp->who || !pp->pad || !pp->bf16 || !index) {
     free(index);
     plan_free(pp);
     return tfl_fail(diag, TFL_ERR_NOMEM, "cpu delegate: plan of %d nodes", part->n_nodes);
@@ -158,11 +200,12 @@ static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, 
     const int p = onednn_conv_fusable_pad(g, part->nodes[i]);
     const int pi = p >= 0 ? index[p] : -1;
     if (pi < 0 || pp->who[pi] == BY_ONEDNN || pp->who[pi] == BY_FUSED) continue;
-    const onednn_conv_options o = onednn_options(c, p);
+    const onednn_conv_options o = onednn_options(c, p, 0);
     if (!onednn_conv_applies(g, part->nodes[i], &o)) continue;
     pp->who[pi] = BY_FUSED;
     pp->pad[i] = p;
   }
+  if (c->opt.precision == CPU_PRECISION_BF16) plan_bf16_links(g, part, pp, index);
   free(index);
   return TFL_OK;
 }
@@ -231,7 +274,7 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
       cpu_step *s = &p->steps[p->n_steps];
       s->node = part->nodes[i];
       s->span = 1;
-      const onednn_conv_options o = onednn_options(c, pp.pad[i]);
+      const onednn_conv_options o = onednn_options(c, pp.pad[i], pp.bf16[i]);
       tfl_diag why; /* a refusal is only a warning: keep it out of the interpreter's error */
       tfl_diag_init(&why);
       st = onednn_conv_create(g, part->nodes[i], &o, &s->dnn, &why);
@@ -239,6 +282,11 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
         p->n_steps++;
         i++;
         continue;
+      }
+      if (pp.bf16[i]) { /* its neighbours pass bf16 through it: no float kernel can step in */
+        st = tfl_fail(p->diag, st, "node %d: oneDNN refused it after planning bf16 tensors around it: %s",
+                      part->nodes[i], why.error);
+        break;
       }
       /* oneDNN refused it after all: the kernels take it (and the PAD it was to absorb,
        * whose input the planner kept alive until here) */

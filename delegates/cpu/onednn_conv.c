@@ -66,6 +66,7 @@ struct onednn_conv {
   const tfl_graph *g;
   int node;
   int x_tensor;           /* what the conv reads: its input, or a fused PAD's input */
+  bool src_bf16, dst_bf16;/* bf16: the input already holds bf16 / write the output as bf16 */
   tfl_diag *diag;         /* errors of create / run (borrowed for the call, NULL: dropped) */
   conv_kind kind;
   cpu_features isa;
@@ -258,7 +259,8 @@ static int chunk_rows_for(const geom *s, conv_kind kind, int threads)
   int rows = (s->OH + threads - 1) / threads;
   size_t per_row = 0;
   if (kind == K_Q8) per_row = (size_t)s->OW * (size_t)s->OC * sizeof(int32_t);
-  if (kind == K_BF16) per_row = (size_t)s->sh * (size_t)s->W * (size_t)s->C * sizeof(uint16_t);
+  if (kind == K_BF16) /* the converted input rows (none when the input is bf16 already) */
+    per_row = (size_t)s->sh * (size_t)s->W * (size_t)s->C * sizeof(uint16_t);
   if (per_row) {
     const size_t cap = SCRATCH_TARGET / per_row;
     if ((size_t)rows > cap) rows = cap < 1 ? 1 : (int)cap;
@@ -347,7 +349,9 @@ static tfl_status class_pd(onednn_conv *c, int k, dnnl_primitive_desc_t *pd)
   dnnl_memory_desc_t wmd, bmd;
   tfl_status st;
   if ((st = dn(dnnl_memory_desc_init_by_strides(&cl->src_md, 4, sd, src_type(c, x), ss), c, "source desc")) ||
-      (st = dn(dnnl_memory_desc_init_by_tag(&cl->dst_md, 4, dd, c->kind == K_Q8 ? dnnl_s32 : dnnl_f32, dnnl_nhwc),
+      (st = dn(dnnl_memory_desc_init_by_tag(&cl->dst_md, 4, dd,
+                                            c->kind == K_Q8 ? dnnl_s32 : (c->dst_bf16 ? dnnl_bf16 : dnnl_f32),
+                                            dnnl_nhwc),
                c, "destination desc")) ||
       (st = dn(dnnl_memory_desc_init_by_tag(&wmd, wnd, wd,
                                             c->kind == K_Q8 ? dnnl_s8 : (c->kind == K_BF16 ? dnnl_bf16 : dnnl_f32),
@@ -494,7 +498,7 @@ static tfl_status make_slots(onednn_conv *c, int threads)
     const size_t acc = (size_t)c->cls[k].rows_out * c->s.OW * c->s.OC;
     const size_t cvt = (size_t)c->cls[k].rows_in * c->s.W * c->s.C;
     if (c->kind == K_Q8 && acc > c->acc_elems) c->acc_elems = acc;
-    if (c->kind == K_BF16 && cvt > c->cvt_elems) c->cvt_elems = cvt;
+    if (c->kind == K_BF16 && !c->src_bf16 && cvt > c->cvt_elems) c->cvt_elems = cvt;
   }
   tfl_status st = TFL_OK;
   for (int i = 0; i < c->n_slots && !st; i++) {
@@ -677,6 +681,8 @@ tfl_status onednn_conv_create(const tfl_graph *g, int node, const onednn_conv_op
   c->diag = diag;
   c->isa = o->isa;
   c->x_tensor = o->pad_node >= 0 ? g->nodes[o->pad_node].in[0] : g->nodes[node].in[INPUT];
+  c->src_bf16 = o->bf16 && o->src_bf16;
+  c->dst_bf16 = o->bf16 && o->dst_bf16;
   if (!node_fits(g, &g->nodes[node], o->pad_node, &c->s, &c->kind, o->bf16)) {
     free(c);
     return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "node %d (%s): not a convolution oneDNN takes", node,
@@ -708,10 +714,10 @@ static void run_chunk(run_args *a, slot *sl, const chunk *ch)
   const size_t in_row = (size_t)s->W * s->C, out_row = (size_t)s->OW * s->OC;
   const size_t in_off = ((size_t)ch->batch * s->H + (size_t)ch->in_row0) * in_row;
   const size_t out_off = ((size_t)ch->batch * s->OH + (size_t)ch->row0) * out_row;
-  const size_t in_size = c->kind == K_F32 || c->kind == K_BF16 ? sizeof(float) : 1;
-  const size_t out_size = c->kind == K_Q8 ? 1 : sizeof(float);
+  const size_t in_size = c->kind == K_Q8 ? 1 : (c->src_bf16 ? sizeof(uint16_t) : sizeof(float));
+  const size_t out_size = c->kind == K_Q8 ? 1 : (c->dst_bf16 ? sizeof(uint16_t) : sizeof(float));
   const void *src = a->x + in_off * in_size;
-  if (c->kind == K_BF16) {
+  if (c->kind == K_BF16 && !c->src_bf16) {
     cpu_bf16_convert(src, sl->cvt, (size_t)cl->rows_in * in_row, c->isa.avx512_bf16);
     src = sl->cvt;
   }

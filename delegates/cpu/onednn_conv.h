@@ -32,6 +32,10 @@ typedef struct {
   int pad_node;       /* -1, or onednn_conv_fusable_pad's answer: the conv reads that PAD's
                          input (kept alive until the conv runs: tfl_delegate.extra_uses)
                          with the PAD's padding added to its own; the PAD does not run */
+  /* bf16 only, for tensors passed between oneDNN convs and read by nothing else: the
+   * input tensor holds bf16 values (its producer wrote them), and the output is written
+   * as bf16 (into the first half of its float32 bytes) for such readers */
+  bool src_bf16, dst_bf16;
 } onednn_conv_options;
 
 typedef struct onednn_conv onednn_conv;
