@@ -13,8 +13,8 @@
  * Float models' picture cases also run in bf16 (--precision bf16: bfloat16 convolutions,
  * issue 15), with their own tolerance against the fp32 golden: the worst sample within
  * BF16_WORST and, for outputs of 16 values or more, the mean absolute error within
- * BF16_MEAN of max(1, range) (measured on the 15 float models: worst 0.35, mean 0.029,
- * pose_landmark_heavy's segmentation logits).
+ * BF16_MEAN of max(1, range) (measured on the 15 float models: worst 0.51, mean 0.029, the
+ * pose landmark models' segmentation logits).
  * Where the CPU has AVX-512 BF16 the bf16 run must differ from fp32 somewhere.
  * Exit status: 0 pass, 1 fail, 77 skip (model file absent).
  */
