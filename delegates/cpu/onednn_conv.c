@@ -20,6 +20,7 @@
 #include "cpu_util.h"
 #include "kernels/bf16.h"
 #include "kernels/requant_rows.h"
+#include "kernels/window_sums.h"
 
 /* libgomp's (linked through libdnnl; omp.h is compiler specific). oneDNN sizes its
  * OpenMP team by the calling thread's setting: 1 keeps each chunk on its pool thread. */
@@ -53,6 +54,7 @@ typedef struct {
   dnnl_memory_t zp;       /* 8-bit with an input zero point */
   void *scratch_buf;
   int32_t *acc;           /* 8-bit */
+  int32_t *corr, *rowsum; /* 8-bit, shifted weights: window sums, channel sums per pixel */
   uint16_t *cvt;          /* bf16 */
 } slot;
 
@@ -60,6 +62,10 @@ typedef struct {
 typedef struct {
   int N, H, W, C, OH, OW, OC, KH, KW, sh, sw, dh, dw, pad_t, pad_l, pad_r, w_used, groups;
   bool depthwise;
+  /* 8-bit weights whose values minus the zero point do not fit int8 (uint8 weights with
+   * zero points far from 128): oneDNN gets w - 128, and the sums are corrected by
+   * (128 - w_zp[oc]) times the window's sum of (x - x_zp) (window_sums) */
+  bool shifted;
 } geom;
 
 struct onednn_conv {
@@ -83,6 +89,9 @@ struct onednn_conv {
   int32_t *rq_bias;
   float *rq_scale;
   int32_t src_zp;
+  int32_t *corr_k;        /* shifted weights: 128 - w_zp[oc] */
+  cpu_window_geom wg;
+  size_t corr_elems, rowsum_elems;
 };
 
 /* ---- checks ------------------------------------------------------------------ */
@@ -227,14 +236,20 @@ static bool node_fits(const tfl_graph *g, const tfl_node *n, int pad_node, geom 
   if (x->q.n != 1 || y->q.n != 1 || (b && b->type != TFL_TYPE_INT32)) return false;
   const int w_axis = s->depthwise ? 3 : 0;
   if (w->q.n != 1 && (w->q.n != s->OC || w->q.axis != w_axis)) return false;
-  /* weights minus their zero point must fit int8 (oneDNN takes no weight zero point) */
+  /* weights minus their zero point must fit int8 (oneDNN takes no weight zero point);
+   * uint8 weights that do not are shifted by 128 instead (geom.shifted) */
   const size_t count = tfl_tensor_count(w), per_oc_run = s->depthwise ? 1 : count / (size_t)s->OC;
-  for (size_t i = 0; i < count; i++) {
+  for (size_t i = 0; i < count && !s->shifted; i++) {
     const int oc = s->depthwise ? (int)(i % (size_t)s->OC) : (int)(i / per_oc_run);
     const int32_t v = (w->type == TFL_TYPE_UINT8 ? ((const uint8_t *)w->data)[i] : ((const int8_t *)w->data)[i]) -
                       cpu_zero_point(w, oc);
-    if (v < -128 || v > 127) return false;
+    if (v < -128 || v > 127) {
+      if (w->type != TFL_TYPE_UINT8) return false;
+      s->shifted = true;
+    }
   }
+  /* the correction's window sums stay in int32: |sum| <= taps * C * 255, times <= 255 */
+  if (s->shifted && (double)s->KH * s->KW * (s->depthwise ? 1 : s->C) * 255.0 * 255.0 > 2e9) return false;
   *kind = K_Q8;
   return true;
 }
@@ -258,7 +273,8 @@ static int chunk_rows_for(const geom *s, conv_kind kind, int threads)
 {
   int rows = (s->OH + threads - 1) / threads;
   size_t per_row = 0;
-  if (kind == K_Q8) per_row = (size_t)s->OW * (size_t)s->OC * sizeof(int32_t);
+  if (kind == K_Q8) /* the int32 sums (and window sums of the same size for depthwise) */
+    per_row = (size_t)s->OW * (size_t)s->OC * sizeof(int32_t) * (s->shifted && s->depthwise ? 2 : 1);
   if (kind == K_BF16) /* the converted input rows (none when the input is bf16 already) */
     per_row = (size_t)s->sh * (size_t)s->W * (size_t)s->C * sizeof(uint16_t);
   if (per_row) {
@@ -430,8 +446,9 @@ static tfl_status reorder_weights(onednn_conv *c, const dnnl_memory_desc_t *md, 
     if (!q) return tfl_fail(c->diag, TFL_ERR_NOMEM, "node %d: int8 weights", c->node);
     for (size_t i = 0; i < count; i++) {
       const int oc = s->depthwise ? (int)(i % (size_t)s->OC) : (int)(i / per_oc);
+      const int32_t zero = s->shifted ? 128 : cpu_zero_point(w, oc);
       q[i] = (int8_t)((w->type == TFL_TYPE_UINT8 ? ((const uint8_t *)w->data)[i] : ((const int8_t *)w->data)[i]) -
-                      cpu_zero_point(w, oc));
+                      zero);
     }
     data = converted = q;
   }
@@ -498,6 +515,12 @@ static tfl_status make_slots(onednn_conv *c, int threads)
     const size_t acc = (size_t)c->cls[k].rows_out * c->s.OW * c->s.OC;
     const size_t cvt = (size_t)c->cls[k].rows_in * c->s.W * c->s.C;
     if (c->kind == K_Q8 && acc > c->acc_elems) c->acc_elems = acc;
+    if (c->s.shifted) {
+      const size_t corr = (size_t)c->cls[k].rows_out * c->s.OW * (c->s.depthwise ? (size_t)c->s.OC : 1);
+      const size_t rs = c->s.depthwise ? 0 : (size_t)c->cls[k].rows_in * c->s.W;
+      if (corr > c->corr_elems) c->corr_elems = corr;
+      if (rs > c->rowsum_elems) c->rowsum_elems = rs;
+    }
     if (c->kind == K_BF16 && !c->src_bf16 && cvt > c->cvt_elems) c->cvt_elems = cvt;
   }
   tfl_status st = TFL_OK;
@@ -508,6 +531,10 @@ static tfl_status make_slots(onednn_conv *c, int threads)
       st = tfl_fail(c->diag, TFL_ERR_NOMEM, "node %d: oneDNN scratchpad", c->node);
     if (!st && c->acc_elems && !(sl->acc = aligned_alloc(64, (c->acc_elems * 4 + 63) / 64 * 64)))
       st = tfl_fail(c->diag, TFL_ERR_NOMEM, "node %d: int32 sums", c->node);
+    if (!st && c->corr_elems && !(sl->corr = malloc(c->corr_elems * sizeof(int32_t))))
+      st = tfl_fail(c->diag, TFL_ERR_NOMEM, "node %d: window sums", c->node);
+    if (!st && c->rowsum_elems && !(sl->rowsum = malloc(c->rowsum_elems * sizeof(int32_t))))
+      st = tfl_fail(c->diag, TFL_ERR_NOMEM, "node %d: channel sums", c->node);
     if (!st && c->cvt_elems && !(sl->cvt = aligned_alloc(64, (c->cvt_elems * 2 + 63) / 64 * 64)))
       st = tfl_fail(c->diag, TFL_ERR_NOMEM, "node %d: bf16 rows", c->node);
     for (int k = 0; k < c->n_classes && !st; k++) {
@@ -551,6 +578,18 @@ static tfl_status make_requant(onednn_conv *c)
   c->rq = (cpu_requant_rows){.channels = OC, .bias = b ? (const int32_t *)b->data : NULL, .scale = c->rq_scale,
                              .zero_point = cpu_zero_point(y, 0), .is_u8 = y->type == TFL_TYPE_UINT8};
   cpu_activation_range_q(n->p.conv.act, cpu_scale(y, 0), c->rq.zero_point, y->type, &c->rq.lo, &c->rq.hi);
+  if (c->s.shifted) {
+    const geom *s = &c->s;
+    c->corr_k = malloc(sizeof(int32_t) * (size_t)OC);
+    if (!c->corr_k) return tfl_fail(c->diag, TFL_ERR_NOMEM, "node %d: correction factors", c->node);
+    for (int oc = 0; oc < OC; oc++) c->corr_k[oc] = 128 - cpu_zero_point(w, oc);
+    c->rq.corr_k = c->corr_k;
+    c->rq.corr_per_channel = s->depthwise;
+    c->wg = (cpu_window_geom){.W = s->W, .C = s->C, .OW = s->OW, .KH = s->KH, .KW = s->KW, .sh = s->sh,
+                              .sw = s->sw, .dh = s->dh, .dw = s->dw, .pad_l = s->pad_l, .depthwise = s->depthwise,
+                              .mult = s->OC / s->groups, .zero_point = c->src_zp,
+                              .is_u8 = x->type == TFL_TYPE_UINT8};
+  }
   return TFL_OK;
 }
 
@@ -603,6 +642,8 @@ void onednn_conv_free(onednn_conv *c)
     if (sl->stream) dnnl_stream_destroy(sl->stream);
     free(sl->scratch_buf);
     free(sl->acc);
+    free(sl->corr);
+    free(sl->rowsum);
     free(sl->cvt);
   }
   for (int k = 0; k < c->n_classes; k++) {
@@ -614,6 +655,7 @@ void onednn_conv_free(onednn_conv *c)
   free(c->slots);
   free(c->chunks);
   free(c->rq_scale);
+  free(c->corr_k);
   free(c);
 }
 
@@ -738,8 +780,11 @@ static void run_chunk(run_args *a, slot *sl, const chunk *ch)
     atomic_store(&a->failed, (int)st);
     return;
   }
-  if (c->kind == K_Q8)
-    cpu_requant_rows_run(&c->rq, sl->acc, a->y + out_off, (size_t)cl->rows_out * s->OW, c->isa.avx512);
+  if (c->kind == K_Q8) {
+    if (c->s.shifted)
+      cpu_window_sums(&c->wg, src, cl->rows_in, cl->pad_top, cl->rows_out, sl->rowsum, sl->corr);
+    cpu_requant_rows_run(&c->rq, sl->acc, sl->corr, a->y + out_off, (size_t)cl->rows_out * s->OW, c->isa.avx512);
+  }
 }
 
 static void run_slot(void *arg, size_t i)

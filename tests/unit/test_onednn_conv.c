@@ -1,7 +1,8 @@
 /* test_onednn_conv.c - the fast path's oneDNN convolutions (delegates/cpu/onednn_conv.c)
  * against the reference CONV_2D / DEPTHWISE_CONV_2D kernels, on one-node graphs:
- *   - 8-bit (uint8 weights with a zero point, int8 per-channel weights; input zero points
- *     0, -128 and others; every clamp activation): bit for bit, 0 LSB;
+ *   - 8-bit (uint8 weights with a zero point, also far from 128 so that oneDNN gets them
+ *     shifted and the sums are corrected; int8 per-channel weights; input zero points 0,
+ *     -128 and others; every clamp activation): bit for bit, 0 LSB;
  *   - float32: |d| <= 1e-5 * max(1, |want|) (the sums run in another order);
  *   - bfloat16 (inputs and weights rounded to bf16, fp32 sums): worst element within the
  *     bound of those roundings, 2^-8 * sum |x * w| per output (each product carries two
@@ -38,8 +39,8 @@ static const shape shapes[] = {
   {"dw 3x3 dil2 same", 1, 1, 14, 14, 24, 24, 3, 1, 2, 1},
 };
 
-enum { F32, BF16, U8, I8 };
-static const char *const kind_names[] = {"f32", "bf16", "u8", "i8"};
+enum { F32, BF16, U8, I8, U8W };
+static const char *const kind_names[] = {"f32", "bf16", "u8", "i8", "u8 wide weights"};
 static int failures, checked, skipped;
 
 static int out_size(const shape *s, int in)
@@ -73,15 +74,17 @@ static void build(op_runner *r, const shape *s, int kind, int32_t x_zp, tfl_acti
     *yt = op_runner_tensor(r, TFL_TYPE_FLOAT32, 4, (int32_t[]){s->n, oh, ow, s->oc}, NULL, false);
     free(x), free(w), free(b);
   } else {
-    const bool u8 = kind == U8;
+    const bool u8 = kind == U8 || kind == U8W;
     const tfl_type t = u8 ? TFL_TYPE_UINT8 : TFL_TYPE_INT8;
     uint8_t *x = malloc(nx), *w = malloc(nw);
     int32_t *b = malloc((size_t)s->oc * 4);
-    /* uint8 weights: one zero point, values within 127 of it (oneDNN takes int8 only);
+    /* uint8 weights: one zero point, values within 127 of it (oneDNN takes int8 only), or
+     * (U8W) anything around a zero point of 40 (weights shifted by 128, then corrected);
      * int8: per-channel scales, zero point 0 */
-    const int32_t w_zp = u8 ? 113 : 0;
+    const int32_t w_zp = kind == U8W ? 40 : (u8 ? 113 : 0);
     for (size_t i = 0; i < nx; i++) x[i] = (uint8_t)(u8 ? rnd(0, 255) : (int8_t)rnd(-128, 127));
-    for (size_t i = 0; i < nw; i++) w[i] = (uint8_t)(u8 ? rnd(0, w_zp + 127) : (int8_t)rnd(-127, 127));
+    for (size_t i = 0; i < nw; i++)
+      w[i] = (uint8_t)(kind == U8W ? rnd(0, 255) : u8 ? rnd(0, w_zp + 127) : (int8_t)rnd(-127, 127));
     for (int i = 0; i < s->oc; i++) b[i] = rnd(-20000, 20000);
     const float xs = 0.02f, taps = (float)s->k * s->k * (s->dw ? 1 : s->ic);
     float ws[64];
@@ -188,10 +191,11 @@ static void run_case(const shape *s, int kind, int32_t x_zp, tfl_activation act,
       failures++;
       continue;
     }
-    if (kind == U8 || kind == I8) {
+    if (kind == U8 || kind == I8 || kind == U8W) {
+      const bool u8 = kind != I8;
       for (size_t i = 0; i < n; i++) {
-        const int g = kind == U8 ? ((uint8_t *)y->data)[i] : ((int8_t *)y->data)[i];
-        const int e = kind == U8 ? ((uint8_t *)want)[i] : ((int8_t *)want)[i];
+        const int g = u8 ? ((uint8_t *)y->data)[i] : ((int8_t *)y->data)[i];
+        const int e = u8 ? ((uint8_t *)want)[i] : ((int8_t *)want)[i];
         if (g != e) {
           fprintf(stderr, "FAIL %s t%d: [%zu] = %d, reference %d (must be exact)\n", what, threads, i, g, e);
           failures++;
@@ -253,6 +257,9 @@ int main(void)
       run_case(s, I8, -128, acts[a], false);
     }
     run_case(s, U8, 0, TFL_ACT_RELU6, false); /* no input zero point */
+    run_case(s, U8W, 128, TFL_ACT_RELU6, false);
+    run_case(s, U8W, 0, TFL_ACT_NONE, false);
+    run_case(s, U8W, 77, TFL_ACT_RELU, true);
     run_case(s, U8, 77, TFL_ACT_NONE, false);
     run_case(s, I8, 5, TFL_ACT_RELU, false);
     run_case(s, I8, 0, TFL_ACT_NONE, false);

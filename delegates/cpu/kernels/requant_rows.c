@@ -10,8 +10,8 @@
  * the rounding conversion use the default rounding mode (nearest even), as the
  * reference's casts and lrintf do. */
 __attribute__((target("avx512f,avx512bw"))) static void run_avx512(const cpu_requant_rows *r,
-                                                                   const int32_t *acc, void *out,
-                                                                   size_t pixels)
+                                                                   const int32_t *acc, const int32_t *corr,
+                                                                   void *out, size_t pixels)
 {
   const int C = r->channels;
   const __m512 flo = _mm512_set1_ps((float)(r->lo - r->zero_point));
@@ -22,6 +22,12 @@ __attribute__((target("avx512f,avx512bw"))) static void run_avx512(const cpu_req
     for (int c = 0; c < C; c += 16) {
       const __mmask16 m = C - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (C - c)) - 1);
       __m512i v = _mm512_maskz_loadu_epi32(m, a + c);
+      if (r->corr_k) {
+        const __m512i k = _mm512_maskz_loadu_epi32(m, r->corr_k + c);
+        const __m512i s = r->corr_per_channel ? _mm512_maskz_loadu_epi32(m, corr + p * (size_t)C + c)
+                                              : _mm512_set1_epi32(corr[p]);
+        v = _mm512_add_epi32(v, _mm512_mullo_epi32(k, s));
+      }
       if (r->bias) v = _mm512_add_epi32(v, _mm512_maskz_loadu_epi32(m, r->bias + c));
       __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), _mm512_maskz_loadu_ps(m, r->scale + c));
       f = _mm512_min_ps(_mm512_max_ps(f, flo), fhi);
@@ -38,15 +44,18 @@ __attribute__((target("avx512f,avx512bw"))) static void run_avx512(const cpu_req
 #define HAVE_AVX512_PATH 0
 #endif
 
-static void run_portable(const cpu_requant_rows *r, const int32_t *acc, void *out, size_t pixels)
+static void run_portable(const cpu_requant_rows *r, const int32_t *acc, const int32_t *corr, void *out,
+                         size_t pixels)
 {
   const int C = r->channels;
   for (size_t p = 0; p < pixels; p++)
     for (int c = 0; c < C; c++) {
       const size_t i = p * (size_t)C + (size_t)c;
       /* wraps like the int32 lanes of the vector path (no overflow in real models) */
-      const int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)(r->bias ? r->bias[c] : 0));
-      const int32_t q = cpu_requant_fp32(a, r->scale[c], r->zero_point, r->lo, r->hi);
+      uint32_t a = (uint32_t)acc[i] + (uint32_t)(r->bias ? r->bias[c] : 0);
+      if (r->corr_k)
+        a += (uint32_t)r->corr_k[c] * (uint32_t)(r->corr_per_channel ? corr[i] : corr[p]);
+      const int32_t q = cpu_requant_fp32((int32_t)a, r->scale[c], r->zero_point, r->lo, r->hi);
       if (r->is_u8)
         ((uint8_t *)out)[i] = (uint8_t)q;
       else
@@ -54,15 +63,15 @@ static void run_portable(const cpu_requant_rows *r, const int32_t *acc, void *ou
     }
 }
 
-void cpu_requant_rows_run(const cpu_requant_rows *r, const int32_t *acc, void *out, size_t pixels,
-                          bool avx512)
+void cpu_requant_rows_run(const cpu_requant_rows *r, const int32_t *acc, const int32_t *corr, void *out,
+                          size_t pixels, bool avx512)
 {
 #if HAVE_AVX512_PATH
   if (avx512) {
-    run_avx512(r, acc, out, pixels);
+    run_avx512(r, acc, corr, out, pixels);
     return;
   }
 #endif
   (void)avx512;
-  run_portable(r, acc, out, pixels);
+  run_portable(r, acc, corr, out, pixels);
 }
