@@ -109,23 +109,39 @@ typedef enum { BY_KERNEL, BY_XNNPACK, BY_ONEDNN, BY_FUSED } runner;
 typedef struct {
   runner *who;   /* [n_nodes of the partition] */
   int32_t *pad;  /* [n_nodes]: BY_ONEDNN: the fused PAD node, else -1 */
+  int32_t *add;  /* [n_nodes]: BY_ONEDNN: the fused ADD node, else -1 */
   uint8_t *bf16; /* [n_nodes]: BY_ONEDNN in bf16: BF16_SRC, BF16_DST (onednn_conv_options) */
 } part_plan;
 
 enum { BF16_SRC = 1, BF16_DST = 2 };
 
-static onednn_conv_options onednn_options(const cpu_delegate_ctx *c, int pad_node, int bf16_links)
+static onednn_conv_options onednn_options(const cpu_delegate_ctx *c, int pad_node, int add_node, int bf16_links)
 {
   return (onednn_conv_options){c->opt.threads, c->opt.precision == CPU_PRECISION_BF16, c->isa, pad_node,
-                               (bf16_links & BF16_SRC) != 0, (bf16_links & BF16_DST) != 0};
+                               (bf16_links & BF16_SRC) != 0, (bf16_links & BF16_DST) != 0, add_node};
+}
+
+/* Same-shape float ADD/SUB/MUL this XNNPACK would run on one thread (it merges them into
+ * one dimension): from 2 threads and 64 KiB our threaded kernel is faster (2.6x on 1.5 MB
+ * at 2 threads, docs/cpu-performance.md "Per-op choices"; about even at 1 thread). */
+static bool threaded_eltwise(const cpu_delegate_ctx *c, const tfl_graph *g, const tfl_node *n)
+{
+  if (c->opt.threads < 2 || (n->op != TFL_OP_ADD && n->op != TFL_OP_SUB && n->op != TFL_OP_MUL)) return false;
+  if (n->n_in != 2 || n->n_out != 1 || n->in[0] < 0 || n->in[1] < 0 || n->out[0] < 0) return false;
+  const tfl_tensor *a = &g->tensors[n->in[0]], *b = &g->tensors[n->in[1]], *y = &g->tensors[n->out[0]];
+  if (a->type != TFL_TYPE_FLOAT32 || b->type != TFL_TYPE_FLOAT32 || y->type != TFL_TYPE_FLOAT32) return false;
+  if (a->ndim != b->ndim || a->ndim != y->ndim) return false;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->dims[d] != b->dims[d] || a->dims[d] != y->dims[d]) return false;
+  return y->bytes >= 64 * 1024;
 }
 
 static runner pick_runner(const cpu_delegate_ctx *c, const tfl_graph *g, int node)
 {
   const tfl_node *n = &g->nodes[node];
-  if (fast_kernel(g, n)) return BY_KERNEL;
+  if (fast_kernel(g, n) || threaded_eltwise(c, g, n)) return BY_KERNEL;
   if (c->opt.use_onednn) {
-    const onednn_conv_options o = onednn_options(c, -1, 0);
+    const onednn_conv_options o = onednn_options(c, -1, -1, 0);
     if (onednn_conv_preferred(g, node, &o)) return BY_ONEDNN;
   }
   return c->opt.use_xnnpack && xnn_partition_supports(g, node) ? BY_XNNPACK : BY_KERNEL;
@@ -135,6 +151,7 @@ static void plan_free(part_plan *pp)
 {
   free(pp->who);
   free(pp->pad);
+  free(pp->add);
   free(pp->bf16);
 }
 
@@ -151,7 +168,7 @@ static int step_input(const tfl_graph *g, const part_plan *pp, const tfl_partiti
 static void plan_bf16_links(const tfl_graph *g, const tfl_partition *part, part_plan *pp, const int32_t *index)
 {
   for (int i = 0; i < part->n_nodes; i++) {
-    if (pp->who[i] != BY_ONEDNN) continue;
+    if (pp->who[i] != BY_ONEDNN || pp->add[i] >= 0) continue; /* a fused ADD's output stays fp32 */
     const tfl_node *n = &g->nodes[part->nodes[i]];
     const int t = n->n_out == 1 ? n->out[0] : -1;
     if (t < 0 || g->tensors[t].type != TFL_TYPE_FLOAT32) continue;
@@ -164,7 +181,8 @@ static void plan_bf16_links(const tfl_graph *g, const tfl_partition *part, part_
         if (rn->in[j] != t) continue;
         readers++;
         const int ri = index[r];
-        ok = j == 0 && ri >= 0 && (pp->who[ri] == BY_ONEDNN || pp->who[ri] == BY_FUSED);
+        ok = j == 0 && ri >= 0 &&
+             (pp->who[ri] == BY_ONEDNN || (pp->who[ri] == BY_FUSED && g->nodes[r].op != TFL_OP_ADD));
       }
     }
     if (!ok || !readers) continue;
@@ -181,9 +199,10 @@ static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, 
   const size_t n = (size_t)(part->n_nodes ? part->n_nodes : 1);
   pp->who = calloc(n, sizeof *pp->who);
   pp->pad = malloc(n * sizeof *pp->pad);
+  pp->add = malloc(n * sizeof *pp->add);
   pp->bf16 = calloc(n, sizeof *pp->bf16);
   int32_t *index = malloc(sizeof(int32_t) * (size_t)(g->n_nodes ? g->n_nodes : 1));
-  if (!pp->who || !pp->pad || !pp->bf16 || !index) {
+  if (!pp->who || !pp->pad || !pp->add || !pp->bf16 || !index) {
     free(index);
     plan_free(pp);
     return tfl_fail(diag, TFL_ERR_NOMEM, "cpu delegate: plan of %d nodes", part->n_nodes);
@@ -193,17 +212,31 @@ static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, 
   for (int i = 0; i < part->n_nodes; i++) {
     index[part->nodes[i]] = i;
     pp->who[i] = fast ? pick_runner(c, g, part->nodes[i]) : BY_KERNEL;
-    pp->pad[i] = -1;
+    pp->pad[i] = pp->add[i] = -1;
   }
   for (int i = 0; i < part->n_nodes; i++) {
     if (pp->who[i] != BY_ONEDNN) continue;
     const int p = onednn_conv_fusable_pad(g, part->nodes[i]);
     const int pi = p >= 0 ? index[p] : -1;
     if (pi < 0 || pp->who[pi] == BY_ONEDNN || pp->who[pi] == BY_FUSED) continue;
-    const onednn_conv_options o = onednn_options(c, p, 0);
+    const onednn_conv_options o = onednn_options(c, p, -1, 0);
     if (!onednn_conv_applies(g, part->nodes[i], &o)) continue;
     pp->who[pi] = BY_FUSED;
     pp->pad[i] = p;
+  }
+  /* a conv whose output only an ADD reads writes the sum itself (oneDNN binary post-op),
+   * also a 1x1 conv XNNPACK would otherwise run: it saves the ADD's pass */
+  for (int i = 0; fast && c->opt.use_onednn && i < part->n_nodes; i++) {
+    const int node = part->nodes[i];
+    if (pp->who[i] != BY_ONEDNN && pp->who[i] != BY_XNNPACK) continue;
+    const int a = onednn_conv_fusable_add(g, node);
+    const int ai = a >= 0 ? index[a] : -1;
+    if (ai < 0 || (pp->who[ai] != BY_XNNPACK && pp->who[ai] != BY_KERNEL)) continue;
+    const onednn_conv_options o = onednn_options(c, pp->pad[i], a, 0);
+    if (!onednn_conv_applies(g, node, &o)) continue;
+    pp->who[i] = BY_ONEDNN;
+    pp->who[ai] = BY_FUSED;
+    pp->add[i] = a;
   }
   if (c->opt.precision == CPU_PRECISION_BF16) plan_bf16_links(g, part, pp, index);
   free(index);
@@ -230,6 +263,10 @@ static int cpu_extra_uses(void *vctx, const tfl_graph *g, const tfl_partition *p
   for (int i = 0; i < part->n_nodes;) {
     if (pp.pad[i] >= 0) {
       if (n < max) uses[n] = (tfl_extra_use){part->nodes[i], g->nodes[pp.pad[i]].in[0]};
+      n++;
+    }
+    if (pp.add[i] >= 0) { /* the ADD's output is written when the conv runs */
+      if (n < max) uses[n] = (tfl_extra_use){part->nodes[i], g->nodes[pp.add[i]].out[0]};
       n++;
     }
     const int run = xnn_run_length(pp.who, part->n_nodes, i, c->opt.xnn_one_node);
@@ -274,7 +311,7 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
       cpu_step *s = &p->steps[p->n_steps];
       s->node = part->nodes[i];
       s->span = 1;
-      const onednn_conv_options o = onednn_options(c, pp.pad[i], pp.bf16[i]);
+      const onednn_conv_options o = onednn_options(c, pp.pad[i], pp.add[i], pp.bf16[i]);
       tfl_diag why; /* a refusal is only a warning: keep it out of the interpreter's error */
       tfl_diag_init(&why);
       st = onednn_conv_create(g, part->nodes[i], &o, &s->dnn, &why);
@@ -297,6 +334,10 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
         if (st == TFL_OK) s = &p->steps[++p->n_steps];
       }
       if (st == TFL_OK) st = prepare_kernel(g, part->nodes[i], s, fast, p->diag);
+      if (st == TFL_OK && pp.add[i] >= 0) { /* and the ADD, at the conv's turn (its inputs exist) */
+        s = &p->steps[++p->n_steps];
+        st = prepare_kernel(g, pp.add[i], s, fast, p->diag);
+      }
       if (st == TFL_OK) p->n_steps++;
       i++;
       continue;

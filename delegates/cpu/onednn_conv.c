@@ -38,7 +38,7 @@ typedef enum { K_F32, K_BF16, K_Q8 } conv_kind;
 typedef struct {
   int rows_out, rows_in, pad_top, pad_bot;
   dnnl_primitive_t prim;
-  dnnl_memory_desc_t src_md, dst_md;
+  dnnl_memory_desc_t src_md, dst_md, z_md;
   dnnl_memory_t weights;  /* reordered for prim */
   bool owns_weights;      /* else shared with an earlier class (same layout) */
   size_t scratch_bytes;
@@ -50,7 +50,7 @@ typedef struct {
 
 typedef struct {
   dnnl_stream_t stream;
-  dnnl_memory_t src[MAX_CLASSES], dst[MAX_CLASSES], scratch[MAX_CLASSES];
+  dnnl_memory_t src[MAX_CLASSES], dst[MAX_CLASSES], scratch[MAX_CLASSES], z[MAX_CLASSES];
   dnnl_memory_t zp;       /* 8-bit with an input zero point */
   void *scratch_buf;
   int32_t *acc;           /* 8-bit */
@@ -72,6 +72,10 @@ struct onednn_conv {
   const tfl_graph *g;
   int node;
   int x_tensor;           /* what the conv reads: its input, or a fused PAD's input */
+  int y_tensor;           /* what it writes: its output, or a fused ADD's */
+  int z_tensor;           /* a fused ADD's other input (binary post-op), else -1 */
+  int binary_index;       /* that post-op's position */
+  int add_node;           /* the fused ADD, else -1 */
   bool src_bf16, dst_bf16;/* bf16: the input already holds bf16 / write the output as bf16 */
   tfl_diag *diag;         /* errors of create / run (borrowed for the call, NULL: dropped) */
   conv_kind kind;
@@ -110,7 +114,7 @@ static bool is_q8(tfl_type t)
   return t == TFL_TYPE_UINT8 || t == TFL_TYPE_INT8;
 }
 
-static bool clamp_act(tfl_activation a)
+static bool clamp_or_none(tfl_activation a)
 {
   switch (a) {
   case TFL_ACT_NONE:
@@ -165,6 +169,41 @@ int onednn_conv_fusable_pad(const tfl_graph *g, int node)
   return p;
 }
 
+static bool clamp_or_none(tfl_activation a);
+
+int onednn_conv_fusable_add(const tfl_graph *g, int node)
+{
+  if (!g || node < 0 || node >= g->n_nodes) return -1;
+  const tfl_node *n = &g->nodes[node];
+  if (n->dead || (n->op != TFL_OP_CONV_2D && n->op != TFL_OP_DEPTHWISE_CONV_2D) || n->n_out != 1) return -1;
+  const int t = n->out[0];
+  if (t < 0 || g->tensors[t].type != TFL_TYPE_FLOAT32) return -1;
+  for (int i = 0; i < g->n_outputs; i++)
+    if (g->outputs[i] == t) return -1;
+  int add = -1;
+  for (int i = 0; i < g->n_nodes; i++) /* one reader: an ADD */
+    for (int j = 0; !g->nodes[i].dead && j < g->nodes[i].n_in; j++)
+      if (g->nodes[i].in[j] == t) {
+        if (add >= 0 || g->nodes[i].op != TFL_OP_ADD) return -1;
+        add = i;
+      }
+  if (add < 0) return -1;
+  const tfl_node *a = &g->nodes[add];
+  if (a->n_in != 2 || a->n_out != 1 || a->out[0] < 0 || a->in[0] < 0 || a->in[1] < 0 || a->in[0] == a->in[1] ||
+      !clamp_or_none(a->p.eltwise.act))
+    return -1;
+  const int z = a->in[0] == t ? a->in[1] : a->in[0];
+  const tfl_tensor *zt = &g->tensors[z], *tt = &g->tensors[t], *yt = &g->tensors[a->out[0]];
+  if (zt->is_const || zt->type != TFL_TYPE_FLOAT32 || yt->type != TFL_TYPE_FLOAT32 || zt->ndim != tt->ndim ||
+      yt->ndim != tt->ndim)
+    return -1;
+  for (int d = 0; d < tt->ndim; d++)
+    if (zt->dims[d] != tt->dims[d] || yt->dims[d] != tt->dims[d]) return -1;
+  /* the other addend must exist when the conv runs: a graph input or produced before */
+  if (zt->producer >= node) return -1;
+  return add;
+}
+
 /* Types, shapes and quantization this module takes; fills the geometry. pad_node >= 0:
  * the conv reads that PAD's input instead, its padding added to the conv's own. */
 static bool node_fits(const tfl_graph *g, const tfl_node *n, int pad_node, geom *s, conv_kind *kind, bool bf16)
@@ -174,7 +213,7 @@ static bool node_fits(const tfl_graph *g, const tfl_node *n, int pad_node, geom 
   const tfl_conv_params *p = &n->p.conv;
   if (!x || !w || !y || x->ndim != 4 || w->ndim != 4 || y->ndim != 4) return false;
   if (!w->is_const || !w->data || w->sparsity) return false;
-  if (!clamp_act(p->act) || p->stride_h < 1 || p->stride_w < 1 || p->dilation_h < 1 || p->dilation_w < 1)
+  if (!clamp_or_none(p->act) || p->stride_h < 1 || p->stride_w < 1 || p->dilation_h < 1 || p->dilation_w < 1)
     return false;
   memset(s, 0, sizeof *s);
   s->depthwise = n->op == TFL_OP_DEPTHWISE_CONV_2D;
@@ -348,6 +387,17 @@ static void weights_dims(const geom *s, int *nd, dnnl_dims_t d)
   }
 }
 
+/* A clamp activation as an eltwise post-op (NONE: nothing). */
+static tfl_status append_activation(onednn_conv *c, dnnl_post_ops_t po, tfl_activation act)
+{
+  if (act == TFL_ACT_NONE) return TFL_OK;
+  float lo, hi;
+  cpu_activation_range_f(act, &lo, &hi);
+  return dn(act == TFL_ACT_RELU ? dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f)
+                                : dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_clip, lo, hi),
+            c, "activation post-op");
+}
+
 /* The primitive descriptor of class k (caller destroys it). */
 static tfl_status class_pd(onednn_conv *c, int k, dnnl_primitive_desc_t *pd)
 {
@@ -392,14 +442,17 @@ static tfl_status class_pd(onednn_conv *c, int k, dnnl_primitive_desc_t *pd)
     const int32_t rt = DNNL_RUNTIME_S32_VAL;
     st = dn(dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0, &rt), c, "zero point");
   }
-  if (!st && c->kind != K_Q8 && n->p.conv.act != TFL_ACT_NONE) {
-    float lo, hi;
-    cpu_activation_range_f(n->p.conv.act, &lo, &hi);
+  const tfl_activation add_act = c->z_tensor >= 0 ? c->g->nodes[c->add_node].p.eltwise.act : TFL_ACT_NONE;
+  if (!st && c->kind != K_Q8 && (n->p.conv.act != TFL_ACT_NONE || c->z_tensor >= 0)) {
     st = dn(dnnl_post_ops_create(&po), c, "post-ops");
-    if (!st)
-      st = dn(n->p.conv.act == TFL_ACT_RELU ? dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f)
-                                           : dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_clip, lo, hi),
-              c, "activation post-op");
+    if (!st) st = append_activation(c, po, n->p.conv.act);
+    if (!st && c->z_tensor >= 0) { /* a fused ADD: + z, then its activation */
+      dnnl_dims_t zd = {1, s->OC, cl->rows_out, s->OW};
+      st = dn(dnnl_memory_desc_init_by_tag(&cl->z_md, 4, zd, dnnl_f32, dnnl_nhwc), c, "addend desc");
+      c->binary_index = dnnl_post_ops_len(po);
+      if (!st) st = dn(dnnl_post_ops_append_binary(po, dnnl_binary_add, &cl->z_md), c, "add post-op");
+      if (!st) st = append_activation(c, po, add_act);
+    }
     if (!st) st = dn(dnnl_primitive_attr_set_post_ops(attr, po), c, "post-ops");
   }
   if (!st) st = dn(dnnl_primitive_desc_create(pd, &cd, attr, c->eng, NULL), c, "primitive desc");
@@ -541,6 +594,8 @@ static tfl_status make_slots(onednn_conv *c, int threads)
       chunk_class *cl = &c->cls[k];
       st = dn(dnnl_memory_create(&sl->src[k], &cl->src_md, c->eng, DNNL_MEMORY_NONE), c, "source memory");
       if (!st) st = dn(dnnl_memory_create(&sl->dst[k], &cl->dst_md, c->eng, DNNL_MEMORY_NONE), c, "output memory");
+      if (!st && c->z_tensor >= 0)
+        st = dn(dnnl_memory_create(&sl->z[k], &cl->z_md, c->eng, DNNL_MEMORY_NONE), c, "addend memory");
       if (!st && cl->scratch_bytes) {
         dnnl_primitive_desc_t pd = NULL;
         const dnnl_memory_desc_t *smd;
@@ -637,6 +692,7 @@ void onednn_conv_free(onednn_conv *c)
       if (sl->src[k]) dnnl_memory_destroy(sl->src[k]);
       if (sl->dst[k]) dnnl_memory_destroy(sl->dst[k]);
       if (sl->scratch[k]) dnnl_memory_destroy(sl->scratch[k]);
+      if (sl->z[k]) dnnl_memory_destroy(sl->z[k]);
     }
     if (sl->zp) dnnl_memory_destroy(sl->zp);
     if (sl->stream) dnnl_stream_destroy(sl->stream);
@@ -702,9 +758,14 @@ bool onednn_conv_preferred(const tfl_graph *g, int node, const onednn_conv_optio
 bool onednn_conv_applies(const tfl_graph *g, int node, const onednn_conv_options *o)
 {
   if (!g || !o || node < 0 || node >= g->n_nodes) return false;
-  onednn_conv c = {.g = g, .node = node, .isa = o->isa};
+  onednn_conv c = {.g = g, .node = node, .isa = o->isa, .add_node = o->add_node, .z_tensor = -1};
   if (!node_fits(g, &g->nodes[node], o->pad_node, &c.s, &c.kind, o->bf16)) return false;
   if (c.kind == K_Q8) c.src_zp = cpu_zero_point(in_t(g, &g->nodes[node], INPUT), 0);
+  if (o->add_node >= 0) {
+    if (c.kind == K_Q8 || onednn_conv_fusable_add(g, node) != o->add_node) return false;
+    const tfl_node *a = &g->nodes[o->add_node];
+    c.z_tensor = a->in[0] == g->nodes[node].out[0] ? a->in[1] : a->in[0];
+  }
   const tfl_status st = single_threaded(probe, &c, o->threads < 1 ? 1 : o->threads);
   free(c.chunks);
   if (c.eng) dnnl_engine_destroy(c.eng);
@@ -725,6 +786,18 @@ tfl_status onednn_conv_create(const tfl_graph *g, int node, const onednn_conv_op
   c->x_tensor = o->pad_node >= 0 ? g->nodes[o->pad_node].in[0] : g->nodes[node].in[INPUT];
   c->src_bf16 = o->bf16 && o->src_bf16;
   c->dst_bf16 = o->bf16 && o->dst_bf16;
+  c->add_node = o->add_node;
+  c->y_tensor = g->nodes[node].out[0];
+  c->z_tensor = -1;
+  if (o->add_node >= 0) {
+    if (onednn_conv_fusable_add(g, node) != o->add_node || c->dst_bf16) {
+      free(c);
+      return tfl_fail(diag, TFL_ERR_ARG, "node %d: node %d is not an ADD it can absorb", node, o->add_node);
+    }
+    const tfl_node *a = &g->nodes[o->add_node];
+    c->y_tensor = a->out[0];
+    c->z_tensor = a->in[0] == g->nodes[node].out[0] ? a->in[1] : a->in[0];
+  }
   if (!node_fits(g, &g->nodes[node], o->pad_node, &c->s, &c->kind, o->bf16)) {
     free(c);
     return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "node %d (%s): not a convolution oneDNN takes", node,
@@ -744,6 +817,7 @@ typedef struct {
   onednn_conv *c;
   const char *x;
   char *y;
+  const char *z;          /* a fused ADD's other addend */
   atomic_int next;
   atomic_int failed;      /* a dnnl status, 0 when all went well */
 } run_args;
@@ -766,7 +840,9 @@ static void run_chunk(run_args *a, slot *sl, const chunk *ch)
   void *dst = c->kind == K_Q8 ? (void *)sl->acc : (void *)(a->y + out_off * out_size);
   dnnl_status_t st = dnnl_memory_set_data_handle(sl->src[ch->cls], (void *)src);
   if (st == dnnl_success) st = dnnl_memory_set_data_handle(sl->dst[ch->cls], dst);
-  dnnl_exec_arg_t args[6];
+  if (st == dnnl_success && a->z)
+    st = dnnl_memory_set_data_handle(sl->z[ch->cls], (void *)(a->z + out_off * sizeof(float)));
+  dnnl_exec_arg_t args[7];
   int na = 0;
   args[na++] = (dnnl_exec_arg_t){DNNL_ARG_SRC, sl->src[ch->cls]};
   args[na++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, cl->weights};
@@ -774,6 +850,8 @@ static void run_chunk(run_args *a, slot *sl, const chunk *ch)
   if (c->bias) args[na++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, c->bias};
   if (sl->scratch[ch->cls]) args[na++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, sl->scratch[ch->cls]};
   if (sl->zp) args[na++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, sl->zp};
+  if (a->z)
+    args[na++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_MULTIPLE_POST_OP(c->binary_index) | DNNL_ARG_SRC_1, sl->z[ch->cls]};
   if (st == dnnl_success) st = dnnl_primitive_execute(cl->prim, sl->stream, na, args);
   if (st == dnnl_success) st = dnnl_stream_wait(sl->stream);
   if (st != dnnl_success) {
@@ -803,8 +881,8 @@ static void run_slot(void *arg, size_t i)
 
 tfl_status onednn_conv_run(onednn_conv *c, cpu_ctx *ctx, tfl_diag *diag)
 {
-  const tfl_node *n = &c->g->nodes[c->node];
-  run_args a = {.c = c, .x = c->g->tensors[c->x_tensor].data, .y = out_t(c->g, n)->data};
+  run_args a = {.c = c, .x = c->g->tensors[c->x_tensor].data, .y = c->g->tensors[c->y_tensor].data,
+                .z = c->z_tensor >= 0 ? c->g->tensors[c->z_tensor].data : NULL};
   atomic_init(&a.next, 0);
   atomic_init(&a.failed, 0);
   cpu_parallel(ctx, run_slot, &a, (size_t)c->n_slots);

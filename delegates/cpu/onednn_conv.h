@@ -36,6 +36,9 @@ typedef struct {
    * input tensor holds bf16 values (its producer wrote them), and the output is written
    * as bf16 (into the first half of its float32 bytes) for such readers */
   bool src_bf16, dst_bf16;
+  int add_node;       /* -1, or onednn_conv_fusable_add's answer: the conv adds that ADD's other
+                         input (a binary post-op) and writes the ADD's output, at its own
+                         turn (tfl_delegate.extra_uses); the ADD does not run. Float only. */
 } onednn_conv_options;
 
 typedef struct onednn_conv onednn_conv;
@@ -43,6 +46,9 @@ typedef struct onednn_conv onednn_conv;
 /* The PAD node (PAD, or PADV2 with a zero value) whose output only this conv reads and
  * whose padding is spatial, so oneDNN can pad instead; -1 when there is none. */
 int onednn_conv_fusable_pad(const tfl_graph *g, int node);
+/* The ADD node that is the only reader of this float conv's output, adding a same-shape
+ * tensor that exists before the conv runs (with a clamp or no activation); -1 when none. */
+int onednn_conv_fusable_add(const tfl_graph *g, int node);
 
 /* Would onednn_conv_create take node `node`: a CONV_2D or DEPTHWISE_CONV_2D with constant
  * weights, float32 or 8-bit as above, a clamp activation (or none), for which oneDNN has a

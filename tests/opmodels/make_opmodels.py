@@ -285,6 +285,28 @@ def dwconv_on(k, s, act=None):
     return build
 
 
+def conv_then_add(dw, act=None, add_act=None):
+    """A conv (or depthwise) whose output only an ADD with the conv's own input reads (a
+    residual): the fast path has oneDNN write the sum (binary post-op)."""
+    def build(m):
+        shape = [1, 24, 22, 32]
+        x = m.input(shape)
+        y = m.tensor(shape)
+        if dw:
+            m.op('DEPTHWISE_CONV_2D', [x, m.weights([1, 3, 3, 32]), m.weights([32])], [y], 'DepthwiseConv2DOptions', {
+                'padding': 'SAME', 'stride_h': 1, 'stride_w': 1, 'depth_multiplier': 1,
+                'fused_activation_function': ACT[act]})
+        else:
+            m.op('CONV_2D', [x, m.weights([32, 1, 1, 32]), m.weights([32])], [y], 'Conv2DOptions', {
+                'padding': 'SAME', 'stride_h': 1, 'stride_w': 1, 'fused_activation_function': ACT[act]})
+        out = m.tensor(shape)
+        m.op('ADD', [y, x], [out], 'AddOptions', {'fused_activation_function': ACT[add_act]})
+        m.output(out)
+    return build
+
+
+CASES['conv_1x1_add_relu6'] = (conv_then_add(False, add_act='relu6'), {})
+CASES['dwconv_3x3_relu_add'] = (conv_then_add(True, act='relu'), {})
 CASES['pad_conv_3x3_s2_valid'] = (pad_then(conv_on(32, 3, 2, act='relu6'), [1, 64, 62, 16], (1, 1, 1, 1)), {})
 CASES['pad_dwconv_5x5_s2_valid_asym'] = (pad_then(dwconv_on(5, 2), [1, 64, 60, 16], (1, 2, 2, 1)), {})
 
