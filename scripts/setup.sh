@@ -12,8 +12,9 @@ packages=(
   libxnnpack-dev libpthreadpool-dev flatbuffers-compiler libpng-dev zlib1g-dev
   # CPU fast path: oneDNN's JIT convolutions (fp32, bf16, 8-bit VNNI)
   libdnnl-dev
-  # scripts/bench_peers.sh makes a virtual environment for the peer runtimes
-  python3-venv
+  # evaluation tools: JPEG pictures, COCO's JSON files; their tests' pycocotools venv (and
+  # scripts/bench_peers.sh's peer runtimes)
+  libjpeg62-turbo-dev libjson-c-dev python3-venv
   # GL delegate (Mesa's llvmpipe without a GPU)
   libegl-dev libgles-dev libgl1-mesa-dri libegl-mesa0
   # GStreamer elements
