@@ -83,9 +83,10 @@ class Ours:
             raise RuntimeError(r.stderr.strip())
         m = re.search(r'^runs: \d+\s+min: ([0-9.]+) ms\s+median: ([0-9.]+) ms', r.stdout, re.M)
         macs = re.search(r'^multiply-adds: ([0-9.e+]+)', r.stdout, re.M)
+        cpu = re.search(r'^cpu time: ([0-9.]+) ms', r.stdout, re.M)
         if macs:
             self.macs = float(macs.group(1))
-        return float(m.group(2)), float(m.group(1))
+        return float(m.group(2)), float(m.group(1)), float(cpu.group(1)) if cpu else None
 
 
 class LiteRT:
@@ -297,19 +298,22 @@ def main():
                     time.sleep(SETTLE_S)
                     e = run[name]
                     if isinstance(e, Ours):
-                        med, mn = e.time(a.runs)
-                        samples[name].append((med, mn))
+                        samples[name].append(e.time(a.runs))
                         continue
                     for _ in range(WARMUP):
                         e.run()
                     ts = []
+                    c0 = time.process_time()
                     for _ in range(a.runs):
                         t0 = time.perf_counter()
                         e.run()
                         ts.append((time.perf_counter() - t0) * 1e3)
-                    samples[name].append((statistics.median(ts), min(ts)))
+                    cpu = (time.process_time() - c0) * 1e3 / a.runs
+                    samples[name].append((statistics.median(ts), min(ts), cpu))
             for name, s in samples.items():
+                cpus = [x[2] for x in s if x[2] is not None]
                 row['cells'][name] = (statistics.median(x[0] for x in s), min(x[1] for x in s))
+                row.setdefault('cpu', {})[name] = min(cpus) if cpus else None
             row['macs'] = ours.macs
             row['load'] = load_avg()
             results.append(row)
@@ -319,6 +323,7 @@ def main():
             json.dump(results, open(os.path.join(a.log, 'results.json'), 'w'), indent=1)
 
     print_table(results, engines, a.peak1, a.peakn)
+    print_cpu_table(results, engines)
 
 
 def print_table(results, engines, peak1, peakn):
@@ -365,6 +370,34 @@ def print_table(results, engines, peak1, peakn):
         line.append(('vs %s: %s' % (heads[ref], errs)) if ref and errs else '—')
         notes = '; '.join('%s: %s' % (heads[k], v) for k, v in row['notes'].items())
         line.append(notes or '')
+        print('| ' + ' | '.join(line) + ' |')
+
+
+def print_cpu_table(results, engines):
+    """1 thread: process CPU time per run (lowest round), which a busy machine does not
+    stretch the way it stretches wall time (cache sharing aside)."""
+    heads = {'base': 'ours before', 'ours': 'ours', 'ours-bf16': 'ours bf16', 'litert': 'LiteRT',
+             'ov-f32': 'OpenVINO f32', 'ov-default': 'OpenVINO default'}
+    rows = [r for r in results if r['threads'] == 1 and r.get('cpu')]
+    if not rows:
+        return
+    print()
+    print('1 thread, CPU time per run (ms; process CPU time, lowest of the rounds):')
+    print()
+    cols = ['model'] + [heads[e] for e in engines] + ['LiteRT / ours', 'OV f32 / ours']
+    if 'ours-bf16' in engines:
+        cols += ['OV default / ours bf16']
+    print('| ' + ' | '.join(cols) + ' |')
+    print('|' + '---|' * len(cols))
+    for row in rows:
+        c = row['cpu']
+
+        def ratio(num, den):
+            return '%.2f×' % (c[num] / c[den]) if c.get(num) and c.get(den) else '—'
+        line = [row['model']] + [fmt_ms(c.get(e)) if c.get(e) else '—' for e in engines]
+        line += [ratio('litert', 'ours'), ratio('ov-f32', 'ours')]
+        if 'ours-bf16' in engines:
+            line += [ratio('ov-default', 'ours-bf16')]
         print('| ' + ' | '.join(line) + ' |')
 
 

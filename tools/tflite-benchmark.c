@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include "tool_common.h"
 #include "tool_flops.h"
@@ -93,6 +94,13 @@ static void print_profile(const tool_model *m, int runs, double median_ms)
   free(rows);
 }
 
+static double process_cpu_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
   const double x = *(const double *)a, y = *(const double *)b;
@@ -127,10 +135,11 @@ int main(int argc, char **argv)
   if (!tool_model_open(&m, model, &flags, false)) return 1;
   double *ms = malloc(sizeof(double) * (size_t)runs);
   bool ok = ms && tool_fill_gauss(m.it, 1, TOOL_DIST_NORMAL);
-  double first = 0, warm_sum = 0;
+  double first = 0, warm_sum = 0, cpu0 = 0;
   for (int k = -1 - warmup; ok && k < runs; k++) {
     if (k == 0 && m.profile.ms) /* the profile covers the timed runs only */
       memset(m.profile.ms, 0, sizeof *m.profile.ms * (size_t)m.profile.n_nodes);
+    if (k == 0) cpu0 = process_cpu_ms();
     const double t0 = tool_now_ms();
     tfl_status s = tfl_interpreter_invoke(m.it);
     const double dt = tool_now_ms() - t0;
@@ -145,6 +154,7 @@ int main(int argc, char **argv)
       ms[k] = dt;
     }
   }
+  const double cpu_ms = ok ? (process_cpu_ms() - cpu0) / runs : 0;
   if (ok) {
     double sum = 0;
     for (int k = 0; k < runs; k++) sum += ms[k];
@@ -160,6 +170,9 @@ int main(int argc, char **argv)
     printf("first inference: %.3f ms\n", first);
     printf("runs: %d  min: %.3f ms  median: %.3f ms  p90: %.3f ms  avg: %.3f ms\n", runs, ms[0],
            ms[runs / 2], ms[p90], sum / runs);
+    /* CPU time of the whole process (every thread, spinning included): at 1 thread it is
+     * the run's own work, which other processes on a busy machine do not stretch */
+    printf("cpu time: %.3f ms per run\n", cpu_ms);
     printf("arena: %zu bytes\n", tfl_interpreter_arena_bytes(m.it));
     const double macs = tool_graph_macs(m.graph);
     printf("multiply-adds: %.0f (%.1f GFLOP/s at the median)\n", macs, 2e-6 * macs / ms[runs / 2]);
