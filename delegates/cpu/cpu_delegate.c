@@ -110,15 +110,17 @@ typedef struct {
   runner *who;   /* [n_nodes of the partition] */
   int32_t *pad;  /* [n_nodes]: BY_ONEDNN: the fused PAD node, else -1 */
   int32_t *add;  /* [n_nodes]: BY_ONEDNN: the fused ADD node, else -1 */
+  int32_t *act;  /* [n_nodes]: BY_ONEDNN: the fused activation node, else -1 */
   uint8_t *bf16; /* [n_nodes]: BY_ONEDNN in bf16: BF16_SRC, BF16_DST (onednn_conv_options) */
 } part_plan;
 
 enum { BF16_SRC = 1, BF16_DST = 2 };
 
-static onednn_conv_options onednn_options(const cpu_delegate_ctx *c, int pad_node, int add_node, int bf16_links)
+static onednn_conv_options onednn_options(const cpu_delegate_ctx *c, int pad_node, int add_node, int act_node,
+                                          int bf16_links)
 {
   return (onednn_conv_options){c->opt.threads, c->opt.precision == CPU_PRECISION_BF16, c->isa, pad_node,
-                               (bf16_links & BF16_SRC) != 0, (bf16_links & BF16_DST) != 0, add_node};
+                               (bf16_links & BF16_SRC) != 0, (bf16_links & BF16_DST) != 0, add_node, act_node};
 }
 
 /* Same-shape float ADD/SUB/MUL this XNNPACK would run on one thread (it merges them into
@@ -141,7 +143,7 @@ static runner pick_runner(const cpu_delegate_ctx *c, const tfl_graph *g, int nod
   const tfl_node *n = &g->nodes[node];
   if (fast_kernel(g, n) || threaded_eltwise(c, g, n)) return BY_KERNEL;
   if (c->opt.use_onednn) {
-    const onednn_conv_options o = onednn_options(c, -1, -1, 0);
+    const onednn_conv_options o = onednn_options(c, -1, -1, -1, 0);
     if (onednn_conv_preferred(g, node, &o)) return BY_ONEDNN;
   }
   return c->opt.use_xnnpack && xnn_partition_supports(g, node) ? BY_XNNPACK : BY_KERNEL;
@@ -152,6 +154,7 @@ static void plan_free(part_plan *pp)
   free(pp->who);
   free(pp->pad);
   free(pp->add);
+  free(pp->act);
   free(pp->bf16);
 }
 
@@ -170,7 +173,7 @@ static void plan_bf16_links(const tfl_graph *g, const tfl_partition *part, part_
   for (int i = 0; i < part->n_nodes; i++) {
     if (pp->who[i] != BY_ONEDNN || pp->add[i] >= 0) continue; /* a fused ADD's output stays fp32 */
     const tfl_node *n = &g->nodes[part->nodes[i]];
-    const int t = n->n_out == 1 ? n->out[0] : -1;
+    const int t = pp->act[i] >= 0 ? g->nodes[pp->act[i]].out[0] : (n->n_out == 1 ? n->out[0] : -1);
     if (t < 0 || g->tensors[t].type != TFL_TYPE_FLOAT32) continue;
     bool ok = true;
     for (int k = 0; k < g->n_outputs && ok; k++) ok = g->outputs[k] != t;
@@ -182,7 +185,8 @@ static void plan_bf16_links(const tfl_graph *g, const tfl_partition *part, part_
         readers++;
         const int ri = index[r];
         ok = j == 0 && ri >= 0 &&
-             (pp->who[ri] == BY_ONEDNN || (pp->who[ri] == BY_FUSED && g->nodes[r].op != TFL_OP_ADD));
+             (pp->who[ri] == BY_ONEDNN || (pp->who[ri] == BY_FUSED && (g->nodes[r].op == TFL_OP_PAD ||
+                                                                     g->nodes[r].op == TFL_OP_PADV2)));
       }
     }
     if (!ok || !readers) continue;
@@ -200,9 +204,10 @@ static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, 
   pp->who = calloc(n, sizeof *pp->who);
   pp->pad = malloc(n * sizeof *pp->pad);
   pp->add = malloc(n * sizeof *pp->add);
+  pp->act = malloc(n * sizeof *pp->act);
   pp->bf16 = calloc(n, sizeof *pp->bf16);
   int32_t *index = malloc(sizeof(int32_t) * (size_t)(g->n_nodes ? g->n_nodes : 1));
-  if (!pp->who || !pp->pad || !pp->add || !pp->bf16 || !index) {
+  if (!pp->who || !pp->pad || !pp->add || !pp->act || !pp->bf16 || !index) {
     free(index);
     plan_free(pp);
     return tfl_fail(diag, TFL_ERR_NOMEM, "cpu delegate: plan of %d nodes", part->n_nodes);
@@ -212,14 +217,14 @@ static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, 
   for (int i = 0; i < part->n_nodes; i++) {
     index[part->nodes[i]] = i;
     pp->who[i] = fast ? pick_runner(c, g, part->nodes[i]) : BY_KERNEL;
-    pp->pad[i] = pp->add[i] = -1;
+    pp->pad[i] = pp->add[i] = pp->act[i] = -1;
   }
   for (int i = 0; i < part->n_nodes; i++) {
     if (pp->who[i] != BY_ONEDNN) continue;
     const int p = onednn_conv_fusable_pad(g, part->nodes[i]);
     const int pi = p >= 0 ? index[p] : -1;
     if (pi < 0 || pp->who[pi] == BY_ONEDNN || pp->who[pi] == BY_FUSED) continue;
-    const onednn_conv_options o = onednn_options(c, p, -1, 0);
+    const onednn_conv_options o = onednn_options(c, p, -1, -1, 0);
     if (!onednn_conv_applies(g, part->nodes[i], &o)) continue;
     pp->who[pi] = BY_FUSED;
     pp->pad[i] = p;
@@ -232,11 +237,24 @@ static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, 
     const int a = onednn_conv_fusable_add(g, node);
     const int ai = a >= 0 ? index[a] : -1;
     if (ai < 0 || (pp->who[ai] != BY_XNNPACK && pp->who[ai] != BY_KERNEL)) continue;
-    const onednn_conv_options o = onednn_options(c, pp->pad[i], a, 0);
+    const onednn_conv_options o = onednn_options(c, pp->pad[i], a, -1, 0);
     if (!onednn_conv_applies(g, node, &o)) continue;
     pp->who[i] = BY_ONEDNN;
     pp->who[ai] = BY_FUSED;
     pp->add[i] = a;
+  }
+  /* then the activation node after it (or after its ADD): a post-op */
+  for (int i = 0; fast && i < part->n_nodes; i++) {
+    if (pp->who[i] != BY_ONEDNN) continue;
+    const int node = part->nodes[i];
+    const int t = pp->add[i] >= 0 ? g->nodes[pp->add[i]].out[0] : g->nodes[node].out[0];
+    const int a = onednn_conv_fusable_act(g, t);
+    const int ai = a >= 0 ? index[a] : -1;
+    if (ai < 0 || (pp->who[ai] != BY_XNNPACK && pp->who[ai] != BY_KERNEL)) continue;
+    const onednn_conv_options o = onednn_options(c, pp->pad[i], pp->add[i], a, 0);
+    if (!onednn_conv_applies(g, node, &o)) continue;
+    pp->who[ai] = BY_FUSED;
+    pp->act[i] = a;
   }
   if (c->opt.precision == CPU_PRECISION_BF16) plan_bf16_links(g, part, pp, index);
   free(index);
@@ -267,6 +285,10 @@ static int cpu_extra_uses(void *vctx, const tfl_graph *g, const tfl_partition *p
     }
     if (pp.add[i] >= 0) { /* the ADD's output is written when the conv runs */
       if (n < max) uses[n] = (tfl_extra_use){part->nodes[i], g->nodes[pp.add[i]].out[0]};
+      n++;
+    }
+    if (pp.act[i] >= 0) { /* and the activation's */
+      if (n < max) uses[n] = (tfl_extra_use){part->nodes[i], g->nodes[pp.act[i]].out[0]};
       n++;
     }
     const int run = xnn_run_length(pp.who, part->n_nodes, i, c->opt.xnn_one_node);
@@ -311,7 +333,7 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
       cpu_step *s = &p->steps[p->n_steps];
       s->node = part->nodes[i];
       s->span = 1;
-      const onednn_conv_options o = onednn_options(c, pp.pad[i], pp.add[i], pp.bf16[i]);
+      const onednn_conv_options o = onednn_options(c, pp.pad[i], pp.add[i], pp.act[i], pp.bf16[i]);
       tfl_diag why; /* a refusal is only a warning: keep it out of the interpreter's error */
       tfl_diag_init(&why);
       st = onednn_conv_create(g, part->nodes[i], &o, &s->dnn, &why);
@@ -337,6 +359,10 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
       if (st == TFL_OK && pp.add[i] >= 0) { /* and the ADD, at the conv's turn (its inputs exist) */
         s = &p->steps[++p->n_steps];
         st = prepare_kernel(g, pp.add[i], s, fast, p->diag);
+      }
+      if (st == TFL_OK && pp.act[i] >= 0) { /* and the activation */
+        s = &p->steps[++p->n_steps];
+        st = prepare_kernel(g, pp.act[i], s, fast, p->diag);
       }
       if (st == TFL_OK) p->n_steps++;
       i++;

@@ -76,6 +76,7 @@ struct onednn_conv {
   int z_tensor;           /* a fused ADD's other input (binary post-op), else -1 */
   int binary_index;       /* that post-op's position */
   int add_node;           /* the fused ADD, else -1 */
+  int act_node;           /* the fused activation node, else -1 */
   bool src_bf16, dst_bf16;/* bf16: the input already holds bf16 / write the output as bf16 */
   tfl_diag *diag;         /* errors of create / run (borrowed for the call, NULL: dropped) */
   conv_kind kind;
@@ -202,6 +203,33 @@ int onednn_conv_fusable_add(const tfl_graph *g, int node)
   /* the other addend must exist when the conv runs: a graph input or produced before */
   if (zt->producer >= node) return -1;
   return add;
+}
+
+static bool act_op(tfl_op op)
+{
+  return op == TFL_OP_RELU || op == TFL_OP_RELU6 || op == TFL_OP_HARD_SWISH || op == TFL_OP_LOGISTIC;
+}
+
+int onednn_conv_fusable_act(const tfl_graph *g, int t)
+{
+  if (!g || t < 0 || t >= g->n_tensors || g->tensors[t].type != TFL_TYPE_FLOAT32) return -1;
+  for (int i = 0; i < g->n_outputs; i++)
+    if (g->outputs[i] == t) return -1;
+  int act = -1;
+  for (int i = 0; i < g->n_nodes; i++)
+    for (int j = 0; !g->nodes[i].dead && j < g->nodes[i].n_in; j++)
+      if (g->nodes[i].in[j] == t) {
+        if (act >= 0 || !act_op(g->nodes[i].op)) return -1;
+        act = i;
+      }
+  if (act < 0) return -1;
+  const tfl_node *a = &g->nodes[act];
+  if (a->n_in != 1 || a->n_out != 1 || a->out[0] < 0) return -1;
+  const tfl_tensor *x = &g->tensors[t], *y = &g->tensors[a->out[0]];
+  if (y->type != TFL_TYPE_FLOAT32 || y->ndim != x->ndim) return -1;
+  for (int d = 0; d < x->ndim; d++)
+    if (y->dims[d] != x->dims[d]) return -1;
+  return act;
 }
 
 /* Types, shapes and quantization this module takes; fills the geometry. pad_node >= 0:
@@ -398,6 +426,16 @@ static tfl_status append_activation(onednn_conv *c, dnnl_post_ops_t po, tfl_acti
             c, "activation post-op");
 }
 
+/* An activation node (RELU, RELU6, HARD_SWISH, LOGISTIC) as a post-op. */
+static tfl_status append_act_node(onednn_conv *c, dnnl_post_ops_t po, tfl_op op)
+{
+  if (op == TFL_OP_RELU) return append_activation(c, po, TFL_ACT_RELU);
+  if (op == TFL_OP_RELU6) return append_activation(c, po, TFL_ACT_RELU6);
+  return dn(dnnl_post_ops_append_eltwise(po, 1.0f, op == TFL_OP_HARD_SWISH ? dnnl_eltwise_hardswish
+                                                                           : dnnl_eltwise_logistic, 0.0f, 0.0f),
+            c, "activation node post-op");
+}
+
 /* The primitive descriptor of class k (caller destroys it). */
 static tfl_status class_pd(onednn_conv *c, int k, dnnl_primitive_desc_t *pd)
 {
@@ -443,7 +481,7 @@ static tfl_status class_pd(onednn_conv *c, int k, dnnl_primitive_desc_t *pd)
     st = dn(dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0, &rt), c, "zero point");
   }
   const tfl_activation add_act = c->z_tensor >= 0 ? c->g->nodes[c->add_node].p.eltwise.act : TFL_ACT_NONE;
-  if (!st && c->kind != K_Q8 && (n->p.conv.act != TFL_ACT_NONE || c->z_tensor >= 0)) {
+  if (!st && c->kind != K_Q8 && (n->p.conv.act != TFL_ACT_NONE || c->z_tensor >= 0 || c->act_node >= 0)) {
     st = dn(dnnl_post_ops_create(&po), c, "post-ops");
     if (!st) st = append_activation(c, po, n->p.conv.act);
     if (!st && c->z_tensor >= 0) { /* a fused ADD: + z, then its activation */
@@ -453,6 +491,8 @@ static tfl_status class_pd(onednn_conv *c, int k, dnnl_primitive_desc_t *pd)
       if (!st) st = dn(dnnl_post_ops_append_binary(po, dnnl_binary_add, &cl->z_md), c, "add post-op");
       if (!st) st = append_activation(c, po, add_act);
     }
+    if (!st && c->act_node >= 0) /* a fused activation node */
+      st = append_act_node(c, po, c->g->nodes[c->act_node].op);
     if (!st) st = dn(dnnl_primitive_attr_set_post_ops(attr, po), c, "post-ops");
   }
   if (!st) st = dn(dnnl_primitive_desc_create(pd, &cd, attr, c->eng, NULL), c, "primitive desc");
@@ -758,13 +798,18 @@ bool onednn_conv_preferred(const tfl_graph *g, int node, const onednn_conv_optio
 bool onednn_conv_applies(const tfl_graph *g, int node, const onednn_conv_options *o)
 {
   if (!g || !o || node < 0 || node >= g->n_nodes) return false;
-  onednn_conv c = {.g = g, .node = node, .isa = o->isa, .add_node = o->add_node, .z_tensor = -1};
+  onednn_conv c = {.g = g, .node = node, .isa = o->isa, .add_node = o->add_node, .act_node = o->act_node,
+                   .z_tensor = -1};
   if (!node_fits(g, &g->nodes[node], o->pad_node, &c.s, &c.kind, o->bf16)) return false;
   if (c.kind == K_Q8) c.src_zp = cpu_zero_point(in_t(g, &g->nodes[node], INPUT), 0);
   if (o->add_node >= 0) {
     if (c.kind == K_Q8 || onednn_conv_fusable_add(g, node) != o->add_node) return false;
     const tfl_node *a = &g->nodes[o->add_node];
     c.z_tensor = a->in[0] == g->nodes[node].out[0] ? a->in[1] : a->in[0];
+  }
+  if (o->act_node >= 0) {
+    const int t = o->add_node >= 0 ? g->nodes[o->add_node].out[0] : g->nodes[node].out[0];
+    if (c.kind == K_Q8 || onednn_conv_fusable_act(g, t) != o->act_node) return false;
   }
   const tfl_status st = single_threaded(probe, &c, o->threads < 1 ? 1 : o->threads);
   free(c.chunks);
@@ -787,6 +832,7 @@ tfl_status onednn_conv_create(const tfl_graph *g, int node, const onednn_conv_op
   c->src_bf16 = o->bf16 && o->src_bf16;
   c->dst_bf16 = o->bf16 && o->dst_bf16;
   c->add_node = o->add_node;
+  c->act_node = o->act_node;
   c->y_tensor = g->nodes[node].out[0];
   c->z_tensor = -1;
   if (o->add_node >= 0) {
@@ -797,6 +843,13 @@ tfl_status onednn_conv_create(const tfl_graph *g, int node, const onednn_conv_op
     const tfl_node *a = &g->nodes[o->add_node];
     c->y_tensor = a->out[0];
     c->z_tensor = a->in[0] == g->nodes[node].out[0] ? a->in[1] : a->in[0];
+  }
+  if (o->act_node >= 0) {
+    if (onednn_conv_fusable_act(g, c->y_tensor) != o->act_node || c->kind == K_Q8) {
+      free(c);
+      return tfl_fail(diag, TFL_ERR_ARG, "node %d: node %d is not an activation it can absorb", node, o->act_node);
+    }
+    c->y_tensor = g->nodes[o->act_node].out[0];
   }
   if (!node_fits(g, &g->nodes[node], o->pad_node, &c->s, &c->kind, o->bf16)) {
     free(c);

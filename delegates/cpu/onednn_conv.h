@@ -39,6 +39,8 @@ typedef struct {
   int add_node;       /* -1, or onednn_conv_fusable_add's answer: the conv adds that ADD's other
                          input (a binary post-op) and writes the ADD's output, at its own
                          turn (tfl_delegate.extra_uses); the ADD does not run. Float only. */
+  int act_node;       /* -1, or onednn_conv_fusable_act's answer for the conv's (or its fused
+                         ADD's) output: applied as a post-op, its output written instead */
 } onednn_conv_options;
 
 typedef struct onednn_conv onednn_conv;
@@ -49,6 +51,9 @@ int onednn_conv_fusable_pad(const tfl_graph *g, int node);
 /* The ADD node that is the only reader of this float conv's output, adding a same-shape
  * tensor that exists before the conv runs (with a clamp or no activation); -1 when none. */
 int onednn_conv_fusable_add(const tfl_graph *g, int node);
+/* The activation node (RELU, RELU6, HARD_SWISH, LOGISTIC) that is the only
+ * reader of float tensor t, same shape; -1 when none. */
+int onednn_conv_fusable_act(const tfl_graph *g, int t);
 
 /* Would onednn_conv_create take node `node`: a CONV_2D or DEPTHWISE_CONV_2D with constant
  * weights, float32 or 8-bit as above, a clamp activation (or none), for which oneDNN has a

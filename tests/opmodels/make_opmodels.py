@@ -307,6 +307,30 @@ def conv_then_add(dw, act=None, add_act=None):
 
 CASES['conv_1x1_add_relu6'] = (conv_then_add(False, add_act='relu6'), {})
 CASES['dwconv_3x3_relu_add'] = (conv_then_add(True, act='relu'), {})
+def dwconv_then(ops, residual=False):
+    """A depthwise conv (large enough for oneDNN) followed by an ADD of its input and/or
+    activation nodes, which the fast path folds into the conv as post-ops."""
+    def build(m):
+        shape = [1, 32, 30, 24]
+        x = m.input(shape)
+        y = m.tensor(shape)
+        m.op('DEPTHWISE_CONV_2D', [x, m.weights([1, 5, 5, 24]), m.weights([24])], [y], 'DepthwiseConv2DOptions', {
+            'padding': 'SAME', 'stride_h': 1, 'stride_w': 1, 'depth_multiplier': 1})
+        if residual:
+            s = m.tensor(shape)
+            m.op('ADD', [x, y], [s], 'AddOptions', {})
+            y = s
+        for op in ops:
+            z = m.tensor(shape)
+            m.op(op, [y], [z])
+            y = z
+        m.output(y)
+    return build
+
+
+CASES['dwconv_5x5_hard_swish'] = (dwconv_then(['HARD_SWISH']), {})
+CASES['dwconv_5x5_add_relu'] = (dwconv_then(['RELU'], residual=True), {})
+CASES['dwconv_5x5_logistic'] = (dwconv_then(['LOGISTIC']), {})
 CASES['pad_conv_3x3_s2_valid'] = (pad_then(conv_on(32, 3, 2, act='relu6'), [1, 64, 62, 16], (1, 1, 1, 1)), {})
 CASES['pad_dwconv_5x5_s2_valid_asym'] = (pad_then(dwconv_on(5, 2), [1, 64, 60, 16], (1, 2, 2, 1)), {})
 

@@ -150,7 +150,7 @@ static void run_case(const shape *s, int kind, int32_t x_zp, tfl_activation act,
   char what[160];
   snprintf(what, sizeof what, "%s %s x_zp %d act %d%s", s->name, kind_names[kind], (int)x_zp, act,
            portable ? " (portable paths)" : "");
-  onednn_conv_options o = {1, kind == BF16, portable ? cpu_features_none() : cpu_features_detect(), -1, false, false, -1};
+  onednn_conv_options o = {1, kind == BF16, portable ? cpu_features_none() : cpu_features_detect(), -1, false, false, -1, -1};
   if (!onednn_conv_applies(&r.graph, 0, &o)) {
     if (kind == BF16 && !cpu_features_detect().avx512_bf16) { /* oneDNN's bf16 wants the ISA */
       skipped++;
@@ -237,7 +237,7 @@ int main(void)
   op_runner r;
   int yt;
   build(&r, &shapes[0], F32, 0, TFL_ACT_NONE, &yt);
-  onednn_conv_options probe = {1, false, cpu_features_detect(), -1, false, false, -1};
+  onednn_conv_options probe = {1, false, cpu_features_detect(), -1, false, false, -1, -1};
   const bool jit = onednn_conv_applies(&r.graph, 0, &probe);
   op_runner_free(&r);
   if (!jit) {
