@@ -29,7 +29,7 @@ static void usage(FILE *out)
 /* One row of the profile: a step (kernel node or XNNPACK subgraph). */
 typedef struct {
   int node, span;
-  double us, macs;
+  double us, cpu_us, macs;
 } prof_row;
 
 static int cmp_row(const void *a, const void *b)
@@ -50,7 +50,7 @@ static void print_profile(const tool_model *m, int runs, double median_ms)
   if (!rows) return;
   for (int i = 0; i < p->n_nodes; i++) {
     if (!p->span[i]) continue;
-    prof_row r = {i, p->span[i], 1e3 * p->ms[i] / runs, 0};
+    prof_row r = {i, p->span[i], 1e3 * p->ms[i] / runs, p->cpu_ms ? 1e3 * p->cpu_ms[i] / runs : 0, 0};
     for (int k = i; k < i + r.span && k < g->n_nodes; k++) r.macs += tool_node_macs(g, k);
     rows[n++] = r;
     sum += r.us;
@@ -63,7 +63,7 @@ static void print_profile(const tool_model *m, int runs, double median_ms)
   qsort(rows, (size_t)n, sizeof *rows, cmp_row);
   printf("profile: %d steps, %.3f ms per run summed (median run %.3f ms)\n", n, sum / 1e3, median_ms);
   printf("  %6s %-28s %5s %10s %6s %9s %8s  %s\n", "node", "op", "nodes", "us", "%", "MMAC", "GFLOP/s",
-         "output shape");
+         "output shape (cpu us: the calling thread's CPU time)");
   for (int k = 0; k < n; k++) {
     const prof_row *r = &rows[k];
     const tfl_node *nd = &g->nodes[r->node];
@@ -82,9 +82,10 @@ static void print_profile(const tool_model *m, int runs, double median_ms)
         x->ndim == 4 && w->ndim == 4)
       snprintf(shape + len, sizeof shape - (size_t)len, " <- %dx%dx%d k%dx%d s%d", (int)x->dims[1],
                (int)x->dims[2], (int)x->dims[3], (int)w->dims[1], (int)w->dims[2], nd->p.conv.stride_h);
-    printf("  %6d %-28s %5d %10.1f %5.1f%% %9.2f %8.1f  %s\n", r->node,
+    printf("  %6d %-28s %5d %10.1f %5.1f%% %9.2f %8.1f  %s (cpu %.1f)\n", r->node,
            r->span > 1 ? "(XNNPACK subgraph)" : tfl_op_name(nd->op), r->span, r->us,
-           sum > 0 ? 100 * r->us / sum : 0, r->macs / 1e6, r->us > 0 ? 2e-3 * r->macs / r->us : 0, shape);
+           sum > 0 ? 100 * r->us / sum : 0, r->macs / 1e6, r->us > 0 ? 2e-3 * r->macs / r->us : 0, shape,
+           r->cpu_us);
   }
   printf("profile per op (single-node steps):\n");
   for (int op = 0; op < TFL_OP_COUNT; op++)
@@ -137,8 +138,10 @@ int main(int argc, char **argv)
   bool ok = ms && tool_fill_gauss(m.it, 1, TOOL_DIST_NORMAL);
   double first = 0, warm_sum = 0, cpu0 = 0;
   for (int k = -1 - warmup; ok && k < runs; k++) {
-    if (k == 0 && m.profile.ms) /* the profile covers the timed runs only */
+    if (k == 0 && m.profile.ms) { /* the profile covers the timed runs only */
       memset(m.profile.ms, 0, sizeof *m.profile.ms * (size_t)m.profile.n_nodes);
+      memset(m.profile.cpu_ms, 0, sizeof *m.profile.cpu_ms * (size_t)m.profile.n_nodes);
+    }
     if (k == 0) cpu0 = process_cpu_ms();
     const double t0 = tool_now_ms();
     tfl_status s = tfl_interpreter_invoke(m.it);

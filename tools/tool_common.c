@@ -301,8 +301,9 @@ bool tool_model_prepare(tool_model *m, const char *path, const tool_run_flags *f
     const int n = m->graph->n_nodes;
     m->profile.n_nodes = n;
     m->profile.ms = calloc((size_t)n + 1, sizeof *m->profile.ms);
+    m->profile.cpu_ms = calloc((size_t)n + 1, sizeof *m->profile.cpu_ms);
     m->profile.span = calloc((size_t)n + 1, sizeof *m->profile.span);
-    if (!m->profile.ms || !m->profile.span) {
+    if (!m->profile.ms || !m->profile.cpu_ms || !m->profile.span) {
       fprintf(stderr, "error: out of memory for the profile of %d nodes\n", n);
       tool_model_close(m);
       return false;
@@ -349,6 +350,7 @@ void tool_model_close(tool_model *m)
   if (m->cpu) m->cpu->destroy(m->cpu);
   if (m->graph) tfl_graph_free(m->graph);
   free(m->profile.ms);
+  free(m->profile.cpu_ms);
   free(m->profile.span);
   memset(m, 0, sizeof *m);
 }

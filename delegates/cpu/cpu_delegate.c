@@ -406,10 +406,10 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
   return TFL_OK;
 }
 
-static double now_ms(void)
+static double clock_ms(clockid_t id)
 {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(id, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
@@ -420,7 +420,8 @@ static tfl_status cpu_invoke(void *vctx, void *vstate)
   cpu_profile *prof = c->opt.profile;
   for (int i = 0; i < p->n_steps; i++) {
     cpu_step *s = &p->steps[i];
-    const double t0 = prof ? now_ms() : 0;
+    const double t0 = prof ? clock_ms(CLOCK_MONOTONIC) : 0;
+    const double c0 = prof && prof->cpu_ms ? clock_ms(CLOCK_THREAD_CPUTIME_ID) : 0;
     tfl_status st;
     if (s->xnn) {
       st = xnn_partition_run(s->xnn, p->diag);
@@ -432,7 +433,8 @@ static tfl_status cpu_invoke(void *vctx, void *vstate)
     }
     if (st != TFL_OK) return tfl_fail_prefix(p->diag, st, "node %d (%s)", s->node, tfl_op_name(p->g->nodes[s->node].op));
     if (prof && s->node < prof->n_nodes) {
-      prof->ms[s->node] += now_ms() - t0;
+      prof->ms[s->node] += clock_ms(CLOCK_MONOTONIC) - t0;
+      if (prof->cpu_ms) prof->cpu_ms[s->node] += clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
       prof->span[s->node] = s->span;
     }
   }

@@ -14,6 +14,8 @@
 typedef struct {
   int n_nodes;
   double *ms;
+  double *cpu_ms;     /* optional [n_nodes]: the invoking thread's CPU time per step (at 1
+                         thread the step's whole cost, which other processes do not stretch) */
   int32_t *span;
 } cpu_profile;
 
