@@ -318,7 +318,7 @@ static bool node_fits(const tfl_graph *g, const tfl_node *n, int pad_node, geom 
     }
   }
   /* the correction's window sums stay in int32: |sum| <= taps * C * 255, times <= 255 */
-  if (s->shifted && (double)s->KH * s->KW * (s->depthwise ? 1 : s->C) * 255.0 * 255.0 > 2e9) return false;
+  if (s->shifted && (double)s->KH * s->KW * s->C * 255.0 * 255.0 > 2e9) return false;
   *kind = K_Q8;
   return true;
 }
@@ -342,8 +342,8 @@ static int chunk_rows_for(const geom *s, conv_kind kind, int threads)
 {
   int rows = (s->OH + threads - 1) / threads;
   size_t per_row = 0;
-  if (kind == K_Q8) /* the int32 sums (and window sums of the same size for depthwise) */
-    per_row = (size_t)s->OW * (size_t)s->OC * sizeof(int32_t) * (s->shifted && s->depthwise ? 2 : 1);
+  if (kind == K_Q8) /* the int32 sums */
+    per_row = (size_t)s->OW * (size_t)s->OC * sizeof(int32_t);
   if (kind == K_BF16) /* the converted input rows (none when the input is bf16 already) */
     per_row = (size_t)s->sh * (size_t)s->W * (size_t)s->C * sizeof(uint16_t);
   if (per_row) {
@@ -611,8 +611,8 @@ static tfl_status make_slots(onednn_conv *c, int threads)
     const size_t cvt = (size_t)c->cls[k].rows_in * c->s.W * c->s.C;
     if (c->kind == K_Q8 && acc > c->acc_elems) c->acc_elems = acc;
     if (c->s.shifted) {
-      const size_t corr = (size_t)c->cls[k].rows_out * c->s.OW * (c->s.depthwise ? (size_t)c->s.OC : 1);
-      const size_t rs = c->s.depthwise ? 0 : (size_t)c->cls[k].rows_in * c->s.W;
+      const size_t corr = (size_t)c->cls[k].rows_out * c->s.OW;
+      const size_t rs = (size_t)c->cls[k].rows_in * c->s.W;
       if (corr > c->corr_elems) c->corr_elems = corr;
       if (rs > c->rowsum_elems) c->rowsum_elems = rs;
     }
@@ -680,11 +680,9 @@ static tfl_status make_requant(onednn_conv *c)
     c->corr_k = malloc(sizeof(int32_t) * (size_t)OC);
     if (!c->corr_k) return tfl_fail(c->diag, TFL_ERR_NOMEM, "node %d: correction factors", c->node);
     for (int oc = 0; oc < OC; oc++) c->corr_k[oc] = 128 - cpu_zero_point(w, oc);
-    c->rq.corr_k = c->corr_k;
-    c->rq.corr_per_channel = s->depthwise;
+    c->rq.corr_k = c->corr_k; /* dense convs: one window sum per pixel */
     c->wg = (cpu_window_geom){.W = s->W, .C = s->C, .OW = s->OW, .KH = s->KH, .KW = s->KW, .sh = s->sh,
-                              .sw = s->sw, .dh = s->dh, .dw = s->dw, .pad_l = s->pad_l, .depthwise = s->depthwise,
-                              .mult = s->OC / s->groups, .zero_point = c->src_zp,
+                              .sw = s->sw, .dh = s->dh, .dw = s->dw, .pad_l = s->pad_l, .zero_point = c->src_zp,
                               .is_u8 = x->type == TFL_TYPE_UINT8};
   }
   return TFL_OK;

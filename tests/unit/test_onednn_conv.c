@@ -1,8 +1,9 @@
 /* test_onednn_conv.c - the fast path's oneDNN convolutions (delegates/cpu/onednn_conv.c)
  * against the reference CONV_2D / DEPTHWISE_CONV_2D kernels, on one-node graphs:
  *   - 8-bit (uint8 weights with a zero point, also far from 128 so that oneDNN gets them
- *     shifted and the sums are corrected; int8 per-channel weights; input zero points 0,
- *     -128 and others; every clamp activation): bit for bit, 0 LSB;
+ *     shifted and the sums are corrected (dense convs; such depthwise ones are refused);
+ *     int8 per-channel weights; input zero points 0, -128 and others; every clamp
+ *     activation): bit for bit, 0 LSB;
  *   - float32: |d| <= 1e-5 * max(1, |want|) (the sums run in another order);
  *   - bfloat16 (inputs and weights rounded to bf16, fp32 sums): worst element within the
  *     bound of those roundings, 2^-8 * sum |x * w| per output (each product carries two
@@ -231,6 +232,21 @@ static void run_case(const shape *s, int kind, int32_t x_zp, tfl_activation act,
   op_runner_free(&r);
 }
 
+/* A conv the module must leave alone. */
+static void check_refused(const shape *s, int kind, const char *why)
+{
+  op_runner r;
+  int yt;
+  build(&r, s, kind, 128, TFL_ACT_NONE, &yt);
+  onednn_conv_options o = {1, false, cpu_features_detect(), -1, false, false, -1, -1};
+  if (onednn_conv_applies(&r.graph, 0, &o)) {
+    fprintf(stderr, "FAIL %s %s: oneDNN takes it (%s)\n", s->name, kind_names[kind], why);
+    failures++;
+  }
+  checked++;
+  op_runner_free(&r);
+}
+
 int main(void)
 {
   /* a probe: oneDNN without JIT code here (no AVX2 or the like) is never used */
@@ -257,9 +273,13 @@ int main(void)
       run_case(s, I8, -128, acts[a], false);
     }
     run_case(s, U8, 0, TFL_ACT_RELU6, false); /* no input zero point */
-    run_case(s, U8W, 128, TFL_ACT_RELU6, false);
-    run_case(s, U8W, 0, TFL_ACT_NONE, false);
-    run_case(s, U8W, 77, TFL_ACT_RELU, true);
+    if (!s->dw) { /* shifted uint8 weights: dense convs only */
+      run_case(s, U8W, 128, TFL_ACT_RELU6, false);
+      run_case(s, U8W, 0, TFL_ACT_NONE, false);
+      run_case(s, U8W, 77, TFL_ACT_RELU, true);
+    } else {
+      check_refused(s, U8W, "uint8 depthwise weights outside int8 (left to XNNPACK)");
+    }
     run_case(s, U8, 77, TFL_ACT_NONE, false);
     run_case(s, I8, 5, TFL_ACT_RELU, false);
     run_case(s, I8, 0, TFL_ACT_NONE, false);

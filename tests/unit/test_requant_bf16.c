@@ -3,7 +3,7 @@
  *   - requant_rows: AVX-512 and portable outputs equal, bit for bit, to the reference
  *     kernels' scalar cpu_requant_fp32 on random int32 sums (small, large, near the int32
  *     limits), channel counts that leave vector tails, uint8 and int8, clamped ranges, with
- *     and without the shifted-weights correction (per pixel, per pixel and channel);
+ *     and without the shifted-weights correction (per pixel);
  *   - bf16 conversion: native (AVX-512 BF16) and portable equal on 4M random bit patterns
  *     (NaNs, infinities, denormals included), and hand-checked roundings (ties to even,
  *     carries into the exponent, overflow to infinity, denormals to zero).
@@ -49,20 +49,20 @@ static void check_requant(const cpu_features *f)
                          : (int32_t)next();                   /* anything */
         if (i == 3) acc[i] = INT32_MAX - 200000; /* wraps with the bias like int32 lanes */
       }
-      /* the shifted-weights correction: per pixel (dense), per pixel and channel (depthwise) */
-      int32_t *corr = malloc(sizeof(int32_t) * (size_t)(C * P)), *k = malloc(sizeof(int32_t) * (size_t)C);
-      for (int i = 0; i < C * P; i++) corr[i] = (int32_t)(next() % 20001) - 10000;
+      /* the shifted-weights correction: one window sum per pixel */
+      int32_t *corr = malloc(sizeof(int32_t) * (size_t)P), *k = malloc(sizeof(int32_t) * (size_t)C);
+      for (int i = 0; i < P; i++) corr[i] = (int32_t)(next() % 20001) - 10000;
       for (int c = 0; c < C; c++) k[c] = (int32_t)(next() % 256) - 127;
-      const bool per_channel = C % 2 == 0, with_corr = C != 16;
-      cpu_requant_rows r = {C, bias, with_corr ? k : NULL, per_channel, scale, u8 ? 131 : -9, u8 ? 3 : -120,
-                            u8 ? 250 : 100, u8 != 0};
+      const bool with_corr = C != 16;
+      cpu_requant_rows r = {C, bias, with_corr ? k : NULL, scale, u8 ? 131 : -9, u8 ? 3 : -120, u8 ? 250 : 100,
+                            u8 != 0};
       if (C == 7) r.bias = NULL;
       cpu_requant_rows_run(&r, acc, corr, a, (size_t)P, false);
       if (f->avx512) cpu_requant_rows_run(&r, acc, corr, b, (size_t)P, true);
       for (int i = 0; i < C * P; i++) {
         const int c = i % C;
         uint32_t usum = (uint32_t)acc[i] + (uint32_t)(r.bias ? bias[c] : 0);
-        if (with_corr) usum += (uint32_t)k[c] * (uint32_t)(per_channel ? corr[i] : corr[i / C]);
+        if (with_corr) usum += (uint32_t)k[c] * (uint32_t)corr[i / C];
         const int32_t sum = (int32_t)usum;
         const int32_t want = cpu_requant_fp32(sum, scale[c], r.zero_point, r.lo, r.hi);
         const int32_t ga = u8 ? a[i] : (int8_t)a[i], gb = u8 ? b[i] : (int8_t)b[i];

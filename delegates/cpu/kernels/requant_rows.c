@@ -24,9 +24,7 @@ __attribute__((target("avx512f,avx512bw"))) static void run_avx512(const cpu_req
       __m512i v = _mm512_maskz_loadu_epi32(m, a + c);
       if (r->corr_k) {
         const __m512i k = _mm512_maskz_loadu_epi32(m, r->corr_k + c);
-        const __m512i s = r->corr_per_channel ? _mm512_maskz_loadu_epi32(m, corr + p * (size_t)C + c)
-                                              : _mm512_set1_epi32(corr[p]);
-        v = _mm512_add_epi32(v, _mm512_mullo_epi32(k, s));
+        v = _mm512_add_epi32(v, _mm512_mullo_epi32(k, _mm512_set1_epi32(corr[p])));
       }
       if (r->bias) v = _mm512_add_epi32(v, _mm512_maskz_loadu_epi32(m, r->bias + c));
       __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), _mm512_maskz_loadu_ps(m, r->scale + c));
@@ -54,7 +52,7 @@ static void run_portable(const cpu_requant_rows *r, const int32_t *acc, const in
       /* wraps like the int32 lanes of the vector path (no overflow in real models) */
       uint32_t a = (uint32_t)acc[i] + (uint32_t)(r->bias ? r->bias[c] : 0);
       if (r->corr_k)
-        a += (uint32_t)r->corr_k[c] * (uint32_t)(r->corr_per_channel ? corr[i] : corr[p]);
+        a += (uint32_t)r->corr_k[c] * (uint32_t)corr[p];
       const int32_t q = cpu_requant_fp32((int32_t)a, r->scale[c], r->zero_point, r->lo, r->hi);
       if (r->is_u8)
         ((uint8_t *)out)[i] = (uint8_t)q;

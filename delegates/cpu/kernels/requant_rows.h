@@ -14,17 +14,15 @@
 typedef struct {
   int channels;
   const int32_t *bias;   /* [channels], NULL: none */
-  /* [channels], NULL: none: acc += corr_k[c] * corr (window_sums.h), per pixel, or per
-   * pixel and channel with corr_per_channel */
+  /* [channels], NULL: none: acc += corr_k[c] * corr[pixel] (window_sums.h) */
   const int32_t *corr_k;
-  bool corr_per_channel;
   const float *scale;    /* [channels]: in_scale * w_scale[c] / out_scale (cpu_requant_scale) */
   int32_t zero_point;    /* output's */
   int32_t lo, hi;        /* the fused activation's range, quantized */
   bool is_u8;            /* uint8 storage, else int8 */
 } cpu_requant_rows;
 
-/* out[p][c] = requant(acc[p][c] (+ corr_k[c] * corr[p] or corr[p][c]) + bias[c]) for
+/* out[p][c] = requant(acc[p][c] (+ corr_k[c] * corr[p]) + bias[c]) for
  * `pixels` rows of `channels` values (acc and out rows are dense); corr is ignored without
  * corr_k. avx512: use the AVX-512 path (only if the CPU has it). */
 void cpu_requant_rows_run(const cpu_requant_rows *r, const int32_t *acc, const int32_t *corr, void *out,
