@@ -775,10 +775,15 @@ static tfl_status probe(onednn_conv *c, int threads)
  * one 3-channel stem; 1x1: even (0.9-1.1x), and leaving them keeps XNNPACK's subgraphs
  * whole. bf16 and 8-bit always (2x and 3.5x the fp32 arithmetic rate). */
 #define F32_MIN_DW_MACS 0.25e6
+#define Q8_MIN_DW_PIXELS 15000
 #define F32_MIN_DENSE_MACS 2e6
 
 static bool worth_it(const geom *s, conv_kind kind)
 {
+  /* 8-bit depthwise: oneDNN's (int32 sums out, then our requantization) beat XNNPACK's
+   * only on large feature maps: 1.41x at 177x241, even at 89x121, 0.68-0.86x at 45x61 and
+   * below (posenet, 1 thread) */
+  if (kind == K_Q8 && s->depthwise) return (double)s->N * s->OH * s->OW >= Q8_MIN_DW_PIXELS;
   if (kind != K_F32) return true;
   const double macs = (double)s->N * s->OH * s->OW * s->OC * s->KH * s->KW * (s->C / s->groups);
   if (s->depthwise) return macs >= F32_MIN_DW_MACS;
