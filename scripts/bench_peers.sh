@@ -111,28 +111,10 @@ for tool in tflite-benchmark tflite-run; do
 done
 [ -n "$log" ] || log=$(mktemp -d /tmp/bench_peers.XXXXXX)
 mkdir -p "$log"
-shared_dir="$repo/../shared/models"
-cache_dir="$repo/models/cache"
-find_model() {  # NAME|PATH -> path
-  if [ -f "$1" ]; then echo "$1"; return; fi
-  for d in "$shared_dir" "$cache_dir"; do
-    [ -f "$d/$1.tflite" ] && { echo "$d/$1.tflite"; return; }
-  done
-  echo "bench_peers.sh: no model '$1'" >&2
-  exit 1
-}
-if [ -z "$models" ]; then
-  model_paths=$(ls "$shared_dir"/*.tflite "$cache_dir"/*.tflite)
-else
-  model_paths=$(for m in $models; do find_model "$m"; done)
-fi
-# Models ending in a custom op a peer cannot run (see the header).
-needs_cut() {
-  case "$(basename "$1" .tflite)" in
-    posenet_*_decoder|coco_ssd_mobilenet_v1_*_quant_*) return 0 ;;
-    *) return 1 ;;
-  esac
-}
+prog=bench_peers.sh
+# shellcheck source=scripts/bench_models.sh
+. "$repo/scripts/bench_models.sh"
+model_paths=$(bench_model_paths "$models")
 specs=()
 for path in $model_paths; do
   name=$(basename "$path" .tflite)

@@ -115,20 +115,6 @@ static bool is_q8(tfl_type t)
   return t == TFL_TYPE_UINT8 || t == TFL_TYPE_INT8;
 }
 
-static bool clamp_or_none(tfl_activation a)
-{
-  switch (a) {
-  case TFL_ACT_NONE:
-  case TFL_ACT_RELU:
-  case TFL_ACT_RELU_N1_TO_1:
-  case TFL_ACT_RELU6: return true;
-  case TFL_ACT_TANH:
-  case TFL_ACT_SIGN_BIT:
-  case TFL_ACT_SIGMOID: return false;
-  }
-  return false;
-}
-
 /* Integer element i of a constant int32/int64 tensor. */
 static int64_t int_at(const tfl_tensor *t, size_t i)
 {
@@ -170,8 +156,6 @@ int onednn_conv_fusable_pad(const tfl_graph *g, int node)
   return p;
 }
 
-static bool clamp_or_none(tfl_activation a);
-
 int onednn_conv_fusable_add(const tfl_graph *g, int node)
 {
   if (!g || node < 0 || node >= g->n_nodes) return -1;
@@ -191,7 +175,7 @@ int onednn_conv_fusable_add(const tfl_graph *g, int node)
   if (add < 0) return -1;
   const tfl_node *a = &g->nodes[add];
   if (a->n_in != 2 || a->n_out != 1 || a->out[0] < 0 || a->in[0] < 0 || a->in[1] < 0 || a->in[0] == a->in[1] ||
-      !clamp_or_none(a->p.eltwise.act))
+      !cpu_act_is_clamp(a->p.eltwise.act))
     return -1;
   const int z = a->in[0] == t ? a->in[1] : a->in[0];
   const tfl_tensor *zt = &g->tensors[z], *tt = &g->tensors[t], *yt = &g->tensors[a->out[0]];
@@ -241,7 +225,7 @@ static bool node_fits(const tfl_graph *g, const tfl_node *n, int pad_node, geom 
   const tfl_conv_params *p = &n->p.conv;
   if (!x || !w || !y || x->ndim != 4 || w->ndim != 4 || y->ndim != 4) return false;
   if (!w->is_const || !w->data || w->sparsity) return false;
-  if (!clamp_or_none(p->act) || p->stride_h < 1 || p->stride_w < 1 || p->dilation_h < 1 || p->dilation_w < 1)
+  if (!cpu_act_is_clamp(p->act) || p->stride_h < 1 || p->stride_w < 1 || p->dilation_h < 1 || p->dilation_w < 1)
     return false;
   memset(s, 0, sizeof *s);
   s->depthwise = n->op == TFL_OP_DEPTHWISE_CONV_2D;

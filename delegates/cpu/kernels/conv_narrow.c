@@ -53,15 +53,7 @@ bool cpu_conv_narrow_applies(const tfl_graph *g, const tfl_node *n)
       p->dilation_h < 1 || p->dilation_w < 1)
     return false;
   if (b && (b->type != TFL_TYPE_FLOAT32 || tfl_tensor_count(b) != (size_t)w->dims[0] || !b->data)) return false;
-  switch (p->act) {
-  case TFL_ACT_NONE:
-  case TFL_ACT_RELU:
-  case TFL_ACT_RELU_N1_TO_1:
-  case TFL_ACT_RELU6: break;
-  case TFL_ACT_TANH:
-  case TFL_ACT_SIGN_BIT:
-  case TFL_ACT_SIGMOID: return false;
-  }
+  if (!cpu_act_is_clamp(p->act)) return false;
   const double macs = (double)tfl_tensor_count(y) * w->dims[1] * w->dims[2] * w->dims[3];
   return macs >= CPU_CONV_NARROW_MIN_MACS;
 }
