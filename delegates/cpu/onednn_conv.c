@@ -756,7 +756,8 @@ static tfl_status probe(onednn_conv *c, int threads)
  * at 1 thread (docs/cpu-performance.md, "oneDNN or XNNPACK"). Depthwise: 1.4-4.7x (XNNPACK's
  * 5x5 and 8-channel kernels are slow) except the smallest (4x4, 2x2 outputs: a few us
  * either way, and a split XNNPACK subgraph costs more); dense kxk: about even, 6.7x on
- * one 3-channel stem; 1x1: even (0.9-1.1x), and leaving them keeps XNNPACK's subgraphs
+ * one 3-channel stem with 16 outputs, 0.5x on an 8-output one (mobilenet_v1_0.25): from
+ * 16 output channels; 1x1: even (0.9-1.1x), and leaving them keeps XNNPACK's subgraphs
  * whole. bf16 and 8-bit always (2x and 3.5x the fp32 arithmetic rate). */
 #define F32_MIN_DW_MACS 0.25e6
 #define Q8_MIN_DW_PIXELS 15000
@@ -772,7 +773,7 @@ static bool worth_it(const geom *s, conv_kind kind)
   const double macs = (double)s->N * s->OH * s->OW * s->OC * s->KH * s->KW * (s->C / s->groups);
   if (s->depthwise) return macs >= F32_MIN_DW_MACS;
   if (s->KH == 1 && s->KW == 1) return false;
-  return macs >= F32_MIN_DENSE_MACS && s->OC >= 4;
+  return macs >= F32_MIN_DENSE_MACS && s->OC >= 16;
 }
 
 bool onednn_conv_preferred(const tfl_graph *g, int node, const onednn_conv_options *o)
