@@ -37,6 +37,7 @@ struct _GstTfliteFilter {
   gchar *instance_id;          /* model-instance-id: the shared engine's name */
   guint batch_window_us;       /* batching across streams; 0: off */
   guint max_batch;
+  GstTfliteEngineContext engine_context;
   gboolean settings_changed;
 
   /* streaming state */
