@@ -19,10 +19,10 @@ static void build(op_runner *r, const nc_case *c, tfl_activation act, int *yt)
   const int oh = test_out_size(c->same, c->h, c->kh, c->stride, c->d);
   const int ow = test_out_size(c->same, c->w, c->kw, c->stride, c->d);
   const size_t nx = (size_t)c->n * c->h * c->w * c->c, nw = (size_t)c->oc * c->kh * c->kw * c->c;
-  float *x = malloc(nx * 4), *w = malloc(nw * 4), b[2];
+  float *x = malloc(nx * 4), *w = malloc(nw * 4), b[4]; /* up to 3 outputs (a refusal case) */
   test_fill(x, nx, -1, 1);
   test_fill(w, nw, -0.5f, 0.5f);
-  test_fill(b, 2, -0.5f, 0.5f);
+  test_fill(b, 4, -0.5f, 0.5f);
   op_runner_init(r, TFL_OP_CONV_2D);
   int xt = op_runner_tensor(r, TFL_TYPE_FLOAT32, 4, (int32_t[]){c->n, c->h, c->w, c->c}, x, false);
   int wt = op_runner_tensor(r, TFL_TYPE_FLOAT32, 4, (int32_t[]){c->oc, c->kh, c->kw, c->c}, w, true);
