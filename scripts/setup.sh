@@ -10,7 +10,10 @@ packages=(
   meson ninja-build pkg-config gcc python3
   # runtime: XNNPACK (no pkg-config file; pthreadpool must be named), flatc for test models
   libxnnpack-dev libpthreadpool-dev flatbuffers-compiler libpng-dev zlib1g-dev
-  # evaluation tools: JPEG pictures, COCO's JSON files; their tests' pycocotools venv
+  # CPU fast path: oneDNN's JIT convolutions (fp32, bf16, 8-bit VNNI)
+  libdnnl-dev
+  # evaluation tools: JPEG pictures, COCO's JSON files; their tests' pycocotools venv (and
+  # scripts/bench_peers.sh's peer runtimes)
   libjpeg62-turbo-dev libjson-c-dev python3-venv
   # GL delegate (Mesa's llvmpipe without a GPU)
   libegl-dev libgles-dev libgl1-mesa-dri libegl-mesa0

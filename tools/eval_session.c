@@ -151,8 +151,10 @@ bool eval_session_open(eval_session *s, const char *model, const eval_flags *f, 
   memset(s, 0, sizeof *s);
   tool_run_flags run = f->run;
   run.delegate = f->delegates[k];
+  const bool gl_fp32 = run.precision && strcmp(run.precision, "fp32") == 0;
+  const bool cpu_bf16 = run.precision && strcmp(run.precision, "bf16") == 0;
   snprintf(s->name, sizeof s->name, "%s%s", run.delegate,
-           strcmp(run.delegate, "gl") ? "" : run.fp32 ? " (fp32)" : " (fp16)");
+           strcmp(run.delegate, "gl") ? (cpu_bf16 ? " (bf16)" : "") : gl_fp32 ? " (fp32)" : " (fp16)");
   s->fit = f->fit;
   if (!tool_model_load(&s->m, model, &run)) return false;
   const tfl_graph *g = s->m.graph;

@@ -20,8 +20,10 @@ void tool_run_flags_init(tool_run_flags *f)
 {
   f->delegate = TOOL_DEFAULT_DELEGATE;
   f->threads = TOOL_DEFAULT_THREADS;
-  f->fp32 = false;
+  f->precision = NULL;
   f->cache_dir = NULL;
+  f->profile = 0;
+  f->no_onednn = false;
   f->gl_tuning = (gl_tuning){0};
   /* TFL_LOG=info|debug|warning|error: the one environment switch, read here in the
    * tools only (the library takes its verbosity from the caller's tfl_diag) */
@@ -113,17 +115,21 @@ int tool_run_flags_parse(tool_run_flags *f, int argc, char **argv, int *i)
   if (strcmp(a, "--precision") == 0) {
     const char *v = tool_flag_value(argc, argv, i);
     if (!v) return -1;
-    if (strcmp(v, "fp16") != 0 && strcmp(v, "fp32") != 0) {
-      fprintf(stderr, "error: --precision is fp16 or fp32, not '%s'\n", v);
+    if (strcmp(v, "fp16") != 0 && strcmp(v, "fp32") != 0 && strcmp(v, "bf16") != 0) {
+      fprintf(stderr, "error: --precision is fp32, fp16 (gl) or bf16 (cpu), not '%s'\n", v);
       return -1;
     }
-    f->fp32 = strcmp(v, "fp32") == 0;
+    f->precision = v;
     return 1;
   }
   if (strcmp(a, "--cache-dir") == 0) {
     const char *v = tool_flag_value(argc, argv, i);
     if (!v) return -1;
     f->cache_dir = v;
+    return 1;
+  }
+  if (strcmp(a, "--no-onednn") == 0) {
+    f->no_onednn = true;
     return 1;
   }
   if (strcmp(a, "--threads") == 0) {
@@ -156,9 +162,11 @@ void tool_run_flags_help(FILE *out)
 void tool_run_options_help(FILE *out)
 {
   fprintf(out,
-          "  --precision P      GL delegate precision, fp16 or fp32 (default fp16)\n"
+          "  --precision P      cpu: fp32 or bf16 (where the CPU has AVX-512 BF16; default\n"
+          "                     fp32); gl: fp16 or fp32 (default fp16)\n"
           "  --cache-dir DIR    GL program binary cache directory (default: none)\n"
           "  --threads N        CPU threads (default %d)\n"
+          "  --no-onednn        cpu: convolutions on XNNPACK instead of oneDNN (comparisons)\n"
           "  --log LEVEL        log lines printed: error, warning, info or debug\n"
           "                     (default: $TFL_LOG, else warning)\n",
           TOOL_DEFAULT_THREADS);
@@ -243,7 +251,11 @@ static bool tool_make_delegate(const tool_run_flags *f, tfl_diag *diag, tfl_dele
   if (strcmp(f->delegate, "gl") == 0) {
     /* own headless EGL context: the tools have no caller context */
     gl_delegate_options o = gl_delegate_defaults();
-    o.precision = f->fp32 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
+    if (f->precision && strcmp(f->precision, "bf16") == 0) {
+      fprintf(stderr, "error: --precision bf16 is for --delegate cpu (gl: fp16 or fp32)\n");
+      return false;
+    }
+    o.precision = f->precision && strcmp(f->precision, "fp32") == 0 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
     o.cache_dir = f->cache_dir;
     o.tuning = f->gl_tuning;
     o.diag = diag;
@@ -278,6 +290,27 @@ bool tool_model_prepare(tool_model *m, const char *path, const tool_run_flags *f
   co.reference = reference;
   co.threads = reference ? 1 : f->threads;
   co.diag = &m->diag;
+  co.use_onednn = !f->no_onednn;
+  if (f->precision && strcmp(f->precision, "bf16") == 0) co.precision = CPU_PRECISION_BF16;
+  if (f->precision && strcmp(f->precision, "fp16") == 0 && strcmp(f->delegate, "cpu") == 0) {
+    fprintf(stderr, "error: --precision fp16 is for --delegate gl (cpu: fp32 or bf16)\n");
+    tool_model_close(m);
+    return false;
+  }
+  if (f->profile && !reference) {
+    const int n = m->graph->n_nodes;
+    m->profile.n_nodes = n;
+    m->profile.ms = calloc((size_t)n + 1, sizeof *m->profile.ms);
+    m->profile.cpu_ms = calloc((size_t)n + 1, sizeof *m->profile.cpu_ms);
+    m->profile.span = calloc((size_t)n + 1, sizeof *m->profile.span);
+    if (!m->profile.ms || !m->profile.cpu_ms || !m->profile.span) {
+      fprintf(stderr, "error: out of memory for the profile of %d nodes\n", n);
+      tool_model_close(m);
+      return false;
+    }
+    co.profile = &m->profile;
+    co.xnn_one_node = f->profile > 1;
+  }
   m->cpu = cpu_delegate_create(&co);
   if (!m->cpu) {
     fprintf(stderr, "error: CPU delegate: %s\n", m->diag.error);
@@ -316,6 +349,9 @@ void tool_model_close(tool_model *m)
   if (m->delegate && m->delegate->destroy) m->delegate->destroy(m->delegate);
   if (m->cpu) m->cpu->destroy(m->cpu);
   if (m->graph) tfl_graph_free(m->graph);
+  free(m->profile.ms);
+  free(m->profile.cpu_ms);
+  free(m->profile.span);
   memset(m, 0, sizeof *m);
 }
 
@@ -662,7 +698,7 @@ static bool write_tensor(FILE *js, const char *dir, const char *prefix, int i, c
 }
 
 bool tool_write_outputs(tfl_interpreter *it, const char *model_path, const char *dir,
-                        const char *source_json)
+                        const char *source_json, void *const *fed)
 {
   if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "error: creating %s: %s\n", dir, strerror(errno));
@@ -683,7 +719,9 @@ bool tool_write_outputs(tfl_interpreter *it, const char *model_path, const char 
   bool ok = true;
   for (int i = 0; ok && i < tfl_interpreter_input_count(it); i++) {
     if (i) fprintf(js, ",\n");
-    ok = write_tensor(js, dir, "input", i, tfl_interpreter_input(it, i));
+    tfl_tensor t = *tfl_interpreter_input(it, i);
+    if (fed) t.data = fed[i];
+    ok = write_tensor(js, dir, "input", i, &t);
   }
   fprintf(js, "\n ],\n \"outputs\": [\n");
   for (int i = 0; ok && i < tfl_interpreter_output_count(it); i++) {

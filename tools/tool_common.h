@@ -13,6 +13,7 @@
 #include "delegates/gl/gl_delegate.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
+#include "delegates/cpu/cpu_delegate.h"
 
 #define TOOL_DEFAULT_DELEGATE "cpu"
 #define TOOL_DEFAULT_THREADS 1
@@ -21,8 +22,11 @@
 typedef struct {
   const char *delegate;  /* "cpu" or "gl" */
   int threads;           /* >= 1 */
-  bool fp32;             /* GL: fp32 instead of the default fp16 */
+  const char *precision; /* NULL: the delegate's default (cpu fp32, gl fp16); cpu: fp32 or
+                            bf16; gl: fp16 or fp32 */
   const char *cache_dir; /* GL: program cache directory, NULL for none */
+  int profile;           /* CPU: 0 off; 1 time each step; 2 also one XNNPACK subgraph per node */
+  bool no_onednn;        /* CPU: convolutions on XNNPACK, not oneDNN (for comparisons) */
   tfl_log_level log;     /* most detailed log level printed (--log; default: TFL_LOG, else warning) */
   gl_tuning gl_tuning;   /* GL: --gl-* switches (tool_gl_tuning_parse) */
 } tool_run_flags;
@@ -70,6 +74,7 @@ typedef struct {
   tfl_delegate *delegate;  /* owned accelerator delegate, NULL for cpu */
   tfl_delegate *cpu;       /* owned CPU delegate: the interpreter's fallback */
   double load_ms, init_ms; /* file load; interpreter creation (passes, plan, prepare) */
+  cpu_profile profile;     /* flags->profile: per-step times (arrays owned here) */
 } tool_model;
 
 /* Loads `path` and creates an interpreter: reference = single-threaded reference
@@ -113,8 +118,10 @@ double tool_element(const tfl_tensor *t, size_t i);
 const char *tool_type_name(tfl_type t);
 
 /* Writes input_<i>.bin, output_<i>.bin and outputs.json into dir (created if needed).
- * `source_json` is the JSON object describing the inputs ({"gauss": 1, ...}). */
+ * `source_json` is the JSON object describing the inputs ({"gauss": 1, ...}). `fed`: copies
+ * of the inputs as fed, one per input (the planner may give an input's bytes to a later
+ * tensor, so after a run the input tensors can hold something else); NULL: the tensors. */
 bool tool_write_outputs(tfl_interpreter *it, const char *model_path, const char *dir,
-                        const char *source_json);
+                        const char *source_json, void *const *fed);
 
 #endif

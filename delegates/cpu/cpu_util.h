@@ -6,10 +6,13 @@
 #define CPU_UTIL_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../../runtime/tfl_graph.h"
 
+/* NONE or a clamp (RELU, RELU6, RELU_N1_TO_1): what fast kernels fold in as min/max. */
+bool cpu_act_is_clamp(tfl_activation act);
 /* Float clamp range of a fused activation (NONE: -inf..inf). TANH/SIGN_BIT/SIGMOID are not
  * clamps: kernels apply them with cpu_apply_activation. */
 void cpu_activation_range_f(tfl_activation act, float *lo, float *hi);
