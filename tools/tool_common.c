@@ -164,7 +164,8 @@ void tool_run_options_help(FILE *out)
   fprintf(out,
           "  --precision P      cpu: fp32 or bf16 (where the CPU has AVX-512 BF16; default\n"
           "                     fp32); gl: fp16 or fp32 (default fp16)\n"
-          "  --cache-dir DIR    GL program binary cache directory (default: none)\n"
+          "  --cache-dir DIR    GL program binary cache directory (default: $XDG_CACHE_HOME/gst-tflite;\n"
+          "                     \"\": none)\n"
           "  --threads N        CPU threads (default %d)\n"
           "  --no-onednn        cpu: convolutions on XNNPACK instead of oneDNN (comparisons)\n"
           "  --log LEVEL        log lines printed: error, warning, info or debug\n"
@@ -185,6 +186,7 @@ int tool_gl_tuning_parse(gl_tuning *t, int argc, char **argv, int *i)
     {"--gl-all-barriers", offsetof(gl_tuning, all_barriers)},
     {"--gl-const-fp32", offsetof(gl_tuning, const_fp32)},
     {"--gl-wide-residuals", offsetof(gl_tuning, wide_residuals)},
+    {"--gl-half-activations", offsetof(gl_tuning, half_activations)},
   };
   for (size_t k = 0; k < sizeof switches / sizeof switches[0]; k++)
     if (strcmp(a, switches[k].flag) == 0) {
@@ -229,8 +231,10 @@ void tool_gl_tuning_help(FILE *out)
           "  --gl-no-fuse        GL: every node its own dispatch (default: fuse element-wise ops)\n"
           "  --gl-no-reorder     GL: dispatches in graph order (default: by dependency level)\n"
           "  --gl-all-barriers   GL: a barrier before every dispatch (default: only on conflicts)\n"
-          "  --gl-const-fp32     GL fp16: keep constants 32-bit (default off)\n"
-          "  --gl-wide-residuals GL fp16: store residual sums 32-bit (default off)\n");
+          "  --gl-const-fp32     GL fp16: keep constants 32-bit (default: 16-bit weights)\n"
+          "  --gl-half-activations GL fp16: store activations as halves where safe-ish\n"
+          "                     (default off: 32-bit, see delegates/gl/gl_precision.c)\n"
+          "  --gl-wide-residuals GL fp16 with --gl-half-activations: residual sums 32-bit\n");
 }
 
 /* ---- model + interpreter ---------------------------------------------------- */

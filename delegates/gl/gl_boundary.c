@@ -17,7 +17,8 @@ size_t gl_boundary_elems(gl_shape sh)
   return (n + 1) / 2 * 2;
 }
 
-gl_boundary_prog gl_boundary_source(bool to_arena, gl_shape sh, size_t arena_off, size_t dense_off, bool fp16)
+gl_boundary_prog gl_boundary_source(bool to_arena, gl_shape sh, size_t arena_off, size_t dense_off, bool fp16, bool wide,
+                                    bool dense16)
 {
   gl_boundary_prog r = {NULL, {1, 1, 1}};
   gl_str s = {0};
@@ -28,26 +29,32 @@ gl_boundary_prog gl_boundary_source(bool to_arena, gl_shape sh, size_t arena_off
     grid[1] = sh.h;
     grid[2] = sh.b * sh.s;
   } else { /* one per dense uint (fp16: two elements) or float */
-    size_t items = fp16 ? (n + 1) / 2 : n;
+    size_t items = dense16 ? (n + 1) / 2 : n;
     grid[0] = ROW;
     grid[1] = (int)((items + ROW - 1) / ROW);
     grid[2] = 1;
   }
   int wg[3];
-  gl_plan_workgroup(grid, wg);
+  gl_plan_workgroup(grid, 0, wg);
   gl_str_addf(&s, "#version 310 es\nlayout(local_size_x = %d, local_size_y = %d, local_size_z = %d) in;\n"
                   "precision highp float;\nprecision highp int;\n", wg[0], wg[1], wg[2]);
-  if (fp16)
+  if (fp16 && wide) /* 32-bit floats in the halves' arena: a vec4 is two uvec2 slots */
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
-                    "layout(std430, binding = 2) buffer Dense { uint D[]; };\n"
+                    "#define LDA(i) vec4(uintBitsToFloat(A[i]), uintBitsToFloat(A[(i) + 1]))\n"
+                    "#define STA(i, v) (A[i] = floatBitsToUint((v).xy), A[(i) + 1] = floatBitsToUint((v).zw))\n");
+  else if (fp16)
+    gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
                     "#define LDA(i) vec4(unpackHalf2x16(A[i].x), unpackHalf2x16(A[i].y))\n"
-                    "#define STA(i, v) A[i] = uvec2(packHalf2x16((v).xy), packHalf2x16((v).zw))\n"
+                    "#define STA(i, v) A[i] = uvec2(packHalf2x16((v).xy), packHalf2x16((v).zw))\n");
+  else
+    gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { vec4 A[]; };\n"
+                    "#define LDA(i) A[i]\n#define STA(i, v) A[i] = (v)\n");
+  if (dense16)
+    gl_str_addf(&s, "layout(std430, binding = 2) buffer Dense { uint D[]; };\n"
                     "float ldd(int i) { vec2 h = unpackHalf2x16(D[%zu + i / 2]); return (i & 1) == 0 ? h.x : h.y; }\n",
                 dense_off / 2);
   else
-    gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { vec4 A[]; };\n"
-                    "layout(std430, binding = 2) buffer Dense { float D[]; };\n"
-                    "#define LDA(i) A[i]\n#define STA(i, v) A[i] = (v)\n"
+    gl_str_addf(&s, "layout(std430, binding = 2) buffer Dense { float D[]; };\n"
                     "float ldd(int i) { return D[%zu + i]; }\n",
                 dense_off);
   gl_str_addf(&s, "#define B %d\n#define H %d\n#define W %d\n#define C %d\n#define S %d\n#define N %zu\n", sh.b, sh.h,
@@ -58,18 +65,18 @@ gl_boundary_prog gl_boundary_source(bool to_arena, gl_shape sh, size_t arena_off
                     "  int s = g.z %% S, b = g.z / S, p = (b * H + g.y) * W + g.x;\n"
                     "  vec4 v = vec4(0.0);\n"
                     "  for (int k = 0; k < 4; k++) if (s * 4 + k < C) v[k] = ldd(p * C + s * 4 + k);\n"
-                    "  STA(%zu + ((b * S + s) * H + g.y) * W + g.x, v);\n}\n",
-                arena_off);
+                    "  STA(%zu + %s(((b * S + s) * H + g.y) * W + g.x), v);\n}\n",
+                arena_off, wide ? "2 * " : "");
   } else {
     gl_str_addf(&s, "  int i = g.y * %d + g.x;\n"
                     "  float e[2];\n"
                     "  for (int k = 0; k < %d; k++) {\n"
                     "    int j = i * %d + k;\n"
                     "    int c = j %% C, p = j / C, x = p %% W, y = (p / W) %% H, b = p / (W * H);\n"
-                    "    e[k] = j < N ? LDA(%zu + ((b * S + c / 4) * H + y) * W + x)[c %% 4] : 0.0;\n"
+                    "    e[k] = j < N ? LDA(%zu + %s(((b * S + c / 4) * H + y) * W + x))[c %% 4] : 0.0;\n"
                     "  }\n",
-                ROW, fp16 ? 2 : 1, fp16 ? 2 : 1, arena_off);
-    if (fp16)
+                ROW, dense16 ? 2 : 1, dense16 ? 2 : 1, arena_off, wide ? "2 * " : "");
+    if (dense16)
       gl_str_addf(&s, "  if (i * 2 < N) D[%zu + i] = packHalf2x16(vec2(e[0], e[1]));\n}\n", dense_off / 2);
     else
       gl_str_addf(&s, "  if (i < N) D[%zu + i] = e[0];\n}\n", dense_off);

@@ -22,7 +22,10 @@ typedef struct {
 } gl_boundary_prog;
 
 /* to_arena: dense (at element dense_off of binding 2) -> arena PHWC4 at vec4 arena_off;
- * else the reverse. dense_off must be even in fp16 mode. */
-gl_boundary_prog gl_boundary_source(bool to_arena, gl_shape sh, size_t arena_off, size_t dense_off, bool fp16);
+ * else the reverse. fp16: the arena holds halves, or with `wide` this tensor as 32-bit
+ * floats (two slots per vec4, see gl_plan.h). dense16: the dense values are halves
+ * (dense_off then even), else floats. */
+gl_boundary_prog gl_boundary_source(bool to_arena, gl_shape sh, size_t arena_off, size_t dense_off, bool fp16, bool wide,
+                                    bool dense16);
 
 #endif

@@ -48,15 +48,23 @@ static tfl_status load_funcs(gl_context *c, tfl_diag *diag)
 
 static void load_optional(gl_context *c)
 {
-  bool ext = false;
+  bool ext = false, par = false;
   GLint n = 0;
   c->f.GetIntegerv(GL_NUM_EXTENSIONS, &n);
   const GLubyte *(GL_APIENTRYP get_stringi)(GLenum, GLuint) =
       (const GLubyte *(GL_APIENTRYP)(GLenum, GLuint))eglGetProcAddress("glGetStringi");
-  for (GLint i = 0; get_stringi && i < n && !ext; i++) {
+  for (GLint i = 0; get_stringi && i < n; i++) {
     const char *e = (const char *)get_stringi(GL_EXTENSIONS, (GLuint)i);
-    ext = e && strcmp(e, "GL_EXT_disjoint_timer_query") == 0;
+    ext = ext || (e && strcmp(e, "GL_EXT_disjoint_timer_query") == 0);
+    par = par || (e && (!strcmp(e, "GL_KHR_parallel_shader_compile") || !strcmp(e, "GL_ARB_parallel_shader_compile")));
   }
+  /* programs compile on all the driver's threads (gl_programs_build starts them all
+   * before waiting for any) */
+  void (GL_APIENTRYP max_threads)(GLuint) = NULL;
+  if (par) max_threads = (void (GL_APIENTRYP)(GLuint))eglGetProcAddress("glMaxShaderCompilerThreadsKHR");
+  if (par && !max_threads) max_threads = (void (GL_APIENTRYP)(GLuint))eglGetProcAddress("glMaxShaderCompilerThreadsARB");
+  if (max_threads) max_threads(0xFFFFFFFFu);
+  c->parallel_compile = max_threads != NULL;
   if (c->is_gles && ext) {
     c->QueryCounter = (gl_query_counter_fn)eglGetProcAddress("glQueryCounterEXT");
     c->GetQueryObjectui64v = (gl_get_query_u64_fn)eglGetProcAddress("glGetQueryObjectui64vEXT");

@@ -9,7 +9,9 @@
 #include <time.h>
 
 #include "gl_boundary.h"
+#include "gl_cache_dir.h"
 #include "gl_context.h"
+#include "gl_device.h"
 #include "gl_layout.h"
 #include "gl_plan.h"
 #include "gl_program.h"
@@ -25,6 +27,7 @@ typedef struct {
   bool profiling;
   gl_part *parts;              /* prepared partitions (linked) */
   gl_delegate_stats stats;
+  gl_device_tuning dev;        /* measured at the first prepare (gl_device.h) */
   tfl_diag *diag;              /* o.diag: creation and the delegate's own calls */
 } gl_dctx;
 
@@ -40,7 +43,10 @@ struct gl_part {
                                   read-hinted buffer lives in cached host memory, reading a
                                   mapped arena (device memory) element by element is slow */
   size_t readback_bytes;
-  unsigned dense_in;           /* dense float32 inputs (gl_boundary.h), binding 2 while packing */
+  unsigned dense_in[2];        /* dense float32 inputs (gl_boundary.h), binding 2 while packing;
+                                  two, used in turn: an upload never waits for the GPU to
+                                  finish packing the previous invoke's inputs */
+  int dense_cur;
   size_t dense_in_bytes;
   size_t *io_off;              /* per plan input then output: bytes in dense_in / readback;
                                   SIZE_MAX: input converted on the CPU */
@@ -109,7 +115,7 @@ static void part_free(gl_dctx *dc, gl_part *p)
     if (p->arena) f->DeleteBuffers(1, &p->arena);
     if (p->consts) f->DeleteBuffers(1, &p->consts);
     if (p->readback) f->DeleteBuffers(1, &p->readback);
-    if (p->dense_in) f->DeleteBuffers(1, &p->dense_in);
+    if (p->dense_in[0]) f->DeleteBuffers(2, p->dense_in);
     while (f->GetError() != GL_NO_ERROR) {
     }
   }
@@ -146,7 +152,6 @@ static uint64_t cache_key(const gl_dctx *dc, const tfl_graph *g)
 static tfl_status make_buffers(gl_dctx *dc, gl_part *p)
 {
   const gl_funcs *f = &dc->ctx->f;
-  bool fp16 = dc->o.precision == GL_PRECISION_FP16;
   size_t arena_bytes = p->plan.arena_n * p->vec4_bytes;
   if ((long long)arena_bytes > dc->ctx->max_ssbo_bytes)
     return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: activations need %zu bytes, over the %lld-byte storage block limit", arena_bytes,
@@ -156,19 +161,13 @@ static tfl_status make_buffers(gl_dctx *dc, gl_part *p)
   f->BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)arena_bytes, NULL, GL_DYNAMIC_COPY);
   tfl_status st = gl_check(dc->ctx, "allocating the activation buffer", p->diag);
   if (st) return tfl_fail_prefix(p->diag, st, "%zu bytes", arena_bytes);
-  if (p->plan.n_const) {
-    bool cfp16 = fp16 && !p->const_fp32;
-    size_t n = p->plan.n_const * 4;
-    if ((long long)(n * (cfp16 ? 2 : 4)) > dc->ctx->max_ssbo_bytes)
+  if (p->plan.const_bytes) {
+    if ((long long)p->plan.const_bytes > dc->ctx->max_ssbo_bytes)
       return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: constants need %zu bytes, over the %lld-byte storage block limit",
-                       n * (cfp16 ? 2 : 4), dc->ctx->max_ssbo_bytes);
-    void *packed = malloc(n * (cfp16 ? 2 : 4));
-    if (!packed) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: packing %zu constants", n);
-    gl_store_floats(p->plan.consts, n, cfp16, packed);
+                      p->plan.const_bytes, dc->ctx->max_ssbo_bytes);
     f->GenBuffers(1, &p->consts);
     f->BindBuffer(GL_SHADER_STORAGE_BUFFER, p->consts);
-    f->BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * (cfp16 ? 2 : 4)), packed, GL_STATIC_DRAW);
-    free(packed);
+    f->BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)p->plan.const_bytes, p->plan.consts, GL_STATIC_DRAW);
     if ((st = gl_check(dc->ctx, "uploading the constants", p->diag))) return st;
   }
   free(p->plan.consts);
@@ -185,9 +184,11 @@ static tfl_status make_buffers(gl_dctx *dc, gl_part *p)
     if ((st = gl_check(dc->ctx, "allocating the readback buffer", p->diag))) return st;
   }
   if (p->dense_in_bytes) {
-    f->GenBuffers(1, &p->dense_in);
-    f->BindBuffer(GL_COPY_WRITE_BUFFER, p->dense_in);
-    f->BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)p->dense_in_bytes, NULL, GL_STREAM_DRAW);
+    f->GenBuffers(2, p->dense_in);
+    for (int k = 0; k < 2; k++) {
+      f->BindBuffer(GL_COPY_WRITE_BUFFER, p->dense_in[k]);
+      f->BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)p->dense_in_bytes, NULL, GL_STREAM_DRAW);
+    }
     if ((st = gl_check(dc->ctx, "allocating the input buffer", p->diag))) return st;
   }
   p->staging = malloc(most * 4 * sizeof(float));
@@ -219,16 +220,19 @@ static tfl_status plan_boundary(gl_dctx *dc, gl_part *p)
     size_t *top = in ? &p->dense_in_bytes : &p->readback_bytes;
     if (!gl_boundary_ok(t)) {
       p->io_off[i] = in ? SIZE_MAX : *top;
-      if (!in) *top += gl_shape_vec4s(io->sh) * p->vec4_bytes;
+      if (!in) *top += gl_shape_vec4s(io->sh) * p->vec4_bytes * (io->wide ? 2 : 1);
       continue;
     }
     p->io_off[i] = *top;
-    gl_boundary_prog bp = gl_boundary_source(in, io->sh, io->off, *top / esz, fp16);
+    /* wide inputs travel as floats (their precision is why they are wide); outputs
+     * as halves in fp16 mode, half the bytes to read back */
+    size_t e = in && io->wide ? 4 : esz;
+    gl_boundary_prog bp = gl_boundary_source(in, io->sh, io->off, *top / e, fp16, io->wide, e == 2);
     if (!bp.src) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL boundary shader");
     p->bnd_src[i] = bp.src;
     memcpy(p->io_groups[i], bp.groups, sizeof bp.groups);
     p->io_prog[i] = k++;
-    *top += gl_boundary_elems(io->sh) * esz;
+    *top += gl_boundary_elems(io->sh) * e;
   }
   return TFL_OK;
 }
@@ -284,7 +288,8 @@ static tfl_status build_programs(gl_dctx *dc, gl_part *p)
 static tfl_status compile_texture(gl_dctx *dc, gl_part *p)
 {
   const tfl_tensor *t = &p->g->tensors[p->plan.in[p->tex_in].tensor];
-  char *src = gl_texture_source(t, p->plan.in[p->tex_in].off, dc->o.precision == GL_PRECISION_FP16);
+  char *src = gl_texture_source(t, p->plan.in[p->tex_in].off, dc->o.precision == GL_PRECISION_FP16,
+                               p->plan.in[p->tex_in].wide);
   if (!src) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: texture shader");
   tfl_status st = gl_program_compile(dc->ctx, src, "the texture input", &p->tex_prog, p->diag);
   free(src);
@@ -328,7 +333,13 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
   bool fp16 = dc->o.precision == GL_PRECISION_FP16;
   p->vec4_bytes = fp16 ? 8 : 16;
   p->const_fp32 = fp16 && dc->o.tuning.const_fp32;
-  gl_plan_options po = {fp16, dc->ctx->ssbo_offset_align, dc->o.tuning};
+  if (!dc->dev.fill) { /* once per delegate: from the cache directory or measured */
+    gl_device_tuning_get(dc->ctx, dc->cache_dir, &dc->dev, p->diag);
+    dc->stats.device_fill = dc->dev.fill;
+    dc->stats.device_wg = dc->dev.wg;
+    dc->stats.device_ms = dc->dev.measure_ms;
+  }
+  gl_plan_options po = {.fp16 = fp16, .const_align_bytes = dc->ctx->ssbo_offset_align, .dev = dc->dev, .tune = dc->o.tuning};
   if ((st = gl_plan_build(g, part, &po, &p->plan, p->diag)) || (st = plan_boundary(dc, p)) || (st = build_programs(dc, p)) || (st = make_buffers(dc, p)) ||
       (st = prepare_texture(dc, p))) {
     part_free(dc, p);
@@ -342,9 +353,9 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
         part_free(dc, p);
         return st;
       }
-  tfl_logf(p->diag, TFL_LOG_INFO, "GL: %d nodes -> %d dispatches (%d fused, %d aliased, %d fp32 in fp16, %d barriers), arena %zu KiB, constants %zu KiB, cache %s",
-          p->plan.n_nodes, p->plan.n_d, p->plan.n_fused, p->plan.n_alias, p->plan.n_wide, p->plan.n_barriers, p->plan.arena_n * p->vec4_bytes / 1024,
-          p->plan.n_const * p->vec4_bytes / 1024,
+  tfl_logf(p->diag, TFL_LOG_INFO, "GL: %d nodes -> %d dispatches (%d fused, %d inlined, %d aliased, %d fp32 in fp16, %d barriers), arena %zu KiB, constants %zu KiB, cache %s",
+          p->plan.n_nodes, p->plan.n_d, p->plan.n_fused, p->plan.n_inlined, p->plan.n_alias, p->plan.n_wide, p->plan.n_barriers, p->plan.arena_n * p->vec4_bytes / 1024,
+          p->plan.const_bytes / 1024,
           (const char *[]){"off", "miss", "hit", "corrupt"}[dc->stats.cache]);
   p->next = dc->parts;
   dc->parts = p;
@@ -374,19 +385,20 @@ static tfl_status upload_all(gl_dctx *dc, gl_part *p)
     const tfl_tensor *t = &p->g->tensors[io->tensor];
     if (from_texture(dc, p, i)) continue;
     if (!t->data) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: input tensor %d has no data", io->tensor);
+    bool halves = fp16 && !io->wide; /* wide: 32-bit floats in the fp16 arena */
     if (p->io_prog[i] >= 0) {
       size_t n = tfl_tensor_count(t);
-      if (fp16) gl_store_floats(t->data, n, true, p->packed);
-      f->BindBuffer(GL_COPY_WRITE_BUFFER, p->dense_in);
-      f->BufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)p->io_off[i], (GLsizeiptr)(n * (fp16 ? 2 : 4)),
-                       fp16 ? p->packed : t->data);
+      if (halves) gl_store_floats(t->data, n, true, p->packed);
+      f->BindBuffer(GL_COPY_WRITE_BUFFER, p->dense_in[p->dense_cur]);
+      f->BufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)p->io_off[i], (GLsizeiptr)(n * (halves ? 2 : 4)),
+                       halves ? p->packed : t->data);
       continue;
     }
     size_t n = gl_shape_vec4s(io->sh);
     gl_to_phwc4(t, t->data, io->sh, p->staging);
-    gl_store_floats(p->staging, n * 4, fp16, p->packed);
-    f->BufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)(io->off * p->vec4_bytes), (GLsizeiptr)(n * p->vec4_bytes),
-                     p->packed);
+    if (halves) gl_store_floats(p->staging, n * 4, true, p->packed);
+    f->BufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)(io->off * p->vec4_bytes), (GLsizeiptr)(n * (halves ? 8 : 16)),
+                     halves ? p->packed : p->staging);
   }
   return TFL_OK;
 }
@@ -423,7 +435,7 @@ static tfl_status download_all(gl_dctx *dc, gl_part *p)
   for (int i = 0; i < p->plan.n_out; i++) {
     int k = p->plan.n_in + i;
     if (p->io_prog[k] >= 0 || (p->on_gpu && p->on_gpu[i])) continue;
-    size_t bytes = gl_shape_vec4s(p->plan.out[i].sh) * p->vec4_bytes;
+    size_t bytes = gl_shape_vec4s(p->plan.out[i].sh) * p->vec4_bytes * (p->plan.out[i].wide ? 2 : 1);
     f->CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, (GLintptr)(p->plan.out[i].off * p->vec4_bytes),
                          (GLintptr)p->io_off[k], (GLsizeiptr)bytes);
   }
@@ -438,7 +450,7 @@ static tfl_status download_all(gl_dctx *dc, gl_part *p)
       gl_load_floats(m + p->io_off[k], tfl_tensor_count(t), p->vec4_bytes == 8, t->data);
       continue;
     }
-    gl_load_floats(m + p->io_off[k], gl_shape_vec4s(io->sh) * 4, p->vec4_bytes == 8, p->staging);
+    gl_load_floats(m + p->io_off[k], gl_shape_vec4s(io->sh) * 4, p->vec4_bytes == 8 && !io->wide, p->staging);
     gl_from_phwc4(p->staging, io->sh, t, t->data);
   }
   f->UnmapBuffer(GL_COPY_WRITE_BUFFER);
@@ -498,7 +510,8 @@ static tfl_status invoke(void *ctx, void *state)
   if ((st = upload_all(dc, p))) return st;
   double t1 = now_ms();
   f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, p->arena);
-  run_boundary(dc, p, true, p->dense_in);
+  run_boundary(dc, p, true, p->dense_in[p->dense_cur]);
+  p->dense_cur ^= 1;
   if (p->consts) f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, p->consts); /* shaders index it absolutely */
   if (p->tex_in >= 0 && (p->n_images > 0 || dc->o.texture_input)) {
     if (!p->n_images) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: texture_input is set but no texture was bound");
@@ -579,7 +592,9 @@ tfl_delegate *gl_delegate_create(const gl_delegate_options *o)
   }
   dc->o = o ? *o : gl_delegate_defaults();
   dc->diag = dc->o.diag;
-  if (dc->o.cache_dir) {
+  if (!dc->o.cache_dir) { /* the user's cache directory */
+    dc->cache_dir = gl_cache_default_dir(dc->diag);
+  } else if (dc->o.cache_dir[0]) {
     dc->cache_dir = strdup(dc->o.cache_dir);
     if (!dc->cache_dir) {
       tfl_fail(dc->diag, TFL_ERR_NOMEM, "GL delegate");
@@ -654,7 +669,7 @@ static tfl_status prepare_mask(gl_dctx *dc, gl_part *p, int i)
   if (!p->mask_progs[i]) {
     gl_shape one = io->sh;
     one.b = 1;
-    char *src = gl_mask_source(one, io->off, p->vec4_bytes == 8);
+    char *src = gl_mask_source(one, io->off, p->vec4_bytes == 8, io->wide);
     if (!src) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: mask shader");
     tfl_status st = gl_program_compile(dc->ctx, src, "the mask export", &p->mask_progs[i], p->diag);
     free(src);
@@ -696,7 +711,7 @@ static tfl_status export_output(void *ctx, void *state, int tensor, const tfl_ex
   f->UseProgram(p->mask_progs[i]);
   f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, p->arena);
   f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, p->mask_bytes);
-  f->Uniform1i(0, x->slot * io->sh.s * io->sh.h * io->sh.w);
+  f->Uniform1i(0, x->slot * io->sh.s * io->sh.h * io->sh.w * (io->wide ? 2 : 1));
   f->Uniform1i(1, x->logits && io->sh.c == 1);
   f->DispatchCompute((GLuint)(((io->sh.w + 3) / 4 + 7) / 8), (GLuint)((io->sh.h + 7) / 8), 1);
   f->MemoryBarrier(GL_PIXEL_BUFFER_BARRIER_BIT);
@@ -748,6 +763,15 @@ int gl_delegate_get_profile(tfl_delegate *d, gl_dispatch_profile *out, int max)
     }
   }
   return n;
+}
+
+tfl_status gl_delegate_finish(tfl_delegate *d)
+{
+  gl_dctx *dc = d->ctx;
+  tfl_status st = gl_context_bind(dc->ctx, dc->diag);
+  if (st) return st;
+  dc->ctx->f.Finish();
+  return gl_check(dc->ctx, "waiting for the GPU", dc->diag);
 }
 
 void gl_delegate_get_stats(tfl_delegate *d, gl_delegate_stats *out)

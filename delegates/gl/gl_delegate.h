@@ -45,14 +45,20 @@ typedef struct {
   bool all_barriers;          /* a memory barrier before every dispatch, not only where
                                  arena ranges conflict */
   bool const_fp32;            /* fp16 mode: constants (weights, biases) stay 32-bit floats */
-  bool wide_residuals;        /* fp16 mode: residual sums (ADD/SUB of two activations) are
-                                 stored as 32-bit floats */
+  bool wide_residuals;        /* fp16 mode with half_activations: residual sums (ADD/SUB of
+                                 two activations) stay 32-bit floats too */
+  bool half_activations;      /* fp16 mode: activations stored as halves where
+                                 gl_precision.c allows (default: 32-bit; the weights are
+                                 16-bit either way). Faster where bandwidth binds, but
+                                 segmentation and landmark models then miss 1e-2. */
 } gl_tuning;
 
 typedef struct {
   gl_precision precision;     /* default FP16, as TFLite's GPU delegate */
   bool use_current_context;   /* true: the caller's current context; false: own headless EGL */
-  const char *cache_dir;      /* program binary cache directory (copied); NULL: no cache */
+  const char *cache_dir;      /* program binary cache directory (copied); NULL (default):
+                                 the user's, $XDG_CACHE_HOME/gst-tflite or
+                                 $HOME/.cache/gst-tflite; "": no cache */
   bool texture_input;         /* graph input 0 always comes from a bound GL image
                                  (tfl_interpreter_bind_input): its texture program is
                                  compiled at prepare and no host upload path is built */
@@ -66,6 +72,10 @@ gl_delegate_options gl_delegate_defaults(void);
 
 /* NULL on failure with o->diag saying why (no context, no compute shaders...). */
 tfl_delegate *gl_delegate_create(const gl_delegate_options *o);
+
+/* Waits until the GPU has run everything issued so far (after invokes that left their
+ * outputs on the GPU, which do not wait: a queue of them overlaps on the GPU). */
+tfl_status gl_delegate_finish(tfl_delegate *d);
 
 /* What the last prepare did, for tools and tests. */
 typedef struct {
@@ -81,6 +91,9 @@ typedef struct {
   double readback_ms;         /* last invoke, CPU wall: waiting for the GPU, copying and
                                  converting the outputs */
   const char *renderer, *version;
+  int device_fill, device_wg; /* the device as measured (invocations that fill it,
+                                 workgroup size; delegates/gl/gl_device.h) */
+  double device_ms;           /* that measurement (0: read from the cache directory) */
 } gl_delegate_stats;
 void gl_delegate_get_stats(tfl_delegate *d, gl_delegate_stats *out);
 

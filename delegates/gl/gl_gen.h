@@ -9,10 +9,11 @@
  *   Ik_LDB(b, y, x, s)            the same with numpy broadcasting against the output
  * for the output: O_B O_H O_W O_C O_S and store_out(b, y, x, s, FLT4 v), which applies
  * the fused element-wise epilogue and zeroes lanes past O_C; for each constant object
- * the generator adds ("W"): W_LD(i), the i-th vec4. FLT4 is vec4 (mediump in fp16 mode);
- * sums over many terms use ACC4 (highp vec4): drivers that honour mediump (Mesa's
- * llvmpipe does) otherwise accumulate in half precision, which loses whole percents
- * on deep models (pose_landmark); storage and element-wise math stay mediump.
+ * the generator adds ("W"): W_LD(i), the i-th vec4. fp16 mode is half-precision
+ * STORAGE only: all arithmetic is highp (FLT4 = vec4 = ACC4). Drivers that honour
+ * mediump (Mesa's llvmpipe does) otherwise compute in halves, which on the segmentation
+ * and landmark models doubled the worst element's error; NVIDIA computes mediump as
+ * fp32 anyway. ACC4 (highp vec4) marks sums over many terms.
  * main() has `ivec3 gid` (the invocation, already checked against the grid).
  * Multi-output nodes (LSTM): output 0 goes through store_out; each present output
  * k >= 1 is an arena object "Ok" with the tensor macros plus Ok_ST(b, y, x, s, v),
@@ -26,6 +27,13 @@
 
 #include "gl_delegate.h"
 #include "gl_layout.h"
+
+/* The device as measured (gl_device.h): invocations that fill it, preferred workgroup. */
+typedef struct {
+  int fill;
+  int wg;
+  double measure_ms;          /* time the measurement took (0: read from the cache file) */
+} gl_device_tuning;
 
 /* A growing string; any allocation failure sets oom and later appends are dropped. */
 typedef struct {
@@ -43,6 +51,8 @@ typedef struct {
   char name[16];
   float *data;       /* n_vec4 * 4 floats, malloc'd, owned by the gl_gen_out */
   size_t n_vec4;
+  int group;         /* weights (gl_gen_add_weights): vec4s per output slice; 0: plain */
+  float *step;       /* weights on an integer grid: step per slice and lane, or NULL */
 } gl_gen_const;
 
 typedef struct {
@@ -53,7 +63,17 @@ typedef struct {
   bool in_obj[GL_GEN_MAX_IN]; /* input k is an object "Ik" */
   gl_shape in[GL_GEN_MAX_IN]; /* shape of input k (when present) */
   gl_shape out;               /* shape of output 0 */
+  bool fn;                    /* inlined into a consumer (gl_fuse.c): the body is that of
+                                 FLT4 f(int b, int y, int x, int s), store_out sets the
+                                 result; only gl_gen_per_vec4 generators are asked */
   const gl_tuning *tune;      /* the delegate's switches (tile, split) */
+  const gl_device_tuning *dev;/* the device (tile and split sizes) */
+  int in_cost[GL_GEN_MAX_IN]; /* loads per element of a virtual input (computed by an
+                                 inlined producer, gl_fuse.c); 0 or 1: read from memory */
+  const tfl_node *sib;        /* gl_gen_conv: a second convolution computed alongside (its
+                                 slices after node's in `out`); NULL: none */
+  const int *chain;           /* gl_gen_se: the nodes before `node` it computes too */
+  int n_chain;
 } gl_gen_in;
 
 typedef struct {
@@ -95,14 +115,24 @@ const gl_op_info *gl_op_info_of(tfl_op op);
 /* Tuning (gl_plan.c, beside the workgroup table): the convolution tile, px output
  * pixels along x times sl output slices per invocation, for an output shape and a
  * reduction of `reduce` vec4 taps per output. */
-void gl_tune_conv(gl_shape out, int reduce, const gl_tuning *tune, int *px, int *sl);
+void gl_tune_conv(gl_shape out, int reduce, int in_cost, const gl_tuning *tune, const gl_device_tuning *dev, int *px,
+                  int *sl);
 /* true: split each output's reduction over a workgroup (few outputs, long reductions) */
-bool gl_tune_conv_split(gl_shape out, int reduce, const gl_tuning *tune);
+bool gl_tune_conv_split(gl_shape out, int reduce, const gl_tuning *tune, const gl_device_tuning *dev);
 
 /* Adds a constant object; takes ownership of data. Returns false when full. */
 bool gl_gen_add_const(gl_gen_out *o, const char *name, float *data, size_t n_vec4);
+/* Adds weights whose vec4 lanes are output channels, `group` vec4s per output slice
+ * (gl_consts.h: 16-bit with a scale per slice and lane in fp16 mode). The body must
+ * multiply each sum of NAME_LD products by NAME_SC(slice) before adding the bias.
+ * step (owned, may be NULL): quantized weights' scale per slice * 4 + lane. */
+bool gl_gen_add_weights(gl_gen_out *o, const char *name, float *data, size_t n_vec4, int group, float *step);
+/* The step array for weights tensor w with output channel c at lane c of slice c / 4,
+ * channel c quantized along q.axis == axis (NULL: w is not quantized, or OOM). */
+float *gl_weight_steps(const tfl_tensor *w, int out_c, int axis);
 void gl_gen_out_free(gl_gen_out *o);
-/* grid = the output's (W, H, B*S); `int x, y, s, b` declared from gid. */
+/* grid = the output's (W, H, B*S); `int x, y, s, b` declared from gid (in->fn: they are
+ * the function's parameters, nothing is declared). */
 void gl_gen_per_vec4(const gl_gen_in *in, gl_gen_out *o);
 
 /* Element-wise expression of an op on GLSL expressions a (input 0) and b (input 1);
@@ -124,6 +154,15 @@ float *gl_const_reals(const tfl_tensor *t);
 /* Error helper: "node 7 (CONV_2D): ..." */
 tfl_status gl_node_error(tfl_diag *diag, tfl_status s, const tfl_graph *g, int node, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+
+/* The weights and bias of a 1x1 CONV_2D or a FULLY_CONNECTED node as constants named
+ * w_name (gl_gen_add_weights, a group per output slice) and b_name. */
+tfl_status gl_gen_pointwise_consts(const tfl_graph *g, int node, gl_gen_out *o, const char *w_name, const char *b_name,
+                                   tfl_diag *diag);
+/* A squeeze-and-excite vector in one workgroup per batch (gl_gen_se.c): in->chain holds
+ * the global pool, then (when two) the first pointwise layer and the element-wise ops
+ * on its output; in->node is the last pointwise layer. Object I0 is the pooled map. */
+tfl_status gl_gen_se(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 
 /* generators and checks, one file per op family */
 tfl_status gl_check_conv(const tfl_graph *g, int node, tfl_diag *diag);

@@ -62,14 +62,37 @@ bool gl_gen_add_const(gl_gen_out *o, const char *name, float *data, size_t n_vec
   snprintf(c->name, sizeof c->name, "%s", name);
   c->data = data;
   c->n_vec4 = n_vec4;
+  c->group = 0;
+  c->step = NULL;
   return true;
+}
+
+bool gl_gen_add_weights(gl_gen_out *o, const char *name, float *data, size_t n_vec4, int group, float *step)
+{
+  if (!gl_gen_add_const(o, name, data, n_vec4)) {
+    free(step);
+    return false;
+  }
+  o->consts[o->n_consts - 1].group = group;
+  o->consts[o->n_consts - 1].step = step;
+  return true;
+}
+
+float *gl_weight_steps(const tfl_tensor *w, int out_c, int axis)
+{
+  if (!w->q.n || (w->type != TFL_TYPE_UINT8 && w->type != TFL_TYPE_INT8)) return NULL;
+  int os = (out_c + 3) / 4;
+  float *st = calloc((size_t)os * 4, sizeof(float));
+  if (!st) return NULL;
+  for (int c = 0; c < out_c; c++) st[c] = w->q.n > 1 && w->q.axis == axis && c < w->q.n ? w->q.scale[c] : w->q.scale[0];
+  return st;
 }
 
 void gl_gen_out_free(gl_gen_out *o)
 {
   gl_str_free(&o->decls);
   gl_str_free(&o->main);
-  for (int i = 0; i < o->n_consts; i++) free(o->consts[i].data);
+  for (int i = 0; i < o->n_consts; i++) free(o->consts[i].data), free(o->consts[i].step);
   memset(o, 0, sizeof *o);
 }
 
@@ -78,7 +101,7 @@ void gl_gen_per_vec4(const gl_gen_in *in, gl_gen_out *o)
   o->grid[0] = in->out.w;
   o->grid[1] = in->out.h;
   o->grid[2] = in->out.b * in->out.s;
-  gl_str_addf(&o->main, "  int x = gid.x, y = gid.y, s = gid.z %% O_S, b = gid.z / O_S;\n");
+  if (!in->fn) gl_str_addf(&o->main, "  int x = gid.x, y = gid.y, s = gid.z %% O_S, b = gid.z / O_S;\n");
 }
 
 bool gl_act_ok(tfl_activation act)

@@ -6,7 +6,8 @@
  * of a workgroup with the same output slice read the same addresses:
  *   conv:      W[((os * KH + ky) * KW + kx) * IS * 4 + is * 4 + k] = filter[os*4 .. +3][ky][kx][is*4 + k]
  *   depthwise: W[(s * KH + ky) * KW + kx] = filter[0][ky][kx][s*4 .. +3]
- * so acc += v.x * W[i] + v.y * W[i+1] + v.z * W[i+2] + v.w * W[i+3]. Bias: BIAS[os].
+ * so acc += v.x * W[i] + v.y * W[i+1] + v.z * W[i+2] + v.w * W[i+3]; the sum times
+ * W_SC(os) (the weights' 16-bit scale, gl_consts.h) plus BIAS[os] is the output.
  * 1x1 stride-1 unpadded convolutions get a loop without window arithmetic.
  */
 #include "gl_gen.h"
@@ -136,34 +137,45 @@ tfl_status gl_check_fully_connected(const tfl_graph *g, int node, tfl_diag *diag
   return TFL_OK;
 }
 
-/* Bias as OS vec4s (zeros without bias). Quantized int32 bias without its own scale
- * uses input scale * weight scale, as TFLite defines it. */
-static tfl_status add_bias(const gl_gen_in *in, gl_gen_out *o, const tfl_tensor *bias, const tfl_tensor *x,
-                           const tfl_tensor *w, int out_c, tfl_diag *diag)
+/* Bias as OS vec4s (zeros without bias); NULL on OOM. Quantized int32 bias without its
+ * own scale uses input scale * weight scale, as TFLite defines it. */
+static float *bias_values(const tfl_tensor *bias, const tfl_tensor *x, const tfl_tensor *w, int out_c)
 {
   int os = (out_c + 3) / 4;
   float *b = calloc((size_t)os * 4, sizeof(float));
-  if (!b) return tfl_fail(diag, TFL_ERR_NOMEM, "bias");
-  if (bias) {
-    if (bias->type == TFL_TYPE_INT32 && bias->q.n == 0) {
-      for (int c = 0; c < out_c; c++) {
-        float ws = w->q.n ? w->q.scale[w->q.n > 1 ? c : 0] : 1.0f;
-        float xs = x->q.n ? x->q.scale[0] : 1.0f;
-        b[c] = (float)((const int32_t *)bias->data)[c] * xs * ws;
-      }
-    } else {
-      float *r = gl_const_reals(bias);
-      if (!r) {
-        free(b);
-        return tfl_fail(diag, TFL_ERR_NOMEM, "bias");
-      }
-      memcpy(b, r, sizeof(float) * (size_t)out_c);
-      free(r);
+  if (!b || !bias) return b;
+  if (bias->type == TFL_TYPE_INT32 && bias->q.n == 0) {
+    for (int c = 0; c < out_c; c++) {
+      float ws = w->q.n ? w->q.scale[w->q.n > 1 ? c : 0] : 1.0f;
+      float xs = x->q.n ? x->q.scale[0] : 1.0f;
+      b[c] = (float)((const int32_t *)bias->data)[c] * xs * ws;
     }
+    return b;
   }
-  (void)in;
-  gl_gen_add_const(o, "BIAS", b, (size_t)os);
+  float *r = gl_const_reals(bias);
+  if (!r) {
+    free(b);
+    return NULL;
+  }
+  memcpy(b, r, sizeof(float) * (size_t)out_c);
+  free(r);
+  return b;
+}
+
+static tfl_status add_bias_as(gl_gen_out *o, const char *name, const tfl_tensor *bias, const tfl_tensor *x,
+                              const tfl_tensor *w, int out_c, tfl_diag *diag)
+{
+  float *b = bias_values(bias, x, w, out_c);
+  if (!b) return tfl_fail(diag, TFL_ERR_NOMEM, "bias");
+  gl_gen_add_const(o, name, b, (size_t)((out_c + 3) / 4));
   return TFL_OK;
+}
+
+static tfl_status add_bias(const gl_gen_in *in, gl_gen_out *o, const tfl_tensor *bias, const tfl_tensor *x,
+                           const tfl_tensor *w, int out_c, tfl_diag *diag)
+{
+  (void)in;
+  return add_bias_as(o, "BIAS", bias, x, w, out_c, diag);
 }
 
 /* OHWI filter (O = out_c, I = in_c) -> the conv packing above. */
@@ -183,7 +195,9 @@ static float *pack_ohwi(const float *f, int out_c, int kh, int kw, int in_c, siz
   return p;
 }
 
-static tfl_status add_ohwi(gl_gen_out *o, const tfl_tensor *w, int out_c, int kh, int kw, int in_c, tfl_diag *diag)
+/* Weights as gl_gen_add_weights wants them: a group per output slice. */
+static tfl_status add_ohwi_as(gl_gen_out *o, const char *name, const tfl_tensor *w, int out_c, int kh, int kw, int in_c,
+                              tfl_diag *diag)
 {
   float *f = gl_const_reals(w);
   if (!f) return tfl_fail(diag, TFL_ERR_NOMEM, "weights");
@@ -191,8 +205,24 @@ static tfl_status add_ohwi(gl_gen_out *o, const tfl_tensor *w, int out_c, int kh
   float *p = pack_ohwi(f, out_c, kh, kw, in_c, &nv);
   free(f);
   if (!p) return tfl_fail(diag, TFL_ERR_NOMEM, "packed weights");
-  gl_gen_add_const(o, "W", p, nv);
+  int os = (out_c + 3) / 4;
+  gl_gen_add_weights(o, name, p, nv, (int)(nv / (size_t)os), gl_weight_steps(w, out_c, 0));
   return TFL_OK;
+}
+
+static tfl_status add_ohwi(gl_gen_out *o, const tfl_tensor *w, int out_c, int kh, int kw, int in_c, tfl_diag *diag)
+{
+  return add_ohwi_as(o, "W", w, out_c, kh, kw, in_c, diag);
+}
+
+tfl_status gl_gen_pointwise_consts(const tfl_graph *g, int node, gl_gen_out *o, const char *w_name, const char *b_name,
+                                   tfl_diag *diag)
+{
+  const tfl_node *n = &g->nodes[node];
+  const tfl_tensor *x = input_at(g, n, CONV_IN), *w = input_at(g, n, CONV_W);
+  int out_c = w->dims[0], in_c = n->op == TFL_OP_CONV_2D ? w->dims[3] : w->dims[1];
+  tfl_status st = add_ohwi_as(o, w_name, w, out_c, 1, 1, in_c, diag);
+  return st ? st : add_bias_as(o, b_name, input_at(g, n, CONV_BIAS), x, w, out_c, diag);
 }
 
 /* The inner product over input slices at input pixel (iy, ix) of object `obj`. */
@@ -215,7 +245,7 @@ static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, i
                            int dw, tfl_activation act)
 {
   int px, sl;
-  gl_tune_conv(in->out, kh * kw * in->in[0].s, in->tune, &px, &sl);
+  gl_tune_conv(in->out, kh * kw * in->in[0].s, in->in_cost[0], in->tune, in->dev, &px, &sl);
   int sg = (in->out.s + sl - 1) / sl;
   o->grid[0] = (in->out.w + px - 1) / px;
   o->grid[1] = in->out.h;
@@ -224,7 +254,7 @@ static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, i
   gl_str_addf(m, "  int x0 = gid.x * %d, y = gid.y, s0 = (gid.z %% %d) * %d, b = gid.z / %d;\n", px, sg, sl, sg);
   for (int j = 0; j < sl; j++) {
     gl_str_addf(m, "  int os%d = min(s0 + %d, O_S - 1);\n", j, j);
-    for (int q = 0; q < px; q++) gl_str_addf(m, "  ACC4 a%d_%d = vec4(BIAS_LD(os%d));\n", q, j, j);
+    for (int q = 0; q < px; q++) gl_str_addf(m, "  ACC4 a%d_%d = vec4(0.0);\n", q, j);
   }
   gl_str_addf(m,
               "  for (int ky = 0; ky < %d; ky++) {\n"
@@ -253,6 +283,7 @@ static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, i
     for (int q = 0; q < px; q++) {
       char v[32];
       snprintf(v, sizeof v, "a%d_%d", q, j);
+      gl_str_addf(m, "  %s = %s * W_SC(os%d) + BIAS_LD(os%d);\n", v, v, j, j);
       gl_act_stmt(act, v, m);
       gl_str_addf(m, "  if (x0 + %d < O_W && s0 + %d < O_S) store_out(b, y, x0 + %d, s0 + %d, %s);\n", q, j, q, j, v);
     }
@@ -286,17 +317,84 @@ static void emit_conv_split(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, 
               "  }\n",
               kh * kw, SPLIT_WG, kw, kw, sh, pt, dh, sw, pl, dw, kh, kw);
   gl_emit_tree_sum(m, "red", "t", SPLIT_WG);
-  gl_str_addf(m, "  if (t == 0) {\n    ACC4 r = red[0] + vec4(BIAS_LD(s));\n");
+  gl_str_addf(m, "  if (t == 0) {\n    ACC4 r = red[0] * W_SC(s) + BIAS_LD(s);\n");
   gl_act_stmt(act, "r", m);
   gl_str_addf(m, "    store_out(b, y, x, s, r);\n  }\n");
+}
+
+/* Inlined into a consumer (in->fn): one output vec4 of (b, y, x, s), a plain loop. */
+static void emit_conv_fn(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, int sh, int sw, int pt, int pl, int dh,
+                         int dw, tfl_activation act)
+{
+  gl_gen_per_vec4(in, o);
+  gl_str *m = &o->main;
+  gl_str_addf(m,
+              "  ACC4 acc = vec4(0.0);\n"
+              "  for (int ky = 0; ky < %d; ky++) {\n"
+              "    int iy = y * %d - %d + ky * %d;\n"
+              "    if (iy < 0 || iy >= I0_H) continue;\n"
+              "    for (int kx = 0; kx < %d; kx++) {\n"
+              "      int ix = x * %d - %d + kx * %d;\n"
+              "      if (ix < 0 || ix >= I0_W) continue;\n"
+              "      int wb = ((s * %d + ky) * %d + kx) * I0_S * 4;\n",
+              kh, sh, pt, dh, kw, sw, pl, dw, kh, kw);
+  emit_slice_loop(m, "I0", "wb");
+  gl_str_addf(m, "    }\n  }\n  acc = acc * W_SC(s) + BIAS_LD(s);\n");
+  gl_act_stmt(act, "acc", m);
+  gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
 }
 
 /* The tuning table's choice between the two bodies. */
 static void emit_conv(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, int sh, int sw, int pt, int pl, int dh, int dw,
                       tfl_activation act)
 {
-  if (gl_tune_conv_split(in->out, kh * kw * in->in[0].s, in->tune)) emit_conv_split(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
+  if (in->fn) {
+    emit_conv_fn(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
+    return;
+  }
+  if (gl_tune_conv_split(in->out, kh * kw * in->in[0].s, in->tune, in->dev)) emit_conv_split(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
   else emit_conv_tile(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
+}
+
+/* Two convolutions on one input with one geometry (a detector's box and class heads):
+ * A's output slices, then B's, from one set of packed weights (in->sib, gl_fuse.c). */
+static tfl_status add_pair_consts(gl_gen_out *o, const tfl_graph *g, const tfl_node *na, const tfl_node *nb,
+                                  tfl_diag *diag)
+{
+  const tfl_node *ns[2] = {na, nb};
+  float *pk[2] = {NULL, NULL}, *st[2] = {NULL, NULL}, *bs[2] = {NULL, NULL};
+  size_t nv[2] = {0, 0};
+  int os[2];
+  tfl_status err = TFL_OK;
+  for (int i = 0; i < 2 && !err; i++) {
+    const tfl_tensor *x = input_at(g, ns[i], CONV_IN), *w = input_at(g, ns[i], CONV_W);
+    os[i] = (w->dims[0] + 3) / 4;
+    float *f = gl_const_reals(w);
+    pk[i] = f ? pack_ohwi(f, w->dims[0], w->dims[1], w->dims[2], w->dims[3], &nv[i]) : NULL;
+    free(f);
+    st[i] = gl_weight_steps(w, w->dims[0], 0);
+    bs[i] = bias_values(input_at(g, ns[i], CONV_BIAS), x, w, w->dims[0]);
+    if (!pk[i] || !bs[i]) err = TFL_ERR_NOMEM;
+  }
+  float *w = err ? NULL : malloc((nv[0] + nv[1]) * 4 * sizeof(float));
+  float *b = err ? NULL : malloc((size_t)(os[0] + os[1]) * 4 * sizeof(float));
+  float *steps = !err && (st[0] || st[1]) ? calloc((size_t)(os[0] + os[1]) * 4, sizeof(float)) : NULL;
+  if (w && b) {
+    memcpy(w, pk[0], nv[0] * 4 * sizeof(float));
+    memcpy(w + nv[0] * 4, pk[1], nv[1] * 4 * sizeof(float));
+    memcpy(b, bs[0], (size_t)os[0] * 4 * sizeof(float));
+    memcpy(b + os[0] * 4, bs[1], (size_t)os[1] * 4 * sizeof(float));
+    for (int i = 0; steps && i < 2; i++)
+      if (st[i]) memcpy(steps + (i ? os[0] * 4 : 0), st[i], (size_t)os[i] * 4 * sizeof(float));
+  }
+  for (int i = 0; i < 2; i++) free(pk[i]), free(st[i]), free(bs[i]);
+  if (!w || !b) {
+    free(w), free(b), free(steps);
+    return tfl_fail(diag, TFL_ERR_NOMEM, "paired convolution weights");
+  }
+  gl_gen_add_weights(o, "W", w, nv[0] + nv[1], (int)(nv[0] / (size_t)os[0]), steps);
+  gl_gen_add_const(o, "BIAS", b, (size_t)(os[0] + os[1]));
+  return TFL_OK;
 }
 
 tfl_status gl_gen_conv(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
@@ -309,8 +407,12 @@ tfl_status gl_gen_conv(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   int pt = cpu_conv_pad(p->padding, in->in[0].h, kh, p->stride_h, p->dilation_h, in->out.h);
   int pl = cpu_conv_pad(p->padding, in->in[0].w, kw, p->stride_w, p->dilation_w, in->out.w);
   tfl_status st;
-  if ((st = add_ohwi(o, w, w->dims[0], kh, kw, w->dims[3], diag))) return st;
-  if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, w->dims[0], diag))) return st;
+  if (in->sib) {
+    if ((st = add_pair_consts(o, g, n, in->sib, diag))) return st;
+  } else {
+    if ((st = add_ohwi(o, w, w->dims[0], kh, kw, w->dims[3], diag))) return st;
+    if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, w->dims[0], diag))) return st;
+  }
   emit_conv(o, in, kh, kw, p->stride_h, p->stride_w, pt, pl, p->dilation_h, p->dilation_w, p->act);
   return TFL_OK;
 }
@@ -349,12 +451,12 @@ tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
       for (int c = 0; c < oc; c++)
         pk[((((size_t)c / 4) * kh + ky) * kw + kx) * 4 + c % 4] = f[((size_t)ky * kw + kx) * oc + c];
   free(f);
-  gl_gen_add_const(o, "W", pk, (size_t)os * kh * kw);
+  gl_gen_add_weights(o, "W", pk, (size_t)os * kh * kw, kh * kw, gl_weight_steps(w, oc, 3));
   tfl_status st;
   if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, oc, diag))) return st;
   gl_gen_per_vec4(in, o);
   gl_str *m = &o->main;
-  gl_str_addf(m, "  ACC4 acc = vec4(BIAS_LD(s));\n");
+  gl_str_addf(m, "  ACC4 acc = vec4(0.0);\n");
   if (mult != 1) /* input channel of output lane k: (s*4+k) / mult */
     gl_str_addf(m, "  ivec4 ic = (ivec4(s * 4) + ivec4(0, 1, 2, 3)) / %d;\n  ivec4 isl = ic / 4, iln = ic %% 4;\n",
                 mult);
@@ -373,6 +475,7 @@ tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
                 "      FLT4 v;\n"
                 "      for (int k = 0; k < 4; k++) v[k] = I0_LD(b, iy, ix, min(isl[k], I0_S - 1))[iln[k]];\n");
   gl_str_addf(m, "      acc += v * W_LD((s * %d + ky) * %d + kx);\n    }\n  }\n", kh, kw);
+  gl_str_addf(m, "  acc = acc * W_SC(s) + BIAS_LD(s);\n");
   gl_act_stmt(p->act, "acc", m);
   gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
   return TFL_OK;
@@ -412,7 +515,7 @@ tfl_status gl_gen_transpose_conv(const gl_gen_in *in, gl_gen_out *o, tfl_diag *d
   char obj[8];
   snprintf(obj, sizeof obj, "I%d", xi);
   gl_str_addf(m,
-              "  ACC4 acc = vec4(BIAS_LD(s));\n"
+              "  ACC4 acc = vec4(0.0);\n"
               "  for (int ky = 0; ky < %d; ky++) {\n"
               "    int ty = y + %d - ky;\n"
               "    if (ty < 0 || ty %% %d != 0) continue;\n"
@@ -426,7 +529,7 @@ tfl_status gl_gen_transpose_conv(const gl_gen_in *in, gl_gen_out *o, tfl_diag *d
               "      int wb = ((s * %d + ky) * %d + kx) * %s_S * 4;\n",
               kh, ph, p->stride_h, p->stride_h, obj, kw, pw, p->stride_w, p->stride_w, obj, kh, kw, obj);
   emit_slice_loop(m, obj, "wb");
-  gl_str_addf(m, "    }\n  }\n");
+  gl_str_addf(m, "    }\n  }\n  acc = acc * W_SC(s) + BIAS_LD(s);\n");
   if (!mp) gl_act_stmt(p->act, "acc", m);
   gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
   return TFL_OK;

@@ -3,10 +3,11 @@
  * or the probability * 255 (C == 1, a sigmoid first for logits) - four bytes to a uint,
  * rows padded to 4 bytes, in the buffer at binding 3: the layout glTexSubImage2D reads
  * from a pixel-unpack buffer with GL_UNPACK_ALIGNMENT 4. One invocation per 4 pixels.
- *   location 0: int, the first vec4 of the batch slot   1: int, sigmoid (0/1) */
+ *   location 0: int, the first slot of the batch slot (vec4s, or uvec2 slots when
+ *   wide)   1: int, sigmoid (0/1) */
 #include "gl_texture.h"
 
-char *gl_mask_source(gl_shape sh, size_t off, bool fp16)
+char *gl_mask_source(gl_shape sh, size_t off, bool fp16, bool wide)
 {
   gl_str s = {0};
   gl_str_addf(&s, "#version 310 es\n"
@@ -17,7 +18,11 @@ char *gl_mask_source(gl_shape sh, size_t off, bool fp16)
                   "layout(location = 1) uniform int sigm;\n"
                   "layout(std430, binding = 3) writeonly buffer Bytes { uint bytes[]; };\n",
               sh.w, sh.h, sh.c, sh.s, off);
-  if (fp16)
+  if (fp16 && wide) /* 32-bit floats in the halves' arena, two slots a vec4 (gl_plan.h) */
+    gl_str_addf(&s, "layout(std430, binding = 0) readonly buffer Arena { uvec2 A[]; };\n"
+                    "vec4 ld(int i) { return vec4(uintBitsToFloat(A[OFF + slot + 2 * i]), "
+                    "uintBitsToFloat(A[OFF + slot + 2 * i + 1])); }\n");
+  else if (fp16)
     gl_str_addf(&s, "layout(std430, binding = 0) readonly buffer Arena { uvec2 A[]; };\n"
                     "vec4 ld(int i) { uvec2 q = A[OFF + slot + i]; "
                     "return vec4(unpackHalf2x16(q.x), unpackHalf2x16(q.y)); }\n");

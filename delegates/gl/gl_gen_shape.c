@@ -269,8 +269,9 @@ tfl_status gl_gen_resize(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
                    "  int y0 = max(int(floor(fy)), 0), y1 = min(int(ceil(fy)), I0_H - 1);\n"
                    "  int x0 = max(int(floor(fx)), 0), x1 = min(int(ceil(fx)), I0_W - 1);\n"
                    "  FLT4 wy = FLT4(fy - float(y0)), wx = FLT4(fx - float(x0));\n"
-                   "  FLT4 top = I0_LD(b, y0, x0, s) + (I0_LD(b, y0, x1, s) - I0_LD(b, y0, x0, s)) * wx;\n"
-                   "  FLT4 bot = I0_LD(b, y1, x0, s) + (I0_LD(b, y1, x1, s) - I0_LD(b, y1, x0, s)) * wx;\n"
+                   "  FLT4 a00 = I0_LD(b, y0, x0, s), a01 = I0_LD(b, y0, x1, s);\n"
+                   "  FLT4 a10 = I0_LD(b, y1, x0, s), a11 = I0_LD(b, y1, x1, s);\n"
+                   "  FLT4 top = a00 + (a01 - a00) * wx, bot = a10 + (a11 - a10) * wx;\n"
                    "  store_out(b, y, x, s, top + (bot - top) * wy);\n");
   } else {
     const char *off = p->half_pixel_centers ? "0.5" : "0.0";

@@ -23,7 +23,7 @@ tfl_status gl_texture_check(const tfl_tensor *t, tfl_diag *diag)
   return TFL_OK;
 }
 
-char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16)
+char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16, bool wide)
 {
   gl_str s = {0};
   int H = t->dims[1], W = t->dims[2], C = t->dims[3];
@@ -36,11 +36,15 @@ char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16)
                   "layout(location = 2) uniform vec4 sd;\n"
                   "layout(location = 3) uniform ivec4 size;\n"
                   "layout(location = 4) uniform vec2 shift;\n");
-  if (fp16)
+  if (fp16 && wide) /* 32-bit floats in the halves' arena (gl_plan.h) */
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
-                    "#define STA(i, v) A[i] = uvec2(packHalf2x16((v).xy), packHalf2x16((v).zw))\n");
+                    "#define STA(i, v) (A[%zu + 2 * (i)] = floatBitsToUint((v).xy), A[%zu + 2 * (i) + 1] = floatBitsToUint((v).zw))\n",
+                out_off, out_off);
+  else if (fp16)
+    gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
+                    "#define STA(i, v) A[%zu + (i)] = uvec2(packHalf2x16((v).xy), packHalf2x16((v).zw))\n", out_off);
   else
-    gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { vec4 A[]; };\n#define STA(i, v) A[i] = (v)\n");
+    gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { vec4 A[]; };\n#define STA(i, v) A[%zu + (i)] = (v)\n", out_off);
   gl_str_addf(&s, "vec4 px(int x, int y) { return floor(texelFetch(tex, ivec2(x, y), 0) * 255.0 + 0.5); }\n"
                   "void main() {\n"
                   "  ivec2 g = ivec2(gl_GlobalInvocationID.xy);\n"
@@ -71,7 +75,7 @@ char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16)
     gl_str_addf(&s, ";\n");
   }
   if (C == 3) gl_str_addf(&s, "  v.w = 0.0;\n");
-  gl_str_addf(&s, "  STA(%zu + size.z + g.y * %d + g.x, v);\n}\n", out_off, W);
+  gl_str_addf(&s, "  STA(size.z + g.y * %d + g.x, v);\n}\n", W);
   if (s.oom) {
     gl_str_free(&s);
     return NULL;

@@ -39,11 +39,12 @@ bool gl_plan_supports(const tfl_graph *g, int node, tfl_diag *why)
   return info->check(g, node, why) == TFL_OK;
 }
 
-void gl_plan_workgroup(const int grid[3], int wg[3])
+void gl_plan_workgroup(const int grid[3], int total, int wg[3])
 {
-  /* 128 invocations, x first (consecutive x are consecutive addresses in PHWC4); z at
-   * most 64, the GLES 3.1 minimum of GL_MAX_COMPUTE_WORK_GROUP_SIZE[2] (NVIDIA's) */
-  int budget = 128;
+  /* `total` invocations (the device's preferred size), x first (consecutive x are
+   * consecutive addresses in PHWC4); z at most 64, the GLES 3.1 minimum of
+   * GL_MAX_COMPUTE_WORK_GROUP_SIZE[2] (NVIDIA's) */
+  int budget = total > 0 ? total : 128;
   for (int a = 0; a < 3; a++) {
     int cap = a == 0 ? 16 : a == 1 ? 8 : 64;
     int w = 1;
@@ -53,16 +54,20 @@ void gl_plan_workgroup(const int grid[3], int wg[3])
   }
 }
 
-void gl_tune_conv(gl_shape out, int reduce, const gl_tuning *tune, int *px, int *sl)
+void gl_tune_conv(gl_shape out, int reduce, int in_cost, const gl_tuning *tune, const gl_device_tuning *dev, int *px,
+                  int *sl)
 {
-  /* Bigger tiles reuse loads more but leave fewer invocations: keep at least ~16k
-   * (an H100 holds 270k resident; below that it idles). Short reductions gain little. */
+  /* Bigger tiles reuse loads more but leave fewer invocations: keep at least the
+   * device's fill (gl_device.h), below which it idles. Short reductions gain little.
+   * An input computed by an inlined producer (in_cost loads an element) is recomputed
+   * once per slice group: then the tile covers all output slices (up to 8). */
+  long fill = dev && dev->fill > 0 ? dev->fill : 16384;
   int p = out.w >= 16 ? 4 : out.w >= 4 ? 2 : 1;
-  int s = out.s >= 8 && reduce >= 8 ? 4 : out.s >= 2 ? 2 : 1;
+  int s = in_cost > 1 ? (out.s < 8 ? out.s : 8) : out.s >= 8 && reduce >= 8 ? 4 : out.s >= 2 ? 2 : 1;
   for (;;) {
     long inv = (long)out.b * out.h * ((out.w + p - 1) / p) * ((out.s + s - 1) / s);
-    if (inv >= 16384 || (p == 1 && s == 1)) break;
-    if (p >= s && p > 1) p /= 2;
+    if (inv >= fill || (p == 1 && (s == 1 || in_cost > 1))) break;
+    if ((p >= s || in_cost > 1) && p > 1) p /= 2;
     else s /= 2;
   }
   if (tune->conv_tile_px > 0) p = tune->conv_tile_px;
@@ -71,12 +76,13 @@ void gl_tune_conv(gl_shape out, int reduce, const gl_tuning *tune, int *px, int 
   *sl = s < 1 ? 1 : s > 8 ? 8 : s;
 }
 
-bool gl_tune_conv_split(gl_shape out, int reduce, const gl_tuning *tune)
+bool gl_tune_conv_split(gl_shape out, int reduce, const gl_tuning *tune, const gl_device_tuning *dev)
 {
   if (tune->conv_split != GL_SPLIT_AUTO) return tune->conv_split == GL_SPLIT_ALWAYS;
-  /* under ~4k output vec4s an H100 runs a fraction of its lanes; a workgroup per
-   * output pays off once each has at least 2 of its 64 lanes' worth of taps */
-  return (long)out.b * out.h * out.w * out.s <= 4096 && reduce >= 128;
+  /* outputs a quarter of the device's fill leave most of it idle: a workgroup per
+   * output pays off once each of its 64 lanes gets at least 2 taps */
+  long fill = dev && dev->fill > 0 ? dev->fill : 16384;
+  return (long)out.b * out.h * out.w * out.s <= fill / 4 && reduce >= 128;
 }
 
 /* Shape of tensor t as input of a node whose output has rank out_rank: element-wise
@@ -101,7 +107,9 @@ static bool is_elementwise(const gl_op_info *info)
   return info->kind == GL_KIND_UNARY || info->kind == GL_KIND_BINARY;
 }
 
-/* Tries to fuse element-wise node ni into the group producing its input; true if done. */
+/* Tries to fuse element-wise node ni into the group producing its input; true if done.
+ * An input read elsewhere too (or leaving the partition) is still fused into a
+ * generated dispatch, which then also stores it (keep). */
 static bool try_fuse(planner *p, int ni)
 {
   const tfl_graph *g = p->g;
@@ -114,7 +122,13 @@ static bool try_fuse(planner *p, int ni)
     int t = n->in[k];
     if (t < 0 || g->tensors[t].is_const || p->group_of[t] < 0) continue;
     group *G = &p->groups[p->group_of[t]];
-    if (G->out != t || p->consumers[t] != 1 || p->is_out[t] || G->n_epi == MAX_EPI) continue;
+    if (G->out != t || G->n_epi == MAX_EPI) continue;
+    bool shared = p->consumers[t] != 1 || p->is_out[t];
+    const tfl_node *pn = &g->nodes[G->node];
+    if (shared && (gl_op_info_of(pn->op)->kind != GL_KIND_GEN || pn->n_out != 1 || p->alias[t] != t)) continue;
+    bool aliased = false; /* a reshape view of t must read stored memory: keep only roots */
+    for (int u = 0; shared && u < g->n_tensors && !aliased; u++) aliased = u != t && p->alias[u] == t;
+    if (aliased) continue;
     gl_shape ts = aligned_shape(&g->tensors[t], g->tensors[n->out[0]].ndim, true);
     if (!gl_shape_eq(ts, ys)) continue;
     if (n_ops == 2) {
@@ -125,8 +139,9 @@ static bool try_fuse(planner *p, int ni)
     }
     G->epi[G->n_epi] = ni;
     G->epi_main[G->n_epi] = k;
+    G->keep[G->n_epi] = shared ? t : -1;
     G->n_epi++;
-    p->group_of[t] = -1;
+    if (!shared) p->group_of[t] = -1;
     G->out = n->out[0];
     p->group_of[G->out] = (int)(G - p->groups);
     return true;
@@ -144,7 +159,12 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
     if (info->kind == GL_KIND_NONE || !info->gen)
       return gl_node_error(p->diag, TFL_ERR_UNSUPPORTED, g, ni, "not supported by the GL delegate");
     int out = n->out[0];
-    if (info->kind == GL_KIND_ALIAS && !g->tensors[n->in[0]].is_const) {
+    /* a resize to the size it has is the identity (every scale is 1) */
+    bool same_size_resize = (n->op == TFL_OP_RESIZE_BILINEAR || n->op == TFL_OP_RESIZE_NEAREST_NEIGHBOR) &&
+                            g->tensors[n->in[0]].ndim == 4 && g->tensors[out].ndim == 4 &&
+                            g->tensors[n->in[0]].dims[1] == g->tensors[out].dims[1] &&
+                            g->tensors[n->in[0]].dims[2] == g->tensors[out].dims[2];
+    if ((info->kind == GL_KIND_ALIAS || same_size_resize) && !g->tensors[n->in[0]].is_const) {
       gl_shape a, b;
       gl_shape_of(&g->tensors[n->in[0]], &a);
       gl_shape_of(&g->tensors[out], &b);
@@ -160,6 +180,8 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
     }
     group *G = &p->groups[p->n_groups];
     memset(G, 0, sizeof *G);
+    G->dest = -1;
+    G->sib = -1;
     G->node = ni;
     G->out = out;
     for (int k = 1; k < n->n_out; k++)
@@ -170,16 +192,27 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
 }
 
 /* Quantized tensors clamp to what their integers can hold, as the integer model does. */
+/* Quantized tensors hold what their integers can: rounded to the grid and clamped, as
+ * the integer model requantizes (ties to even, as XNNPACK's fp32 requantization), so
+ * the float chain does not drift from the integer one. */
 static void quant_clamp(gl_str *s, const tfl_tensor *t)
 {
   if (!t->q.n || (t->type != TFL_TYPE_UINT8 && t->type != TFL_TYPE_INT8)) return;
   float lo = t->type == TFL_TYPE_UINT8 ? 0.0f : -128.0f, hi = t->type == TFL_TYPE_UINT8 ? 255.0f : 127.0f;
   float sc = t->q.scale[0], zp = (float)t->q.zero_point[0];
-  gl_str_addf(s, "  v = clamp(v, FLT4(");
-  gl_str_float(s, sc * (lo - zp));
+  gl_str_addf(s, "  v = (clamp(roundEven(v / ");
+  gl_str_float(s, sc);
+  gl_str_addf(s, ") + ");
+  gl_str_float(s, zp);
+  gl_str_addf(s, ", FLT4(");
+  gl_str_float(s, lo);
   gl_str_addf(s, "), FLT4(");
-  gl_str_float(s, sc * (hi - zp));
-  gl_str_addf(s, "));\n");
+  gl_str_float(s, hi);
+  gl_str_addf(s, ")) - ");
+  gl_str_float(s, zp);
+  gl_str_addf(s, ") * ");
+  gl_str_float(s, sc);
+  gl_str_addf(s, ";\n");
 }
 
 static tfl_status add_tensor_obj(planner *p, group_build *b, const char *name, int t, gl_shape sh)
@@ -190,9 +223,16 @@ static tfl_status add_tensor_obj(planner *p, group_build *b, const char *name, i
   snprintf(o->name, sizeof o->name, "%s", name);
   o->sh = sh;
   o->is_tensor = true;
+  if (b->n_objs >= MAX_OBJS) return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: more than %d objects in one shader", MAX_OBJS);
   b->obj_tensor[b->n_objs] = -1;
   b->obj_const[b->n_objs] = NULL;
   b->obj_write[b->n_objs] = false;
+  b->obj_sub[b->n_objs] = -1;
+  int pg = x->is_const ? -1 : p->group_of[gl_plan_root(p, t)];
+  if (pg >= 0 && p->groups[pg].inlined) { /* computed by the inlined producer's function */
+    b->obj_sub[b->n_objs++] = gl_plan_root(p, t);
+    return TFL_OK;
+  }
   if (x->is_const) {
     float *r = gl_const_reals(x);
     float *pk = r ? malloc(gl_shape_vec4s(sh) * 4 * sizeof(float) + 16) : NULL;
@@ -205,13 +245,61 @@ static tfl_status add_tensor_obj(planner *p, group_build *b, const char *name, i
     gl_to_phwc4(&f, r, sh, pk);
     free(r);
     o->is_const = true;
-    o->off = b->const_n;
-    b->const_n += gl_shape_vec4s(sh);
+    o->n_vec4 = gl_shape_vec4s(sh);
     b->obj_const[b->n_objs] = pk;
   } else {
     b->obj_tensor[b->n_objs] = gl_plan_root(p, t);
   }
   b->n_objs++;
+  return TFL_OK;
+}
+
+/* The destination of group G writing through reshapes and concatenations (object
+ * `name`, written; its span from the mapping, so that writers of disjoint parts need
+ * no barrier between them). Returns the object's index in *obj. */
+static tfl_status add_dest(planner *p, const group *G, group_build *b, const char *name, int *obj)
+{
+  const tfl_graph *g = p->g;
+  gl_shape ds, os;
+  gl_shape_of(&g->tensors[G->dest], &ds);
+  gl_shape_of(&g->tensors[g->nodes[G->node].out[0]], &os);
+  tfl_status st = add_tensor_obj(p, b, name, G->dest, ds);
+  if (st) return st;
+  *obj = b->n_objs - 1;
+  b->obj_write[*obj] = true;
+  long n = (long)os.b * os.h * os.w * os.c;
+  if (n > (1L << 22)) return TFL_OK; /* whole tensor */
+  size_t lo = SIZE_MAX, hi = 0;
+  for (long e = 0; e < n; e++) {
+    long L = e;
+    for (int k = 0; k < G->n_steps; k++) L = (L / G->step_a[k]) * G->step_b[k] + G->step_add[k] + L % G->step_a[k];
+    long dc = L % ds.c, dw = (L / ds.c) % ds.w, dh = (L / ((long)ds.c * ds.w)) % ds.h, db = L / ((long)ds.c * ds.w * ds.h);
+    size_t i = (size_t)(((db * ds.s + dc / 4) * ds.h + dh) * ds.w + dw);
+    if (i < lo) lo = i;
+    if (i + 1 > hi) hi = i + 1;
+  }
+  if (hi > lo) {
+    b->objs[*obj].span_lo = lo;
+    b->objs[*obj].span_hi = hi;
+  }
+  return TFL_OK;
+}
+
+/* A paired convolution (G->sib): computed by G's dispatch after G's own slices; its
+ * output (or destination) is written object "P2". in->out becomes both. */
+static tfl_status add_sibling(planner *p, const group *G, group_build *b, gl_gen_in *in)
+{
+  const group *B = &p->groups[G->sib];
+  const tfl_graph *g = p->g;
+  gl_shape sb;
+  gl_shape_of(&g->tensors[g->nodes[B->node].out[0]], &sb);
+  in->sib = &g->nodes[B->node];
+  in->out = gl_shape_make(in->out.b, in->out.h, in->out.w, 4 * in->out.s + sb.c);
+  tfl_status st;
+  if (B->dest >= 0) return add_dest(p, B, b, "P2", &b->sib_obj);
+  if ((st = add_tensor_obj(p, b, "P2", B->out, sb))) return st;
+  b->sib_obj = b->n_objs - 1;
+  b->obj_write[b->sib_obj] = true;
   return TFL_OK;
 }
 
@@ -222,14 +310,25 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
   const gl_op_info *info = gl_op_info_of(n->op);
   gl_gen_in in = {0};
   in.tune = &p->o.tune;
+  in.dev = &p->o.dev;
+  b->remap_obj = b->sib_obj = -1;
   in.g = g;
   in.node = G->node;
   in.n = n;
   in.n_in = n->n_in;
+  in.fn = G->inlined;
   int out_rank = g->tensors[n->out[0]].ndim;
   gl_shape_of(&g->tensors[n->out[0]], &in.out);
   tfl_status st;
-  for (int k = 0; k < n->n_in; k++) {
+  if (G->n_chain) { /* squeeze-excite: the pooled map is the one object */
+    int x = g->nodes[G->chain[0]].in[0];
+    in.chain = G->chain;
+    in.n_chain = G->n_chain;
+    gl_shape_of(&g->tensors[x], &in.in[0]);
+    in.in_obj[0] = true;
+    if ((st = add_tensor_obj(p, b, "I0", x, in.in[0]))) return st;
+  }
+  for (int k = 0; k < n->n_in && !G->n_chain; k++) {
     if (n->in[k] < 0) continue;
     in.in[k] = aligned_shape(&g->tensors[n->in[k]], out_rank, is_elementwise(info));
     if (info->raw_inputs & (1u << k)) continue;
@@ -237,6 +336,8 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
     char name[16];
     snprintf(name, sizeof name, "I%d", k);
     if ((st = add_tensor_obj(p, b, name, n->in[k], in.in[k]))) return st;
+    int sub = b->obj_sub[b->n_objs - 1];
+    if (sub >= 0) in.in_cost[k] = gl_fuse_cost(g, p->groups[p->group_of[sub]].node);
   }
   for (int k = 1; k < n->n_out; k++) { /* extra outputs: arena objects the body stores to */
     if (n->out[k] < 0) continue;
@@ -247,25 +348,43 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
     if ((st = add_tensor_obj(p, b, name, n->out[k], sh))) return st;
     b->obj_write[b->n_objs - 1] = true;
   }
-  if ((st = info->gen(&in, &b->gen, p->diag))) return st;
+  if (G->dest >= 0 && (st = add_dest(p, G, b, "D", &b->remap_obj))) return st;
+  if (G->sib >= 0 && (st = add_sibling(p, G, b, &in))) return st;
+  if ((st = (G->n_chain ? gl_gen_se : info->gen)(&in, &b->gen, p->diag))) return st;
   if (b->gen.decls.oom || b->gen.main.oom) return tfl_fail(p->diag, TFL_ERR_NOMEM, "shader of node %d", G->node);
+  if (G->inlined && b->gen.decls.n)
+    return tfl_fail(p->diag, TFL_ERR_BACKEND, "GL: node %d cannot be inlined (its shader has declarations)", G->node);
   for (int c = 0; c < b->gen.n_consts; c++) {
+    if (b->n_objs >= MAX_OBJS) return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: more than %d objects in one shader", MAX_OBJS);
     gl_emit_obj *o = &b->objs[b->n_objs];
     memset(o, 0, sizeof *o);
     snprintf(o->name, sizeof o->name, "%s", b->gen.consts[c].name);
     o->is_const = true;
-    o->off = b->const_n;
+    o->n_vec4 = b->gen.consts[c].n_vec4;
     b->obj_tensor[b->n_objs] = -1;
     b->obj_const[b->n_objs] = NULL;
     b->obj_write[b->n_objs] = false;
+    b->obj_sub[b->n_objs] = -1;
     b->n_objs++;
-    b->const_n += b->gen.consts[c].n_vec4;
   }
   /* epilogue: the primary output's clamp, then each fused op */
   quant_clamp(&b->epi, &g->tensors[n->out[0]]);
   for (int e = 0; e < G->n_epi; e++) {
     const tfl_node *m = &g->nodes[G->epi[e]];
     const gl_op_info *mi = gl_op_info_of(m->op);
+    if (G->keep[e] >= 0) { /* the value so far is read elsewhere too: store it */
+      char name[16];
+      snprintf(name, sizeof name, "K%d", e);
+      gl_shape ks;
+      gl_shape_of(&g->tensors[G->keep[e]], &ks);
+      if ((st = add_tensor_obj(p, b, name, G->keep[e], ks))) return st;
+      b->obj_write[b->n_objs - 1] = true;
+      gl_str_addf(&b->epi, "  { FLT4 k_ = v;\n");
+      if (ks.c % 4)
+        gl_str_addf(&b->epi, "    if (s == O_S - 1) k_ = FLT4(%s);\n",
+                    (const char *[]){"", "k_.x, 0.0, 0.0, 0.0", "k_.xy, 0.0, 0.0", "k_.xyz, 0.0"}[ks.c % 4]);
+      gl_str_addf(&b->epi, "    %s_ST(b, y, x, s, k_); }\n", name);
+    }
     char other[48] = "v";
     if (mi->kind == GL_KIND_BINARY) {
       int ot = m->in[1 - G->epi_main[e]];
@@ -294,33 +413,6 @@ static void free_build(group_build *b)
   gl_str_free(&b->epi);
 }
 
-static bool residual_sum(const planner *p, int ni)
-{
-  const tfl_node *n = &p->g->nodes[ni];
-  return (n->op == TFL_OP_ADD || n->op == TFL_OP_SUB) && n->n_in >= 2 && n->in[0] >= 0 && n->in[1] >= 0 &&
-         !p->g->tensors[n->in[0]].is_const && !p->g->tensors[n->in[1]].is_const;
-}
-
-/* fp16 mode: groups ending in (or being) a residual sum write 32-bit floats, except at
- * the partition's boundary (pack/unpack, texture and output-buffer views are halves). */
-static void mark_wide(planner *p, gl_plan *plan)
-{
-  if (!p->o.fp16 || !p->o.tune.wide_residuals) return;
-  for (int gi = 0; gi < p->n_groups; gi++) {
-    const group *G = &p->groups[gi];
-    bool res = residual_sum(p, G->node);
-    for (int e = 0; e < G->n_epi; e++) res = res || residual_sum(p, G->epi[e]);
-    int r = gl_plan_root(p, G->out);
-    bool boundary = false;
-    for (int i = 0; i < p->part->n_outputs; i++) boundary = boundary || gl_plan_root(p, p->part->outputs[i]) == r;
-    for (int i = 0; i < p->part->n_inputs; i++) boundary = boundary || gl_plan_root(p, p->part->inputs[i]) == r;
-    if (res && !boundary && !p->wide[r]) {
-      p->wide[r] = true;
-      plan->n_wide++;
-    }
-  }
-}
-
 /* 2 per multiply-add for the convolution family, 1 per output element otherwise. */
 static double node_flops(const tfl_graph *g, int ni)
 {
@@ -337,6 +429,21 @@ static double node_flops(const tfl_graph *g, int ni)
     return 2.0 * (double)tfl_tensor_count(x) * wt->dims[0] * wt->dims[1] * wt->dims[2];
   }
   return out;
+}
+
+/* The arithmetic of everything a dispatch computes: its node, a paired convolution,
+ * a squeeze-excite chain, the producers inlined into it. */
+static double group_flops(const planner *p, const group_build *builds, int gi, int depth)
+{
+  const group *G = &p->groups[gi];
+  double f = node_flops(p->g, G->node);
+  if (G->sib >= 0) f += node_flops(p->g, p->groups[G->sib].node);
+  for (int k = 0; k < G->n_chain; k++) f += node_flops(p->g, G->chain[k]);
+  for (int k = 0; depth < 8 && k < builds[gi].n_objs; k++) {
+    int sg = gl_tree_sub(p, &builds[gi], k);
+    if (sg >= 0) f += group_flops(p, builds, sg, depth + 1);
+  }
+  return f;
 }
 
 /* Basic LSTM writes its new activation / state (outputs 0 / 1) into its non-constant
@@ -406,24 +513,35 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   }
   out->n_nodes = part->n_nodes;
   if ((st = group_nodes(&p, out))) goto done;
+  if (!o->tune.no_fuse) {
+    gl_fuse_remap(&p, out);
+    gl_fuse_siblings(&p, out);
+    gl_fuse_se(&p, out);
+    gl_fuse_inline(&p, out);
+  }
   builds = calloc((size_t)p.n_groups + 1, sizeof *builds);
   if (!builds) {
     st = tfl_fail(diag, TFL_ERR_NOMEM, "GL plan");
     goto done;
   }
-  size_t const_total = 0;
-  size_t vec4_bytes = o->fp16 && !o->tune.const_fp32 ? 8 : 16;
-  size_t align = (size_t)(o->const_align_bytes > 0 ? o->const_align_bytes : 16);
-  size_t align_v = align > vec4_bytes ? align / vec4_bytes : 1;
-  for (int gi = 0; gi < p.n_groups; gi++) {
-    if ((st = build_group(&p, &p.groups[gi], &builds[gi]))) goto done;
-    if (builds[gi].const_n) const_total = (const_total + align_v - 1) / align_v * align_v + builds[gi].const_n;
-  }
+  for (int gi = 0; gi < p.n_groups; gi++)
+    if (!p.groups[gi].absorbed && (st = build_group(&p, &p.groups[gi], &builds[gi]))) goto done;
+  if ((st = gl_tree_hide(&p, builds))) goto done;
   if (!o->tune.no_reorder && (st = gl_sched_order(&p, builds))) goto done;
-  mark_wide(&p, out);
+  gl_precision_mark(&p, out);
+  /* constants: one blob in storage format (gl_consts.h); offsets in units */
+  bool half_buf = o->fp16 && !o->tune.const_fp32;
+  size_t unit = half_buf ? 8 : 16;
+  size_t align = (size_t)(o->const_align_bytes > 0 ? o->const_align_bytes : 16);
+  size_t align_u = align > unit ? align / unit : 1, const_total = 0;
+  for (int gi = 0; gi < p.n_groups; gi++) {
+    if (!gl_group_dispatched(&p.groups[gi])) continue;
+    builds[gi].const_units = gl_tree_units(&p, builds, gi, half_buf);
+    if (builds[gi].const_units) const_total = (const_total + align_u - 1) / align_u * align_u + builds[gi].const_units;
+  }
   if ((st = gl_sched_place(&p, builds, &out->arena_n, off_of))) goto done;
   out->d = calloc((size_t)p.n_groups + 1, sizeof *out->d);
-  out->consts = malloc((const_total + 1) * 4 * sizeof(float));
+  out->consts = calloc(const_total + 1, unit);
   out->in = calloc((size_t)part->n_inputs + 1, sizeof *out->in);
   out->out = calloc((size_t)part->n_outputs + (size_t)p.n_wb + 1, sizeof *out->out);
   if (!out->d || !out->consts || !out->in || !out->out) {
@@ -434,66 +552,79 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   for (int gi = 0; gi < p.n_groups; gi++) {
     group_build *b = &builds[gi];
     const group *G = &p.groups[gi];
+    if (!gl_group_dispatched(G)) continue;
     gl_plan_dispatch *d = &out->d[out->n_d++];
     d->node = G->node;
     d->n_fused = G->n_epi;
-    d->flops = node_flops(g, G->node);
-    if (b->const_n) {
-      cpos = (cpos + align_v - 1) / align_v * align_v;
+    d->flops = group_flops(&p, builds, gi, 0);
+    if (b->const_units) {
+      cpos = (cpos + align_u - 1) / align_u * align_u;
       d->const_off = cpos;
-      d->const_n = b->const_n;
-      int ci = 0;
-      for (int k = 0; k < b->n_objs; k++) {
-        if (!b->objs[k].is_const) continue;
-        float *dst = out->consts + (cpos + b->objs[k].off) * 4;
-        if (b->obj_const[k]) {
-          memcpy(dst, b->obj_const[k], gl_shape_vec4s(b->objs[k].sh) * 4 * sizeof(float));
-        } else {
-          const gl_gen_const *c = &b->gen.consts[ci++];
-          memcpy(dst, c->data, c->n_vec4 * 4 * sizeof(float));
-        }
-      }
-      cpos += b->const_n;
+      d->const_units = b->const_units;
+      gl_tree_encode(&p, builds, gi, half_buf, unit, (char *)out->consts + cpos * unit);
+      cpos += b->const_units;
     }
     for (int k = 0; k < b->n_objs; k++)
       if (b->obj_tensor[k] >= 0) {
         b->objs[k].off = off_of[b->obj_tensor[k]];
         b->objs[k].wide = p.wide[b->obj_tensor[k]];
       }
-    gl_emit_in e = {0};
-    e.fp16 = o->fp16;
-    e.const_fp32 = o->fp16 && o->tune.const_fp32;
-    if (b->gen.wg[0] > 0) memcpy(e.wg, b->gen.wg, sizeof e.wg);
-    else gl_plan_workgroup(b->gen.grid, e.wg);
-    e.gen = &b->gen;
-    e.objs = b->objs;
-    e.n_objs = b->n_objs;
-    gl_shape_of(&g->tensors[G->out], &e.out);
-    /* the output shape of the chain equals the primary's (fusion requires it) */
-    gl_shape_of(&g->tensors[g->nodes[G->node].out[0]], &e.out);
-    e.out_off = off_of[gl_plan_root(&p, G->out)];
-    e.out_wide = p.wide[gl_plan_root(&p, G->out)];
-    e.epilogue = b->epi.p;
-    e.has_consts = b->const_n > 0;
-    e.const_base = d->const_off;
-    d->src = gl_emit_source(&e);
+    gl_emit_in top = {0};
+    top.fp16 = o->fp16;
+    top.const_fp32 = o->fp16 && o->tune.const_fp32;
+    top.has_consts = b->const_units > 0;
+    top.const_base = d->const_off;
+    gl_emit_in *e = gl_tree_emit(&p, builds, gi, &top, off_of);
+    if (!e) {
+      st = tfl_fail(diag, TFL_ERR_NOMEM, "shader of node %d", G->node);
+      goto done;
+    }
+    if (b->gen.wg[0] > 0) memcpy(e->wg, b->gen.wg, sizeof e->wg);
+    else gl_plan_workgroup(b->gen.grid, o->dev.wg, e->wg);
+    e->out_off = off_of[gl_plan_root(&p, G->out)];
+    e->out_wide = p.wide[gl_plan_root(&p, G->out)];
+    gl_remap rm = {G->n_steps, G->step_a, G->step_b, G->step_add, b->remap_obj};
+    if (G->dest >= 0) e->remap = &rm;
+    gl_emit_part second = {0};
+    gl_remap rm2 = {0};
+    if (G->sib >= 0) { /* the paired convolution's slices follow G's own */
+      const group *B = &p.groups[G->sib];
+      const gl_emit_obj *ob = &b->objs[b->sib_obj];
+      e->first_sh = e->out;
+      gl_shape_of(&g->tensors[g->nodes[B->node].out[0]], &second.sh);
+      second.s0 = e->first_sh.s;
+      second.off = ob->off;
+      second.wide = ob->wide;
+      if (B->dest >= 0) {
+        rm2 = (gl_remap){B->n_steps, B->step_a, B->step_b, B->step_add, b->sib_obj};
+        second.remap = &rm2;
+      }
+      e->second = &second;
+      e->out = gl_shape_make(e->out.b, e->out.h, e->out.w, 4 * e->first_sh.s + second.sh.c);
+    }
+    d->src = gl_emit_source(e);
+    int wg[3] = {e->wg[0], e->wg[1], e->wg[2]};
+    size_t out_n = G->dest >= 0 ? 0 : gl_shape_vec4s(e->second ? e->first_sh : e->out) * (e->out_wide ? 2 : 1);
+    size_t out_off = e->out_off;
+    gl_tree_free_emit(e);
     if (!d->src) {
       st = tfl_fail(diag, TFL_ERR_NOMEM, "shader source of node %d", G->node);
       goto done;
     }
-    for (int a = 0; a < 3; a++) d->groups[a] = (b->gen.grid[a] + e.wg[a] - 1) / e.wg[a];
-    if (!gl_sched_barrier(&pending, d, b, e.out_off, gl_shape_vec4s(e.out) * (e.out_wide ? 2 : 1))) {
+    for (int a = 0; a < 3; a++) d->groups[a] = (b->gen.grid[a] + wg[a] - 1) / wg[a];
+    if (!gl_sched_barrier(&pending, d, b, out_off, out_n)) {
       st = tfl_fail(diag, TFL_ERR_NOMEM, "GL barriers");
       goto done;
     }
-    if (o->tune.all_barriers) d->barrier = gi > 0;
+    if (o->tune.all_barriers) d->barrier = out->n_d > 1;
     out->n_barriers += d->barrier;
   }
-  out->n_const = cpos;
+  out->const_bytes = cpos * unit;
   for (int i = 0; i < part->n_inputs; i++) {
     int t = part->inputs[i];
     out->in[out->n_in].tensor = t;
     out->in[out->n_in].off = off_of[gl_plan_root(&p, t)];
+    out->in[out->n_in].wide = p.wide[gl_plan_root(&p, t)];
     gl_shape_of(&g->tensors[t], &out->in[out->n_in].sh);
     out->n_in++;
   }
@@ -501,12 +632,14 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     int t = part->outputs[i];
     out->out[out->n_out].tensor = t;
     out->out[out->n_out].off = off_of[gl_plan_root(&p, t)];
+    out->out[out->n_out].wide = p.wide[gl_plan_root(&p, t)];
     gl_shape_of(&g->tensors[t], &out->out[out->n_out].sh);
     out->n_out++;
   }
   for (int i = 0; i < p.n_wb; i++) { /* write-backs: the source's memory into the input tensor */
     out->out[out->n_out].tensor = p.wb_dst[i];
     out->out[out->n_out].off = off_of[gl_plan_root(&p, p.wb_src[i])];
+    out->out[out->n_out].wide = p.wide[gl_plan_root(&p, p.wb_src[i])];
     gl_shape_of(&g->tensors[p.wb_src[i]], &out->out[out->n_out].sh);
     out->n_out++;
   }

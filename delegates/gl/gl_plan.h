@@ -19,22 +19,24 @@
 #define GL_PLAN_H
 
 #include "gl_delegate.h"
+#include "gl_gen.h"
 #include "gl_layout.h"
 #include "runtime/tfl_delegate.h"
 
 typedef struct {
   bool fp16;                 /* storage as packed halves (uvec2 per vec4) */
   int const_align_bytes;     /* SSBO offset alignment of the constant ranges */
-  gl_tuning tune;            /* the delegate's switches; in fp16 mode const_fp32 keeps
-                                constants 32-bit, wide_residuals stores residual sums in
-                                two arena slots per vec4 (long residual chains otherwise
-                                pile up half-precision rounding) */
+  gl_device_tuning dev;      /* the device as measured (gl_device.h); zero: defaults */
+  gl_tuning tune;            /* the delegate's switches (gl_delegate.h); fp16 mode keeps
+                                activations 32-bit unless tune.half_activations
+                                (gl_precision.c) */
 } gl_plan_options;
 
 typedef struct {
   char *src;                 /* complete shader source */
   int groups[3];             /* workgroups to dispatch */
-  size_t const_off, const_n; /* its constants: vec4 range in the constant blob */
+  size_t const_off, const_units; /* its constants: unit range in the constant blob (a
+                                unit is one element of the buffer, gl_consts.h) */
   int node;                  /* the node it was generated for (the first of a fused chain) */
   int n_fused;               /* element-wise nodes fused into it */
   double flops;              /* arithmetic of its primary node (2 per multiply-add), for GFLOP/s */
@@ -45,20 +47,26 @@ typedef struct {
 
 typedef struct {
   int tensor;                /* graph tensor */
-  size_t off;                /* arena offset in vec4s */
+  size_t off;                /* arena offset in vec4s (slots of the fp16 arena) */
   gl_shape sh;
+  bool wide;                 /* fp16 mode: held as 32-bit floats, two slots per vec4 */
 } gl_plan_io;
 
 typedef struct {
   gl_plan_dispatch *d;
   int n_d;
-  float *consts;             /* n_const vec4s, as floats (the delegate converts to fp16) */
-  size_t n_const;
+  void *consts;              /* constant blob in storage format (gl_consts.h), const_bytes
+                                long */
+  size_t const_bytes;
   size_t arena_n;            /* arena vec4s */
   gl_plan_io *in, *out;      /* partition boundary tensors, in part->inputs/outputs order;
                                 out ends with write-backs (basic LSTM state into its inputs) */
   int n_in, n_out;
   int n_nodes, n_fused, n_alias, n_wide, n_barriers;
+  int n_inlined;             /* groups computed inside their consumer's shader (gl_fuse.c) */
+  int n_se;                  /* squeeze-excite chains in one dispatch each (gl_gen_se.c) */
+  int n_remapped;            /* reshapes and concatenations folded into producers' writes */
+  int n_paired;              /* convolutions computed alongside a sibling (same input) */
 } gl_plan;
 
 /* Can the delegate run node `node`? (The op table row plus its check.) When not, `why`
@@ -67,7 +75,8 @@ bool gl_plan_supports(const tfl_graph *g, int node, tfl_diag *why);
 tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl_plan_options *o, gl_plan *out, tfl_diag *diag);
 void gl_plan_free(gl_plan *p);
 
-/* The workgroup size for a grid (tuning lives here, not in generators). */
-void gl_plan_workgroup(const int grid[3], int wg[3]);
+/* The workgroup size for a grid of `total` invocations at most (0: 128); tuning lives
+ * here, not in generators. */
+void gl_plan_workgroup(const int grid[3], int total, int wg[3]);
 
 #endif

@@ -21,43 +21,55 @@ uint64_t gl_hash(uint64_t h, const void *data, size_t n)
   return h;
 }
 
-tfl_status gl_program_compile(gl_context *c, const char *src, const char *label, unsigned *prog, tfl_diag *diag)
+/* Starts compiling and linking src; the status is read by finish_program. Drivers with
+ * GL_KHR_parallel_shader_compile (gl_context.c asks for all their threads) work on the
+ * programs started before the first status query in parallel. 0 on failure. */
+static unsigned start_program(gl_context *c, const char *src, unsigned *shader)
 {
   const gl_funcs *f = &c->f;
-  *prog = 0;
   GLuint sh = f->CreateShader(GL_COMPUTE_SHADER);
-  if (!sh) return gl_check(c, "glCreateShader", diag) ? TFL_ERR_BACKEND : tfl_fail(diag, TFL_ERR_BACKEND, "GL: glCreateShader failed");
+  *shader = sh;
+  if (!sh) return 0;
   f->ShaderSource(sh, 1, &src, NULL);
   f->CompileShader(sh);
-  GLint ok = 0;
-  f->GetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-  if (!ok) {
-    char log[1024] = "";
-    f->GetShaderInfoLog(sh, sizeof log, NULL, log);
-    f->DeleteShader(sh);
-    tfl_logf(diag, TFL_LOG_DEBUG, "GL: failing source of %s:\n%s", label, src);
-    return tfl_fail(diag, TFL_ERR_BACKEND, "GL: compiling the shader of %s failed: %s", label, log);
-  }
   GLuint p = f->CreateProgram();
   f->AttachShader(p, sh);
   f->ProgramParameteri(p, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
   f->LinkProgram(p);
+  return p;
+}
+
+/* Waits for p, frees its shader, says why it failed. */
+static tfl_status finish_program(gl_context *c, unsigned p, unsigned sh, const char *src, const char *label,
+                                 tfl_diag *diag)
+{
+  const gl_funcs *f = &c->f;
+  if (!p) return gl_check(c, "glCreateShader", diag) ? TFL_ERR_BACKEND : tfl_fail(diag, TFL_ERR_BACKEND, "GL: glCreateShader failed");
+  GLint ok = 0, linked = 0;
+  char log[1024] = "";
+  f->GetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+  if (!ok) f->GetShaderInfoLog(sh, sizeof log, NULL, log);
   f->DetachShader(p, sh);
   f->DeleteShader(sh);
-  f->GetProgramiv(p, GL_LINK_STATUS, &ok);
   if (!ok) {
-    char log[1024] = "";
+    tfl_logf(diag, TFL_LOG_DEBUG, "GL: failing source of %s:\n%s", label, src);
+    return tfl_fail(diag, TFL_ERR_BACKEND, "GL: compiling the shader of %s failed: %s", label, log);
+  }
+  f->GetProgramiv(p, GL_LINK_STATUS, &linked);
+  if (!linked) {
     f->GetProgramInfoLog(p, sizeof log, NULL, log);
-    f->DeleteProgram(p);
     return tfl_fail(diag, TFL_ERR_BACKEND, "GL: linking the program of %s failed: %s", label, log);
   }
-  tfl_status st = gl_check(c, label, diag);
-  if (st) {
-    f->DeleteProgram(p);
-    return st;
-  }
-  *prog = p;
-  return TFL_OK;
+  return gl_check(c, label, diag);
+}
+
+tfl_status gl_program_compile(gl_context *c, const char *src, const char *label, unsigned *prog, tfl_diag *diag)
+{
+  unsigned sh = 0, p = start_program(c, src, &sh);
+  tfl_status st = finish_program(c, p, sh, src, label, diag);
+  if (st && p) c->f.DeleteProgram(p);
+  *prog = st ? 0 : p;
+  return st;
 }
 
 static const char MAGIC[8] = {'T', 'F', 'L', 'G', 'L', 'P', 'C', '1'};
@@ -174,15 +186,21 @@ tfl_status gl_programs_build(gl_context *c, const char *cache_dir, uint64_t key,
     }
     *result = r == 0 ? GL_CACHE_MISS : GL_CACHE_CORRUPT;
   }
-  for (int i = 0; i < n; i++) {
-    tfl_status st = gl_program_compile(c, srcs[i], labels[i], &progs[i], diag);
-    if (st) {
-      for (int j = 0; j < i; j++) {
-        c->f.DeleteProgram(progs[j]);
-        progs[j] = 0;
-      }
-      return st;
+  unsigned *sh = calloc((size_t)n + 1, sizeof *sh);
+  if (!sh) return tfl_fail(diag, TFL_ERR_NOMEM, "GL: %d programs", n);
+  for (int i = 0; i < n; i++) progs[i] = start_program(c, srcs[i], &sh[i]); /* all started, then waited for */
+  tfl_status st = TFL_OK;
+  for (int i = 0; i < n; i++) { /* every shader freed, the first failure reported */
+    tfl_status s1 = finish_program(c, progs[i], sh[i], srcs[i], labels[i], st ? NULL : diag);
+    if (!st) st = s1;
+  }
+  free(sh);
+  if (st) {
+    for (int j = 0; j < n; j++) {
+      if (progs[j]) c->f.DeleteProgram(progs[j]);
+      progs[j] = 0;
     }
+    return st;
   }
   if (cache_dir) cache_save(c, path, key, n, progs, diag);
   return TFL_OK;

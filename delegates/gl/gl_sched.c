@@ -19,21 +19,27 @@ tfl_status gl_sched_order(planner *p, group_build *builds)
     free(level), free(writer), free(idx), free(gs), free(bs);
     return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL dispatch order");
   }
+  /* writer[t]: the highest level among the groups writing t so far (several write one
+   * tensor when reshapes and concatenations are folded into producers) */
   for (int t = 0; t < nt; t++) writer[t] = -1;
   for (int gi = 0; gi < n; gi++) {
     for (int k = 0; k < builds[gi].n_objs; k++) {
       int t = builds[gi].obj_tensor[k];
-      if (t >= 0 && writer[t] >= 0 && level[writer[t]] + 1 > level[gi]) level[gi] = level[writer[t]] + 1;
+      if (t >= 0 && !builds[gi].obj_write[k] && writer[t] >= 0 && writer[t] + 1 > level[gi]) level[gi] = writer[t] + 1;
     }
-    writer[gl_plan_root(p, p->groups[gi].out)] = gi;
-    for (int k = 0; k < builds[gi].n_objs; k++) /* extra outputs of multi-output nodes */
-      if (builds[gi].obj_write[k]) writer[builds[gi].obj_tensor[k]] = gi;
+    int r = gl_plan_root(p, p->groups[gi].out);
+    if (writer[r] < level[gi]) writer[r] = level[gi];
+    for (int k = 0; k < builds[gi].n_objs; k++) /* extra outputs, kept values, destinations */
+      if (builds[gi].obj_write[k] && writer[builds[gi].obj_tensor[k]] < level[gi]) writer[builds[gi].obj_tensor[k]] = level[gi];
   }
   int m = 0; /* stable counting by level */
   for (int lv = 0; m < n; lv++)
     for (int gi = 0; gi < n; gi++)
       if (level[gi] == lv) idx[m++] = gi;
   for (int i = 0; i < n; i++) gs[i] = p->groups[idx[i]], bs[i] = builds[idx[i]];
+  for (int i = 0; i < n; i++) level[idx[i]] = i; /* now: new position of each old index */
+  for (int i = 0; i < n; i++)
+    if (gs[i].sib >= 0) gs[i].sib = level[gs[i].sib];
   memcpy(p->groups, gs, sizeof(group) * (size_t)n);
   memcpy(builds, bs, sizeof(group_build) * (size_t)n);
   for (int i = 0; i < n; i++) {
@@ -79,7 +85,7 @@ bool gl_sched_barrier(gl_span_set *pending, gl_plan_dispatch *d, const group_bui
       size_t len = gl_shape_vec4s(b->objs[k].sh) * (b->objs[k].wide ? 2 : 1);
       mine[n++] = (gl_span){b->objs[k].off, b->objs[k].off + len, b->obj_write[k]};
     }
-  mine[n++] = (gl_span){out_off, out_off + out_n, true};
+  if (out_n) mine[n++] = (gl_span){out_off, out_off + out_n, true};
   d->barrier = false;
   for (int i = 0; i < n && !d->barrier; i++) d->barrier = spans_conflict(pending, mine[i]);
   if (d->barrier) pending->n = 0;
@@ -120,9 +126,10 @@ tfl_status gl_sched_place(planner *p, group_build *builds, size_t *arena_n, size
 #define TOUCH(t, i) do { int r_ = (t); if (first[r_] == -2) first[r_] = (i); if ((i) > last[r_]) last[r_] = (i); if (first[r_] > (i)) first[r_] = (i); } while (0)
   for (int i = 0; i < p->part->n_inputs; i++) TOUCH(gl_plan_root(p, p->part->inputs[i]), -1);
   for (int gi = 0; gi < p->n_groups; gi++) {
+    if (!gl_group_dispatched(&p->groups[gi])) continue; /* its reads are its consumer's (hidden objects) */
     for (int o = 0; o < builds[gi].n_objs; o++)
       if (builds[gi].obj_tensor[o] >= 0) TOUCH(builds[gi].obj_tensor[o], gi);
-    TOUCH(gl_plan_root(p, p->groups[gi].out), gi);
+    if (p->groups[gi].dest < 0) TOUCH(gl_plan_root(p, p->groups[gi].out), gi); /* else it writes its dest object */
   }
   for (int i = 0; i < p->part->n_outputs; i++) TOUCH(gl_plan_root(p, p->part->outputs[i]), p->n_groups);
   for (int i = 0; i < p->n_wb; i++) TOUCH(gl_plan_root(p, p->wb_src[i]), p->n_groups);

@@ -699,7 +699,7 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
                       gst_tflite_precision_get_type(), DEFAULT_PRECISION, rw));
   g_object_class_install_property(gobject_class, PROP_CACHE_DIR,
     g_param_spec_string("cache-dir", "Cache directory",
-                        "Directory for compiled GL programs (NULL: no disk cache)", NULL, rw));
+                        "Directory for compiled GL programs (NULL: the user's cache directory, $XDG_CACHE_HOME/gst-tflite; \"\": no disk cache)", NULL, rw));
   g_object_class_install_property(gobject_class, PROP_DECODER,
     g_param_spec_enum("decoder", "Decoder", "How the model's outputs are turned into results",
                       gst_tflite_decoder_get_type(), DEFAULT_DECODER, rw));

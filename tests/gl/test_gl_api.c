@@ -111,7 +111,7 @@ static int cache_file(const char *dir, char *path, size_t n)
   int count = 0;
   struct dirent *e;
   while (dp && (e = readdir(dp)))
-    if (strncmp(e->d_name, "tflgl-", 6) == 0) {
+    if (strncmp(e->d_name, "tflgl-", 6) == 0 && strncmp(e->d_name, "tflgl-device-", 13) != 0) { /* not gl_device.h's */
       snprintf(path, n, "%s/%s", dir, e->d_name);
       count++;
     }

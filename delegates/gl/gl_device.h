@@ -1,0 +1,23 @@
+/* gl_device.h - what the planner needs to know about the GPU, measured on it once and
+ * kept beside the program cache (no GPU's numbers in the code).
+ *
+ *   fill: invocations of a long dependent chain of multiply-adds after which the time
+ *         of a dispatch grows with its size: below it the device idles. Tiles are
+ *         chosen to keep about this many invocations, reductions are split over a
+ *         workgroup when the outputs are far fewer (gl_plan.c).
+ *   wg:   the workgroup size (invocations) that ran that kernel fastest at 4 x fill.
+ * Measured in one pass (tens of ms on a discrete GPU; llvmpipe finds its knee after a
+ * few small grids); file <cache_dir>/tflgl-device-<hash of renderer, version>.txt,
+ * "TFLGLDEV1 fill wg". */
+#ifndef GL_DEVICE_H
+#define GL_DEVICE_H
+
+#include "gl_context.h"
+#include "gl_gen.h" /* gl_device_tuning */
+
+/* From cache_dir if a file for this driver is there, else measured (and saved when
+ * cache_dir is set). Never fails: without a usable GPU timer or on errors it falls
+ * back to fill = 16384, wg = 128 and says so in diag (warning). */
+void gl_device_tuning_get(gl_context *c, const char *cache_dir, gl_device_tuning *out, tfl_diag *diag);
+
+#endif

@@ -1,0 +1,260 @@
+/* gl_fuse.c - passes over the groups that take dispatches away.
+ *
+ * Squeeze-excite: a global average pool (or mean over H, W) whose vector feeds one or
+ * two pointwise layers (1x1 convolution or fully connected, element-wise ops between)
+ * becomes one group computed by gl_gen_se.c.
+ *
+ * Inlining: a group whose output has one
+ * reader, made by a one-vec4-per-invocation generator (element-wise, pad, resize,
+ * depthwise, slice, depth-to-space), becomes a function the consumer's loads call
+ * (gl_emit.c) instead of a dispatch and a round trip through memory. The consumer
+ * recomputes it once per read, so the pass weighs the producer's loads per element
+ * against how often the consumer reads each element: a depthwise (9 loads) goes into
+ * a 1x1 convolution of few output slices, an element-wise op or a resize into almost
+ * anything. Work ratios, not a GPU's numbers. */
+#include <stdlib.h>
+
+#include "gl_plan_int.h"
+
+#define MAX_RECOMPUTE 40 /* producer loads x consumer reads per element */
+#define MAX_DEPTH 3      /* functions inside functions */
+
+/* Loads per output element of a producer we can inline; 0: not inlinable. */
+int gl_fuse_cost(const tfl_graph *g, int node)
+{
+  const tfl_node *n = &g->nodes[node];
+  const gl_op_info *info = gl_op_info_of(n->op);
+  if (n->n_out != 1) return 0;
+  if (info->kind == GL_KIND_UNARY || info->kind == GL_KIND_BINARY) return 1;
+  switch (n->op) {
+  case TFL_OP_PAD:
+  case TFL_OP_PADV2:
+  case TFL_OP_STRIDED_SLICE:
+  case TFL_OP_DEPTH_TO_SPACE:
+  case TFL_OP_RESIZE_NEAREST_NEIGHBOR: return 1;
+  case TFL_OP_RESIZE_BILINEAR: return 4;
+  case TFL_OP_DEPTHWISE_CONV_2D: {
+    const tfl_tensor *w = &g->tensors[n->in[1]];
+    return w->dims[1] * w->dims[2];
+  }
+  case TFL_OP_CONV_2D: { /* one output vec4: every tap of every input slice */
+    const tfl_tensor *w = &g->tensors[n->in[1]];
+    return w->dims[1] * w->dims[2] * ((w->dims[3] + 3) / 4);
+  }
+  default: return 0;
+  }
+}
+
+/* How many times the consumer reads each element of its input k (rounded up). */
+static int consumer_reads(const planner *p, int node, int k, int in_cost)
+{
+  const tfl_graph *g = p->g;
+  const tfl_node *n = &g->nodes[node];
+  gl_shape out;
+  gl_shape_of(&g->tensors[n->out[0]], &out);
+  switch (n->op) {
+  case TFL_OP_CONV_2D:
+  case TFL_OP_FULLY_CONNECTED: {
+    const tfl_tensor *w = &g->tensors[n->in[1]];
+    int kh = n->op == TFL_OP_CONV_2D ? w->dims[1] : 1, kw = n->op == TFL_OP_CONV_2D ? w->dims[2] : 1;
+    int sh = n->op == TFL_OP_CONV_2D ? n->p.conv.stride_h : 1, sw = n->op == TFL_OP_CONV_2D ? n->p.conv.stride_w : 1;
+    gl_shape x;
+    gl_shape_of(&g->tensors[n->in[0]], &x);
+    int reduce = kh * kw * x.s;
+    int px, sl;
+    gl_tune_conv(out, reduce, k == 0 ? in_cost : 1, &p->o.tune, &p->o.dev, &px, &sl);
+    int groups = gl_tune_conv_split(out, reduce, &p->o.tune, &p->o.dev) ? out.s : (out.s + sl - 1) / sl;
+    return (kh * kw + sh * sw - 1) / (sh * sw) * groups;
+  }
+  case TFL_OP_DEPTHWISE_CONV_2D: {
+    const tfl_tensor *w = &g->tensors[n->in[1]];
+    return (w->dims[1] * w->dims[2] + n->p.conv.stride_h * n->p.conv.stride_w - 1) /
+           (n->p.conv.stride_h * n->p.conv.stride_w);
+  }
+  case TFL_OP_TRANSPOSE_CONV:
+  case TFL_OP_CONV2D_TRANSPOSE_BIAS: {
+    const tfl_tensor *w = &g->tensors[n->in[1]];
+    int st = n->p.conv.stride_h * n->p.conv.stride_w;
+    return (w->dims[1] * w->dims[2] + st - 1) / st * out.s;
+  }
+  case TFL_OP_AVERAGE_POOL_2D:
+  case TFL_OP_MAX_POOL_2D: {
+    int st = n->p.pool.stride_h * n->p.pool.stride_w;
+    return (n->p.pool.filter_h * n->p.pool.filter_w + st - 1) / st;
+  }
+  case TFL_OP_RESIZE_BILINEAR: {
+    gl_shape x;
+    gl_shape_of(&g->tensors[n->in[k]], &x);
+    long r = 4L * out.h * out.w / ((long)x.h * x.w > 0 ? (long)x.h * x.w : 1);
+    return r < 1 ? 1 : (int)r;
+  }
+  case TFL_OP_SOFTMAX: return 3;
+  case TFL_OP_LSTM: return MAX_RECOMPUTE + 1; /* state inputs are raw-read and written back */
+  default: return 1;
+  }
+}
+
+/* The group whose primary node is `node`, -1 if the node is fused or aliased away. */
+static int group_of_node(const planner *p, int node)
+{
+  for (int gi = 0; gi < p->n_groups; gi++)
+    if (p->groups[gi].node == node) return gi;
+  return -1;
+}
+
+/* The one node reading tensor t (or a reshape alias of it), -1 if none or several or
+ * when t (or an alias) leaves the partition. */
+static int sole_reader(const planner *p, int t)
+{
+  const tfl_graph *g = p->g;
+  int reader = -1, n = 0;
+  for (int u = 0; u < g->n_tensors; u++) {
+    if (gl_plan_root(p, u) != t) continue;
+    if (p->is_out[u]) return -1;
+    for (int k = 0; k < p->part->n_nodes; k++) {
+      const tfl_node *c = &g->nodes[p->part->nodes[k]];
+      for (int j = 0; j < c->n_in; j++)
+        if (c->in[j] == u) reader = p->part->nodes[k], n++;
+    }
+  }
+  return n == 1 ? reader : -1;
+}
+
+static bool global_pool(const planner *p, const group *G)
+{
+  const tfl_graph *g = p->g;
+  const tfl_node *n = &g->nodes[G->node];
+  if (G->n_epi || (n->op != TFL_OP_AVERAGE_POOL_2D && n->op != TFL_OP_MEAN)) return false;
+  gl_shape x, y;
+  gl_shape_of(&g->tensors[n->in[0]], &x);
+  gl_shape_of(&g->tensors[n->out[0]], &y);
+  if (y.h != 1 || y.w != 1 || y.c != x.c || y.b != x.b) return false;
+  if (n->op == TFL_OP_MEAN) return true; /* gl_check_mean: over height and width */
+  const tfl_pool_params *pp = &n->p.pool;
+  return pp->filter_h == x.h && pp->filter_w == x.w && pp->act == TFL_ACT_NONE;
+}
+
+/* A 1x1 CONV_2D or FULLY_CONNECTED on a one-pixel input, primary of a group whose
+ * fused ops are unary; returns the group or -1. */
+static int pointwise_group(const planner *p, int node, int in_root)
+{
+  const tfl_graph *g = p->g;
+  const tfl_node *n = &g->nodes[node];
+  if (n->op != TFL_OP_CONV_2D && n->op != TFL_OP_FULLY_CONNECTED) return -1;
+  if (gl_plan_root(p, n->in[0]) != in_root) return -1;
+  const tfl_tensor *w = &g->tensors[n->in[1]];
+  if (n->op == TFL_OP_CONV_2D && (w->dims[1] != 1 || w->dims[2] != 1)) return -1;
+  gl_shape y;
+  gl_shape_of(&g->tensors[n->out[0]], &y);
+  if (y.h != 1 || y.w != 1) return -1;
+  int gi = group_of_node(p, node);
+  if (gi < 0) return -1;
+  for (int e = 0; e < p->groups[gi].n_epi; e++)
+    if (gl_op_info_of(g->nodes[p->groups[gi].epi[e]].op)->kind != GL_KIND_UNARY || p->groups[gi].keep[e] >= 0) return -1;
+  return gi;
+}
+
+void gl_fuse_se(planner *p, gl_plan *plan)
+{
+  for (int gi = 0; gi < p->n_groups; gi++) {
+    group *P = &p->groups[gi];
+    if (!gl_group_dispatched(P) || !global_pool(p, P)) continue;
+    int r0 = gl_plan_root(p, P->out), c1 = sole_reader(p, r0);
+    int g1 = c1 >= 0 ? pointwise_group(p, c1, r0) : -1;
+    if (g1 < 0) continue;
+    group *G1 = &p->groups[g1];
+    int r1 = gl_plan_root(p, G1->out), c2 = sole_reader(p, r1);
+    int g2 = c2 >= 0 ? pointwise_group(p, c2, r1) : -1;
+    group *S = g2 >= 0 ? &p->groups[g2] : G1;
+    S->chain[S->n_chain++] = P->node;
+    if (g2 >= 0) {
+      S->chain[S->n_chain++] = G1->node;
+      for (int e = 0; e < G1->n_epi; e++) S->chain[S->n_chain++] = G1->epi[e];
+      G1->absorbed = true;
+    }
+    P->absorbed = true;
+    plan->n_se++;
+  }
+}
+
+/* Convolutions reading the same tensor with the same window (a detector's box and class
+ * heads at one scale) run as one dispatch: the first's output slices, then the
+ * second's. Both without fused ops, with one activation. */
+static bool pairable(const planner *p, int gi)
+{
+  const group *G = &p->groups[gi];
+  const tfl_node *n = &p->g->nodes[G->node];
+  return gl_group_dispatched(G) && n->op == TFL_OP_CONV_2D && !G->n_epi && !G->n_chain && G->sib < 0 && n->n_out == 1;
+}
+
+void gl_fuse_siblings(planner *p, gl_plan *plan)
+{
+  const tfl_graph *g = p->g;
+  for (int a = 0; a < p->n_groups; a++) {
+    if (!pairable(p, a)) continue;
+    const tfl_node *na = &g->nodes[p->groups[a].node];
+    for (int b = a + 1; b < p->n_groups; b++) {
+      if (!pairable(p, b)) continue;
+      const tfl_node *nb = &g->nodes[p->groups[b].node];
+      const tfl_tensor *wa = &g->tensors[na->in[1]], *wb = &g->tensors[nb->in[1]];
+      const tfl_conv_params *ca = &na->p.conv, *cb = &nb->p.conv;
+      gl_shape ya, yb;
+      gl_shape_of(&g->tensors[na->out[0]], &ya);
+      gl_shape_of(&g->tensors[nb->out[0]], &yb);
+      if (gl_plan_root(p, na->in[0]) != gl_plan_root(p, nb->in[0]) || wa->dims[1] != wb->dims[1] ||
+          wa->dims[2] != wb->dims[2] || wa->dims[3] != wb->dims[3] || ca->padding != cb->padding ||
+          ca->stride_w != cb->stride_w || ca->stride_h != cb->stride_h || ca->dilation_w != cb->dilation_w ||
+          ca->dilation_h != cb->dilation_h || ca->act != cb->act || ya.b != yb.b || ya.h != yb.h || ya.w != yb.w ||
+          (wa->q.n > 0) != (wb->q.n > 0) || (g->tensors[na->out[0]].q.n > 0) || (g->tensors[nb->out[0]].q.n > 0))
+        continue;
+      p->groups[a].sib = b;
+      p->groups[b].absorbed = true;
+      plan->n_paired++;
+      break;
+    }
+  }
+}
+
+void gl_fuse_inline(planner *p, gl_plan *plan)
+{
+  const tfl_graph *g = p->g;
+  int n = p->n_groups;
+  /* per group: functions it sits in, and how often one element of its output is
+   * computed per element of the dispatch that finally stores (reads multiply) */
+  int *depth = calloc((size_t)n + 1, sizeof(int)), *mult = malloc(sizeof(int) * ((size_t)n + 1));
+  if (!mult || !depth) { /* inlining is an optimization: without memory, none */
+    free(mult);
+    free(depth);
+    return;
+  }
+  for (int gi = 0; gi < n; gi++) mult[gi] = 1;
+  /* last to first, so a chain folds from its end: a consumer's own depth and read
+   * multiplier are known when its producers are weighed */
+  for (int gi = n - 1; gi >= 0; gi--) {
+    group *P = &p->groups[gi];
+    int t = P->out, r = gl_plan_root(p, t);
+    bool keeps = false;
+    for (int e = 0; e < P->n_epi; e++) keeps = keeps || P->keep[e] >= 0;
+    int cost = gl_group_dispatched(P) && !P->n_chain && !keeps && P->dest < 0 && P->sib < 0 ? gl_fuse_cost(g, P->node) : 0;
+    if (!cost || t != r || p->is_out[t] || p->consumers[t] != 1) continue;
+    bool aliased = false;
+    for (int u = 0; u < g->n_tensors && !aliased; u++) aliased = u != r && p->alias[u] == r;
+    if (aliased) continue;
+    int cn = -1, ck = -1;
+    for (int k = 0; k < p->part->n_nodes && cn < 0; k++) {
+      const tfl_node *c = &g->nodes[p->part->nodes[k]];
+      for (int j = 0; j < c->n_in; j++)
+        if (c->in[j] == t) cn = p->part->nodes[k], ck = j;
+    }
+    int cg = cn >= 0 ? group_of_node(p, cn) : -1;
+    if (cg < 0 || p->groups[cg].absorbed || (gl_op_info_of(g->nodes[cn].op)->raw_inputs & (1u << ck))) continue;
+    int reads = consumer_reads(p, cn, ck, cost) * mult[cg];
+    if (depth[cg] + 1 > MAX_DEPTH || cost * reads > MAX_RECOMPUTE) continue;
+    P->inlined = true;
+    depth[gi] = depth[cg] + 1;
+    mult[gi] = reads;
+    plan->n_inlined++;
+  }
+  free(mult);
+  free(depth);
+}

@@ -1,0 +1,292 @@
+/* test_gl_fusion.c - the GL planner's fusion passes (delegates/gl/gl_fuse*.c) on small
+ * graphs built here: each graph runs on the CPU delegate and on GL (fp32 and fp16), the
+ * worst element must match (1e-4 / 1e-2 of the output's range), and the plan must have
+ * taken the expected number of dispatches (and all of them without fusion):
+ *   squeeze-excite      pool, two 1x1 convolutions, sigmoid, the multiply -> 2
+ *   inverted residual   expand, depthwise, project, residual add: the expand and the
+ *                       depthwise inlined into the projection, the add its epilogue -> 1
+ *   detector heads      box and class convolutions at two scales, reshapes and
+ *                       concatenations                                    -> 2
+ *   kept value          a convolution output read by an add and leaving the graph -> 1
+ *   resizes             a resize to its own size (an alias, even unfused), a 2x resize
+ *                       inlined into the 1x1 convolution reading it      -> 1 */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "delegates/cpu/cpu_delegate.h"
+#include "delegates/gl/gl_delegate.h"
+#include "runtime/tfl_interpreter.h"
+#include "tests/check.h"
+
+#define MAX_T 48
+#define MAX_N 24
+
+typedef struct {
+  tfl_graph *g;
+  unsigned seed;
+} gb;
+
+static float rnd(gb *b)
+{
+  b->seed = b->seed * 1103515245u + 12345u;
+  return (float)((b->seed >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+static void gb_init(gb *b)
+{
+  b->g = calloc(1, sizeof *b->g);
+  b->g->tensors = calloc(MAX_T, sizeof(tfl_tensor));
+  b->g->nodes = calloc(MAX_N, sizeof(tfl_node));
+  b->g->inputs = malloc(sizeof(int32_t) * 4);
+  b->g->outputs = malloc(sizeof(int32_t) * 4);
+  b->g->batch = 1;
+  b->seed = 7;
+}
+
+/* A float32 tensor; weights (is_const) get deterministic values scaled by `scale`. */
+static int gb_tensor(gb *b, int ndim, const int *dims, bool is_const, float scale)
+{
+  int t = b->g->n_tensors++;
+  tfl_tensor *x = &b->g->tensors[t];
+  x->type = TFL_TYPE_FLOAT32;
+  x->ndim = ndim;
+  for (int d = 0; d < ndim; d++) x->dims[d] = dims[d];
+  x->producer = -1;
+  tfl_tensor_update_bytes(x);
+  if (is_const) {
+    float *v = tfl_graph_alloc(b->g, x->bytes);
+    for (size_t i = 0; i < tfl_tensor_count(x); i++) v[i] = rnd(b) * scale;
+    x->data = v;
+    x->is_const = true;
+  }
+  return t;
+}
+
+static tfl_node *gb_node(gb *b, tfl_op op, int n_in, const int *ins, int out)
+{
+  int k = b->g->n_nodes++;
+  tfl_node *n = &b->g->nodes[k];
+  n->op = op;
+  n->version = 1;
+  n->n_in = n_in;
+  n->n_out = 1;
+  n->in = tfl_graph_alloc(b->g, sizeof(int32_t) * (size_t)(n_in ? n_in : 1));
+  n->out = tfl_graph_alloc(b->g, sizeof(int32_t));
+  for (int i = 0; i < n_in; i++) n->in[i] = ins[i];
+  n->out[0] = out;
+  b->g->tensors[out].producer = k;
+  return n;
+}
+
+/* CONV_2D (k x k, stride 1, SAME) from x [1,H,W,ci] to [1,H,W,co]. */
+static int gb_conv(gb *b, int x, int k, int co, tfl_activation act)
+{
+  const tfl_tensor *xt = &b->g->tensors[x];
+  int ci = xt->dims[3];
+  int w = gb_tensor(b, 4, (int[]){co, k, k, ci}, true, 1.0f / sqrtf((float)(k * k * ci)));
+  int bias = gb_tensor(b, 1, (int[]){co}, true, 0.1f);
+  int y = gb_tensor(b, 4, (int[]){1, xt->dims[1], xt->dims[2], co}, false, 0);
+  tfl_node *n = gb_node(b, TFL_OP_CONV_2D, 3, (int[]){x, w, bias}, y);
+  n->p.conv = (tfl_conv_params){TFL_PAD_SAME, 1, 1, 1, 1, 0, act};
+  return y;
+}
+
+static int gb_unary(gb *b, tfl_op op, int x)
+{
+  const tfl_tensor *xt = &b->g->tensors[x];
+  int y = gb_tensor(b, xt->ndim, xt->dims, false, 0);
+  gb_node(b, op, 1, (int[]){x}, y);
+  return y;
+}
+
+static int gb_binary(gb *b, tfl_op op, int x, int z, const int *out_dims)
+{
+  const tfl_tensor *xt = &b->g->tensors[x];
+  int y = gb_tensor(b, xt->ndim, out_dims ? out_dims : xt->dims, false, 0);
+  gb_node(b, op, 2, (int[]){x, z}, y);
+  return y;
+}
+
+static int gb_reshape(gb *b, int x, int ndim, const int *dims)
+{
+  int y = gb_tensor(b, ndim, dims, false, 0);
+  tfl_node *n = gb_node(b, TFL_OP_RESHAPE, 1, (int[]){x}, y);
+  n->p.reshape.n = ndim;
+  for (int d = 0; d < ndim; d++) n->p.reshape.shape[d] = dims[d];
+  return y;
+}
+
+static int gb_resize(gb *b, int x, int h, int w)
+{
+  const tfl_tensor *xt = &b->g->tensors[x];
+  int size = b->g->n_tensors;
+  gb_tensor(b, 1, (int[]){2}, false, 0);
+  int32_t *sv = tfl_graph_alloc(b->g, 8);
+  sv[0] = h, sv[1] = w;
+  b->g->tensors[size].type = TFL_TYPE_INT32;
+  b->g->tensors[size].data = sv;
+  b->g->tensors[size].is_const = true;
+  int y = gb_tensor(b, 4, (int[]){1, h, w, xt->dims[3]}, false, 0);
+  tfl_node *n = gb_node(b, TFL_OP_RESIZE_BILINEAR, 2, (int[]){x, size}, y);
+  n->p.resize.half_pixel_centers = true;
+  return y;
+}
+
+static void gb_io(gb *b, int n_in, const int *ins, int n_out, const int *outs)
+{
+  b->g->n_inputs = n_in;
+  b->g->n_outputs = n_out;
+  memcpy(b->g->inputs, ins, sizeof(int32_t) * (size_t)n_in);
+  memcpy(b->g->outputs, outs, sizeof(int32_t) * (size_t)n_out);
+}
+
+typedef void (*build_fn)(gb *b);
+
+static tfl_graph *make(build_fn build)
+{
+  gb b;
+  gb_init(&b);
+  build(&b);
+  return b.g;
+}
+
+/* Runs the graph on the CPU and on GL; worst element per output; returns GL's dispatch
+ * count (-1 on failure). */
+static int run(const char *name, build_fn build, bool fp16, bool no_fuse)
+{
+  tfl_diag dc, dg;
+  tfl_diag_init(&dc);
+  tfl_diag_init(&dg);
+  tfl_delegate *cpu = cpu_delegate_create(&(cpu_delegate_options){.threads = 1, .diag = &dc});
+  gl_delegate_options o = gl_delegate_defaults();
+  o.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
+  o.cache_dir = "";
+  o.tuning.no_fuse = no_fuse;
+  o.diag = &dg;
+  tfl_delegate *gl = gl_delegate_create(&o);
+  tfl_graph *gc = make(build), *gg = make(build); /* passes change a graph: one each */
+  tfl_interpreter *ic = NULL, *ig = NULL;
+  tfl_interp_options a = tfl_interp_defaults(), c = tfl_interp_defaults();
+  a.fallback = cpu;
+  a.diag = &dc;
+  c.delegate = gl;
+  c.fallback = cpu;
+  c.diag = &dg;
+  int dispatches = -1;
+  bool ok = cpu && gl && !tfl_interpreter_create(gc, &a, &ic) && !tfl_interpreter_create(gg, &c, &ig);
+  CHECK(ok, "%s: interpreters: %s %s", name, dc.error, dg.error);
+  if (ok) {
+    unsigned seed = 99;
+    for (int i = 0; i < tfl_interpreter_input_count(ic); i++) {
+      tfl_tensor *x = tfl_interpreter_input(ic, i), *y = tfl_interpreter_input(ig, i);
+      for (size_t k = 0; k < tfl_tensor_count(x); k++) {
+        seed = seed * 1103515245u + 12345u;
+        ((float *)x->data)[k] = (float)((seed >> 8) & 0xffff) / 32768.0f - 1.0f;
+      }
+      memcpy(y->data, x->data, x->bytes);
+    }
+    ok = !tfl_interpreter_invoke(ic) && !tfl_interpreter_invoke(ig);
+    CHECK(ok, "%s: invoke: %s %s", name, dc.error, dg.error);
+    for (int k = 0; ok && k < tfl_interpreter_output_count(ic); k++) {
+      const tfl_tensor *x = tfl_interpreter_output(ic, k), *y = tfl_interpreter_output(ig, k);
+      double worst = 0, lo = INFINITY, hi = -INFINITY;
+      for (size_t i = 0; i < tfl_tensor_count(x); i++) {
+        double p = ((const float *)x->data)[i], q = ((const float *)y->data)[i];
+        lo = fmin(lo, p), hi = fmax(hi, p);
+        if (!(fabs(p - q) <= worst)) worst = isnan(q) ? INFINITY : fabs(p - q);
+      }
+      double range = hi - lo > 0 ? hi - lo : 1, tol = fp16 ? 1e-2 : 1e-4;
+      CHECK(worst / range <= tol, "%s %s%s output %d: worst %.3g of range %.3g (tol %.0e)", name, fp16 ? "fp16" : "fp32",
+            no_fuse ? " unfused" : "", k, worst / range, range, tol);
+    }
+    gl_delegate_stats st;
+    gl_delegate_get_stats(gl, &st);
+    dispatches = st.partitions == 1 ? st.dispatches : -1;
+  }
+  tfl_interpreter_free(ic);
+  tfl_interpreter_free(ig);
+  tfl_graph_free(gc);
+  tfl_graph_free(gg);
+  if (gl) gl->destroy(gl);
+  if (cpu) cpu->destroy(cpu);
+  return dispatches;
+}
+
+static void expect(const char *name, build_fn build, int fused, int unfused)
+{
+  for (int fp16 = 0; fp16 < 2; fp16++)
+    for (int nf = 0; nf < 2; nf++) {
+      int d = run(name, build, fp16, nf), want = nf ? unfused : fused;
+      CHECK(d == want, "%s %s%s: %d dispatches, expected %d", name, fp16 ? "fp16" : "fp32", nf ? " unfused" : "", d, want);
+      if (d == want) printf("ok   %s %s%s: %d dispatches\n", name, fp16 ? "fp16" : "fp32", nf ? " unfused" : "", d);
+    }
+}
+
+static void build_se(gb *b)
+{
+  int x = gb_tensor(b, 4, (int[]){1, 8, 8, 16}, false, 0);
+  int p = gb_tensor(b, 4, (int[]){1, 1, 1, 16}, false, 0);
+  tfl_node *n = gb_node(b, TFL_OP_AVERAGE_POOL_2D, 1, (int[]){x}, p);
+  n->p.pool = (tfl_pool_params){TFL_PAD_VALID, 8, 8, 8, 8, TFL_ACT_NONE};
+  int h = gb_conv(b, p, 1, 4, TFL_ACT_RELU);
+  int s = gb_unary(b, TFL_OP_LOGISTIC, gb_conv(b, h, 1, 16, TFL_ACT_NONE));
+  int m = gb_binary(b, TFL_OP_MUL, x, s, NULL);
+  int y = gb_conv(b, m, 1, 8, TFL_ACT_NONE);
+  gb_io(b, 1, (int[]){x}, 1, (int[]){y});
+}
+
+static void build_inverted_residual(gb *b)
+{
+  int x = gb_tensor(b, 4, (int[]){1, 8, 8, 8}, false, 0);
+  int e = gb_conv(b, x, 1, 24, TFL_ACT_RELU6);
+  int w = gb_tensor(b, 4, (int[]){1, 3, 3, 24}, true, 0.3f), bias = gb_tensor(b, 1, (int[]){24}, true, 0.1f);
+  int d = gb_tensor(b, 4, (int[]){1, 8, 8, 24}, false, 0);
+  tfl_node *n = gb_node(b, TFL_OP_DEPTHWISE_CONV_2D, 3, (int[]){e, w, bias}, d);
+  n->p.conv = (tfl_conv_params){TFL_PAD_SAME, 1, 1, 1, 1, 1, TFL_ACT_RELU6};
+  int pj = gb_conv(b, d, 1, 8, TFL_ACT_NONE);
+  int y = gb_binary(b, TFL_OP_ADD, pj, x, NULL);
+  gb_io(b, 1, (int[]){x}, 1, (int[]){y});
+}
+
+static void build_heads(gb *b)
+{
+  int x1 = gb_tensor(b, 4, (int[]){1, 4, 4, 8}, false, 0), x2 = gb_tensor(b, 4, (int[]){1, 2, 2, 8}, false, 0);
+  int bx1 = gb_reshape(b, gb_conv(b, x1, 3, 8, TFL_ACT_NONE), 3, (int[]){1, 32, 4});
+  int cl1 = gb_reshape(b, gb_conv(b, x1, 3, 6, TFL_ACT_NONE), 3, (int[]){1, 32, 3});
+  int bx2 = gb_reshape(b, gb_conv(b, x2, 3, 8, TFL_ACT_NONE), 3, (int[]){1, 8, 4});
+  int cl2 = gb_reshape(b, gb_conv(b, x2, 3, 6, TFL_ACT_NONE), 3, (int[]){1, 8, 3});
+  int boxes = gb_tensor(b, 3, (int[]){1, 40, 4}, false, 0), classes = gb_tensor(b, 3, (int[]){1, 40, 3}, false, 0);
+  gb_node(b, TFL_OP_CONCATENATION, 2, (int[]){bx1, bx2}, boxes)->p.concat.axis = 1;
+  gb_node(b, TFL_OP_CONCATENATION, 2, (int[]){cl1, cl2}, classes)->p.concat.axis = 1;
+  gb_io(b, 2, (int[]){x1, x2}, 2, (int[]){boxes, classes});
+}
+
+static void build_kept(gb *b)
+{
+  int x = gb_tensor(b, 4, (int[]){1, 6, 6, 8}, false, 0), z = gb_tensor(b, 4, (int[]){1, 6, 6, 8}, false, 0);
+  int c = gb_conv(b, x, 3, 8, TFL_ACT_NONE);
+  int y = gb_binary(b, TFL_OP_ADD, c, z, NULL);
+  gb_io(b, 2, (int[]){x, z}, 2, (int[]){y, c});
+}
+
+static void build_resizes(gb *b)
+{
+  int x = gb_tensor(b, 4, (int[]){1, 6, 6, 8}, false, 0);
+  int same = gb_resize(b, x, 6, 6);
+  int up = gb_resize(b, gb_unary(b, TFL_OP_RELU, same), 12, 12);
+  int y = gb_conv(b, up, 1, 4, TFL_ACT_NONE);
+  gb_io(b, 1, (int[]){x}, 1, (int[]){y});
+}
+
+int main(void)
+{
+  expect("squeeze-excite", build_se, 2, 6);
+  expect("inverted residual", build_inverted_residual, 1, 4);
+  expect("detector heads", build_heads, 2, 10);
+  expect("kept value", build_kept, 1, 2);
+  expect("resizes", build_resizes, 1, 3);
+  printf("%d failure(s)\n", failures);
+  return failures != 0;
+}
