@@ -16,6 +16,7 @@
 
 #include "tfl_passes.h"
 #include "tfl_planner.h"
+#include "tfl_validate.h"
 
 typedef struct {
   tfl_delegate *d;
@@ -256,7 +257,13 @@ tfl_status tfl_interpreter_create(tfl_graph *g, const tfl_interp_options *opt, t
                     g->n_tensors);
   if (st != TFL_OK) goto fail;
   if ((st = tfl_pass_fold_constants(g, it->diag)) != TFL_OK) goto fail;
+  int pruned = tfl_pass_prune(g);
+  if (pruned)
+    tfl_logf(it->diag, TFL_LOG_INFO, "%d node%s skipped: nothing reads %s outputs", pruned, pruned == 1 ? "" : "s",
+             pruned == 1 ? "its" : "their");
   if ((st = tfl_infer_shapes(g, it->diag)) != TFL_OK) goto fail;
+  /* before any delegate sees a node: the ranges kernels and XNNPACK rely on */
+  if ((st = tfl_validate(g, TFL_VALIDATE_PREPARE, it->diag)) != TFL_OK) goto fail;
 
   if ((st = partition(it, o.delegate)) != TFL_OK) goto fail;
   if ((st = allocate(it)) != TFL_OK) goto fail;

@@ -18,6 +18,7 @@
 #include "tfl_loader.h"
 
 #include "tfl_loader_priv.h"
+#include "tfl_validate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -548,6 +549,8 @@ static tfl_status load(tfl_graph *g, tfl_graph **out, tfl_diag *diag)
   L.diag = diag;
   tfl_status s = parse(&L);
   free(L.codes);
+  /* the values the kernels and delegates rely on (tfl_validate.h) */
+  if (s == TFL_OK) s = tfl_validate(g, TFL_VALIDATE_LOAD, diag);
   if (s != TFL_OK) {
     tfl_graph_free(g);
     return s;

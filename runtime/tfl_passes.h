@@ -9,6 +9,11 @@
 #include "tfl_graph.h"
 
 tfl_status tfl_pass_fold_constants(tfl_graph *g, tfl_diag *diag);
+/* Marks dead every live node whose outputs nothing reads: no live node, no graph output,
+ * and no state between runs (a node reading a variable tensor always runs). Such a node
+ * has no visible effect, and a delegate would otherwise be handed values no one consumes
+ * (XNNPACK drops those and then asserts on the node writing them). Returns how many. */
+int tfl_pass_prune(tfl_graph *g);
 /* Computes every node's output shapes from its inputs and params and checks them
  * against the shapes declared in the file (error naming node and tensor if they
  * differ). Ops whose output shape is set at run (detection post-process) get theirs. */
