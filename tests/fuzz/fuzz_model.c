@@ -40,7 +40,11 @@ static void walk(const tfl_graph *g)
       sink ^= ((const uint8_t *)t->data)[t->bytes - 1];
     }
     if (t->name) sink ^= (uint8_t)strlen(t->name);
-    for (int q = 0; q < t->q.n; q++) sink ^= (uint8_t)t->q.zero_point[q] ^ (uint8_t)t->q.scale[q];
+    for (int q = 0; q < t->q.n; q++) {
+      uint32_t bits;
+      memcpy(&bits, &t->q.scale[q], sizeof bits); /* any float, NaN included */
+      sink ^= (uint8_t)t->q.zero_point[q] ^ (uint8_t)bits;
+    }
   }
   for (int i = 0; i < g->n_nodes; i++)
     for (int k = 0; k < g->nodes[i].n_in; k++) sink ^= (uint8_t)g->nodes[i].in[k];
@@ -118,6 +122,8 @@ static tfl_status within_limits(const tfl_graph *g, tfl_diag *d)
   double work = 0;
   for (int i = 0; i < g->n_nodes; i++)
     if (!g->nodes[i].dead) work += node_work(g, &g->nodes[i]);
+  /* the decoders: top-k passes over scores, masks, keypoints */
+  for (int i = 0; i < g->n_outputs; i++) work += 16.0 * count_of(g, g->outputs[i]);
   if (work > FUZZ_MAX_WORK) return tfl_fail(d, TFL_ERR_ARG, "fuzz limit: about %.3g steps of work", work);
   return TFL_OK;
 }

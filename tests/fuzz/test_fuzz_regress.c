@@ -2,6 +2,8 @@
  * through the fuzz targets' own code (fuzz_model.h), in the normal and sanitizer builds.
  *
  * Usage: test_fuzz_regress REGRESS_DIR [CORPUS_DIR...]
+ *        test_fuzz_regress --show FILE...   (one expect.txt line per file, as it runs now:
+ *                                            add_regress.sh uses it for new crashers)
  *
  * REGRESS_DIR/expect.txt has one line per regression input:
  *     FILE  STATUS  TEXT...
@@ -138,8 +140,31 @@ static int replay(const char *dir)
   return n;
 }
 
+/* Prints "NAME STATUS MESSAGE" for each file: what expect.txt would say today. */
+static int show(int argc, char **argv)
+{
+  for (int i = 2; i < argc; i++) {
+    size_t n = 0;
+    uint8_t *data = read_file(argv[i], &n);
+    if (!data) {
+      fprintf(stderr, "%s: cannot read: %s\n", argv[i], strerror(errno));
+      return 1;
+    }
+    char msg[600];
+    (void)fuzz_load(data, n, NULL, 0);
+    tfl_status st = fuzz_run(data, n, msg, sizeof msg);
+    free(data);
+    const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+    /* the message without the interpreter's partition prefix: it names the node anyway */
+    const char *m = strstr(msg, "): node ") ? strstr(msg, "): node ") + 3 : msg;
+    printf("%s %s %s\n", base, status_str(st), st == TFL_OK ? "-" : m);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
+  if (argc > 1 && strcmp(argv[1], "--show") == 0) return show(argc, argv);
   if (argc < 2) {
     fprintf(stderr, "usage: test_fuzz_regress REGRESS_DIR [CORPUS_DIR...]\n");
     return 2;
