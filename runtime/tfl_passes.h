@@ -26,4 +26,10 @@ tfl_status tfl_infer_shapes(tfl_graph *g, tfl_diag *diag);
  * Run before tfl_interpreter_create; kernels then check batches as usual in prepare. */
 tfl_status tfl_pass_set_batch(tfl_graph *g, int batch, tfl_diag *diag);
 
+/* What tfl_interpreter_create runs before any delegate sees the graph: fold constants,
+ * prune unread nodes, infer shapes, validate (tfl_validate.h). Running it again changes
+ * nothing. A caller that wants a model's errors before it makes an interpreter (an
+ * element's state change) runs it on a graph of its own. */
+tfl_status tfl_graph_prepare(tfl_graph *g, tfl_diag *diag);
+
 #endif

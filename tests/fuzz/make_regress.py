@@ -99,6 +99,29 @@ def _(m):
     m.output(y)
 
 
+@case('image_tconv_stride_huge')
+def _(m):
+    # takes an image, so an element loads it; the stride fails the shape rules at prepare
+    x = m.input([1, 64, 1, 3])
+    osh = m.const([4], [1, 4, 1, 1], 'int32')
+    w = m.const([1, 3, 1, 3], [0.1] * 9)
+    y = m.tensor([1, 4, 1, 1])
+    m.op('TRANSPOSE_CONV', [osh, w, x], [y], 'TransposeConvOptions', {'padding': 'SAME', 'stride_h': 4194304,
+                                                                      'stride_w': 1})
+    m.output(y)
+
+
+@case('image_conv_int8_weights_float_input')
+def _(m):
+    # valid values, but no CPU kernel runs float input with int8 weights: refused when the
+    # interpreter is made (an element: at caps negotiation, before any frame)
+    x = m.input([1, 4, 4, 3])
+    w = m.const([2, 1, 1, 3], [1, -2, 3, 4, 5, -6], 'int8', q=(0.05, 0))
+    y = m.tensor([1, 4, 4, 2])
+    m.op('CONV_2D', [x, w], [y], 'Conv2DOptions', {'padding': 'VALID', 'stride_w': 1, 'stride_h': 1})
+    m.output(y)
+
+
 @case('zero_sized_add')
 def _(m):
     a = m.input([1, 0, 4])
