@@ -16,6 +16,7 @@
 
 #include "tfl_passes.h"
 #include "tfl_planner.h"
+#include "tfl_validate.h"
 
 typedef struct {
   tfl_delegate *d;
@@ -267,6 +268,19 @@ static tfl_status allocate(tfl_interpreter *it)
 
 /* ---- public API --------------------------------------------------------------- */
 
+tfl_status tfl_graph_prepare(tfl_graph *g, tfl_diag *diag)
+{
+  tfl_status st = tfl_pass_fold_constants(g, diag);
+  if (st != TFL_OK) return st;
+  int pruned = tfl_pass_prune(g);
+  if (pruned)
+    tfl_logf(diag, TFL_LOG_INFO, "%d node%s skipped: nothing reads %s outputs", pruned, pruned == 1 ? "" : "s",
+             pruned == 1 ? "its" : "their");
+  if ((st = tfl_infer_shapes(g, diag)) != TFL_OK) return st;
+  /* before any delegate sees a node: the ranges kernels and XNNPACK rely on */
+  return tfl_validate(g, TFL_VALIDATE_PREPARE, diag);
+}
+
 tfl_status tfl_interpreter_create(tfl_graph *g, const tfl_interp_options *opt, tfl_interpreter **out)
 {
   *out = NULL;
@@ -289,8 +303,7 @@ tfl_status tfl_interpreter_create(tfl_graph *g, const tfl_interp_options *opt, t
       st = tfl_fail(it->diag, TFL_ERR_FORMAT, "graph output %d is tensor %d (graph has %d)", i, g->outputs[i],
                     g->n_tensors);
   if (st != TFL_OK) goto fail;
-  if ((st = tfl_pass_fold_constants(g, it->diag)) != TFL_OK) goto fail;
-  if ((st = tfl_infer_shapes(g, it->diag)) != TFL_OK) goto fail;
+  if ((st = tfl_graph_prepare(g, it->diag)) != TFL_OK) goto fail;
 
   if ((st = partition(it, o.delegate)) != TFL_OK) goto fail;
   if ((st = allocate(it)) != TFL_OK) goto fail;

@@ -94,9 +94,14 @@ static tfl_status prepare_kernel(tfl_graph *g, int node, cpu_step *s, bool fast,
   if (!s->k)
     return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "node %d (%s): the CPU delegate has no kernel for this op", node,
                      tfl_op_name(n->op));
+  s->state = NULL;
   tfl_status st = s->k->prepare(g, n, &s->state, diag);
   if (st != TFL_OK) {
-    s->k = NULL; /* nothing to release */
+    /* a prepare that fails after allocating leaves its state behind: free it here, once,
+     * for every kernel (release takes a partly filled state) */
+    if (s->state && s->k->release) s->k->release(s->state);
+    s->state = NULL;
+    s->k = NULL;
     return st;
   }
   return TFL_OK;

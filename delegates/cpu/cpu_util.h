@@ -43,6 +43,12 @@ static inline int32_t cpu_clamp_i32(int32_t v, int32_t lo, int32_t hi)
 {
   return v < lo ? lo : (v > hi ? hi : v);
 }
+/* a + b with the int32 accumulator's wrap-around (defined, unlike signed overflow): what
+ * hardware accumulators do with a hostile model's sums. */
+static inline int32_t cpu_wrap_add(int32_t a, int32_t b)
+{
+  return (int32_t)((uint32_t)a + (uint32_t)b);
+}
 /* XNNPACK's "fp32" requantization (conv, depthwise, fully connected, pooling): the int32
  * accumulator converted to float, times a float32 scale, clamped to [lo, hi] less the
  * zero point, rounded to nearest with ties to even, plus the zero point. The scale is

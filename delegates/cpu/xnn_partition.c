@@ -433,12 +433,13 @@ static bool q_filter_ok(const tfl_tensor *w, qkind k, int axis, int channels, bo
   return true;
 }
 
-/* XNNPACK refuses requantization scales in * w / out of 256 and more. */
+/* XNNPACK refuses requantization scales in * w / out of 256 and more, and asserts (an abort
+ * in Debian's build) on those below 2^-32: both stay on our kernels. */
 static bool q_requant_ok(const tfl_tensor *x, const tfl_tensor *w, const tfl_tensor *y)
 {
   for (int c = 0; c < w->q.n; c++) {
     float r = qscale(x) * w->q.scale[c] / qscale(y);
-    if (!(r < 256.0f) || !scale_ok(r)) return false;
+    if (!(r < 256.0f && r >= 0x1.0p-32f) || !scale_ok(r)) return false;
   }
   return true;
 }
@@ -1132,6 +1133,21 @@ static int classify(builder *b, const int32_t *nodes, int n_nodes, const uint8_t
   for (int i = 0; i < g->n_outputs; i++) {
     int t = g->outputs[i];
     if (t >= 0 && t < g->n_tensors && b->role[t] == ROLE_INTERNAL) b->role[t] = ROLE_EXT_OUT;
+  }
+  /* XNNPACK deletes a value no node reads and then asserts on the node writing it: an
+   * output read nowhere (tfl_pass_prune drops such nodes first) is bound to its tensor */
+  for (int k = 0; k < n_nodes; k++) {
+    const tfl_node *n = &g->nodes[nodes[k]];
+    for (int o = 0; o < n->n_out; o++) {
+      int t = n->out[o];
+      if (t < 0 || b->role[t] != ROLE_INTERNAL) continue;
+      bool read = false;
+      for (int k2 = 0; k2 < n_nodes && !read; k2++) {
+        const tfl_node *m = &g->nodes[nodes[k2]];
+        for (int j = 0; j < m->n_in && !read; j++) read = m->in[j] == t;
+      }
+      if (!read) b->role[t] = ROLE_EXT_OUT;
+    }
   }
   /* read inside the run but neither produced there nor constant: external input */
   for (int k = 0; k < n_nodes; k++) {

@@ -212,28 +212,54 @@ static GstTfliteEngine *get_engine(GstTfliteFilter *self, GstGLContext *gl_conte
   return e;
 }
 
+/* The element's own GL context for system-memory frames (ref): the share group's
+ * (join_gl_share_group), made on the element's display. */
+static GstGLContext *own_gl_context(GstTfliteFilter *self, GError **err)
+{
+  if (self->share_context) return gst_object_ref(self->share_context);
+  g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "no GL context of the element's own: %s",
+              self->gl_share_error ? self->gl_share_error : "the element did not join a GL display");
+  return NULL;
+}
+
+static gboolean make_runtime(GstTfliteFilter *self, GstBuffer *buf);
+
+/* The runtime for the current caps and settings; FALSE after an element error. A failure
+ * is not retried (and posted again) until the settings, caps or state change. */
 static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
 {
   GST_OBJECT_LOCK(self);
   gboolean changed = self->settings_changed;
   self->settings_changed = FALSE;
+  GST_OBJECT_UNLOCK(self);
+  if (changed) {
+    release_runtime(self);
+    self->runtime_failed = FALSE;
+  }
+  if (self->stream) return TRUE;
+  if (self->runtime_failed) return FALSE;
+  if (make_runtime(self, buf)) return TRUE;
+  self->runtime_failed = TRUE;
+  return FALSE;
+}
+
+static gboolean make_runtime(GstTfliteFilter *self, GstBuffer *buf)
+{
+  GST_OBJECT_LOCK(self);
   GstTfliteDelegate want = self->delegate_kind;
   GST_OBJECT_UNLOCK(self);
-  if (changed) release_runtime(self);
-  if (self->stream) return TRUE;
   if (!self->model.graph && !load_model(self)) return FALSE;
 
-  if (!self->is_gl && want == GST_TFLITE_DELEGATE_GL) {
-    GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("delegate=gl needs GL frames, but these are in system memory."),
-                      ("Put glupload before tflitefilter (caps video/x-raw(memory:GLMemory), RGBA), "
-                       "or use delegate=auto or cpu."));
-    return FALSE;
-  }
   gboolean gl = FALSE;
-  if (self->is_gl && want != GST_TFLITE_DELEGATE_CPU) {
+  if ((self->is_gl && want != GST_TFLITE_DELEGATE_CPU) || want == GST_TFLITE_DELEGATE_GL) {
     GError *err = NULL;
-    GstGLContext *ctx = gst_tflite_filter_gl_context(buf, &err);
-    if (ctx) {
+    /* system-memory frames with delegate=gl: the element's own context (the share group's)
+     * runs the model, and the element uploads the frames */
+    GstGLContext *ctx = self->is_gl ? gst_tflite_filter_gl_context(buf, &err) : own_gl_context(self, &err);
+    if (ctx && !self->is_gl) {
+      self->engine = get_engine(self, ctx, &err);
+      gst_object_unref(ctx);
+    } else if (ctx) {
       /* frames in the share group: the engine runs on the shared context, whose thread is
        * the engine's alone; else on the frames' own context */
       GST_OBJECT_LOCK(self);
@@ -271,7 +297,14 @@ static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
     GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Out of memory."), (NULL));
     return FALSE;
   }
-  if (gl) self->gl = gst_tflite_filter_gl_new(self);
+  if (gl) {
+    GError *err = NULL;
+    if (!(self->gl = gst_tflite_filter_gl_new(self, &err))) {
+      GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not set up the GL path."), ("%s", err ? err->message : "?"));
+      g_clear_error(&err);
+      return FALSE;
+    }
+  }
   model_message m = { self, gl ? "gl" : "cpu", gl };
   tfl_engine_inspect(gst_tflite_engine_runtime(self->engine), post_model_on_exec, &m);
   return TRUE;
@@ -475,23 +508,31 @@ static void find_gl_display(GstTfliteFilter *self)
   GST_OBJECT_LOCK(self);
   gboolean cpu = self->delegate_kind == GST_TFLITE_DELEGATE_CPU;
   GST_OBJECT_UNLOCK(self);
-  if (!cpu) gst_gl_ensure_element_data(self, &self->gl_display, &self->app_context);
+  g_clear_pointer(&self->gl_share_error, g_free);
+  if (cpu) return;
+  if (!gst_gl_ensure_element_data(self, &self->gl_display, &self->app_context))
+    self->gl_share_error = g_strdup("no GL display could be opened");
 }
 
-/* When a GL element asks for an app context (making its own GL context): the context it
- * will share with. Only then, so CPU pipelines never make a GL context. */
+/* When a GL element asks for an app context (making its own GL context), or delegate=gl
+ * needs a context of its own: the context to share with. Only then, so CPU pipelines
+ * never make a GL context. */
 static void join_gl_share_group(GstTfliteFilter *self)
 {
   if (self->share_context || !self->gl_display) return;
+  g_clear_pointer(&self->gl_share_error, g_free);
   GError *err = NULL;
   self->share_context = gst_tflite_gl_share_get(self->gl_display, self->app_context, &err);
-  if (!self->share_context)
-    GST_INFO_OBJECT(self, "no shared GL context (streams' GL contexts stay apart): %s", err ? err->message : "?");
+  if (!self->share_context) {
+    self->gl_share_error = g_strdup(err ? err->message : "the shared GL context could not be made");
+    GST_INFO_OBJECT(self, "no shared GL context (streams' GL contexts stay apart): %s", self->gl_share_error);
+  }
   g_clear_error(&err);
 }
 
 static void leave_gl_share_group(GstTfliteFilter *self)
 {
+  g_clear_pointer(&self->gl_share_error, g_free);
   gst_clear_object(&self->share_context);
   gst_clear_object(&self->app_context);
   gst_clear_object(&self->gl_display);
@@ -500,7 +541,21 @@ static void leave_gl_share_group(GstTfliteFilter *self)
 static GstStateChangeReturn gst_tflite_filter_change_state(GstElement *element, GstStateChange transition)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(element);
-  if (transition == GST_STATE_CHANGE_NULL_TO_READY) find_gl_display(self);
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    find_gl_display(self);
+    /* delegate=gl runs on GL whatever the frames; with no GL at all it never could: fail
+     * now, not at the first frame */
+    GST_OBJECT_LOCK(self);
+    gboolean gl = self->delegate_kind == GST_TFLITE_DELEGATE_GL;
+    GST_OBJECT_UNLOCK(self);
+    if (gl) join_gl_share_group(self);
+    if (gl && !self->share_context) {
+      GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("delegate=gl, but no GL context with compute shaders can be made."),
+                        ("%s", self->gl_share_error ? self->gl_share_error : "?"));
+      leave_gl_share_group(self);
+      return GST_STATE_CHANGE_FAILURE;
+    }
+  }
   GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_tflite_filter_parent_class)->change_state(element, transition);
   if (transition == GST_STATE_CHANGE_READY_TO_NULL) leave_gl_share_group(self);
   return ret;
@@ -540,10 +595,17 @@ static gboolean gst_tflite_filter_set_caps(GstBaseTransform *trans, GstCaps *inc
   }
   GstCapsFeatures *f = gst_caps_get_features(incaps, 0);
   gboolean is_gl = f && gst_caps_features_contains(f, "memory:GLMemory");
-  if (self->stream && is_gl != self->is_gl) release_runtime(self);
+  /* another path, or other system-memory frames for the GL path's upload */
+  if (self->stream && (is_gl != self->is_gl || (self->gl && !is_gl && !gst_video_info_is_equal(&info, &self->info))))
+    release_runtime(self);
+  if (is_gl != self->is_gl) self->runtime_failed = FALSE; /* another path may work */
   self->info = info;
   self->is_gl = is_gl;
   GST_DEBUG_OBJECT(self, "caps %" GST_PTR_FORMAT " (%s path)", incaps, is_gl ? "GL" : "system memory");
+  /* System-memory frames: everything the runtime needs is known now (GL frames bring their
+   * context with them), so a model the delegates refuse fails the negotiation, not the
+   * first frame. */
+  if (!is_gl && !ensure_runtime(self, NULL)) return FALSE;
   return TRUE;
 }
 
@@ -575,6 +637,7 @@ static gboolean gst_tflite_filter_start(GstBaseTransform *trans)
   GST_OBJECT_LOCK(self);
   self->settings_changed = FALSE;
   GST_OBJECT_UNLOCK(self);
+  self->runtime_failed = FALSE;
   return load_model(self);
 }
 

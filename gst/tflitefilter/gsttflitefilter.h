@@ -46,13 +46,16 @@ struct _GstTfliteFilter {
   GQuark source;               /* the element's name: objects' source */
   GstTfliteModel model;        /* labels, normalization, decoder kind; the policy's graph */
   struct _GstTfliteEngine *engine; /* shared with every element of the same model (ref) */
+  gboolean runtime_failed;     /* the runtime could not be made (error posted once) */
   struct tfl_stream *stream;   /* this element's stream on it */
   tfl_decoder *decoder;
   GstTfliteFilterGl *gl;       /* non-NULL while the GL path runs */
   /* GL share group (gsttfliteglshare.h), from READY to NULL */
   struct _GstGLDisplay *gl_display;
   struct _GstGLContext *app_context;   /* the application's, if it gave one */
-  struct _GstGLContext *share_context; /* handed to GL elements as their app context */
+  struct _GstGLContext *share_context; /* handed to GL elements as their app context; runs
+                                          delegate=gl on system-memory frames */
+  gchar *gl_share_error;               /* why there is no share_context */
   tfl_diag diag;               /* the runtime's errors and log lines for this element */
   guint64 frame_count;
   tfl_results last_results;    /* reused on skipped frames */

@@ -11,7 +11,12 @@
  * whatever queues lie between the elements.
  *
  * Unless gl-readback is set, masks stay on the GPU after the first frame: the outputs
- * are not read back and the inference does not wait for the GPU. */
+ * are not read back and the inference does not wait for the GPU.
+ *
+ * Frames in system memory with delegate=gl: the element uploads each frame itself, on the
+ * engine's context (the element's own, from the GL share group): GstGLUpload, then
+ * GstGLColorConvert to RGBA for the other formats. Their outputs always come back (the
+ * buffers downstream hold no textures) and no mask textures are made. */
 #include "gsttflitefilter_gl.h"
 
 #include <gst/gl/gl.h>
@@ -28,6 +33,9 @@ struct _GstTfliteFilterGl {
   gint mask_w, mask_h;
   GstBufferPool *pool;         /* GRAY8 GL textures of the mask size; NULL: CPU masks only */
   gboolean checked;            /* one frame read back and decoded on the CPU already */
+  /* system-memory frames: their upload to an RGBA texture on `context` */
+  GstGLUpload *upload;
+  GstGLColorConvert *convert;  /* NULL for RGBA frames */
 };
 
 /* One frame's job (tfl_engine.h): runs on the engine's GL thread. */
@@ -82,12 +90,77 @@ static GstBufferPool *mask_pool_new(GstGLContext *ctx, gint w, gint h)
   return pool;
 }
 
-GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self)
+/* The frames' caps as GL textures (2D): what the raw-data upload makes of them. */
+static GstCaps *texture_caps(GstCaps *sysmem)
+{
+  GstCaps *caps = gst_caps_copy(sysmem);
+  gst_caps_set_features(caps, 0, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, NULL));
+  gst_caps_set_simple(caps, "texture-target", G_TYPE_STRING, GST_GL_TEXTURE_TARGET_2D_STR, NULL);
+  return caps;
+}
+
+/* The upload (and conversion) of system-memory frames of self->info. */
+static gboolean uploader_new(GstTfliteFilter *self, GstTfliteFilterGl *gl, GError **err)
+{
+  GstVideoFormat fmt = GST_VIDEO_INFO_FORMAT(&self->info);
+  GstCaps *in = gst_video_info_to_caps(&self->info), *tex = texture_caps(in);
+  gl->upload = gst_gl_upload_new(gl->context);
+  gboolean ok = gst_gl_upload_set_caps(gl->upload, in, tex);
+  if (ok && fmt != GST_VIDEO_FORMAT_RGBA) {
+    /* the converter picks the RGBA caps (colorimetry) that go with the frames' */
+    GstCaps *want = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, "RGBA", "width", G_TYPE_INT,
+                                        GST_VIDEO_INFO_WIDTH(&self->info), "height", G_TYPE_INT,
+                                        GST_VIDEO_INFO_HEIGHT(&self->info), "texture-target", G_TYPE_STRING,
+                                        GST_GL_TEXTURE_TARGET_2D_STR, NULL);
+    gst_caps_set_features(want, 0, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, NULL));
+    GstCaps *rgba = gst_gl_color_convert_fixate_caps(gl->context, GST_PAD_SINK, tex, want);
+    gl->convert = gst_gl_color_convert_new(gl->context);
+    ok = rgba && gst_gl_color_convert_set_caps(gl->convert, tex, rgba);
+    if (rgba) gst_caps_unref(rgba);
+  }
+  if (!ok)
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "cannot upload %s frames to GL textures",
+                gst_video_format_to_string(fmt));
+  gst_caps_unref(in);
+  gst_caps_unref(tex);
+  return ok;
+}
+
+/* A system-memory frame as an RGBA texture on the engine's context (a new buffer). */
+static GstBuffer *upload_frame(GstTfliteFilterGl *gl, GstBuffer *buf, GError **err)
+{
+  GstBuffer *tex = NULL;
+  GstGLUploadReturn r = gst_gl_upload_perform_with_buffer(gl->upload, buf, &tex);
+  /* the first frame picks the upload method and says "reconfigure": our caps are its own */
+  if (r == GST_GL_UPLOAD_RECONFIGURE) {
+    gst_clear_buffer(&tex);
+    r = gst_gl_upload_perform_with_buffer(gl->upload, buf, &tex);
+  }
+  if (r != GST_GL_UPLOAD_DONE || !tex) {
+    GST_DEBUG("upload returned %d", (int)r);
+    gst_clear_buffer(&tex);
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "could not upload the frame to a GL texture");
+    return NULL;
+  }
+  if (!gl->convert) return tex;
+  GstBuffer *rgba = gst_gl_color_convert_perform(gl->convert, tex);
+  gst_buffer_unref(tex);
+  if (!rgba)
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "could not convert the frame to RGBA on the GPU");
+  return rgba;
+}
+
+GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self, GError **err)
 {
   GstTfliteFilterGl *gl = g_new0(GstTfliteFilterGl, 1);
   gl->context = gst_object_ref(gst_tflite_engine_gl_context(self->engine));
+  if (!self->is_gl && !uploader_new(self, gl, err)) {
+    gst_tflite_filter_gl_free(gl);
+    return NULL;
+  }
   const tfl_graph *g = self->model.graph;
-  gl->segmentation = self->decoder && tfl_decoder_get_kind(self->decoder) == TFL_DECODER_SEGMENTATION &&
+  /* mask textures only for GL frames: system-memory buffers carry CPU masks */
+  gl->segmentation = self->is_gl && self->decoder && tfl_decoder_get_kind(self->decoder) == TFL_DECODER_SEGMENTATION &&
                      g->n_outputs > 0;
   if (gl->segmentation) {
     const tfl_tensor *t = &g->tensors[g->outputs[0]];
@@ -108,6 +181,8 @@ void gst_tflite_filter_gl_free(GstTfliteFilterGl *gl)
     gst_buffer_pool_set_active(gl->pool, FALSE);
     gst_object_unref(gl->pool);
   }
+  gst_clear_object(&gl->upload);
+  gst_clear_object(&gl->convert);
   gst_object_unref(gl->context);
   g_free(gl);
 }
@@ -164,8 +239,27 @@ static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
 
 /* ---- per frame, streaming thread ---- */
 
+static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr, gboolean readback,
+                            tfl_results *res, GstBuffer **gl_mask, GError **err);
+
 gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr,
                                   gboolean readback, tfl_results *res, GstBuffer **gl_mask, GError **err)
+{
+  GstTfliteFilterGl *gl = self->gl;
+  *gl_mask = NULL;
+  if (!gl->upload) return run_texture(self, buf, tr, readback, res, gl_mask, err);
+  GstBuffer *tex = upload_frame(gl, buf, err);
+  if (!tex) return FALSE;
+  /* writable, as run_texture may add a sync meta */
+  tex = gst_buffer_make_writable(tex);
+  gboolean ok = run_texture(self, tex, tr, TRUE, res, gl_mask, err);
+  gst_buffer_unref(tex);
+  return ok;
+}
+
+/* Runs the model on buf's texture (GL memory of, or shared with, the engine's context). */
+static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr, gboolean readback,
+                            tfl_results *res, GstBuffer **gl_mask, GError **err)
 {
   GstTfliteFilterGl *gl = self->gl;
   *gl_mask = NULL;

@@ -17,11 +17,14 @@ G_BEGIN_DECLS
  * a ref; NULL with *err set otherwise. */
 GstGLContext *gst_tflite_filter_gl_context(GstBuffer *buf, GError **err);
 
-/* The GL path's state for self (whose engine is a GL engine). */
-GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self);
+/* The GL path's state for self (whose engine is a GL engine); for system-memory frames
+ * (self->is_gl FALSE) with their upload to textures. NULL with *err set when the frames'
+ * format cannot be uploaded. */
+GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self, GError **err);
 void gst_tflite_filter_gl_free(GstTfliteFilterGl *gl);
 
-/* Runs the model on buf's texture through the engine. Results (decoded unless the mask
+/* Runs the model on buf's texture through the engine (system-memory frames are uploaded
+ * first, and then always read back). Results (decoded unless the mask
  * stays on the GPU: then its geometry only) in *res; a segmentation mask also as a
  * GRAY8 GL texture in *gl_mask (caller owns the ref), written on the GPU. `readback`:
  * the outputs come back to the CPU every frame (gl-readback). */

@@ -3,7 +3,9 @@
 
 #include <string.h>
 
+#include "runtime/tfl_file.h"
 #include "runtime/tfl_loader.h"
+#include "runtime/tfl_passes.h"
 
 GST_DEBUG_CATEGORY_EXTERN(gst_tflite_filter_debug);
 #define GST_CAT_DEFAULT gst_tflite_filter_debug
@@ -51,16 +53,18 @@ static gboolean read_labels(GstElement *element, const GstTfliteModelSettings *s
     if (g->meta.labels) *out = labels_from_text(g->meta.labels);
     return TRUE;
   }
-  gchar *text = NULL;
-  GError *err = NULL;
-  if (!g_file_get_contents(s->labels_path, &text, NULL, &err)) {
+  /* a regular file of bounded size: /dev/zero or a FIFO must not hang the state change */
+  char *text = NULL;
+  size_t len = 0;
+  tfl_diag d;
+  tfl_diag_init(&d);
+  if (tfl_file_read(s->labels_path, "labels", GST_TFLITE_LABELS_MAX_BYTES, &text, &len, &d) != TFL_OK) {
     GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ, ("Could not read labels \"%s\".", s->labels_path),
-                      ("%s", err->message));
-    g_clear_error(&err);
+                      ("%s", d.error));
     return FALSE;
   }
   *out = labels_from_text(text);
-  g_free(text);
+  free(text);
   return TRUE;
 }
 
@@ -87,14 +91,26 @@ gboolean gst_tflite_model_load(GstElement *element, const GstTfliteModelSettings
     GST_ELEMENT_ERROR(element, RESOURCE, NOT_FOUND, ("No model set."), ("Set the 'model' property to a .tflite file."));
     return FALSE;
   }
-  if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-    GST_ELEMENT_ERROR(element, RESOURCE, NOT_FOUND, ("Model file \"%s\" does not exist.", path),
-                      ("Set the 'model' property to a .tflite file."));
+  /* says what the path is when it is no file: missing, a directory, a FIFO, a device */
+  if (tfl_file_check(path, "model", diag) != TFL_OK) {
+    const char *is = strstr(diag->error, ": is ");
+    if (g_str_has_suffix(diag->error, "does not exist"))
+      GST_ELEMENT_ERROR(element, RESOURCE, NOT_FOUND, ("Model file \"%s\" does not exist.", path),
+                        ("Set the 'model' property to a .tflite file."));
+    else
+      GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ, ("Model \"%s\" %s.", path, is ? is + 2 : "cannot be read"),
+                        ("%s. Set the 'model' property to a .tflite file.", diag->error));
     return FALSE;
   }
   if (tfl_load_file(path, &m->graph, diag) != TFL_OK) {
     GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ, ("Could not load model \"%s\": not a valid .tflite file.", path),
                       ("%s", diag->error));
+    goto fail;
+  }
+  /* the rest of the model's checks (shapes, value ranges) now, not at the first frame: a
+   * bad model fails the state change */
+  if (tfl_graph_prepare(m->graph, diag) != TFL_OK) {
+    GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ, ("Model \"%s\" cannot run.", path), ("%s", diag->error));
     goto fail;
   }
   if (!takes_image(element, path, m->graph) || !read_labels(element, s, m->graph, &m->labels)) goto fail;

@@ -13,6 +13,8 @@
 G_BEGIN_DECLS
 
 #define GST_TFLITE_NORM_FROM_MODEL -1.0f
+/* A label file larger than this is refused (ImageNet's 1001 labels take 11 KB). */
+#define GST_TFLITE_LABELS_MAX_BYTES (16u << 20)
 
 /* What the element's properties say (a snapshot taken under the object lock). */
 typedef struct {
