@@ -34,8 +34,8 @@
 #include <gst/gl/gl.h>
 
 #include "gst/tflitefilter/gsttflitemeta.h"
-#include "ov_cairo.h"
 #include "ov_gl.h"
+#include "ov_soft.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_tflite_overlay_debug);
 #define GST_CAT_DEFAULT gst_tflite_overlay_debug
@@ -67,7 +67,7 @@ enum {
 
 #define CAPS_STR                                                                       \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:GLMemory", "RGBA") ", texture-target=2D; " \
-  GST_VIDEO_CAPS_MAKE("{ RGBA, RGBx, BGRA, BGRx }")
+  GST_VIDEO_CAPS_MAKE("{ RGBA, RGBx, BGRA, BGRx, I420, NV12 }")
 
 static GstStaticPadTemplate sink_template =
   GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(CAPS_STR));
@@ -151,9 +151,28 @@ static gboolean ensure_gl(GstTfliteOverlay *self, GstGLContext *ctx)
 
 /* ---- drawing ---- */
 
+/* The software renderer, made on first use: the fastest instruction set of this CPU, or
+ * the one TFL_OVERLAY_ISA names (c, avx2, avx512: for tests and benchmarks). */
+static OvSoft *ensure_soft(GstTfliteOverlay *self)
+{
+  if (self->soft) return self->soft;
+  OvIsa isa = ov_kernels_best();
+  const gchar *force = g_getenv("TFL_OVERLAY_ISA");
+  if (force && *force) {
+    OvIsa want = ov_isa_from_name(force);
+    if (want != OV_ISA_COUNT && ov_kernels_get(want)) isa = want;
+    else GST_WARNING_OBJECT(self, "TFL_OVERLAY_ISA=%s is not an instruction set this CPU runs "
+                            "(c, avx2, avx512): using %s", force, ov_isa_name(isa));
+  }
+  self->soft = ov_soft_new(isa);
+  GST_INFO_OBJECT(self, "software renderer: %s kernels", ov_isa_name(isa));
+  return self->soft;
+}
+
 static GstFlowReturn draw_cpu(GstTfliteOverlay *self, GstBuffer *buf)
 {
   GstVideoFrame frame;
+  OvSoftFrame target;
   if (!gst_video_frame_map(&frame, &self->info, buf, GST_MAP_READWRITE)) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot map the video frame for drawing."), (NULL));
     return GST_FLOW_ERROR;
@@ -163,7 +182,13 @@ static GstFlowReturn draw_cpu(GstTfliteOverlay *self, GstBuffer *buf)
     GST_WARNING_OBJECT(self, "the mask is a GL texture only: not drawn on system memory");
     self->warned_texture_mask = TRUE;
   }
-  ov_cairo_draw(&self->scene, &frame, self->font);
+  if (!ov_soft_frame_from_video(&target, &frame)) { /* the caps allow no other format */
+    gst_video_frame_unmap(&frame);
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Cannot draw on %s frames.",
+                      gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&self->info))), (NULL));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  ov_soft_draw(ensure_soft(self), &self->scene, self->font, &target);
   gst_video_frame_unmap(&frame);
   return GST_FLOW_OK;
 }
@@ -255,6 +280,8 @@ static gboolean gst_tflite_overlay_stop(GstBaseTransform *trans)
 {
   GstTfliteOverlay *self = GST_TFLITE_OVERLAY(trans);
   release_gl(self);
+  ov_soft_free(self->soft);
+  self->soft = NULL;
   ov_scene_clear(&self->scene);
   ov_scene_init(&self->scene);
   ov_font_free(self->font);
@@ -371,6 +398,7 @@ static void gst_tflite_overlay_finalize(GObject *object)
 {
   GstTfliteOverlay *self = GST_TFLITE_OVERLAY(object);
   release_gl(self);
+  ov_soft_free(self->soft);
   ov_scene_clear(&self->scene);
   ov_font_free(self->font);
   g_free(self->font_desc);
@@ -432,7 +460,7 @@ static void gst_tflite_overlay_class_init(GstTfliteOverlayClass *klass)
 
   gst_element_class_set_static_metadata(element_class, "TFLite results overlay", "Filter/Effect/Video",
     "Draws tflitefilter's results (masks, boxes, keypoints, labels) on the video, with GL shaders "
-    "on GL memory and cairo on system memory", "gst-tflite");
+    "on GL memory and with its own vector code on system memory (RGBA-family, I420, NV12)", "gst-tflite");
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
   gst_type_mark_as_plugin_api(GST_TYPE_TFLITE_OVERLAY_PALETTE, 0);

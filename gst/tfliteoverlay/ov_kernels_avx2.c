@@ -1,0 +1,136 @@
+/* ov_kernels_avx2.c - the row kernels with AVX2 (see ov_kernels.h).
+ *
+ * Built with -mavx2 -ffp-contract=off; only called where cpuid says the CPU runs AVX2.
+ * Each kernel does the portable kernel's operations in the same order, 8 or 16 lanes at a
+ * time, and leaves the row's tail to the portable kernel. */
+#include <immintrin.h>
+
+#include "ov_kernels.h"
+
+/* Weights of the pixels in 16 bytes of a row, as 16-bit lanes (see ov_kernels_avx512.c). */
+static inline __m256i lane_weights(const uint16_t *w, int ch)
+{
+  if (ch == 1) return _mm256_loadu_si256((const void *)w);
+  if (ch == 2) {
+    __m128i v = _mm_loadu_si128((const void *)w);
+    return _mm256_set_m128i(_mm_unpackhi_epi16(v, v), _mm_unpacklo_epi16(v, v));
+  }
+  /* four weights, each on three lanes then a zero lane (byte 3 is kept) */
+  const __m256i idx = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, -1, -1, 2, 3, 2, 3, 2, 3, -1, -1,
+                                       4, 5, 4, 5, 4, 5, -1, -1, 6, 7, 6, 7, 6, 7, -1, -1);
+  return _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_loadl_epi64((const void *)w)), idx);
+}
+
+/* 16 bytes of dst blended with 16 colour bytes (16-bit lanes) by lane weights wl */
+static inline void blend16(uint8_t *dst, __m256i c, __m256i wl)
+{
+  __m256i f = _mm256_cvtepu8_epi16(_mm_loadu_si128((const void *)dst));
+  __m256i r = _mm256_add_epi16(f, _mm256_mulhrs_epi16(_mm256_sub_epi16(c, f), wl));
+  _mm_storeu_si128((void *)dst, _mm_packus_epi16(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1)));
+}
+
+static void blend_row(uint8_t *dst, const uint8_t *color, const uint16_t *w, int n, int ch)
+{
+  const int step = 16 / ch;
+  int i = 0;
+  for (; i + step <= n; i += step) {
+    __m256i wl = lane_weights(w + i, ch);
+    if (_mm256_testz_si256(wl, wl)) continue;
+    blend16(dst + i * ch, _mm256_cvtepu8_epi16(_mm_loadu_si128((const void *)(color + i * ch))), wl);
+  }
+  ov_blend_row_c(dst + i * ch, color + i * ch, w + i, n - i, ch);
+}
+
+static void blend_const(uint8_t *dst, const uint8_t color[4], const uint16_t *w, int n, int ch)
+{
+  const int step = 16 / ch;
+  __m256i c = ch == 1   ? _mm256_set1_epi16(color[0])
+              : ch == 2 ? _mm256_set1_epi32((int)(color[0] | (uint32_t)color[1] << 16))
+                        : _mm256_set1_epi64x((long long)(color[0] | (uint64_t)color[1] << 16 |
+                                                         (uint64_t)color[2] << 32 | (uint64_t)color[3] << 48));
+  int i = 0;
+  for (; i + step <= n; i += step) {
+    __m256i wl = lane_weights(w + i, ch);
+    if (_mm256_testz_si256(wl, wl)) continue;
+    blend16(dst + i * ch, c, wl);
+  }
+  ov_blend_const_c(dst + i * ch, color, w + i, n - i, ch);
+}
+
+static inline __m256 clamp01(__m256 v)
+{
+  return _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), _mm256_set1_ps(1.0f));
+}
+
+static inline __m256 abs_ps(__m256 v)
+{
+  return _mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)));
+}
+
+/* 8 float weights (already rounded up by 0.5, in 0..32767.5) to 8 uint16 */
+static inline void store_weights(uint16_t *w, __m256 v)
+{
+  __m256i i = _mm256_cvttps_epi32(v);
+  _mm_storeu_si128((void *)w, _mm_packus_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1)));
+}
+
+static void shape_weights(uint16_t *w, int x0, int n, float yc, const OvKernelShape *s)
+{
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256 half = _mm256_set1_ps(0.5f), cx = _mm256_set1_ps(s->cx), dx = _mm256_set1_ps(s->dx),
+               dy = _mm256_set1_ps(s->dy), weight = _mm256_set1_ps(s->weight);
+  const __m256 hx = _mm256_set1_ps(s->hx + 0.5f), hy = _mm256_set1_ps(s->hy + 0.5f);
+  const __m256 ly = _mm256_set1_ps(yc - s->cy);
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 xf = _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_set1_epi32(x0 + i), iota));
+    __m256 lx = _mm256_sub_ps(_mm256_add_ps(xf, half), cx), a;
+    if (s->disk) {
+      __m256 d = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(lx, lx), _mm256_mul_ps(ly, ly)));
+      a = clamp01(_mm256_sub_ps(hx, d));
+    } else {
+      __m256 along = _mm256_add_ps(_mm256_mul_ps(lx, dx), _mm256_mul_ps(ly, dy));
+      __m256 across = _mm256_sub_ps(_mm256_mul_ps(ly, dx), _mm256_mul_ps(lx, dy));
+      a = _mm256_mul_ps(clamp01(_mm256_sub_ps(hx, abs_ps(along))), clamp01(_mm256_sub_ps(hy, abs_ps(across))));
+    }
+    store_weights(w + i, _mm256_add_ps(_mm256_mul_ps(a, weight), half));
+  }
+  ov_shape_weights_c(w + i, x0 + i, n - i, yc, s);
+}
+
+static void prob_weights(uint16_t *w, const float *h0, const float *h1, float t, float scale, int n)
+{
+  const __m256 vt = _mm256_set1_ps(t), vu = _mm256_set1_ps(1.0f - t), one = _mm256_set1_ps(1.0f),
+               vs = _mm256_set1_ps(scale), half = _mm256_set1_ps(0.5f);
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 p = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(h0 + i), vu), _mm256_mul_ps(_mm256_loadu_ps(h1 + i), vt));
+    __m256 on = _mm256_cmp_ps(p, _mm256_setzero_ps(), _CMP_GT_OQ); /* NaN: off */
+    __m256 v = _mm256_add_ps(_mm256_mul_ps(_mm256_min_ps(p, one), vs), half);
+    store_weights(w + i, _mm256_and_ps(on, v));
+  }
+  ov_prob_weights_c(w + i, h0 + i, h1 + i, t, scale, n - i);
+}
+
+static void lerp_gather(float *out, const float *row, const int32_t *i0, const int32_t *i1,
+                        const float *t, int n)
+{
+  const __m256 one = _mm256_set1_ps(1.0f);
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 a = _mm256_i32gather_ps(row, _mm256_loadu_si256((const void *)(i0 + i)), 4);
+    __m256 b = _mm256_i32gather_ps(row, _mm256_loadu_si256((const void *)(i1 + i)), 4);
+    __m256 vt = _mm256_loadu_ps(t + i);
+    _mm256_storeu_ps(out + i, _mm256_add_ps(_mm256_mul_ps(a, _mm256_sub_ps(one, vt)), _mm256_mul_ps(b, vt)));
+  }
+  ov_lerp_gather_c(out + i, row, i0 + i, i1 + i, t + i, n - i);
+}
+
+static const OvKernels kernels = {
+  "avx2", blend_row, blend_const, shape_weights, prob_weights, lerp_gather,
+};
+
+const OvKernels *ov_kernels_avx2(void)
+{
+  return &kernels;
+}
