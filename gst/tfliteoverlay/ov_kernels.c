@@ -13,22 +13,26 @@ static inline int blend_px(int d, int c, int w)
   return d + (((c - d) * w + (1 << 14) + (1 << 23)) >> 15) - (1 << 8);
 }
 
-void ov_blend_row_c(uint8_t *dst, const uint8_t *color, const uint16_t *w, int n, int ch)
+void ov_blend_row_c(uint8_t *dst, int stride, int rows, const uint8_t *color, const uint16_t *w,
+                    int n, int ch)
 {
   int used = ch == 4 ? 3 : ch;
-  for (int i = 0; i < n; i++) {
-    if (!w[i]) continue;
-    for (int c = 0; c < used; c++) dst[i * ch + c] = (uint8_t)blend_px(dst[i * ch + c], color[i * ch + c], w[i]);
-  }
+  for (int r = 0; r < rows; r++, dst += stride)
+    for (int i = 0; i < n; i++) {
+      if (!w[i]) continue;
+      for (int c = 0; c < used; c++) dst[i * ch + c] = (uint8_t)blend_px(dst[i * ch + c], color[i * ch + c], w[i]);
+    }
 }
 
-void ov_blend_const_c(uint8_t *dst, const uint8_t color[4], const uint16_t *w, int n, int ch)
+void ov_blend_const_c(uint8_t *dst, int stride, int rows, const uint8_t color[4], const uint16_t *w,
+                      int w_stride, int n, int ch)
 {
   int used = ch == 4 ? 3 : ch;
-  for (int i = 0; i < n; i++) {
-    if (!w[i]) continue;
-    for (int c = 0; c < used; c++) dst[i * ch + c] = (uint8_t)blend_px(dst[i * ch + c], color[c], w[i]);
-  }
+  for (int r = 0; r < rows; r++, dst += stride, w += w_stride)
+    for (int i = 0; i < n; i++) {
+      if (!w[i]) continue;
+      for (int c = 0; c < used; c++) dst[i * ch + c] = (uint8_t)blend_px(dst[i * ch + c], color[c], w[i]);
+    }
 }
 
 /* NaN gives 0, as the vector max(v, 0) does */

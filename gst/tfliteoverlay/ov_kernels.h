@@ -42,16 +42,22 @@ typedef struct {
 
 typedef struct {
   const char *name;
-  /* dst[i*ch + c] blended with color[i*ch + c] by w[i], n pixels */
-  void (*blend_row)(uint8_t *dst, const uint8_t *color, const uint16_t *w, int n, int ch);
-  /* the same with one colour (color[0..ch-1]) for every pixel */
-  void (*blend_const)(uint8_t *dst, const uint8_t color[4], const uint16_t *w, int n, int ch);
-  /* w[i] = coverage of pixel (x0 + i, row centre yc) by shape, n pixels */
+  /* rows rows of dst (stride bytes apart), pixel i of each blended with color[i*ch + c] by
+   * w[i]; n pixels a row */
+  void (*blend_row)(uint8_t *dst, int stride, int rows, const uint8_t *color, const uint16_t *w,
+                    int n, int ch);
+  /* rows rows of dst blended with one colour (color[0..ch-1]); row r uses the weights
+   * w + r * w_stride (w_stride 0: the same weights on every row) */
+  void (*blend_const)(uint8_t *dst, int stride, int rows, const uint8_t color[4], const uint16_t *w,
+                      int w_stride, int n, int ch);
+  /* w[i] = coverage of pixel (x0 + i, row centre yc) by shape, n pixels; w has room for 16
+   * more, which vector kernels may fill with the next pixels' weights */
   void (*shape_weights)(uint16_t *w, int x0, int n, float yc, const OvKernelShape *shape);
   /* a probability mask row: p = h0[i]*(1-t) + h1[i]*t; w[i] = p > 0 ? round(min(p,1)*scale) : 0
    * (NaN gives 0) */
   void (*prob_weights)(uint16_t *w, const float *h0, const float *h1, float t, float scale, int n);
-  /* out[i] = row[i0[i]]*(1-t[i]) + row[i1[i]]*t[i]: a mask row interpolated across */
+  /* out[i] = row[i0[i]]*(1-t[i]) + row[i1[i]]*t[i]: a mask row interpolated across; i0 and
+   * i1 grow along the row (never decrease) and i0[i] <= i1[i] */
   void (*lerp_gather)(float *out, const float *row, const int32_t *i0, const int32_t *i1,
                       const float *t, int n);
 } OvKernels;
@@ -71,8 +77,10 @@ const OvKernels *ov_kernels_avx2(void);
 const OvKernels *ov_kernels_avx512(void);
 
 /* The portable kernels, also used by the vector ones for row tails. */
-void ov_blend_row_c(uint8_t *dst, const uint8_t *color, const uint16_t *w, int n, int ch);
-void ov_blend_const_c(uint8_t *dst, const uint8_t color[4], const uint16_t *w, int n, int ch);
+void ov_blend_row_c(uint8_t *dst, int stride, int rows, const uint8_t *color, const uint16_t *w,
+                    int n, int ch);
+void ov_blend_const_c(uint8_t *dst, int stride, int rows, const uint8_t color[4], const uint16_t *w,
+                      int w_stride, int n, int ch);
 void ov_shape_weights_c(uint16_t *w, int x0, int n, float yc, const OvKernelShape *shape);
 void ov_prob_weights_c(uint16_t *w, const float *h0, const float *h1, float t, float scale, int n);
 void ov_lerp_gather_c(float *out, const float *row, const int32_t *i0, const int32_t *i1,

@@ -4,6 +4,8 @@
  * Each kernel does the portable kernel's operations in the same order, 8 or 16 lanes at a
  * time, and leaves the row's tail to the portable kernel. */
 #include <immintrin.h>
+#include <stddef.h>
+#include <string.h>
 
 #include "ov_kernels.h"
 
@@ -29,32 +31,55 @@ static inline void blend16(uint8_t *dst, __m256i c, __m256i wl)
   _mm_storeu_si128((void *)dst, _mm_packus_epi16(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1)));
 }
 
-static void blend_row(uint8_t *dst, const uint8_t *color, const uint16_t *w, int n, int ch)
+/* The row's last pixels (fewer than a vector) through a 16-byte buffer. */
+static inline void blend_tail(uint8_t *dst, __m256i c, const uint16_t *w, int n, int ch)
+{
+  uint8_t buf[16] = { 0 };
+  uint16_t wb[16] = { 0 };
+  memcpy(buf, dst, (size_t)(n * ch));
+  memcpy(wb, w, (size_t)n * sizeof *w);
+  __m256i wl = lane_weights(wb, ch);
+  if (_mm256_testz_si256(wl, wl)) return;
+  blend16(buf, c, wl);
+  memcpy(dst, buf, (size_t)(n * ch));
+}
+
+static void blend_row(uint8_t *dst, int stride, int rows, const uint8_t *color, const uint16_t *w,
+                      int n, int ch)
 {
   const int step = 16 / ch;
   int i = 0;
   for (; i + step <= n; i += step) {
     __m256i wl = lane_weights(w + i, ch);
     if (_mm256_testz_si256(wl, wl)) continue;
-    blend16(dst + i * ch, _mm256_cvtepu8_epi16(_mm_loadu_si128((const void *)(color + i * ch))), wl);
+    __m256i c = _mm256_cvtepu8_epi16(_mm_loadu_si128((const void *)(color + i * ch)));
+    for (int r = 0; r < rows; r++) blend16(dst + (ptrdiff_t)r * stride + i * ch, c, wl);
   }
-  ov_blend_row_c(dst + i * ch, color + i * ch, w + i, n - i, ch);
+  if (i < n) {
+    uint8_t cb[16] = { 0 };
+    memcpy(cb, color + i * ch, (size_t)((n - i) * ch));
+    __m256i c = _mm256_cvtepu8_epi16(_mm_loadu_si128((const void *)cb));
+    for (int r = 0; r < rows; r++) blend_tail(dst + (ptrdiff_t)r * stride + i * ch, c, w + i, n - i, ch);
+  }
 }
 
-static void blend_const(uint8_t *dst, const uint8_t color[4], const uint16_t *w, int n, int ch)
+static void blend_const(uint8_t *dst, int stride, int rows, const uint8_t color[4], const uint16_t *w,
+                        int w_stride, int n, int ch)
 {
   const int step = 16 / ch;
   __m256i c = ch == 1   ? _mm256_set1_epi16(color[0])
               : ch == 2 ? _mm256_set1_epi32((int)(color[0] | (uint32_t)color[1] << 16))
                         : _mm256_set1_epi64x((long long)(color[0] | (uint64_t)color[1] << 16 |
                                                          (uint64_t)color[2] << 32 | (uint64_t)color[3] << 48));
-  int i = 0;
-  for (; i + step <= n; i += step) {
-    __m256i wl = lane_weights(w + i, ch);
-    if (_mm256_testz_si256(wl, wl)) continue;
-    blend16(dst + i * ch, c, wl);
+  for (int r = 0; r < rows; r++, dst += stride, w += w_stride) {
+    int i = 0;
+    for (; i + step <= n; i += step) {
+      __m256i wl = lane_weights(w + i, ch);
+      if (_mm256_testz_si256(wl, wl)) continue;
+      blend16(dst + i * ch, c, wl);
+    }
+    if (i < n) blend_tail(dst + i * ch, c, w + i, n - i, ch);
   }
-  ov_blend_const_c(dst + i * ch, color, w + i, n - i, ch);
 }
 
 static inline __m256 clamp01(__m256 v)
@@ -81,8 +106,7 @@ static void shape_weights(uint16_t *w, int x0, int n, float yc, const OvKernelSh
                dy = _mm256_set1_ps(s->dy), weight = _mm256_set1_ps(s->weight);
   const __m256 hx = _mm256_set1_ps(s->hx + 0.5f), hy = _mm256_set1_ps(s->hy + 0.5f);
   const __m256 ly = _mm256_set1_ps(yc - s->cy);
-  int i = 0;
-  for (; i + 8 <= n; i += 8) {
+  for (int i = 0; i < n; i += 8) { /* the last vector may fill spare lanes past n */
     __m256 xf = _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_set1_epi32(x0 + i), iota));
     __m256 lx = _mm256_sub_ps(_mm256_add_ps(xf, half), cx), a;
     if (s->disk) {
@@ -95,7 +119,6 @@ static void shape_weights(uint16_t *w, int x0, int n, float yc, const OvKernelSh
     }
     store_weights(w + i, _mm256_add_ps(_mm256_mul_ps(a, weight), half));
   }
-  ov_shape_weights_c(w + i, x0 + i, n - i, yc, s);
 }
 
 static void prob_weights(uint16_t *w, const float *h0, const float *h1, float t, float scale, int n)
@@ -112,14 +135,29 @@ static void prob_weights(uint16_t *w, const float *h0, const float *h1, float t,
   ov_prob_weights_c(w + i, h0 + i, h1 + i, t, scale, n - i);
 }
 
+/* Upsampling, 8 neighbouring outputs read at most 8 neighbouring texels: one load and two
+ * in-register permutes replace two gathers (slow on some CPUs). */
 static void lerp_gather(float *out, const float *row, const int32_t *i0, const int32_t *i1,
                         const float *t, int n)
 {
   const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   int i = 0;
   for (; i + 8 <= n; i += 8) {
-    __m256 a = _mm256_i32gather_ps(row, _mm256_loadu_si256((const void *)(i0 + i)), 4);
-    __m256 b = _mm256_i32gather_ps(row, _mm256_loadu_si256((const void *)(i1 + i)), 4);
+    __m256i j0 = _mm256_loadu_si256((const void *)(i0 + i)), j1 = _mm256_loadu_si256((const void *)(i1 + i));
+    int base = i0[i], last = i1[i + 7]; /* indices grow along the row */
+    __m256 a, b;
+    if (last - base < 8) {
+      /* load only up to the last texel used: the row may end there */
+      __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(last - base + 1), iota);
+      __m256 win = _mm256_maskload_ps(row + base, keep);
+      __m256i vb = _mm256_set1_epi32(base);
+      a = _mm256_permutevar8x32_ps(win, _mm256_sub_epi32(j0, vb));
+      b = _mm256_permutevar8x32_ps(win, _mm256_sub_epi32(j1, vb));
+    } else {
+      a = _mm256_i32gather_ps(row, j0, 4);
+      b = _mm256_i32gather_ps(row, j1, 4);
+    }
     __m256 vt = _mm256_loadu_ps(t + i);
     _mm256_storeu_ps(out + i, _mm256_add_ps(_mm256_mul_ps(a, _mm256_sub_ps(one, vt)), _mm256_mul_ps(b, vt)));
   }

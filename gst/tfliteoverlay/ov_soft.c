@@ -3,7 +3,6 @@
 
 #include <math.h>
 
-#define OV_ROW_SPARE 16 /* pixels past the end of scratch rows: kernels may write one vector there */
 
 OvSoft *ov_soft_new(OvIsa isa)
 {
@@ -21,11 +20,13 @@ static void free_rows(OvSoft *s)
 {
   g_free(s->w);
   g_free(s->colors);
+  g_free(s->colors2);
   g_free(s->i0);
   g_free(s->i1);
   g_free(s->t);
   g_free(s->h[0]);
   g_free(s->h[1]);
+  g_free(s->run_x);
 }
 
 void ov_soft_free(OvSoft *s)
@@ -34,6 +35,7 @@ void ov_soft_free(OvSoft *s)
   free_rows(s);
   g_array_unref(s->glyphs);
   g_array_unref(s->shape_colors);
+  g_free(s->glyph_w);
   g_free(s);
 }
 
@@ -50,11 +52,13 @@ static void ensure_rows(OvSoft *s, gint width)
   gsize n = (gsize)width + OV_ROW_SPARE;
   s->w = g_new0(guint16, n);
   s->colors = g_new0(guint8, 4 * n);
+  s->colors2 = g_new0(guint8, 4 * n);
   s->i0 = g_new0(gint32, n);
   s->i1 = g_new0(gint32, n);
   s->t = g_new0(gfloat, n);
   s->h[0] = g_new0(gfloat, n);
   s->h[1] = g_new0(gfloat, n);
+  s->run_x = g_new0(gint32, n);
   s->cap = width;
 }
 
@@ -104,21 +108,30 @@ static void plane_color(const OvSoftFrame *f, const guint8 rgb[3], OvPlaneColor 
 
 /* ---- planes ---- */
 
+void ov_plane_blend_const(OvSoft *s, const OvPlane *pl, gint y, gint rows, gint xa, gint n,
+                          const OvPlaneColor *color, const guint16 *w, gint w_stride)
+{
+  s->k->blend_const(pl->data + (gsize)y * pl->stride + (gsize)xa * pl->ch, pl->stride, rows,
+                    color->c[pl->index], w, w_stride, n, pl->ch);
+  if (pl->twin)
+    s->k->blend_const(pl->twin + (gsize)y * pl->twin_stride + (gsize)xa * pl->ch, pl->twin_stride, rows,
+                      color->c[pl->index + 1], w, w_stride, n, pl->ch);
+}
+
 static gint planes_of(const OvSoftFrame *f, OvPlane pl[3])
 {
   gint cw = (f->width + 1) / 2, chh = (f->height + 1) / 2;
   switch (f->layout) {
   case OV_SOFT_PACKED:
-    pl[0] = (OvPlane){ f->planes[0], f->strides[0], f->width, f->height, 4, 1, 0 };
+    pl[0] = (OvPlane){ f->planes[0], f->strides[0], f->width, f->height, 4, 1, 0, NULL, 0 };
     return 1;
-  case OV_SOFT_I420:
-    pl[0] = (OvPlane){ f->planes[0], f->strides[0], f->width, f->height, 1, 1, 0 };
-    pl[1] = (OvPlane){ f->planes[1], f->strides[1], cw, chh, 1, 2, 1 };
-    pl[2] = (OvPlane){ f->planes[2], f->strides[2], cw, chh, 1, 2, 2 };
-    return 3;
+  case OV_SOFT_I420: /* V drawn with U's weights */
+    pl[0] = (OvPlane){ f->planes[0], f->strides[0], f->width, f->height, 1, 1, 0, NULL, 0 };
+    pl[1] = (OvPlane){ f->planes[1], f->strides[1], cw, chh, 1, 2, 1, f->planes[2], f->strides[2] };
+    return 2;
   case OV_SOFT_NV12:
-    pl[0] = (OvPlane){ f->planes[0], f->strides[0], f->width, f->height, 1, 1, 0 };
-    pl[1] = (OvPlane){ f->planes[1], f->strides[1], cw, chh, 2, 2, 1 };
+    pl[0] = (OvPlane){ f->planes[0], f->strides[0], f->width, f->height, 1, 1, 0, NULL, 0 };
+    pl[1] = (OvPlane){ f->planes[1], f->strides[1], cw, chh, 2, 2, 1, NULL, 0 };
     return 2;
   }
   return 0;
@@ -152,11 +165,9 @@ void ov_soft_draw(OvSoft *s, const OvScene *scene, OvFont *font, const OvSoftFra
   for (gint p = 0; p < n; p++) {
     const OvPlane *pl = &planes[p];
     if (m->on) ov_soft_mask(s, m, pl);
-    for (guint i = 0; i < ns; i++)
-      ov_soft_shape(s, &g_array_index(scene->shapes, OvShape, i), pl, pc[i].c[pl->index]);
+    for (guint i = 0; i < ns; i++) ov_soft_shape(s, &g_array_index(scene->shapes, OvShape, i), pl, &pc[i]);
     for (guint i = 0; i < ng; i++)
-      ov_soft_glyph(s, &g_array_index(s->glyphs, OvPlacedGlyph, i), font->atlas, pl,
-                    pc[ns + i].c[pl->index]);
+      ov_soft_glyph(s, &g_array_index(s->glyphs, OvPlacedGlyph, i), font->atlas, pl, &pc[ns + i]);
   }
 }
 

@@ -52,16 +52,62 @@ static void bilinear(gfloat u, gint texels, gint32 *i0, gint32 *i1, gfloat *t)
   *i1 = CLAMP(i + 1, 0, texels - 1);
 }
 
-/* Colours and weights of mask row j across [xa, xb); FALSE when every weight is 0. */
-static gboolean expand_classes(OvSoft *s, const OvMask *m, const OvPlane *pl, gint j, gint xa, gint xb)
+/* Class colours and weights repeated over 16 pixels, so a run of pixels of one class
+ * (rarely longer) is filled with two fixed-size copies (the scratch rows have 16 spare
+ * pixels for the last). */
+static void build_patterns(OvSoft *s, const OvPlane *pl)
 {
-  const guint8 *row = m->classes + (gsize)j * m->width;
+  for (gint c = 0; c < 256; c++) {
+    for (gint t = 0; t < (pl->twin ? 2 : 1); t++)
+      for (gint b = 0; b < 16 * pl->ch; b++)
+        s->pattern_color[t][c][b] = s->palette[c].c[pl->index + t][b % pl->ch];
+    for (gint i = 0; i < 16; i++) s->pattern_w[c][i] = s->palette_w[c];
+  }
+}
+
+/* Runs of plane pixels in [xa, xb) that sample the same mask column: s->run_x[r] is the
+ * first pixel of run r (relative to xa), s->i1[r] its column; returns the number of runs. */
+static gint build_runs(OvSoft *s, gint xa, gint xb)
+{
+  gint n = 0;
+  for (gint x = xa; x < xb; x++) {
+    if (x > xa && s->i0[x] == s->i0[x - 1]) continue;
+    s->run_x[n] = x - xa;
+    s->i1[n] = s->i0[x];
+    n++;
+  }
+  s->run_x[n] = xb - xa;
+  return n;
+}
+
+/* Colours and weights of mask row j across the runs; FALSE when every weight is 0. */
+static gboolean expand_classes(OvSoft *s, const OvMask *m, const OvPlane *pl, gint j, gint runs)
+{
+  /* locals: the copies below could alias *s, which would reload every pointer */
+  const guint8 *restrict row = m->classes + (gsize)j * m->width;
+  const gint32 *restrict run_x = s->run_x, *restrict run_col = s->i1;
+  guint8 *restrict colors = s->colors, *restrict colors2 = s->colors2;
+  guint16 *restrict w = s->w;
+  const gint ch = pl->ch;
+  const gboolean twin = pl->twin != NULL;
   guint any = 0;
-  for (gint x = xa, o = 0; x < xb; x++, o++) {
-    guint c = row[s->i0[x]];
-    memcpy(s->colors + o * pl->ch, s->palette[c].c[pl->index], 4); /* scratch has 4 spare bytes */
-    s->w[o] = s->palette_w[c];
-    any |= s->palette_w[c];
+  for (gint r = 0; r < runs; r++) {
+    guint c = row[run_col[r]];
+    gint x = run_x[r], end = run_x[r + 1];
+    const guint8 *pc = s->pattern_color[0][c], *pc2 = s->pattern_color[1][c];
+    const guint16 *pw = s->pattern_w[c];
+    any |= pw[0];
+    for (gint o = x; o < end; o += 16) { /* constant sizes: a few vector stores */
+      memcpy(w + o, pw, 32);
+      if (ch == 1) {
+        memcpy(colors + o, pc, 16);
+        if (twin) memcpy(colors2 + o, pc2, 16);
+      } else if (ch == 2) {
+        memcpy(colors + 2 * o, pc, 32);
+      } else {
+        memcpy(colors + 4 * o, pc, 64);
+      }
+    }
   }
   return any != 0;
 }
@@ -70,13 +116,20 @@ static void draw_classes(OvSoft *s, const OvMask *m, const OvPlane *pl, gint xa,
 {
   for (gint x = xa; x < xb; x++)
     s->i0[x] = nearest(mask_coord(x, pl->scale, m->x, m->w, m->width), m->width);
-  gint last = -1;
-  gboolean any = FALSE;
-  for (gint y = ya; y < yb; y++) {
-    gint j = nearest(mask_coord(y, pl->scale, m->y, m->h, m->height), m->height);
-    if (j != last) any = expand_classes(s, m, pl, j, xa, xb);
-    last = j;
-    if (any) s->k->blend_row(pl->data + (gsize)y * pl->stride + (gsize)xa * pl->ch, s->colors, s->w, xb - xa, pl->ch);
+  gint runs = build_runs(s, xa, xb);
+  build_patterns(s, pl);
+  /* plane rows sampling the same mask row share one expansion and one kernel call */
+  for (gint y = ya; y < yb;) {
+    gint j = nearest(mask_coord(y, pl->scale, m->y, m->h, m->height), m->height), y1 = y + 1;
+    while (y1 < yb && nearest(mask_coord(y1, pl->scale, m->y, m->h, m->height), m->height) == j) y1++;
+    if (expand_classes(s, m, pl, j, runs)) {
+      s->k->blend_row(pl->data + (gsize)y * pl->stride + (gsize)xa * pl->ch, pl->stride, y1 - y,
+                      s->colors, s->w, xb - xa, pl->ch);
+      if (pl->twin)
+        s->k->blend_row(pl->twin + (gsize)y * pl->twin_stride + (gsize)xa * pl->ch, pl->twin_stride,
+                        y1 - y, s->colors2, s->w, xb - xa, pl->ch);
+    }
+    y = y1;
   }
 }
 
@@ -98,14 +151,13 @@ static void draw_prob(OvSoft *s, const OvMask *m, const OvPlane *pl, gint xa, gi
     bilinear(mask_coord(x, pl->scale, m->x, m->w, m->width), m->width, &s->i0[x], &s->i1[x], &s->t[x]);
   s->hj[0] = s->hj[1] = -1;
   const gfloat scale = m->alpha * (gfloat)OV_WEIGHT_ONE;
-  const guint8 *color = s->palette[1].c[pl->index];
   for (gint y = ya; y < yb; y++) {
     gint32 j0, j1;
     gfloat t;
     bilinear(mask_coord(y, pl->scale, m->y, m->h, m->height), m->height, &j0, &j1, &t);
     const gfloat *h0 = prob_row(s, m, j0, j1, xa, xb), *h1 = prob_row(s, m, j1, j0, xa, xb);
     s->k->prob_weights(s->w, h0, h1, t, scale, xb - xa);
-    s->k->blend_const(pl->data + (gsize)y * pl->stride + (gsize)xa * pl->ch, color, s->w, xb - xa, pl->ch);
+    ov_plane_blend_const(s, pl, y, 1, xa, xb - xa, &s->palette[1], s->w, 0);
   }
 }
 

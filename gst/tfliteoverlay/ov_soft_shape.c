@@ -72,27 +72,85 @@ static void row_span(const OvKernelShape *k, gfloat yc, gfloat *lo, gfloat *hi)
   slab(-k->dy, ly * k->dx, k->hy + 0.5f, k->cx, lo, hi);
 }
 
-void ov_soft_shape(OvSoft *s, const OvShape *sh, const OvPlane *pl, const guint8 color[4])
+/* An axis-aligned segment's coverage is (factor of x) * (factor of y): rows with the same
+ * y factor have the same weights. The y factor, computed as the kernel does. */
+static gfloat y_factor(const OvKernelShape *k, gfloat yc)
+{
+  gfloat ly = yc - k->cy;
+  gfloat v = k->dy == 0 ? (k->hy + 0.5f) - fabsf(ly * k->dx) : (k->hx + 0.5f) - fabsf(ly * k->dy);
+  return v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f;
+}
+
+/* The pixels [*xa, *xb) of the row centred at yc that the shape may cover; FALSE: none. */
+static gboolean row_pixels(const OvKernelShape *k, gfloat yc, gint width, gint *xa, gint *xb)
+{
+  gfloat lo, hi;
+  row_span(k, yc, &lo, &hi);
+  if (hi < lo) return FALSE;
+  /* pixel x has its centre at x + 0.5; one pixel of slack each way, the kernel gives 0 */
+  *xa = (gint)MAX(0.0f, floorf(lo - 1.5f));
+  *xb = (gint)MIN((gfloat)width, ceilf(hi + 1.0f));
+  return *xb > *xa;
+}
+
+void ov_soft_shape(OvSoft *s, const OvShape *sh, const OvPlane *pl, const OvPlaneColor *color)
 {
   OvKernelShape k = plane_shape(sh, pl->scale);
   if (k.weight <= 0) return;
   /* rows: the shape's bounding box (its extent across each axis, plus the fringe) */
   gfloat ext = k.disk ? k.hx : fabsf(k.dy) * k.hx + fabsf(k.dx) * k.hy;
   gint ya = MAX(0, (gint)floorf(k.cy - ext - 1)), yb = MIN(pl->height, (gint)ceilf(k.cy + ext + 1));
+  gint xa, xb;
+  if (!k.disk && (k.dx == 0 || k.dy == 0)) {
+    /* axis-aligned: the same span on every row it touches, and rows with the same y
+     * factor have the same weights, so runs of them are one kernel call */
+    for (gint y = ya; y < yb;) {
+      gfloat f = y_factor(&k, (gfloat)y + 0.5f);
+      gint y1 = y + 1;
+      while (y1 < yb && y_factor(&k, (gfloat)y1 + 0.5f) == f) y1++;
+      if (f > 0 && row_pixels(&k, (gfloat)y + 0.5f, pl->width, &xa, &xb)) {
+        s->k->shape_weights(s->w, xa, xb - xa, (gfloat)y + 0.5f, &k);
+        ov_plane_blend_const(s, pl, y, y1 - y, xa, xb - xa, color, s->w, 0);
+      }
+      y = y1;
+    }
+    return;
+  }
   for (gint y = ya; y < yb; y++) {
-    gfloat yc = (gfloat)y + 0.5f, lo, hi;
-    row_span(&k, yc, &lo, &hi);
-    if (hi < lo) continue;
-    /* pixel x has its centre at x + 0.5; one pixel of slack each way, the kernel gives 0 */
-    gint xa = (gint)MAX(0.0f, floorf(lo - 1.5f)), xb = (gint)MIN((gfloat)pl->width, ceilf(hi + 1.0f));
-    if (xb <= xa) continue;
+    gfloat yc = (gfloat)y + 0.5f;
+    if (!row_pixels(&k, yc, pl->width, &xa, &xb)) continue;
     s->k->shape_weights(s->w, xa, xb - xa, yc, &k);
-    s->k->blend_const(pl->data + (gsize)y * pl->stride + (gsize)xa * pl->ch, color, s->w, xb - xa, pl->ch);
+    ov_plane_blend_const(s, pl, y, 1, xa, xb - xa, color, s->w, 0);
+  }
+}
+
+/* Weights of one plane row of a glyph: its coverage (averaged over the 2x2 frame pixels of
+ * a chroma sample) times the text's weight tw. */
+static void glyph_row(guint16 *w, const OvPlacedGlyph *g, const guint8 *atlas, gint sc, gint y,
+                      gint xa, gint xb, guint tw)
+{
+  if (sc == 1) {
+    const guint8 *arow = atlas + (gsize)(g->ay + y - g->y) * OV_ATLAS_SIZE + g->ax;
+    for (gint x = xa; x < xb; x++) w[x - xa] = (guint16)((arow[x - g->x] * tw + 127) / 255);
+    return;
+  }
+  for (gint x = xa; x < xb; x++) {
+    guint sum = 0;
+    for (gint fy = 2 * y; fy < 2 * y + 2; fy++) {
+      gint by = fy - g->y;
+      if (by < 0 || by >= g->h) continue;
+      const guint8 *arow = atlas + (gsize)(g->ay + by) * OV_ATLAS_SIZE + g->ax;
+      for (gint fx = 2 * x; fx < 2 * x + 2; fx++) {
+        gint bx = fx - g->x;
+        if (bx >= 0 && bx < g->w) sum += arow[bx];
+      }
+    }
+    w[x - xa] = (guint16)((sum * tw + 510) / 1020);
   }
 }
 
 void ov_soft_glyph(OvSoft *s, const OvPlacedGlyph *g, const guint8 *atlas, const OvPlane *pl,
-                   const guint8 color[4])
+                   const OvPlaneColor *color)
 {
   const guint tw = ov_weight_of_alpha(g->rgba[3]);
   const gint sc = pl->scale;
@@ -101,22 +159,13 @@ void ov_soft_glyph(OvSoft *s, const OvPlacedGlyph *g, const guint8 *atlas, const
   gint ya = MAX(0, g->y >= 0 ? g->y / sc : -((-g->y + sc - 1) / sc));
   gint xb = MIN(pl->width, (g->x + g->w + sc - 1) / sc), yb = MIN(pl->height, (g->y + g->h + sc - 1) / sc);
   if (xb <= xa || yb <= ya) return;
-  for (gint y = ya; y < yb; y++) {
-    for (gint x = xa; x < xb; x++) {
-      /* coverage summed over the frame pixels of this plane pixel that the bitmap covers */
-      guint sum = 0;
-      for (gint fy = y * sc; fy < (y + 1) * sc; fy++) {
-        gint by = fy - g->y;
-        if (by < 0 || by >= g->h) continue;
-        const guint8 *arow = atlas + (gsize)(g->ay + by) * OV_ATLAS_SIZE + g->ax;
-        for (gint fx = x * sc; fx < (x + 1) * sc; fx++) {
-          gint bx = fx - g->x;
-          if (bx >= 0 && bx < g->w) sum += arow[bx];
-        }
-      }
-      guint full = 255u * (guint)(sc * sc);
-      s->w[x - xa] = (guint16)((sum * tw + full / 2) / full);
-    }
-    s->k->blend_const(pl->data + (gsize)y * pl->stride + (gsize)xa * pl->ch, color, s->w, xb - xa, pl->ch);
+  /* the glyph's weights as one block, blended in one call */
+  gint n = xb - xa, rows = yb - ya;
+  if ((gsize)n * rows > s->glyph_cap) {
+    g_free(s->glyph_w);
+    s->glyph_cap = (gsize)n * rows;
+    s->glyph_w = g_new(guint16, s->glyph_cap + OV_ROW_SPARE);
   }
+  for (gint y = ya; y < yb; y++) glyph_row(s->glyph_w + (gsize)(y - ya) * n, g, atlas, sc, y, xa, xb, tw);
+  ov_plane_blend_const(s, pl, ya, rows, xa, n, color, s->glyph_w, n);
 }
