@@ -10,17 +10,38 @@
  * - `video/x-raw(memory:GLMemory)` RGBA: shaders draw straight into the frame's texture on
  *   GStreamer's GL thread; the frame is never copied or read back. Labels are glyphs
  *   rendered once with pango into a texture atlas.
- * - system memory RGBA, RGBx, BGRA, BGRx: cairo and pango draw on the mapped frame.
+ * - system memory RGBA, RGBx, BGRA, BGRx, I420 and NV12: our own vector code draws in place
+ *   on the mapped frame, without converting it (upstream converters are only needed for
+ *   other formats). The same glyph atlas is blitted for labels. On I420 and NV12 each
+ *   colour is converted once per frame with the caps' matrix (BT.601, BT.709, ...) and
+ *   range (limited or full), and chroma is drawn at its own resolution: a chroma sample
+ *   stands for a 2x2 block of pixels (centre siting). The row kernels are picked at run
+ *   time from what the CPU runs (AVX-512, AVX2, else portable C; all give the same
+ *   pixels); the environment variable `TFL_OVERLAY_ISA` (`c`, `avx2`, `avx512`) forces one,
+ *   for tests and benchmarks. Both paths sample the mask, cover shapes and place glyphs
+ *   with the same formulas, so their outputs agree.
+ *
+ * The mask of a segmentation is blended with the palette's class colours (class masks,
+ * nearest texel) or with class 1's colour weighted by the probability (probability masks,
+ * bilinear), on the rectangle the results give it; then box outlines, keypoints and
+ * skeleton lines (antialiased), then labels on filled backgrounds. The fourth byte of
+ * RGBA/BGRA/RGBx/BGRx frames (alpha or padding) is never changed.
  *
  * A buffer without results passes untouched. Results that make no sense (a mask of another
  * size than the frame is scaled to its place; class ids without a label are drawn without
  * one; counts, pointers and coordinates are checked) never stop the stream.
  *
- * ## Example launch line
+ * ## Example launch lines
  * |[
  * gst-launch-1.0 filesrc location=astronaut.png ! pngdec ! videoconvert ! glupload ! \
  *   tflitefilter model=deeplabv3_257_mv_gpu.tflite ! tfliteoverlay mask-alpha=0.6 ! \
  *   gldownload ! videoconvert ! pngenc ! filesink location=out.png
+ * ]|
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=30 pattern=ball ! \
+ *   video/x-raw,format=I420,width=1920,height=1080 ! \
+ *   tflitefilter model=selfie_segmentation.tflite delegate=cpu ! tfliteoverlay ! \
+ *   jpegenc ! avimux ! filesink location=out.avi
  * ]|
  *
  * Since: 0.1
