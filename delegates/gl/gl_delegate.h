@@ -2,10 +2,17 @@
  *
  *   gl_delegate_options o = gl_delegate_defaults();   o.texture_input = true;
  *   tfl_delegate *gl = gl_delegate_create(&o);          // on the thread owning the context
- *   tfl_interp_options io = tfl_interp_defaults();  io.delegate = gl;
+ *   tfl_interp_options io = tfl_interp_defaults();  io.delegate = gl;  io.fallback = cpu;
  *   tfl_interpreter_create(g, &io, &it);                // compiles the GL partition(s)
- *   per frame: gl_delegate_set_input_texture(gl, &tex); tfl_interpreter_invoke(it);
+ *   per frame: tfl_interpreter_bind_input(it, 0, &(tfl_ext){TFL_EXT_GL_IMAGE, ...});
+ *              tfl_interpreter_invoke(it);
+ *              tfl_interpreter_export_output(it, 0, &(tfl_ext){TFL_EXT_GL_MASK, ...});
  *   tfl_interpreter_free(it);  gl->destroy(gl);
+ *
+ * Device tensors (tfl_delegate.h): an image input sampled straight from an RGBA8
+ * texture into the arena, one batch slot per bound texture; a segmentation output
+ * exported into an R8 mask texture on the GPU; outputs left on the GPU (no readback,
+ * no wait for the GPU in invoke). Nobody outside reads the arena's layout.
  *
  * Threads: every call, including the interpreter's create/invoke/free, must happen
  * with the delegate's GL context current (GStreamer: on the GstGLContext thread).
@@ -18,55 +25,43 @@
 
 typedef enum { GL_PRECISION_FP16, GL_PRECISION_FP32 } gl_precision;
 
+/* Switches that change the generated programs, for tests and for bisecting speed or
+ * precision problems (tools/gl_bench and tflite-benchmark expose them as flags). The
+ * zero value is what production runs: the tuning table decides. */
+typedef enum { GL_SPLIT_AUTO, GL_SPLIT_NEVER, GL_SPLIT_ALWAYS } gl_split;
+typedef struct {
+  int conv_tile_px;           /* > 0: force the convolution tile to this many output pixels
+                                 along x per invocation (1..8, with conv_tile_slices) */
+  int conv_tile_slices;       /* > 0: ... and this many output slices (4 channels each) */
+  gl_split conv_split;        /* split each output's reduction over a workgroup: AUTO (few
+                                 outputs, long reductions), NEVER or ALWAYS */
+  bool no_fuse;               /* every node its own dispatch (element-wise ops are not
+                                 fused into the dispatch producing their input) */
+  bool no_reorder;            /* dispatches in graph order, not grouped by dependency level */
+  bool all_barriers;          /* a memory barrier before every dispatch, not only where
+                                 arena ranges conflict */
+  bool const_fp32;            /* fp16 mode: constants (weights, biases) stay 32-bit floats */
+  bool wide_residuals;        /* fp16 mode: residual sums (ADD/SUB of two activations) are
+                                 stored as 32-bit floats */
+} gl_tuning;
+
 typedef struct {
   gl_precision precision;     /* default FP16, as TFLite's GPU delegate */
   bool use_current_context;   /* true: the caller's current context; false: own headless EGL */
   const char *cache_dir;      /* program binary cache directory (copied); NULL: no cache */
-  bool texture_input;         /* graph input 0 is fed by gl_delegate_set_input_texture,
-                                 never uploaded from the CPU */
+  bool texture_input;         /* graph input 0 always comes from a bound GL image
+                                 (tfl_interpreter_bind_input): its texture program is
+                                 compiled at prepare and no host upload path is built */
+  gl_tuning tuning;           /* zero: the defaults (see gl_tuning) */
+  tfl_diag *diag;             /* errors and logs of create and of the gl_delegate_* calls
+                                 (borrowed, must outlive the delegate; may be NULL);
+                                 partitions report to their interpreter's context */
 } gl_delegate_options;
 
 gl_delegate_options gl_delegate_defaults(void);
 
-/* NULL on failure with tfl_last_error() saying why (no context, no compute shaders...). */
+/* NULL on failure with o->diag saying why (no context, no compute shaders...). */
 tfl_delegate *gl_delegate_create(const gl_delegate_options *o);
-
-/* An RGBA8 GL_TEXTURE_2D as the model's input 0. Model-input pixel centre (u+0.5, v+0.5)
- * samples texture pixel ((u+0.5)*scale_x + off_x, (v+0.5)*scale_y + off_y) bilinearly
- * (half-pixel centres, clamped to the edge); positions outside the texture give 0
- * (letterbox bars). Float inputs get (pixel - mean) / std with pixel in 0..255; uint8
- * inputs the pixel itself. The same math as the CPU preprocessing (tfl_transform). */
-typedef struct {
-  unsigned texture;           /* GL texture name, in the delegate's context */
-  int width, height;
-  float scale_x, scale_y, off_x, off_y;
-  float mean[3], std[3];
-} gl_texture_input;
-
-/* Sets the texture for the following invokes (valid until changed). The texture must
- * be complete (no mipmap min filter without mipmaps), as GStreamer's are. */
-tfl_status gl_delegate_set_input_texture(tfl_delegate *d, const gl_texture_input *in);
-
-/* An output left on the GPU: the arena buffer holding tensor `tensor` (a graph tensor
- * index that is an output of a GL partition) in PHWC4 layout (gl_layout.h): vec4 i of
- * slice s at pixel (y, x) of batch b is element ((b * S + s) * H + y) * W + x after
- * `offset` bytes; a vec4 is 4 floats, or 4 halves in fp16 mode. Valid until the
- * interpreter is freed; contents after each invoke (a glMemoryBarrier for the reading
- * stage is the caller's). */
-typedef struct {
-  unsigned buffer;            /* GL buffer name in the delegate's context */
-  size_t offset, size;        /* bytes */
-  int b, h, w, c, slices;
-  bool fp16;
-} gl_output_buffer;
-tfl_status gl_delegate_output_buffer(tfl_delegate *d, int tensor, gl_output_buffer *out);
-
-/* on = true: from the next invoke, output `tensor` (as for gl_delegate_output_buffer)
- * stays on the GPU only, for callers that read it there: it is not copied back and its
- * CPU data goes stale; when no output is left to read back, invoke returns without
- * waiting for the GPU (no per-frame CPU-GPU sync). Refused (TFL_ERR_ARG) when a node of
- * the graph reads the tensor. on = false: read back again. Call after prepare. */
-tfl_status gl_delegate_set_output_on_gpu(tfl_delegate *d, int tensor, bool on);
 
 /* What the last prepare did, for tools and tests. */
 typedef struct {
