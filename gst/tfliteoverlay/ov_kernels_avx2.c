@@ -82,87 +82,59 @@ static void blend_const(uint8_t *dst, int stride, int rows, const uint8_t color[
   }
 }
 
-static inline __m256 clamp01(__m256 v)
+/* ---- the float kernels (ov_kernels_float.h) on 8 lanes ---- */
+
+typedef __m256 vf;
+#define VW 8
+
+static inline vf vf_set1(float x) { return _mm256_set1_ps(x); }
+static inline vf vf_load(const float *p) { return _mm256_loadu_ps(p); }
+static inline void vf_store(float *p, vf v) { _mm256_storeu_ps(p, v); }
+static inline vf vf_add(vf a, vf b) { return _mm256_add_ps(a, b); }
+static inline vf vf_sub(vf a, vf b) { return _mm256_sub_ps(a, b); }
+static inline vf vf_mul(vf a, vf b) { return _mm256_mul_ps(a, b); }
+static inline vf vf_min(vf a, vf b) { return _mm256_min_ps(a, b); }
+static inline vf vf_max(vf a, vf b) { return _mm256_max_ps(a, b); }
+static inline vf vf_abs(vf a) { return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))); }
+static inline vf vf_sqrt(vf a) { return _mm256_sqrt_ps(a); }
+
+static inline vf vf_lanes_from(int x)
 {
-  return _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), _mm256_set1_ps(1.0f));
+  return _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_set1_epi32(x), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
 }
 
-static inline __m256 abs_ps(__m256 v)
+static inline vf vf_where_positive(vf p, vf v)
 {
-  return _mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)));
+  return _mm256_and_ps(_mm256_cmp_ps(p, _mm256_setzero_ps(), _CMP_GT_OQ), v);
 }
 
-/* 8 float weights (already rounded up by 0.5, in 0..32767.5) to 8 uint16 */
-static inline void store_weights(uint16_t *w, __m256 v)
+/* 8 weights (already rounded up by 0.5, at most 32767.5) to uint16 */
+static inline void store_weights(uint16_t *w, vf v)
 {
   __m256i i = _mm256_cvttps_epi32(v);
   _mm_storeu_si128((void *)w, _mm_packus_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1)));
 }
 
-static void shape_weights(uint16_t *w, int x0, int n, float yc, const OvKernelShape *s)
-{
-  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  const __m256 half = _mm256_set1_ps(0.5f), cx = _mm256_set1_ps(s->cx), dx = _mm256_set1_ps(s->dx),
-               dy = _mm256_set1_ps(s->dy), weight = _mm256_set1_ps(s->weight);
-  const __m256 hx = _mm256_set1_ps(s->hx + 0.5f), hy = _mm256_set1_ps(s->hy + 0.5f);
-  const __m256 ly = _mm256_set1_ps(yc - s->cy);
-  for (int i = 0; i < n; i += 8) { /* the last vector may fill spare lanes past n */
-    __m256 xf = _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_set1_epi32(x0 + i), iota));
-    __m256 lx = _mm256_sub_ps(_mm256_add_ps(xf, half), cx), a;
-    if (s->disk) {
-      __m256 d = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(lx, lx), _mm256_mul_ps(ly, ly)));
-      a = clamp01(_mm256_sub_ps(hx, d));
-    } else {
-      __m256 along = _mm256_add_ps(_mm256_mul_ps(lx, dx), _mm256_mul_ps(ly, dy));
-      __m256 across = _mm256_sub_ps(_mm256_mul_ps(ly, dx), _mm256_mul_ps(lx, dy));
-      a = _mm256_mul_ps(clamp01(_mm256_sub_ps(hx, abs_ps(along))), clamp01(_mm256_sub_ps(hy, abs_ps(across))));
-    }
-    store_weights(w + i, _mm256_add_ps(_mm256_mul_ps(a, weight), half));
-  }
-}
-
-static void prob_weights(uint16_t *w, const float *h0, const float *h1, float t, float scale, int n)
-{
-  const __m256 vt = _mm256_set1_ps(t), vu = _mm256_set1_ps(1.0f - t), one = _mm256_set1_ps(1.0f),
-               vs = _mm256_set1_ps(scale), half = _mm256_set1_ps(0.5f);
-  int i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m256 p = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(h0 + i), vu), _mm256_mul_ps(_mm256_loadu_ps(h1 + i), vt));
-    __m256 on = _mm256_cmp_ps(p, _mm256_setzero_ps(), _CMP_GT_OQ); /* NaN: off */
-    __m256 v = _mm256_add_ps(_mm256_mul_ps(_mm256_min_ps(p, one), vs), half);
-    store_weights(w + i, _mm256_and_ps(on, v));
-  }
-  ov_prob_weights_c(w + i, h0 + i, h1 + i, t, scale, n - i);
-}
-
 /* Upsampling, 8 neighbouring outputs read at most 8 neighbouring texels: one load and two
  * in-register permutes replace two gathers (slow on some CPUs). */
-static void lerp_gather(float *out, const float *row, const int32_t *i0, const int32_t *i1,
-                        const float *t, int n)
+static inline void fetch_pair(const float *row, const int32_t *i0, const int32_t *i1, vf *a, vf *b)
 {
-  const __m256 one = _mm256_set1_ps(1.0f);
-  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  int i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m256i j0 = _mm256_loadu_si256((const void *)(i0 + i)), j1 = _mm256_loadu_si256((const void *)(i1 + i));
-    int base = i0[i], last = i1[i + 7]; /* indices grow along the row */
-    __m256 a, b;
-    if (last - base < 8) {
-      /* load only up to the last texel used: the row may end there */
-      __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(last - base + 1), iota);
-      __m256 win = _mm256_maskload_ps(row + base, keep);
-      __m256i vb = _mm256_set1_epi32(base);
-      a = _mm256_permutevar8x32_ps(win, _mm256_sub_epi32(j0, vb));
-      b = _mm256_permutevar8x32_ps(win, _mm256_sub_epi32(j1, vb));
-    } else {
-      a = _mm256_i32gather_ps(row, j0, 4);
-      b = _mm256_i32gather_ps(row, j1, 4);
-    }
-    __m256 vt = _mm256_loadu_ps(t + i);
-    _mm256_storeu_ps(out + i, _mm256_add_ps(_mm256_mul_ps(a, _mm256_sub_ps(one, vt)), _mm256_mul_ps(b, vt)));
+  __m256i j0 = _mm256_loadu_si256((const void *)i0), j1 = _mm256_loadu_si256((const void *)i1);
+  int base = i0[0], last = i1[7]; /* indices grow along the row */
+  if (last - base >= 8) {
+    *a = _mm256_i32gather_ps(row, j0, 4);
+    *b = _mm256_i32gather_ps(row, j1, 4);
+    return;
   }
-  ov_lerp_gather_c(out + i, row, i0 + i, i1 + i, t + i, n - i);
+  /* load only up to the last texel used: the row may end there */
+  __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(last - base + 1), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  vf win = _mm256_maskload_ps(row + base, keep);
+  __m256i vb = _mm256_set1_epi32(base);
+  *a = _mm256_permutevar8x32_ps(win, _mm256_sub_epi32(j0, vb));
+  *b = _mm256_permutevar8x32_ps(win, _mm256_sub_epi32(j1, vb));
 }
+
+#include "ov_kernels_float.h"
 
 static const OvKernels kernels = {
   "avx2", blend_row, blend_const, shape_weights, prob_weights, lerp_gather,

@@ -73,80 +73,58 @@ static void blend_const(uint8_t *dst, int stride, int rows, const uint8_t color[
     }
 }
 
-static inline __m512 clamp01(__m512 v)
+/* ---- the float kernels (ov_kernels_float.h) on 16 lanes ---- */
+
+typedef __m512 vf;
+#define VW 16
+
+static inline vf vf_set1(float x) { return _mm512_set1_ps(x); }
+static inline vf vf_load(const float *p) { return _mm512_loadu_ps(p); }
+static inline void vf_store(float *p, vf v) { _mm512_storeu_ps(p, v); }
+static inline vf vf_add(vf a, vf b) { return _mm512_add_ps(a, b); }
+static inline vf vf_sub(vf a, vf b) { return _mm512_sub_ps(a, b); }
+static inline vf vf_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
+static inline vf vf_min(vf a, vf b) { return _mm512_min_ps(a, b); }
+static inline vf vf_max(vf a, vf b) { return _mm512_max_ps(a, b); }
+static inline vf vf_abs(vf a) { return _mm512_abs_ps(a); }
+static inline vf vf_sqrt(vf a) { return _mm512_sqrt_ps(a); }
+
+static inline vf vf_lanes_from(int x)
 {
-  return _mm512_min_ps(_mm512_max_ps(v, _mm512_setzero_ps()), _mm512_set1_ps(1.0f));
+  const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  return _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_set1_epi32(x), iota));
 }
 
-/* 16 float weights (already rounded up by 0.5) to 16 uint16 */
-static inline void store_weights(uint16_t *w, __m512 v)
+static inline vf vf_where_positive(vf p, vf v)
+{
+  return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(p, _mm512_setzero_ps(), _CMP_GT_OQ), v);
+}
+
+/* 16 weights (already rounded up by 0.5) to uint16 */
+static inline void store_weights(uint16_t *w, vf v)
 {
   _mm256_storeu_si256((void *)w, _mm512_cvtepi32_epi16(_mm512_cvttps_epi32(v)));
 }
 
-static void shape_weights(uint16_t *w, int x0, int n, float yc, const OvKernelShape *s)
-{
-  const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-  const __m512 half = _mm512_set1_ps(0.5f), cx = _mm512_set1_ps(s->cx), dx = _mm512_set1_ps(s->dx),
-               dy = _mm512_set1_ps(s->dy), weight = _mm512_set1_ps(s->weight);
-  const __m512 hx = _mm512_set1_ps(s->hx + 0.5f), hy = _mm512_set1_ps(s->hy + 0.5f);
-  const __m512 ly = _mm512_set1_ps(yc - s->cy);
-  for (int i = 0; i < n; i += 16) { /* the last vector may fill spare lanes past n */
-    __m512 xf = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_set1_epi32(x0 + i), iota));
-    __m512 lx = _mm512_sub_ps(_mm512_add_ps(xf, half), cx), a;
-    if (s->disk) {
-      __m512 d = _mm512_sqrt_ps(_mm512_add_ps(_mm512_mul_ps(lx, lx), _mm512_mul_ps(ly, ly)));
-      a = clamp01(_mm512_sub_ps(hx, d));
-    } else {
-      __m512 along = _mm512_add_ps(_mm512_mul_ps(lx, dx), _mm512_mul_ps(ly, dy));
-      __m512 across = _mm512_sub_ps(_mm512_mul_ps(ly, dx), _mm512_mul_ps(lx, dy));
-      a = _mm512_mul_ps(clamp01(_mm512_sub_ps(hx, _mm512_abs_ps(along))),
-                        clamp01(_mm512_sub_ps(hy, _mm512_abs_ps(across))));
-    }
-    store_weights(w + i, _mm512_add_ps(_mm512_mul_ps(a, weight), half));
-  }
-}
-
-static void prob_weights(uint16_t *w, const float *h0, const float *h1, float t, float scale, int n)
-{
-  const __m512 vt = _mm512_set1_ps(t), vu = _mm512_set1_ps(1.0f - t), one = _mm512_set1_ps(1.0f),
-               vs = _mm512_set1_ps(scale), half = _mm512_set1_ps(0.5f);
-  int i = 0;
-  for (; i + 16 <= n; i += 16) {
-    __m512 p = _mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(h0 + i), vu), _mm512_mul_ps(_mm512_loadu_ps(h1 + i), vt));
-    __mmask16 on = _mm512_cmp_ps_mask(p, _mm512_setzero_ps(), _CMP_GT_OQ); /* NaN: off */
-    __m512 v = _mm512_add_ps(_mm512_mul_ps(_mm512_min_ps(p, one), vs), half);
-    store_weights(w + i, _mm512_maskz_mov_ps(on, v));
-  }
-  ov_prob_weights_c(w + i, h0 + i, h1 + i, t, scale, n - i);
-}
-
 /* Upsampling, 16 neighbouring outputs read at most 16 neighbouring texels: one load and
  * two in-register permutes replace two gathers (slow on some CPUs). */
-static void lerp_gather(float *out, const float *row, const int32_t *i0, const int32_t *i1,
-                        const float *t, int n)
+static inline void fetch_pair(const float *row, const int32_t *i0, const int32_t *i1, vf *a, vf *b)
 {
-  const __m512 one = _mm512_set1_ps(1.0f);
-  int i = 0;
-  for (; i + 16 <= n; i += 16) {
-    __m512i j0 = _mm512_loadu_si512(i0 + i), j1 = _mm512_loadu_si512(i1 + i);
-    int base = i0[i], last = i1[i + 15]; /* indices grow along the row */
-    __m512 a, b;
-    if (last - base < 16) {
-      /* the window's texels past the row's last used one are never selected: load only up to it */
-      __m512 win = _mm512_maskz_loadu_ps((__mmask16)(0xffffu >> (15 - (last - base))), row + base);
-      __m512i vb = _mm512_set1_epi32(base);
-      a = _mm512_permutexvar_ps(_mm512_sub_epi32(j0, vb), win);
-      b = _mm512_permutexvar_ps(_mm512_sub_epi32(j1, vb), win);
-    } else {
-      a = _mm512_i32gather_ps(j0, row, 4);
-      b = _mm512_i32gather_ps(j1, row, 4);
-    }
-    __m512 vt = _mm512_loadu_ps(t + i);
-    _mm512_storeu_ps(out + i, _mm512_add_ps(_mm512_mul_ps(a, _mm512_sub_ps(one, vt)), _mm512_mul_ps(b, vt)));
+  __m512i j0 = _mm512_loadu_si512(i0), j1 = _mm512_loadu_si512(i1);
+  int base = i0[0], last = i1[15]; /* indices grow along the row */
+  if (last - base >= 16) {
+    *a = _mm512_i32gather_ps(j0, row, 4);
+    *b = _mm512_i32gather_ps(j1, row, 4);
+    return;
   }
-  ov_lerp_gather_c(out + i, row, i0 + i, i1 + i, t + i, n - i);
+  /* load only up to the last texel used: the row may end there */
+  vf win = _mm512_maskz_loadu_ps((__mmask16)(0xffffu >> (15 - (last - base))), row + base);
+  __m512i vb = _mm512_set1_epi32(base);
+  *a = _mm512_permutexvar_ps(_mm512_sub_epi32(j0, vb), win);
+  *b = _mm512_permutexvar_ps(_mm512_sub_epi32(j1, vb), win);
 }
+
+#include "ov_kernels_float.h"
 
 static const OvKernels kernels = {
   "avx512", blend_row, blend_const, shape_weights, prob_weights, lerp_gather,
