@@ -20,7 +20,7 @@
 # Usage: scripts/bench_pipeline.sh [--frames N] [--model M] [--path gl|cpu|both]
 #          [--size WxH] [--threads T] [--source gltestsrc|videotestsrc] [--stages LIST]
 #          [--filter-props "prop=value ..."] [--overlay-props "prop=value ..."] [--formats LIST]
-#          [--build DIR]
+#          [--repeat N] [--build DIR]
 #   --frames N     frames per timed run (default 300; llvmpipe: use 5-10 on the GL path); the
 #                  source stage runs 10 N (at least 500)
 #   --model M      .tflite file (default models/cache/selfie_segmentation.tflite; a bare name
@@ -30,6 +30,8 @@
 #   --formats LIST system-memory pixel formats, comma-separated, of RGBA, RGBx, BGRA, BGRx,
 #                  I420, NV12 (default RGBA; the GL path is always RGBA)
 #   --overlay-props "prop=value ..."  tfliteoverlay properties (default none)
+#   --repeat N     run the stages N times, interleaved, and print medians (default 1); with
+#                  filter and overlay, also the share of the filter stage's rate kept
 #   --build DIR    build directory holding gst/libgsttflite.so (default build/, or $BUILD_DIR)
 # Paths are resolved relative to the repository, so it runs from anywhere.
 set -euo pipefail
@@ -45,6 +47,7 @@ stages=source,filter,overlay
 filter_props=""
 overlay_props=""
 formats=RGBA
+repeat=1
 build=${BUILD_DIR:-$root/build}
 
 die() { echo "bench_pipeline.sh: $*" >&2; exit 2; }
@@ -60,12 +63,14 @@ while [ $# -gt 0 ]; do
     --filter-props) filter_props=$2; shift 2 ;;
     --overlay-props) overlay_props=$2; shift 2 ;;
     --formats) formats=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
 [[ $frames =~ ^[0-9]+$ ]] && [ "$frames" -ge 2 ] || die "--frames must be a number >= 2, not '$frames'"
+[[ $repeat =~ ^[0-9]+$ ]] && [ "$repeat" -ge 1 ] || die "--repeat must be a number >= 1, not '$repeat'"
 [[ $size =~ ^([0-9]+)x([0-9]+)$ ]] || die "--size must be WxH, not '$size'"
 width=${BASH_REMATCH[1]}; height=${BASH_REMATCH[2]}
 case $path in gl) paths=(gl) ;; cpu) paths=(cpu) ;; both) paths=(gl cpu) ;;
@@ -137,24 +142,47 @@ echo "model $model, ${width}x${height}, $frames frames per run, $(nproc 2>/dev/n
 echo "GST_GL_WINDOW=${GST_GL_WINDOW:-} GST_PLUGIN_PATH=$GST_PLUGIN_PATH"
 printf '%-6s %-6s %-8s %10s %10s %14s %10s\n' path format stage fps ms/frame "cpu ms/frame" startup_s
 IFS=, read -r -a stage_list <<<"$stages"
+for stage in "${stage_list[@]}"; do
+  case $stage in source|filter|overlay) ;; *) die "unknown stage '$stage'" ;; esac
+done
+# median of the numbers on stdin
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 for p in "${paths[@]}"; do
   fmts=("${format_list[@]}")
   [ "$p" = gl ] && fmts=(RGBA)
   for fmt in "${fmts[@]}"; do
-  for stage in "${stage_list[@]}"; do
-    case $stage in source|filter|overlay) ;; *) die "unknown stage '$stage'" ;; esac
-    # the source alone is fast: more frames, so that its time stands out of the startup noise
-    n=$frames
-    if [ "$stage" = source ]; then n=$((frames * 10)); [ "$n" -ge 500 ] || n=500; fi
-    r1=$(timed "$p" "$fmt" "$stage" 1)
-    rn=$(timed "$p" "$fmt" "$stage" "$n")
-    read -r w1 c1 <<<"$r1"
-    read -r wn cn <<<"$rn"
-    awk -v p="$p" -v fm="$fmt" -v st="$stage" -v n="$n" -v w1="$w1" -v c1="$c1" -v wn="$wn" -v cn="$cn" 'BEGIN {
-      wf = (wn - w1) / (n - 1); cf = (cn - c1) / (n - 1);
-      if (wf <= 0) { printf "%-6s %-6s %-8s %10s %10s %14s %10.2f  (%d frames: lost in startup noise)\n", p, fm, st, "-", "-", "-", w1, n; exit }
-      printf "%-6s %-6s %-8s %10.1f %10.3f %14.3f %10.2f  (%d frames)\n", p, fm, st, 1 / wf, wf * 1000, cf * 1000, w1, n }'
-  done
+    # the stages interleaved, --repeat times: a burst of load hits all of them alike
+    declare -A wall=() cpu=() start=() frames_of=()
+    for ((rep = 0; rep < repeat; rep++)); do
+      for stage in "${stage_list[@]}"; do
+        # the source alone is fast: more frames, so that its time stands out of the startup noise
+        n=$frames
+        if [ "$stage" = source ]; then n=$((frames * 10)); [ "$n" -ge 500 ] || n=500; fi
+        r1=$(timed "$p" "$fmt" "$stage" 1)
+        rn=$(timed "$p" "$fmt" "$stage" "$n")
+        read -r w1 c1 <<<"$r1"
+        read -r wn cn <<<"$rn"
+        wall[$stage]+="$(awk -v a="$w1" -v b="$wn" -v n="$n" 'BEGIN { print (b - a) / (n - 1) }') "
+        cpu[$stage]+="$(awk -v a="$c1" -v b="$cn" -v n="$n" 'BEGIN { print (b - a) / (n - 1) }') "
+        start[$stage]+="$w1 "
+        frames_of[$stage]=$n
+      done
+    done
+    declare -A fps_of=()
+    for stage in "${stage_list[@]}"; do
+      wf=$(tr ' ' '\n' <<<"${wall[$stage]}" | grep . | median)
+      cf=$(tr ' ' '\n' <<<"${cpu[$stage]}" | grep . | median)
+      w1=$(tr ' ' '\n' <<<"${start[$stage]}" | grep . | median)
+      fps_of[$stage]=$(awk -v w="$wf" 'BEGIN { print (w > 0) ? 1 / w : 0 }')
+      awk -v p="$p" -v fm="$fmt" -v st="$stage" -v n="${frames_of[$stage]}" -v r="$repeat" -v wf="$wf" -v cf="$cf" -v w1="$w1" 'BEGIN {
+        if (wf <= 0) { printf "%-6s %-6s %-8s %10s %10s %14s %10.2f  (%d frames: lost in startup noise)\n", p, fm, st, "-", "-", "-", w1, n; exit }
+        printf "%-6s %-6s %-8s %10.1f %10.3f %14.3f %10.2f  (%d frames, median of %d)\n", p, fm, st, 1 / wf, wf * 1000, cf * 1000, w1, n, r }'
+    done
+    if [ -n "${fps_of[filter]:-}" ] && [ -n "${fps_of[overlay]:-}" ]; then
+      awk -v p="$p" -v fm="$fmt" -v f="${fps_of[filter]}" -v o="${fps_of[overlay]}" 'BEGIN {
+        if (f > 0) printf "%-6s %-6s overlay keeps %.0f%% of the filter stage'"'"'s rate\n", p, fm, 100 * o / f }'
+    fi
+    unset wall cpu start fps_of frames_of
   done
 done
 echo
