@@ -7,7 +7,9 @@
 #           (--source videotestsrc: videotestsrc ! RGBA caps ! glupload ! ..., which adds one
 #           CPU->GPU upload per frame)
 #   system: videotestsrc ! FORMAT caps ! tflitefilter delegate=cpu threads=T ! tfliteoverlay ! fakesink
-#           (FORMAT: each of --formats; the overlay draws on it in place)
+#           (FORMAT: each of --formats; the overlay draws on it in place; with --picture the
+#           source is multifilesrc re-reading one raw FORMAT frame of that picture, so the
+#           model finds something to draw: a new buffer each frame, as from a camera)
 # at three stages (what bounds the rate): "source" (source ! fakesink only), "filter" (+ tflitefilter),
 # "overlay" (+ tfliteoverlay: the whole pipeline).
 #
@@ -20,7 +22,7 @@
 # Usage: scripts/bench_pipeline.sh [--frames N] [--model M] [--path gl|cpu|both]
 #          [--size WxH] [--threads T] [--source gltestsrc|videotestsrc] [--stages LIST]
 #          [--filter-props "prop=value ..."] [--overlay-props "prop=value ..."] [--formats LIST]
-#          [--repeat N] [--build DIR]
+#          [--repeat N] [--picture FILE] [--build DIR]
 #   --frames N     frames per timed run (default 300; llvmpipe: use 5-10 on the GL path); the
 #                  source stage runs 10 N (at least 500)
 #   --model M      .tflite file (default models/cache/selfie_segmentation.tflite; a bare name
@@ -30,6 +32,8 @@
 #   --formats LIST system-memory pixel formats, comma-separated, of RGBA, RGBx, BGRA, BGRx,
 #                  I420, NV12 (default RGBA; the GL path is always RGBA)
 #   --overlay-props "prop=value ..."  tfliteoverlay properties (default none)
+#   --picture FILE system-memory path: frames of this picture (png/jpeg, scaled to --size)
+#                  instead of videotestsrc's colour bars (default none)
 #   --repeat N     run the stages N times, interleaved, and print medians (default 1); with
 #                  filter and overlay, also the share of the filter stage's rate kept
 #   --build DIR    build directory holding gst/libgsttflite.so (default build/, or $BUILD_DIR)
@@ -48,6 +52,7 @@ filter_props=""
 overlay_props=""
 formats=RGBA
 repeat=1
+picture=""
 build=${BUILD_DIR:-$root/build}
 
 die() { echo "bench_pipeline.sh: $*" >&2; exit 2; }
@@ -64,6 +69,7 @@ while [ $# -gt 0 ]; do
     --overlay-props) overlay_props=$2; shift 2 ;;
     --formats) formats=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
+    --picture) picture=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
@@ -95,6 +101,19 @@ export GST_PLUGIN_PATH=$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}
 if [ -z "${GST_GL_WINDOW:-}" ] && [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   export GST_GL_WINDOW=egl-device
 fi
+# --picture: one raw frame per format, made now
+rawdir=""
+if [ -n "$picture" ]; then
+  [ -f "$picture" ] || die "--picture '$picture' not found"
+  picture=$(cd "$(dirname "$picture")" && pwd)/$(basename "$picture")
+  rawdir=$(mktemp -d)
+  trap 'rm -rf "$rawdir"' EXIT
+  for f in "${format_list[@]}"; do
+    gst-launch-1.0 -q filesrc location="$picture" ! decodebin ! videoconvert ! videoscale ! \
+      "video/x-raw,format=$f,width=$width,height=$height" ! filesink location="$rawdir/$f.raw" >/dev/null ||
+      die "cannot make a $f frame of $picture"
+  done
+fi
 # Build the plugin registry now, so that no run pays for it.
 gst-inspect-1.0 tflitefilter >/dev/null || die "gst-inspect-1.0 cannot load tflitefilter from $build/gst"
 
@@ -105,6 +124,8 @@ pipeline() {
     echo "gltestsrc num-buffers=$n ! video/x-raw(memory:GLMemory),format=RGBA,width=$width,height=$height"
   elif [ "$p" = gl ]; then
     echo "videotestsrc num-buffers=$n ! $raw ! glupload"
+  elif [ -n "$rawdir" ]; then
+    echo "multifilesrc location=$rawdir/$fmt.raw loop=true num-buffers=$n caps=$raw,framerate=30/1"
   else
     echo "videotestsrc num-buffers=$n ! $raw"
   fi
@@ -180,7 +201,7 @@ for p in "${paths[@]}"; do
     done
     if [ -n "${fps_of[filter]:-}" ] && [ -n "${fps_of[overlay]:-}" ]; then
       awk -v p="$p" -v fm="$fmt" -v f="${fps_of[filter]}" -v o="${fps_of[overlay]}" 'BEGIN {
-        if (f > 0) printf "%-6s %-6s overlay keeps %.0f%% of the filter stage'"'"'s rate\n", p, fm, 100 * o / f }'
+        if (f > 0 && o > 0) printf "%-6s %-6s overlay keeps %.0f%% of the filter stage'"'"'s rate\n", p, fm, 100 * o / f }'
     fi
     unset wall cpu start fps_of frames_of
   done
