@@ -22,7 +22,7 @@
 # Usage: scripts/bench_pipeline.sh [--frames N] [--model M] [--path gl|cpu|both]
 #          [--size WxH] [--threads T] [--source gltestsrc|videotestsrc] [--stages LIST]
 #          [--filter-props "prop=value ..."] [--overlay-props "prop=value ..."] [--formats LIST]
-#          [--repeat N] [--picture FILE] [--build DIR]
+#          [--repeat N] [--picture FILE] [--cpus LIST] [--build DIR]
 #   --frames N     frames per timed run (default 300; llvmpipe: use 5-10 on the GL path); the
 #                  source stage runs 10 N (at least 500)
 #   --model M      .tflite file (default models/cache/selfie_segmentation.tflite; a bare name
@@ -32,6 +32,8 @@
 #   --formats LIST system-memory pixel formats, comma-separated, of RGBA, RGBx, BGRA, BGRx,
 #                  I420, NV12 (default RGBA; the GL path is always RGBA)
 #   --overlay-props "prop=value ..."  tfliteoverlay properties (default none)
+#   --cpus LIST    run every pipeline on these CPUs only (taskset -c LIST), e.g. 0 for one
+#                  core (default: any)
 #   --picture FILE system-memory path: frames of this picture (png/jpeg, scaled to --size)
 #                  instead of videotestsrc's colour bars (default none)
 #   --repeat N     run the stages N times, interleaved, and print medians (default 1); with
@@ -53,6 +55,7 @@ overlay_props=""
 formats=RGBA
 repeat=1
 picture=""
+pin=()
 build=${BUILD_DIR:-$root/build}
 
 die() { echo "bench_pipeline.sh: $*" >&2; exit 2; }
@@ -70,6 +73,7 @@ while [ $# -gt 0 ]; do
     --formats) formats=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
     --picture) picture=$2; shift 2 ;;
+    --cpus) pin=(taskset -c "$2"); shift 2 ;;
     --build) build=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
@@ -148,7 +152,7 @@ timed() {
   # `times` in the subshell: its second line is the CPU time of its children (gst-launch)
   local cpu
   # $args unquoted: the pipeline is meant to split into words
-  cpu=$( (gst-launch-1.0 -q $args >"$log" 2>&1 || { echo "bench_pipeline.sh: run failed:" \
+  cpu=$( (${pin[@]+"${pin[@]}"} gst-launch-1.0 -q $args >"$log" 2>&1 || { echo "bench_pipeline.sh: run failed:" \
             "gst-launch-1.0 $args" >&2; cat "$log" >&2; exit 1; }
           times) | tail -n 1) || { rm -f "$log"; exit 1; }
   t1=$(date +%s.%N)
@@ -160,7 +164,7 @@ timed() {
 }
 
 echo "model $model, ${width}x${height}, $frames frames per run, $(nproc 2>/dev/null || echo '?') CPU cores"
-echo "GST_GL_WINDOW=${GST_GL_WINDOW:-} GST_PLUGIN_PATH=$GST_PLUGIN_PATH"
+echo "GST_GL_WINDOW=${GST_GL_WINDOW:-} GST_PLUGIN_PATH=$GST_PLUGIN_PATH${pin[*]:+, pinned: ${pin[*]}}"
 printf '%-6s %-6s %-8s %10s %10s %14s %10s\n' path format stage fps ms/frame "cpu ms/frame" startup_s
 IFS=, read -r -a stage_list <<<"$stages"
 for stage in "${stage_list[@]}"; do
@@ -212,6 +216,6 @@ for p in "${paths[@]}"; do
   fmts=("${format_list[@]}")
   [ "$p" = gl ] && fmts=(RGBA)
   for fmt in "${fmts[@]}"; do
-    echo "  gst-launch-1.0 $(pipeline "$p" "$fmt" overlay "$frames" | tr '\n' ' ')"
+    echo "  ${pin[*]:+${pin[*]} }gst-launch-1.0 $(pipeline "$p" "$fmt" overlay "$frames" | tr '\n' ' ')"
   done
 done
