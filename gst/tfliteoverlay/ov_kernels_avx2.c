@@ -23,9 +23,11 @@ static inline __m256i lane_weights(const uint16_t *w, int ch)
   return _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_loadl_epi64((const void *)w)), idx);
 }
 
-/* 16 bytes of dst blended with 16 colour bytes (16-bit lanes) by lane weights wl */
-static inline void blend16(uint8_t *dst, __m256i c, __m256i wl)
+/* 16 bytes of dst blended with 16 colour bytes (16-bit lanes) by lane weights wl; the same
+ * bytes of the next row (stride on) are fetched meanwhile (see ov_kernels_avx512.c). */
+static inline void blend16(uint8_t *dst, __m256i c, __m256i wl, int stride)
 {
+  _mm_prefetch((const char *)dst + stride, _MM_HINT_T0);
   __m256i f = _mm256_cvtepu8_epi16(_mm_loadu_si128((const void *)dst));
   __m256i r = _mm256_add_epi16(f, _mm256_mulhrs_epi16(_mm256_sub_epi16(c, f), wl));
   _mm_storeu_si128((void *)dst, _mm_packus_epi16(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1)));
@@ -40,7 +42,7 @@ static inline void blend_tail(uint8_t *dst, __m256i c, const uint16_t *w, int n,
   memcpy(wb, w, (size_t)n * sizeof *w);
   __m256i wl = lane_weights(wb, ch);
   if (_mm256_testz_si256(wl, wl)) return;
-  blend16(buf, c, wl);
+  blend16(buf, c, wl, 0);
   memcpy(dst, buf, (size_t)(n * ch));
 }
 
@@ -53,7 +55,7 @@ static void blend_row(uint8_t *dst, int stride, int rows, const uint8_t *color, 
     __m256i wl = lane_weights(w + i, ch);
     if (_mm256_testz_si256(wl, wl)) continue;
     __m256i c = _mm256_cvtepu8_epi16(_mm_loadu_si128((const void *)(color + i * ch)));
-    for (int r = 0; r < rows; r++) blend16(dst + (ptrdiff_t)r * stride + i * ch, c, wl);
+    for (int r = 0; r < rows; r++) blend16(dst + (ptrdiff_t)r * stride + i * ch, c, wl, stride);
   }
   if (i < n) {
     uint8_t cb[16] = { 0 };
@@ -76,7 +78,7 @@ static void blend_const(uint8_t *dst, int stride, int rows, const uint8_t color[
     for (; i + step <= n; i += step) {
       __m256i wl = lane_weights(w + i, ch);
       if (_mm256_testz_si256(wl, wl)) continue;
-      blend16(dst + i * ch, c, wl);
+      blend16(dst + i * ch, c, wl, stride);
     }
     if (i < n) blend_tail(dst + i * ch, c, w + i, n - i, ch);
   }
