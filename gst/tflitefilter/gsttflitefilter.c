@@ -20,6 +20,18 @@
  * set #GstTfliteFilter:gl-readback for CPU pixels on every frame. Other decoders always
  * read their outputs back.
  *
+ * Many streams: every tflitefilter of a process with the same model file, delegate,
+ * precision, threads and #GstTfliteFilter:model-instance-id runs on one shared engine (one
+ * loaded model, one set of packed weights or GL programs and constants); each stream keeps
+ * only its results. Frames of several streams that reach the engine within
+ * #GstTfliteFilter:batch-window run as one batch (models whose outputs carry the batch);
+ * a stream alone never waits. On the GL path every GL element of the pipeline joins one
+ * share group (tflitefilter answers their "gst.gl.app_context" query), so streams whose
+ * sources made GL contexts of their own still share the engine; the frames and masks that
+ * cross contexts are fenced with #GstGLSyncMeta. Results own their data: a mask texture
+ * belongs to the buffer's meta, valid behind any queue until the buffer is freed. Behind a
+ * tee the element copies the buffer's metadata (never the pixels) to add its meta.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 filesrc location=astronaut.png ! pngdec ! videoconvert ! \
@@ -39,6 +51,7 @@
 #include "gsttflitefilter_gl.h"
 #include "gsttflitemessages.h"
 #include "gsttfliteengine.h"
+#include "gsttfliteglshare.h"
 #include "gsttflitemeta.h"
 
 GST_DEBUG_CATEGORY(gst_tflite_filter_debug);
@@ -63,6 +76,7 @@ GST_DEBUG_CATEGORY_STATIC(CAT_PERFORMANCE);
 #define MAX_BATCH_WINDOW_US 1000000
 #define DEFAULT_MAX_BATCH 8
 #define MAX_MAX_BATCH 64
+#define DEFAULT_ENGINE_CONTEXT GST_TFLITE_ENGINE_CONTEXT_FRAMES
 
 enum {
   PROP_0,
@@ -87,6 +101,7 @@ enum {
   PROP_MODEL_INSTANCE_ID,
   PROP_BATCH_WINDOW,
   PROP_MAX_BATCH,
+  PROP_ENGINE_CONTEXT,
 };
 
 #define SYSMEM_FORMATS "{ RGBA, RGBx, BGRx, BGRA, RGB, I420, NV12 }"
@@ -219,7 +234,15 @@ static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
     GError *err = NULL;
     GstGLContext *ctx = gst_tflite_filter_gl_context(buf, &err);
     if (ctx) {
-      self->engine = get_engine(self, ctx, &err);
+      /* frames in the share group: the engine runs on the shared context, whose thread is
+       * the engine's alone; else on the frames' own context */
+      GST_OBJECT_LOCK(self);
+      gboolean own = self->engine_context == GST_TFLITE_ENGINE_CONTEXT_SHARED;
+      GST_OBJECT_UNLOCK(self);
+      gboolean shared = own && self->share_context &&
+                        (ctx == self->share_context || gst_gl_context_can_share(ctx, self->share_context));
+      GST_DEBUG_OBJECT(self, "frames on %" GST_PTR_FORMAT "%s", ctx, shared ? ", engine on the shared context" : "");
+      self->engine = get_engine(self, shared ? self->share_context : ctx, &err);
       gst_object_unref(ctx);
     }
     gl = self->engine != NULL;
@@ -443,6 +466,68 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
   return GST_FLOW_OK;
 }
 
+/* ---- the GL share group (gsttfliteglshare.h) ---- */
+
+/* The display, before the GL elements upstream start (states change downstream first), so
+ * they all find this one display. */
+static void find_gl_display(GstTfliteFilter *self)
+{
+  GST_OBJECT_LOCK(self);
+  gboolean cpu = self->delegate_kind == GST_TFLITE_DELEGATE_CPU;
+  GST_OBJECT_UNLOCK(self);
+  if (!cpu) gst_gl_ensure_element_data(self, &self->gl_display, &self->app_context);
+}
+
+/* When a GL element asks for an app context (making its own GL context): the context it
+ * will share with. Only then, so CPU pipelines never make a GL context. */
+static void join_gl_share_group(GstTfliteFilter *self)
+{
+  if (self->share_context || !self->gl_display) return;
+  GError *err = NULL;
+  self->share_context = gst_tflite_gl_share_get(self->gl_display, self->app_context, &err);
+  if (!self->share_context)
+    GST_INFO_OBJECT(self, "no shared GL context (streams' GL contexts stay apart): %s", err ? err->message : "?");
+  g_clear_error(&err);
+}
+
+static void leave_gl_share_group(GstTfliteFilter *self)
+{
+  gst_clear_object(&self->share_context);
+  gst_clear_object(&self->app_context);
+  gst_clear_object(&self->gl_display);
+}
+
+static GstStateChangeReturn gst_tflite_filter_change_state(GstElement *element, GstStateChange transition)
+{
+  GstTfliteFilter *self = GST_TFLITE_FILTER(element);
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) find_gl_display(self);
+  GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_tflite_filter_parent_class)->change_state(element, transition);
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL) leave_gl_share_group(self);
+  return ret;
+}
+
+static void gst_tflite_filter_set_context(GstElement *element, GstContext *context)
+{
+  GstTfliteFilter *self = GST_TFLITE_FILTER(element);
+  gst_gl_handle_set_context(element, context, &self->gl_display, &self->app_context);
+  GST_ELEMENT_CLASS(gst_tflite_filter_parent_class)->set_context(element, context);
+}
+
+static gboolean gst_tflite_filter_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+  GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
+  /* GL elements asking for an app context get the shared one */
+  const gchar *type = NULL;
+  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT && gst_query_parse_context_type(query, &type) &&
+      !g_strcmp0(type, "gst.gl.app_context")) {
+    join_gl_share_group(self);
+    if (self->share_context &&
+        gst_gl_handle_context_query(GST_ELEMENT(self), query, self->gl_display, NULL, self->share_context))
+      return TRUE;
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_tflite_filter_parent_class)->query(trans, direction, query);
+}
+
 /* ---- negotiation and state ---- */
 
 static gboolean gst_tflite_filter_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
@@ -532,6 +617,7 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
   case PROP_MODEL_INSTANCE_ID: g_free(self->instance_id); self->instance_id = g_value_dup_string(value); break;
   case PROP_BATCH_WINDOW: self->batch_window_us = g_value_get_uint(value); break;
   case PROP_MAX_BATCH: self->max_batch = g_value_get_uint(value); break;
+  case PROP_ENGINE_CONTEXT: self->engine_context = g_value_get_enum(value); break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     GST_OBJECT_UNLOCK(self);
@@ -570,6 +656,7 @@ static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValu
   case PROP_MODEL_INSTANCE_ID: g_value_set_string(value, self->instance_id); break;
   case PROP_BATCH_WINDOW: g_value_set_uint(value, self->batch_window_us); break;
   case PROP_MAX_BATCH: g_value_set_uint(value, self->max_batch); break;
+  case PROP_ENGINE_CONTEXT: g_value_set_enum(value, self->engine_context); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK(self);
@@ -676,6 +763,12 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
     g_param_spec_uint("max-batch", "Max batch", "Most frames of different streams run as one batch",
                       1, MAX_MAX_BATCH, DEFAULT_MAX_BATCH, rw));
 
+  g_object_class_install_property(gobject_class, PROP_ENGINE_CONTEXT,
+    g_param_spec_enum("engine-context", "Engine context",
+                      "GL path: which GL context the shared engine runs on (every GL element of the pipeline "
+                      "joins one share group either way, so streams whose sources made their own contexts still "
+                      "share one engine)", gst_tflite_engine_context_get_type(), DEFAULT_ENGINE_CONTEXT, rw));
+
   gst_element_class_set_static_metadata(element_class, "TensorFlow Lite filter",
     "Filter/Analyzer/Video", "Runs a .tflite model on video frames and attaches the results as meta",
     "gst-tflite developers");
@@ -691,6 +784,9 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
   trans_class->src_event = gst_tflite_filter_src_event;
   trans_class->start = gst_tflite_filter_start;
   trans_class->stop = gst_tflite_filter_stop;
+  trans_class->query = gst_tflite_filter_query;
+  element_class->change_state = gst_tflite_filter_change_state;
+  element_class->set_context = gst_tflite_filter_set_context;
 
   GST_DEBUG_CATEGORY_GET(CAT_PERFORMANCE, "GST_PERFORMANCE");
   gst_tflite_enums_mark_as_plugin_api();
@@ -713,6 +809,7 @@ static void gst_tflite_filter_init(GstTfliteFilter *self)
   self->gl_readback = DEFAULT_GL_READBACK;
   self->batch_window_us = DEFAULT_BATCH_WINDOW_US;
   self->max_batch = DEFAULT_MAX_BATCH;
+  self->engine_context = DEFAULT_ENGINE_CONTEXT;
   for (int c = 0; c < 3; c++)
     self->model_settings.norm_mean[c] = self->model_settings.norm_std[c] = GST_TFLITE_NORM_FROM_MODEL;
   self->earliest_time = GST_CLOCK_TIME_NONE;

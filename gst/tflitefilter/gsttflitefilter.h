@@ -37,6 +37,7 @@ struct _GstTfliteFilter {
   gchar *instance_id;          /* model-instance-id: the shared engine's name */
   guint batch_window_us;       /* batching across streams; 0: off */
   guint max_batch;
+  GstTfliteEngineContext engine_context;
   gboolean settings_changed;
 
   /* streaming state */
@@ -48,6 +49,10 @@ struct _GstTfliteFilter {
   struct tfl_stream *stream;   /* this element's stream on it */
   tfl_decoder *decoder;
   GstTfliteFilterGl *gl;       /* non-NULL while the GL path runs */
+  /* GL share group (gsttfliteglshare.h), from READY to NULL */
+  struct _GstGLDisplay *gl_display;
+  struct _GstGLContext *app_context;   /* the application's, if it gave one */
+  struct _GstGLContext *share_context; /* handed to GL elements as their app context */
   tfl_diag diag;               /* the runtime's errors and log lines for this element */
   guint64 frame_count;
   tfl_results last_results;    /* reused on skipped frames */
