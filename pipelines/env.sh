@@ -5,7 +5,7 @@
 # MODELS (default <repo>/../shared/models), NPM (default <repo>/models/cache),
 # OUT (where outputs go, default <repo>/pipelines/out), MEMORY=gl|system (default gl: frames
 # live in GL textures between glupload and gldownload; system: the same pipeline without
-# them, so tflitefilter runs the CPU delegate and tfliteoverlay draws with cairo).
+# them, so tflitefilter runs the CPU delegate and tfliteoverlay draws with its software renderer).
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$REPO/build}
