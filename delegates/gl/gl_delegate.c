@@ -415,6 +415,7 @@ static void run_texture(gl_dctx *dc, gl_part *p)
   f->Uniform4f(1, tx->mean[0], tx->mean[1], tx->mean[2], tx->mean[2]);
   f->Uniform4f(2, tx->std[0], tx->std[1], tx->std[2], tx->std[2]);
   f->Uniform4i(3, tx->width, tx->height, 0, 0);
+  f->Uniform4f(4, tx->shear_x, tx->shear_y, 0.0f, 0.0f);
   f->DispatchCompute((GLuint)(t->dims[2] + 7) / 8, (GLuint)(t->dims[1] + 7) / 8, 1);
   f->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 }

@@ -32,15 +32,19 @@ gl_delegate_options gl_delegate_defaults(void);
 tfl_delegate *gl_delegate_create(const gl_delegate_options *o);
 
 /* An RGBA8 GL_TEXTURE_2D as the model's input 0. Model-input pixel centre (u+0.5, v+0.5)
- * samples texture pixel ((u+0.5)*scale_x + off_x, (v+0.5)*scale_y + off_y) bilinearly
- * (half-pixel centres, clamped to the edge); positions outside the texture give 0
- * (letterbox bars). Float inputs get (pixel - mean) / std with pixel in 0..255; uint8
- * inputs the pixel itself. The same math as the CPU preprocessing (tfl_transform). */
+ * = (cu, cv) samples texture pixel
+ *   (cu * scale_x + cv * shear_x + off_x,  cu * shear_y + cv * scale_y + off_y)
+ * bilinearly (half-pixel centres, clamped to the edge): a 2x3 affine, so the input can be
+ * a crop, a letterbox or a rotated, scaled region (tfl_transform, decoders/tfl_results.h,
+ * has the same fields). Positions outside the texture give 0 (letterbox bars, a region
+ * beyond the frame edge). Float inputs get (pixel - mean) / std with pixel in 0..255;
+ * uint8 inputs the pixel itself. The same math as the CPU preprocessing. */
 typedef struct {
   unsigned texture;           /* GL texture name, in the delegate's context */
   int width, height;
   float scale_x, scale_y, off_x, off_y;
   float mean[3], std[3];
+  float shear_x, shear_y;     /* 0 for an axis-aligned crop; last so older initializers hold */
 } gl_texture_input;
 
 /* Sets the texture for the following invokes (valid until changed). The texture must

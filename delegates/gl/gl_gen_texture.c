@@ -1,12 +1,15 @@
 /* gl_gen_texture.c - the texture-input shader: samples an RGBA8 texture through a
  * sampler with texelFetch (GStreamer's textures cannot be bound as images under
- * GLES), crops/letterboxes/resizes bilinearly with half-pixel centres and normalizes,
+ * GLES), crops/letterboxes/rotates/resizes bilinearly (an affine map, half-pixel
+ * centres) and normalizes,
  * writing the PHWC4 input tensor. The same math as the CPU preprocessing
  * (gst/tflitefilter/preprocess.c): outside the texture the pixel is 0; float inputs
  * get (pixel - mean) / std, 8-bit inputs the rounded pixel (int8: minus 128),
  * dequantized because the GPU works in float. Per-frame values are uniforms:
  *   location 0: vec4 (scale_x, scale_y, off_x, off_y)   1: vec4 mean   2: vec4 std
- *   location 3: ivec4 (texture width, height, 0, 0); sampler on texture unit 0. */
+ *   location 3: ivec4 (texture width, height, 0, 0)
+ *   location 4: vec4 (shear_x, shear_y, 0, 0) (0 unless set: an axis-aligned crop)
+ * sampler on texture unit 0. */
 #include "gl_texture.h"
 
 #include <stdlib.h>
@@ -32,7 +35,8 @@ char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16)
                   "layout(location = 0) uniform vec4 xf;\n"
                   "layout(location = 1) uniform vec4 mean;\n"
                   "layout(location = 2) uniform vec4 sd;\n"
-                  "layout(location = 3) uniform ivec4 size;\n");
+                  "layout(location = 3) uniform ivec4 size;\n"
+                  "layout(location = 4) uniform vec4 shear;\n");
   if (fp16)
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
                     "#define STA(i, v) A[i] = uvec2(packHalf2x16((v).xy), packHalf2x16((v).zw))\n");
@@ -42,7 +46,8 @@ char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16)
                   "void main() {\n"
                   "  ivec2 g = ivec2(gl_GlobalInvocationID.xy);\n"
                   "  if (g.x >= %d || g.y >= %d) return;\n"
-                  "  float fx = (float(g.x) + 0.5) * xf.x + xf.z, fy = (float(g.y) + 0.5) * xf.y + xf.w;\n"
+                  "  vec2 c = vec2(g) + 0.5;\n"
+                  "  float fx = c.x * xf.x + c.y * shear.x + xf.z, fy = c.x * shear.y + c.y * xf.y + xf.w;\n"
                   "  vec4 rgb = vec4(0.0);\n"
                   "  if (fx >= 0.0 && fx < float(size.x) && fy >= 0.0 && fy < float(size.y)) {\n"
                   "    float sx = clamp(fx - 0.5, 0.0, float(size.x - 1)), sy = clamp(fy - 0.5, 0.0, float(size.y - 1));\n"

@@ -2,6 +2,7 @@
  * shader compile failure, out of memory), the program cache (miss, hit, corrupt and
  * foreign files), the caller's-context mode, and the texture input against the CPU
  * preprocessing of the same pixels (gst/tflitefilter/preprocess.c). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,9 @@
 #include "delegates/gl/gl_context.h"
 #include "delegates/gl/gl_program.h"
 #include "gl_test_util.h"
+#include "decoders/tfl_region.h"
 #include "gst/tflitefilter/preprocess.h"
+#include "crop_ref.h"
 
 static int fails;
 #define CHECK(cond, ...)                                                                                               \
@@ -148,8 +151,10 @@ static void test_cache(void)
   rmdir(dir);
 }
 
-/* ADD(x, 0) with x fed by the texture: the output is the input tensor the shader made. */
-static void test_texture(gl_context *c, tfl_type type, fit_mode fit)
+/* ADD(x, 0) with x fed by the texture: the output is the input tensor the shader made.
+ * `region` (may be NULL): a rotated region (tfl_region) instead of the fit mode; then the
+ * tensor is also checked against the tests' own crop (crop_ref.h). */
+static void test_texture(gl_context *c, tfl_type type, fit_mode fit, const tfl_region *region)
 {
   const int TW = 37, TH = 23, IW = 16, IH = 12;
   uint8_t *px = malloc((size_t)TW * TH * 4);
@@ -180,9 +185,12 @@ static void test_texture(gl_context *c, tfl_type type, fit_mode fit)
   r.graph.inputs = gin;
   r.graph.n_inputs = 1;
 
-  tfl_transform tr = preprocess_transform(TW, TH, IW, IH, fit);
+  tfl_transform tr = region ? tfl_region_transform(region, IW, IH, TW, TH, false)
+                            : preprocess_transform(TW, TH, IW, IH, fit);
   pix_norm norm = {{127.5f, 120.0f, 100.0f}, {127.5f, 60.0f, 50.0f}};
   gl_texture_input ti = {tex, TW, TH, tr.scale_x, tr.scale_y, tr.off_x, tr.off_y, {0}, {0}};
+  ti.shear_x = tr.shear_x;
+  ti.shear_y = tr.shear_y;
   for (int ch = 0; ch < 3; ch++) {
     ti.mean[ch] = norm.mean[ch];
     ti.std[ch] = norm.std[ch];
@@ -202,9 +210,32 @@ static void test_texture(gl_context *c, tfl_type type, fit_mode fit)
     if (e > worst) worst = e;
   }
   double tol = type == TFL_TYPE_FLOAT32 ? 1e-4 : 1.0; /* uint8: rounding of a bilinear mix may differ by 1 */
+  char what[96];
+  if (region)
+    snprintf(what, sizeof what, "region %.1fx%.1f at (%.1f,%.1f) turned %.2f rad", region->w, region->h, region->cx,
+             region->cy, region->angle);
+  else
+    snprintf(what, sizeof what, "%s", fit == FIT_LETTERBOX ? "letterbox" : fit == FIT_CROP ? "crop" : "stretch");
   CHECK(s == TFL_OK && worst <= tol, "texture %dx%d -> %s [1,%d,%d,3] %s: max difference from CPU preprocessing %.3g%s%s",
-        TW, TH, tfl_type_name(type), IH, IW, fit == FIT_LETTERBOX ? "letterbox" : fit == FIT_CROP ? "crop" : "stretch",
-        worst, s ? ": " : "", s ? tfl_last_error() : "");
+        TW, TH, tfl_type_name(type), IH, IW, what, worst, s ? ": " : "", s ? tfl_last_error() : "");
+  if (region && type == TFL_TYPE_FLOAT32) {
+    /* the GL tensor against the tests' own crop of the same region */
+    crop_pt tl, tr_, bl;
+    crop_ref_corners(region->cx, region->cy, region->w, region->h, region->angle, &tl, &tr_, &bl);
+    double *ref = malloc(sizeof(double) * IW * IH * 3);
+    crop_ref(px, TW, TH, 4, TW * 4, tl, tr_, bl, IW, IH, ref);
+    double worst_ref = 0;
+    int outside = 0;
+    for (int i = 0; i < IW * IH * 3; i++) {
+      double e = fabs((ref[i] - norm.mean[i % 3]) / norm.std[i % 3] - ((float *)r.tensors[y].data)[i]);
+      if (e > worst_ref) worst_ref = e;
+      outside += ref[i] == 0.0 && i % 3 == 0;
+    }
+    CHECK(s == TFL_OK && worst_ref <= 1e-4 && outside > 0 && outside < IW * IH,
+          "GL %s: max difference from the tests' own crop %.3g (%d of %d pixels outside the texture)", what,
+          worst_ref, outside, IW * IH);
+    free(ref);
+  }
   free(want.data);
   op_runner_free(&r);
   d->destroy(d);
@@ -223,10 +254,14 @@ int main(void)
   printf("     %s, %s\n", c->version, c->renderer);
   test_compile_error(c);
   test_out_of_memory(c);
-  test_texture(c, TFL_TYPE_FLOAT32, FIT_LETTERBOX);
-  test_texture(c, TFL_TYPE_FLOAT32, FIT_CROP);
-  test_texture(c, TFL_TYPE_FLOAT32, FIT_STRETCH);
-  test_texture(c, TFL_TYPE_UINT8, FIT_LETTERBOX);
+  test_texture(c, TFL_TYPE_FLOAT32, FIT_LETTERBOX, NULL);
+  test_texture(c, TFL_TYPE_FLOAT32, FIT_CROP, NULL);
+  test_texture(c, TFL_TYPE_FLOAT32, FIT_STRETCH, NULL);
+  test_texture(c, TFL_TYPE_UINT8, FIT_LETTERBOX, NULL);
+  /* rotated, scaled regions reaching past the texture's corner, both turn directions */
+  const tfl_region rot[] = {{30.0f, 18.0f, 20.0f, 14.0f, 0.6f}, {8.0f, 6.0f, 25.0f, 19.0f, -2.3f}};
+  for (int i = 0; i < 2; i++) test_texture(c, TFL_TYPE_FLOAT32, FIT_STRETCH, &rot[i]);
+  test_texture(c, TFL_TYPE_UINT8, FIT_STRETCH, &rot[0]);
   test_cache();
   gl_context_free(c);
   printf("%d failure(s)\n", fails);
