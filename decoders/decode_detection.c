@@ -79,16 +79,16 @@ static const tfl_tensor *graph_output(const tfl_graph *g, int i)
   return &g->tensors[g->outputs[i]];
 }
 
-static tfl_status create_postprocess(const tfl_graph *g, const tfl_node *n, det_state *s)
+static tfl_status create_postprocess(const tfl_graph *g, const tfl_node *n, det_state *s, tfl_diag *diag)
 {
   static const char *const what[4] = { "boxes", "classes", "scores", "count" };
   if (n->n_out != 4)
-    return tfl_error(TFL_ERR_SHAPE, "detection: TFLite_Detection_PostProcess has %d outputs, expected 4",
+    return tfl_fail(diag, TFL_ERR_SHAPE, "detection: TFLite_Detection_PostProcess has %d outputs, expected 4",
                      n->n_out);
   for (int i = 0; i < 4; i++) {
     s->out[i] = n->out[i] >= 0 ? output_position(g, n->out[i]) : -1;
     if (s->out[i] < 0)
-      return tfl_error(TFL_ERR_SHAPE, "detection: TFLite_Detection_PostProcess output %d (%s) is not a model output",
+      return tfl_fail(diag, TFL_ERR_SHAPE, "detection: TFLite_Detection_PostProcess output %d (%s) is not a model output",
                        i, what[i]);
   }
   s->layout = DET_POSTPROCESS;
@@ -129,16 +129,16 @@ static bool is_prob_output(const tfl_graph *g, int32_t tensor)
   return g->nodes[p].op == TFL_OP_LOGISTIC || g->nodes[p].op == TFL_OP_SOFTMAX;
 }
 
-static tfl_status create_raw(const tfl_graph *g, const tfl_decoder_options *opt, det_state *s)
+static tfl_status create_raw(const tfl_graph *g, const tfl_decoder_options *opt, det_state *s, tfl_diag *diag)
 {
   if (g->n_outputs != 2)
-    return tfl_error(TFL_ERR_SHAPE, "detection: %d outputs; expected boxes and scores (2) or "
+    return tfl_fail(diag, TFL_ERR_SHAPE, "detection: %d outputs; expected boxes and scores (2) or "
                      "TFLite_Detection_PostProcess", g->n_outputs);
   int r0, c0, r1, c1;
   if (!rows_cols(graph_output(g, 0), &r0, &c0) || !rows_cols(graph_output(g, 1), &r1, &c1))
-    return tfl_error(TFL_ERR_SHAPE, "detection: outputs are not [1, anchors, values]");
+    return tfl_fail(diag, TFL_ERR_SHAPE, "detection: outputs are not [1, anchors, values]");
   if (r0 != r1)
-    return tfl_error(TFL_ERR_SHAPE, "detection: output 0 has %d anchors, output 1 has %d", r0, r1);
+    return tfl_fail(diag, TFL_ERR_SHAPE, "detection: output 0 has %d anchors, output 1 has %d", r0, r1);
   /* boxes: 4 values (SSD) or 4 + keypoints (MediaPipe); scores: classes or 1 */
   const bool swap = (c0 == 1 && c1 >= 4) || (c1 == 4 && c0 != 4);
   s->out[0] = swap ? 1 : 0;
@@ -150,28 +150,28 @@ static tfl_status create_raw(const tfl_graph *g, const tfl_decoder_options *opt,
   if (kind == TFL_ANCHORS_AUTO) kind = auto_anchors(r0, s->in_w, s->in_h);
   const ssd_anchor_options *ao = ssd_anchor_preset(kind);
   if (!ao)
-    return tfl_error(TFL_ERR_SHAPE, "detection: no anchor preset has %d anchors (SSD 1917, face "
+    return tfl_fail(diag, TFL_ERR_SHAPE, "detection: no anchor preset has %d anchors (SSD 1917, face "
                      "short 896, face full 2304, pose 2254, palm 2016)", r0);
   const int count = ssd_anchor_count(ao);
   if (count != r0)
-    return tfl_error(TFL_ERR_SHAPE, "detection: the chosen anchors give %d boxes, the model has %d",
+    return tfl_fail(diag, TFL_ERR_SHAPE, "detection: the chosen anchors give %d boxes, the model has %d",
                      count, r0);
   if (kind == TFL_ANCHORS_SSD_MOBILENET) {
     s->layout = DET_SSD;
     if (s->n_coords != 4)
-      return tfl_error(TFL_ERR_SHAPE, "detection: SSD box encodings have %d values, expected 4", s->n_coords);
+      return tfl_fail(diag, TFL_ERR_SHAPE, "detection: SSD box encodings have %d values, expected 4", s->n_coords);
     if (s->n_classes < 2)
-      return tfl_error(TFL_ERR_SHAPE, "detection: SSD scores have %d classes, expected background + >= 1",
+      return tfl_fail(diag, TFL_ERR_SHAPE, "detection: SSD scores have %d classes, expected background + >= 1",
                        s->n_classes);
     const float def[4] = { 10.0f, 10.0f, 5.0f, 5.0f };
     memcpy(s->scale, def, sizeof def);
   } else {
     s->layout = DET_MEDIAPIPE;
     if (s->n_coords < 4 || (s->n_coords - 4) % 2)
-      return tfl_error(TFL_ERR_SHAPE, "detection: regressors have %d values, expected 4 + 2 per keypoint",
+      return tfl_fail(diag, TFL_ERR_SHAPE, "detection: regressors have %d values, expected 4 + 2 per keypoint",
                        s->n_coords);
     if (s->n_classes != 1)
-      return tfl_error(TFL_ERR_SHAPE, "detection: classificators have %d values per anchor, expected 1",
+      return tfl_fail(diag, TFL_ERR_SHAPE, "detection: classificators have %d values per anchor, expected 1",
                        s->n_classes);
     s->n_keypoints = (s->n_coords - 4) / 2;
     const float def[4] = { (float)ao->in_h, (float)ao->in_w, (float)ao->in_h, (float)ao->in_w };
@@ -193,21 +193,21 @@ static tfl_status create_raw(const tfl_graph *g, const tfl_decoder_options *opt,
   s->wkps = malloc(c * 2 * (size_t)(s->n_keypoints + 1) * sizeof(float));
   if (!s->anchors || !s->boxes || !s->kps || !s->cand || !s->scratch || !s->wbox || !s->wscore ||
       !s->windex || !s->wkps)
-    return tfl_error(TFL_ERR_NOMEM, "out of memory");
+    return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   ssd_anchors_generate(ao, s->anchors, r0);
   return TFL_OK;
 }
 
-static tfl_status det_create(const tfl_graph *g, const tfl_decoder_options *opt, void **state)
+static tfl_status det_create(const tfl_graph *g, const tfl_decoder_options *opt, void **state, tfl_diag *diag)
 {
   det_state *s = calloc(1, sizeof *s);
-  if (!s) return tfl_error(TFL_ERR_NOMEM, "out of memory");
+  if (!s) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   s->cap = opt->max_results > 0 ? opt->max_results : 1;
   s->sel = malloc((size_t)s->cap * sizeof(int));
   s->found = malloc((size_t)s->cap * sizeof(det_found));
   if (!s->sel || !s->found) {
     det_free(s);
-    return tfl_error(TFL_ERR_NOMEM, "out of memory");
+    return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   }
   if (g->n_inputs > 0) {
     const tfl_tensor *in = &g->tensors[g->inputs[0]];
@@ -219,7 +219,7 @@ static tfl_status det_create(const tfl_graph *g, const tfl_decoder_options *opt,
   const tfl_node *pp = NULL;
   for (int i = 0; i < g->n_nodes; i++)
     if (!g->nodes[i].dead && g->nodes[i].op == TFL_OP_DETECTION_POSTPROCESS) pp = &g->nodes[i];
-  tfl_status st = pp ? create_postprocess(g, pp, s) : create_raw(g, opt, s);
+  tfl_status st = pp ? create_postprocess(g, pp, s, diag) : create_raw(g, opt, s, diag);
   if (st != TFL_OK) {
     det_free(s);
     return st;
@@ -231,7 +231,7 @@ static tfl_status det_create(const tfl_graph *g, const tfl_decoder_options *opt,
 /* Appends a box (normalized corners) and its keypoints (normalized x, y pairs). A box
  * found in a rotated region becomes the frame box holding its four corners. */
 static tfl_status emit(tfl_results *res, const tfl_transform *tr, int in_w, int in_h, nms_box b,
-                       int class_id, float score, const float *kps, int n_kps)
+                       int class_id, float score, const float *kps, int n_kps, tfl_diag *diag)
 {
   float fb[4];
   tfl_transform_bounds(tr, b.xmin * (float)in_w, b.ymin * (float)in_h, b.xmax * (float)in_w,
@@ -244,7 +244,7 @@ static tfl_status emit(tfl_results *res, const tfl_transform *tr, int in_w, int 
   decoder_clamp_box(tr, o);
   if (n_kps > 0) {
     o->keypoints = malloc((size_t)n_kps * sizeof(tfl_keypoint));
-    if (!o->keypoints) return tfl_error(TFL_ERR_NOMEM, "out of memory");
+    if (!o->keypoints) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
     o->n_keypoints = n_kps;
     for (int k = 0; k < n_kps; k++) {
       o->keypoints[k].score = -1.0f;
@@ -256,14 +256,14 @@ static tfl_status emit(tfl_results *res, const tfl_transform *tr, int in_w, int 
   return TFL_OK;
 }
 
-static tfl_status alloc_boxes(tfl_results *res, int n)
+static tfl_status alloc_boxes(tfl_results *res, int n, tfl_diag *diag)
 {
   res->boxes = calloc((size_t)(n > 0 ? n : 1), sizeof(tfl_box));
-  return res->boxes ? TFL_OK : tfl_error(TFL_ERR_NOMEM, "out of memory");
+  return res->boxes ? TFL_OK : tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
 }
 
 static tfl_status run_postprocess(det_state *s, const tfl_tensor *const *o, const tfl_transform *tr,
-                                  int in_w, int in_h, const tfl_decoder_options *opt, tfl_results *res)
+                                  int in_w, int in_h, const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag)
 {
   const tfl_tensor *boxes = o[s->out[0]], *classes = o[s->out[1]], *scores = o[s->out[2]],
                    *count = o[s->out[3]];
@@ -272,7 +272,7 @@ static tfl_status run_postprocess(det_state *s, const tfl_tensor *const *o, cons
   if (tfl_tensor_count(boxes) / 4 < n) n = tfl_tensor_count(boxes) / 4;
   const float cf = tfl_tensor_count(count) ? decoder_value(count, 0) : 0.0f;
   const int k = cf > 0 ? (cf < (float)n ? (int)cf : (int)n) : 0;  /* NaN gives 0 */
-  tfl_status st = alloc_boxes(res, k < s->cap ? k : s->cap);
+  tfl_status st = alloc_boxes(res, k < s->cap ? k : s->cap, diag);
   for (int i = 0; i < k && st == TFL_OK && res->n_boxes < s->cap; i++) {
     const float score = decoder_value(scores, (size_t)i);
     if (!(score >= opt->threshold)) continue;
@@ -282,7 +282,7 @@ static tfl_status run_postprocess(det_state *s, const tfl_tensor *const *o, cons
     for (int j = 0; j < 4; j++) v[j] = decoder_value(boxes, (size_t)i * 4 + (size_t)j);
     const nms_box b = { fminf(v[0], v[2]), fminf(v[1], v[3]), fmaxf(v[0], v[2]), fmaxf(v[1], v[3]) };
     if (!isfinite(b.ymin + b.xmin + b.ymax + b.xmax)) continue;
-    st = emit(res, tr, in_w, in_h, b, class_id, score, NULL, 0);
+    st = emit(res, tr, in_w, in_h, b, class_id, score, NULL, 0, diag);
   }
   return st;
 }
@@ -314,7 +314,7 @@ static void keep_best(det_state *s, int *n, det_found f)
 }
 
 static tfl_status run_ssd(det_state *s, const tfl_tensor *const *o, const tfl_transform *tr,
-                          int in_w, int in_h, const tfl_decoder_options *opt, tfl_results *res)
+                          int in_w, int in_h, const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag)
 {
   const tfl_tensor *enc = o[s->out[0]], *sc = o[s->out[1]];
   const int A = s->n_anchors, C = s->n_classes;
@@ -343,14 +343,14 @@ static tfl_status run_ssd(det_state *s, const tfl_tensor *const *o, const tfl_tr
       keep_best(s, &n_found, (det_found){ s->boxes[s->sel[i]], s->cand[j].score, c, s->sel[i] });
     }
   }
-  tfl_status st = alloc_boxes(res, n_found);
+  tfl_status st = alloc_boxes(res, n_found, diag);
   for (int i = 0; i < n_found && st == TFL_OK; i++)
-    st = emit(res, tr, in_w, in_h, s->found[i].box, s->found[i].class_id, s->found[i].score, NULL, 0);
+    st = emit(res, tr, in_w, in_h, s->found[i].box, s->found[i].class_id, s->found[i].score, NULL, 0, diag);
   return st;
 }
 
 static tfl_status run_mediapipe(det_state *s, const tfl_tensor *const *o, const tfl_transform *tr,
-                                int in_w, int in_h, const tfl_decoder_options *opt, tfl_results *res)
+                                int in_w, int in_h, const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag)
 {
   const tfl_tensor *reg = o[s->out[0]], *sc = o[s->out[1]];
   const int A = s->n_anchors, K = s->n_coords, nk = s->n_keypoints;
@@ -378,30 +378,30 @@ static tfl_status run_mediapipe(det_state *s, const tfl_tensor *const *o, const 
   nms_sort(s->cand, k);
   const int m = nms_weighted(s->boxes, s->kps, 2 * nk, s->cand, k, opt->iou_threshold, s->cap,
                              s->wbox, s->wscore, s->windex, nk ? s->wkps : NULL, s->scratch);
-  tfl_status st = alloc_boxes(res, m);
+  tfl_status st = alloc_boxes(res, m, diag);
   for (int i = 0; i < m && st == TFL_OK; i++)
-    st = emit(res, tr, in_w, in_h, s->wbox[i], 0, s->wscore[i], s->wkps + (size_t)i * 2 * (size_t)nk, nk);
+    st = emit(res, tr, in_w, in_h, s->wbox[i], 0, s->wscore[i], s->wkps + (size_t)i * 2 * (size_t)nk, nk, diag);
   return st;
 }
 
 static tfl_status det_run(void *state, const tfl_tensor *const *outputs, int n_outputs,
-                          const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res)
+                          const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag)
 {
   det_state *s = state;
   const int need = s->layout == DET_POSTPROCESS ? 4 : 2;
   for (int i = 0; i < need; i++)
     if (s->out[i] >= n_outputs)
-      return tfl_error(TFL_ERR_SHAPE, "detection: output %d missing (%d given)", s->out[i], n_outputs);
+      return tfl_fail(diag, TFL_ERR_SHAPE, "detection: output %d missing (%d given)", s->out[i], n_outputs);
   if (s->layout != DET_POSTPROCESS) {
     if (tfl_tensor_count(outputs[s->out[0]]) != (size_t)s->n_anchors * (size_t)s->n_coords ||
         tfl_tensor_count(outputs[s->out[1]]) != (size_t)s->n_anchors * (size_t)s->n_classes)
-      return tfl_error(TFL_ERR_SHAPE, "detection: outputs changed size (expected %d anchors)", s->n_anchors);
+      return tfl_fail(diag, TFL_ERR_SHAPE, "detection: outputs changed size (expected %d anchors)", s->n_anchors);
   }
   const int in_w = tr->in_w > 0 ? tr->in_w : s->in_w, in_h = tr->in_h > 0 ? tr->in_h : s->in_h;
   switch (s->layout) {
-  case DET_POSTPROCESS: return run_postprocess(s, outputs, tr, in_w, in_h, opt, res);
-  case DET_SSD: return run_ssd(s, outputs, tr, in_w, in_h, opt, res);
-  case DET_MEDIAPIPE: return run_mediapipe(s, outputs, tr, in_w, in_h, opt, res);
+  case DET_POSTPROCESS: return run_postprocess(s, outputs, tr, in_w, in_h, opt, res, diag);
+  case DET_SSD: return run_ssd(s, outputs, tr, in_w, in_h, opt, res, diag);
+  case DET_MEDIAPIPE: return run_mediapipe(s, outputs, tr, in_w, in_h, opt, res, diag);
   }
   return TFL_OK;
 }

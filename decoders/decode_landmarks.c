@@ -40,34 +40,34 @@ static float presence_of(const lm_state *s, float v)
   return s->family == LM_FACE ? sigmoid(v) : v;
 }
 
-static tfl_status lm_create(const tfl_graph *g, const tfl_decoder_options *opt, void **state)
+static tfl_status lm_create(const tfl_graph *g, const tfl_decoder_options *opt, void **state, tfl_diag *diag)
 {
-  if (g->n_outputs < 2) return tfl_error(TFL_ERR_SHAPE, "landmarks: expected a landmark and a score output");
+  if (g->n_outputs < 2) return tfl_fail(diag, TFL_ERR_SHAPE, "landmarks: expected a landmark and a score output");
   size_t n = tfl_tensor_count(&g->tensors[g->outputs[0]]);
   lm_state *s = malloc(sizeof *s);
-  if (!s) return tfl_error(TFL_ERR_NOMEM, "out of memory");
+  if (!s) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   if (n == 195) *s = (lm_state){ LM_POSE, 33, 5, 6 };
   else if (n == 63) *s = (lm_state){ LM_HAND, 21, 3, 0 };
   else if (n == 1404) *s = (lm_state){ LM_FACE, 468, 3, 0 };
   else {
     free(s);
-    return tfl_error(TFL_ERR_SHAPE, "landmarks: output 0 has %zu values (pose 195, hand 63, face 1404)", n);
+    return tfl_fail(diag, TFL_ERR_SHAPE, "landmarks: output 0 has %zu values (pose 195, hand 63, face 1404)", n);
   }
   for (int i = 1; i < g->n_outputs && i < 3; i++)
     if (tfl_tensor_count(&g->tensors[g->outputs[i]]) < 1) {
       free(s);
-      return tfl_error(TFL_ERR_SHAPE, "landmarks: output %d is empty", i);
+      return tfl_fail(diag, TFL_ERR_SHAPE, "landmarks: output %d is empty", i);
     }
   *state = s;
   return TFL_OK;
 }
 
 static tfl_status lm_run(void *state, const tfl_tensor *const *outputs, int n_outputs,
-                         const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res)
+                         const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag)
 {
   lm_state *s = state;
   if (n_outputs < 2 || tfl_tensor_count(outputs[0]) < (size_t)((s->n_points + s->n_aux) * s->stride))
-    return tfl_error(TFL_ERR_SHAPE, "landmarks: outputs changed size");
+    return tfl_fail(diag, TFL_ERR_SHAPE, "landmarks: outputs changed size");
   float presence = presence_of(s, decoder_value(outputs[1], 0));
   if (presence < opt->threshold) return TFL_OK;
   tfl_pose *p = calloc(1, sizeof *p);
@@ -75,7 +75,7 @@ static tfl_status lm_run(void *state, const tfl_tensor *const *outputs, int n_ou
   if (!p || !kp) {
     free(p);
     free(kp);
-    return tfl_error(TFL_ERR_NOMEM, "out of memory");
+    return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   }
   for (int i = 0; i < s->n_points + s->n_aux; i++) {
     size_t b = (size_t)i * (size_t)s->stride;
@@ -91,7 +91,7 @@ static tfl_status lm_run(void *state, const tfl_tensor *const *outputs, int n_ou
     if (!p->aux) {
       free(p);
       free(kp);
-      return tfl_error(TFL_ERR_NOMEM, "out of memory");
+      return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
     }
     memcpy(p->aux, kp + s->n_points, (size_t)s->n_aux * sizeof *kp);
     p->n_aux = s->n_aux;

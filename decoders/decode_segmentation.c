@@ -43,18 +43,18 @@ bool tfl_decoder_output_is_logits(const tfl_graph *g, int tensor)
   return true;
 }
 
-static tfl_status seg_create(const tfl_graph *g, const tfl_decoder_options *opt, void **state)
+static tfl_status seg_create(const tfl_graph *g, const tfl_decoder_options *opt, void **state, tfl_diag *diag)
 {
-  if (g->n_outputs < 1) return tfl_error(TFL_ERR_SHAPE, "segmentation: the model has no outputs");
+  if (g->n_outputs < 1) return tfl_fail(diag, TFL_ERR_SHAPE, "segmentation: the model has no outputs");
   const tfl_tensor *t = &g->tensors[g->outputs[0]];
   if (t->ndim != 4 || t->dims[0] != 1 || t->dims[1] < 1 || t->dims[2] < 1 || t->dims[3] < 1 ||
       t->dims[3] > 255)
-    return tfl_error(TFL_ERR_SHAPE, "segmentation: output 0 '%s' is not [1, H, W, C<=255]",
+    return tfl_fail(diag, TFL_ERR_SHAPE, "segmentation: output 0 '%s' is not [1, H, W, C<=255]",
                      t->name ? t->name : "");
   if (t->type != TFL_TYPE_FLOAT32 && t->type != TFL_TYPE_UINT8 && t->type != TFL_TYPE_INT8)
-    return tfl_error(TFL_ERR_SHAPE, "segmentation: output 0 has type %s", tfl_type_name(t->type));
+    return tfl_fail(diag, TFL_ERR_SHAPE, "segmentation: output 0 has type %s", tfl_type_name(t->type));
   seg_state *s = malloc(sizeof *s);
-  if (!s) return tfl_error(TFL_ERR_NOMEM, "out of memory");
+  if (!s) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   s->h = t->dims[1];
   s->w = t->dims[2];
   s->c = t->dims[3];
@@ -64,13 +64,13 @@ static tfl_status seg_create(const tfl_graph *g, const tfl_decoder_options *opt,
 }
 
 static tfl_status seg_run(void *state, const tfl_tensor *const *outputs, int n_outputs,
-                          const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res)
+                          const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag)
 {
   seg_state *s = state;
   const tfl_tensor *t = outputs[0];
   size_t px = (size_t)s->w * (size_t)s->h;
   if (n_outputs < 1 || tfl_tensor_count(t) != px * (size_t)s->c)
-    return tfl_error(TFL_ERR_SHAPE, "segmentation: output 0 changed size");
+    return tfl_fail(diag, TFL_ERR_SHAPE, "segmentation: output 0 changed size");
   tfl_mask *m = &res->mask;
   m->width = s->w;
   m->height = s->h;
@@ -85,7 +85,7 @@ static tfl_status seg_run(void *state, const tfl_tensor *const *outputs, int n_o
   m->frame_h = fb[3];
   if (s->c == 1) {
     m->kind = TFL_MASK_PROB;
-    if (!(m->prob = malloc(px * sizeof(float)))) return tfl_error(TFL_ERR_NOMEM, "out of memory");
+    if (!(m->prob = malloc(px * sizeof(float)))) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < px; i++) {
       float v = decoder_value(t, i);
       m->prob[i] = s->logits ? 1.0f / (1.0f + expf(-v)) : v;
@@ -93,7 +93,7 @@ static tfl_status seg_run(void *state, const tfl_tensor *const *outputs, int n_o
     return TFL_OK;
   }
   m->kind = TFL_MASK_CLASSES;
-  if (!(m->classes = malloc(px))) return tfl_error(TFL_ERR_NOMEM, "out of memory");
+  if (!(m->classes = malloc(px))) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   for (size_t i = 0; i < px; i++) {
     size_t base = i * (size_t)s->c;
     int best = 0;

@@ -6,10 +6,11 @@
 #include "tfl_decoder.h"
 
 typedef struct {
-  /* Checks the graph's outputs and prepares state (anchors, ...). */
-  tfl_status (*create)(const tfl_graph *g, const tfl_decoder_options *opt, void **state);
+  /* Checks the graph's outputs and prepares state (anchors, ...). Both say why they
+   * fail in diag (may be NULL). */
+  tfl_status (*create)(const tfl_graph *g, const tfl_decoder_options *opt, void **state, tfl_diag *diag);
   tfl_status (*run)(void *state, const tfl_tensor *const *outputs, int n_outputs,
-                    const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res);
+                    const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag);
   void (*free)(void *state);
 } decoder_impl;
 

@@ -139,17 +139,17 @@ static const decoder_impl *impl_of(tfl_decoder_kind k)
 }
 
 tfl_status tfl_decoder_create(tfl_decoder_kind kind, const tfl_graph *g,
-                              const tfl_decoder_options *opt, tfl_decoder **out)
+                              const tfl_decoder_options *opt, tfl_decoder **out, tfl_diag *diag)
 {
   *out = NULL;
   const decoder_impl *impl = impl_of(kind);
-  if (!impl) return tfl_error(TFL_ERR_ARG, "decoder '%s' cannot be created", tfl_decoder_kind_name(kind));
+  if (!impl) return tfl_fail(diag, TFL_ERR_ARG, "decoder '%s' cannot be created", tfl_decoder_kind_name(kind));
   tfl_decoder *d = calloc(1, sizeof *d);
-  if (!d) return tfl_error(TFL_ERR_NOMEM, "out of memory");
+  if (!d) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   d->kind = kind;
   d->opt = opt ? *opt : tfl_decoder_defaults();
   d->impl = impl;
-  tfl_status s = impl->create(g, &d->opt, &d->state);
+  tfl_status s = impl->create(g, &d->opt, &d->state, diag);
   if (s != TFL_OK) {
     free(d);
     return s;
@@ -159,10 +159,10 @@ tfl_status tfl_decoder_create(tfl_decoder_kind kind, const tfl_graph *g,
 }
 
 tfl_status tfl_decoder_run(tfl_decoder *d, const tfl_tensor *const *outputs, int n_outputs,
-                           const tfl_transform *tr, tfl_results *res)
+                           const tfl_transform *tr, tfl_results *res, tfl_diag *diag)
 {
   tfl_results_clear(res);
-  return d->impl->run(d->state, outputs, n_outputs, tr, &d->opt, res);
+  return d->impl->run(d->state, outputs, n_outputs, tr, &d->opt, res, diag);
 }
 
 tfl_decoder_kind tfl_decoder_get_kind(const tfl_decoder *d)

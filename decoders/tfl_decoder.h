@@ -1,8 +1,8 @@
 /* tfl_decoder.h - turns a model's output tensors into tfl_results (frame pixels).
  *
  *   tfl_decoder_kind k = tfl_decoder_pick(g, why, sizeof why);     // or a user choice
- *   tfl_decoder *d;  tfl_decoder_create(k, g, &opts, &d);         // checks the tensors once
- *   per inference:   tfl_decoder_run(d, outs, &transform, &results);
+ *   tfl_decoder *d;  tfl_decoder_create(k, g, &opts, &d, &diag);   // checks the tensors once
+ *   per inference:   tfl_decoder_run(d, outs, n, &transform, &results, &diag);
  *   tfl_decoder_free(d);
  *
  * Plain C, no GStreamer. Nothing from the model is trusted: counts, class ids and
@@ -62,13 +62,15 @@ void tfl_decoder_input_range(tfl_decoder_kind kind, const tfl_graph *g, float *l
 
 typedef struct tfl_decoder tfl_decoder;
 
-/* Checks that the graph's outputs fit the decoder kind; error naming the tensor if not. */
+/* Checks that the graph's outputs fit the decoder kind; error naming the tensor if not
+ * (in diag, which may be NULL). A decoder is used by one thread at a time; separate
+ * decoders are independent. */
 tfl_status tfl_decoder_create(tfl_decoder_kind kind, const tfl_graph *g,
-                              const tfl_decoder_options *opt, tfl_decoder **out);
+                              const tfl_decoder_options *opt, tfl_decoder **out, tfl_diag *diag);
 /* Reads outputs[i] (the graph's outputs, in order, data on the CPU) and fills `res`
  * (cleared first). */
 tfl_status tfl_decoder_run(tfl_decoder *d, const tfl_tensor *const *outputs, int n_outputs,
-                           const tfl_transform *tr, tfl_results *res);
+                           const tfl_transform *tr, tfl_results *res, tfl_diag *diag);
 tfl_decoder_kind tfl_decoder_get_kind(const tfl_decoder *d);
 /* Whether graph tensor `tensor` (a one-channel mask) holds logits rather than 0..1
  * probabilities: decided from the ops that produce it (a sigmoid or softmax, possibly

@@ -2,12 +2,14 @@
  *
  * The interpreter asks the accelerator delegate (if any) which nodes it supports;
  * runs of consecutive claimed nodes form partitions; every other node goes to the
- * CPU delegate, which must support all ops the runtime knows. For each partition
+ * fallback delegate (the CPU delegate, which supports all ops the runtime knows). For each partition
  * the delegate's prepare() is called once (compile: shaders, XNNPACK subgraphs,
  * packed weights); invoke() then runs it with no allocation.
  *
  * Threads: all calls for one interpreter come from one thread at a time. A GL
- * delegate expects its GL context current on that thread.
+ * delegate expects its GL context current on that thread. A delegate keeps no
+ * global state; give each thread's interpreters their own delegates (or
+ * serialize the calls) unless the delegate documents otherwise.
  */
 #ifndef TFL_DELEGATE_H
 #define TFL_DELEGATE_H
@@ -25,6 +27,9 @@ typedef struct {
   const int32_t *inputs;     /* non-constant tensors read but not produced inside */
   int n_outputs;
   const int32_t *outputs;    /* tensors produced inside and read outside (or graph outputs) */
+  tfl_diag *diag;            /* the interpreter's diagnostics: prepare, invoke and release
+                                report there (a delegate shared by several interpreters
+                                keeps each partition's own); never NULL */
 } tfl_partition;
 
 typedef struct tfl_delegate {

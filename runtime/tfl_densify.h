@@ -17,10 +17,10 @@
  * `dense` (t->bytes, row-major over t->dims); absent entries are zero bytes.
  * `stored_values` is how many values t->data holds: every leaf index is checked
  * against it, and the index structure against the shape. */
-tfl_status tfl_densify(const tfl_tensor *t, size_t stored_values, void *dense);
+tfl_status tfl_densify(const tfl_tensor *t, size_t stored_values, void *dense, tfl_diag *diag);
 
 /* Values the index structure of `t` addresses (what t->data must hold); -1 if the
  * structure is inconsistent (last error set). */
-int64_t tfl_sparse_value_count(const tfl_tensor *t);
+int64_t tfl_sparse_value_count(const tfl_tensor *t, tfl_diag *diag);
 
 #endif

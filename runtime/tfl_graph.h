@@ -245,6 +245,7 @@ typedef struct tfl_graph {
   int32_t *inputs, *outputs;
   tfl_model_meta meta;
   char *description;
+  int batch;                /* frames per run: 1 as loaded, or what tfl_pass_set_batch set */
   /* backing storage: the model bytes and graph-owned blocks */
   const uint8_t *model_bytes;
   size_t model_size;

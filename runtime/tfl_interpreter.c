@@ -3,7 +3,8 @@
  *
  * Partitioning: with an accelerator delegate, every live node is offered to it; runs
  * of consecutive claimed nodes become its partitions and the runs between them go to
- * the CPU delegate (created here from the options). Each op the accelerator refuses is
+ * the fallback delegate the caller hands in (the CPU delegate; the runtime does not
+ * include it). Each op the accelerator refuses is
  * logged once, in TensorFlow Lite's words, and so is the partition count, because every
  * boundary costs a copy and a sync.
  */
@@ -13,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../delegates/cpu/cpu_delegate.h"
 #include "tfl_passes.h"
 #include "tfl_planner.h"
 
@@ -27,7 +27,9 @@ typedef struct {
 
 struct tfl_interpreter {
   tfl_graph *g;
-  tfl_delegate *cpu;           /* owned */
+  tfl_diag *diag;              /* the caller's, or &own_diag */
+  tfl_diag own_diag;
+  tfl_delegate *fallback;      /* borrowed: runs every node the accelerator does not claim */
   int n_parts;
   interp_part *parts;
   int *node_part;              /* per node: partition index, -1 for dead nodes */
@@ -37,7 +39,7 @@ struct tfl_interpreter {
 
 tfl_interp_options tfl_interp_defaults(void)
 {
-  return (tfl_interp_options){.threads = 1, .reference = false, .delegate = NULL};
+  return (tfl_interp_options){.delegate = NULL, .fallback = NULL, .diag = NULL};
 }
 
 /* ---- partitions --------------------------------------------------------------- */
@@ -49,10 +51,11 @@ static tfl_status add_part(tfl_interpreter *it, tfl_delegate *d, const int32_t *
   memset(p, 0, sizeof *p);
   p->d = d;
   p->nodes = malloc(sizeof(int32_t) * (size_t)n);
-  if (!p->nodes) return tfl_error(TFL_ERR_NOMEM, "partition of %d nodes", n);
+  if (!p->nodes) return tfl_fail(it->diag, TFL_ERR_NOMEM, "partition of %d nodes", n);
   memcpy(p->nodes, nodes, sizeof(int32_t) * (size_t)n);
   p->part.n_nodes = n;
   p->part.nodes = p->nodes;
+  p->part.diag = it->diag;
   for (int k = 0; k < n; k++) it->node_part[nodes[k]] = it->n_parts;
   it->n_parts++;
   return TFL_OK;
@@ -72,7 +75,7 @@ static tfl_status boundaries(tfl_interpreter *it, int pi, uint8_t *mark)
   }
   p->ins = malloc(sizeof(int32_t) * (size_t)(cap_in ? cap_in : 1));
   p->outs = malloc(sizeof(int32_t) * (size_t)(cap_out ? cap_out : 1));
-  if (!p->ins || !p->outs) return tfl_error(TFL_ERR_NOMEM, "partition %d boundaries", pi);
+  if (!p->ins || !p->outs) return tfl_fail(it->diag, TFL_ERR_NOMEM, "partition %d boundaries", pi);
   /* mark: 1 produced inside, 2 listed as input, 4 listed as output */
   memset(mark, 0, (size_t)g->n_tensors);
   for (int k = 0; k < p->part.n_nodes; k++) {
@@ -131,9 +134,9 @@ static void log_partitions(const tfl_interpreter *it)
       k += (size_t)snprintf(line + k, sizeof line - k, "%s %s %d (%d node%s)", n_seen > 1 ? "," : "", d->name,
                             parts, nodes, nodes == 1 ? "" : "s");
   }
-  tfl_log(TFL_LOG_INFO, "%s", line);
+  tfl_logf(it->diag, TFL_LOG_INFO, "%s", line);
   if (it->n_parts > 1)
-    tfl_log(TFL_LOG_WARNING, "the graph is split into %d partitions; every boundary copies tensors and "
+    tfl_logf(it->diag, TFL_LOG_WARNING, "the graph is split into %d partitions; every boundary copies tensors and "
             "waits, so split graphs run slowly", it->n_parts);
 }
 
@@ -149,7 +152,7 @@ static tfl_status partition(tfl_interpreter *it, tfl_delegate *accel)
   uint8_t *mark = malloc((size_t)(g->n_tensors ? g->n_tensors : 1));
   tfl_status st = TFL_OK;
   if (!it->node_part || !it->parts || !run || !claimed || !warned || !mark) {
-    st = tfl_error(TFL_ERR_NOMEM, "partitioning %d nodes", nn);
+    st = tfl_fail(it->diag, TFL_ERR_NOMEM, "partitioning %d nodes", nn);
     goto done;
   }
   for (int i = 0; i < nn; i++) {
@@ -159,7 +162,7 @@ static tfl_status partition(tfl_interpreter *it, tfl_delegate *accel)
     tfl_op op = g->nodes[i].op;
     if (!claimed[i] && !warned[op]) {
       warned[op] = true;
-      tfl_log(TFL_LOG_WARNING, "op code #%d (%s) cannot be handled by this delegate",
+      tfl_logf(it->diag, TFL_LOG_WARNING, "op code #%d (%s) cannot be handled by this delegate",
               (int)g->nodes[i].builtin_code, tfl_op_name(op));
     }
   }
@@ -169,13 +172,13 @@ static tfl_status partition(tfl_interpreter *it, tfl_delegate *accel)
     bool end = i == nn;
     if (!end && g->nodes[i].dead) continue;
     if (n_run && (end || claimed[i] != run_claimed)) {
-      st = add_part(it, run_claimed ? accel : it->cpu, run, n_run);
+      st = add_part(it, run_claimed ? accel : it->fallback, run, n_run);
       n_run = 0;
     }
     if (end) break;
-    if (!claimed[i] && !it->cpu->supports(it->cpu->ctx, g, i)) {
-      st = tfl_error(TFL_ERR_UNSUPPORTED, "node %d (%s): no CPU kernel for this op", i,
-                     tfl_op_name(g->nodes[i].op));
+    if (!claimed[i] && !it->fallback->supports(it->fallback->ctx, g, i)) {
+      st = tfl_fail(it->diag, TFL_ERR_UNSUPPORTED, "node %d (%s): the fallback delegate (%s) cannot run this op", i,
+                    tfl_op_name(g->nodes[i].op), it->fallback->name);
       break;
     }
     run_claimed = claimed[i];
@@ -205,12 +208,12 @@ static tfl_status allocate(tfl_interpreter *it)
 {
   tfl_graph *g = it->g;
   bool *planned = calloc((size_t)(g->n_tensors ? g->n_tensors : 1), sizeof *planned);
-  if (!planned) return tfl_error(TFL_ERR_NOMEM, "planning %d tensors", g->n_tensors);
-  tfl_status st = tfl_plan_graph(g, planned, &it->arena_bytes);
+  if (!planned) return tfl_fail(it->diag, TFL_ERR_NOMEM, "planning %d tensors", g->n_tensors);
+  tfl_status st = tfl_plan_graph(g, planned, &it->arena_bytes, it->diag);
   if (st == TFL_OK && it->arena_bytes) {
     if (posix_memalign(&it->arena, TFL_ARENA_ALIGN, it->arena_bytes + TFL_ARENA_TAIL)) {
       it->arena = NULL;
-      st = tfl_error(TFL_ERR_NOMEM, "arena of %zu bytes", it->arena_bytes);
+      st = tfl_fail(it->diag, TFL_ERR_NOMEM, "arena of %zu bytes", it->arena_bytes);
     } else {
       memset(it->arena, 0, it->arena_bytes + TFL_ARENA_TAIL);
     }
@@ -224,7 +227,7 @@ static tfl_status allocate(tfl_interpreter *it)
     }
   free(planned);
   if (st == TFL_OK)
-    tfl_log(TFL_LOG_INFO, "arena: %zu bytes for %d tensors", it->arena_bytes, g->n_tensors);
+    tfl_logf(it->diag, TFL_LOG_INFO, "arena: %zu bytes for %d tensors", it->arena_bytes, g->n_tensors);
   return st;
 }
 
@@ -233,37 +236,35 @@ static tfl_status allocate(tfl_interpreter *it)
 tfl_status tfl_interpreter_create(tfl_graph *g, const tfl_interp_options *opt, tfl_interpreter **out)
 {
   *out = NULL;
-  if (!g) return tfl_error(TFL_ERR_ARG, "interpreter: no graph");
   tfl_interp_options o = opt ? *opt : tfl_interp_defaults();
-  for (int i = 0; i < g->n_inputs; i++)
-    if (g->inputs[i] < 0 || g->inputs[i] >= g->n_tensors)
-      return tfl_error(TFL_ERR_FORMAT, "graph input %d is tensor %d (graph has %d)", i, g->inputs[i], g->n_tensors);
-  for (int i = 0; i < g->n_outputs; i++)
-    if (g->outputs[i] < 0 || g->outputs[i] >= g->n_tensors)
-      return tfl_error(TFL_ERR_FORMAT, "graph output %d is tensor %d (graph has %d)", i, g->outputs[i],
-                       g->n_tensors);
+  if (!g) return tfl_fail(o.diag, TFL_ERR_ARG, "interpreter: no graph");
+  if (!o.fallback) return tfl_fail(o.diag, TFL_ERR_ARG, "interpreter: no fallback delegate (create one with cpu_delegate_create)");
   tfl_interpreter *it = calloc(1, sizeof *it);
-  if (!it) return tfl_error(TFL_ERR_NOMEM, "interpreter");
+  if (!it) return tfl_fail(o.diag, TFL_ERR_NOMEM, "interpreter");
   it->g = g;
-  tfl_status st;
-  if ((st = tfl_pass_fold_constants(g)) != TFL_OK) goto fail;
-  if ((st = tfl_infer_shapes(g)) != TFL_OK) goto fail;
+  it->fallback = o.fallback;
+  tfl_diag_init(&it->own_diag);
+  it->diag = o.diag ? o.diag : &it->own_diag;
+  tfl_status st = TFL_OK;
+  for (int i = 0; i < g->n_inputs && st == TFL_OK; i++)
+    if (g->inputs[i] < 0 || g->inputs[i] >= g->n_tensors)
+      st = tfl_fail(it->diag, TFL_ERR_FORMAT, "graph input %d is tensor %d (graph has %d)", i, g->inputs[i],
+                    g->n_tensors);
+  for (int i = 0; i < g->n_outputs && st == TFL_OK; i++)
+    if (g->outputs[i] < 0 || g->outputs[i] >= g->n_tensors)
+      st = tfl_fail(it->diag, TFL_ERR_FORMAT, "graph output %d is tensor %d (graph has %d)", i, g->outputs[i],
+                    g->n_tensors);
+  if (st != TFL_OK) goto fail;
+  if ((st = tfl_pass_fold_constants(g, it->diag)) != TFL_OK) goto fail;
+  if ((st = tfl_infer_shapes(g, it->diag)) != TFL_OK) goto fail;
 
-  cpu_delegate_options co = cpu_delegate_defaults();
-  co.threads = o.threads < 1 ? 1 : o.threads;
-  co.reference = o.reference;
-  it->cpu = cpu_delegate_create(&co);
-  if (!it->cpu) {
-    st = TFL_ERR_NOMEM;
-    goto fail;
-  }
   if ((st = partition(it, o.delegate)) != TFL_OK) goto fail;
   if ((st = allocate(it)) != TFL_OK) goto fail;
   for (int i = 0; i < it->n_parts; i++) {
     interp_part *p = &it->parts[i];
     st = p->d->prepare(p->d->ctx, g, &p->part, &p->state);
     if (st != TFL_OK) {
-      tfl_error_prefix(st, "%s delegate, partition %d (nodes %d..%d)", p->d->name, i, p->nodes[0],
+      tfl_fail_prefix(it->diag, st, "%s delegate, partition %d (nodes %d..%d)", p->d->name, i, p->nodes[0],
                        p->nodes[p->part.n_nodes - 1]);
       goto fail;
     }
@@ -272,17 +273,19 @@ tfl_status tfl_interpreter_create(tfl_graph *g, const tfl_interp_options *opt, t
   *out = it;
   return TFL_OK;
 fail:
+  /* an owned context dies with the interpreter: say why before it does */
+  if (it->diag == &it->own_diag) tfl_logf(it->diag, TFL_LOG_ERROR, "%s", it->diag->error);
   tfl_interpreter_free(it);
   return st;
 }
 
 tfl_status tfl_interpreter_invoke(tfl_interpreter *it)
 {
-  if (!it) return tfl_error(TFL_ERR_ARG, "invoke: no interpreter");
+  if (!it) return TFL_ERR_ARG;
   for (int i = 0; i < it->n_parts; i++) {
     interp_part *p = &it->parts[i];
     tfl_status st = p->d->invoke(p->d->ctx, p->state);
-    if (st != TFL_OK) return tfl_error_prefix(st, "%s delegate, partition %d", p->d->name, i);
+    if (st != TFL_OK) return tfl_fail_prefix(it->diag, st, "%s delegate, partition %d", p->d->name, i);
   }
   return TFL_OK;
 }
@@ -299,7 +302,6 @@ void tfl_interpreter_free(tfl_interpreter *it)
   }
   free(it->parts);
   free(it->node_part);
-  if (it->cpu) it->cpu->destroy(it->cpu);
   /* activation pointers would dangle into the freed arena */
   if (it->arena)
     for (int t = 0; t < it->g->n_tensors; t++) {
@@ -309,6 +311,11 @@ void tfl_interpreter_free(tfl_interpreter *it)
     }
   free(it->arena);
   free(it);
+}
+
+const char *tfl_interpreter_last_error(const tfl_interpreter *it)
+{
+  return it ? it->diag->error : "";
 }
 
 int tfl_interpreter_input_count(const tfl_interpreter *it)

@@ -1,16 +1,27 @@
 /* tfl_interpreter.h - runs a tfl_graph.
  *
- *   tfl_graph *g;  tfl_load_file("m.tflite", &g);          // tfl_loader.h
+ *   tfl_diag diag;  tfl_diag_init(&diag);                   // tfl_status.h
+ *   tfl_graph *g;   tfl_load_file("m.tflite", &g, &diag);    // tfl_loader.h
+ *   cpu_delegate_options co = cpu_delegate_defaults();  co.threads = 2;
+ *   tfl_delegate *cpu = cpu_delegate_create(&co);            // delegates/cpu
+ *   tfl_interp_options o = tfl_interp_defaults();
+ *   o.fallback = cpu;  o.diag = &diag;                       // o.delegate: an accelerator
  *   tfl_interpreter *it;
- *   tfl_interp_options o = tfl_interp_defaults();   o.threads = 2;
  *   tfl_interpreter_create(g, &o, &it);   // passes, shapes, partitions, arena, prepare
  *   memcpy(tfl_interpreter_input(it, 0)->data, pixels, n);
- *   tfl_interpreter_invoke(it);                            // no allocation
+ *   tfl_interpreter_invoke(it);                              // no allocation
  *   read tfl_interpreter_output(it, 0)->data;
- *   tfl_interpreter_free(it);  tfl_graph_free(g);
+ *   tfl_interpreter_free(it);  cpu->destroy(cpu);  tfl_graph_free(g);
  *
  * The interpreter borrows the graph (it must outlive the interpreter) and rewrites
  * it in place (folded constants, inferred shapes). One interpreter per graph.
+ * It borrows its delegates too: they must outlive it. The runtime knows no delegate
+ * itself; the caller hands the CPU delegate in as the fallback.
+ *
+ * Threads: one interpreter is used by one thread at a time (create, invoke and free
+ * may happen on different threads one after the other). Any number of interpreters,
+ * each with its own graph, delegates and diag, may be created, run and freed at once
+ * on any threads: the runtime keeps no mutable global state.
  */
 #ifndef TFL_INTERPRETER_H
 #define TFL_INTERPRETER_H
@@ -18,9 +29,15 @@
 #include "tfl_delegate.h"
 
 typedef struct {
-  int threads;             /* CPU threads, >= 1 (default 1) */
-  bool reference;          /* CPU: plain C reference kernels only, single thread */
   tfl_delegate *delegate;  /* optional accelerator (borrowed), asked first */
+  tfl_delegate *fallback;  /* required (borrowed): runs every node the accelerator does
+                              not claim, so it must support all of them (the CPU
+                              delegate: cpu_delegate_create); create fails naming the
+                              first node it cannot run */
+  tfl_diag *diag;          /* errors and log lines of create, invoke and the delegates'
+                              partitions (borrowed, must outlive the interpreter); NULL:
+                              the interpreter owns one (stderr, warnings; a failing
+                              create prints its error there) */
 } tfl_interp_options;
 
 tfl_interp_options tfl_interp_defaults(void);
@@ -30,6 +47,8 @@ typedef struct tfl_interpreter tfl_interpreter;
 tfl_status tfl_interpreter_create(tfl_graph *g, const tfl_interp_options *opt, tfl_interpreter **out);
 tfl_status tfl_interpreter_invoke(tfl_interpreter *it);
 void tfl_interpreter_free(tfl_interpreter *it);
+/* The message of the last failure (options.diag's, or the interpreter's own); "" when none. */
+const char *tfl_interpreter_last_error(const tfl_interpreter *it);
 
 int tfl_interpreter_input_count(const tfl_interpreter *it);
 int tfl_interpreter_output_count(const tfl_interpreter *it);

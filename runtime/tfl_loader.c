@@ -48,6 +48,7 @@ typedef struct {
   tfl_graph *g;
   int n_codes;
   op_code *codes;
+  tfl_diag *diag;        /* the caller's; NULL drops messages */
 } loader;
 
 #define FB_CHECK(L, ...)                                                  \
@@ -55,22 +56,22 @@ typedef struct {
     if (!fb_ok(&(L)->r)) {                                                \
       char ctx_[160];                                                     \
       snprintf(ctx_, sizeof ctx_, __VA_ARGS__);                           \
-      return tfl_error(TFL_ERR_FORMAT, "%s: %s", ctx_, (L)->r.msg);       \
+      return tfl_fail((L)->diag, TFL_ERR_FORMAT, "%s: %s", ctx_, (L)->r.msg);     \
     }                                                                     \
   } while (0)
 
 #define TRY(x) do { tfl_status s_ = (x); if (s_ != TFL_OK) return s_; } while (0)
 
 tfl_status tfl_buffer_bytes(fb_reader *r, const fb_table *model, const tfl_graph *g,
-                            uint32_t index, const uint8_t **data, size_t *size)
+                            uint32_t index, const uint8_t **data, size_t *size, tfl_diag *diag)
 {
   *data = NULL;
   *size = 0;
   fb_vec bufs;
   fb_vec_field(model, 4, 4, &bufs);
-  if (!fb_ok(r)) return tfl_error(TFL_ERR_FORMAT, "model buffers: %s", r->msg);
+  if (!fb_ok(r)) return tfl_fail(diag, TFL_ERR_FORMAT, "model buffers: %s", r->msg);
   if (index >= bufs.n)
-    return tfl_error(TFL_ERR_FORMAT, "buffer %u out of range (model has %u buffers)", index,
+    return tfl_fail(diag, TFL_ERR_FORMAT, "buffer %u out of range (model has %u buffers)", index,
                      bufs.n);
   fb_table b;
   fb_vec_table(r, &bufs, index, &b);
@@ -83,7 +84,7 @@ tfl_status tfl_buffer_bytes(fb_reader *r, const fb_table *model, const tfl_graph
     uint64_t off = fb_u64(&b, 1, 0), sz = fb_u64(&b, 2, 0);
     if (fb_ok(r) && off > 1) {
       if (off > g->model_size || sz > g->model_size - off)
-        return tfl_error(TFL_ERR_FORMAT,
+        return tfl_fail(diag, TFL_ERR_FORMAT,
                          "buffer %u: data at offset %llu size %llu lies outside the file "
                          "(%zu bytes)",
                          index, (unsigned long long)off, (unsigned long long)sz, g->model_size);
@@ -91,7 +92,7 @@ tfl_status tfl_buffer_bytes(fb_reader *r, const fb_table *model, const tfl_graph
       *size = (size_t)sz;
     }
   }
-  if (!fb_ok(r)) return tfl_error(TFL_ERR_FORMAT, "buffer %u: %s", index, r->msg);
+  if (!fb_ok(r)) return tfl_fail(diag, TFL_ERR_FORMAT, "buffer %u: %s", index, r->msg);
   return TFL_OK;
 }
 
@@ -102,7 +103,7 @@ static tfl_status read_op_codes(loader *L)
   FB_CHECK(L, "operator_codes");
   L->n_codes = (int)v.n;
   L->codes = calloc(v.n ? v.n : 1, sizeof *L->codes);
-  if (!L->codes) return tfl_error(TFL_ERR_NOMEM, "operator_codes: %u entries", v.n);
+  if (!L->codes) return tfl_fail(L->diag, TFL_ERR_NOMEM, "operator_codes: %u entries", v.n);
   for (uint32_t i = 0; i < v.n; i++) {
     fb_table t;
     fb_vec_table(&L->r, &v, i, &t);
@@ -112,11 +113,11 @@ static tfl_status read_op_codes(loader *L)
     c->version = fb_i32(&t, 2, 1);
     if (c->code == BUILTIN_CUSTOM) c->custom = fb_string_field(&t, 1, NULL);
     FB_CHECK(L, "operator code %u", i);
-    if (c->code < 0) return tfl_error(TFL_ERR_FORMAT, "operator code %u: builtin code %d", i,
+    if (c->code < 0) return tfl_fail(L->diag, TFL_ERR_FORMAT, "operator code %u: builtin code %d", i,
                                       c->code);
     if (c->code == BUILTIN_CUSTOM) {
       if (!c->custom)
-        return tfl_error(TFL_ERR_FORMAT, "operator code %u: custom op without a name", i);
+        return tfl_fail(L->diag, TFL_ERR_FORMAT, "operator code %u: custom op without a name", i);
       c->known = tfl_op_from_custom(c->custom, &c->op);
     } else {
       c->known = tfl_op_from_builtin(c->code, &c->op);
@@ -147,18 +148,18 @@ static tfl_status read_quant(loader *L, int ti, const fb_table *qt, tfl_tensor *
   int32_t axis = fb_i32(qt, 6, 0);
   FB_CHECK(L, "tensor %d (%s): quantization", ti, tname(t));
   if (details != 0)
-    return tfl_error(TFL_ERR_UNSUPPORTED, "tensor %d (%s): custom quantization is not supported",
+    return tfl_fail(L->diag, TFL_ERR_UNSUPPORTED, "tensor %d (%s): custom quantization is not supported",
                      ti, tname(t));
   if (sc.n == 0) return TFL_OK; /* not quantized */
   if (zp.n != sc.n)
-    return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): %u quantization scales but %u zero points",
+    return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d (%s): %u quantization scales but %u zero points",
                      ti, tname(t), sc.n, zp.n);
   if (sc.n > 1) {
     if (axis < 0 || axis >= t->ndim)
-      return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): quantized_dimension %d out of range "
+      return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d (%s): quantized_dimension %d out of range "
                        "(tensor has %d dims)", ti, tname(t), axis, t->ndim);
     if ((uint32_t)t->dims[axis] != sc.n)
-      return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): %u scales for dimension %d of size %d",
+      return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d (%s): %u scales for dimension %d of size %d",
                        ti, tname(t), sc.n, axis, t->dims[axis]);
   }
   t->q.n = (int)sc.n;
@@ -166,12 +167,12 @@ static tfl_status read_quant(loader *L, int ti, const fb_table *qt, tfl_tensor *
   t->q.scale = tfl_graph_alloc(L->g, sc.n * sizeof(float));
   t->q.zero_point = tfl_graph_alloc(L->g, sc.n * sizeof(int32_t));
   if (!t->q.scale || !t->q.zero_point)
-    return tfl_error(TFL_ERR_NOMEM, "tensor %d: quantization arrays", ti);
+    return tfl_fail(L->diag, TFL_ERR_NOMEM, "tensor %d: quantization arrays", ti);
   for (uint32_t i = 0; i < sc.n; i++) {
     t->q.scale[i] = fb_vec_f32(&L->r, &sc, i);
     int64_t z = fb_vec_i64(&L->r, &zp, i);
     if (z < INT32_MIN || z > INT32_MAX)
-      return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): zero point %lld out of int32 range", ti,
+      return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d (%s): zero point %lld out of int32 range", ti,
                        tname(t), (long long)z);
     t->q.zero_point[i] = (int32_t)z;
   }
@@ -188,17 +189,17 @@ static tfl_status read_index_vec(loader *L, int ti, int level, const fb_table *d
   bool has = fb_table_field(dm, type_id + 1, &vt);
   FB_CHECK(L, "tensor %d: sparsity level %d %s", ti, level, what);
   if (!has || type < 1 || type > 3)
-    return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparsity level %d: %s missing or of unknown "
+    return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d: sparsity level %d: %s missing or of unknown "
                      "type %u", ti, level, what, type);
   static const size_t elem[4] = {0, 4, 2, 1}; /* Int32Vector, Uint16Vector, Uint8Vector */
   fb_vec v;
   fb_vec_field(&vt, 0, elem[type], &v);
   FB_CHECK(L, "tensor %d: sparsity level %d %s", ti, level, what);
   if (v.n > MAX_ELEMENTS / 4)
-    return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparsity level %d: %s has %u entries", ti,
+    return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d: sparsity level %d: %s has %u entries", ti,
                      level, what, v.n);
   int32_t *a = tfl_graph_alloc(L->g, (size_t)v.n * 4);
-  if (!a) return tfl_error(TFL_ERR_NOMEM, "tensor %d: sparse indices", ti);
+  if (!a) return tfl_fail(L->diag, TFL_ERR_NOMEM, "tensor %d: sparse indices", ti);
   for (uint32_t i = 0; i < v.n; i++) {
     if (type == 1) a[i] = fb_vec_i32(&L->r, &v, i);
     else if (type == 2) a[i] = fb_vec_u16(&L->r, &v, i);
@@ -215,7 +216,7 @@ static tfl_status read_sparsity(loader *L, int ti, const fb_table *st, tfl_tenso
                                 size_t data_bytes)
 {
   tfl_sparsity *s = tfl_graph_alloc(L->g, sizeof *s);
-  if (!s) return tfl_error(TFL_ERR_NOMEM, "tensor %d: sparsity", ti);
+  if (!s) return tfl_fail(L->diag, TFL_ERR_NOMEM, "tensor %d: sparsity", ti);
   fb_vec trav, bmap, dims;
   fb_vec_field(st, 0, 4, &trav);
   fb_vec_field(st, 1, 4, &bmap);
@@ -223,7 +224,7 @@ static tfl_status read_sparsity(loader *L, int ti, const fb_table *st, tfl_tenso
   FB_CHECK(L, "tensor %d (%s): sparsity", ti, tname(t));
   int nd = t->ndim;
   if (bmap.n > TFL_MAX_DIMS || trav.n != (uint32_t)nd + bmap.n || dims.n != trav.n)
-    return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): sparsity has %u traversal dims, %u block "
+    return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d (%s): sparsity has %u traversal dims, %u block "
                      "dims and %u dim_metadata for a %d-dim tensor", ti, tname(t), trav.n,
                      bmap.n, dims.n, nd);
   s->n_traversal = (int)trav.n;
@@ -232,7 +233,7 @@ static tfl_status read_sparsity(loader *L, int ti, const fb_table *st, tfl_tenso
   for (int k = 0; k < s->n_traversal; k++) {
     int32_t o = fb_vec_i32(&L->r, &trav, (uint32_t)k);
     if (o < 0 || o >= s->n_traversal || seen[o])
-      return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): traversal_order is not a permutation "
+      return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d (%s): traversal_order is not a permutation "
                        "(entry %d is %d)", ti, tname(t), k, o);
     seen[o] = true;
     s->traversal_order[k] = o;
@@ -240,7 +241,7 @@ static tfl_status read_sparsity(loader *L, int ti, const fb_table *st, tfl_tenso
   for (int b = 0; b < s->n_block; b++) {
     int32_t d = fb_vec_i32(&L->r, &bmap, (uint32_t)b);
     if (d < 0 || d >= nd)
-      return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): block_map[%d] = %d out of range", ti,
+      return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d (%s): block_map[%d] = %d out of range", ti,
                        tname(t), b, d);
     s->block_map[b] = d;
   }
@@ -252,7 +253,7 @@ static tfl_status read_sparsity(loader *L, int ti, const fb_table *st, tfl_tenso
     s->dim[k].dense_size = fb_i32(&dm[k], 1, 0);
     FB_CHECK(L, "tensor %d (%s): sparsity level %d", ti, tname(t), k);
     if (f != TFL_DIM_DENSE && f != TFL_DIM_SPARSE_CSR)
-      return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparsity level %d format %d unknown", ti, k, f);
+      return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d: sparsity level %d format %d unknown", ti, k, f);
     s->dim[k].format = (tfl_dim_format)f;
   }
   /* size of each original (and block) dimension as traversed */
@@ -262,7 +263,7 @@ static tfl_status read_sparsity(loader *L, int ti, const fb_table *st, tfl_tenso
     for (int k = 0; k < s->n_traversal; k++)
       if (s->traversal_order[k] == nd + b) {
         if (s->dim[k].format != TFL_DIM_DENSE || s->dim[k].dense_size < 1)
-          return tfl_error(TFL_ERR_UNSUPPORTED, "tensor %d: block dimension %d must be dense "
+          return tfl_fail(L->diag, TFL_ERR_UNSUPPORTED, "tensor %d: block dimension %d must be dense "
                            "with a positive size", ti, b);
         block_size[b] = s->dim[k].dense_size;
       }
@@ -276,7 +277,7 @@ static tfl_status read_sparsity(loader *L, int ti, const fb_table *st, tfl_tenso
       for (int b = 0; b < s->n_block; b++)
         if (s->block_map[b] == o) bs *= block_size[b];
       if (bs < 1 || t->dims[o] % bs)
-        return tfl_error(TFL_ERR_FORMAT, "tensor %d: dimension %d (%d) not divisible by its "
+        return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d: dimension %d (%d) not divisible by its "
                          "block size %lld", ti, o, t->dims[o], (long long)bs);
       size = t->dims[o] / bs;
     } else {
@@ -285,35 +286,35 @@ static tfl_status read_sparsity(loader *L, int ti, const fb_table *st, tfl_tenso
     tfl_dim_meta *m = &s->dim[k];
     if (m->format == TFL_DIM_DENSE) {
       if (m->dense_size != size)
-        return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparsity level %d dense_size %d, expected "
+        return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d: sparsity level %d dense_size %d, expected "
                          "%lld", ti, k, m->dense_size, (long long)size);
       count *= size;
     } else {
       TRY(read_index_vec(L, ti, k, &dm[k], 2, "array_segments", &m->segments, &m->n_segments));
       TRY(read_index_vec(L, ti, k, &dm[k], 4, "array_indices", &m->indices, &m->n_indices));
       if (m->n_segments != count + 1)
-        return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparsity level %d has %d segments, "
+        return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d: sparsity level %d has %d segments, "
                          "expected %lld", ti, k, m->n_segments, (long long)(count + 1));
       if (m->segments[0] != 0 || m->segments[m->n_segments - 1] != m->n_indices)
-        return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparsity level %d segments run from %d to "
+        return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d: sparsity level %d segments run from %d to "
                          "%d, expected 0 to %d", ti, k, m->segments[0],
                          m->segments[m->n_segments - 1], m->n_indices);
       for (int i = 1; i < m->n_segments; i++)
         if (m->segments[i] < m->segments[i - 1])
-          return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparsity level %d segments decrease at %d",
+          return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d: sparsity level %d segments decrease at %d",
                            ti, k, i);
       for (int i = 0; i < m->n_indices; i++)
         if (m->indices[i] < 0 || m->indices[i] >= size)
-          return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparsity level %d index %d = %d out of "
+          return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d: sparsity level %d index %d = %d out of "
                            "range 0..%lld", ti, k, i, m->indices[i], (long long)size - 1);
       count = m->n_indices;
     }
     if (count > (int64_t)MAX_ELEMENTS)
-      return tfl_error(TFL_ERR_FORMAT, "tensor %d: sparse structure addresses too many values",
+      return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d: sparse structure addresses too many values",
                        ti);
   }
   if ((uint64_t)count * tfl_type_size(t->type) != data_bytes)
-    return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): sparse buffer has %zu bytes, the index "
+    return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d (%s): sparse buffer has %zu bytes, the index "
                      "structure stores %lld values of %zu bytes", ti, tname(t), data_bytes,
                      (long long)count, tfl_type_size(t->type));
   t->sparsity = s;
@@ -331,25 +332,25 @@ static tfl_status read_tensor(loader *L, int ti, const fb_table *tt, tfl_tensor 
   t->is_variable = fb_bool(tt, 5, false);
   FB_CHECK(L, "tensor %d", ti);
   t->name = tfl_graph_strndup(L->g, name ? name : "", name ? name_len : 0);
-  if (!t->name) return tfl_error(TFL_ERR_NOMEM, "tensor %d: name", ti);
+  if (!t->name) return tfl_fail(L->diag, TFL_ERR_NOMEM, "tensor %d: name", ti);
   t->producer = -1;
 
   if (!type_of(type, &t->type))
-    return tfl_error(TFL_ERR_UNSUPPORTED, "tensor %d (%s): type %d%s is not supported", ti,
+    return tfl_fail(L->diag, TFL_ERR_UNSUPPORTED, "tensor %d (%s): type %d%s is not supported", ti,
                      t->name, type, type == TFL_TYPE_STRING ? " (STRING)" : "");
   if (has_shape && shape.n > TFL_MAX_DIMS)
-    return tfl_error(TFL_ERR_UNSUPPORTED, "tensor %d (%s): %u dims, at most %d supported", ti,
+    return tfl_fail(L->diag, TFL_ERR_UNSUPPORTED, "tensor %d (%s): %u dims, at most %d supported", ti,
                      t->name, shape.n, TFL_MAX_DIMS);
   t->ndim = (int)shape.n;
   uint64_t count = 1;
   for (int d = 0; d < t->ndim; d++) {
     int32_t v = fb_vec_i32(&L->r, &shape, (uint32_t)d);
     if (v < 0)
-      return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): dimension %d is %d", ti, t->name, d, v);
+      return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d (%s): dimension %d is %d", ti, t->name, d, v);
     t->dims[d] = v;
     count *= (uint64_t)v;
     if (count > MAX_ELEMENTS)
-      return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): shape has more than 2^31-1 elements",
+      return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d (%s): shape has more than 2^31-1 elements",
                        ti, t->name);
   }
   tfl_tensor_update_bytes(t);
@@ -361,16 +362,16 @@ static tfl_status read_tensor(loader *L, int ti, const fb_table *tt, tfl_tensor 
 
   const uint8_t *data;
   size_t size;
-  tfl_status s = tfl_buffer_bytes(&L->r, &L->model, L->g, buffer, &data, &size);
-  if (s != TFL_OK) return tfl_error_prefix(s, "tensor %d (%s)", ti, t->name);
+  tfl_status s = tfl_buffer_bytes(&L->r, &L->model, L->g, buffer, &data, &size, L->diag);
+  if (s != TFL_OK) return tfl_fail_prefix(L->diag, s, "tensor %d (%s)", ti, t->name);
   bool has_sparse = fb_table_field(tt, 6, &st);
   FB_CHECK(L, "tensor %d (%s): sparsity", ti, t->name);
   if (has_sparse) {
     if (!size)
-      return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): sparsity given but no data", ti, t->name);
+      return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d (%s): sparsity given but no data", ti, t->name);
     TRY(read_sparsity(L, ti, &st, t, size));
   } else if (size && size != t->bytes) {
-    return tfl_error(TFL_ERR_FORMAT, "tensor %d (%s): buffer %u has %zu bytes, shape and type "
+    return tfl_fail(L->diag, TFL_ERR_FORMAT, "tensor %d (%s): buffer %u has %zu bytes, shape and type "
                      "%s need %zu", ti, t->name, buffer, size, tfl_type_name(t->type), t->bytes);
   }
   if (size) {
@@ -378,7 +379,7 @@ static tfl_status read_tensor(loader *L, int ti, const fb_table *tt, tfl_tensor 
     if ((uintptr_t)data % align) {
       /* kernels read typed pointers: give them an aligned copy */
       void *copy = tfl_graph_alloc(L->g, size);
-      if (!copy) return tfl_error(TFL_ERR_NOMEM, "tensor %d: %zu bytes", ti, size);
+      if (!copy) return tfl_fail(L->diag, TFL_ERR_NOMEM, "tensor %d: %zu bytes", ti, size);
       memcpy(copy, data, size);
       data = copy;
     }
@@ -395,12 +396,12 @@ static tfl_status read_index_list(loader *L, const fb_table *sg, int id, const c
   fb_vec_field(sg, id, 4, &v);
   FB_CHECK(L, "subgraph %s", what);
   *out = malloc((v.n ? v.n : 1) * sizeof(int32_t));
-  if (!*out) return tfl_error(TFL_ERR_NOMEM, "subgraph %s", what);
+  if (!*out) return tfl_fail(L->diag, TFL_ERR_NOMEM, "subgraph %s", what);
   *n_out = (int)v.n;
   for (uint32_t i = 0; i < v.n; i++) {
     int32_t x = fb_vec_i32(&L->r, &v, i);
     if (x < 0 || x >= L->g->n_tensors)
-      return tfl_error(TFL_ERR_FORMAT, "subgraph %s %u: tensor %d out of range (%d tensors)",
+      return tfl_fail(L->diag, TFL_ERR_FORMAT, "subgraph %s %u: tensor %d out of range (%d tensors)",
                        what, i, x, L->g->n_tensors);
     (*out)[i] = x;
   }
@@ -416,14 +417,14 @@ static tfl_status read_node_io(loader *L, int ni, const fb_table *ot, int id, bo
   fb_vec_field(ot, id, 4, &v);
   FB_CHECK(L, "node %d %ss", ni, what);
   if (v.n > MAX_NODE_IO)
-    return tfl_error(TFL_ERR_FORMAT, "node %d: %u %ss", ni, v.n, what);
+    return tfl_fail(L->diag, TFL_ERR_FORMAT, "node %d: %u %ss", ni, v.n, what);
   *out = tfl_graph_alloc(g, (v.n ? v.n : 1) * sizeof(int32_t));
-  if (!*out) return tfl_error(TFL_ERR_NOMEM, "node %d", ni);
+  if (!*out) return tfl_fail(L->diag, TFL_ERR_NOMEM, "node %d", ni);
   *n_out = (int)v.n;
   for (uint32_t i = 0; i < v.n; i++) {
     int32_t x = fb_vec_i32(&L->r, &v, i);
     if (x < (optional_ok ? -1 : 0) || x >= g->n_tensors)
-      return tfl_error(TFL_ERR_FORMAT, "node %d (%s): %s %u is tensor %d, out of range "
+      return tfl_fail(L->diag, TFL_ERR_FORMAT, "node %d (%s): %s %u is tensor %d, out of range "
                        "(%d tensors)", ni, tfl_op_name(g->nodes[ni].op), what, i, x,
                        g->n_tensors);
     (*out)[i] = x;
@@ -437,15 +438,15 @@ static tfl_status read_node(loader *L, int ni, const fb_table *ot, tfl_node *n)
   uint32_t oc = fb_u32(ot, 0, 0);
   FB_CHECK(L, "node %d", ni);
   if (oc >= (uint32_t)L->n_codes)
-    return tfl_error(TFL_ERR_FORMAT, "node %d: opcode_index %u out of range (%d operator codes)",
+    return tfl_fail(L->diag, TFL_ERR_FORMAT, "node %d: opcode_index %u out of range (%d operator codes)",
                      ni, oc, L->n_codes);
   const op_code *c = &L->codes[oc];
   if (!c->known) {
     if (c->code == BUILTIN_CUSTOM)
-      return tfl_error(TFL_ERR_UNSUPPORTED, "node %d: custom op '%s' is not supported", ni,
+      return tfl_fail(L->diag, TFL_ERR_UNSUPPORTED, "node %d: custom op '%s' is not supported", ni,
                        c->custom);
     const char *nm = tfl_builtin_code_name(c->code);
-    return tfl_error(TFL_ERR_UNSUPPORTED, "node %d: op code #%d (%s) is not supported", ni,
+    return tfl_fail(L->diag, TFL_ERR_UNSUPPORTED, "node %d: op code #%d (%s) is not supported", ni,
                      c->code, nm ? nm : "unknown");
   }
   n->op = c->op;
@@ -456,24 +457,24 @@ static tfl_status read_node(loader *L, int ni, const fb_table *ot, tfl_node *n)
   for (int i = 0; i < n->n_out; i++) {
     tfl_tensor *t = &g->tensors[n->out[i]];
     if (t->producer >= 0)
-      return tfl_error(TFL_ERR_FORMAT, "node %d (%s): output tensor %d (%s) is already written "
+      return tfl_fail(L->diag, TFL_ERR_FORMAT, "node %d (%s): output tensor %d (%s) is already written "
                        "by node %d", ni, tfl_op_name(n->op), n->out[i], t->name, t->producer);
     if (t->is_const)
-      return tfl_error(TFL_ERR_FORMAT, "node %d (%s): output tensor %d (%s) is a constant", ni,
+      return tfl_fail(L->diag, TFL_ERR_FORMAT, "node %d (%s): output tensor %d (%s) is a constant", ni,
                        tfl_op_name(n->op), n->out[i], t->name);
     t->producer = ni;
   }
-  return tfl_parse_op_options(&L->r, ot, n, ni, g->model_bytes, g->model_size);
+  return tfl_parse_op_options(&L->r, ot, n, ni, g->model_bytes, g->model_size, L->diag);
 }
 
 static tfl_status parse(loader *L)
 {
   tfl_graph *g = L->g;
   if (!fb_init(&L->r, g->model_bytes, g->model_size))
-    return tfl_error(TFL_ERR_FORMAT, "%s", L->r.msg);
+    return tfl_fail(L->diag, TFL_ERR_FORMAT, "%s", L->r.msg);
   if (!fb_has_identifier(&L->r, "TFL3")) {
     const uint8_t *b = g->model_bytes;
-    return tfl_error(TFL_ERR_FORMAT, "file identifier is %02x %02x %02x %02x, expected \"TFL3\" "
+    return tfl_fail(L->diag, TFL_ERR_FORMAT, "file identifier is %02x %02x %02x %02x, expected \"TFL3\" "
                      "(not a .tflite model?)", b[4], b[5], b[6], b[7]);
   }
   fb_root(&L->r, &L->model);
@@ -481,13 +482,13 @@ static tfl_status parse(loader *L)
   uint32_t version = fb_u32(&L->model, 0, 0);
   FB_CHECK(L, "model version");
   if (version != 3)
-    return tfl_error(TFL_ERR_UNSUPPORTED, "schema version %u, expected 3", version);
+    return tfl_fail(L->diag, TFL_ERR_UNSUPPORTED, "schema version %u, expected 3", version);
   TRY(read_op_codes(L));
 
   fb_vec sgs;
   fb_vec_field(&L->model, 2, 4, &sgs);
   FB_CHECK(L, "subgraphs");
-  if (sgs.n < 1) return tfl_error(TFL_ERR_FORMAT, "model has no subgraph");
+  if (sgs.n < 1) return tfl_fail(L->diag, TFL_ERR_FORMAT, "model has no subgraph");
   fb_table sg;
   fb_vec_table(&L->r, &sgs, 0, &sg);
   FB_CHECK(L, "subgraph 0");
@@ -497,11 +498,11 @@ static tfl_status parse(loader *L)
   fb_vec_field(&sg, 3, 4, &ov);
   FB_CHECK(L, "subgraph 0");
   if (tv.n > MAX_TENSORS || ov.n > MAX_NODES)
-    return tfl_error(TFL_ERR_FORMAT, "subgraph 0 has %u tensors and %u operators (limits %d, %d)",
+    return tfl_fail(L->diag, TFL_ERR_FORMAT, "subgraph 0 has %u tensors and %u operators (limits %d, %d)",
                      tv.n, ov.n, MAX_TENSORS, MAX_NODES);
   g->tensors = calloc(tv.n ? tv.n : 1, sizeof *g->tensors);
   g->nodes = calloc(ov.n ? ov.n : 1, sizeof *g->nodes);
-  if (!g->tensors || !g->nodes) return tfl_error(TFL_ERR_NOMEM, "%u tensors", tv.n);
+  if (!g->tensors || !g->nodes) return tfl_fail(L->diag, TFL_ERR_NOMEM, "%u tensors", tv.n);
   g->n_tensors = (int)tv.n;
   g->n_nodes = (int)ov.n;
   for (int i = 0; i < g->n_tensors; i++) g->tensors[i].producer = -1;
@@ -522,7 +523,7 @@ static tfl_status parse(loader *L)
   for (int i = 0; i < g->n_inputs; i++) {
     int x = g->inputs[i];
     if (g->tensors[x].producer >= 0)
-      return tfl_error(TFL_ERR_FORMAT, "graph input %d (tensor %d) is written by node %d", i, x,
+      return tfl_fail(L->diag, TFL_ERR_FORMAT, "graph input %d (tensor %d) is written by node %d", i, x,
                        g->tensors[x].producer);
   }
 
@@ -531,19 +532,20 @@ static tfl_status parse(loader *L)
   FB_CHECK(L, "model description");
   if (desc) {
     g->description = malloc((size_t)dlen + 1);
-    if (!g->description) return tfl_error(TFL_ERR_NOMEM, "description");
+    if (!g->description) return tfl_fail(L->diag, TFL_ERR_NOMEM, "description");
     memcpy(g->description, desc, dlen);
     g->description[dlen] = 0;
   }
-  tfl_read_metadata(g, &L->r, &L->model);
+  tfl_read_metadata(g, &L->r, &L->model, L->diag);
   return TFL_OK;
 }
 
-static tfl_status load(tfl_graph *g, tfl_graph **out)
+static tfl_status load(tfl_graph *g, tfl_graph **out, tfl_diag *diag)
 {
   loader L;
   memset(&L, 0, sizeof L);
   L.g = g;
+  L.diag = diag;
   tfl_status s = parse(&L);
   free(L.codes);
   if (s != TFL_OK) {
@@ -554,56 +556,57 @@ static tfl_status load(tfl_graph *g, tfl_graph **out)
   return TFL_OK;
 }
 
-tfl_status tfl_load_file(const char *path, tfl_graph **out)
+tfl_status tfl_load_file(const char *path, tfl_graph **out, tfl_diag *diag)
 {
-  if (!path || !out) return tfl_error(TFL_ERR_ARG, "tfl_load_file: NULL argument");
+  if (!path || !out) return tfl_fail(diag, TFL_ERR_ARG, "tfl_load_file: NULL argument");
   *out = NULL;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return tfl_error(TFL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  if (fd < 0) return tfl_fail(diag, TFL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
-    return tfl_error(TFL_ERR_IO, "%s: not a regular file", path);
+    return tfl_fail(diag, TFL_ERR_IO, "%s: not a regular file", path);
   }
   if (st.st_size < 8) {
     close(fd);
-    return tfl_error(TFL_ERR_FORMAT, "%s: file has %lld bytes, too short for a model", path,
+    return tfl_fail(diag, TFL_ERR_FORMAT, "%s: file has %lld bytes, too short for a model", path,
                      (long long)st.st_size);
   }
   size_t size = (size_t)st.st_size;
   void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
   int err = errno;
   close(fd);
-  if (map == MAP_FAILED) return tfl_error(TFL_ERR_IO, "%s: mmap failed: %s", path, strerror(err));
+  if (map == MAP_FAILED) return tfl_fail(diag, TFL_ERR_IO, "%s: mmap failed: %s", path, strerror(err));
   tfl_graph *g = calloc(1, sizeof *g);
+  if (g) g->batch = 1;
   if (!g || !tfl_graph_set_backing_mmap(g, map, size)) {
     munmap(map, size);
     free(g);
-    return tfl_error(TFL_ERR_NOMEM, "%s: graph", path);
+    return tfl_fail(diag, TFL_ERR_NOMEM, "%s: graph", path);
   }
   g->model_bytes = map;
   g->model_size = size;
-  tfl_status s = load(g, out);
-  if (s != TFL_OK) return tfl_error_prefix(s, "%s", path);
+  tfl_status s = load(g, out, diag);
+  if (s != TFL_OK) return tfl_fail_prefix(diag, s, "%s", path);
   return TFL_OK;
 }
 
-tfl_status tfl_load_memory(const void *data, size_t size, tfl_graph **out)
+tfl_status tfl_load_memory(const void *data, size_t size, tfl_graph **out, tfl_diag *diag)
 {
-  if (!data || !out) return tfl_error(TFL_ERR_ARG, "tfl_load_memory: NULL argument");
+  if (!data || !out) return tfl_fail(diag, TFL_ERR_ARG, "tfl_load_memory: NULL argument");
   *out = NULL;
   if (size < 8)
-    return tfl_error(TFL_ERR_FORMAT, "model has %zu bytes, too short for a flatbuffer", size);
+    return tfl_fail(diag, TFL_ERR_FORMAT, "model has %zu bytes, too short for a flatbuffer", size);
   void *copy = NULL;
-  if (posix_memalign(&copy, 64, size)) return tfl_error(TFL_ERR_NOMEM, "%zu-byte model copy", size);
+  if (posix_memalign(&copy, 64, size)) return tfl_fail(diag, TFL_ERR_NOMEM, "%zu-byte model copy", size);
   memcpy(copy, data, size);
   tfl_graph *g = calloc(1, sizeof *g);
   if (!g || !tfl_graph_set_backing_copy(g, copy)) {
     free(copy);
     free(g);
-    return tfl_error(TFL_ERR_NOMEM, "graph");
+    return tfl_fail(diag, TFL_ERR_NOMEM, "graph");
   }
   g->model_bytes = copy;
   g->model_size = size;
-  return load(g, out);
+  return load(g, out, diag);
 }

@@ -3,7 +3,8 @@
  * The file is untrusted: every offset, vtable, vector, string and buffer range is
  * checked before use. Failures return TFL_ERR_FORMAT (or _UNSUPPORTED for a valid
  * model using an op/type we do not know) with a message naming the bad field.
- * Only the first subgraph is loaded.
+ * Only the first subgraph is loaded. Errors and metadata warnings go to `diag` (may
+ * be NULL). Threads: any number of loads may run at once.
  */
 #ifndef TFL_LOADER_H
 #define TFL_LOADER_H
@@ -11,8 +12,8 @@
 #include "tfl_graph.h"
 
 /* Maps the file (read-only); the mapping lives as long as the graph. */
-tfl_status tfl_load_file(const char *path, tfl_graph **out);
+tfl_status tfl_load_file(const char *path, tfl_graph **out, tfl_diag *diag);
 /* Copies `size` bytes, so `data` may be freed after the call. */
-tfl_status tfl_load_memory(const void *data, size_t size, tfl_graph **out);
+tfl_status tfl_load_memory(const void *data, size_t size, tfl_graph **out, tfl_diag *diag);
 
 #endif

@@ -133,18 +133,18 @@ bool tfl_op_from_custom(const char *name, tfl_op *op)
 
 /* ---- builtin options ---------------------------------------------------------- */
 
-#define NODE_ERR(st, ...) node_err(st, node_index, n->op, __VA_ARGS__)
+#define NODE_ERR(st, ...) node_err(diag, st, node_index, n->op, __VA_ARGS__)
 
-static tfl_status node_err(tfl_status st, int idx, tfl_op op, const char *fmt, ...)
-  __attribute__((format(printf, 4, 5)));
-static tfl_status node_err(tfl_status st, int idx, tfl_op op, const char *fmt, ...)
+static tfl_status node_err(tfl_diag *diag, tfl_status st, int idx, tfl_op op, const char *fmt, ...)
+  __attribute__((format(printf, 5, 6)));
+static tfl_status node_err(tfl_diag *diag, tfl_status st, int idx, tfl_op op, const char *fmt, ...)
 {
   char msg[300];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return tfl_error(st, "node %d (%s): %s", idx, tfl_op_name(op), msg);
+  return tfl_fail(diag, st, "node %d (%s): %s", idx, tfl_op_name(op), msg);
 }
 
 static bool act_of(int v, tfl_activation *a)
@@ -177,7 +177,7 @@ static int dims_vec(const fb_table *o, int id, int32_t *dst, bool *too_long)
 }
 
 static tfl_status parse_builtin(fb_reader *r, const fb_table *o, bool has, tfl_node *n,
-                                int node_index)
+                                int node_index, tfl_diag *diag)
 {
   tfl_params *p = &n->p;
   int act = 0;
@@ -333,7 +333,7 @@ bad_act:
 
 /* MediaPipe stores TfLiteTransposeConvParams as raw bytes: int padding
  * (TfLitePadding: 1 same, 2 valid), int stride_width, int stride_height. */
-static tfl_status parse_transpose_bias(const uint8_t *b, size_t len, tfl_node *n, int node_index)
+static tfl_status parse_transpose_bias(const uint8_t *b, size_t len, tfl_node *n, int node_index, tfl_diag *diag)
 {
   if (len < 12)
     return NODE_ERR(TFL_ERR_FORMAT, "custom options have %zu bytes, expected at least 12", len);
@@ -354,7 +354,7 @@ static tfl_status parse_transpose_bias(const uint8_t *b, size_t len, tfl_node *n
 }
 
 static tfl_status need_int(const fxb_map *m, const char *key, int lo, int hi, int *out,
-                           tfl_node *n, int node_index)
+                           tfl_node *n, int node_index, tfl_diag *diag)
 {
   int64_t v;
   if (!fxb_get_int(m, key, &v)) return NODE_ERR(TFL_ERR_FORMAT, "option '%s' missing", key);
@@ -365,7 +365,7 @@ static tfl_status need_int(const fxb_map *m, const char *key, int lo, int hi, in
 }
 
 static tfl_status need_float(const fxb_map *m, const char *key, float *out, tfl_node *n,
-                             int node_index)
+                             int node_index, tfl_diag *diag)
 {
   double v;
   if (!fxb_get_float(m, key, &v)) return NODE_ERR(TFL_ERR_FORMAT, "option '%s' missing", key);
@@ -377,13 +377,13 @@ static tfl_status need_float(const fxb_map *m, const char *key, float *out, tfl_
 
 #define TRY(x) do { tfl_status s_ = (x); if (s_ != TFL_OK) return s_; } while (0)
 
-static tfl_status parse_detection(const fxb_map *m, tfl_node *n, int node_index)
+static tfl_status parse_detection(const fxb_map *m, tfl_node *n, int node_index, tfl_diag *diag)
 {
   tfl_detection_params *d = &n->p.detection;
-  TRY(need_int(m, "max_detections", 1, 100000, &d->max_detections, n, node_index));
-  TRY(need_int(m, "num_classes", 1, 100000, &d->num_classes, n, node_index));
+  TRY(need_int(m, "max_detections", 1, 100000, &d->max_detections, n, node_index, diag));
+  TRY(need_int(m, "num_classes", 1, 100000, &d->num_classes, n, node_index, diag));
   TRY(need_int(m, "max_classes_per_detection", 1, d->num_classes, &d->max_classes_per_detection,
-               n, node_index));
+               n, node_index, diag));
   int64_t v;
   d->detections_per_class = 100; /* TFLite's default when the key is absent */
   if (fxb_get_int(m, "detections_per_class", &v)) {
@@ -394,12 +394,12 @@ static tfl_status parse_detection(const fxb_map *m, tfl_node *n, int node_index)
   }
   bool b = false;
   d->use_regular_nms = fxb_get_bool(m, "use_regular_nms", &b) && b;
-  TRY(need_float(m, "nms_score_threshold", &d->nms_score_threshold, n, node_index));
-  TRY(need_float(m, "nms_iou_threshold", &d->nms_iou_threshold, n, node_index));
-  TRY(need_float(m, "y_scale", &d->y_scale, n, node_index));
-  TRY(need_float(m, "x_scale", &d->x_scale, n, node_index));
-  TRY(need_float(m, "h_scale", &d->h_scale, n, node_index));
-  TRY(need_float(m, "w_scale", &d->w_scale, n, node_index));
+  TRY(need_float(m, "nms_score_threshold", &d->nms_score_threshold, n, node_index, diag));
+  TRY(need_float(m, "nms_iou_threshold", &d->nms_iou_threshold, n, node_index, diag));
+  TRY(need_float(m, "y_scale", &d->y_scale, n, node_index, diag));
+  TRY(need_float(m, "x_scale", &d->x_scale, n, node_index, diag));
+  TRY(need_float(m, "h_scale", &d->h_scale, n, node_index, diag));
+  TRY(need_float(m, "w_scale", &d->w_scale, n, node_index, diag));
   if (d->y_scale == 0 || d->x_scale == 0 || d->h_scale == 0 || d->w_scale == 0)
     return NODE_ERR(TFL_ERR_FORMAT, "box scales must be non-zero (%g %g %g %g)",
                     (double)d->y_scale, (double)d->x_scale, (double)d->h_scale,
@@ -407,18 +407,18 @@ static tfl_status parse_detection(const fxb_map *m, tfl_node *n, int node_index)
   return TFL_OK;
 }
 
-static tfl_status parse_posenet(const fxb_map *m, tfl_node *n, int node_index)
+static tfl_status parse_posenet(const fxb_map *m, tfl_node *n, int node_index, tfl_diag *diag)
 {
   tfl_posenet_params *q = &n->p.posenet;
-  TRY(need_int(m, "max_detections", 1, 100000, &q->max_detections, n, node_index));
-  TRY(need_float(m, "score_threshold", &q->score_threshold, n, node_index));
-  TRY(need_int(m, "stride", 1, 1024, &q->stride, n, node_index));
-  TRY(need_float(m, "nms_radius", &q->nms_radius, n, node_index));
+  TRY(need_int(m, "max_detections", 1, 100000, &q->max_detections, n, node_index, diag));
+  TRY(need_float(m, "score_threshold", &q->score_threshold, n, node_index, diag));
+  TRY(need_int(m, "stride", 1, 1024, &q->stride, n, node_index, diag));
+  TRY(need_float(m, "nms_radius", &q->nms_radius, n, node_index, diag));
   return TFL_OK;
 }
 
 tfl_status tfl_parse_op_options(fb_reader *r, const fb_table *op_t, tfl_node *n, int node_index,
-                                const uint8_t *file, size_t file_size)
+                                const uint8_t *file, size_t file_size, tfl_diag *diag)
 {
   const op_info *info = &ops[n->op];
   if (info->code >= 0) {
@@ -437,7 +437,7 @@ tfl_status tfl_parse_op_options(fb_reader *r, const fb_table *op_t, tfl_node *n,
       o.r = r;
     }
     if (!fb_ok(r)) return NODE_ERR(TFL_ERR_FORMAT, "builtin options: %s", r->msg);
-    tfl_status s = parse_builtin(r, &o, has, n, node_index);
+    tfl_status s = parse_builtin(r, &o, has, n, node_index, diag);
     if (s == TFL_OK && !fb_ok(r)) return NODE_ERR(TFL_ERR_FORMAT, "builtin options: %s", r->msg);
     return s;
   }
@@ -462,14 +462,14 @@ tfl_status tfl_parse_op_options(fb_reader *r, const fb_table *op_t, tfl_node *n,
     }
   }
   if (!fb_ok(r)) return NODE_ERR(TFL_ERR_FORMAT, "custom options: %s", r->msg);
-  if (n->op == TFL_OP_CONV2D_TRANSPOSE_BIAS) return parse_transpose_bias(b, len, n, node_index);
+  if (n->op == TFL_OP_CONV2D_TRANSPOSE_BIAS) return parse_transpose_bias(b, len, n, node_index, diag);
 
   int fmt = fb_i8(op_t, 6, 0);
   if (fmt != 0) return NODE_ERR(TFL_ERR_FORMAT, "custom_options_format %d, expected FLEXBUFFERS", fmt);
   fxb_map m;
   const char *why = "";
   if (!fxb_root_map(b, len, &m, &why)) return NODE_ERR(TFL_ERR_FORMAT, "custom options: %s", why);
-  if (n->op == TFL_OP_DETECTION_POSTPROCESS) return parse_detection(&m, n, node_index);
-  if (n->op == TFL_OP_POSENET_DECODER) return parse_posenet(&m, n, node_index);
+  if (n->op == TFL_OP_DETECTION_POSTPROCESS) return parse_detection(&m, n, node_index, diag);
+  if (n->op == TFL_OP_POSENET_DECODER) return parse_posenet(&m, n, node_index, diag);
   return TFL_OK;
 }

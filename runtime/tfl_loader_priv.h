@@ -22,14 +22,14 @@ bool tfl_op_from_custom(const char *name, tfl_op *op);
 /* Fills n->p from the Operator table `op_t` (builtin_options or custom_options).
  * `file`/`file_size` are the whole model bytes (large custom options live there). */
 tfl_status tfl_parse_op_options(fb_reader *r, const fb_table *op_t, tfl_node *n, int node_index,
-                                const uint8_t *file, size_t file_size);
+                                const uint8_t *file, size_t file_size, tfl_diag *diag);
 
 /* tfl_metadata.c: reads "TFLITE_METADATA" into g->meta. Failures are logged as
  * warnings and leave the metadata empty: a model runs without it. */
-void tfl_read_metadata(tfl_graph *g, fb_reader *r, const fb_table *model);
+void tfl_read_metadata(tfl_graph *g, fb_reader *r, const fb_table *model, tfl_diag *diag);
 /* Returns the bytes of buffer `index` of the model (data vector or offset/size),
  * checked against the file; *data NULL with size 0 for an empty buffer. */
 tfl_status tfl_buffer_bytes(fb_reader *r, const fb_table *model, const tfl_graph *g,
-                            uint32_t index, const uint8_t **data, size_t *size);
+                            uint32_t index, const uint8_t **data, size_t *size, tfl_diag *diag);
 
 #endif

@@ -172,7 +172,7 @@ static char *dup_str(const char *s, size_t n)
   return d;
 }
 
-void tfl_read_metadata(tfl_graph *g, fb_reader *r, const fb_table *model)
+void tfl_read_metadata(tfl_graph *g, fb_reader *r, const fb_table *model, tfl_diag *diag)
 {
   fb_vec md;
   if (!fb_vec_field(model, 6, 4, &md)) goto done;
@@ -185,8 +185,10 @@ void tfl_read_metadata(tfl_graph *g, fb_reader *r, const fb_table *model)
     if (nm && strcmp(nm, "TFLITE_METADATA") == 0) {
       uint32_t buf = fb_u32(&m, 1, 0);
       if (!fb_ok(r)) break;
-      if (tfl_buffer_bytes(r, model, g, buf, &bytes, &size) != TFL_OK) {
-        tfl_log(TFL_LOG_WARNING, "model metadata ignored: %s", tfl_last_error());
+      tfl_diag why; /* a metadata failure is only a warning: keep it out of diag's error */
+      tfl_diag_init(&why);
+      if (tfl_buffer_bytes(r, model, g, buf, &bytes, &size, &why) != TFL_OK) {
+        tfl_logf(diag, TFL_LOG_WARNING, "model metadata ignored: %s", why.error);
         return;
       }
       break;
@@ -198,7 +200,7 @@ void tfl_read_metadata(tfl_graph *g, fb_reader *r, const fb_table *model)
   fb_reader mr;
   fb_table mm, sgm = {0};
   if (!fb_init(&mr, bytes, size) || !fb_root(&mr, &mm)) {
-    tfl_log(TFL_LOG_WARNING, "model metadata ignored: %s", mr.msg);
+    tfl_logf(diag, TFL_LOG_WARNING, "model metadata ignored: %s", mr.msg);
     return;
   }
   uint32_t nlen = 0;
@@ -209,7 +211,7 @@ void tfl_read_metadata(tfl_graph *g, fb_reader *r, const fb_table *model)
   if (sgm.pos) read_norm(g, &mr, &sgm);
   const char *label = find_label_name(&mr, &mm, &sgm);
   if (!fb_ok(&mr)) {
-    tfl_log(TFL_LOG_WARNING, "model metadata partly read: %s", mr.msg);
+    tfl_logf(diag, TFL_LOG_WARNING, "model metadata partly read: %s", mr.msg);
     return;
   }
   if (label) {
@@ -217,9 +219,9 @@ void tfl_read_metadata(tfl_graph *g, fb_reader *r, const fb_table *model)
     size_t len;
     const char *why = "";
     if (!zip_find(g->model_bytes, g->model_size, label, &data, &len, &why)) {
-      tfl_log(TFL_LOG_WARNING, "model metadata: label file '%s': %s", label, why);
+      tfl_logf(diag, TFL_LOG_WARNING, "model metadata: label file '%s': %s", label, why);
     } else if (len > MAX_LABEL_BYTES) {
-      tfl_log(TFL_LOG_WARNING, "model metadata: label file '%s' has %zu bytes, ignored", label,
+      tfl_logf(diag, TFL_LOG_WARNING, "model metadata: label file '%s' has %zu bytes, ignored", label,
               len);
     } else {
       g->meta.labels = dup_str((const char *)data, len);
@@ -228,7 +230,7 @@ void tfl_read_metadata(tfl_graph *g, fb_reader *r, const fb_table *model)
   return;
 done:
   if (!fb_ok(r)) {
-    tfl_log(TFL_LOG_WARNING, "model metadata ignored: %s", r->msg);
+    tfl_logf(diag, TFL_LOG_WARNING, "model metadata ignored: %s", r->msg);
     /* the model reader's error was about optional data: clear it */
     r->bad = false;
   }

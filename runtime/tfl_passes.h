@@ -8,10 +8,17 @@
 
 #include "tfl_graph.h"
 
-tfl_status tfl_pass_fold_constants(tfl_graph *g);
+tfl_status tfl_pass_fold_constants(tfl_graph *g, tfl_diag *diag);
 /* Computes every node's output shapes from its inputs and params and checks them
  * against the shapes declared in the file (error naming node and tensor if they
  * differ). Ops whose output shape is set at run (detection post-process) get theirs. */
-tfl_status tfl_infer_shapes(tfl_graph *g);
+tfl_status tfl_infer_shapes(tfl_graph *g, tfl_diag *diag);
+/* Gives a freshly loaded graph a batch of `batch` frames: every graph input's leading 1
+ * becomes `batch` and every shape is computed again, replacing the declared ones (a
+ * constant RESHAPE target [1, ...] follows the batch). Fails, naming the reason, for
+ * graphs that cannot be batched: an input without a leading 1, state between runs, an op
+ * whose shapes do not follow (detection post-processing), an output without the batch.
+ * Run before tfl_interpreter_create; kernels then check batches as usual in prepare. */
+tfl_status tfl_pass_set_batch(tfl_graph *g, int batch, tfl_diag *diag);
 
 #endif

@@ -4,16 +4,21 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-static const tfl_plan_item *sort_items;
+/* A sort key carries what the comparison needs, so qsort needs no shared pointer
+ * (interpreters are planned concurrently on several threads). */
+typedef struct {
+  size_t size;
+  int first;
+  int index;
+} plan_key;
 
 /* Largest first; ties by earlier start, then index, so plans are reproducible. */
 static int by_size_desc(const void *a, const void *b)
 {
-  int ia = *(const int *)a, ib = *(const int *)b;
-  const tfl_plan_item *x = &sort_items[ia], *y = &sort_items[ib];
+  const plan_key *x = a, *y = b;
   if (x->size != y->size) return x->size > y->size ? -1 : 1;
   if (x->first != y->first) return x->first < y->first ? -1 : 1;
-  return ia < ib ? -1 : (ia > ib);
+  return x->index < y->index ? -1 : (x->index > y->index);
 }
 
 static size_t align_up(size_t v, size_t a)
@@ -21,26 +26,28 @@ static size_t align_up(size_t v, size_t a)
   return (v + a - 1) & ~(a - 1);
 }
 
-size_t tfl_plan_offsets(const tfl_plan_item *items, int n, size_t align, size_t *offsets)
+size_t tfl_plan_offsets(const tfl_plan_item *items, int n, size_t align, size_t *offsets, tfl_diag *diag)
 {
   if (n <= 0) return 0;
   if (align == 0 || (align & (align - 1))) align = TFL_ARENA_ALIGN;
+  plan_key *keys = malloc(sizeof *keys * (size_t)n);
   int *order = malloc(sizeof(int) * (size_t)n);
   int *placed = malloc(sizeof(int) * (size_t)n); /* item indices sorted by offset */
-  if (!order || !placed) {
+  if (!keys || !order || !placed) {
+    free(keys);
     free(order);
     free(placed);
-    tfl_error(TFL_ERR_NOMEM, "planner: %d tensors", n);
+    tfl_fail(diag, TFL_ERR_NOMEM, "planner: %d tensors", n);
     return SIZE_MAX;
   }
   int n_order = 0;
   for (int i = 0; i < n; i++) {
     offsets[i] = 0;
-    if (items[i].size) order[n_order++] = i;
+    if (items[i].size) keys[n_order++] = (plan_key){items[i].size, items[i].first, i};
   }
-  sort_items = items; /* qsort has no context argument; planning is not re-entrant on purpose */
-  qsort(order, (size_t)n_order, sizeof(int), by_size_desc);
-  sort_items = NULL;
+  qsort(keys, (size_t)n_order, sizeof *keys, by_size_desc);
+  for (int k = 0; k < n_order; k++) order[k] = keys[k].index;
+  free(keys);
 
   size_t arena = 0;
   int n_placed = 0;
@@ -89,7 +96,7 @@ static int alias_source(const tfl_graph *g, const tfl_node *n, const bool *plann
   return x;
 }
 
-tfl_status tfl_plan_graph(tfl_graph *g, bool *planned, size_t *arena_bytes)
+tfl_status tfl_plan_graph(tfl_graph *g, bool *planned, size_t *arena_bytes, tfl_diag *diag)
 {
   int nt = g->n_tensors, end = g->n_nodes + 1;
   tfl_status st = TFL_OK;
@@ -98,7 +105,7 @@ tfl_status tfl_plan_graph(tfl_graph *g, bool *planned, size_t *arena_bytes)
   int *root = malloc(sizeof(int) * (size_t)(nt ? nt : 1));
   bool *pinned = calloc((size_t)(nt ? nt : 1), sizeof *pinned);
   if (!items || !off || !root || !pinned) {
-    st = tfl_error(TFL_ERR_NOMEM, "planner: %d tensors", nt);
+    st = tfl_fail(diag, TFL_ERR_NOMEM, "planner: %d tensors", nt);
     goto done;
   }
   for (int t = 0; t < nt; t++) {
@@ -152,7 +159,7 @@ tfl_status tfl_plan_graph(tfl_graph *g, bool *planned, size_t *arena_bytes)
     if (items[y].last > items[r].last) items[r].last = items[y].last;
     items[y].size = 0;
   }
-  size_t arena = tfl_plan_offsets(items, nt, TFL_ARENA_ALIGN, off);
+  size_t arena = tfl_plan_offsets(items, nt, TFL_ARENA_ALIGN, off, diag);
   if (arena == SIZE_MAX) {
     st = TFL_ERR_NOMEM;
     goto done;

@@ -1,7 +1,7 @@
 /* tfl_planner.h - gives every activation tensor an offset in one arena.
  *
  *   tfl_plan_item it[n];      // size and first/last step each tensor is alive
- *   size_t off[n];  size_t arena = tfl_plan_offsets(it, n, 64, off);
+ *   size_t off[n];  size_t arena = tfl_plan_offsets(it, n, 64, off, diag);
  *
  * Algorithm (greedy by size, as TFLite Micro's greedy planner): items are placed from
  * the largest down. Each goes at the lowest 64-byte aligned offset where it overlaps
@@ -32,12 +32,12 @@ typedef struct {
 
 /* Fills offsets[0..n) (each a multiple of align, a power of two) and returns the
  * arena size (0 when nothing is planned). SIZE_MAX on OOM (last error set). */
-size_t tfl_plan_offsets(const tfl_plan_item *items, int n, size_t align, size_t *offsets);
+size_t tfl_plan_offsets(const tfl_plan_item *items, int n, size_t align, size_t *offsets, tfl_diag *diag);
 
 /* Plans g: sets tensor->arena_offset and planned[t] (array of n_tensors, caller's)
  * for every activation tensor; *arena_bytes gets the arena size.
  * Tensors RESHAPE/SQUEEZE only re-label may share their input's bytes (alias): then
  * planned[t] is true and arena_offset equals the input's. */
-tfl_status tfl_plan_graph(tfl_graph *g, bool *planned, size_t *arena_bytes);
+tfl_status tfl_plan_graph(tfl_graph *g, bool *planned, size_t *arena_bytes, tfl_diag *diag);
 
 #endif

@@ -21,7 +21,7 @@ typedef struct {
 typedef enum { INF_OK, INF_KEEP } inf_kind;
 
 #define NODE_ERR(st, fmt, ...)                                                                      \
-  tfl_error(st, "node %d (%s): " fmt, ni, tfl_op_name(n->op), ##__VA_ARGS__)
+  tfl_fail(diag, st, "node %d (%s): " fmt, ni, tfl_op_name(n->op), ##__VA_ARGS__)
 
 static const tfl_tensor *in_t(const tfl_graph *g, const tfl_node *n, int i)
 {
@@ -89,7 +89,7 @@ static bool broadcast(const shape *a, const shape *b, shape *out)
 enum { GATHER_NEW_AXIS = -1, GATHER_SHRINK = -2 };
 
 static tfl_status slice_shape(const tfl_graph *g, const tfl_node *n, int ni, shape *out,
-                              inf_kind *kind)
+                              inf_kind *kind, tfl_diag *diag)
 {
   const tfl_tensor *x = in_t(g, n, 0);
   int64_t begin[TFL_MAX_DIMS * 2], end[TFL_MAX_DIMS * 2], strides[TFL_MAX_DIMS * 2];
@@ -194,8 +194,15 @@ static tfl_status slice_shape(const tfl_graph *g, const tfl_node *n, int ni, sha
 
 /* ---- reshape ------------------------------------------------------------------ */
 
+/* How shapes are being inferred. Passed down explicitly (no file-scope state). */
+typedef struct {
+  bool resizing;       /* computed shapes replace declared ones (tfl_pass_set_batch) */
+  bool follow_batch;   /* the graph runs a batch > 1 (tfl_graph.batch): a reshape whose
+                          constant target starts with the old batch of 1 follows it */
+} infer_ctx;
+
 static tfl_status reshape_shape(const tfl_graph *g, const tfl_node *n, int ni, shape *out,
-                                inf_kind *kind)
+                                inf_kind *kind, tfl_diag *diag, const infer_ctx *ic)
 {
   const tfl_tensor *x = in_t(g, n, 0), *st = in_t(g, n, 1);
   int64_t v[TFL_MAX_DIMS + 1];
@@ -216,6 +223,8 @@ static tfl_status reshape_shape(const tfl_graph *g, const tfl_node *n, int ni, s
   size_t total = tfl_tensor_count(x), known = 1;
   int wild = -1;
   out->ndim = cnt;
+  /* a batch-1 graph's [1, ...] (or [1, -1, ...]) target follows the new batch */
+  if (ic->follow_batch && cnt > 1 && v[0] == 1 && x->ndim > 0 && x->dims[0] > 1) v[0] = x->dims[0];
   for (int i = 0; i < cnt; i++) {
     if (v[i] == -1) {
       if (wild >= 0) return NODE_ERR(TFL_ERR_SHAPE, "new shape has two -1 entries (%d and %d)", wild, i);
@@ -241,7 +250,8 @@ static tfl_status reshape_shape(const tfl_graph *g, const tfl_node *n, int ni, s
 /* ---- the per-op rule ------------------------------------------------------------- */
 
 /* Shape of output `o` of node ni. Inputs already have final shapes. */
-static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_kind *kind)
+static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_kind *kind, tfl_diag *diag,
+                            const infer_ctx *ic)
 {
   const tfl_node *n = &g->nodes[ni];
   const tfl_tensor *x = in_t(g, n, 0);
@@ -446,7 +456,7 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
     out->d[axis] = (int32_t)sum;
     return TFL_OK;
   }
-  case TFL_OP_RESHAPE: return reshape_shape(g, n, ni, out, kind);
+  case TFL_OP_RESHAPE: return reshape_shape(g, n, ni, out, kind, diag, ic);
   case TFL_OP_SQUEEZE: {
     bool drop[TFL_MAX_DIMS] = {false};
     const tfl_squeeze_params *p = &n->p.squeeze;
@@ -501,7 +511,7 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
     out->d[2] = (int32_t)v[1];
     return TFL_OK;
   }
-  case TFL_OP_STRIDED_SLICE: return slice_shape(g, n, ni, out, kind);
+  case TFL_OP_STRIDED_SLICE: return slice_shape(g, n, ni, out, kind, diag);
   case TFL_OP_MEAN: {
     int64_t v[2 * TFL_MAX_DIMS];
     int cnt = 0;
@@ -586,7 +596,7 @@ static bool is_custom(tfl_op op)
          op == TFL_OP_CONV2D_TRANSPOSE_BIAS;
 }
 
-tfl_status tfl_infer_shapes(tfl_graph *g)
+static tfl_status infer_all(tfl_graph *g, tfl_diag *diag, const infer_ctx *ic)
 {
   for (int ni = 0; ni < g->n_nodes; ni++) {
     tfl_node *n = &g->nodes[ni];
@@ -599,9 +609,12 @@ tfl_status tfl_infer_shapes(tfl_graph *g)
       tfl_tensor *t = &g->tensors[ti];
       shape s;
       inf_kind kind;
-      tfl_status st = infer_one(g, ni, o, &s, &kind);
+      tfl_status st = infer_one(g, ni, o, &s, &kind, diag, ic);
       if (st != TFL_OK) return st;
       if (kind == INF_KEEP) {
+        if (ic->resizing)
+          return NODE_ERR(TFL_ERR_UNSUPPORTED, "output tensor %d (%s): shape set at run time, not recomputable for a "
+                          "new batch", ti, t->name ? t->name : "");
         if (t->ndim == 0)
           return NODE_ERR(TFL_ERR_UNSUPPORTED, "output tensor %d (%s): shape depends on a non-constant "
                           "input and the file declares none", ti, t->name ? t->name : "");
@@ -617,7 +630,7 @@ tfl_status tfl_infer_shapes(tfl_graph *g)
       }
       bool same = s.ndim == t->ndim && !memcmp(s.d, t->dims, sizeof(int32_t) * (size_t)s.ndim);
       if (same) continue;
-      if (t->ndim == 0 || (is_custom(n->op) && t->ndim == s.ndim && t->bytes == 0)) {
+      if (t->ndim == 0 || ic->resizing || (is_custom(n->op) && t->ndim == s.ndim && t->bytes == 0)) {
         t->ndim = s.ndim;
         memcpy(t->dims, s.d, sizeof(int32_t) * (size_t)s.ndim);
         tfl_tensor_update_bytes(t);
@@ -628,6 +641,42 @@ tfl_status tfl_infer_shapes(tfl_graph *g)
                       t->name ? t->name : "", shape_str(s.d, s.ndim, a, sizeof a),
                       shape_str(t->dims, t->ndim, b, sizeof b));
     }
+  }
+  return TFL_OK;
+}
+
+tfl_status tfl_infer_shapes(tfl_graph *g, tfl_diag *diag)
+{
+  const infer_ctx ic = { false, g->batch > 1 };
+  return infer_all(g, diag, &ic);
+}
+
+tfl_status tfl_pass_set_batch(tfl_graph *g, int batch, tfl_diag *diag)
+{
+  if (batch < 1 || batch > 256) return tfl_fail(diag, TFL_ERR_ARG, "batch %d (1..256)", batch);
+  for (int i = 0; i < g->n_inputs; i++) {
+    tfl_tensor *t = &g->tensors[g->inputs[i]];
+    if (t->ndim < 2 || (t->dims[0] != 1 && t->dims[0] != batch))
+      return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "input %d (%s) has no batch dimension of 1", i, t->name ? t->name : "");
+    if (t->is_variable || t->is_const)
+      return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "input %d (%s) is a state or constant tensor", i, t->name ? t->name : "");
+    t->dims[0] = batch;
+    tfl_tensor_update_bytes(t);
+  }
+  for (int i = 0; i < g->n_tensors; i++)
+    if (g->tensors[i].is_variable)
+      return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "tensor %d (%s) keeps state between runs: one stream's only", i,
+                      g->tensors[i].name ? g->tensors[i].name : "");
+  g->batch = batch;
+  const infer_ctx ic = { true, batch > 1 };
+  tfl_status st = infer_all(g, diag, &ic);
+  if (st != TFL_OK) return tfl_fail_prefix(diag, st, "batch %d", batch);
+  /* every graph output must carry the batch in front, or results cannot be split */
+  for (int i = 0; i < g->n_outputs; i++) {
+    const tfl_tensor *t = &g->tensors[g->outputs[i]];
+    if (t->ndim < 1 || t->dims[0] != batch)
+      return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "batch %d: output %d (%s) does not start with the batch", batch, i,
+                      t->name ? t->name : "");
   }
   return TFL_OK;
 }

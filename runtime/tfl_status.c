@@ -1,13 +1,8 @@
-/* tfl_status.c - last-error buffer and log routing (see tfl_status.h). */
+/* tfl_status.c - status names and diagnostics contexts (see tfl_status.h). */
 #include "tfl_status.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-static _Thread_local char last_error[512];
-static tfl_log_sink log_sink;
-static void *log_user;
 
 const char *tfl_status_name(tfl_status s)
 {
@@ -24,54 +19,53 @@ const char *tfl_status_name(tfl_status s)
   return "unknown status";
 }
 
-tfl_status tfl_error(tfl_status s, const char *fmt, ...)
+void tfl_diag_init(tfl_diag *d)
 {
+  if (!d) return;
+  memset(d, 0, sizeof *d);
+  d->verbosity = TFL_LOG_WARNING;
+}
+
+tfl_status tfl_fail(tfl_diag *d, tfl_status s, const char *fmt, ...)
+{
+  if (!d) return s;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(last_error, sizeof last_error, fmt, ap);
+  vsnprintf(d->error, sizeof d->error, fmt, ap);
   va_end(ap);
   return s;
 }
 
-tfl_status tfl_error_prefix(tfl_status s, const char *fmt, ...)
+tfl_status tfl_fail_prefix(tfl_diag *d, tfl_status s, const char *fmt, ...)
 {
-  char prefix[256], old[sizeof last_error];
+  if (!d) return s;
+  char prefix[256];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(prefix, sizeof prefix, fmt, ap);
   va_end(ap);
-  memcpy(old, last_error, sizeof old);
-  snprintf(last_error, sizeof last_error, "%s: %s", prefix, old);
+  /* "prefix: old", the old message cut at the buffer's end */
+  size_t pn = strlen(prefix), room = sizeof d->error - pn - 2;
+  memmove(d->error + pn + 2, d->error, room);
+  d->error[sizeof d->error - 1] = '\0';
+  memcpy(d->error, prefix, pn);
+  d->error[pn] = ':';
+  d->error[pn + 1] = ' ';
   return s;
 }
 
-const char *tfl_last_error(void)
+void tfl_logf(tfl_diag *d, tfl_log_level level, const char *fmt, ...)
 {
-  return last_error;
-}
-
-void tfl_set_log_sink(tfl_log_sink sink, void *user)
-{
-  log_sink = sink;
-  log_user = user;
-}
-
-void tfl_log(tfl_log_level level, const char *fmt, ...)
-{
+  if (!d || (!d->sink && level > d->verbosity)) return;
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (log_sink) {
-    log_sink(level, msg, log_user);
+  if (d->sink) {
+    d->sink(level, msg, d->user);
     return;
   }
-  const char *env = getenv("TFL_LOG");
-  int verbose = env && (!strcmp(env, "info") || !strcmp(env, "debug"));
-  int debug = env && !strcmp(env, "debug");
-  if (level <= TFL_LOG_WARNING || (level == TFL_LOG_INFO && verbose) || debug) {
-    static const char *const tags[] = { "ERROR", "WARNING", "INFO", "DEBUG" };
-    fprintf(stderr, "%s: %s\n", tags[level], msg);
-  }
+  static const char *const tags[] = { "ERROR", "WARNING", "INFO", "DEBUG" };
+  fprintf(stderr, "%s: %s\n", tags[level], msg);
 }

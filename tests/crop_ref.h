@@ -1,5 +1,5 @@
 /* crop_ref.h - the tests' own crop of a picture, written apart from the code it checks
- * (gst/tflitefilter/preprocess.c and the GL texture-input shader): a region given by
+ * (preprocess/preprocess.c and the GL texture-input shader): a region given by
  * three corners, walked edge by edge, each input pixel centre sampled bilinearly from the
  * picture (half-pixel centres, clamped to the edge, 0 outside the picture). */
 #ifndef CROP_REF_H

@@ -9,6 +9,7 @@
 void op_runner_init(op_runner *r, tfl_op op)
 {
   memset(r, 0, sizeof *r);
+  tfl_diag_init(&r->diag);
   r->graph.tensors = r->tensors;
   r->graph.nodes = &r->node;
   r->graph.n_nodes = 1;
@@ -63,12 +64,12 @@ tfl_status op_runner_run(op_runner *r, int threads)
 {
   const cpu_kernel *k = cpu_reference_kernel(r->node.op);
   if (!k || !k->prepare || !k->eval)
-    return tfl_error(TFL_ERR_UNSUPPORTED, "no CPU kernel for %s", tfl_op_name(r->node.op));
+    return tfl_fail(&r->diag, TFL_ERR_UNSUPPORTED, "no CPU kernel for %s", tfl_op_name(r->node.op));
   cpu_ctx *ctx = cpu_ctx_create(threads);
-  if (!ctx) return tfl_error(TFL_ERR_NOMEM, "no thread pool");
+  if (!ctx) return tfl_fail(&r->diag, TFL_ERR_NOMEM, "no thread pool");
   void *state = NULL;
-  tfl_status s = k->prepare(&r->graph, &r->node, &state);
-  if (s == TFL_OK) s = k->eval(&r->graph, &r->node, state, ctx);
+  tfl_status s = k->prepare(&r->graph, &r->node, &state, &r->diag);
+  if (s == TFL_OK) s = k->eval(&r->graph, &r->node, state, ctx, &r->diag);
   if (k->release) k->release(state);
   cpu_ctx_free(ctx);
   return s;
@@ -81,7 +82,9 @@ void op_runner_free(op_runner *r)
     free(r->tensors[i].q.scale);
     free(r->tensors[i].q.zero_point);
   }
+  tfl_diag keep = r->diag; /* the last error stays readable */
   memset(r, 0, sizeof *r);
+  r->diag = keep;
 }
 
 int op_runner_expect_near(const char *what, const float *got, const float *want, size_t n, float tol)

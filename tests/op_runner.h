@@ -8,6 +8,7 @@
  *   if (op_runner_run(&r, threads) != TFL_OK) ...;  float *y = r.graph.tensors[out].data;
  *   op_runner_free(&r);
  * Tensor data given to op_runner_tensor is copied; output tensors get zeroed storage.
+ * A failed run says why in r.diag.error (still readable after op_runner_free).
  */
 #ifndef OP_RUNNER_H
 #define OP_RUNNER_H
@@ -17,6 +18,7 @@
 #define OP_RUNNER_MAX_TENSORS 32 /* LSTM: 24 inputs + output */
 
 typedef struct {
+  tfl_diag diag;           /* the kernel's errors (r.diag.error after a failed run) */
   tfl_graph graph;
   tfl_tensor tensors[OP_RUNNER_MAX_TENSORS];
   tfl_node node;

@@ -26,6 +26,11 @@
 
 typedef struct { uint8_t b[4096]; uint32_t n; } fbb;
 
+/* Where every load reports (one thread); warnings are only counted. */
+static tfl_diag diag;
+static long warnings;
+static void quiet(tfl_log_level level, const char *msg, void *user) { warnings++; }
+
 static void w32(fbb *B, uint32_t at, uint32_t v) { memcpy(B->b + at, &v, 4); }
 static uint32_t put32(fbb *B, uint32_t v) { w32(B, B->n, v); B->n += 4; return B->n - 4; }
 static void align4(fbb *B) { while (B->n % 4) B->b[B->n++] = 0; }
@@ -166,12 +171,12 @@ static void expect(const char *what, const spec *s, tfl_status want, const char 
   fbb B;
   uint32_t n = build(&B, s);
   tfl_graph *g = NULL;
-  tfl_status st = tfl_load_memory(B.b, n, &g);
+  tfl_status st = tfl_load_memory(B.b, n, &g, &diag);
   CHECK(st == want, "%s: status %s (%s), expected %s", what, tfl_status_name(st),
-        tfl_last_error(), tfl_status_name(want));
+        diag.error, tfl_status_name(want));
   if (st != TFL_OK && msg_part)
-    CHECK(strstr(tfl_last_error(), msg_part) != NULL, "%s: message '%s' lacks '%s'", what,
-          tfl_last_error(), msg_part);
+    CHECK(strstr(diag.error, msg_part) != NULL, "%s: message '%s' lacks '%s'", what,
+          diag.error, msg_part);
   if (st == TFL_OK) CHECK(g != NULL, "%s: no graph", what);
   tfl_graph_free(g);
 }
@@ -184,7 +189,7 @@ static void hand_built(void)
     fbb B;
     uint32_t n = build(&B, &s);
     tfl_graph *g = NULL;
-    if (tfl_load_memory(B.b, n, &g) == TFL_OK) {
+    if (tfl_load_memory(B.b, n, &g, &diag) == TFL_OK) {
       CHECK(g->n_nodes == 1 && g->nodes[0].op == TFL_OP_RELU && g->n_tensors == 3 &&
             g->tensors[2].is_const && g->tensors[2].bytes == 16 &&
             ((const uint8_t *)g->tensors[2].data)[5] == 5 && g->tensors[1].producer == 0 &&
@@ -238,8 +243,8 @@ static void hand_built(void)
   /* not a flatbuffer at all */
   static const uint8_t junk[16] = "0123456789abcdef";
   tfl_graph *g = NULL;
-  CHECK(tfl_load_memory(junk, sizeof junk, &g) == TFL_ERR_FORMAT && !g, "junk accepted");
-  CHECK(tfl_load_memory(junk, 3, &g) == TFL_ERR_FORMAT && !g, "3 bytes accepted");
+  CHECK(tfl_load_memory(junk, sizeof junk, &g, &diag) == TFL_ERR_FORMAT && !g, "junk accepted");
+  CHECK(tfl_load_memory(junk, 3, &g, &diag) == TFL_ERR_FORMAT && !g, "3 bytes accepted");
 }
 
 /* ---- mutations of real models --------------------------------------------------- */
@@ -283,14 +288,15 @@ static long loads, accepted;
 static void try_load(const uint8_t *buf, size_t n, const char *what)
 {
   tfl_graph *g = NULL;
-  tfl_status s = tfl_load_memory(buf, n, &g);
+  diag.error[0] = '\0'; /* a failure must leave a message of its own */
+  tfl_status s = tfl_load_memory(buf, n, &g, &diag);
   loads++;
   if (s == TFL_OK) {
     accepted++;
     sane(g, what);
     tfl_graph_free(g);
   } else {
-    CHECK(!g && tfl_last_error()[0], "%s: error %s without message", what, tfl_status_name(s));
+    CHECK(!g && diag.error[0], "%s: error %s without message", what, tfl_status_name(s));
   }
 }
 
@@ -300,7 +306,7 @@ static uint8_t *weight_map(const uint8_t *buf, size_t n)
 {
   uint8_t *w = calloc(n, 1);
   tfl_graph *g = NULL;
-  if (!w || tfl_load_memory(buf, n, &g) != TFL_OK) return w;
+  if (!w || tfl_load_memory(buf, n, &g, &diag) != TFL_OK) return w;
   for (int i = 0; i < g->n_tensors; i++) {
     const tfl_tensor *t = &g->tensors[i];
     const uint8_t *d = t->data;
@@ -381,12 +387,11 @@ static void mutate_model(const char *path, int iters)
   free(buf);
 }
 
-static long warnings;
-static void quiet(tfl_log_level level, const char *msg, void *user) { warnings++; }
 
 int main(int argc, char **argv)
 {
-  tfl_set_log_sink(quiet, NULL); /* corrupt metadata only warns; thousands of lines */
+  tfl_diag_init(&diag);
+  diag.sink = quiet; /* corrupt metadata only warns; thousands of lines */
   const char *shared = argc > 1 ? argv[1] : getenv("TFL_MODELS");
   const char *npm = argc > 2 ? argv[2] : getenv("TFL_NPM_MODELS");
   if (!shared) shared = "/work/shared/models";

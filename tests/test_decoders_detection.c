@@ -101,6 +101,8 @@ static tfl_transform stretch(int in_w, int in_h, float fw, float fh)
 static tfl_status decode_raw(const char *file, int in_w, int in_h, int A, int K, int C, float fw,
                              float fh, tfl_decoder_options *o, tfl_results *res)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   fake_graph f;
   fake_init(&f, in_w, in_h);
   float *b, *s;
@@ -110,11 +112,11 @@ static tfl_status decode_raw(const char *file, int in_w, int in_h, int A, int K,
   char why[256];
   CHECK(tfl_decoder_pick(&f.g, why, sizeof why) == TFL_DECODER_DETECTION, "%s: picked: %s", file, why);
   tfl_decoder *d = NULL;
-  tfl_status st = tfl_decoder_create(TFL_DECODER_DETECTION, &f.g, o, &d);
+  tfl_status st = tfl_decoder_create(TFL_DECODER_DETECTION, &f.g, o, &d, &diag);
   if (st == TFL_OK) {
     const tfl_tensor *outs[2] = { &f.t[1], &f.t[2] };
     tfl_transform tr = stretch(in_w, in_h, fw, fh);
-    st = tfl_decoder_run(d, outs, 2, &tr, res);
+    st = tfl_decoder_run(d, outs, 2, &tr, res, &diag);
   }
   tfl_decoder_free(d);
   free(b);
@@ -174,11 +176,13 @@ static void test_anchors(void)
 
 static void test_face(void)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   tfl_decoder_options o = tfl_decoder_defaults();
   tfl_results r = { 0 };
   /* short range on astronaut: one face (oracle README: best anchor 0.92) */
   CHECK(decode_raw("face_short_astronaut.f32", 128, 128, 896, 16, 1, 512, 512, &o, &r) == TFL_OK, "%s",
-        tfl_last_error());
+        diag.error);
   CHECK(r.n_boxes == 1, "face short: %d boxes", r.n_boxes);
   if (r.n_boxes >= 1) {
     check_box(&r.boxes[0], 0, 0.92f, 179, 81, 93, 93, 4, "face short");
@@ -203,10 +207,10 @@ static void test_face(void)
     fake_output(&f, 3, (int32_t[]){ 1, 896, 1 }, s);
     tfl_decoder *d;
     o.anchors = TFL_ANCHORS_FACE_SHORT;
-    CHECK(tfl_decoder_create(TFL_DECODER_DETECTION, &f.g, &o, &d) == TFL_OK, "%s", tfl_last_error());
+    CHECK(tfl_decoder_create(TFL_DECODER_DETECTION, &f.g, &o, &d, &diag) == TFL_OK, "%s", diag.error);
     const tfl_tensor *outs[2] = { &f.t[1], &f.t[2] };
     tfl_transform tr = { 128, 128, 1100, 600, 2.0f, 2.0f, 40.0f, 30.0f };
-    CHECK(tfl_decoder_run(d, outs, 2, &tr, &r) == TFL_OK && r.n_boxes == 1, "letterbox");
+    CHECK(tfl_decoder_run(d, outs, 2, &tr, &r, &diag) == TFL_OK && r.n_boxes == 1, "letterbox");
     if (r.n_boxes == 1) {
       /* first was at 4 frame pixels per input pixel: u = x / 4, now 2u + 40 */
       CHECK(NEAR(r.boxes[0].x, first.x / 2 + 40, 0.01) && NEAR(r.boxes[0].y, first.y / 2 + 30, 0.01) &&
@@ -216,28 +220,28 @@ static void test_face(void)
     tfl_results_clear(&r);
     /* a frame edge cutting the box: clamped */
     tr.frame_w = 150;
-    tfl_decoder_run(d, outs, 2, &tr, &r);
+    tfl_decoder_run(d, outs, 2, &tr, &r, &diag);
     CHECK(r.n_boxes == 1 && NEAR(r.boxes[0].x + r.boxes[0].w, 150, 1e-3), "clamped to the frame");
     tfl_results_clear(&r);
     /* outputs that changed size */
     f.t[1].dims[1] = 895;
-    CHECK(tfl_decoder_run(d, outs, 2, &tr, &r) == TFL_ERR_SHAPE, "resized output accepted");
+    CHECK(tfl_decoder_run(d, outs, 2, &tr, &r, &diag) == TFL_ERR_SHAPE, "resized output accepted");
     tfl_decoder_free(d);
     /* an anchor preset that does not fit the model */
     f.t[1].dims[1] = 896;
     o.anchors = TFL_ANCHORS_PALM;
-    CHECK(tfl_decoder_create(TFL_DECODER_DETECTION, &f.g, &o, &d) == TFL_ERR_SHAPE, "wrong preset accepted");
+    CHECK(tfl_decoder_create(TFL_DECODER_DETECTION, &f.g, &o, &d, &diag) == TFL_ERR_SHAPE, "wrong preset accepted");
     o.anchors = TFL_ANCHORS_AUTO;
     f.t[1].dims[1] = f.t[2].dims[1] = 1000;
-    CHECK(tfl_decoder_create(TFL_DECODER_DETECTION, &f.g, &o, &d) == TFL_ERR_SHAPE, "1000 anchors accepted");
-    CHECK(strstr(tfl_last_error(), "1000") != NULL, "error names the count: %s", tfl_last_error());
+    CHECK(tfl_decoder_create(TFL_DECODER_DETECTION, &f.g, &o, &d, &diag) == TFL_ERR_SHAPE, "1000 anchors accepted");
+    CHECK(strstr(diag.error, "1000") != NULL, "error names the count: %s", diag.error);
     free(b);
     free(s);
   }
 
   /* full range on astronaut: the same face, a little larger box */
   CHECK(decode_raw("face_full_astronaut.f32", 192, 192, 2304, 16, 1, 512, 512, &o, &r) == TFL_OK, "%s",
-        tfl_last_error());
+        diag.error);
   CHECK(r.n_boxes == 1, "face full: %d boxes", r.n_boxes);
   if (r.n_boxes >= 1) {
     check_box(&r.boxes[0], 0, 0.937f, 174, 70, 105, 105, 4, "face full");
@@ -249,12 +253,14 @@ static void test_face(void)
 
 static void test_pose_palm(void)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   tfl_decoder_options o = tfl_decoder_defaults();
   tfl_results r = { 0 };
   /* BlazePose detector on astronaut: one person; keypoints: hip centre (below the
    * frame), full-body circle point (above her head), shoulder centre (at the neck) */
   CHECK(decode_raw("pose_detection_astronaut.f32", 224, 224, 2254, 12, 1, 512, 512, &o, &r) == TFL_OK, "%s",
-        tfl_last_error());
+        diag.error);
   CHECK(r.n_boxes == 1, "pose detection: %d boxes", r.n_boxes);
   if (r.n_boxes == 1) {
     CHECK(NEAR(r.boxes[0].score, 0.815, 0.01), "pose score %.3f", r.boxes[0].score);
@@ -268,7 +274,7 @@ static void test_pose_palm(void)
 
   /* palm detector on chelsea (no hand): nothing at 0.5, weak candidates below */
   CHECK(decode_raw("palm_chelsea.f32", 192, 192, 2016, 18, 1, 451, 300, &o, &r) == TFL_OK, "%s",
-        tfl_last_error());
+        diag.error);
   CHECK(r.n_boxes == 0, "palm on a cat: %d boxes", r.n_boxes);
   tfl_results_clear(&r);
   o.threshold = 0.1f;
@@ -280,11 +286,13 @@ static void test_pose_palm(void)
 
 static void test_ssd(void)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   tfl_decoder_options o = tfl_decoder_defaults();
   tfl_results r = { 0 };
   /* oidv4 labels: 4 Person, 8 Cat (line 0 is background) */
   CHECK(decode_raw("oidv4_astronaut.f32", 300, 300, 1917, 4, 24, 512, 512, &o, &r) == TFL_OK, "%s",
-        tfl_last_error());
+        diag.error);
   CHECK(r.n_boxes == 1, "oidv4 astronaut: %d boxes", r.n_boxes);
   if (r.n_boxes == 1) check_box(&r.boxes[0], 4, 0.5825f, 16, 15, 348, 495, 6, "oidv4 person");
   tfl_results_clear(&r);
@@ -308,6 +316,8 @@ static void test_ssd(void)
  * the oracle computed it): boxes [1,10,4], classes, scores [1,10], count [1]. */
 static void test_postprocess(void)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   const char *files[2] = { "coco_postprocess_astronaut.f32", "coco_postprocess_chelsea.f32" };
   for (int p = 0; p < 2; p++) {
     size_t n;
@@ -331,12 +341,12 @@ static void test_postprocess(void)
     CHECK(tfl_decoder_pick(&f.g, why, sizeof why) == TFL_DECODER_DETECTION, "pick: %s", why);
     tfl_decoder_options o = tfl_decoder_defaults();
     tfl_decoder *d;
-    CHECK(tfl_decoder_create(TFL_DECODER_DETECTION, &f.g, &o, &d) == TFL_OK, "%s", tfl_last_error());
+    CHECK(tfl_decoder_create(TFL_DECODER_DETECTION, &f.g, &o, &d, &diag) == TFL_OK, "%s", diag.error);
     const tfl_tensor *outs[4] = { count, boxes, scores, classes };
     const float fw = p ? 451 : 512, fh = p ? 300 : 512;
     tfl_transform tr = stretch(300, 300, fw, fh);
     tfl_results r = { 0 };
-    CHECK(tfl_decoder_run(d, outs, 4, &tr, &r) == TFL_OK, "%s", tfl_last_error());
+    CHECK(tfl_decoder_run(d, outs, 4, &tr, &r, &diag) == TFL_OK, "%s", diag.error);
     if (p == 0) {
       /* coco_labelmap_91: 1 person, 74 mouse (the black helmet) */
       CHECK(r.n_boxes == 2, "astronaut: %d boxes", r.n_boxes);
@@ -353,17 +363,17 @@ static void test_postprocess(void)
     v[60] = 1e9f;
     o.threshold = 0.0f;
     tfl_decoder_free(d);
-    tfl_decoder_create(TFL_DECODER_DETECTION, &f.g, &o, &d);
-    CHECK(tfl_decoder_run(d, outs, 4, &tr, &r) == TFL_OK && r.n_boxes == 10, "clamped count: %d", r.n_boxes);
+    tfl_decoder_create(TFL_DECODER_DETECTION, &f.g, &o, &d, &diag);
+    CHECK(tfl_decoder_run(d, outs, 4, &tr, &r, &diag) == TFL_OK && r.n_boxes == 10, "clamped count: %d", r.n_boxes);
     tfl_results_clear(&r);
     v[60] = NAN;
-    CHECK(tfl_decoder_run(d, outs, 4, &tr, &r) == TFL_OK && r.n_boxes == 0, "NaN count: %d", r.n_boxes);
+    CHECK(tfl_decoder_run(d, outs, 4, &tr, &r, &diag) == TFL_OK && r.n_boxes == 0, "NaN count: %d", r.n_boxes);
     tfl_results_clear(&r);
-    CHECK(tfl_decoder_run(d, outs, 2, &tr, &r) == TFL_ERR_SHAPE, "missing outputs accepted");
+    CHECK(tfl_decoder_run(d, outs, 2, &tr, &r, &diag) == TFL_ERR_SHAPE, "missing outputs accepted");
     tfl_decoder_free(d);
     /* an op output that is not a model output */
     f.node_out[3] = 0;
-    CHECK(tfl_decoder_create(TFL_DECODER_DETECTION, &f.g, &o, &d) == TFL_ERR_SHAPE, "unmapped output");
+    CHECK(tfl_decoder_create(TFL_DECODER_DETECTION, &f.g, &o, &d, &diag) == TFL_ERR_SHAPE, "unmapped output");
     free(v);
   }
 }

@@ -49,6 +49,8 @@ static tfl_tensor *fake_output(fake_graph *f, tfl_type type, int ndim, const int
 
 static void test_raw(const char *dir)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   char path[1024];
   snprintf(path, sizeof path, "%s/posenet_astronaut.u8", dir);
   enum { H = 23, W = 31, NH = H * W * 17, NS = H * W * 34, NM = H * W * 64 };
@@ -81,11 +83,11 @@ static void test_raw(const char *dir)
   tfl_decoder_options o = tfl_decoder_defaults();
   o.threshold = 0.2f;
   tfl_decoder *d;
-  CHECK(tfl_decoder_create(TFL_DECODER_POSE, &f.g, &o, &d) == TFL_OK, "%s", tfl_last_error());
+  CHECK(tfl_decoder_create(TFL_DECODER_POSE, &f.g, &o, &d, &diag) == TFL_OK, "%s", diag.error);
   /* the oracle stretched the 512x512 picture over the 481x353 input */
   tfl_transform tr = { 481, 353, 512, 512, 512.0f / 481, 512.0f / 353, 0, 0 };
   tfl_results r = { 0 };
-  CHECK(tfl_decoder_run(d, outs, 3, &tr, &r) == TFL_OK, "%s", tfl_last_error());
+  CHECK(tfl_decoder_run(d, outs, 3, &tr, &r, &diag) == TFL_OK, "%s", diag.error);
   CHECK(r.n_poses >= 1, "no pose");
   if (r.n_poses >= 1) {
     const tfl_pose *p = &r.poses[0];
@@ -109,19 +111,21 @@ static void test_raw(const char *dir)
 
   /* at the default threshold 0.5 she scores too low */
   o.threshold = 0.5f;
-  tfl_decoder_create(TFL_DECODER_POSE, &f.g, &o, &d);
-  CHECK(tfl_decoder_run(d, outs, 3, &tr, &r) == TFL_OK && r.n_poses == 0, "%d poses at 0.5", r.n_poses);
+  tfl_decoder_create(TFL_DECODER_POSE, &f.g, &o, &d, &diag);
+  CHECK(tfl_decoder_run(d, outs, 3, &tr, &r, &diag) == TFL_OK && r.n_poses == 0, "%d poses at 0.5", r.n_poses);
   tfl_results_clear(&r);
-  CHECK(tfl_decoder_run(d, outs, 2, &tr, &r) == TFL_ERR_SHAPE, "missing output accepted");
+  CHECK(tfl_decoder_run(d, outs, 2, &tr, &r, &diag) == TFL_ERR_SHAPE, "missing output accepted");
   tfl_decoder_free(d);
   /* grids that disagree */
   shrt->dims[1] = 22;
-  CHECK(tfl_decoder_create(TFL_DECODER_POSE, &f.g, &o, &d) == TFL_ERR_SHAPE, "grids differ");
+  CHECK(tfl_decoder_create(TFL_DECODER_POSE, &f.g, &o, &d, &diag) == TFL_ERR_SHAPE, "grids differ");
 }
 
 /* PosenetDecoderOp outputs, D = 3 poses */
 static void test_decoder_op(void)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   enum { D = 3, K = 17 };
   static float kps[D * K * 2], ks[D * K], ps[D], count[1];
   for (int d = 0; d < D; d++)
@@ -148,12 +152,12 @@ static void test_decoder_op(void)
   CHECK(tfl_decoder_pick(&f.g, why, sizeof why) == TFL_DECODER_POSE, "pick: %s", why);
   tfl_decoder_options o = tfl_decoder_defaults();  /* threshold 0.5 */
   tfl_decoder *d;
-  CHECK(tfl_decoder_create(TFL_DECODER_POSE, &f.g, &o, &d) == TFL_OK, "%s", tfl_last_error());
+  CHECK(tfl_decoder_create(TFL_DECODER_POSE, &f.g, &o, &d, &diag) == TFL_OK, "%s", diag.error);
   const tfl_tensor *outs[4] = { a, b, c, n };
   /* input pixel (u, v) -> frame (2u + 10, 3v + 20) */
   tfl_transform tr = { 481, 353, 2000, 2000, 2.0f, 3.0f, 10.0f, 20.0f };
   tfl_results r = { 0 };
-  CHECK(tfl_decoder_run(d, outs, 4, &tr, &r) == TFL_OK, "%s", tfl_last_error());
+  CHECK(tfl_decoder_run(d, outs, 4, &tr, &r, &diag) == TFL_OK, "%s", diag.error);
   CHECK(r.n_poses == 2, "%d poses", r.n_poses);
   if (r.n_poses == 2) {
     CHECK(r.poses[0].score == 0.9f && r.poses[1].score == 0.7f, "scores");
@@ -166,16 +170,16 @@ static void test_decoder_op(void)
   tfl_results_clear(&r);
   /* count past D is clamped; 1 pose allowed; NaN means none */
   count[0] = 40;
-  CHECK(tfl_decoder_run(d, outs, 4, &tr, &r) == TFL_OK && r.n_poses == 2, "clamped: %d", r.n_poses);
+  CHECK(tfl_decoder_run(d, outs, 4, &tr, &r, &diag) == TFL_OK && r.n_poses == 2, "clamped: %d", r.n_poses);
   tfl_results_clear(&r);
   count[0] = NAN;
-  CHECK(tfl_decoder_run(d, outs, 4, &tr, &r) == TFL_OK && r.n_poses == 0, "NaN count: %d", r.n_poses);
+  CHECK(tfl_decoder_run(d, outs, 4, &tr, &r, &diag) == TFL_OK && r.n_poses == 0, "NaN count: %d", r.n_poses);
   tfl_results_clear(&r);
   tfl_decoder_free(d);
   o.max_results = 1;
   count[0] = 3;
-  tfl_decoder_create(TFL_DECODER_POSE, &f.g, &o, &d);
-  CHECK(tfl_decoder_run(d, outs, 4, &tr, &r) == TFL_OK && r.n_poses == 1, "max_results: %d", r.n_poses);
+  tfl_decoder_create(TFL_DECODER_POSE, &f.g, &o, &d, &diag);
+  CHECK(tfl_decoder_run(d, outs, 4, &tr, &r, &diag) == TFL_OK && r.n_poses == 1, "max_results: %d", r.n_poses);
   tfl_results_clear(&r);
   tfl_decoder_free(d);
 }

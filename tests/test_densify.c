@@ -33,6 +33,8 @@ static const float csr_dense[12] = {0, 1, 0, 2, 0, 0, 0, 0, 3, 0, 4, 0};
 
 static void test_csr(void)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   static const int32_t seg[] = {0, 2, 2, 4}, idx[] = {1, 3, 0, 2};
   float values[] = {1, 2, 3, 4};
   tfl_sparsity s = {.n_traversal = 2, .traversal_order = {0, 1}};
@@ -41,18 +43,18 @@ static void test_csr(void)
                             .indices = idx};
   tfl_tensor t = sparse_tensor(3, 4, &s, values);
   float out[12];
-  if (tfl_sparse_value_count(&t) != 4) {
-    printf("FAIL csr: value count %lld\n", (long long)tfl_sparse_value_count(&t));
+  if (tfl_sparse_value_count(&t, &diag) != 4) {
+    printf("FAIL csr: value count %lld\n", (long long)tfl_sparse_value_count(&t, &diag));
     failures++;
   }
-  if (tfl_densify(&t, 4, out) != TFL_OK) {
-    printf("FAIL csr: %s\n", tfl_last_error());
+  if (tfl_densify(&t, 4, out, &diag) != TFL_OK) {
+    printf("FAIL csr: %s\n", diag.error);
     failures++;
     return;
   }
   expect("csr", out, csr_dense, 12);
   /* a lying value count is refused */
-  if (tfl_densify(&t, 3, out) == TFL_OK) {
+  if (tfl_densify(&t, 3, out, &diag) == TFL_OK) {
     printf("FAIL csr: 3 stored values accepted for 4 indices\n");
     failures++;
   }
@@ -61,6 +63,8 @@ static void test_csr(void)
 /* the same matrix column-major: traversal (1, 0), rows sparse per column */
 static void test_csc(void)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   static const int32_t seg[] = {0, 1, 2, 3, 4}, idx[] = {2, 0, 2, 0};
   float values[] = {3, 1, 4, 2};
   tfl_sparsity s = {.n_traversal = 2, .traversal_order = {1, 0}};
@@ -69,8 +73,8 @@ static void test_csc(void)
                             .indices = idx};
   tfl_tensor t = sparse_tensor(3, 4, &s, values);
   float out[12];
-  if (tfl_densify(&t, 4, out) != TFL_OK) {
-    printf("FAIL csc: %s\n", tfl_last_error());
+  if (tfl_densify(&t, 4, out, &diag) != TFL_OK) {
+    printf("FAIL csc: %s\n", diag.error);
     failures++;
     return;
   }
@@ -84,6 +88,8 @@ static void test_csc(void)
  *   0 0 7 8      levels: block row (dense 2), block col (CSR), row in block, col in block */
 static void test_block(void)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   static const int32_t seg[] = {0, 1, 2}, idx[] = {0, 1};
   float values[] = {1, 2, 3, 4, 5, 0, 7, 8};
   static const float want[16] = {1, 2, 0, 0, 3, 4, 0, 0, 0, 0, 5, 0, 0, 0, 7, 8};
@@ -95,8 +101,8 @@ static void test_block(void)
   s.dim[3] = (tfl_dim_meta){.format = TFL_DIM_DENSE, .dense_size = 2};
   tfl_tensor t = sparse_tensor(4, 4, &s, values);
   float out[16];
-  if (tfl_densify(&t, 8, out) != TFL_OK) {
-    printf("FAIL block: %s\n", tfl_last_error());
+  if (tfl_densify(&t, 8, out, &diag) != TFL_OK) {
+    printf("FAIL block: %s\n", diag.error);
     failures++;
     return;
   }
@@ -106,6 +112,8 @@ static void test_block(void)
 /* An index past the level size is an error, not a write out of bounds. */
 static void test_bad_index(void)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   static const int32_t seg[] = {0, 2, 2, 4}, idx[] = {1, 9, 0, 2};
   float values[] = {1, 2, 3, 4};
   tfl_sparsity s = {.n_traversal = 2, .traversal_order = {0, 1}};
@@ -114,7 +122,7 @@ static void test_bad_index(void)
                             .indices = idx};
   tfl_tensor t = sparse_tensor(3, 4, &s, values);
   float out[12];
-  if (tfl_densify(&t, 4, out) == TFL_OK) {
+  if (tfl_densify(&t, 4, out, &diag) == TFL_OK) {
     printf("FAIL bad index: accepted index 9 of a 4-wide row\n");
     failures++;
   }
@@ -123,6 +131,8 @@ static void test_bad_index(void)
 /* fold: DENSIFY(sparse fp16) -> DEQUANTIZE -> float32 constant; both nodes die. */
 static void test_fold(void)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   static const int32_t seg[] = {0, 2, 2, 4}, idx[] = {1, 3, 0, 2};
   tfl_graph *g = calloc(1, sizeof *g);
   uint16_t *h = tfl_graph_alloc(g, 8);
@@ -163,8 +173,8 @@ static void test_fold(void)
     n->in[0] = i;
     n->out[0] = i + 1;
   }
-  if (tfl_pass_fold_constants(g) != TFL_OK) {
-    printf("FAIL fold: %s\n", tfl_last_error());
+  if (tfl_pass_fold_constants(g, &diag) != TFL_OK) {
+    printf("FAIL fold: %s\n", diag.error);
     failures++;
   } else {
     static const float want[12] = {0, 1, 0, -2, 0, 0, 0, 0, 0.5f, 0, 5, 0};

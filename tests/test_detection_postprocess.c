@@ -75,7 +75,7 @@ static int run_case(const dp_case *c, float *boxes, float *classes, float *score
   for (int t = ob; t <= os; t++) memset(r.tensors[t].data, 0x7f, r.tensors[t].bytes);
   tfl_status s = op_runner_run(&r, 1);
   if (s != TFL_OK) {
-    fprintf(stderr, "run failed: %s\n", tfl_last_error());
+    fprintf(stderr, "run failed: %s\n", r.diag.error);
     op_runner_free(&r);
     return 0;
   }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "delegates/cpu/cpu_delegate.h"
 #include "runtime/tfl_interpreter.h"
 
 static int failures;
@@ -34,6 +35,8 @@ typedef struct {
   int n_nodes, n_in, n_out;
   int32_t nodes[8], in[8], out[8];
   bool data_ready;   /* boundary tensors had data pointers at prepare */
+  bool fail;         /* invoke fails, saying so in the partition's context */
+  tfl_diag *diag;    /* the partition's context, from prepare */
 } fake_ctx;
 
 static bool fake_supports(void *ctx, const tfl_graph *g, int node)
@@ -52,6 +55,7 @@ static tfl_status fake_prepare(void *vctx, tfl_graph *g, const tfl_partition *p,
   memcpy(c->nodes, p->nodes, sizeof(int32_t) * (size_t)p->n_nodes);
   memcpy(c->in, p->inputs, sizeof(int32_t) * (size_t)p->n_inputs);
   memcpy(c->out, p->outputs, sizeof(int32_t) * (size_t)p->n_outputs);
+  c->diag = p->diag;
   c->data_ready = true;
   for (int i = 0; i < p->n_inputs; i++) c->data_ready = c->data_ready && g->tensors[p->inputs[i]].data;
   for (int i = 0; i < p->n_outputs; i++) c->data_ready = c->data_ready && g->tensors[p->outputs[i]].data;
@@ -64,6 +68,7 @@ static tfl_status fake_invoke(void *vctx, void *state)
   fake_ctx *c = vctx;
   tfl_graph *g = state;
   c->invokes++;
+  if (c->fail) return tfl_fail(c->diag, TFL_ERR_BACKEND, "fake failure %d", c->invokes);
   for (int k = 0; k < c->n_nodes; k++) {
     const tfl_node *n = &g->nodes[c->nodes[k]];
     const tfl_tensor *x = &g->tensors[n->in[0]];
@@ -93,6 +98,24 @@ static void sink(tfl_log_level level, const char *msg, void *user)
   if (level == TFL_LOG_WARNING) n_warnings++;
   size_t k = strlen(logbuf);
   snprintf(logbuf + k, sizeof logbuf - k, "%d:%s\n", (int)level, msg);
+}
+
+/* A context whose log lines land in logbuf. */
+static void capture(tfl_diag *d)
+{
+  tfl_diag_init(d);
+  d->sink = sink;
+  logbuf[0] = 0;
+  n_warnings = 0;
+}
+
+/* The fallback every interpreter here gets. */
+static tfl_delegate *make_cpu(bool reference, int threads)
+{
+  cpu_delegate_options co = cpu_delegate_defaults();
+  co.reference = reference;
+  co.threads = threads;
+  return cpu_delegate_create(&co);
 }
 
 static int count_of(const char *hay, const char *needle)
@@ -160,7 +183,7 @@ static void run_and_check(tfl_interpreter *it, const char *what)
   tfl_tensor *in = tfl_interpreter_input(it, 0);
   memcpy(in->data, x, sizeof x);
   tfl_status s = tfl_interpreter_invoke(it);
-  CHECK(s == TFL_OK, "%s: invoke: %s", what, tfl_last_error());
+  CHECK(s == TFL_OK, "%s: invoke: %s", what, tfl_interpreter_last_error(it));
   const tfl_tensor *y = tfl_interpreter_output(it, 0);
   CHECK(y->ndim == 2 && y->dims[1] == 4, "%s: output shape not inferred (ndim %d)", what, y->ndim);
   for (int i = 0; i < 4 && s == TFL_OK; i++)
@@ -174,16 +197,18 @@ static void test_partitioned(void)
   tfl_delegate fake = {.name = "fake", .ctx = &fc, .supports = fake_supports, .prepare = fake_prepare,
                        .invoke = fake_invoke, .release = fake_release};
   tfl_graph *g = build();
+  tfl_diag diag;
+  capture(&diag);
+  tfl_delegate *cpu = make_cpu(false, 1);
   tfl_interp_options o = tfl_interp_defaults();
   o.delegate = &fake;
-  logbuf[0] = 0;
-  n_warnings = 0;
-  tfl_set_log_sink(sink, NULL);
+  o.fallback = cpu;
+  o.diag = &diag;
   tfl_interpreter *it = NULL;
   tfl_status s = tfl_interpreter_create(g, &o, &it);
-  tfl_set_log_sink(NULL, NULL);
-  CHECK(s == TFL_OK, "create: %s", tfl_last_error());
+  CHECK(s == TFL_OK, "create: %s", diag.error);
   if (s != TFL_OK) {
+    cpu->destroy(cpu);
     tfl_graph_free(g);
     return;
   }
@@ -218,22 +243,22 @@ static void test_partitioned(void)
   run_and_check(it, "partitioned, second run");
   CHECK(fc.invokes == 2, "fake invoked %d times, expected 2", fc.invokes);
   tfl_interpreter_free(it);
+  cpu->destroy(cpu);
   tfl_graph_free(g);
 }
 
 static void test_cpu_only(bool reference, int threads)
 {
   tfl_graph *g = build();
+  tfl_delegate *cpu = make_cpu(reference, threads);
   tfl_interp_options o = tfl_interp_defaults();
-  o.reference = reference;
-  o.threads = threads;
+  o.fallback = cpu;
+  tfl_diag diag;
+  capture(&diag);
+  o.diag = &diag;
   tfl_interpreter *it = NULL;
-  logbuf[0] = 0;
-  n_warnings = 0;
-  tfl_set_log_sink(sink, NULL);
   tfl_status s = tfl_interpreter_create(g, &o, &it);
-  tfl_set_log_sink(NULL, NULL);
-  CHECK(s == TFL_OK, "create (cpu only): %s", tfl_last_error());
+  CHECK(s == TFL_OK, "create (cpu only): %s", diag.error);
   if (s == TFL_OK) {
     CHECK(tfl_interpreter_partition_count(it) == 1, "cpu only: %d partitions",
           tfl_interpreter_partition_count(it));
@@ -241,6 +266,7 @@ static void test_cpu_only(bool reference, int threads)
     run_and_check(it, reference ? "reference" : "fast");
     tfl_interpreter_free(it);
   }
+  cpu->destroy(cpu);
   tfl_graph_free(g);
 }
 
@@ -251,10 +277,79 @@ static void test_bad_shape(void)
   g->tensors[T_E].dims[1] = 5;
   tfl_tensor_update_bytes(&g->tensors[T_E]);
   tfl_interpreter *it = NULL;
-  tfl_status s = tfl_interpreter_create(g, NULL, &it);
+  tfl_diag diag;
+  capture(&diag);
+  tfl_delegate *cpu = make_cpu(true, 1);
+  tfl_interp_options o = tfl_interp_defaults();
+  o.fallback = cpu;
+  o.diag = &diag;
+  tfl_status s = tfl_interpreter_create(g, &o, &it);
   CHECK(s == TFL_ERR_SHAPE, "bad declared shape: status %d", s);
-  CHECK(strstr(tfl_last_error(), "node 3 (MUL)") && strstr(tfl_last_error(), "[1,5]"),
-        "error does not name node and shape: %s", tfl_last_error());
+  CHECK(strstr(diag.error, "node 3 (MUL)") && strstr(diag.error, "[1,5]"),
+        "error does not name node and shape: %s", diag.error);
+  cpu->destroy(cpu);
+  tfl_graph_free(g);
+}
+
+/* Without options.diag the interpreter keeps its own context: a delegate's failure,
+ * with the interpreter's prefix, is read back with tfl_interpreter_last_error. */
+static void test_own_diag(void)
+{
+  fake_ctx fc = {0};
+  tfl_delegate fake = {.name = "fake", .ctx = &fc, .supports = fake_supports, .prepare = fake_prepare,
+                       .invoke = fake_invoke, .release = fake_release};
+  tfl_graph *g = build();
+  tfl_delegate *cpu = make_cpu(false, 1);
+  tfl_interp_options o = tfl_interp_defaults();
+  o.delegate = &fake;
+  o.fallback = cpu;
+  tfl_interpreter *it = NULL;
+  tfl_status s = tfl_interpreter_create(g, &o, &it);
+  CHECK(s == TFL_OK, "create (own diag): %s", it ? tfl_interpreter_last_error(it) : "?");
+  if (s == TFL_OK) {
+    CHECK(fc.diag != NULL, "partition has no diagnostics context");
+    CHECK(tfl_interpreter_last_error(it)[0] == '\0', "error before any failure: %s", tfl_interpreter_last_error(it));
+    fc.fail = true;
+    s = tfl_interpreter_invoke(it);
+    const char *e = tfl_interpreter_last_error(it);
+    CHECK(s == TFL_ERR_BACKEND, "failing invoke: status %d", s);
+    CHECK(strstr(e, "fake delegate, partition 1") && strstr(e, "fake failure 1"),
+          "error does not name delegate, partition and cause: '%s'", e);
+    tfl_interpreter_free(it);
+  }
+  cpu->destroy(cpu);
+  tfl_graph_free(g);
+}
+
+/* A fallback is required, and must run every node the accelerator leaves: else the
+ * error names the first node it cannot run. */
+static bool add_only(void *ctx, const tfl_graph *g, int node)
+{
+  (void)ctx;
+  return g->nodes[node].op == TFL_OP_ADD;
+}
+
+static void test_fallback_required(void)
+{
+  fake_ctx fc = {0};
+  tfl_delegate fake = {.name = "fake", .ctx = &fc, .supports = fake_supports, .prepare = fake_prepare,
+                       .invoke = fake_invoke, .release = fake_release};
+  tfl_delegate adds = {.name = "adds", .supports = add_only, .prepare = fake_prepare, .invoke = fake_invoke,
+                       .release = fake_release};
+  tfl_graph *g = build();
+  tfl_diag diag;
+  capture(&diag);
+  tfl_interp_options o = tfl_interp_defaults();
+  o.delegate = &fake;
+  o.diag = &diag;
+  tfl_interpreter *it = NULL;
+  tfl_status s = tfl_interpreter_create(g, &o, &it);
+  CHECK(s == TFL_ERR_ARG && !it && strstr(diag.error, "no fallback delegate"), "no fallback: status %d, '%s'", s,
+        diag.error);
+  o.fallback = &adds;
+  s = tfl_interpreter_create(g, &o, &it);
+  CHECK(s == TFL_ERR_UNSUPPORTED && !it && strstr(diag.error, "node 3 (MUL)") && strstr(diag.error, "adds"),
+        "fallback without MUL: status %d, '%s'", s, diag.error);
   tfl_graph_free(g);
 }
 
@@ -264,6 +359,8 @@ int main(void)
   test_cpu_only(true, 1);
   test_cpu_only(false, 2);
   test_bad_shape();
+  test_own_diag();
+  test_fallback_required();
   if (failures) printf("%d failures\n", failures);
   else printf("interpreter: all checks passed\n");
   return failures != 0;

@@ -123,11 +123,13 @@ static double now_ms(void)
 static void check_model(const model_expect *e, const char *path)
 {
   tfl_graph *g = NULL;
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   double t0 = now_ms();
-  tfl_status s = tfl_load_file(path, &g);
+  tfl_status s = tfl_load_file(path, &g, &diag);
   double ms = now_ms() - t0;
   if (s != TFL_OK) {
-    CHECK(0, "%s: %s: %s", e->file, tfl_status_name(s), tfl_last_error());
+    CHECK(0, "%s: %s: %s", e->file, tfl_status_name(s), diag.error);
     return;
   }
   printf("%-58s %5d tensors %4d nodes  %6.2f ms\n", e->file, g->n_tensors, g->n_nodes, ms);
@@ -201,10 +203,10 @@ static void check_model(const model_expect *e, const char *path)
     void *buf = malloc((size_t)n);
     if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
       tfl_graph *m = NULL;
-      s = tfl_load_memory(buf, (size_t)n, &m);
+      s = tfl_load_memory(buf, (size_t)n, &m, &diag);
       free(buf); /* the graph keeps its own copy */
       CHECK(s == TFL_OK && m->n_nodes == total && m->n_outputs == e->n_out,
-            "%s: load from memory: %s", e->file, tfl_last_error());
+            "%s: load from memory: %s", e->file, diag.error);
       tfl_graph_free(m);
     } else {
       free(buf);
@@ -232,8 +234,14 @@ int main(int argc, char **argv)
   }
   /* not a model at all */
   tfl_graph *g = NULL;
-  tfl_status s = tfl_load_file("/nonexistent/model.tflite", &g);
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  tfl_status s = tfl_load_file("/nonexistent/model.tflite", &g, &diag);
   CHECK(s == TFL_ERR_IO && !g, "missing file gives %s", tfl_status_name(s));
+  CHECK(strstr(diag.error, "/nonexistent/model.tflite: cannot open") != NULL, "missing file: message '%s'",
+        diag.error);
+  s = tfl_load_file("/nonexistent/model.tflite", &g, NULL); /* no context: the message is dropped */
+  CHECK(s == TFL_ERR_IO && !g, "missing file without a context gives %s", tfl_status_name(s));
   if (!found) {
     printf("no model found: skipped\n");
     return 77;

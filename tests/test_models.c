@@ -14,6 +14,7 @@
  */
 #include "golden.h"
 
+#include "delegates/cpu/cpu_delegate.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 
@@ -108,18 +109,26 @@ static int run_mode(const uint8_t *model, size_t size, const golden_case *gc, co
   tfl_graph *g = NULL;
   tfl_interpreter *it = NULL;
   int fails = 0;
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   double t0 = now_ms();
-  tfl_status st = tfl_load_memory(model, size, &g);
+  tfl_status st = tfl_load_memory(model, size, &g, &diag);
   if (st != TFL_OK) {
-    printf("%s %s: FAIL: load: %s: %s\n", case_name, mode, tfl_status_name(st), tfl_last_error());
+    printf("%s %s: FAIL: load: %s: %s\n", case_name, mode, tfl_status_name(st), diag.error);
     return 1;
   }
+  cpu_delegate_options co = cpu_delegate_defaults();
+  co.reference = reference;
+  co.threads = threads;
+  co.diag = &diag;
+  tfl_delegate *cpu = cpu_delegate_create(&co);
   tfl_interp_options opt = tfl_interp_defaults();
-  opt.reference = reference;
-  opt.threads = threads;
-  st = tfl_interpreter_create(g, &opt, &it);
+  opt.fallback = cpu;
+  opt.diag = &diag;
+  st = cpu ? tfl_interpreter_create(g, &opt, &it) : TFL_ERR_NOMEM;
   if (st != TFL_OK) {
-    printf("%s %s: FAIL: interpreter: %s: %s\n", case_name, mode, tfl_status_name(st), tfl_last_error());
+    printf("%s %s: FAIL: interpreter: %s: %s\n", case_name, mode, tfl_status_name(st), diag.error);
+    if (cpu) cpu->destroy(cpu);
     tfl_graph_free(g);
     return 1;
   }
@@ -132,7 +141,7 @@ static int run_mode(const uint8_t *model, size_t size, const golden_case *gc, co
   st = tfl_interpreter_invoke(it);
   double t3 = now_ms();
   if (st != TFL_OK) {
-    printf("%s %s: FAIL: invoke: %s: %s\n", case_name, mode, tfl_status_name(st), tfl_last_error());
+    printf("%s %s: FAIL: invoke: %s: %s\n", case_name, mode, tfl_status_name(st), diag.error);
     fails++;
     goto out;
   }
@@ -172,6 +181,7 @@ static int run_mode(const uint8_t *model, size_t size, const golden_case *gc, co
   }
 out:
   tfl_interpreter_free(it);
+  cpu->destroy(cpu);
   tfl_graph_free(g);
   return fails;
 }

@@ -12,6 +12,7 @@
  */
 #include "golden.h"
 
+#include "delegates/cpu/cpu_delegate.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 
@@ -25,15 +26,19 @@
 #define QUANT_LSB 1.0
 
 typedef struct {
+  tfl_diag diag;       /* lives as long as the interpreter, which reports here */
   tfl_graph *g;
+  tfl_delegate *cpu;   /* the interpreter's fallback */
   tfl_interpreter *it;
 } run;
 
 static void run_free(run *r)
 {
   tfl_interpreter_free(r->it);
+  if (r->cpu) r->cpu->destroy(r->cpu);
   tfl_graph_free(r->g);
   r->it = NULL;
+  r->cpu = NULL;
   r->g = NULL;
 }
 
@@ -41,17 +46,23 @@ static void run_free(run *r)
 static int run_model(const char *path, const golden_case *gc, bool reference, run *r)
 {
   const char *mode = reference ? "reference" : "fast";
-  tfl_status st = tfl_load_file(path, &r->g);
+  tfl_diag_init(&r->diag);
+  tfl_status st = tfl_load_file(path, &r->g, &r->diag);
   if (st != TFL_OK) {
-    printf("%s: FAIL: load: %s: %s\n", mode, tfl_status_name(st), tfl_last_error());
+    printf("%s: FAIL: load: %s: %s\n", mode, tfl_status_name(st), r->diag.error);
     return 1;
   }
+  cpu_delegate_options co = cpu_delegate_defaults();
+  co.reference = reference;
+  co.threads = reference ? 1 : 2;
+  co.diag = &r->diag;
+  r->cpu = cpu_delegate_create(&co);
   tfl_interp_options opt = tfl_interp_defaults();
-  opt.reference = reference;
-  opt.threads = reference ? 1 : 2;
-  st = tfl_interpreter_create(r->g, &opt, &r->it);
+  opt.fallback = r->cpu;
+  opt.diag = &r->diag;
+  st = r->cpu ? tfl_interpreter_create(r->g, &opt, &r->it) : TFL_ERR_NOMEM;
   if (st != TFL_OK) {
-    printf("%s: FAIL: interpreter: %s: %s\n", mode, tfl_status_name(st), tfl_last_error());
+    printf("%s: FAIL: interpreter: %s: %s\n", mode, tfl_status_name(st), r->diag.error);
     return 1;
   }
   golden_rng rng;
@@ -68,7 +79,7 @@ static int run_model(const char *path, const golden_case *gc, bool reference, ru
   }
   st = tfl_interpreter_invoke(r->it);
   if (st != TFL_OK) {
-    printf("%s: FAIL: invoke: %s: %s\n", mode, tfl_status_name(st), tfl_last_error());
+    printf("%s: FAIL: invoke: %s: %s\n", mode, tfl_status_name(st), r->diag.error);
     return 1;
   }
   return 0;

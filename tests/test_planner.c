@@ -45,18 +45,22 @@ static void check_plan(const char *what, const tfl_plan_item *it, int n, const s
 
 static void test_chain(void)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   /* t0 -> op1 -> t1 -> op2 -> t2 ...: each tensor alive [i, i+1] */
   enum { N = 8 };
   tfl_plan_item it[N];
   size_t off[N];
   for (int i = 0; i < N; i++) it[i] = (tfl_plan_item){.size = 1000, .first = i, .last = i + 1};
-  size_t arena = tfl_plan_offsets(it, N, 64, off);
+  size_t arena = tfl_plan_offsets(it, N, 64, off, &diag);
   check_plan("chain", it, N, off, arena);
   CHECK(arena == 2 * 1024, "chain: arena %zu, expected %d (two live buffers)", arena, 2 * 1024);
 }
 
 static void test_handmade(void)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   /* a branch: t0 feeds t1 and t2, joined into t3; t4 lives the whole run (graph output) */
   tfl_plan_item it[] = {
     {.size = 4096, .first = 0, .last = 2},
@@ -69,7 +73,7 @@ static void test_handmade(void)
   };
   int n = (int)(sizeof it / sizeof it[0]);
   size_t off[7];
-  size_t arena = tfl_plan_offsets(it, n, 64, off);
+  size_t arena = tfl_plan_offsets(it, n, 64, off, &diag);
   check_plan("handmade", it, n, off, arena);
   /* at step 2, t0+t1+t2+t4 are alive: 4096+128+3008+64 */
   CHECK(arena >= 4096 + 128 + 3008 + 64, "handmade: arena %zu smaller than the live peak", arena);
@@ -78,6 +82,8 @@ static void test_handmade(void)
 
 static void test_random(void)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   enum { N = 200 };
   tfl_plan_item it[N];
   size_t off[N];
@@ -87,7 +93,7 @@ static void test_random(void)
       int a = rand() % 100, b = a + rand() % 10;
       it[i] = (tfl_plan_item){.size = (size_t)(rand() % 5000), .first = a, .last = b};
     }
-    size_t arena = tfl_plan_offsets(it, N, 64, off);
+    size_t arena = tfl_plan_offsets(it, N, 64, off, &diag);
     check_plan("random", it, N, off, arena);
   }
 }
@@ -95,6 +101,8 @@ static void test_random(void)
 /* x -> RELU -> a -> RESHAPE -> b -> RELU -> y: b shares a's bytes, and a lives until b dies. */
 static void test_graph_alias(void)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   tfl_graph *g = calloc(1, sizeof *g);
   g->n_tensors = 4;
   g->tensors = calloc(4, sizeof(tfl_tensor));
@@ -126,7 +134,7 @@ static void test_graph_alias(void)
   g->outputs[0] = 3;
   bool planned[4];
   size_t arena = 0;
-  CHECK(tfl_plan_graph(g, planned, &arena) == TFL_OK, "plan_graph: %s", tfl_last_error());
+  CHECK(tfl_plan_graph(g, planned, &arena, &diag) == TFL_OK, "plan_graph: %s", diag.error);
   for (int t = 0; t < 4; t++) CHECK(planned[t], "tensor %d not planned", t);
   size_t o[4];
   for (int t = 0; t < 4; t++) o[t] = g->tensors[t].arena_offset;

@@ -144,7 +144,7 @@ static int test_kernel(void)
   r.node.p.posenet = (tfl_posenet_params){.max_detections = MD, .score_threshold = 0.5f,
                                           .stride = STRIDE, .nms_radius = 20.0f};
   int ok = op_runner_run(&r, 1) == TFL_OK;
-  if (!ok) fprintf(stderr, "kernel: %s\n", tfl_last_error());
+  if (!ok) fprintf(stderr, "kernel: %s\n", r.diag.error);
   const float *kp = r.tensors[ok_].data, *ks = r.tensors[oks].data, *ps = r.tensors[ops].data;
   const float *count = r.tensors[on].data;
   if (ok && *count != 2.0f) {

@@ -1,5 +1,5 @@
 /* test_region.c - MediaPipe's region rules (decoders/tfl_region.c) and the crop the CPU
- * preprocessing makes of a region (gst/tflitefilter/preprocess.c).
+ * preprocessing makes of a region (preprocess/preprocess.c).
  *
  *  - each rule on hand-made detections with answers worked out on paper;
  *  - the affine map: the model input's corners land on the region's corners, and back;
@@ -18,9 +18,10 @@
 #include "check.h"
 #include "crop_ref.h"
 #include "decoders/tfl_decoder.h"
+#include "delegates/cpu/cpu_delegate.h"
 #include "decoders/tfl_region.h"
 #include "golden.h"
-#include "gst/tflitefilter/preprocess.h"
+#include "preprocess/preprocess.h"
 #include "model_path.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
@@ -154,23 +155,28 @@ static void test_transform(void)
 /* ---- chains on a real picture ---- */
 
 static const char *model_dirs;
+static tfl_diag diag;
+static tfl_delegate *cpu;
 
 static tfl_graph *load_model(const char *name, tfl_interpreter **it)
 {
   char dirs[4096], path[4096];
   snprintf(dirs, sizeof dirs, "%s", model_dirs);
+  diag.error[0] = 0;
   for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
     if (!test_find_model(d, name, path, sizeof path)) continue;
     tfl_graph *g;
-    if (tfl_load_file(path, &g) != TFL_OK) break;
+    if (tfl_load_file(path, &g, &diag) != TFL_OK) break;
     tfl_interp_options o = tfl_interp_defaults();
+    o.fallback = cpu;
+    o.diag = &diag;
     if (tfl_interpreter_create(g, &o, it) != TFL_OK) {
       tfl_graph_free(g);
       break;
     }
     return g;
   }
-  CHECK(0, "model %s not found or not loadable in %s: %s", name, model_dirs, tfl_last_error());
+  CHECK(0, "model %s not found or not loadable in %s: %s", name, model_dirs, diag.error);
   return NULL;
 }
 
@@ -196,13 +202,13 @@ static bool detect(const char *model, const pix_frame *f, tfl_results *res)
   tfl_tensor *in = tfl_interpreter_input(it, 0);
   tfl_transform tr = preprocess_transform(f->width, f->height, in->dims[2], in->dims[1], FIT_STRETCH);
   pix_norm n = norm_for(kind, g);
-  bool ok = tfl_decoder_create(kind, g, &o, &d) == TFL_OK && preprocess_frame(f, &tr, &n, in) == 0 &&
+  bool ok = tfl_decoder_create(kind, g, &o, &d, &diag) == TFL_OK && preprocess_frame(f, &tr, &n, in) == 0 &&
             tfl_interpreter_invoke(it) == TFL_OK;
   if (ok) {
     const tfl_tensor *outs[8];
     int k = tfl_interpreter_output_count(it);
     for (int i = 0; i < k && i < 8; i++) outs[i] = tfl_interpreter_output(it, i);
-    ok = tfl_decoder_run(d, outs, k < 8 ? k : 8, &tr, res) == TFL_OK;
+    ok = tfl_decoder_run(d, outs, k < 8 ? k : 8, &tr, res, &diag) == TFL_OK;
   }
   tfl_decoder_free(d);
   tfl_interpreter_free(it);
@@ -273,7 +279,7 @@ static void test_chain(const golden_picture *pic, const char *detector, tfl_regi
     memcpy(det.boxes[0].keypoints, given->keypoints, sizeof(tfl_keypoint) * (size_t)given->n_keypoints);
     det.n_boxes = 1;
   } else if (!detect(detector, &f, &det)) {
-    CHECK(0, "%s did not run", detector);
+    CHECK(0, "%s did not run: %s", detector, diag.error);
     return;
   }
   int best = -1;
@@ -339,6 +345,9 @@ int main(int argc, char **argv)
     return 2;
   }
   model_dirs = argv[2];
+  tfl_diag_init(&diag);
+  cpu_delegate_options co = cpu_delegate_defaults();
+  cpu = cpu_delegate_create(&co);
   char path[4096];
   snprintf(path, sizeof path, "%s/astronaut.png", argv[1]);
   golden_picture pic;
@@ -355,6 +364,7 @@ int main(int argc, char **argv)
   test_chain(&pic, "coco_ssd_mobilenet_v1_1.0_quant_2018_06_29.tflite", TFL_REGION_BOX,
              "mobilenet_v1_0.25_224.tflite", 1, NULL);
   golden_picture_free(&pic);
+  cpu->destroy(cpu);
   printf("%d failure(s)\n", failures);
   return failures != 0;
 }

@@ -59,13 +59,15 @@ static tfl_graph *graph(tfl_op op, int ndim, const int32_t *dims, int n_const, c
 
 static void expect(const char *what, tfl_graph *g, int ndim, const int32_t *want)
 {
-  tfl_status s = tfl_infer_shapes(g);
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  tfl_status s = tfl_infer_shapes(g, &diag);
   const tfl_tensor *y = &g->tensors[g->nodes[0].out[0]];
   bool ok = s == TFL_OK && y->ndim == ndim && !memcmp(y->dims, want, sizeof(int32_t) * (size_t)ndim) &&
             y->bytes == tfl_tensor_count(y) * 4;
   if (!ok) {
     failures++;
-    printf("FAIL %s: status %d (%s), got [", what, s, tfl_last_error());
+    printf("FAIL %s: status %d (%s), got [", what, s, diag.error);
     for (int i = 0; i < y->ndim; i++) printf("%s%d", i ? "," : "", y->dims[i]);
     printf("], want [");
     for (int i = 0; i < ndim; i++) printf("%s%d", i ? "," : "", want[i]);
@@ -220,6 +222,8 @@ static void test_misc(void)
 
 static void test_broadcast_and_mismatch(void)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   tfl_graph *g = graph(TFL_OP_ADD, 4, DIMS(1, 4, 1, 3), 0, NULL, NULL);
   g->tensors = realloc(g->tensors, 3 * sizeof(tfl_tensor));
   g->tensors[2] = g->tensors[1];
@@ -238,10 +242,10 @@ static void test_broadcast_and_mismatch(void)
   g->tensors[1].ndim = 2;
   g->tensors[1].dims[0] = 3;
   g->tensors[1].dims[1] = 2;
-  tfl_status s = tfl_infer_shapes(g);
-  if (s != TFL_ERR_SHAPE || !strstr(tfl_last_error(), "node 0 (RELU)") || !strstr(tfl_last_error(), "[3,2]")) {
+  tfl_status s = tfl_infer_shapes(g, &diag);
+  if (s != TFL_ERR_SHAPE || !strstr(diag.error, "node 0 (RELU)") || !strstr(diag.error, "[3,2]")) {
     failures++;
-    printf("FAIL mismatch: status %d, message '%s'\n", s, tfl_last_error());
+    printf("FAIL mismatch: status %d, message '%s'\n", s, diag.error);
   }
   tfl_graph_free(g);
 }

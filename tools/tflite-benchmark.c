@@ -58,7 +58,7 @@ int main(int argc, char **argv)
     tfl_status s = tfl_interpreter_invoke(m.it);
     const double dt = tool_now_ms() - t0;
     if (s != TFL_OK) {
-      fprintf(stderr, "error: running %s: %s\n", model, tfl_last_error());
+      fprintf(stderr, "error: running %s: %s\n", model, m.diag.error);
       ok = false;
     } else if (k == -1 - warmup) {
       first = dt;

@@ -73,14 +73,16 @@ int main(int argc, char **argv)
     }
     double t0 = tool_now_ms();
     tfl_status s = ok ? tfl_interpreter_invoke(ref.it) : TFL_OK;
+    const char *why = ref.diag.error;
     ref_ms += tool_now_ms() - t0;
     if (s == TFL_OK && ok) {
       t0 = tool_now_ms();
       s = tfl_interpreter_invoke(test.it);
+      why = test.diag.error;
       test_ms += tool_now_ms() - t0;
     }
     if (s != TFL_OK) {
-      fprintf(stderr, "error: running %s: %s\n", model, tfl_last_error());
+      fprintf(stderr, "error: running %s: %s\n", model, why);
       ok = false;
     }
     for (int o = 0; ok && o < n_out; o++) {

@@ -110,7 +110,7 @@ int main(int argc, char **argv)
   if (ok) {
     tfl_status s = tfl_interpreter_invoke(m.it);
     if (s != TFL_OK) {
-      fprintf(stderr, "error: running %s: %s\n", model, tfl_last_error());
+      fprintf(stderr, "error: running %s: %s\n", model, m.diag.error);
       ok = false;
     }
   }

@@ -1,12 +1,14 @@
 /* tool_common.c - see tool_common.h */
 #include "tool_common.h"
 
+#include "delegates/cpu/cpu_delegate.h"
 #include "delegates/gl/gl_delegate.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <png.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,6 +22,28 @@ void tool_run_flags_init(tool_run_flags *f)
   f->threads = TOOL_DEFAULT_THREADS;
   f->fp32 = false;
   f->cache_dir = NULL;
+  f->gl_tuning = (gl_tuning){0};
+  /* TFL_LOG=info|debug|warning|error: the one environment switch, read here in the
+   * tools only (the library takes its verbosity from the caller's tfl_diag) */
+  const char *env = getenv("TFL_LOG");
+  if (!env || !tool_parse_log_level(env, &f->log)) f->log = TFL_LOG_WARNING;
+}
+
+bool tool_parse_log_level(const char *s, tfl_log_level *out)
+{
+  static const char *const names[] = {"error", "warning", "info", "debug"};
+  for (int i = 0; i < 4; i++)
+    if (strcmp(s, names[i]) == 0) {
+      *out = (tfl_log_level)i;
+      return true;
+    }
+  return false;
+}
+
+void tool_diag_init(tfl_diag *d, tfl_log_level level)
+{
+  tfl_diag_init(d);
+  d->verbosity = level;
 }
 
 const char *tool_flag_value(int argc, char **argv, int *i)
@@ -106,6 +130,17 @@ int tool_run_flags_parse(tool_run_flags *f, int argc, char **argv, int *i)
     const char *v = tool_flag_value(argc, argv, i);
     return v && tool_parse_int("--threads", v, 1, &f->threads) ? 1 : -1;
   }
+  int r = tool_gl_tuning_parse(&f->gl_tuning, argc, argv, i);
+  if (r) return r;
+  if (strcmp(a, "--log") == 0) {
+    const char *v = tool_flag_value(argc, argv, i);
+    if (!v) return -1;
+    if (!tool_parse_log_level(v, &f->log)) {
+      fprintf(stderr, "error: --log is error, warning, info or debug, not '%s'\n", v);
+      return -1;
+    }
+    return 1;
+  }
   return 0;
 }
 
@@ -116,8 +151,71 @@ void tool_run_flags_help(FILE *out)
           "                     threaded kernels, gl = the OpenGL ES compute delegate\n"
           "  --precision P      GL delegate precision, fp16 or fp32 (default fp16)\n"
           "  --cache-dir DIR    GL program binary cache directory (default: none)\n"
-          "  --threads N        CPU threads (default %d)\n",
+          "  --threads N        CPU threads (default %d)\n"
+          "  --log LEVEL        log lines printed: error, warning, info or debug\n"
+          "                     (default: $TFL_LOG, else warning)\n",
           TOOL_DEFAULT_DELEGATE, TOOL_DEFAULT_THREADS);
+  tool_gl_tuning_help(out);
+}
+
+int tool_gl_tuning_parse(gl_tuning *t, int argc, char **argv, int *i)
+{
+  const char *a = argv[*i];
+  static const struct {
+    const char *flag;
+    size_t off;
+  } switches[] = {
+    {"--gl-no-fuse", offsetof(gl_tuning, no_fuse)},
+    {"--gl-no-reorder", offsetof(gl_tuning, no_reorder)},
+    {"--gl-all-barriers", offsetof(gl_tuning, all_barriers)},
+    {"--gl-const-fp32", offsetof(gl_tuning, const_fp32)},
+    {"--gl-wide-residuals", offsetof(gl_tuning, wide_residuals)},
+  };
+  for (size_t k = 0; k < sizeof switches / sizeof switches[0]; k++)
+    if (strcmp(a, switches[k].flag) == 0) {
+      *(bool *)((char *)t + switches[k].off) = true;
+      return 1;
+    }
+  if (strcmp(a, "--gl-conv-tile") == 0) {
+    const char *v = tool_flag_value(argc, argv, i);
+    int px, sl;
+    char end;
+    if (!v) return -1;
+    if (sscanf(v, "%dx%d%c", &px, &sl, &end) != 2 || px < 1 || px > 8 || sl < 1 || sl > 8) {
+      fprintf(stderr, "error: --gl-conv-tile is PxS with P and S in 1..8, not '%s'\n", v);
+      return -1;
+    }
+    t->conv_tile_px = px;
+    t->conv_tile_slices = sl;
+    return 1;
+  }
+  if (strcmp(a, "--gl-conv-split") == 0) {
+    const char *v = tool_flag_value(argc, argv, i);
+    if (!v) return -1;
+    if (strcmp(v, "auto") == 0) t->conv_split = GL_SPLIT_AUTO;
+    else if (strcmp(v, "never") == 0) t->conv_split = GL_SPLIT_NEVER;
+    else if (strcmp(v, "always") == 0) t->conv_split = GL_SPLIT_ALWAYS;
+    else {
+      fprintf(stderr, "error: --gl-conv-split is auto, never or always, not '%s'\n", v);
+      return -1;
+    }
+    return 1;
+  }
+  return 0;
+}
+
+void tool_gl_tuning_help(FILE *out)
+{
+  fprintf(out,
+          "  --gl-conv-tile PxS  GL: force the convolution tile, P output pixels x S output\n"
+          "                     slices per invocation, 1..8 each (default: tuning table)\n"
+          "  --gl-conv-split M   GL: split a conv output's reduction over a workgroup: auto,\n"
+          "                     never or always (default auto)\n"
+          "  --gl-no-fuse        GL: every node its own dispatch (default: fuse element-wise ops)\n"
+          "  --gl-no-reorder     GL: dispatches in graph order (default: by dependency level)\n"
+          "  --gl-all-barriers   GL: a barrier before every dispatch (default: only on conflicts)\n"
+          "  --gl-const-fp32     GL fp16: keep constants 32-bit (default off)\n"
+          "  --gl-wide-residuals GL fp16: store residual sums 32-bit (default off)\n");
 }
 
 /* ---- model + interpreter ---------------------------------------------------- */
@@ -129,9 +227,9 @@ double tool_now_ms(void)
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* The accelerator delegate named by --delegate: NULL for cpu (the interpreter's own
- * CPU delegate runs everything). Adding a delegate is one more branch here. */
-static bool tool_make_delegate(const tool_run_flags *f, tfl_delegate **out)
+/* The accelerator delegate named by --delegate: NULL for cpu (the fallback CPU
+ * delegate runs everything). Adding a delegate is one more branch here. */
+static bool tool_make_delegate(const tool_run_flags *f, tfl_diag *diag, tfl_delegate **out)
 {
   *out = NULL;
   if (strcmp(f->delegate, "cpu") == 0) return true;
@@ -140,9 +238,11 @@ static bool tool_make_delegate(const tool_run_flags *f, tfl_delegate **out)
     gl_delegate_options o = gl_delegate_defaults();
     o.precision = f->fp32 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
     o.cache_dir = f->cache_dir;
+    o.tuning = f->gl_tuning;
+    o.diag = diag;
     *out = gl_delegate_create(&o);
     if (!*out) {
-      fprintf(stderr, "error: --delegate gl: %s\n", tfl_last_error());
+      fprintf(stderr, "error: --delegate gl: %s\n", diag->error);
       return false;
     }
     return true;
@@ -154,20 +254,29 @@ static bool tool_make_delegate(const tool_run_flags *f, tfl_delegate **out)
 bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, bool reference)
 {
   memset(m, 0, sizeof *m);
+  tool_diag_init(&m->diag, f->log);
   double t0 = tool_now_ms();
-  tfl_status s = tfl_load_file(path, &m->graph);
+  tfl_status s = tfl_load_file(path, &m->graph, &m->diag);
   m->load_ms = tool_now_ms() - t0;
   if (s != TFL_OK) {
-    fprintf(stderr, "error: loading %s: %s (%s)\n", path, tfl_last_error(), tfl_status_name(s));
+    fprintf(stderr, "error: loading %s: %s (%s)\n", path, m->diag.error, tfl_status_name(s));
+    return false;
+  }
+  cpu_delegate_options co = cpu_delegate_defaults();
+  co.reference = reference;
+  co.threads = reference ? 1 : f->threads;
+  co.diag = &m->diag;
+  m->cpu = cpu_delegate_create(&co);
+  if (!m->cpu) {
+    fprintf(stderr, "error: CPU delegate: %s\n", m->diag.error);
+    tool_model_close(m);
     return false;
   }
   tfl_interp_options o = tfl_interp_defaults();
-  if (reference) {
-    o.reference = true;
-    o.threads = 1;
-  } else {
-    o.threads = f->threads;
-    if (!tool_make_delegate(f, &m->delegate)) {
+  o.diag = &m->diag;
+  o.fallback = m->cpu;
+  if (!reference) {
+    if (!tool_make_delegate(f, &m->diag, &m->delegate)) {
       tool_model_close(m);
       return false;
     }
@@ -177,7 +286,7 @@ bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, b
   s = tfl_interpreter_create(m->graph, &o, &m->it);
   m->init_ms = tool_now_ms() - t0;
   if (s != TFL_OK) {
-    fprintf(stderr, "error: preparing %s: %s (%s)\n", path, tfl_last_error(), tfl_status_name(s));
+    fprintf(stderr, "error: preparing %s: %s (%s)\n", path, m->diag.error, tfl_status_name(s));
     tool_model_close(m);
     return false;
   }
@@ -188,6 +297,7 @@ void tool_model_close(tool_model *m)
 {
   if (m->it) tfl_interpreter_free(m->it);
   if (m->delegate && m->delegate->destroy) m->delegate->destroy(m->delegate);
+  if (m->cpu) m->cpu->destroy(m->cpu);
   if (m->graph) tfl_graph_free(m->graph);
   memset(m, 0, sizeof *m);
 }

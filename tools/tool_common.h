@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "delegates/gl/gl_delegate.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 
@@ -22,14 +23,21 @@ typedef struct {
   int threads;           /* >= 1 */
   bool fp32;             /* GL: fp32 instead of the default fp16 */
   const char *cache_dir; /* GL: program cache directory, NULL for none */
+  tfl_log_level log;     /* most detailed log level printed (--log; default: TFL_LOG, else warning) */
+  gl_tuning gl_tuning;   /* GL: --gl-* switches (tool_gl_tuning_parse) */
 } tool_run_flags;
 
 void tool_run_flags_init(tool_run_flags *f);
-/* If argv[*i] is --delegate, --threads, --precision or --cache-dir, consumes it and its value (advancing *i)
- * and returns 1; returns 0 for another argument, -1 (message printed) for a bad value. */
+/* If argv[*i] is --delegate, --threads, --precision, --cache-dir or --log, consumes it and its value
+ * (advancing *i) and returns 1; returns 0 for another argument, -1 (message printed) for a bad value. */
 int tool_run_flags_parse(tool_run_flags *f, int argc, char **argv, int *i);
 /* Help lines for those flags, with their defaults. */
 void tool_run_flags_help(FILE *out);
+/* The GL delegate's switches (gl_tuning) as flags: --gl-conv-tile PxS, --gl-conv-split
+ * auto|never|always, --gl-no-fuse, --gl-no-reorder, --gl-all-barriers, --gl-const-fp32,
+ * --gl-wide-residuals. Returns as tool_run_flags_parse (tool_run_flags_parse calls it). */
+int tool_gl_tuning_parse(gl_tuning *t, int argc, char **argv, int *i);
+void tool_gl_tuning_help(FILE *out);
 
 /* Value of a flag that takes one: advances *i; NULL (message printed) when missing. */
 const char *tool_flag_value(int argc, char **argv, int *i);
@@ -46,16 +54,25 @@ enum { TOOL_ARG_TAKEN = -1, TOOL_ARG_OTHER = -2 };
 int tool_common_arg(tool_run_flags *f, int argc, char **argv, int *i, void (*usage)(FILE *));
 bool tool_model_arg(const char *a, const char **model, void (*usage)(FILE *));
 
-/* A loaded model with an interpreter on the chosen delegate. */
+/* Parses a log level name (error, warning, info, debug); false when unknown. */
+bool tool_parse_log_level(const char *s, tfl_log_level *out);
+/* A diagnostics context printing to stderr up to `level`. */
+void tool_diag_init(tfl_diag *d, tfl_log_level level);
+
+/* A loaded model with an interpreter on the chosen delegate. Not movable once open
+ * (the interpreter and delegates point at `diag`). */
 typedef struct {
+  tfl_diag diag;           /* errors and logs of the load, the interpreter and the delegates */
   tfl_graph *graph;
   tfl_interpreter *it;
   tfl_delegate *delegate;  /* owned accelerator delegate, NULL for cpu */
+  tfl_delegate *cpu;       /* owned CPU delegate: the interpreter's fallback */
   double load_ms, init_ms; /* file load; interpreter creation (passes, plan, prepare) */
 } tool_model;
 
 /* Loads `path` and creates an interpreter: reference = single-threaded reference
- * kernels (the delegate flag is ignored then). Prints the error and returns false. */
+ * kernels (the delegate flag is ignored then). Prints the error and returns false.
+ * After a failed invoke, m->diag.error says why. */
 bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, bool reference);
 void tool_model_close(tool_model *m);
 

@@ -28,6 +28,7 @@ typedef struct {
 
 typedef struct {
   const tfl_graph *g;
+  tfl_diag *diag;        /* the interpreter's (tfl_partition.diag) */
   int n_steps;
   cpu_step *steps;
 } cpu_part;
@@ -65,15 +66,15 @@ static void cpu_release(void *vctx, void *vstate)
 }
 
 /* fast: sparse 1x1 convs get their own kernel (XNNPACK leaves them to it). */
-static tfl_status prepare_kernel(tfl_graph *g, int node, cpu_step *s, bool fast)
+static tfl_status prepare_kernel(tfl_graph *g, int node, cpu_step *s, bool fast, tfl_diag *diag)
 {
   const tfl_node *n = &g->nodes[node];
   s->node = node;
   s->k = fast && cpu_conv_sparse1x1_applies(g, n) ? &cpu_k_conv_sparse1x1 : kernel_of(n->op);
   if (!s->k)
-    return tfl_error(TFL_ERR_UNSUPPORTED, "node %d (%s): the CPU delegate has no kernel for this op", node,
+    return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "node %d (%s): the CPU delegate has no kernel for this op", node,
                      tfl_op_name(n->op));
-  tfl_status st = s->k->prepare(g, n, &s->state);
+  tfl_status st = s->k->prepare(g, n, &s->state, diag);
   if (st != TFL_OK) {
     s->k = NULL; /* nothing to release */
     return st;
@@ -97,9 +98,10 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
   if (p) p->steps = calloc((size_t)(part->n_nodes ? part->n_nodes : 1), sizeof *p->steps);
   if (!p || !p->steps) {
     free(p);
-    return tfl_error(TFL_ERR_NOMEM, "cpu delegate: partition of %d nodes", part->n_nodes);
+    return tfl_fail(part->diag, TFL_ERR_NOMEM, "cpu delegate: partition of %d nodes", part->n_nodes);
   }
   p->g = g;
+  p->diag = part->diag;
   bool fast = !c->opt.reference && c->opt.use_xnnpack;
   tfl_status st = TFL_OK;
   for (int i = 0; i < part->n_nodes && st == TFL_OK;) {
@@ -107,25 +109,27 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
     if (run > 0) {
       cpu_step *s = &p->steps[p->n_steps];
       s->node = part->nodes[i];
-      st = xnn_partition_create(g, part->nodes + i, run, cpu_ctx_pool(c->ctx), &s->xnn);
+      tfl_diag why; /* a refusal is only a warning: keep it out of the interpreter's error */
+      tfl_diag_init(&why);
+      st = xnn_partition_create(g, part->nodes + i, run, cpu_ctx_pool(c->ctx), &s->xnn, &why);
       if (st == TFL_OK) {
         p->n_steps++;
         i += run;
         continue;
       }
       /* XNNPACK refused the subgraph (an op variant it lacks): our kernels take the run */
-      tfl_log(TFL_LOG_WARNING, "XNNPACK could not take nodes %d..%d (%s); using the CPU kernels",
-              part->nodes[i], part->nodes[i + run - 1], tfl_last_error());
+      tfl_logf(p->diag, TFL_LOG_WARNING, "XNNPACK could not take nodes %d..%d (%s); using the CPU kernels",
+               part->nodes[i], part->nodes[i + run - 1], why.error);
       s->xnn = NULL;
       st = TFL_OK;
       for (int k = 0; k < run && st == TFL_OK; k++) {
-        st = prepare_kernel(g, part->nodes[i + k], &p->steps[p->n_steps], fast);
+        st = prepare_kernel(g, part->nodes[i + k], &p->steps[p->n_steps], fast, p->diag);
         if (st == TFL_OK) p->n_steps++;
       }
       i += run;
       continue;
     }
-    st = prepare_kernel(g, part->nodes[i], &p->steps[p->n_steps], fast);
+    st = prepare_kernel(g, part->nodes[i], &p->steps[p->n_steps], fast, p->diag);
     if (st == TFL_OK) p->n_steps++;
     i++;
   }
@@ -145,12 +149,12 @@ static tfl_status cpu_invoke(void *vctx, void *vstate)
     cpu_step *s = &p->steps[i];
     tfl_status st;
     if (s->xnn) {
-      st = xnn_partition_run(s->xnn);
+      st = xnn_partition_run(s->xnn, p->diag);
     } else {
       const tfl_node *n = &p->g->nodes[s->node];
-      st = s->k->eval(p->g, n, s->state, c->ctx);
+      st = s->k->eval(p->g, n, s->state, c->ctx, p->diag);
     }
-    if (st != TFL_OK) return tfl_error_prefix(st, "node %d (%s)", s->node, tfl_op_name(p->g->nodes[s->node].op));
+    if (st != TFL_OK) return tfl_fail_prefix(p->diag, st, "node %d (%s)", s->node, tfl_op_name(p->g->nodes[s->node].op));
   }
   return TFL_OK;
 }
@@ -179,7 +183,7 @@ tfl_delegate *cpu_delegate_create(const cpu_delegate_options *opt)
     if (c) cpu_ctx_free(c->ctx);
     free(c);
     free(d);
-    tfl_error(TFL_ERR_NOMEM, "cpu delegate: context for %d threads", o.threads);
+    tfl_fail(o.diag, TFL_ERR_NOMEM, "cpu delegate: context for %d threads", o.threads);
     return NULL;
   }
   d->name = "cpu";

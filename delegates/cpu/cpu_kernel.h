@@ -6,6 +6,7 @@
  * eval: only computes. Threaded kernels split their outer loop with cpu_parallel.
  * release: frees the state (NULL state is fine).
  * The reference kernel and a fast kernel of an op share prepare; only eval differs.
+ * diag: the interpreter's diagnostics context; failures say why there (CPU_NODE_ERR).
  */
 #ifndef CPU_KERNEL_H
 #define CPU_KERNEL_H
@@ -15,8 +16,8 @@
 typedef struct cpu_ctx cpu_ctx;
 
 typedef struct {
-  tfl_status (*prepare)(tfl_graph *g, const tfl_node *n, void **state);
-  tfl_status (*eval)(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx);
+  tfl_status (*prepare)(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag);
+  tfl_status (*eval)(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag);
   void (*release)(void *state);
 } cpu_kernel;
 

@@ -43,10 +43,16 @@ typedef struct {
   uint32_t *ids;          /* per graph tensor: XNNPACK value id or XNN_INVALID_VALUE_ID */
   uint32_t *ext_ids;      /* per graph tensor: the external id reserved for it */
   int node;               /* node being defined, for error messages */
+  tfl_diag *diag;         /* where failures are reported */
 } builder;
 
 /* ---- one-time library init ------------------------------------------------ */
 
+/* The one piece of process-wide state in the delegates, and it is XNNPACK's own:
+ * xnn_initialize fills the library's global hardware configuration and must have run
+ * before any subgraph is created. pthread_once makes the first call from any thread
+ * do it exactly once; init_status is written only inside that call and only read after
+ * pthread_once returns, so it needs no lock. */
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static enum xnn_status init_status = xnn_status_uninitialized;
 
@@ -604,7 +610,7 @@ static tfl_status xs(const builder *b, enum xnn_status s, const char *what)
 {
   if (s == xnn_status_success) return TFL_OK;
   const tfl_node *n = &b->g->nodes[b->node];
-  return tfl_error(TFL_ERR_BACKEND, "node %d (%s): XNNPACK %s failed with status %d", b->node,
+  return tfl_fail(b->diag, TFL_ERR_BACKEND, "node %d (%s): XNNPACK %s failed with status %d", b->node,
                    tfl_op_name(n->op), what, (int)s);
 }
 
@@ -680,7 +686,7 @@ static tfl_status value_of(builder *b, int t, bool weight, uint32_t *id)
     const void *data = tt->data;
     if (!weight) {
       void *copy = own_block(b, tt->bytes);
-      if (!copy) return tfl_error(TFL_ERR_NOMEM, "tensor %d: no memory for a constant copy", t);
+      if (!copy) return tfl_fail(b->diag, TFL_ERR_NOMEM, "tensor %d: no memory for a constant copy", t);
       memcpy(copy, tt->data, tt->bytes);
       data = copy;
     }
@@ -720,10 +726,10 @@ static tfl_status bias_val(builder *b, const tfl_node *n, int i, size_t channels
      * not read by TFLite either); a fresh value per node since the scale is the node's */
     const tfl_tensor *bt = tensor_at(b->g, n, i, false);
     const void *data = bt ? bt->data : own_block(b, channels * sizeof(int32_t));
-    if (!data) return tfl_error(TFL_ERR_NOMEM, "node %d: no memory for a zero bias", b->node);
+    if (!data) return tfl_fail(b->diag, TFL_ERR_NOMEM, "node %d: no memory for a zero bias", b->node);
     if (w->q.n > 1) {
       float *sc = own_block(b, channels * sizeof(float));
-      if (!sc) return tfl_error(TFL_ERR_NOMEM, "node %d: no memory for bias scales", b->node);
+      if (!sc) return tfl_fail(b->diag, TFL_ERR_NOMEM, "node %d: no memory for bias scales", b->node);
       for (size_t c = 0; c < channels; c++) sc[c] = qscale(x) * w->q.scale[c];
       return xs(b,
                 xnn_define_channelwise_quantized_tensor_value(b->sg, xnn_datatype_qcint32, sc, 1, 0, &channels,
@@ -737,7 +743,7 @@ static tfl_status bias_val(builder *b, const tfl_node *n, int i, size_t channels
   }
   if (i < n->n_in && n->in[i] >= 0) return value_of(b, n->in[i], true, id);
   float *zero = own_block(b, channels * sizeof(float));
-  if (!zero) return tfl_error(TFL_ERR_NOMEM, "node %d: no memory for a zero bias", b->node);
+  if (!zero) return tfl_fail(b->diag, TFL_ERR_NOMEM, "node %d: no memory for a zero bias", b->node);
   return define_static(b, zero, 1, &channels, id);
 }
 
@@ -994,7 +1000,7 @@ static tfl_status define_node(builder *b, const tfl_node *n)
   case TFL_OP_POSENET_DECODER:
   case TFL_OP_COUNT: break;
   }
-  return tfl_error(TFL_ERR_UNSUPPORTED, "node %d (%s): not an XNNPACK op", b->node, tfl_op_name(n->op));
+  return tfl_fail(b->diag, TFL_ERR_UNSUPPORTED, "node %d (%s): not an XNNPACK op", b->node, tfl_op_name(n->op));
 }
 
 /* Marks which tensors cross the run's boundary. Returns the number of external values. */
@@ -1058,19 +1064,19 @@ static int classify(builder *b, const int32_t *nodes, int n_nodes, const uint8_t
 }
 
 tfl_status xnn_partition_create(tfl_graph *g, const int32_t *nodes, int n_nodes, pthreadpool_t pool,
-                                xnn_partition **out)
+                                xnn_partition **out, tfl_diag *diag)
 {
   *out = NULL;
-  if (!g || !nodes || n_nodes <= 0) return tfl_error(TFL_ERR_ARG, "xnn partition: empty node list");
+  if (!g || !nodes || n_nodes <= 0) return tfl_fail(diag, TFL_ERR_ARG, "xnn partition: empty node list");
   pthread_once(&init_once, init_xnnpack);
   if (init_status != xnn_status_success)
-    return tfl_error(TFL_ERR_BACKEND, "xnn_initialize failed with status %d", (int)init_status);
+    return tfl_fail(diag, TFL_ERR_BACKEND, "xnn_initialize failed with status %d", (int)init_status);
   for (int k = 0; k < n_nodes; k++)
     if (!xnn_partition_supports(g, nodes[k]))
-      return tfl_error(TFL_ERR_UNSUPPORTED, "node %d (%s): not supported by XNNPACK", nodes[k],
+      return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "node %d (%s): not supported by XNNPACK", nodes[k],
                        (nodes[k] >= 0 && nodes[k] < g->n_nodes) ? tfl_op_name(g->nodes[nodes[k]].op) : "?");
 
-  builder b = {.g = g, .node = nodes[0]};
+  builder b = {.g = g, .node = nodes[0], .diag = diag};
   tfl_status s = TFL_OK;
   struct xnn_external_value *ext = NULL;
   uint8_t *in_run = calloc((size_t)g->n_nodes, 1);
@@ -1079,7 +1085,7 @@ tfl_status xnn_partition_create(tfl_graph *g, const int32_t *nodes, int n_nodes,
   b.ext_ids = malloc(sizeof(uint32_t) * (size_t)g->n_tensors);
   b.p = calloc(1, sizeof *b.p);
   if (!in_run || !b.role || !b.ids || !b.ext_ids || !b.p) {
-    s = tfl_error(TFL_ERR_NOMEM, "xnn partition: no memory for %d tensors", g->n_tensors);
+    s = tfl_fail(diag, TFL_ERR_NOMEM, "xnn partition: no memory for %d tensors", g->n_tensors);
     goto done;
   }
   for (int t = 0; t < g->n_tensors; t++) b.ids[t] = b.ext_ids[t] = XNN_INVALID_VALUE_ID;
@@ -1088,7 +1094,7 @@ tfl_status xnn_partition_create(tfl_graph *g, const int32_t *nodes, int n_nodes,
 
   enum xnn_status xst = xnn_create_subgraph((uint32_t)n_ext, 0, &b.sg);
   if (xst != xnn_status_success) {
-    s = tfl_error(TFL_ERR_BACKEND, "xnn_create_subgraph failed with status %d", (int)xst);
+    s = tfl_fail(diag, TFL_ERR_BACKEND, "xnn_create_subgraph failed with status %d", (int)xst);
     goto done;
   }
   for (int k = 0; k < n_nodes && s == TFL_OK; k++) {
@@ -1099,21 +1105,21 @@ tfl_status xnn_partition_create(tfl_graph *g, const int32_t *nodes, int n_nodes,
 
   xst = xnn_create_runtime_v2(b.sg, pool, 0, &b.p->rt);
   if (xst != xnn_status_success) {
-    s = tfl_error(TFL_ERR_BACKEND, "xnn_create_runtime_v2 (nodes %d..%d) failed with status %d", nodes[0],
+    s = tfl_fail(diag, TFL_ERR_BACKEND, "xnn_create_runtime_v2 (nodes %d..%d) failed with status %d", nodes[0],
                   nodes[n_nodes - 1], (int)xst);
     goto done;
   }
   /* Bind every external value that a node uses (defined ones) to its tensor's data. */
   ext = calloc((size_t)(n_ext ? n_ext : 1), sizeof *ext);
   if (!ext) {
-    s = tfl_error(TFL_ERR_NOMEM, "xnn partition: no memory for %d external values", n_ext);
+    s = tfl_fail(diag, TFL_ERR_NOMEM, "xnn partition: no memory for %d external values", n_ext);
     goto done;
   }
   int n_bound = 0;
   for (int t = 0; t < g->n_tensors; t++) {
     if (b.ext_ids[t] == XNN_INVALID_VALUE_ID || b.ids[t] == XNN_INVALID_VALUE_ID) continue;
     if (!g->tensors[t].data) {
-      s = tfl_error(TFL_ERR_ARG, "tensor %d (%s): no data pointer when building the XNNPACK partition", t,
+      s = tfl_fail(diag, TFL_ERR_ARG, "tensor %d (%s): no data pointer when building the XNNPACK partition", t,
                     g->tensors[t].name ? g->tensors[t].name : "");
       goto done;
     }
@@ -1123,7 +1129,7 @@ tfl_status xnn_partition_create(tfl_graph *g, const int32_t *nodes, int n_nodes,
   }
   xst = xnn_setup_runtime(b.p->rt, (size_t)n_bound, ext);
   if (xst != xnn_status_success)
-    s = tfl_error(TFL_ERR_BACKEND, "xnn_setup_runtime (nodes %d..%d) failed with status %d", nodes[0],
+    s = tfl_fail(diag, TFL_ERR_BACKEND, "xnn_setup_runtime (nodes %d..%d) failed with status %d", nodes[0],
                   nodes[n_nodes - 1], (int)xst);
 
 done:
@@ -1138,11 +1144,11 @@ done:
   return s;
 }
 
-tfl_status xnn_partition_run(xnn_partition *p)
+tfl_status xnn_partition_run(xnn_partition *p, tfl_diag *diag)
 {
-  if (!p || !p->rt) return tfl_error(TFL_ERR_ARG, "xnn partition: not created");
+  if (!p || !p->rt) return tfl_fail(diag, TFL_ERR_ARG, "xnn partition: not created");
   enum xnn_status s = xnn_invoke_runtime(p->rt);
-  if (s != xnn_status_success) return tfl_error(TFL_ERR_BACKEND, "xnn_invoke_runtime failed with status %d", (int)s);
+  if (s != xnn_status_success) return tfl_fail(diag, TFL_ERR_BACKEND, "xnn_invoke_runtime failed with status %d", (int)s);
   return TFL_OK;
 }
 

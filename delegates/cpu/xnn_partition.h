@@ -26,10 +26,10 @@ typedef struct xnn_partition xnn_partition;
  * qcint8) where XNNPACK's mapping agrees with TFLite's within 1 LSB. */
 bool xnn_partition_supports(const tfl_graph *g, int node);
 /* Builds, plans and sets up the subgraph of nodes[0..n_nodes) (execution order).
- * pool may be NULL (single thread). */
+ * pool may be NULL (single thread). Failures say why in diag (may be NULL). */
 tfl_status xnn_partition_create(tfl_graph *g, const int32_t *nodes, int n_nodes, pthreadpool_t pool,
-                                xnn_partition **out);
-tfl_status xnn_partition_run(xnn_partition *p);
+                                xnn_partition **out, tfl_diag *diag);
+tfl_status xnn_partition_run(xnn_partition *p, tfl_diag *diag);
 void xnn_partition_free(xnn_partition *p);
 
 #endif

@@ -25,22 +25,22 @@ const char *gl_error_name(unsigned err)
   return "unknown GL error";
 }
 
-tfl_status gl_check(gl_context *c, const char *what)
+tfl_status gl_check(gl_context *c, const char *what, tfl_diag *diag)
 {
   GLenum first = GL_NO_ERROR, e;
   int guard = 0;
   while ((e = c->f.GetError()) != GL_NO_ERROR && guard++ < 16)
     if (first == GL_NO_ERROR) first = e;
   if (first == GL_NO_ERROR) return TFL_OK;
-  return tfl_error(first == GL_OUT_OF_MEMORY ? TFL_ERR_NOMEM : TFL_ERR_BACKEND, "GL: %s: %s (0x%04x)", what,
+  return tfl_fail(diag, first == GL_OUT_OF_MEMORY ? TFL_ERR_NOMEM : TFL_ERR_BACKEND, "GL: %s: %s (0x%04x)", what,
                    gl_error_name(first), first);
 }
 
-static tfl_status load_funcs(gl_context *c)
+static tfl_status load_funcs(gl_context *c, tfl_diag *diag)
 {
 #define GL_FUNC_LOAD(type, name)                                                                   \
   c->f.name = (type)eglGetProcAddress("gl" #name);                                                 \
-  if (!c->f.name) return tfl_error(TFL_ERR_BACKEND, "GL: entry point gl%s not found", #name);
+  if (!c->f.name) return tfl_fail(diag, TFL_ERR_BACKEND, "GL: entry point gl%s not found", #name);
   GL_FUNC_LIST(GL_FUNC_LOAD)
 #undef GL_FUNC_LOAD
   return TFL_OK;
@@ -114,14 +114,14 @@ static bool try_display(gl_context *c, EGLDisplay dpy)
 }
 
 /* The EGL device platform (one display per GPU / software device), then surfaceless. */
-static tfl_status create_headless(gl_context *c)
+static tfl_status create_headless(gl_context *c, tfl_diag *diag)
 {
   const char *cl = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
   PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
       (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
   PFNEGLQUERYDEVICESEXTPROC query_devices = (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
   if (!get_display)
-    return tfl_error(TFL_ERR_BACKEND, "EGL: no eglGetPlatformDisplayEXT (client extensions: %s)", cl ? cl : "none");
+    return tfl_fail(diag, TFL_ERR_BACKEND, "EGL: no eglGetPlatformDisplayEXT (client extensions: %s)", cl ? cl : "none");
   if (query_devices && has_ext(cl, "EGL_EXT_platform_device")) {
     EGLDeviceEXT devs[16];
     EGLint n = 0;
@@ -132,27 +132,27 @@ static tfl_status create_headless(gl_context *c)
   if (has_ext(cl, "EGL_MESA_platform_surfaceless") &&
       try_display(c, get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL)))
     return TFL_OK;
-  return tfl_error(TFL_ERR_BACKEND,
+  return tfl_fail(diag, TFL_ERR_BACKEND,
                    "EGL: no device or surfaceless display gives a GLES 3.1 context (last EGL error 0x%04x)",
                    eglGetError());
 }
 
-static tfl_status query_limits(gl_context *c)
+static tfl_status query_limits(gl_context *c, tfl_diag *diag)
 {
   const char *ver = (const char *)c->f.GetString(GL_VERSION);
   const char *ren = (const char *)c->f.GetString(GL_RENDERER);
-  if (!ver) return tfl_error(TFL_ERR_BACKEND, "GL: glGetString(GL_VERSION) returned NULL (no usable context)");
+  if (!ver) return tfl_fail(diag, TFL_ERR_BACKEND, "GL: glGetString(GL_VERSION) returned NULL (no usable context)");
   snprintf(c->version, sizeof c->version, "%s", ver);
   snprintf(c->renderer, sizeof c->renderer, "%s", ren ? ren : "?");
   c->is_gles = strncmp(ver, "OpenGL ES", 9) == 0;
   const char *p = ver;
   while (*p && (*p < '0' || *p > '9')) p++;
   if (sscanf(p, "%d.%d", &c->major, &c->minor) != 2)
-    return tfl_error(TFL_ERR_BACKEND, "GL: cannot parse GL_VERSION \"%s\"", ver);
+    return tfl_fail(diag, TFL_ERR_BACKEND, "GL: cannot parse GL_VERSION \"%s\"", ver);
   bool ok = c->is_gles ? (c->major > 3 || (c->major == 3 && c->minor >= 1))
                        : (c->major > 4 || (c->major == 4 && c->minor >= 3));
   if (!ok)
-    return tfl_error(TFL_ERR_UNSUPPORTED, "GL: \"%s\" has no compute shaders (need GLES 3.1 or GL 4.3)", ver);
+    return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "GL: \"%s\" has no compute shaders (need GLES 3.1 or GL 4.3)", ver);
   GLint v = 0;
   c->f.GetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &v);
   c->ssbo_offset_align = v > 0 ? v : 256;
@@ -161,43 +161,43 @@ static tfl_status query_limits(gl_context *c)
   c->max_ssbo_bytes = v > 0 ? (long long)(unsigned)v : (1ll << 27);
   c->f.GetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &c->max_wg_invocations);
   for (int i = 0; i < 3; i++) c->f.GetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, (GLuint)i, &c->max_wg_count[i]);
-  return gl_check(c, "querying compute limits");
+  return gl_check(c, "querying compute limits", diag);
 }
 
-tfl_status gl_context_create(bool use_current, gl_context **out)
+tfl_status gl_context_create(bool use_current, gl_context **out, tfl_diag *diag)
 {
   *out = NULL;
   gl_context *c = calloc(1, sizeof *c);
-  if (!c) return tfl_error(TFL_ERR_NOMEM, "GL context");
+  if (!c) return tfl_fail(diag, TFL_ERR_NOMEM, "GL context");
   tfl_status st;
   if (use_current) {
     if (eglGetCurrentContext() == EGL_NO_CONTEXT) {
       free(c);
-      return tfl_error(TFL_ERR_BACKEND, "GL: use_current_context is set but no EGL context is current on this thread");
+      return tfl_fail(diag, TFL_ERR_BACKEND, "GL: use_current_context is set but no EGL context is current on this thread");
     }
     c->egl_display = eglGetCurrentDisplay();
     c->egl_context = eglGetCurrentContext();
-  } else if ((st = create_headless(c)) != TFL_OK) {
+  } else if ((st = create_headless(c, diag)) != TFL_OK) {
     free(c);
     return st;
   }
-  if ((st = load_funcs(c)) != TFL_OK || (st = query_limits(c)) != TFL_OK) {
+  if ((st = load_funcs(c, diag)) != TFL_OK || (st = query_limits(c, diag)) != TFL_OK) {
     gl_context_free(c);
     return st;
   }
   load_optional(c);
-  tfl_log(TFL_LOG_INFO, "GL: %s context, %s, %s", c->owned ? "own headless" : "caller's", c->version, c->renderer);
+  tfl_logf(diag, TFL_LOG_INFO, "GL: %s context, %s, %s", c->owned ? "own headless" : "caller's", c->version, c->renderer);
   *out = c;
   return TFL_OK;
 }
 
-tfl_status gl_context_bind(gl_context *c)
+tfl_status gl_context_bind(gl_context *c, tfl_diag *diag)
 {
   if (eglGetCurrentContext() == (EGLContext)c->egl_context) return TFL_OK;
   if (!c->owned)
-    return tfl_error(TFL_ERR_BACKEND, "GL: the delegate's context is not current on this thread");
+    return tfl_fail(diag, TFL_ERR_BACKEND, "GL: the delegate's context is not current on this thread");
   if (!eglMakeCurrent((EGLDisplay)c->egl_display, EGL_NO_SURFACE, EGL_NO_SURFACE, (EGLContext)c->egl_context))
-    return tfl_error(TFL_ERR_BACKEND, "EGL: eglMakeCurrent failed (0x%04x)", eglGetError());
+    return tfl_fail(diag, TFL_ERR_BACKEND, "EGL: eglMakeCurrent failed (0x%04x)", eglGetError());
   return TFL_OK;
 }
 

@@ -39,14 +39,14 @@ typedef struct gl_context {
 
 /* use_current: borrow the current context (error if none is current). Else create a
  * headless one and make it current. *out is freed with gl_context_free. */
-tfl_status gl_context_create(bool use_current, gl_context **out);
+tfl_status gl_context_create(bool use_current, gl_context **out, tfl_diag *diag);
 /* Makes an owned context current if it is not; checks a borrowed one still is. */
-tfl_status gl_context_bind(gl_context *c);
+tfl_status gl_context_bind(gl_context *c, tfl_diag *diag);
 void gl_context_free(gl_context *c);
 
 /* Drains glGetError; when set, returns TFL_ERR_BACKEND (TFL_ERR_NOMEM for
  * GL_OUT_OF_MEMORY) with "`what`: GL_INVALID_OPERATION". */
-tfl_status gl_check(gl_context *c, const char *what);
+tfl_status gl_check(gl_context *c, const char *what, tfl_diag *diag);
 const char *gl_error_name(unsigned err);
 
 #endif

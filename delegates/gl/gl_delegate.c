@@ -27,11 +27,13 @@ typedef struct {
   bool profiling;
   gl_part *parts;              /* prepared partitions (linked) */
   gl_delegate_stats stats;
+  tfl_diag *diag;              /* o.diag: creation and the delegate's own calls */
 } gl_dctx;
 
 struct gl_part {
   gl_part *next;
   tfl_graph *g;
+  tfl_diag *diag;              /* the interpreter's (tfl_partition.diag) */
   gl_plan plan;                /* sources freed after compiling */
   unsigned *progs;
   int n_progs;
@@ -76,15 +78,19 @@ static double now_ms(void)
 
 static bool supports(void *ctx, const tfl_graph *g, int node)
 {
-  (void)ctx;
-  return gl_plan_supports(g, node);
+  gl_dctx *dc = ctx;
+  tfl_diag why;
+  tfl_diag_init(&why);
+  if (gl_plan_supports(g, node, &why)) return true;
+  tfl_logf(dc->diag, TFL_LOG_DEBUG, "GL: %s", why.error);
+  return false;
 }
 
 static void part_free(gl_dctx *dc, gl_part *p)
 {
   if (!p) return;
   const gl_funcs *f = &dc->ctx->f;
-  if (gl_context_bind(dc->ctx) == TFL_OK) {
+  if (gl_context_bind(dc->ctx, NULL) == TFL_OK) { /* else the context is gone: nothing to delete */
     for (int i = 0; i < p->n_progs; i++)
       if (p->progs[i]) f->DeleteProgram(p->progs[i]);
     if (p->tex_prog) f->DeleteProgram(p->tex_prog);
@@ -130,27 +136,27 @@ static tfl_status make_buffers(gl_dctx *dc, gl_part *p)
   bool fp16 = dc->o.precision == GL_PRECISION_FP16;
   size_t arena_bytes = p->plan.arena_n * p->vec4_bytes;
   if ((long long)arena_bytes > dc->ctx->max_ssbo_bytes)
-    return tfl_error(TFL_ERR_NOMEM, "GL: activations need %zu bytes, over the %lld-byte storage block limit", arena_bytes,
+    return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: activations need %zu bytes, over the %lld-byte storage block limit", arena_bytes,
                      dc->ctx->max_ssbo_bytes);
   f->GenBuffers(1, &p->arena);
   f->BindBuffer(GL_SHADER_STORAGE_BUFFER, p->arena);
   f->BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)arena_bytes, NULL, GL_DYNAMIC_COPY);
-  tfl_status st = gl_check(dc->ctx, "allocating the activation buffer");
-  if (st) return tfl_error_prefix(st, "%zu bytes", arena_bytes);
+  tfl_status st = gl_check(dc->ctx, "allocating the activation buffer", p->diag);
+  if (st) return tfl_fail_prefix(p->diag, st, "%zu bytes", arena_bytes);
   if (p->plan.n_const) {
     bool cfp16 = fp16 && !p->const_fp32;
     size_t n = p->plan.n_const * 4;
     if ((long long)(n * (cfp16 ? 2 : 4)) > dc->ctx->max_ssbo_bytes)
-      return tfl_error(TFL_ERR_NOMEM, "GL: constants need %zu bytes, over the %lld-byte storage block limit",
+      return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: constants need %zu bytes, over the %lld-byte storage block limit",
                        n * (cfp16 ? 2 : 4), dc->ctx->max_ssbo_bytes);
     void *packed = malloc(n * (cfp16 ? 2 : 4));
-    if (!packed) return tfl_error(TFL_ERR_NOMEM, "GL: packing %zu constants", n);
+    if (!packed) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: packing %zu constants", n);
     gl_store_floats(p->plan.consts, n, cfp16, packed);
     f->GenBuffers(1, &p->consts);
     f->BindBuffer(GL_SHADER_STORAGE_BUFFER, p->consts);
     f->BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * (cfp16 ? 2 : 4)), packed, GL_STATIC_DRAW);
     free(packed);
-    if ((st = gl_check(dc->ctx, "uploading the constants"))) return st;
+    if ((st = gl_check(dc->ctx, "uploading the constants", p->diag))) return st;
   }
   free(p->plan.consts);
   p->plan.consts = NULL;
@@ -163,17 +169,17 @@ static tfl_status make_buffers(gl_dctx *dc, gl_part *p)
     f->GenBuffers(1, &p->readback);
     f->BindBuffer(GL_COPY_WRITE_BUFFER, p->readback);
     f->BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)p->readback_bytes, NULL, GL_STREAM_READ);
-    if ((st = gl_check(dc->ctx, "allocating the readback buffer"))) return st;
+    if ((st = gl_check(dc->ctx, "allocating the readback buffer", p->diag))) return st;
   }
   if (p->dense_in_bytes) {
     f->GenBuffers(1, &p->dense_in);
     f->BindBuffer(GL_COPY_WRITE_BUFFER, p->dense_in);
     f->BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)p->dense_in_bytes, NULL, GL_STREAM_DRAW);
-    if ((st = gl_check(dc->ctx, "allocating the input buffer"))) return st;
+    if ((st = gl_check(dc->ctx, "allocating the input buffer", p->diag))) return st;
   }
   p->staging = malloc(most * 4 * sizeof(float));
   p->packed = malloc(most * p->vec4_bytes);
-  if (!p->staging || !p->packed) return tfl_error(TFL_ERR_NOMEM, "GL: staging for %zu vec4s", most);
+  if (!p->staging || !p->packed) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: staging for %zu vec4s", most);
   return TFL_OK;
 }
 
@@ -189,7 +195,7 @@ static tfl_status plan_boundary(gl_dctx *dc, gl_part *p)
   p->io_prog = calloc((size_t)n_io + 1, sizeof *p->io_prog);
   p->io_groups = calloc((size_t)n_io + 1, sizeof *p->io_groups);
   p->bnd_src = calloc((size_t)n_io + 1, sizeof *p->bnd_src);
-  if (!p->io_off || !p->io_prog || !p->io_groups || !p->bnd_src) return tfl_error(TFL_ERR_NOMEM, "GL boundary");
+  if (!p->io_off || !p->io_prog || !p->io_groups || !p->bnd_src) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL boundary");
   int k = p->plan.n_d;
   for (int i = 0; i < n_io; i++) {
     bool in = i < p->plan.n_in;
@@ -205,7 +211,7 @@ static tfl_status plan_boundary(gl_dctx *dc, gl_part *p)
     }
     p->io_off[i] = *top;
     gl_boundary_prog bp = gl_boundary_source(in, io->sh, io->off, *top / esz, fp16);
-    if (!bp.src) return tfl_error(TFL_ERR_NOMEM, "GL boundary shader");
+    if (!bp.src) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL boundary shader");
     p->bnd_src[i] = bp.src;
     memcpy(p->io_groups[i], bp.groups, sizeof bp.groups);
     p->io_prog[i] = k++;
@@ -226,7 +232,7 @@ static tfl_status build_programs(gl_dctx *dc, gl_part *p)
     free(srcs);
     free(labels);
     free(names);
-    return tfl_error(TFL_ERR_NOMEM, "GL: %d programs", n);
+    return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: %d programs", n);
   }
   for (int i = 0; i < p->plan.n_d; i++) {
     srcs[i] = p->plan.d[i].src;
@@ -243,7 +249,7 @@ static tfl_status build_programs(gl_dctx *dc, gl_part *p)
   double t0 = now_ms();
   gl_cache_result cr;
   tfl_status st = gl_programs_build(dc->ctx, dc->cache_dir, cache_key(dc, p->g), srcs, (const char *const *)labels, n,
-                                    p->progs, &cr);
+                                    p->progs, &cr, p->diag);
   p->n_progs = n;
   dc->stats.compile_ms = now_ms() - t0;
   dc->stats.cache = (int)cr;
@@ -270,11 +276,11 @@ static tfl_status prepare_texture(gl_dctx *dc, gl_part *p)
     if (p->plan.in[i].tensor == p->g->inputs[0]) p->tex_in = i;
   if (p->tex_in < 0) return TFL_OK;
   const tfl_tensor *t = &p->g->tensors[p->plan.in[p->tex_in].tensor];
-  tfl_status st = gl_texture_check(t);
+  tfl_status st = gl_texture_check(t, p->diag);
   if (st) return st;
   char *src = gl_texture_source(t, p->plan.in[p->tex_in].off, dc->o.precision == GL_PRECISION_FP16);
-  if (!src) return tfl_error(TFL_ERR_NOMEM, "GL: texture shader");
-  st = gl_program_compile(dc->ctx, src, "the texture input", &p->tex_prog);
+  if (!src) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: texture shader");
+  st = gl_program_compile(dc->ctx, src, "the texture input", &p->tex_prog, p->diag);
   free(src);
   return st;
 }
@@ -283,17 +289,18 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
 {
   gl_dctx *dc = ctx;
   *state = NULL;
-  tfl_status st = gl_context_bind(dc->ctx);
+  tfl_status st = gl_context_bind(dc->ctx, part->diag);
   if (st) return st;
   gl_part *p = calloc(1, sizeof *p);
-  if (!p) return tfl_error(TFL_ERR_NOMEM, "GL partition");
+  if (!p) return tfl_fail(part->diag, TFL_ERR_NOMEM, "GL partition");
   p->g = g;
+  p->diag = part->diag;
   p->tex_in = -1;
   bool fp16 = dc->o.precision == GL_PRECISION_FP16;
   p->vec4_bytes = fp16 ? 8 : 16;
-  p->const_fp32 = fp16 && getenv("TFL_GL_CONST_FP32") != NULL;
-  gl_plan_options po = {fp16, dc->ctx->ssbo_offset_align, p->const_fp32, getenv("TFL_GL_WIDE_RESIDUALS") != NULL};
-  if ((st = gl_plan_build(g, part, &po, &p->plan)) || (st = plan_boundary(dc, p)) || (st = build_programs(dc, p)) || (st = make_buffers(dc, p)) ||
+  p->const_fp32 = fp16 && dc->o.tuning.const_fp32;
+  gl_plan_options po = {fp16, dc->ctx->ssbo_offset_align, dc->o.tuning};
+  if ((st = gl_plan_build(g, part, &po, &p->plan, p->diag)) || (st = plan_boundary(dc, p)) || (st = build_programs(dc, p)) || (st = make_buffers(dc, p)) ||
       (st = prepare_texture(dc, p))) {
     part_free(dc, p);
     return st;
@@ -301,12 +308,12 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
   for (int i = 0; i < p->plan.n_d; i++)
     for (int a = 0; a < 3; a++)
       if (p->plan.d[i].groups[a] > dc->ctx->max_wg_count[a]) {
-        st = tfl_error(TFL_ERR_UNSUPPORTED, "GL: node %d needs %d workgroups in dimension %d (limit %d)", p->plan.d[i].node,
+        st = tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: node %d needs %d workgroups in dimension %d (limit %d)", p->plan.d[i].node,
                        p->plan.d[i].groups[a], a, dc->ctx->max_wg_count[a]);
         part_free(dc, p);
         return st;
       }
-  tfl_log(TFL_LOG_INFO, "GL: %d nodes -> %d dispatches (%d fused, %d aliased, %d fp32 in fp16, %d barriers), arena %zu KiB, constants %zu KiB, cache %s",
+  tfl_logf(p->diag, TFL_LOG_INFO, "GL: %d nodes -> %d dispatches (%d fused, %d aliased, %d fp32 in fp16, %d barriers), arena %zu KiB, constants %zu KiB, cache %s",
           p->plan.n_nodes, p->plan.n_d, p->plan.n_fused, p->plan.n_alias, p->plan.n_wide, p->plan.n_barriers, p->plan.arena_n * p->vec4_bytes / 1024,
           p->plan.n_const * p->vec4_bytes / 1024,
           (const char *[]){"off", "miss", "hit", "corrupt"}[dc->stats.cache]);
@@ -331,7 +338,7 @@ static tfl_status upload_all(gl_dctx *dc, gl_part *p)
     const gl_plan_io *io = &p->plan.in[i];
     const tfl_tensor *t = &p->g->tensors[io->tensor];
     if (i == p->tex_in) continue;
-    if (!t->data) return tfl_error(TFL_ERR_ARG, "GL: input tensor %d has no data", io->tensor);
+    if (!t->data) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: input tensor %d has no data", io->tensor);
     if (p->io_prog[i] >= 0) {
       size_t n = tfl_tensor_count(t);
       if (fp16) gl_store_floats(t->data, n, true, p->packed);
@@ -386,7 +393,7 @@ static tfl_status download_all(gl_dctx *dc, gl_part *p)
                          (GLintptr)p->io_off[k], (GLsizeiptr)bytes);
   }
   const char *m = f->MapBufferRange(GL_COPY_WRITE_BUFFER, 0, (GLsizeiptr)p->readback_bytes, GL_MAP_READ_BIT);
-  if (!m) return gl_check(dc->ctx, "mapping the outputs") ? TFL_ERR_BACKEND : tfl_error(TFL_ERR_BACKEND, "GL: glMapBufferRange failed");
+  if (!m) return gl_check(dc->ctx, "mapping the outputs", p->diag) ? TFL_ERR_BACKEND : tfl_fail(p->diag, TFL_ERR_BACKEND, "GL: glMapBufferRange failed");
   for (int i = 0; i < p->plan.n_out; i++) {
     int k = p->plan.n_in + i;
     const gl_plan_io *io = &p->plan.out[i];
@@ -430,10 +437,10 @@ static tfl_status prepare_profiling(gl_dctx *dc, gl_part *p)
     free(p->queries);
     p->times_ms = NULL;
     p->queries = NULL;
-    return tfl_error(TFL_ERR_NOMEM, "GL profiling");
+    return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL profiling");
   }
   dc->ctx->f.GenQueries(p->plan.n_d + 1, p->queries);
-  return gl_check(dc->ctx, "creating timer queries");
+  return gl_check(dc->ctx, "creating timer queries", p->diag);
 }
 
 static tfl_status invoke(void *ctx, void *state)
@@ -441,7 +448,7 @@ static tfl_status invoke(void *ctx, void *state)
   gl_dctx *dc = ctx;
   gl_part *p = state;
   const gl_funcs *f = &dc->ctx->f;
-  tfl_status st = gl_context_bind(dc->ctx);
+  tfl_status st = gl_context_bind(dc->ctx, p->diag);
   if (st) return st;
   while (f->GetError() != GL_NO_ERROR) { /* errors of the caller's own GL work are not ours */
   }
@@ -453,7 +460,7 @@ static tfl_status invoke(void *ctx, void *state)
   run_boundary(dc, p, true, p->dense_in);
   if (p->consts) f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, p->consts); /* shaders index it absolutely */
   if (p->tex_in >= 0) {
-    if (!dc->tex_set) return tfl_error(TFL_ERR_ARG, "GL: texture_input is set but no texture was given");
+    if (!dc->tex_set) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: texture_input is set but no texture was given");
     run_texture(dc, p);
   }
   bool prof = dc->profiling && prepare_profiling(dc, p) == TFL_OK;
@@ -491,7 +498,7 @@ static tfl_status invoke(void *ctx, void *state)
     }
   }
   p->timed = prof;
-  return gl_check(dc->ctx, "running the partition");
+  return gl_check(dc->ctx, "running the partition", p->diag);
 }
 
 static void release(void *ctx, void *state)
@@ -526,20 +533,21 @@ tfl_delegate *gl_delegate_create(const gl_delegate_options *o)
 {
   gl_dctx *dc = calloc(1, sizeof *dc);
   if (!dc) {
-    tfl_error(TFL_ERR_NOMEM, "GL delegate");
+    tfl_fail(o ? o->diag : NULL, TFL_ERR_NOMEM, "GL delegate");
     return NULL;
   }
   dc->o = o ? *o : gl_delegate_defaults();
+  dc->diag = dc->o.diag;
   if (dc->o.cache_dir) {
     dc->cache_dir = strdup(dc->o.cache_dir);
     if (!dc->cache_dir) {
+      tfl_fail(dc->diag, TFL_ERR_NOMEM, "GL delegate");
       free(dc);
-      tfl_error(TFL_ERR_NOMEM, "GL delegate");
       return NULL;
     }
   }
   dc->o.cache_dir = dc->cache_dir;
-  if (gl_context_create(dc->o.use_current_context, &dc->ctx) != TFL_OK) {
+  if (gl_context_create(dc->o.use_current_context, &dc->ctx, dc->diag) != TFL_OK) {
     free(dc->cache_dir);
     free(dc);
     return NULL;
@@ -558,13 +566,13 @@ tfl_delegate *gl_delegate_create(const gl_delegate_options *o)
 
 tfl_status gl_delegate_set_input_texture(tfl_delegate *d, const gl_texture_input *in)
 {
-  if (!d || !in) return tfl_error(TFL_ERR_ARG, "GL: set_input_texture: NULL argument");
+  if (!d || !in) return TFL_ERR_ARG;
   gl_dctx *dc = d->ctx;
-  if (!dc->o.texture_input) return tfl_error(TFL_ERR_ARG, "GL: the delegate was created without texture_input");
+  if (!dc->o.texture_input) return tfl_fail(dc->diag, TFL_ERR_ARG, "GL: the delegate was created without texture_input");
   if (in->width < 1 || in->height < 1 || !in->texture)
-    return tfl_error(TFL_ERR_ARG, "GL: texture %u of %dx%d", in->texture, in->width, in->height);
+    return tfl_fail(dc->diag, TFL_ERR_ARG, "GL: texture %u of %dx%d", in->texture, in->width, in->height);
   for (int c = 0; c < 3; c++)
-    if (in->std[c] == 0.0f) return tfl_error(TFL_ERR_ARG, "GL: std[%d] is 0", c);
+    if (in->std[c] == 0.0f) return tfl_fail(dc->diag, TFL_ERR_ARG, "GL: std[%d] is 0", c);
   dc->tex = *in;
   dc->tex_set = true;
   return TFL_OK;
@@ -581,12 +589,12 @@ tfl_status gl_delegate_output_buffer(tfl_delegate *d, int tensor, gl_output_buff
                                 io->sh.h, io->sh.w, io->sh.c, io->sh.s, p->vec4_bytes == 8};
       return TFL_OK;
     }
-  return tfl_error(TFL_ERR_ARG, "GL: tensor %d is not an output of a GL partition", tensor);
+  return tfl_fail(dc->diag, TFL_ERR_ARG, "GL: tensor %d is not an output of a GL partition", tensor);
 }
 
 tfl_status gl_delegate_set_output_on_gpu(tfl_delegate *d, int tensor, bool on)
 {
-  if (!d) return tfl_error(TFL_ERR_ARG, "GL: set_output_on_gpu: NULL delegate");
+  if (!d) return TFL_ERR_ARG;
   gl_dctx *dc = d->ctx;
   for (gl_part *p = dc->parts; p; p = p->next)
     for (int i = 0; i < p->plan.n_out; i++) {
@@ -595,14 +603,14 @@ tfl_status gl_delegate_set_output_on_gpu(tfl_delegate *d, int tensor, bool on)
       for (int n = 0; on && n < p->g->n_nodes; n++)
         for (int j = 0; !p->g->nodes[n].dead && j < p->g->nodes[n].n_in; j++)
           if (p->g->nodes[n].in[j] == tensor)
-            return tfl_error(TFL_ERR_ARG, "GL: output tensor %d is read by node %d (%s): it must be read back", tensor,
+            return tfl_fail(dc->diag, TFL_ERR_ARG, "GL: output tensor %d is read by node %d (%s): it must be read back", tensor,
                              n, tfl_op_name(p->g->nodes[n].op));
       if (!p->on_gpu && !(p->on_gpu = calloc((size_t)p->plan.n_out, sizeof *p->on_gpu)))
-        return tfl_error(TFL_ERR_NOMEM, "GL: output flags");
+        return tfl_fail(dc->diag, TFL_ERR_NOMEM, "GL: output flags");
       p->on_gpu[i] = on;
       return TFL_OK;
     }
-  return tfl_error(TFL_ERR_ARG, "GL: tensor %d is not an output of a GL partition", tensor);
+  return tfl_fail(dc->diag, TFL_ERR_ARG, "GL: tensor %d is not an output of a GL partition", tensor);
 }
 
 void gl_delegate_set_profiling(tfl_delegate *d, bool on)

@@ -18,17 +18,41 @@
 
 typedef enum { GL_PRECISION_FP16, GL_PRECISION_FP32 } gl_precision;
 
+/* Switches that change the generated programs, for tests and for bisecting speed or
+ * precision problems (tools/gl_bench and tflite-benchmark expose them as flags). The
+ * zero value is what production runs: the tuning table decides. */
+typedef enum { GL_SPLIT_AUTO, GL_SPLIT_NEVER, GL_SPLIT_ALWAYS } gl_split;
+typedef struct {
+  int conv_tile_px;           /* > 0: force the convolution tile to this many output pixels
+                                 along x per invocation (1..8, with conv_tile_slices) */
+  int conv_tile_slices;       /* > 0: ... and this many output slices (4 channels each) */
+  gl_split conv_split;        /* split each output's reduction over a workgroup: AUTO (few
+                                 outputs, long reductions), NEVER or ALWAYS */
+  bool no_fuse;               /* every node its own dispatch (element-wise ops are not
+                                 fused into the dispatch producing their input) */
+  bool no_reorder;            /* dispatches in graph order, not grouped by dependency level */
+  bool all_barriers;          /* a memory barrier before every dispatch, not only where
+                                 arena ranges conflict */
+  bool const_fp32;            /* fp16 mode: constants (weights, biases) stay 32-bit floats */
+  bool wide_residuals;        /* fp16 mode: residual sums (ADD/SUB of two activations) are
+                                 stored as 32-bit floats */
+} gl_tuning;
+
 typedef struct {
   gl_precision precision;     /* default FP16, as TFLite's GPU delegate */
   bool use_current_context;   /* true: the caller's current context; false: own headless EGL */
   const char *cache_dir;      /* program binary cache directory (copied); NULL: no cache */
   bool texture_input;         /* graph input 0 is fed by gl_delegate_set_input_texture,
                                  never uploaded from the CPU */
+  gl_tuning tuning;           /* zero: the defaults (see gl_tuning) */
+  tfl_diag *diag;             /* errors and logs of create and of the gl_delegate_* calls
+                                 (borrowed, must outlive the delegate; may be NULL);
+                                 partitions report to their interpreter's context */
 } gl_delegate_options;
 
 gl_delegate_options gl_delegate_defaults(void);
 
-/* NULL on failure with tfl_last_error() saying why (no context, no compute shaders...). */
+/* NULL on failure with o->diag saying why (no context, no compute shaders...). */
 tfl_delegate *gl_delegate_create(const gl_delegate_options *o);
 
 /* An RGBA8 GL_TEXTURE_2D as the model's input 0. Model-input pixel centre (u+0.5, v+0.5)

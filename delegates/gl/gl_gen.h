@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "gl_delegate.h"
 #include "gl_layout.h"
 
 /* A growing string; any allocation failure sets oom and later appends are dropped. */
@@ -52,6 +53,7 @@ typedef struct {
   bool in_obj[GL_GEN_MAX_IN]; /* input k is an object "Ik" */
   gl_shape in[GL_GEN_MAX_IN]; /* shape of input k (when present) */
   gl_shape out;               /* shape of output 0 */
+  const gl_tuning *tune;      /* the delegate's switches (tile, split) */
 } gl_gen_in;
 
 typedef struct {
@@ -66,10 +68,10 @@ typedef struct {
   int n_consts;
 } gl_gen_out;
 
-typedef tfl_status (*gl_gen_fn)(const gl_gen_in *in, gl_gen_out *out);
-/* Checks what the generator needs (params, constant inputs, shapes); the message
- * (tfl_last_error) says why not. */
-typedef tfl_status (*gl_check_fn)(const tfl_graph *g, int node);
+/* Generators and checks say why they fail in diag (may be NULL). */
+typedef tfl_status (*gl_gen_fn)(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+/* Checks what the generator needs (params, constant inputs, shapes). */
+typedef tfl_status (*gl_check_fn)(const tfl_graph *g, int node, tfl_diag *diag);
 
 /* How the compiler treats a node. */
 typedef enum {
@@ -93,9 +95,9 @@ const gl_op_info *gl_op_info_of(tfl_op op);
 /* Tuning (gl_plan.c, beside the workgroup table): the convolution tile, px output
  * pixels along x times sl output slices per invocation, for an output shape and a
  * reduction of `reduce` vec4 taps per output. */
-void gl_tune_conv(gl_shape out, int reduce, int *px, int *sl);
+void gl_tune_conv(gl_shape out, int reduce, const gl_tuning *tune, int *px, int *sl);
 /* true: split each output's reduction over a workgroup (few outputs, long reductions) */
-bool gl_tune_conv_split(gl_shape out, int reduce);
+bool gl_tune_conv_split(gl_shape out, int reduce, const gl_tuning *tune);
 
 /* Adds a constant object; takes ownership of data. Returns false when full. */
 bool gl_gen_add_const(gl_gen_out *o, const char *name, float *data, size_t n_vec4);
@@ -120,40 +122,40 @@ void gl_str_float(gl_str *s, float f);
  * channel along q.axis; float16 widened). Returns a malloc'd array or NULL (OOM). */
 float *gl_const_reals(const tfl_tensor *t);
 /* Error helper: "node 7 (CONV_2D): ..." */
-tfl_status gl_node_error(tfl_status s, const tfl_graph *g, int node, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+tfl_status gl_node_error(tfl_diag *diag, tfl_status s, const tfl_graph *g, int node, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* generators and checks, one file per op family */
-tfl_status gl_check_conv(const tfl_graph *g, int node);
-tfl_status gl_gen_conv(const gl_gen_in *in, gl_gen_out *out);
-tfl_status gl_check_depthwise(const tfl_graph *g, int node);
-tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *out);
-tfl_status gl_check_transpose_conv(const tfl_graph *g, int node);
-tfl_status gl_gen_transpose_conv(const gl_gen_in *in, gl_gen_out *out);
-tfl_status gl_check_fully_connected(const tfl_graph *g, int node);
-tfl_status gl_gen_fully_connected(const gl_gen_in *in, gl_gen_out *out);
-tfl_status gl_check_pool(const tfl_graph *g, int node);
-tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *out);
-tfl_status gl_check_eltwise(const tfl_graph *g, int node);
-tfl_status gl_gen_eltwise(const gl_gen_in *in, gl_gen_out *out);
-tfl_status gl_check_concat(const tfl_graph *g, int node);
-tfl_status gl_gen_concat(const gl_gen_in *in, gl_gen_out *out);
-tfl_status gl_check_reshape(const tfl_graph *g, int node);
-tfl_status gl_gen_reshape(const gl_gen_in *in, gl_gen_out *out);
-tfl_status gl_check_pad(const tfl_graph *g, int node);
-tfl_status gl_gen_pad(const gl_gen_in *in, gl_gen_out *out);
-tfl_status gl_check_resize(const tfl_graph *g, int node);
-tfl_status gl_gen_resize(const gl_gen_in *in, gl_gen_out *out);
-tfl_status gl_check_depth_to_space(const tfl_graph *g, int node);
-tfl_status gl_gen_depth_to_space(const gl_gen_in *in, gl_gen_out *out);
-tfl_status gl_check_strided_slice(const tfl_graph *g, int node);
-tfl_status gl_gen_strided_slice(const gl_gen_in *in, gl_gen_out *out);
-tfl_status gl_check_softmax(const tfl_graph *g, int node);
-tfl_status gl_gen_softmax(const gl_gen_in *in, gl_gen_out *out);
-tfl_status gl_check_mean(const tfl_graph *g, int node);
-tfl_status gl_gen_mean(const gl_gen_in *in, gl_gen_out *out);
-tfl_status gl_check_alias(const tfl_graph *g, int node);
-tfl_status gl_check_lstm(const tfl_graph *g, int node);
-tfl_status gl_gen_lstm(const gl_gen_in *in, gl_gen_out *out);
+tfl_status gl_check_conv(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_conv(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+tfl_status gl_check_depthwise(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+tfl_status gl_check_transpose_conv(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_transpose_conv(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+tfl_status gl_check_fully_connected(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_fully_connected(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+tfl_status gl_check_pool(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+tfl_status gl_check_eltwise(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_eltwise(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+tfl_status gl_check_concat(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_concat(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+tfl_status gl_check_reshape(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_reshape(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+tfl_status gl_check_pad(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_pad(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+tfl_status gl_check_resize(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_resize(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+tfl_status gl_check_depth_to_space(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_depth_to_space(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+tfl_status gl_check_strided_slice(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_strided_slice(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+tfl_status gl_check_softmax(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_softmax(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+tfl_status gl_check_mean(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_mean(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+tfl_status gl_check_alias(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_check_lstm(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_lstm(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 
 #endif

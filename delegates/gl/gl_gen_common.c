@@ -123,14 +123,14 @@ float *gl_const_reals(const tfl_tensor *t)
   return r;
 }
 
-tfl_status gl_node_error(tfl_status s, const tfl_graph *g, int node, const char *fmt, ...)
+tfl_status gl_node_error(tfl_diag *diag, tfl_status s, const tfl_graph *g, int node, const char *fmt, ...)
 {
   char msg[384];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return tfl_error(s, "node %d (%s): %s", node, tfl_op_name(g->nodes[node].op), msg);
+  return tfl_fail(diag, s, "node %d (%s): %s", node, tfl_op_name(g->nodes[node].op), msg);
 }
 
 void gl_emit_tree_sum(gl_str *m, const char *arr, const char *lane, int n)

@@ -33,117 +33,117 @@ static bool float_like(tfl_type t)
 }
 
 /* Stride, dilation and fused activation of CONV_2D / DEPTHWISE_CONV_2D. */
-static tfl_status check_conv_params(const tfl_graph *g, int node, const tfl_conv_params *p)
+static tfl_status check_conv_params(const tfl_graph *g, int node, const tfl_conv_params *p, tfl_diag *diag)
 {
   if (p->stride_w < 1 || p->stride_h < 1 || p->dilation_w < 1 || p->dilation_h < 1)
-    return gl_node_error(TFL_ERR_SHAPE, g, node, "stride %dx%d dilation %dx%d", p->stride_w, p->stride_h,
+    return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "stride %dx%d dilation %dx%d", p->stride_w, p->stride_h,
                          p->dilation_w, p->dilation_h);
-  if (!gl_act_ok(p->act)) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)p->act);
+  if (!gl_act_ok(p->act)) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)p->act);
   return TFL_OK;
 }
 
 static tfl_status check_weights(const tfl_graph *g, int node, const tfl_tensor *w, const tfl_tensor *bias,
-                                int out_c)
+                                int out_c, tfl_diag *diag)
 {
   if (!w || !w->is_const || !w->data)
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "weights are not constant");
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "weights are not constant");
   if (!float_like(w->type) && w->type != TFL_TYPE_INT32)
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "weights are %s", tfl_type_name(w->type));
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "weights are %s", tfl_type_name(w->type));
   if (bias && (!bias->is_const || !bias->data))
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "bias is not constant");
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "bias is not constant");
   if (bias && tfl_tensor_count(bias) != (size_t)out_c)
-    return gl_node_error(TFL_ERR_SHAPE, g, node, "bias has %zu values, expected %d", tfl_tensor_count(bias), out_c);
+    return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "bias has %zu values, expected %d", tfl_tensor_count(bias), out_c);
   return TFL_OK;
 }
 
-static tfl_status check_io(const tfl_graph *g, int node, const tfl_tensor *x, int ndim)
+static tfl_status check_io(const tfl_graph *g, int node, const tfl_tensor *x, int ndim, tfl_diag *diag)
 {
   const tfl_node *n = &g->nodes[node];
-  if (!x || n->n_out < 1) return gl_node_error(TFL_ERR_SHAPE, g, node, "missing input or output");
+  if (!x || n->n_out < 1) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "missing input or output");
   const tfl_tensor *y = &g->tensors[n->out[0]];
   if (ndim && (x->ndim != ndim || y->ndim != ndim))
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "input has %d dims, output %d (need %d)", x->ndim, y->ndim, ndim);
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "input has %d dims, output %d (need %d)", x->ndim, y->ndim, ndim);
   if (!float_like(x->type) || !float_like(y->type))
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "types %s -> %s", tfl_type_name(x->type), tfl_type_name(y->type));
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "types %s -> %s", tfl_type_name(x->type), tfl_type_name(y->type));
   return TFL_OK;
 }
 
-tfl_status gl_check_conv(const tfl_graph *g, int node)
+tfl_status gl_check_conv(const tfl_graph *g, int node, tfl_diag *diag)
 {
   const tfl_node *n = &g->nodes[node];
   const tfl_tensor *x = input_at(g, n, CONV_IN), *w = input_at(g, n, CONV_W);
   tfl_status s;
-  if ((s = check_io(g, node, x, 4))) return s;
-  if (!w || w->ndim != 4) return gl_node_error(TFL_ERR_SHAPE, g, node, "filter must have 4 dims");
-  if ((s = check_weights(g, node, w, input_at(g, n, CONV_BIAS), w->dims[0]))) return s;
+  if ((s = check_io(g, node, x, 4, diag))) return s;
+  if (!w || w->ndim != 4) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "filter must have 4 dims");
+  if ((s = check_weights(g, node, w, input_at(g, n, CONV_BIAS), w->dims[0], diag))) return s;
   if (w->dims[3] != x->dims[3])
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "grouped convolution (filter depth %d, input %d)", w->dims[3],
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "grouped convolution (filter depth %d, input %d)", w->dims[3],
                          x->dims[3]);
-  return check_conv_params(g, node, &n->p.conv);
+  return check_conv_params(g, node, &n->p.conv, diag);
 }
 
-tfl_status gl_check_depthwise(const tfl_graph *g, int node)
+tfl_status gl_check_depthwise(const tfl_graph *g, int node, tfl_diag *diag)
 {
   const tfl_node *n = &g->nodes[node];
   const tfl_tensor *x = input_at(g, n, CONV_IN), *w = input_at(g, n, CONV_W);
   tfl_status s;
-  if ((s = check_io(g, node, x, 4))) return s;
-  if (!w || w->ndim != 4 || w->dims[0] != 1) return gl_node_error(TFL_ERR_SHAPE, g, node, "filter must be [1,KH,KW,C]");
+  if ((s = check_io(g, node, x, 4, diag))) return s;
+  if (!w || w->ndim != 4 || w->dims[0] != 1) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "filter must be [1,KH,KW,C]");
   const tfl_tensor *y = &g->tensors[n->out[0]];
-  if ((s = check_weights(g, node, w, input_at(g, n, CONV_BIAS), y->dims[3]))) return s;
+  if ((s = check_weights(g, node, w, input_at(g, n, CONV_BIAS), y->dims[3], diag))) return s;
   if (w->dims[3] != y->dims[3] || y->dims[3] % x->dims[3])
-    return gl_node_error(TFL_ERR_SHAPE, g, node, "filter depth %d, input %d, output %d", w->dims[3], x->dims[3],
+    return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "filter depth %d, input %d, output %d", w->dims[3], x->dims[3],
                          y->dims[3]);
-  return check_conv_params(g, node, &n->p.conv);
+  return check_conv_params(g, node, &n->p.conv, diag);
 }
 
-tfl_status gl_check_transpose_conv(const tfl_graph *g, int node)
+tfl_status gl_check_transpose_conv(const tfl_graph *g, int node, tfl_diag *diag)
 {
   const tfl_node *n = &g->nodes[node];
   bool mp = n->op == TFL_OP_CONV2D_TRANSPOSE_BIAS;
   const tfl_tensor *x = input_at(g, n, mp ? MP_IN : TC_IN), *w = input_at(g, n, mp ? MP_W : TC_W);
   const tfl_tensor *bias = input_at(g, n, mp ? MP_BIAS : TC_BIAS);
   tfl_status s;
-  if ((s = check_io(g, node, x, 4))) return s;
-  if (!w || w->ndim != 4) return gl_node_error(TFL_ERR_SHAPE, g, node, "filter must have 4 dims");
-  if ((s = check_weights(g, node, w, bias, w->dims[0]))) return s;
+  if ((s = check_io(g, node, x, 4, diag))) return s;
+  if (!w || w->ndim != 4) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "filter must have 4 dims");
+  if ((s = check_weights(g, node, w, bias, w->dims[0], diag))) return s;
   if (w->dims[3] != x->dims[3])
-    return gl_node_error(TFL_ERR_SHAPE, g, node, "filter depth %d, input %d", w->dims[3], x->dims[3]);
+    return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "filter depth %d, input %d", w->dims[3], x->dims[3]);
   const tfl_conv_params *p = &n->p.conv;
-  if (p->stride_w < 1 || p->stride_h < 1) return gl_node_error(TFL_ERR_SHAPE, g, node, "stride %dx%d", p->stride_w, p->stride_h);
-  if (mp && !bias) return gl_node_error(TFL_ERR_SHAPE, g, node, "missing bias");
+  if (p->stride_w < 1 || p->stride_h < 1) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "stride %dx%d", p->stride_w, p->stride_h);
+  if (mp && !bias) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "missing bias");
   if (!mp && p->act != TFL_ACT_NONE && !gl_act_ok(p->act))
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)p->act);
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)p->act);
   return TFL_OK;
 }
 
-tfl_status gl_check_fully_connected(const tfl_graph *g, int node)
+tfl_status gl_check_fully_connected(const tfl_graph *g, int node, tfl_diag *diag)
 {
   const tfl_node *n = &g->nodes[node];
   const tfl_tensor *x = input_at(g, n, CONV_IN), *w = input_at(g, n, CONV_W);
   tfl_status s;
-  if ((s = check_io(g, node, x, 0))) return s;
-  if (!w || w->ndim != 2) return gl_node_error(TFL_ERR_SHAPE, g, node, "weights must have 2 dims");
-  if ((s = check_weights(g, node, w, input_at(g, n, CONV_BIAS), w->dims[0]))) return s;
+  if ((s = check_io(g, node, x, 0, diag))) return s;
+  if (!w || w->ndim != 2) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "weights must have 2 dims");
+  if ((s = check_weights(g, node, w, input_at(g, n, CONV_BIAS), w->dims[0], diag))) return s;
   gl_shape xs, ys;
   const tfl_tensor *y = &g->tensors[n->out[0]];
-  if (!gl_shape_of(x, &xs) || !gl_shape_of(y, &ys)) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "more than 4 dims");
+  if (!gl_shape_of(x, &xs) || !gl_shape_of(y, &ys)) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "more than 4 dims");
   /* runs as a 1x1 convolution: the input's last dim is the weights' depth */
   if (xs.c != w->dims[1] || ys.c != w->dims[0] || xs.b != ys.b || xs.h != ys.h || xs.w != ys.w)
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "input depth %d vs weights [%d,%d] (flattening inputs runs on the CPU)",
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "input depth %d vs weights [%d,%d] (flattening inputs runs on the CPU)",
                          xs.c, w->dims[0], w->dims[1]);
-  if (!gl_act_ok(n->p.fc.act)) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)n->p.fc.act);
+  if (!gl_act_ok(n->p.fc.act)) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)n->p.fc.act);
   return TFL_OK;
 }
 
 /* Bias as OS vec4s (zeros without bias). Quantized int32 bias without its own scale
  * uses input scale * weight scale, as TFLite defines it. */
 static tfl_status add_bias(const gl_gen_in *in, gl_gen_out *o, const tfl_tensor *bias, const tfl_tensor *x,
-                           const tfl_tensor *w, int out_c)
+                           const tfl_tensor *w, int out_c, tfl_diag *diag)
 {
   int os = (out_c + 3) / 4;
   float *b = calloc((size_t)os * 4, sizeof(float));
-  if (!b) return tfl_error(TFL_ERR_NOMEM, "bias");
+  if (!b) return tfl_fail(diag, TFL_ERR_NOMEM, "bias");
   if (bias) {
     if (bias->type == TFL_TYPE_INT32 && bias->q.n == 0) {
       for (int c = 0; c < out_c; c++) {
@@ -155,7 +155,7 @@ static tfl_status add_bias(const gl_gen_in *in, gl_gen_out *o, const tfl_tensor 
       float *r = gl_const_reals(bias);
       if (!r) {
         free(b);
-        return tfl_error(TFL_ERR_NOMEM, "bias");
+        return tfl_fail(diag, TFL_ERR_NOMEM, "bias");
       }
       memcpy(b, r, sizeof(float) * (size_t)out_c);
       free(r);
@@ -183,14 +183,14 @@ static float *pack_ohwi(const float *f, int out_c, int kh, int kw, int in_c, siz
   return p;
 }
 
-static tfl_status add_ohwi(gl_gen_out *o, const tfl_tensor *w, int out_c, int kh, int kw, int in_c)
+static tfl_status add_ohwi(gl_gen_out *o, const tfl_tensor *w, int out_c, int kh, int kw, int in_c, tfl_diag *diag)
 {
   float *f = gl_const_reals(w);
-  if (!f) return tfl_error(TFL_ERR_NOMEM, "weights");
+  if (!f) return tfl_fail(diag, TFL_ERR_NOMEM, "weights");
   size_t nv;
   float *p = pack_ohwi(f, out_c, kh, kw, in_c, &nv);
   free(f);
-  if (!p) return tfl_error(TFL_ERR_NOMEM, "packed weights");
+  if (!p) return tfl_fail(diag, TFL_ERR_NOMEM, "packed weights");
   gl_gen_add_const(o, "W", p, nv);
   return TFL_OK;
 }
@@ -215,7 +215,7 @@ static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, i
                            int dw, tfl_activation act)
 {
   int px, sl;
-  gl_tune_conv(in->out, kh * kw * in->in[0].s, &px, &sl);
+  gl_tune_conv(in->out, kh * kw * in->in[0].s, in->tune, &px, &sl);
   int sg = (in->out.s + sl - 1) / sl;
   o->grid[0] = (in->out.w + px - 1) / px;
   o->grid[1] = in->out.h;
@@ -295,11 +295,11 @@ static void emit_conv_split(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, 
 static void emit_conv(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, int sh, int sw, int pt, int pl, int dh, int dw,
                       tfl_activation act)
 {
-  if (gl_tune_conv_split(in->out, kh * kw * in->in[0].s)) emit_conv_split(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
+  if (gl_tune_conv_split(in->out, kh * kw * in->in[0].s, in->tune)) emit_conv_split(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
   else emit_conv_tile(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
 }
 
-tfl_status gl_gen_conv(const gl_gen_in *in, gl_gen_out *o)
+tfl_status gl_gen_conv(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   const tfl_graph *g = in->g;
   const tfl_node *n = in->n;
@@ -309,25 +309,25 @@ tfl_status gl_gen_conv(const gl_gen_in *in, gl_gen_out *o)
   int pt = cpu_conv_pad(p->padding, in->in[0].h, kh, p->stride_h, p->dilation_h, in->out.h);
   int pl = cpu_conv_pad(p->padding, in->in[0].w, kw, p->stride_w, p->dilation_w, in->out.w);
   tfl_status st;
-  if ((st = add_ohwi(o, w, w->dims[0], kh, kw, w->dims[3]))) return st;
-  if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, w->dims[0]))) return st;
+  if ((st = add_ohwi(o, w, w->dims[0], kh, kw, w->dims[3], diag))) return st;
+  if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, w->dims[0], diag))) return st;
   emit_conv(o, in, kh, kw, p->stride_h, p->stride_w, pt, pl, p->dilation_h, p->dilation_w, p->act);
   return TFL_OK;
 }
 
-tfl_status gl_gen_fully_connected(const gl_gen_in *in, gl_gen_out *o)
+tfl_status gl_gen_fully_connected(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   const tfl_graph *g = in->g;
   const tfl_node *n = in->n;
   const tfl_tensor *x = input_at(g, n, CONV_IN), *w = input_at(g, n, CONV_W);
   tfl_status st;
-  if ((st = add_ohwi(o, w, w->dims[0], 1, 1, w->dims[1]))) return st;
-  if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, w->dims[0]))) return st;
+  if ((st = add_ohwi(o, w, w->dims[0], 1, 1, w->dims[1], diag))) return st;
+  if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, w->dims[0], diag))) return st;
   emit_conv(o, in, 1, 1, 1, 1, 0, 0, 1, 1, n->p.fc.act);
   return TFL_OK;
 }
 
-tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *o)
+tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   const tfl_graph *g = in->g;
   const tfl_node *n = in->n;
@@ -342,7 +342,7 @@ tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *o)
   if (!f || !pk) {
     free(f);
     free(pk);
-    return tfl_error(TFL_ERR_NOMEM, "depthwise weights");
+    return tfl_fail(diag, TFL_ERR_NOMEM, "depthwise weights");
   }
   for (int ky = 0; ky < kh; ky++)
     for (int kx = 0; kx < kw; kx++)
@@ -351,7 +351,7 @@ tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *o)
   free(f);
   gl_gen_add_const(o, "W", pk, (size_t)os * kh * kw);
   tfl_status st;
-  if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, oc))) return st;
+  if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, oc, diag))) return st;
   gl_gen_per_vec4(in, o);
   gl_str *m = &o->main;
   gl_str_addf(m, "  ACC4 acc = vec4(BIAS_LD(s));\n");
@@ -378,7 +378,7 @@ tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *o)
   return TFL_OK;
 }
 
-tfl_status gl_gen_transpose_conv(const gl_gen_in *in, gl_gen_out *o)
+tfl_status gl_gen_transpose_conv(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   const tfl_graph *g = in->g;
   const tfl_node *n = in->n;
@@ -405,8 +405,8 @@ tfl_status gl_gen_transpose_conv(const gl_gen_in *in, gl_gen_out *o)
     pw = cpu_conv_pad(p->padding, in->out.w, kw, p->stride_w, 1, cpu_conv_out_size(p->padding, in->out.w, kw, p->stride_w, 1));
   }
   tfl_status st;
-  if ((st = add_ohwi(o, w, w->dims[0], kh, kw, w->dims[3]))) return st;
-  if ((st = add_bias(in, o, bias, x, w, w->dims[0]))) return st;
+  if ((st = add_ohwi(o, w, w->dims[0], kh, kw, w->dims[3], diag))) return st;
+  if ((st = add_bias(in, o, bias, x, w, w->dims[0], diag))) return st;
   gl_gen_per_vec4(in, o);
   gl_str *m = &o->main;
   char obj[8];

@@ -59,30 +59,30 @@ static bool broadcasts(const tfl_tensor *in, const tfl_tensor *out)
   return true;
 }
 
-tfl_status gl_check_eltwise(const tfl_graph *g, int node)
+tfl_status gl_check_eltwise(const tfl_graph *g, int node, tfl_diag *diag)
 {
   const tfl_node *n = &g->nodes[node];
   bool binary = n->op == TFL_OP_ADD || n->op == TFL_OP_SUB || n->op == TFL_OP_MUL || n->op == TFL_OP_DIV ||
                 n->op == TFL_OP_MAXIMUM || n->op == TFL_OP_MINIMUM || n->op == TFL_OP_PRELU ||
                 n->op == TFL_OP_LOGICAL_AND;
   int need = binary ? 2 : 1;
-  if (n->n_in < need || n->n_out < 1) return gl_node_error(TFL_ERR_SHAPE, g, node, "needs %d inputs", need);
+  if (n->n_in < need || n->n_out < 1) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "needs %d inputs", need);
   const tfl_tensor *y = &g->tensors[n->out[0]];
-  if (y->ndim > 4) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "output has %d dims (max 4)", y->ndim);
+  if (y->ndim > 4) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "output has %d dims (max 4)", y->ndim);
   for (int k = 0; k < need; k++) {
-    if (n->in[k] < 0) return gl_node_error(TFL_ERR_SHAPE, g, node, "input %d missing", k);
+    if (n->in[k] < 0) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "input %d missing", k);
     const tfl_tensor *x = &g->tensors[n->in[k]];
     bool ok_type = n->op == TFL_OP_LOGICAL_AND ? x->type == TFL_TYPE_BOOL : float_like(x->type);
-    if (!ok_type) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "input %d is %s", k, tfl_type_name(x->type));
+    if (!ok_type) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "input %d is %s", k, tfl_type_name(x->type));
     if (!broadcasts(x, y))
-      return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "input %d does not broadcast to the output", k);
+      return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "input %d does not broadcast to the output", k);
   }
   if (has_act(n->op) && !gl_act_ok(n->p.eltwise.act))
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "fused activation %d", (int)n->p.eltwise.act);
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "fused activation %d", (int)n->p.eltwise.act);
   return TFL_OK;
 }
 
-tfl_status gl_gen_eltwise(const gl_gen_in *in, gl_gen_out *o)
+tfl_status gl_gen_eltwise(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   gl_gen_per_vec4(in, o);
   gl_str_addf(&o->main, "  FLT4 v = ");

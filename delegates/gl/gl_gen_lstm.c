@@ -25,33 +25,33 @@ static int readers(const tfl_graph *g, int t)
   return r;
 }
 
-tfl_status gl_check_lstm(const tfl_graph *g, int node)
+tfl_status gl_check_lstm(const tfl_graph *g, int node, tfl_diag *diag)
 {
   const tfl_node *n = &g->nodes[node];
-  if (n->p.lstm.kernel_type != 1) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "only the basic LSTM kernel runs");
-  if (n->n_in != 5 || n->n_out < 2) return gl_node_error(TFL_ERR_SHAPE, g, node, "%d inputs / %d outputs, expected 5 / 2..4", n->n_in, n->n_out);
+  if (n->p.lstm.kernel_type != 1) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "only the basic LSTM kernel runs");
+  if (n->n_in != 5 || n->n_out < 2) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "%d inputs / %d outputs, expected 5 / 2..4", n->n_in, n->n_out);
   for (int k = 0; k < 5; k++)
     if (n->in[k] < 0 || g->tensors[n->in[k]].type != TFL_TYPE_FLOAT32)
-      return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "input %d is missing or not float32", k);
+      return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "input %d is missing or not float32", k);
   for (int k = 0; k < n->n_out; k++)
     if (n->out[k] >= 0 && g->tensors[n->out[k]].type != TFL_TYPE_FLOAT32)
-      return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "output %d is not float32", k);
-  if (n->out[0] < 0 || n->out[1] < 0) return gl_node_error(TFL_ERR_SHAPE, g, node, "activation or state output missing");
+      return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "output %d is not float32", k);
+  if (n->out[0] < 0 || n->out[1] < 0) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "activation or state output missing");
   const tfl_tensor *w = &g->tensors[n->in[WT]], *b = &g->tensors[n->in[BIAS]];
-  if (!w->is_const || !b->is_const) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "weights and biases must be constant");
+  if (!w->is_const || !b->is_const) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "weights and biases must be constant");
   if (w->ndim != 2 || w->dims[0] % 4 || w->dims[0] < 4)
-    return gl_node_error(TFL_ERR_SHAPE, g, node, "weights are not [4N, I+N]");
+    return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "weights are not [4N, I+N]");
   int nn = w->dims[0] / 4, ni = w->dims[1] - nn;
-  if (ni < 1 || (int)tfl_tensor_count(b) != 4 * nn) return gl_node_error(TFL_ERR_SHAPE, g, node, "weights [%d, %d] / biases %zu", w->dims[0], w->dims[1], tfl_tensor_count(b));
+  if (ni < 1 || (int)tfl_tensor_count(b) != 4 * nn) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "weights [%d, %d] / biases %zu", w->dims[0], w->dims[1], tfl_tensor_count(b));
   gl_shape sx, want[4];
   gl_shape_of(&g->tensors[n->in[X]], &sx);
-  if (sx.c != ni || sx.h != 1 || sx.w != 1) return gl_node_error(TFL_ERR_SHAPE, g, node, "input is not [B, %d]", ni);
+  if (sx.c != ni || sx.h != 1 || sx.w != 1) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "input is not [B, %d]", ni);
   int nb = sx.b, ext[4] = {nn, nn, ni + nn, 4 * nn};
   for (int k = 0; k < 4; k++) want[k] = gl_shape_make(nb, 1, 1, ext[k]);
   for (int k = 0; k < n->n_out && k < 4; k++) {
     gl_shape s;
     if (n->out[k] >= 0 && (!gl_shape_of(&g->tensors[n->out[k]], &s) || !gl_shape_eq(s, want[k])))
-      return gl_node_error(TFL_ERR_SHAPE, g, node, "output %d is not [%d, %d]", k, nb, ext[k]);
+      return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "output %d is not [%d, %d]", k, nb, ext[k]);
   }
   /* state inputs: the new values are downloaded into them after the run (as the CPU
    * kernel writes them back); that is exact only when nothing else reads them */
@@ -60,17 +60,17 @@ tfl_status gl_check_lstm(const tfl_graph *g, int node)
     int t = n->in[st_in[j]];
     gl_shape s;
     if (!gl_shape_of(&g->tensors[t], &s) || !gl_shape_eq(s, want[0]))
-      return gl_node_error(TFL_ERR_SHAPE, g, node, "input %d is not [%d, %d]", st_in[j], nb, nn);
+      return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "input %d is not [%d, %d]", st_in[j], nb, nn);
     if (g->tensors[t].is_const) continue;
     bool gout = false;
     for (int i = 0; i < g->n_outputs; i++) gout = gout || g->outputs[i] == t;
     if (gout || readers(g, t) != 1)
-      return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "state input %d (tensor %d) is read elsewhere or a graph output: its write-back would be visible", st_in[j], t);
+      return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "state input %d (tensor %d) is read elsewhere or a graph output: its write-back would be visible", st_in[j], t);
   }
   return TFL_OK;
 }
 
-tfl_status gl_gen_lstm(const gl_gen_in *in, gl_gen_out *o)
+tfl_status gl_gen_lstm(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   const tfl_graph *g = in->g;
   const tfl_node *n = in->n;
@@ -86,7 +86,7 @@ tfl_status gl_gen_lstm(const gl_gen_in *in, gl_gen_out *o)
   float *pt = act_split ? calloc((size_t)s4 * q * 4 * 4 + 1, sizeof(float)) : NULL;
   if (!w || !bias || !pw || !pb || (act_split && !pt)) {
     free(w), free(bias), free(pw), free(pb), free(pt);
-    return tfl_error(TFL_ERR_NOMEM, "LSTM constants");
+    return tfl_fail(diag, TFL_ERR_NOMEM, "LSTM constants");
   }
   /* one row r of W into dst[qi * 16 + j * 4 + e] layout (dst already at the row group) */
   #define PACK_ROW(dst, r, j) do { \
@@ -111,7 +111,7 @@ tfl_status gl_gen_lstm(const gl_gen_in *in, gl_gen_out *o)
   if (!gl_gen_add_const(o, "W", pw, (size_t)sn * 4 * q * 4) || !gl_gen_add_const(o, "B", pb, (size_t)sn * 4) ||
       (act_split && !gl_gen_add_const(o, "T", pt, (size_t)s4 * q * 4))) {
     free(bias);
-    return tfl_error(TFL_ERR_NOMEM, "LSTM constants");
+    return tfl_fail(diag, TFL_ERR_NOMEM, "LSTM constants");
   }
   /* T rows carry no bias: activ_temp's biases are a literal array TB */
   gl_str *d = &o->decls, *m = &o->main;

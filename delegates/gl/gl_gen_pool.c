@@ -12,33 +12,33 @@ static bool float_like(tfl_type t)
   return t == TFL_TYPE_FLOAT32 || t == TFL_TYPE_FLOAT16 || t == TFL_TYPE_UINT8 || t == TFL_TYPE_INT8;
 }
 
-static tfl_status check_unary_io(const tfl_graph *g, int node, int ndim)
+static tfl_status check_unary_io(const tfl_graph *g, int node, int ndim, tfl_diag *diag)
 {
   const tfl_node *n = &g->nodes[node];
-  if (n->n_in < 1 || n->in[0] < 0 || n->n_out < 1) return gl_node_error(TFL_ERR_SHAPE, g, node, "missing input or output");
+  if (n->n_in < 1 || n->in[0] < 0 || n->n_out < 1) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "missing input or output");
   const tfl_tensor *x = &g->tensors[n->in[0]], *y = &g->tensors[n->out[0]];
   if (!float_like(x->type) || !float_like(y->type))
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "types %s -> %s", tfl_type_name(x->type), tfl_type_name(y->type));
-  if (ndim && x->ndim != ndim) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "input has %d dims, need %d", x->ndim, ndim);
-  if (x->ndim > 4 || y->ndim > 4) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "more than 4 dims");
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "types %s -> %s", tfl_type_name(x->type), tfl_type_name(y->type));
+  if (ndim && x->ndim != ndim) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "input has %d dims, need %d", x->ndim, ndim);
+  if (x->ndim > 4 || y->ndim > 4) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "more than 4 dims");
   return TFL_OK;
 }
 
 static void emit_global_mean(const gl_gen_in *in, gl_gen_out *o, tfl_activation act);
 
-tfl_status gl_check_pool(const tfl_graph *g, int node)
+tfl_status gl_check_pool(const tfl_graph *g, int node, tfl_diag *diag)
 {
-  tfl_status s = check_unary_io(g, node, 4);
+  tfl_status s = check_unary_io(g, node, 4, diag);
   if (s) return s;
   const tfl_pool_params *p = &g->nodes[node].p.pool;
   if (p->stride_w < 1 || p->stride_h < 1 || p->filter_w < 1 || p->filter_h < 1)
-    return gl_node_error(TFL_ERR_SHAPE, g, node, "stride %dx%d filter %dx%d", p->stride_w, p->stride_h, p->filter_w,
+    return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "stride %dx%d filter %dx%d", p->stride_w, p->stride_h, p->filter_w,
                          p->filter_h);
-  if (!gl_act_ok(p->act)) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)p->act);
+  if (!gl_act_ok(p->act)) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)p->act);
   return TFL_OK;
 }
 
-tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *o)
+tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   const tfl_pool_params *p = &in->n->p.pool;
   bool avg = in->n->op == TFL_OP_AVERAGE_POOL_2D;
@@ -75,24 +75,24 @@ tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *o)
 }
 
 /* MEAN: only over the spatial axes of a 4-D input (what the models use). */
-tfl_status gl_check_mean(const tfl_graph *g, int node)
+tfl_status gl_check_mean(const tfl_graph *g, int node, tfl_diag *diag)
 {
-  tfl_status s = check_unary_io(g, node, 4);
+  tfl_status s = check_unary_io(g, node, 4, diag);
   if (s) return s;
   const tfl_node *n = &g->nodes[node];
-  if (n->n_in < 2 || n->in[1] < 0) return gl_node_error(TFL_ERR_SHAPE, g, node, "missing axes");
+  if (n->n_in < 2 || n->in[1] < 0) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "missing axes");
   const tfl_tensor *ax = &g->tensors[n->in[1]];
   if (!ax->is_const || !ax->data || ax->type != TFL_TYPE_INT32)
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "axes are not a constant int32 tensor");
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "axes are not a constant int32 tensor");
   bool seen[4] = {false};
   for (size_t i = 0; i < tfl_tensor_count(ax); i++) {
     int a = ((const int32_t *)ax->data)[i];
     if (a < 0) a += 4;
-    if (a < 0 || a > 3) return gl_node_error(TFL_ERR_SHAPE, g, node, "axis %d", a);
+    if (a < 0 || a > 3) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "axis %d", a);
     seen[a] = true;
   }
   if (seen[0] || seen[3] || !seen[1] || !seen[2])
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "only the mean over height and width runs on GL");
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "only the mean over height and width runs on GL");
   return TFL_OK;
 }
 
@@ -121,18 +121,18 @@ static void emit_global_mean(const gl_gen_in *in, gl_gen_out *o, tfl_activation 
   gl_str_addf(m, "    store_out(b, 0, 0, s, acc);\n  }\n");
 }
 
-tfl_status gl_gen_mean(const gl_gen_in *in, gl_gen_out *o)
+tfl_status gl_gen_mean(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   emit_global_mean(in, o, TFL_ACT_NONE);
   return TFL_OK;
 }
 
-tfl_status gl_check_softmax(const tfl_graph *g, int node)
+tfl_status gl_check_softmax(const tfl_graph *g, int node, tfl_diag *diag)
 {
-  return check_unary_io(g, node, 0);
+  return check_unary_io(g, node, 0, diag);
 }
 
-tfl_status gl_gen_softmax(const gl_gen_in *in, gl_gen_out *o)
+tfl_status gl_gen_softmax(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   o->grid[0] = in->out.w;
   o->grid[1] = in->out.h;

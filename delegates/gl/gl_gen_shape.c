@@ -13,17 +13,17 @@ static bool float_like(tfl_type t)
          t == TFL_TYPE_BOOL;
 }
 
-static tfl_status check_io(const tfl_graph *g, int node, int min_in)
+static tfl_status check_io(const tfl_graph *g, int node, int min_in, tfl_diag *diag)
 {
   const tfl_node *n = &g->nodes[node];
-  if (n->n_in < min_in || n->in[0] < 0 || n->n_out < 1) return gl_node_error(TFL_ERR_SHAPE, g, node, "missing input or output");
+  if (n->n_in < min_in || n->in[0] < 0 || n->n_out < 1) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "missing input or output");
   const tfl_tensor *y = &g->tensors[n->out[0]];
   if (y->ndim > 4 || !float_like(y->type))
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "output %s with %d dims", tfl_type_name(y->type), y->ndim);
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "output %s with %d dims", tfl_type_name(y->type), y->ndim);
   for (int k = 0; k < min_in; k++) {
-    if (n->in[k] < 0) return gl_node_error(TFL_ERR_SHAPE, g, node, "input %d missing", k);
+    if (n->in[k] < 0) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "input %d missing", k);
     const tfl_tensor *x = &g->tensors[n->in[k]];
-    if (x->ndim > 4) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "input %d has %d dims", k, x->ndim);
+    if (x->ndim > 4) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "input %d has %d dims", k, x->ndim);
   }
   return TFL_OK;
 }
@@ -42,23 +42,23 @@ static int64_t int_at(const tfl_tensor *t, size_t i)
 
 /* ---- concatenation ---- */
 
-tfl_status gl_check_concat(const tfl_graph *g, int node)
+tfl_status gl_check_concat(const tfl_graph *g, int node, tfl_diag *diag)
 {
   const tfl_node *n = &g->nodes[node];
-  tfl_status s = check_io(g, node, n->n_in);
+  tfl_status s = check_io(g, node, n->n_in, diag);
   if (s) return s;
   if (n->n_in < 1 || n->n_in > GL_GEN_MAX_IN)
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "%d inputs (GL takes 1..%d)", n->n_in, GL_GEN_MAX_IN);
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "%d inputs (GL takes 1..%d)", n->n_in, GL_GEN_MAX_IN);
   const tfl_tensor *y = &g->tensors[n->out[0]];
-  if (gl_axis_4d(y->ndim, n->p.concat.axis) < 0) return gl_node_error(TFL_ERR_SHAPE, g, node, "axis %d", n->p.concat.axis);
+  if (gl_axis_4d(y->ndim, n->p.concat.axis) < 0) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "axis %d", n->p.concat.axis);
   for (int k = 0; k < n->n_in; k++)
     if (g->tensors[n->in[k]].ndim != y->ndim)
-      return gl_node_error(TFL_ERR_SHAPE, g, node, "input %d has %d dims, output %d", k, g->tensors[n->in[k]].ndim, y->ndim);
-  if (!gl_act_ok(n->p.concat.act)) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)n->p.concat.act);
+      return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "input %d has %d dims, output %d", k, g->tensors[n->in[k]].ndim, y->ndim);
+  if (!gl_act_ok(n->p.concat.act)) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)n->p.concat.act);
   return TFL_OK;
 }
 
-tfl_status gl_gen_concat(const gl_gen_in *in, gl_gen_out *o)
+tfl_status gl_gen_concat(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   const tfl_node *n = in->n;
   const tfl_graph *g = in->g;
@@ -105,24 +105,24 @@ tfl_status gl_gen_concat(const gl_gen_in *in, gl_gen_out *o)
 
 /* ---- reshape, squeeze, quantize, dequantize ---- */
 
-tfl_status gl_check_reshape(const tfl_graph *g, int node)
+tfl_status gl_check_reshape(const tfl_graph *g, int node, tfl_diag *diag)
 {
-  tfl_status s = check_io(g, node, 1);
+  tfl_status s = check_io(g, node, 1, diag);
   if (s) return s;
   const tfl_node *n = &g->nodes[node];
   const tfl_tensor *x = &g->tensors[n->in[0]], *y = &g->tensors[n->out[0]];
-  if (!float_like(x->type)) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "input is %s", tfl_type_name(x->type));
+  if (!float_like(x->type)) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "input is %s", tfl_type_name(x->type));
   if (tfl_tensor_count(x) != tfl_tensor_count(y))
-    return gl_node_error(TFL_ERR_SHAPE, g, node, "%zu elements in, %zu out", tfl_tensor_count(x), tfl_tensor_count(y));
+    return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "%zu elements in, %zu out", tfl_tensor_count(x), tfl_tensor_count(y));
   return TFL_OK;
 }
 
-tfl_status gl_check_alias(const tfl_graph *g, int node)
+tfl_status gl_check_alias(const tfl_graph *g, int node, tfl_diag *diag)
 {
-  return gl_check_reshape(g, node);
+  return gl_check_reshape(g, node, diag);
 }
 
-tfl_status gl_gen_reshape(const gl_gen_in *in, gl_gen_out *o)
+tfl_status gl_gen_reshape(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   gl_gen_per_vec4(in, o);
   gl_str_addf(&o->main,
@@ -158,20 +158,20 @@ static bool pad_amounts(const tfl_graph *g, const tfl_node *n, int pre[4], int p
   return true;
 }
 
-tfl_status gl_check_pad(const tfl_graph *g, int node)
+tfl_status gl_check_pad(const tfl_graph *g, int node, tfl_diag *diag)
 {
-  tfl_status s = check_io(g, node, 2);
+  tfl_status s = check_io(g, node, 2, diag);
   if (s) return s;
   const tfl_node *n = &g->nodes[node];
   int pre[4], post[4];
   if (!pad_amounts(g, n, pre, post))
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "paddings are not a constant [rank, 2] int tensor >= 0");
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "paddings are not a constant [rank, 2] int tensor >= 0");
   if (n->op == TFL_OP_PADV2 && n->n_in > 2 && n->in[2] >= 0 && !const_input(g, n, 2))
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "pad value is not constant");
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "pad value is not constant");
   return TFL_OK;
 }
 
-tfl_status gl_gen_pad(const gl_gen_in *in, gl_gen_out *o)
+tfl_status gl_gen_pad(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   int pre[4], post[4];
   pad_amounts(in->g, in->n, pre, post);
@@ -201,19 +201,19 @@ tfl_status gl_gen_pad(const gl_gen_in *in, gl_gen_out *o)
 
 /* ---- depth to space ---- */
 
-tfl_status gl_check_depth_to_space(const tfl_graph *g, int node)
+tfl_status gl_check_depth_to_space(const tfl_graph *g, int node, tfl_diag *diag)
 {
-  tfl_status s = check_io(g, node, 1);
+  tfl_status s = check_io(g, node, 1, diag);
   if (s) return s;
   const tfl_node *n = &g->nodes[node];
   int bs = n->p.d2s.block_size;
   const tfl_tensor *x = &g->tensors[n->in[0]];
   if (x->ndim != 4 || bs < 1 || x->dims[3] % (bs * bs))
-    return gl_node_error(TFL_ERR_SHAPE, g, node, "block size %d on %d dims", bs, x->ndim);
+    return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "block size %d on %d dims", bs, x->ndim);
   return TFL_OK;
 }
 
-tfl_status gl_gen_depth_to_space(const gl_gen_in *in, gl_gen_out *o)
+tfl_status gl_gen_depth_to_space(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   int bs = in->n->p.d2s.block_size;
   gl_gen_per_vec4(in, o);
@@ -231,15 +231,15 @@ tfl_status gl_gen_depth_to_space(const gl_gen_in *in, gl_gen_out *o)
 
 /* ---- resize ---- */
 
-tfl_status gl_check_resize(const tfl_graph *g, int node)
+tfl_status gl_check_resize(const tfl_graph *g, int node, tfl_diag *diag)
 {
-  tfl_status s = check_io(g, node, 1);
+  tfl_status s = check_io(g, node, 1, diag);
   if (s) return s;
   const tfl_node *n = &g->nodes[node];
   const tfl_tensor *x = &g->tensors[n->in[0]], *y = &g->tensors[n->out[0]];
-  if (x->ndim != 4 || y->ndim != 4) return gl_node_error(TFL_ERR_SHAPE, g, node, "needs 4-D input and output");
+  if (x->ndim != 4 || y->ndim != 4) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "needs 4-D input and output");
   if (n->p.resize.align_corners && n->p.resize.half_pixel_centers)
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "align_corners and half_pixel_centers both set");
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "align_corners and half_pixel_centers both set");
   return TFL_OK;
 }
 
@@ -249,7 +249,7 @@ static float axis_scale(bool align, int in, int out)
   return (float)in / (float)out;
 }
 
-tfl_status gl_gen_resize(const gl_gen_in *in, gl_gen_out *o)
+tfl_status gl_gen_resize(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   const tfl_resize_params *p = &in->n->p.resize;
   gl_gen_per_vec4(in, o);

@@ -18,23 +18,23 @@ static int clampi(int v, int lo, int hi)
 }
 
 /* Begin/stride/count per BHWC dim, as TFLite's strided slice resolves masks. */
-static tfl_status resolve(const tfl_graph *g, int node, slice4 *r)
+static tfl_status resolve(const tfl_graph *g, int node, slice4 *r, tfl_diag *diag)
 {
   const tfl_node *n = &g->nodes[node];
-  if (n->n_in < 4 || n->n_out < 1) return gl_node_error(TFL_ERR_SHAPE, g, node, "needs 4 inputs");
+  if (n->n_in < 4 || n->n_out < 1) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "needs 4 inputs");
   for (int k = 0; k < 4; k++)
-    if (n->in[k] < 0) return gl_node_error(TFL_ERR_SHAPE, g, node, "input %d missing", k);
+    if (n->in[k] < 0) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "input %d missing", k);
   const tfl_tensor *x = &g->tensors[n->in[0]], *bt = &g->tensors[n->in[1]], *et = &g->tensors[n->in[2]],
                    *st = &g->tensors[n->in[3]];
   const tfl_strided_slice_params *p = &n->p.slice;
-  if (x->ndim > 4 || g->tensors[n->out[0]].ndim > 4) return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "more than 4 dims");
+  if (x->ndim > 4 || g->tensors[n->out[0]].ndim > 4) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "more than 4 dims");
   const tfl_tensor *cs[3] = {bt, et, st};
   for (int k = 0; k < 3; k++)
     if (!cs[k]->is_const || !cs[k]->data || (cs[k]->type != TFL_TYPE_INT32 && cs[k]->type != TFL_TYPE_INT64) ||
         tfl_tensor_count(cs[k]) != (size_t)x->ndim)
-      return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "begin/end/strides must be constant ints, one per dim");
+      return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "begin/end/strides must be constant ints, one per dim");
   if (p->ellipsis_mask || p->new_axis_mask)
-    return gl_node_error(TFL_ERR_UNSUPPORTED, g, node, "ellipsis mask %d, new axis mask %d", p->ellipsis_mask, p->new_axis_mask);
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "ellipsis mask %d, new axis mask %d", p->ellipsis_mask, p->new_axis_mask);
   for (int a = 0; a < 4; a++) {
     r->begin[a] = 0;
     r->stride[a] = 1;
@@ -43,7 +43,7 @@ static tfl_status resolve(const tfl_graph *g, int node, slice4 *r)
   size_t total = 1;
   for (int d = 0; d < x->ndim; d++) {
     int dim = x->dims[d], s = (int)at(st, d), b = (int)at(bt, d), e = (int)at(et, d);
-    if (s == 0) return gl_node_error(TFL_ERR_SHAPE, g, node, "stride 0 in dim %d", d);
+    if (s == 0) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "stride 0 in dim %d", d);
     if (p->begin_mask & (1 << d)) b = s > 0 ? 0 : dim - 1;
     else {
       if (b < 0) b += dim;
@@ -68,21 +68,21 @@ static tfl_status resolve(const tfl_graph *g, int node, slice4 *r)
     total *= (size_t)cnt;
   }
   if (total != tfl_tensor_count(&g->tensors[n->out[0]]))
-    return gl_node_error(TFL_ERR_SHAPE, g, node, "slice has %zu elements, output %zu", total,
+    return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "slice has %zu elements, output %zu", total,
                          tfl_tensor_count(&g->tensors[n->out[0]]));
   return TFL_OK;
 }
 
-tfl_status gl_check_strided_slice(const tfl_graph *g, int node)
+tfl_status gl_check_strided_slice(const tfl_graph *g, int node, tfl_diag *diag)
 {
   slice4 r;
-  return resolve(g, node, &r);
+  return resolve(g, node, &r, diag);
 }
 
-tfl_status gl_gen_strided_slice(const gl_gen_in *in, gl_gen_out *o)
+tfl_status gl_gen_strided_slice(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   slice4 r;
-  tfl_status st = resolve(in->g, in->node, &r);
+  tfl_status st = resolve(in->g, in->node, &r, diag);
   if (st) return st;
   gl_gen_per_vec4(in, o);
   gl_str_addf(&o->main,

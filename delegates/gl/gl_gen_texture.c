@@ -3,7 +3,7 @@
  * GLES), crops/letterboxes/rotates/resizes bilinearly (an affine map, half-pixel
  * centres) and normalizes,
  * writing the PHWC4 input tensor. The same math as the CPU preprocessing
- * (gst/tflitefilter/preprocess.c): outside the texture the pixel is 0; float inputs
+ * (preprocess/preprocess.c): outside the texture the pixel is 0; float inputs
  * get (pixel - mean) / std, 8-bit inputs the rounded pixel (int8: minus 128),
  * dequantized because the GPU works in float. Per-frame values are uniforms:
  *   location 0: vec4 (scale_x, scale_y, off_x, off_y)   1: vec4 mean   2: vec4 std
@@ -14,12 +14,12 @@
 
 #include <stdlib.h>
 
-tfl_status gl_texture_check(const tfl_tensor *t)
+tfl_status gl_texture_check(const tfl_tensor *t, tfl_diag *diag)
 {
   if (t->ndim != 4 || t->dims[0] != 1 || (t->dims[3] != 3 && t->dims[3] != 4))
-    return tfl_error(TFL_ERR_SHAPE, "GL texture input: tensor \"%s\" must be [1,H,W,3|4]", t->name ? t->name : "?");
+    return tfl_fail(diag, TFL_ERR_SHAPE, "GL texture input: tensor \"%s\" must be [1,H,W,3|4]", t->name ? t->name : "?");
   if (t->type != TFL_TYPE_FLOAT32 && t->type != TFL_TYPE_UINT8 && t->type != TFL_TYPE_INT8)
-    return tfl_error(TFL_ERR_UNSUPPORTED, "GL texture input: tensor \"%s\" is %s (float32, uint8 or int8 only)",
+    return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "GL texture input: tensor \"%s\" is %s (float32, uint8 or int8 only)",
                      t->name ? t->name : "?", tfl_type_name(t->type));
   return TFL_OK;
 }

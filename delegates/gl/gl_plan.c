@@ -14,29 +14,29 @@ static bool float_like(tfl_type t)
          t == TFL_TYPE_BOOL;
 }
 
-bool gl_plan_supports(const tfl_graph *g, int node)
+bool gl_plan_supports(const tfl_graph *g, int node, tfl_diag *why)
 {
   const tfl_node *n = &g->nodes[node];
   const gl_op_info *info = gl_op_info_of(n->op);
-  if (info->kind == GL_KIND_NONE || !info->check) return false;
+  bool io_ok = info->kind != GL_KIND_NONE && info->check;
   /* several outputs only from generators (LSTM: output k >= 1 is object "Ok") */
-  if (n->n_out < 1 || n->out[0] < 0 || n->n_in > GL_GEN_MAX_IN) return false;
-  if (n->n_out > 1 && (info->kind != GL_KIND_GEN || n->n_out > 4)) return false;
-  for (int k = 0; k < n->n_out; k++) {
+  io_ok = io_ok && n->n_out >= 1 && n->out[0] >= 0 && n->n_in <= GL_GEN_MAX_IN;
+  io_ok = io_ok && (n->n_out == 1 || (info->kind == GL_KIND_GEN && n->n_out <= 4));
+  for (int k = 0; k < n->n_out && io_ok; k++) {
     if (n->out[k] < 0) continue;
     const tfl_tensor *y = &g->tensors[n->out[k]];
-    if (!float_like(y->type) || y->ndim > 4 || y->is_variable) return false;
+    io_ok = float_like(y->type) && y->ndim <= 4 && !y->is_variable;
   }
-  for (int k = 0; k < n->n_in; k++) {
+  for (int k = 0; k < n->n_in && io_ok; k++) {
     if (n->in[k] < 0 || (info->raw_inputs & (1u << k))) continue;
     const tfl_tensor *x = &g->tensors[n->in[k]];
-    if (x->ndim > 4 || x->is_variable || !float_like(x->type)) return false;
+    io_ok = x->ndim <= 4 && !x->is_variable && float_like(x->type);
   }
-  if (info->check(g, node) != TFL_OK) {
-    tfl_log(TFL_LOG_DEBUG, "GL: %s", tfl_last_error());
+  if (!io_ok) {
+    tfl_fail(why, TFL_ERR_UNSUPPORTED, "no GL kernel for this op with these types, ranks or outputs");
     return false;
   }
-  return true;
+  return info->check(g, node, why) == TFL_OK;
 }
 
 void gl_plan_workgroup(const int grid[3], int wg[3])
@@ -53,7 +53,7 @@ void gl_plan_workgroup(const int grid[3], int wg[3])
   }
 }
 
-void gl_tune_conv(gl_shape out, int reduce, int *px, int *sl)
+void gl_tune_conv(gl_shape out, int reduce, const gl_tuning *tune, int *px, int *sl)
 {
   /* Bigger tiles reuse loads more but leave fewer invocations: keep at least ~16k
    * (an H100 holds 270k resident; below that it idles). Short reductions gain little. */
@@ -65,16 +65,15 @@ void gl_tune_conv(gl_shape out, int reduce, int *px, int *sl)
     if (p >= s && p > 1) p /= 2;
     else s /= 2;
   }
-  const char *force = getenv("TFL_GL_CONV_TILE"); /* "PxS", for tests */
-  if (force && sscanf(force, "%dx%d", &p, &s) != 2) p = s = 1;
+  if (tune->conv_tile_px > 0) p = tune->conv_tile_px;
+  if (tune->conv_tile_slices > 0) s = tune->conv_tile_slices;
   *px = p < 1 ? 1 : p > 8 ? 8 : p;
   *sl = s < 1 ? 1 : s > 8 ? 8 : s;
 }
 
-bool gl_tune_conv_split(gl_shape out, int reduce)
+bool gl_tune_conv_split(gl_shape out, int reduce, const gl_tuning *tune)
 {
-  const char *force = getenv("TFL_GL_CONV_SPLIT"); /* "1" / "0", for tests */
-  if (force) return force[0] == '1';
+  if (tune->conv_split != GL_SPLIT_AUTO) return tune->conv_split == GL_SPLIT_ALWAYS;
   /* under ~4k output vec4s an H100 runs a fraction of its lanes; a workgroup per
    * output pays off once each has at least 2 of its 64 lanes' worth of taps */
   return (long)out.b * out.h * out.w * out.s <= 4096 && reduce >= 128;
@@ -143,7 +142,7 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
     const tfl_node *n = &g->nodes[ni];
     const gl_op_info *info = gl_op_info_of(n->op);
     if (info->kind == GL_KIND_NONE || !info->gen)
-      return gl_node_error(TFL_ERR_UNSUPPORTED, g, ni, "not supported by the GL delegate");
+      return gl_node_error(p->diag, TFL_ERR_UNSUPPORTED, g, ni, "not supported by the GL delegate");
     int out = n->out[0];
     if (info->kind == GL_KIND_ALIAS && !g->tensors[n->in[0]].is_const) {
       gl_shape a, b;
@@ -155,7 +154,7 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
         continue;
       }
     }
-    if (is_elementwise(info) && !getenv("TFL_GL_NO_FUSE") && try_fuse(p, ni)) {
+    if (is_elementwise(info) && !p->o.tune.no_fuse && try_fuse(p, ni)) {
       plan->n_fused++;
       continue;
     }
@@ -199,7 +198,7 @@ static tfl_status add_tensor_obj(planner *p, group_build *b, const char *name, i
     float *pk = r ? malloc(gl_shape_vec4s(sh) * 4 * sizeof(float) + 16) : NULL;
     if (!pk) {
       free(r);
-      return tfl_error(TFL_ERR_NOMEM, "constant tensor %d", t);
+      return tfl_fail(p->diag, TFL_ERR_NOMEM, "constant tensor %d", t);
     }
     tfl_tensor f = {0};
     f.type = TFL_TYPE_FLOAT32;
@@ -222,6 +221,7 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
   const tfl_node *n = &g->nodes[G->node];
   const gl_op_info *info = gl_op_info_of(n->op);
   gl_gen_in in = {0};
+  in.tune = &p->o.tune;
   in.g = g;
   in.node = G->node;
   in.n = n;
@@ -247,8 +247,8 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
     if ((st = add_tensor_obj(p, b, name, n->out[k], sh))) return st;
     b->obj_write[b->n_objs - 1] = true;
   }
-  if ((st = info->gen(&in, &b->gen))) return st;
-  if (b->gen.decls.oom || b->gen.main.oom) return tfl_error(TFL_ERR_NOMEM, "shader of node %d", G->node);
+  if ((st = info->gen(&in, &b->gen, p->diag))) return st;
+  if (b->gen.decls.oom || b->gen.main.oom) return tfl_fail(p->diag, TFL_ERR_NOMEM, "shader of node %d", G->node);
   for (int c = 0; c < b->gen.n_consts; c++) {
     gl_emit_obj *o = &b->objs[b->n_objs];
     memset(o, 0, sizeof *o);
@@ -283,7 +283,7 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
       gl_act_stmt(m->p.eltwise.act, "v", &b->epi);
     quant_clamp(&b->epi, &g->tensors[m->out[0]]);
   }
-  if (b->epi.oom) return tfl_error(TFL_ERR_NOMEM, "epilogue of node %d", G->node);
+  if (b->epi.oom) return tfl_fail(p->diag, TFL_ERR_NOMEM, "epilogue of node %d", G->node);
   return TFL_OK;
 }
 
@@ -305,7 +305,7 @@ static bool residual_sum(const planner *p, int ni)
  * the partition's boundary (pack/unpack, texture and output-buffer views are halves). */
 static void mark_wide(planner *p, gl_plan *plan)
 {
-  if (!p->o.fp16 || !p->o.wide_residuals) return;
+  if (!p->o.fp16 || !p->o.tune.wide_residuals) return;
   for (int gi = 0; gi < p->n_groups; gi++) {
     const group *G = &p->groups[gi];
     bool res = residual_sum(p, G->node);
@@ -348,7 +348,7 @@ static tfl_status find_write_backs(planner *p)
   int cap = 2 * p->part->n_nodes + 1;
   p->wb_src = malloc(sizeof(int) * (size_t)cap);
   p->wb_dst = malloc(sizeof(int) * (size_t)cap);
-  if (!p->wb_src || !p->wb_dst) return tfl_error(TFL_ERR_NOMEM, "GL write-backs");
+  if (!p->wb_src || !p->wb_dst) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL write-backs");
   for (int k = 0; k < p->part->n_nodes; k++) {
     const tfl_node *n = &g->nodes[p->part->nodes[k]];
     if (n->op != TFL_OP_LSTM || n->p.lstm.kernel_type != 1) continue;
@@ -364,10 +364,10 @@ static tfl_status find_write_backs(planner *p)
   return TFL_OK;
 }
 
-tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl_plan_options *o, gl_plan *out)
+tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl_plan_options *o, gl_plan *out, tfl_diag *diag)
 {
   memset(out, 0, sizeof *out);
-  planner p = {.g = g, .part = part, .o = *o};
+  planner p = {.g = g, .part = part, .o = *o, .diag = diag};
   gl_span_set pending = {0};
   int nt = g->n_tensors;
   p.alias = malloc(sizeof(int) * (size_t)nt);
@@ -380,7 +380,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   group_build *builds = NULL;
   tfl_status st = TFL_OK;
   if (!p.alias || !p.wide || !p.group_of || !p.consumers || !p.is_out || !p.groups || !off_of) {
-    st = tfl_error(TFL_ERR_NOMEM, "GL plan");
+    st = tfl_fail(diag, TFL_ERR_NOMEM, "GL plan");
     goto done;
   }
   for (int t = 0; t < nt; t++) {
@@ -397,8 +397,10 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   if ((st = find_write_backs(&p))) goto done;
   for (int k = 0; k < part->n_nodes; k++) {
     int ni = part->nodes[k];
-    if (!gl_plan_supports(g, ni)) {
-      st = gl_node_error(TFL_ERR_UNSUPPORTED, g, ni, "the GL delegate cannot run it (%s)", tfl_last_error());
+    tfl_diag why;
+    tfl_diag_init(&why);
+    if (!gl_plan_supports(g, ni, &why)) {
+      st = gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, ni, "the GL delegate cannot run it (%s)", why.error);
       goto done;
     }
   }
@@ -406,18 +408,18 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   if ((st = group_nodes(&p, out))) goto done;
   builds = calloc((size_t)p.n_groups + 1, sizeof *builds);
   if (!builds) {
-    st = tfl_error(TFL_ERR_NOMEM, "GL plan");
+    st = tfl_fail(diag, TFL_ERR_NOMEM, "GL plan");
     goto done;
   }
   size_t const_total = 0;
-  size_t vec4_bytes = o->fp16 && !o->const_fp32 ? 8 : 16;
+  size_t vec4_bytes = o->fp16 && !o->tune.const_fp32 ? 8 : 16;
   size_t align = (size_t)(o->const_align_bytes > 0 ? o->const_align_bytes : 16);
   size_t align_v = align > vec4_bytes ? align / vec4_bytes : 1;
   for (int gi = 0; gi < p.n_groups; gi++) {
     if ((st = build_group(&p, &p.groups[gi], &builds[gi]))) goto done;
     if (builds[gi].const_n) const_total = (const_total + align_v - 1) / align_v * align_v + builds[gi].const_n;
   }
-  if (!getenv("TFL_GL_NO_REORDER") && (st = gl_sched_order(&p, builds))) goto done;
+  if (!o->tune.no_reorder && (st = gl_sched_order(&p, builds))) goto done;
   mark_wide(&p, out);
   if ((st = gl_sched_place(&p, builds, &out->arena_n, off_of))) goto done;
   out->d = calloc((size_t)p.n_groups + 1, sizeof *out->d);
@@ -425,7 +427,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   out->in = calloc((size_t)part->n_inputs + 1, sizeof *out->in);
   out->out = calloc((size_t)part->n_outputs + (size_t)p.n_wb + 1, sizeof *out->out);
   if (!out->d || !out->consts || !out->in || !out->out) {
-    st = tfl_error(TFL_ERR_NOMEM, "GL plan");
+    st = tfl_fail(diag, TFL_ERR_NOMEM, "GL plan");
     goto done;
   }
   size_t cpos = 0;
@@ -460,7 +462,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
       }
     gl_emit_in e = {0};
     e.fp16 = o->fp16;
-    e.const_fp32 = o->const_fp32;
+    e.const_fp32 = o->fp16 && o->tune.const_fp32;
     if (b->gen.wg[0] > 0) memcpy(e.wg, b->gen.wg, sizeof e.wg);
     else gl_plan_workgroup(b->gen.grid, e.wg);
     e.gen = &b->gen;
@@ -476,15 +478,15 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     e.const_base = d->const_off;
     d->src = gl_emit_source(&e);
     if (!d->src) {
-      st = tfl_error(TFL_ERR_NOMEM, "shader source of node %d", G->node);
+      st = tfl_fail(diag, TFL_ERR_NOMEM, "shader source of node %d", G->node);
       goto done;
     }
     for (int a = 0; a < 3; a++) d->groups[a] = (b->gen.grid[a] + e.wg[a] - 1) / e.wg[a];
     if (!gl_sched_barrier(&pending, d, b, e.out_off, gl_shape_vec4s(e.out) * (e.out_wide ? 2 : 1))) {
-      st = tfl_error(TFL_ERR_NOMEM, "GL barriers");
+      st = tfl_fail(diag, TFL_ERR_NOMEM, "GL barriers");
       goto done;
     }
-    if (getenv("TFL_GL_ALL_BARRIERS")) d->barrier = gi > 0;
+    if (o->tune.all_barriers) d->barrier = gi > 0;
     out->n_barriers += d->barrier;
   }
   out->n_const = cpos;

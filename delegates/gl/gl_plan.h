@@ -10,24 +10,25 @@
  *              only where arena ranges conflict; constants get one range per dispatch;
  *   4. emit:   full `#version 310 es` sources with sizes and offsets as #defines.
  * The delegate (gl_delegate.c) then compiles the sources and owns the GL objects.
- * Debugging: env TFL_GL_NO_FUSE=1 gives every node its own dispatch; in fp16 mode
- * TFL_GL_CONST_FP32=1 keeps constants 32-bit, TFL_GL_WIDE_RESIDUALS=1 stores residual
- * sums 32-bit (neither is needed for the models' tolerances since accumulators are
- * highp, see gl_gen.h; they are for bisecting precision problems).
+ * Debugging: gl_tuning (gl_delegate.h) switches fusion, reordering, barriers, tiles
+ * and, in fp16 mode, 32-bit constants or residual sums (neither is needed for the
+ * models' tolerances since accumulators are highp, see gl_gen.h; they are for
+ * bisecting precision problems).
  */
 #ifndef GL_PLAN_H
 #define GL_PLAN_H
 
+#include "gl_delegate.h"
 #include "gl_layout.h"
 #include "runtime/tfl_delegate.h"
 
 typedef struct {
   bool fp16;                 /* storage as packed halves (uvec2 per vec4) */
   int const_align_bytes;     /* SSBO offset alignment of the constant ranges */
-  bool const_fp32;           /* fp16 mode: constants (weights, biases) stay 32-bit floats */
-  bool wide_residuals;       /* fp16 mode: residual sums (ADD/SUB of two activations) are
-                                stored as 32-bit floats (two arena slots per vec4): long
-                                residual chains otherwise pile up half-precision rounding */
+  gl_tuning tune;            /* the delegate's switches; in fp16 mode const_fp32 keeps
+                                constants 32-bit, wide_residuals stores residual sums in
+                                two arena slots per vec4 (long residual chains otherwise
+                                pile up half-precision rounding) */
 } gl_plan_options;
 
 typedef struct {
@@ -60,9 +61,10 @@ typedef struct {
   int n_nodes, n_fused, n_alias, n_wide, n_barriers;
 } gl_plan;
 
-/* Can the delegate run node `node`? (The op table row plus its check.) */
-bool gl_plan_supports(const tfl_graph *g, int node);
-tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl_plan_options *o, gl_plan *out);
+/* Can the delegate run node `node`? (The op table row plus its check.) When not, `why`
+ * (may be NULL) says why. */
+bool gl_plan_supports(const tfl_graph *g, int node, tfl_diag *why);
+tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl_plan_options *o, gl_plan *out, tfl_diag *diag);
 void gl_plan_free(gl_plan *p);
 
 /* The workgroup size for a grid (tuning lives here, not in generators). */

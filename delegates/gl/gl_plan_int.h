@@ -33,6 +33,7 @@ typedef struct {
    * into input tensor wb_dst, as the CPU kernel writes its new state into its inputs */
   int *wb_src, *wb_dst;
   int n_wb;
+  tfl_diag *diag;       /* the partition's: failures say why here */
 } planner;
 
 static inline int gl_plan_root(const planner *p, int t)

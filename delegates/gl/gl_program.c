@@ -21,12 +21,12 @@ uint64_t gl_hash(uint64_t h, const void *data, size_t n)
   return h;
 }
 
-tfl_status gl_program_compile(gl_context *c, const char *src, const char *label, unsigned *prog)
+tfl_status gl_program_compile(gl_context *c, const char *src, const char *label, unsigned *prog, tfl_diag *diag)
 {
   const gl_funcs *f = &c->f;
   *prog = 0;
   GLuint sh = f->CreateShader(GL_COMPUTE_SHADER);
-  if (!sh) return gl_check(c, "glCreateShader") ? TFL_ERR_BACKEND : tfl_error(TFL_ERR_BACKEND, "GL: glCreateShader failed");
+  if (!sh) return gl_check(c, "glCreateShader", diag) ? TFL_ERR_BACKEND : tfl_fail(diag, TFL_ERR_BACKEND, "GL: glCreateShader failed");
   f->ShaderSource(sh, 1, &src, NULL);
   f->CompileShader(sh);
   GLint ok = 0;
@@ -35,8 +35,8 @@ tfl_status gl_program_compile(gl_context *c, const char *src, const char *label,
     char log[1024] = "";
     f->GetShaderInfoLog(sh, sizeof log, NULL, log);
     f->DeleteShader(sh);
-    tfl_log(TFL_LOG_DEBUG, "GL: failing source of %s:\n%s", label, src);
-    return tfl_error(TFL_ERR_BACKEND, "GL: compiling the shader of %s failed: %s", label, log);
+    tfl_logf(diag, TFL_LOG_DEBUG, "GL: failing source of %s:\n%s", label, src);
+    return tfl_fail(diag, TFL_ERR_BACKEND, "GL: compiling the shader of %s failed: %s", label, log);
   }
   GLuint p = f->CreateProgram();
   f->AttachShader(p, sh);
@@ -49,9 +49,9 @@ tfl_status gl_program_compile(gl_context *c, const char *src, const char *label,
     char log[1024] = "";
     f->GetProgramInfoLog(p, sizeof log, NULL, log);
     f->DeleteProgram(p);
-    return tfl_error(TFL_ERR_BACKEND, "GL: linking the program of %s failed: %s", label, log);
+    return tfl_fail(diag, TFL_ERR_BACKEND, "GL: linking the program of %s failed: %s", label, log);
   }
-  tfl_status st = gl_check(c, label);
+  tfl_status st = gl_check(c, label, diag);
   if (st) {
     f->DeleteProgram(p);
     return st;
@@ -68,7 +68,7 @@ static void cache_path(char *buf, size_t n, const char *dir, uint64_t key)
 }
 
 /* 1: all programs loaded; 0: no file; -1: file unusable (warned). */
-static int cache_load(gl_context *c, const char *path, uint64_t key, int n, unsigned *progs)
+static int cache_load(gl_context *c, const char *path, uint64_t key, int n, unsigned *progs, tfl_diag *diag)
 {
   FILE *fp = fopen(path, "rb");
   if (!fp) return 0;
@@ -114,18 +114,18 @@ static int cache_load(gl_context *c, const char *path, uint64_t key, int n, unsi
     f->DeleteProgram(progs[i]);
     progs[i] = 0;
   }
-  tfl_log(TFL_LOG_WARNING, "GL program cache %s: %s; recompiling", path, why);
+  tfl_logf(diag, TFL_LOG_WARNING, "GL program cache %s: %s; recompiling", path, why);
   return -1;
 }
 
-static void cache_save(gl_context *c, const char *path, uint64_t key, int n, const unsigned *progs)
+static void cache_save(gl_context *c, const char *path, uint64_t key, int n, const unsigned *progs, tfl_diag *diag)
 {
   const gl_funcs *f = &c->f;
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
   FILE *fp = fopen(tmp, "wb");
   if (!fp) {
-    tfl_log(TFL_LOG_WARNING, "GL program cache: cannot write %s: %s", tmp, strerror(errno));
+    tfl_logf(diag, TFL_LOG_WARNING, "GL program cache: cannot write %s: %s", tmp, strerror(errno));
     return;
   }
   uint32_t cnt = (uint32_t)n;
@@ -152,12 +152,12 @@ static void cache_save(gl_context *c, const char *path, uint64_t key, int n, con
   if (fclose(fp) != 0) ok = false;
   if (!ok || rename(tmp, path) != 0) {
     unlink(tmp);
-    tfl_log(TFL_LOG_WARNING, "GL program cache: could not save %s (driver gives no binaries?)", path);
+    tfl_logf(diag, TFL_LOG_WARNING, "GL program cache: could not save %s (driver gives no binaries?)", path);
   }
 }
 
 tfl_status gl_programs_build(gl_context *c, const char *cache_dir, uint64_t key, char *const *srcs,
-                             const char *const *labels, int n, unsigned *progs, gl_cache_result *result)
+                             const char *const *labels, int n, unsigned *progs, gl_cache_result *result, tfl_diag *diag)
 {
   for (int i = 0; i < n; i++) {
     progs[i] = 0;
@@ -167,7 +167,7 @@ tfl_status gl_programs_build(gl_context *c, const char *cache_dir, uint64_t key,
   char path[4096];
   if (cache_dir) {
     cache_path(path, sizeof path, cache_dir, key);
-    int r = cache_load(c, path, key, n, progs);
+    int r = cache_load(c, path, key, n, progs, diag);
     if (r == 1) {
       *result = GL_CACHE_HIT;
       return TFL_OK;
@@ -175,7 +175,7 @@ tfl_status gl_programs_build(gl_context *c, const char *cache_dir, uint64_t key,
     *result = r == 0 ? GL_CACHE_MISS : GL_CACHE_CORRUPT;
   }
   for (int i = 0; i < n; i++) {
-    tfl_status st = gl_program_compile(c, srcs[i], labels[i], &progs[i]);
+    tfl_status st = gl_program_compile(c, srcs[i], labels[i], &progs[i], diag);
     if (st) {
       for (int j = 0; j < i; j++) {
         c->f.DeleteProgram(progs[j]);
@@ -184,6 +184,6 @@ tfl_status gl_programs_build(gl_context *c, const char *cache_dir, uint64_t key,
       return st;
     }
   }
-  if (cache_dir) cache_save(c, path, key, n, progs);
+  if (cache_dir) cache_save(c, path, key, n, progs, diag);
   return TFL_OK;
 }

@@ -15,14 +15,14 @@
 #include "gl_context.h"
 
 /* Compiles and links one compute program; errors carry the info log and `label`. */
-tfl_status gl_program_compile(gl_context *c, const char *src, const char *label, unsigned *prog);
+tfl_status gl_program_compile(gl_context *c, const char *src, const char *label, unsigned *prog, tfl_diag *diag);
 
 typedef enum { GL_CACHE_OFF, GL_CACHE_MISS, GL_CACHE_HIT, GL_CACHE_CORRUPT } gl_cache_result;
 
 /* Builds n programs (progs[i] from srcs[i]); labels[i] names each in errors.
  * cache_dir NULL: no cache. *result says what the cache did. */
 tfl_status gl_programs_build(gl_context *c, const char *cache_dir, uint64_t key, char *const *srcs,
-                             const char *const *labels, int n, unsigned *progs, gl_cache_result *result);
+                             const char *const *labels, int n, unsigned *progs, gl_cache_result *result, tfl_diag *diag);
 
 /* FNV-1a style 64-bit hash, chained through h. */
 uint64_t gl_hash(uint64_t h, const void *data, size_t n);

@@ -17,7 +17,7 @@ tfl_status gl_sched_order(planner *p, group_build *builds)
   group_build *bs = malloc(sizeof(group_build) * ((size_t)n + 1));
   if (!level || !writer || !idx || !gs || !bs) {
     free(level), free(writer), free(idx), free(gs), free(bs);
-    return tfl_error(TFL_ERR_NOMEM, "GL dispatch order");
+    return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL dispatch order");
   }
   for (int t = 0; t < nt; t++) writer[t] = -1;
   for (int gi = 0; gi < n; gi++) {
@@ -114,7 +114,7 @@ tfl_status gl_sched_place(planner *p, group_build *builds, size_t *arena_n, size
     free(first);
     free(last);
     free(l);
-    return tfl_error(TFL_ERR_NOMEM, "GL placement");
+    return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL placement");
   }
   for (int t = 0; t < nt; t++) first[t] = last[t] = -2;
 #define TOUCH(t, i) do { int r_ = (t); if (first[r_] == -2) first[r_] = (i); if ((i) > last[r_]) last[r_] = (i); if (first[r_] > (i)) first[r_] = (i); } while (0)

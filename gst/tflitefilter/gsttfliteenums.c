@@ -2,7 +2,7 @@
 #include "gsttfliteenums.h"
 
 #include "decoders/tfl_decoder.h"
-#include "preprocess.h"
+#include "preprocess/preprocess.h"
 
 /* Registers `values` once under `name`. */
 static GType enum_type(GType *t, const gchar *name, const GEnumValue *values)

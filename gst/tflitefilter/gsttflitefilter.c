@@ -39,6 +39,7 @@
 #include "gsttflitefilter_gl.h"
 #include "gsttflitemessages.h"
 #include "gsttflitemeta.h"
+#include "delegates/cpu/cpu_delegate.h"
 
 GST_DEBUG_CATEGORY(gst_tflite_filter_debug);
 #define GST_CAT_DEFAULT gst_tflite_filter_debug
@@ -98,14 +99,18 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE(tflitefilter, "tflitefilter", GST_RANK_NON
 
 /* ---- runtime life cycle (streaming thread; the GL parts marshal to the GL thread) ---- */
 
+/* The element's diagnostics sink: the runtime's log lines go to this element's debug
+ * category, with the element as object (so several elements stay apart in the log). */
 static void log_sink(tfl_log_level level, const char *msg, void *user)
 {
+  GstDebugLevel l = GST_LEVEL_DEBUG;
   switch (level) {
-  case TFL_LOG_ERROR: GST_ERROR("%s", msg); break;
-  case TFL_LOG_WARNING: GST_WARNING("%s", msg); break;
-  case TFL_LOG_INFO: GST_INFO("%s", msg); break;
-  case TFL_LOG_DEBUG: GST_DEBUG("%s", msg); break;
+  case TFL_LOG_ERROR: l = GST_LEVEL_ERROR; break;
+  case TFL_LOG_WARNING: l = GST_LEVEL_WARNING; break;
+  case TFL_LOG_INFO: l = GST_LEVEL_INFO; break;
+  case TFL_LOG_DEBUG: l = GST_LEVEL_DEBUG; break;
   }
+  GST_CAT_LEVEL_LOG(gst_tflite_filter_debug, l, user, "%s", msg);
 }
 
 static void forget_last(GstTfliteFilter *self)
@@ -120,6 +125,8 @@ static void release_runtime(GstTfliteFilter *self)
   gst_tflite_filter_gl_stop(self); /* GL objects on the GL thread */
   tfl_interpreter_free(self->interp);
   self->interp = NULL;
+  if (self->cpu) self->cpu->destroy(self->cpu); /* after the interpreter that borrowed it */
+  self->cpu = NULL;
   tfl_decoder_free(self->decoder);
   self->decoder = NULL;
   tfl_graph_free(self->graph);
@@ -139,13 +146,13 @@ static gboolean load_model(GstTfliteFilter *self)
   s.labels_path = g_strdup(self->model_settings.labels_path);
   tfl_decoder_options opts = self->decoder_opts;
   GST_OBJECT_UNLOCK(self);
-  gboolean ok = gst_tflite_model_load(GST_ELEMENT(self), &s, &self->model);
+  gboolean ok = gst_tflite_model_load(GST_ELEMENT(self), &s, &self->diag, &self->model);
   if (ok && self->model.decoder_kind != TFL_DECODER_NONE &&
-      tfl_decoder_create(self->model.decoder_kind, self->model.graph, &opts, &self->decoder) != TFL_OK) {
+      tfl_decoder_create(self->model.decoder_kind, self->model.graph, &opts, &self->decoder, &self->diag) != TFL_OK) {
     GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE,
                       ("Model \"%s\" does not fit the '%s' decoder.", s.model_path,
                        tfl_decoder_kind_name(self->model.decoder_kind)),
-                      ("%s", tfl_last_error()));
+                      ("%s", self->diag.error));
     gst_tflite_model_clear(&self->model);
     ok = FALSE;
   }
@@ -160,16 +167,34 @@ static void post_model(GstTfliteFilter *self, const char *delegate_name, gboolea
                                 delegate_name, self->interp, accel, CAT_PERFORMANCE);
 }
 
+gboolean gst_tflite_filter_make_cpu(GstTfliteFilter *self, int threads)
+{
+  if (self->cpu) self->cpu->destroy(self->cpu);
+  cpu_delegate_options co = cpu_delegate_defaults();
+  co.threads = threads;
+  co.diag = &self->diag;
+  self->cpu = cpu_delegate_create(&co);
+  return self->cpu != NULL;
+}
+
 static gboolean build_cpu(GstTfliteFilter *self)
 {
-  tfl_interp_options o = tfl_interp_defaults();
   GST_OBJECT_LOCK(self);
-  o.threads = self->threads;
+  gint threads = self->threads;
   GST_OBJECT_UNLOCK(self);
+  if (!gst_tflite_filter_make_cpu(self, threads)) {
+    GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not prepare model \"%s\" for the CPU.",
+                                             self->model_settings.model_path),
+                      ("%s", self->diag.error));
+    return FALSE;
+  }
+  tfl_interp_options o = tfl_interp_defaults();
+  o.diag = &self->diag;
+  o.fallback = self->cpu;
   if (tfl_interpreter_create(self->graph, &o, &self->interp) != TFL_OK) {
     GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not prepare model \"%s\" for the CPU.",
                                              self->model_settings.model_path),
-                      ("%s", tfl_last_error()));
+                      ("%s", self->diag.error));
     return FALSE;
   }
   post_model(self, "cpu", FALSE);
@@ -274,8 +299,8 @@ static gboolean decode_outputs(GstTfliteFilter *self, const tfl_transform *tr, t
   const tfl_tensor *outs[16];
   if (n > 16) n = 16;
   for (int i = 0; i < n; i++) outs[i] = tfl_interpreter_output(self->interp, i);
-  if (tfl_decoder_run(self->decoder, outs, n, tr, res) != TFL_OK) {
-    GST_ELEMENT_ERROR(self, STREAM, DECODE, ("Could not decode the model's outputs."), ("%s", tfl_last_error()));
+  if (tfl_decoder_run(self->decoder, outs, n, tr, res, &self->diag) != TFL_OK) {
+    GST_ELEMENT_ERROR(self, STREAM, DECODE, ("Could not decode the model's outputs."), ("%s", self->diag.error));
     return FALSE;
   }
   return TRUE;
@@ -324,7 +349,7 @@ static gboolean infer(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform
   } else {
     if (!fill_input_from_sysmem(self, buf, tr)) return FALSE;
     if (tfl_interpreter_invoke(self->interp) != TFL_OK) {
-      GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Inference failed."), ("%s", tfl_last_error()));
+      GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Inference failed."), ("%s", self->diag.error));
       return FALSE;
     }
   }
@@ -421,7 +446,6 @@ static gboolean gst_tflite_filter_src_event(GstBaseTransform *trans, GstEvent *e
 static gboolean gst_tflite_filter_start(GstBaseTransform *trans)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
-  tfl_set_log_sink(log_sink, NULL);
   self->frame_count = 0;
   self->earliest_time = GST_CLOCK_TIME_NONE;
   gchar *name = gst_object_get_name(GST_OBJECT(self));
@@ -634,6 +658,9 @@ static void gst_tflite_filter_init(GstTfliteFilter *self)
   for (int c = 0; c < 3; c++)
     self->model_settings.norm_mean[c] = self->model_settings.norm_std[c] = GST_TFLITE_NORM_FROM_MODEL;
   self->earliest_time = GST_CLOCK_TIME_NONE;
+  tfl_diag_init(&self->diag);
+  self->diag.sink = log_sink;
+  self->diag.user = self;
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
   /* QoS here means skipping inference, never dropping frames */
   gst_base_transform_set_qos_enabled(GST_BASE_TRANSFORM(self), FALSE);

@@ -9,7 +9,7 @@
 #include "decoders/tfl_decoder.h"
 #include "gsttfliteenums.h"
 #include "gsttflitemodel.h"
-#include "preprocess.h"
+#include "preprocess/preprocess.h"
 #include "runtime/tfl_interpreter.h"
 
 G_BEGIN_DECLS
@@ -45,6 +45,8 @@ struct _GstTfliteFilter {
   tfl_interpreter *interp;
   tfl_decoder *decoder;
   GstTfliteFilterGl *gl;       /* non-NULL while the GL path runs */
+  tfl_delegate *cpu;           /* the CPU delegate (the interpreter's fallback) */
+  tfl_diag diag;               /* the runtime's errors and log lines for this element */
   guint64 frame_count;
   tfl_results last_results;    /* reused on skipped frames */
   GstBuffer *last_gl_mask;     /* its GL mask, if any (ref) */
@@ -52,6 +54,9 @@ struct _GstTfliteFilter {
   GstClockTime earliest_time;  /* from QoS events */
   gdouble last_latency_ms;
 };
+
+/* (Re)creates self->cpu with `threads` threads; FALSE with self->diag's error on failure. */
+gboolean gst_tflite_filter_make_cpu(GstTfliteFilter *self, int threads);
 
 G_END_DECLS
 

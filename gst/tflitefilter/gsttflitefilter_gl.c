@@ -216,7 +216,7 @@ static gboolean mask_write(GstTfliteFilter *self, GstBuffer *mask, gchar **why)
   const tfl_graph *g = tfl_interpreter_graph(self->interp);
   gl_output_buffer ob;
   if (g->n_outputs < 1 || gl_delegate_output_buffer(gl->accel, g->outputs[0], &ob) != TFL_OK) {
-    *why = g_strdup_printf("the mask output is not on the GPU: %s", tfl_last_error());
+    *why = g_strdup_printf("the mask output is not on the GPU: %s", self->diag.error);
     return FALSE;
   }
   if (ob.w != gl->mask_w || ob.h != gl->mask_h) {
@@ -268,17 +268,25 @@ static void start_on_gl_thread(GstGLContext *ctx, gpointer data)
   o.use_current_context = true;
   o.cache_dir = cache_dir;
   o.texture_input = true;
+  o.diag = &self->diag;
   gl->accel = gl_delegate_create(&o);
   g_free(cache_dir);
   if (!gl->accel) {
-    c->error = g_strdup_printf("GL delegate: %s", tfl_last_error());
+    c->error = g_strdup_printf("GL delegate: %s", self->diag.error);
+    return;
+  }
+  if (!gst_tflite_filter_make_cpu(self, threads)) {
+    c->error = g_strdup_printf("CPU delegate: %s", self->diag.error);
+    gl->accel->destroy(gl->accel);
+    gl->accel = NULL;
     return;
   }
   tfl_interp_options io = tfl_interp_defaults();
-  io.threads = threads;
+  io.fallback = self->cpu;
+  io.diag = &self->diag;
   io.delegate = gl->accel;
   if (tfl_interpreter_create(self->graph, &io, &self->interp) != TFL_OK) {
-    c->error = g_strdup_printf("preparing the model for GL: %s", tfl_last_error());
+    c->error = g_strdup_printf("preparing the model for GL: %s", self->diag.error);
     gl->accel->destroy(gl->accel);
     gl->accel = NULL;
     return;
@@ -337,7 +345,7 @@ static void set_out_on_gpu(GstTfliteFilter *self, gboolean on)
   const tfl_graph *g = tfl_interpreter_graph(self->interp);
   if (on == gl->out_on_gpu || (on && gl->gpu_refused)) return;
   if (gl_delegate_set_output_on_gpu(gl->accel, g->outputs[0], on) != TFL_OK) {
-    GST_INFO_OBJECT(self, "mask output read back on every frame: %s", tfl_last_error());
+    GST_INFO_OBJECT(self, "mask output read back on every frame: %s", self->diag.error);
     gl->gpu_refused = TRUE;
     return;
   }
@@ -352,7 +360,7 @@ static void infer_on_gl_thread(GstGLContext *ctx, gpointer data)
   GstTfliteFilterGl *gl = self->gl;
   if (c->readback) set_out_on_gpu(self, FALSE);
   if (gl_delegate_set_input_texture(gl->accel, c->tex) != TFL_OK || tfl_interpreter_invoke(self->interp) != TFL_OK) {
-    c->error = g_strdup(tfl_last_error());
+    c->error = g_strdup(self->diag.error);
     return;
   }
   c->ok = TRUE;
@@ -371,7 +379,7 @@ static void infer_on_gl_thread(GstGLContext *ctx, gpointer data)
       c->no_pixels = FALSE;
       if (tfl_interpreter_invoke(self->interp) != TFL_OK) {
         c->ok = FALSE;
-        c->error = g_strdup(tfl_last_error());
+        c->error = g_strdup(self->diag.error);
       }
     }
     return;

@@ -85,7 +85,7 @@ static void pick_norm(GstElement *element, const GstTfliteModelSettings *s, GstT
                   g->meta.has_norm ? " (model metadata)" : "");
 }
 
-gboolean gst_tflite_model_load(GstElement *element, const GstTfliteModelSettings *s, GstTfliteModel *m)
+gboolean gst_tflite_model_load(GstElement *element, const GstTfliteModelSettings *s, tfl_diag *diag, GstTfliteModel *m)
 {
   memset(m, 0, sizeof *m);
   const gchar *path = s->model_path;
@@ -98,9 +98,9 @@ gboolean gst_tflite_model_load(GstElement *element, const GstTfliteModelSettings
                       ("Set the 'model' property to a .tflite file."));
     return FALSE;
   }
-  if (tfl_load_file(path, &m->graph) != TFL_OK) {
+  if (tfl_load_file(path, &m->graph, diag) != TFL_OK) {
     GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ, ("Could not load model \"%s\": not a valid .tflite file.", path),
-                      ("%s", tfl_last_error()));
+                      ("%s", diag->error));
     goto fail;
   }
   if (!takes_image(element, path, m->graph) || !read_labels(element, s, m->graph, &m->labels)) goto fail;

@@ -7,7 +7,7 @@
 #include <gst/gst.h>
 
 #include "decoders/tfl_decoder.h"
-#include "preprocess.h"
+#include "preprocess/preprocess.h"
 #include "runtime/tfl_graph.h"
 
 G_BEGIN_DECLS
@@ -32,7 +32,7 @@ typedef struct {
 
 /* Loads settings->model_path, checks it takes an image, reads the labels, picks the
  * decoder and the normalization. FALSE after posting an element error. */
-gboolean gst_tflite_model_load(GstElement *element, const GstTfliteModelSettings *settings,
+gboolean gst_tflite_model_load(GstElement *element, const GstTfliteModelSettings *settings, tfl_diag *diag,
                                GstTfliteModel *out);
 void gst_tflite_model_clear(GstTfliteModel *m);
 void gst_tflite_model_settings_clear(GstTfliteModelSettings *s);

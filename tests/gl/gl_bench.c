@@ -2,7 +2,10 @@
  * cache), wall latency per invoke (upload, dispatches, readback), GPU time per
  * dispatch from timer queries, dispatch count, achieved GFLOP/s. Not a test: the
  * numbers in docs/gl-performance.md come from it (on the GPU machine).
- *   gl_bench [--fp32] [--runs N] [--cache DIR] [--top K] [--models DIRS] MODEL...
+ *   gl_bench [--fp32] [--runs N] [--cache DIR] [--top K] [--models DIRS] [--gl-* ...] MODEL...
+ * --gl-* are the delegate's tuning switches (tool_gl_tuning_help in tools/tool_common.h):
+ * --gl-conv-tile PxS, --gl-conv-split auto|never|always, --gl-no-fuse, --gl-no-reorder,
+ * --gl-all-barriers, --gl-const-fp32, --gl-wide-residuals.
  * Last line per model: "TABLE name prec init_ms cache median_ms min_ms gpu_ms dispatches
  * GFLOP GFLOP/s". */
 #include <stdio.h>
@@ -10,9 +13,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "delegates/cpu/cpu_delegate.h"
 #include "delegates/gl/gl_delegate.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
+#include "tools/tool_common.h"
 
 #define MAX_D 1024
 
@@ -52,25 +57,33 @@ static int by_ms(const void *a, const void *b)
   return (x < y) - (x > y);
 }
 
-static int bench(const char *path, bool fp32, int runs, const char *cache, int top)
+static int bench(const char *path, bool fp32, int runs, const char *cache, int top, const gl_tuning *tune)
 {
   const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   gl_delegate_options o = gl_delegate_defaults();
   o.precision = fp32 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
   o.cache_dir = cache;
+  o.tuning = *tune;
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  o.diag = &diag;
   tfl_delegate *d = gl_delegate_create(&o);
   tfl_graph *g = NULL;
   tfl_interpreter *it = NULL;
-  if (!d || tfl_load_file(path, &g)) {
-    printf("FAIL %s: %s\n", name, tfl_last_error());
+  if (!d || tfl_load_file(path, &g, &diag)) {
+    printf("FAIL %s: %s\n", name, diag.error);
     if (d) d->destroy(d);
     return 1;
   }
+  tfl_delegate *cpu = cpu_delegate_create(&(cpu_delegate_options){.threads = 1, .use_xnnpack = true, .diag = &diag});
   tfl_interp_options io = tfl_interp_defaults();
   io.delegate = d;
+  io.fallback = cpu;
+  io.diag = &diag;
   double t0 = now_ms();
-  if (tfl_interpreter_create(g, &io, &it)) {
-    printf("FAIL %s: %s\n", name, tfl_last_error());
+  if (!cpu || tfl_interpreter_create(g, &io, &it)) {
+    printf("FAIL %s: %s\n", name, diag.error);
+    if (cpu) cpu->destroy(cpu);
     tfl_graph_free(g);
     d->destroy(d);
     return 1;
@@ -91,7 +104,7 @@ static int bench(const char *path, bool fp32, int runs, const char *cache, int t
     ms[k] = now_ms() - t0;
   }
   if (fail) {
-    printf("FAIL %s: invoke: %s\n", name, tfl_last_error());
+    printf("FAIL %s: invoke: %s\n", name, diag.error);
     goto out;
   }
   qsort(ms, (size_t)runs, sizeof *ms, cmp_double);
@@ -151,6 +164,7 @@ static int bench(const char *path, bool fp32, int runs, const char *cache, int t
 out:
   free(ms);
   tfl_interpreter_free(it);
+  cpu->destroy(cpu);
   tfl_graph_free(g);
   d->destroy(d);
   return fail;
@@ -162,7 +176,11 @@ int main(int argc, char **argv)
   int runs = 100, top = 0, fails = 0;
   const char *cache = NULL, *dirs = NULL;
   char buf[4096];
+  gl_tuning tune = {0};
   for (int i = 1; i < argc; i++) {
+    int r = tool_gl_tuning_parse(&tune, argc, argv, &i);
+    if (r < 0) return 2;
+    if (r > 0) continue;
     if (!strcmp(argv[i], "--fp32")) fp32 = true;
     else if (!strcmp(argv[i], "--fp16")) fp32 = false;
     else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
@@ -185,7 +203,7 @@ int main(int argc, char **argv)
           dp = e ? e + 1 : dp + len;
         }
       }
-      fails += bench(path, fp32, runs, cache, top);
+      fails += bench(path, fp32, runs, cache, top, &tune);
     }
   }
   return fails != 0;

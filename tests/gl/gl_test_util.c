@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "delegates/gl/gl_plan.h"
+
 void glt_fill(float *v, size_t n, float lo, float hi, unsigned *seed)
 {
   for (size_t i = 0; i < n; i++) {
@@ -17,7 +19,10 @@ void glt_fill(float *v, size_t n, float lo, float hi, unsigned *seed)
 tfl_status glt_run_gl(op_runner *r, tfl_delegate *d)
 {
   tfl_graph *g = &r->graph;
-  if (!d->supports(d->ctx, g, 0)) return tfl_error(TFL_ERR_UNSUPPORTED, "GL refuses the node: %s", tfl_last_error());
+  if (!d->supports(d->ctx, g, 0)) {
+    gl_plan_supports(g, 0, &r->diag); /* the delegate's reason, into the runner's context */
+    return tfl_fail_prefix(&r->diag, TFL_ERR_UNSUPPORTED, "GL refuses the node");
+  }
   int32_t nodes[1] = {0}, ins[OP_RUNNER_MAX_TENSORS], outs[OP_RUNNER_MAX_TENSORS];
   int n_in = 0, n_out = 0;
   for (int k = 0; k < r->node.n_in; k++) {
@@ -28,7 +33,7 @@ tfl_status glt_run_gl(op_runner *r, tfl_delegate *d)
     if (!dup) ins[n_in++] = t;
   }
   for (int k = 0; k < r->node.n_out; k++) outs[n_out++] = r->node.out[k];
-  tfl_partition part = {1, nodes, n_in, ins, n_out, outs};
+  tfl_partition part = {1, nodes, n_in, ins, n_out, outs, &r->diag};
   void *state = NULL;
   tfl_status s = d->prepare(d->ctx, g, &part, &state);
   if (s) return s;
@@ -43,7 +48,7 @@ int glt_compare(const char *name, op_runner *r, tfl_delegate *d, float tol)
   size_t n = tfl_tensor_count(y);
   tfl_status s = op_runner_run(r, 1);
   if (s) {
-    printf("FAIL %s: CPU reference: %s\n", name, tfl_last_error());
+    printf("FAIL %s: CPU reference: %s\n", name, r->diag.error);
     return 1;
   }
   float *want = malloc(n * sizeof(float) + 1), *got = malloc(n * sizeof(float) + 1);
@@ -51,7 +56,7 @@ int glt_compare(const char *name, op_runner *r, tfl_delegate *d, float tol)
   memset(y->data, 0, y->bytes);
   s = glt_run_gl(r, d);
   if (s) {
-    printf("FAIL %s: GL: %s\n", name, tfl_last_error());
+    printf("FAIL %s: GL: %s\n", name, r->diag.error);
     free(want);
     free(got);
     return 1;

@@ -1,7 +1,7 @@
 /* test_gl_api.c - the GL delegate's behaviour around the ops: errors (no context,
  * shader compile failure, out of memory), the program cache (miss, hit, corrupt and
  * foreign files), the caller's-context mode, and the texture input against the CPU
- * preprocessing of the same pixels (gst/tflitefilter/preprocess.c). */
+ * preprocessing of the same pixels (preprocess/preprocess.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "delegates/gl/gl_program.h"
 #include "gl_test_util.h"
 #include "decoders/tfl_region.h"
-#include "gst/tflitefilter/preprocess.h"
+#include "preprocess/preprocess.h"
 #include "crop_ref.h"
 
 static int fails;
@@ -33,18 +33,23 @@ static void test_no_context(void)
 {
   gl_delegate_options o = gl_delegate_defaults();
   o.use_current_context = true;
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  o.diag = &diag;
   tfl_delegate *d = gl_delegate_create(&o);
-  CHECK(!d && strstr(tfl_last_error(), "no EGL context is current"), "no current context: \"%s\"", tfl_last_error());
+  CHECK(!d && strstr(diag.error, "no EGL context is current"), "no current context: \"%s\"", diag.error);
   if (d) d->destroy(d);
 }
 
 static void test_compile_error(gl_context *c)
 {
   unsigned prog = 0;
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   tfl_status s = gl_program_compile(c, "#version 310 es\nlayout(local_size_x = 1) in;\nvoid main() { undefined_thing = 1; }\n",
-                                    "node 3 (TEST)", &prog);
-  CHECK(s == TFL_ERR_BACKEND && strstr(tfl_last_error(), "node 3 (TEST)") && strstr(tfl_last_error(), "undefined_thing"),
-        "compile failure: \"%s\"", tfl_last_error());
+                                    "node 3 (TEST)", &prog, &diag);
+  CHECK(s == TFL_ERR_BACKEND && strstr(diag.error, "node 3 (TEST)") && strstr(diag.error, "undefined_thing"),
+        "compile failure: \"%s\"", diag.error);
 }
 
 static void test_out_of_memory(gl_context *c)
@@ -53,8 +58,10 @@ static void test_out_of_memory(gl_context *c)
   c->f.GenBuffers(1, &buf);
   c->f.BindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
   c->f.BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)1 << 46, NULL, GL_DYNAMIC_COPY);
-  tfl_status s = gl_check(c, "allocating 64 TiB");
-  CHECK(s == TFL_ERR_NOMEM || s == TFL_ERR_BACKEND, "huge buffer: %s \"%s\"", tfl_status_name(s), tfl_last_error());
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  tfl_status s = gl_check(c, "allocating 64 TiB", &diag);
+  CHECK(s == TFL_ERR_NOMEM || s == TFL_ERR_BACKEND, "huge buffer: %s \"%s\"", tfl_status_name(s), diag.error);
   c->f.DeleteBuffers(1, &buf);
 }
 
@@ -170,6 +177,9 @@ static void test_texture(gl_context *c, tfl_type type, fit_mode fit, const tfl_r
   o.use_current_context = true; /* the caller's context: ours, current on this thread */
   o.texture_input = true;
   o.precision = GL_PRECISION_FP32;
+  tfl_diag diag; /* set_input_texture's errors; the partition's go to r.diag */
+  tfl_diag_init(&diag);
+  o.diag = &diag;
   tfl_delegate *d = gl_delegate_create(&o);
   op_runner r;
   op_runner_init(&r, TFL_OP_ADD);
@@ -217,7 +227,7 @@ static void test_texture(gl_context *c, tfl_type type, fit_mode fit, const tfl_r
   else
     snprintf(what, sizeof what, "%s", fit == FIT_LETTERBOX ? "letterbox" : fit == FIT_CROP ? "crop" : "stretch");
   CHECK(s == TFL_OK && worst <= tol, "texture %dx%d -> %s [1,%d,%d,3] %s: max difference from CPU preprocessing %.3g%s%s",
-        TW, TH, tfl_type_name(type), IH, IW, what, worst, s ? ": " : "", s ? tfl_last_error() : "");
+        TW, TH, tfl_type_name(type), IH, IW, what, worst, s ? ": " : "", s ? (diag.error[0] ? diag.error : r.diag.error) : "");
   if (region && type == TFL_TYPE_FLOAT32) {
     /* the GL tensor against the tests' own crop of the same region */
     crop_pt tl, tr_, bl;
@@ -247,8 +257,10 @@ int main(void)
 {
   test_no_context();
   gl_context *c;
-  if (gl_context_create(false, &c)) {
-    printf("FAIL: no headless context: %s\n", tfl_last_error());
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  if (gl_context_create(false, &c, &diag)) {
+    printf("FAIL: no headless context: %s\n", diag.error);
     return 1;
   }
   printf("     %s, %s\n", c->version, c->renderer);

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "delegates/cpu/cpu_delegate.h"
 #include "delegates/gl/gl_delegate.h"
 #include "delegates/gl/gl_layout.h"
+#include "tools/tool_common.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 
@@ -38,7 +40,9 @@ static void fill_input(tfl_tensor *t, unsigned seed)
 }
 
 typedef struct {
+  tfl_diag diag;       /* lives as long as the interpreter */
   tfl_graph *g;
+  tfl_delegate *cpu;   /* the interpreter's fallback */
   tfl_interpreter *it;
   double init_ms;
 } run;
@@ -46,15 +50,23 @@ typedef struct {
 static int open_run(const char *path, tfl_delegate *d, run *r)
 {
   memset(r, 0, sizeof *r);
-  if (tfl_load_file(path, &r->g)) {
-    printf("FAIL %s: load: %s\n", path, tfl_last_error());
+  tfl_diag_init(&r->diag);
+  if (tfl_load_file(path, &r->g, &r->diag)) {
+    printf("FAIL %s: load: %s\n", path, r->diag.error);
+    return 1;
+  }
+  r->cpu = cpu_delegate_create(&(cpu_delegate_options){.threads = 1, .use_xnnpack = true, .diag = &r->diag});
+  if (!r->cpu) {
+    printf("FAIL %s: CPU delegate: %s\n", path, r->diag.error);
     return 1;
   }
   tfl_interp_options o = tfl_interp_defaults();
   o.delegate = d;
+  o.fallback = r->cpu;
+  o.diag = &r->diag;
   double t0 = now_ms();
   if (tfl_interpreter_create(r->g, &o, &r->it)) {
-    printf("FAIL %s: interpreter%s: %s\n", path, d ? " (gl)" : "", tfl_last_error());
+    printf("FAIL %s: interpreter%s: %s\n", path, d ? " (gl)" : "", r->diag.error);
     return 1;
   }
   r->init_ms = now_ms() - t0;
@@ -65,12 +77,14 @@ static int open_run(const char *path, tfl_delegate *d, run *r)
 static void close_run(run *r)
 {
   tfl_interpreter_free(r->it);
+  if (r->cpu) r->cpu->destroy(r->cpu);
   tfl_graph_free(r->g);
 }
 
 /* --upto K: only nodes below K go to GL (bisecting a mismatch) */
 static int upto = -1;
 static bool profile;
+static gl_tuning tune; /* --gl-* switches (tools/tool_common.h) */
 static tfl_delegate inner;
 static bool supports_upto(void *ctx, const tfl_graph *g, int node)
 {
@@ -82,19 +96,24 @@ static int check_model(const char *path, bool fp16, const char *cache)
   gl_delegate_options o = gl_delegate_defaults();
   o.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
   o.cache_dir = cache;
+  o.tuning = tune;
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  o.diag = &diag;
   tfl_delegate *d = gl_delegate_create(&o);
   if (!d) {
-    printf("FAIL %s: %s\n", path, tfl_last_error());
+    printf("FAIL %s: %s\n", path, diag.error);
     return 1;
   }
   inner = *d;
   tfl_delegate wrapped = *d;
   wrapped.supports = supports_upto;
-  run cpu, gl;
+  run cpu = {0}, gl = {0};
   int fail = open_run(path, NULL, &cpu);
   if (!fail) fail = open_run(path, &wrapped, &gl);
   if (fail) {
-    if (cpu.g) close_run(&cpu);
+    close_run(&cpu);
+    close_run(&gl);
     d->destroy(d);
     return 1;
   }
@@ -108,13 +127,22 @@ static int check_model(const char *path, bool fp16, const char *cache)
   gl_delegate_stats st;
   gl_delegate_get_stats(d, &st);
   gl_parts = st.partitions;
+  /* the switches reach the generated plan */
+  if (tune.no_fuse && st.fused != 0) {
+    printf("FAIL %s: --gl-no-fuse, yet %d nodes fused\n", name, st.fused);
+    fail = 1;
+  }
+  if (tune.all_barriers && st.barriers != st.dispatches - st.partitions) {
+    printf("FAIL %s: --gl-all-barriers, yet %d barriers for %d dispatches\n", name, st.barriers, st.dispatches);
+    fail = 1;
+  }
   double t0 = now_ms();
   tfl_status s1 = tfl_interpreter_invoke(cpu.it);
   double t1 = now_ms();
   tfl_status s2 = tfl_interpreter_invoke(gl.it);
   double t2 = now_ms();
   if (s1 || s2) {
-    printf("FAIL %s: invoke: %s\n", name, tfl_last_error());
+    printf("FAIL %s: invoke: %s\n", name, s1 ? cpu.diag.error : gl.diag.error);
     fail = 1;
   }
   bool quant = false;
@@ -218,6 +246,9 @@ int main(int argc, char **argv)
   int fails = 0, n = 0, missing = 0;
   char buf[4096];
   for (int i = 1; i < argc; i++) {
+    int r = tool_gl_tuning_parse(&tune, argc, argv, &i);
+    if (r < 0) return 2;
+    if (r > 0) continue;
     if (!strcmp(argv[i], "--fp16")) fp16 = true;
     else if (!strcmp(argv[i], "--cache") && i + 1 < argc) cache = argv[++i];
     else if (!strcmp(argv[i], "--upto") && i + 1 < argc) upto = atoi(argv[++i]);

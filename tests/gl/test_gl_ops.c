@@ -353,7 +353,7 @@ static int lstm_case(tfl_delegate *d, const char *prec, int nb, int ni, int nn, 
   char name[96];
   snprintf(name, sizeof name, "%s lstm basic B%d I%d N%d", prec, nb, ni, nn);
   if (op_runner_run(&r, 1)) {
-    printf("FAIL %s: CPU reference: %s\n", name, tfl_last_error());
+    printf("FAIL %s: CPU reference: %s\n", name, r.diag.error);
     fail = 1;
     goto out;
   }
@@ -366,7 +366,7 @@ static int lstm_case(tfl_delegate *d, const char *prec, int nb, int ni, int nn, 
   memcpy(r.graph.tensors[h].data, h0, sz);
   memcpy(r.graph.tensors[c].data, c0, sz);
   if (glt_run_gl(&r, d)) {
-    printf("FAIL %s: GL: %s\n", name, tfl_last_error());
+    printf("FAIL %s: GL: %s\n", name, r.diag.error);
     fail = 1;
   }
   static const char *what[6] = {"activation", "state", "concat_temp", "activ_temp", "activation write-back", "state write-back"};
@@ -417,12 +417,15 @@ int main(int argc, char **argv)
 {
   const char *only = argc > 1 ? argv[1] : NULL;
   int fails = 0;
+  tfl_diag diag; /* the delegates' creation errors */
+  tfl_diag_init(&diag);
   for (int prec = 0; prec < 2; prec++) {
     gl_delegate_options o = gl_delegate_defaults();
     o.precision = prec ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
+    o.diag = &diag;
     tfl_delegate *d = gl_delegate_create(&o);
     if (!d) {
-      printf("FAIL: no GL delegate: %s\n", tfl_last_error());
+      printf("FAIL: no GL delegate: %s\n", diag.error);
       return 1;
     }
     float tol = prec ? 1e-2f : 1e-4f;
@@ -444,12 +447,21 @@ int main(int argc, char **argv)
   }
   /* the convolution tiles the tuning table picks on big outputs, forced on the small
    * cases above (widths and channel counts that leave partial tiles) */
-  static const char *tiles[] = {"4x4", "2x2", "4x1", "1x4", "split"};
+  static const struct {
+    const char *name;
+    gl_tuning tune;
+  } tiles[] = {
+    {"4x4", {.conv_tile_px = 4, .conv_tile_slices = 4}},
+    {"2x2", {.conv_tile_px = 2, .conv_tile_slices = 2}},
+    {"4x1", {.conv_tile_px = 4, .conv_tile_slices = 1}},
+    {"1x4", {.conv_tile_px = 1, .conv_tile_slices = 4}},
+    {"split", {.conv_split = GL_SPLIT_ALWAYS}}, /* a workgroup per output, its taps split over 64 lanes */
+  };
   for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
-    bool split = !strcmp(tiles[t], "split"); /* a workgroup per output, its taps split over 64 lanes */
-    setenv(split ? "TFL_GL_CONV_SPLIT" : "TFL_GL_CONV_TILE", split ? "1" : tiles[t], 1);
     gl_delegate_options o = gl_delegate_defaults();
     o.precision = GL_PRECISION_FP32;
+    o.tuning = tiles[t].tune;
+    o.diag = &diag;
     tfl_delegate *d = gl_delegate_create(&o);
     for (size_t i = 0; d && i < sizeof cases / sizeof cases[0]; i++) {
       if (strncmp(cases[i].name, "conv", 4) && strncmp(cases[i].name, "fully", 5)) continue;
@@ -458,14 +470,12 @@ int main(int argc, char **argv)
       unsigned seed = 1234u + (unsigned)i;
       cases[i].fn(&r, &seed);
       char name[128];
-      snprintf(name, sizeof name, "fp32 tile %s %s", tiles[t], cases[i].name);
+      snprintf(name, sizeof name, "fp32 tile %s %s", tiles[t].name, cases[i].name);
       fails += glt_compare(name, &r, d, 1e-4f);
       op_runner_free(&r);
     }
     if (d) d->destroy(d);
   }
-  unsetenv("TFL_GL_CONV_TILE");
-  unsetenv("TFL_GL_CONV_SPLIT");
   printf("%d failure(s)\n", fails);
   return fails != 0;
 }

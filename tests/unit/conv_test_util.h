@@ -233,7 +233,7 @@ static inline int test_data_run(op_runner *r, int threads, const test_data *d, i
                                 tfl_activation act, const char *what)
 {
   int ok = op_runner_run(r, threads) == TFL_OK;
-  if (!ok) fprintf(stderr, "run failed: %s\n", tfl_last_error());
+  if (!ok) fprintf(stderr, "run failed: %s\n", r->diag.error);
   return ok && test_expect_out(what, r->graph.tensors[yt].data, d->want, d->ny,
                                d->type != TEST_F32, 1e-5f, act, d->ys, d->yz, d->is_u8);
 }
@@ -247,8 +247,7 @@ static inline void test_data_free(test_data *d)
 #define TEST_CHECK(cond)                                                                         \
   do {                                                                                           \
     if (!(cond)) {                                                                               \
-      fprintf(stderr, "%s:%d: check failed: %s (%s)\n", __FILE__, __LINE__, #cond,              \
-              tfl_last_error());                                                                 \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                  \
       return 0;                                                                                  \
     }                                                                                            \
   } while (0)
@@ -268,7 +267,7 @@ static inline int test_conv_refused(tfl_op op, const int32_t xd[4], const int32_
   tfl_status s = op_runner_run(&r, 1);
   op_runner_free(&r);
   TEST_CHECK(s == TFL_ERR_SHAPE);
-  TEST_CHECK(strstr(tfl_last_error(), op_name) && strstr(tfl_last_error(), word));
+  TEST_CHECK(strstr(r.diag.error, op_name) && strstr(r.diag.error, word));
   return 1;
 }
 

@@ -16,7 +16,7 @@ static inline int run_ok(op_runner *r, int threads, const char *what)
 {
   tfl_status s = op_runner_run(r, threads);
   if (s != TFL_OK) {
-    fprintf(stderr, "%s: run failed: %s\n", what, tfl_last_error());
+    fprintf(stderr, "%s: run failed: %s\n", what, r->diag.error);
     failures++;
     return 0;
   }

@@ -69,7 +69,7 @@ static void run_case(const sp_case *c, tfl_activation act)
     failures++;
   }
   if (op_runner_run(&r, 1) != TFL_OK) {
-    fprintf(stderr, "FAIL %s: reference: %s\n", what, tfl_last_error());
+    fprintf(stderr, "FAIL %s: reference: %s\n", what, r.diag.error);
     failures++;
     goto out;
   }
@@ -81,13 +81,13 @@ static void run_case(const sp_case *c, tfl_activation act)
     memset(y->data, 0, y->bytes);
     cpu_ctx *ctx = cpu_ctx_create(threads);
     void *st = NULL;
-    tfl_status s = cpu_k_conv_sparse1x1.prepare(&r.graph, &r.node, &st);
+    tfl_status s = cpu_k_conv_sparse1x1.prepare(&r.graph, &r.node, &st, &r.diag);
     for (int rep = 0; rep < 2 && s == TFL_OK; rep++) /* twice: scratch reuse */
-      s = cpu_k_conv_sparse1x1.eval(&r.graph, &r.node, st, ctx);
+      s = cpu_k_conv_sparse1x1.eval(&r.graph, &r.node, st, ctx, &r.diag);
     cpu_k_conv_sparse1x1.release(st);
     cpu_ctx_free(ctx);
     if (s != TFL_OK) {
-      fprintf(stderr, "FAIL %s t%d: %s\n", what, threads, tfl_last_error());
+      fprintf(stderr, "FAIL %s t%d: %s\n", what, threads, r.diag.error);
       failures++;
       continue;
     }

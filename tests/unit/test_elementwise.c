@@ -235,7 +235,7 @@ static void test_bad_shapes(void)
   op_runner_io(&r, (int[]){ a, b }, 2, (int[]){ y }, 1);
   tfl_status s = op_runner_run(&r, 1);
   CHECK(s == TFL_ERR_SHAPE, "3 vs 4 broadcast gave %s", tfl_status_name(s));
-  CHECK(strstr(tfl_last_error(), "ADD") != NULL, "message '%s' does not name the op", tfl_last_error());
+  CHECK(strstr(r.diag.error, "ADD") != NULL, "message '%s' does not name the op", r.diag.error);
   op_runner_free(&r);
 }
 

@@ -100,7 +100,7 @@ static int bad_shape(void)
   tfl_status s = op_runner_run(&r, 1);
   op_runner_free(&r);
   TEST_CHECK(s == TFL_ERR_SHAPE);
-  TEST_CHECK(strstr(tfl_last_error(), "FULLY_CONNECTED") && strstr(tfl_last_error(), "multiple"));
+  TEST_CHECK(strstr(r.diag.error, "FULLY_CONNECTED") && strstr(r.diag.error, "multiple"));
   return 1;
 }
 

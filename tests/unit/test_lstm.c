@@ -136,7 +136,7 @@ static int full_case(const lstm_case *c, int threads)
     for (int k = 0; k < nb * no; k++) want[k] = (float)h[k];
     for (int k = 0; k < nb * nc; k++) want_c[k] = (float)cs[k];
     ok = op_runner_run(&r, threads) == TFL_OK;
-    if (!ok) fprintf(stderr, "run failed: %s\n", tfl_last_error());
+    if (!ok) fprintf(stderr, "run failed: %s\n", r.diag.error);
     char what[160];
     snprintf(what, sizeof what, "lstm cifg%d peep%d proj%d ln%d in%d clip %g/%g step %d t%d",
              c->cifg, c->peephole, c->projection, c->layer_norm, c->n_inputs, c->cell_clip,
@@ -218,7 +218,7 @@ static int bad_type(void)
   tfl_status s = op_runner_run(&r, 1);
   op_runner_free(&r);
   TEST_CHECK(s == TFL_ERR_UNSUPPORTED);
-  TEST_CHECK(strstr(tfl_last_error(), "LSTM") && strstr(tfl_last_error(), "float32"));
+  TEST_CHECK(strstr(r.diag.error, "LSTM") && strstr(r.diag.error, "float32"));
   return 1;
 }
 

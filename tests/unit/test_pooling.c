@@ -69,7 +69,7 @@ static int run_case(const pool_case *c, int type, int threads)
   r.node.p.pool = (tfl_pool_params){c->same ? TFL_PAD_SAME : TFL_PAD_VALID, c->sw, c->sh, c->kw,
                                     c->kh, c->act};
   int ok = op_runner_run(&r, threads) == TFL_OK;
-  if (!ok) fprintf(stderr, "run failed: %s\n", tfl_last_error());
+  if (!ok) fprintf(stderr, "run failed: %s\n", r.diag.error);
   char what[160];
   snprintf(what, sizeof what, "%s %s %dx%d s%d %s act%d c%d t%d", c->max ? "max pool" : "avg pool",
            type_names[type], c->kh, c->kw, c->sh, c->same ? "SAME" : "VALID", c->act, c->c, threads);
@@ -153,7 +153,7 @@ static int bad_quant(void)
   tfl_status st = op_runner_run(&r, 1);
   op_runner_free(&r);
   TEST_CHECK(st == TFL_ERR_UNSUPPORTED);
-  TEST_CHECK(strstr(tfl_last_error(), "MAX_POOL_2D"));
+  TEST_CHECK(strstr(r.diag.error, "MAX_POOL_2D"));
   return 1;
 }
 

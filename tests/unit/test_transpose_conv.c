@@ -132,7 +132,7 @@ static int bad_shape(void)
   tfl_status s = op_runner_run(&r, 1);
   op_runner_free(&r);
   TEST_CHECK(s == TFL_ERR_SHAPE);
-  TEST_CHECK(strstr(tfl_last_error(), "TRANSPOSE_CONV") && strstr(tfl_last_error(), "output_shape"));
+  TEST_CHECK(strstr(r.diag.error, "TRANSPOSE_CONV") && strstr(r.diag.error, "output_shape"));
   return 1;
 }
 

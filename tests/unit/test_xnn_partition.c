@@ -119,7 +119,7 @@ static void check(const char *name, op_runner *r, int out)
   tfl_tensor *y = &r->graph.tensors[out];
   size_t n = tfl_tensor_count(y);
   if (op_runner_run(r, 1) != TFL_OK) {
-    fprintf(stderr, "FAIL %s: reference: %s\n", name, tfl_last_error());
+    fprintf(stderr, "FAIL %s: reference: %s\n", name, r->diag.error);
     failures++;
     goto out;
   }
@@ -130,9 +130,9 @@ static void check(const char *name, op_runner *r, int out)
     memset(y->data, 0, y->bytes);
     xnn_partition *p = NULL;
     int32_t node = 0;
-    if (xnn_partition_create(&r->graph, &node, 1, cpu_ctx_pool(ctx), &p) != TFL_OK ||
-        xnn_partition_run(p) != TFL_OK) {
-      fprintf(stderr, "FAIL %s: %s\n", name, tfl_last_error());
+    if (xnn_partition_create(&r->graph, &node, 1, cpu_ctx_pool(ctx), &p, &r->diag) != TFL_OK ||
+        xnn_partition_run(p, &r->diag) != TFL_OK) {
+      fprintf(stderr, "FAIL %s: %s\n", name, r->diag.error);
       failures++;
     } else {
       char what[160];
@@ -559,6 +559,8 @@ static void misc_cases(void)
  * (a fourth node, not in the partition), so it must be written to its tensor too. */
 static void multi_node_case(void)
 {
+  tfl_diag diag;
+  tfl_diag_init(&diag);
   tfl_tensor t[6];
   tfl_node nodes[4];
   int32_t io[4][3];
@@ -607,8 +609,8 @@ static void multi_node_case(void)
       break;
     }
     void *st = NULL;
-    if (k->prepare(&g, &nodes[i], &st) != TFL_OK || k->eval(&g, &nodes[i], st, NULL) != TFL_OK) {
-      fprintf(stderr, "FAIL multi-node: reference node %d: %s\n", i, tfl_last_error());
+    if (k->prepare(&g, &nodes[i], &st, &diag) != TFL_OK || k->eval(&g, &nodes[i], st, NULL, &diag) != TFL_OK) {
+      fprintf(stderr, "FAIL multi-node: reference node %d: %s\n", i, diag.error);
       failures++;
       have_ref = false;
     }
@@ -624,8 +626,8 @@ static void multi_node_case(void)
     for (int i = 3; i < 6; i++) memset(t[i].data, 0, t[i].bytes);
     xnn_partition *p = NULL;
     int32_t run[3] = {0, 1, 2};
-    if (xnn_partition_create(&g, run, 3, NULL, &p) != TFL_OK || xnn_partition_run(p) != TFL_OK) {
-      fprintf(stderr, "FAIL multi-node: %s\n", tfl_last_error());
+    if (xnn_partition_create(&g, run, 3, NULL, &p, &diag) != TFL_OK || xnn_partition_run(p, &diag) != TFL_OK) {
+      fprintf(stderr, "FAIL multi-node: %s\n", diag.error);
       failures++;
     } else if (!near("multi-node: conv out (graph output)", t[3].data, want3, 50) ||
                !near("multi-node: relu out (read outside)", t[4].data, want4, 50) ||

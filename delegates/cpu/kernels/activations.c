@@ -51,32 +51,32 @@ static double unary_real(tfl_op op, double x)
 }
 
 static tfl_status check_io(const tfl_graph *g, const tfl_node *n, const tfl_tensor *x,
-                           const tfl_tensor *y)
+                           const tfl_tensor *y, tfl_diag *diag)
 {
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, x, "input", -1)) || (s = cpu_check_tensor(g, n, y, "output", -1)))
+  if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) || (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
     return s;
   if (x->type != y->type)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input %s, output %s: types differ",
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input %s, output %s: types differ",
                         tfl_type_name(x->type), tfl_type_name(y->type));
   if (x->type != TFL_TYPE_FLOAT32 && !cpu_is_q8(x->type))
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(x->type));
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(x->type));
   if (cpu_is_q8(x->type) &&
-      ((s = cpu_check_per_tensor(g, n, x, "input")) || (s = cpu_check_per_tensor(g, n, y, "output"))))
+      ((s = cpu_check_per_tensor(g, n, x, "input", diag)) || (s = cpu_check_per_tensor(g, n, y, "output", diag))))
     return s;
   return TFL_OK;
 }
 
-static tfl_status prepare_unary(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare_unary(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
-  tfl_status s = check_io(g, n, x, y);
+  tfl_status s = check_io(g, n, x, y, diag);
   if (s) return s;
   if (tfl_tensor_count(x) != tfl_tensor_count(y))
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input has %zu elements, output %zu",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input has %zu elements, output %zu",
                         tfl_tensor_count(x), tfl_tensor_count(y));
   act_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "activation state");
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "activation state");
   *state = st;
   st->op = n->op;
   st->type = x->type;
@@ -154,7 +154,7 @@ static void unary_task(void *arg, size_t i)
   for (size_t k = begin; k < end; k++) y[k] = st->lut[x[k] ^ flip];
 }
 
-static tfl_status eval_unary(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval_unary(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const act_state *st = state;
   act_job j = { st, cpu_in(g, n, INPUT)->data, NULL, cpu_out(g, n, OUTPUT)->data, 0 };
@@ -165,22 +165,22 @@ static tfl_status eval_unary(const tfl_graph *g, const tfl_node *n, void *state,
 
 /* ---- PRELU ---- */
 
-static tfl_status prepare_prelu(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare_prelu(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *a = cpu_in(g, n, ALPHA), *y = cpu_out(g, n, OUTPUT);
-  tfl_status s = check_io(g, n, x, y);
+  tfl_status s = check_io(g, n, x, y, diag);
   if (s) return s;
-  if ((s = cpu_check_tensor(g, n, a, "alpha", -1))) return s;
+  if ((s = cpu_check_tensor(g, n, a, "alpha", -1, diag))) return s;
   if (a->type != x->type)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "alpha is %s, input %s", tfl_type_name(a->type),
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "alpha is %s, input %s", tfl_type_name(a->type),
                         tfl_type_name(x->type));
-  if (cpu_is_q8(a->type) && (s = cpu_check_per_tensor(g, n, a, "alpha"))) return s;
+  if (cpu_is_q8(a->type) && (s = cpu_check_per_tensor(g, n, a, "alpha", diag))) return s;
   act_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "prelu state");
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "prelu state");
   *state = st;
   st->op = n->op;
   st->type = x->type;
-  if ((s = cpu_bcast_prepare(g, n, x, a, y, &st->bc))) return s;
+  if ((s = cpu_bcast_prepare(g, n, x, a, y, &st->bc, diag))) return s;
   st->count = st->bc.count;
   if (cpu_is_q8(x->type)) {
     st->flip = cpu_q8_flip(x->type);
@@ -235,7 +235,7 @@ static void prelu_task(void *arg, size_t i)
                  st->type == TFL_TYPE_FLOAT32 ? prelu_row_f32 : prelu_row_q8, (void *)j);
 }
 
-static tfl_status eval_prelu(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval_prelu(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const act_state *st = state;
   act_job j = { st, cpu_in(g, n, INPUT)->data, cpu_in(g, n, ALPHA)->data,

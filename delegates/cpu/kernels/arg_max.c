@@ -30,56 +30,56 @@ static double value_at(const tfl_tensor *x, size_t i)
   return 0.0;
 }
 
-static tfl_status read_axis(const tfl_graph *g, const tfl_node *n, int *axis)
+static tfl_status read_axis(const tfl_graph *g, const tfl_node *n, int *axis, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *a = cpu_in(g, n, AXIS);
   int64_t v = a->type == TFL_TYPE_INT64 ? ((const int64_t *)a->data)[0] : ((const int32_t *)a->data)[0];
   int64_t d = v < 0 ? v + x->ndim : v;
   if (d < 0 || d >= x->ndim)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "axis %lld out of range for %d dims", (long long)v, x->ndim);
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "axis %lld out of range for %d dims", (long long)v, x->ndim);
   *axis = (int)d;
   return TFL_OK;
 }
 
-static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *a = cpu_in(g, n, AXIS), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
   (void)state;
-  if ((s = cpu_check_tensor(g, n, x, "input", -1)) || (s = cpu_check_tensor(g, n, a, "axis", -1)) ||
-      (s = cpu_check_tensor(g, n, y, "output", -1)))
+  if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) || (s = cpu_check_tensor(g, n, a, "axis", -1, diag)) ||
+      (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
     return s;
   if (x->type != TFL_TYPE_FLOAT32 && x->type != TFL_TYPE_UINT8 && x->type != TFL_TYPE_INT8 &&
       x->type != TFL_TYPE_INT32)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input type %s", tfl_type_name(x->type));
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input type %s", tfl_type_name(x->type));
   if ((a->type != TFL_TYPE_INT32 && a->type != TFL_TYPE_INT64) || tfl_tensor_count(a) != 1)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "axis is %s with %zu values, expected one INT32",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "axis is %s with %zu values, expected one INT32",
                         tfl_type_name(a->type), tfl_tensor_count(a));
   tfl_type ot = n->p.arg_max.output_type;
   if (y->type != TFL_TYPE_INT32 && y->type != TFL_TYPE_INT64)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "output type %s", tfl_type_name(y->type));
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "output type %s", tfl_type_name(y->type));
   if (ot != y->type && (ot == TFL_TYPE_INT32 || ot == TFL_TYPE_INT64))
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "output_type %s but output tensor is %s",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output_type %s but output tensor is %s",
                         tfl_type_name(ot), tfl_type_name(y->type));
-  if (x->ndim < 1) return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input has %d dims", x->ndim);
+  if (x->ndim < 1) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input has %d dims", x->ndim);
   int axis;
-  if (a->is_const && a->data && (s = read_axis(g, n, &axis))) return s;
+  if (a->is_const && a->data && (s = read_axis(g, n, &axis, diag))) return s;
   return TFL_OK;
 }
 
-static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
   int axis;
   (void)state;
   (void)ctx;
-  tfl_status s = read_axis(g, n, &axis);
+  tfl_status s = read_axis(g, n, &axis, diag);
   if (s) return s;
   size_t outer = 1, inner = 1, len = (size_t)x->dims[axis];
   for (int d = 0; d < axis; d++) outer *= (size_t)x->dims[d];
   for (int d = axis + 1; d < x->ndim; d++) inner *= (size_t)x->dims[d];
   if (tfl_tensor_count(y) != outer * inner)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "output has %zu elements, expected %zu",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output has %zu elements, expected %zu",
                         tfl_tensor_count(y), outer * inner);
   for (size_t o = 0; o < outer; o++)
     for (size_t i = 0; i < inner; i++) {

@@ -42,30 +42,30 @@ static bool same_quant(const tfl_tensor *a, const tfl_tensor *b)
   return cpu_scale(a, 0) == cpu_scale(b, 0) && cpu_zero_point(a, 0) == cpu_zero_point(b, 0);
 }
 
-static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, y, "output", -1))) return s;
-  if (n->n_in < 1) return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "%d inputs, expected >= 1", n->n_in);
+  if ((s = cpu_check_tensor(g, n, y, "output", -1, diag))) return s;
+  if (n->n_in < 1) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%d inputs, expected >= 1", n->n_in);
   int nd = y->ndim, axis = n->p.concat.axis;
   if (axis < 0) axis += nd;
   if (axis < 0 || axis >= nd)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "axis %d out of range for %d dims", n->p.concat.axis, nd);
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "axis %d out of range for %d dims", n->p.concat.axis, nd);
   size_t esize = tfl_type_size(y->type);
-  if (esize == 0) return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(y->type));
+  if (esize == 0) return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(y->type));
   bool q8 = cpu_is_q8(y->type);
-  if (q8 && (s = cpu_check_per_tensor(g, n, y, "output"))) return s;
+  if (q8 && (s = cpu_check_per_tensor(g, n, y, "output", diag))) return s;
 
   concat_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "concat state");
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "concat state");
   *state = st;
   st->n_in = n->n_in;
   st->block = calloc((size_t)n->n_in, sizeof *st->block);
   st->offset = calloc((size_t)n->n_in, sizeof *st->offset);
   st->lut = calloc((size_t)n->n_in, sizeof *st->lut);
   st->flip = calloc((size_t)n->n_in, 1);
-  if (!st->block || !st->offset || !st->lut || !st->flip) return tfl_error(TFL_ERR_NOMEM, "concat state");
+  if (!st->block || !st->offset || !st->lut || !st->flip) return tfl_fail(diag, TFL_ERR_NOMEM, "concat state");
   st->outer = 1;
   for (int d = 0; d < axis; d++) st->outer *= (size_t)y->dims[d];
   size_t inner = esize;
@@ -80,22 +80,22 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
     const tfl_tensor *x = cpu_in(g, n, i);
     char what[32];
     snprintf(what, sizeof what, "input %d", i);
-    if ((s = cpu_check_tensor(g, n, x, what, nd))) return s;
+    if ((s = cpu_check_tensor(g, n, x, what, nd, diag))) return s;
     if (x->type != y->type)
-      return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input %d is %s, output %s", i,
+      return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input %d is %s, output %s", i,
                           tfl_type_name(x->type), tfl_type_name(y->type));
     for (int d = 0; d < nd; d++)
       if (d != axis && x->dims[d] != y->dims[d])
-        return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input %d dim %d is %d, output has %d", i, d,
+        return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input %d dim %d is %d, output has %d", i, d,
                             x->dims[d], y->dims[d]);
     st->block[i] = inner * (size_t)x->dims[axis];
     st->offset[i] = inner * (size_t)axis_sum;
     axis_sum += x->dims[axis];
     if (q8) {
-      if ((s = cpu_check_per_tensor(g, n, x, what))) return s;
+      if ((s = cpu_check_per_tensor(g, n, x, what, diag))) return s;
       if (!same_quant(x, y)) {
         st->lut[i] = malloc(256);
-        if (!st->lut[i]) return tfl_error(TFL_ERR_NOMEM, "concat table");
+        if (!st->lut[i]) return tfl_fail(diag, TFL_ERR_NOMEM, "concat table");
         st->flip[i] = cpu_q8_flip(x->type);
         /* TFLite's builtin (XNNPACK takes only equal quantizations): in float32,
          * round(q * scale + bias) half away from zero, scale = in_scale * (1 / out_scale),
@@ -111,7 +111,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
     }
   }
   if (axis_sum != y->dims[axis])
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "inputs sum to %ld along axis %d, output has %d",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "inputs sum to %ld along axis %d, output has %d",
                         axis_sum, axis, y->dims[axis]);
   st->out_block = inner * (size_t)axis_sum;
   return TFL_OK;
@@ -147,7 +147,7 @@ static void task(void *arg, size_t t)
   }
 }
 
-static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const concat_state *st = state;
   concat_job j = { st, g, n, cpu_out(g, n, OUTPUT)->data, 0 };

@@ -14,27 +14,27 @@
 enum { INPUT = 0, FILTER = 1, BIAS = 2 };
 enum { OUTPUT = 0 };
 
-static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *w = cpu_in(g, n, FILTER);
   const tfl_tensor *y = cpu_out(g, n, OUTPUT);
   const tfl_conv_params *p = &n->p.conv;
   tfl_status s;
-  if ((s = cpu_check_conv_tensors(g, n, x, w, y, "filter"))) return s;
+  if ((s = cpu_check_conv_tensors(g, n, x, w, y, "filter", diag))) return s;
   if (x->dims[3] != w->dims[3])
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input has %d channels, filter dim 3 is %d",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input has %d channels, filter dim 3 is %d",
                         x->dims[3], w->dims[3]);
-  if ((s = cpu_check_conv_strides(g, n, p))) return s;
+  if ((s = cpu_check_conv_strides(g, n, p, diag))) return s;
 
   cpu_conv_state *st = NULL;
-  if ((s = cpu_conv_state_new(state, "conv state", INPUT, FILTER, BIAS, &st))) return s;
+  if ((s = cpu_conv_state_new(state, "conv state", INPUT, FILTER, BIAS, &st, diag))) return s;
   cpu_conv_read_dims(st, x, w, p, 0);
   cpu_window_axis(p->padding, st->in_h, st->k_h, st->stride_h, st->dil_h, &st->out_h, &st->pad_h);
   cpu_window_axis(p->padding, st->in_w, st->k_w, st->stride_w, st->dil_w, &st->out_w, &st->pad_w);
-  if ((s = cpu_check_output_nhwc(g, n, y, st->batches, st->out_h, st->out_w, st->out_c)) ||
-      (s = cpu_conv_state_types(g, n, st, "filter", 0, true)))
+  if ((s = cpu_check_output_nhwc(g, n, y, st->batches, st->out_h, st->out_w, st->out_c, diag)) ||
+      (s = cpu_conv_state_types(g, n, st, "filter", 0, true, diag)))
     return s;
-  return cpu_conv_prepare_packed(g, n, st, "conv packed filter");
+  return cpu_conv_prepare_packed(g, n, st, "conv packed filter", diag);
 }
 
 /* One output row (b, oy) in float. */
@@ -98,7 +98,7 @@ static void row_q(void *arg, size_t row)
   }
 }
 
-static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   return cpu_conv_eval(g, n, state, ctx, row_f32, row_q);
 }

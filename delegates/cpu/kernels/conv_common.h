@@ -25,18 +25,18 @@ static inline int cpu_node_index(const tfl_graph *g, const tfl_node *n)
 }
 
 /* Error "node 7 (CONV_2D): <message>". */
-#define CPU_NODE_ERR(status, g, n, fmt, ...)                                                     \
-  tfl_error(status, "node %d (%s): " fmt, cpu_node_index(g, n), tfl_op_name((n)->op), __VA_ARGS__)
+#define CPU_NODE_ERR(diag, status, g, n, fmt, ...)                                                   \
+  tfl_fail(diag, status, "node %d (%s): " fmt, cpu_node_index(g, n), tfl_op_name((n)->op), __VA_ARGS__)
 
 /* Checks that tensor `t` (role `what`) exists and has `ndim` dims (ndim < 0: any). */
 static inline tfl_status cpu_check_tensor(const tfl_graph *g, const tfl_node *n, const tfl_tensor *t,
-                                          const char *what, int ndim)
+                                          const char *what, int ndim, tfl_diag *diag)
 {
-  if (!t) return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "missing %s tensor", what);
+  if (!t) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "missing %s tensor", what);
   if (ndim >= 0 && t->ndim != ndim)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "%s has %d dims, expected %d", what, t->ndim, ndim);
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s has %d dims, expected %d", what, t->ndim, ndim);
   if (t->is_const && !t->data && t->bytes)
-    return CPU_NODE_ERR(TFL_ERR_ARG, g, n, "constant %s has no data", what);
+    return CPU_NODE_ERR(diag, TFL_ERR_ARG, g, n, "constant %s has no data", what);
   return TFL_OK;
 }
 
@@ -55,25 +55,25 @@ typedef struct {
 static inline tfl_status cpu_requant_prepare(const tfl_graph *g, const tfl_node *n, cpu_requant *rq,
                                              const tfl_tensor *x, const tfl_tensor *w,
                                              const tfl_tensor *y, int channels, int w_axis,
-                                             tfl_activation act)
+                                             tfl_activation act, tfl_diag *diag)
 {
   rq->on = true;
   rq->is_u8 = x->type == TFL_TYPE_UINT8;
   if (w->type != x->type || y->type != x->type)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input %s, weights %s, output %s: types differ",
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input %s, weights %s, output %s: types differ",
                         tfl_type_name(x->type), tfl_type_name(w->type), tfl_type_name(y->type));
   if (x->q.n != 1 || y->q.n != 1)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "%s needs per-tensor quantized input/output",
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s needs per-tensor quantized input/output",
                         tfl_type_name(x->type));
   if (w->q.n != 1 && (w->q.n != channels || w->q.axis != w_axis))
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n,
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n,
                         "weights have %d scales on axis %d, expected 1 or %d on axis %d", w->q.n,
                         w->q.axis, channels, w_axis);
   rq->in_zp = cpu_zero_point(x, 0);
   rq->out_zp = cpu_zero_point(y, 0);
   rq->w_zp = malloc(sizeof(int32_t) * (size_t)channels);
   rq->scale = malloc(sizeof(float) * (size_t)channels);
-  if (!rq->w_zp || !rq->scale) return tfl_error(TFL_ERR_NOMEM, "requant tables");
+  if (!rq->w_zp || !rq->scale) return tfl_fail(diag, TFL_ERR_NOMEM, "requant tables");
   int32_t tlo, thi;
   cpu_type_limits(x->type, &tlo, &thi);
   for (int c = 0; c < channels; c++) {
@@ -81,11 +81,11 @@ static inline tfl_status cpu_requant_prepare(const tfl_graph *g, const tfl_node 
     int32_t zps[3] = {rq->in_zp, rq->out_zp, rq->w_zp[c]};
     for (int k = 0; k < 3; k++) /* the int16 dot products rely on this */
       if (zps[k] < tlo || zps[k] > thi)
-        return CPU_NODE_ERR(TFL_ERR_FORMAT, g, n, "zero point %d outside %s range", zps[k],
+        return CPU_NODE_ERR(diag, TFL_ERR_FORMAT, g, n, "zero point %d outside %s range", zps[k],
                             tfl_type_name(x->type));
     rq->scale[c] = cpu_requant_scale(cpu_scale(x, 0), cpu_scale(w, c), cpu_scale(y, 0));
     if (!(rq->scale[c] > 0.0f && rq->scale[c] < 1e6f)) /* zero, negative, NaN or absurd */
-      return CPU_NODE_ERR(TFL_ERR_FORMAT, g, n, "channel %d: scales give multiplier %g", c,
+      return CPU_NODE_ERR(diag, TFL_ERR_FORMAT, g, n, "channel %d: scales give multiplier %g", c,
                           (double)rq->scale[c]);
   }
   cpu_activation_range_q(act, cpu_scale(y, 0), rq->out_zp, y->type, &rq->lo, &rq->hi);
@@ -106,15 +106,15 @@ static inline int32_t cpu_requant_apply(const cpu_requant *rq, int32_t acc, int 
 
 /* Checks an optional bias: float for float ops, int32 for quantized ones, `channels` long. */
 static inline tfl_status cpu_check_bias(const tfl_graph *g, const tfl_node *n, const tfl_tensor *b,
-                                        bool quant, int channels)
+                                        bool quant, int channels, tfl_diag *diag)
 {
   if (!b) return TFL_OK;
   tfl_type want = quant ? TFL_TYPE_INT32 : TFL_TYPE_FLOAT32;
   if (b->type != want)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "bias is %s, expected %s",
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "bias is %s, expected %s",
                         tfl_type_name(b->type), tfl_type_name(want));
   if (tfl_tensor_count(b) != (size_t)channels)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "bias has %zu values, expected %d",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "bias has %zu values, expected %d",
                         tfl_tensor_count(b), channels);
   return TFL_OK;
 }
@@ -200,10 +200,10 @@ static inline void cpu_conv_release(void *state)
 
 /* Allocates *state (named `what` in the out-of-memory message) with its input positions. */
 static inline tfl_status cpu_conv_state_new(void **state, const char *what, int x_idx, int w_idx,
-                                            int b_idx, cpu_conv_state **out)
+                                            int b_idx, cpu_conv_state **out, tfl_diag *diag)
 {
   cpu_conv_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "%s", what);
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "%s", what);
   *state = *out = st;
   st->x_idx = x_idx;
   st->w_idx = w_idx;
@@ -240,30 +240,30 @@ static inline void cpu_window_axis(tfl_padding pad, int in, int k, int stride, i
 /* Input, weights (`w_name`) and output exist and have 4 dims. */
 static inline tfl_status cpu_check_conv_tensors(const tfl_graph *g, const tfl_node *n,
                                                 const tfl_tensor *x, const tfl_tensor *w,
-                                                const tfl_tensor *y, const char *w_name)
+                                                const tfl_tensor *y, const char *w_name, tfl_diag *diag)
 {
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, x, "input", 4)) || (s = cpu_check_tensor(g, n, w, w_name, 4)) ||
-      (s = cpu_check_tensor(g, n, y, "output", 4)))
+  if ((s = cpu_check_tensor(g, n, x, "input", 4, diag)) || (s = cpu_check_tensor(g, n, w, w_name, 4, diag)) ||
+      (s = cpu_check_tensor(g, n, y, "output", 4, diag)))
     return s;
   return TFL_OK;
 }
 
 static inline tfl_status cpu_check_conv_strides(const tfl_graph *g, const tfl_node *n,
-                                                const tfl_conv_params *p)
+                                                const tfl_conv_params *p, tfl_diag *diag)
 {
   if (p->stride_w < 1 || p->stride_h < 1 || p->dilation_w < 1 || p->dilation_h < 1)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "stride %dx%d / dilation %dx%d must be >= 1",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "stride %dx%d / dilation %dx%d must be >= 1",
                         p->stride_w, p->stride_h, p->dilation_w, p->dilation_h);
   return TFL_OK;
 }
 
 /* Checks an [N,H,W,C] output against the expected sizes. */
 static inline tfl_status cpu_check_output_nhwc(const tfl_graph *g, const tfl_node *n,
-                                               const tfl_tensor *y, int b, int h, int w, int c)
+                                               const tfl_tensor *y, int b, int h, int w, int c, tfl_diag *diag)
 {
   if (y->dims[0] != b || y->dims[1] != h || y->dims[2] != w || y->dims[3] != c)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "output is %dx%dx%dx%d, expected %dx%dx%dx%d",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output is %dx%dx%dx%d, expected %dx%dx%dx%d",
                         y->dims[0], y->dims[1], y->dims[2], y->dims[3], b, h, w, c);
   return TFL_OK;
 }
@@ -282,22 +282,22 @@ typedef struct {
  * only the clamp activations; others leave the float range open. */
 static inline tfl_status cpu_conv_prepare_types(const tfl_graph *g, const tfl_node *n,
                                                 const cpu_conv_types *t, float *lo, float *hi,
-                                                cpu_requant *rq)
+                                                cpu_requant *rq, tfl_diag *diag)
 {
   tfl_status s;
   switch (t->x->type) {
   case TFL_TYPE_FLOAT32:
     if (t->w->type != TFL_TYPE_FLOAT32 || t->y->type != TFL_TYPE_FLOAT32)
-      return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "float input with %s %s, %s output",
+      return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "float input with %s %s, %s output",
                           tfl_type_name(t->w->type), t->w_name, tfl_type_name(t->y->type));
     cpu_activation_range_f(t->act, lo, hi);
-    return cpu_check_bias(g, n, t->b, false, t->channels);
+    return cpu_check_bias(g, n, t->b, false, t->channels, diag);
   case TFL_TYPE_UINT8:
   case TFL_TYPE_INT8:
     if (!t->allow_quant) break;
-    if ((s = cpu_requant_prepare(g, n, rq, t->x, t->w, t->y, t->channels, t->w_axis, t->act)))
+    if ((s = cpu_requant_prepare(g, n, rq, t->x, t->w, t->y, t->channels, t->w_axis, t->act, diag)))
       return s;
-    return cpu_check_bias(g, n, t->b, true, t->channels);
+    return cpu_check_bias(g, n, t->b, true, t->channels, diag);
   case TFL_TYPE_FLOAT16:
   case TFL_TYPE_INT32:
   case TFL_TYPE_INT64:
@@ -306,17 +306,17 @@ static inline tfl_status cpu_conv_prepare_types(const tfl_graph *g, const tfl_no
   case TFL_TYPE_INT16:
   case TFL_TYPE_COUNT: break;
   }
-  return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input type %s", tfl_type_name(t->x->type));
+  return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input type %s", tfl_type_name(t->x->type));
 }
 
 /* cpu_conv_prepare_types for a cpu_conv_state whose sizes and positions are set. */
 static inline tfl_status cpu_conv_state_types(const tfl_graph *g, const tfl_node *n,
                                               cpu_conv_state *st, const char *w_name, int w_axis,
-                                              bool allow_quant)
+                                              bool allow_quant, tfl_diag *diag)
 {
   cpu_conv_types t = {cpu_in(g, n, st->x_idx), cpu_in(g, n, st->w_idx), cpu_in(g, n, st->b_idx),
                       cpu_out(g, n, 0), w_name, st->out_c, w_axis, n->p.conv.act, allow_quant};
-  return cpu_conv_prepare_types(g, n, &t, &st->act_lo, &st->act_hi, &st->rq);
+  return cpu_conv_prepare_types(g, n, &t, &st->act_lo, &st->act_hi, &st->rq, diag);
 }
 
 /* [OC][KH*KW*IC] -> [KH*KW*IC][OC] */
@@ -329,11 +329,11 @@ static inline void cpu_conv_pack_filter(cpu_conv_state *st, const float *w)
 
 /* Float only: allocates the packed filter and packs a constant one (else at each eval). */
 static inline tfl_status cpu_conv_prepare_packed(const tfl_graph *g, const tfl_node *n,
-                                                 cpu_conv_state *st, const char *what)
+                                                 cpu_conv_state *st, const char *what, tfl_diag *diag)
 {
   if (st->rq.on) return TFL_OK;
   st->packed = malloc(sizeof(float) * (size_t)st->k_h * st->k_w * st->in_c * st->out_c);
-  if (!st->packed) return tfl_error(TFL_ERR_NOMEM, "%s", what);
+  if (!st->packed) return tfl_fail(diag, TFL_ERR_NOMEM, "%s", what);
   const tfl_tensor *w = cpu_in(g, n, st->w_idx);
   if (w->is_const) cpu_conv_pack_filter(st, w->data);
   return TFL_OK;

@@ -104,13 +104,13 @@ static void release(void *state)
   free(st);
 }
 
-static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   if (!cpu_conv_sparse1x1_fits(g, n))
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "%s", "not a sparse float 1x1 stride-1 conv");
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s", "not a sparse float 1x1 stride-1 conv");
   const tfl_tensor *x = cpu_in(g, n, INPUT), *w = cpu_in(g, n, FILTER), *b = cpu_in(g, n, BIAS);
   sparse_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "sparse conv state");
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "sparse conv state");
   *state = st;
   st->out_c = w->dims[0];
   st->in_c = w->dims[3];
@@ -120,7 +120,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
   const float *wd = w->data;
   size_t steps = 0; /* per pair, the longer of the two lists */
   int32_t *nz = calloc((size_t)st->n_pairs * 2, sizeof(int32_t));
-  if (!nz) return tfl_error(TFL_ERR_NOMEM, "sparse conv: %d channels", st->out_c);
+  if (!nz) return tfl_fail(diag, TFL_ERR_NOMEM, "sparse conv: %d channels", st->out_c);
   for (int oc = 0; oc < st->out_c; oc++)
     for (int ic = 0; ic < st->in_c; ic++) nz[oc] += wd[(size_t)oc * st->in_c + ic] != 0.0f;
   for (int q = 0; q < st->n_pairs; q++) steps += (size_t)(nz[2 * q] > nz[2 * q + 1] ? nz[2 * q] : nz[2 * q + 1]);
@@ -130,7 +130,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
   st->w = calloc(2 * (steps ? steps : 1), sizeof(float));
   if (!st->bias || !st->start || !st->row || !st->w) {
     free(nz);
-    return tfl_error(TFL_ERR_NOMEM, "sparse conv: %zu weight pairs", steps);
+    return tfl_fail(diag, TFL_ERR_NOMEM, "sparse conv: %zu weight pairs", steps);
   }
   if (b) memcpy(st->bias, b->data, sizeof(float) * (size_t)st->out_c);
   size_t k = 0;
@@ -297,7 +297,7 @@ static void run_task(void *arg, size_t task)
 }
 #endif
 
-static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   sparse_state *st = state;
   sparse_args a = {st, cpu_in(g, n, INPUT)->data, cpu_out(g, n, OUTPUT)->data, 0, 0};
@@ -311,10 +311,10 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
     a.n_groups = (int)(groups < blocks ? groups : blocks);
     a.n_tasks *= (size_t)a.n_groups;
   }
-  if (a.n_tasks > st->n_slots) { /* first eval (or more threads): scratch per task */
+  if (a.n_tasks > st->n_slots) { /* first eval (or more threads, diag): scratch per task */
     size_t per = (size_t)(st->in_c + 2 * st->n_pairs) * TILE * sizeof(float);
     float *s = aligned_alloc(64, per * a.n_tasks);
-    if (!s) return tfl_error(TFL_ERR_NOMEM, "sparse conv scratch: %zu tasks", a.n_tasks);
+    if (!s) return tfl_fail(diag, TFL_ERR_NOMEM, "sparse conv scratch: %zu tasks", a.n_tasks);
     memset(s, 0, per * a.n_tasks);
     free(st->scratch);
     st->scratch = s;

@@ -19,29 +19,29 @@ static void release(void *state)
   free(state);
 }
 
-static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
   int bs = n->p.d2s.block_size;
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, x, "input", 4)) || (s = cpu_check_tensor(g, n, y, "output", 4)))
+  if ((s = cpu_check_tensor(g, n, x, "input", 4, diag)) || (s = cpu_check_tensor(g, n, y, "output", 4, diag)))
     return s;
   if (x->type != y->type || tfl_type_size(x->type) == 0)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input %s, output %s", tfl_type_name(x->type),
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input %s, output %s", tfl_type_name(x->type),
                         tfl_type_name(y->type));
   if (bs < 1 || x->dims[3] % (bs * bs) != 0)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "block size %d does not divide %d channels", bs, x->dims[3]);
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "block size %d does not divide %d channels", bs, x->dims[3]);
   if (y->dims[0] != x->dims[0] || y->dims[1] != x->dims[1] * bs || y->dims[2] != x->dims[2] * bs ||
       y->dims[3] != x->dims[3] / (bs * bs))
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "output is %dx%dx%dx%d, expected %dx%dx%dx%d", y->dims[0],
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output is %dx%dx%dx%d, expected %dx%dx%dx%d", y->dims[0],
                         y->dims[1], y->dims[2], y->dims[3], x->dims[0], x->dims[1] * bs,
                         x->dims[2] * bs, x->dims[3] / (bs * bs));
   if (cpu_is_q8(x->type) && (cpu_scale(x, 0) != cpu_scale(y, 0) ||
                              cpu_zero_point(x, 0) != cpu_zero_point(y, 0)))
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "%s input and output quantization differ",
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s input and output quantization differ",
                         tfl_type_name(x->type));
   d2s_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "depth_to_space state");
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "depth_to_space state");
   *state = st;
   st->batches = x->dims[0];
   st->in_h = x->dims[1];
@@ -53,7 +53,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
   return TFL_OK;
 }
 
-static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const d2s_state *st = state;
   const uint8_t *x = cpu_in(g, n, INPUT)->data;

@@ -79,66 +79,66 @@ static inline float dp_real(const tfl_tensor *t, size_t i)
   return ((const float *)t->data)[i];
 }
 
-static tfl_status dp_check_out(const tfl_tensor *t, int i, size_t need)
+static tfl_status dp_check_out(const tfl_tensor *t, int i, size_t need, tfl_diag *diag)
 {
-  if (!t) return tfl_error(TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: output %d missing", i);
+  if (!t) return tfl_fail(diag, TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: output %d missing", i);
   if (t->type != TFL_TYPE_FLOAT32)
-    return tfl_error(TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: output %d is %s, expected float32",
+    return tfl_fail(diag, TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: output %d is %s, expected float32",
                      i, tfl_type_name(t->type));
   if (tfl_tensor_count(t) < need)
-    return tfl_error(TFL_ERR_SHAPE,
+    return tfl_fail(diag, TFL_ERR_SHAPE,
                      "TFLite_Detection_PostProcess: output %d holds %zu values, needs %zu",
                      i, tfl_tensor_count(t), need);
   return TFL_OK;
 }
 
-static tfl_status dp_prepare(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status dp_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_detection_params *p = &n->p.detection;
   const tfl_tensor *boxes = cpu_in(g, n, IN_BOXES), *scores = cpu_in(g, n, IN_SCORES);
   const tfl_tensor *anchors = cpu_in(g, n, IN_ANCHORS);
   if (n->n_in != 3 || n->n_out != 4 || !boxes || !scores || !anchors)
-    return tfl_error(TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: %d inputs and %d outputs, "
+    return tfl_fail(diag, TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: %d inputs and %d outputs, "
                      "expected 3 and 4", n->n_in, n->n_out);
   if (!dp_type_ok(boxes) || !dp_type_ok(scores) || !dp_type_ok(anchors))
-    return tfl_error(TFL_ERR_UNSUPPORTED, "TFLite_Detection_PostProcess: input types %s/%s/%s, "
+    return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "TFLite_Detection_PostProcess: input types %s/%s/%s, "
                      "expected float32 or 8-bit", tfl_type_name(boxes->type),
                      tfl_type_name(scores->type), tfl_type_name(anchors->type));
   if (boxes->ndim != 3 || boxes->dims[0] != 1 || boxes->dims[2] < 4)
-    return tfl_error(TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: box encodings must be "
+    return tfl_fail(diag, TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: box encodings must be "
                      "[1,N,>=4], got %d dims", boxes->ndim);
   const int na = boxes->dims[1];
   if (scores->ndim != 3 || scores->dims[0] != 1 || scores->dims[1] != na)
-    return tfl_error(TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: class predictions must be "
+    return tfl_fail(diag, TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: class predictions must be "
                      "[1,%d,C]", na);
   if (anchors->ndim != 2 || anchors->dims[0] != na || anchors->dims[1] != 4)
-    return tfl_error(TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: anchors must be [%d,4]", na);
+    return tfl_fail(diag, TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: anchors must be [%d,4]", na);
   if (p->num_classes <= 0 || p->num_classes > scores->dims[2])
-    return tfl_error(TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: num_classes %d, class "
+    return tfl_fail(diag, TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: num_classes %d, class "
                      "predictions have %d columns", p->num_classes, scores->dims[2]);
   if (p->max_detections <= 0 || p->max_classes_per_detection <= 0)
-    return tfl_error(TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: max_detections %d, "
+    return tfl_fail(diag, TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: max_detections %d, "
                      "max_classes_per_detection %d must be > 0", p->max_detections,
                      p->max_classes_per_detection);
   if (!(p->nms_iou_threshold > 0.0f && p->nms_iou_threshold <= 1.0f))
-    return tfl_error(TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: nms_iou_threshold %g not in "
+    return tfl_fail(diag, TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: nms_iou_threshold %g not in "
                      "(0, 1]", p->nms_iou_threshold);
   if (p->y_scale == 0 || p->x_scale == 0 || p->h_scale == 0 || p->w_scale == 0)
-    return tfl_error(TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: a box scale is 0");
+    return tfl_fail(diag, TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: a box scale is 0");
   if (p->use_regular_nms && p->detections_per_class <= 0)
-    return tfl_error(TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: detections_per_class %d",
+    return tfl_fail(diag, TFL_ERR_SHAPE, "TFLite_Detection_PostProcess: detections_per_class %d",
                      p->detections_per_class);
 
   const size_t n_out = (size_t)p->max_detections * (size_t)p->max_classes_per_detection;
   tfl_status st;
-  if ((st = dp_check_out(cpu_out(g, n, OUT_BOXES), OUT_BOXES, n_out * 4)) != TFL_OK ||
-      (st = dp_check_out(cpu_out(g, n, OUT_CLASSES), OUT_CLASSES, n_out)) != TFL_OK ||
-      (st = dp_check_out(cpu_out(g, n, OUT_SCORES), OUT_SCORES, n_out)) != TFL_OK ||
-      (st = dp_check_out(cpu_out(g, n, OUT_COUNT), OUT_COUNT, 1)) != TFL_OK)
+  if ((st = dp_check_out(cpu_out(g, n, OUT_BOXES), OUT_BOXES, n_out * 4, diag)) != TFL_OK ||
+      (st = dp_check_out(cpu_out(g, n, OUT_CLASSES), OUT_CLASSES, n_out, diag)) != TFL_OK ||
+      (st = dp_check_out(cpu_out(g, n, OUT_SCORES), OUT_SCORES, n_out, diag)) != TFL_OK ||
+      (st = dp_check_out(cpu_out(g, n, OUT_COUNT), OUT_COUNT, 1, diag)) != TFL_OK)
     return st;
 
   dp_state *s = calloc(1, sizeof *s);
-  if (!s) return tfl_error(TFL_ERR_NOMEM, "TFLite_Detection_PostProcess: state");
+  if (!s) return tfl_fail(diag, TFL_ERR_NOMEM, "TFLite_Detection_PostProcess: state");
   s->n_anchors = na;
   s->box_len = boxes->dims[2];
   s->n_classes = p->num_classes;
@@ -166,7 +166,7 @@ static tfl_status dp_prepare(tfl_graph *g, const tfl_node *n, void **state)
       (scores->type != TFL_TYPE_FLOAT32 && !s->scores) ||
       (p->use_regular_nms ? !s->merged : !s->top_classes)) {
     dp_release(s);
-    return tfl_error(TFL_ERR_NOMEM, "TFLite_Detection_PostProcess: scratch for %d anchors", na);
+    return tfl_fail(diag, TFL_ERR_NOMEM, "TFLite_Detection_PostProcess: scratch for %d anchors", na);
   }
   *state = s;
   return TFL_OK;
@@ -259,7 +259,7 @@ static int dp_regular(const tfl_detection_params *p, dp_state *s, const float *s
   return kept;
 }
 
-static tfl_status dp_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status dp_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   dp_state *s = state;
   const tfl_detection_params *p = &n->p.detection;

@@ -66,11 +66,11 @@ static void release(void *state)
 
 static tfl_status prepare_quant(const tfl_graph *g, const tfl_node *n, bin_state *st,
                                 const tfl_tensor *a, const tfl_tensor *b, const tfl_tensor *y,
-                                tfl_activation act)
+                                tfl_activation act, tfl_diag *diag)
 {
   tfl_status s;
-  if ((s = cpu_check_per_tensor(g, n, a, "input 0")) || (s = cpu_check_per_tensor(g, n, b, "input 1")) ||
-      (s = cpu_check_per_tensor(g, n, y, "output")))
+  if ((s = cpu_check_per_tensor(g, n, a, "input 0", diag)) || (s = cpu_check_per_tensor(g, n, b, "input 1", diag)) ||
+      (s = cpu_check_per_tensor(g, n, y, "output", diag)))
     return s;
   double inv = 1.0 / cpu_scale(y, 0);
   st->fa = cpu_q8_flip(a->type);
@@ -124,34 +124,34 @@ static tfl_status prepare_quant(const tfl_graph *g, const tfl_node *n, bin_state
   return TFL_OK;
 }
 
-static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *a = cpu_in(g, n, INPUT_A), *b = cpu_in(g, n, INPUT_B), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, a, "input 0", -1)) || (s = cpu_check_tensor(g, n, b, "input 1", -1)) ||
-      (s = cpu_check_tensor(g, n, y, "output", -1)))
+  if ((s = cpu_check_tensor(g, n, a, "input 0", -1, diag)) || (s = cpu_check_tensor(g, n, b, "input 1", -1, diag)) ||
+      (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
     return s;
   bin_op op = op_of(n->op);
   tfl_activation act = has_activation(op) ? n->p.eltwise.act : TFL_ACT_NONE;
   bool q8 = cpu_is_q8(a->type) && cpu_is_q8(b->type) && cpu_is_q8(y->type) && a->type == y->type &&
             b->type == y->type;
   if (!q8 && (a->type != y->type || b->type != y->type))
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "inputs %s and %s, output %s: types differ",
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "inputs %s and %s, output %s: types differ",
                         tfl_type_name(a->type), tfl_type_name(b->type), tfl_type_name(y->type));
   bool ok;
   if (op == BIN_AND)
     ok = y->type == TFL_TYPE_BOOL;
   else
     ok = y->type == TFL_TYPE_FLOAT32 || y->type == TFL_TYPE_INT32 || q8;
-  if (!ok) return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(y->type));
+  if (!ok) return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(y->type));
 
   bin_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "element-wise state");
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "element-wise state");
   *state = st;
   st->op = op;
   st->type = y->type;
-  if ((s = cpu_bcast_prepare(g, n, a, b, y, &st->bc))) return s;
-  if (q8) return prepare_quant(g, n, st, a, b, y, act);
+  if ((s = cpu_bcast_prepare(g, n, a, b, y, &st->bc, diag))) return s;
+  if (q8) return prepare_quant(g, n, st, a, b, y, act, diag);
   cpu_activation_range_f(act, &st->lo, &st->hi);
   st->clamp = st->lo > -FLT_MAX || st->hi < FLT_MAX;
   cpu_activation_range_q(act, 1.0f, 0, TFL_TYPE_INT32, &st->ilo, &st->ihi);
@@ -317,7 +317,7 @@ static void task(void *arg, size_t i)
   cpu_bcast_walk(&j->args.st->bc, begin, end, j->row, &j->args);
 }
 
-static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const bin_state *st = state;
   bin_job j = { { st, cpu_in(g, n, INPUT_A)->data, cpu_in(g, n, INPUT_B)->data,
@@ -333,7 +333,7 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:
   case TFL_TYPE_INT16:
-  case TFL_TYPE_COUNT: return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(st->type));
+  case TFL_TYPE_COUNT: return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(st->type));
   }
   j.tasks = cpu_task_count(ctx, st->bc.count, 16384);
   cpu_parallel(ctx, task, &j, j.tasks);

@@ -29,27 +29,27 @@ typedef struct {
 /* Plans y = f(a, b) with broadcasting; checks that y's shape is the broadcast shape. */
 static inline tfl_status cpu_bcast_prepare(const tfl_graph *g, const tfl_node *n,
                                            const tfl_tensor *a, const tfl_tensor *b,
-                                           const tfl_tensor *y, cpu_bcast *p)
+                                           const tfl_tensor *y, cpu_bcast *p, tfl_diag *diag)
 {
   int nd = a->ndim > b->ndim ? a->ndim : b->ndim;
   size_t da[TFL_MAX_DIMS], db[TFL_MAX_DIMS], dy[TFL_MAX_DIMS];
   if (nd > TFL_MAX_DIMS)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "inputs have %d dims, at most %d", nd, TFL_MAX_DIMS);
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "inputs have %d dims, at most %d", nd, TFL_MAX_DIMS);
   for (int i = 0; i < nd; i++) {
     int ia = i - (nd - a->ndim), ib = i - (nd - b->ndim);
     da[i] = ia >= 0 ? (size_t)a->dims[ia] : 1;
     db[i] = ib >= 0 ? (size_t)b->dims[ib] : 1;
     if (da[i] != db[i] && da[i] != 1 && db[i] != 1)
-      return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "dim %d: %zu and %zu do not broadcast", i, da[i],
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "dim %d: %zu and %zu do not broadcast", i, da[i],
                           db[i]);
     dy[i] = da[i] == 1 ? db[i] : da[i];
   }
   if (y->ndim != nd)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "output has %d dims, broadcast shape has %d", y->ndim,
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output has %d dims, broadcast shape has %d", y->ndim,
                         nd);
   for (int i = 0; i < nd; i++)
     if ((size_t)y->dims[i] != dy[i])
-      return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "output dim %d is %d, broadcast shape has %zu", i,
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output dim %d is %d, broadcast shape has %zu", i,
                           y->dims[i], dy[i]);
   /* merge from the innermost dim outwards: dims whose repeat pattern matches the previous
    * one fuse into it; size-1 output dims vanish */
@@ -168,13 +168,13 @@ static inline int32_t cpu_q8_quantize(double v, double inv_scale, int32_t zp, in
 
 /* Checks that quantized tensor t is per-tensor quantized. */
 static inline tfl_status cpu_check_per_tensor(const tfl_graph *g, const tfl_node *n,
-                                              const tfl_tensor *t, const char *what)
+                                              const tfl_tensor *t, const char *what, tfl_diag *diag)
 {
   if (t->q.n != 1)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "%s %s has %d scales, expected 1 (per tensor)",
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s %s has %d scales, expected 1 (per tensor)",
                         tfl_type_name(t->type), what, t->q.n);
   if (!(cpu_scale(t, 0) > 0.0f))
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "%s scale is %g, expected > 0", what,
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s scale is %g, expected > 0", what,
                         (double)cpu_scale(t, 0));
   return TFL_OK;
 }

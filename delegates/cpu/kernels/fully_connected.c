@@ -26,34 +26,34 @@ static void release(void *state)
   free(st);
 }
 
-static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *w = cpu_in(g, n, WEIGHTS), *b = cpu_in(g, n, BIAS);
   const tfl_tensor *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, x, "input", -1)) ||
-      (s = cpu_check_tensor(g, n, w, "weights", 2)) || (s = cpu_check_tensor(g, n, y, "output", -1)))
+  if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) ||
+      (s = cpu_check_tensor(g, n, w, "weights", 2, diag)) || (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
     return s;
   fc_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "fully connected state");
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "fully connected state");
   *state = st;
   st->units = w->dims[0];
   st->input_size = w->dims[1];
   size_t count = tfl_tensor_count(x);
   if (st->input_size < 1 || count % (size_t)st->input_size != 0)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input has %zu values, not a multiple of %d", count,
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input has %zu values, not a multiple of %d", count,
                         st->input_size);
   st->batches = (int)(count / (size_t)st->input_size);
   st->blocks = (st->units + UNITS_PER_TASK - 1) / UNITS_PER_TASK;
   if (y->ndim < 1 || y->dims[y->ndim - 1] != st->units ||
       tfl_tensor_count(y) != (size_t)st->batches * st->units)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n,
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n,
                         "output has %zu values (last dim %d), expected %d batches x %d units",
                         tfl_tensor_count(y), y->ndim ? y->dims[y->ndim - 1] : 0, st->batches,
                         st->units);
 
   cpu_conv_types t = {x, w, b, y, "weights", st->units, 0, n->p.fc.act, true};
-  return cpu_conv_prepare_types(g, n, &t, &st->act_lo, &st->act_hi, &st->rq);
+  return cpu_conv_prepare_types(g, n, &t, &st->act_lo, &st->act_hi, &st->rq, diag);
 }
 
 typedef struct {
@@ -90,7 +90,7 @@ static void task(void *arg, size_t i)
   }
 }
 
-static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const fc_state *st = state;
   const tfl_tensor *b = cpu_in(g, n, BIAS);

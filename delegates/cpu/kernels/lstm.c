@@ -55,36 +55,36 @@ static void release(void *state)
 }
 
 /* Checks optional/required float tensor `i` has the given element count (dims folded). */
-static tfl_status check_f32(const tfl_graph *g, const tfl_node *n, int i, size_t count, bool need)
+static tfl_status check_f32(const tfl_graph *g, const tfl_node *n, int i, size_t count, bool need, tfl_diag *diag)
 {
   const tfl_tensor *t = cpu_in(g, n, i);
-  if (!t) return need ? CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "missing input %d", i) : TFL_OK;
+  if (!t) return need ? CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "missing input %d", i) : TFL_OK;
   if (t->type != TFL_TYPE_FLOAT32)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input %d is %s, only float32 runs", i,
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input %d is %s, only float32 runs", i,
                         tfl_type_name(t->type));
   if (tfl_tensor_count(t) != count)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input %d has %zu values, expected %zu", i,
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input %d has %zu values, expected %zu", i,
                         tfl_tensor_count(t), count);
   return TFL_OK;
 }
 
-static tfl_status prepare_full(tfl_graph *g, const tfl_node *n, lstm_state *st)
+static tfl_status prepare_full(tfl_graph *g, const tfl_node *n, lstm_state *st, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *w_o = cpu_in(g, n, I2O_W), *r_o = cpu_in(g, n, R2O_W);
   const tfl_tensor *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
   if (n->n_in != 20 && n->n_in != FULL_INPUTS)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "%d inputs, expected 20 or 24", n->n_in);
-  if ((s = cpu_check_tensor(g, n, x, "input", -1)) ||
-      (s = cpu_check_tensor(g, n, w_o, "input_to_output_weights", 2)) ||
-      (s = cpu_check_tensor(g, n, r_o, "recurrent_to_output_weights", 2)) ||
-      (s = cpu_check_tensor(g, n, y, "output", -1)))
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%d inputs, expected 20 or 24", n->n_in);
+  if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) ||
+      (s = cpu_check_tensor(g, n, w_o, "input_to_output_weights", 2, diag)) ||
+      (s = cpu_check_tensor(g, n, r_o, "recurrent_to_output_weights", 2, diag)) ||
+      (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
     return s;
   st->n_cell = w_o->dims[0];
   st->n_input = w_o->dims[1];
   st->n_output = r_o->dims[1];
   if (x->ndim < 1 || x->dims[x->ndim - 1] != st->n_input)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input's last dim is %d, weights expect %d",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input's last dim is %d, weights expect %d",
                         x->ndim ? x->dims[x->ndim - 1] : 0, st->n_input);
   st->n_batch = (int)(tfl_tensor_count(x) / (size_t)st->n_input);
   size_t nc = (size_t)st->n_cell, ni = (size_t)st->n_input, no = (size_t)st->n_output;
@@ -93,7 +93,7 @@ static tfl_status prepare_full(tfl_graph *g, const tfl_node *n, lstm_state *st)
   st->layer_norm = cpu_in(g, n, O_LN) != NULL;
   st->projection = cpu_in(g, n, PROJ_W) != NULL;
   if (!st->projection && no != nc)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "no projection but output size %zu != cell size %zu",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "no projection but output size %zu != cell size %zu",
                         no, nc);
   /* Which inputs each option needs; missing-but-required ones are named by index. */
   struct { int idx; size_t count; bool need; } req[] = {
@@ -111,62 +111,62 @@ static tfl_status prepare_full(tfl_graph *g, const tfl_node *n, lstm_state *st)
   };
   for (size_t k = 0; k < sizeof req / sizeof req[0]; k++) {
     if (req[k].idx >= n->n_in) continue;   /* 20-input form: no layer norm */
-    if ((s = check_f32(g, n, req[k].idx, req[k].count, req[k].need))) return s;
+    if ((s = check_f32(g, n, req[k].idx, req[k].count, req[k].need, diag))) return s;
   }
   if (y->type != TFL_TYPE_FLOAT32 || tfl_tensor_count(y) != (size_t)st->n_batch * no)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "output is %s with %zu values, expected float32 %zu",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output is %s with %zu values, expected float32 %zu",
                         tfl_type_name(y->type), tfl_tensor_count(y), (size_t)st->n_batch * no);
   st->scratch_per_batch = 5 * nc;
   return TFL_OK;
 }
 
-static tfl_status prepare_basic(tfl_graph *g, const tfl_node *n, lstm_state *st)
+static tfl_status prepare_basic(tfl_graph *g, const tfl_node *n, lstm_state *st, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, B_INPUT), *h = cpu_in(g, n, B_PREV_ACTIV);
   const tfl_tensor *w = cpu_in(g, n, B_WEIGHTS);
   const tfl_tensor *ya = cpu_out(g, n, B_ACTIV), *ys = cpu_out(g, n, B_STATE);
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, x, "input", -1)) ||
-      (s = cpu_check_tensor(g, n, h, "prev_activation", -1)) ||
-      (s = cpu_check_tensor(g, n, w, "weights", 2)) ||
-      (s = cpu_check_tensor(g, n, ya, "activation output", -1)) ||
-      (s = cpu_check_tensor(g, n, ys, "state output", -1)))
+  if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) ||
+      (s = cpu_check_tensor(g, n, h, "prev_activation", -1, diag)) ||
+      (s = cpu_check_tensor(g, n, w, "weights", 2, diag)) ||
+      (s = cpu_check_tensor(g, n, ya, "activation output", -1, diag)) ||
+      (s = cpu_check_tensor(g, n, ys, "state output", -1, diag)))
     return s;
   if (w->dims[0] % 4 != 0)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "weights dim 0 is %d, not 4 gates", w->dims[0]);
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "weights dim 0 is %d, not 4 gates", w->dims[0]);
   st->n_output = st->n_cell = w->dims[0] / 4;
   st->n_input = w->dims[1] - st->n_output;
   if (st->n_input < 1 || x->dims[x->ndim - 1] != st->n_input)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input's last dim is %d, weights expect %d",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input's last dim is %d, weights expect %d",
                         x->dims[x->ndim - 1], st->n_input);
   st->n_batch = (int)(tfl_tensor_count(x) / (size_t)st->n_input);
   size_t nb = (size_t)st->n_batch, no = (size_t)st->n_output, ni = (size_t)st->n_input;
-  if ((s = check_f32(g, n, B_INPUT, nb * ni, true)) ||
-      (s = check_f32(g, n, B_PREV_ACTIV, nb * no, true)) ||
-      (s = check_f32(g, n, B_WEIGHTS, 4 * no * (ni + no), true)) ||
-      (s = check_f32(g, n, B_BIASES, 4 * no, true)) ||
-      (s = check_f32(g, n, B_PREV_STATE, nb * no, true)))
+  if ((s = check_f32(g, n, B_INPUT, nb * ni, true, diag)) ||
+      (s = check_f32(g, n, B_PREV_ACTIV, nb * no, true, diag)) ||
+      (s = check_f32(g, n, B_WEIGHTS, 4 * no * (ni + no), true, diag)) ||
+      (s = check_f32(g, n, B_BIASES, 4 * no, true, diag)) ||
+      (s = check_f32(g, n, B_PREV_STATE, nb * no, true, diag)))
     return s;
   const tfl_tensor *outs[] = {ya, ys, cpu_out(g, n, B_CONCAT), cpu_out(g, n, B_ACTIV_TEMP)};
   size_t want[] = {nb * no, nb * no, nb * (ni + no), nb * 4 * no};
   for (int k = 0; k < 4; k++)
     if (outs[k] && (outs[k]->type != TFL_TYPE_FLOAT32 || tfl_tensor_count(outs[k]) != want[k]))
-      return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "output %d is %s with %zu values, expected float32 %zu",
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output %d is %s with %zu values, expected float32 %zu",
                           k, tfl_type_name(outs[k]->type), tfl_tensor_count(outs[k]), want[k]);
   st->scratch_per_batch = 4 * no + ni + no;
   return TFL_OK;
 }
 
-static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   lstm_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "lstm state");
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "lstm state");
   *state = st;
   st->basic = n->p.lstm.kernel_type == 1;
-  tfl_status s = st->basic ? prepare_basic(g, n, st) : prepare_full(g, n, st);
+  tfl_status s = st->basic ? prepare_basic(g, n, st, diag) : prepare_full(g, n, st, diag);
   if (s) return s;
   st->scratch = malloc(sizeof(float) * st->scratch_per_batch * (size_t)(st->n_batch ? st->n_batch : 1));
-  return st->scratch ? TFL_OK : tfl_error(TFL_ERR_NOMEM, "lstm scratch");
+  return st->scratch ? TFL_OK : tfl_fail(diag, TFL_ERR_NOMEM, "lstm scratch");
 }
 
 static float sigmoid(float v)
@@ -300,7 +300,7 @@ static void step_basic(void *arg, size_t bi)
   if (!t_c->is_const) memcpy((float *)t_c->data + bi * no, ys, sizeof(float) * (size_t)no);
 }
 
-static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const lstm_state *st = state;
   lstm_args a = {g, n, st};

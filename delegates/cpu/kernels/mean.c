@@ -40,7 +40,7 @@ static void release(void *state)
   free(st);
 }
 
-static tfl_status make_plan(const tfl_graph *g, const tfl_node *n, mean_plan *p)
+static tfl_status make_plan(const tfl_graph *g, const tfl_node *n, mean_plan *p, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *ax = cpu_in(g, n, AXES), *y = cpu_out(g, n, OUTPUT);
   bool red[TFL_MAX_DIMS] = { false };
@@ -49,7 +49,7 @@ static tfl_status make_plan(const tfl_graph *g, const tfl_node *n, mean_plan *p)
     int a = ((const int32_t *)ax->data)[i];
     int d = a < 0 ? a + x->ndim : a;
     if (d < 0 || d >= x->ndim)
-      return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "axis %d out of range for %d dims", a, x->ndim);
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "axis %d out of range for %d dims", a, x->ndim);
     red[d] = true;
   }
   memset(p, 0, sizeof *p);
@@ -80,35 +80,35 @@ static tfl_status make_plan(const tfl_graph *g, const tfl_node *n, mean_plan *p)
     if (!p->reduced[d]) s *= p->dims[d];
   }
   if (tfl_tensor_count(y) != p->out_count)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "output has %zu elements, the reduction gives %zu",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output has %zu elements, the reduction gives %zu",
                         tfl_tensor_count(y), p->out_count);
   return TFL_OK;
 }
 
-static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *ax = cpu_in(g, n, AXES), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, x, "input", -1)) || (s = cpu_check_tensor(g, n, ax, "axes", -1)) ||
-      (s = cpu_check_tensor(g, n, y, "output", -1)))
+  if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) || (s = cpu_check_tensor(g, n, ax, "axes", -1, diag)) ||
+      (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
     return s;
   if (ax->type != TFL_TYPE_INT32)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "axes are %s, expected INT32", tfl_type_name(ax->type));
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "axes are %s, expected INT32", tfl_type_name(ax->type));
   if (x->type != y->type)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input %s, output %s: types differ",
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input %s, output %s: types differ",
                         tfl_type_name(x->type), tfl_type_name(y->type));
   if (x->type != TFL_TYPE_FLOAT32 && !cpu_is_q8(x->type))
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(x->type));
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(x->type));
   mean_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "mean state");
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "mean state");
   *state = st;
   st->type = x->type;
-  if (ax->is_const && ax->data && (s = make_plan(g, n, &st->plan))) return s;
+  if (ax->is_const && ax->data && (s = make_plan(g, n, &st->plan, diag))) return s;
   size_t out = tfl_tensor_count(y);
   st->acc = calloc(out ? out : 1, cpu_is_q8(x->type) ? sizeof(double) : sizeof(float));
-  if (!st->acc) return tfl_error(TFL_ERR_NOMEM, "mean accumulator");
+  if (!st->acc) return tfl_fail(diag, TFL_ERR_NOMEM, "mean accumulator");
   if (cpu_is_q8(x->type)) {
-    if ((s = cpu_check_per_tensor(g, n, x, "input")) || (s = cpu_check_per_tensor(g, n, y, "output")))
+    if ((s = cpu_check_per_tensor(g, n, x, "input", diag)) || (s = cpu_check_per_tensor(g, n, y, "output", diag)))
       return s;
     st->flip = cpu_q8_flip(x->type);
     st->q_scale = (double)cpu_scale(x, 0) / cpu_scale(y, 0);
@@ -197,13 +197,13 @@ static void column_task(void *arg, size_t t)
   for (size_t o = 0; o < p->out_count; o += inner) finish(j, o + c0, o + c1);
 }
 
-static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   mean_state *st = state;
   mean_plan plan;
   const mean_plan *p = &st->plan;
   if (!cpu_in(g, n, AXES)->is_const) { /* axes computed at run */
-    tfl_status s = make_plan(g, n, &plan);
+    tfl_status s = make_plan(g, n, &plan, diag);
     if (s) return s;
     p = &plan;
   }

@@ -25,7 +25,7 @@ static void release(void *state)
 }
 
 static tfl_status read_paddings(const tfl_graph *g, const tfl_node *n, int ndim,
-                                int64_t before[TFL_MAX_DIMS], int64_t after[TFL_MAX_DIMS])
+                                int64_t before[TFL_MAX_DIMS], int64_t after[TFL_MAX_DIMS], tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *p = cpu_in(g, n, PADDINGS), *y = cpu_out(g, n, OUTPUT);
   for (int d = 0; d < ndim; d++) {
@@ -37,50 +37,50 @@ static tfl_status read_paddings(const tfl_graph *g, const tfl_node *n, int ndim,
       after[d] = ((const int64_t *)p->data)[2 * d + 1];
     }
     if (before[d] < 0 || after[d] < 0 || x->dims[d] + before[d] + after[d] != y->dims[d])
-      return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n,
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n,
                           "dim %d: padding (%lld, %lld) of %d does not give the output's %d", d,
                           (long long)before[d], (long long)after[d], x->dims[d], y->dims[d]);
   }
   return TFL_OK;
 }
 
-static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *p = cpu_in(g, n, PADDINGS), *y = cpu_out(g, n, OUTPUT);
   const tfl_tensor *v = n->op == TFL_OP_PADV2 ? cpu_in(g, n, PAD_VALUE) : NULL;
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, x, "input", -1)) || (s = cpu_check_tensor(g, n, p, "paddings", 2)) ||
-      (s = cpu_check_tensor(g, n, y, "output", x->ndim)))
+  if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) || (s = cpu_check_tensor(g, n, p, "paddings", 2, diag)) ||
+      (s = cpu_check_tensor(g, n, y, "output", x->ndim, diag)))
     return s;
   if (x->type != y->type)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input %s, output %s: types differ",
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input %s, output %s: types differ",
                         tfl_type_name(x->type), tfl_type_name(y->type));
   size_t esize = tfl_type_size(x->type);
-  if (esize == 0) return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(x->type));
+  if (esize == 0) return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(x->type));
   if (p->type != TFL_TYPE_INT32 && p->type != TFL_TYPE_INT64)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "paddings are %s, expected INT32 or INT64",
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "paddings are %s, expected INT32 or INT64",
                         tfl_type_name(p->type));
   if (p->dims[0] != x->ndim || p->dims[1] != 2)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "paddings are %dx%d, expected %dx2", p->dims[0],
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "paddings are %dx%d, expected %dx2", p->dims[0],
                         p->dims[1], x->ndim);
   if (cpu_is_q8(x->type) && (cpu_scale(x, 0) != cpu_scale(y, 0) ||
                              cpu_zero_point(x, 0) != cpu_zero_point(y, 0)))
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "%s input and output quantization differ",
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s input and output quantization differ",
                         tfl_type_name(x->type));
   if (v) {
     if (v->type != x->type || tfl_tensor_count(v) != 1)
-      return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "pad value is %s with %zu elements, expected one %s",
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "pad value is %s with %zu elements, expected one %s",
                           tfl_type_name(v->type), tfl_tensor_count(v), tfl_type_name(x->type));
   }
   pad_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "pad state");
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "pad state");
   *state = st;
   st->ndim = x->ndim;
   st->esize = esize;
   if (cpu_is_q8(y->type)) st->fill[0] = (uint8_t)cpu_zero_point(y, 0);
   if (p->is_const && p->data) {
     int64_t before[TFL_MAX_DIMS], after[TFL_MAX_DIMS];
-    if ((s = read_paddings(g, n, x->ndim, before, after))) return s;
+    if ((s = read_paddings(g, n, x->ndim, before, after, diag))) return s;
   }
   return TFL_OK;
 }
@@ -139,12 +139,12 @@ static void task(void *arg, size_t t)
   }
 }
 
-static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const pad_state *st = state;
   pad_job j = { st, cpu_in(g, n, INPUT), cpu_out(g, n, OUTPUT), { 0 }, { 0 }, true, 0, 0 };
   int64_t after[TFL_MAX_DIMS];
-  tfl_status s = read_paddings(g, n, st->ndim, j.before, after);
+  tfl_status s = read_paddings(g, n, st->ndim, j.before, after, diag);
   if (s) return s;
   memcpy(j.fill, st->fill, sizeof j.fill);
   const tfl_tensor *v = n->op == TFL_OP_PADV2 ? cpu_in(g, n, PAD_VALUE) : NULL;

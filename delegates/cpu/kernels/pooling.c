@@ -25,21 +25,21 @@ static void release(void *state)
   free(state);
 }
 
-static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, bool is_max)
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, bool is_max, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
   const tfl_pool_params *p = &n->p.pool;
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, x, "input", 4)) || (s = cpu_check_tensor(g, n, y, "output", 4)))
+  if ((s = cpu_check_tensor(g, n, x, "input", 4, diag)) || (s = cpu_check_tensor(g, n, y, "output", 4, diag)))
     return s;
   if (p->stride_w < 1 || p->stride_h < 1 || p->filter_w < 1 || p->filter_h < 1)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "stride %dx%d / filter %dx%d must be >= 1",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "stride %dx%d / filter %dx%d must be >= 1",
                         p->stride_w, p->stride_h, p->filter_w, p->filter_h);
   if (y->type != x->type)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input %s, output %s: types differ",
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input %s, output %s: types differ",
                         tfl_type_name(x->type), tfl_type_name(y->type));
   pool_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "pool state");
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "pool state");
   *state = st;
   st->is_max = is_max;
   st->type = x->type;
@@ -53,7 +53,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, bool is
   st->stride_w = p->stride_w;
   cpu_window_axis(p->padding, st->in_h, st->k_h, st->stride_h, 1, &st->out_h, &st->pad_h);
   cpu_window_axis(p->padding, st->in_w, st->k_w, st->stride_w, 1, &st->out_w, &st->pad_w);
-  if ((s = cpu_check_output_nhwc(g, n, y, st->batches, st->out_h, st->out_w, st->ch))) return s;
+  if ((s = cpu_check_output_nhwc(g, n, y, st->batches, st->out_h, st->out_w, st->ch, diag))) return s;
   switch (x->type) {
   case TFL_TYPE_FLOAT32:
     cpu_activation_range_f(p->act, &st->act_lo, &st->act_hi);
@@ -62,7 +62,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, bool is
   case TFL_TYPE_INT8:
     if (x->q.n != 1 || y->q.n != 1 || cpu_scale(x, 0) != cpu_scale(y, 0) ||
         cpu_zero_point(x, 0) != cpu_zero_point(y, 0))
-      return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n,
+      return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n,
                           "output quantization (%g, %d) differs from the input's (%g, %d)",
                           (double)cpu_scale(y, 0), cpu_zero_point(y, 0), (double)cpu_scale(x, 0),
                           cpu_zero_point(x, 0));
@@ -77,16 +77,16 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, bool is
   case TFL_TYPE_INT16:
   case TFL_TYPE_COUNT: break;
   }
-  return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input type %s", tfl_type_name(x->type));
+  return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input type %s", tfl_type_name(x->type));
 }
 
-static tfl_status prepare_avg(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare_avg(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
-  return prepare(g, n, state, false);
+  return prepare(g, n, state, false, diag);
 }
-static tfl_status prepare_max(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare_max(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
-  return prepare(g, n, state, true);
+  return prepare(g, n, state, true, diag);
 }
 
 typedef struct {
@@ -155,7 +155,7 @@ static void row(void *arg, size_t r)
   }
 }
 
-static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const pool_state *st = state;
   pool_args a = {st, cpu_in(g, n, INPUT)->data, cpu_out(g, n, OUTPUT)->data};

@@ -33,61 +33,61 @@ static void pn_release(void *state)
   free(s);
 }
 
-static tfl_status pn_check_in(const tfl_tensor *t, int i, int h, int w, int c)
+static tfl_status pn_check_in(const tfl_tensor *t, int i, int h, int w, int c, tfl_diag *diag)
 {
   static const char *const what[3] = {"heatmaps", "short offsets", "mid offsets"};
-  if (!t) return tfl_error(TFL_ERR_SHAPE, "PosenetDecoderOp: input %d (%s) missing", i, what[i]);
+  if (!t) return tfl_fail(diag, TFL_ERR_SHAPE, "PosenetDecoderOp: input %d (%s) missing", i, what[i]);
   if (t->type != TFL_TYPE_FLOAT32 && t->type != TFL_TYPE_UINT8 && t->type != TFL_TYPE_INT8)
-    return tfl_error(TFL_ERR_UNSUPPORTED, "PosenetDecoderOp: %s are %s, expected float32 or 8-bit",
+    return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "PosenetDecoderOp: %s are %s, expected float32 or 8-bit",
                      what[i], tfl_type_name(t->type));
   if (t->type != TFL_TYPE_FLOAT32 && t->q.n != 1)
-    return tfl_error(TFL_ERR_UNSUPPORTED, "PosenetDecoderOp: %s need per-tensor quantization",
+    return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "PosenetDecoderOp: %s need per-tensor quantization",
                      what[i]);
   if (t->ndim != 4 || t->dims[0] != 1 || (h >= 0 && (t->dims[1] != h || t->dims[2] != w)) ||
       t->dims[3] != c)
-    return tfl_error(TFL_ERR_SHAPE, "PosenetDecoderOp: %s must be [1,H,W,%d] (%d dims, last %d)",
+    return tfl_fail(diag, TFL_ERR_SHAPE, "PosenetDecoderOp: %s must be [1,H,W,%d] (%d dims, last %d)",
                      what[i], c, t->ndim, t->ndim > 0 ? t->dims[t->ndim - 1] : 0);
   return TFL_OK;
 }
 
-static tfl_status pn_check_out(const tfl_tensor *t, int i, size_t need)
+static tfl_status pn_check_out(const tfl_tensor *t, int i, size_t need, tfl_diag *diag)
 {
-  if (!t) return tfl_error(TFL_ERR_SHAPE, "PosenetDecoderOp: output %d missing", i);
+  if (!t) return tfl_fail(diag, TFL_ERR_SHAPE, "PosenetDecoderOp: output %d missing", i);
   if (t->type != TFL_TYPE_FLOAT32)
-    return tfl_error(TFL_ERR_SHAPE, "PosenetDecoderOp: output %d is %s, expected float32", i,
+    return tfl_fail(diag, TFL_ERR_SHAPE, "PosenetDecoderOp: output %d is %s, expected float32", i,
                      tfl_type_name(t->type));
   if (tfl_tensor_count(t) < need)
-    return tfl_error(TFL_ERR_SHAPE, "PosenetDecoderOp: output %d holds %zu values, needs %zu", i,
+    return tfl_fail(diag, TFL_ERR_SHAPE, "PosenetDecoderOp: output %d holds %zu values, needs %zu", i,
                      tfl_tensor_count(t), need);
   return TFL_OK;
 }
 
-static tfl_status pn_prepare(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status pn_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_posenet_params *p = &n->p.posenet;
   if (n->n_in != 3 || n->n_out != 4)
-    return tfl_error(TFL_ERR_SHAPE, "PosenetDecoderOp: %d inputs and %d outputs, expected 3 and 4",
+    return tfl_fail(diag, TFL_ERR_SHAPE, "PosenetDecoderOp: %d inputs and %d outputs, expected 3 and 4",
                      n->n_in, n->n_out);
   const tfl_tensor *heat = cpu_in(g, n, IN_HEAT);
-  tfl_status st = pn_check_in(heat, IN_HEAT, -1, -1, POSENET_KEYPOINTS);
+  tfl_status st = pn_check_in(heat, IN_HEAT, -1, -1, POSENET_KEYPOINTS, diag);
   if (st != TFL_OK) return st;
   const int h = heat->dims[1], w = heat->dims[2];
-  if ((st = pn_check_in(cpu_in(g, n, IN_SHORT), IN_SHORT, h, w, 2 * POSENET_KEYPOINTS)) != TFL_OK ||
-      (st = pn_check_in(cpu_in(g, n, IN_MID), IN_MID, h, w, 4 * POSENET_EDGES)) != TFL_OK)
+  if ((st = pn_check_in(cpu_in(g, n, IN_SHORT), IN_SHORT, h, w, 2 * POSENET_KEYPOINTS, diag)) != TFL_OK ||
+      (st = pn_check_in(cpu_in(g, n, IN_MID), IN_MID, h, w, 4 * POSENET_EDGES, diag)) != TFL_OK)
     return st;
   if (p->max_detections <= 0 || p->stride <= 0)
-    return tfl_error(TFL_ERR_SHAPE, "PosenetDecoderOp: max_detections %d and stride %d must be > 0",
+    return tfl_fail(diag, TFL_ERR_SHAPE, "PosenetDecoderOp: max_detections %d and stride %d must be > 0",
                      p->max_detections, p->stride);
   const size_t md = (size_t)p->max_detections;
-  if ((st = pn_check_out(cpu_out(g, n, OUT_KEYPOINTS), OUT_KEYPOINTS, md * POSENET_KEYPOINTS * 2)) ||
+  if ((st = pn_check_out(cpu_out(g, n, OUT_KEYPOINTS), OUT_KEYPOINTS, md * POSENET_KEYPOINTS * 2, diag)) ||
       (st = pn_check_out(cpu_out(g, n, OUT_KEYPOINT_SCORES), OUT_KEYPOINT_SCORES,
-                         md * POSENET_KEYPOINTS)) ||
-      (st = pn_check_out(cpu_out(g, n, OUT_SCORES), OUT_SCORES, md)) ||
-      (st = pn_check_out(cpu_out(g, n, OUT_COUNT), OUT_COUNT, 1)))
+                         md * POSENET_KEYPOINTS, diag)) ||
+      (st = pn_check_out(cpu_out(g, n, OUT_SCORES), OUT_SCORES, md, diag)) ||
+      (st = pn_check_out(cpu_out(g, n, OUT_COUNT), OUT_COUNT, 1, diag)))
     return st;
 
   pn_state *s = calloc(1, sizeof *s);
-  if (!s) return tfl_error(TFL_ERR_NOMEM, "PosenetDecoderOp: state");
+  if (!s) return tfl_fail(diag, TFL_ERR_NOMEM, "PosenetDecoderOp: state");
   s->h = h;
   s->w = w;
   bool ok = true;
@@ -99,7 +99,7 @@ static tfl_status pn_prepare(tfl_graph *g, const tfl_node *n, void **state)
   s->scratch = malloc(posenet_scratch_bytes(h, w, p->max_detections));
   if (!ok || !s->poses || !s->scratch) {
     pn_release(s);
-    return tfl_error(TFL_ERR_NOMEM, "PosenetDecoderOp: scratch for a %dx%d grid", h, w);
+    return tfl_fail(diag, TFL_ERR_NOMEM, "PosenetDecoderOp: scratch for a %dx%d grid", h, w);
   }
   *state = s;
   return TFL_OK;
@@ -121,7 +121,7 @@ static const float *pn_float(const tfl_tensor *t, float *deq)
   return deq;
 }
 
-static tfl_status pn_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status pn_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   pn_state *s = state;
   const tfl_posenet_params *p = &n->p.posenet;

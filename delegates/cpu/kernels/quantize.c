@@ -35,17 +35,17 @@ static void release(void *state)
 
 /* Fills the channel split and per-channel parameters from quantized tensor q. */
 static tfl_status setup_channels(const tfl_graph *g, const tfl_node *n, quant_state *st,
-                                 const tfl_tensor *q, const char *what)
+                                 const tfl_tensor *q, const char *what, tfl_diag *diag)
 {
   if (q->q.n < 1)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "%s %s is not quantized", tfl_type_name(q->type), what);
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s %s is not quantized", tfl_type_name(q->type), what);
   size_t count = tfl_tensor_count(q);
   st->outer = 1;
   st->channels = 1;
   st->inner = count;
   if (q->q.n > 1) {
     if (q->q.axis < 0 || q->q.axis >= q->ndim || q->dims[q->q.axis] != q->q.n)
-      return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "%s has %d scales on axis %d of %d dims", what,
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s has %d scales on axis %d of %d dims", what,
                           q->q.n, q->q.axis, q->ndim);
     st->channels = (size_t)q->q.n;
     st->inner = 1;
@@ -55,46 +55,46 @@ static tfl_status setup_channels(const tfl_graph *g, const tfl_node *n, quant_st
   }
   st->scale = malloc(st->channels * sizeof(float));
   st->zp = malloc(st->channels * sizeof(int32_t));
-  if (!st->scale || !st->zp) return tfl_error(TFL_ERR_NOMEM, "quantize tables");
+  if (!st->scale || !st->zp) return tfl_fail(diag, TFL_ERR_NOMEM, "quantize tables");
   for (size_t c = 0; c < st->channels; c++) {
     st->scale[c] = cpu_scale(q, (int)c);
     st->zp[c] = cpu_zero_point(q, (int)c);
     if (!(st->scale[c] > 0.0f) && n->op == TFL_OP_QUANTIZE)
-      return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "%s scale %zu is %g", what, c, (double)st->scale[c]);
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s scale %zu is %g", what, c, (double)st->scale[c]);
   }
   return TFL_OK;
 }
 
 static tfl_status check_pair(const tfl_graph *g, const tfl_node *n, const tfl_tensor **x,
-                             const tfl_tensor **y)
+                             const tfl_tensor **y, tfl_diag *diag)
 {
   *x = cpu_in(g, n, INPUT);
   *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, *x, "input", -1)) || (s = cpu_check_tensor(g, n, *y, "output", -1)))
+  if ((s = cpu_check_tensor(g, n, *x, "input", -1, diag)) || (s = cpu_check_tensor(g, n, *y, "output", -1, diag)))
     return s;
   if (tfl_tensor_count(*x) != tfl_tensor_count(*y))
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input has %zu elements, output %zu",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input has %zu elements, output %zu",
                         tfl_tensor_count(*x), tfl_tensor_count(*y));
   return TFL_OK;
 }
 
-static tfl_status prepare_quantize(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare_quantize(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *x, *y;
-  tfl_status s = check_pair(g, n, &x, &y);
+  tfl_status s = check_pair(g, n, &x, &y, diag);
   if (s) return s;
   bool from_float = x->type == TFL_TYPE_FLOAT32;
   bool requant = cpu_is_q8(x->type) && cpu_is_q8(y->type);
   if (!(from_float && (cpu_is_q8(y->type) || y->type == TFL_TYPE_INT16)) && !requant)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "%s to %s", tfl_type_name(x->type),
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s to %s", tfl_type_name(x->type),
                         tfl_type_name(y->type));
   quant_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "quantize state");
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "quantize state");
   *state = st;
   cpu_type_limits(y->type, &st->lo, &st->hi);
-  if (from_float) return setup_channels(g, n, st, y, "output");
-  if ((s = cpu_check_per_tensor(g, n, x, "input")) || (s = cpu_check_per_tensor(g, n, y, "output")))
+  if (from_float) return setup_channels(g, n, st, y, "output", diag);
+  if ((s = cpu_check_per_tensor(g, n, x, "input", diag)) || (s = cpu_check_per_tensor(g, n, y, "output", diag)))
     return s;
   /* 8-bit requantization, as TensorFlow Lite does it: same type and an input/output scale
    * ratio in [2^-8, 2^7] runs in XNNPACK (8-bit fixed-point multiplier, rounding bias,
@@ -117,7 +117,7 @@ static tfl_status prepare_quantize(tfl_graph *g, const tfl_node *n, void **state
   return TFL_OK;
 }
 
-static tfl_status eval_quantize(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval_quantize(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const quant_state *st = state;
   const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
@@ -157,21 +157,21 @@ static tfl_status eval_quantize(const tfl_graph *g, const tfl_node *n, void *sta
   return TFL_OK;
 }
 
-static tfl_status prepare_dequantize(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare_dequantize(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *x, *y;
-  tfl_status s = check_pair(g, n, &x, &y);
+  tfl_status s = check_pair(g, n, &x, &y, diag);
   if (s) return s;
   if (y->type != TFL_TYPE_FLOAT32)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "output is %s, expected FLOAT32", tfl_type_name(y->type));
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "output is %s, expected FLOAT32", tfl_type_name(y->type));
   bool ok = x->type == TFL_TYPE_FLOAT16 || cpu_is_q8(x->type) || x->type == TFL_TYPE_INT16 ||
             x->type == TFL_TYPE_INT32;
-  if (!ok) return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input type %s", tfl_type_name(x->type));
+  if (!ok) return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input type %s", tfl_type_name(x->type));
   quant_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "dequantize state");
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "dequantize state");
   *state = st;
   if (x->type == TFL_TYPE_FLOAT16) return TFL_OK;
-  return setup_channels(g, n, st, x, "input");
+  return setup_channels(g, n, st, x, "input", diag);
 }
 
 static float raw_at(const tfl_tensor *x, size_t i)
@@ -191,7 +191,7 @@ static float raw_at(const tfl_tensor *x, size_t i)
   return 0.0f;
 }
 
-static tfl_status eval_dequantize(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval_dequantize(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const quant_state *st = state;
   const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);

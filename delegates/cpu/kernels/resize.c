@@ -72,36 +72,36 @@ static void nearest_axis(const tfl_resize_params *p, int in, int out, int *idx)
   }
 }
 
-static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
   const tfl_resize_params *p = &n->p.resize;
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, x, "input", 4)) || (s = cpu_check_tensor(g, n, y, "output", 4)))
+  if ((s = cpu_check_tensor(g, n, x, "input", 4, diag)) || (s = cpu_check_tensor(g, n, y, "output", 4, diag)))
     return s;
   if (x->type != y->type)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input %s, output %s: types differ",
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input %s, output %s: types differ",
                         tfl_type_name(x->type), tfl_type_name(y->type));
   if (x->dims[0] != y->dims[0] || x->dims[3] != y->dims[3])
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input %dx_x_x%d and output %dx_x_x%d differ in batch or channels",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input %dx_x_x%d and output %dx_x_x%d differ in batch or channels",
                         x->dims[0], x->dims[3], y->dims[0], y->dims[3]);
   if (p->align_corners && p->half_pixel_centers)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "align_corners and half_pixel_centers both set (%d)", 1);
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "align_corners and half_pixel_centers both set (%d)", 1);
   bool bilinear = n->op == TFL_OP_RESIZE_BILINEAR;
   if (bilinear && x->type != TFL_TYPE_FLOAT32 && !cpu_is_q8(x->type))
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(x->type));
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(x->type));
   if (tfl_type_size(x->type) == 0)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(x->type));
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(x->type));
   if (cpu_is_q8(x->type) && (cpu_scale(x, 0) != cpu_scale(y, 0) ||
                              cpu_zero_point(x, 0) != cpu_zero_point(y, 0)))
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "%s input and output quantization differ",
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s input and output quantization differ",
                         tfl_type_name(x->type));
   if (x->dims[1] < 1 || x->dims[2] < 1 || y->dims[1] < 1 || y->dims[2] < 1)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "empty image: input %dx%d, output %dx%d", x->dims[1],
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "empty image: input %dx%d, output %dx%d", x->dims[1],
                         x->dims[2], y->dims[1], y->dims[2]);
 
   resize_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "resize state");
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "resize state");
   *state = st;
   st->bilinear = bilinear;
   st->type = x->type;
@@ -115,7 +115,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
   size_t oh = (size_t)st->out_h, ow = (size_t)st->out_w;
   st->y0 = malloc(oh * sizeof(int));
   st->x0 = malloc(ow * sizeof(int));
-  if (!st->y0 || !st->x0) return tfl_error(TFL_ERR_NOMEM, "resize tables");
+  if (!st->y0 || !st->x0) return tfl_fail(diag, TFL_ERR_NOMEM, "resize tables");
   if (!bilinear) {
     nearest_axis(p, st->in_h, st->out_h, st->y0);
     nearest_axis(p, st->in_w, st->out_w, st->x0);
@@ -125,7 +125,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
   st->x1 = malloc(ow * sizeof(int));
   st->wy = malloc(oh * sizeof(float));
   st->wx = malloc(ow * sizeof(float));
-  if (!st->y1 || !st->x1 || !st->wy || !st->wx) return tfl_error(TFL_ERR_NOMEM, "resize tables");
+  if (!st->y1 || !st->x1 || !st->wy || !st->wx) return tfl_fail(diag, TFL_ERR_NOMEM, "resize tables");
   bilinear_axis(p, st->in_h, st->out_h, st->y0, st->y1, st->wy);
   bilinear_axis(p, st->in_w, st->out_w, st->x0, st->x1, st->wx);
   return TFL_OK;
@@ -209,7 +209,7 @@ static void task(void *arg, size_t t)
   }
 }
 
-static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const resize_state *st = state;
   resize_job j = { st, cpu_in(g, n, INPUT)->data, cpu_out(g, n, OUTPUT)->data, 0 };

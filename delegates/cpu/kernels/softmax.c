@@ -27,30 +27,30 @@ static void release(void *state)
   free(state);
 }
 
-static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, x, "input", -1)) || (s = cpu_check_tensor(g, n, y, "output", -1)))
+  if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) || (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
     return s;
   if (x->type != y->type)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input %s, output %s: types differ",
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input %s, output %s: types differ",
                         tfl_type_name(x->type), tfl_type_name(y->type));
   if (x->type != TFL_TYPE_FLOAT32 && !cpu_is_q8(x->type))
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(x->type));
-  if (x->ndim < 1) return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input has %d dims, expected >= 1", x->ndim);
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(x->type));
+  if (x->ndim < 1) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input has %d dims, expected >= 1", x->ndim);
   if (tfl_tensor_count(x) != tfl_tensor_count(y))
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input has %zu elements, output %zu",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input has %zu elements, output %zu",
                         tfl_tensor_count(x), tfl_tensor_count(y));
   softmax_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "softmax state");
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "softmax state");
   *state = st;
   st->type = x->type;
   st->depth = (size_t)x->dims[x->ndim - 1];
   st->rows = st->depth ? tfl_tensor_count(x) / st->depth : 0;
   st->beta = n->p.softmax.beta;
   if (cpu_is_q8(x->type)) {
-    if ((s = cpu_check_per_tensor(g, n, x, "input")) || (s = cpu_check_per_tensor(g, n, y, "output")))
+    if ((s = cpu_check_per_tensor(g, n, x, "input", diag)) || (s = cpu_check_per_tensor(g, n, y, "output", diag)))
       return s;
     st->flip = cpu_q8_flip(x->type);
     st->zo = cpu_zero_point(y, 0);
@@ -111,7 +111,7 @@ static void task(void *arg, size_t t)
   }
 }
 
-static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const softmax_state *st = state;
   softmax_job j = { st, cpu_in(g, n, INPUT)->data, cpu_out(g, n, OUTPUT)->data, 0 };

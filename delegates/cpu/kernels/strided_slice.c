@@ -47,20 +47,20 @@ static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
   return v < lo ? lo : (v > hi ? hi : v);
 }
 
-static tfl_status make_plan(const tfl_graph *g, const tfl_node *n, slice_plan *pl)
+static tfl_status make_plan(const tfl_graph *g, const tfl_node *n, slice_plan *pl, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
   const tfl_tensor *tb = cpu_in(g, n, BEGIN), *te = cpu_in(g, n, END), *ts = cpu_in(g, n, STRIDES);
   const tfl_strided_slice_params *p = &n->p.slice;
   int spec_n = (int)tfl_tensor_count(tb), in_nd = x->ndim;
   if (spec_n > MAX_SPEC)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "%d slice specs, at most %d", spec_n, MAX_SPEC);
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%d slice specs, at most %d", spec_n, MAX_SPEC);
   int add_axes = 0;
   for (int i = 0; i < spec_n; i++)
     if (!(p->ellipsis_mask & (1 << i)) && (p->new_axis_mask & (1 << i))) add_axes++;
   int eff_n = in_nd + add_axes;
   if (eff_n > MAX_SPEC)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "%d effective dims, at most %d", eff_n, MAX_SPEC);
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%d effective dims, at most %d", eff_n, MAX_SPEC);
 
   /* which effective dims the ellipsis covers, and which are new axes */
   bool ell[MAX_SPEC] = { false }, newax[MAX_SPEC] = { false };
@@ -85,7 +85,7 @@ static tfl_status make_plan(const tfl_graph *g, const tfl_node *n, slice_plan *p
   for (int i = 0; i < eff_n; i++) {
     if (newax[i] && !ell[i]) continue; /* a size-1 output dim; no input dim */
     if (d_in >= in_nd)
-      return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "slice spec has more dims than the input's %d", in_nd);
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "slice spec has more dims than the input's %d", in_nd);
     int64_t size = x->dims[d_in], start, stop, stride = 1;
     bool bmask, emask, shrink = false;
     if (ell[i] || i >= spec_n + expanded) {
@@ -101,7 +101,7 @@ static tfl_status make_plan(const tfl_graph *g, const tfl_node *n, slice_plan *p
       emask = p->end_mask & (1 << o);
       shrink = p->shrink_axis_mask & (1 << o);
     }
-    if (stride == 0) return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "dim %d: stride is %d", d_in, 0);
+    if (stride == 0) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "dim %d: stride is %d", d_in, 0);
     int64_t raw_start = start;
     if (start < 0) start += size;
     start = stride > 0 ? clamp64(start, 0, size) : clamp64(start, -1, size - 1);
@@ -118,7 +118,7 @@ static tfl_status make_plan(const tfl_graph *g, const tfl_node *n, slice_plan *p
     int64_t cnt = stride > 0 ? (stop - start + stride - 1) / stride : (start - stop - stride - 1) / -stride;
     if (cnt < 0) cnt = 0;
     if (shrink && (start < 0 || start >= size))
-      return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "dim %d: shrink index %lld out of range %lld", d_in,
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "dim %d: shrink index %lld out of range %lld", d_in,
                           (long long)start, (long long)size);
     pl->start[d_in] = start;
     pl->count[d_in] = cnt;
@@ -127,48 +127,48 @@ static tfl_status make_plan(const tfl_graph *g, const tfl_node *n, slice_plan *p
     d_in++;
   }
   if (d_in != in_nd)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "slice resolves %d of the input's %d dims", d_in, in_nd);
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "slice resolves %d of the input's %d dims", d_in, in_nd);
   pl->out_count = out_count;
   if (tfl_tensor_count(y) != out_count)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "output has %zu elements, the slice gives %zu",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output has %zu elements, the slice gives %zu",
                         tfl_tensor_count(y), out_count);
   return TFL_OK;
 }
 
-static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
   const tfl_tensor *tb = cpu_in(g, n, BEGIN), *te = cpu_in(g, n, END), *ts = cpu_in(g, n, STRIDES);
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, x, "input", -1)) || (s = cpu_check_tensor(g, n, tb, "begin", 1)) ||
-      (s = cpu_check_tensor(g, n, te, "end", 1)) || (s = cpu_check_tensor(g, n, ts, "strides", 1)) ||
-      (s = cpu_check_tensor(g, n, y, "output", -1)))
+  if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) || (s = cpu_check_tensor(g, n, tb, "begin", 1, diag)) ||
+      (s = cpu_check_tensor(g, n, te, "end", 1, diag)) || (s = cpu_check_tensor(g, n, ts, "strides", 1, diag)) ||
+      (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
     return s;
   if (x->type != y->type)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "input %s, output %s: types differ",
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input %s, output %s: types differ",
                         tfl_type_name(x->type), tfl_type_name(y->type));
   if (tfl_type_size(x->type) == 0)
-    return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(x->type));
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(x->type));
   const tfl_tensor *idx[3] = { tb, te, ts };
   for (int i = 0; i < 3; i++)
     if (idx[i]->type != TFL_TYPE_INT32 && idx[i]->type != TFL_TYPE_INT64)
-      return CPU_NODE_ERR(TFL_ERR_UNSUPPORTED, g, n, "index input %d is %s, expected INT32", i + 1,
+      return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "index input %d is %s, expected INT32", i + 1,
                           tfl_type_name(idx[i]->type));
   if (te->dims[0] != tb->dims[0] || ts->dims[0] != tb->dims[0])
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "begin, end, strides have %d, %d, %d entries",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "begin, end, strides have %d, %d, %d entries",
                         tb->dims[0], te->dims[0], ts->dims[0]);
   slice_state *st = calloc(1, sizeof *st);
-  if (!st) return tfl_error(TFL_ERR_NOMEM, "strided slice state");
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "strided slice state");
   *state = st;
   st->esize = tfl_type_size(x->type);
   if (tb->is_const && te->is_const && ts->is_const) {
-    if ((s = make_plan(g, n, &st->plan))) return s;
+    if ((s = make_plan(g, n, &st->plan, diag))) return s;
     st->planned = true;
   }
   return TFL_OK;
 }
 
-static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const slice_state *st = state;
   const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
@@ -176,7 +176,7 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   const slice_plan *pl = &st->plan;
   (void)ctx;
   if (!st->planned) {
-    tfl_status s = make_plan(g, n, &local);
+    tfl_status s = make_plan(g, n, &local, diag);
     if (s) return s;
     pl = &local;
   }

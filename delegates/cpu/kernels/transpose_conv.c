@@ -21,19 +21,19 @@ enum { OUTPUT = 0 };
 /* Allocates the state and reads input and weight geometry; checks their ranks and the
  * channel match. */
 static tfl_status read_geometry(tfl_graph *g, const tfl_node *n, void **state, int x_idx,
-                                int w_idx, int b_idx, cpu_conv_state **out)
+                                int w_idx, int b_idx, cpu_conv_state **out, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, x_idx), *w = cpu_in(g, n, w_idx);
   const tfl_tensor *y = cpu_out(g, n, OUTPUT);
   const tfl_conv_params *p = &n->p.conv;
   tfl_status s;
-  if ((s = cpu_conv_state_new(state, "transpose conv state", x_idx, w_idx, b_idx, out))) return s;
-  if ((s = cpu_check_conv_tensors(g, n, x, w, y, "weights"))) return s;
+  if ((s = cpu_conv_state_new(state, "transpose conv state", x_idx, w_idx, b_idx, out, diag))) return s;
+  if ((s = cpu_check_conv_tensors(g, n, x, w, y, "weights", diag))) return s;
   if (x->dims[3] != w->dims[3])
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "input has %d channels, weights dim 3 is %d",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input has %d channels, weights dim 3 is %d",
                         x->dims[3], w->dims[3]);
   if (p->stride_w < 1 || p->stride_h < 1)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "stride %dx%d must be >= 1", p->stride_w,
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "stride %dx%d must be >= 1", p->stride_w,
                         p->stride_h);
   cpu_conv_read_dims(*out, x, w, p, 0);
   return TFL_OK;
@@ -41,29 +41,29 @@ static tfl_status read_geometry(tfl_graph *g, const tfl_node *n, void **state, i
 
 /* Shared checks once the output size and pads are known. */
 static tfl_status prepare_common(tfl_graph *g, const tfl_node *n, cpu_conv_state *st,
-                                 bool allow_quant)
+                                 bool allow_quant, tfl_diag *diag)
 {
   tfl_status s;
   if ((s = cpu_check_output_nhwc(g, n, cpu_out(g, n, OUTPUT), st->batches, st->out_h, st->out_w,
-                                 st->out_c)) ||
-      (s = cpu_conv_state_types(g, n, st, "weights", 0, allow_quant)))
+                                 st->out_c, diag)) ||
+      (s = cpu_conv_state_types(g, n, st, "weights", 0, allow_quant, diag)))
     return s;
-  return cpu_conv_prepare_packed(g, n, st, "transpose conv packed filter");
+  return cpu_conv_prepare_packed(g, n, st, "transpose conv packed filter", diag);
 }
 
-static tfl_status prepare_tflite(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare_tflite(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   cpu_conv_state *st = NULL;
-  tfl_status s = read_geometry(g, n, state, TC_INPUT, TC_WEIGHTS, TC_BIAS, &st);
+  tfl_status s = read_geometry(g, n, state, TC_INPUT, TC_WEIGHTS, TC_BIAS, &st, diag);
   if (s) return s;
   const tfl_tensor *shape = cpu_in(g, n, TC_OUTPUT_SHAPE), *y = cpu_out(g, n, OUTPUT);
   if (!shape || shape->type != TFL_TYPE_INT32 || tfl_tensor_count(shape) != 4)
-    return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "output_shape must be 4 int32 values%s", "");
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output_shape must be 4 int32 values%s", "");
   if (shape->is_const) {
     const int32_t *os = shape->data;
     for (int d = 0; d < 4; d++)
       if (os[d] != y->dims[d])
-        return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "output dim %d is %d, output_shape says %d", d,
+        return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output dim %d is %d, output_shape says %d", d,
                             y->dims[d], os[d]);
   }
   tfl_padding pad = n->p.conv.padding;
@@ -73,15 +73,15 @@ static tfl_status prepare_tflite(tfl_graph *g, const tfl_node *n, void **state)
                            cpu_conv_out_size(pad, st->out_h, st->k_h, st->stride_h, 1));
   st->pad_w = cpu_conv_pad(pad, st->out_w, st->k_w, st->stride_w, 1,
                            cpu_conv_out_size(pad, st->out_w, st->k_w, st->stride_w, 1));
-  return prepare_common(g, n, st, true);
+  return prepare_common(g, n, st, true, diag);
 }
 
-static tfl_status prepare_mediapipe(tfl_graph *g, const tfl_node *n, void **state)
+static tfl_status prepare_mediapipe(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   cpu_conv_state *st = NULL;
-  tfl_status s = read_geometry(g, n, state, MP_INPUT, MP_WEIGHTS, MP_BIAS, &st);
+  tfl_status s = read_geometry(g, n, state, MP_INPUT, MP_WEIGHTS, MP_BIAS, &st, diag);
   if (s) return s;
-  if (!cpu_in(g, n, MP_BIAS)) return CPU_NODE_ERR(TFL_ERR_SHAPE, g, n, "missing %s", "bias");
+  if (!cpu_in(g, n, MP_BIAS)) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "missing %s", "bias");
   /* The output size is the one TFLite (XNNPACK) gives: stride * in for SAME, computed by
    * the shape pass; the leading pad is half the overlap, as for TRANSPOSE_CONV. */
   int total_h = 0, total_w = 0;
@@ -98,7 +98,7 @@ static tfl_status prepare_mediapipe(tfl_graph *g, const tfl_node *n, void **stat
   }
   st->pad_h = total_h / 2;
   st->pad_w = total_w / 2;
-  return prepare_common(g, n, st, false);
+  return prepare_common(g, n, st, false, diag);
 }
 
 /* Input row feeding output row oy through tap ky, or -1. */
@@ -169,7 +169,7 @@ static void row_q(void *arg, size_t row)
   }
 }
 
-static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx)
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   return cpu_conv_eval(g, n, state, ctx, row_f32, row_q);
 }
