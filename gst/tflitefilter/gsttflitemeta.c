@@ -121,6 +121,7 @@ static gboolean meta_init(GstMeta *meta, gpointer params, GstBuffer *buffer)
 {
   GstTfliteMeta *m = (GstTfliteMeta *)meta;
   m->frame_width = m->frame_height = 0;
+  m->frame_roi_id = 0;
   m->objects = g_array_new(FALSE, TRUE, sizeof(GstTfliteObject));
   return TRUE;
 }
@@ -141,6 +142,8 @@ static gboolean meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *buffer
   GstTfliteMeta *dst = gst_buffer_get_tflite_meta(dest);
   if (!dst) dst = gst_buffer_add_tflite_meta(dest, src->frame_width, src->frame_height);
   if (!dst) return FALSE;
+  /* the region metas travel with their own transform, keeping their ids */
+  if (!dst->frame_roi_id) dst->frame_roi_id = src->frame_roi_id;
   for (guint i = 0; i < src->objects->len; i++) {
     GstTfliteObject o;
     if (!object_copy(&o, &g_array_index(src->objects, GstTfliteObject, i))) return FALSE;

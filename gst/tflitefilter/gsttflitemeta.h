@@ -80,7 +80,8 @@ typedef struct {
   const gint32 *edges;      /* pairs of keypoint indices (static tables) */
   GstTfliteMask *mask;      /* SEGMENTATION: ref held */
   guint64 track_id;         /* set by a tracker; 0: not tracked */
-  gint roi_id;              /* id of the GstVideoRegionOfInterestMeta mirroring it, or -1 */
+  gint roi_id;              /* id of the GstVideoRegionOfInterestMeta mirroring it (its own,
+                               or the one it added parameters to); <= 0: not mirrored yet */
   GPtrArray *labels;        /* ref held, may be NULL: class id -> label */
 } GstTfliteObject;
 
@@ -98,6 +99,7 @@ typedef struct _GstTfliteMeta {
   GstMeta meta;
   gint frame_width, frame_height;  /* frame the coordinates refer to */
   GArray *objects;                 /* GstTfliteObject, owned; read with the calls below */
+  gint frame_roi_id;               /* the region covering the frame (whole-frame results), 0: none */
 } GstTfliteMeta;
 
 GType gst_tflite_meta_api_get_type(void);
@@ -130,6 +132,18 @@ GstTfliteObject *gst_tflite_meta_add_object(GstTfliteMeta *meta, GstTfliteObject
 guint gst_tflite_meta_add_results(GstTfliteMeta *meta, tfl_results *results, GQuark source,
                                   guint64 parent_id, const gfloat area[4], GPtrArray *labels,
                                   GstBuffer *gl_mask);
+
+/* ---- GStreamer's standard region metadata -------------------------------------- */
+
+/* Mirrors the objects not mirrored yet into GstVideoRegionOfInterestMeta on `buffer`
+ * (the buffer holding `meta`; writable), so any application reads them with GstVideo
+ * alone: each DETECTION (and each LANDMARKS without a parent) becomes a region (roi_type
+ * its label, or "#<class id>"), CLASSIFICATION, LANDMARKS and SEGMENTATION objects add
+ * parameter structures ("classification", "landmarks", "segmentation") to their parent's
+ * region or to one region covering the frame; a set track_id adds or updates "tracking".
+ * Call after adding objects (each element that adds objects does); calling again adds
+ * only what is new. Returns the number of regions added. Field list: docs/objects.md. */
+guint gst_tflite_meta_sync_rois(GstTfliteMeta *meta, GstBuffer *buffer);
 
 /* The objects of `source` (0: all) as a GstStructure "tflite-results" for bus messages
  * (docs/bus-messages.md lists the fields). Caller owns it. */
