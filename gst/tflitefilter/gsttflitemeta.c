@@ -8,6 +8,11 @@
 
 /* ---- masks ---------------------------------------------------------------------- */
 
+/**
+ * gst_tflite_mask_new: (skip)
+ *
+ * C only (plain C arrays); see gsttflitemeta.h.
+ */
 GstTfliteMask *gst_tflite_mask_new(tfl_mask *m, GstBuffer *gl_buffer)
 {
   GstTfliteMask *mask = g_new0(GstTfliteMask, 1);
@@ -24,12 +29,22 @@ GstTfliteMask *gst_tflite_mask_new(tfl_mask *m, GstBuffer *gl_buffer)
   return mask;
 }
 
+/**
+ * gst_tflite_mask_ref: (skip)
+ *
+ * C only (plain C arrays); see gsttflitemeta.h.
+ */
 GstTfliteMask *gst_tflite_mask_ref(GstTfliteMask *mask)
 {
   g_atomic_int_inc(&mask->refcount);
   return mask;
 }
 
+/**
+ * gst_tflite_mask_unref: (skip)
+ *
+ * C only (plain C arrays); see gsttflitemeta.h.
+ */
 void gst_tflite_mask_unref(GstTfliteMask *mask)
 {
   if (!mask || !g_atomic_int_dec_and_test(&mask->refcount)) return;
@@ -57,6 +72,53 @@ const gchar *gst_tflite_object_label(const GstTfliteObject *obj, gint class_id)
   if (!obj || !obj->labels || class_id < 0 || (guint)class_id >= obj->labels->len) return NULL;
   const gchar *l = g_ptr_array_index(obj->labels, class_id);
   return l && l[0] ? l : NULL;
+}
+
+/**
+ * gst_tflite_object_get_keypoint:
+ * @obj: an object
+ * @index: which keypoint
+ * @x: (out): frame pixels
+ * @y: (out): frame pixels
+ * @score: (out): 0..1, < 0 when the model gives none
+ *
+ * Returns: FALSE when @index is out of range
+ */
+gboolean gst_tflite_object_get_keypoint(const GstTfliteObject *obj, guint index, gfloat *x, gfloat *y, gfloat *score)
+{
+  if (!obj || index >= obj->n_keypoints) return FALSE;
+  *x = obj->keypoints[index].x;
+  *y = obj->keypoints[index].y;
+  *score = obj->keypoints[index].score;
+  return TRUE;
+}
+
+/**
+ * gst_tflite_object_get_class:
+ * @obj: a CLASSIFICATION object
+ * @index: rank, 0 = best
+ * @class_id: (out): index into the labels
+ * @score: (out): 0..1
+ *
+ * Returns: FALSE when @index is out of range
+ */
+gboolean gst_tflite_object_get_class(const GstTfliteObject *obj, guint index, gint *class_id, gfloat *score)
+{
+  if (!obj || index >= obj->n_classes) return FALSE;
+  *class_id = obj->classes[index].class_id;
+  *score = obj->classes[index].score;
+  return TRUE;
+}
+
+/**
+ * gst_tflite_object_get_source:
+ * @obj: an object
+ *
+ * Returns: (transfer none): the name of the element that made @obj
+ */
+const gchar *gst_tflite_object_get_source(const GstTfliteObject *obj)
+{
+  return obj && obj->source ? g_quark_to_string(obj->source) : "";
 }
 
 guint64 gst_tflite_object_new_id(void)
@@ -164,6 +226,11 @@ const GstMetaInfo *gst_tflite_meta_get_info(void)
   return info;
 }
 
+/**
+ * gst_buffer_add_tflite_meta: (skip)
+ *
+ * C only (plain C arrays); see gsttflitemeta.h.
+ */
 GstTfliteMeta *gst_buffer_add_tflite_meta(GstBuffer *buffer, gint frame_width, gint frame_height)
 {
   g_return_val_if_fail(GST_IS_BUFFER(buffer), NULL);
@@ -178,6 +245,17 @@ GstTfliteMeta *gst_buffer_add_tflite_meta(GstBuffer *buffer, gint frame_width, g
     m->frame_height = frame_height;
   }
   return m;
+}
+
+/**
+ * gst_tflite_buffer_get_meta:
+ * @buffer: a buffer
+ *
+ * Returns: (transfer none) (nullable): the buffer's #GstTfliteMeta
+ */
+GstTfliteMeta *gst_tflite_buffer_get_meta(GstBuffer *buffer)
+{
+  return buffer ? gst_buffer_get_tflite_meta(buffer) : NULL;
 }
 
 guint gst_tflite_meta_n_objects(const GstTfliteMeta *meta)
@@ -210,6 +288,11 @@ gint gst_tflite_meta_next_object(const GstTfliteMeta *meta, gint from, GQuark so
   return -1;
 }
 
+/**
+ * gst_tflite_meta_add_object: (skip)
+ *
+ * C only (plain C arrays); see gsttflitemeta.h.
+ */
 GstTfliteObject *gst_tflite_meta_add_object(GstTfliteMeta *meta, GstTfliteObject *obj)
 {
   if (!obj->id) obj->id = gst_tflite_object_new_id();
@@ -236,6 +319,11 @@ static GstTfliteObject new_object(GstTfliteObjectKind kind, GQuark source, guint
   return o;
 }
 
+/**
+ * gst_tflite_meta_add_results: (skip)
+ *
+ * C only (plain C arrays); see gsttflitemeta.h.
+ */
 guint gst_tflite_meta_add_results(GstTfliteMeta *meta, tfl_results *r, GQuark source, guint64 parent_id,
                                   const gfloat area[4], GPtrArray *labels, GstBuffer *gl_mask)
 {

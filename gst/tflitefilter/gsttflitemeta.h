@@ -87,6 +87,12 @@ typedef struct {
 
 /* The label of class_id from the object's label list; NULL when it has none. */
 const gchar *gst_tflite_object_label(const GstTfliteObject *obj, gint class_id);
+/* For language bindings (the arrays above are plain C): keypoint / class result `index`;
+ * FALSE when out of range. The name of the element that made the object. */
+gboolean gst_tflite_object_get_keypoint(const GstTfliteObject *obj, guint index, gfloat *x, gfloat *y,
+                                        gfloat *score);
+gboolean gst_tflite_object_get_class(const GstTfliteObject *obj, guint index, gint *class_id, gfloat *score);
+const gchar *gst_tflite_object_get_source(const GstTfliteObject *obj);
 /* A fresh object id (atomic, process-wide, never 0). */
 guint64 gst_tflite_object_new_id(void);
 
@@ -106,6 +112,8 @@ GType gst_tflite_meta_api_get_type(void);
 const GstMetaInfo *gst_tflite_meta_get_info(void);
 
 #define gst_buffer_get_tflite_meta(b) ((GstTfliteMeta *)gst_buffer_get_meta((b), GST_TFLITE_META_API_TYPE))
+/* The same as a function, for language bindings; NULL when the buffer has none. */
+GstTfliteMeta *gst_tflite_buffer_get_meta(GstBuffer *buffer);
 /* The buffer's meta, added (empty) if it has none. The buffer must be writable. */
 GstTfliteMeta *gst_buffer_add_tflite_meta(GstBuffer *buffer, gint frame_width, gint frame_height);
 
