@@ -16,6 +16,38 @@
 
 #include "tfl_graph.h"
 
+/* Tensors that live on a device, for the delegates that can keep them there. Graph
+ * inputs can be bound to a device object instead of tensor->data, graph outputs can be
+ * exported into one and left out of host memory, so frames go GPU to GPU with no CPU
+ * copy (e.g. a GStreamer GL texture in, a mask texture out). Between partitions the
+ * interpreter still moves data through host memory, and only where the delegates of the
+ * producing and the consuming partition differ. */
+typedef enum {
+  TFL_EXT_GL_IMAGE = 1,      /* input: an RGBA8 GL_TEXTURE_2D sampled into an image tensor
+                                ([B,H,W,3|4], float or 8-bit), one slot of the batch */
+  TFL_EXT_GL_MASK,           /* output: a segmentation output ([B,H,W,C]) written into an
+                                H x W R8 GL texture: the argmax class (C > 1) or the
+                                probability * 255 (C == 1), one slot of the batch */
+} tfl_ext_kind;
+
+typedef struct {
+  tfl_ext_kind kind;
+  int slot;                  /* which frame of the batch */
+  unsigned gl_name;          /* the texture, in the delegate's GL context (or one sharing
+                                with it); must stay valid until the invoke (IMAGE) or the
+                                export (MASK) is done */
+  int width, height;         /* the texture's size in pixels */
+  /* GL_IMAGE: model-input pixel (x, y) samples texture point
+   *   (affine[0] u + affine[1] v + affine[2], affine[3] u + affine[4] v + affine[5]),
+   * u = x + 0.5, v = y + 0.5, bilinearly with half-pixel centres, clamped to the edge;
+   * points outside the texture give 0 (letterbox bars). Float inputs get
+   * (pixel - mean) / std with pixel in 0..255; 8-bit inputs the rounded pixel. The same
+   * math as the CPU preprocessing (preprocess/preprocess.h). */
+  float affine[6];
+  float mean[3], std[3];
+  bool logits;               /* GL_MASK, one channel: a sigmoid first (tfl_decoder_output_is_logits) */
+} tfl_ext;
+
 /* A partition as the interpreter hands it over. Arrays are owned by the
  * interpreter and live until release(). Boundary tensors: `inputs` are read from
  * tensor->data (CPU memory) unless the delegate was told otherwise, `outputs` must
@@ -43,6 +75,16 @@ typedef struct tfl_delegate {
   tfl_status (*prepare)(void *ctx, tfl_graph *g, const tfl_partition *part, void **state);
   tfl_status (*invoke)(void *ctx, void *state);
   void (*release)(void *ctx, void *state);
+  /* Device tensors (optional: NULL when the delegate keeps everything in host memory).
+   * bind_input: graph input `tensor`, read by this partition, comes from ext for the
+   * following invokes (ext NULL: from tensor->data again). export_output: after an
+   * invoke, writes output `tensor` of this partition into ext now (queued on the device).
+   * set_output_host: whether output `tensor` is copied to tensor->data by invoke (false:
+   * it stays on the device, tensor->data goes stale; refused for a tensor another
+   * partition reads). */
+  tfl_status (*bind_input)(void *ctx, void *state, int tensor, const tfl_ext *ext);
+  tfl_status (*export_output)(void *ctx, void *state, int tensor, const tfl_ext *ext);
+  tfl_status (*set_output_host)(void *ctx, void *state, int tensor, bool host);
   /* Frees ctx; the interpreter never calls it (the creator owns the delegate). */
   void (*destroy)(struct tfl_delegate *self);
 } tfl_delegate;

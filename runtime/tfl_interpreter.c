@@ -380,3 +380,78 @@ const char *tfl_interpreter_node_delegate(const tfl_interpreter *it, int node)
   if (!it || node < 0 || node >= it->g->n_nodes || it->node_part[node] < 0) return NULL;
   return it->parts[it->node_part[node]].d->name;
 }
+
+/* ---- device tensors ----------------------------------------------------------------- */
+
+/* The partition listing tensor t among its inputs (in) or outputs (!in), -1 if none. */
+static int part_with(const tfl_interpreter *it, int t, bool in)
+{
+  for (int pi = 0; pi < it->n_parts; pi++) {
+    const tfl_partition *p = &it->parts[pi].part;
+    int n = in ? p->n_inputs : p->n_outputs;
+    const int32_t *list = in ? p->inputs : p->outputs;
+    for (int k = 0; k < n; k++)
+      if (list[k] == t) return pi;
+  }
+  return -1;
+}
+
+tfl_status tfl_interpreter_bind_input(tfl_interpreter *it, int i, const tfl_ext *ext)
+{
+  if (!it || i < 0 || i >= it->g->n_inputs) return tfl_fail(it ? it->diag : NULL, TFL_ERR_ARG, "bind: no input %d", i);
+  int t = it->g->inputs[i], bound = 0;
+  /* every partition reading the input gets it from the device */
+  for (int pi = 0; pi < it->n_parts; pi++) {
+    interp_part *p = &it->parts[pi];
+    bool reads = false;
+    for (int k = 0; k < p->part.n_inputs && !reads; k++) reads = p->part.inputs[k] == t;
+    if (!reads) continue;
+    if (!p->d->bind_input)
+      return tfl_fail(it->diag, TFL_ERR_UNSUPPORTED, "input %d (%s) is read by the %s delegate, which takes host memory "
+                      "only", i, it->g->tensors[t].name ? it->g->tensors[t].name : "", p->d->name);
+    tfl_status st = p->d->bind_input(p->d->ctx, p->state, t, ext);
+    if (st != TFL_OK) return st;
+    bound++;
+  }
+  if (!bound) return tfl_fail(it->diag, TFL_ERR_ARG, "bind: input %d is read by no partition", i);
+  return TFL_OK;
+}
+
+tfl_status tfl_interpreter_export_output(tfl_interpreter *it, int i, const tfl_ext *ext)
+{
+  if (!it || i < 0 || i >= it->g->n_outputs)
+    return tfl_fail(it ? it->diag : NULL, TFL_ERR_ARG, "export: no output %d", i);
+  int t = it->g->outputs[i], pi = part_with(it, t, false);
+  if (pi < 0) return tfl_fail(it->diag, TFL_ERR_ARG, "export: output %d is made by no partition", i);
+  interp_part *p = &it->parts[pi];
+  if (!p->d->export_output)
+    return tfl_fail(it->diag, TFL_ERR_UNSUPPORTED, "output %d (%s) is made by the %s delegate, which has no device "
+                    "objects", i, it->g->tensors[t].name ? it->g->tensors[t].name : "", p->d->name);
+  return p->d->export_output(p->d->ctx, p->state, t, ext);
+}
+
+tfl_status tfl_interpreter_set_output_host(tfl_interpreter *it, int i, bool host)
+{
+  if (!it || i < 0 || i >= it->g->n_outputs)
+    return tfl_fail(it ? it->diag : NULL, TFL_ERR_ARG, "output %d: no such output", i);
+  int t = it->g->outputs[i], pi = part_with(it, t, false);
+  if (pi < 0) return tfl_fail(it->diag, TFL_ERR_ARG, "output %d is made by no partition", i);
+  interp_part *p = &it->parts[pi];
+  if (!p->d->set_output_host) {
+    if (host) return TFL_OK; /* host memory is all it has */
+    return tfl_fail(it->diag, TFL_ERR_UNSUPPORTED, "output %d is made by the %s delegate, which keeps outputs in host "
+                    "memory", i, p->d->name);
+  }
+  return p->d->set_output_host(p->d->ctx, p->state, t, host);
+}
+
+void tfl_interpreter_set_outputs_host(tfl_interpreter *it, bool host)
+{
+  for (int i = 0; it && i < it->g->n_outputs; i++) {
+    int pi = part_with(it, it->g->outputs[i], false);
+    if (pi < 0 || !it->parts[pi].d->set_output_host) continue;
+    /* an output another partition reads must come back: refused, and that is fine */
+    interp_part *p = &it->parts[pi];
+    (void)p->d->set_output_host(p->d->ctx, p->state, it->g->outputs[i], host);
+  }
+}

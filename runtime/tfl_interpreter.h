@@ -59,6 +59,17 @@ tfl_tensor *tfl_interpreter_output(tfl_interpreter *it, int i);
 int tfl_interpreter_input_by_name(const tfl_interpreter *it, const char *name);
 int tfl_interpreter_output_by_name(const tfl_interpreter *it, const char *name);
 
+/* Device tensors (tfl_delegate.h): graph input i bound to a device object for the
+ * following invokes (ext NULL: host memory again); graph output i exported into one after
+ * an invoke; whether output i (or every output) is copied to host memory by invoke.
+ * Error naming the delegate when the partition's delegate cannot do it. */
+tfl_status tfl_interpreter_bind_input(tfl_interpreter *it, int i, const tfl_ext *ext);
+tfl_status tfl_interpreter_export_output(tfl_interpreter *it, int i, const tfl_ext *ext);
+tfl_status tfl_interpreter_set_output_host(tfl_interpreter *it, int i, bool host);
+/* All outputs: host = true copies every output back; false leaves on the device each
+ * output whose delegate allows it (the others are still copied). */
+void tfl_interpreter_set_outputs_host(tfl_interpreter *it, bool host);
+
 const tfl_graph *tfl_interpreter_graph(const tfl_interpreter *it);
 size_t tfl_interpreter_arena_bytes(const tfl_interpreter *it);
 int tfl_interpreter_partition_count(const tfl_interpreter *it);

@@ -22,8 +22,6 @@ typedef struct {
   gl_delegate_options o;
   char *cache_dir;
   gl_context *ctx;
-  gl_texture_input tex;
-  bool tex_set;
   bool profiling;
   gl_part *parts;              /* prepared partitions (linked) */
   gl_delegate_stats stats;
@@ -54,14 +52,24 @@ struct gl_part {
   bool const_fp32;             /* fp16 mode with 32-bit constants (gl_plan_options) */
   float *staging;              /* largest boundary tensor, PHWC4 floats */
   void *packed;                /* the same in storage precision */
-  int tex_in;                  /* plan.in index fed by the texture, -1 */
-  unsigned tex_prog;
+  int tex_in;                  /* plan.in index of graph input 0 when it can take an image, -1 */
+  unsigned tex_prog;           /* its texture program (compiled at prepare with the
+                                  texture_input option, else at the first bind) */
+  tfl_ext *images;             /* per batch slot: the bound texture (kind 0: none) */
+  int n_slots, n_images;       /* slots of input 0's batch; bound ones */
+  unsigned *mask_progs;        /* per plan output: its mask-export program, 0 until used */
+  unsigned mask_bytes;         /* the mask export's byte buffer (gl_gen_mask.c) */
+  size_t mask_bytes_size;
   unsigned *queries;           /* profiling: n_d + 1 timestamps */
   double *times_ms;            /* profiling: per dispatch, last invoke */
   bool timed;
   bool *on_gpu;                /* per plan output: left on the GPU, never read back
                                   (gl_delegate_set_output_on_gpu); NULL: all read back */
 };
+
+static tfl_status bind_input(void *ctx, void *state, int tensor, const tfl_ext *x);
+static tfl_status export_output(void *ctx, void *state, int tensor, const tfl_ext *x);
+static tfl_status set_output_host(void *ctx, void *state, int tensor, bool host);
 
 gl_delegate_options gl_delegate_defaults(void)
 {
@@ -94,6 +102,9 @@ static void part_free(gl_dctx *dc, gl_part *p)
     for (int i = 0; i < p->n_progs; i++)
       if (p->progs[i]) f->DeleteProgram(p->progs[i]);
     if (p->tex_prog) f->DeleteProgram(p->tex_prog);
+    for (int i = 0; p->mask_progs && i < p->plan.n_out; i++)
+      if (p->mask_progs[i]) f->DeleteProgram(p->mask_progs[i]);
+    if (p->mask_bytes) f->DeleteBuffers(1, &p->mask_bytes);
     if (p->queries) f->DeleteQueries(p->plan.n_d + 1, p->queries);
     if (p->arena) f->DeleteBuffers(1, &p->arena);
     if (p->consts) f->DeleteBuffers(1, &p->consts);
@@ -115,6 +126,8 @@ static void part_free(gl_dctx *dc, gl_part *p)
   free(p->io_prog);
   free(p->io_groups);
   free(p->on_gpu);
+  free(p->images);
+  free(p->mask_progs);
   free(p);
 }
 
@@ -268,21 +281,37 @@ static tfl_status build_programs(gl_dctx *dc, gl_part *p)
   return TFL_OK;
 }
 
+static tfl_status compile_texture(gl_dctx *dc, gl_part *p)
+{
+  const tfl_tensor *t = &p->g->tensors[p->plan.in[p->tex_in].tensor];
+  char *src = gl_texture_source(t, p->plan.in[p->tex_in].off, dc->o.precision == GL_PRECISION_FP16);
+  if (!src) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: texture shader");
+  tfl_status st = gl_program_compile(dc->ctx, src, "the texture input", &p->tex_prog, p->diag);
+  free(src);
+  return st;
+}
+
+/* Graph input 0 can be bound to a texture when it is an image tensor of this partition. */
 static tfl_status prepare_texture(gl_dctx *dc, gl_part *p)
 {
   p->tex_in = -1;
-  if (!dc->o.texture_input || p->g->n_inputs < 1) return TFL_OK;
+  if (p->g->n_inputs < 1) return TFL_OK;
   for (int i = 0; i < p->plan.n_in; i++)
     if (p->plan.in[i].tensor == p->g->inputs[0]) p->tex_in = i;
   if (p->tex_in < 0) return TFL_OK;
   const tfl_tensor *t = &p->g->tensors[p->plan.in[p->tex_in].tensor];
-  tfl_status st = gl_texture_check(t, p->diag);
-  if (st) return st;
-  char *src = gl_texture_source(t, p->plan.in[p->tex_in].off, dc->o.precision == GL_PRECISION_FP16);
-  if (!src) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: texture shader");
-  st = gl_program_compile(dc->ctx, src, "the texture input", &p->tex_prog, p->diag);
-  free(src);
-  return st;
+  if (!dc->o.texture_input) { /* a host tensor; a texture may still be bound later */
+    tfl_diag quiet;
+    tfl_diag_init(&quiet);
+    if (gl_texture_check(t, &quiet) != TFL_OK) p->tex_in = -1;
+  } else {
+    tfl_status st = gl_texture_check(t, p->diag);
+    if (st) return st;
+  }
+  if (p->tex_in < 0) return TFL_OK;
+  p->n_slots = t->dims[0];
+  if (!(p->images = calloc((size_t)p->n_slots, sizeof *p->images))) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: images");
+  return dc->o.texture_input ? compile_texture(dc, p) : TFL_OK;
 }
 
 static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, void **state)
@@ -328,6 +357,12 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
   return TFL_OK;
 }
 
+/* Whether this invoke reads plan input i from bound textures rather than host memory. */
+static bool from_texture(const gl_dctx *dc, const gl_part *p, int i)
+{
+  return i == p->tex_in && (p->n_images > 0 || dc->o.texture_input);
+}
+
 /* Boundary inputs: float32 ones (dense) into dense_in, the rest converted to PHWC4
  * into the arena (bound to GL_SHADER_STORAGE_BUFFER by the caller). */
 static tfl_status upload_all(gl_dctx *dc, gl_part *p)
@@ -337,7 +372,7 @@ static tfl_status upload_all(gl_dctx *dc, gl_part *p)
   for (int i = 0; i < p->plan.n_in; i++) {
     const gl_plan_io *io = &p->plan.in[i];
     const tfl_tensor *t = &p->g->tensors[io->tensor];
-    if (i == p->tex_in) continue;
+    if (from_texture(dc, p, i)) continue;
     if (!t->data) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: input tensor %d has no data", io->tensor);
     if (p->io_prog[i] >= 0) {
       size_t n = tfl_tensor_count(t);
@@ -363,7 +398,7 @@ static void run_boundary(gl_dctx *dc, gl_part *p, bool inputs, unsigned buf)
   int lo = inputs ? 0 : p->plan.n_in, hi = inputs ? p->plan.n_in : p->plan.n_in + p->plan.n_out;
   bool any = false;
   for (int i = lo; i < hi; i++) {
-    if (p->io_prog[i] < 0) continue;
+    if (p->io_prog[i] < 0 || (inputs && from_texture(dc, p, i))) continue;
     if (!inputs && p->on_gpu && p->on_gpu[i - p->plan.n_in]) continue;
     if (!any) f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, buf);
     any = true;
@@ -410,20 +445,26 @@ static tfl_status download_all(gl_dctx *dc, gl_part *p)
   return TFL_OK;
 }
 
+/* The texture program once per bound slot of the batch. */
 static void run_texture(gl_dctx *dc, gl_part *p)
 {
   const gl_funcs *f = &dc->ctx->f;
-  const gl_texture_input *tx = &dc->tex;
   const tfl_tensor *t = &p->g->tensors[p->plan.in[p->tex_in].tensor];
+  int slot_vec4s = t->dims[1] * t->dims[2]; /* 3 or 4 channels: one slice */
   f->UseProgram(p->tex_prog);
   f->ActiveTexture(GL_TEXTURE0);
-  f->BindTexture(GL_TEXTURE_2D, tx->texture);
-  f->Uniform4f(0, tx->scale_x, tx->scale_y, tx->off_x, tx->off_y);
-  f->Uniform4f(1, tx->mean[0], tx->mean[1], tx->mean[2], tx->mean[2]);
-  f->Uniform4f(2, tx->std[0], tx->std[1], tx->std[2], tx->std[2]);
-  f->Uniform4i(3, tx->width, tx->height, 0, 0);
-  f->Uniform4f(4, tx->shear_x, tx->shear_y, 0.0f, 0.0f);
-  f->DispatchCompute((GLuint)(t->dims[2] + 7) / 8, (GLuint)(t->dims[1] + 7) / 8, 1);
+  for (int k = 0; k < p->n_slots; k++) {
+    const tfl_ext *x = &p->images[k];
+    if (!x->kind) continue;
+    f->BindTexture(GL_TEXTURE_2D, x->gl_name);
+    f->Uniform4f(0, x->affine[0], x->affine[1], x->affine[3], x->affine[4]);
+    f->Uniform2f(4, x->affine[2], x->affine[5]);
+    f->Uniform4f(1, x->mean[0], x->mean[1], x->mean[2], x->mean[2]);
+    f->Uniform4f(2, x->std[0], x->std[1], x->std[2], x->std[2]);
+    f->Uniform4i(3, x->width, x->height, k * slot_vec4s, 0);
+    f->DispatchCompute((GLuint)(t->dims[2] + 7) / 8, (GLuint)(t->dims[1] + 7) / 8, 1);
+  }
+  f->BindTexture(GL_TEXTURE_2D, 0);
   f->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 }
 
@@ -459,8 +500,8 @@ static tfl_status invoke(void *ctx, void *state)
   f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, p->arena);
   run_boundary(dc, p, true, p->dense_in);
   if (p->consts) f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, p->consts); /* shaders index it absolutely */
-  if (p->tex_in >= 0) {
-    if (!dc->tex_set) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: texture_input is set but no texture was given");
+  if (p->tex_in >= 0 && (p->n_images > 0 || dc->o.texture_input)) {
+    if (!p->n_images) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: texture_input is set but no texture was bound");
     run_texture(dc, p);
   }
   bool prof = dc->profiling && prepare_profiling(dc, p) == TFL_OK;
@@ -558,59 +599,132 @@ tfl_delegate *gl_delegate_create(const gl_delegate_options *o)
   dc->base.prepare = prepare;
   dc->base.invoke = invoke;
   dc->base.release = release;
+  dc->base.bind_input = bind_input;
+  dc->base.export_output = export_output;
+  dc->base.set_output_host = set_output_host;
   dc->base.destroy = destroy;
   dc->stats.renderer = dc->ctx->renderer;
   dc->stats.version = dc->ctx->version;
   return &dc->base;
 }
 
-tfl_status gl_delegate_set_input_texture(tfl_delegate *d, const gl_texture_input *in)
+/* ---- device tensors (tfl_delegate.h) ---- */
+
+static tfl_status bind_input(void *ctx, void *state, int tensor, const tfl_ext *x)
 {
-  if (!d || !in) return TFL_ERR_ARG;
-  gl_dctx *dc = d->ctx;
-  if (!dc->o.texture_input) return tfl_fail(dc->diag, TFL_ERR_ARG, "GL: the delegate was created without texture_input");
-  if (in->width < 1 || in->height < 1 || !in->texture)
-    return tfl_fail(dc->diag, TFL_ERR_ARG, "GL: texture %u of %dx%d", in->texture, in->width, in->height);
+  gl_dctx *dc = ctx;
+  gl_part *p = state;
+  if (p->tex_in < 0 || p->plan.in[p->tex_in].tensor != tensor)
+    return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: tensor %d is not an image input ([B,H,W,3|4], float or 8-bit) "
+                    "of this partition", tensor);
+  if (!x) { /* back to host memory */
+    memset(p->images, 0, sizeof *p->images * (size_t)p->n_slots);
+    p->n_images = 0;
+    return TFL_OK;
+  }
+  if (x->kind != TFL_EXT_GL_IMAGE) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: an input takes a GL image, not kind %d", x->kind);
+  if (x->slot < 0 || x->slot >= p->n_slots)
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: slot %d of a batch of %d", x->slot, p->n_slots);
+  if (x->width < 1 || x->height < 1 || !x->gl_name)
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: texture %u of %dx%d", x->gl_name, x->width, x->height);
   for (int c = 0; c < 3; c++)
-    if (in->std[c] == 0.0f) return tfl_fail(dc->diag, TFL_ERR_ARG, "GL: std[%d] is 0", c);
-  dc->tex = *in;
-  dc->tex_set = true;
+    if (!(x->std[c] != 0.0f)) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: std[%d] is 0", c);
+  if (!p->tex_prog) {
+    tfl_status st = gl_context_bind(dc->ctx, p->diag);
+    if (st || (st = compile_texture(dc, p))) return st;
+  }
+  p->n_images += !p->images[x->slot].kind;
+  p->images[x->slot] = *x;
   return TFL_OK;
 }
 
-tfl_status gl_delegate_output_buffer(tfl_delegate *d, int tensor, gl_output_buffer *out)
+static int plan_output(const gl_part *p, int tensor)
 {
-  gl_dctx *dc = d->ctx;
-  for (gl_part *p = dc->parts; p; p = p->next)
-    for (int i = 0; i < p->plan.n_out; i++) {
-      const gl_plan_io *io = &p->plan.out[i];
-      if (io->tensor != tensor) continue;
-      *out = (gl_output_buffer){p->arena, io->off * p->vec4_bytes, gl_shape_vec4s(io->sh) * p->vec4_bytes, io->sh.b,
-                                io->sh.h, io->sh.w, io->sh.c, io->sh.s, p->vec4_bytes == 8};
-      return TFL_OK;
-    }
-  return tfl_fail(dc->diag, TFL_ERR_ARG, "GL: tensor %d is not an output of a GL partition", tensor);
+  for (int i = 0; i < p->plan.n_out; i++)
+    if (p->plan.out[i].tensor == tensor) return i;
+  return -1;
 }
 
-tfl_status gl_delegate_set_output_on_gpu(tfl_delegate *d, int tensor, bool on)
+/* The mask-export program of plan output i and a byte buffer for its slot. */
+static tfl_status prepare_mask(gl_dctx *dc, gl_part *p, int i)
 {
-  if (!d) return TFL_ERR_ARG;
-  gl_dctx *dc = d->ctx;
-  for (gl_part *p = dc->parts; p; p = p->next)
-    for (int i = 0; i < p->plan.n_out; i++) {
-      if (p->plan.out[i].tensor != tensor) continue;
-      /* stale CPU data is only safe when no CPU node reads the tensor */
-      for (int n = 0; on && n < p->g->n_nodes; n++)
-        for (int j = 0; !p->g->nodes[n].dead && j < p->g->nodes[n].n_in; j++)
-          if (p->g->nodes[n].in[j] == tensor)
-            return tfl_fail(dc->diag, TFL_ERR_ARG, "GL: output tensor %d is read by node %d (%s): it must be read back", tensor,
-                             n, tfl_op_name(p->g->nodes[n].op));
-      if (!p->on_gpu && !(p->on_gpu = calloc((size_t)p->plan.n_out, sizeof *p->on_gpu)))
-        return tfl_fail(dc->diag, TFL_ERR_NOMEM, "GL: output flags");
-      p->on_gpu[i] = on;
-      return TFL_OK;
-    }
-  return tfl_fail(dc->diag, TFL_ERR_ARG, "GL: tensor %d is not an output of a GL partition", tensor);
+  const gl_plan_io *io = &p->plan.out[i];
+  if (!p->mask_progs && !(p->mask_progs = calloc((size_t)p->plan.n_out, sizeof *p->mask_progs)))
+    return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: mask programs");
+  if (!p->mask_progs[i]) {
+    gl_shape one = io->sh;
+    one.b = 1;
+    char *src = gl_mask_source(one, io->off, p->vec4_bytes == 8);
+    if (!src) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: mask shader");
+    tfl_status st = gl_program_compile(dc->ctx, src, "the mask export", &p->mask_progs[i], p->diag);
+    free(src);
+    if (st) return st;
+  }
+  size_t bytes = (size_t)((io->sh.w + 3) / 4) * 4 * (size_t)io->sh.h;
+  if (p->mask_bytes_size < bytes) {
+    const gl_funcs *f = &dc->ctx->f;
+    if (!p->mask_bytes) f->GenBuffers(1, &p->mask_bytes);
+    f->BindBuffer(GL_SHADER_STORAGE_BUFFER, p->mask_bytes);
+    f->BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, NULL, GL_DYNAMIC_COPY);
+    tfl_status st = gl_check(dc->ctx, "allocating the mask buffer", p->diag);
+    if (st) return st;
+    p->mask_bytes_size = bytes;
+  }
+  return TFL_OK;
+}
+
+/* A segmentation output's slot into an R8 texture, GPU to GPU: the export shader writes
+ * bytes, glTexSubImage2D reads them as a pixel-unpack buffer. */
+static tfl_status export_output(void *ctx, void *state, int tensor, const tfl_ext *x)
+{
+  gl_dctx *dc = ctx;
+  gl_part *p = state;
+  const gl_funcs *f = &dc->ctx->f;
+  int i = plan_output(p, tensor);
+  if (i < 0) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: tensor %d is not an output of this partition", tensor);
+  const gl_plan_io *io = &p->plan.out[i];
+  if (!x || x->kind != TFL_EXT_GL_MASK) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: outputs export to GL masks only");
+  if (io->sh.c > 255) return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: a mask of %d classes (255 at most)", io->sh.c);
+  if (x->slot < 0 || x->slot >= io->sh.b) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: slot %d of a batch of %d", x->slot, io->sh.b);
+  if (x->width != io->sh.w || x->height != io->sh.h || !x->gl_name)
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: mask texture %u is %dx%d, the output %dx%d", x->gl_name, x->width,
+                    x->height, io->sh.w, io->sh.h);
+  tfl_status st = gl_context_bind(dc->ctx, p->diag);
+  if (st || (st = prepare_mask(dc, p, i))) return st;
+  while (f->GetError() != GL_NO_ERROR) { /* errors of the caller's own GL work are not ours */
+  }
+  f->UseProgram(p->mask_progs[i]);
+  f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, p->arena);
+  f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, p->mask_bytes);
+  f->Uniform1i(0, x->slot * io->sh.s * io->sh.h * io->sh.w);
+  f->Uniform1i(1, x->logits && io->sh.c == 1);
+  f->DispatchCompute((GLuint)(((io->sh.w + 3) / 4 + 7) / 8), (GLuint)((io->sh.h + 7) / 8), 1);
+  f->MemoryBarrier(GL_PIXEL_BUFFER_BARRIER_BIT);
+  f->BindBuffer(GL_PIXEL_UNPACK_BUFFER, p->mask_bytes);
+  f->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  f->BindTexture(GL_TEXTURE_2D, x->gl_name);
+  f->TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, io->sh.w, io->sh.h, GL_RED, GL_UNSIGNED_BYTE, NULL);
+  f->BindTexture(GL_TEXTURE_2D, 0);
+  f->BindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  f->UseProgram(0);
+  return gl_check(dc->ctx, "exporting the mask", p->diag);
+}
+
+static tfl_status set_output_host(void *ctx, void *state, int tensor, bool host)
+{
+  gl_part *p = state;
+  int i = plan_output(p, tensor);
+  if (i < 0) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: tensor %d is not an output of this partition", tensor);
+  /* stale host data is only safe when no other node reads the tensor */
+  for (int n = 0; !host && n < p->g->n_nodes; n++)
+    for (int j = 0; !p->g->nodes[n].dead && j < p->g->nodes[n].n_in; j++)
+      if (p->g->nodes[n].in[j] == tensor)
+        return tfl_fail(p->diag, TFL_ERR_ARG, "GL: output tensor %d is read by node %d (%s): it must be read back",
+                        tensor, n, tfl_op_name(p->g->nodes[n].op));
+  if (!p->on_gpu && !(p->on_gpu = calloc((size_t)p->plan.n_out, sizeof *p->on_gpu)))
+    return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: output flags");
+  p->on_gpu[i] = !host;
+  return TFL_OK;
 }
 
 void gl_delegate_set_profiling(tfl_delegate *d, bool on)

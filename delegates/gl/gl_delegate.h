@@ -2,10 +2,17 @@
  *
  *   gl_delegate_options o = gl_delegate_defaults();   o.texture_input = true;
  *   tfl_delegate *gl = gl_delegate_create(&o);          // on the thread owning the context
- *   tfl_interp_options io = tfl_interp_defaults();  io.delegate = gl;
+ *   tfl_interp_options io = tfl_interp_defaults();  io.delegate = gl;  io.fallback = cpu;
  *   tfl_interpreter_create(g, &io, &it);                // compiles the GL partition(s)
- *   per frame: gl_delegate_set_input_texture(gl, &tex); tfl_interpreter_invoke(it);
+ *   per frame: tfl_interpreter_bind_input(it, 0, &(tfl_ext){TFL_EXT_GL_IMAGE, ...});
+ *              tfl_interpreter_invoke(it);
+ *              tfl_interpreter_export_output(it, 0, &(tfl_ext){TFL_EXT_GL_MASK, ...});
  *   tfl_interpreter_free(it);  gl->destroy(gl);
+ *
+ * Device tensors (tfl_delegate.h): an image input sampled straight from an RGBA8
+ * texture into the arena, one batch slot per bound texture; a segmentation output
+ * exported into an R8 mask texture on the GPU; outputs left on the GPU (no readback,
+ * no wait for the GPU in invoke). Nobody outside reads the arena's layout.
  *
  * Threads: every call, including the interpreter's create/invoke/free, must happen
  * with the delegate's GL context current (GStreamer: on the GstGLContext thread).
@@ -42,8 +49,9 @@ typedef struct {
   gl_precision precision;     /* default FP16, as TFLite's GPU delegate */
   bool use_current_context;   /* true: the caller's current context; false: own headless EGL */
   const char *cache_dir;      /* program binary cache directory (copied); NULL: no cache */
-  bool texture_input;         /* graph input 0 is fed by gl_delegate_set_input_texture,
-                                 never uploaded from the CPU */
+  bool texture_input;         /* graph input 0 always comes from a bound GL image
+                                 (tfl_interpreter_bind_input): its texture program is
+                                 compiled at prepare and no host upload path is built */
   gl_tuning tuning;           /* zero: the defaults (see gl_tuning) */
   tfl_diag *diag;             /* errors and logs of create and of the gl_delegate_* calls
                                  (borrowed, must outlive the delegate; may be NULL);
@@ -54,47 +62,6 @@ gl_delegate_options gl_delegate_defaults(void);
 
 /* NULL on failure with o->diag saying why (no context, no compute shaders...). */
 tfl_delegate *gl_delegate_create(const gl_delegate_options *o);
-
-/* An RGBA8 GL_TEXTURE_2D as the model's input 0. Model-input pixel centre (u+0.5, v+0.5)
- * = (cu, cv) samples texture pixel
- *   (cu * scale_x + cv * shear_x + off_x,  cu * shear_y + cv * scale_y + off_y)
- * bilinearly (half-pixel centres, clamped to the edge): a 2x3 affine, so the input can be
- * a crop, a letterbox or a rotated, scaled region (tfl_transform, decoders/tfl_results.h,
- * has the same fields). Positions outside the texture give 0 (letterbox bars, a region
- * beyond the frame edge). Float inputs get (pixel - mean) / std with pixel in 0..255;
- * uint8 inputs the pixel itself. The same math as the CPU preprocessing. */
-typedef struct {
-  unsigned texture;           /* GL texture name, in the delegate's context */
-  int width, height;
-  float scale_x, scale_y, off_x, off_y;
-  float mean[3], std[3];
-  float shear_x, shear_y;     /* 0 for an axis-aligned crop; last so older initializers hold */
-} gl_texture_input;
-
-/* Sets the texture for the following invokes (valid until changed). The texture must
- * be complete (no mipmap min filter without mipmaps), as GStreamer's are. */
-tfl_status gl_delegate_set_input_texture(tfl_delegate *d, const gl_texture_input *in);
-
-/* An output left on the GPU: the arena buffer holding tensor `tensor` (a graph tensor
- * index that is an output of a GL partition) in PHWC4 layout (gl_layout.h): vec4 i of
- * slice s at pixel (y, x) of batch b is element ((b * S + s) * H + y) * W + x after
- * `offset` bytes; a vec4 is 4 floats, or 4 halves in fp16 mode. Valid until the
- * interpreter is freed; contents after each invoke (a glMemoryBarrier for the reading
- * stage is the caller's). */
-typedef struct {
-  unsigned buffer;            /* GL buffer name in the delegate's context */
-  size_t offset, size;        /* bytes */
-  int b, h, w, c, slices;
-  bool fp16;
-} gl_output_buffer;
-tfl_status gl_delegate_output_buffer(tfl_delegate *d, int tensor, gl_output_buffer *out);
-
-/* on = true: from the next invoke, output `tensor` (as for gl_delegate_output_buffer)
- * stays on the GPU only, for callers that read it there: it is not copied back and its
- * CPU data goes stale; when no output is left to read back, invoke returns without
- * waiting for the GPU (no per-frame CPU-GPU sync). Refused (TFL_ERR_ARG) when a node of
- * the graph reads the tensor. on = false: read back again. Call after prepare. */
-tfl_status gl_delegate_set_output_on_gpu(tfl_delegate *d, int tensor, bool on);
 
 /* What the last prepare did, for tools and tests. */
 typedef struct {

@@ -30,6 +30,7 @@
   X(PFNGLGETPROGRAMBINARYPROC, GetProgramBinary)                              \
   X(PFNGLPROGRAMBINARYPROC, ProgramBinary)                                    \
   X(PFNGLUNIFORM1IPROC, Uniform1i)                                            \
+  X(PFNGLUNIFORM2FPROC, Uniform2f)                                            \
   X(PFNGLUNIFORM4FPROC, Uniform4f)                                            \
   X(PFNGLUNIFORM4IPROC, Uniform4i)                                            \
   X(PFNGLGENBUFFERSPROC, GenBuffers)                                          \
@@ -50,6 +51,7 @@
   X(PFNGLDELETETEXTURESPROC, DeleteTextures)                                  \
   X(PFNGLTEXSTORAGE2DPROC, TexStorage2D)                                      \
   X(PFNGLTEXSUBIMAGE2DPROC, TexSubImage2D)                                    \
+  X(PFNGLPIXELSTOREIPROC, PixelStorei)                                        \
   X(PFNGLTEXPARAMETERIPROC, TexParameteri)                                    \
   X(PFNGLGETTEXLEVELPARAMETERIVPROC, GetTexLevelParameteriv)                  \
   X(PFNGLFINISHPROC, Finish)                                                  \

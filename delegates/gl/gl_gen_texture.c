@@ -1,23 +1,22 @@
 /* gl_gen_texture.c - the texture-input shader: samples an RGBA8 texture through a
  * sampler with texelFetch (GStreamer's textures cannot be bound as images under
- * GLES), crops/letterboxes/rotates/resizes bilinearly (an affine map, half-pixel
- * centres) and normalizes,
+ * GLES), crops/letterboxes/resizes bilinearly with half-pixel centres and normalizes,
  * writing the PHWC4 input tensor. The same math as the CPU preprocessing
  * (preprocess/preprocess.c): outside the texture the pixel is 0; float inputs
  * get (pixel - mean) / std, 8-bit inputs the rounded pixel (int8: minus 128),
  * dequantized because the GPU works in float. Per-frame values are uniforms:
- *   location 0: vec4 (scale_x, scale_y, off_x, off_y)   1: vec4 mean   2: vec4 std
- *   location 3: ivec4 (texture width, height, 0, 0)
- *   location 4: vec4 (shear_x, shear_y, 0, 0) (0 unless set: an axis-aligned crop)
- * sampler on texture unit 0. */
+ *   location 0: vec4 (a0, a1, a3, a4), the affine's linear part   1: vec4 mean   2: vec4 std
+ *   location 3: ivec4 (texture width, height, first vec4 of the batch slot, 0)
+ *   location 4: vec2 (a2, a5), the affine's offset; sampler on texture unit 0.
+ * Model-input pixel (x, y) samples texture point a * (x + 0.5, y + 0.5) + offset (tfl_ext). */
 #include "gl_texture.h"
 
 #include <stdlib.h>
 
 tfl_status gl_texture_check(const tfl_tensor *t, tfl_diag *diag)
 {
-  if (t->ndim != 4 || t->dims[0] != 1 || (t->dims[3] != 3 && t->dims[3] != 4))
-    return tfl_fail(diag, TFL_ERR_SHAPE, "GL texture input: tensor \"%s\" must be [1,H,W,3|4]", t->name ? t->name : "?");
+  if (t->ndim != 4 || t->dims[0] < 1 || (t->dims[3] != 3 && t->dims[3] != 4))
+    return tfl_fail(diag, TFL_ERR_SHAPE, "GL texture input: tensor \"%s\" must be [B,H,W,3|4]", t->name ? t->name : "?");
   if (t->type != TFL_TYPE_FLOAT32 && t->type != TFL_TYPE_UINT8 && t->type != TFL_TYPE_INT8)
     return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "GL texture input: tensor \"%s\" is %s (float32, uint8 or int8 only)",
                      t->name ? t->name : "?", tfl_type_name(t->type));
@@ -36,7 +35,7 @@ char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16)
                   "layout(location = 1) uniform vec4 mean;\n"
                   "layout(location = 2) uniform vec4 sd;\n"
                   "layout(location = 3) uniform ivec4 size;\n"
-                  "layout(location = 4) uniform vec4 shear;\n");
+                  "layout(location = 4) uniform vec2 shift;\n");
   if (fp16)
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
                     "#define STA(i, v) A[i] = uvec2(packHalf2x16((v).xy), packHalf2x16((v).zw))\n");
@@ -47,7 +46,7 @@ char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16)
                   "  ivec2 g = ivec2(gl_GlobalInvocationID.xy);\n"
                   "  if (g.x >= %d || g.y >= %d) return;\n"
                   "  vec2 c = vec2(g) + 0.5;\n"
-                  "  float fx = c.x * xf.x + c.y * shear.x + xf.z, fy = c.x * shear.y + c.y * xf.y + xf.w;\n"
+                  "  float fx = xf.x * c.x + xf.y * c.y + shift.x, fy = xf.z * c.x + xf.w * c.y + shift.y;\n"
                   "  vec4 rgb = vec4(0.0);\n"
                   "  if (fx >= 0.0 && fx < float(size.x) && fy >= 0.0 && fy < float(size.y)) {\n"
                   "    float sx = clamp(fx - 0.5, 0.0, float(size.x - 1)), sy = clamp(fy - 0.5, 0.0, float(size.y - 1));\n"
@@ -72,7 +71,7 @@ char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16)
     gl_str_addf(&s, ";\n");
   }
   if (C == 3) gl_str_addf(&s, "  v.w = 0.0;\n");
-  gl_str_addf(&s, "  STA(%zu + g.y * %d + g.x, v);\n}\n", out_off, W);
+  gl_str_addf(&s, "  STA(%zu + size.z + g.y * %d + g.x, v);\n}\n", out_off, W);
   if (s.oom) {
     gl_str_free(&s);
     return NULL;

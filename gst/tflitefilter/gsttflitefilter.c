@@ -38,8 +38,8 @@
 
 #include "gsttflitefilter_gl.h"
 #include "gsttflitemessages.h"
+#include "gsttfliteengine.h"
 #include "gsttflitemeta.h"
-#include "delegates/cpu/cpu_delegate.h"
 
 GST_DEBUG_CATEGORY(gst_tflite_filter_debug);
 #define GST_CAT_DEFAULT gst_tflite_filter_debug
@@ -59,6 +59,10 @@ GST_DEBUG_CATEGORY_STATIC(CAT_PERFORMANCE);
 #define DEFAULT_FIT FIT_STRETCH
 #define DEFAULT_ANCHORS TFL_ANCHORS_AUTO
 #define DEFAULT_GL_READBACK FALSE
+#define DEFAULT_BATCH_WINDOW_US 1000
+#define MAX_BATCH_WINDOW_US 1000000
+#define DEFAULT_MAX_BATCH 8
+#define MAX_MAX_BATCH 64
 
 enum {
   PROP_0,
@@ -80,6 +84,9 @@ enum {
   PROP_ANCHORS,
   PROP_LATENCY,
   PROP_GL_READBACK,
+  PROP_MODEL_INSTANCE_ID,
+  PROP_BATCH_WINDOW,
+  PROP_MAX_BATCH,
 };
 
 #define SYSMEM_FORMATS "{ RGBA, RGBx, BGRx, BGRA, RGB, I420, NV12 }"
@@ -122,21 +129,20 @@ static void forget_last(GstTfliteFilter *self)
 
 static void release_runtime(GstTfliteFilter *self)
 {
-  gst_tflite_filter_gl_stop(self); /* GL objects on the GL thread */
-  tfl_interpreter_free(self->interp);
-  self->interp = NULL;
-  if (self->cpu) self->cpu->destroy(self->cpu); /* after the interpreter that borrowed it */
-  self->cpu = NULL;
+  forget_last(self); /* masks first: they hold textures of the GL path's pool */
+  gst_tflite_filter_gl_free(self->gl);
+  self->gl = NULL;
+  tfl_engine_detach(self->stream);
+  self->stream = NULL;
+  gst_tflite_engine_unref(self->engine);
+  self->engine = NULL;
   tfl_decoder_free(self->decoder);
   self->decoder = NULL;
-  tfl_graph_free(self->graph);
-  self->graph = NULL;
   gst_tflite_model_clear(&self->model);
-  forget_last(self);
 }
 
-/* Loads the model, labels, normalization and decoder; the interpreter comes later
- * (build_runtime), once caps say which path runs. */
+/* Loads the model's policy (labels, normalization, decoder) from the file; the engine that
+ * runs it comes later (ensure_runtime), once caps say which path runs. */
 static gboolean load_model(GstTfliteFilter *self)
 {
   GstTfliteModelSettings s = { 0 };
@@ -160,45 +166,35 @@ static gboolean load_model(GstTfliteFilter *self)
   return ok;
 }
 
-static void post_model(GstTfliteFilter *self, const char *delegate_name, gboolean accel)
+typedef struct {
+  GstTfliteFilter *self;
+  const char *delegate;
+  gboolean accel;
+} model_message;
+
+static void post_model_on_exec(const tfl_interpreter *it, void *user)
 {
+  model_message *m = user;
+  GstTfliteFilter *self = m->self;
   gst_tflite_post_model_message(GST_ELEMENT(self), self->model_settings.model_path,
                                 self->decoder ? tfl_decoder_kind_name(tfl_decoder_get_kind(self->decoder)) : "none",
-                                delegate_name, self->interp, accel, CAT_PERFORMANCE);
+                                m->delegate, it, m->accel, gst_tflite_engine_id(self->engine), CAT_PERFORMANCE);
 }
 
-gboolean gst_tflite_filter_make_cpu(GstTfliteFilter *self, int threads)
-{
-  if (self->cpu) self->cpu->destroy(self->cpu);
-  cpu_delegate_options co = cpu_delegate_defaults();
-  co.threads = threads;
-  co.diag = &self->diag;
-  self->cpu = cpu_delegate_create(&co);
-  return self->cpu != NULL;
-}
-
-static gboolean build_cpu(GstTfliteFilter *self)
+/* The shared engine for this element's settings, on gl_context (NULL: the CPU). */
+static GstTfliteEngine *get_engine(GstTfliteFilter *self, GstGLContext *gl_context, GError **err)
 {
   GST_OBJECT_LOCK(self);
-  gint threads = self->threads;
+  gchar *path = g_strdup(self->model_settings.model_path), *cache = g_strdup(self->cache_dir);
+  gchar *id = g_strdup(self->instance_id);
+  GstTfliteEngineKey k = { path, gl_context, self->precision == GST_TFLITE_PRECISION_FP32, self->threads, cache, id,
+                           (gint)self->max_batch, (gint)self->batch_window_us };
   GST_OBJECT_UNLOCK(self);
-  if (!gst_tflite_filter_make_cpu(self, threads)) {
-    GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not prepare model \"%s\" for the CPU.",
-                                             self->model_settings.model_path),
-                      ("%s", self->diag.error));
-    return FALSE;
-  }
-  tfl_interp_options o = tfl_interp_defaults();
-  o.diag = &self->diag;
-  o.fallback = self->cpu;
-  if (tfl_interpreter_create(self->graph, &o, &self->interp) != TFL_OK) {
-    GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not prepare model \"%s\" for the CPU.",
-                                             self->model_settings.model_path),
-                      ("%s", self->diag.error));
-    return FALSE;
-  }
-  post_model(self, "cpu", FALSE);
-  return TRUE;
+  GstTfliteEngine *e = gst_tflite_engine_get(&k, GST_ELEMENT(self), err);
+  g_free(path);
+  g_free(cache);
+  g_free(id);
+  return e;
 }
 
 static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
@@ -209,12 +205,8 @@ static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
   GstTfliteDelegate want = self->delegate_kind;
   GST_OBJECT_UNLOCK(self);
   if (changed) release_runtime(self);
-  if (self->interp) return TRUE;
-  if (!self->model.graph && !self->graph && !load_model(self)) return FALSE;
-  if (!self->graph) { /* the interpreter rewrites its graph: it owns this one */
-    self->graph = self->model.graph;
-    self->model.graph = NULL;
-  }
+  if (self->stream) return TRUE;
+  if (!self->model.graph && !load_model(self)) return FALSE;
 
   if (!self->is_gl && want == GST_TFLITE_DELEGATE_GL) {
     GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("delegate=gl needs GL frames, but these are in system memory."),
@@ -222,28 +214,44 @@ static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
                        "or use delegate=auto or cpu."));
     return FALSE;
   }
+  gboolean gl = FALSE;
   if (self->is_gl && want != GST_TFLITE_DELEGATE_CPU) {
     GError *err = NULL;
-    if (gst_tflite_filter_gl_start(self, buf, &err)) {
-      post_model(self, "gl", TRUE);
-      return TRUE;
+    GstGLContext *ctx = gst_tflite_filter_gl_context(buf, &err);
+    if (ctx) {
+      self->engine = get_engine(self, ctx, &err);
+      gst_object_unref(ctx);
     }
-    if (want == GST_TFLITE_DELEGATE_GL) {
+    gl = self->engine != NULL;
+    if (!gl && want == GST_TFLITE_DELEGATE_GL) {
       GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("The GL delegate is not available."),
                         ("%s", err ? err->message : "unknown GL failure"));
       g_clear_error(&err);
       return FALSE;
     }
-    GST_ELEMENT_WARNING(self, LIBRARY, INIT, ("GL delegate unavailable; running on the CPU."),
-                        ("%s", err ? err->message : "unknown GL failure"));
+    if (!gl)
+      GST_ELEMENT_WARNING(self, LIBRARY, INIT, ("GL delegate unavailable; running on the CPU."),
+                          ("%s", err ? err->message : "unknown GL failure"));
     g_clear_error(&err);
-    /* the failed attempt may have rewritten the graph: start from a fresh load */
-    release_runtime(self);
-    if (!load_model(self)) return FALSE;
-    self->graph = self->model.graph;
-    self->model.graph = NULL;
   }
-  return build_cpu(self);
+  if (!self->engine) {
+    GError *err = NULL;
+    if (!(self->engine = get_engine(self, NULL, &err))) {
+      GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not prepare model \"%s\" for the CPU.",
+                                               self->model_settings.model_path),
+                        ("%s", err ? err->message : "unknown failure"));
+      g_clear_error(&err);
+      return FALSE;
+    }
+  }
+  if (!(self->stream = tfl_engine_attach(gst_tflite_engine_runtime(self->engine)))) {
+    GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Out of memory."), (NULL));
+    return FALSE;
+  }
+  if (gl) self->gl = gst_tflite_filter_gl_new(self);
+  model_message m = { self, gl ? "gl" : "cpu", gl };
+  tfl_engine_inspect(gst_tflite_engine_runtime(self->engine), post_model_on_exec, &m);
+  return TRUE;
 }
 
 /* ---- per frame ---- */
@@ -263,54 +271,28 @@ static pix_format pix_format_of(GstVideoFormat f, gboolean *ok)
   }
 }
 
-static gboolean fill_input_from_sysmem(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr)
+tfl_status gst_tflite_filter_decode_slot(GstTfliteFilter *self, tfl_interpreter *it, int slot,
+                                         const tfl_transform *tr, tfl_results *res, char *error, size_t error_size)
 {
-  gboolean known;
-  pix_frame f = { 0 };
-  f.format = pix_format_of(GST_VIDEO_INFO_FORMAT(&self->info), &known);
-  if (!known) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Unsupported video format."), (NULL));
-    return FALSE;
-  }
-  GstVideoFrame frame;
-  if (!gst_video_frame_map(&frame, &self->info, buf, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the video frame."), (NULL));
-    return FALSE;
-  }
-  f.width = GST_VIDEO_FRAME_WIDTH(&frame);
-  f.height = GST_VIDEO_FRAME_HEIGHT(&frame);
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame) && p < 3; p++) {
-    f.plane[p] = GST_VIDEO_FRAME_PLANE_DATA(&frame, p);
-    f.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
-  }
-  int rc = preprocess_frame(&f, tr, &self->model.norm, tfl_interpreter_input(self->interp, 0));
-  gst_video_frame_unmap(&frame);
-  if (rc != 0) {
-    GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE, ("The model's input cannot take an image."), (NULL));
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean decode_outputs(GstTfliteFilter *self, const tfl_transform *tr, tfl_results *res)
-{
-  if (!self->decoder) return TRUE;
-  int n = tfl_interpreter_output_count(self->interp);
+  if (!self->decoder) return TFL_OK;
+  int n = tfl_interpreter_output_count(it);
+  tfl_tensor views[16];
   const tfl_tensor *outs[16];
   if (n > 16) n = 16;
-  for (int i = 0; i < n; i++) outs[i] = tfl_interpreter_output(self->interp, i);
-  if (tfl_decoder_run(self->decoder, outs, n, tr, res, &self->diag) != TFL_OK) {
-    GST_ELEMENT_ERROR(self, STREAM, DECODE, ("Could not decode the model's outputs."), ("%s", self->diag.error));
-    return FALSE;
+  for (int i = 0; i < n; i++) {
+    views[i] = tfl_tensor_slot(tfl_interpreter_output(it, i), slot);
+    outs[i] = &views[i];
   }
-  return TRUE;
+  tfl_status st = tfl_decoder_run(self->decoder, outs, n, tr, res, &self->diag);
+  if (st != TFL_OK) g_snprintf(error, error_size, "decoding the outputs: %s", self->diag.error);
+  return st;
 }
 
-/* A mask left on the GPU has no pixels to decode: its geometry only (decode_segmentation's:
- * output 0 is [1, H, W, C], checked when the decoder was created). */
-static void mask_geometry(GstTfliteFilter *self, const tfl_transform *tr, tfl_results *res)
+void gst_tflite_filter_mask_geometry(GstTfliteFilter *self, const tfl_transform *tr, tfl_results *res)
 {
-  const tfl_tensor *t = tfl_interpreter_output(self->interp, 0);
+  /* decode_segmentation's geometry: output 0 is [1, H, W, C], checked when it was created */
+  const tfl_graph *g = self->model.graph;
+  const tfl_tensor *t = &g->tensors[g->outputs[0]];
   tfl_mask *m = &res->mask;
   m->kind = t->dims[3] == 1 ? TFL_MASK_PROB : TFL_MASK_CLASSES;
   m->width = t->dims[2];
@@ -320,6 +302,66 @@ static void mask_geometry(GstTfliteFilter *self, const tfl_transform *tr, tfl_re
   m->frame_y = tr->off_y;
   m->frame_w = (float)tr->in_w * tr->scale_x;
   m->frame_h = (float)tr->in_h * tr->scale_y;
+}
+
+/* The system-memory path's job: the frame (mapped by the streaming thread) is converted
+ * into its slot of the batch, on whichever thread runs the batch. */
+typedef struct {
+  tfl_job job;
+  GstTfliteFilter *self;
+  pix_frame frame;
+  const tfl_transform *tr;
+  tfl_results *res;
+} sysmem_job;
+
+static tfl_status sysmem_fill(tfl_job *job, tfl_interpreter *it, int slot)
+{
+  sysmem_job *j = (sysmem_job *)job;
+  tfl_tensor in = tfl_tensor_slot(tfl_interpreter_input(it, 0), slot);
+  if (preprocess_frame(&j->frame, j->tr, &j->self->model.norm, &in) != 0) {
+    g_strlcpy(job->error, "the model's input cannot take an image", sizeof job->error);
+    return TFL_ERR_SHAPE;
+  }
+  return TFL_OK;
+}
+
+static tfl_status sysmem_consume(tfl_job *job, tfl_interpreter *it, int slot)
+{
+  sysmem_job *j = (sysmem_job *)job;
+  return gst_tflite_filter_decode_slot(j->self, it, slot, j->tr, j->res, job->error, sizeof job->error);
+}
+
+static gboolean run_sysmem(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr, tfl_results *res)
+{
+  sysmem_job j = { .self = self, .tr = tr, .res = res };
+  gboolean known;
+  j.frame.format = pix_format_of(GST_VIDEO_INFO_FORMAT(&self->info), &known);
+  if (!known) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Unsupported video format."), (NULL));
+    return FALSE;
+  }
+  GstVideoFrame frame;
+  if (!gst_video_frame_map(&frame, &self->info, buf, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the video frame."), (NULL));
+    return FALSE;
+  }
+  j.frame.width = GST_VIDEO_FRAME_WIDTH(&frame);
+  j.frame.height = GST_VIDEO_FRAME_HEIGHT(&frame);
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame) && p < 3; p++) {
+    j.frame.plane[p] = GST_VIDEO_FRAME_PLANE_DATA(&frame, p);
+    j.frame.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
+  }
+  j.job.fill = sysmem_fill;
+  j.job.consume = sysmem_consume;
+  j.job.host_outputs = TRUE;
+  tfl_status st = tfl_stream_run(self->stream, &j.job);
+  self->last_batch = j.job.batch;
+  gst_video_frame_unmap(&frame);
+  if (st != TFL_OK) {
+    GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Inference failed."), ("%s", j.job.error));
+    return FALSE;
+  }
+  return TRUE;
 }
 
 static gboolean is_late(GstTfliteFilter *self, GstBuffer *buf)
@@ -335,31 +377,22 @@ static gboolean infer(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform
                       GstBuffer **gl_mask)
 {
   gint64 t0 = g_get_monotonic_time();
-  gboolean gpu_only = FALSE;
   if (self->gl) {
     GST_OBJECT_LOCK(self);
     gboolean readback = self->gl_readback;
     GST_OBJECT_UNLOCK(self);
     GError *err = NULL;
-    if (!gst_tflite_filter_gl_infer(self, buf, tr, readback, gl_mask, &gpu_only, &err)) {
+    if (!gst_tflite_filter_gl_run(self, buf, tr, readback, res, gl_mask, &err)) {
       GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("GL inference failed."), ("%s", err ? err->message : "unknown"));
       g_clear_error(&err);
       return FALSE;
     }
-  } else {
-    if (!fill_input_from_sysmem(self, buf, tr)) return FALSE;
-    if (tfl_interpreter_invoke(self->interp) != TFL_OK) {
-      GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Inference failed."), ("%s", self->diag.error));
-      return FALSE;
-    }
+  } else if (!run_sysmem(self, buf, tr, res)) {
+    return FALSE;
   }
   self->last_latency_ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
   GST_LOG_OBJECT(self, "inference took %.3f ms", self->last_latency_ms);
-  if (gpu_only) {
-    mask_geometry(self, tr, res);
-    return TRUE;
-  }
-  return decode_outputs(self, tr, res);
+  return TRUE;
 }
 
 static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
@@ -367,7 +400,8 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
   if (!ensure_runtime(self, buf)) return GST_FLOW_ERROR;
 
-  const tfl_tensor *in = tfl_interpreter_input(self->interp, 0);
+  const tfl_graph *g = self->model.graph;
+  const tfl_tensor *in = &g->tensors[g->inputs[0]];
   gint fw = GST_VIDEO_INFO_WIDTH(&self->info), fh = GST_VIDEO_INFO_HEIGHT(&self->info);
   tfl_transform tr = preprocess_transform(fw, fh, in->dims[2], in->dims[1], self->fit);
   guint interval = self->inference_interval ? self->inference_interval : 1;
@@ -405,7 +439,7 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
   gst_clear_buffer(&gl_mask);
   if (run)
     gst_tflite_post_results_message(GST_ELEMENT(self), meta, self->source, GST_BUFFER_PTS(buf),
-                                    self->last_latency_ms);
+                                    self->last_latency_ms, self->last_batch);
   return GST_FLOW_OK;
 }
 
@@ -421,7 +455,7 @@ static gboolean gst_tflite_filter_set_caps(GstBaseTransform *trans, GstCaps *inc
   }
   GstCapsFeatures *f = gst_caps_get_features(incaps, 0);
   gboolean is_gl = f && gst_caps_features_contains(f, "memory:GLMemory");
-  if (self->interp && is_gl != self->is_gl) release_runtime(self);
+  if (self->stream && is_gl != self->is_gl) release_runtime(self);
   self->info = info;
   self->is_gl = is_gl;
   GST_DEBUG_OBJECT(self, "caps %" GST_PTR_FORMAT " (%s path)", incaps, is_gl ? "GL" : "system memory");
@@ -495,6 +529,9 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
   case PROP_FIT: self->fit = g_value_get_enum(value); break;
   case PROP_ANCHORS: self->decoder_opts.anchors = g_value_get_enum(value); break;
   case PROP_GL_READBACK: self->gl_readback = g_value_get_boolean(value); break;
+  case PROP_MODEL_INSTANCE_ID: g_free(self->instance_id); self->instance_id = g_value_dup_string(value); break;
+  case PROP_BATCH_WINDOW: self->batch_window_us = g_value_get_uint(value); break;
+  case PROP_MAX_BATCH: self->max_batch = g_value_get_uint(value); break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     GST_OBJECT_UNLOCK(self);
@@ -530,6 +567,9 @@ static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValu
   case PROP_ANCHORS: g_value_set_enum(value, self->decoder_opts.anchors); break;
   case PROP_LATENCY: g_value_set_double(value, self->last_latency_ms); break;
   case PROP_GL_READBACK: g_value_set_boolean(value, self->gl_readback); break;
+  case PROP_MODEL_INSTANCE_ID: g_value_set_string(value, self->instance_id); break;
+  case PROP_BATCH_WINDOW: g_value_set_uint(value, self->batch_window_us); break;
+  case PROP_MAX_BATCH: g_value_set_uint(value, self->max_batch); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK(self);
@@ -541,6 +581,7 @@ static void gst_tflite_filter_finalize(GObject *object)
   release_runtime(self);
   gst_tflite_model_settings_clear(&self->model_settings);
   g_free(self->cache_dir);
+  g_free(self->instance_id);
   G_OBJECT_CLASS(gst_tflite_filter_parent_class)->finalize(object);
 }
 static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
@@ -620,6 +661,21 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
                          "the first inference, for GL consumers such as tfliteoverlay",
                          DEFAULT_GL_READBACK, rw));
 
+  g_object_class_install_property(gobject_class, PROP_MODEL_INSTANCE_ID,
+    g_param_spec_string("model-instance-id", "Model instance id",
+                        "Name of the shared engine. Every tflitefilter of the process with the same model file, "
+                        "delegate, precision, threads, batching and this name runs on one engine (one loaded "
+                        "model, one set of weights and GL programs; each stream keeps only its results). "
+                        "NULL: share by configuration alone; a distinct name keeps an element apart", NULL, rw));
+  g_object_class_install_property(gobject_class, PROP_BATCH_WINDOW,
+    g_param_spec_uint("batch-window", "Batch window",
+                      "Microseconds a frame may wait for frames of other streams on the same engine so they "
+                      "run as one batch (models that can be batched; a stream alone never waits). 0: no batching",
+                      0, MAX_BATCH_WINDOW_US, DEFAULT_BATCH_WINDOW_US, rw));
+  g_object_class_install_property(gobject_class, PROP_MAX_BATCH,
+    g_param_spec_uint("max-batch", "Max batch", "Most frames of different streams run as one batch",
+                      1, MAX_MAX_BATCH, DEFAULT_MAX_BATCH, rw));
+
   gst_element_class_set_static_metadata(element_class, "TensorFlow Lite filter",
     "Filter/Analyzer/Video", "Runs a .tflite model on video frames and attaches the results as meta",
     "gst-tflite developers");
@@ -655,6 +711,8 @@ static void gst_tflite_filter_init(GstTfliteFilter *self)
   self->qos = DEFAULT_QOS;
   self->fit = DEFAULT_FIT;
   self->gl_readback = DEFAULT_GL_READBACK;
+  self->batch_window_us = DEFAULT_BATCH_WINDOW_US;
+  self->max_batch = DEFAULT_MAX_BATCH;
   for (int c = 0; c < 3; c++)
     self->model_settings.norm_mean[c] = self->model_settings.norm_std[c] = GST_TFLITE_NORM_FROM_MODEL;
   self->earliest_time = GST_CLOCK_TIME_NONE;

@@ -10,7 +10,7 @@
 #include "gsttfliteenums.h"
 #include "gsttflitemodel.h"
 #include "preprocess/preprocess.h"
-#include "runtime/tfl_interpreter.h"
+#include "runtime/tfl_engine.h"
 
 G_BEGIN_DECLS
 
@@ -34,18 +34,20 @@ struct _GstTfliteFilter {
   gboolean qos;
   fit_mode fit;
   gboolean gl_readback;        /* GL path: read masks back to the CPU on every frame */
+  gchar *instance_id;          /* model-instance-id: the shared engine's name */
+  guint batch_window_us;       /* batching across streams; 0: off */
+  guint max_batch;
   gboolean settings_changed;
 
   /* streaming state */
   GstVideoInfo info;
   gboolean is_gl;
   GQuark source;               /* the element's name: objects' source */
-  GstTfliteModel model;        /* labels, normalization, decoder kind; graph until built */
-  tfl_graph *graph;            /* the graph the interpreter runs (owned) */
-  tfl_interpreter *interp;
+  GstTfliteModel model;        /* labels, normalization, decoder kind; the policy's graph */
+  struct _GstTfliteEngine *engine; /* shared with every element of the same model (ref) */
+  struct tfl_stream *stream;   /* this element's stream on it */
   tfl_decoder *decoder;
   GstTfliteFilterGl *gl;       /* non-NULL while the GL path runs */
-  tfl_delegate *cpu;           /* the CPU delegate (the interpreter's fallback) */
   tfl_diag diag;               /* the runtime's errors and log lines for this element */
   guint64 frame_count;
   tfl_results last_results;    /* reused on skipped frames */
@@ -53,10 +55,15 @@ struct _GstTfliteFilter {
   gboolean have_last;
   GstClockTime earliest_time;  /* from QoS events */
   gdouble last_latency_ms;
+  gint last_batch;             /* frames in the last inference's run */
 };
 
-/* (Re)creates self->cpu with `threads` threads; FALSE with self->diag's error on failure. */
-gboolean gst_tflite_filter_make_cpu(GstTfliteFilter *self, int threads);
+/* For the paths' jobs (on the engine's thread): decodes slot `slot` of the runner's
+ * outputs into res; on failure a sentence in error. */
+tfl_status gst_tflite_filter_decode_slot(GstTfliteFilter *self, tfl_interpreter *it, int slot,
+                                         const tfl_transform *tr, tfl_results *res, char *error, size_t error_size);
+/* A mask left on the GPU: its kind, size and placement in res, no pixels. */
+void gst_tflite_filter_mask_geometry(GstTfliteFilter *self, const tfl_transform *tr, tfl_results *res);
 
 G_END_DECLS
 

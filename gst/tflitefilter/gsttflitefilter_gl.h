@@ -1,29 +1,32 @@
 /* gsttflitefilter_gl.h - tflitefilter's GL path: the frame's texture goes straight into
- * the GL delegate on GStreamer's GL thread; the frame is never mapped on the CPU.
- * All functions are called from the streaming thread; they marshal to the GL thread. */
+ * the shared engine's GL delegate on its GL thread (bound as the model's input through
+ * the delegate interface); the frame is never mapped on the CPU. Segmentation masks come
+ * back as textures of their own, from a pool, fenced with a GstGLSyncMeta.
+ * All functions are called from the streaming thread; the engine runs the GL work on
+ * its context's thread. */
 #ifndef GST_TFLITE_FILTER_GL_H
 #define GST_TFLITE_FILTER_GL_H
+
+#include <gst/gl/gl.h>
 
 #include "gsttflitefilter.h"
 
 G_BEGIN_DECLS
 
-/* Creates the GL delegate and an interpreter of self->graph with it, on the GL context of
- * `buf`'s memory (self->gl and self->interp). FALSE with *err set when GL is unusable (no
- * GL memory, no compute shaders, compile failure); nothing is left allocated then. */
-gboolean gst_tflite_filter_gl_start(GstTfliteFilter *self, GstBuffer *buf, GError **err);
+/* The GL context of buf's memory when it can run the GL delegate (compute shaders), with
+ * a ref; NULL with *err set otherwise. */
+GstGLContext *gst_tflite_filter_gl_context(GstBuffer *buf, GError **err);
 
-/* Runs one inference on `buf`'s texture. Outputs end up readable on the CPU for decoding,
- * except for a segmentation model whose mask is written to a GL texture: then *gl_mask is
- * a buffer holding that texture (GRAY8 GstGLMemory with a GstGLSyncMeta fencing the
- * write; caller owns the ref) and, unless `readback`, the mask output may stay on the GPU
- * (*gpu_only: nothing to decode on the CPU but the mask's geometry). */
-gboolean gst_tflite_filter_gl_infer(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr,
-                                    gboolean readback, GstBuffer **gl_mask, gboolean *gpu_only, GError **err);
+/* The GL path's state for self (whose engine is a GL engine). */
+GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self);
+void gst_tflite_filter_gl_free(GstTfliteFilterGl *gl);
 
-/* Frees the interpreter, the delegate and the GL objects on the GL thread. Masks already
- * handed out stay valid (their pool outlives the element's use of it). */
-void gst_tflite_filter_gl_stop(GstTfliteFilter *self);
+/* Runs the model on buf's texture through the engine. Results (decoded unless the mask
+ * stays on the GPU: then its geometry only) in *res; a segmentation mask also as a
+ * GRAY8 GL texture in *gl_mask (caller owns the ref), written on the GPU. `readback`:
+ * the outputs come back to the CPU every frame (gl-readback). */
+gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr,
+                                  gboolean readback, tfl_results *res, GstBuffer **gl_mask, GError **err);
 
 G_END_DECLS
 

@@ -16,12 +16,13 @@ G_BEGIN_DECLS
  * GST_PERFORMANCE). */
 void gst_tflite_post_model_message(GstElement *element, const gchar *model_path, const gchar *decoder_name,
                                    const gchar *delegate_name, const tfl_interpreter *interp, gboolean accel,
-                                   GstDebugCategory *perf);
+                                   guint64 engine_id, GstDebugCategory *perf);
 
 /* "tflite-results", after an inference: the element's objects in `meta`, the frame's
- * timestamp and the inference's latency. */
+ * timestamp, the inference's latency and how many frames (of all streams on the engine)
+ * ran in that inference. */
 void gst_tflite_post_results_message(GstElement *element, const GstTfliteMeta *meta, GQuark source,
-                                     GstClockTime pts, gdouble latency_ms);
+                                     GstClockTime pts, gdouble latency_ms, gint batch);
 
 G_END_DECLS
 

@@ -18,6 +18,12 @@ void glt_fill(float *v, size_t n, float lo, float hi, unsigned *seed)
 
 tfl_status glt_run_gl(op_runner *r, tfl_delegate *d)
 {
+  return glt_run_gl_ext(r, d, -1, NULL, 0, NULL);
+}
+
+tfl_status glt_run_gl_ext(op_runner *r, tfl_delegate *d, int bind_tensor, const tfl_ext *binds, int n_binds,
+                          glt_after_fn after)
+{
   tfl_graph *g = &r->graph;
   if (!d->supports(d->ctx, g, 0)) {
     gl_plan_supports(g, 0, &r->diag); /* the delegate's reason, into the runner's context */
@@ -37,7 +43,9 @@ tfl_status glt_run_gl(op_runner *r, tfl_delegate *d)
   void *state = NULL;
   tfl_status s = d->prepare(d->ctx, g, &part, &state);
   if (s) return s;
-  s = d->invoke(d->ctx, state);
+  for (int k = 0; k < n_binds && !s; k++) s = d->bind_input(d->ctx, state, bind_tensor, &binds[k]);
+  if (!s) s = d->invoke(d->ctx, state);
+  if (!s && after) s = after(r, d, state);
   d->release(d->ctx, state);
   return s;
 }

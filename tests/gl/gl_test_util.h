@@ -17,5 +17,10 @@ int glt_compare(const char *name, op_runner *r, tfl_delegate *d, float tol);
 
 /* Runs node 0 of r's graph through d only (output left in the tensors). */
 tfl_status glt_run_gl(op_runner *r, tfl_delegate *d);
+/* The same with device tensors: binds[0..n_binds) bound to input tensor `bind_tensor`
+ * before the invoke, then after(r, d, state) while the partition still exists (exports). */
+typedef tfl_status (*glt_after_fn)(op_runner *r, tfl_delegate *d, void *state);
+tfl_status glt_run_gl_ext(op_runner *r, tfl_delegate *d, int bind_tensor, const tfl_ext *binds, int n_binds,
+                          glt_after_fn after);
 
 #endif

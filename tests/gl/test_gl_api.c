@@ -1,20 +1,21 @@
 /* test_gl_api.c - the GL delegate's behaviour around the ops: errors (no context,
  * shader compile failure, out of memory), the program cache (miss, hit, corrupt and
- * foreign files), the caller's-context mode, and the texture input against the CPU
- * preprocessing of the same pixels (preprocess/preprocess.c). */
+ * foreign files), the caller's-context mode, and its device tensors: the texture input
+ * against the CPU preprocessing of the same pixels (preprocess/preprocess.c) and against
+ * an independent affine sampler (rotated crops, batch slots), and the mask export
+ * against an argmax / sigmoid computed here. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <EGL/egl.h>
 
 #include "delegates/gl/gl_context.h"
 #include "delegates/gl/gl_program.h"
 #include "gl_test_util.h"
-#include "decoders/tfl_region.h"
 #include "preprocess/preprocess.h"
-#include "crop_ref.h"
 
 static int fails;
 #define CHECK(cond, ...)                                                                                               \
@@ -158,10 +159,8 @@ static void test_cache(void)
   rmdir(dir);
 }
 
-/* ADD(x, 0) with x fed by the texture: the output is the input tensor the shader made.
- * `region` (may be NULL): a rotated region (tfl_region) instead of the fit mode; then the
- * tensor is also checked against the tests' own crop (crop_ref.h). */
-static void test_texture(gl_context *c, tfl_type type, fit_mode fit, const tfl_region *region)
+/* ADD(x, 0) with x fed by the texture: the output is the input tensor the shader made. */
+static void test_texture(gl_context *c, tfl_type type, fit_mode fit)
 {
   const int TW = 37, TH = 23, IW = 16, IH = 12;
   uint8_t *px = malloc((size_t)TW * TH * 4);
@@ -177,7 +176,7 @@ static void test_texture(gl_context *c, tfl_type type, fit_mode fit, const tfl_r
   o.use_current_context = true; /* the caller's context: ours, current on this thread */
   o.texture_input = true;
   o.precision = GL_PRECISION_FP32;
-  tfl_diag diag; /* set_input_texture's errors; the partition's go to r.diag */
+  tfl_diag diag; /* the delegate's errors; the partition's go to r.diag */
   tfl_diag_init(&diag);
   o.diag = &diag;
   tfl_delegate *d = gl_delegate_create(&o);
@@ -195,18 +194,14 @@ static void test_texture(gl_context *c, tfl_type type, fit_mode fit, const tfl_r
   r.graph.inputs = gin;
   r.graph.n_inputs = 1;
 
-  tfl_transform tr = region ? tfl_region_transform(region, IW, IH, TW, TH, false)
-                            : preprocess_transform(TW, TH, IW, IH, fit);
+  tfl_transform tr = preprocess_transform(TW, TH, IW, IH, fit);
   pix_norm norm = {{127.5f, 120.0f, 100.0f}, {127.5f, 60.0f, 50.0f}};
-  gl_texture_input ti = {tex, TW, TH, tr.scale_x, tr.scale_y, tr.off_x, tr.off_y, {0}, {0}};
-  ti.shear_x = tr.shear_x;
-  ti.shear_y = tr.shear_y;
+  tfl_ext ti = {TFL_EXT_GL_IMAGE, 0, tex, TW, TH, {tr.scale_x, 0, tr.off_x, 0, tr.scale_y, tr.off_y}, {0}, {0}, false};
   for (int ch = 0; ch < 3; ch++) {
     ti.mean[ch] = norm.mean[ch];
     ti.std[ch] = norm.std[ch];
   }
-  tfl_status s = gl_delegate_set_input_texture(d, &ti);
-  if (s == TFL_OK) s = glt_run_gl(&r, d);
+  tfl_status s = glt_run_gl_ext(&r, d, x, &ti, 1, NULL);
   tfl_tensor want = r.tensors[x];
   want.data = calloc(1, want.bytes);
   pix_frame f = {PIX_RGBA, TW, TH, {px, NULL, NULL}, {TW * 4, 0, 0}};
@@ -220,37 +215,200 @@ static void test_texture(gl_context *c, tfl_type type, fit_mode fit, const tfl_r
     if (e > worst) worst = e;
   }
   double tol = type == TFL_TYPE_FLOAT32 ? 1e-4 : 1.0; /* uint8: rounding of a bilinear mix may differ by 1 */
-  char what[96];
-  if (region)
-    snprintf(what, sizeof what, "region %.1fx%.1f at (%.1f,%.1f) turned %.2f rad", region->w, region->h, region->cx,
-             region->cy, region->angle);
-  else
-    snprintf(what, sizeof what, "%s", fit == FIT_LETTERBOX ? "letterbox" : fit == FIT_CROP ? "crop" : "stretch");
   CHECK(s == TFL_OK && worst <= tol, "texture %dx%d -> %s [1,%d,%d,3] %s: max difference from CPU preprocessing %.3g%s%s",
-        TW, TH, tfl_type_name(type), IH, IW, what, worst, s ? ": " : "", s ? (diag.error[0] ? diag.error : r.diag.error) : "");
-  if (region && type == TFL_TYPE_FLOAT32) {
-    /* the GL tensor against the tests' own crop of the same region */
-    crop_pt tl, tr_, bl;
-    crop_ref_corners(region->cx, region->cy, region->w, region->h, region->angle, &tl, &tr_, &bl);
-    double *ref = malloc(sizeof(double) * IW * IH * 3);
-    crop_ref(px, TW, TH, 4, TW * 4, tl, tr_, bl, IW, IH, ref);
-    double worst_ref = 0;
-    int outside = 0;
-    for (int i = 0; i < IW * IH * 3; i++) {
-      double e = fabs((ref[i] - norm.mean[i % 3]) / norm.std[i % 3] - ((float *)r.tensors[y].data)[i]);
-      if (e > worst_ref) worst_ref = e;
-      outside += ref[i] == 0.0 && i % 3 == 0;
-    }
-    CHECK(s == TFL_OK && worst_ref <= 1e-4 && outside > 0 && outside < IW * IH,
-          "GL %s: max difference from the tests' own crop %.3g (%d of %d pixels outside the texture)", what,
-          worst_ref, outside, IW * IH);
-    free(ref);
-  }
+        TW, TH, tfl_type_name(type), IH, IW, fit == FIT_LETTERBOX ? "letterbox" : fit == FIT_CROP ? "crop" : "stretch",
+        worst, s ? ": " : "", s ? (diag.error[0] ? diag.error : r.diag.error) : "");
   free(want.data);
   op_runner_free(&r);
   d->destroy(d);
   c->f.DeleteTextures(1, &tex);
   free(px);
+}
+
+/* ---- rotated crops into batch slots ---- */
+
+/* Texel (x, y) of the RGBA test texture, 0..255, clamped to the edge. */
+static float texel(const uint8_t *px, int w, int h, int x, int y, int ch)
+{
+  x = x < 0 ? 0 : x >= w ? w - 1 : x;
+  y = y < 0 ? 0 : y >= h ? h - 1 : y;
+  return px[((size_t)y * w + x) * 4 + ch];
+}
+
+/* tfl_ext's documented sampling, written out independently of the shader and of
+ * preprocess.c: point (fx, fy), half-pixel centres, bilinear, 0 outside. */
+static float sample(const uint8_t *px, int w, int h, float fx, float fy, int ch)
+{
+  if (fx < 0 || fy < 0 || fx >= w || fy >= h) return 0.0f;
+  float sx = fx - 0.5f, sy = fy - 0.5f;
+  if (sx < 0) sx = 0;
+  if (sy < 0) sy = 0;
+  if (sx > w - 1) sx = (float)(w - 1);
+  if (sy > h - 1) sy = (float)(h - 1);
+  int x0 = (int)sx, y0 = (int)sy;
+  float ax = sx - (float)x0, ay = sy - (float)y0;
+  return (1 - ay) * ((1 - ax) * texel(px, w, h, x0, y0, ch) + ax * texel(px, w, h, x0 + 1, y0, ch)) +
+         ay * ((1 - ax) * texel(px, w, h, x0, y0 + 1, ch) + ax * texel(px, w, h, x0 + 1, y0 + 1, ch));
+}
+
+static unsigned make_texture(gl_context *c, const uint8_t *px, int w, int h)
+{
+  unsigned tex;
+  c->f.GenTextures(1, &tex);
+  c->f.BindTexture(GL_TEXTURE_2D, tex);
+  c->f.TexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, w, h);
+  c->f.TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px);
+  c->f.TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  return tex;
+}
+
+/* Two textures into the two slots of a [2,IH,IW,3] input: slot 0 a rotated, scaled crop
+ * (as a region transform makes), slot 1 a plain stretch. */
+static void test_texture_slots(gl_context *c)
+{
+  const int TW = 41, TH = 29, IW = 12, IH = 10;
+  uint8_t *pa = malloc((size_t)TW * TH * 4), *pb = malloc((size_t)TW * TH * 4);
+  for (int i = 0; i < TW * TH * 4; i++) {
+    pa[i] = (uint8_t)((i * 53 + (i / 4) * 7) & 0xff);
+    pb[i] = (uint8_t)((i * 29 + (i / 4) * 13 + 5) & 0xff);
+  }
+  unsigned ta = make_texture(c, pa, TW, TH), tb = make_texture(c, pb, TW, TH);
+  gl_delegate_options o = gl_delegate_defaults();
+  o.use_current_context = true;
+  o.precision = GL_PRECISION_FP32;
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  o.diag = &diag;
+  tfl_delegate *d = gl_delegate_create(&o);
+  op_runner r;
+  op_runner_init(&r, TFL_OP_ADD);
+  int x = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, (int32_t[]){2, IH, IW, 3}, NULL, false);
+  int z = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){1}, NULL, true);
+  int y = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, (int32_t[]){2, IH, IW, 3}, NULL, false);
+  op_runner_io(&r, (int[]){x, z}, 2, (int[]){y}, 1);
+  int32_t gin[1] = {x};
+  r.graph.inputs = gin;
+  r.graph.n_inputs = 1;
+  /* slot 0: 35 degrees about the texture centre, 2.1 texture pixels per input pixel */
+  float a = 35.0f * 3.14159265f / 180.0f, sc = 2.1f, cx = TW / 2.0f, cy = TH / 2.0f;
+  float m[6] = {sc * cosf(a), -sc * sinf(a), 0, sc * sinf(a), sc * cosf(a), 0};
+  m[2] = cx - (m[0] * IW / 2.0f + m[1] * IH / 2.0f);
+  m[5] = cy - (m[3] * IW / 2.0f + m[4] * IH / 2.0f);
+  tfl_ext b[2] = {
+    {TFL_EXT_GL_IMAGE, 0, ta, TW, TH, {m[0], m[1], m[2], m[3], m[4], m[5]}, {10, 20, 30}, {2, 3, 4}, false},
+    {TFL_EXT_GL_IMAGE, 1, tb, TW, TH, {(float)TW / IW, 0, 0, 0, (float)TH / IH, 0}, {0, 0, 0}, {255, 255, 255}, false},
+  };
+  tfl_status s = glt_run_gl_ext(&r, d, x, b, 2, NULL);
+  double worst = 0;
+  const float *got = r.tensors[y].data;
+  for (int k = 0; k < 2 && !s; k++)
+    for (int v = 0; v < IH; v++)
+      for (int u = 0; u < IW; u++)
+        for (int ch = 0; ch < 3; ch++) {
+          const tfl_ext *e = &b[k];
+          float fu = u + 0.5f, fv = v + 0.5f;
+          float fx = e->affine[0] * fu + e->affine[1] * fv + e->affine[2];
+          float fy = e->affine[3] * fu + e->affine[4] * fv + e->affine[5];
+          float want = (sample(k ? pb : pa, TW, TH, fx, fy, ch) - e->mean[ch]) / e->std[ch];
+          double err = fabs((double)want - got[(((size_t)k * IH + v) * IW + u) * 3 + ch]);
+          if (err > worst) worst = err;
+        }
+  CHECK(s == TFL_OK && worst <= 1e-3, "two textures into slots of [2,%d,%d,3], slot 0 rotated 35 deg and scaled: max "
+        "difference from an independent sampler %.3g%s%s", IH, IW, worst, s ? ": " : "", s ? r.diag.error : "");
+  op_runner_free(&r);
+  d->destroy(d);
+  c->f.DeleteTextures(1, &ta);
+  c->f.DeleteTextures(1, &tb);
+  free(pa);
+  free(pb);
+}
+
+/* ---- the mask export ---- */
+
+typedef struct {
+  gl_context *c;
+  int out_tensor, w, h, slot;
+  bool logits;
+  uint8_t *bytes; /* read back from the texture */
+} mask_case;
+static mask_case *current_mask;
+
+static tfl_status export_and_read(op_runner *r, tfl_delegate *d, void *state)
+{
+  mask_case *mc = current_mask;
+  gl_context *c = mc->c;
+  unsigned tex, fbo;
+  c->f.GenTextures(1, &tex);
+  c->f.BindTexture(GL_TEXTURE_2D, tex);
+  c->f.TexStorage2D(GL_TEXTURE_2D, 1, GL_R8, mc->w, mc->h);
+  tfl_ext x = {TFL_EXT_GL_MASK, mc->slot, tex, mc->w, mc->h, {0}, {0}, {0}, mc->logits};
+  tfl_status s = d->export_output(d->ctx, state, mc->out_tensor, &x);
+  if (s) return s;
+  /* read the R8 texture back through a framebuffer (GLES has no glGetTexImage) */
+  PFNGLGENFRAMEBUFFERSPROC gen = (PFNGLGENFRAMEBUFFERSPROC)eglGetProcAddress("glGenFramebuffers");
+  PFNGLBINDFRAMEBUFFERPROC bind = (PFNGLBINDFRAMEBUFFERPROC)eglGetProcAddress("glBindFramebuffer");
+  PFNGLFRAMEBUFFERTEXTURE2DPROC attach = (PFNGLFRAMEBUFFERTEXTURE2DPROC)eglGetProcAddress("glFramebufferTexture2D");
+  PFNGLREADPIXELSPROC readpx = (PFNGLREADPIXELSPROC)eglGetProcAddress("glReadPixels");
+  PFNGLDELETEFRAMEBUFFERSPROC del = (PFNGLDELETEFRAMEBUFFERSPROC)eglGetProcAddress("glDeleteFramebuffers");
+  gen(1, &fbo);
+  bind(GL_FRAMEBUFFER, fbo);
+  attach(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+  uint8_t *rgba = malloc((size_t)mc->w * mc->h * 4);
+  readpx(0, 0, mc->w, mc->h, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+  for (int i = 0; i < mc->w * mc->h; i++) mc->bytes[i] = rgba[4 * i];
+  free(rgba);
+  bind(GL_FRAMEBUFFER, 0);
+  del(1, &fbo);
+  c->f.DeleteTextures(1, &tex);
+  return c->f.GetError() == GL_NO_ERROR ? TFL_OK : TFL_ERR_BACKEND;
+}
+
+/* ADD(x, 0) makes a [2,H,W,C] output from host values; slot 1 is exported as a mask. */
+static void test_mask_export(gl_context *c, int C, bool logits, gl_precision prec)
+{
+  const int W = 13, H = 7; /* odd width: the rows of bytes are padded */
+  gl_delegate_options o = gl_delegate_defaults();
+  o.use_current_context = true;
+  o.precision = prec;
+  tfl_delegate *d = gl_delegate_create(&o);
+  op_runner r;
+  op_runner_init(&r, TFL_OP_ADD);
+  size_t n = (size_t)2 * H * W * C;
+  float *v = malloc(n * sizeof *v);
+  unsigned seed = 7;
+  glt_fill(v, n, logits ? -6.0f : 0.0f, logits ? 6.0f : 1.0f, &seed);
+  int x = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, (int32_t[]){2, H, W, C}, v, false);
+  int z = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){1}, NULL, true);
+  int y = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, (int32_t[]){2, H, W, C}, NULL, false);
+  op_runner_io(&r, (int[]){x, z}, 2, (int[]){y}, 1);
+  mask_case mc = {c, y, W, H, 1, logits, malloc((size_t)W * H)};
+  current_mask = &mc;
+  tfl_status s = glt_run_gl_ext(&r, d, -1, NULL, 0, export_and_read);
+  int wrong = 0, worst = 0;
+  for (int i = 0; i < W * H && !s; i++) {
+    const float *px = v + ((size_t)H * W + i) * C; /* slot 1 */
+    int want;
+    if (C == 1) {
+      float p = logits ? 1.0f / (1.0f + expf(-px[0])) : px[0];
+      want = (int)lrintf(p * 255.0f);
+      int e = abs(want - mc.bytes[i]);
+      if (e > worst) worst = e;
+    } else {
+      want = 0;
+      for (int k = 1; k < C; k++)
+        if (px[k] > px[want]) want = k;
+      wrong += want != mc.bytes[i];
+    }
+  }
+  /* fp16 storage may flip an argmax between two near-equal scores: none expected here */
+  CHECK(s == TFL_OK && wrong == 0 && worst <= (prec == GL_PRECISION_FP16 ? 2 : 1),
+        "mask export, %d channel%s%s, %s, slot 1 of 2, %dx%d: %d wrong classes, worst probability %d/255%s%s", C,
+        C > 1 ? "s" : "", logits ? " (logits)" : "", prec == GL_PRECISION_FP16 ? "fp16" : "fp32", W, H, wrong, worst,
+        s ? ": " : "", s ? r.diag.error : "");
+  free(mc.bytes);
+  free(v);
+  op_runner_free(&r);
+  d->destroy(d);
 }
 
 int main(void)
@@ -266,14 +424,16 @@ int main(void)
   printf("     %s, %s\n", c->version, c->renderer);
   test_compile_error(c);
   test_out_of_memory(c);
-  test_texture(c, TFL_TYPE_FLOAT32, FIT_LETTERBOX, NULL);
-  test_texture(c, TFL_TYPE_FLOAT32, FIT_CROP, NULL);
-  test_texture(c, TFL_TYPE_FLOAT32, FIT_STRETCH, NULL);
-  test_texture(c, TFL_TYPE_UINT8, FIT_LETTERBOX, NULL);
-  /* rotated, scaled regions reaching past the texture's corner, both turn directions */
-  const tfl_region rot[] = {{30.0f, 18.0f, 20.0f, 14.0f, 0.6f}, {8.0f, 6.0f, 25.0f, 19.0f, -2.3f}};
-  for (int i = 0; i < 2; i++) test_texture(c, TFL_TYPE_FLOAT32, FIT_STRETCH, &rot[i]);
-  test_texture(c, TFL_TYPE_UINT8, FIT_STRETCH, &rot[0]);
+  test_texture(c, TFL_TYPE_FLOAT32, FIT_LETTERBOX);
+  test_texture(c, TFL_TYPE_FLOAT32, FIT_CROP);
+  test_texture(c, TFL_TYPE_FLOAT32, FIT_STRETCH);
+  test_texture(c, TFL_TYPE_UINT8, FIT_LETTERBOX);
+  test_texture_slots(c);
+  test_mask_export(c, 1, false, GL_PRECISION_FP32);
+  test_mask_export(c, 1, true, GL_PRECISION_FP32);
+  test_mask_export(c, 1, true, GL_PRECISION_FP16);
+  test_mask_export(c, 21, false, GL_PRECISION_FP32);
+  test_mask_export(c, 5, false, GL_PRECISION_FP16);
   test_cache();
   gl_context_free(c);
   printf("%d failure(s)\n", fails);

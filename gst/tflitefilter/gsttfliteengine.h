@@ -1,0 +1,52 @@
+/* gsttfliteengine.h - the process's shared engines.
+ *
+ * Every tflitefilter of a process asking for the same model file (same file on disk,
+ * same contents' identity), delegate, precision, threads, batching and engine name shares
+ * one tfl_engine: one loaded model, one set of packed CPU weights or GL programs and
+ * constants, one activation arena; each stream keeps only its own results. GL engines
+ * live on the GL context of the first element's frames and serve every element whose
+ * frames' context shares with it.
+ *
+ * Threads: get/unref from any thread (a process-wide lock guards the registry); the
+ * engine's own calls as tfl_engine.h says.
+ */
+#ifndef GST_TFLITE_ENGINE_H
+#define GST_TFLITE_ENGINE_H
+
+#include <gst/gl/gl.h>
+#include <gst/gst.h>
+
+#include "runtime/tfl_engine.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const gchar *model_path;
+  GstGLContext *gl_context;    /* GL delegate on this context's thread; NULL: CPU */
+  gboolean fp32;               /* GL precision */
+  gint threads;                /* CPU delegate threads (also the GL engine's fallback) */
+  const gchar *cache_dir;      /* GL program cache; NULL: none */
+  const gchar *instance_id;    /* engine name: NULL or "" shares by configuration */
+  gint max_batch;
+  gint window_us;
+} GstTfliteEngineKey;
+
+typedef struct _GstTfliteEngine GstTfliteEngine;
+
+/* The shared engine for key, made (model loaded, compiled) if there is none yet. `who`
+ * names the element in log lines. NULL with *err set when the model cannot be prepared
+ * for that delegate. */
+GstTfliteEngine *gst_tflite_engine_get(const GstTfliteEngineKey *key, GstElement *who, GError **err);
+void gst_tflite_engine_unref(GstTfliteEngine *engine);
+
+tfl_engine *gst_tflite_engine_runtime(GstTfliteEngine *engine);
+/* The GL context the engine's GL delegate runs on (borrowed), or NULL for a CPU engine. */
+GstGLContext *gst_tflite_engine_gl_context(GstTfliteEngine *engine);
+/* A number naming the engine in messages (process-unique, never reused). */
+guint64 gst_tflite_engine_id(GstTfliteEngine *engine);
+/* How many elements use the engine now. */
+gint gst_tflite_engine_users(GstTfliteEngine *engine);
+
+G_END_DECLS
+
+#endif
