@@ -269,6 +269,17 @@ const GstTfliteObject *gst_tflite_meta_get_object(const GstTfliteMeta *meta, gui
   return &g_array_index(meta->objects, GstTfliteObject, index);
 }
 
+/**
+ * gst_tflite_meta_get_object_writable: (skip)
+ *
+ * C only: writable access for elements that update objects (trackers).
+ */
+GstTfliteObject *gst_tflite_meta_get_object_writable(GstTfliteMeta *meta, guint index)
+{
+  if (!meta || index >= meta->objects->len) return NULL;
+  return &g_array_index(meta->objects, GstTfliteObject, index);
+}
+
 const GstTfliteObject *gst_tflite_meta_find_object(const GstTfliteMeta *meta, guint64 id)
 {
   for (guint i = 0; meta && id && i < meta->objects->len; i++)

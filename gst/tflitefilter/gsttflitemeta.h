@@ -80,6 +80,8 @@ typedef struct {
   const gint32 *edges;      /* pairs of keypoint indices (static tables) */
   GstTfliteMask *mask;      /* SEGMENTATION: ref held */
   guint64 track_id;         /* set by a tracker; 0: not tracked */
+  guint age;                /* frames since the model computed it: 0 fresh; n: repeated from
+                               n frames ago (inference-interval, QoS) or predicted by a tracker */
   gint roi_id;              /* id of the GstVideoRegionOfInterestMeta mirroring it (its own,
                                or the one it added parameters to); <= 0: not mirrored yet */
   GPtrArray *labels;        /* ref held, may be NULL: class id -> label */
@@ -120,6 +122,8 @@ GstTfliteMeta *gst_buffer_add_tflite_meta(GstBuffer *buffer, gint frame_width, g
 guint gst_tflite_meta_n_objects(const GstTfliteMeta *meta);
 /* Valid until the next object is added to the meta. */
 const GstTfliteObject *gst_tflite_meta_get_object(const GstTfliteMeta *meta, guint index);
+/* The same, to change (track_id, age...): only on a meta of a writable buffer. */
+GstTfliteObject *gst_tflite_meta_get_object_writable(GstTfliteMeta *meta, guint index);
 /* By id; NULL when absent. */
 const GstTfliteObject *gst_tflite_meta_find_object(const GstTfliteMeta *meta, guint64 id);
 /* Index of the next object after `from` (start with -1) made by `source` (0: any) with
