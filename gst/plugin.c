@@ -7,12 +7,14 @@
 
 GST_ELEMENT_REGISTER_DECLARE(tflitefilter);
 GST_ELEMENT_REGISTER_DECLARE(tfliteoverlay);
+GST_ELEMENT_REGISTER_DECLARE(tflitetracker);
 
 static gboolean plugin_init(GstPlugin *plugin)
 {
   gboolean ok = FALSE;
   ok |= GST_ELEMENT_REGISTER(tflitefilter, plugin);
   ok |= GST_ELEMENT_REGISTER(tfliteoverlay, plugin);
+  ok |= GST_ELEMENT_REGISTER(tflitetracker, plugin);
   return ok;
 }
 

@@ -5,6 +5,7 @@
  */
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
+#include <math.h>
 
 #include "gst/tflitefilter/gsttflitemeta.h"
 #include "pipe_util.h"
@@ -102,6 +103,202 @@ GST_START_TEST(test_known_family_named_class)
 }
 GST_END_TEST;
 
+/* ---- models on regions ---- */
+
+static const GstTfliteObject *nth_kind(GstTfliteMeta *m, GstTfliteObjectKind kind, const gchar *source, guint nth)
+{
+  for (guint i = 0; i < gst_tflite_meta_n_objects(m); i++) {
+    const GstTfliteObject *o = gst_tflite_meta_get_object(m, i);
+    if (o->kind == kind && (!source || o->source == g_quark_from_string(source)) && nth-- == 0) return o;
+  }
+  return NULL;
+}
+
+/* face detector -> face mesh on its region, system memory or GL: the mesh is a child of
+ * the face, lies on it, and the region metadata says so. Returns the mesh's points. */
+static tfl_keypoint *face_chain(gboolean gl, guint *n_points)
+{
+  gchar *det = pipe_model("face_detection_short_range.tflite"), *lm = pipe_model("face_landmark.tflite");
+  gchar *pic = pipe_picture("astronaut.png");
+  gchar *desc = g_strdup_printf("filesrc location=\"%s\" ! pngdec ! videoconvert ! %s tflitefilter name=det "
+                                "model=\"%s\" ! tflitefilter name=mesh model=\"%s\" regions-from=det ! %s appsink name=sink",
+                                pic, gl ? "glupload !" : "video/x-raw,format=RGBA !", det, lm, gl ? "gldownload !" : "");
+  pipe_run r;
+  pipe_run_launch(desc, 120, &r);
+  fail_unless(r.error == NULL, "%s", r.error);
+  GstBuffer *b = g_ptr_array_index(r.buffers, 0);
+  GstTfliteMeta *m = gst_buffer_get_tflite_meta(b);
+  const GstTfliteObject *face = nth_kind(m, GST_TFLITE_OBJECT_DETECTION, "det", 0);
+  const GstTfliteObject *mesh = nth_kind(m, GST_TFLITE_OBJECT_LANDMARKS, "mesh", 0);
+  fail_unless(face && mesh && mesh->parent_id == face->id && mesh->n_keypoints == 468);
+  /* the mesh covers the face: most points inside the face box grown by a quarter */
+  guint inside = 0;
+  for (guint k = 0; k < mesh->n_keypoints; k++) {
+    const tfl_keypoint *p = &mesh->keypoints[k];
+    inside += p->x > face->x - face->w / 4 && p->x < face->x + face->w * 1.25f && p->y > face->y - face->h / 4 &&
+              p->y < face->y + face->h * 1.25f;
+  }
+  fail_unless(inside > 460, "%u of 468 mesh points on the face", inside);
+  /* the region metadata: the face's region holds the mesh as "landmarks" */
+  GstVideoRegionOfInterestMeta *roi = gst_buffer_get_video_region_of_interest_meta_id(b, face->roi_id);
+  fail_unless(roi && mesh->roi_id == face->roi_id);
+  fail_unless_equals_string(g_quark_to_string(roi->roi_type), "face");
+  gint found = 0;
+  for (GList *l = roi->params; l; l = l->next) {
+    const GstStructure *s = l->data;
+    if (gst_structure_has_name(s, "landmarks") && !g_strcmp0(gst_structure_get_string(s, "source"), "mesh"))
+      found = gst_value_array_get_size(gst_structure_get_value(s, "points"));
+  }
+  fail_unless_equals_int(found, 2 * 468);
+  *n_points = mesh->n_keypoints;
+  tfl_keypoint *pts = g_memdup2(mesh->keypoints, sizeof *pts * mesh->n_keypoints);
+  pipe_run_clear(&r);
+  g_free(desc);
+  g_free(pic);
+  g_free(det);
+  g_free(lm);
+  return pts;
+}
+
+/* The same region on both paths: the GL texture shader's crop and the CPU's give the
+ * same mesh (fp16 GL arithmetic: within a pixel or two on a ~140 px region). */
+GST_START_TEST(test_face_mesh_on_region_both_paths)
+{
+  guint n_cpu, n_gl;
+  tfl_keypoint *cpu = face_chain(FALSE, &n_cpu), *gl = face_chain(TRUE, &n_gl);
+  fail_unless_equals_int(n_cpu, n_gl);
+  gfloat worst = 0;
+  for (guint k = 0; k < n_cpu; k++) worst = MAX(worst, hypotf(cpu[k].x - gl[k].x, cpu[k].y - gl[k].y));
+  fail_unless(worst < 2.0f, "GL mesh off the CPU mesh by %.2f px", worst);
+  g_print("face mesh on the detector's region: GL within %.2f px of the CPU\n", worst);
+  g_free(cpu);
+  g_free(gl);
+}
+GST_END_TEST;
+
+/* Two astronauts side by side: the pose detector (letterboxed, as MediaPipe feeds it)
+ * finds both, the landmark model runs on each region (one batch of two), each skeleton on
+ * its person. */
+GST_START_TEST(test_pose_two_people)
+{
+  gchar *det = pipe_model("pose_detection.tflite"), *lm = pipe_model("pose_landmark_lite.tflite");
+  gchar *pic = pipe_picture("astronaut.png");
+  gchar *desc = g_strdup_printf(
+    "compositor name=c sink_1::xpos=512 ! video/x-raw,width=1024,height=512 ! videoconvert ! "
+    "video/x-raw,format=RGBA ! tflitefilter name=det model=\"%s\" fit=letterbox ! "
+    "tflitefilter name=pose model=\"%s\" regions-from=det max-regions=4 ! appsink name=sink "
+    "filesrc location=\"%s\" ! pngdec ! videoconvert ! imagefreeze num-buffers=1 ! c.sink_0 "
+    "filesrc location=\"%s\" ! pngdec ! videoconvert ! imagefreeze num-buffers=1 ! c.sink_1",
+    det, lm, pic, pic);
+  pipe_run r;
+  pipe_run_launch(desc, 120, &r);
+  fail_unless(r.error == NULL, "%s", r.error);
+  fail_unless(r.buffers->len >= 1);
+  GstTfliteMeta *m = gst_buffer_get_tflite_meta(g_ptr_array_index(r.buffers, 0));
+  const GstTfliteObject *a = nth_kind(m, GST_TFLITE_OBJECT_LANDMARKS, "pose", 0);
+  const GstTfliteObject *b = nth_kind(m, GST_TFLITE_OBJECT_LANDMARKS, "pose", 1);
+  fail_unless(a && b && !nth_kind(m, GST_TFLITE_OBJECT_LANDMARKS, "pose", 2), "two skeletons");
+  if (a->keypoints[0].x > b->keypoints[0].x) {
+    const GstTfliteObject *t = a;
+    a = b, b = t;
+  }
+  /* the nose and both shoulders (0, 11, 12) of each on its own half, the noses on the faces */
+  const int parts[3] = { 0, 11, 12 };
+  for (int i = 0; i < 3; i++) {
+    fail_unless(a->keypoints[parts[i]].x < 512 && b->keypoints[parts[i]].x > 512, "keypoint %d: %.0f and %.0f",
+                parts[i], a->keypoints[parts[i]].x, b->keypoints[parts[i]].x);
+  }
+  fail_unless(fabsf(a->keypoints[0].x - 226) < 25 && fabsf(a->keypoints[0].y - 130) < 25, "left nose (%.0f, %.0f)",
+              a->keypoints[0].x, a->keypoints[0].y);
+  fail_unless(fabsf(b->keypoints[0].x - (512 + 226)) < 25 && fabsf(b->keypoints[0].y - 130) < 25,
+              "right nose (%.0f, %.0f)", b->keypoints[0].x, b->keypoints[0].y);
+  fail_unless(a->parent_id != b->parent_id && gst_tflite_meta_find_object(m, a->parent_id));
+  g_print("two people: noses at (%.0f, %.0f) and (%.0f, %.0f)\n", a->keypoints[0].x, a->keypoints[0].y,
+          b->keypoints[0].x, b->keypoints[0].y);
+  pipe_run_clear(&r);
+  g_free(desc);
+  g_free(pic);
+  g_free(det);
+  g_free(lm);
+}
+GST_END_TEST;
+
+/* The astronaut shifted so her right side leaves the frame (220 px cut on the left): the
+ * region reaches past the edge (zeros there), landmarks still come, the visible shoulder
+ * lands where it is, and the region metadata stays inside the frame. */
+GST_START_TEST(test_pose_partly_outside)
+{
+  gchar *det = pipe_model("pose_detection.tflite"), *lm = pipe_model("pose_landmark_lite.tflite");
+  gchar *pic = pipe_picture("astronaut.png");
+  gchar *desc = g_strdup_printf("filesrc location=\"%s\" ! pngdec ! videoconvert ! videocrop left=220 ! videoconvert ! "
+                                "video/x-raw,format=RGBA ! tflitefilter name=det model=\"%s\" ! "
+                                "tflitefilter name=pose model=\"%s\" regions-from=det ! appsink name=sink",
+                                pic, det, lm);
+  pipe_run r;
+  pipe_run_launch(desc, 120, &r);
+  fail_unless(r.error == NULL, "%s", r.error);
+  GstBuffer *buf = g_ptr_array_index(r.buffers, 0);
+  GstTfliteMeta *m = gst_buffer_get_tflite_meta(buf);
+  const GstTfliteObject *p = nth_kind(m, GST_TFLITE_OBJECT_LANDMARKS, "pose", 0);
+  fail_unless(p != NULL, "no pose for a person partly outside the frame");
+  /* her left shoulder (11, the image's right one: (303, 243) in the whole picture) */
+  fail_unless(fabsf(p->keypoints[11].x - (303 - 220)) < 30 && fabsf(p->keypoints[11].y - 243) < 30,
+              "visible shoulder at (%.0f, %.0f)", p->keypoints[11].x, p->keypoints[11].y);
+  gpointer state = NULL;
+  GstMeta *gm;
+  while ((gm = gst_buffer_iterate_meta_filtered(buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *)gm;
+    fail_unless(roi->x + roi->w <= (guint)m->frame_width && roi->y + roi->h <= (guint)m->frame_height);
+  }
+  g_print("partly outside: left shoulder at (%.0f, %.0f), the cut-off right one at (%.0f, %.0f)\n",
+          p->keypoints[11].x, p->keypoints[11].y, p->keypoints[12].x, p->keypoints[12].y);
+  pipe_run_clear(&r);
+  g_free(desc);
+  g_free(pic);
+  g_free(det);
+  g_free(lm);
+}
+GST_END_TEST;
+
+/* track-regions on a still picture: after the first frame the landmarks carry the region
+ * and the detector is paused; it posts results for the first frame only. */
+GST_START_TEST(test_track_regions_pause_detector)
+{
+  gchar *det = pipe_model("pose_detection.tflite"), *lm = pipe_model("pose_landmark_lite.tflite");
+  gchar *pic = pipe_picture("astronaut.png");
+  gchar *desc = g_strdup_printf("filesrc location=\"%s\" ! pngdec ! videoconvert ! imagefreeze num-buffers=6 ! "
+                                "video/x-raw,format=RGBA,framerate=30/1 ! tflitefilter name=det model=\"%s\" ! "
+                                "tflitefilter name=pose model=\"%s\" regions-from=det max-regions=1 track-regions=true ! "
+                                "appsink name=sink sync=false",
+                                pic, det, lm);
+  pipe_run r;
+  pipe_run_launch(desc, 120, &r);
+  fail_unless(r.error == NULL, "%s", r.error);
+  fail_unless_equals_int(r.buffers->len, 6);
+  guint det_runs = 0, poses = 0;
+  while (pipe_run_message(&r, "tflite-results", "det", det_runs)) det_runs++;
+  for (guint i = 0; i < r.buffers->len; i++) {
+    GstTfliteMeta *m = gst_buffer_get_tflite_meta(g_ptr_array_index(r.buffers, i));
+    const GstTfliteObject *p = nth_kind(m, GST_TFLITE_OBJECT_LANDMARKS, "pose", 0);
+    poses += p != NULL;
+    /* a tracked frame: the parent is this element's own person box */
+    if (i >= 2 && p) {
+      const GstTfliteObject *parent = gst_tflite_meta_find_object(m, p->parent_id);
+      fail_unless(parent && parent->source == g_quark_from_string("pose"));
+      fail_unless_equals_string(gst_tflite_object_label(parent, parent->class_id), "person");
+    }
+  }
+  fail_unless_equals_int(poses, 6);
+  /* the pause travels upstream while the next frame may already be in the detector */
+  fail_unless(det_runs >= 1 && det_runs <= 2, "the detector ran on %u of 6 frames", det_runs);
+  pipe_run_clear(&r);
+  g_free(desc);
+  g_free(pic);
+  g_free(det);
+  g_free(lm);
+}
+GST_END_TEST;
+
 static Suite *objects_suite(void)
 {
   Suite *s = suite_create("objects");
@@ -112,6 +309,13 @@ static Suite *objects_suite(void)
   tcase_add_test(tc, test_label_count_fits);
   tcase_add_test(tc, test_no_decoder_warning);
   tcase_add_test(tc, test_known_family_named_class);
+  TCase *tr = tcase_create("regions");
+  tcase_set_timeout(tr, 600);
+  suite_add_tcase(s, tr);
+  tcase_add_test(tr, test_face_mesh_on_region_both_paths);
+  tcase_add_test(tr, test_pose_two_people);
+  tcase_add_test(tr, test_pose_partly_outside);
+  tcase_add_test(tr, test_track_regions_pause_detector);
   return s;
 }
 
