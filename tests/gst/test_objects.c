@@ -4,6 +4,8 @@
  * Env (meson): GST_PLUGIN_PATH, TFL_MODEL_DIRS, TFL_PICTURES, TFL_OPMODELS.
  */
 #include <gst/check/gstcheck.h>
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
 #include <math.h>
 
@@ -299,6 +301,102 @@ GST_START_TEST(test_track_regions_pause_detector)
 }
 GST_END_TEST;
 
+/* ---- tracking ---- */
+
+/* The astronaut sliding right 4 px a frame on a wider canvas, the face detector on every
+ * other frame: the tracker keeps one id on every frame, and on the frames the detector
+ * skipped the face box is where the face is (halfway between its neighbours), not where
+ * it was. */
+GST_START_TEST(test_tracker_video)
+{
+  const gint W = 640, H = 512, FRAMES = 20, STEP = 4;
+  gchar *pic = pipe_picture("astronaut.png"), *det = pipe_model("face_detection_short_range.tflite");
+  gchar *dec = g_strdup_printf("filesrc location=\"%s\" ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! "
+                               "appsink name=sink", pic);
+  pipe_run src;
+  pipe_run_launch(dec, 60, &src);
+  GstMapInfo pm;
+  gst_buffer_map(g_ptr_array_index(src.buffers, 0), &pm, GST_MAP_READ);
+  gchar *desc = g_strdup_printf("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=%d,height=%d,"
+                                "framerate=30/1 ! tflitefilter name=det model=\"%s\" inference-interval=2 qos=false ! "
+                                "tflitetracker name=trk source=det min-hits=2 ! appsink name=sink sync=false",
+                                W, H, det);
+  GstElement *pipe = gst_parse_launch(desc, NULL);
+  GstElement *appsrc = gst_bin_get_by_name(GST_BIN(pipe), "src"), *sink = gst_bin_get_by_name(GST_BIN(pipe), "sink");
+  gst_element_set_state(pipe, GST_STATE_PLAYING);
+  for (gint f = 0; f < FRAMES; f++) {
+    GstBuffer *b = gst_buffer_new_and_alloc((gsize)W * H * 4);
+    GstMapInfo m;
+    gst_buffer_map(b, &m, GST_MAP_WRITE);
+    memset(m.data, 128, m.size);
+    for (gint y = 0; y < 512; y++) memcpy(m.data + ((gsize)y * W + (gsize)f * STEP) * 4, pm.data + (gsize)y * 512 * 4, 512 * 4);
+    gst_buffer_unmap(b, &m);
+    GST_BUFFER_PTS(b) = gst_util_uint64_scale(f, GST_SECOND, 30);
+    GST_BUFFER_DURATION(b) = GST_SECOND / 30;
+    gst_app_src_push_buffer(GST_APP_SRC(appsrc), b);
+  }
+  gst_app_src_end_of_stream(GST_APP_SRC(appsrc));
+  gfloat x[20] = { 0 };
+  guint64 id = 0;
+  guint tracked = 0, enters = 0;
+  for (gint f = 0; f < FRAMES; f++) {
+    GstSample *smp = gst_app_sink_pull_sample(GST_APP_SINK(sink));
+    fail_unless(smp != NULL, "frame %d missing", f);
+    GstTfliteMeta *m = gst_buffer_get_tflite_meta(gst_sample_get_buffer(smp));
+    const GstTfliteObject *face = nth_kind(m, GST_TFLITE_OBJECT_DETECTION, NULL, 0);
+    fail_unless(face && !nth_kind(m, GST_TFLITE_OBJECT_DETECTION, NULL, 1), "frame %d: one face", f);
+    fail_unless((face->age == 0) == (f % 2 == 0), "frame %d: age %u", f, face->age);
+    x[f] = face->x;
+    if (face->track_id) {
+      fail_unless(!id || id == face->track_id, "frame %d: id %" G_GUINT64_FORMAT " after %" G_GUINT64_FORMAT, f,
+                  face->track_id, id);
+      id = face->track_id;
+      tracked++;
+    }
+    gst_sample_unref(smp);
+  }
+  GstBus *bus = gst_element_get_bus(pipe);
+  GstMessage *msg;
+  while ((msg = gst_bus_pop_filtered(bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure *st = gst_message_get_structure(msg);
+    guint64 tid = 0;
+    if (gst_structure_has_name(st, "tflite-track") && !g_strcmp0(gst_structure_get_string(st, "event"), "enter") &&
+        gst_structure_get_uint64(st, "track-id", &tid) && tid == id)
+      enters++;
+    gst_message_unref(msg);
+  }
+  /* confirmed at the second fresh detection (frame 2), then on every frame */
+  fail_unless(tracked >= FRAMES - 3 && enters == 1, "%u of %d frames tracked, %u enter message(s)", tracked, FRAMES,
+              enters);
+  /* the face's true path: a line fitted to the detector's own boxes (it jitters by a few
+   * pixels); a skipped frame's box is judged against it, as is repeating the last box */
+  gdouble sf = 0, sx = 0, sff = 0, sfx = 0, k = 0;
+  for (gint f = 0; f < FRAMES; f += 2) sf += f, sx += x[f], sff += (gdouble)f * f, sfx += f * x[f], k++;
+  gdouble slope = (k * sfx - sf * sx) / (k * sff - sf * sf), icpt = (sx - slope * sf) / k;
+  gdouble pred = 0, stale = 0;
+  for (gint f = 5; f < FRAMES; f += 2) {
+    pred += fabs(x[f] - (icpt + slope * f));
+    stale += fabs(x[f - 1] - (icpt + slope * f));
+  }
+  fail_unless(fabs(slope - STEP) < 1.0 && pred < 0.85 * stale,
+              "skipped frames: boxes off the path by %.2f px on average; repeating the last box: %.2f px (path %.2f "
+              "px/frame)", pred / 8, stale / 8, slope);
+  g_print("tracker on a moving face, detector every 2nd frame: id %" G_GUINT64_FORMAT " on %u frames; skipped frames' "
+          "boxes %.2f px off the path on average (repeated boxes: %.2f)\n", id, tracked, pred / 8, stale / 8);
+  gst_object_unref(bus);
+  gst_element_set_state(pipe, GST_STATE_NULL);
+  gst_object_unref(appsrc);
+  gst_object_unref(sink);
+  gst_object_unref(pipe);
+  gst_buffer_unmap(g_ptr_array_index(src.buffers, 0), &pm);
+  pipe_run_clear(&src);
+  g_free(desc);
+  g_free(dec);
+  g_free(det);
+  g_free(pic);
+}
+GST_END_TEST;
+
 static Suite *objects_suite(void)
 {
   Suite *s = suite_create("objects");
@@ -316,6 +414,7 @@ static Suite *objects_suite(void)
   tcase_add_test(tr, test_pose_two_people);
   tcase_add_test(tr, test_pose_partly_outside);
   tcase_add_test(tr, test_track_regions_pause_detector);
+  tcase_add_test(tr, test_tracker_video);
   return s;
 }
 
