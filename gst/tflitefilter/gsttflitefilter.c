@@ -10,7 +10,21 @@
  *
  * After each inference an element message "tflite-results" carries the results; when
  * the model is loaded a "tflite-model" message says which decoder was picked and which
- * delegate runs how many nodes (ops that fell back to the CPU are listed).
+ * delegate runs how many nodes (ops that fell back to the CPU are listed). Their fields
+ * are listed in docs/bus-messages.md. Every object is also a GstVideoRegionOfInterestMeta
+ * with "detection", "classification", "landmarks", "segmentation" and "tracking"
+ * parameters (docs/objects.md), readable from any language with GstVideo alone.
+ *
+ * With #GstTfliteFilter:regions-from the model runs on the regions an upstream
+ * tflitefilter detected instead of the whole frame (MediaPipe's rotated, scaled regions
+ * for its pose, hand and face landmark models; the box for other models), all regions of
+ * a frame in one batch, and its results are children of their detection:
+ * |[
+ * gst-launch-1.0 filesrc location=astronaut.png ! pngdec ! videoconvert ! \
+ *   tflitefilter name=det model=pose_detection.tflite ! \
+ *   tflitefilter model=pose_landmark_full.tflite regions-from=det ! tfliteoverlay ! \
+ *   videoconvert ! pngenc ! filesink location=pose.png
+ * ]|
  *
  * On the GL path a segmentation mask stays on the GPU: the meta carries it as a GL
  * texture (#GstTfliteMeta.mask_texture, drawn by tfliteoverlay) with its size, kind and
