@@ -4,6 +4,7 @@
  * Env (meson): GST_PLUGIN_PATH, TFL_MODEL_DIRS, TFL_PICTURES, TFL_OPMODELS.
  */
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
@@ -397,6 +398,62 @@ GST_START_TEST(test_tracker_video)
 }
 GST_END_TEST;
 
+/* ---- the overlay draws children inside their parent ---- */
+
+static const gint32 one_edge[] = { 0, 1 };
+
+/* A tracked box with a classification and a two-point skeleton as children, on a plain
+ * frame: the box's class is drawn under the box in the box's colour (not in the frame's
+ * class list at the top left), the skeleton in the box's colour too. */
+GST_START_TEST(test_overlay_children_in_parent)
+{
+  const gint W = 200, H = 160;
+  GstHarness *h = gst_harness_new("tfliteoverlay");
+  gst_harness_set_src_caps_str(h, "video/x-raw,format=RGBA,width=200,height=160,framerate=30/1");
+  GstBuffer *buf = gst_buffer_new_and_alloc((gsize)W * H * 4);
+  gst_buffer_memset(buf, 0, 40, (gsize)W * H * 4);
+  GstTfliteMeta *m = gst_buffer_add_tflite_meta(buf, W, H);
+  GPtrArray *labels = g_ptr_array_new_with_free_func(g_free);
+  g_ptr_array_add(labels, g_strdup("person"));
+  g_ptr_array_add(labels, g_strdup("cat"));
+  GstTfliteObject box = { .kind = GST_TFLITE_OBJECT_DETECTION, .x = 20, .y = 20, .w = 100, .h = 60, .class_id = 0,
+                          .score = 0.9f, .track_id = 7, .roi_id = -1, .labels = g_ptr_array_ref(labels) };
+  guint64 box_id = gst_tflite_meta_add_object(m, &box)->id;
+  GstTfliteObject cls = { .kind = GST_TFLITE_OBJECT_CLASSIFICATION, .parent_id = box_id, .class_id = 1, .score = 0.8f,
+                          .n_classes = 1, .roi_id = -1, .labels = g_ptr_array_ref(labels) };
+  cls.classes = malloc(sizeof(tfl_class));
+  cls.classes[0] = (tfl_class){ 1, 0.8f };
+  gst_tflite_meta_add_object(m, &cls);
+  GstTfliteObject lm = { .kind = GST_TFLITE_OBJECT_LANDMARKS, .parent_id = box_id, .class_id = -1, .score = 1,
+                         .n_keypoints = 2, .n_edges = 1, .edges = one_edge, .roi_id = -1 };
+  lm.keypoints = malloc(2 * sizeof(tfl_keypoint));
+  lm.keypoints[0] = (tfl_keypoint){ 40, 50, 1 };
+  lm.keypoints[1] = (tfl_keypoint){ 100, 50, 1 };
+  gst_tflite_meta_add_object(m, &lm);
+  g_ptr_array_unref(labels);
+  GstBuffer *out = gst_harness_push_and_pull(h, buf);
+  fail_unless(out != NULL);
+  GstMapInfo map;
+  gst_buffer_map(out, &map, GST_MAP_READ);
+#define PX(x, y) (map.data + ((gsize)(y) * W + (x)) * 4)
+  const guint8 *edge = PX(70, 80), *bg = PX(190, 150);
+  fail_unless(memcmp(edge, bg, 3) != 0, "no box edge drawn");
+  /* the skeleton's middle, in the box's colour */
+  fail_unless(memcmp(PX(70, 50), edge, 3) == 0, "skeleton (%u,%u,%u), box (%u,%u,%u)", PX(70, 50)[0], PX(70, 50)[1],
+              PX(70, 50)[2], edge[0], edge[1], edge[2]);
+  /* under the box, a label in the box's colour: its background fills most of a row */
+  guint same = 0;
+  for (gint x = 20; x < 60; x++) same += memcmp(PX(x, 84), edge, 3) == 0;
+  fail_unless(same > 20, "%u of 40 pixels under the box in its colour", same);
+  /* and nothing in the frame's class list at the top left */
+  fail_unless(memcmp(PX(6, 6), bg, 3) == 0, "a class label at the top left");
+#undef PX
+  gst_buffer_unmap(out, &map);
+  gst_buffer_unref(out);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 static Suite *objects_suite(void)
 {
   Suite *s = suite_create("objects");
@@ -415,6 +472,7 @@ static Suite *objects_suite(void)
   tcase_add_test(tr, test_pose_partly_outside);
   tcase_add_test(tr, test_track_regions_pause_detector);
   tcase_add_test(tr, test_tracker_video);
+  tcase_add_test(tc, test_overlay_children_in_parent);
   return s;
 }
 
