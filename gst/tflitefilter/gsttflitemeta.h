@@ -85,6 +85,9 @@ typedef struct {
   gint roi_id;              /* id of the GstVideoRegionOfInterestMeta mirroring it (its own,
                                or the one it added parameters to); <= 0: not mirrored yet */
   GPtrArray *labels;        /* ref held, may be NULL: class id -> label */
+  guint analytics_id;       /* GStreamer >= 1.24: id + 1 of the GstAnalyticsRelationMeta mtd
+                               mirroring it (or it was taken from); 0: none */
+  guint64 analytics_track;  /* the track id mirrored as a tracking mtd; 0: none */
 } GstTfliteObject;
 
 /* The label of class_id from the object's label list; NULL when it has none. */
@@ -156,6 +159,17 @@ guint gst_tflite_meta_add_results(GstTfliteMeta *meta, tfl_results *results, GQu
  * Call after adding objects (each element that adds objects does); calling again adds
  * only what is new. Returns the number of regions added. Field list: docs/objects.md. */
 guint gst_tflite_meta_sync_rois(GstTfliteMeta *meta, GstBuffer *buffer);
+
+/* Where the build found GStreamer >= 1.24 (else these do nothing and return 0): mirrors
+ * the objects not mirrored yet into the buffer's GstAnalyticsRelationMeta (detections,
+ * classifications, tracking, with their relations; docs/objects.md) - sync_rois calls it;
+ * returns the number of entries added. import_analytics takes analytics detections other
+ * elements made into the buffer's meta (added, of the given frame size, when missing;
+ * source "analytics", label from their type, track id from a related tracking mtd), for
+ * tfliteoverlay, and returns the buffer's meta (NULL when it has none). Both need a
+ * writable buffer. */
+guint gst_tflite_meta_sync_analytics(GstTfliteMeta *meta, GstBuffer *buffer);
+GstTfliteMeta *gst_tflite_meta_import_analytics(GstBuffer *buffer, gint frame_width, gint frame_height);
 
 /* The objects of `source` (0: all) as a GstStructure "tflite-results" for bus messages
  * (docs/bus-messages.md lists the fields). Caller owns it. */

@@ -231,5 +231,7 @@ guint gst_tflite_meta_sync_rois(GstTfliteMeta *meta, GstBuffer *buffer)
     o->roi_id = roi->id;
     sync_tracking(buffer, o);
   }
+  /* and GStreamer's analytics metadata, where the build has it */
+  gst_tflite_meta_sync_analytics(meta, buffer);
   return added;
 }
