@@ -8,7 +8,10 @@
  *    pixel with the tests' own crop (crop_ref.c) of the region the test builds itself from
  *    the detection's box and keypoints with vectors (no angles), as the rule says.
  *
- * usage: test_region PICTURES_DIR MODEL_DIR[:MODEL_DIR...]
+ *  - each landmark chain's landmarks against the real TensorFlow Lite run on the same
+ *    region (goldens in tests/data/golden/regions, tests/data/make_region_golden.py).
+ *
+ * usage: test_region PICTURES_DIR MODEL_DIR[:MODEL_DIR...] GOLDEN_DIR [--dump DIR]
  */
 #include <math.h>
 #include <stdio.h>
@@ -264,6 +267,93 @@ static void own_corners(tfl_region_kind kind, const tfl_box *b, crop_pt *tl, cro
   bl->y = tl->y - up.y * side_h;
 }
 
+/* ---- landmarks against the real TensorFlow Lite on the same crop ----
+ * tests/data/make_region_golden.py runs this program with --dump: each landmark chain's
+ * crop as the tests' own code makes it (crop_ref, 0..1) goes to the real TensorFlow Lite
+ * (../shared/oracle), whose landmarks it maps to the frame through the same corners and
+ * stores in tests/data/golden/regions/<model>.txt. Here our whole path (region rule,
+ * affine, preprocessing, runtime, decoder mapping back) must land on them. */
+
+static const char *dump_dir, *golden_dir;
+
+static void stem_of(const char *model, char *out, size_t n)
+{
+  snprintf(out, n, "%s", model);
+  char *dot = strstr(out, ".tflite");
+  if (dot) *dot = 0;
+}
+
+static void landmarks_vs_tflite(const golden_picture *pic, const char *model, const tfl_graph *g, tfl_interpreter *it,
+                                const tfl_transform *tr, const double *crop, int W, int H, crop_pt tl, crop_pt trc,
+                                crop_pt bl)
+{
+  char stem[256], path[4096];
+  stem_of(model, stem, sizeof stem);
+  if (dump_dir) {
+    snprintf(path, sizeof path, "%s/%s.bin", dump_dir, stem);
+    FILE *f = fopen(path, "wb");
+    for (int i = 0; f && i < W * H * 3; i++) {
+      float v = (float)(crop[i] / 255.0); /* the landmark models take 0..1 */
+      fwrite(&v, sizeof v, 1, f);
+    }
+    if (f) fclose(f);
+    snprintf(path, sizeof path, "%s/%s.geom", dump_dir, stem);
+    f = fopen(path, "w");
+    if (f) {
+      fprintf(f, "%d %d %.6f %.6f %.6f %.6f %.6f %.6f\n", W, H, tl.x, tl.y, trc.x, trc.y, bl.x, bl.y);
+      fclose(f);
+    }
+    return;
+  }
+  snprintf(path, sizeof path, "%s/%s.txt", golden_dir, stem);
+  FILE *f = fopen(path, "r");
+  CHECK(f != NULL, "no golden %s (tests/data/make_region_golden.py makes it)", path);
+  if (!f) return;
+  double gtl[2], gtr[2], gbl[2];
+  int n = 0;
+  if (fscanf(f, "%lf %lf %lf %lf %lf %lf %d", &gtl[0], &gtl[1], &gtr[0], &gtr[1], &gbl[0], &gbl[1], &n) != 7) n = -1;
+  double corners = fmax(fmax(hypot(gtl[0] - tl.x, gtl[1] - tl.y), hypot(gtr[0] - trc.x, gtr[1] - trc.y)),
+                        hypot(gbl[0] - bl.x, gbl[1] - bl.y));
+  CHECK(n > 0 && corners < 0.05, "%s: golden region corners off ours by %.3f px (the detection changed?)", stem,
+        corners);
+  /* our path: preprocessing through the affine, our runtime, the decoder mapping back */
+  pix_frame fr = { PIX_RGB, pic->width, pic->height, { pic->rgb, NULL, NULL }, { pic->width * 3, 0, 0 } };
+  pix_norm norm = norm_for(TFL_DECODER_LANDMARKS, g);
+  tfl_decoder_options o = tfl_decoder_defaults();
+  o.threshold = 0.0f;
+  tfl_decoder *d = NULL;
+  tfl_results res = { 0 };
+  bool ok = preprocess_frame(&fr, tr, &norm, tfl_interpreter_input(it, 0)) == 0 && tfl_interpreter_invoke(it) == TFL_OK &&
+            tfl_decoder_create(TFL_DECODER_LANDMARKS, g, &o, &d, &diag) == TFL_OK;
+  if (ok) {
+    const tfl_tensor *outs[8];
+    int k = tfl_interpreter_output_count(it);
+    for (int i = 0; i < k && i < 8; i++) outs[i] = tfl_interpreter_output(it, i);
+    ok = tfl_decoder_run(d, outs, k < 8 ? k : 8, tr, &res, &diag) == TFL_OK && res.n_poses == 1;
+  }
+  CHECK(ok, "%s: our chain gave no landmarks: %s", stem, diag.error);
+  double worst = 0, sum = 0;
+  int worst_at = -1, count = 0;
+  for (int i = 0; ok && i < n && i < res.poses[0].n_keypoints; i++) {
+    double x, y;
+    if (fscanf(f, "%lf %lf", &x, &y) != 2) break;
+    double e = hypot(x - res.poses[0].keypoints[i].x, y - res.poses[0].keypoints[i].y);
+    sum += e;
+    count++;
+    if (e > worst) worst = e, worst_at = i;
+  }
+  fclose(f);
+  double side = hypot(trc.x - tl.x, trc.y - tl.y);
+  /* same crop up to float rounding, two implementations of the same graph: the worst
+   * landmark within 0.2% of the region's side */
+  CHECK(ok && count == n && worst < 0.002 * side, "%s: landmark %d off TensorFlow Lite's by %.3f px (region %.0f px)",
+        stem, worst_at, worst, side);
+  printf("ok   %s on its region: %d landmarks against TensorFlow Lite on the same crop, worst %.3f px (#%d), "
+         "mean %.3f px, region side %.0f px\n", stem, count, worst, worst_at, count ? sum / count : 0, side);
+  tfl_results_clear(&res);
+  tfl_decoder_free(d);
+}
+
 /* detector -> region -> the second model's input, against the tests' own crop.
  * `given`: a hand-made detection instead of running `detector` (no picture here shows a
  * hand); its keypoints are copied. */
@@ -328,6 +418,7 @@ static void test_chain(const golden_picture *pic, const char *detector, tfl_regi
          "%.1f deg, %dx%d crop worst %.4f of 255, %d pixels beyond the frame\n",
          detector, second, tfl_region_kind_name(kind), b->x, b->y, b->w, b->h, b->score, reg.cx, reg.cy, reg.w,
          reg.h, reg.angle * 180 / PI, W, H, worst, outside);
+  if (kind != TFL_REGION_BOX) landmarks_vs_tflite(pic, second, g, it, &tr, ref, W, H, tl, trc, bl);
   free(ref);
   free(t.data);
   tfl_interpreter_free(it);
@@ -340,10 +431,12 @@ int main(int argc, char **argv)
   test_rules();
   test_landmark_regions();
   test_transform();
-  if (argc < 3) {
-    fprintf(stderr, "usage: %s PICTURES_DIR MODEL_DIRS\n", argv[0]);
+  if (argc < 4) {
+    fprintf(stderr, "usage: %s PICTURES_DIR MODEL_DIRS GOLDEN_DIR [--dump DIR]\n", argv[0]);
     return 2;
   }
+  golden_dir = argv[3];
+  if (argc >= 6 && !strcmp(argv[4], "--dump")) dump_dir = argv[5];
   model_dirs = argv[2];
   tfl_diag_init(&diag);
   cpu_delegate_options co = cpu_delegate_defaults();
