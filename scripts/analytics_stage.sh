@@ -24,16 +24,21 @@ fail() { echo "analytics_stage: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || fail "needs root (debootstrap, chroot, mount)"
 command -v debootstrap >/dev/null || fail "debootstrap is not installed (scripts/setup.sh installs it)"
 
+packages=$(echo $packages) # one line for sh -c
 if [ ! -f "$stamp" ]; then
-  rm -rf "$rootfs"
-  mkdir -p "$build"
   t0=$(date +%s)
-  echo "analytics_stage: making a Debian 13 (trixie) root in $rootfs"
-  if ! debootstrap --variant=minbase trixie "$rootfs" >"$build/trixie-debootstrap.log" 2>&1; then
-    tail -5 "$build/trixie-debootstrap.log" >&2
+  if [ ! -f "$rootfs/.debootstrap-done" ]; then
     rm -rf "$rootfs"
-    fail "debootstrap failed: is Debian's package mirror reachable? (log: $build/trixie-debootstrap.log)"
+    mkdir -p "$build"
+    echo "analytics_stage: making a Debian 13 (trixie) root in $rootfs"
+    if ! debootstrap --variant=minbase trixie "$rootfs" >"$build/trixie-debootstrap.log" 2>&1; then
+      tail -5 "$build/trixie-debootstrap.log" >&2
+      rm -rf "$rootfs"
+      fail "debootstrap failed: is Debian's package mirror reachable? (log: $build/trixie-debootstrap.log)"
+    fi
+    touch "$rootfs/.debootstrap-done"
   fi
+  echo "analytics_stage: installing GStreamer 1.26 and the build tools in the root"
   mount -t proc proc "$rootfs/proc"
   trap 'umount "$rootfs/proc" 2>/dev/null || true' EXIT
   # shellcheck disable=SC2086

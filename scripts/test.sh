@@ -22,12 +22,19 @@ models/fetch.sh || die "models/fetch.sh failed"
 tests/fetch_pictures.sh || die "tests/fetch_pictures.sh failed"
 
 # Old logs must not be counted.
-rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json"
+trixie_log=$build/trixie-root/build/meson-logs/testlog.json
+rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$trixie_log"
 
 step "build ($build, debugoptimized)"
 scripts/build.sh "$build" || die "build failed"
 step "tests"
 meson test -C "$build" --print-errorlogs --num-processes 2
+
+# GStreamer >= 1.24 (analytics metadata, objectdetectionoverlay) in a Debian 13 root with
+# GStreamer 1.26: made once by debootstrap and cached in $build/trixie-root (a few minutes
+# the first time, seconds after); a mirror that cannot be reached fails with a message.
+step "analytics: Debian 13 root, GStreamer 1.26"
+scripts/analytics_stage.sh "$build" || echo "test.sh: the analytics stage failed (see above)"
 
 # The sanitizer run covers the unit, loader (bad models), single-op and real-model suites
 # (the real models take about 70 s under ASan on 2 cores); the GL suites stay in the
@@ -40,13 +47,13 @@ UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
   meson test -C "$asan" --print-errorlogs --num-processes 2 --suite unit --suite loader --suite opmodels --suite models
 
 step "summary"
-python3 - "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" <<'PY'
+python3 - "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$trixie_log" <<'PY'
 import json
 import sys
 
 passed = failed = skipped = 0
 for path in sys.argv[1:]:
-    run = path.split('/')[-3]    # build or build-asan
+    run = path.split('/')[-3]    # build, build-asan, or build (the Debian 13 root's)
     try:
         lines = open(path).read().splitlines()
     except OSError:
