@@ -23,9 +23,7 @@ need "$det" "$lm" "$PICTURES/astronaut.png"
 if [ -n "${1:-}" ]; then
   src="filesrc location=\"$1\" ! decodebin ! videoconvert"
 else
-  src="compositor name=c sink_1::xpos=512 ! video/x-raw,width=1024,height=512,framerate=10/1 ! videoconvert"
-  srcs="filesrc location=$PICTURES/astronaut.png ! pngdec ! videoconvert ! imagefreeze num-buffers=$frames ! c.sink_0
-        filesrc location=$PICTURES/astronaut.png ! pngdec ! videoconvert ! imagefreeze num-buffers=$frames ! c.sink_1"
+  two_astronauts "$frames"
 fi
 eval gst-launch-1.0 -q "$src" ! video/x-raw,format=RGBA ! $UPLOAD \
   tflitefilter name=det model="$det" fit=letterbox ! \

@@ -103,17 +103,6 @@ static gfloat iou(const gfloat a[4], const gfloat b[4])
   return uni > 0.0f ? inter / uni : 0.0f;
 }
 
-static gboolean label_wanted(const GstTfliteRegions *r, const GstTfliteObject *o)
-{
-  if (!r->labels) return TRUE;
-  const gchar *label = gst_tflite_object_label(o, o->class_id);
-  gchar id[16];
-  g_snprintf(id, sizeof id, "#%d", o->class_id);
-  for (gchar **l = r->labels; *l; l++)
-    if ((label && !g_ascii_strcasecmp(label, *l)) || !strcmp(id, *l)) return TRUE;
-  return FALSE;
-}
-
 static gint by_score(gconstpointer a, gconstpointer b)
 {
   const GstTfliteObject *x = *(const GstTfliteObject *const *)a, *y = *(const GstTfliteObject *const *)b;
@@ -160,7 +149,7 @@ static guint collect(GstTfliteFilter *self, GstTfliteMeta *meta, region_in *out)
   GPtrArray *cands = g_ptr_array_new();
   for (guint i = 0; i < gst_tflite_meta_n_objects(meta); i++) {
     const GstTfliteObject *o = gst_tflite_meta_get_object(meta, i);
-    if (o->source != r->from || o->kind != GST_TFLITE_OBJECT_DETECTION || !label_wanted(r, o)) continue;
+    if (o->source != r->from || o->kind != GST_TFLITE_OBJECT_DETECTION || !gst_tflite_object_class_in(o, r->labels)) continue;
     if (o->w < (gfloat)r->min_size || o->h < (gfloat)r->min_size) continue;
     g_ptr_array_add(cands, (gpointer)o);
   }

@@ -75,6 +75,24 @@ const gchar *gst_tflite_object_label(const GstTfliteObject *obj, gint class_id)
 }
 
 /**
+ * gst_tflite_object_class_in:
+ * @obj: an object
+ * @wanted: (array zero-terminated=1) (nullable): labels or "#id"s
+ *
+ * Returns: whether @obj's class is one of @wanted (all when @wanted is NULL)
+ */
+gboolean gst_tflite_object_class_in(const GstTfliteObject *obj, gchar **wanted)
+{
+  if (!wanted) return TRUE;
+  const gchar *label = gst_tflite_object_label(obj, obj->class_id);
+  gchar id[16];
+  g_snprintf(id, sizeof id, "#%d", obj->class_id);
+  for (gchar **l = wanted; *l; l++)
+    if ((label && !g_ascii_strcasecmp(label, *l)) || !strcmp(id, *l)) return TRUE;
+  return FALSE;
+}
+
+/**
  * gst_tflite_object_get_keypoint:
  * @obj: an object
  * @index: which keypoint

@@ -92,6 +92,9 @@ typedef struct {
 
 /* The label of class_id from the object's label list; NULL when it has none. */
 const gchar *gst_tflite_object_label(const GstTfliteObject *obj, gint class_id);
+/* Whether the object's class is one of `wanted` (labels, case-insensitive, or "#<class
+ * id>"); NULL `wanted`: every class. For elements' label filters. */
+gboolean gst_tflite_object_class_in(const GstTfliteObject *obj, gchar **wanted);
 /* For language bindings (the arrays above are plain C): keypoint / class result `index`;
  * FALSE when out of range. The name of the element that made the object. */
 gboolean gst_tflite_object_get_keypoint(const GstTfliteObject *obj, guint index, gfloat *x, gfloat *y,

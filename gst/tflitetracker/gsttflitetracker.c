@@ -76,13 +76,7 @@ static gboolean wanted(GstTfliteTracker *self, const GstTfliteObject *o)
 {
   if (o->kind != GST_TFLITE_OBJECT_DETECTION || o->parent_id != 0 || o->source == self->own) return FALSE;
   if (self->source_q && o->source != self->source_q) return FALSE;
-  if (!self->label_list) return TRUE;
-  const gchar *label = gst_tflite_object_label(o, o->class_id);
-  gchar id[16];
-  g_snprintf(id, sizeof id, "#%d", o->class_id);
-  for (gchar **l = self->label_list; *l; l++)
-    if ((label && !g_ascii_strcasecmp(label, *l)) || !strcmp(id, *l)) return TRUE;
-  return FALSE;
+  return gst_tflite_object_class_in(o, self->label_list);
 }
 
 /* Moves an object found on an older frame, and its children, by (dx, dy). */

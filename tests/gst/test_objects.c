@@ -179,23 +179,38 @@ GST_START_TEST(test_face_mesh_on_region_both_paths)
 }
 GST_END_TEST;
 
+/* Runs "HEAD ! pose detector ! pose landmarks on its regions ! appsink TAIL", where PIC in
+ * HEAD and TAIL stands for astronaut.png; fails the test on an error. */
+static void pose_chain(const gchar *head, const gchar *det_props, const gchar *lm_props, const gchar *tail, pipe_run *r)
+{
+  gchar *det = pipe_model("pose_detection.tflite"), *lm = pipe_model("pose_landmark_lite.tflite");
+  gchar *pic = pipe_picture("astronaut.png");
+  gchar *raw = g_strdup_printf("%s ! tflitefilter name=det model=\"%s\" %s ! tflitefilter name=pose model=\"%s\" "
+                               "regions-from=det %s ! appsink name=sink sync=false %s",
+                               head, det, det_props, lm, lm_props, tail);
+  gchar **parts = g_strsplit(raw, "PIC", -1);
+  gchar *desc = g_strjoinv(pic, parts);
+  pipe_run_launch(desc, 120, r);
+  fail_unless(r->error == NULL, "%s", r->error);
+  g_strfreev(parts);
+  g_free(raw);
+  g_free(desc);
+  g_free(pic);
+  g_free(det);
+  g_free(lm);
+}
+
 /* Two astronauts side by side: the pose detector (letterboxed, as MediaPipe feeds it)
  * finds both, the landmark model runs on each region (one batch of two), each skeleton on
  * its person. */
 GST_START_TEST(test_pose_two_people)
 {
-  gchar *det = pipe_model("pose_detection.tflite"), *lm = pipe_model("pose_landmark_lite.tflite");
-  gchar *pic = pipe_picture("astronaut.png");
-  gchar *desc = g_strdup_printf(
-    "compositor name=c sink_1::xpos=512 ! video/x-raw,width=1024,height=512 ! videoconvert ! "
-    "video/x-raw,format=RGBA ! tflitefilter name=det model=\"%s\" fit=letterbox ! "
-    "tflitefilter name=pose model=\"%s\" regions-from=det max-regions=4 ! appsink name=sink "
-    "filesrc location=\"%s\" ! pngdec ! videoconvert ! imagefreeze num-buffers=1 ! c.sink_0 "
-    "filesrc location=\"%s\" ! pngdec ! videoconvert ! imagefreeze num-buffers=1 ! c.sink_1",
-    det, lm, pic, pic);
   pipe_run r;
-  pipe_run_launch(desc, 120, &r);
-  fail_unless(r.error == NULL, "%s", r.error);
+  pose_chain("compositor name=c sink_1::xpos=512 ! video/x-raw,width=1024,height=512 ! videoconvert ! "
+             "video/x-raw,format=RGBA", "fit=letterbox", "max-regions=4",
+             "filesrc location=\"PIC\" ! pngdec ! videoconvert ! imagefreeze num-buffers=1 ! c.sink_0 "
+             "filesrc location=\"PIC\" ! pngdec ! videoconvert ! imagefreeze num-buffers=1 ! c.sink_1",
+             &r);
   fail_unless(r.buffers->len >= 1);
   GstTfliteMeta *m = gst_buffer_get_tflite_meta(g_ptr_array_index(r.buffers, 0));
   const GstTfliteObject *a = nth_kind(m, GST_TFLITE_OBJECT_LANDMARKS, "pose", 0);
@@ -219,10 +234,6 @@ GST_START_TEST(test_pose_two_people)
   g_print("two people: noses at (%.0f, %.0f) and (%.0f, %.0f)\n", a->keypoints[0].x, a->keypoints[0].y,
           b->keypoints[0].x, b->keypoints[0].y);
   pipe_run_clear(&r);
-  g_free(desc);
-  g_free(pic);
-  g_free(det);
-  g_free(lm);
 }
 GST_END_TEST;
 
@@ -231,15 +242,9 @@ GST_END_TEST;
  * lands where it is, and the region metadata stays inside the frame. */
 GST_START_TEST(test_pose_partly_outside)
 {
-  gchar *det = pipe_model("pose_detection.tflite"), *lm = pipe_model("pose_landmark_lite.tflite");
-  gchar *pic = pipe_picture("astronaut.png");
-  gchar *desc = g_strdup_printf("filesrc location=\"%s\" ! pngdec ! videoconvert ! videocrop left=220 ! videoconvert ! "
-                                "video/x-raw,format=RGBA ! tflitefilter name=det model=\"%s\" ! "
-                                "tflitefilter name=pose model=\"%s\" regions-from=det ! appsink name=sink",
-                                pic, det, lm);
   pipe_run r;
-  pipe_run_launch(desc, 120, &r);
-  fail_unless(r.error == NULL, "%s", r.error);
+  pose_chain("filesrc location=\"PIC\" ! pngdec ! videoconvert ! videocrop left=220 ! videoconvert ! "
+             "video/x-raw,format=RGBA", "", "", "", &r);
   GstBuffer *buf = g_ptr_array_index(r.buffers, 0);
   GstTfliteMeta *m = gst_buffer_get_tflite_meta(buf);
   const GstTfliteObject *p = nth_kind(m, GST_TFLITE_OBJECT_LANDMARKS, "pose", 0);
@@ -256,10 +261,6 @@ GST_START_TEST(test_pose_partly_outside)
   g_print("partly outside: left shoulder at (%.0f, %.0f), the cut-off right one at (%.0f, %.0f)\n",
           p->keypoints[11].x, p->keypoints[11].y, p->keypoints[12].x, p->keypoints[12].y);
   pipe_run_clear(&r);
-  g_free(desc);
-  g_free(pic);
-  g_free(det);
-  g_free(lm);
 }
 GST_END_TEST;
 
@@ -267,16 +268,9 @@ GST_END_TEST;
  * and the detector is paused; it posts results for the first frame only. */
 GST_START_TEST(test_track_regions_pause_detector)
 {
-  gchar *det = pipe_model("pose_detection.tflite"), *lm = pipe_model("pose_landmark_lite.tflite");
-  gchar *pic = pipe_picture("astronaut.png");
-  gchar *desc = g_strdup_printf("filesrc location=\"%s\" ! pngdec ! videoconvert ! imagefreeze num-buffers=6 ! "
-                                "video/x-raw,format=RGBA,framerate=30/1 ! tflitefilter name=det model=\"%s\" ! "
-                                "tflitefilter name=pose model=\"%s\" regions-from=det max-regions=1 track-regions=true ! "
-                                "appsink name=sink sync=false",
-                                pic, det, lm);
   pipe_run r;
-  pipe_run_launch(desc, 120, &r);
-  fail_unless(r.error == NULL, "%s", r.error);
+  pose_chain("filesrc location=\"PIC\" ! pngdec ! videoconvert ! imagefreeze num-buffers=6 ! "
+             "video/x-raw,format=RGBA,framerate=30/1", "", "max-regions=1 track-regions=true", "", &r);
   fail_unless_equals_int(r.buffers->len, 6);
   guint det_runs = 0, poses = 0;
   while (pipe_run_message(&r, "tflite-results", "det", det_runs)) det_runs++;
@@ -295,10 +289,6 @@ GST_START_TEST(test_track_regions_pause_detector)
   /* the pause travels upstream while the next frame may already be in the detector */
   fail_unless(det_runs >= 1 && det_runs <= 2, "the detector ran on %u of 6 frames", det_runs);
   pipe_run_clear(&r);
-  g_free(desc);
-  g_free(pic);
-  g_free(det);
-  g_free(lm);
 }
 GST_END_TEST;
 
