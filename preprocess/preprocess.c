@@ -4,6 +4,25 @@
 #include <math.h>
 #include <stdlib.h>
 
+pix_norm preprocess_model_norm(const tfl_graph *g, tfl_decoder_kind kind, bool *from_metadata)
+{
+  float lo, hi;
+  tfl_decoder_input_range(kind, g, &lo, &hi);
+  const bool meta = g->meta.has_norm && g->meta.n_norm > 0;
+  pix_norm n;
+  for (int c = 0; c < 3; c++) {
+    n.std[c] = 255.0f / (hi - lo);
+    n.mean[c] = -lo * n.std[c];
+    if (meta) {
+      int k = c < g->meta.n_norm ? c : g->meta.n_norm - 1;
+      n.mean[c] = g->meta.norm_mean[k];
+      n.std[c] = g->meta.norm_std[k];
+    }
+  }
+  if (from_metadata) *from_metadata = meta;
+  return n;
+}
+
 tfl_transform preprocess_transform(int frame_w, int frame_h, int in_w, int in_h, fit_mode fit)
 {
   tfl_transform tr = { in_w, in_h, (float)frame_w, (float)frame_h, 1, 1, 0, 0 };
@@ -100,11 +119,11 @@ typedef struct {
   double w;
 } tap;
 
-static void make_taps(tap *t, int n, double scale, double off, int src_len)
+static void make_taps(tap *t, int n, double scale, double off, double frame_len, int src_len)
 {
   for (int u = 0; u < n; u++) {
     double f = ((double)u + 0.5) * scale + off;
-    if (f < 0.0 || f >= (double)src_len) {
+    if (f < 0.0 || f >= frame_len) {
       t[u] = (tap){ -1, -1, 0.0 };
       continue;
     }
@@ -144,6 +163,11 @@ static void store_pixel(tfl_tensor *t, size_t base, int C, int raw, const double
   }
 }
 
+static bool stretched(float scale, int n, float frame_len)
+{
+  return fabs((double)scale * n - (double)frame_len) <= 1e-6 * frame_len;
+}
+
 int preprocess_frame(const pix_frame *f, const tfl_transform *tr, const pix_norm *norm,
                      tfl_tensor *t)
 {
@@ -170,11 +194,13 @@ int preprocess_frame(const pix_frame *f, const tfl_transform *tr, const pix_norm
   tap *cols = malloc(sizeof(tap) * (size_t)(W + H));
   if (!cols) return -1;
   tap *rows = cols + W;
-  /* the exact ratio when the whole frame is stretched, as the oracle computes it */
-  double sx = tr->off_x == 0.0f && tr->scale_x * (float)W == tr->frame_w ? (double)tr->frame_w / W : tr->scale_x;
-  double sy = tr->off_y == 0.0f && tr->scale_y * (float)H == tr->frame_h ? (double)tr->frame_h / H : tr->scale_y;
-  make_taps(cols, W, sx, tr->off_x, f->width);
-  make_taps(rows, H, sy, tr->off_y, f->height);
+  /* the exact ratio when the whole frame is stretched, as the oracle computes it (the
+   * float scale times the size misses the frame size by a rounding for ratios such as
+   * 640/300, so compare within float precision) */
+  double sx = tr->off_x == 0.0f && stretched(tr->scale_x, W, tr->frame_w) ? (double)tr->frame_w / W : tr->scale_x;
+  double sy = tr->off_y == 0.0f && stretched(tr->scale_y, H, tr->frame_h) ? (double)tr->frame_h / H : tr->scale_y;
+  make_taps(cols, W, sx, tr->off_x, tr->frame_w, f->width);
+  make_taps(rows, H, sy, tr->off_y, tr->frame_h, f->height);
   for (int v = 0; v < H; v++) {
     const tap *ty = &rows[v];
     for (int u = 0; u < W; u++) {

@@ -5,8 +5,10 @@
 #ifndef TFL_PREPROCESS_H
 #define TFL_PREPROCESS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "decoders/tfl_decoder.h"
 #include "decoders/tfl_results.h"
 #include "runtime/tfl_graph.h"
 
@@ -31,6 +33,13 @@ typedef enum {
 typedef struct {
   float mean[3], std[3];
 } pix_norm;
+
+/* The normalization a model expects when nothing overrides it: its metadata's
+ * mean/std (per channel, the last one repeated), else the input range its family was
+ * trained with (tfl_decoder_input_range: lo..hi as mean = -lo * std, std = 255/(hi-lo)).
+ * *from_metadata (may be NULL) says which. tflitefilter and the evaluation tools both
+ * start from this, then apply their own overrides. */
+pix_norm preprocess_model_norm(const tfl_graph *g, tfl_decoder_kind kind, bool *from_metadata);
 
 /* Where the model input lies in the frame, for mapping results back. */
 tfl_transform preprocess_transform(int frame_w, int frame_h, int in_w, int in_h, fit_mode fit);

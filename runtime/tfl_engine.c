@@ -2,10 +2,15 @@
  *
  * Scheduling ("flat combining"): a caller queues its job, and if no batch is being run,
  * becomes the leader: it waits (at most window_us) until every recently active stream
- * has queued a frame or the runner's batch is full, takes up to B jobs, and runs them
- * (through exec): fill each slot, one invoke, consume each slot. Then it marks them done,
- * wakes everyone, and the next caller still waiting leads the next batch. No thread of
- * the engine's own: the streams' threads do the work, one at a time.
+ * has queued a frame or the batch is full, takes up to B jobs, and runs them (through
+ * exec): fill each slot, one invoke, consume each slot. Then it marks them done, wakes
+ * everyone, and the next caller still waiting leads the next batch. No thread of the
+ * engine's own: the streams' threads do the work, one at a time.
+ *
+ * Runners: a batch-1 runner always (a lone frame never pays for empty slots, which on
+ * the CPU cost as much as full ones), and, while several streams are active, one of B
+ * frames (B a power of two); B grows with the active streams and the batch runner is
+ * dropped when streams detach below half of it.
  */
 #include "tfl_engine.h"
 
@@ -19,7 +24,8 @@
 #include "tfl_loader.h"
 #include "tfl_passes.h"
 
-/* A stream counts as active (worth waiting for) this long after its last frame. */
+/* A stream counts as active (worth waiting for) this long after its last frame, or four
+ * runs' time when runs are slower than that. */
 #define ACTIVE_NS (200 * 1000 * 1000LL)
 #define MAX_BATCH_LIMIT 64
 
@@ -42,8 +48,10 @@ struct tfl_engine {
   tfl_diag run_diag;           /* the runner's: invoke errors, copied into the jobs */
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  runner *cur;
+  runner *one;                 /* batch 1 */
+  runner *many;                /* batch > 1, or NULL */
   int batch_limit;             /* what the model allows: 1 once batching failed */
+  long long run_ns;            /* how long the last run took */
   tfl_job *head, *tail;
   int queued;
   bool leading;
@@ -166,7 +174,7 @@ tfl_status tfl_engine_create(const tfl_engine_options *o, tfl_engine **out)
     tfl_engine_free(e);
     return st;
   }
-  e->cur = c.made;
+  e->one = c.made;
   *out = e;
   return TFL_OK;
 }
@@ -174,7 +182,8 @@ tfl_status tfl_engine_create(const tfl_engine_options *o, tfl_engine **out)
 void tfl_engine_free(tfl_engine *e)
 {
   if (!e) return;
-  if (e->cur) exec_call(e, free_on_exec, e->cur);
+  if (e->one) exec_call(e, free_on_exec, e->one);
+  if (e->many) exec_call(e, free_on_exec, e->many);
   pthread_cond_destroy(&e->cv);
   pthread_mutex_destroy(&e->mu);
   free(e->path);
@@ -222,8 +231,9 @@ static int pow2_at_least(int n)
 /* Streams that queued a frame lately: the ones worth waiting for. */
 static int active_streams(tfl_engine *e, long long now)
 {
+  long long recent = 4 * e->run_ns > ACTIVE_NS ? 4 * e->run_ns : ACTIVE_NS;
   int n = 0;
-  for (tfl_stream *s = e->streams; s; s = s->next) n += s->last_ns && now - s->last_ns < ACTIVE_NS;
+  for (tfl_stream *s = e->streams; s; s = s->next) n += s->last_ns && now - s->last_ns < recent;
   return n;
 }
 
@@ -241,51 +251,67 @@ static void job_fail(tfl_job *j, tfl_status st, const char *what, const char *ms
   snprintf(j->error, sizeof j->error, "%s%.400s", what, msg);
 }
 
-/* On the exec thread: runner size, fill, invoke, consume. */
+/* Runs jobs[0..n) on runner r: fill each slot, one invoke, consume each slot. */
+static void run_on(tfl_engine *e, runner *r, tfl_job **jobs, int n)
+{
+  bool any = false;
+  for (int k = 0; k < n; k++) {
+    tfl_job *j = jobs[k];
+    j->batch = n;
+    tfl_status st = j->fill(j, r->it, k);
+    if (st != TFL_OK) job_fail(j, st, "", j->error[0] ? j->error : "filling the input failed");
+    any = any || st == TFL_OK;
+  }
+  if (!any) return;
+  tfl_status st = tfl_interpreter_invoke(r->it);
+  e->runs++;
+  e->frames += (unsigned long long)n;
+  for (int k = 0; k < n; k++) {
+    tfl_job *j = jobs[k];
+    if (st != TFL_OK) job_fail(j, st, "inference: ", e->run_diag.error);
+    if (j->status != TFL_OK) continue;
+    tfl_status cs = j->consume(j, r->it, k);
+    if (cs != TFL_OK) job_fail(j, cs, "", j->error[0] ? j->error : "reading the outputs failed");
+  }
+}
+
+/* On the exec thread: the runner for the batch (built or dropped as needed), then runs. */
 static void run_batch_on_exec(void *arg)
 {
   batch_call *c = arg;
   tfl_engine *e = c->e;
-  if (c->want_batch != e->cur->batch) {
+  if (e->many && c->want_batch < e->many->batch && 2 * e->n_streams <= e->many->batch) {
+    tfl_logf(diag_of(e), TFL_LOG_INFO, "engine: %d streams left, batches of %d dropped", e->n_streams, e->many->batch);
+    runner_free(e->many);
+    e->many = NULL;
+  }
+  if (c->n > 1 && (!e->many || e->many->batch < c->want_batch)) {
     runner *r = runner_new(e, c->want_batch);
     if (r) {
-      tfl_logf(diag_of(e), TFL_LOG_INFO, "engine: %d frames per run from now on", c->want_batch);
-      runner_free(e->cur);
-      e->cur = r;
+      tfl_logf(diag_of(e), TFL_LOG_INFO, "engine: batches of up to %d frames", c->want_batch);
+      runner_free(e->many);
+      e->many = r;
     } else {
       /* the model cannot run batched: one frame per run from now on, no more waiting */
-      tfl_logf(diag_of(e), TFL_LOG_INFO, "engine: frames run one at a time (batch %d failed: %s)", c->want_batch,
+      tfl_logf(diag_of(e), TFL_LOG_INFO, "engine: frames run one at a time (a batch of %d failed: %s)", c->want_batch,
                diag_of(e)->error);
       e->batch_limit = 1;
     }
   }
-  runner *r = e->cur;
   bool host = false;
   for (int k = 0; k < c->n; k++) host = host || c->jobs[k]->host_outputs;
-  tfl_interpreter_set_outputs_host(r->it, host);
-  int per_run = r->batch;
-  for (int first = 0; first < c->n; first += per_run) {
-    int n = c->n - first < per_run ? c->n - first : per_run;
-    bool any = false;
-    for (int k = 0; k < n; k++) {
-      tfl_job *j = c->jobs[first + k];
-      j->batch = n;
-      tfl_status st = j->fill(j, r->it, k);
-      if (st != TFL_OK) job_fail(j, st, "", j->error[0] ? j->error : "filling the input failed");
-      any = any || st == TFL_OK;
+  long long t0 = now_ns();
+  if (c->n > 1 && e->many) {
+    tfl_interpreter_set_outputs_host(e->many->it, host);
+    for (int first = 0; first < c->n; first += e->many->batch) {
+      int n = c->n - first < e->many->batch ? c->n - first : e->many->batch;
+      run_on(e, n > 1 ? e->many : e->one, c->jobs + first, n);
     }
-    if (!any) continue;
-    tfl_status st = tfl_interpreter_invoke(r->it);
-    e->runs++;
-    e->frames += (unsigned long long)n;
-    for (int k = 0; k < n; k++) {
-      tfl_job *j = c->jobs[first + k];
-      if (st != TFL_OK) job_fail(j, st, "inference: ", e->run_diag.error);
-      if (j->status != TFL_OK) continue;
-      tfl_status cs = j->consume(j, r->it, k);
-      if (cs != TFL_OK) job_fail(j, cs, "", j->error[0] ? j->error : "reading the outputs failed");
-    }
+  } else {
+    tfl_interpreter_set_outputs_host(e->one->it, host);
+    for (int k = 0; k < c->n; k++) run_on(e, e->one, c->jobs + k, 1);
   }
+  e->run_ns = now_ns() - t0;
 }
 
 /* Leader, with e->mu held: gathers a batch, runs it unlocked, marks it done. */
@@ -298,6 +324,7 @@ static void lead(tfl_engine *e)
   int need = e->queued > active ? e->queued : active;
   int want = e->batch_limit > 1 && need > 1 ? pow2_at_least(need < e->batch_limit ? need : e->batch_limit) : 1;
   if (want > e->batch_limit) want = e->batch_limit;
+  if (e->many && want < e->many->batch && want > 1) want = e->many->batch; /* no rebuild for a lull */
   if (want > 1 && e->queued < active) {
     long long deadline = now + (long long)e->o.window_us * 1000LL;
     struct timespec ts = { (time_t)(deadline / 1000000000LL), (long)(deadline % 1000000000LL) };
@@ -307,16 +334,13 @@ static void lead(tfl_engine *e)
     }
   }
   batch_call c = { e, { 0 }, 0, want };
-  /* a smaller runner never waits for frames a bigger one could take */
-  int take = want > e->cur->batch ? want : e->cur->batch;
-  while (e->head && c.n < take && c.n < MAX_BATCH_LIMIT) {
+  while (e->head && c.n < want && c.n < MAX_BATCH_LIMIT) {
     tfl_job *j = e->head;
     e->head = j->next;
     if (!e->head) e->tail = NULL;
     e->queued--;
     c.jobs[c.n++] = j;
   }
-  if (want == 1 && e->cur->batch > 1 && c.n <= 1) c.want_batch = e->cur->batch; /* keep it: no rebuild for a lull */
   pthread_mutex_unlock(&e->mu);
   exec_call(e, run_batch_on_exec, &c);
   pthread_mutex_lock(&e->mu);
@@ -371,8 +395,9 @@ tfl_status tfl_stream_run_many(tfl_stream *s, tfl_job **jobs, int n)
 void tfl_engine_get_info(tfl_engine *e, tfl_engine_info *out)
 {
   pthread_mutex_lock(&e->mu);
-  *out = (tfl_engine_info){ e->cur->batch, e->batch_limit, e->n_streams, tfl_interpreter_arena_bytes(e->cur->it),
-                            e->runs, e->frames };
+  runner *r = e->many ? e->many : e->one;
+  *out = (tfl_engine_info){ r->batch, e->batch_limit, e->n_streams, tfl_interpreter_arena_bytes(r->it), e->runs,
+                            e->frames };
   pthread_mutex_unlock(&e->mu);
 }
 
@@ -385,7 +410,7 @@ typedef struct {
 static void inspect_on_exec(void *arg)
 {
   inspect_call *c = arg;
-  c->fn(c->e->cur->it, c->user);
+  c->fn(c->e->one->it, c->user);
 }
 
 tfl_status tfl_engine_inspect(tfl_engine *e, void (*fn)(const tfl_interpreter *it, void *user), void *user)

@@ -10,6 +10,8 @@ packages=(
   meson ninja-build pkg-config gcc python3
   # runtime: XNNPACK (no pkg-config file; pthreadpool must be named), flatc for test models
   libxnnpack-dev libpthreadpool-dev flatbuffers-compiler libpng-dev zlib1g-dev
+  # evaluation tools: JPEG pictures, COCO's JSON files; their tests' pycocotools venv
+  libjpeg62-turbo-dev libjson-c-dev python3-venv
   # GL delegate (Mesa's llvmpipe without a GPU)
   libegl-dev libgles-dev libgl1-mesa-dri libegl-mesa0
   # GStreamer elements

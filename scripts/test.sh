@@ -25,6 +25,9 @@ tests/fetch_pictures.sh || die "tests/fetch_pictures.sh failed"
 trixie_log=$build/trixie-root/build/meson-logs/testlog.json
 rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$trixie_log"
 
+# Both builds' evaluation tests share one pycocotools virtual environment (tests/eval/venv.sh).
+export TFL_EVAL_VENV=$build/eval-venv
+
 step "build ($build, debugoptimized)"
 scripts/build.sh "$build" || die "build failed"
 step "tests"
@@ -37,14 +40,15 @@ step "analytics: Debian 13 root, GStreamer 1.26"
 scripts/analytics_stage.sh "$build" || echo "test.sh: the analytics stage failed (see above)"
 
 # The sanitizer run covers the unit, loader (bad models), single-op and real-model suites
-# (the real models take about 70 s under ASan on 2 cores); the GL suites stay in the
-# optimized run (Mesa's llvmpipe is not built with the sanitizers).
+# (the real models take about 70 s under ASan on 2 cores) and the evaluation suite (its
+# tools run GL too, about 2 minutes); the GL delegate's own suites stay in the optimized
+# run (Mesa's llvmpipe is not built with the sanitizers).
 step "build ($asan, ASan+UBSan)"
 scripts/build.sh "$asan" -Db_sanitize=address,undefined -Db_lundef=false || die "sanitizer build failed"
 step "tests under ASan+UBSan"
 ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
-  meson test -C "$asan" --print-errorlogs --num-processes 2 --suite unit --suite loader --suite opmodels --suite models
+  meson test -C "$asan" --print-errorlogs --num-processes 2 --suite unit --suite loader --suite opmodels --suite models --suite eval
 
 step "summary"
 python3 - "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$trixie_log" <<'PY'

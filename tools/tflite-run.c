@@ -12,11 +12,11 @@
 static void usage(FILE *out)
 {
   fprintf(out,
-          "usage: tflite-run MODEL (--input FILE.bin ... | --gauss SEED | --image PIC.png) --out DIR\n"
+          "usage: tflite-run MODEL (--input FILE.bin ... | --gauss SEED | --image PICTURE) --out DIR\n"
           "  --input FILE.bin   raw little-endian data for the next input (repeat per input)\n"
           "  --gauss SEED       the oracle's Gaussian inputs for this seed (no default)\n"
           "  --dist normal|diff with --gauss: N(0,1) or inference-diff's distribution (default normal)\n"
-          "  --image PIC.png    a picture, resized bilinearly (half-pixel centers) to input 0\n"
+          "  --image PICTURE    a PNG or JPEG, resized bilinearly (half-pixel centers) to input 0\n"
           "  --norm LO,HI       with --image, float inputs get LO..HI (default " DEFAULT_NORM ")\n"
           "  --out DIR          where input_<i>.bin, output_<i>.bin and outputs.json go (required)\n"
           "  --reference        single-threaded reference kernels (default off)\n");

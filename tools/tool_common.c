@@ -3,11 +3,11 @@
 
 #include "delegates/cpu/cpu_delegate.h"
 #include "delegates/gl/gl_delegate.h"
+#include "image_file.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <png.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,13 +148,20 @@ void tool_run_flags_help(FILE *out)
 {
   fprintf(out,
           "  --delegate cpu|gl  where the graph runs (default %s); cpu = XNNPACK and our\n"
-          "                     threaded kernels, gl = the OpenGL ES compute delegate\n"
+          "                     threaded kernels, gl = the OpenGL ES compute delegate\n",
+          TOOL_DEFAULT_DELEGATE);
+  tool_run_options_help(out);
+}
+
+void tool_run_options_help(FILE *out)
+{
+  fprintf(out,
           "  --precision P      GL delegate precision, fp16 or fp32 (default fp16)\n"
           "  --cache-dir DIR    GL program binary cache directory (default: none)\n"
           "  --threads N        CPU threads (default %d)\n"
           "  --log LEVEL        log lines printed: error, warning, info or debug\n"
           "                     (default: $TFL_LOG, else warning)\n",
-          TOOL_DEFAULT_DELEGATE, TOOL_DEFAULT_THREADS);
+          TOOL_DEFAULT_THREADS);
   tool_gl_tuning_help(out);
 }
 
@@ -251,7 +258,7 @@ static bool tool_make_delegate(const tool_run_flags *f, tfl_diag *diag, tfl_dele
   return false;
 }
 
-bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, bool reference)
+bool tool_model_load(tool_model *m, const char *path, const tool_run_flags *f)
 {
   memset(m, 0, sizeof *m);
   tool_diag_init(&m->diag, f->log);
@@ -262,6 +269,11 @@ bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, b
     fprintf(stderr, "error: loading %s: %s (%s)\n", path, m->diag.error, tfl_status_name(s));
     return false;
   }
+  return true;
+}
+
+bool tool_model_prepare(tool_model *m, const char *path, const tool_run_flags *f, bool reference)
+{
   cpu_delegate_options co = cpu_delegate_defaults();
   co.reference = reference;
   co.threads = reference ? 1 : f->threads;
@@ -282,8 +294,8 @@ bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, b
     }
     o.delegate = m->delegate;
   }
-  t0 = tool_now_ms();
-  s = tfl_interpreter_create(m->graph, &o, &m->it);
+  double t0 = tool_now_ms();
+  tfl_status s = tfl_interpreter_create(m->graph, &o, &m->it);
   m->init_ms = tool_now_ms() - t0;
   if (s != TFL_OK) {
     fprintf(stderr, "error: preparing %s: %s (%s)\n", path, m->diag.error, tfl_status_name(s));
@@ -291,6 +303,11 @@ bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, b
     return false;
   }
   return true;
+}
+
+bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, bool reference)
+{
+  return tool_model_load(m, path, f) && tool_model_prepare(m, path, f, reference);
 }
 
 void tool_model_close(tool_model *m)
@@ -444,34 +461,7 @@ bad:
   return false;
 }
 
-/* Decodes a PNG to packed RGB bytes (alpha dropped, gray expanded); malloc'd. */
-static uint8_t *load_png_rgb(const char *path, int *w, int *h)
-{
-  png_image img;
-  memset(&img, 0, sizeof img);
-  img.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_file(&img, path)) {
-    fprintf(stderr, "error: %s: %s\n", path, img.message);
-    return NULL;
-  }
-  img.format = PNG_FORMAT_RGBA;  /* RGBA, not RGB: libpng would blend alpha away */
-  uint8_t *rgba = malloc(PNG_IMAGE_SIZE(img));
-  uint8_t *rgb = malloc((size_t)img.width * img.height * 3);
-  if (!rgba || !rgb || !png_image_finish_read(&img, NULL, rgba, 0, NULL)) {
-    fprintf(stderr, "error: %s: %s\n", path, rgba && rgb ? img.message : "out of memory");
-    png_image_free(&img);
-    free(rgba);
-    free(rgb);
-    return NULL;
-  }
-  for (size_t i = 0; i < (size_t)img.width * img.height; i++) memcpy(rgb + 3 * i, rgba + 4 * i, 3);
-  free(rgba);
-  *w = (int)img.width;
-  *h = (int)img.height;
-  return rgb;
-}
-
-bool tool_fill_image(tfl_interpreter *it, const char *png_path, double lo, double hi)
+bool tool_fill_image(tfl_interpreter *it, const char *path, double lo, double hi)
 {
   if (tfl_interpreter_input_count(it) != 1) {
     fprintf(stderr, "error: --image needs a model with one input (it has %d)\n",
@@ -485,8 +475,12 @@ bool tool_fill_image(tfl_interpreter *it, const char *png_path, double lo, doubl
     return false;
   }
   int in_w, in_h;
-  uint8_t *px = load_png_rgb(png_path, &in_w, &in_h);
-  if (!px) return false;
+  char err[512];
+  uint8_t *px = image_file_load_rgb(path, &in_w, &in_h, err, sizeof err);
+  if (!px) {
+    fprintf(stderr, "error: %s\n", err);
+    return false;
+  }
   const int out_h = t->dims[1], out_w = t->dims[2];
   const double sx = (double)in_w / out_w, sy = (double)in_h / out_h;
   /* the oracle's order of operations (image.mjs), so values match it bit for bit */

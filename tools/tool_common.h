@@ -33,6 +33,8 @@ void tool_run_flags_init(tool_run_flags *f);
 int tool_run_flags_parse(tool_run_flags *f, int argc, char **argv, int *i);
 /* Help lines for those flags, with their defaults. */
 void tool_run_flags_help(FILE *out);
+/* The same without the --delegate line, for tools that take their own. */
+void tool_run_options_help(FILE *out);
 /* The GL delegate's switches (gl_tuning) as flags: --gl-conv-tile PxS, --gl-conv-split
  * auto|never|always, --gl-no-fuse, --gl-no-reorder, --gl-all-barriers, --gl-const-fp32,
  * --gl-wide-residuals. Returns as tool_run_flags_parse (tool_run_flags_parse calls it). */
@@ -74,6 +76,12 @@ typedef struct {
  * kernels (the delegate flag is ignored then). Prints the error and returns false.
  * After a failed invoke, m->diag.error says why. */
 bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, bool reference);
+/* The two halves of tool_model_open, for callers that read the graph before the
+ * interpreter rewrites it: load (m->graph and m->diag), then prepare (the CPU and chosen
+ * delegates, the interpreter). Failures print the error;
+ * a failed prepare closes m. */
+bool tool_model_load(tool_model *m, const char *path, const tool_run_flags *f);
+bool tool_model_prepare(tool_model *m, const char *path, const tool_run_flags *f, bool reference);
 void tool_model_close(tool_model *m);
 
 /* Milliseconds of a monotonic clock. */
@@ -91,9 +99,10 @@ typedef enum { TOOL_DIST_NORMAL, TOOL_DIST_DIFF } tool_dist;
 bool tool_fill_gauss(tfl_interpreter *it, uint32_t seed, tool_dist dist);
 /* Reads input i from a raw little-endian file of exactly its size. */
 bool tool_fill_file(tfl_interpreter *it, int i, const char *path);
-/* Loads a PNG, resizes it to input 0 (bilinear, half-pixel centers, in double) and
- * normalizes as the oracle's --image: float lo + v/255*(hi-lo), uint8 round(v). */
-bool tool_fill_image(tfl_interpreter *it, const char *png_path, double lo, double hi);
+/* Loads a PNG or JPEG (image_file.h), resizes it to input 0 (bilinear, half-pixel
+ * centers, in double) and normalizes as the oracle's --image: float lo + v/255*(hi-lo),
+ * uint8 round(v). */
+bool tool_fill_image(tfl_interpreter *it, const char *path, double lo, double hi);
 /* Parses "lo,hi" (message printed when malformed). */
 bool tool_parse_norm(const char *s, double *lo, double *hi);
 

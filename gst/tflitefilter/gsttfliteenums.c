@@ -23,6 +23,19 @@ GType gst_tflite_delegate_get_type(void)
   return enum_type(&t, "GstTfliteDelegate", values);
 }
 
+GType gst_tflite_engine_context_get_type(void)
+{
+  static GType t;
+  static const GEnumValue values[] = {
+    { GST_TFLITE_ENGINE_CONTEXT_FRAMES, "The GL context of the first stream's frames: no synchronisation between "
+      "contexts while every stream's frames share it", "frames" },
+    { GST_TFLITE_ENGINE_CONTEXT_SHARED, "A GL context of the engine's own, which every GL element of the pipeline "
+      "shares with: inference on a thread of its own", "shared" },
+    { 0, NULL, NULL },
+  };
+  return enum_type(&t, "GstTfliteEngineContext", values);
+}
+
 GType gst_tflite_precision_get_type(void)
 {
   static GType t;
@@ -81,6 +94,7 @@ void gst_tflite_enums_mark_as_plugin_api(void)
 {
   gst_type_mark_as_plugin_api(gst_tflite_delegate_get_type(), 0);
   gst_type_mark_as_plugin_api(gst_tflite_precision_get_type(), 0);
+  gst_type_mark_as_plugin_api(gst_tflite_engine_context_get_type(), 0);
   gst_type_mark_as_plugin_api(gst_tflite_decoder_get_type(), 0);
   gst_type_mark_as_plugin_api(gst_tflite_fit_get_type(), 0);
   gst_type_mark_as_plugin_api(gst_tflite_anchors_get_type(), 0);

@@ -17,7 +17,13 @@ typedef enum {
   GST_TFLITE_PRECISION_FP32,
 } GstTflitePrecision;
 
+typedef enum {
+  GST_TFLITE_ENGINE_CONTEXT_FRAMES,  /* the GL context of the first stream's frames */
+  GST_TFLITE_ENGINE_CONTEXT_SHARED,  /* a context (and thread) of the engine's own */
+} GstTfliteEngineContext;
+
 GType gst_tflite_delegate_get_type(void);   /* GstTfliteDelegate */
+GType gst_tflite_engine_context_get_type(void); /* GstTfliteEngineContext */
 GType gst_tflite_precision_get_type(void);  /* GstTflitePrecision */
 GType gst_tflite_decoder_get_type(void);    /* tfl_decoder_kind */
 GType gst_tflite_fit_get_type(void);        /* fit_mode */

@@ -54,6 +54,7 @@
 #include "gsttflitefilter_regions.h"
 #include "gsttflitemessages.h"
 #include "gsttfliteengine.h"
+#include "gsttfliteglshare.h"
 #include "gsttflitemeta.h"
 
 GST_DEBUG_CATEGORY(gst_tflite_filter_debug);
@@ -82,6 +83,7 @@ GST_DEBUG_CATEGORY_STATIC(CAT_PERFORMANCE);
 #define DEFAULT_MIN_REGION_SIZE 8
 #define DEFAULT_TRACK_REGIONS FALSE
 #define MAX_MAX_BATCH 64
+#define DEFAULT_ENGINE_CONTEXT GST_TFLITE_ENGINE_CONTEXT_FRAMES
 
 enum {
   PROP_0,
@@ -111,6 +113,7 @@ enum {
   PROP_MAX_REGIONS,
   PROP_MIN_REGION_SIZE,
   PROP_TRACK_REGIONS,
+  PROP_ENGINE_CONTEXT,
 };
 
 #define SYSMEM_FORMATS "{ RGBA, RGBx, BGRx, BGRA, RGB, I420, NV12 }"
@@ -245,7 +248,15 @@ static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
     GError *err = NULL;
     GstGLContext *ctx = gst_tflite_filter_gl_context(buf, &err);
     if (ctx) {
-      self->engine = get_engine(self, ctx, &err);
+      /* frames in the share group: the engine runs on the shared context, whose thread is
+       * the engine's alone; else on the frames' own context */
+      GST_OBJECT_LOCK(self);
+      gboolean own = self->engine_context == GST_TFLITE_ENGINE_CONTEXT_SHARED;
+      GST_OBJECT_UNLOCK(self);
+      gboolean shared = own && self->share_context &&
+                        (ctx == self->share_context || gst_gl_context_can_share(ctx, self->share_context));
+      GST_DEBUG_OBJECT(self, "frames on %" GST_PTR_FORMAT "%s", ctx, shared ? ", engine on the shared context" : "");
+      self->engine = get_engine(self, shared ? self->share_context : ctx, &err);
       gst_object_unref(ctx);
     }
     gl = self->engine != NULL;
@@ -499,6 +510,56 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
   return GST_FLOW_OK;
 }
 
+/* ---- the GL share group (gsttfliteglshare.h) ---- */
+
+/* Before the GL sources upstream make their contexts (states change downstream first):
+ * the display, and the context they will be asked to share with. */
+static void join_gl_share_group(GstTfliteFilter *self)
+{
+  GST_OBJECT_LOCK(self);
+  gboolean cpu = self->delegate_kind == GST_TFLITE_DELEGATE_CPU;
+  GST_OBJECT_UNLOCK(self);
+  if (cpu || !gst_gl_ensure_element_data(self, &self->gl_display, &self->app_context)) return;
+  GError *err = NULL;
+  self->share_context = gst_tflite_gl_share_get(self->gl_display, self->app_context, &err);
+  if (!self->share_context)
+    GST_INFO_OBJECT(self, "no shared GL context (streams' GL contexts stay apart): %s", err ? err->message : "?");
+  g_clear_error(&err);
+}
+
+static void leave_gl_share_group(GstTfliteFilter *self)
+{
+  gst_clear_object(&self->share_context);
+  gst_clear_object(&self->app_context);
+  gst_clear_object(&self->gl_display);
+}
+
+static GstStateChangeReturn gst_tflite_filter_change_state(GstElement *element, GstStateChange transition)
+{
+  GstTfliteFilter *self = GST_TFLITE_FILTER(element);
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) join_gl_share_group(self);
+  GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_tflite_filter_parent_class)->change_state(element, transition);
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL) leave_gl_share_group(self);
+  return ret;
+}
+
+static void gst_tflite_filter_set_context(GstElement *element, GstContext *context)
+{
+  GstTfliteFilter *self = GST_TFLITE_FILTER(element);
+  gst_gl_handle_set_context(element, context, &self->gl_display, &self->app_context);
+  GST_ELEMENT_CLASS(gst_tflite_filter_parent_class)->set_context(element, context);
+}
+
+static gboolean gst_tflite_filter_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+  GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
+  /* GL sources asking for an app context get the shared one (and the display) */
+  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT && self->share_context &&
+      gst_gl_handle_context_query(GST_ELEMENT(self), query, self->gl_display, NULL, self->share_context))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS(gst_tflite_filter_parent_class)->query(trans, direction, query);
+}
+
 /* ---- negotiation and state ---- */
 
 static gboolean gst_tflite_filter_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
@@ -600,6 +661,7 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
   case PROP_MAX_REGIONS: self->max_regions = g_value_get_uint(value); break;
   case PROP_MIN_REGION_SIZE: self->min_region_size = g_value_get_uint(value); break;
   case PROP_TRACK_REGIONS: self->track_regions = g_value_get_boolean(value); break;
+  case PROP_ENGINE_CONTEXT: self->engine_context = g_value_get_enum(value); break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     GST_OBJECT_UNLOCK(self);
@@ -643,6 +705,7 @@ static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValu
   case PROP_MAX_REGIONS: g_value_set_uint(value, self->max_regions); break;
   case PROP_MIN_REGION_SIZE: g_value_set_uint(value, self->min_region_size); break;
   case PROP_TRACK_REGIONS: g_value_set_boolean(value, self->track_regions); break;
+  case PROP_ENGINE_CONTEXT: g_value_set_enum(value, self->engine_context); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK(self);
@@ -774,6 +837,11 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
                          "Landmark models: the landmarks give the next frame's region, as MediaPipe does; while "
                          "max-regions are tracked the regions-from detector is asked to pause (it runs again when "
                          "one is lost)", DEFAULT_TRACK_REGIONS, rw));
+  g_object_class_install_property(gobject_class, PROP_ENGINE_CONTEXT,
+    g_param_spec_enum("engine-context", "Engine context",
+                      "GL path: which GL context the shared engine runs on (every GL element of the pipeline "
+                      "joins one share group either way, so streams whose sources made their own contexts still "
+                      "share one engine)", gst_tflite_engine_context_get_type(), DEFAULT_ENGINE_CONTEXT, rw));
 
   gst_element_class_set_static_metadata(element_class, "TensorFlow Lite filter",
     "Filter/Analyzer/Video", "Runs a .tflite model on video frames and attaches the results as meta",
@@ -790,6 +858,9 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
   trans_class->src_event = gst_tflite_filter_src_event;
   trans_class->start = gst_tflite_filter_start;
   trans_class->stop = gst_tflite_filter_stop;
+  trans_class->query = gst_tflite_filter_query;
+  element_class->change_state = gst_tflite_filter_change_state;
+  element_class->set_context = gst_tflite_filter_set_context;
 
   GST_DEBUG_CATEGORY_GET(CAT_PERFORMANCE, "GST_PERFORMANCE");
   gst_tflite_enums_mark_as_plugin_api();
@@ -815,6 +886,7 @@ static void gst_tflite_filter_init(GstTfliteFilter *self)
   self->max_regions = DEFAULT_MAX_REGIONS;
   self->min_region_size = DEFAULT_MIN_REGION_SIZE;
   self->track_regions = DEFAULT_TRACK_REGIONS;
+  self->engine_context = DEFAULT_ENGINE_CONTEXT;
   for (int c = 0; c < 3; c++)
     self->model_settings.norm_mean[c] = self->model_settings.norm_std[c] = GST_TFLITE_NORM_FROM_MODEL;
   self->earliest_time = GST_CLOCK_TIME_NONE;

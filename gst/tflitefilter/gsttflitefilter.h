@@ -42,6 +42,7 @@ struct _GstTfliteFilter {
   gchar *region_labels;        /* comma-separated labels to take; NULL: every label */
   guint max_regions, min_region_size;
   gboolean track_regions;      /* landmarks carry the region to the next frame */
+  GstTfliteEngineContext engine_context;
   gboolean settings_changed;
 
   /* streaming state */
@@ -53,6 +54,10 @@ struct _GstTfliteFilter {
   struct tfl_stream *stream;   /* this element's stream on it */
   tfl_decoder *decoder;
   GstTfliteFilterGl *gl;       /* non-NULL while the GL path runs */
+  /* GL share group (gsttfliteglshare.h), from READY to NULL */
+  struct _GstGLDisplay *gl_display;
+  struct _GstGLContext *app_context;   /* the application's, if it gave one */
+  struct _GstGLContext *share_context; /* handed to GL elements as their app context */
   tfl_diag diag;               /* the runtime's errors and log lines for this element */
   guint64 frame_count;
   tfl_results last_results;    /* reused on skipped frames */

@@ -184,8 +184,14 @@ gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const t
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "could not map the frame's texture");
     return FALSE;
   }
-  /* the producer's GL commands must be done before our shader samples the texture */
+  /* the producer's GL commands, and the upload the map may have run, must be done before
+   * our shader samples the texture: on another context of the share group only a fence
+   * set after them orders them (the buffer is writable: a sync meta can be added) */
   GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(buf);
+  if (fctx != gl->context) {
+    if (!sync) sync = gst_buffer_add_gl_sync_meta(fctx, buf);
+    if (sync) gst_gl_sync_meta_set_sync_point(sync, fctx);
+  }
   if (sync) gst_gl_sync_meta_wait(sync, gl->context);
 
   /* one job per region (all of the frame's regions go to the engine at once, so they

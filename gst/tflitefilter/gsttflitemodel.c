@@ -65,25 +65,19 @@ static gboolean read_labels(GstElement *element, const GstTfliteModelSettings *s
   return TRUE;
 }
 
-/* The properties, else the model's metadata, else the range the model family was trained
- * with (tfl_decoder_input_range). */
+/* The properties, else the model's (preprocess_model_norm: its metadata, else the range
+ * its family was trained with). */
 static void pick_norm(GstElement *element, const GstTfliteModelSettings *s, GstTfliteModel *m)
 {
-  const tfl_graph *g = m->graph;
-  float lo, hi;
-  tfl_decoder_input_range(m->decoder_kind, g, &lo, &hi);
+  bool from_meta;
+  const pix_norm model_norm = preprocess_model_norm(m->graph, m->decoder_kind, &from_meta);
   for (int c = 0; c < 3; c++) {
-    float std = 255.0f / (hi - lo), mean = -lo * std;
-    if (g->meta.has_norm && g->meta.n_norm > 0) {
-      int k = c < g->meta.n_norm ? c : g->meta.n_norm - 1;
-      mean = g->meta.norm_mean[k];
-      std = g->meta.norm_std[k];
-    }
-    m->norm.mean[c] = s->norm_mean[c] != GST_TFLITE_NORM_FROM_MODEL ? s->norm_mean[c] : mean;
-    m->norm.std[c] = s->norm_std[c] > 0.0f ? s->norm_std[c] : std; /* 0 would divide by 0 */
+    m->norm.mean[c] = s->norm_mean[c] != GST_TFLITE_NORM_FROM_MODEL ? s->norm_mean[c] : model_norm.mean[c];
+    /* 0 would divide by 0 */
+    m->norm.std[c] = s->norm_std[c] > 0.0f ? s->norm_std[c] : model_norm.std[c];
   }
   GST_INFO_OBJECT(element, "input normalization: (pixel - %g) / %g%s", m->norm.mean[0], m->norm.std[0],
-                  g->meta.has_norm ? " (model metadata)" : "");
+                  from_meta ? " (model metadata)" : "");
 }
 
 /* The decoder the property names, else the family table's (decoders/tfl_family.h): a

@@ -15,12 +15,15 @@
 #include <gst/gl/gl.h>
 #include <gst/video/video.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include "gst/tflitefilter/gsttflitemeta.h"
 
 #define FACE "face_detection_short_range.tflite"
 #define SELFIE "selfie_segmentation.tflite"
 #define MV1 "mobilenet_v1_0.25_224.tflite"
+#define DEEPLAB "deeplabv3_257_mv_gpu.tflite"
 
 /* ---- finding files ---- */
 
@@ -226,16 +229,16 @@ static gchar *branches_line(const gchar *src, const gchar *model, gint n, gint f
   return g_string_free(s, FALSE);
 }
 
-static void check_branches(const gchar *src, const gchar *extra, gint launches)
+static void check_branches(const gchar *src, const gchar *extra, gint launches, gint frames)
 {
   gchar *model = find_model(FACE);
-  gchar *desc = branches_line(src, model, 8, 3, extra);
+  gchar *desc = branches_line(src, model, 8, frames, extra);
   for (gint l = 0; l < launches; l++) {
     run_out o = { 0 };
     run_launch(desc, &o);
     fail_unless(o.error == NULL, "launch %d: %s", l, o.error);
     fail_unless_equals_int(o.models->len, 8);
-    fail_unless_equals_int(o.results->len, 8 * 3);
+    fail_unless_equals_int(o.results->len, 8 * frames);
     guint64 id0 = 0;
     for (guint i = 0; i < o.models->len; i++) {
       guint64 id = 0;
@@ -252,16 +255,17 @@ static void check_branches(const gchar *src, const gchar *extra, gint launches)
 
 GST_START_TEST(test_branches_cpu)
 {
-  check_branches("videotestsrc", "", 100);
+  check_branches("videotestsrc", "", 100, 3);
 }
 GST_END_TEST;
 
 GST_START_TEST(test_branches_gl)
 {
-  /* llvmpipe compiles slowly: the program cache keeps the other 99 launches short */
+  /* llvmpipe compiles slowly: the program cache keeps the other 99 launches short, and
+   * one frame per branch is enough to meet the engine's creation and its batches */
   gchar *cache = g_dir_make_tmp("tflite-streams-XXXXXX", NULL);
   gchar *extra = g_strdup_printf("cache-dir=%s", cache);
-  check_branches("gltestsrc", extra, 100);
+  check_branches("gltestsrc", extra, 100, 1);
   gchar *rm = g_strdup_printf("rm -rf '%s'", cache);
   fail_unless(system(rm) == 0);
   g_free(rm);
@@ -485,14 +489,14 @@ static GstPadProbeReturn hold_overlay(GstPad *pad, GstPadProbeInfo *info, gpoint
 
 /* Frames alternating between two pictures through selfie segmentation and the overlay;
  * held: the overlay waits as above. Returns the drawn frames' RGBA bytes. */
-static GPtrArray *draw_alternating(gboolean gl, gboolean held, GstBuffer *pics[2], gint frames)
+static GPtrArray *draw_alternating(gboolean gl, const gchar *props, gboolean held, GstBuffer *pics[2], gint frames)
 {
   gchar *model = find_model(SELFIE);
   gchar *desc = g_strdup_printf(
     "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=192,height=192,framerate=30/1 %s ! "
-    "tflitefilter name=f model=%s ! queue max-size-buffers=4 max-size-time=0 max-size-bytes=0 ! "
+    "tflitefilter name=f model=%s %s ! queue max-size-buffers=4 max-size-time=0 max-size-bytes=0 ! "
     "tfliteoverlay name=ov mask-alpha=0.8 %s ! video/x-raw,format=RGBA ! appsink name=out sync=false",
-    gl ? "! glupload" : "", model, gl ? "! gldownload" : "");
+    gl ? "! glupload" : "", model, props, gl ? "! gldownload" : "");
   GstElement *pipe = gst_parse_launch(desc, NULL);
   fail_unless(pipe != NULL);
   hold h = { 0 };
@@ -537,14 +541,15 @@ static GPtrArray *draw_alternating(gboolean gl, gboolean held, GstBuffer *pics[2
   return drawn;
 }
 
-static void check_own_masks(gboolean gl)
+static void check_own_masks(gboolean gl, const gchar *props)
 {
   /* the astronaut (a person: a mask) and a black frame (no person: no mask) */
   GstBuffer *pics[2] = { picture_frame("astronaut.png", 192, 192, FALSE), NULL };
   pics[1] = gst_buffer_copy_deep(pics[0]);
   gst_buffer_memset(pics[1], 0, 0, gst_buffer_get_size(pics[1]));
   const gint frames = 8;
-  GPtrArray *alone = draw_alternating(gl, FALSE, pics, frames), *held = draw_alternating(gl, TRUE, pics, frames);
+  GPtrArray *alone = draw_alternating(gl, props, FALSE, pics, frames),
+            *held = draw_alternating(gl, props, TRUE, pics, frames);
   fail_unless_equals_int(alone->len, frames);
   fail_unless_equals_int(held->len, frames);
   /* the two pictures' drawings must differ, or the check below could not fail */
@@ -566,13 +571,67 @@ static void check_own_masks(gboolean gl)
 
 GST_START_TEST(test_own_masks_cpu)
 {
-  check_own_masks(FALSE);
+  check_own_masks(FALSE, "");
 }
 GST_END_TEST;
 
 GST_START_TEST(test_own_masks_gl)
 {
-  check_own_masks(TRUE);
+  check_own_masks(TRUE, "");
+}
+GST_END_TEST;
+
+/* the engine on a context of its own: frames and masks cross contexts, fenced */
+GST_START_TEST(test_own_masks_gl_shared)
+{
+  check_own_masks(TRUE, "engine-context=shared");
+}
+GST_END_TEST;
+
+/* ---- memory: eight branches of deeplab on the CPU ---- */
+
+/* Peak resident memory (KiB) of gst-launch-1.0 running desc. */
+static glong peak_rss_kib(const gchar *desc)
+{
+  gchar *cmd = g_strdup_printf("gst-launch-1.0 -q %s", desc);
+  gchar **argv = NULL;
+  fail_unless(g_shell_parse_argv(cmd, NULL, &argv, NULL));
+  GPid pid;
+  GError *err = NULL;
+  fail_unless(g_spawn_async(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
+                            G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, &pid, &err), "%s", err ? err->message : "");
+  int status = 0;
+  struct rusage ru;
+  fail_unless(wait4(pid, &status, 0, &ru) == pid);
+  g_spawn_close_pid(pid);
+  fail_unless(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s failed", cmd);
+  g_strfreev(argv);
+  g_free(cmd);
+  return ru.ru_maxrss;
+}
+
+/* One engine for the eight: weights once, one arena. (With batching the batch runner adds
+ * eight frames' activations - ours and XNNPACK's own workspace - which is what batching
+ * costs, not sharing: measured in docs/pipeline-performance.md.) */
+GST_START_TEST(test_memory_branches)
+{
+  gchar *model = find_model(DEEPLAB);
+  gchar *one = branches_line("videotestsrc", model, 1, 20, "threads=2 batch-window=0"),
+        *eight = branches_line("videotestsrc", model, 8, 20, "threads=2 batch-window=0");
+  run_out o = { 0 };
+  run_launch(one, &o);
+  fail_unless(o.error == NULL && o.models->len == 1, "%s", o.error);
+  guint64 arena = 0;
+  gst_structure_get_uint64(g_ptr_array_index(o.models, 0), "arena-bytes", &arena);
+  run_out_clear(&o);
+  glong rss1 = peak_rss_kib(one), rss8 = peak_rss_kib(eight);
+  double bound = 1.10 * ((double)rss1 + 8.0 * (double)arena / 1024.0);
+  g_print("deeplab on the CPU: peak RSS 1 branch %ld KiB, 8 branches %ld KiB; arena %.0f KiB; bound "
+          "1.1 x (1 branch + 8 arenas) = %.0f KiB\n", rss1, rss8, (double)arena / 1024.0, bound);
+  fail_unless((double)rss8 <= bound, "8 branches take %ld KiB, over %.0f KiB", rss8, bound);
+  g_free(one);
+  g_free(eight);
+  g_free(model);
 }
 GST_END_TEST;
 
@@ -592,6 +651,8 @@ static Suite *streams_suite(void)
   tcase_add_test(tc, test_batching_gl);
   tcase_add_test(tc, test_own_masks_cpu);
   tcase_add_test(tc, test_own_masks_gl);
+  tcase_add_test(tc, test_own_masks_gl_shared);
+  tcase_add_test(tc, test_memory_branches);
   return s;
 }
 
