@@ -28,7 +28,7 @@ fi
 eval gst-launch-1.0 -q "$src" ! video/x-raw,format=RGBA ! $UPLOAD \
   tflitefilter name=det model="$det" fit=letterbox ! \
   tflitefilter name=pose model="$lm" regions-from=det max-regions=2 track-regions=true ! \
-  tflitetracker source=det min-hits=1 ! tfliteoverlay ! \
+  tflitetracker min-hits=1 ! tfliteoverlay ! \
   $DOWNLOAD videoconvert ! jpegenc ! avimux ! filesink location="$out" ${srcs:-}
 echo "wrote $out"
 gst-launch-1.0 -q filesrc location="$out" ! avidemux ! jpegdec ! videoconvert ! \
