@@ -228,18 +228,17 @@ static tfl_status det_create(const tfl_graph *g, const tfl_decoder_options *opt,
   return TFL_OK;
 }
 
-/* Appends a box (normalized corners) and its keypoints (normalized x, y pairs). */
+/* Appends a box (normalized corners) and its keypoints (normalized x, y pairs). A box
+ * found in a rotated region becomes the frame box holding its four corners. */
 static tfl_status emit(tfl_results *res, const tfl_transform *tr, int in_w, int in_h, pp_box b,
                        int class_id, float score, const float *kps, int n_kps, tfl_diag *diag)
 {
-  const float fx0 = decoder_frame_x(tr, b.xmin * (float)in_w);
-  const float fx1 = decoder_frame_x(tr, b.xmax * (float)in_w);
-  const float fy0 = decoder_frame_y(tr, b.ymin * (float)in_h);
-  const float fy1 = decoder_frame_y(tr, b.ymax * (float)in_h);
+  float fb[4];
+  tfl_transform_bounds(tr, b.xmin * (float)in_w, b.ymin * (float)in_h, b.xmax * (float)in_w,
+                       b.ymax * (float)in_h, fb);
   tfl_box *o = &res->boxes[res->n_boxes];
   *o = (tfl_box){
-    .x = fminf(fx0, fx1), .y = fminf(fy0, fy1),
-    .w = fabsf(fx1 - fx0), .h = fabsf(fy1 - fy0),
+    .x = fb[0], .y = fb[1], .w = fb[2], .h = fb[3],
     .class_id = class_id, .score = score,
   };
   decoder_clamp_box(tr, o);
@@ -247,9 +246,11 @@ static tfl_status emit(tfl_results *res, const tfl_transform *tr, int in_w, int 
     o->keypoints = malloc((size_t)n_kps * sizeof(tfl_keypoint));
     if (!o->keypoints) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
     o->n_keypoints = n_kps;
-    for (int k = 0; k < n_kps; k++)
-      o->keypoints[k] = (tfl_keypoint){ decoder_frame_x(tr, kps[2 * k] * (float)in_w),
-                                        decoder_frame_y(tr, kps[2 * k + 1] * (float)in_h), -1.0f };
+    for (int k = 0; k < n_kps; k++) {
+      o->keypoints[k].score = -1.0f;
+      tfl_transform_point(tr, kps[2 * k] * (float)in_w, kps[2 * k + 1] * (float)in_h, &o->keypoints[k].x,
+                          &o->keypoints[k].y);
+    }
   }
   res->n_boxes++;
   return TFL_OK;

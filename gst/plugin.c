@@ -10,6 +10,7 @@ GST_ELEMENT_REGISTER_DECLARE(tfliteoverlay);
 #if TFL_HAVE_PUBLISH
 GST_ELEMENT_REGISTER_DECLARE(tflitepublish);
 #endif
+GST_ELEMENT_REGISTER_DECLARE(tflitetracker);
 
 static gboolean plugin_init(GstPlugin *plugin)
 {
@@ -19,6 +20,7 @@ static gboolean plugin_init(GstPlugin *plugin)
 #if TFL_HAVE_PUBLISH
   ok |= GST_ELEMENT_REGISTER(tflitepublish, plugin); /* with libmosquitto and/or librdkafka */
 #endif
+  ok |= GST_ELEMENT_REGISTER(tflitetracker, plugin);
   return ok;
 }
 

@@ -21,6 +21,10 @@ packages=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-gl
   libcairo2-dev libpango1.0-dev
+  # the meta library's introspection data, the Python probe example and its test (python3-gi
+  # with GStreamer's typelibs only), the Debian 13 analytics stage (debootstrap)
+  gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
+  python3-gi debootstrap
   # models/fetch.sh runs `npm pack`
   nodejs npm
   # tflitepublish: its client libraries, and for its tests a Mosquitto broker and clients,

@@ -25,7 +25,8 @@ step "Kafka broker jars (tflitepublish tests)"
 scripts/fetch_kafka.sh || die "scripts/fetch_kafka.sh failed"
 
 # Old logs must not be counted.
-rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$tsan/meson-logs/testlog.json"
+trixie_log=$build/trixie-root/build/meson-logs/testlog.json
+rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$tsan/meson-logs/testlog.json" "$trixie_log"
 
 # Both builds' evaluation tests share one pycocotools virtual environment (tests/eval/venv.sh).
 export TFL_EVAL_VENV=$build/eval-venv
@@ -34,6 +35,12 @@ step "build ($build, debugoptimized)"
 scripts/build.sh "$build" || die "build failed"
 step "tests"
 meson test -C "$build" --print-errorlogs --num-processes 2
+
+# GStreamer >= 1.24 (analytics metadata, objectdetectionoverlay) in a Debian 13 root with
+# GStreamer 1.26: made once by debootstrap and cached in $build/trixie-root (a few minutes
+# the first time, seconds after); a mirror that cannot be reached fails with a message.
+step "analytics: Debian 13 root, GStreamer 1.26"
+scripts/analytics_stage.sh "$build" || echo "test.sh: the analytics stage failed (see above)"
 
 # The sanitizer run covers the unit, loader (bad models), single-op and real-model suites
 # (the real models take about 70 s under ASan on 2 cores), the evaluation suite (its
@@ -77,13 +84,13 @@ TSAN_OPTIONS=${TSAN_OPTIONS:-suppressions=$root/tests/tsan.supp:exitcode=66} \
   meson test -C "$tsan" --no-rebuild --print-errorlogs --num-processes 2 --suite concurrency --suite unit
 
 step "summary"
-python3 - "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$tsan/meson-logs/testlog.json" <<'PY'
+python3 - "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$tsan/meson-logs/testlog.json" "$trixie_log" <<'PY'
 import json
 import sys
 
 passed = failed = skipped = 0
 for path in sys.argv[1:]:
-    run = path.split('/')[-3]    # build, build-asan or build-tsan
+    run = path.split('/')[-3]    # build, build-asan, build-tsan, or build (the Debian 13 root's)
     try:
         lines = open(path).read().splitlines()
     except OSError:

@@ -37,6 +37,11 @@ struct _GstTfliteFilter {
   gchar *instance_id;          /* model-instance-id: the shared engine's name */
   guint batch_window_us;       /* batching across streams; 0: off */
   guint max_batch;
+  /* models on regions (gsttflitefilter_regions.c) */
+  gchar *regions_from;         /* upstream tflitefilter whose detections are the regions; NULL: the frame */
+  gchar *region_labels;        /* comma-separated labels to take; NULL: every label */
+  guint max_regions, min_region_size;
+  gboolean track_regions;      /* landmarks carry the region to the next frame */
   GstTfliteEngineContext engine_context;
   gboolean settings_changed;
 
@@ -64,7 +69,17 @@ struct _GstTfliteFilter {
   GstClockTime earliest_time;  /* from QoS events */
   gdouble last_latency_ms;
   gint last_batch;             /* frames in the last inference's run */
+  guint frames_since_run;      /* the age of reused results */
+  struct _GstTfliteRegions *regions; /* region mode's state (NULL: whole frames) */
+  gboolean paused_by_downstream; /* a downstream tflitefilter tracks our objects itself
+                                    (object lock; gsttflitefilter_regions.c) */
 };
+
+/* Runs the model once per transform trs[0..n-1] on buf (one batch where the engine
+ * allows), results in res[i]; a GL mask only for n == 1 with gl_mask non-NULL. FALSE
+ * after posting an element error. Streaming thread. */
+gboolean gst_tflite_filter_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
+                               tfl_results *res, GstBuffer **gl_mask);
 
 /* For the paths' jobs (on the engine's thread): decodes slot `slot` of the runner's
  * outputs into res; on failure a sentence in error. */

@@ -197,8 +197,8 @@ static tfl_status fill(tfl_job *job, tfl_interpreter *it, int slot)
   if (slot == 0) tfl_interpreter_bind_input(it, 0, NULL);
   tfl_ext x = { .kind = TFL_EXT_GL_IMAGE, .slot = slot, .gl_name = j->texture, .width = j->width,
                 .height = j->height,
-                /* tfl_transform: model-input pixel u maps to frame pixel u * scale + off */
-                .affine = { tr->scale_x, 0, tr->off_x, 0, tr->scale_y, tr->off_y } };
+                /* tfl_transform's affine: a crop, or a rotated region */
+                .affine = { tr->scale_x, tr->shear_x, tr->off_x, tr->shear_y, tr->scale_y, tr->off_y } };
   for (int c = 0; c < 3; c++) {
     x.mean[c] = j->self->model.norm.mean[c];
     x.std[c] = j->self->model.norm.std[c];
@@ -239,30 +239,30 @@ static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
 
 /* ---- per frame, streaming thread ---- */
 
-static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr, gboolean readback,
-                            tfl_results *res, GstBuffer **gl_mask, GError **err);
+static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
+                            gboolean readback, tfl_results *res, GstBuffer **gl_mask, GError **err);
 
-gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr,
+gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
                                   gboolean readback, tfl_results *res, GstBuffer **gl_mask, GError **err)
 {
   GstTfliteFilterGl *gl = self->gl;
-  *gl_mask = NULL;
-  if (!gl->upload) return run_texture(self, buf, tr, readback, res, gl_mask, err);
+  if (gl_mask) *gl_mask = NULL;
+  if (!gl->upload) return run_texture(self, buf, trs, n, readback, res, gl_mask, err);
   GstBuffer *tex = upload_frame(gl, buf, err);
   if (!tex) return FALSE;
   /* writable, as run_texture may add a sync meta */
   tex = gst_buffer_make_writable(tex);
-  gboolean ok = run_texture(self, tex, tr, TRUE, res, gl_mask, err);
+  gboolean ok = run_texture(self, tex, trs, n, TRUE, res, gl_mask, err);
   gst_buffer_unref(tex);
   return ok;
 }
 
 /* Runs the model on buf's texture (GL memory of, or shared with, the engine's context). */
-static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr, gboolean readback,
-                            tfl_results *res, GstBuffer **gl_mask, GError **err)
+static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
+                            gboolean readback, tfl_results *res, GstBuffer **gl_mask, GError **err)
 {
   GstTfliteFilterGl *gl = self->gl;
-  *gl_mask = NULL;
+  if (gl_mask) *gl_mask = NULL;
   GstMemory *mem = gst_buffer_n_memory(buf) > 0 ? gst_buffer_peek_memory(buf, 0) : NULL;
   if (!mem || !gst_is_gl_memory(mem)) {
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "the buffer holds no GL memory");
@@ -291,28 +291,46 @@ static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_tra
   }
   if (sync) gst_gl_sync_meta_wait(sync, gl->context);
 
-  gl_frame_job j = { .self = self, .tr = tr, .res = res, .texture = *(guint *)map.data,
-                     /* the frame, not the texture: a texture may be wider than the frame */
-                     .width = GST_VIDEO_INFO_WIDTH(&self->info), .height = GST_VIDEO_INFO_HEIGHT(&self->info) };
-  if (gl->pool && gst_buffer_pool_acquire_buffer(gl->pool, &j.mask, NULL) != GST_FLOW_OK) j.mask = NULL;
-  /* outputs come back for CPU decoders, for gl-readback, for a model without a mask
-   * texture, and once to check the texture path against the CPU decoder */
-  j.decode = readback || !j.mask || !gl->checked;
-  j.job.fill = fill;
-  j.job.consume = consume;
-  j.job.host_outputs = j.decode;
-  tfl_status st = tfl_stream_run(self->stream, &j.job);
-  self->last_batch = j.job.batch;
-  gst_memory_unmap(mem, &map);
-  if (st != TFL_OK) {
-    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "%s", j.job.error);
-    gst_clear_buffer(&j.mask);
-    return FALSE;
+  /* one job per region (all of the frame's regions go to the engine at once, so they
+   * run as one batch where the model can be batched), each sampling the same texture
+   * through its own affine */
+  gl_frame_job *jobs = g_new0(gl_frame_job, n);
+  tfl_job **list = g_new(tfl_job *, n);
+  gboolean export = gl_mask && n == 1 && gl->pool;
+  for (gint i = 0; i < n; i++) {
+    gl_frame_job *j = &jobs[i];
+    *j = (gl_frame_job){ .self = self, .tr = &trs[i], .res = &res[i], .texture = *(guint *)map.data,
+                         /* the frame, not the texture: a texture may be wider than the frame */
+                         .width = GST_VIDEO_INFO_WIDTH(&self->info), .height = GST_VIDEO_INFO_HEIGHT(&self->info) };
+    if (export && gst_buffer_pool_acquire_buffer(gl->pool, &j->mask, NULL) != GST_FLOW_OK) j->mask = NULL;
+    /* outputs come back for CPU decoders, for gl-readback, for a model without a mask
+     * texture, for regions, and once to check the texture path against the CPU decoder */
+    j->decode = readback || !j->mask || !gl->checked;
+    j->job.fill = fill;
+    j->job.consume = consume;
+    j->job.host_outputs = j->decode;
+    list[i] = &j->job;
   }
-  if (j.decode && j.mask) gl->checked = TRUE;
-  if (!j.decode) gst_tflite_filter_mask_geometry(self, tr, res);
+  tfl_status st = tfl_stream_run_many(self->stream, list, n);
+  self->last_batch = n > 0 ? jobs[0].job.batch : 0;
+  gst_memory_unmap(mem, &map);
+  gboolean ok = st == TFL_OK;
+  if (!ok) {
+    for (gint i = 0; i < n; i++)
+      if (jobs[i].job.status != TFL_OK) {
+        g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "%s", jobs[i].job.error);
+        break;
+      }
+    for (gint i = 0; i < n; i++) gst_clear_buffer(&jobs[i].mask);
+  } else if (n == 1) {
+    if (jobs[0].decode && jobs[0].mask) gl->checked = TRUE;
+    if (!jobs[0].decode) gst_tflite_filter_mask_geometry(self, &trs[0], &res[0]);
+    if (gl_mask) *gl_mask = jobs[0].mask;
+    else gst_clear_buffer(&jobs[0].mask);
+  }
   /* downstream writers wait for our reads of the texture */
   if (sync) gst_gl_sync_meta_set_sync_point(sync, gl->context);
-  *gl_mask = j.mask;
-  return TRUE;
+  g_free(list);
+  g_free(jobs);
+  return ok;
 }

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "decoders/tfl_family.h"
 #include "runtime/tfl_file.h"
 #include "runtime/tfl_loader.h"
 #include "runtime/tfl_passes.h"
@@ -83,6 +84,53 @@ static void pick_norm(GstElement *element, const GstTfliteModelSettings *s, GstT
                   from_meta ? " (model metadata)" : "");
 }
 
+/* The decoder the property names, else the family table's (decoders/tfl_family.h): a
+ * known model silently, a guess from output shapes with a warning naming it. */
+static void pick_decoder(GstElement *element, const GstTfliteModelSettings *s, GstTfliteModel *m)
+{
+  char why[256] = "";
+  tfl_family_match match;
+  m->family = tfl_family_identify(m->graph, &match, why, sizeof why);
+  m->decoder_kind = s->decoder_kind;
+  if (m->decoder_kind != TFL_DECODER_AUTO) {
+    if (m->family && m->family->decoder != m->decoder_kind) m->family = NULL; /* the user knows better */
+    return;
+  }
+  m->decoder_kind = m->family ? m->family->decoder : TFL_DECODER_NONE;
+  switch (match) {
+  case TFL_FAMILY_KNOWN:
+    GST_INFO_OBJECT(element, "decoder=auto: %s, decoder '%s'", why, tfl_decoder_kind_name(m->decoder_kind));
+    break;
+  case TFL_FAMILY_GUESS:
+    GST_ELEMENT_WARNING(element, STREAM, DECODE, ("decoder=auto %s.", why),
+                        ("\"%s\" is not a model family we know; set the 'decoder' property to choose.",
+                         s->model_path));
+    break;
+  case TFL_FAMILY_NONE:
+    GST_ELEMENT_WARNING(element, STREAM, DECODE, ("decoder=auto found no decoder: %s.", why),
+                        ("\"%s\" gives no results; set the 'decoder' property to choose one.", s->model_path));
+    break;
+  }
+}
+
+/* A label file that does not fit the model's classes is a warning (classes past its end
+ * show their id); a single-class detector without labels gets its class's name. */
+static void check_labels(GstElement *element, const GstTfliteModelSettings *s, GstTfliteModel *m)
+{
+  if (!m->labels && m->family && m->family->label) {
+    m->labels = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(m->labels, g_strdup(m->family->label));
+    return;
+  }
+  int classes = tfl_family_class_count(m->graph, m->decoder_kind);
+  if (!m->labels || classes < 0 || (int)m->labels->len == classes) return;
+  GST_ELEMENT_WARNING(element, RESOURCE, READ,
+                      ("Label file \"%s\" has %u labels but the model gives %d classes.",
+                       s->labels_path ? s->labels_path : "(embedded in the model)", m->labels->len, classes),
+                      ("%s", (int)m->labels->len < classes ? "Classes past the end of the file show their id (#N)."
+                                                            : "The extra labels are never used."));
+}
+
 gboolean gst_tflite_model_load(GstElement *element, const GstTfliteModelSettings *s, tfl_diag *diag, GstTfliteModel *m)
 {
   memset(m, 0, sizeof *m);
@@ -114,12 +162,8 @@ gboolean gst_tflite_model_load(GstElement *element, const GstTfliteModelSettings
     goto fail;
   }
   if (!takes_image(element, path, m->graph) || !read_labels(element, s, m->graph, &m->labels)) goto fail;
-  m->decoder_kind = s->decoder_kind;
-  if (m->decoder_kind == TFL_DECODER_AUTO) {
-    char why[256] = "";
-    m->decoder_kind = tfl_decoder_pick(m->graph, why, sizeof why);
-    GST_INFO_OBJECT(element, "decoder=auto picked '%s': %s", tfl_decoder_kind_name(m->decoder_kind), why);
-  }
+  pick_decoder(element, s, m);
+  check_labels(element, s, m);
   pick_norm(element, s, m);
   return TRUE;
 fail:

@@ -7,6 +7,7 @@
 #include <gst/gst.h>
 
 #include "decoders/tfl_decoder.h"
+#include "decoders/tfl_family.h"
 #include "preprocess/preprocess.h"
 #include "runtime/tfl_graph.h"
 
@@ -30,6 +31,7 @@ typedef struct {
   GPtrArray *labels;                 /* owned ref, or NULL */
   pix_norm norm;
   tfl_decoder_kind decoder_kind;     /* never AUTO */
+  const tfl_family *family;          /* its row in decoders/tfl_family.h (static), or NULL */
 } GstTfliteModel;
 
 /* Loads settings->model_path, checks it takes an image, reads the labels, picks the

@@ -254,7 +254,9 @@ static GstFlowReturn draw_gl(GstTfliteOverlay *self, GstBuffer *buf)
 static GstFlowReturn gst_tflite_overlay_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
 {
   GstTfliteOverlay *self = GST_TFLITE_OVERLAY(trans);
-  GstTfliteMeta *meta = gst_buffer_get_tflite_meta(buf);
+  /* GStreamer >= 1.24: detections other elements put in analytics metadata are drawn too */
+  GstTfliteMeta *meta = gst_tflite_meta_import_analytics(buf, GST_VIDEO_INFO_WIDTH(&self->info),
+                                                         GST_VIDEO_INFO_HEIGHT(&self->info));
   if (!meta) return GST_FLOW_OK;
 
   /* a snapshot of the properties for this frame */
