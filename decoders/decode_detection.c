@@ -16,13 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detection_nms.h"
+#include "postproc/nms.h"
 #include "ssd_anchors.h"
 
 typedef enum { DET_POSTPROCESS, DET_SSD, DET_MEDIAPIPE } det_layout;
 
 typedef struct {
-  nms_box box;  /* normalized */
+  pp_box box;  /* normalized */
   float score;
   int class_id;
   int index;    /* anchor */
@@ -38,13 +38,13 @@ typedef struct {
   float scale[4];          /* box coder: y, x, h, w */
   bool prob_scores;        /* scores are probabilities already */
   int cap;                 /* results at most */
-  nms_box *boxes;          /* per anchor, decoded each run */
+  pp_box *boxes;          /* per anchor, decoded each run */
   float *kps;              /* per anchor: x, y of each keypoint, normalized */
   nms_scored *cand;        /* per anchor */
   uint8_t *scratch;        /* per anchor */
   int *sel;                /* cap */
   det_found *found;        /* cap */
-  nms_box *wbox;           /* cap: weighted NMS outputs */
+  pp_box *wbox;           /* cap: weighted NMS outputs */
   float *wscore, *wkps;    /* cap, cap * 2 * n_keypoints */
   int *windex;             /* cap */
 } det_state;
@@ -228,18 +228,17 @@ static tfl_status det_create(const tfl_graph *g, const tfl_decoder_options *opt,
   return TFL_OK;
 }
 
-/* Appends a box (normalized corners) and its keypoints (normalized x, y pairs). */
-static tfl_status emit(tfl_results *res, const tfl_transform *tr, int in_w, int in_h, nms_box b,
+/* Appends a box (normalized corners) and its keypoints (normalized x, y pairs). A box
+ * found in a rotated region becomes the frame box holding its four corners. */
+static tfl_status emit(tfl_results *res, const tfl_transform *tr, int in_w, int in_h, pp_box b,
                        int class_id, float score, const float *kps, int n_kps, tfl_diag *diag)
 {
-  const float fx0 = decoder_frame_x(tr, b.xmin * (float)in_w);
-  const float fx1 = decoder_frame_x(tr, b.xmax * (float)in_w);
-  const float fy0 = decoder_frame_y(tr, b.ymin * (float)in_h);
-  const float fy1 = decoder_frame_y(tr, b.ymax * (float)in_h);
+  float fb[4];
+  tfl_transform_bounds(tr, b.xmin * (float)in_w, b.ymin * (float)in_h, b.xmax * (float)in_w,
+                       b.ymax * (float)in_h, fb);
   tfl_box *o = &res->boxes[res->n_boxes];
   *o = (tfl_box){
-    .x = fminf(fx0, fx1), .y = fminf(fy0, fy1),
-    .w = fabsf(fx1 - fx0), .h = fabsf(fy1 - fy0),
+    .x = fb[0], .y = fb[1], .w = fb[2], .h = fb[3],
     .class_id = class_id, .score = score,
   };
   decoder_clamp_box(tr, o);
@@ -247,9 +246,11 @@ static tfl_status emit(tfl_results *res, const tfl_transform *tr, int in_w, int 
     o->keypoints = malloc((size_t)n_kps * sizeof(tfl_keypoint));
     if (!o->keypoints) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
     o->n_keypoints = n_kps;
-    for (int k = 0; k < n_kps; k++)
-      o->keypoints[k] = (tfl_keypoint){ decoder_frame_x(tr, kps[2 * k] * (float)in_w),
-                                        decoder_frame_y(tr, kps[2 * k + 1] * (float)in_h), -1.0f };
+    for (int k = 0; k < n_kps; k++) {
+      o->keypoints[k].score = -1.0f;
+      tfl_transform_point(tr, kps[2 * k] * (float)in_w, kps[2 * k + 1] * (float)in_h, &o->keypoints[k].x,
+                          &o->keypoints[k].y);
+    }
   }
   res->n_boxes++;
   return TFL_OK;
@@ -279,7 +280,7 @@ static tfl_status run_postprocess(det_state *s, const tfl_tensor *const *o, cons
     const int class_id = c >= 0 && c < 65535 ? (int)c + 1 : -1;
     float v[4];
     for (int j = 0; j < 4; j++) v[j] = decoder_value(boxes, (size_t)i * 4 + (size_t)j);
-    const nms_box b = { fminf(v[0], v[2]), fminf(v[1], v[3]), fmaxf(v[0], v[2]), fmaxf(v[1], v[3]) };
+    const pp_box b = { fminf(v[0], v[2]), fminf(v[1], v[3]), fmaxf(v[0], v[2]), fmaxf(v[1], v[3]) };
     if (!isfinite(b.ymin + b.xmin + b.ymax + b.xmax)) continue;
     st = emit(res, tr, in_w, in_h, b, class_id, score, NULL, 0, diag);
   }
@@ -320,11 +321,10 @@ static tfl_status run_ssd(det_state *s, const tfl_tensor *const *o, const tfl_tr
   for (int a = 0; a < A; a++) {
     const ssd_anchor *an = &s->anchors[a];
     const size_t b = (size_t)a * 4;
-    const float yc = decoder_value(enc, b) / s->scale[0] * an->h + an->yc;
-    const float xc = decoder_value(enc, b + 1) / s->scale[1] * an->w + an->xc;
-    const float h = expf(decoder_value(enc, b + 2) / s->scale[2]) * an->h;
-    const float w = expf(decoder_value(enc, b + 3) / s->scale[3]) * an->w;
-    s->boxes[a] = (nms_box){ yc - 0.5f * h, xc - 0.5f * w, yc + 0.5f * h, xc + 0.5f * w };
+    const double code[4] = {decoder_value(enc, b), decoder_value(enc, b + 1), decoder_value(enc, b + 2),
+                            decoder_value(enc, b + 3)};
+    const double anchor[4] = {an->yc, an->xc, an->h, an->w};
+    s->boxes[a] = pp_box_decode_center_size(code, anchor, s->scale);
   }
   const float thr = raw_threshold(s, opt->threshold);
   int n_found = 0;
@@ -366,7 +366,7 @@ static tfl_status run_mediapipe(det_state *s, const tfl_tensor *const *o, const 
     const float w = decoder_value(reg, b + 2) / s->scale[3] * an->w;
     const float h = decoder_value(reg, b + 3) / s->scale[2] * an->h;
     if (!isfinite(xc + yc + w + h)) continue;
-    s->boxes[a] = (nms_box){ yc - 0.5f * h, xc - 0.5f * w, yc + 0.5f * h, xc + 0.5f * w };
+    s->boxes[a] = (pp_box){ yc - 0.5f * h, xc - 0.5f * w, yc + 0.5f * h, xc + 0.5f * w };
     float *kp = s->kps + (size_t)a * 2 * (size_t)nk;
     for (int j = 0; j < nk; j++) {
       kp[2 * j] = decoder_value(reg, b + 4 + 2 * (size_t)j) / s->scale[1] * an->w + an->xc;

@@ -6,12 +6,14 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef enum { LM_POSE, LM_HAND, LM_FACE } lm_family;
 
 typedef struct {
   lm_family family;
   int n_points, stride;   /* points reported, values per point in the tensor */
+  int n_aux;              /* points after those (BlazePose: 6 alignment points) */
 } lm_state;
 
 /* Skeleton edges: MediaPipe's pose (33 landmarks) and hand (21) topologies. */
@@ -44,9 +46,9 @@ static tfl_status lm_create(const tfl_graph *g, const tfl_decoder_options *opt, 
   size_t n = tfl_tensor_count(&g->tensors[g->outputs[0]]);
   lm_state *s = malloc(sizeof *s);
   if (!s) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
-  if (n == 195) *s = (lm_state){ LM_POSE, 33, 5 };
-  else if (n == 63) *s = (lm_state){ LM_HAND, 21, 3 };
-  else if (n == 1404) *s = (lm_state){ LM_FACE, 468, 3 };
+  if (n == 195) *s = (lm_state){ LM_POSE, 33, 5, 6 };
+  else if (n == 63) *s = (lm_state){ LM_HAND, 21, 3, 0 };
+  else if (n == 1404) *s = (lm_state){ LM_FACE, 468, 3, 0 };
   else {
     free(s);
     return tfl_fail(diag, TFL_ERR_SHAPE, "landmarks: output 0 has %zu values (pose 195, hand 63, face 1404)", n);
@@ -64,26 +66,36 @@ static tfl_status lm_run(void *state, const tfl_tensor *const *outputs, int n_ou
                          const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag)
 {
   lm_state *s = state;
-  if (n_outputs < 2 || tfl_tensor_count(outputs[0]) < (size_t)(s->n_points * s->stride))
+  if (n_outputs < 2 || tfl_tensor_count(outputs[0]) < (size_t)((s->n_points + s->n_aux) * s->stride))
     return tfl_fail(diag, TFL_ERR_SHAPE, "landmarks: outputs changed size");
   float presence = presence_of(s, decoder_value(outputs[1], 0));
   if (presence < opt->threshold) return TFL_OK;
   tfl_pose *p = calloc(1, sizeof *p);
-  tfl_keypoint *kp = calloc((size_t)s->n_points, sizeof *kp);
+  tfl_keypoint *kp = calloc((size_t)(s->n_points + s->n_aux), sizeof *kp);
   if (!p || !kp) {
     free(p);
     free(kp);
     return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   }
-  for (int i = 0; i < s->n_points; i++) {
+  for (int i = 0; i < s->n_points + s->n_aux; i++) {
     size_t b = (size_t)i * (size_t)s->stride;
-    kp[i].x = decoder_frame_x(tr, decoder_value(outputs[0], b));
-    kp[i].y = decoder_frame_y(tr, decoder_value(outputs[0], b + 1));
+    tfl_transform_point(tr, decoder_value(outputs[0], b), decoder_value(outputs[0], b + 1), &kp[i].x, &kp[i].y);
     /* pose visibility is a logit */
     kp[i].score = s->family == LM_POSE ? sigmoid(decoder_value(outputs[0], b + 3)) : presence;
   }
   p->keypoints = kp;
   p->n_keypoints = s->n_points;
+  if (s->n_aux) {
+    /* the alignment points travel separately: they are not body landmarks */
+    p->aux = malloc((size_t)s->n_aux * sizeof *kp);
+    if (!p->aux) {
+      free(p);
+      free(kp);
+      return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
+    }
+    memcpy(p->aux, kp + s->n_points, (size_t)s->n_aux * sizeof *kp);
+    p->n_aux = s->n_aux;
+  }
   p->score = presence;
   p->class_id = -1;
   if (s->family == LM_POSE) {

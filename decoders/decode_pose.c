@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "posenet_decode.h"
+#include "postproc/posenet.h"
 
 /* PoseNet's drawing skeleton (adjacent keypoints of the body, no face). */
 static const int32_t skeleton[] = {
@@ -140,8 +140,10 @@ static tfl_status emit(tfl_results *res, const tfl_transform *tr, const float *y
 {
   tfl_keypoint *kp = malloc(POSENET_KEYPOINTS * sizeof *kp);
   if (!kp) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
-  for (int k = 0; k < POSENET_KEYPOINTS; k++)
-    kp[k] = (tfl_keypoint){ decoder_frame_x(tr, yx[2 * k + 1]), decoder_frame_y(tr, yx[2 * k]), kscore[k] };
+  for (int k = 0; k < POSENET_KEYPOINTS; k++) {
+    kp[k].score = kscore[k];
+    tfl_transform_point(tr, yx[2 * k + 1], yx[2 * k], &kp[k].x, &kp[k].y);
+  }
   res->poses[res->n_poses++] = (tfl_pose){
     .n_keypoints = POSENET_KEYPOINTS, .keypoints = kp, .score = score, .class_id = -1,
     .n_edges = N_SKELETON, .edges = skeleton,

@@ -75,10 +75,14 @@ static tfl_status seg_run(void *state, const tfl_tensor *const *outputs, int n_o
   m->width = s->w;
   m->height = s->h;
   m->n_classes = s->c == 1 ? 2 : s->c;
-  m->frame_x = tr->off_x;
-  m->frame_y = tr->off_y;
-  m->frame_w = (float)tr->in_w * tr->scale_x;
-  m->frame_h = (float)tr->in_h * tr->scale_y;
+  /* a mask lies axis-aligned in the frame; one from a rotated region is placed in the
+   * box holding that region */
+  float fb[4];
+  tfl_transform_bounds(tr, 0.0f, 0.0f, (float)tr->in_w, (float)tr->in_h, fb);
+  m->frame_x = fb[0];
+  m->frame_y = fb[1];
+  m->frame_w = fb[2];
+  m->frame_h = fb[3];
   if (s->c == 1) {
     m->kind = TFL_MASK_PROB;
     if (!(m->prob = malloc(px * sizeof(float)))) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");

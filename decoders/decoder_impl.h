@@ -23,9 +23,7 @@ extern const decoder_impl decoder_landmarks;       /* decode_landmarks.c */
 /* Helpers shared by families. */
 /* Element i of an output as a real number (dequantized). */
 float decoder_value(const tfl_tensor *t, size_t i);
-/* Model-input pixel -> frame pixel. */
-static inline float decoder_frame_x(const tfl_transform *tr, float u) { return u * tr->scale_x + tr->off_x; }
-static inline float decoder_frame_y(const tfl_transform *tr, float v) { return v * tr->scale_y + tr->off_y; }
+/* Model-input pixel -> frame pixel: tfl_transform_point (tfl_results.h). */
 /* Clamps a box (x, y, w, h in frame pixels) to the frame. */
 void decoder_clamp_box(const tfl_transform *tr, tfl_box *b);
 

@@ -1,5 +1,6 @@
 /* tfl_decoder.c - picks and dispatches decoder families (see tfl_decoder.h). */
 #include "decoder_impl.h"
+#include "tfl_family.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -37,91 +38,27 @@ tfl_decoder_options tfl_decoder_defaults(void)
   return o;
 }
 
-static const tfl_tensor *output(const tfl_graph *g, int i)
-{
-  return i < g->n_outputs ? &g->tensors[g->outputs[i]] : NULL;
-}
-
-/* Elements after the leading 1s, e.g. [1,1,1,1001] -> 1001 in one dim. */
-static int trailing_dims(const tfl_tensor *t, int32_t *dims)
-{
-  int n = 0, lead = 1;
-  for (int d = 0; d < t->ndim; d++) {
-    if (lead && t->dims[d] == 1 && d < t->ndim - 1) continue;
-    lead = 0;
-    dims[n++] = t->dims[d];
-  }
-  return n;
-}
-
-static bool has_op(const tfl_graph *g, tfl_op op)
-{
-  for (int i = 0; i < g->n_nodes; i++)
-    if (g->nodes[i].op == op) return true;
-  return false;
-}
-
 tfl_decoder_kind tfl_decoder_pick(const tfl_graph *g, char *why, size_t why_size)
 {
-  int32_t d0[TFL_MAX_DIMS];
-  const tfl_tensor *o0 = output(g, 0);
-  if (has_op(g, TFL_OP_DETECTION_POSTPROCESS)) {
-    snprintf(why, why_size, "the model ends in TFLite_Detection_PostProcess");
-    return TFL_DECODER_DETECTION;
-  }
-  if (has_op(g, TFL_OP_POSENET_DECODER)) {
-    snprintf(why, why_size, "the model ends in PosenetDecoderOp");
-    return TFL_DECODER_POSE;
-  }
-  if (!o0) {
-    snprintf(why, why_size, "the model has no outputs");
-    return TFL_DECODER_NONE;
-  }
-  int n0 = trailing_dims(o0, d0);
-  if (g->n_outputs == 1 && n0 == 1 && d0[0] >= 2) {
-    snprintf(why, why_size, "one output of %d scores", d0[0]);
-    return TFL_DECODER_CLASSIFICATION;
-  }
-  if (g->n_outputs == 1 && o0->ndim == 4 && o0->dims[1] >= 8 && o0->dims[2] >= 8) {
-    snprintf(why, why_size, "one %dx%d output with %d channel(s): a mask", o0->dims[2], o0->dims[1],
-             o0->dims[3]);
-    return TFL_DECODER_SEGMENTATION;
-  }
-  if (g->n_outputs == 2 && o0->ndim == 3 && output(g, 1)->ndim == 3 &&
-      o0->dims[1] == output(g, 1)->dims[1]) {
-    snprintf(why, why_size, "two outputs over %d anchors: boxes and scores", o0->dims[1]);
-    return TFL_DECODER_DETECTION;
-  }
-  if (g->n_outputs == 3 && o0->ndim == 4 && o0->dims[3] == 17) {
-    snprintf(why, why_size, "PoseNet heatmaps and offsets");
-    return TFL_DECODER_POSE;
-  }
-  /* MediaPipe landmark models: pose 33*5 (+ more), hands 21*3, face 468*3 */
-  if (n0 == 1 && (d0[0] == 195 || d0[0] == 63 || d0[0] == 1404)) {
-    snprintf(why, why_size, "a landmark vector of %d values", d0[0]);
-    return TFL_DECODER_LANDMARKS;
-  }
-  snprintf(why, why_size, "no decoder recognizes %d output(s)", g->n_outputs);
-  return TFL_DECODER_NONE;
+  tfl_family_match m;
+  const tfl_family *f = tfl_family_identify(g, &m, why, why_size);
+  return f ? f->decoder : TFL_DECODER_NONE;
 }
 
 void tfl_decoder_input_range(tfl_decoder_kind kind, const tfl_graph *g, float *lo, float *hi)
 {
-  const tfl_tensor *o0 = output(g, 0);
-  bool unit = false;
-  switch (kind) {
-  case TFL_DECODER_LANDMARKS: unit = true; break;
-  /* one probability channel: MediaPipe's selfie segmentation; many classes: DeepLab */
-  case TFL_DECODER_SEGMENTATION: unit = o0 && o0->ndim == 4 && o0->dims[3] <= 2; break;
-  /* raw anchors: 2016 is the palm detector (18 coordinates per anchor) */
-  case TFL_DECODER_DETECTION: unit = o0 && o0->ndim == 3 && o0->dims[1] == 2016; break;
-  case TFL_DECODER_AUTO:
-  case TFL_DECODER_NONE:
-  case TFL_DECODER_CLASSIFICATION:
-  case TFL_DECODER_POSE: break;
+  char why[8];
+  tfl_family_match m;
+  const tfl_family *f = tfl_family_identify(g, &m, why, sizeof why);
+  if (!f || f->decoder != kind) f = tfl_family_generic(kind);
+  *lo = f ? f->input_lo : -1.0f;
+  *hi = f ? f->input_hi : 1.0f;
+  /* a forced segmentation decoder on an unknown model: one or two channels are a
+   * probability (selfie-style, 0..1), more are classes (-1..1) */
+  if (kind == TFL_DECODER_SEGMENTATION && m != TFL_FAMILY_KNOWN && g->n_outputs > 0) {
+    const tfl_tensor *o0 = &g->tensors[g->outputs[0]];
+    *lo = o0->ndim == 4 && o0->dims[3] <= 2 ? 0.0f : -1.0f;
   }
-  *lo = unit ? 0.0f : -1.0f;
-  *hi = 1.0f;
 }
 
 static const decoder_impl *impl_of(tfl_decoder_kind k)

@@ -51,13 +51,15 @@ typedef struct {
 tfl_decoder_options tfl_decoder_defaults(void);
 
 /* Picks a decoder from the graph's output tensors (count, shapes, types, custom ops)
- * and writes one sentence saying why into `why`. TFL_DECODER_NONE when nothing fits. */
+ * through the family table (tfl_family.h) and writes one sentence saying why into `why`
+ * (a guess from shapes says "guessed"). TFL_DECODER_NONE when nothing fits. */
 tfl_decoder_kind tfl_decoder_pick(const tfl_graph *g, char *why, size_t why_size);
 
 /* The float input range [*lo, *hi] (pixel 0..255 mapped linearly onto it) the model
- * family was trained with, for models whose metadata says nothing: MediaPipe's
- * landmark, selfie segmentation and palm models take 0..1; MediaPipe's face and person
- * detectors, DeepLab, the SSDs and the ImageNet classifiers take -1..1. */
+ * family was trained with (tfl_family.h's table), for models whose metadata says
+ * nothing: MediaPipe's landmark, selfie segmentation and palm models take 0..1;
+ * MediaPipe's face and person detectors, DeepLab, the SSDs and the ImageNet classifiers
+ * take -1..1. */
 void tfl_decoder_input_range(tfl_decoder_kind kind, const tfl_graph *g, float *lo, float *hi);
 
 typedef struct tfl_decoder tfl_decoder;

@@ -7,12 +7,20 @@
 
 GST_ELEMENT_REGISTER_DECLARE(tflitefilter);
 GST_ELEMENT_REGISTER_DECLARE(tfliteoverlay);
+#if TFL_HAVE_PUBLISH
+GST_ELEMENT_REGISTER_DECLARE(tflitepublish);
+#endif
+GST_ELEMENT_REGISTER_DECLARE(tflitetracker);
 
 static gboolean plugin_init(GstPlugin *plugin)
 {
   gboolean ok = FALSE;
   ok |= GST_ELEMENT_REGISTER(tflitefilter, plugin);
   ok |= GST_ELEMENT_REGISTER(tfliteoverlay, plugin);
+#if TFL_HAVE_PUBLISH
+  ok |= GST_ELEMENT_REGISTER(tflitepublish, plugin); /* with libmosquitto and/or librdkafka */
+#endif
+  ok |= GST_ELEMENT_REGISTER(tflitetracker, plugin);
   return ok;
 }
 

@@ -6,7 +6,7 @@
 # decoder=auto finds MediaPipe's face anchors and weighted NMS), tfliteoverlay draws the box,
 # its score and the 6 face keypoints (eyes, ears, nose, mouth) with shaders, then the frame
 # comes back to the CPU once for the encoder (x264enc is not installed here: MJPEG with
-# jpegenc and avimux from gst-plugins-good). MEMORY=system: CPU delegate and cairo.
+# jpegenc and avimux from gst-plugins-good). MEMORY=system: CPU delegate and software drawing.
 # Writes: out/astronaut-faces.avi (N frames, the face boxed, score above, 6 dots on it) and
 # its first frame as out/astronaut-faces-frame0.png, to look at without a player.
 # Usage: [MEMORY=system] pipelines/detect-faces-video.sh [PICTURE [FRAMES]]

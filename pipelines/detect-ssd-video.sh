@@ -4,7 +4,7 @@
 # Shows: the standard SSD detector, 1917 anchors at 300x300, found by decoder=auto (SSD
 # MobileNet anchors, box coder and NMS in tflitefilter), on a video made of astronaut.png held
 # for N frames (imagefreeze, 10 fps; no clip ships here). GL path by default (GL delegate,
-# boxes and labels drawn with shaders); MEMORY=system: CPU delegate and cairo. MJPEG in AVI
+# boxes and labels drawn with shaders); MEMORY=system: CPU delegate and software drawing. MJPEG in AVI
 # (x264enc is not installed here).
 # Writes: out/astronaut-ssd.avi - a box labelled "Person" with its score around the astronaut
 # (the real TensorFlow Lite scores it 0.58), and its first frame out/astronaut-ssd-frame0.png.

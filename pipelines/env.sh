@@ -5,7 +5,7 @@
 # MODELS (default <repo>/../shared/models), NPM (default <repo>/models/cache),
 # OUT (where outputs go, default <repo>/pipelines/out), MEMORY=gl|system (default gl: frames
 # live in GL textures between glupload and gldownload; system: the same pipeline without
-# them, so tflitefilter runs the CPU delegate and tfliteoverlay draws with cairo).
+# them, so tflitefilter runs the CPU delegate and tfliteoverlay draws with its software renderer).
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$REPO/build}
@@ -48,3 +48,12 @@ need() {
 
 need "$BUILD_DIR/gst/libgsttflite.so"
 mkdir -p "$OUT"
+
+# two_astronauts FRAMES - a source for launch lines when no video is given: astronaut.png
+# twice side by side (1024x512, 10 fps) for FRAMES frames. Sets $src (the compositor, up
+# to its output) and $srcs (its inputs, for the end of the line).
+two_astronauts() {
+  src="compositor name=c sink_1::xpos=512 ! video/x-raw,width=1024,height=512,framerate=10/1 ! videoconvert"
+  srcs="filesrc location=$PICTURES/astronaut.png ! pngdec ! videoconvert ! imagefreeze num-buffers=$1 ! c.sink_0
+        filesrc location=$PICTURES/astronaut.png ! pngdec ! videoconvert ! imagefreeze num-buffers=$1 ! c.sink_1"
+}

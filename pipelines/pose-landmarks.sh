@@ -4,7 +4,7 @@
 # Shows: the landmark model run on the whole picture, letterboxed to its 256x256 input (in
 # MediaPipe the person detector would crop first); the 33 landmarks come back in frame
 # pixels through the letterbox, each with its visibility, and tfliteoverlay draws the
-# visible ones and BlazePose's skeleton. GL path by default; MEMORY=system: CPU and cairo.
+# visible ones and BlazePose's skeleton. GL path by default; MEMORY=system: CPU delegate and software drawing.
 # Writes: out/astronaut-landmarks.png - the face landmarks (eyes, ears, mouth) right on her
 # face, shoulders at the suit's collar ring, her right arm (left of the picture) down to the
 # hand, and the hips placed too high, on her chest: the picture shows no hips, and without

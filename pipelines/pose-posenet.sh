@@ -4,7 +4,7 @@
 # Shows: the model ends in the custom op PosenetDecoderOp, which our runtime runs on the CPU;
 # tflitefilter reports it as a CPU fallback in its "tflite-model" bus message when the rest runs
 # on the GL delegate (GL path, the default). tfliteoverlay draws the 17 COCO keypoints and the
-# skeleton. MEMORY=system: CPU delegate and cairo.
+# skeleton. MEMORY=system: CPU delegate and software drawing.
 # Writes: out/astronaut-posenet.png - dots on her eyes, ears and nose, a line joining the
 # shoulders and her right arm (left of the picture) down through the elbow to the wrist at the
 # glove; keypoints scored below keypoint-threshold (hips, knees, the other arm) are left out.

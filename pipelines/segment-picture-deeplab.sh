@@ -4,7 +4,7 @@
 # Shows (GL path, the default): the picture goes to the GPU once (glupload), tflitefilter runs
 # DeepLab on the frame's texture with the GL delegate and keeps the argmax mask as a texture,
 # tfliteoverlay blends it with the PASCAL VOC palette, and only the finished picture comes
-# back (gldownload). MEMORY=system runs the same without GL (CPU delegate, cairo).
+# back (gldownload). MEMORY=system runs the same without GL (CPU delegate, software drawing).
 # Writes: out/astronaut-deeplab.png - the astronaut (hair, face, suit) tinted in VOC's
 # "person" colour (pink), the wall, shuttle and most of the flag untouched (a few red flag
 # stripes at the left edge are labelled person too).

@@ -3,7 +3,7 @@
 #
 # Shows (GL path, the default): a probability mask (one float per pixel, 256x256) computed on
 # the GPU from the frame's texture and blended by tfliteoverlay straight from the mask
-# texture, its opacity scaled by the probability. MEMORY=system: CPU delegate and cairo.
+# texture, its opacity scaled by the probability. MEMORY=system: CPU delegate and software drawing.
 # Writes: out/astronaut-selfie.png - the astronaut (hair, face, suit) and the helmet in front
 # of her tinted red (the VOC palette's class 1 colour, used for probability masks), the flag,
 # wall and shuttle untouched.

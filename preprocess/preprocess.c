@@ -4,6 +4,25 @@
 #include <math.h>
 #include <stdlib.h>
 
+pix_norm preprocess_model_norm(const tfl_graph *g, tfl_decoder_kind kind, bool *from_metadata)
+{
+  float lo, hi;
+  tfl_decoder_input_range(kind, g, &lo, &hi);
+  const bool meta = g->meta.has_norm && g->meta.n_norm > 0;
+  pix_norm n;
+  for (int c = 0; c < 3; c++) {
+    n.std[c] = 255.0f / (hi - lo);
+    n.mean[c] = -lo * n.std[c];
+    if (meta) {
+      int k = c < g->meta.n_norm ? c : g->meta.n_norm - 1;
+      n.mean[c] = g->meta.norm_mean[k];
+      n.std[c] = g->meta.norm_std[k];
+    }
+  }
+  if (from_metadata) *from_metadata = meta;
+  return n;
+}
+
 tfl_transform preprocess_transform(int frame_w, int frame_h, int in_w, int in_h, fit_mode fit)
 {
   tfl_transform tr = { in_w, in_h, (float)frame_w, (float)frame_h, 1, 1, 0, 0 };
@@ -114,6 +133,41 @@ static void make_taps(tap *t, int n, double scale, double off, double frame_len,
   }
 }
 
+/* One bilinear sample at frame position (fx, fy) (pixel centres at +0.5), 0 outside
+ * the frame: the same rule as make_taps, for one point. */
+static void sample(const pix_frame *f, double fx, double fy, double rgb[3])
+{
+  rgb[0] = rgb[1] = rgb[2] = 0.0;
+  if (fx < 0.0 || fy < 0.0 || fx >= (double)f->width || fy >= (double)f->height) return;
+  double sx = fmin(fmax(fx - 0.5, 0.0), (double)(f->width - 1));
+  double sy = fmin(fmax(fy - 0.5, 0.0), (double)(f->height - 1));
+  int x0 = (int)sx, y0 = (int)sy;
+  int x1 = x0 + 1 < f->width ? x0 + 1 : x0, y1 = y0 + 1 < f->height ? y0 + 1 : y0;
+  double wx = sx - x0, wy = sy - y0;
+  float p00[3], p01[3], p10[3], p11[3];
+  fetch_rgb(f, x0, y0, p00);
+  fetch_rgb(f, x1, y0, p01);
+  fetch_rgb(f, x0, y1, p10);
+  fetch_rgb(f, x1, y1, p11);
+  for (int c = 0; c < 3; c++)
+    rgb[c] = (1 - wy) * ((1 - wx) * p00[c] + wx * p01[c]) + wy * ((1 - wx) * p10[c] + wx * p11[c]);
+}
+
+static void store_pixel(tfl_tensor *t, size_t base, int C, int raw, const double rgb[3], const pix_norm *norm,
+                        const float inv_std[3])
+{
+  for (int c = 0; c < C; c++) {
+    float px = c < 3 ? (float)rgb[c] : 255.0f;
+    int nc = c < 3 ? c : 2;
+    store(t, base + c, raw ? px : (px - norm->mean[nc]) * inv_std[nc]);
+  }
+}
+
+static bool stretched(float scale, int n, float frame_len)
+{
+  return fabs((double)scale * n - (double)frame_len) <= 1e-6 * frame_len;
+}
+
 int preprocess_frame(const pix_frame *f, const tfl_transform *tr, const pix_norm *norm,
                      tfl_tensor *t)
 {
@@ -124,16 +178,29 @@ int preprocess_frame(const pix_frame *f, const tfl_transform *tr, const pix_norm
    * input quantization maps 0..255 onto the trained range) */
   int raw = t->type != TFL_TYPE_FLOAT32;
   int H = t->dims[1], W = t->dims[2], C = t->dims[3];
+  float inv_std[3];
+  for (int c = 0; c < 3; c++) inv_std[c] = 1.0f / norm->std[c];
+  if (tr->shear_x != 0.0f || tr->shear_y != 0.0f) {
+    /* a rotated region: every input pixel has its own two source rows */
+    for (int v = 0; v < H; v++)
+      for (int u = 0; u < W; u++) {
+        double cu = u + 0.5, cv = v + 0.5, rgb[3];
+        sample(f, cu * tr->scale_x + cv * tr->shear_x + tr->off_x, cu * tr->shear_y + cv * tr->scale_y + tr->off_y,
+               rgb);
+        store_pixel(t, ((size_t)v * W + u) * C, C, raw, rgb, norm, inv_std);
+      }
+    return 0;
+  }
   tap *cols = malloc(sizeof(tap) * (size_t)(W + H));
   if (!cols) return -1;
   tap *rows = cols + W;
-  /* the exact ratio when the whole frame is stretched, as the oracle computes it */
-  double sx = tr->off_x == 0.0f && tr->scale_x * (float)W == tr->frame_w ? (double)tr->frame_w / W : tr->scale_x;
-  double sy = tr->off_y == 0.0f && tr->scale_y * (float)H == tr->frame_h ? (double)tr->frame_h / H : tr->scale_y;
+  /* the exact ratio when the whole frame is stretched, as the oracle computes it (the
+   * float scale times the size misses the frame size by a rounding for ratios such as
+   * 640/300, so compare within float precision) */
+  double sx = tr->off_x == 0.0f && stretched(tr->scale_x, W, tr->frame_w) ? (double)tr->frame_w / W : tr->scale_x;
+  double sy = tr->off_y == 0.0f && stretched(tr->scale_y, H, tr->frame_h) ? (double)tr->frame_h / H : tr->scale_y;
   make_taps(cols, W, sx, tr->off_x, tr->frame_w, f->width);
   make_taps(rows, H, sy, tr->off_y, tr->frame_h, f->height);
-  float inv_std[3];
-  for (int c = 0; c < 3; c++) inv_std[c] = 1.0f / norm->std[c];
   for (int v = 0; v < H; v++) {
     const tap *ty = &rows[v];
     for (int u = 0; u < W; u++) {
@@ -149,12 +216,7 @@ int preprocess_frame(const pix_frame *f, const tfl_transform *tr, const pix_norm
         for (int c = 0; c < 3; c++)
           rgb[c] = (1 - wy) * ((1 - wx) * p00[c] + wx * p01[c]) + wy * ((1 - wx) * p10[c] + wx * p11[c]);
       }
-      size_t base = ((size_t)v * W + u) * C;
-      for (int c = 0; c < C; c++) {
-        float px = c < 3 ? (float)rgb[c] : 255.0f;
-        int nc = c < 3 ? c : 2;
-        store(t, base + c, raw ? (c < 3 ? (float)rgb[c] : px) : (px - norm->mean[nc]) * inv_std[nc]);
-      }
+      store_pixel(t, ((size_t)v * W + u) * C, C, raw, rgb, norm, inv_std);
     }
   }
   free(cols);

@@ -1,12 +1,14 @@
 /* preprocess.h - frame pixels to a model input tensor in one pass: color conversion,
- * crop/letterbox, bilinear resize (half-pixel centers) and normalization, with no
+ * crop/letterbox/rotated region, bilinear resize (half-pixel centers) and normalization, with no
  * intermediate frame copy. Plain C, no GStreamer: the element maps the frame and
  * passes plane pointers. The GL delegate's texture-input shader does the same math. */
 #ifndef TFL_PREPROCESS_H
 #define TFL_PREPROCESS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "decoders/tfl_decoder.h"
 #include "decoders/tfl_results.h"
 #include "runtime/tfl_graph.h"
 
@@ -32,11 +34,20 @@ typedef struct {
   float mean[3], std[3];
 } pix_norm;
 
+/* The normalization a model expects when nothing overrides it: its metadata's
+ * mean/std (per channel, the last one repeated), else the input range its family was
+ * trained with (tfl_decoder_input_range: lo..hi as mean = -lo * std, std = 255/(hi-lo)).
+ * *from_metadata (may be NULL) says which. tflitefilter and the evaluation tools both
+ * start from this, then apply their own overrides. */
+pix_norm preprocess_model_norm(const tfl_graph *g, tfl_decoder_kind kind, bool *from_metadata);
+
 /* Where the model input lies in the frame, for mapping results back. */
 tfl_transform preprocess_transform(int frame_w, int frame_h, int in_w, int in_h, fit_mode fit);
 
 /* Writes the NHWC input tensor `t` (float32: normalized; uint8: the pixel value;
- * int8: the pixel value - 128).
+ * int8: the pixel value - 128). Input pixel centre (u+0.5, v+0.5) samples the frame at
+ * tr's affine image of it, bilinearly with half-pixel centres; outside the frame the
+ * pixel is 0 (letterbox bars, the part of a rotated region beyond the frame edge).
  * t must be [1, H, W, 3] (or 4 channels: the 4th gets 255 normalized).
  * Returns 0, or -1 when the tensor type/shape cannot take an image. */
 int preprocess_frame(const pix_frame *f, const tfl_transform *tr, const pix_norm *norm,

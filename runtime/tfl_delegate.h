@@ -64,12 +64,24 @@ typedef struct {
                                 keeps each partition's own); never NULL */
 } tfl_partition;
 
+/* A tensor kept alive while a node runs (see tfl_delegate.extra_uses). */
+typedef struct {
+  int32_t node, tensor;
+} tfl_extra_use;
+
 typedef struct tfl_delegate {
   const char *name;          /* "cpu", "gl": used in logs and tools */
   void *ctx;                 /* the delegate's own state, passed back to every call */
 
   /* Can this delegate run node `node` of `g` (op, version, types, shapes)? */
   bool (*supports)(void *ctx, const tfl_graph *g, int node);
+  /* Optional (NULL: none). Called once per partition before the arena is planned: a
+   * delegate that fuses nodes touches tensors at other times than their nodes (a fused
+   * PAD's input is read when the convolution after it runs; a fused clamp's output is
+   * written when the node before it runs). It lists those as (node, tensor) pairs, "the
+   * tensor keeps its bytes while this node runs", into uses[0..max) and returns how many
+   * there are (more than max: the interpreter asks again with room for all). */
+  int (*extra_uses)(void *ctx, const tfl_graph *g, const tfl_partition *part, tfl_extra_use *uses, int max);
   /* Compiles `part`. Activation tensors already have their arena data pointers.
    * On success *state is passed to invoke()/release(). */
   tfl_status (*prepare)(void *ctx, tfl_graph *g, const tfl_partition *part, void **state);

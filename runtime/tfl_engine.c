@@ -320,7 +320,9 @@ static void lead(tfl_engine *e)
   e->leading = true;
   long long now = now_ns();
   int active = active_streams(e, now);
-  int want = e->batch_limit > 1 && active > 1 ? pow2_at_least(active < e->batch_limit ? active : e->batch_limit) : 1;
+  /* frames to run together: one per active stream, or more queued at once (regions) */
+  int need = e->queued > active ? e->queued : active;
+  int want = e->batch_limit > 1 && need > 1 ? pow2_at_least(need < e->batch_limit ? need : e->batch_limit) : 1;
   if (want > e->batch_limit) want = e->batch_limit;
   if (e->many && want < e->many->batch && want > 1) want = e->many->batch; /* no rebuild for a lull */
   if (want > 1 && e->queued < active) {
@@ -349,25 +351,43 @@ static void lead(tfl_engine *e)
 
 tfl_status tfl_stream_run(tfl_stream *s, tfl_job *j)
 {
+  return tfl_stream_run_many(s, &j, 1);
+}
+
+static bool all_done(tfl_job **jobs, int n)
+{
+  for (int k = 0; k < n; k++)
+    if (!jobs[k]->done) return false;
+  return true;
+}
+
+tfl_status tfl_stream_run_many(tfl_stream *s, tfl_job **jobs, int n)
+{
   tfl_engine *e = s->e;
-  j->status = TFL_OK;
-  j->error[0] = '\0';
-  j->done = false;
-  j->next = NULL;
-  j->batch = 0;
+  if (n <= 0) return TFL_OK;
   pthread_mutex_lock(&e->mu);
   s->last_ns = now_ns();
-  if (e->tail) e->tail->next = j;
-  else e->head = j;
-  e->tail = j;
-  e->queued++;
-  pthread_cond_broadcast(&e->cv); /* a gathering leader may be waiting for this frame */
-  while (!j->done) {
+  for (int k = 0; k < n; k++) {
+    tfl_job *j = jobs[k];
+    j->status = TFL_OK;
+    j->error[0] = '\0';
+    j->done = false;
+    j->next = NULL;
+    j->batch = 0;
+    if (e->tail) e->tail->next = j;
+    else e->head = j;
+    e->tail = j;
+    e->queued++;
+  }
+  pthread_cond_broadcast(&e->cv); /* a gathering leader may be waiting for these frames */
+  while (!all_done(jobs, n)) {
     if (!e->leading) lead(e);
     else pthread_cond_wait(&e->cv, &e->mu);
   }
   pthread_mutex_unlock(&e->mu);
-  return j->status;
+  for (int k = 0; k < n; k++)
+    if (jobs[k]->status != TFL_OK) return jobs[k]->status;
+  return TFL_OK;
 }
 
 /* ---- info ------------------------------------------------------------------------- */

@@ -77,6 +77,9 @@ typedef struct tfl_job {
 
 /* Runs j (blocking) and returns j->status. */
 tfl_status tfl_stream_run(tfl_stream *s, tfl_job *j);
+/* Runs n jobs of one stream (the regions of one frame) as few batches as the runner
+ * allows, blocking until all are done; the first failing job's status, else TFL_OK. */
+tfl_status tfl_stream_run_many(tfl_stream *s, tfl_job **jobs, int n);
 
 /* What the runner is, for messages and tests (a snapshot). */
 typedef struct {

@@ -16,6 +16,7 @@
 
 #include "tfl_passes.h"
 #include "tfl_planner.h"
+#include "tfl_validate.h"
 
 typedef struct {
   tfl_delegate *d;
@@ -204,12 +205,46 @@ static void reset_variable(tfl_tensor *t)
   else memset(t->data, 0, t->bytes);
 }
 
+/* The delegates' fused reads and writes (tfl_delegate.extra_uses), all partitions. */
+static tfl_status collect_extra_uses(tfl_interpreter *it, tfl_extra_use **out, int *n_out)
+{
+  *out = NULL;
+  *n_out = 0;
+  int n = 0, cap = 0;
+  tfl_extra_use *all = NULL;
+  for (int i = 0; i < it->n_parts; i++) {
+    interp_part *p = &it->parts[i];
+    if (!p->d->extra_uses) continue;
+    for (;;) {
+      const int got = p->d->extra_uses(p->d->ctx, it->g, &p->part, all ? all + n : NULL, cap - n);
+      if (got <= cap - n) {
+        n += got;
+        break;
+      }
+      tfl_extra_use *more = realloc(all, sizeof *all * (size_t)(n + got));
+      if (!more) {
+        free(all);
+        return tfl_fail(it->diag, TFL_ERR_NOMEM, "%d fused tensor uses", n + got);
+      }
+      all = more;
+      cap = n + got;
+    }
+  }
+  *out = all;
+  *n_out = n;
+  return TFL_OK;
+}
+
 static tfl_status allocate(tfl_interpreter *it)
 {
   tfl_graph *g = it->g;
   bool *planned = calloc((size_t)(g->n_tensors ? g->n_tensors : 1), sizeof *planned);
   if (!planned) return tfl_fail(it->diag, TFL_ERR_NOMEM, "planning %d tensors", g->n_tensors);
-  tfl_status st = tfl_plan_graph(g, planned, &it->arena_bytes, it->diag);
+  tfl_extra_use *extra = NULL;
+  int n_extra = 0;
+  tfl_status st = collect_extra_uses(it, &extra, &n_extra);
+  if (st == TFL_OK) st = tfl_plan_graph(g, extra, n_extra, planned, &it->arena_bytes, it->diag);
+  free(extra);
   if (st == TFL_OK && it->arena_bytes) {
     if (posix_memalign(&it->arena, TFL_ARENA_ALIGN, it->arena_bytes + TFL_ARENA_TAIL)) {
       it->arena = NULL;
@@ -233,6 +268,19 @@ static tfl_status allocate(tfl_interpreter *it)
 
 /* ---- public API --------------------------------------------------------------- */
 
+tfl_status tfl_graph_prepare(tfl_graph *g, tfl_diag *diag)
+{
+  tfl_status st = tfl_pass_fold_constants(g, diag);
+  if (st != TFL_OK) return st;
+  int pruned = tfl_pass_prune(g);
+  if (pruned)
+    tfl_logf(diag, TFL_LOG_INFO, "%d node%s skipped: nothing reads %s outputs", pruned, pruned == 1 ? "" : "s",
+             pruned == 1 ? "its" : "their");
+  if ((st = tfl_infer_shapes(g, diag)) != TFL_OK) return st;
+  /* before any delegate sees a node: the ranges kernels and XNNPACK rely on */
+  return tfl_validate(g, TFL_VALIDATE_PREPARE, diag);
+}
+
 tfl_status tfl_interpreter_create(tfl_graph *g, const tfl_interp_options *opt, tfl_interpreter **out)
 {
   *out = NULL;
@@ -255,8 +303,7 @@ tfl_status tfl_interpreter_create(tfl_graph *g, const tfl_interp_options *opt, t
       st = tfl_fail(it->diag, TFL_ERR_FORMAT, "graph output %d is tensor %d (graph has %d)", i, g->outputs[i],
                     g->n_tensors);
   if (st != TFL_OK) goto fail;
-  if ((st = tfl_pass_fold_constants(g, it->diag)) != TFL_OK) goto fail;
-  if ((st = tfl_infer_shapes(g, it->diag)) != TFL_OK) goto fail;
+  if ((st = tfl_graph_prepare(g, it->diag)) != TFL_OK) goto fail;
 
   if ((st = partition(it, o.delegate)) != TFL_OK) goto fail;
   if ((st = allocate(it)) != TFL_OK) goto fail;

@@ -17,7 +17,9 @@
  */
 #include "tfl_loader.h"
 
+#include "tfl_file.h"
 #include "tfl_loader_priv.h"
+#include "tfl_validate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -548,6 +550,8 @@ static tfl_status load(tfl_graph *g, tfl_graph **out, tfl_diag *diag)
   L.diag = diag;
   tfl_status s = parse(&L);
   free(L.codes);
+  /* the values the kernels and delegates rely on (tfl_validate.h) */
+  if (s == TFL_OK) s = tfl_validate(g, TFL_VALIDATE_LOAD, diag);
   if (s != TFL_OK) {
     tfl_graph_free(g);
     return s;
@@ -560,19 +564,14 @@ tfl_status tfl_load_file(const char *path, tfl_graph **out, tfl_diag *diag)
 {
   if (!path || !out) return tfl_fail(diag, TFL_ERR_ARG, "tfl_load_file: NULL argument");
   *out = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return tfl_fail(diag, TFL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  /* a directory, FIFO or device is named as such, and never blocks the open */
+  size_t size = 0;
+  int fd = tfl_file_open_read(path, "model", &size, diag);
+  if (fd < 0) return TFL_ERR_IO;
+  if (size < 8) {
     close(fd);
-    return tfl_fail(diag, TFL_ERR_IO, "%s: not a regular file", path);
+    return tfl_fail(diag, TFL_ERR_FORMAT, "%s: file has %zu bytes, too short for a model", path, size);
   }
-  if (st.st_size < 8) {
-    close(fd);
-    return tfl_fail(diag, TFL_ERR_FORMAT, "%s: file has %lld bytes, too short for a model", path,
-                     (long long)st.st_size);
-  }
-  size_t size = (size_t)st.st_size;
   void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
   int err = errno;
   close(fd);

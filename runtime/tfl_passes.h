@@ -9,6 +9,11 @@
 #include "tfl_graph.h"
 
 tfl_status tfl_pass_fold_constants(tfl_graph *g, tfl_diag *diag);
+/* Marks dead every live node whose outputs nothing reads: no live node, no graph output,
+ * and no state between runs (a node reading a variable tensor always runs). Such a node
+ * has no visible effect, and a delegate would otherwise be handed values no one consumes
+ * (XNNPACK drops those and then asserts on the node writing them). Returns how many. */
+int tfl_pass_prune(tfl_graph *g);
 /* Computes every node's output shapes from its inputs and params and checks them
  * against the shapes declared in the file (error naming node and tensor if they
  * differ). Ops whose output shape is set at run (detection post-process) get theirs. */
@@ -20,5 +25,11 @@ tfl_status tfl_infer_shapes(tfl_graph *g, tfl_diag *diag);
  * whose shapes do not follow (detection post-processing), an output without the batch.
  * Run before tfl_interpreter_create; kernels then check batches as usual in prepare. */
 tfl_status tfl_pass_set_batch(tfl_graph *g, int batch, tfl_diag *diag);
+
+/* What tfl_interpreter_create runs before any delegate sees the graph: fold constants,
+ * prune unread nodes, infer shapes, validate (tfl_validate.h). Running it again changes
+ * nothing. A caller that wants a model's errors before it makes an interpreter (an
+ * element's state change) runs it on a graph of its own. */
+tfl_status tfl_graph_prepare(tfl_graph *g, tfl_diag *diag);
 
 #endif

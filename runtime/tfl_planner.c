@@ -96,7 +96,8 @@ static int alias_source(const tfl_graph *g, const tfl_node *n, const bool *plann
   return x;
 }
 
-tfl_status tfl_plan_graph(tfl_graph *g, bool *planned, size_t *arena_bytes, tfl_diag *diag)
+tfl_status tfl_plan_graph(tfl_graph *g, const tfl_extra_use *extra, int n_extra, bool *planned,
+                          size_t *arena_bytes, tfl_diag *diag)
 {
   int nt = g->n_tensors, end = g->n_nodes + 1;
   tfl_status st = TFL_OK;
@@ -138,6 +139,11 @@ tfl_status tfl_plan_graph(tfl_graph *g, bool *planned, size_t *arena_bytes, tfl_
   }
   for (int i = 0; i < g->n_outputs; i++)
     if (g->outputs[i] >= 0 && g->outputs[i] < nt) TOUCH(g->outputs[i], end);
+  /* fused reads and writes: only tensors some node touches anyway */
+  for (int k = 0; k < n_extra; k++) {
+    const int t = extra[k].tensor, ni = extra[k].node;
+    if (t >= 0 && t < nt && ni >= 0 && ni < g->n_nodes && planned[t]) TOUCH(t, ni + 1);
+  }
 #undef TOUCH
   for (int t = 0; t < nt; t++) {
     if (!planned[t]) continue;

@@ -17,7 +17,7 @@
 #ifndef TFL_PLANNER_H
 #define TFL_PLANNER_H
 
-#include "tfl_graph.h"
+#include "tfl_delegate.h"
 
 #define TFL_ARENA_ALIGN 64
 /* Slack after the arena's last byte: vectorized kernels (XNNPACK's XNN_EXTRA_BYTES is 16)
@@ -37,7 +37,10 @@ size_t tfl_plan_offsets(const tfl_plan_item *items, int n, size_t align, size_t 
 /* Plans g: sets tensor->arena_offset and planned[t] (array of n_tensors, caller's)
  * for every activation tensor; *arena_bytes gets the arena size.
  * Tensors RESHAPE/SQUEEZE only re-label may share their input's bytes (alias): then
- * planned[t] is true and arena_offset equals the input's. */
-tfl_status tfl_plan_graph(tfl_graph *g, bool *planned, size_t *arena_bytes, tfl_diag *diag);
+ * planned[t] is true and arena_offset equals the input's.
+ * extra[0..n_extra): delegates' fused reads and writes (tfl_delegate.extra_uses): each
+ * widens its tensor's lifetime to its node's step; NULL/0: none. */
+tfl_status tfl_plan_graph(tfl_graph *g, const tfl_extra_use *extra, int n_extra, bool *planned,
+                          size_t *arena_bytes, tfl_diag *diag);
 
 #endif

@@ -57,35 +57,10 @@ bench="$build/tools/tflite-benchmark"
 [ -n "$log" ] || log=$(mktemp -d /tmp/bench_cpu.XXXXXX)
 mkdir -p "$log"
 
-# The npm models: models/cache (models/fetch.sh), else an extracted copy under /tmp/npmm.
-npm_dir="$repo/models/cache"
-if ! ls "$npm_dir"/*.tflite >/dev/null 2>&1; then
-  npm_dir=""
-  for d in /tmp/npmm/*/package; do ls "$d"/*.tflite >/dev/null 2>&1 && npm_dir="$npm_dir $d"; done
-fi
-shared_dir="$repo/../shared/models"
-
-find_model() {  # NAME|PATH -> path
-  if [ -f "$1" ]; then echo "$1"; return; fi
-  for d in $shared_dir $npm_dir; do
-    [ -f "$d/$1.tflite" ] && { echo "$d/$1.tflite"; return; }
-  done
-  echo "bench_cpu.sh: no model '$1'" >&2
-  exit 1
-}
-if [ -z "$models" ]; then
-  model_paths=$(ls "$shared_dir"/*.tflite; for d in $npm_dir; do ls "$d"/*.tflite; done)
-else
-  model_paths=$(for m in $models; do find_model "$m"; done)
-fi
-
-# Models whose last op the oracle cannot run or bench.
-needs_cut() {
-  case "$(basename "$1" .tflite)" in
-    posenet_*_decoder|coco_ssd_mobilenet_v1_*_quant_*) return 0 ;;
-    *) return 1 ;;
-  esac
-}
+prog=bench_cpu.sh
+# shellcheck source=scripts/bench_models.sh
+. "$repo/scripts/bench_models.sh"
+model_paths=$(bench_model_paths "$models")
 
 # json_field FILE KEY -> number
 json_field() { jq -r ".$2" "$1"; }

@@ -7,8 +7,8 @@
 # (system memory). "process" puts S such branches in one gst-launch-1.0 (S sources, one
 # pipeline, so one GstGLContext); "processes" starts S gst-launch-1.0 at once.
 #
-# As in bench_pipeline.sh every configuration runs twice, with 1 frame and with N frames per
-# stream, so loading, compiling and the first inference cancel out:
+# As in bench_pipeline.sh every configuration runs twice (after a warm-up run), with 1 frame and
+# with N frames per stream, so loading, compiling and the first inference cancel out:
 #   fps = S * (N - 1) / (wall(N) - wall(1)),  CPU ms/frame from getrusage of the children.
 # GPU memory (GL path, when nvidia-smi exists): the most `memory.used` seen while the N-frame
 # run goes, minus the idle value before it.
@@ -116,6 +116,7 @@ echo "model $(basename "$model"), ${width}x${height}, path $path, $frames frames
 printf '%-10s %8s %10s %14s %10s %10s\n' mode streams fps "cpu ms/frame" "gpu MiB" startup_s
 for m in "${modes[@]}"; do
   for s in $streams; do
+    run "$m" "$s" 2 >/dev/null  # warm-up: the driver's shader cache and ours, the page cache
     r1=$(run "$m" "$s" 1)
     rn=$(run "$m" "$s" "$frames")
     read -r w1 c1 _ <<<"$r1"

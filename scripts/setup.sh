@@ -10,14 +10,27 @@ packages=(
   meson ninja-build pkg-config gcc python3
   # runtime: XNNPACK (no pkg-config file; pthreadpool must be named), flatc for test models
   libxnnpack-dev libpthreadpool-dev flatbuffers-compiler libpng-dev zlib1g-dev
+  # CPU fast path: oneDNN's JIT convolutions (fp32, bf16, 8-bit VNNI)
+  libdnnl-dev
+  # evaluation tools: JPEG pictures, COCO's JSON files; their tests' pycocotools venv (and
+  # scripts/bench_peers.sh's peer runtimes)
+  libjpeg62-turbo-dev libjson-c-dev python3-venv
   # GL delegate (Mesa's llvmpipe without a GPU)
   libegl-dev libgles-dev libgl1-mesa-dri libegl-mesa0
   # GStreamer elements
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-gl
   libcairo2-dev libpango1.0-dev
+  # the meta library's introspection data, the Python probe example and its test (python3-gi
+  # with GStreamer's typelibs only), the Debian 13 analytics stage (debootstrap)
+  gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
+  python3-gi debootstrap
   # models/fetch.sh runs `npm pack`
   nodejs npm
+  # tflitepublish: its client libraries, and for its tests a Mosquitto broker and clients,
+  # openssl (test CA), the JSON Schema check, and Maven + Java 17 for the Kafka broker
+  libmosquitto-dev librdkafka-dev mosquitto mosquitto-clients openssl python3-jsonschema
+  maven openjdk-17-jre-headless
 )
 
 # A node from elsewhere (NodeSource's nodejs ships npm and conflicts with Debian's npm)

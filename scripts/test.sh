@@ -1,7 +1,7 @@
 #!/bin/bash
 # test.sh - the whole test suite on a fresh Debian 12 machine: installs what is missing,
 # fetches models and pictures, builds, runs every test, then runs the CPU suites again in
-# an ASan+UBSan build.
+# an ASan+UBSan build, and the concurrency and unit suites in a ThreadSanitizer build.
 #
 # The last line printed is "N passed, N failed[, N skipped]" over both runs, counted from
 # meson's testlog.json files. Exit status is non-zero when any test failed.
@@ -11,6 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 build=$root/build
 asan=$root/build-asan
+tsan=$root/build-tsan
 
 step() { echo; echo "== $*"; }
 die() { echo "test.sh: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
@@ -20,33 +21,76 @@ scripts/setup.sh || die "setup failed"
 step "models and pictures"
 models/fetch.sh || die "models/fetch.sh failed"
 tests/fetch_pictures.sh || die "tests/fetch_pictures.sh failed"
+step "Kafka broker jars (tflitepublish tests)"
+scripts/fetch_kafka.sh || die "scripts/fetch_kafka.sh failed"
 
 # Old logs must not be counted.
-rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json"
+trixie_log=$build/trixie-root/build/meson-logs/testlog.json
+rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$tsan/meson-logs/testlog.json" "$trixie_log"
+
+# Both builds' evaluation tests share one pycocotools virtual environment (tests/eval/venv.sh).
+export TFL_EVAL_VENV=$build/eval-venv
 
 step "build ($build, debugoptimized)"
 scripts/build.sh "$build" || die "build failed"
 step "tests"
 meson test -C "$build" --print-errorlogs --num-processes 2
 
+# GStreamer >= 1.24 (analytics metadata, objectdetectionoverlay) in a Debian 13 root with
+# GStreamer 1.26: made once by debootstrap and cached in $build/trixie-root (a few minutes
+# the first time, seconds after); a mirror that cannot be reached fails with a message.
+step "analytics: Debian 13 root, GStreamer 1.26"
+scripts/analytics_stage.sh "$build" || echo "test.sh: the analytics stage failed (see above)"
+
 # The sanitizer run covers the unit, loader (bad models), single-op and real-model suites
-# (the real models take about 70 s under ASan on 2 cores); the GL suites stay in the
-# optimized run (Mesa's llvmpipe is not built with the sanitizers).
+# (the real models take about 70 s under ASan on 2 cores), the evaluation suite (its
+# tools run GL too, about 2 minutes) and tflitepublish's unit and MQTT broker suites (about
+# 1 minute); the GL delegate's own suites stay in the optimized run (Mesa's llvmpipe is not
+# built with the sanitizers), as do the Kafka test and the publish test through gst-launch.
 step "build ($asan, ASan+UBSan)"
 scripts/build.sh "$asan" -Db_sanitize=address,undefined -Db_lundef=false || die "sanitizer build failed"
 step "tests under ASan+UBSan"
 ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
-  meson test -C "$asan" --print-errorlogs --num-processes 2 --suite unit --suite loader --suite opmodels --suite models
+  meson test -C "$asan" --print-errorlogs --num-processes 2 --suite unit --suite loader --suite opmodels --suite models \
+    --suite eval --suite publish --suite publish-mqtt
+
+# ThreadSanitizer: many interpreters at once (suite concurrency, GL included) and the
+# kernels on their thread pool (suite unit). Only those executables are built, to keep
+# the stage short on 2 cores. tests/tsan.supp says what it drops: reports from inside
+# Debian's uninstrumented XNNPACK and pthreadpool, never our own code.
+step "build ($tsan, TSan: concurrency and unit suites only)"
+if [ ! -f "$tsan/build.ninja" ]; then
+  meson setup --buildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false "$tsan" "$root" \
+    || die "TSan configure failed"
+fi
+ninja -C "$tsan" build.ninja >/dev/null || die "TSan reconfigure failed"  # introspection must be current
+# what those suites run: their executables and the libraries a test reads (built here;
+# not interpreters such as python3 or scripts in the source tree)
+tsan_targets=$(meson introspect "$tsan" --tests | python3 -c '
+import json, os, sys
+build = sys.argv[1]
+for t in json.load(sys.stdin):
+    if {"concurrency", "unit"} & {s.split(":")[-1] for s in t["suite"]}:
+        for arg in t["cmd"]:
+            rel = os.path.relpath(os.path.join(build, arg), build)
+            if not rel.startswith("..") and (arg == t["cmd"][0] or rel.endswith(".a")):
+                print(rel)' "$tsan" | sort -u)
+[ -n "$tsan_targets" ] || die "no TSan test targets found"
+# shellcheck disable=SC2086  # one target per word
+ninja -C "$tsan" $tsan_targets || die "TSan build failed"
+step "tests under TSan"
+TSAN_OPTIONS=${TSAN_OPTIONS:-suppressions=$root/tests/tsan.supp:exitcode=66} \
+  meson test -C "$tsan" --no-rebuild --print-errorlogs --num-processes 2 --suite concurrency --suite unit
 
 step "summary"
-python3 - "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" <<'PY'
+python3 - "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$tsan/meson-logs/testlog.json" "$trixie_log" <<'PY'
 import json
 import sys
 
 passed = failed = skipped = 0
 for path in sys.argv[1:]:
-    run = path.split('/')[-3]    # build or build-asan
+    run = path.split('/')[-3]    # build, build-asan, build-tsan, or build (the Debian 13 root's)
     try:
         lines = open(path).read().splitlines()
     except OSError:

@@ -229,8 +229,8 @@ static void hand_built(void)
   expect("op input out of range", &s, TFL_ERR_FORMAT, "tensor 7, out of range");
   s = base_spec(); s.op_input = -2;
   expect("op input -2", &s, TFL_ERR_FORMAT, "tensor -2");
-  s = base_spec(); s.op_input = -1;
-  expect("omitted optional input", &s, TFL_OK, NULL);
+  s = base_spec(); s.op_input = -1;                      /* RELU's input is not optional */
+  expect("omitted required input", &s, TFL_ERR_FORMAT, "node 0 (RELU): input 0 is missing");
   s = base_spec(); s.version = 2;
   expect("schema version 2", &s, TFL_ERR_UNSUPPORTED, "schema version 2");
   s = base_spec(); s.const_buffer = 2; s.const_bytes = 16; s.big_offset = 8; s.big_size = 16;

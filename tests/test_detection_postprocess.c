@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../decoders/detection_nms.h"
+#include "postproc/nms.h"
 #include "op_runner.h"
 
 static const float k_anchors[4][4] = {
@@ -118,17 +118,17 @@ static int check(const char *name, const dp_case *c, int want_count, const float
 static int check_nms(void)
 {
   int ok = 1;
-  const nms_box a = {0.4f, 0.4f, 0.6f, 0.6f}, b = {0.44f, 0.4f, 0.64f, 0.6f};
-  const nms_box flat = {0.5f, 0.5f, 0.5f, 0.7f};
-  ok &= fabsf(nms_iou(&a, &b) - 2.0f / 3.0f) < 1e-6f;
-  ok &= nms_iou(&a, &flat) == 0.0f;
+  const pp_box a = {0.4f, 0.4f, 0.6f, 0.6f}, b = {0.44f, 0.4f, 0.64f, 0.6f};
+  const pp_box flat = {0.5f, 0.5f, 0.5f, 0.7f};
+  ok &= fabsf(pp_box_iou(&a, &b) - 2.0f / 3.0f) < 1e-6f;
+  ok &= pp_box_iou(&a, &flat) == 0.0f;
   /* weighted: a (0.75) and b (0.25) merge into their weighted mean; c stays alone */
-  const nms_box boxes[3] = {a, b, {0.0f, 0.0f, 0.1f, 0.1f}};
+  const pp_box boxes[3] = {a, b, {0.0f, 0.0f, 0.1f, 0.1f}};
   const float sc[3] = {0.75f, 0.25f, 0.5f};
   const float extra[3][2] = {{1, 2}, {5, 6}, {9, 9}};
   nms_scored cand[3];
   uint8_t scratch[3];
-  nms_box ob[3];
+  pp_box ob[3];
   float os[3], oe[6];
   int oi[3];
   const int k = nms_collect(sc, 3, 1, 0.1f, cand);

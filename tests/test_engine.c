@@ -4,7 +4,7 @@
  * interpreter of the same model (the CPU paths are deterministic, batched or not).
  * Also run under ThreadSanitizer in CI (scripts/test.sh).
  *
- *   test_engine MODELS_DIR[:MODELS_DIR...]
+ *   test_engine MODELS_DIR[:MODELS_DIR...] [MODEL.tflite,... [FRAMES]]
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,7 +18,7 @@
 #include "runtime/tfl_loader.h"
 
 #define THREADS 8
-#define FRAMES 12
+static int frames = 12; /* per thread; an optional argument (even) sets fewer */
 #define INPUTS 5   /* distinct inputs, so batch slots carry different frames */
 
 static int fails;
@@ -128,7 +128,7 @@ static void *work(void *arg)
   /* every worker detaches and attaches again midway: streams come and go while others run */
   for (int round = 0; round < 2; round++) {
     tfl_stream *s = tfl_engine_attach(w->e);
-    for (int f = 0; f < FRAMES / 2; f++) {
+    for (int f = 0; f < frames / 2; f++) {
       frame_job j = { .job = { .fill = fill, .consume = consume, .host_outputs = true }, .m = w->m,
                       .input = (w->id + f + round) % INPUTS, .got = got };
       if (tfl_stream_run(s, &j.job) != TFL_OK) {
@@ -183,10 +183,10 @@ static void run_case(model_case *m, bool reference, int window_us)
   }
   tfl_engine_info info;
   tfl_engine_get_info(e, &info);
-  bool ok = !wrong && !failed && info.streams == 0 && info.frames == (unsigned long long)THREADS * FRAMES &&
+  bool ok = !wrong && !failed && info.streams == 0 && info.frames == (unsigned long long)THREADS * (unsigned long long)frames &&
             (window_us == 0 ? batched == 0 : true);
   printf("%s %s (%s, window %d us): %d threads x %d frames, %d wrong, %d failed, %d batched, %llu runs, %llu frames\n",
-         ok ? "ok  " : "FAIL", m->name, reference ? "reference" : "fast", window_us, THREADS, FRAMES, wrong, failed,
+         ok ? "ok  " : "FAIL", m->name, reference ? "reference" : "fast", window_us, THREADS, frames, wrong, failed,
          batched, info.runs, info.frames);
   fails += !ok;
   tfl_engine_free(e);
@@ -196,12 +196,17 @@ static void run_case(model_case *m, bool reference, int window_us)
 int main(int argc, char **argv)
 {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s MODELS_DIR[:MODELS_DIR...]\n", argv[0]);
+    fprintf(stderr, "usage: %s MODELS_DIR[:MODELS_DIR...] [MODEL.tflite,... [FRAMES]]\n", argv[0]);
     return 2;
   }
+  if (argc > 3) frames = atoi(argv[3]) / 2 * 2;
+  if (frames < 2) frames = 2;
   model_case cases[] = { { .name = "selfie_segmentation.tflite" }, { .name = "face_detection_short_range.tflite" },
                          { .name = "mobilenet_v2_1.0_224_quant.tflite" } };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    /* an optional list picks fewer models (the ThreadSanitizer run: its instrumented
+     * reference kernels are ~10x slower) */
+    if (argc > 2 && !strstr(argv[2], cases[c].name)) continue;
     for (int mode = 0; mode < 2; mode++) {
       cpu_delegate_options co = cpu_delegate_defaults();
       co.reference = mode == 0;

@@ -98,11 +98,9 @@ static void test_random(void)
   }
 }
 
-/* x -> RELU -> a -> RESHAPE -> b -> RELU -> y: b shares a's bytes, and a lives until b dies. */
-static void test_graph_alias(void)
+/* x -> RELU -> a -> RESHAPE -> b -> RELU -> y (tensors 0..3, nodes 0..2) */
+static tfl_graph *alias_graph(void)
 {
-  tfl_diag diag;
-  tfl_diag_init(&diag);
   tfl_graph *g = calloc(1, sizeof *g);
   g->n_tensors = 4;
   g->tensors = calloc(4, sizeof(tfl_tensor));
@@ -132,9 +130,18 @@ static void test_graph_alias(void)
   g->outputs = malloc(sizeof(int32_t));
   g->inputs[0] = 0;
   g->outputs[0] = 3;
+  return g;
+}
+
+/* b shares a's bytes, and a lives until b dies. */
+static void test_graph_alias(void)
+{
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  tfl_graph *g = alias_graph();
   bool planned[4];
   size_t arena = 0;
-  CHECK(tfl_plan_graph(g, planned, &arena, &diag) == TFL_OK, "plan_graph: %s", diag.error);
+  CHECK(tfl_plan_graph(g, NULL, 0, planned, &arena, &diag) == TFL_OK, "plan_graph: %s", diag.error);
   for (int t = 0; t < 4; t++) CHECK(planned[t], "tensor %d not planned", t);
   size_t o[4];
   for (int t = 0; t < 4; t++) o[t] = g->tensors[t].arena_offset;
@@ -145,12 +152,31 @@ static void test_graph_alias(void)
   tfl_graph_free(g);
 }
 
+/* A delegate's fused read (tfl_delegate.extra_uses): "x is still read while node 2
+ * runs" keeps y off x's bytes; extra uses of tensors no node touches are ignored. */
+static void test_extra_uses(void)
+{
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  tfl_graph *g = alias_graph();
+  bool planned[4];
+  size_t arena = 0;
+  const tfl_extra_use extra[] = {{2, 0}, {1, 99}, {7, 1}};
+  CHECK(tfl_plan_graph(g, extra, 3, planned, &arena, &diag) == TFL_OK, "plan_graph: %s", diag.error);
+  const tfl_tensor *x = &g->tensors[0], *y = &g->tensors[3];
+  CHECK(x->arena_offset + x->bytes <= y->arena_offset || y->arena_offset + y->bytes <= x->arena_offset,
+        "extra use: x [%zu, +%zu) and y [%zu, +%zu) overlap", x->arena_offset, x->bytes, y->arena_offset, y->bytes);
+  CHECK(arena == 768, "extra use: arena %zu, expected 768 (three buffers of 256)", arena);
+  tfl_graph_free(g);
+}
+
 int main(void)
 {
   test_chain();
   test_handmade();
   test_random();
   test_graph_alias();
+  test_extra_uses();
   if (failures) printf("%d failures\n", failures);
   else printf("planner: all checks passed\n");
   return failures != 0;

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../decoders/posenet_decode.h"
+#include "postproc/posenet.h"
 #include "op_runner.h"
 
 #define H 20

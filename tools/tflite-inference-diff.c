@@ -62,8 +62,13 @@ int main(int argc, char **argv)
   const int n_out = tfl_interpreter_output_count(ref.it);
   double *sum = calloc((size_t)n_out + 1, sizeof(double)), *sum2 = calloc((size_t)n_out + 1, sizeof(double));
   double *max_abs = calloc((size_t)n_out + 1, sizeof(double));
+  double *lo = malloc(sizeof(double) * ((size_t)n_out + 1)), *hi = malloc(sizeof(double) * ((size_t)n_out + 1));
+  for (int o = 0; lo && hi && o < n_out; o++) {
+    lo[o] = INFINITY;
+    hi[o] = -INFINITY;
+  }
   double ref_ms = 0, test_ms = 0;
-  bool ok = sum && sum2 && max_abs && n_out == tfl_interpreter_output_count(test.it);
+  bool ok = sum && sum2 && max_abs && lo && hi && n_out == tfl_interpreter_output_count(test.it);
   for (int r = 0; ok && r < runs; r++) {
     ok = tool_fill_gauss(ref.it, (uint32_t)(seed + r), dist);
     for (int i = 0; ok && i < tfl_interpreter_input_count(ref.it); i++) {
@@ -90,8 +95,10 @@ int main(int argc, char **argv)
       const size_t n = tfl_tensor_count(a);
       double e = 0;
       for (size_t i = 0; i < n; i++) {
-        const double d = fabs(tool_element(a, i) - tool_element(b, i));
+        const double va = tool_element(a, i), d = fabs(va - tool_element(b, i));
         e += d;
+        if (va < lo[o]) lo[o] = va;
+        if (va > hi[o]) hi[o] = va;
         if (d > max_abs[o]) max_abs[o] = d;
       }
       e = n ? e / (double)n : 0;
@@ -102,18 +109,24 @@ int main(int argc, char **argv)
   if (ok) {
     printf("Num evaluation runs: %d\n", runs);
     printf("Reference inference latency: avg=%.0f(us)\n", ref_ms / runs * 1e3);
-    printf("Test inference latency (%s, %d threads): avg=%.0f(us)\n", flags.delegate, flags.threads,
-           test_ms / runs * 1e3);
+    printf("Test inference latency (%s, %d threads, %s): avg=%.0f(us)\n", flags.delegate, flags.threads,
+           flags.precision ? flags.precision : "default precision", test_ms / runs * 1e3);
     for (int o = 0; o < n_out; o++) {
       const double avg = sum[o] / runs;
       const double var = sum2[o] / runs - avg * avg;
       printf("OutputDiff[%d]: avg_error=%g, std_dev=%g\n", o, avg, var > 0 ? sqrt(var) : 0.0);
     }
-    for (int o = 0; o < n_out; o++) printf("OutputMaxAbs[%d]: %g\n", o, max_abs[o]);
+    /* the worst element, also as a share of the reference's range over all runs: what a
+     * reduced precision (--precision bf16, GL fp16) costs */
+    for (int o = 0; o < n_out; o++)
+      printf("OutputMaxAbs[%d]: %g (%.3g%% of the reference range %g..%g)\n", o, max_abs[o],
+             hi[o] > lo[o] ? 100 * max_abs[o] / (hi[o] - lo[o]) : 0.0, lo[o], hi[o]);
   }
   free(sum);
   free(sum2);
   free(max_abs);
+  free(lo);
+  free(hi);
   tool_model_close(&test);
   tool_model_close(&ref);
   return ok ? 0 : 1;

@@ -12,11 +12,11 @@
 static void usage(FILE *out)
 {
   fprintf(out,
-          "usage: tflite-run MODEL (--input FILE.bin ... | --gauss SEED | --image PIC.png) --out DIR\n"
+          "usage: tflite-run MODEL (--input FILE.bin ... | --gauss SEED | --image PICTURE) --out DIR\n"
           "  --input FILE.bin   raw little-endian data for the next input (repeat per input)\n"
           "  --gauss SEED       the oracle's Gaussian inputs for this seed (no default)\n"
           "  --dist normal|diff with --gauss: N(0,1) or inference-diff's distribution (default normal)\n"
-          "  --image PIC.png    a picture, resized bilinearly (half-pixel centers) to input 0\n"
+          "  --image PICTURE    a PNG or JPEG, resized bilinearly (half-pixel centers) to input 0\n"
           "  --norm LO,HI       with --image, float inputs get LO..HI (default " DEFAULT_NORM ")\n"
           "  --out DIR          where input_<i>.bin, output_<i>.bin and outputs.json go (required)\n"
           "  --reference        single-threaded reference kernels (default off)\n");
@@ -107,6 +107,24 @@ int main(int argc, char **argv)
              "{\"image\": \"%s\", \"norm\": \"%s\", \"resize\": \"bilinear, half-pixel centers\"}",
              image, norm);
   }
+  /* The planner may give an input's bytes to a later tensor once the input is consumed:
+   * keep a copy so input_<i>.bin is what actually ran (see tool_write_outputs). */
+  const int n_in = tfl_interpreter_input_count(m.it);
+  void *saved[MAX_INPUTS] = {0};
+  for (int i = 0; ok && i < n_in && i < MAX_INPUTS; i++) {
+    const tfl_tensor *t = tfl_interpreter_input(m.it, i);
+    saved[i] = malloc(t->bytes ? t->bytes : 1);
+    if (!saved[i]) {
+      fprintf(stderr, "error: out of memory copying input %d\n", i);
+      ok = false;
+    } else if (t->bytes) {
+      memcpy(saved[i], t->data, t->bytes);
+    }
+  }
+  if (ok && n_in > MAX_INPUTS) {
+    fprintf(stderr, "error: model has %d inputs, at most %d supported\n", n_in, MAX_INPUTS);
+    ok = false;
+  }
   if (ok) {
     tfl_status s = tfl_interpreter_invoke(m.it);
     if (s != TFL_OK) {
@@ -114,7 +132,8 @@ int main(int argc, char **argv)
       ok = false;
     }
   }
-  if (ok) ok = tool_write_outputs(m.it, model, out, source);
+  if (ok) ok = tool_write_outputs(m.it, model, out, source, saved);
+  for (int i = 0; i < n_in && i < MAX_INPUTS; i++) free(saved[i]);
   if (ok) {
     for (int i = 0; i < tfl_interpreter_output_count(m.it); i++) {
       const tfl_tensor *t = tfl_interpreter_output(m.it, i);

@@ -3,11 +3,11 @@
 
 #include "delegates/cpu/cpu_delegate.h"
 #include "delegates/gl/gl_delegate.h"
+#include "image_file.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <png.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +20,10 @@ void tool_run_flags_init(tool_run_flags *f)
 {
   f->delegate = TOOL_DEFAULT_DELEGATE;
   f->threads = TOOL_DEFAULT_THREADS;
-  f->fp32 = false;
+  f->precision = NULL;
   f->cache_dir = NULL;
+  f->profile = 0;
+  f->no_onednn = false;
   f->gl_tuning = (gl_tuning){0};
   /* TFL_LOG=info|debug|warning|error: the one environment switch, read here in the
    * tools only (the library takes its verbosity from the caller's tfl_diag) */
@@ -113,17 +115,21 @@ int tool_run_flags_parse(tool_run_flags *f, int argc, char **argv, int *i)
   if (strcmp(a, "--precision") == 0) {
     const char *v = tool_flag_value(argc, argv, i);
     if (!v) return -1;
-    if (strcmp(v, "fp16") != 0 && strcmp(v, "fp32") != 0) {
-      fprintf(stderr, "error: --precision is fp16 or fp32, not '%s'\n", v);
+    if (strcmp(v, "fp16") != 0 && strcmp(v, "fp32") != 0 && strcmp(v, "bf16") != 0) {
+      fprintf(stderr, "error: --precision is fp32, fp16 (gl) or bf16 (cpu), not '%s'\n", v);
       return -1;
     }
-    f->fp32 = strcmp(v, "fp32") == 0;
+    f->precision = v;
     return 1;
   }
   if (strcmp(a, "--cache-dir") == 0) {
     const char *v = tool_flag_value(argc, argv, i);
     if (!v) return -1;
     f->cache_dir = v;
+    return 1;
+  }
+  if (strcmp(a, "--no-onednn") == 0) {
+    f->no_onednn = true;
     return 1;
   }
   if (strcmp(a, "--threads") == 0) {
@@ -148,14 +154,23 @@ void tool_run_flags_help(FILE *out)
 {
   fprintf(out,
           "  --delegate cpu|gl  where the graph runs (default %s); cpu = XNNPACK and our\n"
-          "                     threaded kernels, gl = the OpenGL ES compute delegate\n"
-          "  --precision P      GL delegate precision, fp16 or fp32 (default fp16)\n"
+          "                     threaded kernels, gl = the OpenGL ES compute delegate\n",
+          TOOL_DEFAULT_DELEGATE);
+  tool_run_options_help(out);
+}
+
+void tool_run_options_help(FILE *out)
+{
+  fprintf(out,
+          "  --precision P      cpu: fp32 or bf16 (where the CPU has AVX-512 BF16; default\n"
+          "                     fp32); gl: fp16 or fp32 (default fp16)\n"
           "  --cache-dir DIR    GL program binary cache directory (default: $XDG_CACHE_HOME/gst-tflite;\n"
           "                     \"\": none)\n"
           "  --threads N        CPU threads (default %d)\n"
+          "  --no-onednn        cpu: convolutions on XNNPACK instead of oneDNN (comparisons)\n"
           "  --log LEVEL        log lines printed: error, warning, info or debug\n"
           "                     (default: $TFL_LOG, else warning)\n",
-          TOOL_DEFAULT_DELEGATE, TOOL_DEFAULT_THREADS);
+          TOOL_DEFAULT_THREADS);
   tool_gl_tuning_help(out);
 }
 
@@ -240,7 +255,11 @@ static bool tool_make_delegate(const tool_run_flags *f, tfl_diag *diag, tfl_dele
   if (strcmp(f->delegate, "gl") == 0) {
     /* own headless EGL context: the tools have no caller context */
     gl_delegate_options o = gl_delegate_defaults();
-    o.precision = f->fp32 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
+    if (f->precision && strcmp(f->precision, "bf16") == 0) {
+      fprintf(stderr, "error: --precision bf16 is for --delegate cpu (gl: fp16 or fp32)\n");
+      return false;
+    }
+    o.precision = f->precision && strcmp(f->precision, "fp32") == 0 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
     o.cache_dir = f->cache_dir;
     o.tuning = f->gl_tuning;
     o.diag = diag;
@@ -255,7 +274,7 @@ static bool tool_make_delegate(const tool_run_flags *f, tfl_diag *diag, tfl_dele
   return false;
 }
 
-bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, bool reference)
+bool tool_model_load(tool_model *m, const char *path, const tool_run_flags *f)
 {
   memset(m, 0, sizeof *m);
   tool_diag_init(&m->diag, f->log);
@@ -266,10 +285,36 @@ bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, b
     fprintf(stderr, "error: loading %s: %s (%s)\n", path, m->diag.error, tfl_status_name(s));
     return false;
   }
+  return true;
+}
+
+bool tool_model_prepare(tool_model *m, const char *path, const tool_run_flags *f, bool reference)
+{
   cpu_delegate_options co = cpu_delegate_defaults();
   co.reference = reference;
   co.threads = reference ? 1 : f->threads;
   co.diag = &m->diag;
+  co.use_onednn = !f->no_onednn;
+  if (f->precision && strcmp(f->precision, "bf16") == 0) co.precision = CPU_PRECISION_BF16;
+  if (f->precision && strcmp(f->precision, "fp16") == 0 && strcmp(f->delegate, "cpu") == 0) {
+    fprintf(stderr, "error: --precision fp16 is for --delegate gl (cpu: fp32 or bf16)\n");
+    tool_model_close(m);
+    return false;
+  }
+  if (f->profile && !reference) {
+    const int n = m->graph->n_nodes;
+    m->profile.n_nodes = n;
+    m->profile.ms = calloc((size_t)n + 1, sizeof *m->profile.ms);
+    m->profile.cpu_ms = calloc((size_t)n + 1, sizeof *m->profile.cpu_ms);
+    m->profile.span = calloc((size_t)n + 1, sizeof *m->profile.span);
+    if (!m->profile.ms || !m->profile.cpu_ms || !m->profile.span) {
+      fprintf(stderr, "error: out of memory for the profile of %d nodes\n", n);
+      tool_model_close(m);
+      return false;
+    }
+    co.profile = &m->profile;
+    co.xnn_one_node = f->profile > 1;
+  }
   m->cpu = cpu_delegate_create(&co);
   if (!m->cpu) {
     fprintf(stderr, "error: CPU delegate: %s\n", m->diag.error);
@@ -286,8 +331,8 @@ bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, b
     }
     o.delegate = m->delegate;
   }
-  t0 = tool_now_ms();
-  s = tfl_interpreter_create(m->graph, &o, &m->it);
+  double t0 = tool_now_ms();
+  tfl_status s = tfl_interpreter_create(m->graph, &o, &m->it);
   m->init_ms = tool_now_ms() - t0;
   if (s != TFL_OK) {
     fprintf(stderr, "error: preparing %s: %s (%s)\n", path, m->diag.error, tfl_status_name(s));
@@ -297,12 +342,20 @@ bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, b
   return true;
 }
 
+bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, bool reference)
+{
+  return tool_model_load(m, path, f) && tool_model_prepare(m, path, f, reference);
+}
+
 void tool_model_close(tool_model *m)
 {
   if (m->it) tfl_interpreter_free(m->it);
   if (m->delegate && m->delegate->destroy) m->delegate->destroy(m->delegate);
   if (m->cpu) m->cpu->destroy(m->cpu);
   if (m->graph) tfl_graph_free(m->graph);
+  free(m->profile.ms);
+  free(m->profile.cpu_ms);
+  free(m->profile.span);
   memset(m, 0, sizeof *m);
 }
 
@@ -448,34 +501,7 @@ bad:
   return false;
 }
 
-/* Decodes a PNG to packed RGB bytes (alpha dropped, gray expanded); malloc'd. */
-static uint8_t *load_png_rgb(const char *path, int *w, int *h)
-{
-  png_image img;
-  memset(&img, 0, sizeof img);
-  img.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_file(&img, path)) {
-    fprintf(stderr, "error: %s: %s\n", path, img.message);
-    return NULL;
-  }
-  img.format = PNG_FORMAT_RGBA;  /* RGBA, not RGB: libpng would blend alpha away */
-  uint8_t *rgba = malloc(PNG_IMAGE_SIZE(img));
-  uint8_t *rgb = malloc((size_t)img.width * img.height * 3);
-  if (!rgba || !rgb || !png_image_finish_read(&img, NULL, rgba, 0, NULL)) {
-    fprintf(stderr, "error: %s: %s\n", path, rgba && rgb ? img.message : "out of memory");
-    png_image_free(&img);
-    free(rgba);
-    free(rgb);
-    return NULL;
-  }
-  for (size_t i = 0; i < (size_t)img.width * img.height; i++) memcpy(rgb + 3 * i, rgba + 4 * i, 3);
-  free(rgba);
-  *w = (int)img.width;
-  *h = (int)img.height;
-  return rgb;
-}
-
-bool tool_fill_image(tfl_interpreter *it, const char *png_path, double lo, double hi)
+bool tool_fill_image(tfl_interpreter *it, const char *path, double lo, double hi)
 {
   if (tfl_interpreter_input_count(it) != 1) {
     fprintf(stderr, "error: --image needs a model with one input (it has %d)\n",
@@ -489,8 +515,12 @@ bool tool_fill_image(tfl_interpreter *it, const char *png_path, double lo, doubl
     return false;
   }
   int in_w, in_h;
-  uint8_t *px = load_png_rgb(png_path, &in_w, &in_h);
-  if (!px) return false;
+  char err[512];
+  uint8_t *px = image_file_load_rgb(path, &in_w, &in_h, err, sizeof err);
+  if (!px) {
+    fprintf(stderr, "error: %s\n", err);
+    return false;
+  }
   const int out_h = t->dims[1], out_w = t->dims[2];
   const double sx = (double)in_w / out_w, sy = (double)in_h / out_h;
   /* the oracle's order of operations (image.mjs), so values match it bit for bit */
@@ -672,7 +702,7 @@ static bool write_tensor(FILE *js, const char *dir, const char *prefix, int i, c
 }
 
 bool tool_write_outputs(tfl_interpreter *it, const char *model_path, const char *dir,
-                        const char *source_json)
+                        const char *source_json, void *const *fed)
 {
   if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "error: creating %s: %s\n", dir, strerror(errno));
@@ -693,7 +723,9 @@ bool tool_write_outputs(tfl_interpreter *it, const char *model_path, const char 
   bool ok = true;
   for (int i = 0; ok && i < tfl_interpreter_input_count(it); i++) {
     if (i) fprintf(js, ",\n");
-    ok = write_tensor(js, dir, "input", i, tfl_interpreter_input(it, i));
+    tfl_tensor t = *tfl_interpreter_input(it, i);
+    if (fed) t.data = fed[i];
+    ok = write_tensor(js, dir, "input", i, &t);
   }
   fprintf(js, "\n ],\n \"outputs\": [\n");
   for (int i = 0; ok && i < tfl_interpreter_output_count(it); i++) {

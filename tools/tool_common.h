@@ -13,6 +13,7 @@
 #include "delegates/gl/gl_delegate.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
+#include "delegates/cpu/cpu_delegate.h"
 
 #define TOOL_DEFAULT_DELEGATE "cpu"
 #define TOOL_DEFAULT_THREADS 1
@@ -21,8 +22,11 @@
 typedef struct {
   const char *delegate;  /* "cpu" or "gl" */
   int threads;           /* >= 1 */
-  bool fp32;             /* GL: fp32 instead of the default fp16 */
+  const char *precision; /* NULL: the delegate's default (cpu fp32, gl fp16); cpu: fp32 or
+                            bf16; gl: fp16 or fp32 */
   const char *cache_dir; /* GL: program cache directory, NULL for none */
+  int profile;           /* CPU: 0 off; 1 time each step; 2 also one XNNPACK subgraph per node */
+  bool no_onednn;        /* CPU: convolutions on XNNPACK, not oneDNN (for comparisons) */
   tfl_log_level log;     /* most detailed log level printed (--log; default: TFL_LOG, else warning) */
   gl_tuning gl_tuning;   /* GL: --gl-* switches (tool_gl_tuning_parse) */
 } tool_run_flags;
@@ -33,6 +37,8 @@ void tool_run_flags_init(tool_run_flags *f);
 int tool_run_flags_parse(tool_run_flags *f, int argc, char **argv, int *i);
 /* Help lines for those flags, with their defaults. */
 void tool_run_flags_help(FILE *out);
+/* The same without the --delegate line, for tools that take their own. */
+void tool_run_options_help(FILE *out);
 /* The GL delegate's switches (gl_tuning) as flags: --gl-conv-tile PxS, --gl-conv-split
  * auto|never|always, --gl-no-fuse, --gl-no-reorder, --gl-all-barriers, --gl-const-fp32,
  * --gl-wide-residuals. Returns as tool_run_flags_parse (tool_run_flags_parse calls it). */
@@ -68,12 +74,19 @@ typedef struct {
   tfl_delegate *delegate;  /* owned accelerator delegate, NULL for cpu */
   tfl_delegate *cpu;       /* owned CPU delegate: the interpreter's fallback */
   double load_ms, init_ms; /* file load; interpreter creation (passes, plan, prepare) */
+  cpu_profile profile;     /* flags->profile: per-step times (arrays owned here) */
 } tool_model;
 
 /* Loads `path` and creates an interpreter: reference = single-threaded reference
  * kernels (the delegate flag is ignored then). Prints the error and returns false.
  * After a failed invoke, m->diag.error says why. */
 bool tool_model_open(tool_model *m, const char *path, const tool_run_flags *f, bool reference);
+/* The two halves of tool_model_open, for callers that read the graph before the
+ * interpreter rewrites it: load (m->graph and m->diag), then prepare (the CPU and chosen
+ * delegates, the interpreter). Failures print the error;
+ * a failed prepare closes m. */
+bool tool_model_load(tool_model *m, const char *path, const tool_run_flags *f);
+bool tool_model_prepare(tool_model *m, const char *path, const tool_run_flags *f, bool reference);
 void tool_model_close(tool_model *m);
 
 /* Milliseconds of a monotonic clock. */
@@ -91,9 +104,10 @@ typedef enum { TOOL_DIST_NORMAL, TOOL_DIST_DIFF } tool_dist;
 bool tool_fill_gauss(tfl_interpreter *it, uint32_t seed, tool_dist dist);
 /* Reads input i from a raw little-endian file of exactly its size. */
 bool tool_fill_file(tfl_interpreter *it, int i, const char *path);
-/* Loads a PNG, resizes it to input 0 (bilinear, half-pixel centers, in double) and
- * normalizes as the oracle's --image: float lo + v/255*(hi-lo), uint8 round(v). */
-bool tool_fill_image(tfl_interpreter *it, const char *png_path, double lo, double hi);
+/* Loads a PNG or JPEG (image_file.h), resizes it to input 0 (bilinear, half-pixel
+ * centers, in double) and normalizes as the oracle's --image: float lo + v/255*(hi-lo),
+ * uint8 round(v). */
+bool tool_fill_image(tfl_interpreter *it, const char *path, double lo, double hi);
 /* Parses "lo,hi" (message printed when malformed). */
 bool tool_parse_norm(const char *s, double *lo, double *hi);
 
@@ -104,8 +118,10 @@ double tool_element(const tfl_tensor *t, size_t i);
 const char *tool_type_name(tfl_type t);
 
 /* Writes input_<i>.bin, output_<i>.bin and outputs.json into dir (created if needed).
- * `source_json` is the JSON object describing the inputs ({"gauss": 1, ...}). */
+ * `source_json` is the JSON object describing the inputs ({"gauss": 1, ...}). `fed`: copies
+ * of the inputs as fed, one per input (the planner may give an input's bytes to a later
+ * tensor, so after a run the input tensors can hold something else); NULL: the tensors. */
 bool tool_write_outputs(tfl_interpreter *it, const char *model_path, const char *dir,
-                        const char *source_json);
+                        const char *source_json, void *const *fed);
 
 #endif

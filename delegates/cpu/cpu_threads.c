@@ -42,6 +42,49 @@ int cpu_thread_count(const cpu_ctx *ctx)
   return ctx ? ctx->threads : 1;
 }
 
+#if defined(__SANITIZE_THREAD__) /* gcc -fsanitize=thread */
+#define CPU_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) /* clang */
+#define CPU_TSAN 1
+#endif
+#endif
+
+#ifdef CPU_TSAN
+/* Debian's pthreadpool is not instrumented, so ThreadSanitizer cannot see the order it
+ * guarantees and would report every task's reads of what the caller prepared. Tell it
+ * exactly that order and nothing more: the caller's writes happen before every task
+ * (fork), every task's writes happen before parallelize returns (join). Tasks do not
+ * synchronize with each other, so two tasks touching the same bytes are still reported. */
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+
+typedef struct {
+  cpu_task fn;
+  void *arg;
+  char fork, join; /* their addresses name the two synchronization points */
+} tsan_call;
+
+static void tsan_task(void *p, size_t i)
+{
+  tsan_call *c = p;
+  __tsan_acquire(&c->fork);
+  c->fn(c->arg, i);
+  __tsan_release(&c->join);
+}
+
+void cpu_parallel(cpu_ctx *ctx, cpu_task fn, void *arg, size_t n)
+{
+  if (!ctx || !ctx->pool || n < 2) {
+    for (size_t i = 0; i < n; i++) fn(arg, i);
+    return;
+  }
+  tsan_call c = {fn, arg, 0, 0};
+  __tsan_release(&c.fork);
+  pthreadpool_parallelize_1d(ctx->pool, tsan_task, &c, n, 0);
+  __tsan_acquire(&c.join);
+}
+#else
 void cpu_parallel(cpu_ctx *ctx, cpu_task fn, void *arg, size_t n)
 {
   if (!ctx || !ctx->pool || n < 2) {
@@ -50,3 +93,4 @@ void cpu_parallel(cpu_ctx *ctx, cpu_task fn, void *arg, size_t n)
   }
   pthreadpool_parallelize_1d(ctx->pool, (pthreadpool_task_1d_t)fn, arg, n, 0);
 }
+#endif

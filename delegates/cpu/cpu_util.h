@@ -6,10 +6,13 @@
 #define CPU_UTIL_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../../runtime/tfl_graph.h"
 
+/* NONE or a clamp (RELU, RELU6, RELU_N1_TO_1): what fast kernels fold in as min/max. */
+bool cpu_act_is_clamp(tfl_activation act);
 /* Float clamp range of a fused activation (NONE: -inf..inf). TANH/SIGN_BIT/SIGMOID are not
  * clamps: kernels apply them with cpu_apply_activation. */
 void cpu_activation_range_f(tfl_activation act, float *lo, float *hi);
@@ -39,6 +42,12 @@ static inline int32_t cpu_round(double v)
 static inline int32_t cpu_clamp_i32(int32_t v, int32_t lo, int32_t hi)
 {
   return v < lo ? lo : (v > hi ? hi : v);
+}
+/* a + b with the int32 accumulator's wrap-around (defined, unlike signed overflow): what
+ * hardware accumulators do with a hostile model's sums. */
+static inline int32_t cpu_wrap_add(int32_t a, int32_t b)
+{
+  return (int32_t)((uint32_t)a + (uint32_t)b);
 }
 /* XNNPACK's "fp32" requantization (conv, depthwise, fully connected, pooling): the int32
  * accumulator converted to float, times a float32 scale, clamped to [lo, hi] less the

@@ -433,12 +433,13 @@ static bool q_filter_ok(const tfl_tensor *w, qkind k, int axis, int channels, bo
   return true;
 }
 
-/* XNNPACK refuses requantization scales in * w / out of 256 and more. */
+/* XNNPACK refuses requantization scales in * w / out of 256 and more, and asserts (an abort
+ * in Debian's build) on those below 2^-32: both stay on our kernels. */
 static bool q_requant_ok(const tfl_tensor *x, const tfl_tensor *w, const tfl_tensor *y)
 {
   for (int c = 0; c < w->q.n; c++) {
     float r = qscale(x) * w->q.scale[c] / qscale(y);
-    if (!(r < 256.0f) || !scale_ok(r)) return false;
+    if (!(r < 256.0f && r >= 0x1.0p-32f) || !scale_ok(r)) return false;
   }
   return true;
 }
@@ -1003,6 +1004,115 @@ static tfl_status define_node(builder *b, const tfl_node *n)
   return tfl_fail(b->diag, TFL_ERR_UNSUPPORTED, "node %d (%s): not an XNNPACK op", b->node, tfl_op_name(n->op));
 }
 
+/* XNNPACK's clamp (RELU, RELU6, a 1x1 stride-1 pool) fuses into the node producing its
+ * input, and a PAD into the convolution reading it, when the tensor between them is
+ * internal and has that one reader. */
+static bool is_clamp(const tfl_node *n)
+{
+  if (n->op == TFL_OP_RELU || n->op == TFL_OP_RELU6) return true;
+  return (n->op == TFL_OP_AVERAGE_POOL_2D || n->op == TFL_OP_MAX_POOL_2D) && n->p.pool.filter_h == 1 &&
+         n->p.pool.filter_w == 1 && n->p.pool.stride_h == 1 && n->p.pool.stride_w == 1;
+}
+
+static int readers(const tfl_graph *g, int t)
+{
+  int count = 0;
+  for (int i = 0; i < g->n_nodes; i++)
+    for (int j = 0; !g->nodes[i].dead && j < g->nodes[i].n_in; j++) count += g->nodes[i].in[j] == t;
+  return count;
+}
+
+/* Producer of internal tensor t if it has one reader, else -1. */
+static int fused_producer(const builder *b, int t)
+{
+  if (t < 0 || b->role[t] != ROLE_INTERNAL || readers(b->g, t) != 1) return -1;
+  return b->g->tensors[t].producer;
+}
+
+static bool bytes_overlap(const tfl_tensor *a, const tfl_tensor *c)
+{
+  return a != c && a->data && c->data && a->bytes && c->bytes && (const char *)a->data < (const char *)c->data + c->bytes &&
+         (const char *)c->data < (const char *)a->data + a->bytes;
+}
+
+int xnn_partition_extra_uses(const tfl_graph *g, const int32_t *nodes, int n_nodes, tfl_extra_use *uses, int max)
+{
+  int n = 0;
+  for (int k = 0; k < n_nodes; k++) {
+    const tfl_node *e = &g->nodes[nodes[k]];
+    if (e->n_in < 1 || e->in[0] < 0 || e->n_out < 1 || e->out[0] < 0) continue;
+    const int t = e->in[0], p = g->tensors[t].producer;
+    bool in_run = false;
+    for (int j = 0; j < k && !in_run; j++) in_run = nodes[j] == p;
+    if (!in_run || readers(g, t) != 1) continue;
+    const tfl_node *pn = &g->nodes[p];
+    if (is_clamp(e)) { /* written when its producer runs */
+      if (n < max) uses[n] = (tfl_extra_use){p, e->out[0]};
+      n++;
+    }
+    if ((e->op == TFL_OP_CONV_2D || e->op == TFL_OP_DEPTHWISE_CONV_2D) &&
+        (pn->op == TFL_OP_PAD || pn->op == TFL_OP_PADV2) && pn->n_in > 0 && pn->in[0] >= 0) {
+      if (n < max) uses[n] = (tfl_extra_use){nodes[k], pn->in[0]}; /* read when the conv runs */
+      n++;
+    }
+  }
+  return n;
+}
+
+/* A fused operator runs its group (PAD, conv, clamp) at one time: it reads the PAD's input
+ * at the conv's turn and writes the clamp's output at the conv's turn. The arena planner
+ * plans node by node, so it may have given a tensor written by a node of the group the
+ * bytes of one read by an earlier node of the group (an input whose last reader comes
+ * first, the output of a later node): run together, the write clobbers the read (seen:
+ * dw conv -> 1x1 conv + RELU subgraph, its output given its input's bytes). For each group
+ * where some tensor read by a node in its node range overlaps one written there, the
+ * tensors between the group's nodes are made external outputs, so XNNPACK does not fuse
+ * them and runs the nodes in the planner's order. (The CPU delegate declares these fused
+ * uses to the planner, xnn_partition_extra_uses, so this is the safety net for a caller
+ * that did not.) */
+static void break_fused_overlaps(builder *b, const int32_t *nodes, int n_nodes)
+{
+  tfl_graph *g = b->g;
+  for (int k = 0; k < n_nodes; k++) {
+    const tfl_node *e = &g->nodes[nodes[k]];
+    int mid[2], n_mid = 0, first = nodes[k];
+    const tfl_node *top = e;
+    if (is_clamp(e) && e->n_in > 0) {
+      const int p = fused_producer(b, e->in[0]);
+      if (p >= 0) {
+        mid[n_mid++] = e->in[0];
+        top = &g->nodes[p];
+        first = p;
+      }
+    }
+    if ((top->op == TFL_OP_CONV_2D || top->op == TFL_OP_DEPTHWISE_CONV_2D) && top->n_in > 0) {
+      const int p = fused_producer(b, top->in[0]);
+      if (p >= 0 && (g->nodes[p].op == TFL_OP_PAD || g->nodes[p].op == TFL_OP_PADV2)) {
+        mid[n_mid++] = top->in[0];
+        first = p;
+      }
+    }
+    if (!n_mid) continue;
+    bool clash = false;
+    for (int r = 0; r < n_nodes && !clash; r++) { /* nodes of the run from `first` to e */
+      if (nodes[r] < first || nodes[r] > nodes[k]) continue;
+      const tfl_node *rn = &g->nodes[nodes[r]];
+      for (int j = 0; j < rn->n_in && !clash; j++) {
+        const int t = rn->in[j];
+        if (t < 0 || b->role[t] == ROLE_INTERNAL || g->tensors[t].is_const) continue;
+        for (int w = 0; w < n_nodes && !clash; w++) {
+          if (nodes[w] < first || nodes[w] > nodes[k]) continue;
+          const tfl_node *wn = &g->nodes[nodes[w]];
+          for (int o = 0; o < wn->n_out && !clash; o++)
+            clash = wn->out[o] >= 0 && b->role[wn->out[o]] == ROLE_EXT_OUT &&
+                    bytes_overlap(&g->tensors[t], &g->tensors[wn->out[o]]);
+        }
+      }
+    }
+    for (int m = 0; clash && m < n_mid; m++) b->role[mid[m]] = ROLE_EXT_OUT;
+  }
+}
+
 /* Marks which tensors cross the run's boundary. Returns the number of external values. */
 static int classify(builder *b, const int32_t *nodes, int n_nodes, const uint8_t *in_run)
 {
@@ -1024,6 +1134,21 @@ static int classify(builder *b, const int32_t *nodes, int n_nodes, const uint8_t
     int t = g->outputs[i];
     if (t >= 0 && t < g->n_tensors && b->role[t] == ROLE_INTERNAL) b->role[t] = ROLE_EXT_OUT;
   }
+  /* XNNPACK deletes a value no node reads and then asserts on the node writing it: an
+   * output read nowhere (tfl_pass_prune drops such nodes first) is bound to its tensor */
+  for (int k = 0; k < n_nodes; k++) {
+    const tfl_node *n = &g->nodes[nodes[k]];
+    for (int o = 0; o < n->n_out; o++) {
+      int t = n->out[o];
+      if (t < 0 || b->role[t] != ROLE_INTERNAL) continue;
+      bool read = false;
+      for (int k2 = 0; k2 < n_nodes && !read; k2++) {
+        const tfl_node *m = &g->nodes[nodes[k2]];
+        for (int j = 0; j < m->n_in && !read; j++) read = m->in[j] == t;
+      }
+      if (!read) b->role[t] = ROLE_EXT_OUT;
+    }
+  }
   /* read inside the run but neither produced there nor constant: external input */
   for (int k = 0; k < n_nodes; k++) {
     const tfl_node *n = &g->nodes[nodes[k]];
@@ -1032,31 +1157,7 @@ static int classify(builder *b, const int32_t *nodes, int n_nodes, const uint8_t
       if (t >= 0 && b->role[t] == ROLE_NONE && !g->tensors[t].is_const) b->role[t] = ROLE_EXT_IN;
     }
   }
-  /* XNNPACK fuses a PAD into the conv after it, which then reads the PAD's input while
-   * writing its own output. The arena planner saw the PAD as the last reader of that input
-   * and may have given the output of a node up to that conv the same bytes: when the
-   * input comes from outside the run and such an external output overlaps it, the PAD's
-   * output is made external too, so XNNPACK keeps the PAD (a copy) and nothing reads the
-   * input late. */
-  for (int k = 0; k < n_nodes; k++) {
-    const tfl_node *n = &g->nodes[nodes[k]];
-    if ((n->op != TFL_OP_PAD && n->op != TFL_OP_PADV2) || n->n_in < 1 || n->n_out < 1) continue;
-    int in = n->in[0], o = n->out[0];
-    if (in < 0 || o < 0 || b->role[in] != ROLE_EXT_IN || b->role[o] != ROLE_INTERNAL) continue;
-    const tfl_tensor *ti = &g->tensors[in];
-    bool clash = false, consumed = false;
-    for (int k2 = k + 1; k2 < n_nodes && !clash && !consumed; k2++) { /* up to the PAD's reader */
-      const tfl_node *m = &g->nodes[nodes[k2]];
-      for (int j = 0; j < m->n_in; j++) consumed |= m->in[j] == o;
-      for (int j = 0; j < m->n_out && !clash; j++) {
-        const tfl_tensor *to = m->out[j] >= 0 ? &g->tensors[m->out[j]] : NULL;
-        clash = to && b->role[m->out[j]] == ROLE_EXT_OUT && to->data && ti->data &&
-                (const char *)to->data < (const char *)ti->data + ti->bytes &&
-                (const char *)ti->data < (const char *)to->data + to->bytes;
-      }
-    }
-    if (clash) b->role[o] = ROLE_EXT_OUT;
-  }
+  break_fused_overlaps(b, nodes, n_nodes);
   int n_ext = 0;
   for (int t = 0; t < g->n_tensors; t++)
     if (b->role[t] == ROLE_EXT_IN || b->role[t] == ROLE_EXT_OUT) b->ext_ids[t] = (uint32_t)n_ext++;

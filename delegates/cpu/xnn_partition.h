@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../runtime/tfl_graph.h"
+#include "../../runtime/tfl_delegate.h"
 
 typedef struct xnn_partition xnn_partition;
 
@@ -30,6 +30,11 @@ bool xnn_partition_supports(const tfl_graph *g, int node);
 tfl_status xnn_partition_create(tfl_graph *g, const int32_t *nodes, int n_nodes, pthreadpool_t pool,
                                 xnn_partition **out, tfl_diag *diag);
 tfl_status xnn_partition_run(xnn_partition *p, tfl_diag *diag);
+/* The reads and writes XNNPACK may move when it fuses nodes of the run nodes[0..n_nodes)
+ * (a clamp into the node before it, a PAD into the conv after it), as (node, tensor)
+ * pairs for the arena planner (tfl_delegate.extra_uses): at most max into uses; returns
+ * how many there are. */
+int xnn_partition_extra_uses(const tfl_graph *g, const int32_t *nodes, int n_nodes, tfl_extra_use *uses, int max);
 void xnn_partition_free(xnn_partition *p);
 
 #endif

@@ -1,13 +1,14 @@
 /* gl_delegate.h - the GL compute delegate (OpenGL ES 3.1 compute shaders).
  *
- *   gl_delegate_options o = gl_delegate_defaults();   o.texture_input = true;
+ *   gl_delegate_options o = gl_delegate_defaults();   o.texture_input = true;  o.diag = &diag;
  *   tfl_delegate *gl = gl_delegate_create(&o);          // on the thread owning the context
- *   tfl_interp_options io = tfl_interp_defaults();  io.delegate = gl;  io.fallback = cpu;
+ *   tfl_interp_options io = tfl_interp_defaults();
+ *   io.delegate = gl;  io.fallback = cpu;  io.diag = &diag;   // cpu: cpu_delegate_create
  *   tfl_interpreter_create(g, &io, &it);                // compiles the GL partition(s)
  *   per frame: tfl_interpreter_bind_input(it, 0, &(tfl_ext){TFL_EXT_GL_IMAGE, ...});
  *              tfl_interpreter_invoke(it);
  *              tfl_interpreter_export_output(it, 0, &(tfl_ext){TFL_EXT_GL_MASK, ...});
- *   tfl_interpreter_free(it);  gl->destroy(gl);
+ *   tfl_interpreter_free(it);  gl->destroy(gl);  cpu->destroy(cpu);
  *
  * Device tensors (tfl_delegate.h): an image input sampled straight from an RGBA8
  * texture into the arena, one batch slot per bound texture; a segmentation output
@@ -16,6 +17,9 @@
  *
  * Threads: every call, including the interpreter's create/invoke/free, must happen
  * with the delegate's GL context current (GStreamer: on the GstGLContext thread).
+ * Delegates are independent: several, each with its own context (use_current_context
+ * false: a headless EGL context each), may run on several threads at once. The
+ * delegate reads no environment; its switches are gl_delegate_options.tuning.
  * No GStreamer here.
  */
 #ifndef GL_DELEGATE_H

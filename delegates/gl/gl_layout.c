@@ -87,11 +87,11 @@ __attribute__((target("f16c"))) static void f16c_load(const uint16_t *h, size_t 
   for (; i < n; i++) dst[i] = gl_f16_to_f32(h[i]);
 }
 
+/* Asked on every call, not cached in a static: __builtin_cpu_supports reads the
+ * feature words libgcc fills once before main, so it is cheap and race-free. */
 static bool have_f16c(void)
 {
-  static int v = -1;
-  if (v < 0) v = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
-  return v;
+  return __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
 }
 #endif
 

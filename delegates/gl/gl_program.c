@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "runtime/tfl_file.h"
 
 uint64_t gl_hash(uint64_t h, const void *data, size_t n)
 {
@@ -79,11 +82,23 @@ static void cache_path(char *buf, size_t n, const char *dir, uint64_t key)
   snprintf(buf, n, "%s/tflgl-%016llx.bin", dir, (unsigned long long)key);
 }
 
-/* 1: all programs loaded; 0: no file; -1: file unusable (warned). */
+/* 1: all programs loaded; 0: no file; -1: file unusable (warned); -2: the path is not a
+ * regular file (warned; not written either). */
 static int cache_load(gl_context *c, const char *path, uint64_t key, int n, unsigned *progs, tfl_diag *diag)
 {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return 0;
+  struct stat sb;
+  if (stat(path, &sb) != 0) return 0;
+  /* a FIFO, directory or device under the cache's name: opening it could block forever */
+  tfl_diag open_diag;
+  tfl_diag_init(&open_diag);
+  size_t size = 0;
+  int fd = tfl_file_open_read(path, "GL program cache", &size, &open_diag);
+  FILE *fp = fd >= 0 ? fdopen(fd, "rb") : NULL;
+  if (!fp) {
+    if (fd >= 0) close(fd);
+    tfl_logf(diag, TFL_LOG_WARNING, "%s; not used", open_diag.error[0] ? open_diag.error : path);
+    return S_ISREG(sb.st_mode) ? -1 : -2;
+  }
   const gl_funcs *f = &c->f;
   char magic[8];
   uint64_t k = 0;
@@ -130,23 +145,35 @@ static int cache_load(gl_context *c, const char *path, uint64_t key, int n, unsi
   return -1;
 }
 
+/* Appends n bytes to a growing buffer; false on OOM. */
+static bool put(uint8_t **buf, size_t *len, size_t *cap, const void *p, size_t n)
+{
+  if (*len + n > *cap) {
+    size_t nc = (*cap ? *cap * 2 : 65536) + n;
+    uint8_t *nb = realloc(*buf, nc);
+    if (!nb) return false;
+    *buf = nb;
+    *cap = nc;
+  }
+  memcpy(*buf + *len, p, n);
+  *len += n;
+  return true;
+}
+
+/* The file is written whole to a unique temporary name and renamed (tfl_file_replace):
+ * pipelines or processes saving the same programs at once never mix their bytes. */
 static void cache_save(gl_context *c, const char *path, uint64_t key, int n, const unsigned *progs, tfl_diag *diag)
 {
   const gl_funcs *f = &c->f;
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-  FILE *fp = fopen(tmp, "wb");
-  if (!fp) {
-    tfl_logf(diag, TFL_LOG_WARNING, "GL program cache: cannot write %s: %s", tmp, strerror(errno));
-    return;
-  }
+  uint8_t *out = NULL;
+  size_t len = 0, cap = 0;
   uint32_t cnt = (uint32_t)n;
-  bool ok = fwrite(MAGIC, 1, 8, fp) == 8 && fwrite(&key, 8, 1, fp) == 1 && fwrite(&cnt, 4, 1, fp) == 1;
+  bool ok = put(&out, &len, &cap, MAGIC, 8) && put(&out, &len, &cap, &key, 8) && put(&out, &len, &cap, &cnt, 4);
   void *buf = NULL;
   for (int i = 0; ok && i < n; i++) {
-    GLint len = 0;
-    f->GetProgramiv(progs[i], GL_PROGRAM_BINARY_LENGTH, &len);
-    void *nb = len > 0 ? realloc(buf, (size_t)len) : NULL;
+    GLint blen = 0;
+    f->GetProgramiv(progs[i], GL_PROGRAM_BINARY_LENGTH, &blen);
+    void *nb = blen > 0 ? realloc(buf, (size_t)blen) : NULL;
     if (!nb) {
       ok = false;
       break;
@@ -154,18 +181,21 @@ static void cache_save(gl_context *c, const char *path, uint64_t key, int n, con
     buf = nb;
     GLenum fmt = 0;
     GLsizei got = 0;
-    f->GetProgramBinary(progs[i], len, &got, &fmt, buf);
+    f->GetProgramBinary(progs[i], blen, &got, &fmt, buf);
     uint32_t fm = fmt, ln = (uint32_t)got;
-    ok = got > 0 && fwrite(&fm, 4, 1, fp) == 1 && fwrite(&ln, 4, 1, fp) == 1 && fwrite(buf, 1, (size_t)got, fp) == (size_t)got;
+    ok = got > 0 && put(&out, &len, &cap, &fm, 4) && put(&out, &len, &cap, &ln, 4) &&
+         put(&out, &len, &cap, buf, (size_t)got);
   }
   free(buf);
   while (f->GetError() != GL_NO_ERROR) {
   }
-  if (fclose(fp) != 0) ok = false;
-  if (!ok || rename(tmp, path) != 0) {
-    unlink(tmp);
-    tfl_logf(diag, TFL_LOG_WARNING, "GL program cache: could not save %s (driver gives no binaries?)", path);
-  }
+  tfl_diag why;
+  tfl_diag_init(&why);
+  if (!ok)
+    tfl_logf(diag, TFL_LOG_WARNING, "GL program cache %s: not saved (the driver gives no program binaries)", path);
+  else if (tfl_file_replace(path, "GL program cache", out, len, &why) != TFL_OK)
+    tfl_logf(diag, TFL_LOG_WARNING, "%s", why.error);
+  free(out);
 }
 
 tfl_status gl_programs_build(gl_context *c, const char *cache_dir, uint64_t key, char *const *srcs,
@@ -185,6 +215,7 @@ tfl_status gl_programs_build(gl_context *c, const char *cache_dir, uint64_t key,
       return TFL_OK;
     }
     *result = r == 0 ? GL_CACHE_MISS : GL_CACHE_CORRUPT;
+    if (r == -2) cache_dir = NULL; /* not ours to replace */
   }
   unsigned *sh = calloc((size_t)n + 1, sizeof *sh);
   if (!sh) return tfl_fail(diag, TFL_ERR_NOMEM, "GL: %d programs", n);

@@ -22,6 +22,9 @@ struct _GstTfliteEngine {
   gint threads, max_batch, window_us;
   /* what runs */
   tfl_diag diag;               /* the engine's log lines -> this debug category */
+  GMutex warn_lock;            /* guards file_warnings (the GL thread logs too) */
+  GPtrArray *file_warnings;    /* while the engine is made: warnings naming cache_dir,
+                                  posted on the element that asked for it */
   tfl_delegate *cpu, *gl;
   tfl_engine *engine;
 };
@@ -40,6 +43,12 @@ static void log_sink(tfl_log_level level, const char *msg, void *user)
                     : level == TFL_LOG_INFO    ? GST_LEVEL_INFO
                                                : GST_LEVEL_DEBUG;
   GST_CAT_LEVEL_LOG(GST_CAT_DEFAULT, l, NULL, "engine %p (%s): %s", e, e->model_path, msg);
+  /* a file the user named (the program cache) is unusable: the element says so */
+  if (level == TFL_LOG_WARNING && e->cache_dir && *e->cache_dir && strstr(msg, e->cache_dir)) {
+    g_mutex_lock(&e->warn_lock);
+    if (e->file_warnings) g_ptr_array_add(e->file_warnings, g_strdup(msg));
+    g_mutex_unlock(&e->warn_lock);
+  }
 }
 
 static gboolean same_file(const GStatBuf *a, const GStatBuf *b)
@@ -111,6 +120,8 @@ static void engine_free(GstTfliteEngine *e)
   g_free(e->model_path);
   g_free(e->cache_dir);
   g_free(e->instance_id);
+  if (e->file_warnings) g_ptr_array_unref(e->file_warnings);
+  g_mutex_clear(&e->warn_lock);
   g_free(e);
 }
 
@@ -127,6 +138,8 @@ static GstTfliteEngine *engine_new(const GstTfliteEngineKey *k, const GStatBuf *
   e->threads = k->threads;
   e->max_batch = k->max_batch;
   e->window_us = k->window_us;
+  g_mutex_init(&e->warn_lock);
+  e->file_warnings = g_ptr_array_new_with_free_func(g_free);
   tfl_diag_init(&e->diag);
   e->diag.sink = log_sink;
   e->diag.user = e;
@@ -158,6 +171,19 @@ fail:
   return NULL;
 }
 
+/* The file warnings of the engine's creation, as element warnings of its first user. */
+static void post_file_warnings(GstTfliteEngine *e, GstElement *who)
+{
+  g_mutex_lock(&e->warn_lock);
+  GPtrArray *w = e->file_warnings;
+  e->file_warnings = NULL;
+  g_mutex_unlock(&e->warn_lock);
+  for (guint i = 0; w && i < w->len; i++)
+    GST_ELEMENT_WARNING(who, RESOURCE, WRITE, ("%s", (const gchar *)g_ptr_array_index(w, i)),
+                        ("cache-dir is %s", e->cache_dir));
+  if (w) g_ptr_array_unref(w);
+}
+
 GstTfliteEngine *gst_tflite_engine_get(const GstTfliteEngineKey *k, GstElement *who, GError **err)
 {
   GStatBuf file;
@@ -178,6 +204,7 @@ GstTfliteEngine *gst_tflite_engine_get(const GstTfliteEngineKey *k, GstElement *
     GST_INFO_OBJECT(who, "new engine %p of %s (%s)", e, k->model_path, k->gl_context ? "GL" : "CPU");
   }
   g_mutex_unlock(&registry_lock);
+  if (e) post_file_warnings(e, who);
   return e;
 }
 

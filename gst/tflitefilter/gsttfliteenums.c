@@ -4,8 +4,7 @@
 #include "decoders/tfl_decoder.h"
 #include "preprocess/preprocess.h"
 
-/* Registers `values` once under `name`. */
-static GType enum_type(GType *t, const gchar *name, const GEnumValue *values)
+GType gst_tflite_enum_type(GType *t, const gchar *name, const GEnumValue *values)
 {
   if (g_once_init_enter(t)) g_once_init_leave(t, g_enum_register_static(name, values));
   return *t;
@@ -20,7 +19,20 @@ GType gst_tflite_delegate_get_type(void)
     { GST_TFLITE_DELEGATE_CPU, "CPU delegate", "cpu" },
     { 0, NULL, NULL },
   };
-  return enum_type(&t, "GstTfliteDelegate", values);
+  return gst_tflite_enum_type(&t, "GstTfliteDelegate", values);
+}
+
+GType gst_tflite_engine_context_get_type(void)
+{
+  static GType t;
+  static const GEnumValue values[] = {
+    { GST_TFLITE_ENGINE_CONTEXT_FRAMES, "The GL context of the first stream's frames: no synchronisation between "
+      "contexts while every stream's frames share it", "frames" },
+    { GST_TFLITE_ENGINE_CONTEXT_SHARED, "A GL context of the engine's own, which every GL element of the pipeline "
+      "shares with: inference on a thread of its own", "shared" },
+    { 0, NULL, NULL },
+  };
+  return gst_tflite_enum_type(&t, "GstTfliteEngineContext", values);
 }
 
 GType gst_tflite_precision_get_type(void)
@@ -31,7 +43,7 @@ GType gst_tflite_precision_get_type(void)
     { GST_TFLITE_PRECISION_FP32, "32-bit float on the GPU", "fp32" },
     { 0, NULL, NULL },
   };
-  return enum_type(&t, "GstTflitePrecision", values);
+  return gst_tflite_enum_type(&t, "GstTflitePrecision", values);
 }
 
 GType gst_tflite_decoder_get_type(void)
@@ -47,7 +59,7 @@ GType gst_tflite_decoder_get_type(void)
     { TFL_DECODER_LANDMARKS, "MediaPipe pose / hand / face landmarks", "landmarks" },
     { 0, NULL, NULL },
   };
-  return enum_type(&t, "GstTfliteDecoder", values);
+  return gst_tflite_enum_type(&t, "GstTfliteDecoder", values);
 }
 
 GType gst_tflite_fit_get_type(void)
@@ -59,7 +71,7 @@ GType gst_tflite_fit_get_type(void)
     { FIT_CROP, "Centre crop, aspect kept", "crop" },
     { 0, NULL, NULL },
   };
-  return enum_type(&t, "GstTfliteFit", values);
+  return gst_tflite_enum_type(&t, "GstTfliteFit", values);
 }
 
 GType gst_tflite_anchors_get_type(void)
@@ -74,13 +86,14 @@ GType gst_tflite_anchors_get_type(void)
     { TFL_ANCHORS_PALM, "MediaPipe palm detector", "palm" },
     { 0, NULL, NULL },
   };
-  return enum_type(&t, "GstTfliteAnchors", values);
+  return gst_tflite_enum_type(&t, "GstTfliteAnchors", values);
 }
 
 void gst_tflite_enums_mark_as_plugin_api(void)
 {
   gst_type_mark_as_plugin_api(gst_tflite_delegate_get_type(), 0);
   gst_type_mark_as_plugin_api(gst_tflite_precision_get_type(), 0);
+  gst_type_mark_as_plugin_api(gst_tflite_engine_context_get_type(), 0);
   gst_type_mark_as_plugin_api(gst_tflite_decoder_get_type(), 0);
   gst_type_mark_as_plugin_api(gst_tflite_fit_get_type(), 0);
   gst_type_mark_as_plugin_api(gst_tflite_anchors_get_type(), 0);

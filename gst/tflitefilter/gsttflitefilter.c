@@ -10,7 +10,21 @@
  *
  * After each inference an element message "tflite-results" carries the results; when
  * the model is loaded a "tflite-model" message says which decoder was picked and which
- * delegate runs how many nodes (ops that fell back to the CPU are listed).
+ * delegate runs how many nodes (ops that fell back to the CPU are listed). Their fields
+ * are listed in docs/bus-messages.md. Every object is also a GstVideoRegionOfInterestMeta
+ * with "detection", "classification", "landmarks", "segmentation" and "tracking"
+ * parameters (docs/objects.md), readable from any language with GstVideo alone.
+ *
+ * With #GstTfliteFilter:regions-from the model runs on the regions an upstream
+ * tflitefilter detected instead of the whole frame (MediaPipe's rotated, scaled regions
+ * for its pose, hand and face landmark models; the box for other models), all regions of
+ * a frame in one batch, and its results are children of their detection:
+ * |[
+ * gst-launch-1.0 filesrc location=astronaut.png ! pngdec ! videoconvert ! \
+ *   tflitefilter name=det model=pose_detection.tflite ! \
+ *   tflitefilter model=pose_landmark_full.tflite regions-from=det ! tfliteoverlay ! \
+ *   videoconvert ! pngenc ! filesink location=pose.png
+ * ]|
  *
  * On the GL path a segmentation mask stays on the GPU: the meta carries it as a GL
  * texture (#GstTfliteMeta.mask_texture, drawn by tfliteoverlay) with its size, kind and
@@ -19,6 +33,18 @@
  * "tflite-results" message no "mask-fraction" / "mask-areas" (it says "mask-gpu-only");
  * set #GstTfliteFilter:gl-readback for CPU pixels on every frame. Other decoders always
  * read their outputs back.
+ *
+ * Many streams: every tflitefilter of a process with the same model file, delegate,
+ * precision, threads and #GstTfliteFilter:model-instance-id runs on one shared engine (one
+ * loaded model, one set of packed weights or GL programs and constants); each stream keeps
+ * only its results. Frames of several streams that reach the engine within
+ * #GstTfliteFilter:batch-window run as one batch (models whose outputs carry the batch);
+ * a stream alone never waits. On the GL path every GL element of the pipeline joins one
+ * share group (tflitefilter answers their "gst.gl.app_context" query), so streams whose
+ * sources made GL contexts of their own still share the engine; the frames and masks that
+ * cross contexts are fenced with #GstGLSyncMeta. Results own their data: a mask texture
+ * belongs to the buffer's meta, valid behind any queue until the buffer is freed. Behind a
+ * tee the element copies the buffer's metadata (never the pixels) to add its meta.
  *
  * ## Example launch line
  * |[
@@ -37,8 +63,10 @@
 #include <string.h>
 
 #include "gsttflitefilter_gl.h"
+#include "gsttflitefilter_regions.h"
 #include "gsttflitemessages.h"
 #include "gsttfliteengine.h"
+#include "gsttfliteglshare.h"
 #include "gsttflitemeta.h"
 
 GST_DEBUG_CATEGORY(gst_tflite_filter_debug);
@@ -62,7 +90,12 @@ GST_DEBUG_CATEGORY_STATIC(CAT_PERFORMANCE);
 #define DEFAULT_BATCH_WINDOW_US 1000
 #define MAX_BATCH_WINDOW_US 1000000
 #define DEFAULT_MAX_BATCH 8
+#define DEFAULT_MAX_REGIONS 8
+#define MAX_MAX_REGIONS 64
+#define DEFAULT_MIN_REGION_SIZE 8
+#define DEFAULT_TRACK_REGIONS FALSE
 #define MAX_MAX_BATCH 64
+#define DEFAULT_ENGINE_CONTEXT GST_TFLITE_ENGINE_CONTEXT_FRAMES
 
 enum {
   PROP_0,
@@ -87,6 +120,12 @@ enum {
   PROP_MODEL_INSTANCE_ID,
   PROP_BATCH_WINDOW,
   PROP_MAX_BATCH,
+  PROP_REGIONS_FROM,
+  PROP_REGION_LABELS,
+  PROP_MAX_REGIONS,
+  PROP_MIN_REGION_SIZE,
+  PROP_TRACK_REGIONS,
+  PROP_ENGINE_CONTEXT,
 };
 
 #define SYSMEM_FORMATS "{ RGBA, RGBx, BGRx, BGRA, RGB, I420, NV12 }"
@@ -130,6 +169,8 @@ static void forget_last(GstTfliteFilter *self)
 static void release_runtime(GstTfliteFilter *self)
 {
   forget_last(self); /* masks first: they hold textures of the GL path's pool */
+  gst_tflite_regions_free(self->regions);
+  self->regions = NULL;
   gst_tflite_filter_gl_free(self->gl);
   self->gl = NULL;
   tfl_engine_detach(self->stream);
@@ -197,29 +238,63 @@ static GstTfliteEngine *get_engine(GstTfliteFilter *self, GstGLContext *gl_conte
   return e;
 }
 
+/* The element's own GL context for system-memory frames (ref): the share group's
+ * (join_gl_share_group), made on the element's display. */
+static GstGLContext *own_gl_context(GstTfliteFilter *self, GError **err)
+{
+  if (self->share_context) return gst_object_ref(self->share_context);
+  g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "no GL context of the element's own: %s",
+              self->gl_share_error ? self->gl_share_error : "the element did not join a GL display");
+  return NULL;
+}
+
+static gboolean make_runtime(GstTfliteFilter *self, GstBuffer *buf);
+
+/* The runtime for the current caps and settings; FALSE after an element error. A failure
+ * is not retried (and posted again) until the settings, caps or state change. */
 static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
 {
   GST_OBJECT_LOCK(self);
   gboolean changed = self->settings_changed;
   self->settings_changed = FALSE;
+  GST_OBJECT_UNLOCK(self);
+  if (changed) {
+    release_runtime(self);
+    self->runtime_failed = FALSE;
+  }
+  if (self->stream) return TRUE;
+  if (self->runtime_failed) return FALSE;
+  if (make_runtime(self, buf)) return TRUE;
+  self->runtime_failed = TRUE;
+  return FALSE;
+}
+
+static gboolean make_runtime(GstTfliteFilter *self, GstBuffer *buf)
+{
+  GST_OBJECT_LOCK(self);
   GstTfliteDelegate want = self->delegate_kind;
   GST_OBJECT_UNLOCK(self);
-  if (changed) release_runtime(self);
-  if (self->stream) return TRUE;
   if (!self->model.graph && !load_model(self)) return FALSE;
 
-  if (!self->is_gl && want == GST_TFLITE_DELEGATE_GL) {
-    GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("delegate=gl needs GL frames, but these are in system memory."),
-                      ("Put glupload before tflitefilter (caps video/x-raw(memory:GLMemory), RGBA), "
-                       "or use delegate=auto or cpu."));
-    return FALSE;
-  }
   gboolean gl = FALSE;
-  if (self->is_gl && want != GST_TFLITE_DELEGATE_CPU) {
+  if ((self->is_gl && want != GST_TFLITE_DELEGATE_CPU) || want == GST_TFLITE_DELEGATE_GL) {
     GError *err = NULL;
-    GstGLContext *ctx = gst_tflite_filter_gl_context(buf, &err);
-    if (ctx) {
+    /* system-memory frames with delegate=gl: the element's own context (the share group's)
+     * runs the model, and the element uploads the frames */
+    GstGLContext *ctx = self->is_gl ? gst_tflite_filter_gl_context(buf, &err) : own_gl_context(self, &err);
+    if (ctx && !self->is_gl) {
       self->engine = get_engine(self, ctx, &err);
+      gst_object_unref(ctx);
+    } else if (ctx) {
+      /* frames in the share group: the engine runs on the shared context, whose thread is
+       * the engine's alone; else on the frames' own context */
+      GST_OBJECT_LOCK(self);
+      gboolean own = self->engine_context == GST_TFLITE_ENGINE_CONTEXT_SHARED;
+      GST_OBJECT_UNLOCK(self);
+      gboolean shared = own && self->share_context &&
+                        (ctx == self->share_context || gst_gl_context_can_share(ctx, self->share_context));
+      GST_DEBUG_OBJECT(self, "frames on %" GST_PTR_FORMAT "%s", ctx, shared ? ", engine on the shared context" : "");
+      self->engine = get_engine(self, shared ? self->share_context : ctx, &err);
       gst_object_unref(ctx);
     }
     gl = self->engine != NULL;
@@ -248,7 +323,18 @@ static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
     GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Out of memory."), (NULL));
     return FALSE;
   }
-  if (gl) self->gl = gst_tflite_filter_gl_new(self);
+  if (gl) {
+    GError *err = NULL;
+    if (!(self->gl = gst_tflite_filter_gl_new(self, &err))) {
+      GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not set up the GL path."), ("%s", err ? err->message : "?"));
+      g_clear_error(&err);
+      return FALSE;
+    }
+  }
+  GST_OBJECT_LOCK(self);
+  gboolean regions = self->regions_from && self->regions_from[0];
+  GST_OBJECT_UNLOCK(self);
+  if (regions) self->regions = gst_tflite_regions_new(self);
   model_message m = { self, gl ? "gl" : "cpu", gl };
   tfl_engine_inspect(gst_tflite_engine_runtime(self->engine), post_model_on_exec, &m);
   return TRUE;
@@ -331,11 +417,11 @@ static tfl_status sysmem_consume(tfl_job *job, tfl_interpreter *it, int slot)
   return gst_tflite_filter_decode_slot(j->self, it, slot, j->tr, j->res, job->error, sizeof job->error);
 }
 
-static gboolean run_sysmem(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr, tfl_results *res)
+static gboolean run_sysmem(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n, tfl_results *res)
 {
-  sysmem_job j = { .self = self, .tr = tr, .res = res };
+  pix_frame frame_px = { 0 };
   gboolean known;
-  j.frame.format = pix_format_of(GST_VIDEO_INFO_FORMAT(&self->info), &known);
+  frame_px.format = pix_format_of(GST_VIDEO_INFO_FORMAT(&self->info), &known);
   if (!known) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Unsupported video format."), (NULL));
     return FALSE;
@@ -345,23 +431,34 @@ static gboolean run_sysmem(GstTfliteFilter *self, GstBuffer *buf, const tfl_tran
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the video frame."), (NULL));
     return FALSE;
   }
-  j.frame.width = GST_VIDEO_FRAME_WIDTH(&frame);
-  j.frame.height = GST_VIDEO_FRAME_HEIGHT(&frame);
+  frame_px.width = GST_VIDEO_FRAME_WIDTH(&frame);
+  frame_px.height = GST_VIDEO_FRAME_HEIGHT(&frame);
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame) && p < 3; p++) {
-    j.frame.plane[p] = GST_VIDEO_FRAME_PLANE_DATA(&frame, p);
-    j.frame.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
+    frame_px.plane[p] = GST_VIDEO_FRAME_PLANE_DATA(&frame, p);
+    frame_px.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
   }
-  j.job.fill = sysmem_fill;
-  j.job.consume = sysmem_consume;
-  j.job.host_outputs = TRUE;
-  tfl_status st = tfl_stream_run(self->stream, &j.job);
-  self->last_batch = j.job.batch;
+  /* one job per region, handed over together so they run as one batch */
+  sysmem_job *jobs = g_new0(sysmem_job, n);
+  tfl_job **list = g_new(tfl_job *, n);
+  for (gint i = 0; i < n; i++) {
+    jobs[i] = (sysmem_job){ .self = self, .frame = frame_px, .tr = &trs[i], .res = &res[i] };
+    jobs[i].job.fill = sysmem_fill;
+    jobs[i].job.consume = sysmem_consume;
+    jobs[i].job.host_outputs = TRUE;
+    list[i] = &jobs[i].job;
+  }
+  tfl_status st = tfl_stream_run_many(self->stream, list, n);
+  self->last_batch = n > 0 ? jobs[0].job.batch : 0;
   gst_video_frame_unmap(&frame);
   if (st != TFL_OK) {
-    GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Inference failed."), ("%s", j.job.error));
-    return FALSE;
+    const char *why = "";
+    for (gint i = 0; i < n && !why[0]; i++)
+      if (jobs[i].job.status != TFL_OK) why = jobs[i].job.error;
+    GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Inference failed."), ("%s", why));
   }
-  return TRUE;
+  g_free(list);
+  g_free(jobs);
+  return st == TFL_OK;
 }
 
 static gboolean is_late(GstTfliteFilter *self, GstBuffer *buf)
@@ -372,9 +469,8 @@ static gboolean is_late(GstTfliteFilter *self, GstBuffer *buf)
   return GST_CLOCK_TIME_IS_VALID(rt) && rt < self->earliest_time;
 }
 
-/* Runs the model on buf: results in *res, a GL mask (ref) in *gl_mask. */
-static gboolean infer(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr, tfl_results *res,
-                      GstBuffer **gl_mask)
+gboolean gst_tflite_filter_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
+                               tfl_results *res, GstBuffer **gl_mask)
 {
   gint64 t0 = g_get_monotonic_time();
   if (self->gl) {
@@ -382,16 +478,16 @@ static gboolean infer(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform
     gboolean readback = self->gl_readback;
     GST_OBJECT_UNLOCK(self);
     GError *err = NULL;
-    if (!gst_tflite_filter_gl_run(self, buf, tr, readback, res, gl_mask, &err)) {
+    if (!gst_tflite_filter_gl_run(self, buf, trs, n, readback, res, gl_mask, &err)) {
       GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("GL inference failed."), ("%s", err ? err->message : "unknown"));
       g_clear_error(&err);
       return FALSE;
     }
-  } else if (!run_sysmem(self, buf, tr, res)) {
+  } else if (!run_sysmem(self, buf, trs, n, res)) {
     return FALSE;
   }
   self->last_latency_ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
-  GST_LOG_OBJECT(self, "inference took %.3f ms", self->last_latency_ms);
+  GST_LOG_OBJECT(self, "inference of %d input(s) took %.3f ms", n, self->last_latency_ms);
   return TRUE;
 }
 
@@ -400,47 +496,147 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
   if (!ensure_runtime(self, buf)) return GST_FLOW_ERROR;
 
-  const tfl_graph *g = self->model.graph;
-  const tfl_tensor *in = &g->tensors[g->inputs[0]];
   gint fw = GST_VIDEO_INFO_WIDTH(&self->info), fh = GST_VIDEO_INFO_HEIGHT(&self->info);
-  tfl_transform tr = preprocess_transform(fw, fh, in->dims[2], in->dims[1], self->fit);
   guint interval = self->inference_interval ? self->inference_interval : 1;
   gboolean run = !self->have_last || (self->frame_count % interval == 0 && !is_late(self, buf));
   self->frame_count++;
-
-  tfl_results res = { 0 };
-  GstBuffer *gl_mask = NULL;
-  if (run) {
-    if (!infer(self, buf, &tr, &res, &gl_mask)) {
-      tfl_results_clear(&res);
-      gst_clear_buffer(&gl_mask);
-      return GST_FLOW_ERROR;
-    }
-    forget_last(self);
-    if (tfl_results_copy(&self->last_results, &res) != 0) tfl_results_clear(&self->last_results);
-    self->last_gl_mask = gl_mask ? gst_buffer_ref(gl_mask) : NULL;
-    self->have_last = TRUE;
-  } else {
-    if (tfl_results_copy(&res, &self->last_results) != 0) tfl_results_clear(&res);
-    gl_mask = self->last_gl_mask ? gst_buffer_ref(self->last_gl_mask) : NULL;
-  }
+  GST_OBJECT_LOCK(self);
+  gboolean paused = self->paused_by_downstream;
+  GST_OBJECT_UNLOCK(self);
 
   /* basetransform made the buffer writable (no pixel copy: memories are shared) */
   GstTfliteMeta *meta = gst_buffer_add_tflite_meta(buf, fw, fh);
   if (!meta) {
-    tfl_results_clear(&res);
-    gst_clear_buffer(&gl_mask);
     GST_ELEMENT_ERROR(self, CORE, FAILED, ("Could not attach the results to the buffer."),
                       ("The buffer is not writable."));
     return GST_FLOW_ERROR;
   }
-  const gfloat frame[4] = { 0, 0, (gfloat)fw, (gfloat)fh };
-  gst_tflite_meta_add_results(meta, &res, self->source, 0, frame, self->model.labels, gl_mask);
-  gst_clear_buffer(&gl_mask);
-  if (run)
+  if (self->regions) {
+    if (!gst_tflite_filter_regions_frame(self, buf, meta, run)) return GST_FLOW_ERROR;
+  } else if (paused) {
+    /* a downstream element follows our objects from its own results: no inference, and
+     * no stale results either */
+    forget_last(self);
+  } else {
+    const tfl_graph *g = self->model.graph;
+    const tfl_tensor *in = &g->tensors[g->inputs[0]];
+    tfl_transform tr = preprocess_transform(fw, fh, in->dims[2], in->dims[1], self->fit);
+    tfl_results res = { 0 };
+    GstBuffer *gl_mask = NULL;
+    if (run) {
+      if (!gst_tflite_filter_run(self, buf, &tr, 1, &res, &gl_mask)) {
+        tfl_results_clear(&res);
+        gst_clear_buffer(&gl_mask);
+        return GST_FLOW_ERROR;
+      }
+      forget_last(self);
+      if (tfl_results_copy(&self->last_results, &res) != 0) tfl_results_clear(&self->last_results);
+      self->last_gl_mask = gl_mask ? gst_buffer_ref(gl_mask) : NULL;
+      self->have_last = TRUE;
+      self->frames_since_run = 0;
+    } else {
+      if (tfl_results_copy(&res, &self->last_results) != 0) tfl_results_clear(&res);
+      gl_mask = self->last_gl_mask ? gst_buffer_ref(self->last_gl_mask) : NULL;
+      self->frames_since_run++;
+    }
+    guint first = gst_tflite_meta_n_objects(meta);
+    const gfloat frame[4] = { 0, 0, (gfloat)fw, (gfloat)fh };
+    gst_tflite_meta_add_results(meta, &res, self->source, 0, frame, self->model.labels, gl_mask);
+    gst_clear_buffer(&gl_mask);
+    /* repeated results say how old they are (a tracker tells them from fresh ones) */
+    for (guint i = first; i < gst_tflite_meta_n_objects(meta); i++)
+      gst_tflite_meta_get_object_writable(meta, i)->age = self->frames_since_run;
+  }
+  /* GStreamer's standard region metadata mirrors what was added */
+  gst_tflite_meta_sync_rois(meta, buf);
+  if (run && !paused)
     gst_tflite_post_results_message(GST_ELEMENT(self), meta, self->source, GST_BUFFER_PTS(buf),
                                     self->last_latency_ms, self->last_batch);
   return GST_FLOW_OK;
+}
+
+/* ---- the GL share group (gsttfliteglshare.h) ---- */
+
+/* The display, before the GL elements upstream start (states change downstream first), so
+ * they all find this one display. */
+static void find_gl_display(GstTfliteFilter *self)
+{
+  GST_OBJECT_LOCK(self);
+  gboolean cpu = self->delegate_kind == GST_TFLITE_DELEGATE_CPU;
+  GST_OBJECT_UNLOCK(self);
+  g_clear_pointer(&self->gl_share_error, g_free);
+  if (cpu) return;
+  if (!gst_gl_ensure_element_data(self, &self->gl_display, &self->app_context))
+    self->gl_share_error = g_strdup("no GL display could be opened");
+}
+
+/* When a GL element asks for an app context (making its own GL context), or delegate=gl
+ * needs a context of its own: the context to share with. Only then, so CPU pipelines
+ * never make a GL context. */
+static void join_gl_share_group(GstTfliteFilter *self)
+{
+  if (self->share_context || !self->gl_display) return;
+  g_clear_pointer(&self->gl_share_error, g_free);
+  GError *err = NULL;
+  self->share_context = gst_tflite_gl_share_get(self->gl_display, self->app_context, &err);
+  if (!self->share_context) {
+    self->gl_share_error = g_strdup(err ? err->message : "the shared GL context could not be made");
+    GST_INFO_OBJECT(self, "no shared GL context (streams' GL contexts stay apart): %s", self->gl_share_error);
+  }
+  g_clear_error(&err);
+}
+
+static void leave_gl_share_group(GstTfliteFilter *self)
+{
+  g_clear_pointer(&self->gl_share_error, g_free);
+  gst_clear_object(&self->share_context);
+  gst_clear_object(&self->app_context);
+  gst_clear_object(&self->gl_display);
+}
+
+static GstStateChangeReturn gst_tflite_filter_change_state(GstElement *element, GstStateChange transition)
+{
+  GstTfliteFilter *self = GST_TFLITE_FILTER(element);
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    find_gl_display(self);
+    /* delegate=gl runs on GL whatever the frames; with no GL at all it never could: fail
+     * now, not at the first frame */
+    GST_OBJECT_LOCK(self);
+    gboolean gl = self->delegate_kind == GST_TFLITE_DELEGATE_GL;
+    GST_OBJECT_UNLOCK(self);
+    if (gl) join_gl_share_group(self);
+    if (gl && !self->share_context) {
+      GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("delegate=gl, but no GL context with compute shaders can be made."),
+                        ("%s", self->gl_share_error ? self->gl_share_error : "?"));
+      leave_gl_share_group(self);
+      return GST_STATE_CHANGE_FAILURE;
+    }
+  }
+  GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_tflite_filter_parent_class)->change_state(element, transition);
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL) leave_gl_share_group(self);
+  return ret;
+}
+
+static void gst_tflite_filter_set_context(GstElement *element, GstContext *context)
+{
+  GstTfliteFilter *self = GST_TFLITE_FILTER(element);
+  gst_gl_handle_set_context(element, context, &self->gl_display, &self->app_context);
+  GST_ELEMENT_CLASS(gst_tflite_filter_parent_class)->set_context(element, context);
+}
+
+static gboolean gst_tflite_filter_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+  GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
+  /* GL elements asking for an app context get the shared one */
+  const gchar *type = NULL;
+  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT && gst_query_parse_context_type(query, &type) &&
+      !g_strcmp0(type, "gst.gl.app_context")) {
+    join_gl_share_group(self);
+    if (self->share_context &&
+        gst_gl_handle_context_query(GST_ELEMENT(self), query, self->gl_display, NULL, self->share_context))
+      return TRUE;
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_tflite_filter_parent_class)->query(trans, direction, query);
 }
 
 /* ---- negotiation and state ---- */
@@ -455,16 +651,27 @@ static gboolean gst_tflite_filter_set_caps(GstBaseTransform *trans, GstCaps *inc
   }
   GstCapsFeatures *f = gst_caps_get_features(incaps, 0);
   gboolean is_gl = f && gst_caps_features_contains(f, "memory:GLMemory");
-  if (self->stream && is_gl != self->is_gl) release_runtime(self);
+  /* another path, or other system-memory frames for the GL path's upload */
+  if (self->stream && (is_gl != self->is_gl || (self->gl && !is_gl && !gst_video_info_is_equal(&info, &self->info))))
+    release_runtime(self);
+  if (is_gl != self->is_gl) self->runtime_failed = FALSE; /* another path may work */
   self->info = info;
   self->is_gl = is_gl;
   GST_DEBUG_OBJECT(self, "caps %" GST_PTR_FORMAT " (%s path)", incaps, is_gl ? "GL" : "system memory");
+  /* System-memory frames: everything the runtime needs is known now (GL frames bring their
+   * context with them), so a model the delegates refuse fails the negotiation, not the
+   * first frame. */
+  if (!is_gl && !ensure_runtime(self, NULL)) return FALSE;
   return TRUE;
 }
 
 static gboolean gst_tflite_filter_src_event(GstBaseTransform *trans, GstEvent *event)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
+  if (gst_tflite_filter_regions_handle_event(self, event)) {
+    gst_event_unref(event);
+    return TRUE;
+  }
   if (GST_EVENT_TYPE(event) == GST_EVENT_QOS) {
     GstClockTimeDiff diff;
     GstClockTime ts;
@@ -482,6 +689,9 @@ static gboolean gst_tflite_filter_start(GstBaseTransform *trans)
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
   self->frame_count = 0;
   self->earliest_time = GST_CLOCK_TIME_NONE;
+  GST_OBJECT_LOCK(self);
+  self->paused_by_downstream = FALSE;
+  GST_OBJECT_UNLOCK(self);
   gchar *name = gst_object_get_name(GST_OBJECT(self));
   self->source = g_quark_from_string(name);
   g_free(name);
@@ -490,6 +700,7 @@ static gboolean gst_tflite_filter_start(GstBaseTransform *trans)
   GST_OBJECT_LOCK(self);
   self->settings_changed = FALSE;
   GST_OBJECT_UNLOCK(self);
+  self->runtime_failed = FALSE;
   return load_model(self);
 }
 
@@ -532,6 +743,12 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
   case PROP_MODEL_INSTANCE_ID: g_free(self->instance_id); self->instance_id = g_value_dup_string(value); break;
   case PROP_BATCH_WINDOW: self->batch_window_us = g_value_get_uint(value); break;
   case PROP_MAX_BATCH: self->max_batch = g_value_get_uint(value); break;
+  case PROP_REGIONS_FROM: g_free(self->regions_from); self->regions_from = g_value_dup_string(value); break;
+  case PROP_REGION_LABELS: g_free(self->region_labels); self->region_labels = g_value_dup_string(value); break;
+  case PROP_MAX_REGIONS: self->max_regions = g_value_get_uint(value); break;
+  case PROP_MIN_REGION_SIZE: self->min_region_size = g_value_get_uint(value); break;
+  case PROP_TRACK_REGIONS: self->track_regions = g_value_get_boolean(value); break;
+  case PROP_ENGINE_CONTEXT: self->engine_context = g_value_get_enum(value); break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     GST_OBJECT_UNLOCK(self);
@@ -570,6 +787,12 @@ static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValu
   case PROP_MODEL_INSTANCE_ID: g_value_set_string(value, self->instance_id); break;
   case PROP_BATCH_WINDOW: g_value_set_uint(value, self->batch_window_us); break;
   case PROP_MAX_BATCH: g_value_set_uint(value, self->max_batch); break;
+  case PROP_REGIONS_FROM: g_value_set_string(value, self->regions_from); break;
+  case PROP_REGION_LABELS: g_value_set_string(value, self->region_labels); break;
+  case PROP_MAX_REGIONS: g_value_set_uint(value, self->max_regions); break;
+  case PROP_MIN_REGION_SIZE: g_value_set_uint(value, self->min_region_size); break;
+  case PROP_TRACK_REGIONS: g_value_set_boolean(value, self->track_regions); break;
+  case PROP_ENGINE_CONTEXT: g_value_set_enum(value, self->engine_context); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK(self);
@@ -582,6 +805,8 @@ static void gst_tflite_filter_finalize(GObject *object)
   gst_tflite_model_settings_clear(&self->model_settings);
   g_free(self->cache_dir);
   g_free(self->instance_id);
+  g_free(self->regions_from);
+  g_free(self->region_labels);
   G_OBJECT_CLASS(gst_tflite_filter_parent_class)->finalize(object);
 }
 static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
@@ -676,6 +901,35 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
     g_param_spec_uint("max-batch", "Max batch", "Most frames of different streams run as one batch",
                       1, MAX_MAX_BATCH, DEFAULT_MAX_BATCH, rw));
 
+  g_object_class_install_property(gobject_class, PROP_REGIONS_FROM,
+    g_param_spec_string("regions-from", "Regions from",
+                        "Name of an upstream tflitefilter whose detections are this model's regions: the model runs "
+                        "once per region (all of a frame's regions as one batch where the model allows), by the "
+                        "region rule of its family (pose, hand and face landmarks: MediaPipe's rotated, scaled "
+                        "regions; other models: the box), and its results, in frame pixels, are children of their "
+                        "detection. NULL or empty: the whole frame", NULL, rw));
+  g_object_class_install_property(gobject_class, PROP_REGION_LABELS,
+    g_param_spec_string("region-labels", "Region labels",
+                        "Comma-separated labels (or #class ids) of the detections to take as regions; NULL: all",
+                        NULL, rw));
+  g_object_class_install_property(gobject_class, PROP_MAX_REGIONS,
+    g_param_spec_uint("max-regions", "Max regions", "Most regions per frame (the best detections first)", 1,
+                      MAX_MAX_REGIONS, DEFAULT_MAX_REGIONS, rw));
+  g_object_class_install_property(gobject_class, PROP_MIN_REGION_SIZE,
+    g_param_spec_uint("min-region-size", "Min region size",
+                      "Detections narrower or lower than this many pixels are not regions", 0, 65535,
+                      DEFAULT_MIN_REGION_SIZE, rw));
+  g_object_class_install_property(gobject_class, PROP_TRACK_REGIONS,
+    g_param_spec_boolean("track-regions", "Track regions",
+                         "Landmark models: the landmarks give the next frame's region, as MediaPipe does; while "
+                         "max-regions are tracked the regions-from detector is asked to pause (it runs again when "
+                         "one is lost)", DEFAULT_TRACK_REGIONS, rw));
+  g_object_class_install_property(gobject_class, PROP_ENGINE_CONTEXT,
+    g_param_spec_enum("engine-context", "Engine context",
+                      "GL path: which GL context the shared engine runs on (every GL element of the pipeline "
+                      "joins one share group either way, so streams whose sources made their own contexts still "
+                      "share one engine)", gst_tflite_engine_context_get_type(), DEFAULT_ENGINE_CONTEXT, rw));
+
   gst_element_class_set_static_metadata(element_class, "TensorFlow Lite filter",
     "Filter/Analyzer/Video", "Runs a .tflite model on video frames and attaches the results as meta",
     "gst-tflite developers");
@@ -691,6 +945,9 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
   trans_class->src_event = gst_tflite_filter_src_event;
   trans_class->start = gst_tflite_filter_start;
   trans_class->stop = gst_tflite_filter_stop;
+  trans_class->query = gst_tflite_filter_query;
+  element_class->change_state = gst_tflite_filter_change_state;
+  element_class->set_context = gst_tflite_filter_set_context;
 
   GST_DEBUG_CATEGORY_GET(CAT_PERFORMANCE, "GST_PERFORMANCE");
   gst_tflite_enums_mark_as_plugin_api();
@@ -713,6 +970,10 @@ static void gst_tflite_filter_init(GstTfliteFilter *self)
   self->gl_readback = DEFAULT_GL_READBACK;
   self->batch_window_us = DEFAULT_BATCH_WINDOW_US;
   self->max_batch = DEFAULT_MAX_BATCH;
+  self->max_regions = DEFAULT_MAX_REGIONS;
+  self->min_region_size = DEFAULT_MIN_REGION_SIZE;
+  self->track_regions = DEFAULT_TRACK_REGIONS;
+  self->engine_context = DEFAULT_ENGINE_CONTEXT;
   for (int c = 0; c < 3; c++)
     self->model_settings.norm_mean[c] = self->model_settings.norm_std[c] = GST_TFLITE_NORM_FROM_MODEL;
   self->earliest_time = GST_CLOCK_TIME_NONE;

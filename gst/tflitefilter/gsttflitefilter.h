@@ -37,6 +37,12 @@ struct _GstTfliteFilter {
   gchar *instance_id;          /* model-instance-id: the shared engine's name */
   guint batch_window_us;       /* batching across streams; 0: off */
   guint max_batch;
+  /* models on regions (gsttflitefilter_regions.c) */
+  gchar *regions_from;         /* upstream tflitefilter whose detections are the regions; NULL: the frame */
+  gchar *region_labels;        /* comma-separated labels to take; NULL: every label */
+  guint max_regions, min_region_size;
+  gboolean track_regions;      /* landmarks carry the region to the next frame */
+  GstTfliteEngineContext engine_context;
   gboolean settings_changed;
 
   /* streaming state */
@@ -45,9 +51,16 @@ struct _GstTfliteFilter {
   GQuark source;               /* the element's name: objects' source */
   GstTfliteModel model;        /* labels, normalization, decoder kind; the policy's graph */
   struct _GstTfliteEngine *engine; /* shared with every element of the same model (ref) */
+  gboolean runtime_failed;     /* the runtime could not be made (error posted once) */
   struct tfl_stream *stream;   /* this element's stream on it */
   tfl_decoder *decoder;
   GstTfliteFilterGl *gl;       /* non-NULL while the GL path runs */
+  /* GL share group (gsttfliteglshare.h), from READY to NULL */
+  struct _GstGLDisplay *gl_display;
+  struct _GstGLContext *app_context;   /* the application's, if it gave one */
+  struct _GstGLContext *share_context; /* handed to GL elements as their app context; runs
+                                          delegate=gl on system-memory frames */
+  gchar *gl_share_error;               /* why there is no share_context */
   tfl_diag diag;               /* the runtime's errors and log lines for this element */
   guint64 frame_count;
   tfl_results last_results;    /* reused on skipped frames */
@@ -56,7 +69,17 @@ struct _GstTfliteFilter {
   GstClockTime earliest_time;  /* from QoS events */
   gdouble last_latency_ms;
   gint last_batch;             /* frames in the last inference's run */
+  guint frames_since_run;      /* the age of reused results */
+  struct _GstTfliteRegions *regions; /* region mode's state (NULL: whole frames) */
+  gboolean paused_by_downstream; /* a downstream tflitefilter tracks our objects itself
+                                    (object lock; gsttflitefilter_regions.c) */
 };
+
+/* Runs the model once per transform trs[0..n-1] on buf (one batch where the engine
+ * allows), results in res[i]; a GL mask only for n == 1 with gl_mask non-NULL. FALSE
+ * after posting an element error. Streaming thread. */
+gboolean gst_tflite_filter_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
+                               tfl_results *res, GstBuffer **gl_mask);
 
 /* For the paths' jobs (on the engine's thread): decodes slot `slot` of the runner's
  * outputs into res; on failure a sentence in error. */

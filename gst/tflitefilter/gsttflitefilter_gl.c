@@ -11,7 +11,12 @@
  * whatever queues lie between the elements.
  *
  * Unless gl-readback is set, masks stay on the GPU after the first frame: the outputs
- * are not read back and the inference does not wait for the GPU. */
+ * are not read back and the inference does not wait for the GPU.
+ *
+ * Frames in system memory with delegate=gl: the element uploads each frame itself, on the
+ * engine's context (the element's own, from the GL share group): GstGLUpload, then
+ * GstGLColorConvert to RGBA for the other formats. Their outputs always come back (the
+ * buffers downstream hold no textures) and no mask textures are made. */
 #include "gsttflitefilter_gl.h"
 
 #include <gst/gl/gl.h>
@@ -28,6 +33,9 @@ struct _GstTfliteFilterGl {
   gint mask_w, mask_h;
   GstBufferPool *pool;         /* GRAY8 GL textures of the mask size; NULL: CPU masks only */
   gboolean checked;            /* one frame read back and decoded on the CPU already */
+  /* system-memory frames: their upload to an RGBA texture on `context` */
+  GstGLUpload *upload;
+  GstGLColorConvert *convert;  /* NULL for RGBA frames */
 };
 
 /* One frame's job (tfl_engine.h): runs on the engine's GL thread. */
@@ -82,12 +90,77 @@ static GstBufferPool *mask_pool_new(GstGLContext *ctx, gint w, gint h)
   return pool;
 }
 
-GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self)
+/* The frames' caps as GL textures (2D): what the raw-data upload makes of them. */
+static GstCaps *texture_caps(GstCaps *sysmem)
+{
+  GstCaps *caps = gst_caps_copy(sysmem);
+  gst_caps_set_features(caps, 0, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, NULL));
+  gst_caps_set_simple(caps, "texture-target", G_TYPE_STRING, GST_GL_TEXTURE_TARGET_2D_STR, NULL);
+  return caps;
+}
+
+/* The upload (and conversion) of system-memory frames of self->info. */
+static gboolean uploader_new(GstTfliteFilter *self, GstTfliteFilterGl *gl, GError **err)
+{
+  GstVideoFormat fmt = GST_VIDEO_INFO_FORMAT(&self->info);
+  GstCaps *in = gst_video_info_to_caps(&self->info), *tex = texture_caps(in);
+  gl->upload = gst_gl_upload_new(gl->context);
+  gboolean ok = gst_gl_upload_set_caps(gl->upload, in, tex);
+  if (ok && fmt != GST_VIDEO_FORMAT_RGBA) {
+    /* the converter picks the RGBA caps (colorimetry) that go with the frames' */
+    GstCaps *want = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, "RGBA", "width", G_TYPE_INT,
+                                        GST_VIDEO_INFO_WIDTH(&self->info), "height", G_TYPE_INT,
+                                        GST_VIDEO_INFO_HEIGHT(&self->info), "texture-target", G_TYPE_STRING,
+                                        GST_GL_TEXTURE_TARGET_2D_STR, NULL);
+    gst_caps_set_features(want, 0, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, NULL));
+    GstCaps *rgba = gst_gl_color_convert_fixate_caps(gl->context, GST_PAD_SINK, tex, want);
+    gl->convert = gst_gl_color_convert_new(gl->context);
+    ok = rgba && gst_gl_color_convert_set_caps(gl->convert, tex, rgba);
+    if (rgba) gst_caps_unref(rgba);
+  }
+  if (!ok)
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "cannot upload %s frames to GL textures",
+                gst_video_format_to_string(fmt));
+  gst_caps_unref(in);
+  gst_caps_unref(tex);
+  return ok;
+}
+
+/* A system-memory frame as an RGBA texture on the engine's context (a new buffer). */
+static GstBuffer *upload_frame(GstTfliteFilterGl *gl, GstBuffer *buf, GError **err)
+{
+  GstBuffer *tex = NULL;
+  GstGLUploadReturn r = gst_gl_upload_perform_with_buffer(gl->upload, buf, &tex);
+  /* the first frame picks the upload method and says "reconfigure": our caps are its own */
+  if (r == GST_GL_UPLOAD_RECONFIGURE) {
+    gst_clear_buffer(&tex);
+    r = gst_gl_upload_perform_with_buffer(gl->upload, buf, &tex);
+  }
+  if (r != GST_GL_UPLOAD_DONE || !tex) {
+    GST_DEBUG("upload returned %d", (int)r);
+    gst_clear_buffer(&tex);
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "could not upload the frame to a GL texture");
+    return NULL;
+  }
+  if (!gl->convert) return tex;
+  GstBuffer *rgba = gst_gl_color_convert_perform(gl->convert, tex);
+  gst_buffer_unref(tex);
+  if (!rgba)
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "could not convert the frame to RGBA on the GPU");
+  return rgba;
+}
+
+GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self, GError **err)
 {
   GstTfliteFilterGl *gl = g_new0(GstTfliteFilterGl, 1);
   gl->context = gst_object_ref(gst_tflite_engine_gl_context(self->engine));
+  if (!self->is_gl && !uploader_new(self, gl, err)) {
+    gst_tflite_filter_gl_free(gl);
+    return NULL;
+  }
   const tfl_graph *g = self->model.graph;
-  gl->segmentation = self->decoder && tfl_decoder_get_kind(self->decoder) == TFL_DECODER_SEGMENTATION &&
+  /* mask textures only for GL frames: system-memory buffers carry CPU masks */
+  gl->segmentation = self->is_gl && self->decoder && tfl_decoder_get_kind(self->decoder) == TFL_DECODER_SEGMENTATION &&
                      g->n_outputs > 0;
   if (gl->segmentation) {
     const tfl_tensor *t = &g->tensors[g->outputs[0]];
@@ -108,6 +181,8 @@ void gst_tflite_filter_gl_free(GstTfliteFilterGl *gl)
     gst_buffer_pool_set_active(gl->pool, FALSE);
     gst_object_unref(gl->pool);
   }
+  gst_clear_object(&gl->upload);
+  gst_clear_object(&gl->convert);
   gst_object_unref(gl->context);
   g_free(gl);
 }
@@ -122,8 +197,8 @@ static tfl_status fill(tfl_job *job, tfl_interpreter *it, int slot)
   if (slot == 0) tfl_interpreter_bind_input(it, 0, NULL);
   tfl_ext x = { .kind = TFL_EXT_GL_IMAGE, .slot = slot, .gl_name = j->texture, .width = j->width,
                 .height = j->height,
-                /* tfl_transform: model-input pixel u maps to frame pixel u * scale + off */
-                .affine = { tr->scale_x, 0, tr->off_x, 0, tr->scale_y, tr->off_y } };
+                /* tfl_transform's affine: a crop, or a rotated region */
+                .affine = { tr->scale_x, tr->shear_x, tr->off_x, tr->shear_y, tr->scale_y, tr->off_y } };
   for (int c = 0; c < 3; c++) {
     x.mean[c] = j->self->model.norm.mean[c];
     x.std[c] = j->self->model.norm.std[c];
@@ -146,6 +221,9 @@ static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
       GST_WARNING_OBJECT(self, "no GL mask texture (CPU mask only): %s", tfl_interpreter_last_error(it));
       gst_clear_buffer(&j->mask);
     } else {
+      /* the texture changed behind GstGLMemory's back: a later CPU map must download it
+       * again (pool textures are reused, and a map of an earlier mask left a CPU copy) */
+      GST_MINI_OBJECT_FLAG_SET(mem, GST_GL_BASE_MEMORY_TRANSFER_NEED_DOWNLOAD);
       GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(j->mask);
       if (sync) gst_gl_sync_meta_set_sync_point(sync, gl->context);
     }
@@ -161,11 +239,30 @@ static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
 
 /* ---- per frame, streaming thread ---- */
 
-gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr,
+static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
+                            gboolean readback, tfl_results *res, GstBuffer **gl_mask, GError **err);
+
+gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
                                   gboolean readback, tfl_results *res, GstBuffer **gl_mask, GError **err)
 {
   GstTfliteFilterGl *gl = self->gl;
-  *gl_mask = NULL;
+  if (gl_mask) *gl_mask = NULL;
+  if (!gl->upload) return run_texture(self, buf, trs, n, readback, res, gl_mask, err);
+  GstBuffer *tex = upload_frame(gl, buf, err);
+  if (!tex) return FALSE;
+  /* writable, as run_texture may add a sync meta */
+  tex = gst_buffer_make_writable(tex);
+  gboolean ok = run_texture(self, tex, trs, n, TRUE, res, gl_mask, err);
+  gst_buffer_unref(tex);
+  return ok;
+}
+
+/* Runs the model on buf's texture (GL memory of, or shared with, the engine's context). */
+static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
+                            gboolean readback, tfl_results *res, GstBuffer **gl_mask, GError **err)
+{
+  GstTfliteFilterGl *gl = self->gl;
+  if (gl_mask) *gl_mask = NULL;
   GstMemory *mem = gst_buffer_n_memory(buf) > 0 ? gst_buffer_peek_memory(buf, 0) : NULL;
   if (!mem || !gst_is_gl_memory(mem)) {
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "the buffer holds no GL memory");
@@ -184,32 +281,56 @@ gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const t
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "could not map the frame's texture");
     return FALSE;
   }
-  /* the producer's GL commands must be done before our shader samples the texture */
+  /* the producer's GL commands, and the upload the map may have run, must be done before
+   * our shader samples the texture: on another context of the share group only a fence
+   * set after them orders them (the buffer is writable: a sync meta can be added) */
   GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(buf);
+  if (fctx != gl->context) {
+    if (!sync) sync = gst_buffer_add_gl_sync_meta(fctx, buf);
+    if (sync) gst_gl_sync_meta_set_sync_point(sync, fctx);
+  }
   if (sync) gst_gl_sync_meta_wait(sync, gl->context);
 
-  gl_frame_job j = { .self = self, .tr = tr, .res = res, .texture = *(guint *)map.data,
-                     /* the frame, not the texture: a texture may be wider than the frame */
-                     .width = GST_VIDEO_INFO_WIDTH(&self->info), .height = GST_VIDEO_INFO_HEIGHT(&self->info) };
-  if (gl->pool && gst_buffer_pool_acquire_buffer(gl->pool, &j.mask, NULL) != GST_FLOW_OK) j.mask = NULL;
-  /* outputs come back for CPU decoders, for gl-readback, for a model without a mask
-   * texture, and once to check the texture path against the CPU decoder */
-  j.decode = readback || !j.mask || !gl->checked;
-  j.job.fill = fill;
-  j.job.consume = consume;
-  j.job.host_outputs = j.decode;
-  tfl_status st = tfl_stream_run(self->stream, &j.job);
-  self->last_batch = j.job.batch;
-  gst_memory_unmap(mem, &map);
-  if (st != TFL_OK) {
-    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "%s", j.job.error);
-    gst_clear_buffer(&j.mask);
-    return FALSE;
+  /* one job per region (all of the frame's regions go to the engine at once, so they
+   * run as one batch where the model can be batched), each sampling the same texture
+   * through its own affine */
+  gl_frame_job *jobs = g_new0(gl_frame_job, n);
+  tfl_job **list = g_new(tfl_job *, n);
+  gboolean export = gl_mask && n == 1 && gl->pool;
+  for (gint i = 0; i < n; i++) {
+    gl_frame_job *j = &jobs[i];
+    *j = (gl_frame_job){ .self = self, .tr = &trs[i], .res = &res[i], .texture = *(guint *)map.data,
+                         /* the frame, not the texture: a texture may be wider than the frame */
+                         .width = GST_VIDEO_INFO_WIDTH(&self->info), .height = GST_VIDEO_INFO_HEIGHT(&self->info) };
+    if (export && gst_buffer_pool_acquire_buffer(gl->pool, &j->mask, NULL) != GST_FLOW_OK) j->mask = NULL;
+    /* outputs come back for CPU decoders, for gl-readback, for a model without a mask
+     * texture, for regions, and once to check the texture path against the CPU decoder */
+    j->decode = readback || !j->mask || !gl->checked;
+    j->job.fill = fill;
+    j->job.consume = consume;
+    j->job.host_outputs = j->decode;
+    list[i] = &j->job;
   }
-  if (j.decode && j.mask) gl->checked = TRUE;
-  if (!j.decode) gst_tflite_filter_mask_geometry(self, tr, res);
+  tfl_status st = tfl_stream_run_many(self->stream, list, n);
+  self->last_batch = n > 0 ? jobs[0].job.batch : 0;
+  gst_memory_unmap(mem, &map);
+  gboolean ok = st == TFL_OK;
+  if (!ok) {
+    for (gint i = 0; i < n; i++)
+      if (jobs[i].job.status != TFL_OK) {
+        g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "%s", jobs[i].job.error);
+        break;
+      }
+    for (gint i = 0; i < n; i++) gst_clear_buffer(&jobs[i].mask);
+  } else if (n == 1) {
+    if (jobs[0].decode && jobs[0].mask) gl->checked = TRUE;
+    if (!jobs[0].decode) gst_tflite_filter_mask_geometry(self, &trs[0], &res[0]);
+    if (gl_mask) *gl_mask = jobs[0].mask;
+    else gst_clear_buffer(&jobs[0].mask);
+  }
   /* downstream writers wait for our reads of the texture */
   if (sync) gst_gl_sync_meta_set_sync_point(sync, gl->context);
-  *gl_mask = j.mask;
-  return TRUE;
+  g_free(list);
+  g_free(jobs);
+  return ok;
 }

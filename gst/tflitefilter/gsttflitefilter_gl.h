@@ -17,15 +17,20 @@ G_BEGIN_DECLS
  * a ref; NULL with *err set otherwise. */
 GstGLContext *gst_tflite_filter_gl_context(GstBuffer *buf, GError **err);
 
-/* The GL path's state for self (whose engine is a GL engine). */
-GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self);
+/* The GL path's state for self (whose engine is a GL engine); for system-memory frames
+ * (self->is_gl FALSE) with their upload to textures. NULL with *err set when the frames'
+ * format cannot be uploaded. */
+GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self, GError **err);
 void gst_tflite_filter_gl_free(GstTfliteFilterGl *gl);
 
-/* Runs the model on buf's texture through the engine. Results (decoded unless the mask
- * stays on the GPU: then its geometry only) in *res; a segmentation mask also as a
- * GRAY8 GL texture in *gl_mask (caller owns the ref), written on the GPU. `readback`:
- * the outputs come back to the CPU every frame (gl-readback). */
-gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *tr,
+/* Runs the model on buf's texture through the engine (system-memory frames are uploaded
+ * first, and then always read back), once per transform trs[0..n-1] (the
+ * whole frame, or each region: all handed to the engine together, so they batch).
+ * Results (decoded unless the mask stays on the GPU: then its geometry only) in res[i];
+ * with n == 1 and gl_mask non-NULL, a segmentation mask also as a GRAY8 GL texture in
+ * *gl_mask (caller owns the ref), written on the GPU. `readback`: the outputs come back
+ * to the CPU every frame (gl-readback). */
+gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
                                   gboolean readback, tfl_results *res, GstBuffer **gl_mask, GError **err);
 
 G_END_DECLS

@@ -8,6 +8,11 @@
 
 /* ---- masks ---------------------------------------------------------------------- */
 
+/**
+ * gst_tflite_mask_new: (skip)
+ *
+ * C only (plain C arrays); see gsttflitemeta.h.
+ */
 GstTfliteMask *gst_tflite_mask_new(tfl_mask *m, GstBuffer *gl_buffer)
 {
   GstTfliteMask *mask = g_new0(GstTfliteMask, 1);
@@ -24,12 +29,22 @@ GstTfliteMask *gst_tflite_mask_new(tfl_mask *m, GstBuffer *gl_buffer)
   return mask;
 }
 
+/**
+ * gst_tflite_mask_ref: (skip)
+ *
+ * C only (plain C arrays); see gsttflitemeta.h.
+ */
 GstTfliteMask *gst_tflite_mask_ref(GstTfliteMask *mask)
 {
   g_atomic_int_inc(&mask->refcount);
   return mask;
 }
 
+/**
+ * gst_tflite_mask_unref: (skip)
+ *
+ * C only (plain C arrays); see gsttflitemeta.h.
+ */
 void gst_tflite_mask_unref(GstTfliteMask *mask)
 {
   if (!mask || !g_atomic_int_dec_and_test(&mask->refcount)) return;
@@ -57,6 +72,71 @@ const gchar *gst_tflite_object_label(const GstTfliteObject *obj, gint class_id)
   if (!obj || !obj->labels || class_id < 0 || (guint)class_id >= obj->labels->len) return NULL;
   const gchar *l = g_ptr_array_index(obj->labels, class_id);
   return l && l[0] ? l : NULL;
+}
+
+/**
+ * gst_tflite_object_class_in:
+ * @obj: an object
+ * @wanted: (array zero-terminated=1) (nullable): labels or "#id"s
+ *
+ * Returns: whether @obj's class is one of @wanted (all when @wanted is NULL)
+ */
+gboolean gst_tflite_object_class_in(const GstTfliteObject *obj, gchar **wanted)
+{
+  if (!wanted) return TRUE;
+  const gchar *label = gst_tflite_object_label(obj, obj->class_id);
+  gchar id[16];
+  g_snprintf(id, sizeof id, "#%d", obj->class_id);
+  for (gchar **l = wanted; *l; l++)
+    if ((label && !g_ascii_strcasecmp(label, *l)) || !strcmp(id, *l)) return TRUE;
+  return FALSE;
+}
+
+/**
+ * gst_tflite_object_get_keypoint:
+ * @obj: an object
+ * @index: which keypoint
+ * @x: (out): frame pixels
+ * @y: (out): frame pixels
+ * @score: (out): 0..1, < 0 when the model gives none
+ *
+ * Returns: FALSE when @index is out of range
+ */
+gboolean gst_tflite_object_get_keypoint(const GstTfliteObject *obj, guint index, gfloat *x, gfloat *y, gfloat *score)
+{
+  if (!obj || index >= obj->n_keypoints) return FALSE;
+  *x = obj->keypoints[index].x;
+  *y = obj->keypoints[index].y;
+  *score = obj->keypoints[index].score;
+  return TRUE;
+}
+
+/**
+ * gst_tflite_object_get_class:
+ * @obj: a CLASSIFICATION object
+ * @index: rank, 0 = best
+ * @class_id: (out): index into the labels
+ * @score: (out): 0..1
+ *
+ * Returns: FALSE when @index is out of range
+ */
+gboolean gst_tflite_object_get_class(const GstTfliteObject *obj, guint index, gint *class_id, gfloat *score)
+{
+  if (!obj || index >= obj->n_classes) return FALSE;
+  *class_id = obj->classes[index].class_id;
+  *score = obj->classes[index].score;
+  return TRUE;
+}
+
+/**
+ * gst_tflite_object_get_source:
+ * @obj: an object
+ *
+ * Returns: (transfer none): the name of the element that made @obj
+ */
+const gchar *gst_tflite_object_get_source(const GstTfliteObject *obj)
+{
+  return obj && obj->source ? g_quark_to_string(obj->source) : "";
 }
 
 guint64 gst_tflite_object_new_id(void)
@@ -121,6 +201,7 @@ static gboolean meta_init(GstMeta *meta, gpointer params, GstBuffer *buffer)
 {
   GstTfliteMeta *m = (GstTfliteMeta *)meta;
   m->frame_width = m->frame_height = 0;
+  m->frame_roi_id = 0;
   m->objects = g_array_new(FALSE, TRUE, sizeof(GstTfliteObject));
   return TRUE;
 }
@@ -141,6 +222,8 @@ static gboolean meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *buffer
   GstTfliteMeta *dst = gst_buffer_get_tflite_meta(dest);
   if (!dst) dst = gst_buffer_add_tflite_meta(dest, src->frame_width, src->frame_height);
   if (!dst) return FALSE;
+  /* the region metas travel with their own transform, keeping their ids */
+  if (!dst->frame_roi_id) dst->frame_roi_id = src->frame_roi_id;
   for (guint i = 0; i < src->objects->len; i++) {
     GstTfliteObject o;
     if (!object_copy(&o, &g_array_index(src->objects, GstTfliteObject, i))) return FALSE;
@@ -161,6 +244,11 @@ const GstMetaInfo *gst_tflite_meta_get_info(void)
   return info;
 }
 
+/**
+ * gst_buffer_add_tflite_meta: (skip)
+ *
+ * C only (plain C arrays); see gsttflitemeta.h.
+ */
 GstTfliteMeta *gst_buffer_add_tflite_meta(GstBuffer *buffer, gint frame_width, gint frame_height)
 {
   g_return_val_if_fail(GST_IS_BUFFER(buffer), NULL);
@@ -177,12 +265,34 @@ GstTfliteMeta *gst_buffer_add_tflite_meta(GstBuffer *buffer, gint frame_width, g
   return m;
 }
 
+/**
+ * gst_tflite_buffer_get_meta:
+ * @buffer: a buffer
+ *
+ * Returns: (transfer none) (nullable): the buffer's #GstTfliteMeta
+ */
+GstTfliteMeta *gst_tflite_buffer_get_meta(GstBuffer *buffer)
+{
+  return buffer ? gst_buffer_get_tflite_meta(buffer) : NULL;
+}
+
 guint gst_tflite_meta_n_objects(const GstTfliteMeta *meta)
 {
   return meta ? meta->objects->len : 0;
 }
 
 const GstTfliteObject *gst_tflite_meta_get_object(const GstTfliteMeta *meta, guint index)
+{
+  if (!meta || index >= meta->objects->len) return NULL;
+  return &g_array_index(meta->objects, GstTfliteObject, index);
+}
+
+/**
+ * gst_tflite_meta_get_object_writable: (skip)
+ *
+ * C only: writable access for elements that update objects (trackers).
+ */
+GstTfliteObject *gst_tflite_meta_get_object_writable(GstTfliteMeta *meta, guint index)
 {
   if (!meta || index >= meta->objects->len) return NULL;
   return &g_array_index(meta->objects, GstTfliteObject, index);
@@ -207,6 +317,11 @@ gint gst_tflite_meta_next_object(const GstTfliteMeta *meta, gint from, GQuark so
   return -1;
 }
 
+/**
+ * gst_tflite_meta_add_object: (skip)
+ *
+ * C only (plain C arrays); see gsttflitemeta.h.
+ */
 GstTfliteObject *gst_tflite_meta_add_object(GstTfliteMeta *meta, GstTfliteObject *obj)
 {
   if (!obj->id) obj->id = gst_tflite_object_new_id();
@@ -233,6 +348,11 @@ static GstTfliteObject new_object(GstTfliteObjectKind kind, GQuark source, guint
   return o;
 }
 
+/**
+ * gst_tflite_meta_add_results: (skip)
+ *
+ * C only (plain C arrays); see gsttflitemeta.h.
+ */
 guint gst_tflite_meta_add_results(GstTfliteMeta *meta, tfl_results *r, GQuark source, guint64 parent_id,
                                   const gfloat area[4], GPtrArray *labels, GstBuffer *gl_mask)
 {

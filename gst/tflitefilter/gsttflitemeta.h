@@ -80,12 +80,27 @@ typedef struct {
   const gint32 *edges;      /* pairs of keypoint indices (static tables) */
   GstTfliteMask *mask;      /* SEGMENTATION: ref held */
   guint64 track_id;         /* set by a tracker; 0: not tracked */
-  gint roi_id;              /* id of the GstVideoRegionOfInterestMeta mirroring it, or -1 */
+  guint age;                /* frames since the model computed it: 0 fresh; n: repeated from
+                               n frames ago (inference-interval, QoS) or predicted by a tracker */
+  gint roi_id;              /* id of the GstVideoRegionOfInterestMeta mirroring it (its own,
+                               or the one it added parameters to); <= 0: not mirrored yet */
   GPtrArray *labels;        /* ref held, may be NULL: class id -> label */
+  guint analytics_id;       /* GStreamer >= 1.24: id + 1 of the GstAnalyticsRelationMeta mtd
+                               mirroring it (or it was taken from); 0: none */
+  guint64 analytics_track;  /* the track id mirrored as a tracking mtd; 0: none */
 } GstTfliteObject;
 
 /* The label of class_id from the object's label list; NULL when it has none. */
 const gchar *gst_tflite_object_label(const GstTfliteObject *obj, gint class_id);
+/* Whether the object's class is one of `wanted` (labels, case-insensitive, or "#<class
+ * id>"); NULL `wanted`: every class. For elements' label filters. */
+gboolean gst_tflite_object_class_in(const GstTfliteObject *obj, gchar **wanted);
+/* For language bindings (the arrays above are plain C): keypoint / class result `index`;
+ * FALSE when out of range. The name of the element that made the object. */
+gboolean gst_tflite_object_get_keypoint(const GstTfliteObject *obj, guint index, gfloat *x, gfloat *y,
+                                        gfloat *score);
+gboolean gst_tflite_object_get_class(const GstTfliteObject *obj, guint index, gint *class_id, gfloat *score);
+const gchar *gst_tflite_object_get_source(const GstTfliteObject *obj);
 /* A fresh object id (atomic, process-wide, never 0). */
 guint64 gst_tflite_object_new_id(void);
 
@@ -98,18 +113,23 @@ typedef struct _GstTfliteMeta {
   GstMeta meta;
   gint frame_width, frame_height;  /* frame the coordinates refer to */
   GArray *objects;                 /* GstTfliteObject, owned; read with the calls below */
+  gint frame_roi_id;               /* the region covering the frame (whole-frame results), 0: none */
 } GstTfliteMeta;
 
 GType gst_tflite_meta_api_get_type(void);
 const GstMetaInfo *gst_tflite_meta_get_info(void);
 
 #define gst_buffer_get_tflite_meta(b) ((GstTfliteMeta *)gst_buffer_get_meta((b), GST_TFLITE_META_API_TYPE))
+/* The same as a function, for language bindings; NULL when the buffer has none. */
+GstTfliteMeta *gst_tflite_buffer_get_meta(GstBuffer *buffer);
 /* The buffer's meta, added (empty) if it has none. The buffer must be writable. */
 GstTfliteMeta *gst_buffer_add_tflite_meta(GstBuffer *buffer, gint frame_width, gint frame_height);
 
 guint gst_tflite_meta_n_objects(const GstTfliteMeta *meta);
 /* Valid until the next object is added to the meta. */
 const GstTfliteObject *gst_tflite_meta_get_object(const GstTfliteMeta *meta, guint index);
+/* The same, to change (track_id, age...): only on a meta of a writable buffer. */
+GstTfliteObject *gst_tflite_meta_get_object_writable(GstTfliteMeta *meta, guint index);
 /* By id; NULL when absent. */
 const GstTfliteObject *gst_tflite_meta_find_object(const GstTfliteMeta *meta, guint64 id);
 /* Index of the next object after `from` (start with -1) made by `source` (0: any) with
@@ -130,6 +150,29 @@ GstTfliteObject *gst_tflite_meta_add_object(GstTfliteMeta *meta, GstTfliteObject
 guint gst_tflite_meta_add_results(GstTfliteMeta *meta, tfl_results *results, GQuark source,
                                   guint64 parent_id, const gfloat area[4], GPtrArray *labels,
                                   GstBuffer *gl_mask);
+
+/* ---- GStreamer's standard region metadata -------------------------------------- */
+
+/* Mirrors the objects not mirrored yet into GstVideoRegionOfInterestMeta on `buffer`
+ * (the buffer holding `meta`; writable), so any application reads them with GstVideo
+ * alone: each DETECTION (and each LANDMARKS without a parent) becomes a region (roi_type
+ * its label, or "#<class id>"), CLASSIFICATION, LANDMARKS and SEGMENTATION objects add
+ * parameter structures ("classification", "landmarks", "segmentation") to their parent's
+ * region or to one region covering the frame; a set track_id adds or updates "tracking".
+ * Call after adding objects (each element that adds objects does); calling again adds
+ * only what is new. Returns the number of regions added. Field list: docs/objects.md. */
+guint gst_tflite_meta_sync_rois(GstTfliteMeta *meta, GstBuffer *buffer);
+
+/* Where the build found GStreamer >= 1.24 (else these do nothing and return 0): mirrors
+ * the objects not mirrored yet into the buffer's GstAnalyticsRelationMeta (detections,
+ * classifications, tracking, with their relations; docs/objects.md) - sync_rois calls it;
+ * returns the number of entries added. import_analytics takes analytics detections other
+ * elements made into the buffer's meta (added, of the given frame size, when missing;
+ * source "analytics", label from their type, track id from a related tracking mtd), for
+ * tfliteoverlay, and returns the buffer's meta (NULL when it has none). Both need a
+ * writable buffer. */
+guint gst_tflite_meta_sync_analytics(GstTfliteMeta *meta, GstBuffer *buffer);
+GstTfliteMeta *gst_tflite_meta_import_analytics(GstBuffer *buffer, gint frame_width, gint frame_height);
 
 /* The objects of `source` (0: all) as a GstStructure "tflite-results" for bus messages
  * (docs/bus-messages.md lists the fields). Caller owns it. */

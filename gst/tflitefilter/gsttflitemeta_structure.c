@@ -28,7 +28,7 @@ static void append_structure(GValue *list, GstStructure *s)
 static void set_ids(GstStructure *s, const GstTfliteObject *o)
 {
   gst_structure_set(s, "object-id", G_TYPE_UINT64, o->id, "parent-id", G_TYPE_UINT64, o->parent_id, "track-id",
-                    G_TYPE_UINT64, o->track_id, NULL);
+                    G_TYPE_UINT64, o->track_id, "age", G_TYPE_UINT, o->age, NULL);
 }
 
 /* What a bus watch wants from a mask without its pixels: the share of the mask each class

@@ -3,7 +3,10 @@
 
 #include <string.h>
 
+#include "decoders/tfl_family.h"
+#include "runtime/tfl_file.h"
 #include "runtime/tfl_loader.h"
+#include "runtime/tfl_passes.h"
 
 GST_DEBUG_CATEGORY_EXTERN(gst_tflite_filter_debug);
 #define GST_CAT_DEFAULT gst_tflite_filter_debug
@@ -51,38 +54,81 @@ static gboolean read_labels(GstElement *element, const GstTfliteModelSettings *s
     if (g->meta.labels) *out = labels_from_text(g->meta.labels);
     return TRUE;
   }
-  gchar *text = NULL;
-  GError *err = NULL;
-  if (!g_file_get_contents(s->labels_path, &text, NULL, &err)) {
+  /* a regular file of bounded size: /dev/zero or a FIFO must not hang the state change */
+  char *text = NULL;
+  size_t len = 0;
+  tfl_diag d;
+  tfl_diag_init(&d);
+  if (tfl_file_read(s->labels_path, "labels", GST_TFLITE_LABELS_MAX_BYTES, &text, &len, &d) != TFL_OK) {
     GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ, ("Could not read labels \"%s\".", s->labels_path),
-                      ("%s", err->message));
-    g_clear_error(&err);
+                      ("%s", d.error));
     return FALSE;
   }
   *out = labels_from_text(text);
-  g_free(text);
+  free(text);
   return TRUE;
 }
 
-/* The properties, else the model's metadata, else the range the model family was trained
- * with (tfl_decoder_input_range). */
+/* The properties, else the model's (preprocess_model_norm: its metadata, else the range
+ * its family was trained with). */
 static void pick_norm(GstElement *element, const GstTfliteModelSettings *s, GstTfliteModel *m)
 {
-  const tfl_graph *g = m->graph;
-  float lo, hi;
-  tfl_decoder_input_range(m->decoder_kind, g, &lo, &hi);
+  bool from_meta;
+  const pix_norm model_norm = preprocess_model_norm(m->graph, m->decoder_kind, &from_meta);
   for (int c = 0; c < 3; c++) {
-    float std = 255.0f / (hi - lo), mean = -lo * std;
-    if (g->meta.has_norm && g->meta.n_norm > 0) {
-      int k = c < g->meta.n_norm ? c : g->meta.n_norm - 1;
-      mean = g->meta.norm_mean[k];
-      std = g->meta.norm_std[k];
-    }
-    m->norm.mean[c] = s->norm_mean[c] != GST_TFLITE_NORM_FROM_MODEL ? s->norm_mean[c] : mean;
-    m->norm.std[c] = s->norm_std[c] > 0.0f ? s->norm_std[c] : std; /* 0 would divide by 0 */
+    m->norm.mean[c] = s->norm_mean[c] != GST_TFLITE_NORM_FROM_MODEL ? s->norm_mean[c] : model_norm.mean[c];
+    /* 0 would divide by 0 */
+    m->norm.std[c] = s->norm_std[c] > 0.0f ? s->norm_std[c] : model_norm.std[c];
   }
   GST_INFO_OBJECT(element, "input normalization: (pixel - %g) / %g%s", m->norm.mean[0], m->norm.std[0],
-                  g->meta.has_norm ? " (model metadata)" : "");
+                  from_meta ? " (model metadata)" : "");
+}
+
+/* The decoder the property names, else the family table's (decoders/tfl_family.h): a
+ * known model silently, a guess from output shapes with a warning naming it. */
+static void pick_decoder(GstElement *element, const GstTfliteModelSettings *s, GstTfliteModel *m)
+{
+  char why[256] = "";
+  tfl_family_match match;
+  m->family = tfl_family_identify(m->graph, &match, why, sizeof why);
+  m->decoder_kind = s->decoder_kind;
+  if (m->decoder_kind != TFL_DECODER_AUTO) {
+    if (m->family && m->family->decoder != m->decoder_kind) m->family = NULL; /* the user knows better */
+    return;
+  }
+  m->decoder_kind = m->family ? m->family->decoder : TFL_DECODER_NONE;
+  switch (match) {
+  case TFL_FAMILY_KNOWN:
+    GST_INFO_OBJECT(element, "decoder=auto: %s, decoder '%s'", why, tfl_decoder_kind_name(m->decoder_kind));
+    break;
+  case TFL_FAMILY_GUESS:
+    GST_ELEMENT_WARNING(element, STREAM, DECODE, ("decoder=auto %s.", why),
+                        ("\"%s\" is not a model family we know; set the 'decoder' property to choose.",
+                         s->model_path));
+    break;
+  case TFL_FAMILY_NONE:
+    GST_ELEMENT_WARNING(element, STREAM, DECODE, ("decoder=auto found no decoder: %s.", why),
+                        ("\"%s\" gives no results; set the 'decoder' property to choose one.", s->model_path));
+    break;
+  }
+}
+
+/* A label file that does not fit the model's classes is a warning (classes past its end
+ * show their id); a single-class detector without labels gets its class's name. */
+static void check_labels(GstElement *element, const GstTfliteModelSettings *s, GstTfliteModel *m)
+{
+  if (!m->labels && m->family && m->family->label) {
+    m->labels = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(m->labels, g_strdup(m->family->label));
+    return;
+  }
+  int classes = tfl_family_class_count(m->graph, m->decoder_kind);
+  if (!m->labels || classes < 0 || (int)m->labels->len == classes) return;
+  GST_ELEMENT_WARNING(element, RESOURCE, READ,
+                      ("Label file \"%s\" has %u labels but the model gives %d classes.",
+                       s->labels_path ? s->labels_path : "(embedded in the model)", m->labels->len, classes),
+                      ("%s", (int)m->labels->len < classes ? "Classes past the end of the file show their id (#N)."
+                                                            : "The extra labels are never used."));
 }
 
 gboolean gst_tflite_model_load(GstElement *element, const GstTfliteModelSettings *s, tfl_diag *diag, GstTfliteModel *m)
@@ -93,9 +139,15 @@ gboolean gst_tflite_model_load(GstElement *element, const GstTfliteModelSettings
     GST_ELEMENT_ERROR(element, RESOURCE, NOT_FOUND, ("No model set."), ("Set the 'model' property to a .tflite file."));
     return FALSE;
   }
-  if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-    GST_ELEMENT_ERROR(element, RESOURCE, NOT_FOUND, ("Model file \"%s\" does not exist.", path),
-                      ("Set the 'model' property to a .tflite file."));
+  /* says what the path is when it is no file: missing, a directory, a FIFO, a device */
+  if (tfl_file_check(path, "model", diag) != TFL_OK) {
+    const char *is = strstr(diag->error, ": is ");
+    if (g_str_has_suffix(diag->error, "does not exist"))
+      GST_ELEMENT_ERROR(element, RESOURCE, NOT_FOUND, ("Model file \"%s\" does not exist.", path),
+                        ("Set the 'model' property to a .tflite file."));
+    else
+      GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ, ("Model \"%s\" %s.", path, is ? is + 2 : "cannot be read"),
+                        ("%s. Set the 'model' property to a .tflite file.", diag->error));
     return FALSE;
   }
   if (tfl_load_file(path, &m->graph, diag) != TFL_OK) {
@@ -103,13 +155,15 @@ gboolean gst_tflite_model_load(GstElement *element, const GstTfliteModelSettings
                       ("%s", diag->error));
     goto fail;
   }
-  if (!takes_image(element, path, m->graph) || !read_labels(element, s, m->graph, &m->labels)) goto fail;
-  m->decoder_kind = s->decoder_kind;
-  if (m->decoder_kind == TFL_DECODER_AUTO) {
-    char why[256] = "";
-    m->decoder_kind = tfl_decoder_pick(m->graph, why, sizeof why);
-    GST_INFO_OBJECT(element, "decoder=auto picked '%s': %s", tfl_decoder_kind_name(m->decoder_kind), why);
+  /* the rest of the model's checks (shapes, value ranges) now, not at the first frame: a
+   * bad model fails the state change */
+  if (tfl_graph_prepare(m->graph, diag) != TFL_OK) {
+    GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ, ("Model \"%s\" cannot run.", path), ("%s", diag->error));
+    goto fail;
   }
+  if (!takes_image(element, path, m->graph) || !read_labels(element, s, m->graph, &m->labels)) goto fail;
+  pick_decoder(element, s, m);
+  check_labels(element, s, m);
   pick_norm(element, s, m);
   return TRUE;
 fail:

@@ -7,12 +7,15 @@
 #include <gst/gst.h>
 
 #include "decoders/tfl_decoder.h"
+#include "decoders/tfl_family.h"
 #include "preprocess/preprocess.h"
 #include "runtime/tfl_graph.h"
 
 G_BEGIN_DECLS
 
 #define GST_TFLITE_NORM_FROM_MODEL -1.0f
+/* A label file larger than this is refused (ImageNet's 1001 labels take 11 KB). */
+#define GST_TFLITE_LABELS_MAX_BYTES (16u << 20)
 
 /* What the element's properties say (a snapshot taken under the object lock). */
 typedef struct {
@@ -28,6 +31,7 @@ typedef struct {
   GPtrArray *labels;                 /* owned ref, or NULL */
   pix_norm norm;
   tfl_decoder_kind decoder_kind;     /* never AUTO */
+  const tfl_family *family;          /* its row in decoders/tfl_family.h (static), or NULL */
 } GstTfliteModel;
 
 /* Loads settings->model_path, checks it takes an image, reads the labels, picks the

@@ -10,17 +10,38 @@
  * - `video/x-raw(memory:GLMemory)` RGBA: shaders draw straight into the frame's texture on
  *   GStreamer's GL thread; the frame is never copied or read back. Labels are glyphs
  *   rendered once with pango into a texture atlas.
- * - system memory RGBA, RGBx, BGRA, BGRx: cairo and pango draw on the mapped frame.
+ * - system memory RGBA, RGBx, BGRA, BGRx, I420 and NV12: our own vector code draws in place
+ *   on the mapped frame, without converting it (upstream converters are only needed for
+ *   other formats). The same glyph atlas is blitted for labels. On I420 and NV12 each
+ *   colour is converted once per frame with the caps' matrix (BT.601, BT.709, ...) and
+ *   range (limited or full), and chroma is drawn at its own resolution: a chroma sample
+ *   stands for a 2x2 block of pixels (centre siting). The row kernels are picked at run
+ *   time from what the CPU runs (AVX-512, AVX2, else portable C; all give the same
+ *   pixels); the environment variable `TFL_OVERLAY_ISA` (`c`, `avx2`, `avx512`) forces one,
+ *   for tests and benchmarks. Both paths sample the mask, cover shapes and place glyphs
+ *   with the same formulas, so their outputs agree.
+ *
+ * The mask of a segmentation is blended with the palette's class colours (class masks,
+ * nearest texel) or with class 1's colour weighted by the probability (probability masks,
+ * bilinear), on the rectangle the results give it; then box outlines, keypoints and
+ * skeleton lines (antialiased), then labels on filled backgrounds. The fourth byte of
+ * RGBA/BGRA/RGBx/BGRx frames (alpha or padding) is never changed.
  *
  * A buffer without results passes untouched. Results that make no sense (a mask of another
  * size than the frame is scaled to its place; class ids without a label are drawn without
  * one; counts, pointers and coordinates are checked) never stop the stream.
  *
- * ## Example launch line
+ * ## Example launch lines
  * |[
  * gst-launch-1.0 filesrc location=astronaut.png ! pngdec ! videoconvert ! glupload ! \
  *   tflitefilter model=deeplabv3_257_mv_gpu.tflite ! tfliteoverlay mask-alpha=0.6 ! \
  *   gldownload ! videoconvert ! pngenc ! filesink location=out.png
+ * ]|
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=30 pattern=ball ! \
+ *   video/x-raw,format=I420,width=1920,height=1080 ! \
+ *   tflitefilter model=selfie_segmentation.tflite delegate=cpu ! tfliteoverlay ! \
+ *   jpegenc ! avimux ! filesink location=out.avi
  * ]|
  *
  * Since: 0.1
@@ -34,8 +55,8 @@
 #include <gst/gl/gl.h>
 
 #include "gst/tflitefilter/gsttflitemeta.h"
-#include "ov_cairo.h"
 #include "ov_gl.h"
+#include "ov_soft.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_tflite_overlay_debug);
 #define GST_CAT_DEFAULT gst_tflite_overlay_debug
@@ -67,7 +88,7 @@ enum {
 
 #define CAPS_STR                                                                       \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:GLMemory", "RGBA") ", texture-target=2D; " \
-  GST_VIDEO_CAPS_MAKE("{ RGBA, RGBx, BGRA, BGRx }")
+  GST_VIDEO_CAPS_MAKE("{ RGBA, RGBx, BGRA, BGRx, I420, NV12 }")
 
 static GstStaticPadTemplate sink_template =
   GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(CAPS_STR));
@@ -151,9 +172,28 @@ static gboolean ensure_gl(GstTfliteOverlay *self, GstGLContext *ctx)
 
 /* ---- drawing ---- */
 
+/* The software renderer, made on first use: the fastest instruction set of this CPU, or
+ * the one TFL_OVERLAY_ISA names (c, avx2, avx512: for tests and benchmarks). */
+static OvSoft *ensure_soft(GstTfliteOverlay *self)
+{
+  if (self->soft) return self->soft;
+  OvIsa isa = ov_kernels_best();
+  const gchar *force = g_getenv("TFL_OVERLAY_ISA");
+  if (force && *force) {
+    OvIsa want = ov_isa_from_name(force);
+    if (want != OV_ISA_COUNT && ov_kernels_get(want)) isa = want;
+    else GST_WARNING_OBJECT(self, "TFL_OVERLAY_ISA=%s is not an instruction set this CPU runs "
+                            "(c, avx2, avx512): using %s", force, ov_isa_name(isa));
+  }
+  self->soft = ov_soft_new(isa);
+  GST_INFO_OBJECT(self, "software renderer: %s kernels", ov_isa_name(isa));
+  return self->soft;
+}
+
 static GstFlowReturn draw_cpu(GstTfliteOverlay *self, GstBuffer *buf)
 {
   GstVideoFrame frame;
+  OvSoftFrame target;
   if (!gst_video_frame_map(&frame, &self->info, buf, GST_MAP_READWRITE)) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot map the video frame for drawing."), (NULL));
     return GST_FLOW_ERROR;
@@ -163,7 +203,13 @@ static GstFlowReturn draw_cpu(GstTfliteOverlay *self, GstBuffer *buf)
     GST_WARNING_OBJECT(self, "the mask is a GL texture only: not drawn on system memory");
     self->warned_texture_mask = TRUE;
   }
-  ov_cairo_draw(&self->scene, &frame, self->font);
+  if (!ov_soft_frame_from_video(&target, &frame)) { /* the caps allow no other format */
+    gst_video_frame_unmap(&frame);
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Cannot draw on %s frames.",
+                      gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&self->info))), (NULL));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  ov_soft_draw(ensure_soft(self), &self->scene, self->font, &target);
   gst_video_frame_unmap(&frame);
   return GST_FLOW_OK;
 }
@@ -208,7 +254,9 @@ static GstFlowReturn draw_gl(GstTfliteOverlay *self, GstBuffer *buf)
 static GstFlowReturn gst_tflite_overlay_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
 {
   GstTfliteOverlay *self = GST_TFLITE_OVERLAY(trans);
-  GstTfliteMeta *meta = gst_buffer_get_tflite_meta(buf);
+  /* GStreamer >= 1.24: detections other elements put in analytics metadata are drawn too */
+  GstTfliteMeta *meta = gst_tflite_meta_import_analytics(buf, GST_VIDEO_INFO_WIDTH(&self->info),
+                                                         GST_VIDEO_INFO_HEIGHT(&self->info));
   if (!meta) return GST_FLOW_OK;
 
   /* a snapshot of the properties for this frame */
@@ -255,6 +303,8 @@ static gboolean gst_tflite_overlay_stop(GstBaseTransform *trans)
 {
   GstTfliteOverlay *self = GST_TFLITE_OVERLAY(trans);
   release_gl(self);
+  ov_soft_free(self->soft);
+  self->soft = NULL;
   ov_scene_clear(&self->scene);
   ov_scene_init(&self->scene);
   ov_font_free(self->font);
@@ -371,6 +421,7 @@ static void gst_tflite_overlay_finalize(GObject *object)
 {
   GstTfliteOverlay *self = GST_TFLITE_OVERLAY(object);
   release_gl(self);
+  ov_soft_free(self->soft);
   ov_scene_clear(&self->scene);
   ov_font_free(self->font);
   g_free(self->font_desc);
@@ -432,7 +483,7 @@ static void gst_tflite_overlay_class_init(GstTfliteOverlayClass *klass)
 
   gst_element_class_set_static_metadata(element_class, "TFLite results overlay", "Filter/Effect/Video",
     "Draws tflitefilter's results (masks, boxes, keypoints, labels) on the video, with GL shaders "
-    "on GL memory and cairo on system memory", "gst-tflite");
+    "on GL memory and with its own vector code on system memory (RGBA-family, I420, NV12)", "gst-tflite");
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
   gst_type_mark_as_plugin_api(GST_TYPE_TFLITE_OVERLAY_PALETTE, 0);

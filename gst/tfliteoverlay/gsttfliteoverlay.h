@@ -7,6 +7,7 @@
 
 #include "ov_font.h"
 #include "ov_scene.h"
+#include "ov_soft.h"
 
 G_BEGIN_DECLS
 
@@ -29,6 +30,7 @@ struct _GstTfliteOverlay {
   gboolean is_gl;
   OvFont *font;
   OvScene scene;
+  OvSoft *soft;               /* system-memory renderer, made on first use */
   gboolean warned_gl_fallback, warned_texture_mask;
 
   /* GL path: renderer created and freed on gl_context's thread */

@@ -1,6 +1,8 @@
 /* ov_gl.c - see ov_gl.h */
 #include "ov_gl.h"
 
+#include "ov_glyphs.h"
+
 #include <gst/gl/gstglfuncs.h>
 #include <string.h>
 
@@ -57,6 +59,7 @@ struct _OvGl {
   gint mask_w, mask_h;
   tfl_mask_kind mask_kind;
   GArray *quads;   /* OvGlyphQuad scratch */
+  GArray *placed;  /* OvPlacedGlyph scratch */
 };
 
 /* ---- shaders (a version line is prepended for the context's API) ---- */
@@ -256,6 +259,7 @@ OvGl *ov_gl_new(GstGLContext *context, gchar **error)
   g->palette_tex = make_texture(gl);
   g->mask_tex = make_texture(gl);
   g->quads = g_array_new(FALSE, FALSE, sizeof(OvGlyphQuad));
+  g->placed = g_array_new(FALSE, FALSE, sizeof(OvPlacedGlyph));
 
   gl->BindVertexArray(g->vao);
   for (GLuint a = OV_ATTR_A; a <= OV_ATTR_COLOR; a++) {
@@ -290,6 +294,7 @@ void ov_gl_free(OvGl *g)
   for (guint i = 0; i < G_N_ELEMENTS(tex); i++)
     if (tex[i]) gl->DeleteTextures(1, &tex[i]);
   if (g->quads) g_array_unref(g->quads);
+  if (g->placed) g_array_unref(g->placed);
   gst_object_unref(g->context);
   g_free(g);
 }
@@ -388,34 +393,25 @@ static void draw_shapes(OvGl *g, const OvScene *scene)
   (void)gl;
 }
 
-/* One quad per inked glyph, pen positions as ov_font measures them. */
+/* One quad per placed glyph. */
 static void build_glyph_quads(OvGl *g, const OvScene *scene, OvFont *font)
 {
+  ov_glyphs_place(scene, font, g->placed);
   g_array_set_size(g->quads, 0);
-  for (guint i = 0; i < scene->texts->len; i++) {
-    const OvText *t = &g_array_index(scene->texts, OvText, i);
-    if (!g_utf8_validate(t->text, -1, NULL)) continue;
-    gdouble pen = t->x;
-    for (const gchar *p = t->text; *p; p = g_utf8_next_char(p)) {
-      OvGlyph gl = ov_font_glyph(font, g_utf8_get_char(p));
-      if (gl.w > 0 && gl.h > 0) {
-        gfloat x = (gfloat)((gint)(pen + 0.5) + gl.ox), y = t->y + gl.oy;
-        OvGlyphQuad q = { { x, y, x + gl.w, y + gl.h },
-                          { (gfloat)gl.x, (gfloat)gl.y, (gfloat)(gl.x + gl.w), (gfloat)(gl.y + gl.h) },
-                          { t->rgba[0], t->rgba[1], t->rgba[2], t->rgba[3] } };
-        g_array_append_val(g->quads, q);
-      }
-      pen += gl.advance;
-    }
+  for (guint i = 0; i < g->placed->len; i++) {
+    const OvPlacedGlyph *p = &g_array_index(g->placed, OvPlacedGlyph, i);
+    gfloat x = (gfloat)p->x, y = (gfloat)p->y;
+    OvGlyphQuad q = { { x, y, x + p->w, y + p->h },
+                      { (gfloat)p->ax, (gfloat)p->ay, (gfloat)(p->ax + p->w), (gfloat)(p->ay + p->h) },
+                      { p->rgba[0], p->rgba[1], p->rgba[2], p->rgba[3] } };
+    g_array_append_val(g->quads, q);
   }
 }
 
 static void draw_texts(OvGl *g, const OvScene *scene, OvFont *font)
 {
   const GstGLFuncs *gl = g->context->gl_vtable;
-  guint resets = font->resets;
   build_glyph_quads(g, scene, font);
-  if (font->resets != resets) build_glyph_quads(g, scene, font); /* atlas emptied midway */
   if (!g->quads->len) return;
   gl->ActiveTexture(GL_TEXTURE0 + OV_UNIT_ATLAS);
   gl->BindTexture(GL_TEXTURE_2D, g->atlas_tex);

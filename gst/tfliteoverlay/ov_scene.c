@@ -126,6 +126,17 @@ static void line_color(const Builder *b, gint class_id, guint8 rgba[4])
   rgba[3] = 255;
 }
 
+/* A tracked object keeps one colour (its track id's), others their class's; children
+ * (landmarks, classes of a box) take their parent's, so each reads as part of it. */
+static void object_color(const Builder *b, const GstTfliteObject *o, gint fallback, guint8 rgba[4])
+{
+  const GstTfliteObject *p = o->parent_id ? gst_tflite_meta_find_object(b->meta, o->parent_id) : NULL;
+  if (p && p->kind == GST_TFLITE_OBJECT_DETECTION) o = p;
+  if (o->kind == GST_TFLITE_OBJECT_DETECTION && o->track_id) line_color(b, (gint)(o->track_id % 1000) + 1, rgba);
+  else if (o->kind == GST_TFLITE_OBJECT_DETECTION) line_color(b, o->class_id, rgba);
+  else line_color(b, fallback, rgba);
+}
+
 static void add_segment(Builder *b, gfloat x0, gfloat y0, gfloat x1, gfloat y1, gfloat half_width,
                         gfloat cap, const guint8 rgba[4])
 {
@@ -165,7 +176,7 @@ static gchar *label_text(const Builder *b, const GstTfliteObject *o, gint class_
   gboolean score_ok = b->s->show_scores && isfinite(score) && score >= 0;
   if (label && *label && score_ok) return g_strdup_printf("%s %.2f", label, score);
   if (label && *label) return g_strdup(label);
-  if (b->s->show_labels && !label && class_id >= 0 && !o->labels) {
+  if (b->s->show_labels && (!label || !*label) && class_id >= 0) {
     if (score_ok) return g_strdup_printf("#%d %.2f", class_id, score);
     return g_strdup_printf("#%d", class_id);
   }
@@ -222,7 +233,7 @@ static void build_boxes(Builder *b)
     map_point(b, o->x, o->y, &x0, &y0);
     map_point(b, o->x + o->w, o->y + o->h, &x1, &y1);
     guint8 c[4];
-    line_color(b, o->class_id, c);
+    object_color(b, o, o->class_id, c);
     /* four edges with square caps cover the corners like a mitred stroke */
     add_segment(b, x0, y0, x1, y0, hw, hw, c);
     add_segment(b, x0, y1, x1, y1, hw, hw, c);
@@ -233,6 +244,12 @@ static void build_boxes(Builder *b)
   FOR_OBJECTS(b, GST_TFLITE_OBJECT_DETECTION, o) {
     if (!box_drawn(b, o)) continue;
     gchar *text = label_text(b, o, o->class_id, o->score);
+    if (o->track_id && b->s->show_labels) {
+      /* the tracker's id: the same object on every frame */
+      gchar *t = g_strdup_printf("%s%sid %" G_GUINT64_FORMAT, text ? text : "", text ? " " : "", o->track_id);
+      g_free(text);
+      text = t;
+    }
     if (!text) continue;
     gfloat x0, y0;
     map_point(b, o->x, o->y, &x0, &y0);
@@ -244,8 +261,38 @@ static void build_boxes(Builder *b)
     if (lx + lw > b->scene->width) lx = b->scene->width - lw;
     if (lx < 0) lx = 0;
     guint8 c[4];
-    line_color(b, o->class_id, c);
+    object_color(b, o, o->class_id, c);
     add_label(b, lx, ly, text, c);
+  }
+}
+
+/* The classes of a box (a classifier run on its region): under the box, inside the
+ * frame, in the box's colour, best class of each child classification. */
+static void build_child_classes(Builder *b)
+{
+  gfloat hw = line_half_width(b), lh = (gfloat)(b->font->line_height + 2 * OV_LABEL_PAD);
+  FOR_OBJECTS(b, GST_TFLITE_OBJECT_DETECTION, box) {
+    if (!box_drawn(b, box)) continue;
+    gfloat x0, y1;
+    map_point(b, box->x, box->y + box->h, &x0, &y1);
+    gfloat y = floorf(y1 + hw);
+    for (gint i = gst_tflite_meta_next_object(b->meta, -1, 0, box->id); i >= 0;
+         i = gst_tflite_meta_next_object(b->meta, i, 0, box->id)) {
+      const GstTfliteObject *c = gst_tflite_meta_get_object(b->meta, (guint)i);
+      if (c->kind != GST_TFLITE_OBJECT_CLASSIFICATION || c->n_classes == 0) continue;
+      if (!ov_class_selected(b->s, c->classes[0].class_id, gst_tflite_object_label(c, c->classes[0].class_id)))
+        continue;
+      gchar *text = label_text(b, c, c->classes[0].class_id, c->classes[0].score);
+      if (!text) continue;
+      gfloat lw = (gfloat)ceil(ov_font_text_width(b->font, text)) + 2 * OV_LABEL_PAD;
+      gfloat lx = floorf(x0 - hw), ly = y + lh > b->scene->height ? b->scene->height - lh : y;
+      if (lx + lw > b->scene->width) lx = b->scene->width - lw;
+      if (lx < 0) lx = 0;
+      guint8 col[4];
+      object_color(b, c, c->classes[0].class_id, col);
+      add_label(b, lx, ly, text, col);
+      y += lh;
+    }
   }
 }
 
@@ -261,7 +308,7 @@ static void build_poses(Builder *b)
     if (o->n_keypoints == 0 || !o->keypoints) continue;
     gint n = (gint)o->n_keypoints;
     guint8 c[4];
-    line_color(b, o->class_id >= 0 ? o->class_id : index, c);
+    object_color(b, o, o->class_id >= 0 ? o->class_id : index, c);
     for (guint e = 0; o->edges && e < o->n_edges; e++) {
       gint a = o->edges[2 * e], z = o->edges[2 * e + 1];
       if (a < 0 || z < 0 || a >= n || z >= n) continue;
@@ -281,6 +328,9 @@ static void build_classes(Builder *b)
   gfloat y = 4;
   gint lines = 0;
   FOR_OBJECTS(b, GST_TFLITE_OBJECT_CLASSIFICATION, o) {
+    /* a box's classes go under the box (build_child_classes) */
+    const GstTfliteObject *p = o->parent_id ? gst_tflite_meta_find_object(b->meta, o->parent_id) : NULL;
+    if (p && p->kind == GST_TFLITE_OBJECT_DETECTION) continue;
     for (guint i = 0; i < o->n_classes && lines < OV_MAX_CLASS_LINES; i++) {
       const tfl_class *c = &o->classes[i];
       if (!ov_class_selected(b->s, c->class_id, gst_tflite_object_label(o, c->class_id))) continue;
@@ -358,6 +408,7 @@ gboolean ov_scene_build(OvScene *scene, const GstTfliteMeta *meta, gint width, g
   build_mask(&b);
   build_boxes(&b);
   build_poses(&b);
+  build_child_classes(&b);
   build_classes(&b);
   return scene->mask.on || scene->shapes->len > 0 || scene->texts->len > 0;
 }

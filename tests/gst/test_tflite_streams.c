@@ -489,14 +489,14 @@ static GstPadProbeReturn hold_overlay(GstPad *pad, GstPadProbeInfo *info, gpoint
 
 /* Frames alternating between two pictures through selfie segmentation and the overlay;
  * held: the overlay waits as above. Returns the drawn frames' RGBA bytes. */
-static GPtrArray *draw_alternating(gboolean gl, gboolean held, GstBuffer *pics[2], gint frames)
+static GPtrArray *draw_alternating(gboolean gl, const gchar *props, gboolean held, GstBuffer *pics[2], gint frames)
 {
   gchar *model = find_model(SELFIE);
   gchar *desc = g_strdup_printf(
     "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=192,height=192,framerate=30/1 %s ! "
-    "tflitefilter name=f model=%s ! queue max-size-buffers=4 max-size-time=0 max-size-bytes=0 ! "
+    "tflitefilter name=f model=%s %s ! queue max-size-buffers=4 max-size-time=0 max-size-bytes=0 ! "
     "tfliteoverlay name=ov mask-alpha=0.8 %s ! video/x-raw,format=RGBA ! appsink name=out sync=false",
-    gl ? "! glupload" : "", model, gl ? "! gldownload" : "");
+    gl ? "! glupload" : "", model, props, gl ? "! gldownload" : "");
   GstElement *pipe = gst_parse_launch(desc, NULL);
   fail_unless(pipe != NULL);
   hold h = { 0 };
@@ -541,14 +541,15 @@ static GPtrArray *draw_alternating(gboolean gl, gboolean held, GstBuffer *pics[2
   return drawn;
 }
 
-static void check_own_masks(gboolean gl)
+static void check_own_masks(gboolean gl, const gchar *props)
 {
   /* the astronaut (a person: a mask) and a black frame (no person: no mask) */
   GstBuffer *pics[2] = { picture_frame("astronaut.png", 192, 192, FALSE), NULL };
   pics[1] = gst_buffer_copy_deep(pics[0]);
   gst_buffer_memset(pics[1], 0, 0, gst_buffer_get_size(pics[1]));
   const gint frames = 8;
-  GPtrArray *alone = draw_alternating(gl, FALSE, pics, frames), *held = draw_alternating(gl, TRUE, pics, frames);
+  GPtrArray *alone = draw_alternating(gl, props, FALSE, pics, frames),
+            *held = draw_alternating(gl, props, TRUE, pics, frames);
   fail_unless_equals_int(alone->len, frames);
   fail_unless_equals_int(held->len, frames);
   /* the two pictures' drawings must differ, or the check below could not fail */
@@ -570,13 +571,20 @@ static void check_own_masks(gboolean gl)
 
 GST_START_TEST(test_own_masks_cpu)
 {
-  check_own_masks(FALSE);
+  check_own_masks(FALSE, "");
 }
 GST_END_TEST;
 
 GST_START_TEST(test_own_masks_gl)
 {
-  check_own_masks(TRUE);
+  check_own_masks(TRUE, "");
+}
+GST_END_TEST;
+
+/* the engine on a context of its own: frames and masks cross contexts, fenced */
+GST_START_TEST(test_own_masks_gl_shared)
+{
+  check_own_masks(TRUE, "engine-context=shared");
 }
 GST_END_TEST;
 
@@ -643,6 +651,7 @@ static Suite *streams_suite(void)
   tcase_add_test(tc, test_batching_gl);
   tcase_add_test(tc, test_own_masks_cpu);
   tcase_add_test(tc, test_own_masks_gl);
+  tcase_add_test(tc, test_own_masks_gl_shared);
   tcase_add_test(tc, test_memory_branches);
   return s;
 }

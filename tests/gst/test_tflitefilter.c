@@ -5,12 +5,11 @@
  * oracle's raw outputs by our own Python (argmax, pixel counts, landmark scaling), not by
  * the element's decoders; the command that made each is given beside it.
  *
- * Environment: GST_PLUGIN_PATH (the plugin's build dir), GST_GL_WINDOW=egl-device for the
- * GL cases; models from TFL_MODELS (default /work/shared/models) and TFL_NPM_MODELS
- * (default /work/main/models/cache; a name is found as DIR/NAME, DIR/ * /NAME or
- * DIR/ * /package/NAME); pictures from TFL_PICTURES (default /tmp/pics); single-op models
- * from TFL_OPMODELS. Exit 77 (skip) when the base model or pictures are missing; a test
- * whose own model is missing says SKIP and passes.
+ * Environment (meson sets it, tests/meson.build): GST_PLUGIN_PATH (the plugin's build
+ * dir), GST_GL_WINDOW=egl-device for the GL cases; TFL_MODEL_DIRS (':'-separated folders;
+ * a name is found as DIR/NAME, DIR/ * /NAME or DIR/ * /package/NAME), TFL_PICTURES,
+ * TFL_OPMODELS (single-op models) and TFL_REGRESS (tests/fuzz/regress). A missing model or
+ * picture fails the test that needs it.
  */
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
@@ -19,6 +18,7 @@
 #include <gst/video/video.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gst/tflitefilter/gsttflitemeta.h"
@@ -53,31 +53,34 @@ static gchar *find_in(const gchar *dir, const gchar *name)
   return found;
 }
 
-static const gchar *env_or(const gchar *var, const gchar *def)
+/* A folder meson names in the environment; the test fails without it. */
+static const gchar *env_dir(const gchar *var)
 {
   const gchar *v = g_getenv(var);
-  return v && *v ? v : def;
+  fail_unless(v && *v, "%s is not set (meson sets it)", var);
+  return v;
 }
 
-/* The model's path, or NULL (caller skips). */
+/* The model's path; the test fails when it is missing. */
 static gchar *model_path(const gchar *name)
 {
-  gchar *p = find_in(env_or("TFL_MODELS", "/work/shared/models"), name);
-  if (!p) p = find_in(env_or("TFL_NPM_MODELS", "/work/main/models/cache"), name);
+  const gchar *dirs = env_dir("TFL_MODEL_DIRS");
+  gchar **list = g_strsplit(dirs, ":", -1);
+  gchar *p = NULL;
+  for (gchar **d = list; *d && !p; d++) p = find_in(*d, name);
+  g_strfreev(list);
+  fail_unless(p != NULL, "model %s not found in %s (models/fetch.sh, ../shared/models)", name, dirs);
   return p;
 }
 
 static gchar *picture(const gchar *name)
 {
-  return g_build_filename(env_or("TFL_PICTURES", "/tmp/pics"), name, NULL);
+  gchar *p = g_build_filename(env_dir("TFL_PICTURES"), name, NULL);
+  fail_unless(g_file_test(p, G_FILE_TEST_IS_REGULAR), "picture %s missing (tests/fetch_pictures.sh)", p);
+  return p;
 }
 
-#define NEED_MODEL(var, name)                                   \
-  gchar *var = model_path(name);                                \
-  if (!var) {                                                   \
-    g_print("SKIP %s: model %s not found\n", __func__, name);   \
-    return;                                                     \
-  }
+#define NEED_MODEL(var, name) gchar *var = model_path(name)
 
 /* ---- running a pipeline to its end ---- */
 
@@ -684,17 +687,164 @@ GST_START_TEST(test_bad_inputs)
   g_free(tmp);
   g_free(data);
 
-  /* GL asked for on system-memory frames */
-  expect_error(SYSMEM_SRC, model, "delegate=gl", "delegate=gl");
   g_free(model);
 
   /* a model whose input is a [2, 8] matrix */
-  gchar *op = g_build_filename(env_or("TFL_OPMODELS", "/work/main/tests/opmodels/models"), "softmax_2d.tflite", NULL);
-  if (g_file_test(op, G_FILE_TEST_EXISTS))
-    expect_error(SYSMEM_SRC, op, NULL, "does not take an image");
-  else
-    g_print("SKIP the non-image model: %s not found\n", op);
+  gchar *op = g_build_filename(env_dir("TFL_OPMODELS"), "softmax_2d.tflite", NULL);
+  fail_unless(g_file_test(op, G_FILE_TEST_IS_REGULAR), "%s missing", op);
+  expect_error(SYSMEM_SRC, op, NULL, "does not take an image");
   g_free(op);
+}
+GST_END_TEST;
+
+/* ---- files that are no files, and configuration errors at the state change ---- */
+
+/* READY -> PAUSED fails at once (no frame needed) with an error from the filter naming
+ * the problem; the pipeline, set back to NULL, ends. */
+static void expect_state_change_fails(const gchar *props, const gchar *words)
+{
+  gchar *desc = g_strdup_printf(SYSMEM_SRC " ! tflitefilter name=f %s ! fakesink", props);
+  GstElement *pipe = gst_parse_launch(desc, NULL);
+  fail_unless(pipe != NULL);
+  GstBus *bus = gst_element_get_bus(pipe);
+  fail_unless_equals_int(gst_element_set_state(pipe, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+  GstMessage *m = gst_bus_timed_pop_filtered(bus, 10 * GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless(m != NULL, "%s: no error message", desc);
+  fail_unless(!g_strcmp0(GST_OBJECT_NAME(GST_MESSAGE_SRC(m)), "f"), "error from %s", GST_OBJECT_NAME(GST_MESSAGE_SRC(m)));
+  GError *e = NULL;
+  gchar *dbg = NULL;
+  gst_message_parse_error(m, &e, &dbg);
+  gchar *all = g_strdup_printf("%s %s", e->message, dbg ? dbg : "");
+  fail_unless(strstr(all, words) != NULL, "%s: error \"%s\" does not say \"%s\"", desc, all, words);
+  g_free(all);
+  g_clear_error(&e);
+  g_free(dbg);
+  gst_message_unref(m);
+  fail_unless_equals_int(gst_element_set_state(pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref(bus);
+  gst_object_unref(pipe);
+  g_free(desc);
+}
+
+GST_START_TEST(test_bad_files)
+{
+  NEED_MODEL(model, MV1);
+  gchar *dir = g_dir_make_tmp("tflitefilter-files-XXXXXX", NULL);
+  fail_unless(dir != NULL);
+  gchar *fifo = g_build_filename(dir, "fifo", NULL), *big = g_build_filename(dir, "big.txt", NULL);
+  fail_unless(mkfifo(fifo, 0600) == 0);
+  /* a sparse file just over the labels limit (16 MiB) */
+  FILE *f = fopen(big, "w");
+  fail_unless(f && fseek(f, (16l << 20) + 1, SEEK_SET) == 0 && fputc('\n', f) != EOF && fclose(f) == 0);
+  gchar *p;
+
+  p = g_strdup_printf("model=%s", dir);
+  expect_state_change_fails(p, "is a directory");
+  g_free(p);
+  /* opening a FIFO for reading waits for a writer: it must be refused before */
+  p = g_strdup_printf("model=%s", fifo);
+  expect_state_change_fails(p, "FIFO");
+  g_free(p);
+  expect_state_change_fails("model=/dev/null", "character device");
+
+  p = g_strdup_printf("model=%s labels=/dev/zero", model);
+  expect_state_change_fails(p, "character device");
+  g_free(p);
+  p = g_strdup_printf("model=%s labels=%s", model, dir);
+  expect_state_change_fails(p, "is a directory");
+  g_free(p);
+  p = g_strdup_printf("model=%s labels=%s", model, fifo);
+  expect_state_change_fails(p, "FIFO");
+  g_free(p);
+  p = g_strdup_printf("model=%s labels=%s", model, big);
+  expect_state_change_fails(p, "more than the limit");
+  g_free(p);
+  p = g_strdup_printf("model=%s labels=%s/none.txt", model, dir);
+  expect_state_change_fails(p, "does not exist");
+  g_free(p);
+
+  /* a model the CPU kernels refuse (float input, int8 weights): at the caps negotiation */
+  gchar *hybrid = g_build_filename(env_dir("TFL_REGRESS"), "hand_image_conv_int8_weights_float_input.tflite", NULL);
+  expect_error(SYSMEM_SRC, hybrid, NULL, "float input with INT8 filter");
+  g_free(hybrid);
+
+  /* a model that loads and takes an image, but whose transposed convolution's stride
+   * (input rows x stride) fails the shape rules: refused before the first frame */
+  gchar *bad = g_build_filename(env_dir("TFL_REGRESS"), "hand_image_tconv_stride_huge.tflite", NULL);
+  p = g_strdup_printf("model=%s", bad);
+  expect_state_change_fails(p, "stride 4194304");
+  g_free(p);
+  g_free(bad);
+
+  g_unlink(fifo);
+  g_unlink(big);
+  g_rmdir(dir);
+  g_free(fifo);
+  g_free(big);
+  g_free(dir);
+  g_free(model);
+}
+GST_END_TEST;
+
+/* One-frame pipelines with a configuration error, many times: each posts the filter's
+ * error and ends (a delegate=gl error on the first buffer once hung 2 runs in 13). */
+GST_START_TEST(test_config_errors_end)
+{
+  for (int i = 0; i < 20; i++) {
+    run_out o;
+    run_pipeline(SYSMEM_SRC " ! tflitefilter name=f model=/nonexistent.tflite ! fakesink", &o);
+    fail_unless(o.error && strstr(o.error, "does not exist"), "run %d: %s", i, o.error);
+    run_out_clear(&o);
+  }
+}
+GST_END_TEST;
+
+/* ---- delegate=gl on system-memory frames: uploaded by the element ---- */
+
+static void run_sysmem_gl(const gchar *pic, const gchar *model, const gchar *format, const gchar *delegate,
+                          run_out *o)
+{
+  gchar *p = picture(pic);
+  gchar *desc = g_strdup_printf("filesrc location=%s ! pngdec ! videoconvert ! video/x-raw,format=%s ! "
+                                "tflitefilter name=f model=%s delegate=%s ! fakesink", p, format, model, delegate);
+  run_pipeline(desc, o);
+  fail_unless(o->error == NULL, "%s: %s (%s)", desc, o->error, o->debug);
+  fail_unless(o->results->len == 1, "%s: %u results", desc, o->results->len);
+  fail_unless_equals_string(gst_structure_get_string(o->model, "delegate"), delegate);
+  fail_unless(o->caps && !gst_caps_features_contains(gst_caps_get_features(o->caps, 0),
+                                                     GST_CAPS_FEATURE_MEMORY_GL_MEMORY), "frames stay in system memory");
+  g_free(desc);
+  g_free(p);
+}
+
+GST_START_TEST(test_gl_sysmem)
+{
+  NEED_MODEL(mv1, MV1);
+  static const gchar *formats[] = { "RGBA", "I420", "BGRx" };
+  for (guint i = 0; i < G_N_ELEMENTS(formats); i++) {
+    run_out cpu, gl;
+    gdouble s_cpu, s_gl;
+    run_sysmem_gl("chelsea.png", mv1, formats[i], "cpu", &cpu);
+    run_sysmem_gl("chelsea.png", mv1, formats[i], "gl", &gl);
+    fail_unless_equals_int(top_class(g_ptr_array_index(gl.results, 0), &s_gl),
+                           top_class(g_ptr_array_index(cpu.results, 0), &s_cpu));
+    fail_unless(fabs(s_gl - s_cpu) < 0.02, "%s: score GL %f CPU %f", formats[i], s_gl, s_cpu);
+    run_out_clear(&cpu);
+    run_out_clear(&gl);
+  }
+  g_free(mv1);
+
+  /* a segmentation mask comes back to the CPU (no textures in system-memory buffers) */
+  NEED_MODEL(selfie, SELFIE);
+  run_out cpu, gl;
+  run_sysmem_gl("astronaut.png", selfie, "RGBA", "cpu", &cpu);
+  run_sysmem_gl("astronaut.png", selfie, "RGBA", "gl", &gl);
+  gdouble f_cpu = dbl(g_ptr_array_index(cpu.results, 0), "mask-fraction");
+  gdouble f_gl = dbl(g_ptr_array_index(gl.results, 0), "mask-fraction");
+  fail_unless(f_cpu > 0.05 && fabs(f_gl - f_cpu) < 0.005, "mask GL %f CPU %f", f_gl, f_cpu);
+  run_out_clear(&cpu);
+  run_out_clear(&gl);
+  g_free(selfie);
 }
 GST_END_TEST;
 
@@ -717,20 +867,17 @@ static Suite *tflitefilter_suite(void)
   tcase_add_test(gl, test_gl_matches_cpu);
   tcase_add_test(gl, test_gl_no_cpu_map);
   tcase_add_test(gl, test_gl_mask_stays_on_gpu);
+  tcase_add_test(gl, test_gl_sysmem);
   tcase_add_test(life, test_state_cycles);
   tcase_add_test(life, test_bad_inputs);
+  tcase_add_test(life, test_bad_files);
+  tcase_add_test(life, test_config_errors_end);
   return s;
 }
 
 int main(int argc, char **argv)
 {
   gst_check_init(&argc, &argv);
-  gchar *base = model_path(MV1), *pic = picture("chelsea.png");
-  gboolean ok = base && g_file_test(pic, G_FILE_TEST_EXISTS);
-  if (!ok) g_print("SKIP: %s or %s missing\n", MV1, pic);
-  g_free(base);
-  g_free(pic);
-  if (!ok) return 77;
   /* it deinitializes GStreamer at the end: with GST_TRACERS=leaks, objects still alive
    * are reported then and fail the run */
   return gst_check_run_suite(tflitefilter_suite(), "tflitefilter", __FILE__);

@@ -1,10 +1,12 @@
 /* test_tfliteoverlay.c - tfliteoverlay drawn results, checked by pixels.
  *
  * A plain-colour frame gets a GstTfliteMeta written by hand (boxes, masks, labels), goes
- * through tfliteoverlay (system memory: cairo; GL: glupload ! tfliteoverlay ! gldownload),
- * and the pixels are checked where the metadata says something is drawn and where it says
- * nothing is. The expected values are worked out by hand from the palette and the blend
- * weight. GL and cairo outputs of the same input are compared within stated tolerances.
+ * through tfliteoverlay (system memory: every format it takes, RGBA-family, I420, NV12;
+ * GL: glupload ! tfliteoverlay ! gldownload), and the pixels are checked where the metadata
+ * says something is drawn and where it says nothing is. The expected values are worked out
+ * here from the palette, the blend weight and (YUV) this test's own BT.601/709 conversion;
+ * on YUV, luma at frame positions and chroma at its 2x2-subsampled positions. GL and
+ * software outputs of the same input are compared within stated tolerances.
  * Needs GST_PLUGIN_PATH at the plugin and, for GL, GST_GL_WINDOW=egl-device.
  */
 #include <gst/check/gstcheck.h>
@@ -12,6 +14,7 @@
 #include <gst/gl/gl.h>
 #include <gst/gl/gstglfuncs.h>
 #include <gst/video/video.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,84 +32,198 @@ static const guint8 voc3[3] = { 128, 128, 0 };
 static const guint8 voc15[3] = { 192, 128, 128 };
 static const guint8 voc1[3] = { 128, 0, 0 };
 
-static const gchar *formats[] = { "RGBA", "BGRx", "RGBx", "BGRA" };
+/* every system-memory format; YUV ones in BT.601 limited range unless a test says otherwise */
+static const gchar *formats[] = { "RGBA", "BGRx", "RGBx", "BGRA", "I420", "NV12" };
+#define N_RGB_FORMATS 4
+#define DEFAULT_COLORIMETRY "bt601"
 
 /* ---- frames ---- */
 
-typedef struct {
-  gint off[3]; /* byte offsets of R, G, B */
-} Layout;
-
-static Layout layout_of(const gchar *format)
+static gboolean is_yuv(const gchar *format)
 {
-  const GstVideoFormatInfo *fi = gst_video_format_get_info(gst_video_format_from_string(format));
-  Layout l = { { GST_VIDEO_FORMAT_INFO_POFFSET(fi, 0), GST_VIDEO_FORMAT_INFO_POFFSET(fi, 1),
-                 GST_VIDEO_FORMAT_INFO_POFFSET(fi, 2) } };
-  return l;
+  return g_str_equal(format, "I420") || g_str_equal(format, "NV12");
 }
 
-static GstBuffer *plain_frame(const gchar *format)
+static gchar *caps_str_cm(const gchar *format, const gchar *colorimetry)
 {
-  Layout l = layout_of(format);
-  GstBuffer *buf = gst_buffer_new_and_alloc(W * H * 4);
-  GstMapInfo map;
-  gst_buffer_map(buf, &map, GST_MAP_WRITE);
-  for (gint i = 0; i < W * H; i++) {
-    guint8 *p = map.data + 4 * i;
-    p[0] = p[1] = p[2] = p[3] = 255;
-    p[l.off[0]] = BG_R;
-    p[l.off[1]] = BG_G;
-    p[l.off[2]] = BG_B;
+  if (is_yuv(format))
+    return g_strdup_printf("video/x-raw,format=%s,width=%d,height=%d,framerate=30/1,colorimetry=%s", format,
+                           W, H, colorimetry);
+  return g_strdup_printf("video/x-raw,format=%s,width=%d,height=%d,framerate=30/1", format, W, H);
+}
+
+static gchar *caps_str(const gchar *format)
+{
+  return caps_str_cm(format, DEFAULT_COLORIMETRY);
+}
+
+static GstVideoInfo info_of(const gchar *format, const gchar *colorimetry)
+{
+  gchar *str = caps_str_cm(format, colorimetry);
+  GstCaps *caps = gst_caps_from_string(str);
+  GstVideoInfo info;
+  fail_unless(gst_video_info_from_caps(&info, caps));
+  gst_caps_unref(caps);
+  g_free(str);
+  return info;
+}
+
+/* This test's own Y'CbCr codes of an RGB colour: matrix BT.601 or BT.709, limited or full. */
+static void yuv_of(const GstVideoInfo *info, const guint8 rgb[3], gdouble yuv[3])
+{
+  gboolean bt709 = info->colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709;
+  gboolean full = info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
+  gdouble kr = bt709 ? 0.2126 : 0.299, kb = bt709 ? 0.0722 : 0.114;
+  gdouble r = rgb[0] / 255.0, g = rgb[1] / 255.0, b = rgb[2] / 255.0;
+  gdouble ey = kr * r + (1 - kr - kb) * g + kb * b;
+  gdouble pb = 0.5 * (b - ey) / (1 - kb), pr = 0.5 * (r - ey) / (1 - kr);
+  yuv[0] = full ? 255 * ey : 16 + 219 * ey;
+  yuv[1] = 128 + (full ? 255 : 224) * pb;
+  yuv[2] = 128 + (full ? 255 : 224) * pr;
+  for (gint i = 0; i < 3; i++) yuv[i] = floor(yuv[i] + 0.5);
+}
+
+static const guint8 bg_rgb[3] = { BG_R, BG_G, BG_B };
+
+static GstBuffer *plain_frame_cm(const gchar *format, const gchar *colorimetry)
+{
+  GstVideoInfo info = info_of(format, colorimetry);
+  GstBuffer *buf = gst_buffer_new_allocate(NULL, info.size, NULL);
+  GstVideoFrame f;
+  fail_unless(gst_video_frame_map(&f, &info, buf, GST_MAP_WRITE));
+  if (is_yuv(format)) {
+    gdouble yuv[3];
+    yuv_of(&info, bg_rgb, yuv);
+    for (gint c = 0; c < 3; c++) { /* by component: NV12's U and V interleave */
+      guint8 *d = GST_VIDEO_FRAME_COMP_DATA(&f, c);
+      gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE(&f, c), st = GST_VIDEO_FRAME_COMP_STRIDE(&f, c);
+      for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&f, c); y++)
+        for (gint x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH(&f, c); x++) d[y * st + x * ps] = (guint8)yuv[c];
+    }
+  } else {
+    guint8 *d = GST_VIDEO_FRAME_PLANE_DATA(&f, 0);
+    for (gint y = 0; y < H; y++)
+      for (gint x = 0; x < W; x++) {
+        guint8 *p = d + y * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0) + 4 * x;
+        p[0] = p[1] = p[2] = p[3] = 255;
+        for (gint c = 0; c < 3; c++) p[GST_VIDEO_FRAME_COMP_POFFSET(&f, c)] = bg_rgb[c];
+      }
   }
-  gst_buffer_unmap(buf, &map);
+  gst_video_frame_unmap(&f);
   GST_BUFFER_PTS(buf) = 0;
   GST_BUFFER_DURATION(buf) = GST_SECOND / 30;
   return buf;
 }
 
-/* An output frame's pixels as RGB, row-major, W*H*3 bytes (caller frees). */
-static guint8 *rgb_of(GstBuffer *buf, const gchar *format)
+static GstBuffer *plain_frame(const gchar *format)
 {
-  Layout l = layout_of(format);
-  guint8 *rgb = g_malloc(W * H * 3);
-  GstMapInfo map;
-  fail_unless(gst_buffer_map(buf, &map, GST_MAP_READ));
-  fail_unless_equals_int((gint)map.size, W * H * 4);
-  for (gint i = 0; i < W * H; i++)
-    for (gint c = 0; c < 3; c++) rgb[3 * i + c] = map.data[4 * i + l.off[c]];
-  gst_buffer_unmap(buf, &map);
-  return rgb;
+  return plain_frame_cm(format, DEFAULT_COLORIMETRY);
 }
 
-static const guint8 *px(const guint8 *rgb, gint x, gint y)
+/* An output frame: RGB (RGBA-family) or its Y, U and V samples (YUV), plus what the test
+ * needs to work out expected values. */
+typedef struct {
+  gboolean yuv;
+  GstVideoInfo info;
+  guint8 rgb[W * H * 3];
+  guint8 y[W * H], u[(W / 2) * (H / 2)], v[(W / 2) * (H / 2)];
+  guint8 alpha_byte_min; /* RGBA-family: smallest fourth byte (the input has 255 there) */
+} Image;
+
+static Image *image_of(GstBuffer *buf, const gchar *format, const gchar *colorimetry)
 {
-  return rgb + 3 * (y * W + x);
+  Image *img = g_new0(Image, 1);
+  img->yuv = is_yuv(format);
+  img->info = info_of(format, colorimetry);
+  GstVideoFrame f;
+  fail_unless(gst_video_frame_map(&f, &img->info, buf, GST_MAP_READ));
+  img->alpha_byte_min = 255;
+  for (gint y = 0; y < H; y++)
+    for (gint x = 0; x < W; x++) {
+      if (img->yuv) {
+        img->y[y * W + x] = GST_VIDEO_FRAME_COMP_DATA(&f, 0)[y * GST_VIDEO_FRAME_COMP_STRIDE(&f, 0) + x];
+        if (x < W / 2 && y < H / 2)
+          for (gint c = 1; c < 3; c++)
+            (c == 1 ? img->u : img->v)[y * (W / 2) + x] =
+              GST_VIDEO_FRAME_COMP_DATA(&f, c)[y * GST_VIDEO_FRAME_COMP_STRIDE(&f, c) + x * GST_VIDEO_FRAME_COMP_PSTRIDE(&f, c)];
+        continue;
+      }
+      const guint8 *p = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA(&f, 0) + y * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0) + 4 * x;
+      for (gint c = 0; c < 3; c++) img->rgb[3 * (y * W + x) + c] = p[GST_VIDEO_FRAME_COMP_POFFSET(&f, c)];
+      img->alpha_byte_min = MIN(img->alpha_byte_min, p[3]);
+    }
+  gst_video_frame_unmap(&f);
+  return img;
 }
 
-static gboolean is_bg(const guint8 *p)
+/* The RGB of an RGBA-family image. */
+static const guint8 *px(const Image *img, gint x, gint y)
 {
+  fail_if(img->yuv);
+  return img->rgb + 3 * (y * W + x);
+}
+
+/* Whether the pixel (its luma, on YUV) is the background's. */
+static gboolean is_bg(const Image *img, gint x, gint y)
+{
+  if (img->yuv) {
+    gdouble yuv[3];
+    yuv_of(&img->info, bg_rgb, yuv);
+    return img->y[y * W + x] == yuv[0];
+  }
+  const guint8 *p = px(img, x, y);
   return p[0] == BG_R && p[1] == BG_G && p[2] == BG_B;
 }
 
-static void assert_rgb(const guint8 *rgb, gint x, gint y, const guint8 want[3], gint tol)
+/* The background blended with color at weight a, each channel rounded, in the image's
+ * codes: RGB, or Y', Cb, Cr (blending is linear, so done on the codes). */
+static void blended_codes(const Image *img, const guint8 color[3], gdouble a, gdouble out[3])
 {
-  const guint8 *p = px(rgb, x, y);
+  gdouble b[3], c[3];
+  if (img->yuv) {
+    yuv_of(&img->info, bg_rgb, b);
+    yuv_of(&img->info, color, c);
+  } else {
+    for (gint i = 0; i < 3; i++) b[i] = bg_rgb[i], c[i] = color[i];
+  }
+  for (gint i = 0; i < 3; i++) out[i] = floor(b[i] * (1 - a) + c[i] * a + 0.5);
+}
+
+/* Pixel (x, y) is the background blended with color at weight a (tol levels): on YUV its
+ * luma, and the chroma sample of its 2x2 block (only where the whole block is alike). */
+static void assert_blend(const Image *img, gint x, gint y, const guint8 color[3], gdouble a, gint tol)
+{
+  gdouble want[3];
+  blended_codes(img, color, a, want);
+  gint got[3];
+  if (img->yuv) {
+    got[0] = img->y[y * W + x];
+    got[1] = img->u[(y / 2) * (W / 2) + x / 2];
+    got[2] = img->v[(y / 2) * (W / 2) + x / 2];
+  } else {
+    for (gint c = 0; c < 3; c++) got[c] = px(img, x, y)[c];
+  }
   for (gint c = 0; c < 3; c++)
-    fail_unless(abs(p[c] - want[c]) <= tol, "pixel (%d,%d) is (%d,%d,%d), expected (%d,%d,%d) +-%d",
-                x, y, p[0], p[1], p[2], want[0], want[1], want[2], tol);
+    fail_unless(fabs(got[c] - want[c]) <= tol, "%s pixel (%d,%d) is (%d,%d,%d), expected (%g,%g,%g) +-%d",
+                img->yuv ? "YUV" : "RGB", x, y, got[0], got[1], got[2], want[0], want[1], want[2], tol);
 }
 
-static void assert_bg(const guint8 *rgb, gint x, gint y)
+static void assert_rgb(const Image *img, gint x, gint y, const guint8 want[3], gint tol)
 {
-  const guint8 bg[3] = { BG_R, BG_G, BG_B };
-  assert_rgb(rgb, x, y, bg, 0);
+  assert_blend(img, x, y, want, 1.0, tol);
 }
 
-/* The background blended with colour at weight a, as a GL or cairo blend rounds it. */
-static void blended(const guint8 color[3], gdouble a, guint8 out[3])
+static void assert_bg(const Image *img, gint x, gint y)
 {
-  const guint8 bg[3] = { BG_R, BG_G, BG_B };
-  for (gint c = 0; c < 3; c++) out[c] = (guint8)(bg[c] * (1 - a) + color[c] * a + 0.5);
+  assert_blend(img, x, y, bg_rgb, 0.0, 0);
+}
+
+/* The frame is untouched: every pixel and chroma sample the background's. */
+static void assert_untouched(const Image *img)
+{
+  for (gint y = 0; y < H; y++)
+    for (gint x = 0; x < W; x++) assert_bg(img, x, y);
+  if (!img->yuv) fail_unless_equals_int(img->alpha_byte_min, 255);
 }
 
 /* ---- metadata ---- */
@@ -157,9 +274,10 @@ static void set_prob_mask(tfl_results *r, gint mw, gint mh, gfloat p)
   r->mask.frame_h = H;
 }
 
-static GstBuffer *frame_with(const gchar *format, tfl_results *r, GPtrArray *labels)
+static GstBuffer *frame_with_cm(const gchar *format, const gchar *colorimetry, tfl_results *r,
+                                GPtrArray *labels)
 {
-  GstBuffer *buf = plain_frame(format);
+  GstBuffer *buf = plain_frame_cm(format, colorimetry);
   GstTfliteMeta *meta = gst_buffer_add_tflite_meta(buf, W, H);
   fail_unless(meta != NULL);
   const gfloat frame[4] = { 0, 0, W, H };
@@ -167,42 +285,47 @@ static GstBuffer *frame_with(const gchar *format, tfl_results *r, GPtrArray *lab
   return buf;
 }
 
-/* ---- running the element ---- */
-
-static gchar *caps_str(const gchar *format)
+static GstBuffer *frame_with(const gchar *format, tfl_results *r, GPtrArray *labels)
 {
-  return g_strdup_printf("video/x-raw,format=%s,width=%d,height=%d,framerate=30/1", format, W, H);
+  return frame_with_cm(format, DEFAULT_COLORIMETRY, r, labels);
 }
 
-/* Pushes buf through "launch" (tfliteoverlay, with properties, or a GL bin); takes buf,
- * returns the output frame as RGB. */
-static guint8 *run(const gchar *launch, const gchar *format, GstBuffer *buf)
+/* ---- running the element ---- */
+
+/* Pushes buf (format in_format, colorimetry cm) through "launch" (tfliteoverlay with
+ * properties, or a bin) and returns the output frame, of format out_format. Takes buf. */
+static Image *run_full(const gchar *launch, const gchar *in_format, const gchar *cm, const gchar *out_format,
+                       GstBuffer *buf)
 {
   GstHarness *h = gst_harness_new_parse(launch);
-  gchar *caps = caps_str(format);
+  gchar *caps = caps_str_cm(in_format, cm);
   gst_harness_set_src_caps_str(h, caps);
   g_free(caps);
   fail_unless_equals_int(gst_harness_push(h, buf), GST_FLOW_OK);
   GstBuffer *out = gst_harness_pull(h);
   fail_unless(out != NULL);
-  guint8 *rgb = rgb_of(out, format);
+  Image *img = image_of(out, out_format, cm);
   gst_buffer_unref(out);
   gst_harness_teardown(h);
-  return rgb;
+  return img;
+}
+
+static Image *run(const gchar *launch, const gchar *format, GstBuffer *buf)
+{
+  return run_full(launch, format, DEFAULT_COLORIMETRY, format, buf);
 }
 
 #define PLAIN "tfliteoverlay show-labels=false show-scores=false"
 #define GL_BIN(x) "glupload ! " x " ! gldownload"
 
-/* ---- system memory (cairo) ---- */
+/* ---- system memory, every format ---- */
 
 GST_START_TEST(test_no_meta_untouched)
 {
   for (guint f = 0; f < G_N_ELEMENTS(formats); f++) {
-    guint8 *rgb = run("tfliteoverlay", formats[f], plain_frame(formats[f]));
-    for (gint y = 0; y < H; y++)
-      for (gint x = 0; x < W; x++) assert_bg(rgb, x, y);
-    g_free(rgb);
+    Image *img = run("tfliteoverlay", formats[f], plain_frame(formats[f]));
+    assert_untouched(img);
+    g_free(img);
   }
 }
 GST_END_TEST;
@@ -211,30 +334,30 @@ GST_START_TEST(test_empty_results_untouched)
 {
   for (guint f = 0; f < G_N_ELEMENTS(formats); f++) {
     tfl_results r = { 0 };
-    guint8 *rgb = run("tfliteoverlay", formats[f], frame_with(formats[f], &r, NULL));
-    for (gint y = 0; y < H; y++)
-      for (gint x = 0; x < W; x++) assert_bg(rgb, x, y);
-    g_free(rgb);
+    Image *img = run("tfliteoverlay", formats[f], frame_with(formats[f], &r, NULL));
+    assert_untouched(img);
+    g_free(img);
   }
 }
 GST_END_TEST;
 
 /* Box (40,30)-(100,80), line width 4: its outline covers x in [38,42] (left edge) etc.
- * Pixel centres 1.5 px or more inside the band are fully covered: exactly the colour. */
-static void check_box(const guint8 *rgb, gint tol)
+ * Pixel centres 1.5 px or more inside the band are fully covered: exactly the colour. On
+ * YUV the chroma samples checked stand for 2x2 blocks wholly inside or outside the band. */
+static void check_box(const Image *img, gint tol)
 {
-  assert_rgb(rgb, 40, 55, voc3, tol);   /* left edge */
-  assert_rgb(rgb, 100, 55, voc3, tol);  /* right edge */
-  assert_rgb(rgb, 70, 30, voc3, tol);   /* top edge */
-  assert_rgb(rgb, 70, 80, voc3, tol);   /* bottom edge */
-  assert_rgb(rgb, 39, 29, voc3, tol);   /* corner, covered by the square cap */
-  assert_bg(rgb, 70, 55);               /* inside */
-  assert_bg(rgb, 44, 55);               /* just inside the left edge band */
-  assert_bg(rgb, 36, 55);               /* just outside */
-  assert_bg(rgb, 10, 100);              /* far away */
+  assert_rgb(img, 40, 55, voc3, tol);   /* left edge */
+  assert_rgb(img, 100, 55, voc3, tol);  /* right edge */
+  assert_rgb(img, 70, 30, voc3, tol);   /* top edge */
+  assert_rgb(img, 70, 80, voc3, tol);   /* bottom edge */
+  assert_rgb(img, 38, 28, voc3, tol);   /* corner, covered by the square cap */
+  assert_bg(img, 70, 55);               /* inside */
+  assert_bg(img, 44, 55);               /* just inside the left edge band */
+  assert_bg(img, 34, 55);               /* just outside */
+  assert_bg(img, 10, 100);              /* far away */
   gint changed = 0;
   for (gint y = 0; y < H; y++)
-    for (gint x = 0; x < W; x++) changed += !is_bg(px(rgb, x, y));
+    for (gint x = 0; x < W; x++) changed += !is_bg(img, x, y);
   /* outline area: (64 x 54) - (56 x 46) = 880 px, plus antialiased fringes */
   fail_unless(changed >= 860 && changed <= 1200, "%d pixels changed", changed);
 }
@@ -244,9 +367,10 @@ GST_START_TEST(test_box_edge)
   for (guint f = 0; f < G_N_ELEMENTS(formats); f++) {
     tfl_results r = { 0 };
     add_box(&r, 40, 30, 60, 50, 3, 0.9f);
-    guint8 *rgb = run(PLAIN " line-width=4", formats[f], frame_with(formats[f], &r, NULL));
-    check_box(rgb, 0);
-    g_free(rgb);
+    Image *img = run(PLAIN " line-width=4", formats[f], frame_with(formats[f], &r, NULL));
+    check_box(img, 0);
+    if (!img->yuv) fail_unless_equals_int(img->alpha_byte_min, 255); /* the fourth byte is kept */
+    g_free(img);
   }
 }
 GST_END_TEST;
@@ -261,14 +385,12 @@ GST_START_TEST(test_mask_blended)
   for (guint f = 0; f < G_N_ELEMENTS(formats); f++) {
     tfl_results r = { 0 };
     set_class_mask(&r, 4, 3, 0, 0, W, H, left_half_15); /* left half person, right background */
-    guint8 *rgb = run("tfliteoverlay mask-alpha=0.5", formats[f], frame_with(formats[f], &r, NULL));
-    guint8 want[3];
-    blended(voc15, 0.5, want);
+    Image *img = run("tfliteoverlay mask-alpha=0.5", formats[f], frame_with(formats[f], &r, NULL));
     for (gint y = 0; y < H; y += 7) {
-      for (gint x = 0; x < W / 2; x += 3) assert_rgb(rgb, x, y, want, 1);
-      for (gint x = W / 2; x < W; x += 3) assert_bg(rgb, x, y);
+      for (gint x = 0; x < W / 2; x += 3) assert_blend(img, x, y, voc15, 0.5, 1);
+      for (gint x = W / 2; x < W; x += 3) assert_bg(img, x, y);
     }
-    g_free(rgb);
+    g_free(img);
   }
 }
 GST_END_TEST;
@@ -281,54 +403,65 @@ static guint8 all_15(gint x, gint y)
 /* A 5x7 mask placed on the bottom-right quarter: scaled there, nowhere else. */
 GST_START_TEST(test_mask_other_size)
 {
-  tfl_results r = { 0 };
-  set_class_mask(&r, 5, 7, W / 2, H / 2, W / 2, H / 2, all_15);
-  guint8 *rgb = run("tfliteoverlay mask-alpha=0.75", "RGBA", frame_with("RGBA", &r, NULL));
-  guint8 want[3];
-  blended(voc15, 0.75, want);
-  for (gint y = 0; y < H; y++)
-    for (gint x = 0; x < W; x++) {
-      if (x >= W / 2 && y >= H / 2) assert_rgb(rgb, x, y, want, 1);
-      else assert_bg(rgb, x, y);
-    }
-  g_free(rgb);
+  const gchar *fmts[] = { "RGBA", "NV12" };
+  for (guint f = 0; f < G_N_ELEMENTS(fmts); f++) {
+    tfl_results r = { 0 };
+    set_class_mask(&r, 5, 7, W / 2, H / 2, W / 2, H / 2, all_15);
+    Image *img = run("tfliteoverlay mask-alpha=0.75", fmts[f], frame_with(fmts[f], &r, NULL));
+    for (gint y = 0; y < H; y++)
+      for (gint x = 0; x < W; x++) {
+        if (x >= W / 2 && y >= H / 2) assert_blend(img, x, y, voc15, 0.75, 1);
+        else assert_bg(img, x, y);
+      }
+    g_free(img);
+  }
 }
 GST_END_TEST;
 
 GST_START_TEST(test_prob_mask)
 {
-  tfl_results r = { 0 };
-  set_prob_mask(&r, 8, 6, 1.0f);
-  guint8 *rgb = run("tfliteoverlay mask-alpha=0.5", "BGRx", frame_with("BGRx", &r, NULL));
-  guint8 want[3];
-  blended(voc1, 0.5, want);
-  for (gint y = 0; y < H; y += 5)
-    for (gint x = 0; x < W; x += 5) assert_rgb(rgb, x, y, want, 1);
-  g_free(rgb);
+  const gchar *fmts[] = { "BGRx", "I420" };
+  for (guint f = 0; f < G_N_ELEMENTS(fmts); f++) {
+    tfl_results r = { 0 };
+    set_prob_mask(&r, 8, 6, 1.0f);
+    Image *img = run("tfliteoverlay mask-alpha=0.5", fmts[f], frame_with(fmts[f], &r, NULL));
+    for (gint y = 0; y < H; y += 5)
+      for (gint x = 0; x < W; x += 5) assert_blend(img, x, y, voc1, 0.5, 1);
+    g_free(img);
 
-  tfl_results z = { 0 };
-  set_prob_mask(&z, 8, 6, 0.0f);
-  rgb = run("tfliteoverlay mask-alpha=0.5", "BGRx", frame_with("BGRx", &z, NULL));
-  for (gint y = 0; y < H; y++)
-    for (gint x = 0; x < W; x++) assert_bg(rgb, x, y);
-  g_free(rgb);
+    tfl_results z = { 0 };
+    set_prob_mask(&z, 8, 6, 0.0f);
+    img = run("tfliteoverlay mask-alpha=0.5", fmts[f], frame_with(fmts[f], &z, NULL));
+    assert_untouched(img);
+    g_free(img);
+  }
 }
 GST_END_TEST;
 
 /* The label "person 0.90" sits on a filled rectangle above the box at (40,50): inside that
  * rectangle some pixels are the box colour (background) and some are text. */
-static void check_label(const guint8 *rgb)
+static void check_label(const Image *img)
 {
   gint bgcol = 0, text = 0;
+  gdouble olive[3], white[3];
+  static const guint8 w3[3] = { 255, 255, 255 };
+  blended_codes(img, voc3, 1.0, olive);
+  blended_codes(img, w3, 1.0, white);
   for (gint y = 0; y < 48; y++)
     for (gint x = 38; x < 120; x++) {
-      const guint8 *p = px(rgb, x, y);
+      if (img->yuv) {
+        gint l = img->y[y * W + x];
+        if (l == olive[0]) bgcol++;
+        else if (l > (olive[0] + white[0]) / 2) text++; /* white text on olive */
+        continue;
+      }
+      const guint8 *p = px(img, x, y);
       if (p[0] == voc3[0] && p[1] == voc3[1] && p[2] == voc3[2]) bgcol++;
-      else if (!is_bg(p) && p[1] > 160) text++; /* white text on olive */
+      else if (!is_bg(img, x, y) && p[1] > 160) text++;
     }
   fail_unless(bgcol > 200, "label background: %d pixels", bgcol);
   fail_unless(text > 30, "label text: %d pixels", text);
-  assert_bg(rgb, 150, 10); /* right of the label */
+  assert_bg(img, 150, 10); /* right of the label */
 }
 
 GST_START_TEST(test_label_text)
@@ -337,11 +470,60 @@ GST_START_TEST(test_label_text)
     tfl_results r = { 0 };
     add_box(&r, 40, 50, 60, 50, 3, 0.9f);
     GPtrArray *labels = labels4();
-    guint8 *rgb = run("tfliteoverlay line-width=4", formats[f], frame_with(formats[f], &r, labels));
+    Image *img = run("tfliteoverlay line-width=4", formats[f], frame_with(formats[f], &r, labels));
     g_ptr_array_unref(labels);
-    check_label(rgb);
-    g_free(rgb);
+    check_label(img);
+    g_free(img);
   }
+}
+GST_END_TEST;
+
+/* Chroma at its own resolution: a vertical edge of line width 8 centred on x = 41 covers
+ * frame columns [37, 45). Chroma column c stands for frame columns 2c and 2c+1, so 19 to
+ * 21 are fully covered (the box colour exactly), 18 and 22 half (their blocks straddle
+ * the band's ends: half the colour), 17 and 23 not at all; luma follows the frame columns. */
+GST_START_TEST(test_chroma_sites)
+{
+  const gchar *fmts[] = { "I420", "NV12" };
+  for (guint f = 0; f < G_N_ELEMENTS(fmts); f++) {
+    tfl_results r = { 0 };
+    add_box(&r, 41, 20, 80, 70, 3, 0.9f);
+    Image *img = run(PLAIN " line-width=8", fmts[f], frame_with(fmts[f], &r, NULL));
+    gdouble full[3], half[3], bg[3];
+    blended_codes(img, voc3, 1.0, full);
+    blended_codes(img, voc3, 0.5, half);
+    blended_codes(img, bg_rgb, 0.0, bg);
+    const gint cy = 27; /* chroma row: frame rows 54, 55, mid-edge */
+    for (gint cx = 16; cx <= 24; cx++) {
+      const gdouble *want = cx >= 19 && cx <= 21 ? full : cx == 18 || cx == 22 ? half : bg;
+      gint u = img->u[cy * (W / 2) + cx], v = img->v[cy * (W / 2) + cx];
+      fail_unless(fabs(u - want[1]) <= 1 && fabs(v - want[2]) <= 1,
+                  "%s chroma (%d,%d) is (%d,%d), expected (%g,%g)", fmts[f], cx, cy, u, v, want[1], want[2]);
+    }
+    for (gint x = 34; x <= 48; x++) {
+      const gdouble *want = x >= 37 && x < 45 ? full : bg;
+      fail_unless(fabs(img->y[54 * W + x] - want[0]) <= 1, "%s luma (%d,54) is %d, expected %g", fmts[f], x,
+                  img->y[54 * W + x], want[0]);
+    }
+    g_free(img);
+  }
+}
+GST_END_TEST;
+
+/* The caps' colorimetry picks the matrix and range of the blend colours. */
+GST_START_TEST(test_colorimetry)
+{
+  const gchar *cms[] = { "bt601", "bt709", "1:4:0:0" /* full-range BT.601 (JPEG) */, "1:3:5:1" };
+  for (guint c = 0; c < G_N_ELEMENTS(cms); c++)
+    for (gint f = 4; f < 6; f++) {
+      tfl_results r = { 0 };
+      set_class_mask(&r, 4, 3, 0, 0, W, H, all_15);
+      Image *img = run_full("tfliteoverlay mask-alpha=1.0", formats[f], cms[c], formats[f],
+                            frame_with_cm(formats[f], cms[c], &r, NULL));
+      for (gint y = 1; y < H; y += 13)
+        for (gint x = 1; x < W; x += 11) assert_rgb(img, x, y, voc15, 1);
+      g_free(img);
+    }
 }
 GST_END_TEST;
 
@@ -351,15 +533,14 @@ GST_START_TEST(test_classes_filter)
   tfl_results r = { 0 };
   add_box(&r, 40, 30, 60, 50, 3, 0.9f); /* person: filtered out */
   GPtrArray *labels = labels4();
-  guint8 *rgb = run(PLAIN " classes=cat,7", "RGBA", frame_with("RGBA", &r, labels));
-  for (gint y = 0; y < H; y++)
-    for (gint x = 0; x < W; x++) assert_bg(rgb, x, y);
-  g_free(rgb);
+  Image *img = run(PLAIN " classes=cat,7", "RGBA", frame_with("RGBA", &r, labels));
+  assert_untouched(img);
+  g_free(img);
   tfl_results r2 = { 0 };
   add_box(&r2, 40, 30, 60, 50, 3, 0.9f);
-  rgb = run(PLAIN " line-width=4 classes=\" Person \"", "RGBA", frame_with("RGBA", &r2, labels));
-  check_box(rgb, 0);
-  g_free(rgb);
+  img = run(PLAIN " line-width=4 classes=\" Person \"", "RGBA", frame_with("RGBA", &r2, labels));
+  check_box(img, 0);
+  g_free(img);
   g_ptr_array_unref(labels);
 }
 GST_END_TEST;
@@ -367,42 +548,66 @@ GST_END_TEST;
 /* Nonsense results: nothing crashes, what is sound is still drawn. */
 GST_START_TEST(test_bad_metadata)
 {
-  tfl_results r = { 0 };
-  add_box(&r, 40, 30, 60, 50, 3, 0.9f);
-  add_box(&r, 10, 10, 20, 20, 999, 0.5f);      /* class id outside the labels */
-  add_box(&r, NAN, 10, 20, 20, 1, 0.5f);       /* not a number */
-  add_box(&r, 10, 10, -5, 1e30f, 1, INFINITY); /* negative and huge */
-  add_box(&r, -1e9f, -1e9f, 2e9f, 2e9f, -1, -1); /* far off-frame */
-  r.poses = calloc(1, sizeof(tfl_pose));
-  r.n_poses = 1;
-  static const int32_t edges[] = { 0, 1, 1, 57, -3, 0 };
-  r.poses[0].n_keypoints = 2;
-  r.poses[0].keypoints = calloc(2, sizeof(tfl_keypoint));
-  r.poses[0].keypoints[1].x = NAN;
-  r.poses[0].edges = edges;
-  r.poses[0].n_edges = 3;
-  r.poses[0].class_id = -1;
-  r.classes = calloc(2, sizeof(tfl_class));
-  r.n_classes = 2;
-  r.classes[0].class_id = 12345;
-  r.classes[1].class_id = -7;
-  r.mask.kind = TFL_MASK_CLASSES; /* a mask without pixels */
-  r.mask.width = 10;
-  r.mask.height = 10;
-  GPtrArray *labels = labels4();
-  guint8 *rgb = run("tfliteoverlay line-width=4", "RGBA", frame_with("RGBA", &r, labels));
-  assert_rgb(rgb, 40, 55, voc3, 0); /* the sound box */
-  g_free(rgb);
+  const gchar *fmts[] = { "RGBA", "I420" };
+  for (guint f = 0; f < G_N_ELEMENTS(fmts); f++) {
+    tfl_results r = { 0 };
+    add_box(&r, 40, 30, 60, 50, 3, 0.9f);
+    add_box(&r, 10, 10, 20, 20, 999, 0.5f);      /* class id outside the labels */
+    add_box(&r, NAN, 10, 20, 20, 1, 0.5f);       /* not a number */
+    add_box(&r, 10, 10, -5, 1e30f, 1, INFINITY); /* negative and huge */
+    add_box(&r, -1e9f, -1e9f, 2e9f, 2e9f, -1, -1); /* far off-frame */
+    r.poses = calloc(1, sizeof(tfl_pose));
+    r.n_poses = 1;
+    static const int32_t edges[] = { 0, 1, 1, 57, -3, 0 };
+    r.poses[0].n_keypoints = 2;
+    r.poses[0].keypoints = calloc(2, sizeof(tfl_keypoint));
+    r.poses[0].keypoints[1].x = NAN;
+    r.poses[0].edges = edges;
+    r.poses[0].n_edges = 3;
+    r.poses[0].class_id = -1;
+    r.classes = calloc(2, sizeof(tfl_class));
+    r.n_classes = 2;
+    r.classes[0].class_id = 12345;
+    r.classes[1].class_id = -7;
+    r.mask.kind = TFL_MASK_CLASSES; /* a mask without pixels */
+    r.mask.width = 10;
+    r.mask.height = 10;
+    GPtrArray *labels = labels4();
+    Image *img = run("tfliteoverlay line-width=4", fmts[f], frame_with(fmts[f], &r, labels));
+    assert_rgb(img, 40, 55, voc3, 0); /* the sound box */
+    g_free(img);
 
-  tfl_results m = { 0 }; /* a mask placed nowhere: spread over the frame */
-  set_class_mask(&m, 3, 2, NAN, 0, -1, 0, all_15);
-  rgb = run("tfliteoverlay", "BGRA", frame_with("BGRA", &m, labels));
-  guint8 want[3];
-  blended(voc15, 0.5, want);
-  assert_rgb(rgb, 5, 5, want, 1);
-  assert_rgb(rgb, W - 5, H - 5, want, 1);
-  g_free(rgb);
-  g_ptr_array_unref(labels);
+    tfl_results m = { 0 }; /* a mask placed nowhere: spread over the frame */
+    set_class_mask(&m, 3, 2, NAN, 0, -1, 0, all_15);
+    img = run("tfliteoverlay", fmts[f], frame_with(fmts[f], &m, labels));
+    assert_blend(img, 5, 5, voc15, 0.5, 1);
+    assert_blend(img, W - 5, H - 5, voc15, 0.5, 1);
+    g_free(img);
+    g_ptr_array_unref(labels);
+  }
+}
+GST_END_TEST;
+
+/* The portable kernels in the element (TFL_OVERLAY_ISA=c) draw what the fastest set draws. */
+GST_START_TEST(test_isa_override)
+{
+  for (guint f = 0; f < G_N_ELEMENTS(formats); f++) {
+    Image *img[2];
+    for (gint k = 0; k < 2; k++) {
+      if (k == 0) g_setenv("TFL_OVERLAY_ISA", "c", TRUE);
+      else g_unsetenv("TFL_OVERLAY_ISA");
+      tfl_results r = { 0 };
+      set_class_mask(&r, 4, 3, 3.5f, 2.5f, 150, 110, left_half_15);
+      add_box(&r, 40, 50, 60, 50, 3, 0.9f);
+      GPtrArray *labels = labels4();
+      img[k] = run("tfliteoverlay line-width=3.3", formats[f], frame_with(formats[f], &r, labels));
+      g_ptr_array_unref(labels);
+    }
+    fail_unless(memcmp(img[0], img[1], sizeof(Image)) == 0, "%s: portable and vector kernels differ", formats[f]);
+    check_label(img[0]);
+    g_free(img[0]);
+    g_free(img[1]);
+  }
 }
 GST_END_TEST;
 
@@ -416,16 +621,16 @@ static gboolean have_gl(void)
   return TRUE;
 }
 
-/* Differences between two RGB frames: the share of pixels differing by more than `big` in
+/* Differences between two RGB images: the share of pixels differing by more than `big` in
  * some channel, and the mean absolute difference. */
-static void diff(const guint8 *a, const guint8 *b, gint big, gdouble *share, gdouble *mean)
+static void diff(const Image *a, const Image *b, gint big, gdouble *share, gdouble *mean)
 {
   gint64 sum = 0;
   gint n = 0;
   for (gint i = 0; i < W * H; i++) {
     gint m = 0;
     for (gint c = 0; c < 3; c++) {
-      gint d = abs(a[3 * i + c] - b[3 * i + c]);
+      gint d = abs(a->rgb[3 * i + c] - b->rgb[3 * i + c]);
       sum += d;
       m = MAX(m, d);
     }
@@ -440,34 +645,31 @@ GST_START_TEST(test_gl_box_mask_label)
   if (!have_gl()) return;
   tfl_results r = { 0 };
   add_box(&r, 40, 30, 60, 50, 3, 0.9f);
-  guint8 *rgb = run(GL_BIN(PLAIN " line-width=4"), "RGBA", frame_with("RGBA", &r, NULL));
-  check_box(rgb, 1);
-  g_free(rgb);
+  Image *img = run(GL_BIN(PLAIN " line-width=4"), "RGBA", frame_with("RGBA", &r, NULL));
+  check_box(img, 1);
+  g_free(img);
 
   tfl_results m = { 0 };
   set_class_mask(&m, 5, 7, W / 2, H / 2, W / 2, H / 2, all_15);
-  rgb = run(GL_BIN("tfliteoverlay mask-alpha=0.75"), "RGBA", frame_with("RGBA", &m, NULL));
-  guint8 want[3];
-  blended(voc15, 0.75, want);
+  img = run(GL_BIN("tfliteoverlay mask-alpha=0.75"), "RGBA", frame_with("RGBA", &m, NULL));
   for (gint y = 0; y < H; y++)
     for (gint x = 0; x < W; x++) {
-      if (x >= W / 2 && y >= H / 2) assert_rgb(rgb, x, y, want, 1);
-      else assert_bg(rgb, x, y);
+      if (x >= W / 2 && y >= H / 2) assert_blend(img, x, y, voc15, 0.75, 1);
+      else assert_bg(img, x, y);
     }
-  g_free(rgb);
+  g_free(img);
 
   tfl_results l = { 0 };
   add_box(&l, 40, 50, 60, 50, 3, 0.9f);
   GPtrArray *labels = labels4();
-  rgb = run(GL_BIN("tfliteoverlay line-width=4"), "RGBA", frame_with("RGBA", &l, labels));
+  img = run(GL_BIN("tfliteoverlay line-width=4"), "RGBA", frame_with("RGBA", &l, labels));
   g_ptr_array_unref(labels);
-  check_label(rgb);
-  g_free(rgb);
+  check_label(img);
+  g_free(img);
 
-  rgb = run(GL_BIN("tfliteoverlay"), "RGBA", plain_frame("RGBA"));
-  for (gint y = 0; y < H; y++)
-    for (gint x = 0; x < W; x++) assert_bg(rgb, x, y);
-  g_free(rgb);
+  img = run(GL_BIN("tfliteoverlay"), "RGBA", plain_frame("RGBA"));
+  assert_untouched(img);
+  g_free(img);
 }
 GST_END_TEST;
 
@@ -543,16 +745,14 @@ GST_START_TEST(test_gl_mask_texture)
   g_free(caps);
   fail_unless_equals_int(gst_harness_push(h, frame_with("RGBA", &m, NULL)), GST_FLOW_OK);
   GstBuffer *out = gst_harness_pull(h);
-  guint8 *rgb = rgb_of(out, "RGBA");
+  Image *img = image_of(out, "RGBA", DEFAULT_COLORIMETRY);
   gst_buffer_unref(out);
   gst_harness_teardown(h);
-  guint8 want[3];
-  blended(voc15, 0.5, want);
   for (gint y = 0; y < H; y += 7) {
-    for (gint x = 0; x < W / 2; x += 3) assert_rgb(rgb, x, y, want, 1);
-    for (gint x = W / 2; x < W; x += 3) assert_bg(rgb, x, y);
+    for (gint x = 0; x < W / 2; x += 3) assert_blend(img, x, y, voc15, 0.5, 1);
+    for (gint x = W / 2; x < W; x += 3) assert_bg(img, x, y);
   }
-  g_free(rgb);
+  g_free(img);
 }
 GST_END_TEST;
 
@@ -561,51 +761,100 @@ static guint8 stripes(gint x, gint y)
   return (guint8)((x + 2 * y) % 4 == 0 ? 0 : (x + y) % 21);
 }
 
-/* Everything at once, drawn by both paths: they agree within a tolerance (antialiasing and
- * glyph placement differ slightly at edges). */
-GST_START_TEST(test_gl_matches_cairo)
+/* Everything at once: a class mask of odd size on an offset rectangle, boxes, keypoints,
+ * a skeleton, labels. */
+static void busy_results(tfl_results *r)
+{
+  memset(r, 0, sizeof *r);
+  set_class_mask(r, 13, 9, 5.5f, 3.25f, 140, 100, stripes);
+  add_box(r, 20.3f, 40.7f, 70.2f, 50.1f, 1, 0.75f);
+  add_box(r, 90, 20, 50, 60, 2, 0.5f);
+  r->boxes[1].n_keypoints = 2;
+  r->boxes[1].keypoints = calloc(2, sizeof(tfl_keypoint));
+  r->boxes[1].keypoints[0] = (tfl_keypoint){ 100, 30, 0.9f };
+  r->boxes[1].keypoints[1] = (tfl_keypoint){ 130, 70, -1 };
+  r->poses = calloc(1, sizeof(tfl_pose));
+  r->n_poses = 1;
+  static const int32_t edges[] = { 0, 1, 1, 2 };
+  r->poses[0].n_keypoints = 3;
+  r->poses[0].keypoints = calloc(3, sizeof(tfl_keypoint));
+  r->poses[0].keypoints[0] = (tfl_keypoint){ 30, 100, 0.8f };
+  r->poses[0].keypoints[1] = (tfl_keypoint){ 60, 110, 0.8f };
+  r->poses[0].keypoints[2] = (tfl_keypoint){ 75, 70, 0.8f };
+  r->poses[0].edges = edges;
+  r->poses[0].n_edges = 2;
+  r->poses[0].class_id = -1;
+}
+
+/* The GL path and the software path on RGBA agree: both sample the mask, cover shapes and
+ * place glyphs with the same formulas. */
+GST_START_TEST(test_gl_matches_soft)
 {
   if (!have_gl()) return;
   GPtrArray *labels = labels4();
-  tfl_results r = { 0 };
-  set_class_mask(&r, 13, 9, 5.5f, 3.25f, 140, 100, stripes);
-  add_box(&r, 20.3f, 40.7f, 70.2f, 50.1f, 1, 0.75f);
-  add_box(&r, 90, 20, 50, 60, 2, 0.5f);
-  r.boxes[1].n_keypoints = 2;
-  r.boxes[1].keypoints = calloc(2, sizeof(tfl_keypoint));
-  r.boxes[1].keypoints[0] = (tfl_keypoint){ 100, 30, 0.9f };
-  r.boxes[1].keypoints[1] = (tfl_keypoint){ 130, 70, -1 };
-  r.poses = calloc(1, sizeof(tfl_pose));
-  r.n_poses = 1;
-  static const int32_t edges[] = { 0, 1, 1, 2 };
-  r.poses[0].n_keypoints = 3;
-  r.poses[0].keypoints = calloc(3, sizeof(tfl_keypoint));
-  r.poses[0].keypoints[0] = (tfl_keypoint){ 30, 100, 0.8f };
-  r.poses[0].keypoints[1] = (tfl_keypoint){ 60, 110, 0.8f };
-  r.poses[0].keypoints[2] = (tfl_keypoint){ 75, 70, 0.8f };
-  r.poses[0].edges = edges;
-  r.poses[0].n_edges = 2;
-  r.poses[0].class_id = -1;
-  tfl_results copy;
+  tfl_results r, copy;
+  busy_results(&r);
   tfl_results_copy(&copy, &r);
-
-  guint8 *cpu = run("tfliteoverlay", "RGBA", frame_with("RGBA", &r, labels));
-  guint8 *gpu = run(GL_BIN("tfliteoverlay"), "RGBA", frame_with("RGBA", &copy, labels));
+  Image *cpu = run("tfliteoverlay", "RGBA", frame_with("RGBA", &r, labels));
+  Image *gpu = run(GL_BIN("tfliteoverlay"), "RGBA", frame_with("RGBA", &copy, labels));
   g_ptr_array_unref(labels);
-  gdouble share, mean;
+  gdouble share, mean, share2, mean2;
   diff(cpu, gpu, 24, &share, &mean);
-  GST_INFO("GL vs cairo: %.2f%% pixels differ by > 24, mean abs difference %.3f", 100 * share, mean);
-  fail_unless(share < 0.02, "%.2f%% of the pixels differ by more than 24", 100 * share);
-  fail_unless(mean < 1.5, "mean absolute difference %.3f", mean);
+  diff(cpu, gpu, 2, &share2, &mean2);
+  GST_INFO("GL vs software: %.2f%% pixels differ by > 24, %.2f%% by > 2, mean abs difference %.3f", 100 * share,
+           100 * share2, mean);
+  fail_unless(share == 0, "%.2f%% of the pixels differ by more than 24", 100 * share);
+  fail_unless(share2 < 0.005, "%.2f%% of the pixels differ by more than 2", 100 * share2);
+  fail_unless(mean < 0.1, "mean absolute difference %.3f", mean);
   g_free(cpu);
   g_free(gpu);
+}
+GST_END_TEST;
+
+/* I420 and NV12 drawn in place against the GL path's RGBA taken to the same format by
+ * videoconvert: luma within the conversions' rounding everywhere; chroma, drawn here at
+ * half resolution and there subsampled after drawing, alike but where a 2x2 block
+ * straddles a colour edge (this class mask has one every 11 pixels). */
+GST_START_TEST(test_gl_matches_soft_yuv)
+{
+  if (!have_gl()) return;
+  for (gint f = N_RGB_FORMATS; f < (gint)G_N_ELEMENTS(formats); f++) {
+    GPtrArray *labels = labels4();
+    tfl_results r, copy;
+    busy_results(&r);
+    tfl_results_copy(&copy, &r);
+    gchar *gl = g_strdup_printf(GL_BIN("tfliteoverlay") " ! videoconvert ! capsfilter caps=video/x-raw,format=%s,"
+                                "colorimetry=" DEFAULT_COLORIMETRY, formats[f]);
+    Image *cpu = run("tfliteoverlay", formats[f], frame_with(formats[f], &r, labels));
+    Image *gpu = run_full(gl, "RGBA", DEFAULT_COLORIMETRY, formats[f], frame_with("RGBA", &copy, labels));
+    g_free(gl);
+    g_ptr_array_unref(labels);
+    gint worst_y = 0, big = 0, drawn = 0;
+    gint64 sum = 0;
+    for (gint i = 0; i < W * H; i++) worst_y = MAX(worst_y, abs(cpu->y[i] - gpu->y[i]));
+    for (gint i = 0; i < W * H / 4; i++) {
+      gint d = MAX(abs(cpu->u[i] - gpu->u[i]), abs(cpu->v[i] - gpu->v[i]));
+      big += d > 24;
+      sum += d;
+    }
+    for (gint i = 0; i < W * H; i++) drawn += !is_bg(cpu, i % W, i / W);
+    gdouble share = (gdouble)big / (W * H / 4), mean = (gdouble)sum / (W * H / 4);
+    GST_INFO("%s vs GL: luma worst %d; chroma %.2f%% samples > 24 apart, mean %.3f", formats[f], worst_y,
+             100 * share, mean);
+    fail_unless(drawn > W * H / 2, "%s: only %d pixels drawn", formats[f], drawn);
+    fail_unless(worst_y <= 2, "%s: luma %d levels from GL's", formats[f], worst_y);
+    fail_unless(share < 0.05, "%s: %.2f%% of the chroma samples differ by more than 24", formats[f], 100 * share);
+    fail_unless(mean < 3.0, "%s: chroma mean absolute difference %.3f", formats[f], mean);
+    g_free(cpu);
+    g_free(gpu);
+  }
 }
 GST_END_TEST;
 
 static Suite *tfliteoverlay_suite(void)
 {
   Suite *s = suite_create("tfliteoverlay");
-  TCase *cpu = tcase_create("cairo");
+  TCase *cpu = tcase_create("sysmem");
   tcase_add_test(cpu, test_no_meta_untouched);
   tcase_add_test(cpu, test_empty_results_untouched);
   tcase_add_test(cpu, test_box_edge);
@@ -615,11 +864,15 @@ static Suite *tfliteoverlay_suite(void)
   tcase_add_test(cpu, test_label_text);
   tcase_add_test(cpu, test_classes_filter);
   tcase_add_test(cpu, test_bad_metadata);
+  tcase_add_test(cpu, test_chroma_sites);
+  tcase_add_test(cpu, test_colorimetry);
+  tcase_add_test(cpu, test_isa_override);
   suite_add_tcase(s, cpu);
   TCase *gl = tcase_create("gl");
   tcase_set_timeout(gl, 120);
   tcase_add_test(gl, test_gl_box_mask_label);
-  tcase_add_test(gl, test_gl_matches_cairo);
+  tcase_add_test(gl, test_gl_matches_soft);
+  tcase_add_test(gl, test_gl_matches_soft_yuv);
   tcase_add_test(gl, test_gl_mask_texture);
   suite_add_tcase(s, gl);
   return s;

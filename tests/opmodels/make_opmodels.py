@@ -247,6 +247,93 @@ def dwconv(shape, mult, k, s, pad, d=(1, 1), act=None):
     return build
 
 
+# large enough for the CPU fast path to hand them to oneDNN (delegates/cpu/onednn_conv.c)
+CASES['conv_3x3_s1_same_relu_large'] = (conv([1, 28, 24, 16], 24, (3, 3), (1, 1), 'SAME', act='relu'), {})
+CASES['dwconv_5x5_m1_same_relu6_large'] = (dwconv([1, 32, 30, 24], 1, (5, 5), (1, 1), 'SAME', act='relu6'), {})
+
+
+def pad_then(op_build, shape, pads):
+    """A PAD (spatial, zeros) and a conv reading only it: the fast path pads in the conv."""
+    def build(m):
+        x = m.input(shape)
+        p = m.const([4, 2], [0, 0, pads[0], pads[1], pads[2], pads[3], 0, 0], 'int32')
+        padded = [shape[0], shape[1] + pads[0] + pads[1], shape[2] + pads[2] + pads[3], shape[3]]
+        y = m.tensor(padded)
+        m.op('PAD', [x, p], [y], 'PadOptions')
+        op_build(m, y, padded)
+    return build
+
+
+def conv_on(cout, k, s, act=None):
+    def build(m, x, shape):
+        w = m.weights([cout, k, k, shape[3]])
+        out = m.tensor([shape[0], out_size(shape[1], k, s, 1, 'VALID'), out_size(shape[2], k, s, 1, 'VALID'), cout])
+        m.op('CONV_2D', [x, w, m.weights([cout])], [out], 'Conv2DOptions', {
+            'padding': 'VALID', 'stride_h': s, 'stride_w': s, 'fused_activation_function': ACT[act]})
+        m.output(out)
+    return build
+
+
+def dwconv_on(k, s, act=None):
+    def build(m, x, shape):
+        w = m.weights([1, k, k, shape[3]])
+        out = m.tensor([shape[0], out_size(shape[1], k, s, 1, 'VALID'), out_size(shape[2], k, s, 1, 'VALID'), shape[3]])
+        m.op('DEPTHWISE_CONV_2D', [x, w, m.weights([shape[3]])], [out], 'DepthwiseConv2DOptions', {
+            'padding': 'VALID', 'stride_h': s, 'stride_w': s, 'depth_multiplier': 1,
+            'fused_activation_function': ACT[act]})
+        m.output(out)
+    return build
+
+
+def conv_then_add(dw, act=None, add_act=None):
+    """A conv (or depthwise) whose output only an ADD with the conv's own input reads (a
+    residual): the fast path has oneDNN write the sum (binary post-op)."""
+    def build(m):
+        shape = [1, 24, 22, 32]
+        x = m.input(shape)
+        y = m.tensor(shape)
+        if dw:
+            m.op('DEPTHWISE_CONV_2D', [x, m.weights([1, 3, 3, 32]), m.weights([32])], [y], 'DepthwiseConv2DOptions', {
+                'padding': 'SAME', 'stride_h': 1, 'stride_w': 1, 'depth_multiplier': 1,
+                'fused_activation_function': ACT[act]})
+        else:
+            m.op('CONV_2D', [x, m.weights([32, 1, 1, 32]), m.weights([32])], [y], 'Conv2DOptions', {
+                'padding': 'SAME', 'stride_h': 1, 'stride_w': 1, 'fused_activation_function': ACT[act]})
+        out = m.tensor(shape)
+        m.op('ADD', [y, x], [out], 'AddOptions', {'fused_activation_function': ACT[add_act]})
+        m.output(out)
+    return build
+
+
+CASES['conv_1x1_add_relu6'] = (conv_then_add(False, add_act='relu6'), {})
+CASES['dwconv_3x3_relu_add'] = (conv_then_add(True, act='relu'), {})
+def dwconv_then(ops, residual=False):
+    """A depthwise conv (large enough for oneDNN) followed by an ADD of its input and/or
+    activation nodes, which the fast path folds into the conv as post-ops."""
+    def build(m):
+        shape = [1, 32, 30, 24]
+        x = m.input(shape)
+        y = m.tensor(shape)
+        m.op('DEPTHWISE_CONV_2D', [x, m.weights([1, 5, 5, 24]), m.weights([24])], [y], 'DepthwiseConv2DOptions', {
+            'padding': 'SAME', 'stride_h': 1, 'stride_w': 1, 'depth_multiplier': 1})
+        if residual:
+            s = m.tensor(shape)
+            m.op('ADD', [x, y], [s], 'AddOptions', {})
+            y = s
+        for op in ops:
+            z = m.tensor(shape)
+            m.op(op, [y], [z])
+            y = z
+        m.output(y)
+    return build
+
+
+CASES['dwconv_5x5_hard_swish'] = (dwconv_then(['HARD_SWISH']), {})
+CASES['dwconv_5x5_add_relu'] = (dwconv_then(['RELU'], residual=True), {})
+CASES['dwconv_5x5_logistic'] = (dwconv_then(['LOGISTIC']), {})
+CASES['pad_conv_3x3_s2_valid'] = (pad_then(conv_on(32, 3, 2, act='relu6'), [1, 64, 62, 16], (1, 1, 1, 1)), {})
+CASES['pad_dwconv_5x5_s2_valid_asym'] = (pad_then(dwconv_on(5, 2), [1, 64, 60, 16], (1, 2, 2, 1)), {})
+
 CASES['dwconv_3x3_m1_same_relu6'] = (dwconv([1, 7, 6, 4], 1, (3, 3), (1, 1), 'SAME', act='relu6'), {})
 CASES['dwconv_3x3_m2_s2_valid'] = (dwconv([1, 9, 8, 3], 2, (3, 3), (2, 2), 'VALID'), {})
 CASES['dwconv_5x5_m1_s2_same'] = (dwconv([2, 9, 9, 5], 1, (5, 5), (2, 2), 'SAME'), {})
@@ -856,6 +943,28 @@ def q_conv_i8(per_channel, dw=False):
                                                               'fused_activation_function': 'RELU'}, version=3)
         unwrap_int8(m, y, o_shape, o_scale)
     return build
+
+
+@case('q_pad_conv_i8_per_channel')
+def _(m):
+    """int8 PAD (pads with the zero point) before a stride-2 VALID conv: oneDNN pads in the conv"""
+    shape, cout = [1, 12, 11, 5], 7
+    x = wrap_int8(m, shape)
+    p = m.const([4, 2], [0, 0, 1, 2, 2, 1, 0, 0], 'int32')
+    padded = [1, 15, 14, 5]
+    xp = m.tensor(padded, 'int8', q=Q8_IN)
+    m.op('PAD', [x, p], [xp], 'PadOptions')
+    scales = [m.rng.uniform(0.002, 0.008) for _ in range(cout)]
+    w = m.const([cout, 3, 3, 5], [m.rng.randint(-127, 127) for _ in range(cout * 45)], 'int8',
+                q=(scales, [0] * cout, 0))
+    b = m.const([cout], [m.rng.randint(-3000, 3000) for _ in range(cout)], 'int32',
+                q=([Q8_IN[0] * s for s in scales], [0] * cout))
+    o_scale = 8 * math.sqrt(45) * 0.58 * 127 * 0.005 * Q8_IN[0] * 40 / 255
+    o_shape = [1, 7, 6, cout]
+    y = m.tensor(o_shape, 'int8', q=(o_scale, 5))
+    m.op('CONV_2D', [xp, w, b], [y], 'Conv2DOptions', {'padding': 'VALID', 'stride_h': 2, 'stride_w': 2,
+                                                      'fused_activation_function': 'NONE'}, version=3)
+    unwrap_int8(m, y, o_shape, o_scale)
 
 
 CASES['q_conv_i8_per_tensor'] = (q_conv_i8(False), {})

@@ -117,6 +117,23 @@ static inline void test_act_range_q(tfl_activation act, float scale, int32_t zp,
   if (isfinite(fhi) && zp + lroundf(fhi / scale) < *hi) *hi = zp + (int32_t)lroundf(fhi / scale);
 }
 
+/* Fast kernel against the reference: |got - want| <= rel * max(1, |want|) on every element
+ * (the sums run in another order). Prints the first miss as "FAIL what tT: ..." and
+ * returns 0 then. */
+static inline int test_expect_rel(const char *what, int threads, const float *got, const float *want, size_t n,
+                                  float rel)
+{
+  for (size_t i = 0; i < n; i++) {
+    const float d = fabsf(got[i] - want[i]), m = fabsf(want[i]) > 1 ? fabsf(want[i]) : 1;
+    if (!(d <= rel * m)) {
+      fprintf(stderr, "FAIL %s t%d: [%zu] = %.8g, reference %.8g\n", what, threads, i, (double)got[i],
+              (double)want[i]);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 /* A CONV_2D or DEPTHWISE_CONV_2D case: sizes, strides, dilations, SAME or VALID. */
 typedef struct {
   int n, h, w, ic, oc, kh, kw, sh, sw, dh, dw, same, bias;

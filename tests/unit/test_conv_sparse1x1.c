@@ -91,16 +91,7 @@ static void run_case(const sp_case *c, tfl_activation act)
       failures++;
       continue;
     }
-    const float *got = y->data;
-    for (size_t i = 0; i < n; i++) {
-      float d = fabsf(got[i] - want[i]), m = fabsf(want[i]) > 1 ? fabsf(want[i]) : 1;
-      if (!(d <= 1e-5f * m)) {
-        fprintf(stderr, "FAIL %s t%d: [%zu] = %.8g, reference %.8g\n", what, threads, i,
-                (double)got[i], (double)want[i]);
-        failures++;
-        break;
-      }
-    }
+    if (!test_expect_rel(what, threads, y->data, want, n, 1e-5f)) failures++;
   }
   free(want);
 out:

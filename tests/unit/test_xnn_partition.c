@@ -641,6 +641,72 @@ static void multi_node_case(void)
   for (int i = 0; i < 6; i++) free(t[i].data);
 }
 
+/* x -> CONV 3x3 -> c -> RELU -> y with y given x's bytes, as the planner may (x's last
+ * reader is the conv, y is born at the RELU): XNNPACK would fuse the RELU into the conv,
+ * which then writes y while reading x. The run must not fuse then (xnn_partition.c:
+ * break_fused_overlaps), and xnn_partition_extra_uses must report the move (y written
+ * when the conv runs) so the planner keeps them apart in the first place. */
+static void fused_overlap_case(void)
+{
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  tfl_tensor t[5];
+  tfl_node nodes[2];
+  memset(t, 0, sizeof t);
+  memset(nodes, 0, sizeof nodes);
+  int32_t xd[4] = {1, 6, 6, 8}, wd[4] = {8, 3, 3, 8}, bd[1] = {8};
+  const int32_t *dims[5] = {xd, wd, bd, xd, xd};
+  const int nds[5] = {4, 4, 1, 4, 4};
+  for (int i = 0; i < 5; i++) {
+    t[i].type = TFL_TYPE_FLOAT32;
+    t[i].ndim = nds[i];
+    memcpy(t[i].dims, dims[i], sizeof(int32_t) * (size_t)nds[i]);
+    tfl_tensor_update_bytes(&t[i]);
+    t[i].is_const = i == 1 || i == 2;
+    t[i].producer = i == 3 ? 0 : (i == 4 ? 1 : -1);
+    if (i != 4) t[i].data = calloc(1, t[i].bytes + SLACK);
+    if (i < 3) memcpy(t[i].data, rand_buf(tfl_tensor_count(&t[i]), -1, 1), t[i].bytes);
+  }
+  int32_t conv_in[3] = {0, 1, 2}, conv_out[1] = {3}, relu_in[1] = {3}, relu_out[1] = {4}, outs[1] = {4};
+  nodes[0] = (tfl_node){.op = TFL_OP_CONV_2D, .version = 1, .n_in = 3, .n_out = 1, .in = conv_in, .out = conv_out};
+  nodes[0].p.conv = (tfl_conv_params){.padding = TFL_PAD_SAME, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+                                      .dilation_w = 1, .act = TFL_ACT_NONE};
+  nodes[1] = (tfl_node){.op = TFL_OP_RELU, .version = 1, .n_in = 1, .n_out = 1, .in = relu_in, .out = relu_out};
+  tfl_graph g = {.n_tensors = 5, .tensors = t, .n_nodes = 2, .nodes = nodes, .n_outputs = 1, .outputs = outs};
+  /* the reference, with y in a buffer of its own */
+  float want[288];
+  t[4].data = want;
+  for (int i = 0; i < 2; i++) {
+    const cpu_kernel *k = cpu_reference_kernel(nodes[i].op);
+    void *st = NULL;
+    if (k->prepare(&g, &nodes[i], &st, &diag) != TFL_OK || k->eval(&g, &nodes[i], st, NULL, &diag) != TFL_OK) {
+      fprintf(stderr, "FAIL fused overlap: reference node %d: %s\n", i, diag.error);
+      failures++;
+    }
+    if (k->release) k->release(st);
+  }
+  tfl_extra_use uses[4];
+  const int32_t run[2] = {0, 1};
+  const int n_uses = xnn_partition_extra_uses(&g, run, 2, uses, 4);
+  if (n_uses != 1 || uses[0].node != 0 || uses[0].tensor != 4) {
+    fprintf(stderr, "FAIL fused overlap: extra uses: %d, first (%d, %d); expected 1, (0, 4)\n", n_uses,
+            n_uses ? uses[0].node : -1, n_uses ? uses[0].tensor : -1);
+    failures++;
+  }
+  t[4].data = t[0].data; /* y on x's bytes */
+  xnn_partition *p = NULL;
+  if (xnn_partition_create(&g, run, 2, NULL, &p, &diag) != TFL_OK || xnn_partition_run(p, &diag) != TFL_OK) {
+    fprintf(stderr, "FAIL fused overlap: %s\n", diag.error);
+    failures++;
+  } else if (!near("fused overlap: y on x's bytes", t[4].data, want, 288)) {
+    failures++;
+  } else {
+    checked++;
+  }
+  xnn_partition_free(p);
+  for (int i = 0; i < 4; i++) free(t[i].data);
+}
+
 int main(void)
 {
   /* convolution: 7x8 input, SAME, stride 2: padding (1,1) rows but (0,1) columns */
@@ -726,6 +792,7 @@ int main(void)
   misc_cases();
   quant_cases();
   multi_node_case();
+  fused_overlap_case();
 
   printf("%d checks passed, %d failures, %d skipped\n", checked, failures, skipped);
   if (failures) return 1;

@@ -144,28 +144,30 @@ static inline float cpu_dot_f32(const float *restrict x, const float *restrict w
 
 /* sum((x[i] - zx) * (w[i] - zw)) over n values, for uint8 and int8 storage. Each
  * difference fits int16 (zero points lie in the storage type's range), so the products
- * are written as int16 x int16 -> int32, which -O2 turns into multiply-add pairs. */
+ * are written as int16 x int16 -> int32, which -O2 turns into multiply-add pairs. The sum
+ * wraps like the hardware's (and TFLite's) int32 accumulators: a hostile model's huge
+ * windows or biases give garbage, never undefined behaviour. */
 static inline int32_t cpu_dot_u8(const uint8_t *restrict x, const uint8_t *restrict w, int n,
                                  int32_t zx, int32_t zw)
 {
-  int32_t acc = 0;
+  uint32_t acc = 0;
   int i = 0;
   for (; i + 16 <= n; i += 16)
     for (int j = 0; j < 16; j++)
-      acc += (int16_t)(x[i + j] - zx) * (int16_t)(w[i + j] - zw);
-  for (; i < n; i++) acc += ((int32_t)x[i] - zx) * ((int32_t)w[i] - zw);
-  return acc;
+      acc += (uint32_t)((int16_t)(x[i + j] - zx) * (int16_t)(w[i + j] - zw));
+  for (; i < n; i++) acc += (uint32_t)(((int32_t)x[i] - zx) * ((int32_t)w[i] - zw));
+  return (int32_t)acc;
 }
 static inline int32_t cpu_dot_i8(const int8_t *restrict x, const int8_t *restrict w, int n,
                                  int32_t zx, int32_t zw)
 {
-  int32_t acc = 0;
+  uint32_t acc = 0;
   int i = 0;
   for (; i + 16 <= n; i += 16)
     for (int j = 0; j < 16; j++)
-      acc += (int16_t)(x[i + j] - zx) * (int16_t)(w[i + j] - zw);
-  for (; i < n; i++) acc += ((int32_t)x[i] - zx) * ((int32_t)w[i] - zw);
-  return acc;
+      acc += (uint32_t)((int16_t)(x[i + j] - zx) * (int16_t)(w[i + j] - zw));
+  for (; i < n; i++) acc += (uint32_t)(((int32_t)x[i] - zx) * ((int32_t)w[i] - zw));
+  return (int32_t)acc;
 }
 
 /* Stores integer v (already in range) as uint8 or int8 at element i of `data`. */

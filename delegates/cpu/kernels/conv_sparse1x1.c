@@ -66,15 +66,7 @@ bool cpu_conv_sparse1x1_fits(const tfl_graph *g, const tfl_node *n)
     if (y->dims[d] != x->dims[d]) return false;
   if (!cpu_has_avx512()) return false;
   if (b && (b->type != TFL_TYPE_FLOAT32 || tfl_tensor_count(b) != (size_t)w->dims[0])) return false;
-  switch (p->act) {
-  case TFL_ACT_NONE:
-  case TFL_ACT_RELU:
-  case TFL_ACT_RELU_N1_TO_1:
-  case TFL_ACT_RELU6: break;
-  case TFL_ACT_TANH:
-  case TFL_ACT_SIGN_BIT:
-  case TFL_ACT_SIGMOID: return false;
-  }
+  if (!cpu_act_is_clamp(p->act)) return false;
   size_t count = tfl_tensor_count(w), zeros = 0;
   const float *wd = w->data;
   for (size_t i = 0; i < count; i++) zeros += wd[i] == 0.0f;

@@ -104,7 +104,7 @@ static void row_q(void *arg, size_t row)
           if (ix < 0 || ix >= st->in_w) continue;
           int32_t xv = load_q(a->x, rq->is_u8, x_base + ((size_t)iy * st->in_w + ix) * st->in_c + ic);
           int32_t wv = load_q(a->w, rq->is_u8, ((size_t)ky * st->k_w + kx) * st->out_c + oc);
-          acc += (xv - rq->in_zp) * (wv - rq->w_zp[oc]);
+          acc = cpu_wrap_add(acc, (xv - rq->in_zp) * (wv - rq->w_zp[oc]));
         }
       }
       cpu_store_q(a->y, rq->is_u8, (row * st->out_w + ox) * st->out_c + oc,

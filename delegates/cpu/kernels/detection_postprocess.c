@@ -9,7 +9,7 @@
  * regular NMS: one NMS per class (detections_per_class each), merged by score.
  * Outputs (float): boxes [1,D,4], classes [1,D] (index without background),
  * scores [1,D], count [1]; D = max_detections * max_classes_per_detection.
- * The NMS itself lives in decoders/detection_nms.c, shared with the element.
+ * The box coder and the NMS live in postproc/ (box.c, nms.c), shared with the element.
  */
 #include "kernels.h"
 
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../decoders/detection_nms.h"
+#include "postproc/nms.h"
 
 enum { IN_BOXES = 0, IN_SCORES = 1, IN_ANCHORS = 2 };
 enum { OUT_BOXES = 0, OUT_CLASSES = 1, OUT_SCORES = 2, OUT_COUNT = 3 };
@@ -28,7 +28,7 @@ typedef struct {
   int n_cat;                      /* classes reported per anchor (fast NMS) */
   int n_out;                      /* detection slots in the outputs */
   int per_class;                  /* regular NMS: detections kept per class */
-  nms_box *boxes;                 /* decoded, one per anchor */
+  pp_box *boxes;                 /* decoded, one per anchor */
   float *scores;                  /* dequantized class scores (NULL: input is float) */
   float *class_scores;            /* one column (regular) or the best score (fast) */
   nms_scored *cand;               /* n_anchors */
@@ -151,7 +151,7 @@ static tfl_status dp_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_
                                                              : p->max_detections;
   const size_t nan = (size_t)(na > 0 ? na : 1);
   const int n_sel = p->max_detections > s->per_class ? p->max_detections : s->per_class;
-  s->boxes = malloc(sizeof(nms_box) * nan);
+  s->boxes = malloc(sizeof(pp_box) * nan);
   s->class_scores = malloc(sizeof(float) * nan);
   s->cand = malloc(sizeof(nms_scored) * nan);
   s->active = malloc(nan);
@@ -175,18 +175,12 @@ static tfl_status dp_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_
 static void dp_decode(const tfl_detection_params *p, const tfl_tensor *enc, const tfl_tensor *anc,
                       dp_state *s)
 {
+  const float scale[4] = {p->y_scale, p->x_scale, p->h_scale, p->w_scale};
   for (int i = 0; i < s->n_anchors; i++) {
     const size_t e = (size_t)i * (size_t)s->box_len, a = (size_t)i * 4;
-    const double ty = dp_real(enc, e), tx = dp_real(enc, e + 1);
-    const double th = dp_real(enc, e + 2), tw = dp_real(enc, e + 3);
-    const double ay = dp_real(anc, a), ax = dp_real(anc, a + 1);
-    const double ah = dp_real(anc, a + 2), aw = dp_real(anc, a + 3);
-    /* double like TFLite, so boxes match it to the last bit */
-    const float yc = (float)(ty / p->y_scale * ah + ay);
-    const float xc = (float)(tx / p->x_scale * aw + ax);
-    const float hh = (float)(0.5 * exp(th / p->h_scale) * ah);
-    const float hw = (float)(0.5 * exp(tw / p->w_scale) * aw);
-    s->boxes[i] = (nms_box){yc - hh, xc - hw, yc + hh, xc + hw};
+    const double code[4] = {dp_real(enc, e), dp_real(enc, e + 1), dp_real(enc, e + 2), dp_real(enc, e + 3)};
+    const double anchor[4] = {dp_real(anc, a), dp_real(anc, a + 1), dp_real(anc, a + 2), dp_real(anc, a + 3)};
+    s->boxes[i] = pp_box_decode_center_size(code, anchor, scale);
   }
 }
 

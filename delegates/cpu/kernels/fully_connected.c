@@ -82,10 +82,10 @@ static void task(void *arg, size_t i)
     }
     const int32_t *bias = a->b;
     int32_t acc = bias ? bias[u] : 0;
-    acc += rq->is_u8 ? cpu_dot_u8((const uint8_t *)a->x + xo, (const uint8_t *)a->w + wo,
+    acc = cpu_wrap_add(acc, rq->is_u8 ? cpu_dot_u8((const uint8_t *)a->x + xo, (const uint8_t *)a->w + wo,
                                   st->input_size, rq->in_zp, rq->w_zp[u])
                      : cpu_dot_i8((const int8_t *)a->x + xo, (const int8_t *)a->w + wo,
-                                  st->input_size, rq->in_zp, rq->w_zp[u]);
+                                  st->input_size, rq->in_zp, rq->w_zp[u]));
     cpu_store_q(a->y, rq->is_u8, yo, cpu_requant_apply(rq, acc, u));
   }
 }

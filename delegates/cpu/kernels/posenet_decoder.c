@@ -3,7 +3,7 @@
  * Inputs: heatmaps [1,H,W,17] (logits), short offsets [1,H,W,34], mid offsets
  * [1,H,W,64], float or 8-bit quantized. Outputs (float): keypoints [1,D,17,2] as
  * (y, x) input pixels, keypoint scores [1,D,17], pose scores [1,D], count [1];
- * D = max_detections. The decoding is decoders/posenet_decode.c, shared with the
+ * D = max_detections. The decoding is postproc/posenet.c, shared with the
  * element's PoseNet decoder; this file only dequantizes and lays out outputs.
  */
 #include "kernels.h"
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../decoders/posenet_decode.h"
+#include "postproc/posenet.h"
 
 enum { IN_HEAT = 0, IN_SHORT = 1, IN_MID = 2 };
 enum { OUT_KEYPOINTS = 0, OUT_KEYPOINT_SCORES = 1, OUT_SCORES = 2, OUT_COUNT = 3 };

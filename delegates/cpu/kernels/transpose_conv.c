@@ -157,10 +157,10 @@ static void row_q(void *arg, size_t row)
           if (ix < 0) continue;
           size_t xi = x_base + ((size_t)iy * st->in_w + ix) * st->in_c;
           size_t wi = oc * w_per_oc + ((size_t)ky * st->k_w + kx) * st->in_c;
-          acc += rq->is_u8 ? cpu_dot_u8((const uint8_t *)a->x + xi, (const uint8_t *)a->w + wi,
+          acc = cpu_wrap_add(acc, rq->is_u8 ? cpu_dot_u8((const uint8_t *)a->x + xi, (const uint8_t *)a->w + wi,
                                         st->in_c, rq->in_zp, rq->w_zp[oc])
                            : cpu_dot_i8((const int8_t *)a->x + xi, (const int8_t *)a->w + wi,
-                                        st->in_c, rq->in_zp, rq->w_zp[oc]);
+                                        st->in_c, rq->in_zp, rq->w_zp[oc]));
         }
       }
       cpu_store_q(a->y, rq->is_u8, (row * st->out_w + ox) * st->out_c + oc,

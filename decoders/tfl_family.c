@@ -1,0 +1,229 @@
+/* tfl_family.c - see tfl_family.h */
+#include "tfl_family.h"
+
+#include <stdio.h>
+
+#define ANY (-1)
+#define NO_OP TFL_OP_COUNT
+
+typedef struct {
+  tfl_family f;
+  tfl_op op;              /* recognized by this (custom) op anywhere in the graph */
+  int n_outputs;          /* 0: any count */
+  int rank[2];            /* ranks of outputs 0 and 1 after leading 1s; 0: not checked */
+  int32_t dims[2][3];     /* their dims; ANY matches any size */
+  int min_outputs;        /* at least this many outputs (landmark models have extras) */
+  bool guess;             /* a shape rule, not a known model */
+  /* extra condition for guesses; writes what it rests on into why */
+  bool (*ok)(const tfl_graph *g, char *why, size_t why_size);
+} family_row;
+
+static bool scores_ok(const tfl_graph *g, char *why, size_t why_size);
+static bool mask_ok(const tfl_graph *g, char *why, size_t why_size);
+static bool anchors_ok(const tfl_graph *g, char *why, size_t why_size);
+
+#define FAM(name, dec, lo, hi, label, region, lm) { name, TFL_DECODER_##dec, lo, hi, label, TFL_REGION_##region, lm }
+#define NO_LM TFL_REGION_COUNT
+
+/* Known models first (their exact layouts), shape guesses last. */
+static const family_row rows[] = {
+  { FAM("SSD with TFLite_Detection_PostProcess", DETECTION, -1, 1, NULL, BOX, NO_LM), TFL_OP_DETECTION_POSTPROCESS },
+  { FAM("PoseNet with PosenetDecoderOp", POSE, -1, 1, NULL, BOX, NO_LM), TFL_OP_POSENET_DECODER },
+  { FAM("MediaPipe face detection (short range)", DETECTION, -1, 1, "face", FACE, NO_LM), NO_OP, 2, { 2, 2 },
+    { { 896, 16 }, { 896, 1 } } },
+  { FAM("MediaPipe face detection (full range)", DETECTION, -1, 1, "face", FACE, NO_LM), NO_OP, 2, { 2, 2 },
+    { { 2304, 16 }, { 2304, 1 } } },
+  { FAM("MediaPipe BlazePose person detector", DETECTION, -1, 1, "person", POSE, NO_LM), NO_OP, 2, { 2, 2 },
+    { { 2254, 12 }, { 2254, 1 } } },
+  { FAM("MediaPipe palm detector", DETECTION, 0, 1, "palm", PALM, NO_LM), NO_OP, 2, { 2, 2 },
+    { { 2016, 18 }, { 2016, 1 } } },
+  { FAM("SSD MobileNet (raw box encodings and class scores)", DETECTION, -1, 1, NULL, BOX, NO_LM), NO_OP, 2,
+    { 2, 2 }, { { 1917, 4 }, { 1917, ANY } } },
+  { FAM("MediaPipe pose landmarks (BlazePose GHUM)", LANDMARKS, 0, 1, NULL, BOX, TFL_REGION_POSE), NO_OP, 0,
+    { 1, 0 }, { { 195 } }, 2 },
+  { FAM("MediaPipe hand landmarks", LANDMARKS, 0, 1, NULL, BOX, TFL_REGION_PALM), NO_OP, 0, { 1, 0 }, { { 63 } }, 2 },
+  { FAM("MediaPipe face mesh", LANDMARKS, 0, 1, NULL, BOX, TFL_REGION_FACE), NO_OP, 0, { 1, 0 }, { { 1404 } }, 2 },
+  { FAM("PoseNet (raw heatmaps and offsets)", POSE, -1, 1, NULL, BOX, NO_LM), NO_OP, 3, { 3, 0 },
+    { { ANY, ANY, 17 } } },
+  { FAM("MediaPipe selfie segmentation", SEGMENTATION, 0, 1, NULL, BOX, NO_LM), NO_OP, 1, { 3, 0 },
+    { { 256, 256, 1 } } },
+  { FAM("MediaPipe selfie segmentation (landscape)", SEGMENTATION, 0, 1, NULL, BOX, NO_LM), NO_OP, 1, { 3, 0 },
+    { { 144, 256, 1 } } },
+  { FAM("DeepLab v3 (PASCAL VOC)", SEGMENTATION, -1, 1, NULL, BOX, NO_LM), NO_OP, 1, { 3, 0 },
+    { { 257, 257, 21 } } },
+  { FAM("ImageNet classifier (1001 classes)", CLASSIFICATION, -1, 1, NULL, BOX, NO_LM), NO_OP, 1, { 1, 0 },
+    { { 1001 } } },
+  { FAM("ImageNet classifier (1000 classes)", CLASSIFICATION, -1, 1, NULL, BOX, NO_LM), NO_OP, 1, { 1, 0 },
+    { { 1000 } } },
+  /* guesses */
+  { FAM("class scores", CLASSIFICATION, -1, 1, NULL, BOX, NO_LM), NO_OP, 1, { 1, 0 }, { { ANY } }, 0, true,
+    scores_ok },
+  { FAM("a probability mask", SEGMENTATION, 0, 1, NULL, BOX, NO_LM), NO_OP, 1, { 3, 0 }, { { ANY, ANY, 1 } }, 0, true,
+    mask_ok },
+  { FAM("a class mask", SEGMENTATION, -1, 1, NULL, BOX, NO_LM), NO_OP, 1, { 3, 0 }, { { ANY, ANY, ANY } }, 0, true,
+    mask_ok },
+  { FAM("anchor boxes and scores", DETECTION, -1, 1, NULL, BOX, NO_LM), NO_OP, 2, { 2, 2 },
+    { { ANY, ANY }, { ANY, ANY } }, 0, true, anchors_ok },
+};
+
+/* Dims after the leading 1s ([1,1,1,1001] -> [1001]); the last dim always stays. */
+static int trailing(const tfl_tensor *t, int32_t *dims)
+{
+  int n = 0, lead = 1;
+  for (int d = 0; d < t->ndim; d++) {
+    if (lead && t->dims[d] == 1 && d < t->ndim - 1) continue;
+    lead = 0;
+    if (n < TFL_MAX_DIMS) dims[n++] = t->dims[d];
+  }
+  return n;
+}
+
+static const tfl_tensor *output(const tfl_graph *g, int i)
+{
+  return i < g->n_outputs ? &g->tensors[g->outputs[i]] : NULL;
+}
+
+static bool has_op(const tfl_graph *g, tfl_op op)
+{
+  for (int i = 0; i < g->n_nodes; i++)
+    if (g->nodes[i].op == op) return true;
+  return false;
+}
+
+/* Whether a softmax or sigmoid makes tensor t (through reshapes and (de)quantization). */
+static bool made_by_activation(const tfl_graph *g, int t)
+{
+  for (int hops = 0; hops < 6 && t >= 0 && t < g->n_tensors; hops++) {
+    int p = g->tensors[t].producer;
+    if (p < 0 || p >= g->n_nodes) return false;
+    const tfl_node *n = &g->nodes[p];
+    if (n->op == TFL_OP_SOFTMAX || n->op == TFL_OP_LOGISTIC) return true;
+    if (n->op != TFL_OP_RESHAPE && n->op != TFL_OP_SQUEEZE && n->op != TFL_OP_DEQUANTIZE && n->op != TFL_OP_QUANTIZE)
+      return false;
+    if (n->n_in < 1) return false;
+    t = n->in[0];
+  }
+  return false;
+}
+
+/* Scores: a softmax or sigmoid makes them, or there are too many values (10+) to be a
+ * box or a regression. A [1,1,1,4] box regressor is neither. */
+static bool scores_ok(const tfl_graph *g, char *why, size_t why_size)
+{
+  int32_t d[TFL_MAX_DIMS];
+  trailing(output(g, 0), d);
+  bool act = made_by_activation(g, g->outputs[0]);
+  if (d[0] < 2 || (!act && d[0] < 10)) {
+    snprintf(why, why_size,
+             "one output of %d value(s) that no softmax or sigmoid makes: not class scores (a box or a regression?)",
+             d[0]);
+    return false;
+  }
+  snprintf(why, why_size, "one output of %d values%s, read as class scores", d[0],
+           act ? " made by a softmax/sigmoid" : "");
+  return true;
+}
+
+static bool mask_ok(const tfl_graph *g, char *why, size_t why_size)
+{
+  int32_t d[TFL_MAX_DIMS];
+  trailing(output(g, 0), d);
+  if (d[0] < 8 || d[1] < 8) return false;
+  snprintf(why, why_size, "one %dx%d output with %d channel(s), read as %s", d[1], d[0], d[2],
+           d[2] == 1 ? "a per-pixel probability mask" : "per-pixel class scores");
+  return true;
+}
+
+static bool anchors_ok(const tfl_graph *g, char *why, size_t why_size)
+{
+  int32_t a[TFL_MAX_DIMS], b[TFL_MAX_DIMS];
+  trailing(output(g, 0), a);
+  trailing(output(g, 1), b);
+  if (a[0] != b[0]) return false;
+  snprintf(why, why_size, "two outputs over %d anchors (%d and %d values each), read as boxes and scores", a[0], a[1],
+           b[1]);
+  return true;
+}
+
+static bool shape_fits(const tfl_graph *g, const family_row *r, int i)
+{
+  if (!r->rank[i]) return true;
+  const tfl_tensor *t = output(g, i);
+  int32_t d[TFL_MAX_DIMS];
+  if (!t || trailing(t, d) != r->rank[i]) return false;
+  for (int k = 0; k < r->rank[i]; k++)
+    if (r->dims[i][k] != ANY && r->dims[i][k] != d[k]) return false;
+  return true;
+}
+
+static bool row_fits(const tfl_graph *g, const family_row *r)
+{
+  if (r->op != NO_OP) return has_op(g, r->op);
+  if (r->n_outputs && g->n_outputs != r->n_outputs) return false;
+  if (g->n_outputs < r->min_outputs || g->n_outputs < 1) return false;
+  return shape_fits(g, r, 0) && shape_fits(g, r, 1);
+}
+
+static void describe_outputs(const tfl_graph *g, char *why, size_t why_size)
+{
+  size_t n = (size_t)snprintf(why, why_size, "no decoder recognizes %d output(s):", g->n_outputs);
+  for (int i = 0; i < g->n_outputs && i < 4 && n < why_size; i++) {
+    const tfl_tensor *t = output(g, i);
+    n += (size_t)snprintf(why + n, why_size - n, " [");
+    for (int d = 0; d < t->ndim && n < why_size; d++)
+      n += (size_t)snprintf(why + n, why_size - n, "%s%d", d ? "," : "", t->dims[d]);
+    if (n < why_size) n += (size_t)snprintf(why + n, why_size - n, "]");
+  }
+}
+
+const tfl_family *tfl_family_identify(const tfl_graph *g, tfl_family_match *match, char *why, size_t why_size)
+{
+  char because[192] = "";
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    const family_row *r = &rows[i];
+    if (!row_fits(g, r)) continue;
+    if (r->ok && !r->ok(g, because, sizeof because)) continue;
+    *match = r->guess ? TFL_FAMILY_GUESS : TFL_FAMILY_KNOWN;
+    if (r->guess) snprintf(why, why_size, "guessed '%s' from the output shape: %s", tfl_decoder_kind_name(r->f.decoder),
+                           because);
+    else snprintf(why, why_size, "%s", r->f.name);
+    return &r->f;
+  }
+  *match = TFL_FAMILY_NONE;
+  if (because[0]) snprintf(why, why_size, "%s", because);
+  else describe_outputs(g, why, why_size);
+  return NULL;
+}
+
+const tfl_family *tfl_family_generic(tfl_decoder_kind kind)
+{
+  /* the first guess row of that decoder: its range is the common one */
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    if (rows[i].guess && rows[i].f.decoder == kind) return &rows[i].f;
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    if (rows[i].f.decoder == kind) return &rows[i].f;
+  return NULL;
+}
+
+int tfl_family_class_count(const tfl_graph *g, tfl_decoder_kind kind)
+{
+  int32_t d[TFL_MAX_DIMS];
+  const tfl_tensor *o0 = output(g, 0);
+  if (!o0) return -1;
+  int n = trailing(o0, d);
+  switch (kind) {
+  case TFL_DECODER_CLASSIFICATION: return n == 1 ? d[0] : -1;
+  case TFL_DECODER_SEGMENTATION: return n == 3 && d[2] > 1 ? d[2] : -1;
+  case TFL_DECODER_DETECTION:
+    for (int i = 0; i < g->n_nodes; i++)
+      if (g->nodes[i].op == TFL_OP_DETECTION_POSTPROCESS)
+        return g->nodes[i].p.detection.num_classes + 1; /* + the background label */
+    if (g->n_outputs == 2 && output(g, 1) && trailing(output(g, 1), d) == 2 && d[1] > 1) return d[1];
+    return -1;
+  case TFL_DECODER_AUTO:
+  case TFL_DECODER_NONE:
+  case TFL_DECODER_POSE:
+  case TFL_DECODER_LANDMARKS: return -1;
+  }
+  return -1;
+}

@@ -1,0 +1,53 @@
+/* tfl_family.h - the model families the decoders know, in one table.
+ *
+ * A row says how a family is recognized (a custom op, or the count and shapes of the
+ * outputs, leading 1s ignored), which decoder reads it, the input range it was trained
+ * with, the name of its one class (single-class detectors), how its detections become
+ * regions for a second model and how its landmarks carry a region to the next frame.
+ * Rows for the models we ship come first and are exact; the last rows are guesses from
+ * shapes alone, and say so, so that the element can warn naming the guess.
+ *
+ *   tfl_family_match m;
+ *   const tfl_family *f = tfl_family_identify(graph, &m, why, sizeof why);
+ *   if (m == TFL_FAMILY_GUESS) warn(why);    if (!f) nothing fits (why says what was seen)
+ *
+ * Plain C, static data only: any thread.
+ */
+#ifndef TFL_FAMILY_H
+#define TFL_FAMILY_H
+
+#include <stddef.h>
+
+#include "runtime/tfl_graph.h"
+#include "tfl_decoder.h"
+#include "tfl_region.h"
+
+typedef enum {
+  TFL_FAMILY_KNOWN,  /* a row for this exact model layout */
+  TFL_FAMILY_GUESS,  /* picked by output shape only */
+  TFL_FAMILY_NONE,   /* nothing fits */
+} tfl_family_match;
+
+typedef struct {
+  const char *name;              /* e.g. "MediaPipe face detection (short range)" */
+  tfl_decoder_kind decoder;
+  float input_lo, input_hi;      /* pixel 0..255 mapped linearly onto this */
+  const char *label;             /* the class of a single-class detector; NULL */
+  tfl_region_kind region;        /* regions its detections make (TFL_REGION_BOX: the box) */
+  tfl_region_kind landmarks;     /* landmark models: the rule that turns their points into
+                                    the next frame's region; TFL_REGION_COUNT: none */
+} tfl_family;
+
+/* The family of graph g; NULL (and *match = NONE) when no row fits. `why` gets one
+ * sentence: what was recognized, or what the guess rests on, or what was seen. */
+const tfl_family *tfl_family_identify(const tfl_graph *g, tfl_family_match *match, char *why, size_t why_size);
+
+/* The family row for a decoder the user chose (the generic one), for its input range. */
+const tfl_family *tfl_family_generic(tfl_decoder_kind kind);
+
+/* How many classes the model's scores have, to check a label file against: a
+ * classifier's score count, a segmentation's channels, a raw SSD's score columns;
+ * -1 when the model does not say (TFLite_Detection_PostProcess, landmarks). */
+int tfl_family_class_count(const tfl_graph *g, tfl_decoder_kind kind);
+
+#endif

@@ -1,0 +1,62 @@
+/* gsttfliteglshare.c - see gsttfliteglshare.h */
+#include "gsttfliteglshare.h"
+
+GST_DEBUG_CATEGORY_EXTERN(gst_tflite_filter_debug);
+#define GST_CAT_DEFAULT gst_tflite_filter_debug
+
+typedef struct {
+  GstGLDisplay *display;       /* borrowed: compared only */
+  GstGLContext *app_context;   /* borrowed: compared only */
+  GWeakRef context;
+} share_entry;
+
+/* Weak refs: the process keeps no context alive that no element uses. */
+static GMutex lock;
+static GList *entries;
+
+static gboolean has_compute(GstGLContext *ctx)
+{
+  return gst_gl_context_check_gl_version(ctx, GST_GL_API_GLES2, 3, 1) ||
+         gst_gl_context_check_gl_version(ctx, GST_GL_API_OPENGL3 | GST_GL_API_OPENGL, 4, 3);
+}
+
+GstGLContext *gst_tflite_gl_share_get(GstGLDisplay *display, GstGLContext *app_context, GError **err)
+{
+  g_mutex_lock(&lock);
+  GstGLContext *ctx = NULL;
+  for (GList *l = entries; l && !ctx; l = l->next) {
+    share_entry *e = l->data;
+    if (e->display == display && e->app_context == app_context) ctx = g_weak_ref_get(&e->context);
+  }
+  if (!ctx) {
+    /* drop entries whose context is gone */
+    for (GList *l = entries, *next; l; l = next) {
+      next = l->next;
+      share_entry *e = l->data;
+      GstGLContext *alive = g_weak_ref_get(&e->context);
+      if (alive) {
+        gst_object_unref(alive);
+        continue;
+      }
+      g_weak_ref_clear(&e->context);
+      g_free(e);
+      entries = g_list_delete_link(entries, l);
+    }
+    ctx = gst_gl_context_new(display);
+    if (!ctx || !gst_gl_context_create(ctx, app_context, err)) {
+      gst_clear_object(&ctx);
+    } else if (!has_compute(ctx)) {
+      g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "the shared GL context has no compute shaders");
+      gst_clear_object(&ctx);
+    } else {
+      share_entry *e = g_new0(share_entry, 1);
+      e->display = display;
+      e->app_context = app_context;
+      g_weak_ref_init(&e->context, ctx);
+      entries = g_list_prepend(entries, e);
+      GST_INFO("shared GL context %" GST_PTR_FORMAT " for display %" GST_PTR_FORMAT, ctx, display);
+    }
+  }
+  g_mutex_unlock(&lock);
+  return ctx;
+}

@@ -1,0 +1,146 @@
+/* gsttflitemeta_analytics.c - a meta's objects in GStreamer's analytics metadata
+ * (GstAnalyticsRelationMeta, gst-plugins-bad >= 1.24), and analytics results made by other
+ * elements taken into the objects meta (so tfliteoverlay draws them).
+ *
+ * Mirrored: DETECTION -> object-detection mtd (label quark, box, confidence); its
+ * CLASSIFICATION children -> a classification mtd related to the box (RELATE_TO both
+ * ways; whole-frame classes alone); track_id -> a tracking mtd related to the box; a
+ * DETECTION inside another -> CONTAIN / IS_PART_OF. Landmarks and masks are not mirrored
+ * (1.26 has no keypoint type; its segmentation type wants a mask buffer per object).
+ * Built only when the build finds gstreamer-analytics-1.0; otherwise the calls do nothing. */
+#include "gsttflitemeta.h"
+
+#ifdef HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+
+#define IMPORTED_SOURCE "analytics"
+
+static GQuark label_quark(const GstTfliteObject *o, gint class_id)
+{
+  const gchar *l = gst_tflite_object_label(o, class_id);
+  if (l) return g_quark_from_string(l);
+  gchar id[16];
+  g_snprintf(id, sizeof id, "#%d", class_id);
+  return class_id >= 0 ? g_quark_from_string(id) : 0;
+}
+
+static void relate(GstAnalyticsRelationMeta *r, guint a, guint b, GstAnalyticsRelTypes ab, GstAnalyticsRelTypes ba)
+{
+  gst_analytics_relation_meta_set_relation(r, ab, a, b);
+  gst_analytics_relation_meta_set_relation(r, ba, b, a);
+}
+
+guint gst_tflite_meta_sync_analytics(GstTfliteMeta *meta, GstBuffer *buffer)
+{
+  g_return_val_if_fail(meta && GST_IS_BUFFER(buffer) && gst_buffer_is_writable(buffer), 0);
+  GstAnalyticsRelationMeta *r = gst_buffer_get_analytics_relation_meta(buffer);
+  guint added = 0;
+  for (guint i = 0; i < gst_tflite_meta_n_objects(meta); i++) {
+    GstTfliteObject *o = gst_tflite_meta_get_object_writable(meta, i);
+    const GstTfliteObject *p = gst_tflite_meta_find_object(meta, o->parent_id);
+    if (!r && (o->kind == GST_TFLITE_OBJECT_DETECTION || o->kind == GST_TFLITE_OBJECT_CLASSIFICATION))
+      r = gst_buffer_add_analytics_relation_meta(buffer);
+    if (!r) continue;
+    if (o->kind == GST_TFLITE_OBJECT_DETECTION && !o->analytics_id) {
+      GstAnalyticsODMtd od;
+      if (!gst_analytics_relation_meta_add_od_mtd(r, label_quark(o, o->class_id), (gint)o->x, (gint)o->y, (gint)o->w,
+                                                  (gint)o->h, o->score < 0 ? 1.0f : o->score, &od))
+        continue;
+      o->analytics_id = od.id + 1;
+      added++;
+      if (p && p->kind == GST_TFLITE_OBJECT_DETECTION && p->analytics_id)
+        relate(r, p->analytics_id - 1, od.id, GST_ANALYTICS_REL_TYPE_CONTAIN, GST_ANALYTICS_REL_TYPE_IS_PART_OF);
+    } else if (o->kind == GST_TFLITE_OBJECT_CLASSIFICATION && !o->analytics_id && o->n_classes > 0) {
+      gfloat *conf = g_new(gfloat, o->n_classes);
+      GQuark *q = g_new(GQuark, o->n_classes);
+      for (guint k = 0; k < o->n_classes; k++) {
+        conf[k] = o->classes[k].score;
+        q[k] = label_quark(o, o->classes[k].class_id);
+      }
+      GstAnalyticsClsMtd cls;
+      if (gst_analytics_relation_meta_add_cls_mtd(r, o->n_classes, conf, q, &cls)) {
+        o->analytics_id = cls.id + 1;
+        added++;
+        if (p && p->analytics_id)
+          relate(r, p->analytics_id - 1, cls.id, GST_ANALYTICS_REL_TYPE_RELATE_TO, GST_ANALYTICS_REL_TYPE_RELATE_TO);
+      }
+      g_free(conf);
+      g_free(q);
+    }
+    if (o->kind == GST_TFLITE_OBJECT_DETECTION && o->analytics_id && o->track_id && o->analytics_track != o->track_id) {
+      GstAnalyticsTrackingMtd trk;
+      if (gst_analytics_relation_meta_add_tracking_mtd(r, o->track_id, GST_CLOCK_TIME_NONE, &trk)) {
+        relate(r, o->analytics_id - 1, trk.id, GST_ANALYTICS_REL_TYPE_RELATE_TO, GST_ANALYTICS_REL_TYPE_RELATE_TO);
+        o->analytics_track = o->track_id;
+        added++;
+      }
+    }
+  }
+  return added;
+}
+
+/* Whether an object already stands for analytics mtd `id`. */
+static gboolean known(const GstTfliteMeta *meta, guint id)
+{
+  for (guint i = 0; i < gst_tflite_meta_n_objects(meta); i++)
+    if (gst_tflite_meta_get_object(meta, i)->analytics_id == id + 1) return TRUE;
+  return FALSE;
+}
+
+GstTfliteMeta *gst_tflite_meta_import_analytics(GstBuffer *buffer, gint frame_width, gint frame_height)
+{
+  GstTfliteMeta *meta = gst_buffer_get_tflite_meta(buffer);
+  GstAnalyticsRelationMeta *r = gst_buffer_get_analytics_relation_meta(buffer);
+  if (!r || !gst_buffer_is_writable(buffer)) return meta;
+  if (!meta) meta = gst_buffer_add_tflite_meta(buffer, frame_width, frame_height);
+  if (!meta) return NULL;
+  gpointer state = NULL;
+  GstAnalyticsODMtd od;
+  while (gst_analytics_relation_meta_iterate(r, &state, gst_analytics_od_mtd_get_mtd_type(), &od)) {
+    if (known(meta, od.id)) continue;
+    gint x, y, w, h;
+    gfloat conf;
+    if (!gst_analytics_od_mtd_get_location(&od, &x, &y, &w, &h, &conf)) continue;
+    GstTfliteObject o = { 0 };
+    o.kind = GST_TFLITE_OBJECT_DETECTION;
+    o.source = g_quark_from_static_string(IMPORTED_SOURCE);
+    o.x = (gfloat)x, o.y = (gfloat)y, o.w = (gfloat)w, o.h = (gfloat)h;
+    o.score = conf;
+    o.roi_id = -1;
+    o.analytics_id = od.id + 1;
+    GQuark type = gst_analytics_od_mtd_get_obj_type(&od);
+    o.class_id = type ? 0 : -1;
+    if (type) {
+      o.labels = g_ptr_array_new_with_free_func(g_free);
+      g_ptr_array_add(o.labels, g_strdup(g_quark_to_string(type)));
+    }
+    gpointer rs = NULL;
+    GstAnalyticsTrackingMtd trk;
+    if (gst_analytics_relation_meta_get_direct_related(r, od.id, GST_ANALYTICS_REL_TYPE_ANY,
+                                                       gst_analytics_tracking_mtd_get_mtd_type(), &rs, &trk)) {
+      guint64 id;
+      GstClockTime first, last;
+      gboolean lost;
+      if (gst_analytics_tracking_mtd_get_info(&trk, &id, &first, &last, &lost)) {
+        o.track_id = id;
+        o.analytics_track = id;
+      }
+    }
+    gst_tflite_meta_add_object(meta, &o);
+  }
+  return meta;
+}
+
+#else
+
+guint gst_tflite_meta_sync_analytics(GstTfliteMeta *meta, GstBuffer *buffer)
+{
+  return 0;
+}
+
+GstTfliteMeta *gst_tflite_meta_import_analytics(GstBuffer *buffer, gint frame_width, gint frame_height)
+{
+  return gst_buffer_get_tflite_meta(buffer);
+}
+
+#endif

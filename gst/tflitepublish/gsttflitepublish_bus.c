@@ -1,0 +1,125 @@
+/* gsttflitepublish_bus.c - what the publisher thread reports, as bus messages:
+ * "tflite-publish-state" on every connection change, "tflite-publish-stats" with the
+ * counts (periodically and soon after a drop), element errors for configuration
+ * problems and warnings for refused messages. docs/results-schema.md lists the fields. */
+#include "gsttflitepublish.h"
+
+GST_DEBUG_CATEGORY_EXTERN(gst_tflite_publish_debug);
+#define GST_CAT_DEFAULT gst_tflite_publish_debug
+
+#define WARNING_INTERVAL_US (1 * G_USEC_PER_SEC)
+
+static const gchar *state_name(tp_state s)
+{
+  switch (s) {
+  case TP_STATE_DISCONNECTED: return "disconnected";
+  case TP_STATE_CONNECTING: return "connecting";
+  case TP_STATE_CONNECTED: return "connected";
+  }
+  return "unknown";
+}
+
+static const gchar *why_name(tp_status why)
+{
+  switch (why) {
+  case TP_OK: return "ok";
+  case TP_AGAIN: return "again";
+  case TP_ERR_NETWORK: return "network";
+  case TP_ERR_AUTH: return "auth";
+  case TP_ERR_TLS: return "tls";
+  case TP_ERR_CONFIG: return "config";
+  case TP_ERR_MESSAGE: return "message";
+  }
+  return "unknown";
+}
+
+static void on_state(void *user, tp_state state, tp_status why, const char *detail, int retry_ms)
+{
+  GstTflitePublish *self = user;
+  GstStructure *s = gst_structure_new("tflite-publish-state", "transport", G_TYPE_STRING,
+                                      self->s.transport == GST_TFLITE_PUBLISH_KAFKA ? "kafka" : "mqtt", "broker",
+                                      G_TYPE_STRING, self->broker_name, "state", G_TYPE_STRING, state_name(state),
+                                      NULL);
+  if (state == TP_STATE_DISCONNECTED) {
+    gst_structure_set(s, "reason", G_TYPE_STRING, why_name(why), "detail", G_TYPE_STRING, detail ? detail : "",
+                      "retry-ms", G_TYPE_INT, retry_ms, NULL);
+    GST_INFO_OBJECT(self, "%s: disconnected (%s), next try in %d ms", self->broker_name, detail ? detail : "",
+                    retry_ms);
+  } else {
+    GST_INFO_OBJECT(self, "%s: %s", self->broker_name, state_name(state));
+  }
+  gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
+}
+
+GstStructure *gst_tflite_publish_stats_structure(const tp_stats *s)
+{
+  return gst_structure_new("tflite-publish-stats", "state", G_TYPE_STRING, state_name(s->state), "pushed",
+                           G_TYPE_UINT64, s->pushed, "sent", G_TYPE_UINT64, s->sent, "queued", G_TYPE_UINT64,
+                           s->queued, "queued-bytes", G_TYPE_UINT64, s->queued_bytes, "spilled", G_TYPE_UINT64,
+                           s->spilled, "spill-bytes", G_TYPE_UINT64, s->spill_bytes, "in-flight", G_TYPE_UINT64,
+                           s->in_flight, "dropped", G_TYPE_UINT64, s->dropped_queue + s->dropped_spill,
+                           "dropped-queue", G_TYPE_UINT64, s->dropped_queue, "dropped-spill", G_TYPE_UINT64,
+                           s->dropped_spill, "failed", G_TYPE_UINT64, s->failed, "unsent", G_TYPE_UINT64, s->unsent,
+                           "resent", G_TYPE_UINT64, s->resent, "connects", G_TYPE_UINT64, s->connects,
+                           "disconnects", G_TYPE_UINT64, s->disconnects, NULL);
+}
+
+static void on_stats(void *user, const tp_stats *st)
+{
+  GstTflitePublish *self = user;
+  GstStructure *s = gst_tflite_publish_stats_structure(st);
+  g_mutex_lock(&self->stats_lock);
+  if (self->last_stats) gst_structure_free(self->last_stats);
+  self->last_stats = gst_structure_copy(s);
+  g_mutex_unlock(&self->stats_lock);
+  gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
+}
+
+static void on_problem(void *user, tp_status what, const char *detail)
+{
+  GstTflitePublish *self = user;
+  switch (what) {
+  case TP_ERR_AUTH:
+    GST_ELEMENT_ERROR(self, RESOURCE, NOT_AUTHORIZED,
+                      ("The broker %s refused the credentials (username / password / client-id).",
+                       self->broker_name),
+                      ("%s", detail));
+    break;
+  case TP_ERR_TLS:
+    GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
+                      ("TLS with the broker %s failed: check tls-ca-file, tls-cert-file and tls-key-file.",
+                       self->broker_name),
+                      ("%s", detail));
+    break;
+  case TP_ERR_CONFIG:
+    GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Publishing to %s failed: %s", self->broker_name, detail), (NULL));
+    break;
+  case TP_ERR_MESSAGE: {
+    /* one warning a second at most: a broker refusing every message must not flood the bus */
+    gint64 now = g_get_monotonic_time();
+    if (now - self->last_warning_us < WARNING_INTERVAL_US) break;
+    self->last_warning_us = now;
+    GST_ELEMENT_WARNING(self, RESOURCE, WRITE, ("A message could not be published to %s.", self->broker_name),
+                        ("%s (the stats message counts them all as \"failed\")", detail));
+    break;
+  }
+  case TP_OK:
+  case TP_AGAIN:
+  case TP_ERR_NETWORK:
+    break;
+  }
+}
+
+/* The client library's log, in this element's debug category (GST_DEBUG=tflitepublish:N). */
+static void on_log(void *user, int level, const char *line)
+{
+  GstTflitePublish *self = user;
+  if (level <= 3) GST_WARNING_OBJECT(self, "%s", line);
+  else if (level <= 5) GST_INFO_OBJECT(self, "%s", line);
+  else GST_DEBUG_OBJECT(self, "%s", line);
+}
+
+void gst_tflite_publish_events_init(GstTflitePublish *self, tp_publisher_events *ev)
+{
+  *ev = (tp_publisher_events){ self, on_state, on_stats, on_problem, on_log };
+}

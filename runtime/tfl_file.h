@@ -1,0 +1,43 @@
+/* tfl_file.h - opening, reading and replacing the files a user names (models, label
+ * files, caches), which are untrusted like their contents.
+ *
+ * A path must name a regular file: a directory, FIFO, socket or device gives an error
+ * saying which it is, before anything could block on it (opening a FIFO for reading waits
+ * for a writer; /dev/zero never ends). Reads are bounded by a size limit. Writes go to a
+ * unique temporary file beside the target and are renamed over it, so concurrent writers
+ * (several pipelines of one process, several processes) never mix their bytes and a
+ * reader sees the old file or the new one, whole.
+ *
+ *   int fd = tfl_file_open_read(path, "model", &size, diag);     // or -1, message in diag
+ *   tfl_file_read(path, "labels", 16 << 20, &text, &len, diag);   // NUL-terminated copy
+ *   tfl_file_replace(path, "program cache", bytes, n, diag);      // atomic
+ *
+ * Every message names the path and what it is for ("labels /tmp: is a directory, not a
+ * file"). No global state; any thread may call.
+ */
+#ifndef TFL_FILE_H
+#define TFL_FILE_H
+
+#include <stddef.h>
+
+#include "tfl_status.h"
+
+/* Checks that `path` names an existing regular file (following symbolic links), without
+ * opening it. TFL_ERR_IO with a sentence otherwise. `what` names the file's role. */
+tfl_status tfl_file_check(const char *path, const char *what, tfl_diag *diag);
+
+/* Opens a regular file for reading (never blocks: see above); its size in *size. Returns
+ * the descriptor (the caller closes it) or -1 with the message in diag. */
+int tfl_file_open_read(const char *path, const char *what, size_t *size, tfl_diag *diag);
+
+/* Reads a whole regular file of at most max_bytes into a malloc'd, NUL-terminated buffer
+ * (*data, freed by the caller; *len excludes the NUL). TFL_ERR_IO naming the path (and the
+ * limit, for a larger file). */
+tfl_status tfl_file_read(const char *path, const char *what, size_t max_bytes, char **data, size_t *len,
+                         tfl_diag *diag);
+
+/* Writes `len` bytes to a unique temporary file in path's directory and renames it over
+ * `path`. An existing `path` that is not a regular file is left alone (error). */
+tfl_status tfl_file_replace(const char *path, const char *what, const void *data, size_t len, tfl_diag *diag);
+
+#endif

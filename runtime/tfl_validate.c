@@ -1,0 +1,385 @@
+/* tfl_validate.c - see tfl_validate.h.
+ *
+ * The generic rules (quantization of every tensor a node touches, input and output counts,
+ * no zero-sized data tensor) run for every node; an op's own rules are the functions named
+ * in its row of `rules`. Every message starts "node N (OP): " and names the tensor by its
+ * position in the node, its index and its name, then the value and the range it missed.
+ */
+#include "tfl_validate.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  const tfl_graph *g;
+  tfl_validate_stage stage;
+  tfl_diag *diag;
+  int ni;                 /* node being checked */
+  const tfl_node *n;
+} vctx;
+
+/* One op's rules. Inputs [0, min_in) must be present (not -1); the rest are optional. */
+typedef struct {
+  tfl_op op;              /* the row's own op: rows are positional, checked on use */
+  int8_t min_in, max_in;  /* max_in -1: any number (CONCATENATION) */
+  int8_t min_out, max_out;
+  uint32_t param_inputs;  /* bit i: input i holds parameters (shapes, axes, sizes) and may
+                             be empty, e.g. RESHAPE to a scalar takes a shape of 0 values */
+  tfl_status (*params)(const vctx *c);   /* option ranges (both stages); NULL: none */
+  tfl_status (*shapes)(const vctx *c);   /* shape rules (PREPARE only); NULL: none */
+} op_rule;
+
+static const char *tname(const tfl_tensor *t)
+{
+  return t->name ? t->name : "";
+}
+
+static tfl_status node_fail(const vctx *c, tfl_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static tfl_status node_fail(const vctx *c, tfl_status st, const char *fmt, ...)
+{
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return tfl_fail(c->diag, st, "node %d (%s): %s", c->ni, tfl_op_name(c->n->op), msg);
+}
+
+/* "input 1 (tensor 7, 'x')" */
+static const char *where(const vctx *c, bool output, int k, char *buf, size_t len)
+{
+  int t = output ? c->n->out[k] : c->n->in[k];
+  snprintf(buf, len, "%s %d (tensor %d, '%s')", output ? "output" : "input", k, t, tname(&c->g->tensors[t]));
+  return buf;
+}
+
+static const tfl_tensor *input(const vctx *c, int k)
+{
+  return (k < c->n->n_in && c->n->in[k] >= 0) ? &c->g->tensors[c->n->in[k]] : NULL;
+}
+
+static const tfl_tensor *output(const vctx *c, int k)
+{
+  return (k < c->n->n_out && c->n->out[k] >= 0) ? &c->g->tensors[c->n->out[k]] : NULL;
+}
+
+/* ---- quantization ------------------------------------------------------------------ */
+
+static bool zp_range(tfl_type t, int32_t *lo, int32_t *hi)
+{
+  switch (t) {
+  case TFL_TYPE_UINT8: *lo = 0; *hi = 255; return true;
+  case TFL_TYPE_INT8: *lo = -128; *hi = 127; return true;
+  case TFL_TYPE_INT16: *lo = -32768; *hi = 32767; return true;
+  case TFL_TYPE_FLOAT32:
+  case TFL_TYPE_FLOAT16:
+  case TFL_TYPE_INT32:
+  case TFL_TYPE_INT64:
+  case TFL_TYPE_STRING:
+  case TFL_TYPE_BOOL:
+  case TFL_TYPE_COUNT: break;
+  }
+  return false;
+}
+
+/* 8- and 16-bit tensors are read through their scale and zero point: every scale positive,
+ * finite and normal (kernels divide by them and form ratios), every zero point inside the
+ * type. Other types' quantization (int32 biases: in_scale * w_scale by convention) is not
+ * read by any kernel, but must still be finite. */
+static tfl_status check_quant(const vctx *c, bool output_side, int k)
+{
+  int ti = output_side ? c->n->out[k] : c->n->in[k];
+  const tfl_tensor *t = &c->g->tensors[ti];
+  char w[160];
+  int32_t lo, hi;
+  bool narrow = zp_range(t->type, &lo, &hi);
+  for (int i = 0; i < t->q.n; i++) {
+    float s = t->q.scale[i];
+    if (narrow ? !(s > 0.0f && isnormal(s)) : !isfinite(s))
+      return node_fail(c, TFL_ERR_FORMAT, "%s: scale %d is %g, expected a positive finite number",
+                       where(c, output_side, k, w, sizeof w), i, (double)s);
+    if (narrow && (t->q.zero_point[i] < lo || t->q.zero_point[i] > hi))
+      return node_fail(c, TFL_ERR_FORMAT, "%s: zero point %d is outside %s's range %d..%d",
+                       where(c, output_side, k, w, sizeof w), (int)t->q.zero_point[i], tfl_type_name(t->type),
+                       (int)lo, (int)hi);
+  }
+  if (t->q.n > 1 && (t->q.axis < 0 || t->q.axis >= t->ndim || t->dims[t->q.axis] != t->q.n))
+    return node_fail(c, TFL_ERR_FORMAT, "%s: %d scales along axis %d of a %d-dim tensor",
+                     where(c, output_side, k, w, sizeof w), t->q.n, t->q.axis, t->ndim);
+  return TFL_OK;
+}
+
+/* ---- option rules (both stages) ------------------------------------------------------ */
+
+static tfl_status conv_params(const vctx *c)
+{
+  const tfl_conv_params *p = &c->n->p.conv;
+  if (p->stride_w < 1 || p->stride_h < 1 || p->stride_w > TFL_MAX_EXTENT || p->stride_h > TFL_MAX_EXTENT)
+    return node_fail(c, TFL_ERR_FORMAT, "stride %dx%d is outside 1..%d", p->stride_w, p->stride_h, TFL_MAX_EXTENT);
+  if (p->dilation_w < 1 || p->dilation_h < 1 || p->dilation_w > TFL_MAX_EXTENT || p->dilation_h > TFL_MAX_EXTENT)
+    return node_fail(c, TFL_ERR_FORMAT, "dilation %dx%d is outside 1..%d", p->dilation_w, p->dilation_h,
+                     TFL_MAX_EXTENT);
+  if (c->n->op == TFL_OP_DEPTHWISE_CONV_2D && p->depth_multiplier < 0)
+    return node_fail(c, TFL_ERR_FORMAT, "depth_multiplier %d is negative", p->depth_multiplier);
+  return TFL_OK;
+}
+
+static tfl_status pool_params(const vctx *c)
+{
+  const tfl_pool_params *p = &c->n->p.pool;
+  if (p->stride_w < 1 || p->stride_h < 1 || p->stride_w > TFL_MAX_EXTENT || p->stride_h > TFL_MAX_EXTENT)
+    return node_fail(c, TFL_ERR_FORMAT, "stride %dx%d is outside 1..%d", p->stride_w, p->stride_h, TFL_MAX_EXTENT);
+  if (p->filter_w < 1 || p->filter_h < 1 || p->filter_w > TFL_MAX_EXTENT || p->filter_h > TFL_MAX_EXTENT)
+    return node_fail(c, TFL_ERR_FORMAT, "filter %dx%d is outside 1..%d", p->filter_w, p->filter_h, TFL_MAX_EXTENT);
+  return TFL_OK;
+}
+
+static tfl_status resize_params(const vctx *c)
+{
+  /* TFLite: half-pixel centers with aligned corners is not a sampling rule */
+  if (c->n->p.resize.align_corners && c->n->p.resize.half_pixel_centers)
+    return node_fail(c, TFL_ERR_FORMAT, "align_corners and half_pixel_centers are both set");
+  return TFL_OK;
+}
+
+static tfl_status lstm_params(const vctx *c)
+{
+  const tfl_lstm_params *p = &c->n->p.lstm;
+  if (!(p->cell_clip >= 0.0f && isfinite(p->cell_clip)) || !(p->proj_clip >= 0.0f && isfinite(p->proj_clip)))
+    return node_fail(c, TFL_ERR_FORMAT, "cell_clip %g, proj_clip %g: expected finite numbers >= 0",
+                     (double)p->cell_clip, (double)p->proj_clip);
+  return TFL_OK;
+}
+
+static tfl_status d2s_params(const vctx *c)
+{
+  int b = c->n->p.d2s.block_size;
+  if (b < 1 || b > 46340) /* b * b must fit in an int */
+    return node_fail(c, TFL_ERR_FORMAT, "block_size %d is outside 1..46340", b);
+  return TFL_OK;
+}
+
+static tfl_status detection_params(const vctx *c)
+{
+  const tfl_detection_params *p = &c->n->p.detection;
+  int64_t det = (int64_t)p->max_detections * p->max_classes_per_detection;
+  if (p->max_detections < 1 || p->max_classes_per_detection < 1 || det > (1 << 20))
+    return node_fail(c, TFL_ERR_FORMAT, "max_detections %d x max_classes_per_detection %d is outside 1..%d",
+                     p->max_detections, p->max_classes_per_detection, 1 << 20);
+  if (p->num_classes < 1 || p->detections_per_class < 1)
+    return node_fail(c, TFL_ERR_FORMAT, "num_classes %d, detections_per_class %d: expected >= 1", p->num_classes,
+                     p->detections_per_class);
+  const float s[4] = {p->y_scale, p->x_scale, p->h_scale, p->w_scale};
+  for (int i = 0; i < 4; i++)
+    if (!(fabsf(s[i]) > 0.0f && isfinite(s[i])))
+      return node_fail(c, TFL_ERR_FORMAT, "box scale %d is %g, expected a non-zero finite number", i, (double)s[i]);
+  if (!(p->nms_iou_threshold >= 0.0f && p->nms_iou_threshold <= 1.0f) || !isfinite(p->nms_score_threshold))
+    return node_fail(c, TFL_ERR_FORMAT, "nms_iou_threshold %g (expected 0..1), nms_score_threshold %g",
+                     (double)p->nms_iou_threshold, (double)p->nms_score_threshold);
+  return TFL_OK;
+}
+
+static tfl_status posenet_params(const vctx *c)
+{
+  const tfl_posenet_params *p = &c->n->p.posenet;
+  if (p->max_detections < 1 || p->max_detections > 100000 || p->stride < 1 || p->stride > 1024)
+    return node_fail(c, TFL_ERR_FORMAT, "max_detections %d (1..100000), stride %d (1..1024)", p->max_detections,
+                     p->stride);
+  if (!isfinite(p->score_threshold) || !(p->nms_radius >= 0.0f && isfinite(p->nms_radius)))
+    return node_fail(c, TFL_ERR_FORMAT, "score_threshold %g, nms_radius %g: expected finite, radius >= 0",
+                     (double)p->score_threshold, (double)p->nms_radius);
+  return TFL_OK;
+}
+
+static tfl_status softmax_params(const vctx *c)
+{
+  if (!isfinite(c->n->p.softmax.beta))
+    return node_fail(c, TFL_ERR_FORMAT, "beta %g is not finite", (double)c->n->p.softmax.beta);
+  return TFL_OK;
+}
+
+/* ---- shape rules (PREPARE) ------------------------------------------------------------ */
+
+/* One spatial axis of a window op: size, window and stride products stay below
+ * TFL_MAX_EXTENT, so kernels' index sums (oy * stride - pad + ky * dilation) fit an int. */
+static tfl_status window_axis(const vctx *c, const char *axis, int64_t in, int64_t out, int64_t k, int64_t stride,
+                              int64_t dil)
+{
+  int64_t eff = (k - 1) * dil + 1;
+  if (in > TFL_MAX_EXTENT || out * stride > TFL_MAX_EXTENT || eff > TFL_MAX_EXTENT)
+    return node_fail(c, TFL_ERR_SHAPE, "%s: input %lld, output %lld x stride %lld, window %lld (dilated) exceed %d",
+                     axis, (long long)in, (long long)out, (long long)stride, (long long)eff, TFL_MAX_EXTENT);
+  return TFL_OK;
+}
+
+static bool rank4(const tfl_tensor *t)
+{
+  return t && t->ndim == 4;
+}
+
+static tfl_status conv_shapes(const vctx *c)
+{
+  const tfl_tensor *x = input(c, 0), *w = input(c, 1), *y = output(c, 0);
+  const tfl_conv_params *p = &c->n->p.conv;
+  if (!rank4(x) || !rank4(w) || !rank4(y)) return TFL_OK; /* shape inference said why */
+  tfl_status s = window_axis(c, "height", x->dims[1], y->dims[1], w->dims[1], p->stride_h, p->dilation_h);
+  return s ? s : window_axis(c, "width", x->dims[2], y->dims[2], w->dims[2], p->stride_w, p->dilation_w);
+}
+
+static tfl_status pool_shapes(const vctx *c)
+{
+  const tfl_tensor *x = input(c, 0), *y = output(c, 0);
+  const tfl_pool_params *p = &c->n->p.pool;
+  if (!rank4(x) || !rank4(y)) return TFL_OK;
+  tfl_status s = window_axis(c, "height", x->dims[1], y->dims[1], p->filter_h, p->stride_h, 1);
+  return s ? s : window_axis(c, "width", x->dims[2], y->dims[2], p->filter_w, p->stride_w, 1);
+}
+
+/* Transposed convolutions scatter input pixel i to i * stride + window: that product, the
+ * window and the output must stay below TFL_MAX_EXTENT. */
+static tfl_status tconv_shapes(const vctx *c)
+{
+  bool tc = c->n->op == TFL_OP_TRANSPOSE_CONV;
+  const tfl_tensor *x = input(c, tc ? 2 : 0), *w = input(c, 1), *y = output(c, 0);
+  const tfl_conv_params *p = &c->n->p.conv;
+  if (!rank4(x) || !rank4(w) || !rank4(y)) return TFL_OK;
+  const int64_t in[2] = {x->dims[1], x->dims[2]}, k[2] = {w->dims[1], w->dims[2]}, out[2] = {y->dims[1], y->dims[2]};
+  const int64_t st[2] = {p->stride_h, p->stride_w};
+  for (int a = 0; a < 2; a++)
+    if (in[a] * st[a] + k[a] > TFL_MAX_EXTENT || out[a] > TFL_MAX_EXTENT)
+      return node_fail(c, TFL_ERR_SHAPE, "%s: input %lld x stride %lld + window %lld, output %lld exceed %d",
+                       a ? "width" : "height", (long long)in[a], (long long)st[a], (long long)k[a],
+                       (long long)out[a], TFL_MAX_EXTENT);
+  return TFL_OK;
+}
+
+static tfl_status resize_shapes(const vctx *c)
+{
+  const tfl_tensor *x = input(c, 0), *y = output(c, 0);
+  if (!rank4(x) || !rank4(y)) return TFL_OK;
+  for (int d = 1; d <= 2; d++)
+    if (x->dims[d] > TFL_MAX_EXTENT || y->dims[d] > TFL_MAX_EXTENT)
+      return node_fail(c, TFL_ERR_SHAPE, "%s %d -> %d exceeds %d", d == 1 ? "height" : "width", x->dims[d], y->dims[d],
+                       TFL_MAX_EXTENT);
+  return TFL_OK;
+}
+
+/* ---- the table ------------------------------------------------------------------------ */
+
+#define P(i) (1u << (i))
+static const op_rule rules[] = {
+  {TFL_OP_ADD, 2, 2, 1, 1, 0, NULL, NULL},
+  {TFL_OP_AVERAGE_POOL_2D, 1, 1, 1, 1, 0, pool_params, pool_shapes},
+  {TFL_OP_CONCATENATION, 1, -1, 1, 1, 0, NULL, NULL},
+  {TFL_OP_CONV_2D, 2, 3, 1, 1, 0, conv_params, conv_shapes},
+  {TFL_OP_DEPTHWISE_CONV_2D, 2, 3, 1, 1, 0, conv_params, conv_shapes},
+  {TFL_OP_EXP, 1, 1, 1, 1, 0, NULL, NULL},
+  {TFL_OP_FULLY_CONNECTED, 2, 3, 1, 1, 0, NULL, NULL},
+  {TFL_OP_LOGICAL_AND, 2, 2, 1, 1, 0, NULL, NULL},
+  {TFL_OP_LOGISTIC, 1, 1, 1, 1, 0, NULL, NULL},
+  /* full LSTM: 20 to 24 inputs (many optional); basic LSTM: 5 inputs, 4 outputs */
+  {TFL_OP_LSTM, 1, 24, 1, 4, 0, lstm_params, NULL},
+  {TFL_OP_MAX_POOL_2D, 1, 1, 1, 1, 0, pool_params, pool_shapes},
+  {TFL_OP_MAXIMUM, 2, 2, 1, 1, 0, NULL, NULL},
+  {TFL_OP_MINIMUM, 2, 2, 1, 1, 0, NULL, NULL},
+  {TFL_OP_MUL, 2, 2, 1, 1, 0, NULL, NULL},
+  {TFL_OP_PAD, 2, 2, 1, 1, P(1), NULL, NULL},
+  {TFL_OP_PADV2, 2, 3, 1, 1, P(1), NULL, NULL},
+  {TFL_OP_PRELU, 2, 2, 1, 1, 0, NULL, NULL},
+  {TFL_OP_RELU, 1, 1, 1, 1, 0, NULL, NULL},
+  {TFL_OP_RELU6, 1, 1, 1, 1, 0, NULL, NULL},
+  {TFL_OP_RESHAPE, 1, 2, 1, 1, P(1), NULL, NULL},
+  {TFL_OP_RESIZE_BILINEAR, 2, 2, 1, 1, P(1), resize_params, resize_shapes},
+  {TFL_OP_SOFTMAX, 1, 1, 1, 1, 0, softmax_params, NULL},
+  {TFL_OP_STRIDED_SLICE, 4, 4, 1, 1, P(1) | P(2) | P(3), NULL, NULL},
+  {TFL_OP_SUB, 2, 2, 1, 1, 0, NULL, NULL},
+  {TFL_OP_TRANSPOSE_CONV, 3, 4, 1, 1, P(0), conv_params, tconv_shapes},
+  {TFL_OP_DEQUANTIZE, 1, 1, 1, 1, 0, NULL, NULL},
+  {TFL_OP_QUANTIZE, 1, 1, 1, 1, 0, NULL, NULL},
+  {TFL_OP_MEAN, 2, 2, 1, 1, P(1), NULL, NULL},
+  {TFL_OP_SQUEEZE, 1, 1, 1, 1, 0, NULL, NULL},
+  {TFL_OP_HARD_SWISH, 1, 1, 1, 1, 0, NULL, NULL},
+  {TFL_OP_DEPTH_TO_SPACE, 1, 1, 1, 1, 0, d2s_params, NULL},
+  {TFL_OP_DENSIFY, 1, 1, 1, 1, 0, NULL, NULL},
+  {TFL_OP_TANH, 1, 1, 1, 1, 0, NULL, NULL},
+  {TFL_OP_ARG_MAX, 2, 2, 1, 1, P(1), NULL, NULL},
+  {TFL_OP_RESIZE_NEAREST_NEIGHBOR, 2, 2, 1, 1, P(1), resize_params, resize_shapes},
+  {TFL_OP_DIV, 2, 2, 1, 1, 0, NULL, NULL},
+  {TFL_OP_CONV2D_TRANSPOSE_BIAS, 3, 3, 1, 1, 0, conv_params, tconv_shapes},
+  {TFL_OP_DETECTION_POSTPROCESS, 3, 3, 4, 4, 0, detection_params, NULL},
+  {TFL_OP_POSENET_DECODER, 3, 3, 4, 4, 0, posenet_params, NULL},
+};
+#undef P
+_Static_assert(sizeof rules / sizeof rules[0] == TFL_OP_COUNT, "every op needs a validation row");
+
+/* ---- the pass --------------------------------------------------------------------------- */
+
+static tfl_status check_node(vctx *c)
+{
+  const tfl_node *n = c->n;
+  if ((int)n->op < 0 || n->op >= TFL_OP_COUNT || rules[n->op].op != n->op)
+    return tfl_fail(c->diag, TFL_ERR_FORMAT, "node %d: op %d has no validation rule", c->ni, (int)n->op);
+  const op_rule *r = &rules[n->op];
+  if (n->n_in < r->min_in || (r->max_in >= 0 && n->n_in > r->max_in))
+    return node_fail(c, TFL_ERR_FORMAT, "%d inputs, expected %d..%d", n->n_in, r->min_in, r->max_in);
+  if (n->n_out < r->min_out || n->n_out > r->max_out)
+    return node_fail(c, TFL_ERR_FORMAT, "%d outputs, expected %d..%d", n->n_out, r->min_out, r->max_out);
+  for (int k = 0; k < n->n_in; k++) {
+    int t = n->in[k];
+    if (t < -1 || t >= c->g->n_tensors)
+      return node_fail(c, TFL_ERR_FORMAT, "input %d is tensor %d (graph has %d)", k, t, c->g->n_tensors);
+    if (t < 0 && k < r->min_in) return node_fail(c, TFL_ERR_FORMAT, "input %d is missing (required)", k);
+  }
+  for (int k = 0; k < n->n_out; k++)
+    if (n->out[k] < 0 || n->out[k] >= c->g->n_tensors)
+      return node_fail(c, TFL_ERR_FORMAT, "output %d is tensor %d (graph has %d)", k, n->out[k], c->g->n_tensors);
+  tfl_status s;
+  for (int k = 0; k < n->n_in; k++)
+    if (n->in[k] >= 0 && (s = check_quant(c, false, k))) return s;
+  for (int k = 0; k < n->n_out; k++)
+    if ((s = check_quant(c, true, k))) return s;
+  if (r->params && (s = r->params(c))) return s;
+  if (c->stage != TFL_VALIDATE_PREPARE) return TFL_OK;
+
+  /* shapes are final now: data tensors hold at least one value */
+  char w[160];
+  for (int k = 0; k < n->n_in; k++) {
+    const tfl_tensor *t = input(c, k);
+    if (t && !(r->param_inputs >> k & 1u) && tfl_tensor_count(t) == 0)
+      return node_fail(c, TFL_ERR_SHAPE, "%s has no elements (a dimension is 0)", where(c, false, k, w, sizeof w));
+  }
+  for (int k = 0; k < n->n_out; k++)
+    if (tfl_tensor_count(output(c, k)) == 0)
+      return node_fail(c, TFL_ERR_SHAPE, "%s has no elements (a dimension is 0)", where(c, true, k, w, sizeof w));
+  if (r->shapes && (s = r->shapes(c))) return s;
+  return TFL_OK;
+}
+
+tfl_status tfl_validate(const tfl_graph *g, tfl_validate_stage stage, tfl_diag *diag)
+{
+  for (int i = 0; i < g->n_inputs; i++) {
+    int t = g->inputs[i];
+    if (t < 0 || t >= g->n_tensors)
+      return tfl_fail(diag, TFL_ERR_FORMAT, "graph input %d is tensor %d (graph has %d)", i, t, g->n_tensors);
+    /* callers write inputs: a constant's bytes may be the read-only model mapping */
+    if (g->tensors[t].is_const)
+      return tfl_fail(diag, TFL_ERR_FORMAT, "graph input %d (tensor %d, '%s') is a constant", i, t,
+                      tname(&g->tensors[t]));
+  }
+  for (int i = 0; i < g->n_outputs; i++)
+    if (g->outputs[i] < 0 || g->outputs[i] >= g->n_tensors)
+      return tfl_fail(diag, TFL_ERR_FORMAT, "graph output %d is tensor %d (graph has %d)", i, g->outputs[i],
+                      g->n_tensors);
+  vctx c = {.g = g, .stage = stage, .diag = diag};
+  for (int ni = 0; ni < g->n_nodes; ni++) {
+    if (g->nodes[ni].dead) continue;
+    c.ni = ni;
+    c.n = &g->nodes[ni];
+    tfl_status s = check_node(&c);
+    if (s != TFL_OK) return s;
+  }
+  return TFL_OK;
+}
