@@ -63,14 +63,9 @@ static tfl_status seg_create(const tfl_graph *g, const tfl_decoder_options *opt,
   return TFL_OK;
 }
 
-static tfl_status seg_run(void *state, const tfl_tensor *const *outputs, int n_outputs,
-                          const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag)
+/* The mask's size, classes and place in the frame (kind and pixels: the caller's). */
+static tfl_mask *seg_mask(const seg_state *s, const tfl_transform *tr, tfl_results *res)
 {
-  seg_state *s = state;
-  const tfl_tensor *t = outputs[0];
-  size_t px = (size_t)s->w * (size_t)s->h;
-  if (n_outputs < 1 || tfl_tensor_count(t) != px * (size_t)s->c)
-    return tfl_fail(diag, TFL_ERR_SHAPE, "segmentation: output 0 changed size");
   tfl_mask *m = &res->mask;
   m->width = s->w;
   m->height = s->h;
@@ -83,6 +78,18 @@ static tfl_status seg_run(void *state, const tfl_tensor *const *outputs, int n_o
   m->frame_y = fb[1];
   m->frame_w = fb[2];
   m->frame_h = fb[3];
+  return m;
+}
+
+static tfl_status seg_run(void *state, const tfl_tensor *const *outputs, int n_outputs,
+                          const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag)
+{
+  seg_state *s = state;
+  const tfl_tensor *t = outputs[0];
+  size_t px = (size_t)s->w * (size_t)s->h;
+  if (n_outputs < 1 || tfl_tensor_count(t) != px * (size_t)s->c)
+    return tfl_fail(diag, TFL_ERR_SHAPE, "segmentation: output 0 changed size");
+  tfl_mask *m = seg_mask(s, tr, res);
   if (s->c == 1) {
     m->kind = TFL_MASK_PROB;
     if (!(m->prob = malloc(px * sizeof(float)))) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
@@ -107,9 +114,32 @@ static tfl_status seg_run(void *state, const tfl_tensor *const *outputs, int n_o
   return TFL_OK;
 }
 
+/* A device-made mask (tfl_decoder_run_mask): classes as they are, bytes / 255 as
+ * probabilities. */
+static tfl_status seg_run_mask(void *state, const uint8_t *bytes, int width, int height, const tfl_transform *tr,
+                               tfl_results *res, tfl_diag *diag)
+{
+  seg_state *s = state;
+  if (!bytes || width != s->w || height != s->h)
+    return tfl_fail(diag, TFL_ERR_SHAPE, "segmentation: a %dx%d mask for a %dx%d output", width, height, s->w, s->h);
+  size_t px = (size_t)s->w * (size_t)s->h;
+  tfl_mask *m = seg_mask(s, tr, res);
+  if (s->c == 1) {
+    m->kind = TFL_MASK_PROB;
+    if (!(m->prob = malloc(px * sizeof(float)))) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < px; i++) m->prob[i] = (float)bytes[i] * (1.0f / 255.0f);
+    return TFL_OK;
+  }
+  m->kind = TFL_MASK_CLASSES;
+  if (!(m->classes = malloc(px))) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
+  for (size_t i = 0; i < px; i++) /* a class the output does not have is the model's bug, not ours to pass on */
+    m->classes[i] = bytes[i] < s->c ? bytes[i] : 0;
+  return TFL_OK;
+}
+
 static void seg_free(void *state)
 {
   free(state);
 }
 
-const decoder_impl decoder_segmentation = { seg_create, seg_run, seg_free };
+const decoder_impl decoder_segmentation = { seg_create, seg_run, seg_free, seg_run_mask };

@@ -12,6 +12,9 @@ typedef struct {
   tfl_status (*run)(void *state, const tfl_tensor *const *outputs, int n_outputs,
                     const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag);
   void (*free)(void *state);
+  /* Optional (NULL: the family has none): tfl_decoder_run_mask. */
+  tfl_status (*run_mask)(void *state, const uint8_t *bytes, int width, int height, const tfl_transform *tr,
+                         tfl_results *res, tfl_diag *diag);
 } decoder_impl;
 
 extern const decoder_impl decoder_classification;  /* decode_classification.c */

@@ -102,6 +102,15 @@ tfl_status tfl_decoder_run(tfl_decoder *d, const tfl_tensor *const *outputs, int
   return d->impl->run(d->state, outputs, n_outputs, tr, &d->opt, res, diag);
 }
 
+tfl_status tfl_decoder_run_mask(tfl_decoder *d, const uint8_t *bytes, int width, int height,
+                                const tfl_transform *tr, tfl_results *res, tfl_diag *diag)
+{
+  tfl_results_clear(res);
+  if (!d->impl->run_mask)
+    return tfl_fail(diag, TFL_ERR_ARG, "a %s decoder takes no mask bytes", tfl_decoder_kind_name(d->kind));
+  return d->impl->run_mask(d->state, bytes, width, height, tr, res, diag);
+}
+
 tfl_decoder_kind tfl_decoder_get_kind(const tfl_decoder *d)
 {
   return d->kind;

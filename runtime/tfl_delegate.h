@@ -28,6 +28,10 @@ typedef enum {
   TFL_EXT_GL_MASK,           /* output: a segmentation output ([B,H,W,C]) written into an
                                 H x W R8 GL texture: the argmax class (C > 1) or the
                                 probability * 255 (C == 1), one slot of the batch */
+  TFL_EXT_HOST_MASK,         /* output: the same bytes as GL_MASK, made on the device, into
+                                host memory `bytes` (width x height, rows of `width`
+                                bytes): a few KB read back instead of the H x W x C
+                                floats. Waits for the device. */
 } tfl_ext_kind;
 
 typedef struct {
@@ -46,6 +50,8 @@ typedef struct {
   float affine[6];
   float mean[3], std[3];
   bool logits;               /* GL_MASK, one channel: a sigmoid first (tfl_decoder_output_is_logits) */
+  uint8_t *bytes;            /* HOST_MASK: the caller's width x height bytes, written by
+                                export_output */
 } tfl_ext;
 
 /* A partition as the interpreter hands it over. Arrays are owned by the

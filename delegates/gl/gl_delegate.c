@@ -66,6 +66,11 @@ struct gl_part {
   unsigned *mask_progs;        /* per plan output: its mask-export program, 0 until used */
   unsigned mask_bytes;         /* the mask export's byte buffer (gl_gen_mask.c) */
   size_t mask_bytes_size;
+  unsigned mask_host;          /* its read-hinted copy for host masks */
+  size_t mask_host_size;
+  int mask_made, mask_made_slot; /* plan output and slot mask_bytes holds since the
+                                  last invoke; mask_made -1: none */
+  bool mask_made_sigm;
   unsigned *queries;           /* profiling: n_d + 1 timestamps */
   double *times_ms;            /* profiling: per dispatch, last invoke */
   bool timed;
@@ -111,6 +116,7 @@ static void part_free(gl_dctx *dc, gl_part *p)
     for (int i = 0; p->mask_progs && i < p->plan.n_out; i++)
       if (p->mask_progs[i]) f->DeleteProgram(p->mask_progs[i]);
     if (p->mask_bytes) f->DeleteBuffers(1, &p->mask_bytes);
+    if (p->mask_host) f->DeleteBuffers(1, &p->mask_host);
     if (p->queries) f->DeleteQueries(p->plan.n_d + 1, p->queries);
     if (p->arena) f->DeleteBuffers(1, &p->arena);
     if (p->consts) f->DeleteBuffers(1, &p->consts);
@@ -330,6 +336,7 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
   p->g = g;
   p->diag = part->diag;
   p->tex_in = -1;
+  p->mask_made = -1;
   bool fp16 = dc->o.precision == GL_PRECISION_FP16;
   p->vec4_bytes = fp16 ? 8 : 16;
   p->const_fp32 = fp16 && dc->o.tuning.const_fp32;
@@ -506,6 +513,7 @@ static tfl_status invoke(void *ctx, void *state)
   while (f->GetError() != GL_NO_ERROR) { /* errors of the caller's own GL work are not ours */
   }
   double t0 = now_ms();
+  p->mask_made = -1;
   f->BindBuffer(GL_SHADER_STORAGE_BUFFER, p->arena);
   if ((st = upload_all(dc, p))) return st;
   double t1 = now_ms();
@@ -688,8 +696,57 @@ static tfl_status prepare_mask(gl_dctx *dc, gl_part *p, int i)
   return TFL_OK;
 }
 
-/* A segmentation output's slot into an R8 texture, GPU to GPU: the export shader writes
- * bytes, glTexSubImage2D reads them as a pixel-unpack buffer. */
+/* The mask bytes of plan output i's slot (gl_gen_mask.c) into p->mask_bytes, unless the
+ * last export since the invoke made them already (a texture and a host copy of one mask
+ * cost one dispatch). */
+static void make_mask(gl_dctx *dc, gl_part *p, int i, const tfl_ext *x)
+{
+  const gl_funcs *f = &dc->ctx->f;
+  const gl_plan_io *io = &p->plan.out[i];
+  bool sigm = x->logits && io->sh.c == 1;
+  if (p->mask_made == i && p->mask_made_slot == x->slot && p->mask_made_sigm == sigm) return;
+  f->UseProgram(p->mask_progs[i]);
+  f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, p->arena);
+  f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, p->mask_bytes);
+  f->Uniform1i(0, x->slot * io->sh.s * io->sh.h * io->sh.w * (io->wide ? 2 : 1));
+  f->Uniform1i(1, sigm);
+  f->DispatchCompute((GLuint)(((io->sh.w + 3) / 4 + 7) / 8), (GLuint)((io->sh.h + 7) / 8), 1);
+  f->UseProgram(0);
+  p->mask_made = i;
+  p->mask_made_slot = x->slot;
+  p->mask_made_sigm = sigm;
+}
+
+/* The mask bytes (rows padded to 4) into the caller's width x height bytes: copied on the
+ * GPU into a read-hinted buffer, then mapped (waits for the GPU). */
+static tfl_status mask_to_host(gl_dctx *dc, gl_part *p, const gl_plan_io *io, uint8_t *out)
+{
+  const gl_funcs *f = &dc->ctx->f;
+  size_t row = (size_t)((io->sh.w + 3) / 4) * 4, bytes = row * (size_t)io->sh.h;
+  if (p->mask_host_size < bytes) {
+    if (!p->mask_host) f->GenBuffers(1, &p->mask_host);
+    f->BindBuffer(GL_COPY_WRITE_BUFFER, p->mask_host);
+    f->BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_READ);
+    tfl_status st = gl_check(dc->ctx, "allocating the mask readback buffer", p->diag);
+    if (st) return st;
+    p->mask_host_size = bytes;
+  }
+  f->MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  f->BindBuffer(GL_COPY_READ_BUFFER, p->mask_bytes);
+  f->BindBuffer(GL_COPY_WRITE_BUFFER, p->mask_host);
+  f->CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+  const uint8_t *m = f->MapBufferRange(GL_COPY_WRITE_BUFFER, 0, (GLsizeiptr)bytes, GL_MAP_READ_BIT);
+  if (!m) return gl_check(dc->ctx, "mapping the mask", p->diag) ? TFL_ERR_BACKEND
+                                                                 : tfl_fail(p->diag, TFL_ERR_BACKEND, "GL: glMapBufferRange failed");
+  for (int y = 0; y < io->sh.h; y++) memcpy(out + (size_t)y * (size_t)io->sh.w, m + (size_t)y * row, (size_t)io->sh.w);
+  f->UnmapBuffer(GL_COPY_WRITE_BUFFER);
+  f->BindBuffer(GL_COPY_READ_BUFFER, 0);
+  f->BindBuffer(GL_COPY_WRITE_BUFFER, 0);
+  return TFL_OK;
+}
+
+/* A segmentation output's slot as one byte per pixel: into an R8 texture, GPU to GPU
+ * (glTexSubImage2D reads the bytes as a pixel-unpack buffer), or into host memory. */
 static tfl_status export_output(void *ctx, void *state, int tensor, const tfl_ext *x)
 {
   gl_dctx *dc = ctx;
@@ -698,22 +755,23 @@ static tfl_status export_output(void *ctx, void *state, int tensor, const tfl_ex
   int i = plan_output(p, tensor);
   if (i < 0) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: tensor %d is not an output of this partition", tensor);
   const gl_plan_io *io = &p->plan.out[i];
-  if (!x || x->kind != TFL_EXT_GL_MASK) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: outputs export to GL masks only");
+  if (!x || (x->kind != TFL_EXT_GL_MASK && x->kind != TFL_EXT_HOST_MASK))
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: outputs export to masks only (GL texture or host bytes)");
   if (io->sh.c > 255) return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: a mask of %d classes (255 at most)", io->sh.c);
   if (x->slot < 0 || x->slot >= io->sh.b) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: slot %d of a batch of %d", x->slot, io->sh.b);
-  if (x->width != io->sh.w || x->height != io->sh.h || !x->gl_name)
-    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: mask texture %u is %dx%d, the output %dx%d", x->gl_name, x->width,
-                    x->height, io->sh.w, io->sh.h);
+  bool host = x->kind == TFL_EXT_HOST_MASK;
+  if (x->width != io->sh.w || x->height != io->sh.h || (host ? !x->bytes : !x->gl_name))
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: mask %s is %dx%d, the output %dx%d", host ? "memory" : "texture",
+                    x->width, x->height, io->sh.w, io->sh.h);
   tfl_status st = gl_context_bind(dc->ctx, p->diag);
   if (st || (st = prepare_mask(dc, p, i))) return st;
   while (f->GetError() != GL_NO_ERROR) { /* errors of the caller's own GL work are not ours */
   }
-  f->UseProgram(p->mask_progs[i]);
-  f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, p->arena);
-  f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, p->mask_bytes);
-  f->Uniform1i(0, x->slot * io->sh.s * io->sh.h * io->sh.w * (io->wide ? 2 : 1));
-  f->Uniform1i(1, x->logits && io->sh.c == 1);
-  f->DispatchCompute((GLuint)(((io->sh.w + 3) / 4 + 7) / 8), (GLuint)((io->sh.h + 7) / 8), 1);
+  make_mask(dc, p, i, x);
+  if (host) {
+    if ((st = mask_to_host(dc, p, io, x->bytes))) return st;
+    return gl_check(dc->ctx, "reading the mask back", p->diag);
+  }
   f->MemoryBarrier(GL_PIXEL_BUFFER_BARRIER_BIT);
   f->BindBuffer(GL_PIXEL_UNPACK_BUFFER, p->mask_bytes);
   f->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
@@ -721,7 +779,6 @@ static tfl_status export_output(void *ctx, void *state, int tensor, const tfl_ex
   f->TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, io->sh.w, io->sh.h, GL_RED, GL_UNSIGNED_BYTE, NULL);
   f->BindTexture(GL_TEXTURE_2D, 0);
   f->BindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-  f->UseProgram(0);
   return gl_check(dc->ctx, "exporting the mask", p->diag);
 }
 

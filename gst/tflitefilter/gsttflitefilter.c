@@ -31,8 +31,9 @@
  * placement, and from the second inference on no output is read back, so the element
  * never waits for the GPU. Those frames' meta has no CPU mask pixels and their
  * "tflite-results" message no "mask-fraction" / "mask-areas" (it says "mask-gpu-only");
- * set #GstTfliteFilter:gl-readback for CPU pixels on every frame. Other decoders always
- * read their outputs back.
+ * set #GstTfliteFilter:gl-readback for CPU pixels on every frame: the argmax class (or
+ * the probability) is then made on the GPU and only one byte per mask pixel comes back,
+ * not the model's float output. Other decoders always read their outputs back.
  *
  * Many streams: every tflitefilter of a process with the same model file, delegate,
  * precision, threads and #GstTfliteFilter:model-instance-id runs on one shared engine (one
@@ -882,7 +883,8 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
     g_param_spec_boolean("gl-readback", "GL readback",
                          "GL path, segmentation: also read the mask back to the CPU on every "
                          "frame (meta mask pixels, mask-fraction / mask-areas in every message, "
-                         "one CPU-GPU sync per frame). FALSE: the mask stays a GL texture after "
+                         "one CPU-GPU sync per frame; the class or probability is made on the GPU, "
+                         "one byte per mask pixel comes back). FALSE: the mask stays a GL texture after "
                          "the first inference, for GL consumers such as tfliteoverlay",
                          DEFAULT_GL_READBACK, rw));
 

@@ -48,6 +48,8 @@ typedef struct {
   gint width, height;
   GstBuffer *mask;             /* the texture to export the mask into, or NULL */
   gboolean decode;             /* outputs were read back: decode them */
+  gboolean host_mask;          /* gl-readback of a segmentation: the mask's bytes made on
+                                  the GPU come back (TFL_EXT_HOST_MASK), not the outputs */
 } gl_frame_job;
 
 GstGLContext *gst_tflite_filter_gl_context(GstBuffer *buf, GError **err)
@@ -208,6 +210,24 @@ static tfl_status fill(tfl_job *job, tfl_interpreter *it, int slot)
   return st;
 }
 
+/* The segmentation's bytes (argmax class or probability * 255, one per pixel) read
+ * back from the GPU and decoded: a few KB instead of the H x W x C floats. */
+static tfl_status decode_host_mask(gl_frame_job *j, tfl_interpreter *it, int slot)
+{
+  GstTfliteFilter *self = j->self;
+  GstTfliteFilterGl *gl = self->gl;
+  guint8 *bytes = g_malloc((gsize)gl->mask_w * (gsize)gl->mask_h);
+  tfl_ext x = { .kind = TFL_EXT_HOST_MASK, .slot = slot, .width = gl->mask_w, .height = gl->mask_h,
+                .logits = gl->logits, .bytes = bytes };
+  tfl_status st = tfl_interpreter_export_output(it, 0, &x);
+  if (st != TFL_OK)
+    g_snprintf(j->job.error, sizeof j->job.error, "reading the mask back: %s", tfl_interpreter_last_error(it));
+  else if ((st = tfl_decoder_run_mask(self->decoder, bytes, gl->mask_w, gl->mask_h, j->tr, j->res, &self->diag)))
+    g_snprintf(j->job.error, sizeof j->job.error, "decoding the mask: %s", self->diag.error);
+  g_free(bytes);
+  return st;
+}
+
 static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
 {
   gl_frame_job *j = (gl_frame_job *)job;
@@ -228,6 +248,7 @@ static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
       if (sync) gst_gl_sync_meta_set_sync_point(sync, gl->context);
     }
   }
+  if (j->host_mask) return decode_host_mask(j, it, slot);
   if (!j->decode) {
     if (j->mask) return TFL_OK;
     /* the texture broke on a frame that read nothing back: no mask this once */
@@ -306,6 +327,9 @@ static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_tra
     /* outputs come back for CPU decoders, for gl-readback, for a model without a mask
      * texture, for regions, and once to check the texture path against the CPU decoder */
     j->decode = readback || !j->mask || !gl->checked;
+    /* after the first frame, gl-readback of a segmentation reads back the mask's bytes */
+    j->host_mask = readback && gl->segmentation && gl->checked;
+    if (j->host_mask) j->decode = FALSE;
     j->job.fill = fill;
     j->job.consume = consume;
     j->job.host_outputs = j->decode;
@@ -324,7 +348,7 @@ static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_tra
     for (gint i = 0; i < n; i++) gst_clear_buffer(&jobs[i].mask);
   } else if (n == 1) {
     if (jobs[0].decode && jobs[0].mask) gl->checked = TRUE;
-    if (!jobs[0].decode) gst_tflite_filter_mask_geometry(self, &trs[0], &res[0]);
+    if (!jobs[0].decode && !jobs[0].host_mask) gst_tflite_filter_mask_geometry(self, &trs[0], &res[0]);
     if (gl_mask) *gl_mask = jobs[0].mask;
     else gst_clear_buffer(&jobs[0].mask);
   }

@@ -4,8 +4,22 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "delegates/gl/gl_layout.h"
+
+const char *glm_find_model(const char *arg, const char *dirs, char *buf, size_t n)
+{
+  if (strchr(arg, '/') || strstr(arg, ".tflite")) return access(arg, R_OK) == 0 ? arg : NULL;
+  for (const char *d = dirs; d && *d;) {
+    const char *e = strchr(d, ':');
+    size_t len = e ? (size_t)(e - d) : strlen(d);
+    snprintf(buf, n, "%.*s/%s.tflite", (int)len, d, arg);
+    if (access(buf, R_OK) == 0) return buf;
+    d = e ? e + 1 : d + len;
+  }
+  return NULL;
+}
 
 bool glm_read_case(const char *golden_dir, const char *stem, const char *kind, golden_case *gc)
 {

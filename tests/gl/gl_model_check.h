@@ -11,6 +11,10 @@
 #include "runtime/tfl_interpreter.h"
 #include "tests/golden.h"
 
+/* NAME (no '/' or ".tflite") looked up as NAME.tflite in the colon-separated dirs (a
+ * path is taken as it is); buf holds the result; NULL if absent. */
+const char *glm_find_model(const char *arg, const char *dirs, char *buf, size_t n);
+
 /* Reads golden case `kind` ("picture", "gauss") of model `stem` from golden_dir into
  * gc (golden_free it); false with a FAIL line printed when absent. */
 bool glm_read_case(const char *golden_dir, const char *stem, const char *kind, golden_case *gc);

@@ -408,6 +408,9 @@ typedef struct {
   int out_tensor, w, h, slot;
   bool logits;
   uint8_t *bytes; /* read back from the texture */
+  uint8_t *host;  /* exported as host bytes (TFL_EXT_HOST_MASK) */
+  bool other_differs; /* slot 0's host bytes are not slot 1's */
+  bool bad_refused;   /* a wrong size, no memory: TFL_ERR_ARG */
 } mask_case;
 static mask_case *current_mask;
 
@@ -422,6 +425,24 @@ static tfl_status export_and_read(op_runner *r, tfl_delegate *d, void *state)
   tfl_ext x = {TFL_EXT_GL_MASK, mc->slot, tex, mc->w, mc->h, {0}, {0}, {0}, mc->logits};
   tfl_status s = d->export_output(d->ctx, state, mc->out_tensor, &x);
   if (s) return s;
+  /* the same mask into host memory: must be the texture's bytes, rows unpadded */
+  tfl_ext hx = {TFL_EXT_HOST_MASK, mc->slot, 0, mc->w, mc->h, {0}, {0}, {0}, mc->logits, mc->host};
+  if ((s = d->export_output(d->ctx, state, mc->out_tensor, &hx))) return s;
+  /* and once more for the other slot, which must not reuse slot 1's bytes */
+  uint8_t *other = malloc((size_t)mc->w * mc->h);
+  hx.slot = 1 - mc->slot;
+  hx.bytes = other;
+  s = d->export_output(d->ctx, state, mc->out_tensor, &hx);
+  mc->other_differs = !s && memcmp(other, mc->host, (size_t)mc->w * mc->h) != 0;
+  free(other);
+  if (s) return s;
+  /* a wrong size or no memory is refused */
+  tfl_ext bad = hx;
+  bad.width++;
+  mc->bad_refused = d->export_output(d->ctx, state, mc->out_tensor, &bad) == TFL_ERR_ARG;
+  bad = hx;
+  bad.bytes = NULL;
+  mc->bad_refused = mc->bad_refused && d->export_output(d->ctx, state, mc->out_tensor, &bad) == TFL_ERR_ARG;
   /* read the R8 texture back through a framebuffer (GLES has no glGetTexImage) */
   PFNGLGENFRAMEBUFFERSPROC gen = (PFNGLGENFRAMEBUFFERSPROC)eglGetProcAddress("glGenFramebuffers");
   PFNGLBINDFRAMEBUFFERPROC bind = (PFNGLBINDFRAMEBUFFERPROC)eglGetProcAddress("glBindFramebuffer");
@@ -459,11 +480,12 @@ static void test_mask_export(gl_context *c, int C, bool logits, gl_precision pre
   int z = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){1}, NULL, true);
   int y = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, (int32_t[]){2, H, W, C}, NULL, false);
   op_runner_io(&r, (int[]){x, z}, 2, (int[]){y}, 1);
-  mask_case mc = {c, y, W, H, 1, logits, malloc((size_t)W * H)};
+  mask_case mc = {c, y, W, H, 1, logits, malloc((size_t)W * H), malloc((size_t)W * H), false, false};
   current_mask = &mc;
   tfl_status s = glt_run_gl_ext(&r, d, -1, NULL, 0, export_and_read);
-  int wrong = 0, worst = 0;
+  int wrong = 0, worst = 0, host_diff = 0;
   for (int i = 0; i < W * H && !s; i++) {
+    host_diff += mc.host[i] != mc.bytes[i];
     const float *px = v + ((size_t)H * W + i) * C; /* slot 1 */
     int want;
     if (C == 1) {
@@ -479,11 +501,14 @@ static void test_mask_export(gl_context *c, int C, bool logits, gl_precision pre
     }
   }
   /* fp16 storage may flip an argmax between two near-equal scores: none expected here */
-  CHECK(s == TFL_OK && wrong == 0 && worst <= (prec == GL_PRECISION_FP16 ? 2 : 1),
-        "mask export, %d channel%s%s, %s, slot 1 of 2, %dx%d: %d wrong classes, worst probability %d/255%s%s", C,
-        C > 1 ? "s" : "", logits ? " (logits)" : "", prec == GL_PRECISION_FP16 ? "fp16" : "fp32", W, H, wrong, worst,
-        s ? ": " : "", s ? r.diag.error : "");
+  CHECK(s == TFL_OK && wrong == 0 && worst <= (prec == GL_PRECISION_FP16 ? 2 : 1) && host_diff == 0 &&
+            mc.other_differs && mc.bad_refused,
+        "mask export, %d channel%s%s, %s, slot 1 of 2, %dx%d: %d wrong classes, worst probability %d/255, "
+        "%d host bytes unlike the texture's, slot 0 %s, bad host masks %s%s%s",
+        C, C > 1 ? "s" : "", logits ? " (logits)" : "", prec == GL_PRECISION_FP16 ? "fp16" : "fp32", W, H, wrong, worst,
+        host_diff, mc.other_differs ? "differs" : "SAME as slot 1", mc.bad_refused ? "refused" : "ACCEPTED", s ? ": " : "", s ? r.diag.error : "");
   free(mc.bytes);
+  free(mc.host);
   free(v);
   op_runner_free(&r);
   d->destroy(d);

@@ -232,20 +232,6 @@ static int check_model(const char *path, bool fp16, const char *cache)
   return fail;
 }
 
-/* NAME (no '/' or ".tflite") is looked up in the colon-separated dirs; NULL if absent. */
-static const char *find_model(const char *arg, const char *dirs, char *buf, size_t n)
-{
-  if (strchr(arg, '/') || strstr(arg, ".tflite")) return access(arg, R_OK) == 0 ? arg : NULL;
-  for (const char *d = dirs; d && *d;) {
-    const char *e = strchr(d, ':');
-    size_t len = e ? (size_t)(e - d) : strlen(d);
-    snprintf(buf, n, "%.*s/%s.tflite", (int)len, d, arg);
-    if (access(buf, R_OK) == 0) return buf;
-    d = e ? e + 1 : d + len;
-  }
-  return NULL;
-}
-
 int main(int argc, char **argv)
 {
   bool fp16 = false;
@@ -268,7 +254,7 @@ int main(int argc, char **argv)
     else models[n_models++] = argv[i];
   }
   for (; n < n_models; n++) {
-    const char *path = find_model(models[n], dirs, buf, sizeof buf);
+    const char *path = glm_find_model(models[n], dirs, buf, sizeof buf);
     if (!path) {
       printf("FAIL %s: not found in %s (models/fetch.sh, ../shared/models)\n", models[n], dirs ? dirs : "(no --models)");
       fails++;

@@ -1,0 +1,234 @@
+/* test_gl_postproc.c - post-processing on the GPU against the CPU decoders, on real
+ * models and the inputs of their golden cases (a picture, Gaussian noise):
+ *   segmentation: the mask's bytes made on the GPU (argmax class or probability * 255,
+ *     TFL_EXT_HOST_MASK) and decoded by tfl_decoder_run_mask, against
+ *     (1) the CPU decoder on the same GL run's float output: the byte path itself, exact
+ *         (classes equal, probabilities within half a step of 1/255; in fp16 the floats
+ *         come back as halves: less their rounding);
+ *     (2) the CPU decoder on the CPU delegate's output: a pixel whose class differs must
+ *         be a near-tie on the CPU (its two scores within the delegate's tolerance of the
+ *         output's range: 1e-4 fp32, 1e-2 fp16), probabilities within half a step plus
+ *         that tolerance carried through the sigmoid; the worst pixel is checked.
+ *   test_gl_postproc [--fp16] [--golden DIR] [--pictures DIR] [--models DIRS] MODEL...
+ * A model that cannot be found is a failure. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoders/tfl_decoder.h"
+#include "delegates/cpu/cpu_delegate.h"
+#include "delegates/gl/gl_delegate.h"
+#include "delegates/gl/gl_layout.h"
+#include "runtime/tfl_interpreter.h"
+#include "runtime/tfl_loader.h"
+#include "tests/gl/gl_model_check.h"
+#include "tests/golden.h"
+
+/* the relative rounding of a half (fp16 outputs come back as halves) */
+#define HALF_ULP (1.0 / 1024)
+
+static const char *golden_dir = "tests/data/golden", *picture_dir = "tests/data/pictures";
+
+typedef struct {
+  tfl_diag diag;
+  tfl_graph *g;
+  tfl_delegate *cpu;
+  tfl_interpreter *it;
+  tfl_decoder *dec;
+} run;
+
+static int open_run(const char *path, tfl_delegate *d, run *r)
+{
+  memset(r, 0, sizeof *r);
+  tfl_diag_init(&r->diag);
+  tfl_interp_options o = tfl_interp_defaults();
+  char why[256];
+  if (tfl_load_file(path, &r->g, &r->diag) ||
+      !(r->cpu = cpu_delegate_create(&(cpu_delegate_options){.threads = 1, .use_xnnpack = true, .diag = &r->diag})))
+    goto fail;
+  o.delegate = d;
+  o.fallback = r->cpu;
+  o.diag = &r->diag;
+  tfl_decoder_kind k = tfl_decoder_pick(r->g, why, sizeof why);
+  tfl_decoder_options dopt = tfl_decoder_defaults();
+  if (tfl_interpreter_create(r->g, &o, &r->it) || tfl_decoder_create(k, r->g, &dopt, &r->dec, &r->diag)) goto fail;
+  return 0;
+fail:
+  printf("FAIL %s%s: %s\n", path, d ? " (gl)" : "", r->diag.error);
+  return 1;
+}
+
+static void close_run(run *r)
+{
+  tfl_decoder_free(r->dec);
+  tfl_interpreter_free(r->it);
+  tfl_graph_free(r->g);
+  if (r->cpu) r->cpu->destroy(r->cpu);
+}
+
+/* Output 0 of a [1,H,W,C] model at pixel i, class c. */
+static float at(const tfl_tensor *t, size_t i, int c)
+{
+  return gl_tensor_real(t, t->data, i * (size_t)t->dims[3] + (size_t)c);
+}
+
+/* Segmentation: the three results compared as the header says. */
+static int check_segmentation(const char *name, const char *kind, bool fp16, run *cpu, run *gl)
+{
+  const tfl_tensor *co = tfl_interpreter_output(cpu->it, 0), *go = tfl_interpreter_output(gl->it, 0);
+  int w = co->dims[2], h = co->dims[1], nc = co->dims[3];
+  size_t px = (size_t)w * (size_t)h;
+  tfl_transform tr = {w, h, (float)w, (float)h, 1, 1, 0, 0, 0, 0};
+  tfl_results rc = {0}, rg = {0}, rf = {0};
+  uint8_t *bytes = malloc(px);
+  tfl_ext x = {.kind = TFL_EXT_HOST_MASK, .width = w, .height = h, .bytes = bytes,
+               .logits = tfl_decoder_output_is_logits(gl->g, gl->g->outputs[0])};
+  int fail = 0;
+  /* the GPU's mask with no output read back, then the same run's floats */
+  tfl_interpreter_set_outputs_host(gl->it, false);
+  if (tfl_interpreter_invoke(cpu->it) || tfl_interpreter_invoke(gl->it) ||
+      tfl_interpreter_export_output(gl->it, 0, &x) ||
+      tfl_decoder_run_mask(gl->dec, bytes, w, h, &tr, &rg, &gl->diag)) {
+    printf("FAIL %s %s: %s %s\n", name, kind, cpu->diag.error, gl->diag.error);
+    fail = 1;
+    goto out;
+  }
+  tfl_interpreter_set_outputs_host(gl->it, true);
+  const tfl_tensor *outs[1] = {co};
+  if (tfl_interpreter_invoke(gl->it) || tfl_decoder_run(cpu->dec, outs, 1, &tr, &rc, &cpu->diag)) {
+    printf("FAIL %s %s: %s %s\n", name, kind, cpu->diag.error, gl->diag.error);
+    fail = 1;
+    goto out;
+  }
+  outs[0] = go;
+  if (tfl_decoder_run(gl->dec, outs, 1, &tr, &rf, &gl->diag)) {
+    printf("FAIL %s %s: %s\n", name, kind, gl->diag.error);
+    fail = 1;
+    goto out;
+  }
+  double lo = at(co, 0, 0), hi = lo;
+  for (size_t i = 0; i < px * (size_t)nc; i++) {
+    double v = gl_tensor_real(co, co->data, i);
+    lo = v < lo ? v : lo;
+    hi = v > hi ? v : hi;
+  }
+  double range = hi - lo > 0 ? hi - lo : 1, tol = fp16 ? 1e-2 : 1e-4;
+  if (rg.mask.kind != rc.mask.kind || rg.mask.width != w || rg.mask.height != h) {
+    printf("FAIL %s %s: the GPU mask is kind %d %dx%d, the CPU's kind %d %dx%d\n", name, kind, rg.mask.kind,
+           rg.mask.width, rg.mask.height, rc.mask.kind, rc.mask.width, rc.mask.height);
+    fail = 1;
+    goto out;
+  }
+  if (nc > 1) {
+    size_t own = 0, differ = 0, worst_at = 0;
+    double worst = 0; /* the CPU's gap between its class and the GPU's, of the range */
+    for (size_t i = 0; i < px; i++) {
+      /* fp16 reads outputs back as halves: two scores may round to one (then the lower
+       * class wins on the CPU) while the GPU compared them unrounded */
+      if (rg.mask.classes[i] != rf.mask.classes[i]) {
+        double a = at(go, i, rg.mask.classes[i]), b = at(go, i, rf.mask.classes[i]);
+        own += !(fp16 && fabs(a - b) <= HALF_ULP * fmax(fabs(a), fabs(b)));
+      }
+      if (rg.mask.classes[i] == rc.mask.classes[i]) continue;
+      differ++;
+      double gap = (at(co, i, rc.mask.classes[i]) - at(co, i, rg.mask.classes[i])) / range;
+      if (gap > worst) worst = gap, worst_at = i;
+    }
+    bool bad = own != 0 || worst > tol;
+    printf("%s %s %s %-7s classes: %zu of %zu pixels unlike the same run's floats decoded on the CPU; %zu unlike the "
+           "CPU delegate's, worst a CPU score gap of %.3g of range %.3g at %zu (tol %.0e)\n",
+           bad ? "FAIL" : "ok  ", name, fp16 ? "fp16" : "fp32", kind, own, px, differ, worst, range, worst_at, tol);
+    fail |= bad;
+  } else {
+    double own = 0, worst = 0;
+    size_t worst_at = 0;
+    for (size_t i = 0; i < px; i++) {
+      double e = fabs(rg.mask.prob[i] - rf.mask.prob[i]), e2 = fabs(rg.mask.prob[i] - rc.mask.prob[i]);
+      if (fp16) /* less the half's rounding of the logit read back, through the sigmoid */
+        e = fmax(0, e - (x.logits ? 0.25 : 1.0) * HALF_ULP * fabs(at(go, i, 0)));
+      own = e > own ? e : own;
+      if (e2 > worst) worst = e2, worst_at = i;
+    }
+    /* a logit off by d moves a probability by at most d / 4 */
+    double tol2 = 0.5 / 255 + (x.logits ? 0.25 : 1.0) * tol * range + 1e-6;
+    bool bad = own > 0.5 / 255 + 1e-6 || worst > tol2;
+    printf("%s %s %s %-7s probabilities: worst %.3g against the same run's floats (tol %.3g), %.3g against the CPU "
+           "delegate's at %zu (tol %.3g)\n",
+           bad ? "FAIL" : "ok  ", name, fp16 ? "fp16" : "fp32", kind, own, 0.5 / 255 + 1e-6, worst, worst_at, tol2);
+    fail |= bad;
+  }
+out:
+  tfl_results_clear(&rc);
+  tfl_results_clear(&rg);
+  tfl_results_clear(&rf);
+  free(bytes);
+  return fail;
+}
+
+static int check_model(const char *path, bool fp16)
+{
+  gl_delegate_options o = gl_delegate_defaults();
+  o.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  o.diag = &diag;
+  tfl_delegate *d = gl_delegate_create(&o);
+  if (!d) {
+    printf("FAIL %s: %s\n", path, diag.error);
+    return 1;
+  }
+  run cpu, gl;
+  int fail = open_run(path, NULL, &cpu);
+  fail = fail || open_run(path, d, &gl);
+  const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  char stem[256];
+  snprintf(stem, sizeof stem, "%.*s", (int)(strstr(name, ".tflite") ? strstr(name, ".tflite") - name : (long)strlen(name)),
+           name);
+  const char *kinds[] = {"picture", "gauss"};
+  for (int k = 0; !fail && k < 2; k++) {
+    golden_case gc;
+    if (!glm_read_case(golden_dir, stem, kinds[k], &gc)) {
+      fail = 1;
+      break;
+    }
+    if (!glm_fill(&gc, picture_dir, stem, cpu.it, gl.it)) fail = 1;
+    else if (tfl_decoder_get_kind(cpu.dec) == TFL_DECODER_SEGMENTATION)
+      fail |= check_segmentation(stem, kinds[k], fp16, &cpu, &gl);
+    else {
+      printf("FAIL %s: a %s model has no GPU post-processing to test\n", stem,
+             tfl_decoder_kind_name(tfl_decoder_get_kind(cpu.dec)));
+      fail = 1;
+    }
+    golden_free(&gc);
+  }
+  close_run(&gl);
+  close_run(&cpu);
+  d->destroy(d);
+  return fail;
+}
+
+int main(int argc, char **argv)
+{
+  bool fp16 = false;
+  const char *dirs = NULL;
+  int fails = 0, n = 0;
+  char buf[4096];
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--fp16")) fp16 = true;
+    else if (!strcmp(argv[i], "--models") && i + 1 < argc) dirs = argv[++i];
+    else if (!strcmp(argv[i], "--golden") && i + 1 < argc) golden_dir = argv[++i];
+    else if (!strcmp(argv[i], "--pictures") && i + 1 < argc) picture_dir = argv[++i];
+    else {
+      const char *path = glm_find_model(argv[i], dirs, buf, sizeof buf);
+      n++;
+      if (!path) {
+        printf("FAIL %s: not found in %s (models/fetch.sh, ../shared/models)\n", argv[i], dirs ? dirs : "(no --models)");
+        fails++;
+      } else
+        fails += check_model(path, fp16);
+    }
+  }
+  printf("%d model(s), %d failure(s)\n", n, fails);
+  return fails != 0 || n == 0;
+}
