@@ -621,6 +621,22 @@ GST_START_TEST(test_gl_mask_stays_on_gpu)
   }
   run_out_clear(&o);
   g_free(model);
+
+  /* deeplab, gl-readback=true: frame 0 decodes the floats on the CPU, frames 1 and 2 the
+   * classes the GPU made (one byte a pixel): the same person area (the oracle's 30460 of
+   * 66049 pixels, as test_segmentation) */
+  NEED_MODEL(deeplab, DEEPLAB);
+  run_frozen(deeplab, "gl-readback=true", &o, NULL);
+  gdouble p0 = mask_area(g_ptr_array_index(o.results, 0), 15);
+  for (guint i = 0; i < 3; i++) {
+    const GstStructure *s = g_ptr_array_index(o.results, i);
+    fail_if(gpu_only(s), "deeplab frame %u: gl-readback=true left the mask on the GPU", i);
+    gdouble p = mask_area(s, 15);
+    fail_unless(fabs(p - 30460.0 / 66049.0) < 0.002 && fabs(p - p0) < 0.0005, "deeplab frame %u: person %f, frame 0 %f",
+                i, p, p0);
+  }
+  run_out_clear(&o);
+  g_free(deeplab);
 }
 GST_END_TEST;
 
