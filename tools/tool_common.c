@@ -187,6 +187,7 @@ int tool_gl_tuning_parse(gl_tuning *t, int argc, char **argv, int *i)
     {"--gl-const-fp32", offsetof(gl_tuning, const_fp32)},
     {"--gl-wide-residuals", offsetof(gl_tuning, wide_residuals)},
     {"--gl-half-activations", offsetof(gl_tuning, half_activations)},
+    {"--gl-cpu-postproc", offsetof(gl_tuning, cpu_postproc)},
   };
   for (size_t k = 0; k < sizeof switches / sizeof switches[0]; k++)
     if (strcmp(a, switches[k].flag) == 0) {
@@ -233,8 +234,10 @@ void tool_gl_tuning_help(FILE *out)
           "  --gl-all-barriers   GL: a barrier before every dispatch (default: only on conflicts)\n"
           "  --gl-const-fp32     GL fp16: keep constants 32-bit (default: 16-bit weights)\n"
           "  --gl-half-activations GL fp16: store activations as halves where safe-ish\n"
+          "  --gl-cpu-postproc   GL: post-processing ops (TFLite_Detection_PostProcess) on the CPU\n"
           "                     (default off: 32-bit, see delegates/gl/gl_precision.c)\n"
-          "  --gl-wide-residuals GL fp16 with --gl-half-activations: residual sums 32-bit\n");
+          "  --gl-wide-residuals GL fp16 with --gl-half-activations: residual sums 32-bit\n"
+          "  --gl-cpu-postproc   GL: TFLite_Detection_PostProcess on the CPU (default: GPU)\n");
 }
 
 /* ---- model + interpreter ---------------------------------------------------- */

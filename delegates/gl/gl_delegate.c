@@ -100,6 +100,7 @@ static bool supports(void *ctx, const tfl_graph *g, int node)
   gl_dctx *dc = ctx;
   tfl_diag why;
   tfl_diag_init(&why);
+  if (dc->o.tuning.cpu_postproc && g->nodes[node].op == TFL_OP_DETECTION_POSTPROCESS) return false;
   if (gl_plan_supports(g, node, &why)) return true;
   tfl_logf(dc->diag, TFL_LOG_DEBUG, "GL: %s", why.error);
   return false;
@@ -203,6 +204,19 @@ static tfl_status make_buffers(gl_dctx *dc, gl_part *p)
   return TFL_OK;
 }
 
+/* Outputs of at most this many values that are 32-bit in the arena come back as floats
+ * in fp16 mode too: final results (boxes, scores, landmarks) keep their precision for
+ * a few KB more. */
+#define SMALL_OUTPUT 16384
+
+/* Whether a boundary tensor's dense values travel as floats (else halves in fp16 mode):
+ * wide inputs (their precision is why they are wide) and small wide outputs; larger
+ * outputs as halves, half the bytes to read back. */
+static bool dense_float(const gl_plan_io *io, bool in)
+{
+  return io->wide && (in || gl_shape_vec4s(io->sh) * 4 <= SMALL_OUTPUT);
+}
+
 /* Where each boundary tensor goes: float32 ones through gl_boundary's pack/unpack
  * programs (dense regions of dense_in / readback), the rest converted on the CPU
  * (PHWC4 regions). Sources wait in p->bnd_src for build_programs. */
@@ -230,9 +244,7 @@ static tfl_status plan_boundary(gl_dctx *dc, gl_part *p)
       continue;
     }
     p->io_off[i] = *top;
-    /* wide inputs travel as floats (their precision is why they are wide); outputs
-     * as halves in fp16 mode, half the bytes to read back */
-    size_t e = in && io->wide ? 4 : esz;
+    size_t e = dense_float(io, in) ? 4 : esz;
     gl_boundary_prog bp = gl_boundary_source(in, io->sh, io->off, *top / e, fp16, io->wide, e == 2);
     if (!bp.src) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL boundary shader");
     p->bnd_src[i] = bp.src;
@@ -454,7 +466,7 @@ static tfl_status download_all(gl_dctx *dc, gl_part *p)
     tfl_tensor *t = &p->g->tensors[io->tensor];
     if (p->on_gpu && p->on_gpu[i]) continue;
     if (p->io_prog[k] >= 0) {
-      gl_load_floats(m + p->io_off[k], tfl_tensor_count(t), p->vec4_bytes == 8, t->data);
+      gl_load_floats(m + p->io_off[k], tfl_tensor_count(t), p->vec4_bytes == 8 && !dense_float(io, false), t->data);
       continue;
     }
     gl_load_floats(m + p->io_off[k], gl_shape_vec4s(io->sh) * 4, p->vec4_bytes == 8 && !io->wide, p->staging);

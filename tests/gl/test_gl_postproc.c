@@ -9,6 +9,11 @@
  *         be a near-tie on the CPU (its two scores within the delegate's tolerance of the
  *         output's range: 1e-4 fp32, 1e-2 fp16), probabilities within half a step plus
  *         that tolerance carried through the sigmoid; the worst pixel is checked.
+ *   SSD detection (TFLite_Detection_PostProcess on the GPU): the op alone, on the heads
+ *     the CPU delegate computed for the case, through the CPU kernel (postproc/: box
+ *     coder, NMS) and through the GL delegate: the same count, and slot by slot the same
+ *     class, the same score (a copy of an input) and the box within 1e-5 (the CPU
+ *     decodes in double, the GPU in float): the same kept set in the same order.
  *   test_gl_postproc [--fp16] [--golden DIR] [--pictures DIR] [--models DIRS] MODEL...
  * A model that cannot be found is a failure. */
 #include <math.h>
@@ -23,6 +28,7 @@
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 #include "tests/gl/gl_model_check.h"
+#include "tests/gl/gl_test_util.h"
 #include "tests/golden.h"
 
 /* the relative rounding of a half (fp16 outputs come back as halves) */
@@ -166,6 +172,84 @@ out:
   return fail;
 }
 
+/* Index of the graph's TFLite_Detection_PostProcess node, -1 if none. */
+static int detection_node(const tfl_graph *g)
+{
+  for (int i = 0; i < g->n_nodes; i++)
+    if (g->nodes[i].op == TFL_OP_DETECTION_POSTPROCESS) return i;
+  return -1;
+}
+
+/* A copy of graph tensor t (its data, type, dims, quantization) in r. */
+static int copy_tensor(op_runner *r, const tfl_tensor *t, bool is_const)
+{
+  int k = op_runner_tensor(r, t->type, t->ndim, t->dims, t->data, is_const);
+  if (t->q.n) op_runner_quant(r, k, 1, t->q.scale, t->q.zero_point, 0);
+  return k;
+}
+
+/* SSD: the post-process op on the heads of the CPU run just made (the last node: its
+ * inputs are still in the arena), as the header says. */
+static int check_detection(const char *name, const char *kind, bool fp16, run *cpu, tfl_delegate *d, int node)
+{
+  const tfl_graph *g = cpu->g;
+  const tfl_node *n = &g->nodes[node];
+  if (tfl_interpreter_invoke(cpu->it)) {
+    printf("FAIL %s %s: %s\n", name, kind, cpu->diag.error);
+    return 1;
+  }
+  op_runner r;
+  op_runner_init(&r, TFL_OP_DETECTION_POSTPROCESS);
+  int ins[3], outs[4];
+  for (int k = 0; k < 3; k++) ins[k] = copy_tensor(&r, &g->tensors[n->in[k]], k == 2);
+  for (int k = 0; k < 4; k++) {
+    const tfl_tensor *t = &g->tensors[n->out[k]];
+    outs[k] = op_runner_tensor(&r, TFL_TYPE_FLOAT32, t->ndim, t->dims, NULL, false);
+  }
+  op_runner_io(&r, ins, 3, outs, 4);
+  r.node.p.detection = n->p.detection;
+  float *want[4] = {0}, *got[4];
+  size_t cnt[4];
+  int fail = 0;
+  tfl_status st = op_runner_run(&r, 1);
+  for (int k = 0; k < 4 && !st; k++) {
+    const tfl_tensor *t = &r.graph.tensors[outs[k]];
+    cnt[k] = tfl_tensor_count(t);
+    want[k] = malloc(t->bytes);
+    memcpy(want[k], t->data, t->bytes);
+    memset(t->data, 0xff, t->bytes); /* NaNs: the GPU must write every slot */
+  }
+  if (st || (st = glt_run_gl(&r, d))) {
+    printf("FAIL %s %s: %s: %s\n", name, kind, want[0] ? "GL" : "CPU kernel", r.diag.error);
+    fail = 1;
+    goto out;
+  }
+  for (int k = 0; k < 4; k++) got[k] = r.graph.tensors[outs[k]].data;
+  int m = (int)want[3][0], per = n->p.detection.max_classes_per_detection, slots = (int)cnt[1];
+  int bad_class = 0, bad_score = 0, bad_empty = 0;
+  double worst_box = 0;
+  for (int i = 0; i < slots; i++) {
+    bool used = i < m * per;
+    bad_class += !(got[1][i] == want[1][i]);
+    bad_score += !(fabsf(got[2][i] - want[2][i]) <= 1e-6f * fmaxf(1.0f, fabsf(want[2][i])));
+    for (int c = 0; c < 4; c++) {
+      double e = fabs((double)got[0][4 * i + c] - want[0][4 * i + c]);
+      if (!(e <= worst_box)) worst_box = isnan(e) ? INFINITY : e;
+    }
+    if (!used) bad_empty += got[1][i] != 0 || got[2][i] != 0;
+  }
+  bool bad = got[3][0] != want[3][0] || bad_class || bad_score || bad_empty || !(worst_box <= 1e-5);
+  printf("%s %s %s %-7s detection: %g kept on the GPU, %d on the CPU; %d of %d slots with another class, %d another "
+         "score, %d empty slots not zero; worst box coordinate off by %.3g (tol 1e-5)\n",
+         bad ? "FAIL" : "ok  ", name, fp16 ? "fp16" : "fp32", kind, got[3][0], m, bad_class, slots, bad_score,
+         bad_empty, worst_box);
+  fail = bad;
+out:
+  for (int k = 0; k < 4; k++) free(want[k]);
+  op_runner_free(&r);
+  return fail;
+}
+
 static int check_model(const char *path, bool fp16)
 {
   gl_delegate_options o = gl_delegate_defaults();
@@ -178,9 +262,11 @@ static int check_model(const char *path, bool fp16)
     printf("FAIL %s: %s\n", path, diag.error);
     return 1;
   }
-  run cpu, gl;
+  run cpu, gl = {0};
   int fail = open_run(path, NULL, &cpu);
-  fail = fail || open_run(path, d, &gl);
+  /* the whole model on GL only for segmentation (detection runs the op alone) */
+  bool ssd = !fail && detection_node(cpu.g) == cpu.g->n_nodes - 1;
+  fail = fail || (!ssd && open_run(path, d, &gl));
   const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   char stem[256];
   snprintf(stem, sizeof stem, "%.*s", (int)(strstr(name, ".tflite") ? strstr(name, ".tflite") - name : (long)strlen(name)),
@@ -193,6 +279,8 @@ static int check_model(const char *path, bool fp16)
       break;
     }
     if (!glm_fill(&gc, picture_dir, stem, cpu.it, gl.it)) fail = 1;
+    else if (ssd)
+      fail |= check_detection(stem, kinds[k], fp16, &cpu, d, detection_node(cpu.g));
     else if (tfl_decoder_get_kind(cpu.dec) == TFL_DECODER_SEGMENTATION)
       fail |= check_segmentation(stem, kinds[k], fp16, &cpu, &gl);
     else {
