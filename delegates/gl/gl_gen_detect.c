@@ -1,21 +1,28 @@
 /* gl_gen_detect.c - TFLite_Detection_PostProcess (an SSD's box decoding with its anchors
  * and non-maximum suppression) on the GPU, so that a detector's few-KB results, not its
  * heads (an SSD's 1917 x 91 scores), come back to the CPU. The CPU kernel
- * (delegates/cpu/kernels/detection_postprocess.c) is the reference; fast NMS only
- * (use_regular_nms false; regular NMS stays on the CPU).
- * One workgroup of DET_WG invocations:
- *   1. each anchor's best class score (below the score threshold: out) into shared SC;
- *   2. max_detections rounds (unrolled: GLES allows no barrier in a loop): the best
- *      remaining anchor by a workgroup reduction (ties to the lower index, as the CPU
- *      sorts), then every remaining anchor whose box overlaps it by more than the IoU
- *      threshold leaves (boxes decoded where needed, never stored);
- *   3. invocation 0 writes the outputs: boxes [1,D,4], classes [1,D], scores [1,D],
- *      count [1] (D = max_detections x max_classes_per_detection; empty slots 0).
+ * (delegates/cpu/kernels/detection_postprocess.c, postproc/) is the reference; fast NMS
+ * only (use_regular_nms false; regular NMS stays on the CPU).
+ * One workgroup of DET_WG invocations, the code's size independent of max_detections
+ * (GLSL ES allows no barrier() in a loop, so every step with one is written out):
+ *   1. each anchor's best class score into shared SH (float bits; below the score
+ *      threshold: out), a count K of those in;
+ *   2. each candidate's rank by (score down, anchor up), the CPU's sort order, counted
+ *      against all others; SH then holds the anchors in that order;
+ *   3. greedy NMS in chunks of DET_WG candidates (one written-out block per chunk):
+ *      every invocation checks its candidate against the boxes kept before the chunk
+ *      (decoded where needed, in float), then invocation 0 walks the chunk in order
+ *      against the boxes it kept within it, up to max_detections;
+ *   4. the outputs, a vec4 of slots per invocation: boxes [1,D,4], classes [1,D],
+ *      scores [1,D] (each kept anchor's top max_classes_per_detection classes, ties to
+ *      the lower class), count [1]; D = max_detections x max_classes_per_detection,
+ *      empty slots 0.
  * Inputs: I0 box encodings [1,N,>=4], I1 class scores [1,N,C], I2 anchors [N,4]. */
 #include "gl_gen.h"
 
-#define DET_WG 128
-#define DET_MAX_ANCHORS 3072 /* shared floats: 12 KiB + the reduction's 1 KiB */
+#define DET_WG 128              /* GLES 3.1 guarantees 128 invocations a workgroup */
+#define DET_MAX_ANCHORS 2560     /* shared: 4 bytes an anchor, 20 a detection and 20 an
+                                    invocation: 14.5 KiB of the 16 KiB GLES guarantees */
 #define DET_MAX_DETECTIONS 100
 
 tfl_status gl_check_detection(const tfl_graph *g, int node, tfl_diag *diag)
@@ -43,27 +50,6 @@ tfl_status gl_check_detection(const tfl_graph *g, int node, tfl_diag *diag)
   return TFL_OK;
 }
 
-/* One round of the selection: the best remaining anchor into SEL[r], then suppression. */
-static void emit_round(gl_str *m, int r, float iou)
-{
-  gl_str_addf(m,
-              "  best = OUT; bi = N;\n"
-              "  for (int i = t; i < N; i += WG) if (SC[i] > best) { best = SC[i]; bi = i; }\n"
-              "  RS[t] = best; RI[t] = bi;\n"
-              "  memoryBarrierShared();\n  barrier();\n");
-  for (int k = DET_WG / 2; k > 0; k /= 2)
-    gl_str_addf(m,
-                "  if (t < %d && (RS[t + %d] > RS[t] || (RS[t + %d] == RS[t] && RI[t + %d] < RI[t]))) "
-                "{ RS[t] = RS[t + %d]; RI[t] = RI[t + %d]; }\n"
-                "  memoryBarrierShared();\n  barrier();\n",
-                k, k, k, k, k, k);
-  gl_str_addf(m, "  bi = RI[0];\n  if (t == 0) SEL[%d] = RS[0] > OUT ? bi : -1;\n", r);
-  gl_str_addf(m, "  if (RS[0] > OUT) {\n    vec4 bb = box(bi);\n    for (int i = t; i < N; i += WG)\n"
-                 "      if (SC[i] > OUT && (i == bi || iou(bb, box(i)) > ");
-  gl_str_float(m, iou);
-  gl_str_addf(m, ")) SC[i] = OUT;\n  }\n  memoryBarrierShared();\n  barrier();\n");
-}
-
 tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   const tfl_graph *g = in->g;
@@ -72,7 +58,8 @@ tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   const tfl_tensor *sc = &g->tensors[n->in[1]];
   int na = g->tensors[n->in[0]].dims[1], nc = p->num_classes, off = sc->dims[2] - nc;
   int ncat = p->max_classes_per_detection < nc ? p->max_classes_per_detection : nc;
-  int d = p->max_detections * p->max_classes_per_detection;
+  int per = p->max_classes_per_detection, d = p->max_detections * per, md = p->max_detections;
+  int chunks = (na + DET_WG - 1) / DET_WG;
   (void)diag;
   o->grid[0] = DET_WG;
   o->grid[1] = o->grid[2] = 1;
@@ -80,10 +67,15 @@ tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   o->wg[1] = o->wg[2] = 1;
   o->whole_groups = true;
   gl_str *dc = &o->decls;
-  gl_str_addf(dc, "#define N %d\n#define WG %d\n#define NC %d\n#define OFF %d\n#define OUT -3.0e38\n", na, DET_WG, nc, off);
-  gl_str_addf(dc, "shared float SC[N];\nshared float RS[WG];\nshared int RI[WG];\nshared int SEL[%d];\n",
-              p->max_detections);
-  /* the CPU decodes in double; here in float (IEEE: differences of an ulp or two) */
+  gl_str_addf(dc, "#define N %d\n#define WG %d\n#define NC %d\n#define OFF %d\n#define MD %d\n#define PER %d\n"
+                  "#define NCAT %d\n#define NDET %d\n#define PER_T %d\n#define OUT -3.0e38\n",
+              na, DET_WG, nc, off, md, per, ncat, d, chunks);
+  gl_str_addf(dc, "shared uint DSH[N];\n"             /* scores' bits, then anchors by rank */
+                  "shared vec4 DKB[MD];\nshared int DKA[MD];\n" /* kept boxes and anchors */
+                  "shared vec4 DCB[WG];\nshared bool DCO[WG];\n" /* a chunk's boxes, not suppressed yet */
+                  "shared uint DNA;\nshared int DNK;\n");
+  /* the CPU decodes in double and rounds the centre and half sizes to float; here in
+   * float (IEEE: an ulp or two) */
   gl_str_addf(dc, "vec4 box(int i) {\n  vec4 e = I0_LD(0, 0, i, 0), a = I2_LD(i, 0, 0, 0);\n  float yc = e.x / ");
   gl_str_float(dc, p->y_scale);
   gl_str_addf(dc, " * a.z + a.x, xc = e.y / ");
@@ -93,51 +85,90 @@ tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   gl_str_addf(dc, ") * a.z, hw = 0.5 * exp(e.w / ");
   gl_str_float(dc, p->w_scale);
   gl_str_addf(dc, ") * a.w;\n  return vec4(yc - hh, xc - hw, yc + hh, xc + hw);\n}\n"
-                  "float iou(vec4 a, vec4 b) {\n"
+                  "float iou(vec4 a, vec4 b) {\n" /* postproc/box.c's pp_box_iou */
                   "  float aa = (a.z - a.x) * (a.w - a.y), ab = (b.z - b.x) * (b.w - b.y);\n"
                   "  if (aa <= 0.0 || ab <= 0.0) return 0.0;\n"
                   "  float ih = max(min(a.z, b.z) - max(a.x, b.x), 0.0), iw = max(min(a.w, b.w) - max(a.y, b.y), 0.0);\n"
                   "  float inter = ih * iw;\n  return inter / (aa + ab - inter);\n}\n"
-                  "float score(int i, int c) { return I1_AT(0, 0, i, OFF + c); }\n");
+                  "float score(int i, int c) { return I1_AT(0, 0, i, OFF + c); }\n"
+                  "float sh(int i) { return uintBitsToFloat(DSH[i]); }\n"
+                  /* the class after (ps, pc) in the order (score down, class up): the next of
+                   * an anchor's top classes */
+                  "int next_class(int a, float ps, int pc, out float bs) {\n"
+                  "  int bc = -1; bs = 0.0;\n"
+                  "  for (int c = 0; c < NC; c++) {\n"
+                  "    float s = score(a, c);\n"
+                  "    bool after = pc < 0 || s < ps || (s == ps && c > pc);\n"
+                  "    if (after && (bc < 0 || s > bs)) { bc = c; bs = s; }\n"
+                  "  }\n"
+                  "  return bc;\n}\n");
   gl_str *m = &o->main;
-  gl_str_addf(m, "  int t = gid.x;\n  float best; int bi;\n"
+  /* 1: best class score per anchor */
+  gl_str_addf(m, "  int t = gid.x;\n"
+                 "  if (t == 0) { DNA = 0u; DNK = 0; }\n"
+                 "  memoryBarrierShared();\n  barrier();\n"
                  "  for (int i = t; i < N; i += WG) {\n"
                  "    float s = score(i, 0);\n"
                  "    for (int c = 1; c < NC; c++) s = max(s, score(i, c));\n"
-                 "    SC[i] = s >= ");
+                 "    bool keep = s >= ");
   gl_str_float(m, p->nms_score_threshold);
-  gl_str_addf(m, " ? s : OUT;\n  }\n  memoryBarrierShared();\n  barrier();\n");
-  for (int r = 0; r < p->max_detections; r++) emit_round(m, r, p->nms_iou_threshold);
-  /* the outputs, by one invocation: a few hundred values */
-  gl_str_addf(m,
-              "  if (t == 0) {\n"
-              "    for (int slot = 0; slot < %d; slot++) store_out(0, 0, slot, 0, vec4(0.0)); /* empty slots: 0 */\n"
-              "    for (int s = 0; s < %d; s++) { O1_ST(0, 0, 0, s, vec4(0.0)); O2_ST(0, 0, 0, s, vec4(0.0)); }\n"
-              "    int count = 0;\n"
-              "    for (int r = 0; r < %d; r++) {\n"
-              "      int a = SEL[r];\n"
-              "      if (a < 0) break;\n"
-              "      count++;\n"
-              "      vec4 bb = box(a);\n"
-              "      int taken[%d];\n"
-              "      for (int k = 0; k < %d; k++) {\n" /* top classes, ties to the lower index */
-              "        int bc = -1; float bs = 0.0;\n"
-              "        for (int c = 0; c < NC; c++) {\n"
-              "          bool used = false;\n"
-              "          for (int j = 0; j < k; j++) used = used || taken[j] == c;\n"
-              "          float s = score(a, c);\n"
-              "          if (!used && (bc < 0 || s > bs)) { bc = c; bs = s; }\n"
-              "        }\n"
-              "        taken[k] = bc;\n"
-              "        int slot = r * %d + k;\n"
-              "        vec4 lane = vec4(equal(ivec4(0, 1, 2, 3), ivec4(slot %% 4)));\n"
-              "        store_out(0, 0, slot, 0, bb);\n"
-              "        O1_ST(0, 0, 0, slot / 4, O1_LD(0, 0, 0, slot / 4) * (1.0 - lane) + lane * float(bc));\n"
-              "        O2_ST(0, 0, 0, slot / 4, O2_LD(0, 0, 0, slot / 4) * (1.0 - lane) + lane * bs);\n"
-              "      }\n"
-              "    }\n"
-              "    O3_ST(0, 0, 0, 0, vec4(float(count), 0.0, 0.0, 0.0));\n"
-              "  }\n",
-              d, (d + 3) / 4, p->max_detections, ncat, ncat, p->max_classes_per_detection);
+  gl_str_addf(m, ";\n    DSH[i] = floatBitsToUint(keep ? s : OUT);\n    if (keep) atomicAdd(DNA, 1u);\n  }\n"
+                 "  memoryBarrierShared();\n  barrier();\n"
+                 /* 2: ranks, then the anchors in rank order */
+                 "  int rk[PER_T];\n"
+                 "  for (int q = 0; q < PER_T; q++) {\n"
+                 "    int i = t + q * WG;\n"
+                 "    rk[q] = -1;\n"
+                 "    if (i >= N || sh(i) == OUT) continue;\n"
+                 "    float s = sh(i);\n"
+                 "    int r = 0;\n"
+                 "    for (int j = 0; j < N; j++) { float v = sh(j); r += (v > s || (v == s && j < i)) ? 1 : 0; }\n"
+                 "    rk[q] = r;\n"
+                 "  }\n"
+                 "  memoryBarrierShared();\n  barrier();\n"
+                 "  for (int q = 0; q < PER_T; q++) if (rk[q] >= 0) DSH[rk[q]] = uint(t + q * WG);\n"
+                 "  memoryBarrierShared();\n  barrier();\n"
+                 "  int nk = int(DNA);\n");
+  /* 3: greedy NMS, one block per chunk of candidates */
+  for (int c = 0; c < chunks; c++) {
+    gl_str_addf(m, "  {\n    int idx = %d + t, start = DNK;\n    DCO[t] = false;\n"
+                   "    if (idx < nk && start < MD) {\n"
+                   "      vec4 b = box(int(DSH[idx]));\n"
+                   "      bool ok = true;\n"
+                   "      for (int k = 0; k < start; k++) ok = ok && !(iou(DKB[k], b) > ",
+                c * DET_WG);
+    gl_str_float(m, p->nms_iou_threshold);
+    gl_str_addf(m, ");\n      DCB[t] = b;\n      DCO[t] = ok;\n    }\n"
+                   "    memoryBarrierShared();\n    barrier();\n"
+                   "    if (t == 0) {\n"
+                   "      int kept = start;\n"
+                   "      for (int j = 0; j < WG && %d + j < nk && kept < MD; j++) {\n"
+                   "        if (!DCO[j]) continue;\n"
+                   "        bool ok = true;\n"
+                   "        for (int k = start; k < kept; k++) ok = ok && !(iou(DKB[k], DCB[j]) > ",
+                c * DET_WG);
+    gl_str_float(m, p->nms_iou_threshold);
+    gl_str_addf(m, ");\n        if (ok) { DKB[kept] = DCB[j]; DKA[kept] = int(DSH[%d + j]); kept++; }\n      }\n"
+                   "      DNK = kept;\n    }\n"
+                   "    memoryBarrierShared();\n    barrier();\n  }\n",
+                c * DET_WG);
+  }
+  /* 4: outputs, four slots (a vec4 of classes and of scores) per invocation and turn */
+  gl_str_addf(m, "  int kept = DNK;\n"
+                 "  if (t == 0) O3_ST(0, 0, 0, 0, vec4(float(kept), 0.0, 0.0, 0.0));\n"
+                 "  for (int q = t; q < (NDET + 3) / 4; q += WG) {\n"
+                 "    vec4 cls = vec4(0.0), scs = vec4(0.0);\n"
+                 "    for (int l = 0; l < 4; l++) {\n"
+                 "      int slot = 4 * q + l, r = slot / PER, k = slot - r * PER;\n"
+                 "      if (slot >= NDET) break;\n"
+                 "      bool used = r < kept && k < NCAT;\n"
+                 "      store_out(0, 0, slot, 0, used ? DKB[r] : vec4(0.0));\n"
+                 "      if (!used) continue;\n"
+                 "      float ps = 0.0, s = 0.0; int pc = -1;\n"
+                 "      for (int j = 0; j <= k; j++) { pc = next_class(DKA[r], ps, pc, s); ps = s; }\n"
+                 "      cls[l] = float(pc);\n      scs[l] = s;\n"
+                 "    }\n"
+                 "    O1_ST(0, 0, 0, q, cls);\n    O2_ST(0, 0, 0, q, scs);\n"
+                 "  }\n");
   return TFL_OK;
 }

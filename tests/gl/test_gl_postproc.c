@@ -14,7 +14,9 @@
  *     coder, NMS) and through the GL delegate: the same count, and slot by slot the same
  *     class, the same score (a copy of an input) and the box within 1e-5 (the CPU
  *     decodes in double, the GPU in float): the same kept set in the same order.
- *   test_gl_postproc [--fp16] [--golden DIR] [--pictures DIR] [--models DIRS] MODEL...
+ *     --synthetic D,P,T: the same on a crowded synthetic SSD (score ties), D detections
+ *     of P classes each, score threshold T.
+ *   test_gl_postproc [--fp16] [--synthetic D,P,T]... [--golden DIR] [--pictures DIR] [--models DIRS] MODEL...
  * A model that cannot be found is a failure. */
 #include <math.h>
 #include <stdio.h>
@@ -188,6 +190,8 @@ static int copy_tensor(op_runner *r, const tfl_tensor *t, bool is_const)
   return k;
 }
 
+static int compare_op(const char *name, const char *kind, bool fp16, op_runner *r, const int *outs, tfl_delegate *d);
+
 /* SSD: the post-process op on the heads of the CPU run just made (the last node: its
  * inputs are still in the arena), as the header says. */
 static int check_detection(const char *name, const char *kind, bool fp16, run *cpu, tfl_delegate *d, int node)
@@ -208,24 +212,32 @@ static int check_detection(const char *name, const char *kind, bool fp16, run *c
   }
   op_runner_io(&r, ins, 3, outs, 4);
   r.node.p.detection = n->p.detection;
+  int fail = compare_op(name, kind, fp16, &r, outs, d);
+  op_runner_free(&r);
+  return fail;
+}
+
+/* r's detection node through the CPU kernel and the GL delegate d, compared. */
+static int compare_op(const char *name, const char *kind, bool fp16, op_runner *r, const int *outs, tfl_delegate *d)
+{
   float *want[4] = {0}, *got[4];
   size_t cnt[4];
   int fail = 0;
-  tfl_status st = op_runner_run(&r, 1);
+  tfl_status st = op_runner_run(r, 1);
   for (int k = 0; k < 4 && !st; k++) {
-    const tfl_tensor *t = &r.graph.tensors[outs[k]];
+    const tfl_tensor *t = &r->graph.tensors[outs[k]];
     cnt[k] = tfl_tensor_count(t);
     want[k] = malloc(t->bytes);
     memcpy(want[k], t->data, t->bytes);
     memset(t->data, 0xff, t->bytes); /* NaNs: the GPU must write every slot */
   }
-  if (st || (st = glt_run_gl(&r, d))) {
-    printf("FAIL %s %s: %s: %s\n", name, kind, want[0] ? "GL" : "CPU kernel", r.diag.error);
+  if (st || (st = glt_run_gl(r, d))) {
+    printf("FAIL %s %s: %s: %s\n", name, kind, want[0] ? "GL" : "CPU kernel", r->diag.error);
     fail = 1;
     goto out;
   }
-  for (int k = 0; k < 4; k++) got[k] = r.graph.tensors[outs[k]].data;
-  int m = (int)want[3][0], per = n->p.detection.max_classes_per_detection, slots = (int)cnt[1];
+  for (int k = 0; k < 4; k++) got[k] = r->graph.tensors[outs[k]].data;
+  int m = (int)want[3][0], per = r->node.p.detection.max_classes_per_detection, slots = (int)cnt[1];
   int bad_class = 0, bad_score = 0, bad_empty = 0;
   double worst_box = 0;
   for (int i = 0; i < slots; i++) {
@@ -246,6 +258,44 @@ static int check_detection(const char *name, const char *kind, bool fp16, run *c
   fail = bad;
 out:
   for (int k = 0; k < 4; k++) free(want[k]);
+  return fail;
+}
+
+/* A crowded synthetic SSD (--synthetic): A anchors on an 8 x 8 grid of overlapping
+ * sizes, a background column, scores on a 1/64 grid (many ties: the lower anchor must
+ * win, as the CPU sorts), max_det detections of up to `per` classes each. */
+static int check_synthetic(bool fp16, tfl_delegate *d, int max_det, int per, float thr)
+{
+  enum { A = 8 * 8 * 5 * 3, C = 7 };
+  static float enc[A * 4], sc[A * (C + 1)], anc[A * 4];
+  unsigned seed = 11;
+  glt_fill(enc, A * 4, -1.5f, 1.5f, &seed);
+  glt_fill(sc, A * (C + 1), 0.0f, 1.0f, &seed);
+  for (int i = 0; i < A * (C + 1); i++) sc[i] = floorf(sc[i] * 64.0f) / 64.0f;
+  for (int a = 0; a < A; a++) {
+    int cell = a / 15, size = a % 5;
+    anc[4 * a] = ((float)(cell / 8) + 0.5f) / 8.0f;
+    anc[4 * a + 1] = ((float)(cell % 8) + 0.5f) / 8.0f;
+    anc[4 * a + 2] = 0.1f + 0.08f * (float)size;
+    anc[4 * a + 3] = 0.1f + 0.06f * (float)((a / 5) % 3 + size);
+  }
+  op_runner r;
+  op_runner_init(&r, TFL_OP_DETECTION_POSTPROCESS);
+  int ins[3] = {op_runner_tensor(&r, TFL_TYPE_FLOAT32, 3, (int32_t[]){1, A, 4}, enc, false),
+                op_runner_tensor(&r, TFL_TYPE_FLOAT32, 3, (int32_t[]){1, A, C + 1}, sc, false),
+                op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, (int32_t[]){A, 4}, anc, true)};
+  int D = max_det * per;
+  int outs[4] = {op_runner_tensor(&r, TFL_TYPE_FLOAT32, 3, (int32_t[]){1, D, 4}, NULL, false),
+                 op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, (int32_t[]){1, D}, NULL, false),
+                 op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, (int32_t[]){1, D}, NULL, false),
+                 op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){1}, NULL, false)};
+  op_runner_io(&r, ins, 3, outs, 4);
+  r.node.p.detection = (tfl_detection_params){.max_detections = max_det, .max_classes_per_detection = per,
+                                              .num_classes = C, .nms_score_threshold = thr, .nms_iou_threshold = 0.45f,
+                                              .y_scale = 10, .x_scale = 10, .h_scale = 5, .w_scale = 5};
+  char kind[64];
+  snprintf(kind, sizeof kind, "%dx%d>%.2f", max_det, per, thr);
+  int fail = compare_op("synthetic", kind, fp16, &r, outs, d);
   op_runner_free(&r);
   return fail;
 }
@@ -304,6 +354,18 @@ int main(int argc, char **argv)
   char buf[4096];
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--fp16")) fp16 = true;
+    else if (!strcmp(argv[i], "--synthetic") && i + 1 < argc) { /* DETECTIONS,CLASSES,THRESHOLD */
+      int det = 0, per = 0;
+      float thr = 0;
+      if (sscanf(argv[++i], "%d,%d,%f", &det, &per, &thr) != 3) return 2;
+      gl_delegate_options o = gl_delegate_defaults();
+      o.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
+      tfl_delegate *d = gl_delegate_create(&o);
+      if (!d) return 1;
+      fails += check_synthetic(fp16, d, det, per, thr);
+      d->destroy(d);
+      n++;
+    }
     else if (!strcmp(argv[i], "--models") && i + 1 < argc) dirs = argv[++i];
     else if (!strcmp(argv[i], "--golden") && i + 1 < argc) golden_dir = argv[++i];
     else if (!strcmp(argv[i], "--pictures") && i + 1 < argc) picture_dir = argv[++i];
