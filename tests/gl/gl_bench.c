@@ -1,7 +1,7 @@
 /* gl_bench.c - the GL delegate on real models, everything docs/gl-performance.md's table
  * needs, from one run per model and configuration. Not a test: the GPU machine's numbers
  * come from it (tests/gl/bench_device.sh).
- *   gl_bench [--fp32] [--runs N] [--queued N] [--cache DIR|--no-cache] [--top K] [--dispatches]
+ *   gl_bench [--fp32] [--mask] [--runs N] [--queued N] [--cache DIR|--no-cache] [--top K] [--dispatches]
  *            [--models DIRS] [--golden DIR --pictures DIR] [--dump DIR] [--gl-* ...] MODEL...
  * Per model:
  *   start-up: load, create (delegate + interpreter: context, plan, programs), first
@@ -15,6 +15,9 @@
  *             CPU output's range (the largest over outputs);
  *   --dump:   those inputs and the CPU's outputs as raw files for tests/gl/litert_bench.py
  *             (DIR/<model>.<case>.txt lists them).
+ * --mask:   segmentation (output 0 [1,H,W,C]): the sync invokes leave the outputs on
+ *             the GPU and read back output 0's mask made on the GPU, one byte a pixel
+ *             (TFL_EXT_HOST_MASK, what tflitefilter gl-readback=true does), not the floats.
  * --dispatches: every dispatch's GPU time, in run order; --top K: the K slowest.
  * Without --cache the program cache is the delegate's default (the user's cache dir).
  * --gl-*: the delegate's tuning switches (tool_gl_tuning_help in tools/tool_common.h).
@@ -40,7 +43,7 @@
 #define MAX_D 1024
 
 typedef struct {
-  bool fp32, all;
+  bool fp32, all, mask;
   int runs, queued, top;
   const char *cache, *golden, *pictures, *dump;
   gl_tuning tune;
@@ -242,12 +245,27 @@ static int bench(const char *path, const opts *o)
   t0 = now_ms();
   fail |= tfl_interpreter_invoke(it) != TFL_OK;
   double first = now_ms() - t0;
-  for (int k = 0; k < 10 && !fail; k++) fail |= tfl_interpreter_invoke(it) != TFL_OK;
+  const tfl_tensor *o0 = tfl_interpreter_output(it, 0);
+  uint8_t *bytes = NULL;
+  tfl_ext mx = {.kind = TFL_EXT_HOST_MASK};
+  if (o->mask) { /* the segmentation's bytes, not its floats */
+    if (!o0 || o0->ndim != 4 || !(bytes = malloc((size_t)o0->dims[1] * (size_t)o0->dims[2]))) {
+      printf("FAIL %s: --mask needs a [1,H,W,C] output 0\n", name);
+      fail = 1;
+    } else {
+      mx = (tfl_ext){.kind = TFL_EXT_HOST_MASK, .width = o0->dims[2], .height = o0->dims[1], .bytes = bytes};
+      tfl_interpreter_set_outputs_host(it, false);
+    }
+  }
+  for (int k = 0; k < 10 && !fail; k++)
+    fail |= tfl_interpreter_invoke(it) != TFL_OK || (bytes && tfl_interpreter_export_output(it, 0, &mx) != TFL_OK);
   for (int k = 0; k < o->runs && !fail; k++) {
     t0 = now_ms();
-    fail |= tfl_interpreter_invoke(it) != TFL_OK;
+    fail |= tfl_interpreter_invoke(it) != TFL_OK || (bytes && tfl_interpreter_export_output(it, 0, &mx) != TFL_OK);
     ms[k] = now_ms() - t0;
   }
+  free(bytes);
+  if (o->mask) tfl_interpreter_set_outputs_host(it, true);
   double queued = 0;
   if (!fail && o->queued > 0) { /* outputs stay on the GPU: invokes do not wait for it */
     tfl_interpreter_set_outputs_host(it, false);
@@ -322,6 +340,7 @@ int main(int argc, char **argv)
     if (r < 0) return 2;
     if (r > 0) continue;
     if (!strcmp(argv[i], "--fp32")) o.fp32 = true;
+    else if (!strcmp(argv[i], "--mask")) o.mask = true;
     else if (!strcmp(argv[i], "--fp16")) o.fp32 = false;
     else if (!strcmp(argv[i], "--runs") && i + 1 < argc) o.runs = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
     else if (!strcmp(argv[i], "--queued") && i + 1 < argc) o.queued = atoi(argv[++i]);

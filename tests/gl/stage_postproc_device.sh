@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Stages, HERE (the build machine), what tests/gl/bench_postproc_device.sh needs on the GPU
+# machine: post-processing on the GPU (docs/gl-performance.md, "Post-processing on the GPU"),
+# before and after, into AUX (default build-pp/, git-ignored by /build*/):
+#   .device/               GStreamer, GL loader and the plugin's libraries (../shared/device/stage.sh
+#                          plus oneDNN, MQTT, Kafka and their dependencies)
+#   AUX/after/{gst,bin}    release build of this tree: the plugin (libgsttflite.so and the meta
+#                          library beside it, found through $ORIGIN) and gl_bench
+#   AUX/before/{gst,bin}   the same of BEFORE (default 947438e: main before this work, all
+#                          post-processing on the CPU)
+#   AUX/m/                 deeplabv3_257_mv_gpu, coco_ssd_mobilenet_v1_1.0_quant_2018_06_29,
+#                          selfie_segmentation
+# Then on the GPU machine, carrying .device and AUX:
+#     source .device/env.sh && bash tests/gl/bench_postproc_device.sh build-pp
+#   usage: bash tests/gl/stage_postproc_device.sh [AUX]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+A=${1:-build-pp}
+BEFORE=${BEFORE:-947438e}
+DIR=.device bash ../shared/device/stage.sh libdnnl2 libgomp1 libmosquitto1 librdkafka1 libsasl2-2 \
+  libsasl2-modules-db libdb5.3 libssl3 liblz4-1 libzstd1 ocl-icd-libopencl1 libcjson1 >/dev/null
+mkdir -p "$A"/m
+# release builds: TREE OUT
+build() {
+  [ -f "$1/build-pp-rel/build.ninja" ] || (cd "$1" && meson setup build-pp-rel --buildtype=release >/dev/null)
+  ninja -C "$1/build-pp-rel" gst/libgsttflite.so tests/gl/gl_bench >/dev/null
+  rm -rf "$2" && mkdir -p "$2/gst" "$2/bin"
+  cp "$1"/build-pp-rel/gst/libgsttflite.so "$1"/build-pp-rel/gst/libgsttflitemeta-1.0.so "$2/gst/"
+  cp "$1/build-pp-rel/tests/gl/gl_bench" "$2/bin/"
+}
+build "$root" "$A/after"
+b=/tmp/pp-before-$BEFORE
+if [ ! -f "$b/meson.build" ]; then
+  rm -rf "$b" && mkdir -p "$b"
+  git archive "$BEFORE" | tar -x -C "$b"
+fi
+build "$b" "$A/before"
+for m in deeplabv3_257_mv_gpu coco_ssd_mobilenet_v1_1.0_quant_2018_06_29 selfie_segmentation; do
+  for d in models/cache ../shared/models; do
+    if [ -f "$d/$m.tflite" ]; then cp "$d/$m.tflite" "$A"/m/; break; fi
+  done
+  [ -f "$A/m/$m.tflite" ] || { echo "no $m.tflite in models/cache or ../shared/models" >&2; exit 1; }
+done
+du -sh .device "$A"
