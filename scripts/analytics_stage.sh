@@ -18,14 +18,16 @@ stamp=$rootfs/.gst-tflite-ready
 packages="meson ninja-build gcc libc6-dev pkg-config python3 libgstreamer1.0-dev
   libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev gstreamer1.0-plugins-base
   gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-tools libxnnpack-dev
-  libpthreadpool-dev libpng-dev libegl-dev libgles-dev libcairo2-dev libpango1.0-dev"
+  libpthreadpool-dev libpng-dev libegl-dev libgles-dev libcairo2-dev libpango1.0-dev
+  libdnnl-dev libjson-c-dev libjpeg-dev libfontconfig-dev"
 
 fail() { echo "analytics_stage: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || fail "needs root (debootstrap, chroot, mount)"
 command -v debootstrap >/dev/null || fail "debootstrap is not installed (scripts/setup.sh installs it)"
 
 packages=$(echo $packages) # one line for sh -c
-if [ ! -f "$stamp" ]; then
+# the stamp holds the package list it was made with: a changed list installs again
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$packages" ]; then
   t0=$(date +%s)
   if [ ! -f "$rootfs/.debootstrap-done" ]; then
     rm -rf "$rootfs"
@@ -49,7 +51,7 @@ if [ ! -f "$stamp" ]; then
   fi
   umount "$rootfs/proc"
   trap - EXIT
-  touch "$stamp"
+  echo "$packages" >"$stamp"
   echo "analytics_stage: root ready in $(( $(date +%s) - t0 )) s"
 fi
 

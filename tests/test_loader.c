@@ -238,7 +238,7 @@ int main(int argc, char **argv)
   tfl_diag_init(&diag);
   tfl_status s = tfl_load_file("/nonexistent/model.tflite", &g, &diag);
   CHECK(s == TFL_ERR_IO && !g, "missing file gives %s", tfl_status_name(s));
-  CHECK(strstr(diag.error, "/nonexistent/model.tflite: cannot open") != NULL, "missing file: message '%s'",
+  CHECK(strstr(diag.error, "/nonexistent/model.tflite: does not exist") != NULL, "missing file: message '%s'",
         diag.error);
   s = tfl_load_file("/nonexistent/model.tflite", &g, NULL); /* no context: the message is dropped */
   CHECK(s == TFL_ERR_IO && !g, "missing file without a context gives %s", tfl_status_name(s));
