@@ -17,6 +17,7 @@ set -u
 A=${1:-build-pp}
 FRAMES=${FRAMES:-3000} RUNS=${RUNS:-200}
 M=$A/m
+[ -d "$A"/xdebs ] && source "$(dirname "$0")"/device_libs.sh "$A"/xdebs
 nvidia-smi --query-gpu=name,driver_version --format=csv 2>/dev/null | tail -1
 for t in before after; do
   scripts/bench_pipeline.sh --build "$A/$t" --path gl --frames "$FRAMES" --stages filter \

@@ -2,8 +2,9 @@
 # Stages, HERE (the build machine), what tests/gl/bench_postproc_device.sh needs on the GPU
 # machine: post-processing on the GPU (docs/gl-performance.md, "Post-processing on the GPU"),
 # before and after, into AUX (default build-pp/, git-ignored by /build*/):
-#   .device/               GStreamer, GL loader and the plugin's libraries (../shared/device/stage.sh
-#                          plus oneDNN, MQTT, Kafka and their dependencies)
+#   .device/               GStreamer, GL loader, XNNPACK, cairo (../shared/device/stage.sh)
+#   AUX/xdebs/             oneDNN, MQTT, Kafka and what they need, used on the GPU machine only
+#                          where it lacks them (tests/gl/device_libs.sh)
 #   AUX/after/{gst,bin}    release build of this tree: the plugin (libgsttflite.so and the meta
 #                          library beside it, found through $ORIGIN) and gl_bench
 #   AUX/before/{gst,bin}   the same of BEFORE (default 947438e: main before this work, all
@@ -18,9 +19,12 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 A=${1:-build-pp}
 BEFORE=${BEFORE:-947438e}
-DIR=.device bash ../shared/device/stage.sh libdnnl2 libgomp1 libmosquitto1 librdkafka1 libsasl2-2 \
-  libsasl2-modules-db libdb5.3 libssl3 liblz4-1 libzstd1 ocl-icd-libopencl1 libcjson1 >/dev/null
-mkdir -p "$A"/m
+DIR=.device bash ../shared/device/stage.sh >/dev/null
+mkdir -p "$A"/m "$A"/xdebs
+# what the plugin links that the machine may lack, added only where it does (device_libs.sh)
+o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+(cd "$A"/xdebs && rm -f ./*.deb && apt-get $o download libdnnl2 libgomp1 libjpeg62-turbo ocl-icd-libopencl1 \
+  libmosquitto1 libcjson1 librdkafka1 libsasl2-2 libsasl2-modules-db libdb5.3 liblz4-1 libzstd1 libssl3 >/dev/null)
 # release builds: TREE OUT
 build() {
   [ -f "$1/build-pp-rel/build.ninja" ] || (cd "$1" && meson setup build-pp-rel --buildtype=release >/dev/null)
