@@ -28,7 +28,7 @@ scripts/fetch_kafka.sh || die "scripts/fetch_kafka.sh failed"
 
 # Old logs must not be counted.
 trixie_log=$build/trixie-root/build/meson-logs/testlog.json
-rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$asan/meson-logs/testlog-gst.json" "$tsan/meson-logs/testlog.json" "$fuzz/meson-logs/testlog.json" "$trixie_log"
+rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" "$tsan/meson-logs/testlog.json" "$fuzz/meson-logs/testlog.json" "$trixie_log"
 
 # Both builds' evaluation tests share one pycocotools virtual environment (tests/eval/venv.sh).
 export TFL_EVAL_VENV=$build/eval-venv
@@ -63,10 +63,12 @@ UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
 # in the test process (GStreamer's plugin scanner is not instrumented and cannot load an
 # ASan plugin) into a registry of this build's own; tests/lsan.supp drops what fontconfig
 # keeps; tests/asan_wrap.sh keeps Mesa's driver mapped so LeakSanitizer still sees what it
-# holds. Not here: the Python tests (the interpreter is not instrumented) and tflite_streams
-# (many pipelines at once, over 10 minutes under ASan on 2 cores).
+# holds. libcheck's per-test limits are stretched (fontconfig's first load alone takes
+# seconds under ASan); meson's stay. The log is testlog-gst-asan_wrap.sh.json (meson adds
+# the wrapper's name to --logbase). Not here: the Python tests (the interpreter is not
+# instrumented) and tflite_streams (many pipelines at once, over 10 minutes under ASan).
 step "GStreamer suites under ASan+UBSan"
-GST_REGISTRY_FORK=no GST_REGISTRY=$asan/gst-registry.bin \
+GST_REGISTRY_FORK=no GST_REGISTRY=$asan/gst-registry.bin CK_TIMEOUT_MULTIPLIER=4 \
 LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/lsan.supp:print_suppressions=0} \
 ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
@@ -120,7 +122,7 @@ step "short fuzz runs (${fuzz_seconds} s per target)"
 meson test -C "$fuzz" --no-rebuild --print-errorlogs --num-processes 2 --suite fuzz
 
 step "summary"
-python3 - "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$asan/meson-logs/testlog-gst.json" \
+python3 - "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" \
   "$tsan/meson-logs/testlog.json" \
   "$fuzz/meson-logs/testlog.json" "$trixie_log" <<'PY'
 import json
