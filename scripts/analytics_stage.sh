@@ -16,7 +16,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 rootfs=$build/trixie-root
 stamp=$rootfs/.gst-tflite-ready
 packages="meson ninja-build gcc libc6-dev pkg-config python3 libgstreamer1.0-dev
-  libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev gstreamer1.0-plugins-base
+  libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev gstreamer1.0-plugins-base gstreamer1.0-gl
   gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-tools libxnnpack-dev
   libpthreadpool-dev libpng-dev libegl-dev libgles-dev libcairo2-dev libpango1.0-dev
   libdnnl-dev libjson-c-dev libjpeg-dev libfontconfig-dev"
