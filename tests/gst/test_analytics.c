@@ -179,13 +179,16 @@ GST_END_TEST;
 /* The one SEGMENTATION object of `pic` through `model` (CPU), and its segmentation mtd:
  * the mtd's mask (a GRAY8 buffer with a video meta) equals our mask pixel by pixel (class
  * ids, or probability >= 0.5 as 0/1), lies on the whole frame, and lists exactly the ids
- * present. Returns how many mask pixels have id `count_id`. */
-static guint check_segmentation(const gchar *pic_name, const gchar *model_name, const gchar *props, guint count_id)
+ * present, named by a related classification mtd when the model has labels. Returns how
+ * many mask pixels have id `count_id`. */
+static guint check_segmentation(const gchar *pic_name, const gchar *model_name, const gchar *labels_name,
+                                guint count_id)
 {
   gchar *pic = pipe_picture(pic_name), *model = pipe_model(model_name);
+  gchar *labels = labels_name ? pipe_model(labels_name) : NULL;
   gchar *desc = g_strdup_printf("filesrc location=\"%s\" ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! "
-                                "tflitefilter model=\"%s\" %s ! appsink name=sink",
-                                pic, model, props);
+                                "tflitefilter model=\"%s\" %s%s%s ! appsink name=sink",
+                                pic, model, labels ? "labels=\"" : "", labels ? labels : "", labels ? "\"" : "");
   pipe_run r;
   pipe_run_launch(desc, 60, &r);
   fail_unless(r.error == NULL, "%s", r.error);
@@ -239,21 +242,34 @@ static guint check_segmentation(const gchar *pic_name, const gchar *model_name, 
     fail_unless_equals_int(gst_analytics_segmentation_mtd_get_region_index(&seg, &idx, c), present[c]);
   }
   fail_unless_equals_int(gst_analytics_segmentation_mtd_get_region_count(&seg), n_present);
+  /* with labels, a classification mtd names each region index */
+  gpointer rs = NULL;
+  GstAnalyticsClsMtd cls;
+  gboolean named = gst_analytics_relation_meta_get_direct_related(rm, seg.id, GST_ANALYTICS_REL_TYPE_RELATE_TO,
+                                                                  gst_analytics_cls_mtd_get_mtd_type(), &rs, &cls);
+  fail_unless_equals_int(named, o->labels != NULL && mask->classes != NULL);
+  for (gsize k = 0; named && k < n_present; k++) {
+    guint id = gst_analytics_segmentation_mtd_get_region_id(&seg, k);
+    fail_unless_equals_string(g_quark_to_string(gst_analytics_cls_mtd_get_quark(&cls, k)),
+                              gst_tflite_object_label(o, (gint)id));
+  }
   gst_buffer_unmap(mb, &map);
   gst_buffer_unref(mb);
   pipe_run_clear(&r);
   g_free(desc);
+  g_free(labels);
   g_free(model);
   g_free(pic);
   return count;
 }
 
-/* deeplab (class map, 257x257): every pixel of the mtd's mask equals ours; the person
+/* deeplab (class map, 257x257, PASCAL VOC labels naming the regions): every pixel of the
+ * mtd's mask equals ours; the person
  * area agrees with the real TensorFlow Lite run (oracle run deeplabv3_257_mv_gpu.tflite
  * --image astronaut.png --norm -1,1: person (15) on 30460 of 66049 pixels). */
 GST_START_TEST(test_segmentation_mtd_classes)
 {
-  guint person = check_segmentation("astronaut.png", "deeplabv3_257_mv_gpu.tflite", "", 15);
+  guint person = check_segmentation("astronaut.png", "deeplabv3_257_mv_gpu.tflite", "pascal_voc_labels_21.txt", 15);
   fail_unless(fabs(person / 66049.0 - 30460.0 / 66049.0) < 0.002, "person on %u pixels", person);
 }
 GST_END_TEST;
@@ -262,7 +278,7 @@ GST_END_TEST;
  * selfie_segmentation.tflite --image astronaut.png --norm 0,1: 35717 of 65536 >= 0.5. */
 GST_START_TEST(test_segmentation_mtd_probability)
 {
-  guint fg = check_segmentation("astronaut.png", "selfie_segmentation.tflite", "", 1);
+  guint fg = check_segmentation("astronaut.png", "selfie_segmentation.tflite", NULL, 1);
   fail_unless(fabs(fg / 65536.0 - 35717.0 / 65536.0) < 0.002, "foreground on %u pixels", fg);
 }
 GST_END_TEST;
