@@ -16,17 +16,31 @@
 #include "gst/tflitefilter/gsttflitemeta.h"
 #include "pipe_util.h"
 
+/* Runs picture `pic_name` (`frames` times, through glupload when `gl`) into `chain` (the
+ * elements up to the appsink) and fails the test on an error. */
+static void run_picture(const gchar *pic_name, guint frames, gboolean gl, const gchar *chain, pipe_run *r)
+{
+  gchar *pic = pipe_picture(pic_name);
+  gchar *freeze = frames > 1 ? g_strdup_printf("imagefreeze num-buffers=%u !", frames) : g_strdup("");
+  gchar *desc = g_strdup_printf("filesrc location=\"%s\" ! pngdec ! %s videoconvert ! video/x-raw,format=RGBA ! %s "
+                                "%s ! appsink name=sink",
+                                pic, freeze, gl ? "glupload !" : "", chain);
+  pipe_run_launch(desc, 240, r);
+  fail_unless(r->error == NULL, "%s: %s", desc, r->error);
+  fail_unless_equals_int(r->buffers->len, MAX(frames, 1));
+  g_free(desc);
+  g_free(freeze);
+  g_free(pic);
+}
+
 /* face detector -> tracker: the face is an object-detection mtd labelled "face" on the
  * face's box, related to a tracking mtd with the object's track id. */
 GST_START_TEST(test_detection_and_tracking_mtd)
 {
-  gchar *pic = pipe_picture("astronaut.png"), *det = pipe_model("face_detection_short_range.tflite");
-  gchar *desc = g_strdup_printf("filesrc location=\"%s\" ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! "
-                                "tflitefilter name=det model=\"%s\" ! tflitetracker min-hits=1 ! appsink name=sink",
-                                pic, det);
+  gchar *det = pipe_model("face_detection_short_range.tflite");
+  gchar *chain = g_strdup_printf("tflitefilter name=det model=\"%s\" ! tflitetracker min-hits=1", det);
   pipe_run r;
-  pipe_run_launch(desc, 60, &r);
-  fail_unless(r.error == NULL, "%s", r.error);
+  run_picture("astronaut.png", 1, FALSE, chain, &r);
   GstBuffer *b = g_ptr_array_index(r.buffers, 0);
   GstTfliteMeta *m = gst_buffer_get_tflite_meta(b);
   const GstTfliteObject *face = gst_tflite_meta_get_object(m, 0);
@@ -55,25 +69,22 @@ GST_START_TEST(test_detection_and_tracking_mtd)
   }
   fail_unless_equals_int(n, 1);
   pipe_run_clear(&r);
-  g_free(desc);
+  g_free(chain);
   g_free(det);
-  g_free(pic);
 }
 GST_END_TEST;
 
 /* SSD -> classifier on its box: the box's classification mtd is related to it. */
 GST_START_TEST(test_classification_mtd_related)
 {
-  gchar *pic = pipe_picture("chelsea.png"), *ssd = pipe_model("coco_ssd_mobilenet_v1_1.0_quant_2018_06_29.tflite");
+  gchar *ssd = pipe_model("coco_ssd_mobilenet_v1_1.0_quant_2018_06_29.tflite");
   gchar *cls = pipe_model("mobilenet_v1_0.25_224.tflite"), *l1 = pipe_model("coco_labelmap_91.txt");
   gchar *l2 = pipe_model("imagenet_labels_1001.txt");
-  gchar *desc = g_strdup_printf("filesrc location=\"%s\" ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! "
-                                "tflitefilter name=ssd model=\"%s\" labels=\"%s\" ! tflitefilter name=cls model=\"%s\" "
-                                "labels=\"%s\" regions-from=ssd ! appsink name=sink",
-                                pic, ssd, l1, cls, l2);
+  gchar *chain = g_strdup_printf("tflitefilter name=ssd model=\"%s\" labels=\"%s\" ! "
+                                 "tflitefilter name=cls model=\"%s\" labels=\"%s\" regions-from=ssd",
+                                 ssd, l1, cls, l2);
   pipe_run r;
-  pipe_run_launch(desc, 60, &r);
-  fail_unless(r.error == NULL, "%s", r.error);
+  run_picture("chelsea.png", 1, FALSE, chain, &r);
   GstAnalyticsRelationMeta *rm = gst_buffer_get_analytics_relation_meta(g_ptr_array_index(r.buffers, 0));
   fail_unless(rm != NULL);
   gpointer state = NULL;
@@ -88,8 +99,7 @@ GST_START_TEST(test_classification_mtd_related)
   fail_unless(!g_strcmp0(best, "Egyptian cat") || !g_strcmp0(best, "tabby") || !g_strcmp0(best, "tiger cat"),
               "the cat's box classified as %s", best);
   pipe_run_clear(&r);
-  g_free(desc);
-  g_free(pic);
+  g_free(chain);
   g_free(ssd);
   g_free(cls);
   g_free(l1);
@@ -184,14 +194,11 @@ GST_END_TEST;
 static guint check_segmentation(const gchar *pic_name, const gchar *model_name, const gchar *labels_name,
                                 guint count_id)
 {
-  gchar *pic = pipe_picture(pic_name), *model = pipe_model(model_name);
-  gchar *labels = labels_name ? pipe_model(labels_name) : NULL;
-  gchar *desc = g_strdup_printf("filesrc location=\"%s\" ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! "
-                                "tflitefilter model=\"%s\" %s%s%s ! appsink name=sink",
-                                pic, model, labels ? "labels=\"" : "", labels ? labels : "", labels ? "\"" : "");
+  gchar *model = pipe_model(model_name), *labels = labels_name ? pipe_model(labels_name) : NULL;
+  gchar *chain = g_strdup_printf("tflitefilter model=\"%s\" %s%s%s", model, labels ? "labels=\"" : "",
+                                 labels ? labels : "", labels ? "\"" : "");
   pipe_run r;
-  pipe_run_launch(desc, 60, &r);
-  fail_unless(r.error == NULL, "%s", r.error);
+  run_picture(pic_name, 1, FALSE, chain, &r);
   GstBuffer *b = g_ptr_array_index(r.buffers, 0);
   GstTfliteMeta *m = gst_buffer_get_tflite_meta(b);
   fail_unless(m != NULL);
@@ -256,10 +263,9 @@ static guint check_segmentation(const gchar *pic_name, const gchar *model_name, 
   gst_buffer_unmap(mb, &map);
   gst_buffer_unref(mb);
   pipe_run_clear(&r);
-  g_free(desc);
+  g_free(chain);
   g_free(labels);
   g_free(model);
-  g_free(pic);
   return count;
 }
 
@@ -290,14 +296,10 @@ GST_END_TEST;
  * (GPU and CPU arithmetic differ, so argmax ties may flip: at most 0.5% of pixels). */
 GST_START_TEST(test_segmentation_mtd_gl)
 {
-  gchar *pic = pipe_picture("astronaut.png"), *model = pipe_model("deeplabv3_257_mv_gpu.tflite");
-  gchar *desc = g_strdup_printf("filesrc location=\"%s\" ! pngdec ! imagefreeze num-buffers=2 ! videoconvert ! "
-                                "video/x-raw,format=RGBA ! glupload ! tflitefilter model=\"%s\" ! appsink name=sink",
-                                pic, model);
+  gchar *model = pipe_model("deeplabv3_257_mv_gpu.tflite");
+  gchar *chain = g_strdup_printf("tflitefilter model=\"%s\"", model);
   pipe_run r;
-  pipe_run_launch(desc, 240, &r);
-  fail_unless(r.error == NULL, "%s", r.error);
-  fail_unless_equals_int(r.buffers->len, 2);
+  run_picture("astronaut.png", 2, TRUE, chain, &r);
   const GstTfliteMask *masks[2] = { NULL, NULL };
   GstBuffer *mbufs[2] = { NULL, NULL };
   for (guint f = 0; f < 2; f++) {
@@ -340,9 +342,8 @@ GST_START_TEST(test_segmentation_mtd_gl)
   gst_buffer_unref(mbufs[0]);
   gst_buffer_unref(mbufs[1]);
   pipe_run_clear(&r);
-  g_free(desc);
+  g_free(chain);
   g_free(model);
-  g_free(pic);
 }
 GST_END_TEST;
 #endif
