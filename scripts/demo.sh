@@ -6,7 +6,7 @@
 #   astronaut-selfie.png      MediaPipe selfie segmentation: the person tinted red
 #   astronaut-deeplab.png     DeepLab v3 (PASCAL VOC): pixels labelled "person" tinted pink
 #   astronaut-faces.png       MediaPipe face detection: box, score and 6 face keypoints
-#   astronaut-landmarks.png   MediaPipe pose landmarks: keypoints and skeleton
+#   astronaut-landmarks.png   MediaPipe pose: the detector, then landmarks on its region
 #   astronaut-posenet.png     PoseNet: 17 keypoints and skeleton
 #
 # Every picture is one pipeline (run_pipeline below): the PNG is decoded, goes to the GPU once
@@ -37,6 +37,7 @@ extras=(
   "deeplabv3_257_mv_gpu.tflite 68a539782c2c6a72f8aac3724600124a85ed977162b44e84cbae5db717c933c6"
   "pascal_voc_labels_21.txt d9efa78274f1799ddbcab1f87263e19dae338c1697de47a5b270c9526c45d364"
   "posenet_mobilenet_v1_075_353_481_16_quant_decoder.tflite db1b5e8d7d6a5030bf1880346b81a52ac3a95682db8bff5d5d7b2f97712c93e2"
+  "pose_detection.tflite a63c614bef30d35947f13be361820b1e4e3bec9cfeebf4d11216a18373108e85"
 )
 
 sha_is() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
@@ -96,9 +97,16 @@ fi
 run_pipeline astronaut-faces.png model="$cache/face_detection_short_range.tflite" threshold=0.5 -- \
   line-width=3
 
-# No person-detector crop here: the landmark model sees the whole picture, letterboxed.
-run_pipeline astronaut-landmarks.png model="$cache/pose_landmark_full.tflite" fit=letterbox -- \
-  line-width=4 keypoint-threshold=0.5
+# As MediaPipe runs it: the person detector finds the body, the landmark model runs on that
+# region (rotated, square, scaled: regions-from), results mapped back to the picture.
+posedet=$(extra pose_detection.tflite)
+if [ -n "$posedet" ]; then
+  run_pipeline astronaut-landmarks.png name=det model="$posedet" fit=letterbox ! \
+    tflitefilter model="$cache/pose_landmark_full.tflite" regions-from=det max-regions=1 -- \
+    line-width=4 keypoint-threshold=0.5
+else
+  skipped+=("astronaut-landmarks.png (no pose detector)"); rm -f "$out/astronaut-landmarks.png"
+fi
 
 posenet=$(extra posenet_mobilenet_v1_075_353_481_16_quant_decoder.tflite)
 if [ -n "$posenet" ]; then

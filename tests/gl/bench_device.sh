@@ -22,6 +22,7 @@ set -u
 A=${1:-build-aux}
 B=$A/bin RUNS=${RUNS:-200} QUEUED=${QUEUED:-200}
 for f in "$A"/debs/*.deb; do dpkg -x "$f" /; done; ldconfig
+source "$(dirname "$0")"/device_libs.sh "$A"/xdebs
 export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv 2>&1

@@ -21,7 +21,7 @@ MODELS=${MODELS:-"selfie_segmentation object_detection_ssd_mobilenetv2_oidv4_fp1
   selfie_segmentation_landscape face_detection_short_range face_detection_full_range palm_detection_lite
   hand_landmark_lite face_landmark mobilenet_v1_0.25_224 pose_detection"}
 DIRS=${DIRS:-models/cache:../shared/models}
-mkdir -p "$A"/bin "$A"/debs "$A"/whl "$A"/m "$A"/pictures
+mkdir -p "$A"/bin "$A"/debs "$A"/xdebs "$A"/whl "$A"/m "$A"/pictures
 rm -f "$A"/m/*.tflite
 
 # this tree, release
@@ -44,6 +44,8 @@ mkdir -p /tmp/amd64/partial
 apt-get $o update >/dev/null
 (cd "$A"/debs && rm -f ./*.deb && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 \
   libxnnpack0 libpthreadpool0 libcpuinfo0 libpng16-16 >/dev/null)
+# what the machine may lack, added only where it does (tests/gl/device_libs.sh)
+(cd "$A"/xdebs && rm -f ./*.deb && apt-get $o download libdnnl2 libgomp1 libjpeg62-turbo ocl-icd-libopencl1 >/dev/null)
 
 # the native TensorFlow Lite and what its wheel requires beyond numpy (there: 2.5)
 pipdl() {

@@ -11,7 +11,8 @@
  * get the fp16 tolerance plus QUANT_STEPS output quanta. No tolerance is tighter than
  * twice the real TFLite's own FMA/non-FMA disagreement on that output (the golden's
  * spread; the CPU and GL may each be that far from exact): pose_landmark's
- * segmentation logits differ there by up to 3e-4 of their range. */
+ * segmentation logits differ there by up to 3e-4 of their range. An fp32 output still over
+ * its tolerance goes to the reference kernels (gl_as_exact_as_cpu below). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ typedef struct {
   double init_ms;
 } run;
 
-static int open_run(const char *path, tfl_delegate *d, run *r)
+static int open_run_kernels(const char *path, tfl_delegate *d, bool reference, run *r)
 {
   memset(r, 0, sizeof *r);
   tfl_diag_init(&r->diag);
@@ -53,7 +54,8 @@ static int open_run(const char *path, tfl_delegate *d, run *r)
     printf("FAIL %s: load: %s\n", path, r->diag.error);
     return 1;
   }
-  r->cpu = cpu_delegate_create(&(cpu_delegate_options){.threads = 1, .use_xnnpack = true, .diag = &r->diag});
+  r->cpu = cpu_delegate_create(&(cpu_delegate_options){.threads = 1, .use_xnnpack = !reference, .reference = reference,
+                                                          .diag = &r->diag});
   if (!r->cpu) {
     printf("FAIL %s: CPU delegate: %s\n", path, r->diag.error);
     return 1;
@@ -69,6 +71,11 @@ static int open_run(const char *path, tfl_delegate *d, run *r)
   }
   r->init_ms = now_ms() - t0;
   return 0;
+}
+
+static int open_run(const char *path, tfl_delegate *d, run *r)
+{
+  return open_run_kernels(path, d, false, r);
 }
 
 static void close_run(run *r)
@@ -96,6 +103,58 @@ static tfl_delegate inner;
 static bool supports_upto(void *ctx, const tfl_graph *g, int node)
 {
   return (upto < 0 || node < upto) && inner.supports(ctx, g, node);
+}
+
+/* An fp32 output over the tolerance may be ill-conditioned (pose_landmark_heavy's
+ * segmentation logits: our XNNPACK/oneDNN path and native TensorFlow Lite also differ from
+ * exact kernels by ~2e-4 of the range there: float sums in another order move it that
+ * much). Then the plain C reference kernels arbitrate: how far the CPU fast path is from
+ * them on either golden case measures the output's conditioning, and GL must be no farther
+ * from them than 1.5x that (and within 1e-3). */
+static const char *model_path;
+
+/* Worst |fast - reference| / range of tensor over the model's golden cases; -1 on error. */
+static double cpu_fast_deviation(const char *stem, int tensor)
+{
+  double worst = 0;
+  const char *kinds[] = {"picture", "gauss"};
+  for (int k = 0; k < 2 && worst >= 0; k++) {
+    golden_case gc;
+    run fast, ref;
+    if (!glm_read_case(golden_dir, stem, kinds[k], &gc)) return -1;
+    if (open_run_kernels(model_path, NULL, false, &fast) == 0 && open_run_kernels(model_path, NULL, true, &ref) == 0 &&
+        glm_fill(&gc, picture_dir, stem, fast.it, ref.it) && tfl_interpreter_invoke(fast.it) == TFL_OK &&
+        tfl_interpreter_invoke(ref.it) == TFL_OK) {
+      glm_err e = glm_compare(&tfl_interpreter_graph(ref.it)->tensors[tensor], &tfl_interpreter_graph(fast.it)->tensors[tensor]);
+      worst = e.worst / e.range > worst ? e.worst / e.range : worst;
+    } else {
+      worst = -1;
+    }
+    close_run(&fast);
+    close_run(&ref);
+    golden_free(&gc);
+  }
+  return worst;
+}
+
+static bool gl_as_exact_as_cpu(const golden_case *gc, const char *stem, int tensor, const tfl_tensor *gl_t, char *msg,
+                               size_t cap)
+{
+  run ref;
+  bool ok = false;
+  const double cw = cpu_fast_deviation(stem, tensor);
+  if (cw >= 0 && open_run_kernels(model_path, NULL, true, &ref) == 0 && glm_fill(gc, picture_dir, stem, ref.it, NULL) &&
+      tfl_interpreter_invoke(ref.it) == TFL_OK) {
+    glm_err g = glm_compare(&tfl_interpreter_graph(ref.it)->tensors[tensor], gl_t);
+    const double gw = g.worst / g.range;
+    ok = gw <= 1.5 * cw && gw <= 1e-3;
+    snprintf(msg, cap, "%s: against the reference kernels: gl %.3g of range; cpu fast path up to %.3g on the golden "
+             "cases (gl must be <= 1.5x that, <= 1e-3)", ok ? "ok  " : "FAIL", gw, cw);
+  } else {
+    snprintf(msg, cap, "FAIL: the reference kernels could not arbitrate");
+  }
+  close_run(&ref);
+  return ok;
 }
 
 /* One golden case: both runs invoked on its inputs, every compared tensor checked. */
@@ -129,12 +188,16 @@ static int check_run(const char *name, const char *stem, const char *kind, const
     const golden_output *go = golden_of(gc, a);
     double t = go && 2 * go->spread / range > tol ? 2 * go->spread / range : tol; /* each run may be off by it */
     bool bad = !(worst / range <= t + slack);
+    char arbiter[256] = "";
+    if (bad && !fp16 && !quant && a->type == TFL_TYPE_FLOAT32 && model_path)
+      bad = !gl_as_exact_as_cpu(gc, stem, cmp[k], b, arbiter, sizeof arbiter);
     char quanta[48] = "";
     if (slack > 0) snprintf(quanta, sizeof quanta, " + %d quanta (worst %.1f quanta)", QUANT_STEPS, worst / a->q.scale[0]);
     printf("%s %s %s %-7s tensor %d \"%s\": worst %.3g of range %.3g at %zu (cpu %.6g gl %.6g), mean %.3g, tol %.0e%s\n",
            bad ? "FAIL" : "ok  ", name, fp16 ? "fp16" : "fp32", kind, cmp[k], a->name ? a->name : "", worst / range, range,
            at, n ? gl_tensor_real(a, a->data, at) : 0.0, n ? gl_tensor_real(b, b->data, at) : 0.0,
            r.mean / range, t, quanta);
+    if (arbiter[0]) printf("     %s\n", arbiter);
     fail |= bad;
   }
   printf("     %s %s: cpu %.0f ms, gl %.0f ms\n", name, kind, t1 - t0, t2 - t1);
@@ -187,6 +250,7 @@ static int check_model(const char *path, bool fp16, const char *cache)
   tfl_delegate wrapped = *d;
   wrapped.supports = supports_upto;
   run cpu = {0}, gl = {0};
+  model_path = path;
   int fail = open_run(path, NULL, &cpu);
   if (!fail) fail = open_run(path, &wrapped, &gl);
   if (fail) {

@@ -20,7 +20,11 @@
 enum { INPUT = 0, FILTER = 1, BIAS = 2 };
 enum { OUTPUT = 0 };
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* Function clones are picked by an ifunc resolver that runs while the program is being
+ * relocated: under ThreadSanitizer that is before its runtime exists, and it crashes. */
+#if defined(__SANITIZE_THREAD__)
+#define CLONES
+#elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #elif defined(__x86_64__) && defined(__clang__)
 #define CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
