@@ -2,8 +2,9 @@
 # analytics_stage.sh BUILD_DIR - the GStreamer >= 1.24 part, tested for real: builds the
 # plugin against Debian 13's GStreamer 1.26 in a Debian 13 root (debootstrap) and runs the
 # analytics suite there (tests/gst/test_analytics.c): our objects in GstAnalyticsRelationMeta
-# (detections, classes, tracking), GStreamer's own objectdetectionoverlay drawing our
-# detections, tfliteoverlay drawing analytics results made by another element.
+# (detections, classes, tracking, segmentation masks from the CPU and the GL path, GL on
+# Mesa's llvmpipe), GStreamer's own objectdetectionoverlay drawing our detections,
+# tfliteoverlay drawing analytics results made by another element.
 #
 # The root is cached in BUILD_DIR/trixie-root (a stamp file marks it complete), so a rerun
 # only rebuilds and tests. A fresh root takes a few minutes (debootstrap, then about 150
@@ -16,7 +17,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 rootfs=$build/trixie-root
 stamp=$rootfs/.gst-tflite-ready
 packages="meson ninja-build gcc libc6-dev pkg-config python3 libgstreamer1.0-dev
-  libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev gstreamer1.0-plugins-base
+  libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev gstreamer1.0-plugins-base gstreamer1.0-gl
   gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-tools libxnnpack-dev
   libpthreadpool-dev libpng-dev libegl-dev libgles-dev libcairo2-dev libpango1.0-dev
   libdnnl-dev libjson-c-dev libjpeg-dev libfontconfig-dev"

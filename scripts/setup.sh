@@ -8,6 +8,8 @@ set -euo pipefail
 packages=(
   # build
   meson ninja-build pkg-config gcc python3
+  # the fuzz build (tests/fuzz): clang with libFuzzer and its sanitizer runtimes
+  clang-14 libclang-rt-14-dev
   # runtime: XNNPACK (no pkg-config file; pthreadpool must be named), flatc for test models
   libxnnpack-dev libpthreadpool-dev flatbuffers-compiler libpng-dev zlib1g-dev
   # CPU fast path: oneDNN's JIT convolutions (fp32, bf16, 8-bit VNNI)

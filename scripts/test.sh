@@ -1,7 +1,8 @@
 #!/bin/bash
 # test.sh - the whole test suite on a fresh Debian 12 machine: installs what is missing,
 # fetches models and pictures, builds, runs every test, then runs the CPU suites again in
-# an ASan+UBSan build, and the concurrency and unit suites in a ThreadSanitizer build.
+# an ASan+UBSan build, the concurrency and unit suites in a ThreadSanitizer build, and a
+# short libFuzzer run of each fuzz target (clang, ASan+UBSan).
 #
 # The last line printed is "N passed, N failed[, N skipped]" over both runs, counted from
 # meson's testlog.json files. Exit status is non-zero when any test failed.
@@ -12,6 +13,7 @@ cd "$root"
 build=$root/build
 asan=$root/build-asan
 tsan=$root/build-tsan
+fuzz=$root/build-fuzz
 
 step() { echo; echo "== $*"; }
 die() { echo "test.sh: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
@@ -26,7 +28,7 @@ scripts/fetch_kafka.sh || die "scripts/fetch_kafka.sh failed"
 
 # Old logs must not be counted.
 trixie_log=$build/trixie-root/build/meson-logs/testlog.json
-rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$tsan/meson-logs/testlog.json" "$trixie_log"
+rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" "$tsan/meson-logs/testlog.json" "$fuzz/meson-logs/testlog.json" "$trixie_log"
 
 # Both builds' evaluation tests share one pycocotools virtual environment (tests/eval/venv.sh).
 export TFL_EVAL_VENV=$build/eval-venv
@@ -44,16 +46,35 @@ scripts/analytics_stage.sh "$build" || echo "test.sh: the analytics stage failed
 
 # The sanitizer run covers the unit, loader (bad models), single-op and real-model suites
 # (the real models take about 70 s under ASan on 2 cores), the evaluation suite (its
-# tools run GL too, about 2 minutes) and tflitepublish's unit and MQTT broker suites (about
-# 1 minute); the GL delegate's own suites stay in the optimized run (Mesa's llvmpipe is not
-# built with the sanitizers), as do the Kafka test and the publish test through gst-launch.
+# tools run GL too, about 2 minutes), tflitepublish's unit and MQTT broker suites (about
+# 1 minute) and tflite-run's files (suite tools, seconds); the GL delegate's own suites stay
+# in the optimized run (Mesa's llvmpipe is not built with the sanitizers), as do the Kafka
+# test and the publish test through gst-launch.
 step "build ($asan, ASan+UBSan)"
 scripts/build.sh "$asan" -Db_sanitize=address,undefined -Db_lundef=false || die "sanitizer build failed"
 step "tests under ASan+UBSan"
 ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
   meson test -C "$asan" --print-errorlogs --num-processes 2 --suite unit --suite loader --suite opmodels --suite models \
-    --suite eval --suite publish --suite publish-mqtt
+    --suite eval --suite publish --suite publish-mqtt --suite tools
+
+# The GStreamer suites' C tests in the same build (the elements, the meta library, the
+# overlay; GL through Mesa, which is not instrumented while our code is). Plugins are loaded
+# in the test process (GStreamer's plugin scanner is not instrumented and cannot load an
+# ASan plugin) into a registry of this build's own; tests/lsan.supp drops what fontconfig
+# keeps; tests/asan_wrap.sh keeps Mesa's driver mapped so LeakSanitizer still sees what it
+# holds. libcheck's per-test limits are stretched (fontconfig's first load alone takes
+# seconds under ASan); meson's stay. The log is testlog-gst-asan_wrap.sh.json (meson adds
+# the wrapper's name to --logbase). Not here: the Python tests (the interpreter is not
+# instrumented) and tflite_streams (many pipelines at once, over 10 minutes under ASan).
+step "GStreamer suites under ASan+UBSan"
+GST_REGISTRY_FORK=no GST_REGISTRY=$asan/gst-registry.bin CK_TIMEOUT_MULTIPLIER=4 \
+LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/lsan.supp:print_suppressions=0} \
+ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
+  meson test -C "$asan" --no-rebuild --print-errorlogs --num-processes 2 --logbase testlog-gst \
+    --wrapper "$root/tests/asan_wrap.sh" \
+    tflitemeta objects tfliteoverlay tfliteoverlay_gles2 tflitefilter tflitefilter_gles2 tflitefilter_leaks
 
 # ThreadSanitizer: many interpreters at once (suite concurrency, GL included) and the
 # kernels on their thread pool (suite unit). Only those executables are built, to keep
@@ -83,14 +104,33 @@ step "tests under TSan"
 TSAN_OPTIONS=${TSAN_OPTIONS:-suppressions=$root/tests/tsan.supp:exitcode=66} \
   meson test -C "$tsan" --no-rebuild --print-errorlogs --num-processes 2 --suite concurrency --suite unit
 
+# libFuzzer (tests/fuzz/README.md): the two fuzz targets built by clang with ASan+UBSan,
+# then each fuzzes for $TFL_FUZZ_SECONDS (default 60; both at once, one per core) from the
+# single-op models and the regression inputs. Only the targets are built (the rest of the
+# tree is not needed to fuzz); a finding fails the test and leaves its input in $fuzz/tests/fuzz.
+step "build ($fuzz, clang + libFuzzer + ASan+UBSan: fuzz targets only)"
+fuzz_seconds=${TFL_FUZZ_SECONDS:-60}
+if [ ! -f "$fuzz/build.ninja" ]; then
+  CC=clang-14 meson setup --buildtype=debugoptimized -Dfuzzing=true -Dfuzz_seconds="$fuzz_seconds" \
+    -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fsanitize=fuzzer-no-link "$fuzz" "$root" \
+    || die "fuzz build configure failed"
+else
+  meson configure "$fuzz" -Dfuzz_seconds="$fuzz_seconds" || die "fuzz build configure failed"
+fi
+ninja -C "$fuzz" tests/fuzz/fuzz_loader tests/fuzz/fuzz_run || die "fuzz build failed"
+step "short fuzz runs (${fuzz_seconds} s per target)"
+meson test -C "$fuzz" --no-rebuild --print-errorlogs --num-processes 2 --suite fuzz
+
 step "summary"
-python3 - "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$tsan/meson-logs/testlog.json" "$trixie_log" <<'PY'
+python3 - "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" \
+  "$tsan/meson-logs/testlog.json" \
+  "$fuzz/meson-logs/testlog.json" "$trixie_log" <<'PY'
 import json
 import sys
 
 passed = failed = skipped = 0
 for path in sys.argv[1:]:
-    run = path.split('/')[-3]    # build, build-asan, build-tsan, or build (the Debian 13 root's)
+    run = path.split('/')[-3]    # build, build-asan, build-tsan, build-fuzz, or build (the Debian 13 root's)
     try:
         lines = open(path).read().splitlines()
     except OSError:

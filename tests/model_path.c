@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 static bool is_file(const char *p)
@@ -30,4 +31,16 @@ bool test_find_model(const char *dir, const char *name, char *out, size_t n)
   }
   closedir(d);
   return found;
+}
+
+bool test_model_dirs(int argc, char **argv, const char **shared, const char **npm)
+{
+  if (argc < 3) {
+    fprintf(stderr, "usage: %s SHARED_MODELS_DIR NPM_MODELS_DIR (meson gives both)\n", argv[0]);
+    return false;
+  }
+  const char *env = getenv("TFL_SHARED_MODELS");
+  *shared = env && *env ? env : argv[1];
+  *npm = argv[2];
+  return true;
 }

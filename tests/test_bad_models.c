@@ -11,8 +11,8 @@
  *    an error or a graph that passes basic invariants. Run under ASan+UBSan, an
  *    out-of-bounds read is a failure.
  *
- * Usage: test_bad_models [MODELS_DIR [NPM_MODELS_DIR]] (env TFL_MODELS, TFL_NPM_MODELS
- * as test_loader). Env TFL_BAD_ITER scales the random trials (default 1).
+ * Usage: test_bad_models SHARED_MODELS_DIR NPM_MODELS_DIR (as test_loader; a missing model
+ * is a failure). Env TFL_BAD_ITER scales the random trials (default 1).
  */
 #include "check.h"
 #include "model_path.h"
@@ -392,10 +392,8 @@ int main(int argc, char **argv)
 {
   tfl_diag_init(&diag);
   diag.sink = quiet; /* corrupt metadata only warns; thousands of lines */
-  const char *shared = argc > 1 ? argv[1] : getenv("TFL_MODELS");
-  const char *npm = argc > 2 ? argv[2] : getenv("TFL_NPM_MODELS");
-  if (!shared) shared = "/work/shared/models";
-  if (!npm) npm = "/work/main/models/cache";
+  const char *shared, *npm;
+  if (!test_model_dirs(argc, argv, &shared, &npm)) return 2;
   int scale = getenv("TFL_BAD_ITER") ? atoi(getenv("TFL_BAD_ITER")) : 1;
   if (scale < 1) scale = 1;
 
@@ -413,7 +411,8 @@ int main(int argc, char **argv)
   for (size_t i = 0; i < sizeof real / sizeof real[0]; i++) {
     char path[4096];
     if (!test_find_model(real[i].npm ? npm : shared, real[i].file, path, sizeof path)) {
-      printf("skip %s: not found\n", real[i].file);
+      CHECK(false, "%s: not found under %s (models/fetch.sh, ../shared/models)", real[i].file,
+            real[i].npm ? npm : shared);
       continue;
     }
     mutate_model(path, real[i].iters * scale);

@@ -2,10 +2,9 @@
  * reads from it (inputs, outputs, quantization, op histogram), custom-op options
  * match the values documented for each model, metadata of the model that has it.
  *
- * Usage: test_loader [MODELS_DIR [NPM_MODELS_DIR]]; defaults from env TFL_MODELS
- * (/work/shared/models) and TFL_NPM_MODELS (/work/main/models/cache). An npm model
- * is looked for as DIR/NAME, DIR/<any>/NAME and DIR/<any>/package/NAME. Missing
- * models are reported and skipped; exit 77 (skip) when none is found.
+ * Usage: test_loader SHARED_MODELS_DIR NPM_MODELS_DIR (meson gives ../shared/models and
+ * models/cache; env TFL_SHARED_MODELS wins for the first). An npm model is looked for as
+ * DIR/NAME, DIR/<any>/NAME and DIR/<any>/package/NAME. A missing model is a failure.
  */
 #include "check.h"
 #include "model_path.h"
@@ -218,15 +217,13 @@ static void check_model(const model_expect *e, const char *path)
 int main(int argc, char **argv)
 {
   const char *dirs[2];
-  dirs[MODELS_SHARED] = argc > 1 ? argv[1] : getenv("TFL_MODELS");
-  dirs[MODELS_NPM] = argc > 2 ? argv[2] : getenv("TFL_NPM_MODELS");
-  if (!dirs[MODELS_SHARED]) dirs[MODELS_SHARED] = "/work/shared/models";
-  if (!dirs[MODELS_NPM]) dirs[MODELS_NPM] = "/work/main/models/cache";
+  if (!test_model_dirs(argc, argv, &dirs[MODELS_SHARED], &dirs[MODELS_NPM])) return 2;
   int found = 0;
   for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
     char path[4096];
     if (!test_find_model(dirs[models[i].where], models[i].file, path, sizeof path)) {
-      printf("skip %s: not found under %s\n", models[i].file, dirs[models[i].where]);
+      CHECK(false, "%s: not found under %s (models/fetch.sh, ../shared/models)", models[i].file,
+            dirs[models[i].where]);
       continue;
     }
     found++;
@@ -242,10 +239,6 @@ int main(int argc, char **argv)
         diag.error);
   s = tfl_load_file("/nonexistent/model.tflite", &g, NULL); /* no context: the message is dropped */
   CHECK(s == TFL_ERR_IO && !g, "missing file without a context gives %s", tfl_status_name(s));
-  if (!found) {
-    printf("no model found: skipped\n");
-    return 77;
-  }
   printf("%d models, %d failures\n", found, failures);
   return failures ? 1 : 0;
 }

@@ -18,7 +18,8 @@ static void usage(FILE *out)
           "  --dist normal|diff with --gauss: N(0,1) or inference-diff's distribution (default normal)\n"
           "  --image PICTURE    a PNG or JPEG, resized bilinearly (half-pixel centers) to input 0\n"
           "  --norm LO,HI       with --image, float inputs get LO..HI (default " DEFAULT_NORM ")\n"
-          "  --out DIR          where input_<i>.bin, output_<i>.bin and outputs.json go (required)\n"
+          "  --out DIR          where input_<i>.bin, output_<i>.bin and outputs.json go, created\n"
+          "                     with its parents (required)\n"
           "  --reference        single-threaded reference kernels (default off)\n");
   tool_run_flags_help(out);
   fprintf(out, "  --help             this text\n");
@@ -108,7 +109,7 @@ int main(int argc, char **argv)
              image, norm);
   }
   /* The planner may give an input's bytes to a later tensor once the input is consumed:
-   * keep a copy so input_<i>.bin is what actually ran (see tool_write_outputs). */
+   * input_<i>.bin is written before the run, and a copy kept for outputs.json's stats. */
   const int n_in = tfl_interpreter_input_count(m.it);
   void *saved[MAX_INPUTS] = {0};
   for (int i = 0; ok && i < n_in && i < MAX_INPUTS; i++) {
@@ -125,6 +126,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "error: model has %d inputs, at most %d supported\n", n_in, MAX_INPUTS);
     ok = false;
   }
+  if (ok) ok = tool_write_inputs(m.it, out);
   if (ok) {
     tfl_status s = tfl_interpreter_invoke(m.it);
     if (s != TFL_OK) {

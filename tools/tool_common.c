@@ -660,19 +660,54 @@ double tool_element(const tfl_tensor *t, size_t i)
   return NAN;
 }
 
-/* Writes the tensor's bytes to dir/<prefix>_<i>.bin and its JSON entry. */
-static bool write_tensor(FILE *js, const char *dir, const char *prefix, int i, const tfl_tensor *t)
+bool tool_mkdir_p(const char *dir)
 {
-  char file[64], path[4096];
-  snprintf(file, sizeof file, "%s_%d.bin", prefix, i);
-  snprintf(path, sizeof path, "%s/%s", dir, file);
-  FILE *f = fopen(path, "wb");
-  if (!f || fwrite(t->data, 1, t->bytes, f) != t->bytes) {
-    fprintf(stderr, "error: writing %s: %s\n", path, strerror(errno));
-    if (f) fclose(f);
+  char path[4096];
+  if (!dir[0] || snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+    fprintf(stderr, "error: output folder '%s': empty or too long\n", dir);
     return false;
   }
-  fclose(f);
+  /* each prefix ending before a '/', then the whole path */
+  for (char *p = path + 1;; p++) {
+    const bool end = *p == '\0';
+    if (!end && *p != '/') continue;
+    *p = '\0';
+    struct stat st;
+    if (mkdir(path, 0777) != 0 && !(errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+      const int e = errno == EEXIST ? ENOTDIR : errno;
+      fprintf(stderr, "error: creating output folder %s: %s: %s\n", dir, path, strerror(e));
+      return false;
+    }
+    if (end) return true;
+    *p = '/';
+  }
+}
+
+/* Writes the tensor's bytes to dir/<prefix>_<i>.bin. */
+static bool write_bin(const char *dir, const char *prefix, int i, const tfl_tensor *t)
+{
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s_%d.bin", dir, prefix, i);
+  FILE *f = fopen(path, "wb");
+  bool ok = f && fwrite(t->data, 1, t->bytes, f) == t->bytes;
+  if (f && fclose(f) != 0) ok = false;
+  if (!ok) fprintf(stderr, "error: writing %s: %s\n", path, strerror(errno));
+  return ok;
+}
+
+bool tool_write_inputs(tfl_interpreter *it, const char *dir)
+{
+  if (!tool_mkdir_p(dir)) return false;
+  for (int i = 0; i < tfl_interpreter_input_count(it); i++)
+    if (!write_bin(dir, "input", i, tfl_interpreter_input(it, i))) return false;
+  return true;
+}
+
+/* Writes the JSON entry of dir/<prefix>_<i>.bin (statistics of t's values). */
+static void write_entry(FILE *js, const char *prefix, int i, const tfl_tensor *t)
+{
+  char file[64];
+  snprintf(file, sizeof file, "%s_%d.bin", prefix, i);
   const size_t n = tfl_tensor_count(t);
   double mn = INFINITY, mx = -INFINITY, sum = 0;
   for (size_t k = 0; k < n; k++) {
@@ -701,16 +736,11 @@ static bool write_tensor(FILE *js, const char *dir, const char *prefix, int i, c
   else  /* JSON has no NaN/Infinity: such stats are null */
     fprintf(js, ",\n   \"file\": \"%s\",\n   \"min\": null,\n   \"max\": null,\n   \"mean\": null\n  }",
             file);
-  return true;
 }
 
 bool tool_write_outputs(tfl_interpreter *it, const char *model_path, const char *dir,
                         const char *source_json, void *const *fed)
 {
-  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "error: creating %s: %s\n", dir, strerror(errno));
-    return false;
-  }
   char path[4096], sha[65];
   snprintf(path, sizeof path, "%s/outputs.json", dir);
   FILE *js = fopen(path, "w");
@@ -723,19 +753,23 @@ bool tool_write_outputs(tfl_interpreter *it, const char *model_path, const char 
   fprintf(js, "{\n \"runtime\": \"gst-tflite runtime\",\n \"model\": ");
   json_string(js, base ? base + 1 : model_path);
   fprintf(js, ",\n \"sha256\": \"%s\",\n \"source\": %s,\n \"inputs\": [\n", sha, source_json);
-  bool ok = true;
-  for (int i = 0; ok && i < tfl_interpreter_input_count(it); i++) {
+  for (int i = 0; i < tfl_interpreter_input_count(it); i++) {
     if (i) fprintf(js, ",\n");
     tfl_tensor t = *tfl_interpreter_input(it, i);
     if (fed) t.data = fed[i];
-    ok = write_tensor(js, dir, "input", i, &t);
+    write_entry(js, "input", i, &t);
   }
   fprintf(js, "\n ],\n \"outputs\": [\n");
+  bool ok = true;
   for (int i = 0; ok && i < tfl_interpreter_output_count(it); i++) {
     if (i) fprintf(js, ",\n");
-    ok = write_tensor(js, dir, "output", i, tfl_interpreter_output(it, i));
+    ok = write_bin(dir, "output", i, tfl_interpreter_output(it, i));
+    if (ok) write_entry(js, "output", i, tfl_interpreter_output(it, i));
   }
   fprintf(js, "\n ]\n}\n");
-  if (fclose(js) != 0) ok = false;
+  if (fclose(js) != 0) {
+    fprintf(stderr, "error: writing %s: %s\n", path, strerror(errno));
+    ok = false;
+  }
   return ok;
 }

@@ -117,10 +117,19 @@ double tool_element(const tfl_tensor *t, size_t i);
 /* The oracle's type names ("float32", "uint8", ...). */
 const char *tool_type_name(tfl_type t);
 
-/* Writes input_<i>.bin, output_<i>.bin and outputs.json into dir (created if needed).
- * `source_json` is the JSON object describing the inputs ({"gauss": 1, ...}). `fed`: copies
- * of the inputs as fed, one per input (the planner may give an input's bytes to a later
- * tensor, so after a run the input tensors can hold something else); NULL: the tensors. */
+/* Creates dir and its missing parents, as `mkdir -p`; an existing directory is fine.
+ * On failure prints an error naming the path that could not be made and returns false. */
+bool tool_mkdir_p(const char *dir);
+
+/* Before a run: creates dir (tool_mkdir_p) and writes input_<i>.bin from the input
+ * tensors as they are now, i.e. as they will be fed (the planner may give an input's bytes
+ * to a later tensor, so after a run they can hold something else). */
+bool tool_write_inputs(tfl_interpreter *it, const char *dir);
+
+/* After a run: writes output_<i>.bin and outputs.json (which also describes the
+ * input_<i>.bin files tool_write_inputs wrote) into dir. `source_json` is the JSON object
+ * describing the inputs ({"gauss": 1, ...}). `fed`: copies of the inputs as fed, one per
+ * input, for their statistics in outputs.json; NULL: the input tensors as they are now. */
 bool tool_write_outputs(tfl_interpreter *it, const char *model_path, const char *dir,
                         const char *source_json, void *const *fed);
 

@@ -84,6 +84,8 @@ static GstBufferPool *mask_pool_new(GstGLContext *ctx, gint w, gint h)
   GstStructure *config = gst_buffer_pool_get_config(pool);
   gst_buffer_pool_config_set_params(config, caps, (guint)info.size, 0, 0);
   gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_GL_SYNC_META);
+  /* the video meta (GRAY8, size, stride) lets the buffer be a GStreamer segmentation mask */
+  gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   gst_caps_unref(caps);
   if (!gst_buffer_pool_set_config(pool, config) || !gst_buffer_pool_set_active(pool, TRUE)) {
     gst_object_unref(pool);

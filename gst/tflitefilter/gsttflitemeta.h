@@ -34,8 +34,9 @@ G_BEGIN_DECLS
 /* A segmentation mask: pixels on the CPU, a GL texture, or both. Immutable once made.
  * CPU pixels: `classes` (class index per pixel) or `prob` (0..1), width*height, row-major.
  * GL: `gl_buffer` holds one GstGLMemory of format GRAY8 (R8 texture: the class index, or
- * the probability * 255) and a GstGLSyncMeta set after the GPU work that wrote it:
- * readers wait on that sync meta (gst_gl_sync_meta_wait) before sampling. */
+ * the probability * 255), a GstVideoMeta (GRAY8; tflitefilter's masks always have one) and
+ * a GstGLSyncMeta set after the GPU work that wrote it: readers wait on that sync meta
+ * (gst_gl_sync_meta_wait) before sampling. */
 typedef struct _GstTfliteMask {
   gint refcount;
   tfl_mask_kind kind;       /* TFL_MASK_CLASSES or TFL_MASK_PROB */

@@ -5,13 +5,24 @@
  * Mirrored: DETECTION -> object-detection mtd (label quark, box, confidence); its
  * CLASSIFICATION children -> a classification mtd related to the box (RELATE_TO both
  * ways; whole-frame classes alone); track_id -> a tracking mtd related to the box; a
- * DETECTION inside another -> CONTAIN / IS_PART_OF. Landmarks and masks are not mirrored
- * (1.26 has no keypoint type; its segmentation type wants a mask buffer per object).
+ * DETECTION inside another -> CONTAIN / IS_PART_OF.
+ * SEGMENTATION (analytics >= 1.26) -> a semantic segmentation mtd whose mask is a GRAY8
+ * buffer with a GstVideoMeta, located where the mask lies in the frame (the frame, or its
+ * parent box, related to that box's mtd): CPU class maps are wrapped without a copy (the
+ * buffer holds a ref of our mask), probabilities become ids 0/1 (>= 0.5) in a new buffer,
+ * a GL-only class map is handed as its GL buffer (readers wait on its GstGLSyncMeta); a
+ * GL-only probability mask is skipped (its texture holds probability * 255, not ids, and
+ * we do not read GL memory back here). Region ids: the classes present; a classification
+ * mtd related to the segmentation names them (one per region index, confidence -1).
+ * Landmarks are not mirrored: neither 1.24 nor 1.26 has a keypoint mtd.
  * Built only when the build finds gstreamer-analytics-1.0; otherwise the calls do nothing. */
 #include "gsttflitemeta.h"
 
 #ifdef HAVE_GST_ANALYTICS
 #include <gst/analytics/analytics.h>
+#include <gst/video/video.h>
+
+#include <math.h>
 
 #define IMPORTED_SOURCE "analytics"
 
@@ -30,6 +41,88 @@ static void relate(GstAnalyticsRelationMeta *r, guint a, guint b, GstAnalyticsRe
   gst_analytics_relation_meta_set_relation(r, ba, b, a);
 }
 
+#ifdef HAVE_GST_ANALYTICS_SEGMENTATION
+static void mask_unref(gpointer mask)
+{
+  gst_tflite_mask_unref(mask);
+}
+
+/* A GRAY8 buffer of region ids for `m` with its video meta, and the ids present (ids[256]
+ * filled, count returned in *n_ids); NULL when the mask cannot be handed over. */
+static GstBuffer *mask_buffer(GstTfliteMask *m, guint ids[256], gsize *n_ids)
+{
+  gsize n = (gsize)m->width * (gsize)m->height;
+  GstBuffer *buf = NULL;
+  const guint8 *px = NULL;
+  *n_ids = 0;
+  if (m->kind == TFL_MASK_CLASSES && m->classes) {
+    /* our pixels, read-only, kept alive by the buffer's ref of the mask */
+    buf = gst_buffer_new_wrapped_full(GST_MEMORY_FLAG_READONLY, m->classes, n, 0, n, gst_tflite_mask_ref(m),
+                                      mask_unref);
+    px = m->classes;
+  } else if (m->kind == TFL_MASK_PROB && m->prob) {
+    guint8 *bin = g_malloc(n);
+    for (gsize i = 0; i < n; i++) bin[i] = m->prob[i] >= 0.5f;
+    buf = gst_buffer_new_wrapped(bin, n);
+    px = bin;
+  } else if (m->kind == TFL_MASK_CLASSES && m->gl_buffer) {
+    /* GL only: the R8 texture holds the class ids; the ids present are not known
+     * without reading it back, so every class of the model is listed */
+    GstVideoMeta *vm = gst_buffer_get_video_meta(m->gl_buffer);
+    if (!vm || vm->format != GST_VIDEO_FORMAT_GRAY8) return NULL;
+    for (gint c = 0; c < m->n_classes && c < 256; c++) ids[(*n_ids)++] = (guint)c;
+    return gst_buffer_ref(m->gl_buffer);
+  } else {
+    return NULL;
+  }
+  /* rows are packed: the stride is the width (gst_buffer_add_video_meta would pad to 4) */
+  gsize offset = 0;
+  gint stride = m->width;
+  gst_buffer_add_video_meta_full(buf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_GRAY8, (guint)m->width,
+                                 (guint)m->height, 1, &offset, &stride);
+  gboolean seen[256] = { FALSE };
+  for (gsize i = 0; i < n; i++) seen[px[i]] = TRUE;
+  for (guint c = 0; c < 256; c++)
+    if (seen[c]) ids[(*n_ids)++] = c;
+  return buf;
+}
+
+/* The segmentation mtd of SEGMENTATION object `o` (and a classification mtd naming its
+ * regions); FALSE when the mask cannot be handed over. */
+static gboolean add_segmentation(GstAnalyticsRelationMeta *r, GstTfliteObject *o, const GstTfliteObject *p)
+{
+  guint ids[256];
+  gsize n_ids;
+  if (!o->mask || o->mask->width <= 0 || o->mask->height <= 0) return FALSE;
+  GstBuffer *buf = mask_buffer(o->mask, ids, &n_ids);
+  if (!buf) return FALSE;
+  gint x0 = (gint)lroundf(o->x), y0 = (gint)lroundf(o->y);
+  gint x1 = (gint)lroundf(o->x + o->w), y1 = (gint)lroundf(o->y + o->h);
+  GstAnalyticsSegmentationMtd seg;
+  /* the mtd takes the buffer */
+  if (!gst_analytics_relation_meta_add_segmentation_mtd(r, buf, GST_SEGMENTATION_TYPE_SEMANTIC, n_ids, ids, x0, y0,
+                                                        (guint)MAX(x1 - x0, 0), (guint)MAX(y1 - y0, 0), &seg)) {
+    gst_buffer_unref(buf);
+    return FALSE;
+  }
+  o->analytics_id = seg.id + 1;
+  if (p && p->analytics_id)
+    relate(r, p->analytics_id - 1, seg.id, GST_ANALYTICS_REL_TYPE_RELATE_TO, GST_ANALYTICS_REL_TYPE_RELATE_TO);
+  /* class names by region index (a probability mask's ids 0/1 are not classes) */
+  if (o->mask->kind != TFL_MASK_CLASSES || !o->labels || n_ids == 0) return TRUE;
+  gfloat conf[256];
+  GQuark q[256];
+  for (gsize k = 0; k < n_ids; k++) {
+    conf[k] = -1.0f;
+    q[k] = label_quark(o, (gint)ids[k]);
+  }
+  GstAnalyticsClsMtd cls;
+  if (gst_analytics_relation_meta_add_cls_mtd(r, n_ids, conf, q, &cls))
+    relate(r, seg.id, cls.id, GST_ANALYTICS_REL_TYPE_RELATE_TO, GST_ANALYTICS_REL_TYPE_RELATE_TO);
+  return TRUE;
+}
+#endif
+
 guint gst_tflite_meta_sync_analytics(GstTfliteMeta *meta, GstBuffer *buffer)
 {
   g_return_val_if_fail(meta && GST_IS_BUFFER(buffer) && gst_buffer_is_writable(buffer), 0);
@@ -38,8 +131,11 @@ guint gst_tflite_meta_sync_analytics(GstTfliteMeta *meta, GstBuffer *buffer)
   for (guint i = 0; i < gst_tflite_meta_n_objects(meta); i++) {
     GstTfliteObject *o = gst_tflite_meta_get_object_writable(meta, i);
     const GstTfliteObject *p = gst_tflite_meta_find_object(meta, o->parent_id);
-    if (!r && (o->kind == GST_TFLITE_OBJECT_DETECTION || o->kind == GST_TFLITE_OBJECT_CLASSIFICATION))
-      r = gst_buffer_add_analytics_relation_meta(buffer);
+    gboolean mirrored = o->kind == GST_TFLITE_OBJECT_DETECTION || o->kind == GST_TFLITE_OBJECT_CLASSIFICATION;
+#ifdef HAVE_GST_ANALYTICS_SEGMENTATION
+    mirrored = mirrored || o->kind == GST_TFLITE_OBJECT_SEGMENTATION;
+#endif
+    if (!r && mirrored && !o->analytics_id) r = gst_buffer_add_analytics_relation_meta(buffer);
     if (!r) continue;
     if (o->kind == GST_TFLITE_OBJECT_DETECTION && !o->analytics_id) {
       GstAnalyticsODMtd od;
@@ -67,6 +163,9 @@ guint gst_tflite_meta_sync_analytics(GstTfliteMeta *meta, GstBuffer *buffer)
       g_free(conf);
       g_free(q);
     }
+#ifdef HAVE_GST_ANALYTICS_SEGMENTATION
+    if (o->kind == GST_TFLITE_OBJECT_SEGMENTATION && !o->analytics_id && add_segmentation(r, o, p)) added++;
+#endif
     if (o->kind == GST_TFLITE_OBJECT_DETECTION && o->analytics_id && o->track_id && o->analytics_track != o->track_id) {
       GstAnalyticsTrackingMtd trk;
       if (gst_analytics_relation_meta_add_tracking_mtd(r, o->track_id, GST_CLOCK_TIME_NONE, &trk)) {

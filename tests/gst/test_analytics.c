@@ -1,28 +1,46 @@
 /* test_analytics.c - the GStreamer >= 1.24 part (built only where the build finds
  * gstreamer-analytics-1.0; scripts/analytics_stage.sh runs it in a Debian 13 root with
  * GStreamer 1.26): our objects in GstAnalyticsRelationMeta, GStreamer's own
- * objectdetectionoverlay drawing them, tfliteoverlay drawing another element's.
+ * objectdetectionoverlay drawing them, tfliteoverlay drawing another element's; on
+ * GStreamer >= 1.26 our segmentation masks as segmentation mtds (deeplab's class map,
+ * selfie segmentation's thresholded probability), pixel by pixel.
  * Env: GST_PLUGIN_PATH, TFL_MODEL_DIRS, TFL_PICTURES.
  */
 #include <gst/analytics/analytics.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/gl/gl.h>
+#include <gst/video/video.h>
 #include <math.h>
 
 #include "gst/tflitefilter/gsttflitemeta.h"
 #include "pipe_util.h"
 
+/* Runs picture `pic_name` (`frames` times, through glupload when `gl`) into `chain` (the
+ * elements up to the appsink) and fails the test on an error. */
+static void run_picture(const gchar *pic_name, guint frames, gboolean gl, const gchar *chain, pipe_run *r)
+{
+  gchar *pic = pipe_picture(pic_name);
+  gchar *freeze = frames > 1 ? g_strdup_printf("imagefreeze num-buffers=%u !", frames) : g_strdup("");
+  gchar *desc = g_strdup_printf("filesrc location=\"%s\" ! pngdec ! %s videoconvert ! video/x-raw,format=RGBA ! %s "
+                                "%s ! appsink name=sink",
+                                pic, freeze, gl ? "glupload !" : "", chain);
+  pipe_run_launch(desc, 240, r);
+  fail_unless(r->error == NULL, "%s: %s", desc, r->error);
+  fail_unless_equals_int(r->buffers->len, MAX(frames, 1));
+  g_free(desc);
+  g_free(freeze);
+  g_free(pic);
+}
+
 /* face detector -> tracker: the face is an object-detection mtd labelled "face" on the
  * face's box, related to a tracking mtd with the object's track id. */
 GST_START_TEST(test_detection_and_tracking_mtd)
 {
-  gchar *pic = pipe_picture("astronaut.png"), *det = pipe_model("face_detection_short_range.tflite");
-  gchar *desc = g_strdup_printf("filesrc location=\"%s\" ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! "
-                                "tflitefilter name=det model=\"%s\" ! tflitetracker min-hits=1 ! appsink name=sink",
-                                pic, det);
+  gchar *det = pipe_model("face_detection_short_range.tflite");
+  gchar *chain = g_strdup_printf("tflitefilter name=det model=\"%s\" ! tflitetracker min-hits=1", det);
   pipe_run r;
-  pipe_run_launch(desc, 60, &r);
-  fail_unless(r.error == NULL, "%s", r.error);
+  run_picture("astronaut.png", 1, FALSE, chain, &r);
   GstBuffer *b = g_ptr_array_index(r.buffers, 0);
   GstTfliteMeta *m = gst_buffer_get_tflite_meta(b);
   const GstTfliteObject *face = gst_tflite_meta_get_object(m, 0);
@@ -51,25 +69,22 @@ GST_START_TEST(test_detection_and_tracking_mtd)
   }
   fail_unless_equals_int(n, 1);
   pipe_run_clear(&r);
-  g_free(desc);
+  g_free(chain);
   g_free(det);
-  g_free(pic);
 }
 GST_END_TEST;
 
 /* SSD -> classifier on its box: the box's classification mtd is related to it. */
 GST_START_TEST(test_classification_mtd_related)
 {
-  gchar *pic = pipe_picture("chelsea.png"), *ssd = pipe_model("coco_ssd_mobilenet_v1_1.0_quant_2018_06_29.tflite");
+  gchar *ssd = pipe_model("coco_ssd_mobilenet_v1_1.0_quant_2018_06_29.tflite");
   gchar *cls = pipe_model("mobilenet_v1_0.25_224.tflite"), *l1 = pipe_model("coco_labelmap_91.txt");
   gchar *l2 = pipe_model("imagenet_labels_1001.txt");
-  gchar *desc = g_strdup_printf("filesrc location=\"%s\" ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! "
-                                "tflitefilter name=ssd model=\"%s\" labels=\"%s\" ! tflitefilter name=cls model=\"%s\" "
-                                "labels=\"%s\" regions-from=ssd ! appsink name=sink",
-                                pic, ssd, l1, cls, l2);
+  gchar *chain = g_strdup_printf("tflitefilter name=ssd model=\"%s\" labels=\"%s\" ! "
+                                 "tflitefilter name=cls model=\"%s\" labels=\"%s\" regions-from=ssd",
+                                 ssd, l1, cls, l2);
   pipe_run r;
-  pipe_run_launch(desc, 60, &r);
-  fail_unless(r.error == NULL, "%s", r.error);
+  run_picture("chelsea.png", 1, FALSE, chain, &r);
   GstAnalyticsRelationMeta *rm = gst_buffer_get_analytics_relation_meta(g_ptr_array_index(r.buffers, 0));
   fail_unless(rm != NULL);
   gpointer state = NULL;
@@ -84,8 +99,7 @@ GST_START_TEST(test_classification_mtd_related)
   fail_unless(!g_strcmp0(best, "Egyptian cat") || !g_strcmp0(best, "tabby") || !g_strcmp0(best, "tiger cat"),
               "the cat's box classified as %s", best);
   pipe_run_clear(&r);
-  g_free(desc);
-  g_free(pic);
+  g_free(chain);
   g_free(ssd);
   g_free(cls);
   g_free(l1);
@@ -171,6 +185,169 @@ GST_START_TEST(test_tfliteoverlay_draws_others)
 }
 GST_END_TEST;
 
+#ifdef HAVE_GST_ANALYTICS_SEGMENTATION
+/* The one SEGMENTATION object of `pic` through `model` (CPU), and its segmentation mtd:
+ * the mtd's mask (a GRAY8 buffer with a video meta) equals our mask pixel by pixel (class
+ * ids, or probability >= 0.5 as 0/1), lies on the whole frame, and lists exactly the ids
+ * present, named by a related classification mtd when the model has labels. Returns how
+ * many mask pixels have id `count_id`. */
+static guint check_segmentation(const gchar *pic_name, const gchar *model_name, const gchar *labels_name,
+                                guint count_id)
+{
+  gchar *model = pipe_model(model_name), *labels = labels_name ? pipe_model(labels_name) : NULL;
+  gchar *chain = g_strdup_printf("tflitefilter model=\"%s\" %s%s%s", model, labels ? "labels=\"" : "",
+                                 labels ? labels : "", labels ? "\"" : "");
+  pipe_run r;
+  run_picture(pic_name, 1, FALSE, chain, &r);
+  GstBuffer *b = g_ptr_array_index(r.buffers, 0);
+  GstTfliteMeta *m = gst_buffer_get_tflite_meta(b);
+  fail_unless(m != NULL);
+  const GstTfliteObject *o = NULL;
+  for (guint i = 0; i < gst_tflite_meta_n_objects(m); i++)
+    if (gst_tflite_meta_get_object(m, i)->kind == GST_TFLITE_OBJECT_SEGMENTATION) o = gst_tflite_meta_get_object(m, i);
+  fail_unless(o && o->mask && o->analytics_id, "no mirrored segmentation object");
+  const GstTfliteMask *mask = o->mask;
+  fail_unless(mask->classes || mask->prob, "the mask has no CPU pixels");
+
+  GstAnalyticsRelationMeta *rm = gst_buffer_get_analytics_relation_meta(b);
+  fail_unless(rm != NULL, "no analytics meta");
+  GstAnalyticsSegmentationMtd seg;
+  gpointer state = NULL;
+  fail_unless(gst_analytics_relation_meta_iterate(rm, &state, gst_analytics_segmentation_mtd_get_mtd_type(), &seg));
+  fail_unless_equals_int(seg.id + 1, o->analytics_id);
+  gint x, y;
+  guint w, h;
+  GstBuffer *mb = gst_analytics_segmentation_mtd_get_mask(&seg, &x, &y, &w, &h);
+  fail_unless(mb != NULL);
+  fail_unless(x == 0 && y == 0 && (gint)w == m->frame_width && (gint)h == m->frame_height,
+              "mask at (%d,%d %ux%u) on a %dx%d frame", x, y, w, h, m->frame_width, m->frame_height);
+  GstVideoMeta *vm = gst_buffer_get_video_meta(mb);
+  fail_unless(vm && vm->format == GST_VIDEO_FORMAT_GRAY8 && (gint)vm->width == mask->width &&
+              (gint)vm->height == mask->height, "mask video meta");
+  GstMapInfo map;
+  fail_unless(gst_buffer_map(mb, &map, GST_MAP_READ));
+  /* a class map is our pixels, not a copy */
+  if (mask->classes) fail_unless(map.data == mask->classes, "the class map was copied");
+  guint wrong = 0, count = 0;
+  gint worst = 0;
+  gboolean present[256] = { FALSE };
+  for (gint yy = 0; yy < mask->height; yy++)
+    for (gint xx = 0; xx < mask->width; xx++) {
+      gsize i = (gsize)yy * mask->width + xx;
+      gint want = mask->classes ? mask->classes[i] : mask->prob[i] >= 0.5f;
+      gint got = map.data[vm->offset[0] + (gsize)yy * vm->stride[0] + xx];
+      wrong += got != want;
+      worst = MAX(worst, abs(got - want));
+      present[want] = TRUE;
+      count += want == (gint)count_id;
+    }
+  fail_unless(wrong == 0, "%u of %d mask pixels differ (worst by %d)", wrong, mask->width * mask->height, worst);
+  gsize n_present = 0;
+  for (guint c = 0; c < 256; c++) {
+    gsize idx;
+    n_present += present[c];
+    fail_unless_equals_int(gst_analytics_segmentation_mtd_get_region_index(&seg, &idx, c), present[c]);
+  }
+  fail_unless_equals_int(gst_analytics_segmentation_mtd_get_region_count(&seg), n_present);
+  /* with labels, a classification mtd names each region index */
+  gpointer rs = NULL;
+  GstAnalyticsClsMtd cls;
+  gboolean named = gst_analytics_relation_meta_get_direct_related(rm, seg.id, GST_ANALYTICS_REL_TYPE_RELATE_TO,
+                                                                  gst_analytics_cls_mtd_get_mtd_type(), &rs, &cls);
+  fail_unless_equals_int(named, o->labels != NULL && mask->classes != NULL);
+  for (gsize k = 0; named && k < n_present; k++) {
+    guint id = gst_analytics_segmentation_mtd_get_region_id(&seg, k);
+    fail_unless_equals_string(g_quark_to_string(gst_analytics_cls_mtd_get_quark(&cls, k)),
+                              gst_tflite_object_label(o, (gint)id));
+  }
+  gst_buffer_unmap(mb, &map);
+  gst_buffer_unref(mb);
+  pipe_run_clear(&r);
+  g_free(chain);
+  g_free(labels);
+  g_free(model);
+  return count;
+}
+
+/* deeplab (class map, 257x257, PASCAL VOC labels naming the regions): every pixel of the
+ * mtd's mask equals ours; the person
+ * area agrees with the real TensorFlow Lite run (oracle run deeplabv3_257_mv_gpu.tflite
+ * --image astronaut.png --norm -1,1: person (15) on 30460 of 66049 pixels). */
+GST_START_TEST(test_segmentation_mtd_classes)
+{
+  guint person = check_segmentation("astronaut.png", "deeplabv3_257_mv_gpu.tflite", "pascal_voc_labels_21.txt", 15);
+  fail_unless(fabs(person / 66049.0 - 30460.0 / 66049.0) < 0.002, "person on %u pixels", person);
+}
+GST_END_TEST;
+
+/* selfie segmentation (probability): the mask is 0/1 at 0.5; oracle run
+ * selfie_segmentation.tflite --image astronaut.png --norm 0,1: 35717 of 65536 >= 0.5. */
+GST_START_TEST(test_segmentation_mtd_probability)
+{
+  guint fg = check_segmentation("astronaut.png", "selfie_segmentation.tflite", NULL, 1);
+  fail_unless(fabs(fg / 65536.0 - 35717.0 / 65536.0) < 0.002, "foreground on %u pixels", fg);
+}
+GST_END_TEST;
+
+/* deeplab on the GL path (gl-readback=false): the first frame reads back (CPU class map,
+ * wrapped as above), the second leaves its class map on the GPU and the mtd's mask is that
+ * GL buffer itself (GRAY8 video meta, the model's 21 classes as region ids); read back
+ * here (after its sync meta), it matches the first frame's CPU map on the same picture
+ * (GPU and CPU arithmetic differ, so argmax ties may flip: at most 0.5% of pixels). */
+GST_START_TEST(test_segmentation_mtd_gl)
+{
+  gchar *model = pipe_model("deeplabv3_257_mv_gpu.tflite");
+  gchar *chain = g_strdup_printf("tflitefilter model=\"%s\"", model);
+  pipe_run r;
+  run_picture("astronaut.png", 2, TRUE, chain, &r);
+  const GstTfliteMask *masks[2] = { NULL, NULL };
+  GstBuffer *mbufs[2] = { NULL, NULL };
+  for (guint f = 0; f < 2; f++) {
+    GstBuffer *b = g_ptr_array_index(r.buffers, f);
+    GstTfliteMeta *m = gst_buffer_get_tflite_meta(b);
+    fail_unless(m != NULL);
+    for (guint i = 0; i < gst_tflite_meta_n_objects(m); i++)
+      if (gst_tflite_meta_get_object(m, i)->kind == GST_TFLITE_OBJECT_SEGMENTATION)
+        masks[f] = gst_tflite_meta_get_object(m, i)->mask;
+    fail_unless(masks[f] != NULL, "frame %u: no mask", f);
+    GstAnalyticsRelationMeta *rm = gst_buffer_get_analytics_relation_meta(b);
+    fail_unless(rm != NULL, "frame %u: no analytics meta", f);
+    GstAnalyticsSegmentationMtd seg;
+    gpointer state = NULL;
+    fail_unless(gst_analytics_relation_meta_iterate(rm, &state, gst_analytics_segmentation_mtd_get_mtd_type(), &seg),
+                "frame %u: no segmentation mtd", f);
+    gint x, y;
+    guint w, h;
+    mbufs[f] = gst_analytics_segmentation_mtd_get_mask(&seg, &x, &y, &w, &h);
+    fail_unless(x == 0 && y == 0 && w == 512 && h == 512, "frame %u: mask at (%d,%d %ux%u)", f, x, y, w, h);
+    if (f == 1) fail_unless_equals_int(gst_analytics_segmentation_mtd_get_region_count(&seg), 21);
+  }
+  fail_unless(masks[0]->classes != NULL, "the first frame must read back");
+  fail_unless(masks[1]->classes == NULL && masks[1]->gl_buffer != NULL, "the second mask must stay on the GPU");
+  fail_unless(mbufs[1] == masks[1]->gl_buffer, "the GL mask was not handed as its GL buffer");
+  fail_unless(gst_is_gl_memory(gst_buffer_peek_memory(mbufs[1], 0)));
+  GstVideoMeta *vm = gst_buffer_get_video_meta(mbufs[1]);
+  fail_unless(vm && vm->format == GST_VIDEO_FORMAT_GRAY8 && vm->width == 257 && vm->height == 257);
+  GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(mbufs[1]);
+  if (sync) gst_gl_sync_meta_wait_cpu(sync, ((GstGLBaseMemory *)gst_buffer_peek_memory(mbufs[1], 0))->context);
+  GstMapInfo map;
+  fail_unless(gst_buffer_map(mbufs[1], &map, GST_MAP_READ));
+  guint differ = 0;
+  for (gint yy = 0; yy < 257; yy++)
+    for (gint xx = 0; xx < 257; xx++)
+      differ += map.data[vm->offset[0] + (gsize)yy * vm->stride[0] + xx] != masks[0]->classes[yy * 257 + xx];
+  gst_buffer_unmap(mbufs[1], &map);
+  fail_unless(differ <= 66049 / 200, "%u of 66049 GPU mask pixels differ from the CPU's", differ);
+  g_print("GL segmentation mask handed as its GL buffer: %u of 66049 pixels differ from the CPU map\n", differ);
+  gst_buffer_unref(mbufs[0]);
+  gst_buffer_unref(mbufs[1]);
+  pipe_run_clear(&r);
+  g_free(chain);
+  g_free(model);
+}
+GST_END_TEST;
+#endif
+
 static Suite *analytics_suite(void)
 {
   Suite *s = suite_create("analytics");
@@ -181,6 +358,11 @@ static Suite *analytics_suite(void)
   tcase_add_test(tc, test_classification_mtd_related);
   tcase_add_test(tc, test_objectdetectionoverlay_draws_ours);
   tcase_add_test(tc, test_tfliteoverlay_draws_others);
+#ifdef HAVE_GST_ANALYTICS_SEGMENTATION
+  tcase_add_test(tc, test_segmentation_mtd_classes);
+  tcase_add_test(tc, test_segmentation_mtd_probability);
+  tcase_add_test(tc, test_segmentation_mtd_gl);
+#endif
   return s;
 }
 

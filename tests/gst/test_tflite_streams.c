@@ -429,8 +429,10 @@ static void check_batching(gboolean gl)
     fail_unless(ida == idb, "%s: batched class %d, alone %d", src, ida, idb);
     worst = MAX(worst, ABS(a - b));
   }
-  /* the CPU path is bit-exact; the GL path's batched shaders the same arithmetic */
-  fail_unless(worst <= (gl ? 1e-3 : 0.0), "batched scores differ by %g", worst);
+  /* GL: the batched shaders do the same arithmetic; CPU: oneDNN picks other blockings for
+   * a batch, so float sums round in another order (the fp32 model tolerance, 1e-4 of
+   * these 0..1 scores; the reference and 8-bit paths stay bit-exact: test_engine) */
+  fail_unless(worst <= (gl ? 1e-3 : 1e-4), "batched scores differ by %g", worst);
   fail_unless(batched > 0, "no frame ran in a batch (largest %d)", worst_batch);
   g_print("batching (%s): %d of %u results ran batched (largest batch %d), worst score difference %g\n",
           gl ? "GL" : "CPU", batched, many.results->len, worst_batch, worst);
