@@ -234,7 +234,6 @@ void tool_gl_tuning_help(FILE *out)
           "  --gl-all-barriers   GL: a barrier before every dispatch (default: only on conflicts)\n"
           "  --gl-const-fp32     GL fp16: keep constants 32-bit (default: 16-bit weights)\n"
           "  --gl-half-activations GL fp16: store activations as halves where safe-ish\n"
-          "  --gl-cpu-postproc   GL: post-processing ops (TFLite_Detection_PostProcess) on the CPU\n"
           "                     (default off: 32-bit, see delegates/gl/gl_precision.c)\n"
           "  --gl-wide-residuals GL fp16 with --gl-half-activations: residual sums 32-bit\n"
           "  --gl-cpu-postproc   GL: TFLite_Detection_PostProcess on the CPU (default: GPU)\n");
