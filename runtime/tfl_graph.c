@@ -56,6 +56,23 @@ size_t tfl_type_size(tfl_type t)
   return 0;
 }
 
+bool tfl_type_int_range(tfl_type t, int32_t *lo, int32_t *hi)
+{
+  switch (t) {
+  case TFL_TYPE_UINT8: *lo = 0; *hi = 255; return true;
+  case TFL_TYPE_INT8: *lo = -128; *hi = 127; return true;
+  case TFL_TYPE_INT16: *lo = -32768; *hi = 32767; return true;
+  case TFL_TYPE_FLOAT32:
+  case TFL_TYPE_FLOAT16:
+  case TFL_TYPE_INT32:
+  case TFL_TYPE_INT64:
+  case TFL_TYPE_STRING:
+  case TFL_TYPE_BOOL:
+  case TFL_TYPE_COUNT: break;
+  }
+  return false;
+}
+
 static const char *const op_names[] = {
   [TFL_OP_ADD] = "ADD",
   [TFL_OP_AVERAGE_POOL_2D] = "AVERAGE_POOL_2D",

@@ -37,6 +37,9 @@ typedef enum {
 const char *tfl_type_name(tfl_type t);
 /* Bytes per element; 0 for types we cannot hold (string, complex). */
 size_t tfl_type_size(tfl_type t);
+/* The value range of a quantized integer type (uint8, int8, int16) in *lo, *hi; false
+ * (and *lo, *hi untouched) for every other type. */
+bool tfl_type_int_range(tfl_type t, int32_t *lo, int32_t *hi);
 
 /* Affine quantization: real = scale * (q - zero_point). n == 0: not quantized.
  * n == 1: per tensor; n > 1: per channel along `axis`. */

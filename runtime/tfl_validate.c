@@ -68,23 +68,6 @@ static const tfl_tensor *output(const vctx *c, int k)
 
 /* ---- quantization ------------------------------------------------------------------ */
 
-static bool zp_range(tfl_type t, int32_t *lo, int32_t *hi)
-{
-  switch (t) {
-  case TFL_TYPE_UINT8: *lo = 0; *hi = 255; return true;
-  case TFL_TYPE_INT8: *lo = -128; *hi = 127; return true;
-  case TFL_TYPE_INT16: *lo = -32768; *hi = 32767; return true;
-  case TFL_TYPE_FLOAT32:
-  case TFL_TYPE_FLOAT16:
-  case TFL_TYPE_INT32:
-  case TFL_TYPE_INT64:
-  case TFL_TYPE_STRING:
-  case TFL_TYPE_BOOL:
-  case TFL_TYPE_COUNT: break;
-  }
-  return false;
-}
-
 /* 8- and 16-bit tensors are read through their scale and zero point: every scale positive,
  * finite and normal (kernels divide by them and form ratios), every zero point inside the
  * type. Other types' quantization (int32 biases: in_scale * w_scale by convention) is not
@@ -95,7 +78,7 @@ static tfl_status check_quant(const vctx *c, bool output_side, int k)
   const tfl_tensor *t = &c->g->tensors[ti];
   char w[160];
   int32_t lo, hi;
-  bool narrow = zp_range(t->type, &lo, &hi);
+  bool narrow = tfl_type_int_range(t->type, &lo, &hi);
   for (int i = 0; i < t->q.n; i++) {
     float s = t->q.scale[i];
     if (narrow ? !(s > 0.0f && isnormal(s)) : !isfinite(s))

@@ -48,18 +48,7 @@ float cpu_apply_activation(tfl_activation act, float v)
 
 void cpu_type_limits(tfl_type type, int32_t *lo, int32_t *hi)
 {
-  switch (type) {
-  case TFL_TYPE_UINT8: *lo = 0; *hi = 255; return;
-  case TFL_TYPE_INT8: *lo = -128; *hi = 127; return;
-  case TFL_TYPE_INT16: *lo = -32768; *hi = 32767; return;
-  case TFL_TYPE_FLOAT32:
-  case TFL_TYPE_FLOAT16:
-  case TFL_TYPE_INT32:
-  case TFL_TYPE_INT64:
-  case TFL_TYPE_STRING:
-  case TFL_TYPE_BOOL:
-  case TFL_TYPE_COUNT: break;
-  }
+  if (tfl_type_int_range(type, lo, hi)) return;
   *lo = INT32_MIN;
   *hi = INT32_MAX;
 }
