@@ -47,16 +47,19 @@ scripts/analytics_stage.sh "$build" || echo "test.sh: the analytics stage failed
 # The sanitizer run covers the unit, loader (bad models), single-op and real-model suites
 # (the real models take about 70 s under ASan on 2 cores), the evaluation suite (its
 # tools run GL too, about 2 minutes), tflitepublish's unit and MQTT broker suites (about
-# 1 minute) and tflite-run's files (suite tools, seconds); the GL delegate's own suites stay
-# in the optimized run (Mesa's llvmpipe is not built with the sanitizers), as do the Kafka
-# test and the publish test through gst-launch.
+# 1 minute), tflite-run's files (suite tools, seconds), and the GL delegate's own suites,
+# post-processing, decoders and runtime (about 2 minutes: our code instrumented, Mesa's
+# llvmpipe not). The concurrency suite runs under ThreadSanitizer below (under ASan it
+# takes 5 minutes more); the Kafka test and the publish test through gst-launch stay in
+# the optimized run.
 step "build ($asan, ASan+UBSan)"
 scripts/build.sh "$asan" -Db_sanitize=address,undefined -Db_lundef=false || die "sanitizer build failed"
 step "tests under ASan+UBSan"
 ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
   meson test -C "$asan" --print-errorlogs --num-processes 2 --suite unit --suite loader --suite opmodels --suite models \
-    --suite eval --suite publish --suite publish-mqtt --suite tools
+    --suite eval --suite publish --suite publish-mqtt --suite tools --suite gl --suite gl-postproc --suite decoders \
+    --suite runtime
 
 # The GStreamer suites' C tests in the same build (the elements, the meta library, the
 # overlay; GL through Mesa, which is not instrumented while our code is). Plugins are loaded

@@ -31,7 +31,7 @@ static void emit_tensor(gl_str *s, const gl_emit_obj *o, gl_shape out, size_t co
 
 static void undef_tensor(gl_str *s, const gl_emit_obj *o)
 {
-  static const char *sfx[] = {"B", "H", "W", "C", "S", "LD", "AT", "LDB"};
+  static const char *const sfx[] = {"B", "H", "W", "C", "S", "LD", "AT", "LDB"};
   for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++) gl_str_addf(s, "#undef %s_%s\n", o->name, sfx[i]);
   if (o->is_const) gl_str_addf(s, "#undef %s_K_LD\n#undef %s_K_SC\n", o->name, o->name);
   else if (!o->virt) gl_str_addf(s, "#undef %s_ST\n", o->name);
@@ -68,7 +68,7 @@ static void emit_finish(gl_str *s, const char *epilogue, gl_shape sh)
 {
   gl_str_addf(s, "%s", epilogue ? epilogue : "");
   if (sh.c % 4) {
-    static const char *lanes[4] = {"", "v.x, 0.0, 0.0, 0.0", "v.x, v.y, 0.0, 0.0", "v.x, v.y, v.z, 0.0"};
+    static const char *const lanes[4] = {"", "v.x, 0.0, 0.0, 0.0", "v.x, v.y, 0.0, 0.0", "v.x, v.y, v.z, 0.0"};
     gl_str_addf(s, "  if (s == %d) v = FLT4(%s);\n", sh.s - 1, lanes[sh.c % 4]);
   }
 }
