@@ -71,6 +71,13 @@ UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
 # the wrapper's name to --logbase). Not here: the Python tests (the interpreter is not
 # instrumented) and tflite_streams (many pipelines at once, over 10 minutes under ASan).
 step "GStreamer suites under ASan+UBSan"
+# The registry is made first, leak checks off: scanning every plugin in-process makes GLib
+# pass 2048 quarks, and it then abandons its first quark block on purpose (allocated in its
+# constructor; the fast unwinder's two frames cannot be told from any other g_malloc). With
+# the registry made, the tests load only the plugins they use.
+GST_REGISTRY_FORK=no GST_REGISTRY=$asan/gst-registry.bin ASAN_OPTIONS=detect_leaks=0 \
+  meson test -C "$asan" --no-rebuild --num-processes 2 --logbase testlog-gst-registry \
+    --wrapper "$root/tests/asan_wrap.sh" tflitemeta objects >/dev/null || true
 GST_REGISTRY_FORK=no GST_REGISTRY=$asan/gst-registry.bin CK_TIMEOUT_MULTIPLIER=4 \
 LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/lsan.supp:print_suppressions=0} \
 ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
