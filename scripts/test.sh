@@ -139,6 +139,7 @@ import json
 import sys
 
 passed = failed = skipped = 0
+failures = []
 for path in sys.argv[1:]:
     run = path.split('/')[-3]    # build, build-asan, build-tsan, build-fuzz, or build (the Debian 13 root's)
     try:
@@ -157,7 +158,15 @@ for path in sys.argv[1:]:
             skipped += 1
         else:  # FAIL, TIMEOUT, ERROR, UNEXPECTEDPASS
             failed += 1
-            print('failed: %s: %s (%s)' % (run, json.loads(line)['name'], r))
+            t = json.loads(line)
+            failures.append((run, t['name'], r, t.get('stdout') or '', t.get('stderr') or ''))
+# each failure's own last lines here, at the end, where a CI view that keeps only the
+# tail of the output still shows why
+for run, name, r, out, err in failures:
+    print('---- %s: %s (%s), the last lines it printed:' % (run, name, r))
+    print('\n'.join((out + err).splitlines()[-40:]))
+for run, name, r, _, _ in failures:
+    print('failed: %s: %s (%s)' % (run, name, r))
 print('%d passed, %d failed%s' % (passed, failed, ', %d skipped' % skipped if skipped else ''))
 sys.exit(1 if failed else 0)
 PY
