@@ -22,7 +22,7 @@
 #
 # Usage: scripts/bench_peers.sh [--runs R] [--rounds N] [--threads "1 2"] [--build DIR]
 #          [--models "NAME|PATH ..."] [--venv DIR] [--log DIR] [--bf16] [--baseline DIR]
-#          [--peak "P1 PN"] [--setup-only]
+#          [--peak "P1 PN"] [--busy-cpu K] [--load N] [--setup-only]
 #   --runs R      timed runs per engine and round (default 30)
 #   --rounds N    rounds of every engine in turn (default 3)
 #   --threads     thread counts (default "1 2")
@@ -34,6 +34,11 @@
 #   --venv DIR    the virtual environment (default build-peers/venv)
 #   --log DIR     raw outputs and results.json (default a new folder under /tmp)
 #   --bf16        also time ours with --precision bf16 (column "ours bf16")
+#   --busy-cpu K  a process spinning on CPU K while the engines are timed (a shared box:
+#                 an encoder or another camera's work on that core); cells are then
+#                 median / 90th percentile
+#   --load N      N spinning processes, not pinned, while the engines are timed (a loaded
+#                 box); cells median / 90th percentile
 #   --baseline DIR  also time an earlier build of ours (its build directory), column
 #                 "ours before", same input and checks
 #   --peak "P1 PN"  fp32 GFLOP/s on 1 core and on all cores, instead of measuring them now
@@ -52,6 +57,7 @@ venv="$repo/build-peers/venv"
 log=""
 bf16=""
 baseline=()
+busy=()
 setup_only=0
 peak=""
 while [ $# -gt 0 ]; do
@@ -65,6 +71,8 @@ while [ $# -gt 0 ]; do
     --log) log=$2; shift 2 ;;
     --bf16) bf16=--bf16; shift ;;
     --baseline) baseline=(--baseline "$(cd "$2" && pwd)/tools"); shift 2 ;;
+    --busy-cpu) busy+=(--busy-cpu "$2"); shift 2 ;;
+    --load) busy+=(--load "$2"); shift 2 ;;
     --setup-only) setup_only=1; shift ;;
     --peak) peak=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -130,7 +138,7 @@ echo "bench_peers.sh: logs in $log; $(nproc) cores; $(grep -m1 'model name' /pro
 load_warn "before"
 "$venv/bin/python" "$repo/scripts/bench_peers.py" --tools "$build/tools" --runs "$runs" \
   --rounds "$rounds" --threads "$threads" --log "$log" --peak1 "$peak1" --peakn "$peakn" \
-  $bf16 "${baseline[@]}" "${specs[@]}"
+  $bf16 "${baseline[@]}" "${busy[@]}" "${specs[@]}"
 echo
 echo "fp32 peak (scripts/fma_peak.c): $peak1 GFLOP/s on 1 core, $peakn on $(nproc) cores."
 load_warn "after"

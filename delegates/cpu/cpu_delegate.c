@@ -477,6 +477,10 @@ tfl_delegate *cpu_delegate_create(const cpu_delegate_options *opt)
     tfl_fail(o.diag, TFL_ERR_NOMEM, "cpu delegate: context for %d threads", o.threads);
     return NULL;
   }
+  if (o.threads > 1)
+    tfl_logf(o.diag, TFL_LOG_INFO, "cpu delegate: %d threads; XNNPACK runs on %s", o.threads,
+             cpu_ctx_xnnpack_on_own_pool(c->ctx) ? "the delegate's pool"
+                                                 : "a pthreadpool of its own (libpthreadpool comes first in this process)");
   d->name = "cpu";
   d->ctx = c;
   d->supports = cpu_supports;

@@ -34,8 +34,11 @@ int cpu_thread_count(const cpu_ctx *ctx);
  * threads <= 1: no pool, cpu_parallel runs serially. NULL on OOM. */
 cpu_ctx *cpu_ctx_create(int threads);
 void cpu_ctx_free(cpu_ctx *ctx);
-/* The pthreadpool behind ctx (NULL when single-threaded), for XNNPACK runtimes. */
+/* The pthreadpool behind ctx (NULL when single-threaded), for XNNPACK runtimes: the
+ * context's own pool (cpu_pool.h) where this process routes pthreadpool's calls to it
+ * (cpu_pthreadpool.c), else a real pthreadpool. */
 struct pthreadpool *cpu_ctx_pool(cpu_ctx *ctx);
+bool cpu_ctx_xnnpack_on_own_pool(const cpu_ctx *ctx);
 
 /* Shorthands for kernels. */
 static inline tfl_tensor *cpu_in(const tfl_graph *g, const tfl_node *n, int i)

@@ -1,13 +1,20 @@
-/* cpu_threads.c - the CPU execution context: a pthreadpool shared by our kernels and
- * XNNPACK runtimes, so both use the same worker threads. */
+/* cpu_threads.c - the CPU execution context: one set of worker threads (cpu_pool) shared
+ * by our kernels and the XNNPACK runtimes, which reach it through pthreadpool's entry
+ * points (cpu_pthreadpool.c). Where those entry points are not ours in this process,
+ * XNNPACK gets a real pthreadpool of its own instead. */
 #include "cpu_kernel.h"
+
+#include "cpu_pool.h"
+#include "cpu_pthreadpool.h"
 
 #include <pthreadpool.h>
 #include <stdlib.h>
 
 struct cpu_ctx {
   int threads;
-  pthreadpool_t pool; /* NULL when threads <= 1 */
+  cpu_pool *pool;       /* NULL when threads <= 1 */
+  pthreadpool_t xnn;    /* what XNNPACK is given: pool itself, or a real pthreadpool */
+  pthreadpool_t real;   /* that real pthreadpool, to destroy */
 };
 
 cpu_ctx *cpu_ctx_create(int threads)
@@ -16,9 +23,13 @@ cpu_ctx *cpu_ctx_create(int threads)
   if (!ctx) return NULL;
   ctx->threads = threads < 1 ? 1 : threads;
   if (ctx->threads > 1) {
-    ctx->pool = pthreadpool_create((size_t)ctx->threads);
-    if (!ctx->pool) {
-      free(ctx);
+    ctx->pool = cpu_pool_create(ctx->threads);
+    if (ctx->pool && cpu_pthreadpool_interposed())
+      ctx->xnn = (pthreadpool_t)ctx->pool;
+    else if (ctx->pool)
+      ctx->xnn = ctx->real = pthreadpool_create((size_t)ctx->threads);
+    if (!ctx->pool || !ctx->xnn) {
+      cpu_ctx_free(ctx);
       return NULL;
     }
   }
@@ -28,13 +39,19 @@ cpu_ctx *cpu_ctx_create(int threads)
 void cpu_ctx_free(cpu_ctx *ctx)
 {
   if (!ctx) return;
-  if (ctx->pool) pthreadpool_destroy(ctx->pool);
+  if (ctx->real) pthreadpool_destroy(ctx->real);
+  cpu_pool_free(ctx->pool);
   free(ctx);
 }
 
 struct pthreadpool *cpu_ctx_pool(cpu_ctx *ctx)
 {
-  return ctx ? ctx->pool : NULL;
+  return ctx ? ctx->xnn : NULL;
+}
+
+bool cpu_ctx_xnnpack_on_own_pool(const cpu_ctx *ctx)
+{
+  return ctx && ctx->pool && !ctx->real;
 }
 
 int cpu_thread_count(const cpu_ctx *ctx)
@@ -42,55 +59,19 @@ int cpu_thread_count(const cpu_ctx *ctx)
   return ctx ? ctx->threads : 1;
 }
 
-#if defined(__SANITIZE_THREAD__) /* gcc -fsanitize=thread */
-#define CPU_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) /* clang */
-#define CPU_TSAN 1
-#endif
-#endif
-
-#ifdef CPU_TSAN
-/* Debian's pthreadpool is not instrumented, so ThreadSanitizer cannot see the order it
- * guarantees and would report every task's reads of what the caller prepared. Tell it
- * exactly that order and nothing more: the caller's writes happen before every task
- * (fork), every task's writes happen before parallelize returns (join). Tasks do not
- * synchronize with each other, so two tasks touching the same bytes are still reported. */
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-
 typedef struct {
   cpu_task fn;
   void *arg;
-  char fork, join; /* their addresses name the two synchronization points */
-} tsan_call;
+} task_range;
 
-static void tsan_task(void *p, size_t i)
+static void run_range(void *p, size_t b, size_t e)
 {
-  tsan_call *c = p;
-  __tsan_acquire(&c->fork);
-  c->fn(c->arg, i);
-  __tsan_release(&c->join);
+  const task_range *t = p;
+  for (size_t i = b; i < e; i++) t->fn(t->arg, i);
 }
 
 void cpu_parallel(cpu_ctx *ctx, cpu_task fn, void *arg, size_t n)
 {
-  if (!ctx || !ctx->pool || n < 2) {
-    for (size_t i = 0; i < n; i++) fn(arg, i);
-    return;
-  }
-  tsan_call c = {fn, arg, 0, 0};
-  __tsan_release(&c.fork);
-  pthreadpool_parallelize_1d(ctx->pool, tsan_task, &c, n, 0);
-  __tsan_acquire(&c.join);
+  task_range t = {fn, arg};
+  cpu_pool_run(ctx ? ctx->pool : NULL, run_range, &t, n, 1, 0);
 }
-#else
-void cpu_parallel(cpu_ctx *ctx, cpu_task fn, void *arg, size_t n)
-{
-  if (!ctx || !ctx->pool || n < 2) {
-    for (size_t i = 0; i < n; i++) fn(arg, i);
-    return;
-  }
-  pthreadpool_parallelize_1d(ctx->pool, (pthreadpool_task_1d_t)fn, arg, n, 0);
-}
-#endif
