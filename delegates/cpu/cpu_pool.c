@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -38,6 +39,10 @@
  * process's time slice keeps spinning when it is back, instead of sleeping and needing a
  * wake-up for every step (measured: 2-3x slower steps with a busy core). */
 #define WORKER_SPIN_NS 2000000
+/* After this much spinning a worker also yields now and then: when the scheduler has put it
+ * on the caller's core (the other one busy with another process), its spinning would
+ * otherwise take half of the caller's time. */
+#define WORKER_YIELD_AFTER_NS 50000
 /* The caller spins this long for the last chunks before sleeping: a worker still running
  * finishes sooner, and a preempted one is then moved to the caller's idle core. */
 #define CALLER_SPIN_NS 30000
@@ -170,7 +175,11 @@ static void *worker_main(void *varg)
       const int64_t t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
       for (int k = 0; g == last; k++) {
         CPU_RELAX();
-        if ((k & 255) == 255 && now_ns(CLOCK_THREAD_CPUTIME_ID) - t0 > WORKER_SPIN_NS) break;
+        if ((k & 255) == 255) {
+          const int64_t spun = now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+          if (spun > WORKER_SPIN_NS) break;
+          if (spun > WORKER_YIELD_AFTER_NS) sched_yield();
+        }
         g = atomic_load_explicit(&p->gen, memory_order_acquire);
       }
     }
