@@ -257,6 +257,8 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     delegates = args.delegates.split(',')
     (classification if args.task == 'classification' else detection)(args, delegates)
+    for f in failures:  # again at the end, where a log cut to its last lines still has them
+        print('FAIL: ' + f)
     print('%d failure(s)' % len(failures))
     sys.exit(1 if failures else 0)
 
