@@ -67,7 +67,6 @@ struct cpu_pool {
   _Atomic uint32_t caller_waiting;
   _Alignas(64) _Atomic uint32_t gen; /* futex word the workers sleep on */
   _Atomic uint32_t sleepers, stop, no_spin;
-  _Atomic uint64_t jobs, caller_sleeps;
   int n_workers;
   pthread_t workers[];
 };
@@ -244,16 +243,6 @@ int cpu_pool_is_ours(const void *p)
   return p && ((const cpu_pool *)p)->magic == POOL_MAGIC;
 }
 
-cpu_pool_stats cpu_pool_get_stats(const cpu_pool *p)
-{
-  cpu_pool_stats s = {0, 0};
-  if (p) {
-    s.jobs = atomic_load_explicit(&((cpu_pool *)p)->jobs, memory_order_relaxed);
-    s.caller_sleeps = atomic_load_explicit(&((cpu_pool *)p)->caller_sleeps, memory_order_relaxed);
-  }
-  return s;
-}
-
 void cpu_pool_run(cpu_pool *p, cpu_pool_range_fn fn, void *arg, size_t n, size_t min_chunk, unsigned flags)
 {
   const bool disable_denormals = flags & CPU_POOL_DENORMALS_OFF;
@@ -288,8 +277,6 @@ void cpu_pool_run(cpu_pool *p, cpu_pool_range_fn fn, void *arg, size_t n, size_t
                           memory_order_release);
   atomic_store(&p->gen, g); /* seq_cst: against a worker going to sleep (sleepers) */
   if (atomic_load(&p->sleepers)) futex_wake(&p->gen, INT_MAX);
-  /* only the caller, under run_lock, writes the counters: no read-modify-write needed */
-  atomic_store_explicit(&p->jobs, atomic_load_explicit(&p->jobs, memory_order_relaxed) + 1, memory_order_relaxed);
 
   work(p, g, 0);
 
@@ -301,8 +288,6 @@ void cpu_pool_run(cpu_pool *p, cpu_pool_range_fn fn, void *arg, size_t n, size_t
     }
     uint32_t d = atomic_load(&p->done);
     if (d != n_chunks) {
-      atomic_store_explicit(&p->caller_sleeps, atomic_load_explicit(&p->caller_sleeps, memory_order_relaxed) + 1,
-                            memory_order_relaxed);
       atomic_store(&p->caller_waiting, 1);
       while ((d = atomic_load(&p->done)) != n_chunks) futex_wait(&p->done, d);
       atomic_store(&p->caller_waiting, 0);

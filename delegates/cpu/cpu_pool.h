@@ -36,11 +36,4 @@ void cpu_pool_run(cpu_pool *p, cpu_pool_range_fn fn, void *arg, size_t n, size_t
  * of the real library too) */
 int cpu_pool_is_ours(const void *p);
 
-/* what a pool has done, for tests and benchmarks */
-typedef struct {
-  uint64_t jobs;          /* cpu_pool_run calls that used the workers */
-  uint64_t caller_sleeps; /* jobs where the caller slept waiting for a worker's chunk */
-} cpu_pool_stats;
-cpu_pool_stats cpu_pool_get_stats(const cpu_pool *p);
-
 #endif
