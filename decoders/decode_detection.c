@@ -1,4 +1,4 @@
-/* decode_detection.c - boxes from detection models, three layouts chosen from the graph:
+/* decode_detection.c - boxes from detection models, four layouts chosen from the graph:
  *  - the four outputs of TFLite_Detection_PostProcess (boxes ymin,xmin,ymax,xmax
  *    normalized, classes, scores, count); class k is reported as k + 1, the line of
  *    the COCO label map whose line 0 is "???";
@@ -8,7 +8,10 @@
  *    NMS per class; class c is reported as c (label line 0 is the background);
  *  - MediaPipe detectors: regressors [1,A,K] (x,y,w,h then K/2-2 keypoints) and
  *    classificators [1,A,1] (clipped logits), SsdAnchorsCalculator anchors, weighted
- *    NMS; class 0.
+ *    NMS (postproc/anchor_detect.h); class 0;
+ *  - the same detectors with their post-processing appended as the internal op
+ *    ANCHOR_DETECTION (tfl_decoder_append_postprocess, detection_op.c): boxes [1,D,4],
+ *    keypoints [1,D,2k], scores [1,D], count [1], the numbers the raw layout computes.
  * Boxes are mapped through the transform to frame pixels and clamped. */
 #include "decoder_impl.h"
 
@@ -16,10 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "postproc/anchor_detect.h"
 #include "postproc/nms.h"
 #include "ssd_anchors.h"
 
-typedef enum { DET_POSTPROCESS, DET_SSD, DET_MEDIAPIPE } det_layout;
+typedef enum { DET_POSTPROCESS, DET_SSD, DET_MEDIAPIPE, DET_ANCHOR_OP } det_layout;
 
 typedef struct {
   pp_box box;  /* normalized */
@@ -31,10 +35,13 @@ typedef struct {
 typedef struct {
   det_layout layout;
   int out[4];              /* graph output positions (postprocess: boxes, classes, scores,
-                            * count; raw: boxes, scores) */
+                            * count; raw: boxes, scores; anchor op: boxes, keypoints,
+                            * scores, count) */
   int in_w, in_h;          /* the graph's input size, when the transform has none */
   int n_anchors, n_classes, n_coords, n_keypoints;
   ssd_anchor *anchors;
+  float *anchor_rows;      /* MediaPipe: the anchors as rows of 4 floats (anchor_detect.h) */
+  float *regf, *scf;       /* MediaPipe: the heads as float, when they are not float32 */
   float scale[4];          /* box coder: y, x, h, w */
   bool prob_scores;        /* scores are probabilities already */
   int cap;                 /* results at most */
@@ -54,6 +61,9 @@ static void det_free(void *state)
   det_state *s = state;
   if (!s) return;
   free(s->anchors);
+  free(s->anchor_rows);
+  free(s->regf);
+  free(s->scf);
   free(s->boxes);
   free(s->kps);
   free(s->cand);
@@ -77,6 +87,20 @@ static int output_position(const tfl_graph *g, int32_t tensor)
 static const tfl_tensor *graph_output(const tfl_graph *g, int i)
 {
   return &g->tensors[g->outputs[i]];
+}
+
+/* The appended ANCHOR_DETECTION's outputs, in the graph's outputs. */
+static tfl_status create_anchor_op(const tfl_graph *g, const tfl_node *n, det_state *s, tfl_diag *diag)
+{
+  for (int i = 0; i < 4; i++) {
+    s->out[i] = n->out[i] >= 0 ? output_position(g, n->out[i]) : -1;
+    if (s->out[i] < 0)
+      return tfl_fail(diag, TFL_ERR_SHAPE, "detection: AnchorDetection output %d is not a model output", i);
+  }
+  const tfl_tensor *kp = &g->tensors[n->out[1]];
+  s->n_keypoints = kp->ndim == 3 ? kp->dims[2] / 2 : 0;
+  s->layout = DET_ANCHOR_OP;
+  return TFL_OK;
 }
 
 static tfl_status create_postprocess(const tfl_graph *g, const tfl_node *n, det_state *s, tfl_diag *diag)
@@ -181,6 +205,14 @@ static tfl_status create_raw(const tfl_graph *g, const tfl_decoder_options *opt,
     if (opt->box_scale[i] > 0) s->scale[i] = opt->box_scale[i];
   s->prob_scores = is_prob_output(g, g->outputs[s->out[1]]);
   const size_t a = (size_t)r0;
+  if (s->layout == DET_MEDIAPIPE) {
+    const tfl_tensor *rt = graph_output(g, s->out[0]), *st = graph_output(g, s->out[1]);
+    s->anchor_rows = malloc(a * 4 * sizeof(float));
+    if (rt->type != TFL_TYPE_FLOAT32) s->regf = malloc(a * (size_t)s->n_coords * sizeof(float));
+    if (st->type != TFL_TYPE_FLOAT32) s->scf = malloc(a * sizeof(float));
+    if (!s->anchor_rows || (rt->type != TFL_TYPE_FLOAT32 && !s->regf) || (st->type != TFL_TYPE_FLOAT32 && !s->scf))
+      return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
+  }
   s->anchors = malloc(a * sizeof *s->anchors);
   s->boxes = malloc(a * sizeof *s->boxes);
   s->kps = malloc(a * 2 * (size_t)(s->n_keypoints + 1) * sizeof(float));
@@ -195,6 +227,10 @@ static tfl_status create_raw(const tfl_graph *g, const tfl_decoder_options *opt,
       !s->windex || !s->wkps)
     return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   ssd_anchors_generate(ao, s->anchors, r0);
+  for (size_t i = 0; s->anchor_rows && i < a; i++) {
+    const float row[4] = { s->anchors[i].yc, s->anchors[i].xc, s->anchors[i].h, s->anchors[i].w };
+    memcpy(s->anchor_rows + 4 * i, row, sizeof row);
+  }
   return TFL_OK;
 }
 
@@ -216,10 +252,14 @@ static tfl_status det_create(const tfl_graph *g, const tfl_decoder_options *opt,
       s->in_w = in->dims[2];
     }
   }
-  const tfl_node *pp = NULL;
-  for (int i = 0; i < g->n_nodes; i++)
+  const tfl_node *pp = NULL, *op = NULL;
+  for (int i = 0; i < g->n_nodes; i++) {
     if (!g->nodes[i].dead && g->nodes[i].op == TFL_OP_DETECTION_POSTPROCESS) pp = &g->nodes[i];
-  tfl_status st = pp ? create_postprocess(g, pp, s, diag) : create_raw(g, opt, s, diag);
+    if (!g->nodes[i].dead && g->nodes[i].op == TFL_OP_ANCHOR_DETECTION) op = &g->nodes[i];
+  }
+  tfl_status st = op   ? create_anchor_op(g, op, s, diag)
+                  : pp ? create_postprocess(g, pp, s, diag)
+                       : create_raw(g, opt, s, diag);
   if (st != TFL_OK) {
     det_free(s);
     return st;
@@ -287,23 +327,6 @@ static tfl_status run_postprocess(det_state *s, const tfl_tensor *const *o, cons
   return st;
 }
 
-/* Probability of a raw score; logits are clipped as MediaPipe does. */
-static float to_prob(const det_state *s, float v)
-{
-  if (s->prob_scores) return v;
-  v = fminf(fmaxf(v, -100.0f), 100.0f);
-  return 1.0f / (1.0f + expf(-v));
-}
-
-/* The raw score at or above which a probability reaches the threshold. */
-static float raw_threshold(const det_state *s, float thr)
-{
-  if (s->prob_scores) return thr;
-  if (thr <= 0.0f) return -INFINITY;
-  if (thr >= 1.0f) return INFINITY;
-  return logf(thr / (1.0f - thr));
-}
-
 /* Keeps the best `cap` results, sorted by score, best first. */
 static void keep_best(det_state *s, int *n, det_found f)
 {
@@ -326,14 +349,14 @@ static tfl_status run_ssd(det_state *s, const tfl_tensor *const *o, const tfl_tr
     const double anchor[4] = {an->yc, an->xc, an->h, an->w};
     s->boxes[a] = pp_box_decode_center_size(code, anchor, s->scale);
   }
-  const float thr = raw_threshold(s, opt->threshold);
+  const float thr = pp_anchor_raw_threshold(opt->threshold, s->prob_scores);
   int n_found = 0;
   for (int c = 1; c < C; c++) {
     int k = 0;
     for (int a = 0; a < A; a++) {
       const float v = decoder_value(sc, (size_t)a * (size_t)C + (size_t)c);
       if (v >= thr && isfinite(s->boxes[a].ymin + s->boxes[a].ymax + s->boxes[a].xmin + s->boxes[a].xmax))
-        s->cand[k++] = (nms_scored){ to_prob(s, v), a };
+        s->cand[k++] = (nms_scored){ pp_anchor_prob(v, s->prob_scores), a };
     }
     nms_sort(s->cand, k);
     const int m = nms_greedy(s->boxes, s->cand, k, opt->iou_threshold, s->cap, s->sel, s->scratch);
@@ -348,38 +371,61 @@ static tfl_status run_ssd(det_state *s, const tfl_tensor *const *o, const tfl_tr
   return st;
 }
 
+/* The heads as float arrays: the tensors' own data, else converted into the state's. */
+static const float *as_floats(const tfl_tensor *t, float *buf)
+{
+  if (!buf) return t->data;
+  const size_t n = tfl_tensor_count(t);
+  for (size_t i = 0; i < n; i++) buf[i] = decoder_value(t, i);
+  return buf;
+}
+
+static pp_anchor_params anchor_params(const det_state *s, const tfl_decoder_options *opt)
+{
+  return (pp_anchor_params){ opt->threshold, opt->iou_threshold, s->cap,
+                             { s->scale[0], s->scale[1], s->scale[2], s->scale[3] }, s->n_keypoints, s->prob_scores };
+}
+
 static tfl_status run_mediapipe(det_state *s, const tfl_tensor *const *o, const tfl_transform *tr,
                                 int in_w, int in_h, const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag)
 {
-  const tfl_tensor *reg = o[s->out[0]], *sc = o[s->out[1]];
-  const int A = s->n_anchors, K = s->n_coords, nk = s->n_keypoints;
-  const float thr = raw_threshold(s, opt->threshold);
-  int k = 0;
-  for (int a = 0; a < A; a++) {
-    const float v = decoder_value(sc, (size_t)a);
-    if (!(v >= thr)) continue;
-    const ssd_anchor *an = &s->anchors[a];
-    const size_t b = (size_t)a * (size_t)K;
-    /* MediaPipe's order: x, y, w, h, then x, y per keypoint */
-    const float xc = decoder_value(reg, b) / s->scale[1] * an->w + an->xc;
-    const float yc = decoder_value(reg, b + 1) / s->scale[0] * an->h + an->yc;
-    const float w = decoder_value(reg, b + 2) / s->scale[3] * an->w;
-    const float h = decoder_value(reg, b + 3) / s->scale[2] * an->h;
-    if (!isfinite(xc + yc + w + h)) continue;
-    s->boxes[a] = (pp_box){ yc - 0.5f * h, xc - 0.5f * w, yc + 0.5f * h, xc + 0.5f * w };
-    float *kp = s->kps + (size_t)a * 2 * (size_t)nk;
-    for (int j = 0; j < nk; j++) {
-      kp[2 * j] = decoder_value(reg, b + 4 + 2 * (size_t)j) / s->scale[1] * an->w + an->xc;
-      kp[2 * j + 1] = decoder_value(reg, b + 5 + 2 * (size_t)j) / s->scale[0] * an->h + an->yc;
-    }
-    s->cand[k++] = (nms_scored){ to_prob(s, v), a };
-  }
-  nms_sort(s->cand, k);
-  const int m = nms_weighted(s->boxes, s->kps, 2 * nk, s->cand, k, opt->iou_threshold, s->cap,
-                             s->wbox, s->wscore, s->windex, nk ? s->wkps : NULL, s->scratch);
+  const int nk = s->n_keypoints;
+  const pp_anchor_params p = anchor_params(s, opt);
+  const pp_anchor_work w = { s->boxes, s->kps, s->cand, s->scratch };
+  const pp_anchor_out out = { s->wbox, s->wscore, s->windex, s->wkps };
+  const int m = pp_anchor_detect(&p, as_floats(o[s->out[0]], s->regf), s->n_coords, as_floats(o[s->out[1]], s->scf),
+                                 s->anchor_rows, s->n_anchors, &w, &out);
   tfl_status st = alloc_boxes(res, m, diag);
   for (int i = 0; i < m && st == TFL_OK; i++)
     st = emit(res, tr, in_w, in_h, s->wbox[i], 0, s->wscore[i], s->wkps + (size_t)i * 2 * (size_t)nk, nk, diag);
+  return st;
+}
+
+/* The appended op's results: its count (clamped to its slots and max_results) of boxes,
+ * keypoints and scores, already thresholded and merged. */
+static tfl_status run_anchor_op(det_state *s, const tfl_tensor *const *o, const tfl_transform *tr, int in_w,
+                                int in_h, tfl_results *res, tfl_diag *diag)
+{
+  const tfl_tensor *boxes = o[s->out[0]], *kps = o[s->out[1]], *scores = o[s->out[2]], *count = o[s->out[3]];
+  const int nk = s->n_keypoints;
+  size_t n = tfl_tensor_count(scores);
+  if (tfl_tensor_count(boxes) / 4 < n) n = tfl_tensor_count(boxes) / 4;
+  if (nk > 0 && tfl_tensor_count(kps) / (2 * (size_t)nk) < n) n = tfl_tensor_count(kps) / (2 * (size_t)nk);
+  if ((size_t)s->cap < n) n = (size_t)s->cap;
+  const float cf = tfl_tensor_count(count) ? decoder_value(count, 0) : 0.0f;
+  const int k = cf > 0 ? (cf < (float)n ? (int)cf : (int)n) : 0;  /* NaN gives 0 */
+  float *kp = nk > 0 ? malloc(sizeof(float) * 2 * (size_t)nk) : NULL;
+  if (nk > 0 && !kp) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
+  tfl_status st = alloc_boxes(res, k, diag);
+  for (int i = 0; i < k && st == TFL_OK; i++) {
+    const size_t b = (size_t)i * 4;
+    const pp_box box = { decoder_value(boxes, b), decoder_value(boxes, b + 1), decoder_value(boxes, b + 2),
+                         decoder_value(boxes, b + 3) };
+    if (!isfinite(box.ymin + box.xmin + box.ymax + box.xmax)) continue;
+    for (int j = 0; j < 2 * nk; j++) kp[j] = decoder_value(kps, (size_t)i * 2 * (size_t)nk + (size_t)j);
+    st = emit(res, tr, in_w, in_h, box, 0, decoder_value(scores, (size_t)i), kp, nk, diag);
+  }
+  free(kp);
   return st;
 }
 
@@ -387,11 +433,11 @@ static tfl_status det_run(void *state, const tfl_tensor *const *outputs, int n_o
                           const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag)
 {
   det_state *s = state;
-  const int need = s->layout == DET_POSTPROCESS ? 4 : 2;
+  const int need = s->layout == DET_POSTPROCESS || s->layout == DET_ANCHOR_OP ? 4 : 2;
   for (int i = 0; i < need; i++)
     if (s->out[i] >= n_outputs)
       return tfl_fail(diag, TFL_ERR_SHAPE, "detection: output %d missing (%d given)", s->out[i], n_outputs);
-  if (s->layout != DET_POSTPROCESS) {
+  if (s->layout == DET_SSD || s->layout == DET_MEDIAPIPE) {
     if (tfl_tensor_count(outputs[s->out[0]]) != (size_t)s->n_anchors * (size_t)s->n_coords ||
         tfl_tensor_count(outputs[s->out[1]]) != (size_t)s->n_anchors * (size_t)s->n_classes)
       return tfl_fail(diag, TFL_ERR_SHAPE, "detection: outputs changed size (expected %d anchors)", s->n_anchors);
@@ -401,8 +447,24 @@ static tfl_status det_run(void *state, const tfl_tensor *const *outputs, int n_o
   case DET_POSTPROCESS: return run_postprocess(s, outputs, tr, in_w, in_h, opt, res, diag);
   case DET_SSD: return run_ssd(s, outputs, tr, in_w, in_h, opt, res, diag);
   case DET_MEDIAPIPE: return run_mediapipe(s, outputs, tr, in_w, in_h, opt, res, diag);
+  case DET_ANCHOR_OP: return run_anchor_op(s, outputs, tr, in_w, in_h, res, diag);
   }
   return TFL_OK;
+}
+
+bool decoder_mediapipe_heads(const tfl_graph *g, const tfl_decoder_options *opt, decoder_heads *h)
+{
+  void *state = NULL;
+  if (det_create(g, opt, &state, NULL) != TFL_OK) return false;
+  det_state *s = state;
+  const bool ok = s->layout == DET_MEDIAPIPE && s->n_keypoints > 0;
+  if (ok) {
+    *h = (decoder_heads){ g->outputs[s->out[0]], g->outputs[s->out[1]], s->n_anchors, s->n_keypoints,
+                          { s->scale[0], s->scale[1], s->scale[2], s->scale[3] }, s->prob_scores, s->anchor_rows };
+    s->anchor_rows = NULL;  /* the caller's now */
+  }
+  det_free(s);
+  return ok;
 }
 
 const decoder_impl decoder_detection = { det_create, det_run, det_free };

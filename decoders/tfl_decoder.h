@@ -64,6 +64,18 @@ void tfl_decoder_input_range(tfl_decoder_kind kind, const tfl_graph *g, float *l
 
 typedef struct tfl_decoder tfl_decoder;
 
+/* Moves the decoder's post-processing into the graph, so whichever delegate runs the
+ * graph runs it too and only the compact results come back: for a MediaPipe detector
+ * (the detection decoder's raw MediaPipe layout) appends the internal op
+ * ANCHOR_DETECTION (tfl_graph.h) after its heads, with opt's threshold, iou_threshold and
+ * max_results, and makes its four outputs the graph's outputs; the detection decoder
+ * created on the result reads them and gives what it gives on the raw heads. Other
+ * kinds and graphs are left as they are (*appended false, TFL_OK). Run on a loaded graph
+ * (after tfl_pass_set_batch, before tfl_interpreter_create; fine after tfl_graph_prepare)
+ * and create the decoder on the graph as appended, with the same options. */
+tfl_status tfl_decoder_append_postprocess(tfl_decoder_kind kind, tfl_graph *g, const tfl_decoder_options *opt,
+                                          bool *appended, tfl_diag *diag);
+
 /* Checks that the graph's outputs fit the decoder kind; error naming the tensor if not
  * (in diag, which may be NULL). A decoder is used by one thread at a time; separate
  * decoders are independent. */

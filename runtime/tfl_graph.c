@@ -113,6 +113,7 @@ static const char *const op_names[] = {
   [TFL_OP_CONV2D_TRANSPOSE_BIAS] = "Convolution2DTransposeBias",
   [TFL_OP_DETECTION_POSTPROCESS] = "TFLite_Detection_PostProcess",
   [TFL_OP_POSENET_DECODER] = "PosenetDecoderOp",
+  [TFL_OP_ANCHOR_DETECTION] = "gst-tflite:AnchorDetection",
 };
 _Static_assert(sizeof op_names / sizeof op_names[0] == TFL_OP_COUNT, "every op needs a name");
 
@@ -157,6 +158,37 @@ void *tfl_graph_alloc(tfl_graph *g, size_t bytes)
   memset(m, 0, bytes ? bytes : 1);
   p->blocks[p->n_blocks++] = m;
   return m;
+}
+
+int tfl_graph_add_tensor(tfl_graph *g, const char *name, tfl_type type, int ndim, const int32_t *dims)
+{
+  if (ndim < 0 || ndim > TFL_MAX_DIMS) return -1;
+  char *nm = tfl_graph_strndup(g, name, strlen(name));
+  tfl_tensor *t = nm ? realloc(g->tensors, sizeof *t * (size_t)(g->n_tensors + 1)) : NULL;
+  if (!t) return -1;
+  g->tensors = t;
+  t = &g->tensors[g->n_tensors];
+  *t = (tfl_tensor){.name = nm, .type = type, .ndim = ndim, .producer = -1};
+  if (ndim) memcpy(t->dims, dims, sizeof(int32_t) * (size_t)ndim);
+  tfl_tensor_update_bytes(t);
+  return g->n_tensors++;
+}
+
+int tfl_graph_add_node(tfl_graph *g, tfl_op op, const int32_t *in, int n_in, const int32_t *out, int n_out,
+                       const tfl_params *p)
+{
+  int32_t *ins = tfl_graph_alloc(g, sizeof(int32_t) * (size_t)(n_in > 0 ? n_in : 1));
+  int32_t *outs = tfl_graph_alloc(g, sizeof(int32_t) * (size_t)(n_out > 0 ? n_out : 1));
+  tfl_node *n = ins && outs ? realloc(g->nodes, sizeof *n * (size_t)(g->n_nodes + 1)) : NULL;
+  if (!n) return -1;
+  g->nodes = n;
+  memcpy(ins, in, sizeof(int32_t) * (size_t)n_in);
+  memcpy(outs, out, sizeof(int32_t) * (size_t)n_out);
+  g->nodes[g->n_nodes] = (tfl_node){.op = op, .version = 1, .builtin_code = -1, .n_in = n_in, .n_out = n_out,
+                                    .in = ins, .out = outs, .p = *p};
+  for (int i = 0; i < n_out; i++)
+    if (out[i] >= 0 && out[i] < g->n_tensors) g->tensors[out[i]].producer = g->n_nodes;
+  return g->n_nodes++;
 }
 
 char *tfl_graph_strndup(tfl_graph *g, const char *s, size_t len)

@@ -137,6 +137,8 @@ typedef enum {
   TFL_OP_CONV2D_TRANSPOSE_BIAS,   /* MediaPipe "Convolution2DTransposeBias" */
   TFL_OP_DETECTION_POSTPROCESS,   /* "TFLite_Detection_PostProcess" */
   TFL_OP_POSENET_DECODER,         /* "PosenetDecoderOp" */
+  /* internal ops: appended by a decoder (decoders/tfl_decoder.h), never read from a file */
+  TFL_OP_ANCHOR_DETECTION,        /* MediaPipe detection heads -> detections (weighted NMS) */
   TFL_OP_COUNT
 } tfl_op;
 
@@ -200,6 +202,19 @@ typedef struct {
   float nms_radius;
 } tfl_posenet_params;
 
+/* ANCHOR_DETECTION: inputs regressors [B,A,K] (x, y, w, h, then x, y per keypoint,
+ * K = 4 + 2 * keypoints, keypoints >= 1), scores [B,A,1] and constant anchors [A,4]
+ * (y centre, x centre, h, w; normalized); outputs boxes [B,D,4] (ymin, xmin, ymax, xmax,
+ * normalized), keypoints [B,D,K-4] (x, y), scores [B,D] and count [B], D = max_detections,
+ * empty slots 0. Arithmetic: postproc/anchor_detect.h. */
+typedef struct {
+  int max_detections;
+  float score_threshold;    /* probability, 0..1 */
+  float iou_threshold;
+  float y_scale, x_scale, h_scale, w_scale;
+  bool prob_scores;         /* scores are probabilities already (else logits) */
+} tfl_anchor_detection_params;
+
 typedef union {
   tfl_conv_params conv;
   tfl_pool_params pool;
@@ -217,6 +232,7 @@ typedef union {
   tfl_lstm_params lstm;
   tfl_detection_params detection;
   tfl_posenet_params posenet;
+  tfl_anchor_detection_params anchor_det;
 } tfl_params;
 
 typedef struct tfl_node {
@@ -261,6 +277,13 @@ size_t tfl_tensor_count(const tfl_tensor *t);
 void tfl_tensor_update_bytes(tfl_tensor *t);
 /* Allocates a block owned by the graph, freed with it (zeroed). NULL on OOM. */
 void *tfl_graph_alloc(tfl_graph *g, size_t bytes);
+/* Appends a tensor (name copied into a graph block; no data, producer -1) and returns
+ * its index, or -1 on OOM. Pointers into g->tensors may move. */
+int tfl_graph_add_tensor(tfl_graph *g, const char *name, tfl_type type, int ndim, const int32_t *dims);
+/* Appends a live node (in/out copied into graph blocks; the outputs' producer set) and
+ * returns its index, or -1 on OOM. Pointers into g->nodes may move. */
+int tfl_graph_add_node(tfl_graph *g, tfl_op op, const int32_t *in, int n_in, const int32_t *out, int n_out,
+                       const tfl_params *p);
 /* Frees the graph and everything it owns. NULL is fine. g->tensors, nodes, inputs,
  * outputs, description and the meta strings are malloc'd (a pass may realloc them);
  * what a tensor or node points to (names, quantization, sparsity, in/out arrays)

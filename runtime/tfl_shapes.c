@@ -282,7 +282,8 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
   case TFL_OP_ARG_MAX: need_in = 2; break;
   case TFL_OP_STRIDED_SLICE: need_in = 4; break;
   case TFL_OP_DETECTION_POSTPROCESS:
-  case TFL_OP_POSENET_DECODER: need_in = 3; break;
+  case TFL_OP_POSENET_DECODER:
+  case TFL_OP_ANCHOR_DETECTION: need_in = 3; break;
   case TFL_OP_LSTM: need_in = n->p.lstm.kernel_type == 1 ? 5 : 1; break;
   case TFL_OP_AVERAGE_POOL_2D:
   case TFL_OP_CONCATENATION:
@@ -585,6 +586,22 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
     }
     return TFL_OK;
   }
+  case TFL_OP_ANCHOR_DETECTION: {
+    /* boxes [B,D,4], keypoints [B,D,K-4], scores [B,D], count [B] from regressors [B,A,K] */
+    const int32_t md = n->p.anchor_det.max_detections;
+    if (x->ndim != 3 || x->dims[2] < 4 || md < 1)
+      return NODE_ERR(TFL_ERR_SHAPE, "regressors have %d dims (expected [batch, anchors, 4 + 2 * keypoints]), "
+                      "max_detections %d", x->ndim, md);
+    out->d[0] = x->dims[0];
+    out->d[1] = md;
+    switch (o) {
+    case 0: out->ndim = 3; out->d[2] = 4; break;
+    case 1: out->ndim = 3; out->d[2] = x->dims[2] - 4; break;
+    case 2: out->ndim = 2; break;
+    default: out->ndim = 1; break;
+    }
+    return TFL_OK;
+  }
   case TFL_OP_COUNT: break;
   }
   return NODE_ERR(TFL_ERR_UNSUPPORTED, "no shape rule");
@@ -593,7 +610,7 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
 static bool is_custom(tfl_op op)
 {
   return op == TFL_OP_DETECTION_POSTPROCESS || op == TFL_OP_POSENET_DECODER ||
-         op == TFL_OP_CONV2D_TRANSPOSE_BIAS;
+         op == TFL_OP_CONV2D_TRANSPOSE_BIAS || op == TFL_OP_ANCHOR_DETECTION;
 }
 
 static tfl_status infer_all(tfl_graph *g, tfl_diag *diag, const infer_ctx *ic)

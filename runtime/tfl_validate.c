@@ -177,6 +177,22 @@ static tfl_status posenet_params(const vctx *c)
   return TFL_OK;
 }
 
+static tfl_status anchor_det_params(const vctx *c)
+{
+  const tfl_anchor_detection_params *p = &c->n->p.anchor_det;
+  if (p->max_detections < 1 || p->max_detections > 100000)
+    return node_fail(c, TFL_ERR_FORMAT, "max_detections %d, expected 1..100000", p->max_detections);
+  const float s[4] = {p->y_scale, p->x_scale, p->h_scale, p->w_scale};
+  for (int i = 0; i < 4; i++)
+    if (!(fabsf(s[i]) > 0.0f && isfinite(s[i])))
+      return node_fail(c, TFL_ERR_FORMAT, "box scale %d is %g, expected a non-zero finite number", i, (double)s[i]);
+  if (!(p->iou_threshold >= 0.0f && p->iou_threshold <= 1.0f) ||
+      !(p->score_threshold >= 0.0f && p->score_threshold <= 1.0f))
+    return node_fail(c, TFL_ERR_FORMAT, "iou_threshold %g, score_threshold %g: expected 0..1",
+                     (double)p->iou_threshold, (double)p->score_threshold);
+  return TFL_OK;
+}
+
 static tfl_status softmax_params(const vctx *c)
 {
   if (!isfinite(c->n->p.softmax.beta))
@@ -250,6 +266,21 @@ static tfl_status resize_shapes(const vctx *c)
   return TFL_OK;
 }
 
+/* regressors [B,A,4+2k] (k >= 1), scores [B,A,1], constant float anchors [A,4]; float */
+static tfl_status anchor_det_shapes(const vctx *c)
+{
+  const tfl_tensor *r = input(c, 0), *sc = input(c, 1), *an = input(c, 2);
+  if (r->ndim != 3 || r->dims[2] < 6 || (r->dims[2] - 4) % 2 || sc->ndim != 3 || sc->dims[0] != r->dims[0] ||
+      sc->dims[1] != r->dims[1] || sc->dims[2] != 1 || an->ndim != 2 || an->dims[0] != r->dims[1] ||
+      an->dims[1] != 4)
+    return node_fail(c, TFL_ERR_SHAPE, "expected regressors [B,A,4+2k], scores [B,A,1] and anchors [A,4]");
+  if (r->type != TFL_TYPE_FLOAT32 || sc->type != TFL_TYPE_FLOAT32 || an->type != TFL_TYPE_FLOAT32 || !an->is_const)
+    return node_fail(c, TFL_ERR_UNSUPPORTED, "inputs %s, %s, %s%s: expected float32 and constant anchors",
+                     tfl_type_name(r->type), tfl_type_name(sc->type), tfl_type_name(an->type),
+                     an->is_const ? "" : " (not constant)");
+  return TFL_OK;
+}
+
 /* ---- the table ------------------------------------------------------------------------ */
 
 #define P(i) (1u << (i))
@@ -294,6 +325,7 @@ static const op_rule rules[] = {
   {TFL_OP_CONV2D_TRANSPOSE_BIAS, 3, 3, 1, 1, 0, conv_params, tconv_shapes},
   {TFL_OP_DETECTION_POSTPROCESS, 3, 3, 4, 4, 0, detection_params, NULL},
   {TFL_OP_POSENET_DECODER, 3, 3, 4, 4, 0, posenet_params, NULL},
+  {TFL_OP_ANCHOR_DETECTION, 3, 3, 4, 4, 0, anchor_det_params, anchor_det_shapes},
 };
 #undef P
 _Static_assert(sizeof rules / sizeof rules[0] == TFL_OP_COUNT, "every op needs a validation row");

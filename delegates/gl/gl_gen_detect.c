@@ -18,7 +18,7 @@
  *      the lower class), count [1]; D = max_detections x max_classes_per_detection,
  *      empty slots 0.
  * Inputs: I0 box encodings [1,N,>=4], I1 class scores [1,N,C], I2 anchors [N,4]. */
-#include "gl_gen.h"
+#include "gl_gen_nms.h"
 
 #define DET_WG 128              /* GLES 3.1 guarantees 128 invocations a workgroup */
 #define DET_MAX_ANCHORS 2560     /* shared: 4 bytes an anchor, 20 a detection and 20 an
@@ -68,12 +68,9 @@ tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   o->whole_groups = true;
   gl_str *dc = &o->decls;
   gl_str_addf(dc, "#define N %d\n#define WG %d\n#define NC %d\n#define OFF %d\n#define MD %d\n#define PER %d\n"
-                  "#define NCAT %d\n#define NDET %d\n#define PER_T %d\n#define OUT -3.0e38\n",
-              na, DET_WG, nc, off, md, per, ncat, d, chunks);
-  gl_str_addf(dc, "shared uint DSH[N];\n"             /* scores' bits, then anchors by rank */
-                  "shared vec4 DKB[MD];\nshared int DKA[MD];\n" /* kept boxes and anchors */
-                  "shared vec4 DCB[WG];\nshared bool DCO[WG];\n" /* a chunk's boxes, not suppressed yet */
-                  "shared uint DNA;\nshared int DNK;\n");
+                  "#define NCAT %d\n#define NDET %d\n#define OUT -3.0e38\n",
+              na, DET_WG, nc, off, md, per, ncat, d);
+  gl_nms_decls(dc, p->nms_iou_threshold);
   /* the CPU decodes in double and rounds the centre and half sizes to float; here in
    * float (IEEE: an ulp or two) */
   gl_str_addf(dc, "vec4 box(int i) {\n  vec4 e = I0_LD(0, 0, i, 0), a = I2_LD(i, 0, 0, 0);\n  float yc = e.x / ");
@@ -85,13 +82,7 @@ tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   gl_str_addf(dc, ") * a.z, hw = 0.5 * exp(e.w / ");
   gl_str_float(dc, p->w_scale);
   gl_str_addf(dc, ") * a.w;\n  return vec4(yc - hh, xc - hw, yc + hh, xc + hw);\n}\n"
-                  "float iou(vec4 a, vec4 b) {\n" /* postproc/box.c's pp_box_iou */
-                  "  float aa = (a.z - a.x) * (a.w - a.y), ab = (b.z - b.x) * (b.w - b.y);\n"
-                  "  if (aa <= 0.0 || ab <= 0.0) return 0.0;\n"
-                  "  float ih = max(min(a.z, b.z) - max(a.x, b.x), 0.0), iw = max(min(a.w, b.w) - max(a.y, b.y), 0.0);\n"
-                  "  float inter = ih * iw;\n  return inter / (aa + ab - inter);\n}\n"
                   "float score(int i, int c) { return I1_AT(0, 0, i, OFF + c); }\n"
-                  "float sh(int i) { return uintBitsToFloat(DSH[i]); }\n"
                   /* the class after (ps, pc) in the order (score down, class up): the next of
                    * an anchor's top classes */
                   "int next_class(int a, float ps, int pc, out float bs) {\n"
@@ -105,56 +96,20 @@ tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   gl_str *m = &o->main;
   /* 1: best class score per anchor */
   gl_str_addf(m, "  int t = gid.x;\n"
-                 "  if (t == 0) { DNA = 0u; DNK = 0; }\n"
+                 "  if (t == 0) { NA = 0u; NK = 0; }\n"
                  "  memoryBarrierShared();\n  barrier();\n"
                  "  for (int i = t; i < N; i += WG) {\n"
                  "    float s = score(i, 0);\n"
                  "    for (int c = 1; c < NC; c++) s = max(s, score(i, c));\n"
                  "    bool keep = s >= ");
   gl_str_float(m, p->nms_score_threshold);
-  gl_str_addf(m, ";\n    DSH[i] = floatBitsToUint(keep ? s : OUT);\n    if (keep) atomicAdd(DNA, 1u);\n  }\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 /* 2: ranks, then the anchors in rank order */
-                 "  int rk[PER_T];\n"
-                 "  for (int q = 0; q < PER_T; q++) {\n"
-                 "    int i = t + q * WG;\n"
-                 "    rk[q] = -1;\n"
-                 "    if (i >= N || sh(i) == OUT) continue;\n"
-                 "    float s = sh(i);\n"
-                 "    int r = 0;\n"
-                 "    for (int j = 0; j < N; j++) { float v = sh(j); r += (v > s || (v == s && j < i)) ? 1 : 0; }\n"
-                 "    rk[q] = r;\n"
-                 "  }\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 "  for (int q = 0; q < PER_T; q++) if (rk[q] >= 0) DSH[rk[q]] = uint(t + q * WG);\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 "  int nk = int(DNA);\n");
-  /* 3: greedy NMS, one block per chunk of candidates */
-  for (int c = 0; c < chunks; c++) {
-    gl_str_addf(m, "  {\n    int idx = %d + t, start = DNK;\n    DCO[t] = false;\n"
-                   "    if (idx < nk && start < MD) {\n"
-                   "      vec4 b = box(int(DSH[idx]));\n"
-                   "      bool ok = true;\n"
-                   "      for (int k = 0; k < start; k++) ok = ok && !(iou(DKB[k], b) > ",
-                c * DET_WG);
-    gl_str_float(m, p->nms_iou_threshold);
-    gl_str_addf(m, ");\n      DCB[t] = b;\n      DCO[t] = ok;\n    }\n"
-                   "    memoryBarrierShared();\n    barrier();\n"
-                   "    if (t == 0) {\n"
-                   "      int kept = start;\n"
-                   "      for (int j = 0; j < WG && %d + j < nk && kept < MD; j++) {\n"
-                   "        if (!DCO[j]) continue;\n"
-                   "        bool ok = true;\n"
-                   "        for (int k = start; k < kept; k++) ok = ok && !(iou(DKB[k], DCB[j]) > ",
-                c * DET_WG);
-    gl_str_float(m, p->nms_iou_threshold);
-    gl_str_addf(m, ");\n        if (ok) { DKB[kept] = DCB[j]; DKA[kept] = int(DSH[%d + j]); kept++; }\n      }\n"
-                   "      DNK = kept;\n    }\n"
-                   "    memoryBarrierShared();\n    barrier();\n  }\n",
-                c * DET_WG);
-  }
+  gl_str_addf(m, ";\n    SH[i] = floatBitsToUint(keep ? s : OUT);\n    if (keep) atomicAdd(NA, 1u);\n  }\n"
+                 "  memoryBarrierShared();\n  barrier();\n");
+  /* 2: ranks, then the anchors in rank order; 3: greedy NMS */
+  gl_nms_rank(m, chunks);
+  gl_nms_keep(m, chunks, DET_WG);
   /* 4: outputs, four slots (a vec4 of classes and of scores) per invocation and turn */
-  gl_str_addf(m, "  int kept = DNK;\n"
+  gl_str_addf(m, "  int kept = NK;\n"
                  "  if (t == 0) O3_ST(0, 0, 0, 0, vec4(float(kept), 0.0, 0.0, 0.0));\n"
                  "  for (int q = t; q < (NDET + 3) / 4; q += WG) {\n"
                  "    vec4 cls = vec4(0.0), scs = vec4(0.0);\n"
@@ -162,10 +117,10 @@ tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
                  "      int slot = 4 * q + l, r = slot / PER, k = slot - r * PER;\n"
                  "      if (slot >= NDET) break;\n"
                  "      bool used = r < kept && k < NCAT;\n"
-                 "      store_out(0, 0, slot, 0, used ? DKB[r] : vec4(0.0));\n"
+                 "      store_out(0, 0, slot, 0, used ? KB[r] : vec4(0.0));\n"
                  "      if (!used) continue;\n"
                  "      float ps = 0.0, s = 0.0; int pc = -1;\n"
-                 "      for (int j = 0; j <= k; j++) { pc = next_class(DKA[r], ps, pc, s); ps = s; }\n"
+                 "      for (int j = 0; j <= k; j++) { pc = next_class(int(SH[KR[r]]), ps, pc, s); ps = s; }\n"
                  "      cls[l] = float(pc);\n      scs[l] = s;\n"
                  "    }\n"
                  "    O1_ST(0, 0, 0, q, cls);\n    O2_ST(0, 0, 0, q, scs);\n"

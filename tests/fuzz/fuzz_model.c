@@ -103,6 +103,7 @@ static double node_work(const tfl_graph *g, const tfl_node *n)
     break;
   case TFL_OP_DETECTION_POSTPROCESS:
   case TFL_OP_POSENET_DECODER:
+  case TFL_OP_ANCHOR_DETECTION:
     w += in * in;
     break;
   default: break;

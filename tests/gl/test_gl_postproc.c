@@ -16,6 +16,18 @@
  *     decodes in double, the GPU in float): the same kept set in the same order.
  *     --synthetic D,P,T: the same on a crowded synthetic SSD (score ties), D detections
  *     of P classes each, score threshold T.
+ *   MediaPipe detection (ANCHOR_DETECTION, appended by tfl_decoder_append_postprocess):
+ *     (1) the model with the op appended, on the CPU delegate, decoded: the very same
+ *         results (count, boxes, scores, keypoints bit for bit) as the detection decoder
+ *         on the raw heads of the model as loaded (both run postproc/anchor_detect.c);
+ *     (2) the op alone on those heads, through the CPU kernel and the GL delegate, with
+ *         the element's options (threshold 0.5, 10 results), with threshold 0 and 3
+ *         results (the CPU must fill all 3: max_detections reached), with threshold 0
+ *         and 100 results, and with threshold 1 (none may pass): the same count, the worst box / keypoint coordinate
+ *         (normalized) and score within AD_TOL, empty slots 0. AD_TOL: both decode in
+ *         float, but the GPU's exp (the sigmoid of the weights), its divisions and the
+ *         CPU's double sums differ by a few ulps; a merged box is a weighted mean of
+ *         values within about 1.5 of 0, so its error stays within a few 1e-7.
  *   test_gl_postproc [--fp16] [--synthetic D,P,T]... [--golden DIR] [--pictures DIR] [--models DIRS] MODEL...
  * A model that cannot be found is a failure. */
 #include <math.h>
@@ -34,6 +46,9 @@
 #include "tests/gl/gl_test_util.h"
 #include "tests/golden.h"
 
+/* MediaPipe detection: GL against the CPU kernel, normalized coordinates and scores */
+#define AD_TOL 1e-5
+
 /* the relative rounding of a half (fp16 outputs come back as halves) */
 #define HALF_ULP (1.0 / 1024)
 
@@ -47,7 +62,15 @@ typedef struct {
   tfl_decoder *dec;
 } run;
 
+static int open_run_opt(const char *path, tfl_delegate *d, bool append, run *r);
+
 static int open_run(const char *path, tfl_delegate *d, run *r)
+{
+  return open_run_opt(path, d, false, r);
+}
+
+/* append: the detection decoder's post-processing appended (tfl_decoder_append_postprocess) */
+static int open_run_opt(const char *path, tfl_delegate *d, bool append, run *r)
 {
   memset(r, 0, sizeof *r);
   tfl_diag_init(&r->diag);
@@ -61,6 +84,11 @@ static int open_run(const char *path, tfl_delegate *d, run *r)
   o.diag = &r->diag;
   tfl_decoder_kind k = tfl_decoder_pick(r->g, why, sizeof why);
   tfl_decoder_options dopt = tfl_decoder_defaults();
+  bool appended = false;
+  if (append && (tfl_decoder_append_postprocess(k, r->g, &dopt, &appended, &r->diag) || !appended)) {
+    if (!r->diag.error[0]) snprintf(r->diag.error, sizeof r->diag.error, "no post-processing op appended");
+    goto fail;
+  }
   if (tfl_interpreter_create(r->g, &o, &r->it) || tfl_decoder_create(k, r->g, &dopt, &r->dec, &r->diag)) goto fail;
   return 0;
 fail:
@@ -315,6 +343,137 @@ static int check_synthetic(bool fp16, tfl_delegate *d, int max_det, int per, flo
   return fail;
 }
 
+/* The graph's ANCHOR_DETECTION node, -1 if none. */
+static int anchor_node(const tfl_graph *g)
+{
+  for (int i = 0; i < g->n_nodes; i++)
+    if (g->nodes[i].op == TFL_OP_ANCHOR_DETECTION) return i;
+  return -1;
+}
+
+static bool same_box(const tfl_box *a, const tfl_box *b)
+{
+  if (memcmp(&a->x, &b->x, sizeof(float)) || memcmp(&a->y, &b->y, sizeof(float)) || memcmp(&a->w, &b->w, sizeof(float)) ||
+      memcmp(&a->h, &b->h, sizeof(float)) || memcmp(&a->score, &b->score, sizeof(float)) || a->class_id != b->class_id ||
+      a->n_keypoints != b->n_keypoints)
+    return false;
+  for (int k = 0; k < a->n_keypoints; k++)
+    if (memcmp(&a->keypoints[k].x, &b->keypoints[k].x, sizeof(float)) ||
+        memcmp(&a->keypoints[k].y, &b->keypoints[k].y, sizeof(float)))
+      return false;
+  return true;
+}
+
+/* One option set of the op alone on the heads: CPU kernel, then GL, compared. expect:
+ * the count the CPU must give (-1: any). */
+static int compare_anchor_op(const char *name, const char *kind, const char *what, bool fp16, const tfl_graph *g,
+                             const tfl_node *n, const tfl_anchor_detection_params *p, int expect, tfl_delegate *d)
+{
+  op_runner r;
+  op_runner_init(&r, TFL_OP_ANCHOR_DETECTION);
+  int ins[3], outs[4];
+  for (int k = 0; k < 3; k++) ins[k] = copy_tensor(&r, &g->tensors[n->in[k]], k == 2);
+  const tfl_tensor *reg = &g->tensors[n->in[0]];
+  const int md = p->max_detections, nkv = reg->dims[2] - 4;
+  const int32_t dims[4][3] = {{1, md, 4}, {1, md, nkv}, {1, md}, {1}};
+  const int ndim[4] = {3, 3, 2, 1};
+  for (int k = 0; k < 4; k++) outs[k] = op_runner_tensor(&r, TFL_TYPE_FLOAT32, ndim[k], dims[k], NULL, false);
+  op_runner_io(&r, ins, 3, outs, 4);
+  r.node.p.anchor_det = *p;
+  float *want[4] = {0};
+  int fail = 0;
+  tfl_status st = op_runner_run(&r, 1);
+  for (int k = 0; k < 4 && !st; k++) {
+    const tfl_tensor *t = &r.graph.tensors[outs[k]];
+    want[k] = malloc(t->bytes);
+    memcpy(want[k], t->data, t->bytes);
+    memset(t->data, 0xff, t->bytes); /* NaNs: the GPU must write every slot */
+  }
+  if (st || (st = glt_run_gl(&r, d))) {
+    printf("FAIL %s %s %s: %s: %s\n", name, kind, what, want[0] ? "GL" : "CPU kernel", r.diag.error);
+    fail = 1;
+    goto out;
+  }
+  const float *got[4];
+  for (int k = 0; k < 4; k++) got[k] = r.graph.tensors[outs[k]].data;
+  const int m = (int)want[3][0];
+  double worst_box = 0, worst_kp = 0, worst_score = 0;
+  int bad_empty = 0;
+  for (int i = 0; i < md; i++) {
+    double e = fabs((double)got[2][i] - want[2][i]);
+    worst_score = !(e <= worst_score) ? (isnan(e) ? INFINITY : e) : worst_score;
+    for (int c = 0; c < 4; c++) {
+      e = fabs((double)got[0][4 * i + c] - want[0][4 * i + c]);
+      worst_box = !(e <= worst_box) ? (isnan(e) ? INFINITY : e) : worst_box;
+    }
+    for (int c = 0; c < nkv; c++) {
+      e = fabs((double)got[1][(size_t)nkv * i + c] - want[1][(size_t)nkv * i + c]);
+      worst_kp = !(e <= worst_kp) ? (isnan(e) ? INFINITY : e) : worst_kp;
+    }
+    if (i >= m) {
+      bad_empty += got[2][i] != 0 || got[0][4 * i] != 0 || got[0][4 * i + 3] != 0;
+      for (int c = 0; c < nkv; c++) bad_empty += got[1][(size_t)nkv * i + c] != 0;
+    }
+  }
+  bool bad = got[3][0] != want[3][0] || (expect >= 0 && m != expect) || bad_empty || !(worst_box <= AD_TOL) ||
+             !(worst_kp <= AD_TOL) || !(worst_score <= AD_TOL);
+  printf("%s %s %s %-7s anchor detection %-14s: %g kept on the GPU, %d on the CPU (want %d); worst box coordinate "
+         "off by %.3g, keypoint %.3g, score %.3g (tol %.0e); %d empty values not zero\n",
+         bad ? "FAIL" : "ok  ", name, fp16 ? "fp16" : "fp32", kind, what, got[3][0], m, expect, worst_box, worst_kp,
+         worst_score, AD_TOL, bad_empty);
+  fail = bad;
+out:
+  for (int k = 0; k < 4; k++) free(want[k]);
+  op_runner_free(&r);
+  return fail;
+}
+
+/* MediaPipe: (1) and (2) of the header; `op` is the model with the op appended. */
+static int check_mediapipe(const char *name, const char *kind, bool fp16, run *cpu, run *op, tfl_delegate *d)
+{
+  int fail = 0;
+  tfl_results rc = {0}, ro = {0};
+  const tfl_tensor *in = &cpu->g->tensors[cpu->g->inputs[0]];
+  const int w = in->dims[2], h = in->dims[1];
+  tfl_transform tr = {w, h, (float)w, (float)h, 1, 1, 0, 0, 0, 0};
+  const tfl_tensor *co[2] = {tfl_interpreter_output(cpu->it, 0), tfl_interpreter_output(cpu->it, 1)};
+  const tfl_tensor *oo[4];
+  for (int k = 0; k < 4; k++) oo[k] = tfl_interpreter_output(op->it, k);
+  if (tfl_interpreter_invoke(cpu->it) || tfl_interpreter_invoke(op->it) ||
+      tfl_decoder_run(cpu->dec, co, 2, &tr, &rc, &cpu->diag) || tfl_decoder_run(op->dec, oo, 4, &tr, &ro, &op->diag)) {
+    printf("FAIL %s %s: %s %s\n", name, kind, cpu->diag.error, op->diag.error);
+    tfl_results_clear(&rc);
+    return 1;
+  }
+  int differ = rc.n_boxes != ro.n_boxes;
+  for (int i = 0; !differ && i < rc.n_boxes; i++) differ += !same_box(&rc.boxes[i], &ro.boxes[i]);
+  printf("%s %s %s %-7s decoder: %d detections from the raw heads, %d through the CPU kernel of the appended op%s\n",
+         differ ? "FAIL" : "ok  ", name, fp16 ? "fp16" : "fp32", kind, rc.n_boxes, ro.n_boxes,
+         differ ? ", not the same" : ", identical");
+  fail |= differ != 0;
+  tfl_results_clear(&rc);
+  tfl_results_clear(&ro);
+  /* the op alone on the raw run's heads (the same tensors: appended ones come after) */
+  const tfl_node *n = &op->g->nodes[anchor_node(op->g)];
+  tfl_graph heads = *op->g;
+  tfl_tensor *t = malloc(sizeof *t * (size_t)op->g->n_tensors);
+  memcpy(t, op->g->tensors, sizeof *t * (size_t)op->g->n_tensors);
+  t[n->in[0]].data = co[n->in[0] == cpu->g->outputs[0] ? 0 : 1]->data;
+  t[n->in[1]].data = co[n->in[1] == cpu->g->outputs[0] ? 0 : 1]->data;
+  heads.tensors = t;
+  tfl_anchor_detection_params p = n->p.anchor_det;
+  fail |= compare_anchor_op(name, kind, "(as appended)", fp16, &heads, n, &p, -1, d);
+  p.score_threshold = 0.0f; /* every anchor a candidate */
+  p.max_detections = 3;
+  fail |= compare_anchor_op(name, kind, "(0, max 3)", fp16, &heads, n, &p, 3, d);
+  p.max_detections = 100; /* the GL limit: many merges of many members */
+  fail |= compare_anchor_op(name, kind, "(0, max 100)", fp16, &heads, n, &p, -1, d);
+  p.score_threshold = 1.0f;
+  fail |= compare_anchor_op(name, kind, "(1.0: none)", fp16, &heads, n, &p, 0, d);
+  free(t);
+  return fail;
+}
+
 static int check_model(const char *path, bool fp16)
 {
   gl_delegate_options o = gl_delegate_defaults();
@@ -331,7 +490,8 @@ static int check_model(const char *path, bool fp16)
   int fail = open_run(path, NULL, &cpu);
   /* the whole model on GL only for segmentation (detection runs the op alone) */
   bool ssd = !fail && detection_node(cpu.g) == cpu.g->n_nodes - 1;
-  fail = fail || (!ssd && open_run(path, d, &gl));
+  bool mp = !fail && !ssd && tfl_decoder_get_kind(cpu.dec) == TFL_DECODER_DETECTION;
+  fail = fail || (mp ? open_run_opt(path, NULL, true, &gl) : !ssd && open_run(path, d, &gl));
   const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   char stem[256];
   snprintf(stem, sizeof stem, "%.*s", (int)(strstr(name, ".tflite") ? strstr(name, ".tflite") - name : (long)strlen(name)),
@@ -346,6 +506,8 @@ static int check_model(const char *path, bool fp16)
     if (!glm_fill(&gc, picture_dir, stem, cpu.it, gl.it)) fail = 1;
     else if (ssd)
       fail |= check_detection(stem, kinds[k], fp16, &cpu, d, detection_node(cpu.g));
+    else if (mp)
+      fail |= check_mediapipe(stem, kinds[k], fp16, &cpu, &gl, d);
     else if (tfl_decoder_get_kind(cpu.dec) == TFL_DECODER_SEGMENTATION)
       fail |= check_segmentation(stem, kinds[k], fp16, &cpu, &gl);
     else {

@@ -46,5 +46,6 @@ extern const cpu_kernel cpu_k_arg_max;                /* arg_max.c */
 extern const cpu_kernel cpu_k_densify;                /* densify.c */
 extern const cpu_kernel cpu_k_detection_postprocess;  /* detection_postprocess.c */
 extern const cpu_kernel cpu_k_posenet_decoder;        /* posenet_decoder.c */
+extern const cpu_kernel cpu_k_anchor_detection;       /* anchor_detection.c (internal op) */
 
 #endif

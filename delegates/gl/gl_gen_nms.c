@@ -1,0 +1,57 @@
+/* gl_gen_nms.c - see gl_gen_nms.h */
+#include "gl_gen_nms.h"
+
+void gl_nms_decls(gl_str *dc, float iou_threshold)
+{
+  gl_str_addf(dc, "shared uint SH[N];\nshared vec4 KB[MD];\nshared int KR[MD];\n"
+                  "shared vec4 CB[WG];\nshared bool CO[WG];\nshared uint NA;\nshared int NK;\n"
+                  "float iou(vec4 a, vec4 b) {\n"
+                  "  float aa = (a.z - a.x) * (a.w - a.y), ab = (b.z - b.x) * (b.w - b.y);\n"
+                  "  if (aa <= 0.0 || ab <= 0.0) return 0.0;\n"
+                  "  float ih = max(min(a.z, b.z) - max(a.x, b.x), 0.0), iw = max(min(a.w, b.w) - max(a.y, b.y), 0.0);\n"
+                  "  float inter = ih * iw;\n  return inter / (aa + ab - inter);\n}\n"
+                  "bool overlaps(vec4 a, vec4 b) { return iou(a, b) > ");
+  gl_str_float(dc, iou_threshold);
+  gl_str_addf(dc, "; }\nfloat sh(int i) { return uintBitsToFloat(SH[i]); }\n");
+}
+
+void gl_nms_rank(gl_str *m, int chunks)
+{
+  gl_str_addf(m, "  int rk[%d];\n"
+                 "  for (int q = 0; q < %d; q++) {\n"
+                 "    int i = t + q * WG;\n"
+                 "    rk[q] = -1;\n"
+                 "    if (i >= N || sh(i) == OUT) continue;\n"
+                 "    float s = sh(i);\n"
+                 "    int r = 0;\n"
+                 "    for (int j = 0; j < N; j++) { float v = sh(j); r += (v > s || (v == s && j < i)) ? 1 : 0; }\n"
+                 "    rk[q] = r;\n"
+                 "  }\n"
+                 "  memoryBarrierShared();\n  barrier();\n"
+                 "  for (int q = 0; q < %d; q++) if (rk[q] >= 0) SH[rk[q]] = uint(t + q * WG);\n"
+                 "  memoryBarrierShared();\n  barrier();\n"
+                 "  int nc = int(NA);\n",
+              chunks, chunks, chunks);
+}
+
+void gl_nms_keep(gl_str *m, int chunks, int wg)
+{
+  for (int c = 0; c < chunks; c++)
+    gl_str_addf(m, "  {\n    int idx = %d + t, start = NK;\n    CO[t] = false;\n"
+                   "    if (idx < nc && start < MD) {\n"
+                   "      vec4 b = box(int(SH[idx]));\n"
+                   "      bool ok = true;\n"
+                   "      for (int k = 0; k < start; k++) ok = ok && !overlaps(KB[k], b);\n"
+                   "      CB[t] = b;\n      CO[t] = ok;\n    }\n"
+                   "    memoryBarrierShared();\n    barrier();\n"
+                   "    if (t == 0) {\n"
+                   "      int kept = start;\n"
+                   "      for (int j = 0; j < WG && %d + j < nc && kept < MD; j++) {\n"
+                   "        if (!CO[j]) continue;\n"
+                   "        bool ok = true;\n"
+                   "        for (int k = start; k < kept; k++) ok = ok && !overlaps(KB[k], CB[j]);\n"
+                   "        if (ok) { KB[kept] = CB[j]; KR[kept] = %d + j; kept++; }\n      }\n"
+                   "      NK = kept;\n    }\n"
+                   "    memoryBarrierShared();\n    barrier();\n  }\n",
+                c * wg, c * wg, c * wg);
+}
