@@ -98,6 +98,8 @@ static runner *runner_new(tfl_engine *e, int batch)
   }
   r->batch = batch;
   if (tfl_load_file(e->path, &r->g, d) != TFL_OK) goto fail;
+  /* before the batch: an appended op's shapes follow it */
+  if (e->o.edit_graph && e->o.edit_graph(r->g, e->o.edit_user, d) != TFL_OK) goto fail;
   if (batch > 1 && tfl_pass_set_batch(r->g, batch, d) != TFL_OK) goto fail;
   tfl_interp_options io = tfl_interp_defaults();
   io.delegate = e->o.accel;

@@ -40,6 +40,11 @@ typedef struct {
   int max_batch;               /* most frames per run, 1..64 (default 8) */
   int window_us;               /* how long a frame may wait for other streams' frames;
                                   0: never batch (default 1000) */
+  /* Optional: rewrites every graph the engine loads, before its batch is set and it is
+   * compiled (through exec), e.g. to append a decoder's post-processing
+   * (tfl_decoder_append_postprocess); an error fails the runner. */
+  tfl_status (*edit_graph)(tfl_graph *g, void *edit_user, tfl_diag *diag);
+  void *edit_user;             /* borrowed, outlives the engine */
   tfl_exec_fn exec;            /* NULL: the calling thread */
   void *exec_user;
   tfl_diag *diag;              /* log lines and errors of loading and compiling (borrowed);

@@ -1,7 +1,8 @@
 /* gsttfliteengine.h - the process's shared engines.
  *
  * Every tflitefilter of a process asking for the same model file (same file on disk,
- * same contents' identity), delegate, precision, threads, batching and engine name shares
+ * same contents' identity), delegate, precision, threads, batching, appended
+ * post-processing (and its options) and engine name shares
  * one tfl_engine: one loaded model, one set of packed CPU weights or GL programs and
  * constants, one activation arena; each stream keeps only its own results. GL engines
  * live on the GL context of the first element's frames and serve every element whose
@@ -16,6 +17,7 @@
 #include <gst/gl/gl.h>
 #include <gst/gst.h>
 
+#include "decoders/tfl_decoder.h"
 #include "runtime/tfl_engine.h"
 
 G_BEGIN_DECLS
@@ -29,6 +31,9 @@ typedef struct {
   const gchar *instance_id;    /* engine name: NULL or "" shares by configuration */
   gint max_batch;
   gint window_us;
+  const tfl_decoder_options *postprocess; /* non-NULL: the detection decoder's post-processing
+                                             with these options is appended to the graph
+                                             (tfl_decoder_append_postprocess) */
 } GstTfliteEngineKey;
 
 typedef struct _GstTfliteEngine GstTfliteEngine;

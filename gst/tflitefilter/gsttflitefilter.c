@@ -195,6 +195,18 @@ static gboolean load_model(GstTfliteFilter *self)
   tfl_decoder_options opts = self->decoder_opts;
   GST_OBJECT_UNLOCK(self);
   gboolean ok = gst_tflite_model_load(GST_ELEMENT(self), &s, &self->diag, &self->model);
+  /* a MediaPipe detector's anchor decoding and NMS run in the graph, on its delegate: the
+   * engine appends the same op to its graphs (GstTfliteEngineKey.postprocess) */
+  bool appended = false;
+  if (ok && tfl_decoder_append_postprocess(self->model.decoder_kind, self->model.graph, &opts, &appended,
+                                           &self->diag) != TFL_OK) {
+    GST_ELEMENT_ERROR(self, CORE, FAILED, ("Could not add the post-processing to model \"%s\".", s.model_path),
+                      ("%s", self->diag.error));
+    gst_tflite_model_clear(&self->model);
+    ok = FALSE;
+  }
+  self->postprocess_in_graph = appended;
+  self->postprocess_opts = opts;
   if (ok && self->model.decoder_kind != TFL_DECODER_NONE &&
       tfl_decoder_create(self->model.decoder_kind, self->model.graph, &opts, &self->decoder, &self->diag) != TFL_OK) {
     GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE,
@@ -230,7 +242,8 @@ static GstTfliteEngine *get_engine(GstTfliteFilter *self, GstGLContext *gl_conte
   gchar *path = g_strdup(self->model_settings.model_path), *cache = g_strdup(self->cache_dir);
   gchar *id = g_strdup(self->instance_id);
   GstTfliteEngineKey k = { path, gl_context, self->precision == GST_TFLITE_PRECISION_FP32, self->threads, cache, id,
-                           (gint)self->max_batch, (gint)self->batch_window_us };
+                           (gint)self->max_batch, (gint)self->batch_window_us,
+                           self->postprocess_in_graph ? &self->postprocess_opts : NULL };
   GST_OBJECT_UNLOCK(self);
   GstTfliteEngine *e = gst_tflite_engine_get(&k, GST_ELEMENT(self), err);
   g_free(path);

@@ -54,6 +54,9 @@ struct _GstTfliteFilter {
   gboolean runtime_failed;     /* the runtime could not be made (error posted once) */
   struct tfl_stream *stream;   /* this element's stream on it */
   tfl_decoder *decoder;
+  gboolean postprocess_in_graph; /* the decoder's post-processing is appended to the graph
+                                    (tfl_decoder_append_postprocess), with these options */
+  tfl_decoder_options postprocess_opts;
   GstTfliteFilterGl *gl;       /* non-NULL while the GL path runs */
   /* GL share group (gsttfliteglshare.h), from READY to NULL */
   struct _GstGLDisplay *gl_display;

@@ -1,7 +1,7 @@
 /* gl_bench.c - the GL delegate on real models, everything docs/gl-performance.md's table
  * needs, from one run per model and configuration. Not a test: the GPU machine's numbers
  * come from it (tests/gl/bench_device.sh).
- *   gl_bench [--fp32] [--mask] [--runs N] [--queued N] [--cache DIR|--no-cache] [--top K] [--dispatches]
+ *   gl_bench [--fp32] [--mask] [--postprocess] [--runs N] [--queued N] [--cache DIR|--no-cache] [--top K] [--dispatches]
  *            [--models DIRS] [--golden DIR --pictures DIR] [--dump DIR] [--gl-* ...] MODEL...
  * Per model:
  *   start-up: load, create (delegate + interpreter: context, plan, programs), first
@@ -15,6 +15,9 @@
  *             CPU output's range (the largest over outputs);
  *   --dump:   those inputs and the CPU's outputs as raw files for tests/gl/litert_bench.py
  *             (DIR/<model>.<case>.txt lists them).
+ * --postprocess: a MediaPipe detector's anchor decoding and NMS appended to the graph
+ *           (tfl_decoder_append_postprocess, the element's default options), so they run
+ *           on the GPU and only the detections come back (not with --golden).
  * --mask:   segmentation (output 0 [1,H,W,C]): the sync invokes leave the outputs on
  *             the GPU and read back output 0's mask made on the GPU, one byte a pixel
  *             (TFL_EXT_HOST_MASK, what tflitefilter gl-readback=true does), not the floats.
@@ -37,13 +40,14 @@
 #include "delegates/gl/gl_layout.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
+#include "decoders/tfl_decoder.h"
 #include "tests/gl/gl_model_check.h"
 #include "tools/tool_common.h"
 
 #define MAX_D 1024
 
 typedef struct {
-  bool fp32, all, mask;
+  bool fp32, all, mask, postprocess;
   int runs, queued, top;
   const char *cache, *golden, *pictures, *dump;
   gl_tuning tune;
@@ -216,6 +220,17 @@ static int bench(const char *path, const opts *o)
     return 1;
   }
   double load = now_ms() - t0;
+  char why[256];
+  bool appended = false;
+  tfl_decoder_options dopt = tfl_decoder_defaults();
+  if (o->postprocess &&
+      tfl_decoder_append_postprocess(tfl_decoder_pick(g, why, sizeof why), g, &dopt, &appended, &diag)) {
+    printf("FAIL %s: %s\n", name, diag.error);
+    tfl_graph_free(g);
+    return 1;
+  }
+  size_t out_bytes = 0;
+  for (int i = 0; i < g->n_outputs; i++) out_bytes += g->tensors[g->outputs[i]].bytes;
   gl_delegate_options go = gl_delegate_defaults();
   go.precision = o->fp32 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
   go.cache_dir = o->cache;
@@ -313,6 +328,7 @@ static int bench(const char *path, const opts *o)
          gpu[2] > 0 ? fl / 1e6 / gpu[2] : 0, np ? gpu[2] * 1e3 / np : 0);
   printf("  last invoke CPU: upload %.3f ms, submit %.3f ms, wait + readback %.3f ms\n", st.upload_ms, st.submit_ms,
          st.readback_ms);
+  printf("  outputs read back: %zu bytes%s\n", out_bytes, appended ? " (detection post-processing appended)" : "");
   if (o->golden) printf("  worst element vs the CPU: picture %.3g, gauss %.3g of range\n", err_pic, err_gauss);
   print_profile(g, pr, np, o);
   printf("TABLE %s %s %.1f %.1f %.1f %.1f %s %.3f %.3f %.3f %.3f %.3f %d %d %d %.3f %.1f %.3g %.3g %d %d\n", stem,
@@ -341,6 +357,7 @@ int main(int argc, char **argv)
     if (r > 0) continue;
     if (!strcmp(argv[i], "--fp32")) o.fp32 = true;
     else if (!strcmp(argv[i], "--mask")) o.mask = true;
+    else if (!strcmp(argv[i], "--postprocess")) o.postprocess = true;
     else if (!strcmp(argv[i], "--fp16")) o.fp32 = false;
     else if (!strcmp(argv[i], "--runs") && i + 1 < argc) o.runs = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
     else if (!strcmp(argv[i], "--queued") && i + 1 < argc) o.queued = atoi(argv[++i]);

@@ -404,6 +404,30 @@ GST_END_TEST;
 
 /* ---- the GL path ---- */
 
+/* The face detector on GL frames: its anchor decoding and weighted NMS run on the GPU
+ * (ANCHOR_DETECTION appended to the graph); the face as the CPU finds it, within the
+ * models' GL / CPU difference (a pixel or two), with its keypoints. */
+GST_START_TEST(test_gl_detection)
+{
+  NEED_MODEL(model, FACE_DET);
+  run_out cpu, gl;
+  run_picture("astronaut.png", model, NULL, FALSE, &cpu);
+  run_picture("astronaut.png", model, NULL, TRUE, &gl);
+  const GstStructure *a = list_item(g_ptr_array_index(cpu.results, 0), "boxes", 0);
+  const GstStructure *b = list_item(g_ptr_array_index(gl.results, 0), "boxes", 0);
+  fail_unless(a != NULL && b != NULL, "no face (cpu %p, gl %p)", a, b);
+  static const char *const keys[] = { "x", "y", "width", "height" };
+  for (int i = 0; i < 4; i++)
+    fail_unless(fabs(dbl(a, keys[i]) - dbl(b, keys[i])) < 2.0, "%s: CPU %f GL %f", keys[i], dbl(a, keys[i]),
+                dbl(b, keys[i]));
+  fail_unless(fabs(dbl(a, "score") - dbl(b, "score")) < 0.01, "score CPU %f GL %f", dbl(a, "score"), dbl(b, "score"));
+  fail_unless(list_item(b, "keypoints", 5) != NULL, "the GL face has no 6 keypoints");
+  run_out_clear(&cpu);
+  run_out_clear(&gl);
+  g_free(model);
+}
+GST_END_TEST;
+
 GST_START_TEST(test_gl_matches_cpu)
 {
   NEED_MODEL(mv1, MV1);
@@ -881,6 +905,7 @@ static Suite *tflitefilter_suite(void)
   tcase_add_test(cpu, test_detection);
   tcase_add_test(gl, test_caps_gl);
   tcase_add_test(gl, test_gl_matches_cpu);
+  tcase_add_test(gl, test_gl_detection);
   tcase_add_test(gl, test_gl_no_cpu_map);
   tcase_add_test(gl, test_gl_mask_stays_on_gpu);
   tcase_add_test(gl, test_gl_sysmem);
