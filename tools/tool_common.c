@@ -182,6 +182,7 @@ int tool_gl_tuning_parse(gl_tuning *t, int argc, char **argv, int *i)
     size_t off;
   } switches[] = {
     {"--gl-no-fuse", offsetof(gl_tuning, no_fuse)},
+    {"--gl-no-dwpw", offsetof(gl_tuning, no_dwpw)},
     {"--gl-no-reorder", offsetof(gl_tuning, no_reorder)},
     {"--gl-all-barriers", offsetof(gl_tuning, all_barriers)},
     {"--gl-const-fp32", offsetof(gl_tuning, const_fp32)},
@@ -230,6 +231,8 @@ void tool_gl_tuning_help(FILE *out)
           "  --gl-conv-split M   GL: split a conv output's reduction over a workgroup: auto,\n"
           "                     never or always (default auto)\n"
           "  --gl-no-fuse        GL: every node its own dispatch (default: fuse element-wise ops)\n"
+          "  --gl-no-dwpw        GL: a depthwise conv and the 1x1 conv reading it in two dispatches\n"
+          "                     (default: one, the depthwise output in shared memory)\n"
           "  --gl-no-reorder     GL: dispatches in graph order (default: by dependency level)\n"
           "  --gl-all-barriers   GL: a barrier before every dispatch (default: only on conflicts)\n"
           "  --gl-const-fp32     GL fp16: keep constants 32-bit (default: 16-bit weights)\n"

@@ -41,6 +41,9 @@ typedef struct {
                                  outputs, long reductions), NEVER or ALWAYS */
   bool no_fuse;               /* every node its own dispatch (element-wise ops are not
                                  fused into the dispatch producing their input) */
+  bool no_dwpw;               /* a depthwise convolution and the 1x1 convolution reading it
+                                 stay two dispatches (default: one, the depthwise output
+                                 kept in shared memory; gl_gen_dwpw.c) */
   bool no_reorder;            /* dispatches in graph order, not grouped by dependency level */
   bool all_barriers;          /* a memory barrier before every dispatch, not only where
                                  arena ranges conflict */

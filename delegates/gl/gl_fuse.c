@@ -4,6 +4,9 @@
  * two pointwise layers (1x1 convolution or fully connected, element-wise ops between)
  * becomes one group computed by gl_gen_se.c.
  *
+ * Depthwise + 1x1: a depthwise convolution read only by a 1x1 convolution is computed
+ * by that convolution's dispatch into shared memory first (gl_gen_dwpw.c).
+ *
  * Inlining: a group whose output has one
  * reader, made by a one-vec4-per-invocation generator (element-wise, pad, resize,
  * depthwise, slice, depth-to-space), becomes a function the consumer's loads call
@@ -212,6 +215,55 @@ void gl_fuse_siblings(planner *p, gl_plan *plan)
   }
 }
 
+/* A depthwise convolution (multiplier 1, float output, nothing fused into it but its
+ * activation) whose only reader is a 1x1 stride-1 convolution: one dispatch computes
+ * both, the depthwise output staying in shared memory (gl_gen_dwpw.c). In an inverted
+ * residual block that is a dispatch, a barrier and the expanded map's round trip
+ * through memory fewer. */
+#define DWPW_MAX_SLICES 256 /* the depthwise output of one pixel in shared memory: 4 KiB */
+
+static bool dwpw_producer(const planner *p, const group *P)
+{
+  const tfl_graph *g = p->g;
+  const tfl_node *n = &g->nodes[P->node];
+  if (!gl_group_dispatched(P) || n->op != TFL_OP_DEPTHWISE_CONV_2D || P->n_epi || P->n_chain || P->dest >= 0 ||
+      P->sib >= 0 || P->pre >= 0 || n->n_out != 1)
+    return false;
+  int t = P->out;
+  const tfl_tensor *y = &g->tensors[t], *x = &g->tensors[n->in[0]];
+  if (gl_plan_root(p, t) != t || p->is_out[t] || p->consumers[t] != 1 || y->q.n > 0 || y->ndim != 4 ||
+      x->ndim != 4 || y->dims[3] != x->dims[3] || (y->dims[3] + 3) / 4 > DWPW_MAX_SLICES)
+    return false;
+  for (int u = 0; u < g->n_tensors; u++)
+    if (u != t && p->alias[u] == t) return false;
+  return true;
+}
+
+static bool dwpw_consumer(const planner *p, const group *C, int t)
+{
+  const tfl_graph *g = p->g;
+  const tfl_node *n = &g->nodes[C->node];
+  if (!gl_group_dispatched(C) || n->op != TFL_OP_CONV_2D || n->in[0] != t || C->n_chain || C->sib >= 0 || C->pre >= 0)
+    return false;
+  const tfl_tensor *w = &g->tensors[n->in[1]];
+  const tfl_conv_params *c = &n->p.conv;
+  return w->dims[1] == 1 && w->dims[2] == 1 && c->stride_h == 1 && c->stride_w == 1 && c->dilation_h == 1 &&
+         c->dilation_w == 1;
+}
+
+void gl_fuse_dwpw(planner *p, gl_plan *plan)
+{
+  for (int gi = 0; gi < p->n_groups; gi++) {
+    group *P = &p->groups[gi];
+    if (!dwpw_producer(p, P)) continue;
+    int cn = sole_reader(p, P->out), cg = cn >= 0 ? group_of_node(p, cn) : -1;
+    if (cg < 0 || !dwpw_consumer(p, &p->groups[cg], P->out)) continue;
+    p->groups[cg].pre = P->node;
+    P->absorbed = true;
+    plan->n_dwpw++;
+  }
+}
+
 void gl_fuse_inline(planner *p, gl_plan *plan)
 {
   const tfl_graph *g = p->g;
@@ -232,7 +284,9 @@ void gl_fuse_inline(planner *p, gl_plan *plan)
     int t = P->out, r = gl_plan_root(p, t);
     bool keeps = false;
     for (int e = 0; e < P->n_epi; e++) keeps = keeps || P->keep[e] >= 0;
-    int cost = gl_group_dispatched(P) && !P->n_chain && !keeps && P->dest < 0 && P->sib < 0 ? gl_fuse_cost(g, P->node) : 0;
+    int cost = gl_group_dispatched(P) && !P->n_chain && !keeps && P->dest < 0 && P->sib < 0 && P->pre < 0
+                   ? gl_fuse_cost(g, P->node)
+                   : 0;
     if (!cost || t != r || p->is_out[t] || p->consumers[t] != 1) continue;
     bool aliased = false;
     for (int u = 0; u < g->n_tensors && !aliased; u++) aliased = u != r && p->alias[u] == r;

@@ -74,6 +74,9 @@ typedef struct {
                                  slices after node's in `out`); NULL: none */
   const int *chain;           /* gl_gen_se: the nodes before `node` it computes too */
   int n_chain;
+  int pre;                    /* gl_gen_dwpw: the depthwise node computed before `node`
+                                 (a 1x1 convolution) in the same dispatch; I0 is its
+                                 input. -1 or 0 with no generator asking: none */
 } gl_gen_in;
 
 typedef struct {
@@ -145,6 +148,10 @@ bool gl_act_ok(tfl_activation act);
  * vec4[n], n a power of two, lane in 0..n-1), written out step by step: GLSL ES allows
  * no barrier() inside loops or after an early return (see whole_groups). */
 void gl_emit_tree_sum(gl_str *m, const char *arr, const char *lane, int n);
+/* Opens the two loops over a window's taps at output pixel (y, x) of object I0, with
+ * stride, top/left padding and dilation, skipping taps outside the input: declares ky,
+ * kx, iy, ix; the caller adds the tap's body and closes both loops ("    }\n  }\n"). */
+void gl_emit_window_open(gl_str *m, int kh, int kw, int sh, int sw, int pt, int pl, int dh, int dw);
 /* A float as a GLSL literal that round-trips. */
 void gl_str_float(gl_str *s, float f);
 
@@ -159,6 +166,14 @@ tfl_status gl_node_error(tfl_diag *diag, tfl_status s, const tfl_graph *g, int n
  * w_name (gl_gen_add_weights, a group per output slice) and b_name. */
 tfl_status gl_gen_pointwise_consts(const tfl_graph *g, int node, gl_gen_out *o, const char *w_name, const char *b_name,
                                    tfl_diag *diag);
+/* The weights (a group of KH*KW vec4s per slice) and bias of a DEPTHWISE_CONV_2D node
+ * with depth multiplier 1, as constants w_name and b_name. */
+tfl_status gl_gen_depthwise_consts(const tfl_graph *g, int node, gl_gen_out *o, const char *w_name, const char *b_name,
+                                   tfl_diag *diag);
+/* A depthwise convolution and the 1x1 convolution reading it in one dispatch
+ * (gl_gen_dwpw.c): in->pre is the depthwise node, in->node the 1x1 one, I0 the
+ * depthwise's input; the depthwise output lives in shared memory only. */
+tfl_status gl_gen_dwpw(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 /* A squeeze-and-excite vector in one workgroup per batch (gl_gen_se.c): in->chain holds
  * the global pool, then (when two) the first pointwise layer and the element-wise ops
  * on its output; in->node is the last pointwise layer. Object I0 is the pooled map. */

@@ -104,6 +104,18 @@ void gl_gen_per_vec4(const gl_gen_in *in, gl_gen_out *o)
   if (!in->fn) gl_str_addf(&o->main, "  int x = gid.x, y = gid.y, s = gid.z %% O_S, b = gid.z / O_S;\n");
 }
 
+void gl_emit_window_open(gl_str *m, int kh, int kw, int sh, int sw, int pt, int pl, int dh, int dw)
+{
+  gl_str_addf(m,
+              "  for (int ky = 0; ky < %d; ky++) {\n"
+              "    int iy = y * %d - %d + ky * %d;\n"
+              "    if (iy < 0 || iy >= I0_H) continue;\n"
+              "    for (int kx = 0; kx < %d; kx++) {\n"
+              "      int ix = x * %d - %d + kx * %d;\n"
+              "      if (ix < 0 || ix >= I0_W) continue;\n",
+              kh, sh, pt, dh, kw, sw, pl, dw);
+}
+
 bool gl_act_ok(tfl_activation act)
 {
   return act != TFL_ACT_SIGN_BIT;

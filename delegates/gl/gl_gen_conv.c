@@ -328,16 +328,9 @@ static void emit_conv_fn(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, int
 {
   gl_gen_per_vec4(in, o);
   gl_str *m = &o->main;
-  gl_str_addf(m,
-              "  ACC4 acc = vec4(0.0);\n"
-              "  for (int ky = 0; ky < %d; ky++) {\n"
-              "    int iy = y * %d - %d + ky * %d;\n"
-              "    if (iy < 0 || iy >= I0_H) continue;\n"
-              "    for (int kx = 0; kx < %d; kx++) {\n"
-              "      int ix = x * %d - %d + kx * %d;\n"
-              "      if (ix < 0 || ix >= I0_W) continue;\n"
-              "      int wb = ((s * %d + ky) * %d + kx) * I0_S * 4;\n",
-              kh, sh, pt, dh, kw, sw, pl, dw, kh, kw);
+  gl_str_addf(m, "  ACC4 acc = vec4(0.0);\n");
+  gl_emit_window_open(m, kh, kw, sh, sw, pt, pl, dh, dw);
+  gl_str_addf(m, "      int wb = ((s * %d + ky) * %d + kx) * I0_S * 4;\n", kh, kw);
   emit_slice_loop(m, "I0", "wb");
   gl_str_addf(m, "    }\n  }\n  acc = acc * W_SC(s) + BIAS_LD(s);\n");
   gl_act_stmt(act, "acc", m);
@@ -429,16 +422,10 @@ tfl_status gl_gen_fully_connected(const gl_gen_in *in, gl_gen_out *o, tfl_diag *
   return TFL_OK;
 }
 
-tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
+/* Depthwise packing (see the top): a group of KH*KW vec4s per output slice. */
+static tfl_status add_depthwise_weights(gl_gen_out *o, const char *name, const tfl_tensor *w, tfl_diag *diag)
 {
-  const tfl_graph *g = in->g;
-  const tfl_node *n = in->n;
-  const tfl_tensor *x = input_at(g, n, CONV_IN), *w = input_at(g, n, CONV_W);
-  const tfl_conv_params *p = &n->p.conv;
-  int kh = w->dims[1], kw = w->dims[2], oc = w->dims[3], mult = oc / in->in[0].c;
-  int pt = cpu_conv_pad(p->padding, in->in[0].h, kh, p->stride_h, p->dilation_h, in->out.h);
-  int pl = cpu_conv_pad(p->padding, in->in[0].w, kw, p->stride_w, p->dilation_w, in->out.w);
-  int os = (oc + 3) / 4;
+  int kh = w->dims[1], kw = w->dims[2], oc = w->dims[3], os = (oc + 3) / 4;
   float *f = gl_const_reals(w);
   float *pk = calloc((size_t)os * kh * kw * 4, sizeof(float));
   if (!f || !pk) {
@@ -451,23 +438,37 @@ tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
       for (int c = 0; c < oc; c++)
         pk[((((size_t)c / 4) * kh + ky) * kw + kx) * 4 + c % 4] = f[((size_t)ky * kw + kx) * oc + c];
   free(f);
-  gl_gen_add_weights(o, "W", pk, (size_t)os * kh * kw, kh * kw, gl_weight_steps(w, oc, 3));
+  gl_gen_add_weights(o, name, pk, (size_t)os * kh * kw, kh * kw, gl_weight_steps(w, oc, 3));
+  return TFL_OK;
+}
+
+tfl_status gl_gen_depthwise_consts(const tfl_graph *g, int node, gl_gen_out *o, const char *w_name, const char *b_name,
+                                   tfl_diag *diag)
+{
+  const tfl_node *n = &g->nodes[node];
+  const tfl_tensor *x = input_at(g, n, CONV_IN), *w = input_at(g, n, CONV_W);
+  tfl_status st = add_depthwise_weights(o, w_name, w, diag);
+  return st ? st : add_bias_as(o, b_name, input_at(g, n, CONV_BIAS), x, w, w->dims[3], diag);
+}
+
+tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
+{
+  const tfl_graph *g = in->g;
+  const tfl_node *n = in->n;
+  const tfl_tensor *w = input_at(g, n, CONV_W);
+  const tfl_conv_params *p = &n->p.conv;
+  int kh = w->dims[1], kw = w->dims[2], oc = w->dims[3], mult = oc / in->in[0].c;
+  int pt = cpu_conv_pad(p->padding, in->in[0].h, kh, p->stride_h, p->dilation_h, in->out.h);
+  int pl = cpu_conv_pad(p->padding, in->in[0].w, kw, p->stride_w, p->dilation_w, in->out.w);
   tfl_status st;
-  if ((st = add_bias(in, o, input_at(g, n, CONV_BIAS), x, w, oc, diag))) return st;
+  if ((st = gl_gen_depthwise_consts(g, in->node, o, "W", "BIAS", diag))) return st;
   gl_gen_per_vec4(in, o);
   gl_str *m = &o->main;
   gl_str_addf(m, "  ACC4 acc = vec4(0.0);\n");
   if (mult != 1) /* input channel of output lane k: (s*4+k) / mult */
     gl_str_addf(m, "  ivec4 ic = (ivec4(s * 4) + ivec4(0, 1, 2, 3)) / %d;\n  ivec4 isl = ic / 4, iln = ic %% 4;\n",
                 mult);
-  gl_str_addf(m,
-              "  for (int ky = 0; ky < %d; ky++) {\n"
-              "    int iy = y * %d - %d + ky * %d;\n"
-              "    if (iy < 0 || iy >= I0_H) continue;\n"
-              "    for (int kx = 0; kx < %d; kx++) {\n"
-              "      int ix = x * %d - %d + kx * %d;\n"
-              "      if (ix < 0 || ix >= I0_W) continue;\n",
-              kh, p->stride_h, pt, p->dilation_h, kw, p->stride_w, pl, p->dilation_w);
+  gl_emit_window_open(m, kh, kw, p->stride_h, p->stride_w, pt, pl, p->dilation_h, p->dilation_w);
   if (mult == 1)
     gl_str_addf(m, "      FLT4 v = I0_LD(b, iy, ix, s);\n");
   else

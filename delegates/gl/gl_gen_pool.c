@@ -54,19 +54,15 @@ tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   gl_str *m = &o->main;
   gl_str_addf(m,
               "  ACC4 acc = vec4(%s);\n"
-              "  int cnt = 0;\n"
-              "  for (int ky = 0; ky < %d; ky++) {\n"
-              "    int iy = y * %d - %d + ky;\n"
-              "    if (iy < 0 || iy >= I0_H) continue;\n"
-              "    for (int kx = 0; kx < %d; kx++) {\n"
-              "      int ix = x * %d - %d + kx;\n"
-              "      if (ix < 0 || ix >= I0_W) continue;\n"
+              "  int cnt = 0;\n",
+              avg ? "0.0" : "-65000.0");
+  gl_emit_window_open(m, p->filter_h, p->filter_w, p->stride_h, p->stride_w, pt, pl, 1, 1);
+  gl_str_addf(m,
               "      FLT4 v = I0_LD(b, iy, ix, s);\n"
               "      %s;\n"
               "      cnt++;\n"
               "    }\n"
               "  }\n",
-              avg ? "0.0" : "-65000.0", p->filter_h, p->stride_h, pt, p->filter_w, p->stride_w, pl,
               avg ? "acc += v" : "acc = max(acc, v)");
   if (avg) gl_str_addf(m, "  acc = acc / float(max(cnt, 1));\n");
   gl_act_stmt(p->act, "acc", m);

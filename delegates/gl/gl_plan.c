@@ -182,6 +182,7 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
     memset(G, 0, sizeof *G);
     G->dest = -1;
     G->sib = -1;
+    G->pre = -1;
     G->node = ni;
     G->out = out;
     for (int k = 1; k < n->n_out; k++)
@@ -309,6 +310,7 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
   const tfl_node *n = &g->nodes[G->node];
   const gl_op_info *info = gl_op_info_of(n->op);
   gl_gen_in in = {0};
+  in.pre = -1;
   in.tune = &p->o.tune;
   in.dev = &p->o.dev;
   b->remap_obj = b->sib_obj = -1;
@@ -320,15 +322,17 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
   int out_rank = g->tensors[n->out[0]].ndim;
   gl_shape_of(&g->tensors[n->out[0]], &in.out);
   tfl_status st;
-  if (G->n_chain) { /* squeeze-excite: the pooled map is the one object */
-    int x = g->nodes[G->chain[0]].in[0];
+  bool one_obj = G->n_chain || G->pre >= 0;
+  if (one_obj) { /* squeeze-excite: the pooled map; depthwise + 1x1: the depthwise's input */
+    int x = G->pre >= 0 ? g->nodes[G->pre].in[0] : g->nodes[G->chain[0]].in[0];
     in.chain = G->chain;
     in.n_chain = G->n_chain;
+    in.pre = G->pre;
     gl_shape_of(&g->tensors[x], &in.in[0]);
     in.in_obj[0] = true;
     if ((st = add_tensor_obj(p, b, "I0", x, in.in[0]))) return st;
   }
-  for (int k = 0; k < n->n_in && !G->n_chain; k++) {
+  for (int k = 0; k < n->n_in && !one_obj; k++) {
     if (n->in[k] < 0) continue;
     in.in[k] = aligned_shape(&g->tensors[n->in[k]], out_rank, is_elementwise(info));
     if (info->raw_inputs & (1u << k)) continue;
@@ -350,7 +354,8 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
   }
   if (G->dest >= 0 && (st = add_dest(p, G, b, "D", &b->remap_obj))) return st;
   if (G->sib >= 0 && (st = add_sibling(p, G, b, &in))) return st;
-  if ((st = (G->n_chain ? gl_gen_se : info->gen)(&in, &b->gen, p->diag))) return st;
+  gl_gen_fn gen = G->n_chain ? gl_gen_se : G->pre >= 0 ? gl_gen_dwpw : info->gen;
+  if ((st = gen(&in, &b->gen, p->diag))) return st;
   if (b->gen.decls.oom || b->gen.main.oom) return tfl_fail(p->diag, TFL_ERR_NOMEM, "shader of node %d", G->node);
   if (G->inlined && b->gen.decls.n)
     return tfl_fail(p->diag, TFL_ERR_BACKEND, "GL: node %d cannot be inlined (its shader has declarations)", G->node);
@@ -438,6 +443,7 @@ static double group_flops(const planner *p, const group_build *builds, int gi, i
   const group *G = &p->groups[gi];
   double f = node_flops(p->g, G->node);
   if (G->sib >= 0) f += node_flops(p->g, p->groups[G->sib].node);
+  if (G->pre >= 0) f += node_flops(p->g, G->pre);
   for (int k = 0; k < G->n_chain; k++) f += node_flops(p->g, G->chain[k]);
   for (int k = 0; depth < 8 && k < builds[gi].n_objs; k++) {
     int sg = gl_tree_sub(p, &builds[gi], k);
@@ -517,6 +523,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     gl_fuse_remap(&p, out);
     gl_fuse_siblings(&p, out);
     gl_fuse_se(&p, out);
+    if (!o->tune.no_dwpw) gl_fuse_dwpw(&p, out);
     gl_fuse_inline(&p, out);
   }
   builds = calloc((size_t)p.n_groups + 1, sizeof *builds);

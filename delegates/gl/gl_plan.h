@@ -67,6 +67,7 @@ typedef struct {
   int n_se;                  /* squeeze-excite chains in one dispatch each (gl_gen_se.c) */
   int n_remapped;            /* reshapes and concatenations folded into producers' writes */
   int n_paired;              /* convolutions computed alongside a sibling (same input) */
+  int n_dwpw;                /* depthwise + 1x1 convolution pairs in one dispatch each */
 } gl_plan;
 
 /* Can the delegate run node `node`? (The op table row plus its check.) When not, `why`

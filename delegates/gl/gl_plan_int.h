@@ -30,6 +30,9 @@ typedef struct {
   long step_a[GL_REMAP_STEPS], step_b[GL_REMAP_STEPS], step_add[GL_REMAP_STEPS];
   int sib;              /* gl_fuse.c: a convolution group computed alongside (absorbed):
                            same input, same geometry; -1: none */
+  int pre;              /* gl_fuse.c: the depthwise convolution whose output this 1x1
+                           convolution reads, computed first into shared memory in the
+                           same dispatch (gl_gen_dwpw.c); -1: none */
 } group;
 
 /* Groups that get a dispatch of their own. */
@@ -83,6 +86,7 @@ typedef struct {
 void gl_fuse_remap(planner *p, gl_plan *plan);
 void gl_fuse_se(planner *p, gl_plan *plan);
 void gl_fuse_siblings(planner *p, gl_plan *plan);
+void gl_fuse_dwpw(planner *p, gl_plan *plan);
 /* Loads per output element of node if inlined; 0: it cannot be. */
 int gl_fuse_cost(const tfl_graph *g, int node);
 void gl_fuse_inline(planner *p, gl_plan *plan);

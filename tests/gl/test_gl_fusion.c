@@ -4,8 +4,13 @@
  * taken the expected number of dispatches (and all of them without fusion):
  *   squeeze-excite      pool, two 1x1 convolutions, sigmoid, the multiply -> 2
  *   inverted residual   expand, depthwise, project, residual add: the add is the
- *                       projection's epilogue; convolutions are not inlined (their
- *                       taps would run serially in the consumer: gl_fuse.c)  -> 3
+ *                       projection's epilogue, the depthwise is computed in the
+ *                       projection's dispatch (gl_gen_dwpw.c); the expansion is not
+ *                       inlined (its taps would run serially in the consumer) -> 2
+ *   depthwise + 1x1     the pair in one dispatch on awkward shapes: stride 2, 5x5
+ *                       dilated on 437 pixels (tiles of blocks of 4 pixels), 150
+ *                       channels (tiles of a pixel or two), the last tile partial,
+ *                       batch of 2, an activation on each               -> 1 each
  *   detector heads      box and class convolutions at two scales, reshapes and
  *                       concatenations                                    -> 2
  *   kept value          a convolution output read by an add and leaving the graph -> 1
@@ -88,7 +93,7 @@ static int gb_conv(gb *b, int x, int k, int co, tfl_activation act)
   int ci = xt->dims[3];
   int w = gb_tensor(b, 4, (int[]){co, k, k, ci}, true, 1.0f / sqrtf((float)(k * k * ci)));
   int bias = gb_tensor(b, 1, (int[]){co}, true, 0.1f);
-  int y = gb_tensor(b, 4, (int[]){1, xt->dims[1], xt->dims[2], co}, false, 0);
+  int y = gb_tensor(b, 4, (int[]){xt->dims[0], xt->dims[1], xt->dims[2], co}, false, 0);
   tfl_node *n = gb_node(b, TFL_OP_CONV_2D, 3, (int[]){x, w, bias}, y);
   n->p.conv = (tfl_conv_params){TFL_PAD_SAME, 1, 1, 1, 1, 0, act};
   return y;
@@ -251,6 +256,49 @@ static void build_inverted_residual(gb *b)
   gb_io(b, 1, (int[]){x}, 1, (int[]){y});
 }
 
+/* DEPTHWISE_CONV_2D (k x k, multiplier 1) from x [B,H,W,c]. */
+static int gb_depthwise(gb *b, int x, int k, int stride, int dilation, tfl_padding pad, tfl_activation act)
+{
+  const tfl_tensor *xt = &b->g->tensors[x];
+  int c = xt->dims[3], span = (k - 1) * dilation + 1;
+  int oh = pad == TFL_PAD_SAME ? (xt->dims[1] + stride - 1) / stride : (xt->dims[1] - span) / stride + 1;
+  int ow = pad == TFL_PAD_SAME ? (xt->dims[2] + stride - 1) / stride : (xt->dims[2] - span) / stride + 1;
+  int w = gb_tensor(b, 4, (int[]){1, k, k, c}, true, 1.0f / (float)k);
+  int bias = gb_tensor(b, 1, (int[]){c}, true, 0.1f);
+  int y = gb_tensor(b, 4, (int[]){xt->dims[0], oh, ow, c}, false, 0);
+  tfl_node *n = gb_node(b, TFL_OP_DEPTHWISE_CONV_2D, 3, (int[]){x, w, bias}, y);
+  n->p.conv = (tfl_conv_params){pad, stride, stride, dilation, dilation, 1, act};
+  return y;
+}
+
+static void build_dwpw_stride2(gb *b)
+{
+  int x = gb_tensor(b, 4, (int[]){1, 13, 11, 24}, false, 0);
+  int y = gb_conv(b, gb_depthwise(b, x, 3, 2, 1, TFL_PAD_SAME, TFL_ACT_RELU6), 1, 12, TFL_ACT_RELU);
+  gb_io(b, 1, (int[]){x}, 1, (int[]){y});
+}
+
+static void build_dwpw_dilated(gb *b)
+{
+  int x = gb_tensor(b, 4, (int[]){1, 23, 19, 20}, false, 0); /* 437 pixels: a partial tile */
+  int y = gb_conv(b, gb_depthwise(b, x, 5, 1, 2, TFL_PAD_SAME, TFL_ACT_NONE), 1, 6, TFL_ACT_NONE);
+  gb_io(b, 1, (int[]){x}, 1, (int[]){y});
+}
+
+static void build_dwpw_wide(gb *b)
+{
+  int x = gb_tensor(b, 4, (int[]){1, 9, 7, 150}, false, 0);
+  int y = gb_conv(b, gb_depthwise(b, x, 3, 1, 1, TFL_PAD_VALID, TFL_ACT_RELU), 1, 33, TFL_ACT_NONE);
+  gb_io(b, 1, (int[]){x}, 1, (int[]){y});
+}
+
+static void build_dwpw_batch(gb *b)
+{
+  int x = gb_tensor(b, 4, (int[]){2, 10, 10, 16}, false, 0);
+  int y = gb_conv(b, gb_depthwise(b, x, 3, 1, 1, TFL_PAD_SAME, TFL_ACT_RELU6), 1, 8, TFL_ACT_RELU6);
+  gb_io(b, 1, (int[]){x}, 1, (int[]){y});
+}
+
 static void build_heads(gb *b)
 {
   int x1 = gb_tensor(b, 4, (int[]){1, 4, 4, 8}, false, 0), x2 = gb_tensor(b, 4, (int[]){1, 2, 2, 8}, false, 0);
@@ -284,7 +332,11 @@ static void build_resizes(gb *b)
 int main(void)
 {
   expect("squeeze-excite", build_se, 2, 6);
-  expect("inverted residual", build_inverted_residual, 3, 4);
+  expect("inverted residual", build_inverted_residual, 2, 4);
+  expect("depthwise + 1x1, stride 2", build_dwpw_stride2, 1, 2);
+  expect("depthwise + 1x1, 5x5 dilated", build_dwpw_dilated, 1, 2);
+  expect("depthwise + 1x1, 150 channels", build_dwpw_wide, 1, 2);
+  expect("depthwise + 1x1, batch 2", build_dwpw_batch, 1, 2);
   expect("detector heads", build_heads, 2, 10);
   expect("kept value", build_kept, 1, 2);
   expect("resizes", build_resizes, 1, 3);
