@@ -208,6 +208,18 @@ int tool_gl_tuning_parse(gl_tuning *t, int argc, char **argv, int *i)
     t->conv_tile_slices = sl;
     return 1;
   }
+  if (strcmp(a, "--gl-dwpw-tile") == 0) {
+    const char *v = tool_flag_value(argc, argv, i);
+    int n;
+    char end;
+    if (!v) return -1;
+    if (sscanf(v, "%d%c", &n, &end) != 1 || n < 1 || n > 256) {
+      fprintf(stderr, "error: --gl-dwpw-tile is a pixel count in 1..256, not '%s'\n", v);
+      return -1;
+    }
+    t->dwpw_tile = n;
+    return 1;
+  }
   if (strcmp(a, "--gl-conv-split") == 0) {
     const char *v = tool_flag_value(argc, argv, i);
     if (!v) return -1;
@@ -233,6 +245,8 @@ void tool_gl_tuning_help(FILE *out)
           "  --gl-no-fuse        GL: every node its own dispatch (default: fuse element-wise ops)\n"
           "  --gl-no-dwpw        GL: a depthwise conv and the 1x1 conv reading it in two dispatches\n"
           "                     (default: one, the depthwise output in shared memory)\n"
+          "  --gl-dwpw-tile N    GL: output pixels per workgroup of those dispatches, 1..256\n"
+          "                     (default: tuning, at most what shared memory holds)\n"
           "  --gl-no-reorder     GL: dispatches in graph order (default: by dependency level)\n"
           "  --gl-all-barriers   GL: a barrier before every dispatch (default: only on conflicts)\n"
           "  --gl-const-fp32     GL fp16: keep constants 32-bit (default: 16-bit weights)\n"

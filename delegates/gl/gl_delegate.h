@@ -44,6 +44,8 @@ typedef struct {
   bool no_dwpw;               /* a depthwise convolution and the 1x1 convolution reading it
                                  stay two dispatches (default: one, the depthwise output
                                  kept in shared memory; gl_gen_dwpw.c) */
+  int dwpw_tile;              /* > 0: output pixels per workgroup of those dispatches (at
+                                 most what shared memory holds) */
   bool no_reorder;            /* dispatches in graph order, not grouped by dependency level */
   bool all_barriers;          /* a memory barrier before every dispatch, not only where
                                  arena ranges conflict */

@@ -216,7 +216,8 @@ void gl_fuse_siblings(planner *p, gl_plan *plan)
 }
 
 /* A depthwise convolution (multiplier 1, float output, nothing fused into it but its
- * activation) whose only reader is a 1x1 stride-1 convolution: one dispatch computes
+ * activation) whose only reader is a 1x1 stride-1 convolution with a short enough
+ * reduction: one dispatch computes
  * both, the depthwise output staying in shared memory (gl_gen_dwpw.c). In an inverted
  * residual block that is a dispatch, a barrier and the expanded map's round trip
  * through memory fewer. */
@@ -247,8 +248,15 @@ static bool dwpw_consumer(const planner *p, const group *C, int t)
     return false;
   const tfl_tensor *w = &g->tensors[n->in[1]];
   const tfl_conv_params *c = &n->p.conv;
-  return w->dims[1] == 1 && w->dims[2] == 1 && c->stride_h == 1 && c->stride_w == 1 && c->dilation_h == 1 &&
-         c->dilation_w == 1;
+  if (w->dims[1] != 1 || w->dims[2] != 1 || c->stride_h != 1 || c->stride_w != 1 || c->dilation_h != 1 ||
+      c->dilation_w != 1)
+    return false;
+  /* Where the 1x1 convolution alone would split its reduction over a workgroup (few
+   * outputs, many input channels), the fused kernel's one lane per output sums it
+   * serially: on the H100 2.5-5x slower (SSD's 10x10x960 -> 160, hand's 7x7x672). */
+  gl_shape y;
+  gl_shape_of(&g->tensors[n->out[0]], &y);
+  return !gl_tune_conv_split(y, (w->dims[3] + 3) / 4, &p->o.tune, &p->o.dev);
 }
 
 void gl_fuse_dwpw(planner *p, gl_plan *plan)

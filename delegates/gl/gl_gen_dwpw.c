@@ -14,9 +14,8 @@
  *            weight vec4 loaded serves PXB pixels. The sums go through store_out (the
  *            1x1 convolution's fused ops: a residual add, an activation).
  * Unlike inlining a depthwise into its consumer as a function (gl_fuse.c), nothing is
- * computed twice: a 1x1 convolution needs no neighbours. The tile is as large as shared
- * memory allows, smaller when fewer pixels would leave the device idle (its measured
- * fill, gl_device.h). */
+ * computed twice: a 1x1 convolution needs no neighbours. Rows of DWS past the tile's
+ * pixels (the last block, the map's end) hold zeros. */
 #include "gl_gen.h"
 
 #include "delegates/cpu/cpu_util.h"
@@ -46,16 +45,27 @@ tfl_status gl_gen_dwpw(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 
   int is = d.s, isp = is + 1, hw = d.h * d.w;
   int wg = clampi(in->dev && in->dev->wg > 0 ? in->dev->wg : 64, 32, 128);
-  int fill = in->dev && in->dev->fill > 0 ? in->dev->fill : 16384;
-  int tp_max = DWPW_SHARED_VEC4 / isp;
-  if (tp_max < 1) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, in->pre, "depthwise of %d slices in shared memory", is);
-  /* tiles x wg invocations should reach the fill; beyond it larger tiles reuse weights */
-  long want = ((long)hw * in->out.b * wg + fill - 1) / fill;
-  int tp = (int)(want < tp_max ? want : tp_max);
-  tp = clampi(tp, 1, hw);
-  int pxb = tp < 4 ? tp : 4;
-  tp -= tp % pxb;
-  int npb = tp / pxb, tiles = (hw + tp - 1) / tp;
+  int rows_max = DWPW_SHARED_VEC4 / isp;
+  if (rows_max < 1) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, in->pre, "depthwise of %d slices in shared memory", is);
+  /* Tiles of few pixels keep many workgroups in flight; large ones reuse each weight
+   * vec4 of phase 2 over more pixels. Each lane of this kernel does a whole reduction,
+   * far more than the device's fill kernel (gl_device.h), so an eighth of that fill in
+   * invocations is the target: on the H100 (fill 1M, workgroup 128) a map of 1089
+   * pixels gets tiles of 2, one of 22500 tiles of 22, the best of tiles 1..64 there
+   * within 10% per layer (docs/gl-performance.md); llvmpipe's small fill gives the
+   * largest tiles, which run fastest on its few cores. */
+  long fill = in->dev && in->dev->fill > 0 ? in->dev->fill : 16384;
+  long want = ((long)hw * in->out.b * wg * 8 + fill - 1) / fill;
+  if (in->tune && in->tune->dwpw_tile > 0) want = in->tune->dwpw_tile;
+  if (want < rows_max) rows_max = (int)(want < 1 ? 1 : want);
+  int pxb = rows_max < 4 ? rows_max : 4;
+  int npb = (rows_max + pxb - 1) / pxb, tp = rows_max;
+  if (npb * pxb * isp > DWPW_SHARED_VEC4) npb = rows_max / pxb, tp = npb * pxb;
+  if (tp > hw) {
+    tp = hw;
+    npb = (tp + pxb - 1) / pxb;
+  }
+  int rows = npb * pxb, tiles = (hw + tp - 1) / tp;
   int pt = cpu_conv_pad(dp->padding, x.h, kh, dp->stride_h, dp->dilation_h, d.h);
   int pl = cpu_conv_pad(dp->padding, x.w, kw, dp->stride_w, dp->dilation_w, d.w);
 
@@ -65,17 +75,17 @@ tfl_status gl_gen_dwpw(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   o->wg[0] = wg;
   o->wg[1] = o->wg[2] = 1;
   o->whole_groups = true;
-  gl_str_addf(&o->decls, "shared highp vec4 DWS[%d];\n", tp * isp);
+  gl_str_addf(&o->decls, "shared highp vec4 DWS[%d];\n", rows * isp);
   gl_str *m = &o->main;
   gl_str_addf(m,
-              "  const int TP = %d, IS = %d, ISP = %d, HW = %d, WG = %d;\n"
+              "  const int TP = %d, ROWS = %d, IS = %d, ISP = %d, HW = %d, WG = %d;\n"
               "  int lane = gid.x %% WG, p0 = (gid.x / WG) * TP, b = gid.z;\n"
-              "  for (int it = lane; it < TP * IS; it += WG) {\n"
+              "  for (int it = lane; it < ROWS * IS; it += WG) {\n"
               "  int q = it / IS, s = it %% IS, f = p0 + q;\n"
               "  ACC4 acc = vec4(0.0);\n"
-              "  if (f < HW) {\n"
+              "  if (q < TP && f < HW) {\n"
               "  int y = f / O_W, x = f %% O_W;\n",
-              tp, is, isp, hw, wg);
+              tp, rows, is, isp, hw, wg);
   gl_emit_window_open(m, kh, kw, dp->stride_h, dp->stride_w, pt, pl, dp->dilation_h, dp->dilation_w);
   gl_str_addf(m,
               "      acc += I0_LD(b, iy, ix, s) * DW_LD((s * %d + ky) * %d + kx);\n"
@@ -104,10 +114,10 @@ tfl_status gl_gen_dwpw(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   gl_str_addf(m, "    }\n");
   for (int j = 0; j < pxb; j++) {
     gl_str_addf(m,
-                "    if (p0 + pb * %d + %d < HW) {\n"
+                "    if (pb * %d + %d < TP && p0 + pb * %d + %d < HW) {\n"
                 "      int f = p0 + pb * %d + %d;\n"
                 "      ACC4 acc = a%d * W_SC(os) + BIAS_LD(os);\n",
-                pxb, j, pxb, j, j);
+                pxb, j, pxb, j, pxb, j, j);
     gl_act_stmt(in->n->p.conv.act, "acc", m);
     gl_str_addf(m, "      store_out(b, f / O_W, f %% O_W, os, acc);\n    }\n");
   }
