@@ -18,7 +18,8 @@
  * per 16 channels. A tap row serves KH / stride_h output rows: each task keeps the last KH
  * in a ring on its stack (24 KiB), for a tile of output columns and a block of up to 64
  * channels, and sweeps its output rows down the tile.
- * The requantization is requant_rows.c's, per 16 channels, stored under a lane mask.
+ * The requantization is requant_rows.c's arithmetic, in registers; the 64 channels' bytes
+ * leave in one store.
  * Output rows are split over the threads.
  */
 #include "dwconv_q8.h"
