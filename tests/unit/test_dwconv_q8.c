@@ -1,7 +1,8 @@
 /* test_dwconv_q8.c - the fast path's 8-bit DEPTHWISE_CONV_2D against the reference
  * DEPTHWISE_CONV_2D kernel: uint8 (per-tensor weights, zero points near 128 and far from
  * it: the shifted-weights path) and int8 (per-channel scales), 3x3 / 5x5 / 1x1 / 3x5 / 2x2
- * filters, strides 1-3, SAME and VALID, batch 2, channel counts from 1 to 200 (partial
+ * filters, strides 1-3, SAME and VALID, batch 2, channel counts from 1 to 384 (every block
+ * width: 64-channel blocks, partial ones, narrow 32-channel ones alone and after full
  * blocks), wide rows (several ring tiles), every clamp activation, random zero points;
  * each on every path this machine has (AVX-512 VNNI, AVX-512 without VNNI, portable C)
  * and 1-3 threads. Worst element: 0 LSB. Also which nodes the fast path gives it. */
@@ -163,6 +164,13 @@ int main(void)
     {1, 9, 11, 70, 3, 5, 3, 0, 0, 1, 1, 1},    /* 3x5 stride 3 VALID; int8 weight zero points */
     {1, 8, 8, 1, 1, 1, 1, 1, 1, 0, 0, 1},      /* 1 channel, 1x1 */
     {1, 7, 10, 64, 2, 2, 2, 1, 0, 0, 0, 1},    /* even filter, SAME: padding at the end only */
+    /* block widths: 64 channels in 512-bit vectors, a last block of <= 32 in 256-bit ones */
+    {1, 13, 17, 8, 3, 3, 1, 1, 0, 1, 0, 1},    /* 8 channels: one narrow block, int8 per-channel */
+    {1, 11, 150, 32, 3, 3, 1, 1, 1, 0, 1, 1},  /* 32: a full narrow block, shifted, 3 tiles */
+    {1, 15, 14, 40, 5, 5, 2, 1, 1, 0, 0, 1},   /* 40: a partial wide block, 5x5 stride 2 */
+    {1, 12, 12, 144, 3, 3, 1, 1, 1, 0, 1, 1},  /* 144 = 2 x 64 + 16 (mobilenet_v2_quant) */
+    {2, 10, 9, 88, 3, 3, 2, 0, 0, 1, 1, 1},    /* 88 = 64 + 24: a narrow tail after a full block */
+    {1, 9, 21, 120, 3, 5, 1, 1, 1, 1, 0, 1},   /* 120 = 64 + 56: a wide partial tail, 3x5 */
   };
   const tfl_activation acts[] = {TFL_ACT_NONE, TFL_ACT_RELU, TFL_ACT_RELU_N1_TO_1, TFL_ACT_RELU6};
   const cpu_features cpu = cpu_features_detect();

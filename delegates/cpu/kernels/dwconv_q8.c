@@ -15,10 +15,12 @@
  * row (g: tap group; a 3x3 filter has one group, its 4th byte 0). For an input row iy, a
  * "tap row" holds, per output column ox and group g, those 4 input bytes of every channel
  * (prepare packs the weights the same way); an output row is then KH * G multiply-adds
- * per 16 channels. A tap row serves KH / stride_h output rows: each task keeps the last KH
- * in a ring on its stack (24 KiB), for a tile of output columns and a block of up to 64
- * channels, and sweeps its output rows down the tile.
- * The requantization is requant_rows.c's arithmetic, in registers; the 64 channels' bytes
+ * per vector of channels. A tap row serves KH / stride_h output rows: each task keeps the
+ * last KH in a ring on its stack (24 KiB), for a tile of output columns and a block of
+ * channels, and sweeps its output rows down the tile. Blocks are 64 channels in 512-bit
+ * vectors; a last block of at most 32 channels (24-channel layers, 96 = 64 + 32,
+ * 144 = 2 * 64 + 16) takes 256-bit ones, half the cost on Zen 4 (dwconv_q8_simd.h).
+ * The requantization is requant_rows.c's arithmetic, in registers; the block's bytes
  * leave in one store.
  * Output rows are split over the threads.
  */
@@ -32,15 +34,15 @@
 enum { INPUT = 0, FILTER = 1, BIAS = 2 };
 enum { OUTPUT = 0 };
 
-#define DW_BLOCK 64            /* channels per block (4 vectors of 16) */
+#define DW_BLOCK 64            /* channels per block (4 vectors of 16 int32) */
+#define DW_NARROW 32           /* a last block of at most 32 (4 vectors of 8) */
 #define DW_RING_WORDS 6144     /* int32 per task's ring: 24 KiB of stack */
 #define DW_MAX_ROW_GROUPS 12   /* KH * G: a tile keeps at least 8 columns */
 
 typedef struct {
   void *ref;            /* the reference kernel's prepared state (geometry, requantization) */
   int groups;           /* G = ceil(KW / 4) */
-  int cpad;             /* channels rounded up to 64 */
-  int tile_w;           /* output columns per ring tile */
+  int cpad;             /* channels rounded up to whole blocks */
   bool shifted;         /* k != 0 somewhere: the sum of x_u is needed */
   /* per channel, in lane order (dw_slot): */
   int8_t *w4;           /* [KH][G][cpad][4]: s of taps 4g..4g+3 (0 past KW) */
@@ -53,13 +55,21 @@ typedef struct {
   cpu_features isa;
 } dw_state;
 
-/* Where channel c lives in a block of 64: vector j = (c % 16) / 4 of the 4, lane group
- * c / 16 % 4 of its 4 (128 bits each), element c % 4 there: the order two rounds of
- * unpacking put 4 taps' bytes in (build_row), and two rounds of packing undo. */
-static size_t dw_slot(int c)
+/* Channels in the block that starts at c0 (a multiple of 64): 64, but 32 for a last block
+ * of at most 32 channels (256-bit vectors: no lanes paid for nothing on narrow layers). */
+static int block_width(int C, int c0)
 {
-  const int cc = c & 63, r = cc & 15;
-  return (size_t)(c - cc) + (size_t)((r >> 2) * 16 + (cc >> 4) * 4 + (r & 3));
+  return C - c0 <= DW_NARROW ? DW_NARROW : DW_BLOCK;
+}
+
+/* Where channel c of C lives in its block of B channels (B / 16 lane groups of 128 bits in
+ * each of 4 vectors): vector j = (c % 16) / 4, lane group c % B / 16, element c % 4 there:
+ * the order two rounds of unpacking put 4 taps' bytes in (build_row), and two rounds of
+ * packing undo. */
+static size_t dw_slot(int c, int C)
+{
+  const int c0 = c & ~(DW_BLOCK - 1), cc = c - c0, r = cc & 15, quarter = block_width(C, c0) / 4;
+  return (size_t)c0 + (size_t)((r >> 2) * quarter + (cc >> 4) * 4 + (r & 3));
 }
 
 static const cpu_conv_state *geo(const dw_state *st)
@@ -133,7 +143,7 @@ static void pack(dw_state *st, const tfl_tensor *w, const tfl_tensor *b, bool is
   }
   for (int c = 0; c < C; c++) {
     const int32_t zw_u = rq->w_zp[c] + (is_u8 ? 0 : 128);
-    const size_t at = dw_slot(c);
+    const size_t at = dw_slot(c, C);
     uint32_t sum = 0; /* sum over taps of (w - zw) */
     for (int ky = 0; ky < gs->k_h; ky++)
       for (int kx = 0; kx < gs->k_w; kx++) {
@@ -167,9 +177,8 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   const tfl_tensor *x = cpu_in(g, n, INPUT);
   const bool is_u8 = gs->rq.is_u8;
   st->groups = (gs->k_w + 3) / 4;
-  st->cpad = (gs->out_c + DW_BLOCK - 1) / DW_BLOCK * DW_BLOCK;
-  st->tile_w = DW_RING_WORDS / (gs->k_h * st->groups * DW_BLOCK);
-  if (st->tile_w > gs->out_w) st->tile_w = gs->out_w;
+  const int last = (gs->out_c - 1) & ~(DW_BLOCK - 1);
+  st->cpad = last + block_width(gs->out_c, last);
   st->zx_stored = (uint8_t)cpu_zero_point(x, 0);
   st->zx_u = (uint8_t)(cpu_zero_point(x, 0) + (is_u8 ? 0 : 128));
   st->isa = cpu_features_detect();
@@ -207,7 +216,7 @@ static void rows_portable(const dw_state *st, const uint8_t *x, uint8_t *y, int 
       for (int c0 = 0; c0 < C; c0 += DW_BLOCK) {
         const int nc = C - c0 < DW_BLOCK ? C - c0 : DW_BLOCK;
         uint32_t acc[DW_BLOCK], sx[DW_BLOCK];
-        for (int c = 0; c < nc; c++) acc[c] = (uint32_t)st->bias[dw_slot(c0 + c)], sx[c] = 0;
+        for (int c = 0; c < nc; c++) acc[c] = (uint32_t)st->bias[dw_slot(c0 + c, C)], sx[c] = 0;
         for (int ky = 0; ky < gs->k_h; ky++) {
           const int iy = oy * gs->stride_h - gs->pad_h + ky;
           for (int kx = 0; kx < gs->k_w; kx++) {
@@ -217,14 +226,14 @@ static void rows_portable(const dw_state *st, const uint8_t *x, uint8_t *y, int 
             const int8_t *s = st->w4 + ((size_t)ky * G + kx / 4) * st->cpad * 4 + kx % 4;
             for (int c = 0; c < nc; c++) {
               const uint32_t xu = in ? (uint8_t)(xi[c] ^ flip) : st->zx_u;
-              acc[c] += xu * (uint32_t)(int32_t)s[4 * dw_slot(c0 + c)];
+              acc[c] += xu * (uint32_t)(int32_t)s[4 * dw_slot(c0 + c, C)];
               sx[c] += xu;
             }
           }
         }
         const size_t o = (((size_t)r * gs->out_w + ox) * C) + c0;
         for (int c = 0; c < nc; c++) {
-          const size_t at = dw_slot(c0 + c);
+          const size_t at = dw_slot(c0 + c, C);
           const int32_t a = (int32_t)(acc[c] + (uint32_t)st->k[at] * sx[c]);
           cpu_store_q(y, rq->is_u8, o + c, cpu_requant_fp32(a, st->scale[at], rq->out_zp, rq->lo, rq->hi));
         }
@@ -240,173 +249,37 @@ static void rows_portable(const dw_state *st, const uint8_t *x, uint8_t *y, int 
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
 #define INLINE_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) static inline
 
-/* acc + per int32 lane: the 4 unsigned bytes of u times the 4 signed bytes of s. VNNI:
- * vpdpbusd (written in assembly so this body also builds into the plain AVX-512 path);
- * else the byte pairs as int16 products (at most 2 * 255 * 128: exact). */
-INLINE_AVX512 __m512i dot4(__m512i acc, __m512i u, __m512i s, bool vnni)
-{
-  if (vnni) {
-    __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u), "v"(s));
-    return acc;
-  }
-  const __m512i lo8 = _mm512_set1_epi16(0x00ff);
-  const __m512i u_even = _mm512_and_si512(u, lo8), u_odd = _mm512_srli_epi16(u, 8);
-  const __m512i s_even = _mm512_srai_epi16(_mm512_slli_epi16(s, 8), 8), s_odd = _mm512_srai_epi16(s, 8);
-  acc = _mm512_add_epi32(acc, _mm512_madd_epi16(u_even, s_even));
-  return _mm512_add_epi32(acc, _mm512_madd_epi16(u_odd, s_odd));
-}
-
 typedef struct {
-  int c0, nc;            /* first channel of the block, channels in it (<= 64) */
+  int c0, nc;            /* first channel of the block, channels in it (<= its width) */
   int ox0, ox1;          /* output columns of the tile */
-  int stride;            /* int32 per tile column in a ring slot: G * 64 */
+  int stride;            /* int32 per tile column in a ring slot: G * block width */
 } dw_tile;
 
-/* 64 channels of one input pixel (nc real, the rest 0), made unsigned. */
-INLINE_AVX512 __m512i load64(const uint8_t *p, int nc, __m512i flip)
-{
-  const __m512i v = nc == 64 ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi8(((__mmask64)1 << nc) - 1, p);
-  return _mm512_xor_si512(v, flip);
-}
+#define DW_VBITS 512
+#include "dwconv_q8_simd.h"
+#undef DW_VBITS
+#define DW_VBITS 256
+#include "dwconv_q8_simd.h"
+#undef DW_VBITS
 
-/* Tap row of input row iy (outside: padding) into slot: per tile column and group, the 4
- * taps' bytes of 64 channels interleaved by two rounds of byte / word unpacking, in the
- * block's lane order (dw_slot). */
-INLINE_AVX512 void build_row(const dw_state *st, const uint8_t *xb, int iy, const dw_tile *t, int32_t *slot)
-{
-  const cpu_conv_state *gs = geo(st);
-  const int C = gs->out_c, W = gs->in_w, KW = gs->k_w, nc = t->nc, sw = gs->stride_w;
-  const bool row_in = iy >= 0 && iy < gs->in_h;
-  const uint8_t *xr = xb + (size_t)(row_in ? iy : 0) * W * C + t->c0;
-  const __m512i flip = _mm512_set1_epi8((char)(st->zx_u ^ st->zx_stored));
-  const __m512i pad = _mm512_set1_epi8((char)st->zx_u), zero = _mm512_setzero_si512();
-  for (int ox = t->ox0; ox < t->ox1; ox++) {
-    int32_t *col = slot + (size_t)(ox - t->ox0) * t->stride;
-    for (int g = 0; g < st->groups; g++) {
-      const int kx0 = 4 * g, ix = ox * sw - gs->pad_w + kx0, ntap = KW - kx0 < 4 ? KW - kx0 : 4;
-      __m512i tap[4];
-      if (row_in && ix >= 0 && ix + ntap <= W) {
-        const uint8_t *p = xr + (size_t)ix * C;
-        tap[0] = load64(p, nc, flip);
-        tap[1] = ntap > 1 ? load64(p + C, nc, flip) : zero;
-        tap[2] = ntap > 2 ? load64(p + 2 * (size_t)C, nc, flip) : zero;
-        tap[3] = ntap > 3 ? load64(p + 3 * (size_t)C, nc, flip) : zero;
-      } else {
-        for (int k = 0; k < 4; k++) {
-          const int ixk = ix + k;
-          tap[k] = kx0 + k >= KW ? zero
-                   : row_in && ixk >= 0 && ixk < W ? load64(xr + (size_t)ixk * C, nc, flip)
-                                                  : pad;
-        }
-      }
-      const __m512i ab_lo = _mm512_unpacklo_epi8(tap[0], tap[1]), ab_hi = _mm512_unpackhi_epi8(tap[0], tap[1]);
-      const __m512i cd_lo = _mm512_unpacklo_epi8(tap[2], tap[3]), cd_hi = _mm512_unpackhi_epi8(tap[2], tap[3]);
-      int32_t *o = col + (size_t)g * 64;
-      _mm512_storeu_si512(o, _mm512_unpacklo_epi16(ab_lo, cd_lo));
-      _mm512_storeu_si512(o + 16, _mm512_unpackhi_epi16(ab_lo, cd_lo));
-      _mm512_storeu_si512(o + 32, _mm512_unpacklo_epi16(ab_hi, cd_hi));
-      _mm512_storeu_si512(o + 48, _mm512_unpackhi_epi16(ab_hi, cd_hi));
-    }
-  }
-}
-
-/* Output row oy of the tile from the KH tap rows in slots[]: 4 accumulators of 16 lanes
- * (the block's 64 channels in lane order). KH3: a 3x3 filter (KH = 3, G = 1), its weights
- * held in registers over the row. Packing the 4 vectors to bytes undoes the lane order. */
-INLINE_AVX512 void output_row_n(const dw_state *st, int32_t *const *slots, const dw_tile *t, uint8_t *yrow,
-                                const bool vnni, const bool shifted, const bool KH3)
-{
-  const cpu_conv_state *gs = geo(st);
-  const cpu_requant *rq = &gs->rq;
-  const int C = gs->out_c, G = KH3 ? 1 : st->groups, KH = KH3 ? 3 : gs->k_h;
-  const size_t cpad4 = (size_t)st->cpad * 4;
-  const int c0 = t->c0, nc = t->nc;
-  const __mmask64 m = nc == 64 ? ~(__mmask64)0 : ((__mmask64)1 << nc) - 1;
-  const bool u8 = rq->is_u8;
-  const __m512 flo = _mm512_set1_ps((float)(rq->lo - rq->out_zp));
-  const __m512 fhi = _mm512_set1_ps((float)(rq->hi - rq->out_zp));
-  const __m512i zp = _mm512_set1_epi32(rq->out_zp);
-  const int8_t *w4 = st->w4 + (size_t)c0 * 4;
-  const int32_t *bias = st->bias + c0, *kk = st->k + c0;
-  const float *scale = st->scale + c0;
-  __m512i w3[3][4]; /* KH3: the 3 rows' weights */
-  if (KH3)
-    for (int ky = 0; ky < 3; ky++)
-      for (int v = 0; v < 4; v++) w3[ky][v] = _mm512_loadu_si512(w4 + ky * cpad4 + 64 * v);
-  const int ncols = t->ox1 - t->ox0;
-  uint8_t *out = yrow + (size_t)t->ox0 * C + c0;
-  for (int i = 0; i < ncols; i++, out += C) {
-    __m512i acc[4], sx[4], q[4];
-    for (int v = 0; v < 4; v++) acc[v] = _mm512_loadu_si512(bias + 16 * v), sx[v] = _mm512_setzero_si512();
-    for (int ky = 0; ky < KH; ky++)
-      for (int g = 0; g < G; g++) {
-        const int32_t *u = slots[ky] + (size_t)i * t->stride + (size_t)g * 64;
-        const __m512i ones = _mm512_set1_epi32((int)st->ones[g]);
-        for (int v = 0; v < 4; v++) {
-          const __m512i xu = _mm512_loadu_si512(u + 16 * v);
-          const __m512i w = KH3 ? w3[ky][v] : _mm512_loadu_si512(w4 + (ky * G + g) * cpad4 + 64 * v);
-          acc[v] = dot4(acc[v], xu, w, vnni);
-          if (shifted) sx[v] = dot4(sx[v], xu, ones, vnni);
-        }
-      }
-    for (int v = 0; v < 4; v++) {
-      if (shifted) acc[v] = _mm512_add_epi32(acc[v], _mm512_mullo_epi32(sx[v], _mm512_loadu_si512(kk + 16 * v)));
-      __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[v]), _mm512_loadu_ps(scale + 16 * v));
-      f = _mm512_min_ps(_mm512_max_ps(f, flo), fhi);
-      q[v] = _mm512_add_epi32(_mm512_cvtps_epi32(f), zp); /* in the type's range: packs do not saturate */
-    }
-    const __m512i lo = _mm512_packs_epi32(q[0], q[1]), hi = _mm512_packs_epi32(q[2], q[3]);
-    const __m512i bytes = u8 ? _mm512_packus_epi16(lo, hi) : _mm512_packs_epi16(lo, hi);
-    if (nc == 64)
-      _mm512_storeu_si512(out, bytes);
-    else
-      _mm512_mask_storeu_epi8(out, m, bytes);
-  }
-}
-
-INLINE_AVX512 void output_row(const dw_state *st, int32_t *const *slots, const dw_tile *t, uint8_t *yrow, bool vnni)
-{
-  const bool kh3 = geo(st)->k_h == 3 && st->groups == 1;
-  if (st->shifted) {
-    if (kh3)
-      output_row_n(st, slots, t, yrow, vnni, true, true);
-    else
-      output_row_n(st, slots, t, yrow, vnni, true, false);
-  } else {
-    if (kh3)
-      output_row_n(st, slots, t, yrow, vnni, false, true);
-    else
-      output_row_n(st, slots, t, yrow, vnni, false, false);
-  }
-}
-
-/* Output rows [r0, r1): per batch, tile and channel block, a sweep down the rows that
- * builds each tap row once. */
+/* Output rows [r0, r1): per image and channel block (64 channels in 512-bit vectors, a
+ * last one of at most 32 in 256-bit ones), dw_sweep. */
 INLINE_AVX512 void rows_avx512(const dw_state *st, const uint8_t *x, uint8_t *y, int r0, int r1, bool vnni)
 {
   const cpu_conv_state *gs = geo(st);
-  const int C = gs->out_c, KH = gs->k_h, OH = gs->out_h;
+  const int C = gs->out_c, OH = gs->out_h;
   int32_t ring[DW_RING_WORDS];
-  int32_t *slots[DW_MAX_ROW_GROUPS];
   while (r0 < r1) {
     const int bi = r0 / OH, oy0 = r0 % OH;
     const int oy1 = (r1 - bi * OH) < OH ? r1 - bi * OH : OH;
     const uint8_t *xb = x + (size_t)bi * gs->in_h * gs->in_w * C;
-    for (int c0 = 0; c0 < C; c0 += DW_BLOCK)
-      for (int ox0 = 0; ox0 < gs->out_w; ox0 += st->tile_w) {
-        const dw_tile t = {c0, C - c0 < DW_BLOCK ? C - c0 : DW_BLOCK, ox0,
-                           ox0 + st->tile_w < gs->out_w ? ox0 + st->tile_w : gs->out_w, st->groups * DW_BLOCK};
-        const size_t slot_words = (size_t)st->tile_w * t.stride;
-        int built = -(1 << 30); /* highest input row in the ring */
-        for (int oy = oy0; oy < oy1; oy++) {
-          const int iy0 = oy * gs->stride_h - gs->pad_h;
-          for (int iy = built >= iy0 ? built + 1 : iy0; iy < iy0 + KH; iy++)
-            build_row(st, xb, iy, &t, ring + (size_t)((iy + gs->pad_h) % KH) * slot_words);
-          built = iy0 + KH - 1;
-          for (int ky = 0; ky < KH; ky++) slots[ky] = ring + (size_t)((iy0 + ky + gs->pad_h) % KH) * slot_words;
-          output_row(st, slots, &t, y + ((size_t)bi * OH + oy) * gs->out_w * C, vnni);
-        }
-      }
+    uint8_t *yb = y + (size_t)bi * OH * gs->out_w * C;
+    for (int c0 = 0; c0 < C; c0 += DW_BLOCK) {
+      if (block_width(C, c0) == DW_BLOCK)
+        dw_sweep_512(st, xb, yb, oy0, oy1, c0, ring, vnni);
+      else
+        dw_sweep_256(st, xb, yb, oy0, oy1, c0, ring, vnni);
+    }
     r0 = bi * OH + oy1;
   }
 }
