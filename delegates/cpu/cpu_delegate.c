@@ -15,6 +15,7 @@
 #include "cpu_features.h"
 #include "kernels/conv_narrow.h"
 #include "kernels/conv_sparse1x1.h"
+#include "kernels/dwconv_q8.h"
 #include "onednn_conv.h"
 #include "xnn_partition.h"
 
@@ -75,19 +76,21 @@ static void cpu_release(void *vctx, void *vstate)
   free(p);
 }
 
-/* The fast path's own kernel for node n, where one beats XNNPACK: sparse 1x1 convs,
- * convs with one or two output channels. NULL: none. */
-static const cpu_kernel *fast_kernel(const tfl_graph *g, const tfl_node *n)
+/* The fast path's own kernel for node n, where one beats XNNPACK (and oneDNN): sparse 1x1
+ * convs, convs with one or two output channels, 8-bit depthwise convs on VNNI. NULL: none. */
+static const cpu_kernel *fast_kernel(const cpu_features *isa, const tfl_graph *g, const tfl_node *n)
 {
+  if (cpu_dwconv_q8_applies(g, n, isa)) return &cpu_k_dwconv_q8;
   if (cpu_conv_sparse1x1_applies(g, n)) return &cpu_k_conv_sparse1x1;
   if (cpu_conv_narrow_applies(g, n)) return &cpu_k_conv_narrow;
   return NULL;
 }
 
-static tfl_status prepare_kernel(tfl_graph *g, int node, cpu_step *s, bool fast, tfl_diag *diag)
+/* fast_isa: the CPU's instruction sets in fast mode, NULL in reference mode. */
+static tfl_status prepare_kernel(tfl_graph *g, int node, cpu_step *s, const cpu_features *fast_isa, tfl_diag *diag)
 {
   const tfl_node *n = &g->nodes[node];
-  const cpu_kernel *own = fast ? fast_kernel(g, n) : NULL;
+  const cpu_kernel *own = fast_isa ? fast_kernel(fast_isa, g, n) : NULL;
   s->node = node;
   s->span = 1;
   s->k = own ? own : kernel_of(n->op);
@@ -150,9 +153,9 @@ static runner pick_runner(const cpu_delegate_ctx *c, const tfl_graph *g, int nod
   /* bf16: dense bf16 dot products (2x the fp32 rate) beat the fp32 sparse kernel (1.35x a
    * dense fp32 conv at 75% zeros); the narrow kernel stays first (oneDNN blocks channels) */
   if (c->opt.precision == CPU_PRECISION_BF16 && c->opt.use_onednn && !cpu_conv_narrow_applies(g, n) &&
-      onednn_conv_preferred(g, node, &o))
+      !cpu_dwconv_q8_applies(g, n, &c->isa) && onednn_conv_preferred(g, node, &o))
     return BY_ONEDNN;
-  if (fast_kernel(g, n) || threaded_eltwise(c, g, n)) return BY_KERNEL;
+  if (fast_kernel(&c->isa, g, n) || threaded_eltwise(c, g, n)) return BY_KERNEL;
   if (c->opt.use_onednn && onednn_conv_preferred(g, node, &o)) return BY_ONEDNN;
   return c->opt.use_xnnpack && xnn_partition_supports(g, node) ? BY_XNNPACK : BY_KERNEL;
 }
@@ -323,7 +326,7 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
   }
   p->g = g;
   p->diag = part->diag;
-  bool fast = !c->opt.reference;
+  const cpu_features *fast = c->opt.reference ? NULL : &c->isa;
   part_plan pp;
   tfl_status pst = plan_partition(c, g, part, &pp, part->diag);
   if (pst != TFL_OK) {

@@ -223,7 +223,7 @@ bool onednn_fit_worth_it(const onednn_geom *s, onednn_kind kind)
 {
   /* 8-bit depthwise: oneDNN's (int32 sums out, then our requantization) beat XNNPACK's
    * only on large feature maps: 1.41x at 177x241, even at 89x121, 0.68-0.86x at 45x61 and
-   * below (posenet, 1 thread) */
+   * below (posenet, 1 thread). On VNNI kernels/dwconv_q8.c takes them before this is asked. */
   if (kind == K_Q8 && s->depthwise) return (double)s->N * s->OH * s->OW >= Q8_MIN_DW_PIXELS;
   if (kind != K_F32) return true;
   const double macs = (double)s->N * s->OH * s->OW * s->OC * s->KH * s->KW * (s->C / s->groups);

@@ -288,4 +288,23 @@ static inline int test_conv_refused(tfl_op op, const int32_t xd[4], const int32_
   return 1;
 }
 
+/* The reference kernel's output for a fast kernel's case, copied (the caller frees it),
+ * or NULL after printing why not: the fast path does not take the node (taken false),
+ * or the reference failed. */
+static inline void *test_reference_output(op_runner *r, int yt, int taken, const char *what)
+{
+  if (!taken) {
+    fprintf(stderr, "FAIL %s: the fast path does not give it to the kernel\n", what);
+    return NULL;
+  }
+  if (op_runner_run(r, 1) != TFL_OK) {
+    fprintf(stderr, "FAIL %s: reference: %s\n", what, r->diag.error);
+    return NULL;
+  }
+  const tfl_tensor *y = &r->graph.tensors[yt];
+  void *want = malloc(y->bytes);
+  if (want) memcpy(want, y->data, y->bytes);
+  return want;
+}
+
 #endif
