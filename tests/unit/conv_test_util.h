@@ -325,6 +325,31 @@ static inline void test_fill_bytes(void *p, size_t n, bool is_u8)
   }
 }
 
+/* Random 8-bit weight quantization for weights tensor wt (nq scales along axis, each
+ * 0.002-0.02 / w_div) and the bias bt (>= 0: scale x_scale * w_scale, zero point 0), and
+ * the node's inputs (xt, wt, bt if any) and output yt. Zero points: int8 weights symmetric
+ * as TFLite writes them (far_zp: random); uint8 near 128 (w - zw fits int8 for most) or
+ * far from it (the shifted-weights paths). */
+static inline void test_q8_weights_io(op_runner *r, int xt, int wt, int bt, int yt, int nq, int axis, bool is_u8,
+                                      bool far_zp, float x_scale, float w_div)
+{
+  float *ws = malloc(sizeof(float) * (size_t)nq), *bs = malloc(sizeof(float) * (size_t)nq);
+  int32_t *wz = malloc(sizeof(int32_t) * (size_t)nq), *bz = calloc((size_t)nq, sizeof(int32_t));
+  for (int i = 0; i < nq; i++) {
+    ws[i] = test_uniform(0.002f, 0.02f) / w_div;
+    wz[i] = !is_u8 ? (far_zp ? test_rand_int(-100, 100) : 0) : far_zp ? test_rand_int(0, 60) : test_rand_int(120, 136);
+    bs[i] = x_scale * ws[i];
+  }
+  op_runner_quant(r, wt, nq, ws, wz, axis);
+  if (bt >= 0) {
+    op_runner_quant(r, bt, nq, bs, bz, 0);
+    op_runner_io(r, (int[]){xt, wt, bt}, 3, (int[]){yt}, 1);
+  } else {
+    op_runner_io(r, (int[]){xt, wt}, 2, (int[]){yt}, 1);
+  }
+  free(ws), free(bs), free(wz), free(bz);
+}
+
 /* A fast kernel under test: k, its path switch, and an optional step after prepare
  * (NULL: none; arg is passed on). */
 typedef struct {

@@ -39,29 +39,9 @@ static void build(op_runner *r, const dq_case *c, tfl_activation act, int *yt)
   const int32_t xz = test_rand_int(tlo, thi), yz = test_rand_int(tlo + 40, thi - 40);
   op_runner_quant(r, xt, 1, &xs, &xz, 0);
   op_runner_quant(r, *yt, 1, &ys, &yz, 0);
-  const int nq = c->per_channel ? c->c : 1;
-  float *ws = malloc(sizeof(float) * (size_t)nq);
-  int32_t *wz = malloc(sizeof(int32_t) * (size_t)nq);
-  for (int i = 0; i < nq; i++) {
-    ws[i] = test_uniform(0.002f, 0.02f);
-    /* int8 per-channel weights are symmetric (zero point 0), as TFLite writes them;
-     * uint8: near 128 (w - zw fits int8 for most), or far (the shifted path) */
-    wz[i] = !c->is_u8 ? (c->far_zp ? test_rand_int(-100, 100) : 0) : c->far_zp ? test_rand_int(0, 60) : test_rand_int(120, 136);
-  }
-  op_runner_quant(r, wt, nq, ws, wz, 3);
-  if (bt >= 0) {
-    float *bs = malloc(sizeof(float) * (size_t)nq);
-    int32_t *bz = calloc((size_t)nq, sizeof(int32_t));
-    for (int i = 0; i < nq; i++) bs[i] = xs * ws[i];
-    op_runner_quant(r, bt, nq, bs, bz, 0);
-    free(bs), free(bz);
-  }
-  if (bt >= 0)
-    op_runner_io(r, (int[]){xt, wt, bt}, 3, (int[]){*yt}, 1);
-  else
-    op_runner_io(r, (int[]){xt, wt}, 2, (int[]){*yt}, 1);
+  test_q8_weights_io(r, xt, wt, bt, *yt, c->per_channel ? c->c : 1, 3, c->is_u8, c->far_zp, xs, 1.0f);
   r->node.p.conv = (tfl_conv_params){c->same ? TFL_PAD_SAME : TFL_PAD_VALID, c->stride, c->stride, 1, 1, 1, act};
-  free(x), free(w), free(b), free(ws), free(wz);
+  free(x), free(w), free(b);
 }
 
 static void run_case(const dq_case *c, tfl_activation act, const cpu_features *paths, const char *const *names,

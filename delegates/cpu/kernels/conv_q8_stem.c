@@ -207,9 +207,6 @@ typedef struct {
   int rows, n_tasks;     /* output rows (batches * OH), split into n_tasks ranges */
 } stem_args;
 
-/* One tile's sums for one path: acc[p][c] (dense rows of OC) of patches [n][KP]. */
-typedef void (*tile_fn)(const stem_state *st, const uint8_t *patch, int n, int32_t *acc);
-
 /* ---- patches ---- */
 
 /* The window of output pixel (oy, ox) of image xb as unsigned bytes, KP long (zeros
@@ -316,128 +313,12 @@ VNNI static void build_tile_vnni(const stem_state *st, const uint8_t *xb, int oy
   }
 }
 
-/* Pixel p's sums of one 16-channel block, requantized as requant_rows.c does (the same
- * float steps in the same order), stored under mask m. */
-VNNI static inline void requant_store(const stem_state *st, __m512i a, __m512 scale, __m512i k, int32_t sum,
-                                      __mmask16 m, uint8_t *out)
-{
-  const cpu_requant *rq = &geo(st)->rq;
-  if (st->shifted) a = _mm512_add_epi32(a, _mm512_mullo_epi32(k, _mm512_set1_epi32(sum)));
-  __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(a), scale);
-  f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps((float)(rq->lo - rq->out_zp))),
-                    _mm512_set1_ps((float)(rq->hi - rq->out_zp)));
-  const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(f), _mm512_set1_epi32(rq->out_zp));
-  __m128i bytes = _mm512_cvtepi32_epi8(q); /* in the type's range already */
-  /* kept in a register: folded into the store, vpmovdb to memory is microcoded on Zen 4
-   * (it took 13% of this kernel's samples) */
-  __asm__("" : "+v"(bytes));
-  _mm_mask_storeu_epi8(out, m, bytes);
-}
-
-/* The same for a last block of at most 8 channels, in 256-bit vectors (half the cost of
- * a 512-bit multiply-add on Zen 4: posenet's and coco_ssd's 24 channels are 16 + 8). */
-VNNI static inline void requant_store8(const stem_state *st, __m256i a, __m256 scale, __m256i k, int32_t sum,
-                                       __mmask16 m, uint8_t *out)
-{
-  const cpu_requant *rq = &geo(st)->rq;
-  if (st->shifted) a = _mm256_add_epi32(a, _mm256_mullo_epi32(k, _mm256_set1_epi32(sum)));
-  __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), scale);
-  f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps((float)(rq->lo - rq->out_zp))),
-                    _mm256_set1_ps((float)(rq->hi - rq->out_zp)));
-  const __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(rq->out_zp));
-  __m128i bytes = _mm256_cvtepi32_epi8(q);
-  __asm__("" : "+v"(bytes)); /* as in requant_store */
-  _mm_mask_storeu_epi8(out, m, bytes);
-}
-
-/* 4 pixels x 16 channels (from c0) per step, the patch groups broadcast; requantized in
- * registers into out (n pixels of OC bytes). */
-VNNI static void block16(const stem_state *st, const uint8_t *patch, const int32_t *sums, int n, uint8_t *out,
-                         int c0)
-{
-  const int OC = geo(st)->out_c, G = st->kp / 4, KP = st->kp;
-  const __mmask16 m = OC - c0 >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (OC - c0)) - 1);
-  const __m512i b = _mm512_loadu_si512(st->bias + c0), k = _mm512_loadu_si512(st->k + c0);
-  const __m512 scale = _mm512_loadu_ps(st->scale + c0);
-  const int8_t *w = st->w4 + (size_t)c0 * 4;
-  uint8_t *o = out + c0;
-  int p = 0;
-  for (; p + 4 <= n; p += 4) {
-    const uint8_t *x = patch + (size_t)p * KP;
-    __m512i a0 = b, a1 = b, a2 = b, a3 = b;
-    for (int g = 0; g < G; g++) {
-      const __m512i wv = _mm512_loadu_si512(w + (size_t)g * st->ocp * 4);
-      int32_t d0, d1, d2, d3;
-      memcpy(&d0, x + 4 * g, 4);
-      memcpy(&d1, x + KP + 4 * g, 4);
-      memcpy(&d2, x + 2 * KP + 4 * g, 4);
-      memcpy(&d3, x + 3 * KP + 4 * g, 4);
-      a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32(d0), wv);
-      a1 = _mm512_dpbusd_epi32(a1, _mm512_set1_epi32(d1), wv);
-      a2 = _mm512_dpbusd_epi32(a2, _mm512_set1_epi32(d2), wv);
-      a3 = _mm512_dpbusd_epi32(a3, _mm512_set1_epi32(d3), wv);
-    }
-    requant_store(st, a0, scale, k, sums[p], m, o + (size_t)p * OC);
-    requant_store(st, a1, scale, k, sums[p + 1], m, o + (size_t)(p + 1) * OC);
-    requant_store(st, a2, scale, k, sums[p + 2], m, o + (size_t)(p + 2) * OC);
-    requant_store(st, a3, scale, k, sums[p + 3], m, o + (size_t)(p + 3) * OC);
-  }
-  for (; p < n; p++) {
-    const uint8_t *x = patch + (size_t)p * KP;
-    __m512i a0 = b;
-    for (int g = 0; g < G; g++) {
-      int32_t d0;
-      memcpy(&d0, x + 4 * g, 4);
-      a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32(d0), _mm512_loadu_si512(w + (size_t)g * st->ocp * 4));
-    }
-    requant_store(st, a0, scale, k, sums[p], m, o + (size_t)p * OC);
-  }
-}
-
-/* block16 for a last block of at most 8 channels. */
-VNNI static void block8(const stem_state *st, const uint8_t *patch, const int32_t *sums, int n, uint8_t *out,
-                        int c0)
-{
-  const int OC = geo(st)->out_c, G = st->kp / 4, KP = st->kp;
-  const __mmask16 m = (__mmask16)((1u << (OC - c0)) - 1);
-  const __m256i b = _mm256_loadu_si256((const void *)(st->bias + c0));
-  const __m256i k = _mm256_loadu_si256((const void *)(st->k + c0));
-  const __m256 scale = _mm256_loadu_ps(st->scale + c0);
-  const int8_t *w = st->w4 + (size_t)c0 * 4;
-  uint8_t *o = out + c0;
-  int p = 0;
-  for (; p + 4 <= n; p += 4) {
-    const uint8_t *x = patch + (size_t)p * KP;
-    __m256i a0 = b, a1 = b, a2 = b, a3 = b;
-    for (int g = 0; g < G; g++) {
-      const __m256i wv = _mm256_loadu_si256((const void *)(w + (size_t)g * st->ocp * 4));
-      int32_t d0, d1, d2, d3;
-      memcpy(&d0, x + 4 * g, 4);
-      memcpy(&d1, x + KP + 4 * g, 4);
-      memcpy(&d2, x + 2 * KP + 4 * g, 4);
-      memcpy(&d3, x + 3 * KP + 4 * g, 4);
-      a0 = _mm256_dpbusd_epi32(a0, _mm256_set1_epi32(d0), wv);
-      a1 = _mm256_dpbusd_epi32(a1, _mm256_set1_epi32(d1), wv);
-      a2 = _mm256_dpbusd_epi32(a2, _mm256_set1_epi32(d2), wv);
-      a3 = _mm256_dpbusd_epi32(a3, _mm256_set1_epi32(d3), wv);
-    }
-    requant_store8(st, a0, scale, k, sums[p], m, o + (size_t)p * OC);
-    requant_store8(st, a1, scale, k, sums[p + 1], m, o + (size_t)(p + 1) * OC);
-    requant_store8(st, a2, scale, k, sums[p + 2], m, o + (size_t)(p + 2) * OC);
-    requant_store8(st, a3, scale, k, sums[p + 3], m, o + (size_t)(p + 3) * OC);
-  }
-  for (; p < n; p++) {
-    const uint8_t *x = patch + (size_t)p * KP;
-    __m256i a0 = b;
-    for (int g = 0; g < G; g++) {
-      int32_t d0;
-      memcpy(&d0, x + 4 * g, 4);
-      a0 = _mm256_dpbusd_epi32(a0, _mm256_set1_epi32(d0),
-                               _mm256_loadu_si256((const void *)(w + (size_t)g * st->ocp * 4)));
-    }
-    requant_store8(st, a0, scale, k, sums[p], m, o + (size_t)p * OC);
-  }
-}
+#define STEM_VBITS 512
+#include "conv_q8_stem_simd.h"
+#undef STEM_VBITS
+#define STEM_VBITS 256
+#include "conv_q8_stem_simd.h"
+#undef STEM_VBITS
 
 /* 24 channels at once (16 in a 512-bit vector, up to 8 in a 256-bit one) for 4 pixels:
  * 8 independent sums per broadcast group (the multiply-add's latency hidden) and each
@@ -478,18 +359,18 @@ VNNI static void block24(const stem_state *st, const uint8_t *patch, const int32
       e2 = _mm256_dpbusd_epi32(e2, _mm512_castsi512_si256(x2), wv8);
       e3 = _mm256_dpbusd_epi32(e3, _mm512_castsi512_si256(x3), wv8);
     }
-    requant_store(st, a0, scale, k, sums[p], 0xffff, o + (size_t)p * OC);
-    requant_store(st, a1, scale, k, sums[p + 1], 0xffff, o + (size_t)(p + 1) * OC);
-    requant_store(st, a2, scale, k, sums[p + 2], 0xffff, o + (size_t)(p + 2) * OC);
-    requant_store(st, a3, scale, k, sums[p + 3], 0xffff, o + (size_t)(p + 3) * OC);
-    requant_store8(st, e0, scale8, k8, sums[p], m8, o + (size_t)p * OC + 16);
-    requant_store8(st, e1, scale8, k8, sums[p + 1], m8, o + (size_t)(p + 1) * OC + 16);
-    requant_store8(st, e2, scale8, k8, sums[p + 2], m8, o + (size_t)(p + 2) * OC + 16);
-    requant_store8(st, e3, scale8, k8, sums[p + 3], m8, o + (size_t)(p + 3) * OC + 16);
+    requant_store_512(st, a0, scale, k, sums[p], 0xffff, o + (size_t)p * OC);
+    requant_store_512(st, a1, scale, k, sums[p + 1], 0xffff, o + (size_t)(p + 1) * OC);
+    requant_store_512(st, a2, scale, k, sums[p + 2], 0xffff, o + (size_t)(p + 2) * OC);
+    requant_store_512(st, a3, scale, k, sums[p + 3], 0xffff, o + (size_t)(p + 3) * OC);
+    requant_store_256(st, e0, scale8, k8, sums[p], m8, o + (size_t)p * OC + 16);
+    requant_store_256(st, e1, scale8, k8, sums[p + 1], m8, o + (size_t)(p + 1) * OC + 16);
+    requant_store_256(st, e2, scale8, k8, sums[p + 2], m8, o + (size_t)(p + 2) * OC + 16);
+    requant_store_256(st, e3, scale8, k8, sums[p + 3], m8, o + (size_t)(p + 3) * OC + 16);
   }
   if (p < n) { /* the last pixels: one block after the other */
-    block16(st, patch + (size_t)p * KP, sums + p, n - p, out + (size_t)p * OC, c0);
-    block8(st, patch + (size_t)p * KP, sums + p, n - p, out + (size_t)p * OC, c0 + 16);
+    block_512(st, patch + (size_t)p * KP, sums + p, n - p, out + (size_t)p * OC, c0);
+    block_256(st, patch + (size_t)p * KP, sums + p, n - p, out + (size_t)p * OC, c0 + 16);
   }
 }
 
@@ -504,10 +385,10 @@ VNNI static void tile_vnni(const stem_state *st, const uint8_t *patch, const int
       block24(st, patch, sums, n, out, c0);
       c0 += 24;
     } else if (left <= 8) {
-      block8(st, patch, sums, n, out, c0);
+      block_256(st, patch, sums, n, out, c0);
       c0 += 8;
     } else {
-      block16(st, patch, sums, n, out, c0);
+      block_512(st, patch, sums, n, out, c0);
       c0 += 16;
     }
   }
