@@ -80,7 +80,7 @@ static void cpu_release(void *vctx, void *vstate)
 
 /* The fast path's own kernel for node n, where one beats XNNPACK (and oneDNN): sparse 1x1
  * convs, convs with one or two output channels, 8-bit depthwise convs and 8-bit convs with
- * at most 4 input channels on VNNI, 8-bit -> 8-bit QUANTIZEs on VBMI. NULL: none. */
+ * at most 4 input channels (1x1: 64) on VNNI, 8-bit -> 8-bit QUANTIZEs on VBMI. NULL: none. */
 static const cpu_kernel *fast_kernel(const cpu_features *isa, const tfl_graph *g, const tfl_node *n)
 {
   if (cpu_dwconv_q8_applies(g, n, isa)) return &cpu_k_dwconv_q8;

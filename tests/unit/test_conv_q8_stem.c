@@ -1,7 +1,8 @@
 /* test_conv_q8_stem.c - the fast path's 8-bit CONV_2D for few input channels against the
  * reference CONV_2D kernel: uint8 (per-tensor weights, zero points near 128 and far from
  * it: the shifted-weights path) and int8 (per-channel scales, and weight zero points),
- * 1-4 input channels, 3x3 / 5x5 / 1x1 / 2x2 / 3x5 filters (windows of 3 to 64 bytes),
+ * 1-4 input channels (1x1: up to 64), 3x3 / 5x5 / 1x1 / 2x2 / 3x5 filters (windows of 3
+ * to 64 bytes),
  * strides 1-3, dilation 2, SAME and VALID, batch 2, 1 to 128 output channels (whole and
  * partial 16-channel blocks), rows wider than a tile, every clamp activation, random zero
  * points; each on every path this machine has (AVX-512 VNNI, portable C) and 1-3 threads.
@@ -135,6 +136,11 @@ int main(void)
     {1, 7, 10, 3, 40, 2, 2, 2, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0},  /* even filter, SAME: padding at the end */
     {1, 16, 18, 3, 30, 3, 5, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0, 0}, /* 3x5 dilation 2, shifted per-channel, 16 + 14 */
     {1, 20, 100, 3, 33, 3, 3, 2, 1, 1, 1, 0, 0, 1, 2, 1, 0, 3}, /* a PAD on every side, then SAME */
+    /* 1x1 convs with up to 64 input channels (posenet's 24 -> 48, mobilenet_v2's 16 -> 96) */
+    {1, 19, 45, 24, 48, 1, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0},
+    {1, 12, 37, 16, 96, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0}, /* shifted uint8 */
+    {2, 9, 13, 64, 128, 1, 1, 2, 1, 0, 1, 1, 1, 1, 0, 0, 0, 0}, /* 64 bytes, stride 2 */
+    {1, 7, 33, 37, 40, 1, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0}, /* 37: a partial group */
   };
   const tfl_activation acts[] = {TFL_ACT_NONE, TFL_ACT_RELU, TFL_ACT_RELU_N1_TO_1, TFL_ACT_RELU6};
   const cpu_features cpu = cpu_features_detect();
@@ -145,14 +151,15 @@ int main(void)
   paths[n_paths] = cpu_features_none(), names[n_paths++] = "portable";
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     for (size_t a = 0; a < 4; a++) run_case(&cases[i], acts[a], paths, names, n_paths);
-  check_left("5 input channels", &(st_case){1, 10, 10, 5, 16, 3, 3, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 0});
+  check_left("5 input channels, 3x3", &(st_case){1, 10, 10, 5, 16, 3, 3, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 0});
+  check_left("1x1, 65 input channels", &(st_case){1, 10, 10, 65, 16, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 0});
   check_left("a 75-byte window", &(st_case){1, 10, 10, 3, 16, 5, 5, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 0});
   check_left("129 outputs", &(st_case){1, 10, 10, 3, 129, 3, 3, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 0});
   if (failures) {
     fprintf(stderr, "%d failures\n", failures);
     return 1;
   }
-  printf("OK: %d runs (%zu shapes x 4 activations x %d paths x 1-3 threads), worst 0 LSB; 3 refusals\n", runs,
+  printf("OK: %d runs (%zu shapes x 4 activations x %d paths x 1-3 threads), worst 0 LSB; 4 refusals\n", runs,
          sizeof cases / sizeof cases[0], n_paths);
   return 0;
 }

@@ -27,7 +27,7 @@
 enum { INPUT = 0, FILTER = 1, BIAS = 2 };
 enum { OUTPUT = 0 };
 
-#define STEM_MAX_IC 4          /* more input channels fill vpdpbusd's groups by themselves */
+#define STEM_MAX_IC 4          /* k x k convs: more input channels fill vpdpbusd's groups */
 #define STEM_MAX_KP 64         /* patch bytes: one 512-bit load */
 #define STEM_MAX_OC 128
 #define STEM_TILE 32           /* output pixels per tile: 16 KiB of sums at 128 channels */
@@ -67,7 +67,10 @@ bool cpu_conv_q8_stem_fits(const tfl_graph *g, const tfl_node *n)
   if (!x || !w || !y || !is_q8(x->type) || w->type != x->type || y->type != x->type) return false;
   if (!w->is_const || !w->data || w->sparsity || x->ndim != 4 || w->ndim != 4 || y->ndim != 4) return false;
   const int oc = w->dims[0], ic = x->dims[3];
-  if (ic < 1 || ic > STEM_MAX_IC || w->dims[3] != ic || oc < 1 || oc > STEM_MAX_OC || y->dims[3] != oc) return false;
+  const bool pointwise = w->dims[1] == 1 && w->dims[2] == 1; /* 1x1: the window is the pixel */
+  if (ic < 1 || (ic > STEM_MAX_IC && !pointwise) || w->dims[3] != ic || oc < 1 || oc > STEM_MAX_OC ||
+      y->dims[3] != oc)
+    return false;
   if (x->q.n != 1 || y->q.n != 1 || (w->q.n != 1 && (w->q.n != oc || w->q.axis != 0))) return false;
   if (b && (b->type != TFL_TYPE_INT32 || !b->is_const || !b->data || tfl_tensor_count(b) != (size_t)oc))
     return false;
@@ -144,7 +147,8 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   *state = NULL;
   if (!cpu_conv_q8_stem_fits(g, n))
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s",
-                        "not an 8-bit conv with at most 4 input channels, a 64-byte window and 128 outputs");
+                        "not an 8-bit conv with at most 4 input channels (or 1x1), a 64-byte window and 128 "
+                        "outputs");
   stem_state *st = calloc(1, sizeof *st);
   if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "conv stem state");
   *state = st;
