@@ -15,6 +15,8 @@
 #include "cpu_features.h"
 #include "kernels/conv_narrow.h"
 #include "kernels/conv_sparse1x1.h"
+#include "kernels/conv_q8_stem.h"
+#include "kernels/quantize_lut.h"
 #include "kernels/dwconv_q8.h"
 #include "onednn_conv.h"
 #include "xnn_partition.h"
@@ -77,10 +79,13 @@ static void cpu_release(void *vctx, void *vstate)
 }
 
 /* The fast path's own kernel for node n, where one beats XNNPACK (and oneDNN): sparse 1x1
- * convs, convs with one or two output channels, 8-bit depthwise convs on VNNI. NULL: none. */
+ * convs, convs with one or two output channels, 8-bit depthwise convs and 8-bit convs with
+ * at most 4 input channels (1x1: 64) on VNNI, 8-bit -> 8-bit QUANTIZEs on VBMI. NULL: none. */
 static const cpu_kernel *fast_kernel(const cpu_features *isa, const tfl_graph *g, const tfl_node *n)
 {
   if (cpu_dwconv_q8_applies(g, n, isa)) return &cpu_k_dwconv_q8;
+  if (cpu_conv_q8_stem_applies(g, n, isa)) return &cpu_k_conv_q8_stem;
+  if (cpu_quantize_lut_applies(g, n, isa)) return &cpu_k_quantize_lut;
   if (cpu_conv_sparse1x1_applies(g, n)) return &cpu_k_conv_sparse1x1;
   if (cpu_conv_narrow_applies(g, n)) return &cpu_k_conv_narrow;
   return NULL;
@@ -240,6 +245,15 @@ static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, 
     pp->who[pi] = BY_FUSED;
     pp->pad[i] = p;
   }
+  /* so does our 8-bit stem conv (a 3-channel PAD alone took 2.6 ms on posenet's input) */
+  for (int i = 0; fast && i < part->n_nodes; i++) {
+    if (pp->who[i] != BY_KERNEL || !cpu_conv_q8_stem_applies(g, &g->nodes[part->nodes[i]], &c->isa)) continue;
+    const int p = onednn_conv_fusable_pad(g, part->nodes[i]);
+    const int pi = p >= 0 ? index[p] : -1;
+    if (pi < 0 || pp->who[pi] == BY_ONEDNN || pp->who[pi] == BY_FUSED) continue;
+    pp->who[pi] = BY_FUSED;
+    pp->pad[i] = p;
+  }
   /* a conv whose output only an ADD reads writes the sum itself (oneDNN binary post-op),
    * also a 1x1 conv XNNPACK would otherwise run: it saves the ADD's pass */
   for (int i = 0; fast && c->opt.use_onednn && i < part->n_nodes; i++) {
@@ -336,7 +350,7 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
   const runner *who = pp.who;
   tfl_status st = TFL_OK;
   for (int i = 0; i < part->n_nodes && st == TFL_OK;) {
-    if (who[i] == BY_FUSED) { /* a PAD its oneDNN conv pads for */
+    if (who[i] == BY_FUSED) { /* a PAD its conv pads for (oneDNN or the stem kernel) */
       i++;
       continue;
     }
@@ -404,7 +418,9 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
       i += run;
       continue;
     }
-    st = prepare_kernel(g, part->nodes[i], &p->steps[p->n_steps], fast, p->diag);
+    cpu_step *s = &p->steps[p->n_steps];
+    st = prepare_kernel(g, part->nodes[i], s, fast, p->diag);
+    if (st == TFL_OK && pp.pad[i] >= 0) st = cpu_conv_q8_stem_fuse_pad(s->state, g, pp.pad[i], p->diag);
     if (st == TFL_OK) p->n_steps++;
     i++;
   }

@@ -34,6 +34,7 @@ cpu_features cpu_features_detect(void)
   f.avx512 = os_avx512 && f.avx2_fma && bit(b, 16) /* F */ && bit(b, 17) /* DQ */ &&
              bit(b, 30) /* BW */ && bit(b, 31) /* VL */;
   f.avx512_vnni = f.avx512 && bit(c, 11);
+  f.avx512_vbmi = f.avx512 && bit(c, 1);
   if (max_sub >= 1 && __get_cpuid_count(7, 1, &a, &b, &c, &d)) {
     f.avx_vnni = f.avx2_fma && bit(a, 4);
     f.avx512_bf16 = f.avx512 && bit(a, 5);

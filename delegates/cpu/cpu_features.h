@@ -12,6 +12,7 @@ typedef struct {
   bool avx512_vnni;  /* AVX-512 VNNI: vpdpbusd, u8 x s8 dot products */
   bool avx512_bf16;  /* AVX-512 BF16: vdpbf16ps, vcvtneps2bf16 */
   bool avx_vnni;     /* AVX-VNNI: the 256-bit VEX form of the dot products */
+  bool avx512_vbmi;  /* AVX-512 VBMI: vpermi2b, byte table lookups */
 } cpu_features;
 
 /* What this CPU has (all false off x86-64). */
@@ -19,7 +20,7 @@ cpu_features cpu_features_detect(void);
 /* Everything off: the portable paths. */
 static inline cpu_features cpu_features_none(void)
 {
-  return (cpu_features){false, false, false, false, false};
+  return (cpu_features){false, false, false, false, false, false};
 }
 
 #endif

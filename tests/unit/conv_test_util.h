@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../delegates/cpu/cpu_features.h"
 #include "../../delegates/cpu/cpu_kernel.h"
 #include "../op_runner.h"
 
@@ -305,6 +306,102 @@ static inline void *test_reference_output(op_runner *r, int yt, int taken, const
   void *want = malloc(y->bytes);
   if (want) memcpy(want, y->data, y->bytes);
   return want;
+}
+
+/* A uniform integer in [lo, hi]. */
+static inline int32_t test_rand_int(int32_t lo, int32_t hi)
+{
+  return lo + (int32_t)(test_uniform(0, 1) * (float)(hi - lo + 1)) % (hi - lo + 1);
+}
+
+/* n random stored 8-bit values. */
+static inline void test_fill_bytes(void *p, size_t n, bool is_u8)
+{
+  for (size_t i = 0; i < n; i++) {
+    if (is_u8)
+      ((uint8_t *)p)[i] = (uint8_t)test_rand_int(0, 255);
+    else
+      ((int8_t *)p)[i] = (int8_t)test_rand_int(-128, 127);
+  }
+}
+
+/* Random 8-bit weight quantization for weights tensor wt (nq scales along axis, each
+ * 0.002-0.02 / w_div) and the bias bt (>= 0: scale x_scale * w_scale, zero point 0), and
+ * the node's inputs (xt, wt, bt if any) and output yt. Zero points: int8 weights symmetric
+ * as TFLite writes them (far_zp: random); uint8 near 128 (w - zw fits int8 for most) or
+ * far from it (the shifted-weights paths). */
+static inline void test_q8_weights_io(op_runner *r, int xt, int wt, int bt, int yt, int nq, int axis, bool is_u8,
+                                      bool far_zp, float x_scale, float w_div)
+{
+  float *ws = malloc(sizeof(float) * (size_t)nq), *bs = malloc(sizeof(float) * (size_t)nq);
+  int32_t *wz = malloc(sizeof(int32_t) * (size_t)nq), *bz = calloc((size_t)nq, sizeof(int32_t));
+  for (int i = 0; i < nq; i++) {
+    ws[i] = test_uniform(0.002f, 0.02f) / w_div;
+    wz[i] = !is_u8 ? (far_zp ? test_rand_int(-100, 100) : 0) : far_zp ? test_rand_int(0, 60) : test_rand_int(120, 136);
+    bs[i] = x_scale * ws[i];
+  }
+  op_runner_quant(r, wt, nq, ws, wz, axis);
+  if (bt >= 0) {
+    op_runner_quant(r, bt, nq, bs, bz, 0);
+    op_runner_io(r, (int[]){xt, wt, bt}, 3, (int[]){yt}, 1);
+  } else {
+    op_runner_io(r, (int[]){xt, wt}, 2, (int[]){yt}, 1);
+  }
+  free(ws), free(bs), free(wz), free(bz);
+}
+
+/* A fast kernel under test: k, its path switch, and an optional step after prepare
+ * (NULL: none; arg is passed on). */
+typedef struct {
+  const cpu_kernel *k;
+  void (*use_isa)(void *state, const cpu_features *isa);
+  tfl_status (*after_prepare)(void *state, const tfl_graph *g, const void *arg, tfl_diag *diag);
+  const void *arg;
+} test_fast_kernel;
+
+/* Runs f on node n of g (output tensor yt, 8-bit) on each of n_paths paths (names for
+ * messages) with 1-3 threads, eval twice each, and compares the output's stored bytes
+ * with want: worst element 0 LSB. Prints each failure; returns their count; *runs
+ * counts the runs. */
+static inline int test_fast_paths(const test_fast_kernel *f, tfl_graph *g, const tfl_node *n, int yt,
+                                  const void *want, const cpu_features *paths, const char *const *names,
+                                  int n_paths, const char *what, int *runs)
+{
+  tfl_tensor *y = &g->tensors[yt];
+  const bool is_u8 = y->type == TFL_TYPE_UINT8;
+  int failures = 0;
+  for (int p = 0; p < n_paths; p++)
+    for (int threads = 1; threads <= 3; threads++) {
+      tfl_diag diag;
+      tfl_diag_init(&diag);
+      memset(y->data, 0x55, y->bytes);
+      cpu_ctx *ctx = cpu_ctx_create(threads);
+      void *st = NULL;
+      tfl_status s = f->k->prepare(g, n, &st, &diag);
+      if (s == TFL_OK) f->use_isa(st, &paths[p]);
+      if (s == TFL_OK && f->after_prepare) s = f->after_prepare(st, g, f->arg, &diag);
+      for (int rep = 0; rep < 2 && s == TFL_OK; rep++) s = f->k->eval(g, n, st, ctx, &diag);
+      f->k->release(st);
+      cpu_ctx_free(ctx);
+      (*runs)++;
+      if (s != TFL_OK) {
+        fprintf(stderr, "FAIL %s %s t%d: %s\n", what, names[p], threads, diag.error);
+        failures++;
+        continue;
+      }
+      int worst = 0;
+      size_t at = 0;
+      for (size_t i = 0; i < y->bytes; i++) {
+        const int gv = is_u8 ? ((const uint8_t *)y->data)[i] : ((const int8_t *)y->data)[i];
+        const int wv = is_u8 ? ((const uint8_t *)want)[i] : ((const int8_t *)want)[i];
+        if (abs(gv - wv) > worst) worst = abs(gv - wv), at = i;
+      }
+      if (worst != 0) {
+        fprintf(stderr, "FAIL %s %s t%d: worst element %zu off by %d LSB\n", what, names[p], threads, at, worst);
+        failures++;
+      }
+    }
+  return failures;
 }
 
 #endif

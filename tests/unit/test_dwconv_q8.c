@@ -17,21 +17,6 @@ typedef struct {
 
 static int failures, runs;
 
-static int32_t rand_int(int32_t lo, int32_t hi)
-{
-  return lo + (int32_t)(test_uniform(0, 1) * (float)(hi - lo + 1)) % (hi - lo + 1);
-}
-
-static void fill_bytes(void *p, size_t n, bool is_u8)
-{
-  for (size_t i = 0; i < n; i++) {
-    if (is_u8)
-      ((uint8_t *)p)[i] = (uint8_t)rand_int(0, 255);
-    else
-      ((int8_t *)p)[i] = (int8_t)rand_int(-128, 127);
-  }
-}
-
 /* The node of case c: random data, scales and zero points. */
 static void build(op_runner *r, const dq_case *c, tfl_activation act, int *yt)
 {
@@ -41,9 +26,9 @@ static void build(op_runner *r, const dq_case *c, tfl_activation act, int *yt)
   const tfl_type type = c->is_u8 ? TFL_TYPE_UINT8 : TFL_TYPE_INT8;
   void *x = malloc(nx), *w = malloc(nw);
   int32_t *b = malloc(sizeof(int32_t) * (size_t)c->c);
-  fill_bytes(x, nx, c->is_u8);
-  fill_bytes(w, nw, c->is_u8);
-  for (int i = 0; i < c->c; i++) b[i] = rand_int(-20000, 20000);
+  test_fill_bytes(x, nx, c->is_u8);
+  test_fill_bytes(w, nw, c->is_u8);
+  for (int i = 0; i < c->c; i++) b[i] = test_rand_int(-20000, 20000);
   op_runner_init(r, TFL_OP_DEPTHWISE_CONV_2D);
   int xt = op_runner_tensor(r, type, 4, (int32_t[]){c->n, c->h, c->w, c->c}, x, false);
   int wt = op_runner_tensor(r, type, 4, (int32_t[]){1, c->kh, c->kw, c->c}, w, true);
@@ -51,44 +36,12 @@ static void build(op_runner *r, const dq_case *c, tfl_activation act, int *yt)
   *yt = op_runner_tensor(r, type, 4, (int32_t[]){c->n, oh, ow, c->c}, NULL, false);
   const int32_t tlo = c->is_u8 ? 0 : -128, thi = c->is_u8 ? 255 : 127;
   const float xs = test_uniform(0.01f, 0.05f), ys = test_uniform(0.05f, 0.3f);
-  const int32_t xz = rand_int(tlo, thi), yz = rand_int(tlo + 40, thi - 40);
+  const int32_t xz = test_rand_int(tlo, thi), yz = test_rand_int(tlo + 40, thi - 40);
   op_runner_quant(r, xt, 1, &xs, &xz, 0);
   op_runner_quant(r, *yt, 1, &ys, &yz, 0);
-  const int nq = c->per_channel ? c->c : 1;
-  float *ws = malloc(sizeof(float) * (size_t)nq);
-  int32_t *wz = malloc(sizeof(int32_t) * (size_t)nq);
-  for (int i = 0; i < nq; i++) {
-    ws[i] = test_uniform(0.002f, 0.02f);
-    /* int8 per-channel weights are symmetric (zero point 0), as TFLite writes them;
-     * uint8: near 128 (w - zw fits int8 for most), or far (the shifted path) */
-    wz[i] = !c->is_u8 ? (c->far_zp ? rand_int(-100, 100) : 0) : c->far_zp ? rand_int(0, 60) : rand_int(120, 136);
-  }
-  op_runner_quant(r, wt, nq, ws, wz, 3);
-  if (bt >= 0) {
-    float *bs = malloc(sizeof(float) * (size_t)nq);
-    int32_t *bz = calloc((size_t)nq, sizeof(int32_t));
-    for (int i = 0; i < nq; i++) bs[i] = xs * ws[i];
-    op_runner_quant(r, bt, nq, bs, bz, 0);
-    free(bs), free(bz);
-  }
-  if (bt >= 0)
-    op_runner_io(r, (int[]){xt, wt, bt}, 3, (int[]){*yt}, 1);
-  else
-    op_runner_io(r, (int[]){xt, wt}, 2, (int[]){*yt}, 1);
+  test_q8_weights_io(r, xt, wt, bt, *yt, c->per_channel ? c->c : 1, 3, c->is_u8, c->far_zp, xs, 1.0f);
   r->node.p.conv = (tfl_conv_params){c->same ? TFL_PAD_SAME : TFL_PAD_VALID, c->stride, c->stride, 1, 1, 1, act};
-  free(x), free(w), free(b), free(ws), free(wz);
-}
-
-/* Worst |got - want| in LSB over n stored values. */
-static int worst_lsb(const void *got, const void *want, size_t n, bool is_u8, size_t *at)
-{
-  int worst = 0;
-  for (size_t i = 0; i < n; i++) {
-    const int g = is_u8 ? ((const uint8_t *)got)[i] : ((const int8_t *)got)[i];
-    const int w = is_u8 ? ((const uint8_t *)want)[i] : ((const int8_t *)want)[i];
-    if (abs(g - w) > worst) worst = abs(g - w), *at = i;
-  }
-  return worst;
+  free(x), free(w), free(b);
 }
 
 static void run_case(const dq_case *c, tfl_activation act, const cpu_features *paths, const char *const *names,
@@ -107,30 +60,8 @@ static void run_case(const dq_case *c, tfl_activation act, const cpu_features *p
     op_runner_free(&r);
     return;
   }
-  tfl_tensor *y = &r.graph.tensors[yt];
-  for (int p = 0; p < n_paths; p++)
-    for (int threads = 1; threads <= 3; threads++) {
-      memset(y->data, 0x55, y->bytes);
-      cpu_ctx *ctx = cpu_ctx_create(threads);
-      void *st = NULL;
-      tfl_status s = cpu_k_dwconv_q8.prepare(&r.graph, &r.node, &st, &r.diag);
-      if (s == TFL_OK) cpu_dwconv_q8_use_isa(st, &paths[p]);
-      for (int rep = 0; rep < 2 && s == TFL_OK; rep++) s = cpu_k_dwconv_q8.eval(&r.graph, &r.node, st, ctx, &r.diag);
-      cpu_k_dwconv_q8.release(st);
-      cpu_ctx_free(ctx);
-      runs++;
-      if (s != TFL_OK) {
-        fprintf(stderr, "FAIL %s %s t%d: %s\n", what, names[p], threads, r.diag.error);
-        failures++;
-        continue;
-      }
-      size_t at = 0;
-      const int worst = worst_lsb(y->data, want, tfl_tensor_count(y), c->is_u8, &at);
-      if (worst != 0) {
-        fprintf(stderr, "FAIL %s %s t%d: worst element %zu off by %d LSB\n", what, names[p], threads, at, worst);
-        failures++;
-      }
-    }
+  const test_fast_kernel f = {&cpu_k_dwconv_q8, cpu_dwconv_q8_use_isa, NULL, NULL};
+  failures += test_fast_paths(&f, &r.graph, &r.node, yt, want, paths, names, n_paths, what, &runs);
   free(want);
   op_runner_free(&r);
 }

@@ -117,6 +117,14 @@ static tfl_status prepare_quantize(tfl_graph *g, const tfl_node *n, void **state
   return TFL_OK;
 }
 
+bool cpu_quantize_table(const void *state, uint8_t table[256])
+{
+  const quant_state *st = state;
+  if (!st || st->scale) return false; /* float input: per-channel tables instead */
+  for (int b = 0; b < 256; b++) table[b] = st->lut[(uint8_t)(b ^ st->flip)];
+  return true;
+}
+
 static tfl_status eval_quantize(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const quant_state *st = state;
