@@ -176,6 +176,15 @@ static int step_input(const tfl_graph *g, const part_plan *pp, const tfl_partiti
   return pp->pad[i] >= 0 ? g->nodes[pp->pad[i]].in[0] : g->nodes[node].in[0];
 }
 
+/* Node r is a PAD a oneDNN conv pads for (not one a fused ADD absorbed: that one's input
+ * is read as float32). */
+static bool is_input_pad(const part_plan *pp, const tfl_partition *part, int r)
+{
+  for (int k = 0; k < part->n_nodes; k++)
+    if (pp->who[k] == BY_ONEDNN && pp->pad[k] == r) return true;
+  return false;
+}
+
 /* bf16: a float tensor written by a oneDNN step and read only by oneDNN steps (as their
  * input) stays bf16 in between: no conversion, half the bytes moved. index: graph node ->
  * partition position (-1 outside). */
@@ -195,9 +204,7 @@ static void plan_bf16_links(const tfl_graph *g, const tfl_partition *part, part_
         if (rn->in[j] != t) continue;
         readers++;
         const int ri = index[r];
-        ok = j == 0 && ri >= 0 &&
-             (pp->who[ri] == BY_ONEDNN || (pp->who[ri] == BY_FUSED && (g->nodes[r].op == TFL_OP_PAD ||
-                                                                     g->nodes[r].op == TFL_OP_PADV2)));
+        ok = j == 0 && ri >= 0 && (pp->who[ri] == BY_ONEDNN || (pp->who[ri] == BY_FUSED && is_input_pad(pp, part, r)));
       }
     }
     if (!ok || !readers) continue;
@@ -205,6 +212,13 @@ static void plan_bf16_links(const tfl_graph *g, const tfl_partition *part, part_
     for (int k = 0; k < part->n_nodes; k++)
       if (pp->who[k] == BY_ONEDNN && step_input(g, pp, part, k) == t) pp->bf16[k] |= BF16_SRC;
   }
+}
+
+/* The channel PAD between a fused ADD and its other addend (onednn_conv_channel_pad), else -1. */
+static int add_channel_pad(const tfl_graph *g, int conv, int add)
+{
+  const tfl_node *a = &g->nodes[add];
+  return onednn_conv_channel_pad(g, a->in[0] == g->nodes[conv].out[0] ? a->in[1] : a->in[0]);
 }
 
 /* Runners, then the PADs oneDNN convs take over: the PAD must be in this partition. */
@@ -248,10 +262,15 @@ static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, 
     const int a = onednn_conv_fusable_add(g, node);
     const int ai = a >= 0 ? index[a] : -1;
     if (ai < 0 || (pp->who[ai] != BY_XNNPACK && pp->who[ai] != BY_KERNEL)) continue;
+    /* a channel PAD on the other addend is absorbed too: it must be ours to skip */
+    const int cp = add_channel_pad(g, node, a);
+    const int cpi = cp >= 0 ? index[cp] : -1;
+    if (cp >= 0 && (cpi < 0 || (pp->who[cpi] != BY_XNNPACK && pp->who[cpi] != BY_KERNEL))) continue;
     const onednn_conv_options o = onednn_options(c, pp->pad[i], a, -1, 0);
     if (!onednn_conv_applies(g, node, &o)) continue;
     pp->who[i] = BY_ONEDNN;
     pp->who[ai] = BY_FUSED;
+    if (cpi >= 0) pp->who[cpi] = BY_FUSED;
     pp->add[i] = a;
   }
   /* then the activation node after it (or after its ADD): a post-op */
@@ -297,6 +316,11 @@ static int cpu_extra_uses(void *vctx, const tfl_graph *g, const tfl_partition *p
     if (pp.add[i] >= 0) { /* the ADD's output is written when the conv runs */
       if (n < max) uses[n] = (tfl_extra_use){part->nodes[i], g->nodes[pp.add[i]].out[0]};
       n++;
+      const int cp = add_channel_pad(g, part->nodes[i], pp.add[i]);
+      if (cp >= 0) { /* and a channel PAD's input read (the PAD may come before the conv) */
+        if (n < max) uses[n] = (tfl_extra_use){part->nodes[i], g->nodes[cp].in[0]};
+        n++;
+      }
     }
     if (pp.act[i] >= 0) { /* and the activation's */
       if (n < max) uses[n] = (tfl_extra_use){part->nodes[i], g->nodes[pp.act[i]].out[0]};
@@ -367,6 +391,11 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
         if (st == TFL_OK) s = &p->steps[++p->n_steps];
       }
       if (st == TFL_OK) st = prepare_kernel(g, part->nodes[i], s, fast, p->diag);
+      const int cp = pp.add[i] >= 0 ? add_channel_pad(g, part->nodes[i], pp.add[i]) : -1;
+      if (st == TFL_OK && cp >= 0) { /* the channel PAD on its other addend */
+        s = &p->steps[++p->n_steps];
+        st = prepare_kernel(g, cp, s, fast, p->diag);
+      }
       if (st == TFL_OK && pp.add[i] >= 0) { /* and the ADD, at the conv's turn (its inputs exist) */
         s = &p->steps[++p->n_steps];
         st = prepare_kernel(g, pp.add[i], s, fast, p->diag);

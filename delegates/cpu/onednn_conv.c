@@ -64,6 +64,9 @@ struct onednn_conv {
   int x_tensor;           /* what the conv reads: its input, or a fused PAD's input */
   int y_tensor;           /* what it writes: its output, or a fused ADD's */
   int z_tensor;           /* a fused ADD's other input (binary post-op), else -1 */
+  int z_channels;         /* > 0: z_tensor is a fused channel PAD's input with this many
+                             channels: each chunk's output rows are filled with it (zeros
+                             past them) and a sum post-op adds the conv to them */
   int binary_index;       /* that post-op's position */
   int add_node;           /* the fused ADD, else -1 */
   int act_node;           /* the fused activation node, else -1 */
@@ -204,6 +207,17 @@ static tfl_status append_act_node(onednn_conv *c, dnnl_post_ops_t po, tfl_op op)
             c, "activation node post-op");
 }
 
+/* The tensor a conv fused with ADD add_node adds (through a channel PAD: the PAD's input,
+ * and its channel count in *channels; else 0). */
+static int addend(const tfl_graph *g, int node, int add_node, int *channels)
+{
+  const tfl_node *a = &g->nodes[add_node];
+  const int z = a->in[0] == g->nodes[node].out[0] ? a->in[1] : a->in[0];
+  const int p = onednn_conv_channel_pad(g, z);
+  *channels = p >= 0 ? g->tensors[g->nodes[p].in[0]].dims[3] : 0;
+  return p >= 0 ? g->nodes[p].in[0] : z;
+}
+
 /* The primitive descriptor of class k (caller destroys it). */
 static tfl_status class_pd(onednn_conv *c, int k, dnnl_primitive_desc_t *pd)
 {
@@ -252,7 +266,10 @@ static tfl_status class_pd(onednn_conv *c, int k, dnnl_primitive_desc_t *pd)
   if (!st && c->kind != K_Q8 && (n->p.conv.act != TFL_ACT_NONE || c->z_tensor >= 0 || c->act_node >= 0)) {
     st = dn(dnnl_post_ops_create(&po), c, "post-ops");
     if (!st) st = append_activation(c, po, n->p.conv.act);
-    if (!st && c->z_tensor >= 0) { /* a fused ADD: + z, then its activation */
+    if (!st && c->z_tensor >= 0 && c->z_channels) { /* + the addend already in dst */
+      st = dn(dnnl_post_ops_append_sum(po, 1.0f), c, "sum post-op");
+      if (!st) st = append_activation(c, po, add_act);
+    } else if (!st && c->z_tensor >= 0) { /* a fused ADD: + z, then its activation */
       dnnl_dims_t zd = {1, s->OC, cl->rows_out, s->OW};
       st = dn(dnnl_memory_desc_init_by_tag(&cl->z_md, 4, zd, dnnl_f32, dnnl_nhwc), c, "addend desc");
       c->binary_index = dnnl_post_ops_len(po);
@@ -402,7 +419,7 @@ static tfl_status make_slots(onednn_conv *c, int threads)
       chunk_class *cl = &c->cls[k];
       st = dn(dnnl_memory_create(&sl->src[k], &cl->src_md, c->eng, DNNL_MEMORY_NONE), c, "source memory");
       if (!st) st = dn(dnnl_memory_create(&sl->dst[k], &cl->dst_md, c->eng, DNNL_MEMORY_NONE), c, "output memory");
-      if (!st && c->z_tensor >= 0)
+      if (!st && c->z_tensor >= 0 && !c->z_channels)
         st = dn(dnnl_memory_create(&sl->z[k], &cl->z_md, c->eng, DNNL_MEMORY_NONE), c, "addend memory");
       if (!st && cl->scratch_bytes) {
         dnnl_primitive_desc_t pd = NULL;
@@ -552,8 +569,7 @@ bool onednn_conv_applies(const tfl_graph *g, int node, const onednn_conv_options
   if (c.kind == K_Q8) c.src_zp = cpu_zero_point(onednn_in(g, &g->nodes[node], INPUT), 0);
   if (o->add_node >= 0) {
     if (c.kind == K_Q8 || onednn_conv_fusable_add(g, node) != o->add_node) return false;
-    const tfl_node *a = &g->nodes[o->add_node];
-    c.z_tensor = a->in[0] == g->nodes[node].out[0] ? a->in[1] : a->in[0];
+    c.z_tensor = addend(g, node, o->add_node, &c.z_channels);
   }
   if (o->act_node >= 0) {
     const int t = o->add_node >= 0 ? g->nodes[o->add_node].out[0] : g->nodes[node].out[0];
@@ -588,9 +604,8 @@ tfl_status onednn_conv_create(const tfl_graph *g, int node, const onednn_conv_op
       free(c);
       return tfl_fail(diag, TFL_ERR_ARG, "node %d: node %d is not an ADD it can absorb", node, o->add_node);
     }
-    const tfl_node *a = &g->nodes[o->add_node];
-    c->y_tensor = a->out[0];
-    c->z_tensor = a->in[0] == g->nodes[node].out[0] ? a->in[1] : a->in[0];
+    c->y_tensor = g->nodes[o->add_node].out[0];
+    c->z_tensor = addend(g, node, o->add_node, &c->z_channels);
   }
   if (o->act_node >= 0) {
     if (onednn_conv_fusable_act(g, c->y_tensor) != o->act_node || c->kind == K_Q8) {
@@ -618,10 +633,20 @@ typedef struct {
   onednn_conv *c;
   const char *x;
   char *y;
-  const char *z;          /* a fused ADD's other addend */
+  const char *z;          /* a fused ADD's other addend (binary post-op) */
+  const float *zc;        /* or its fewer channels (z_channels), copied into dst first */
   atomic_int next;
   atomic_int failed;      /* a dnnl status, 0 when all went well */
 } run_args;
+
+/* y[p] = (z[p] (zc channels), 0...) for OC channels per pixel */
+static void fill_addend(float *y, const float *z, size_t pixels, int zc, int oc)
+{
+  for (size_t p = 0; p < pixels; p++) {
+    memcpy(y + p * (size_t)oc, z + p * (size_t)zc, sizeof(float) * (size_t)zc);
+    memset(y + p * (size_t)oc + zc, 0, sizeof(float) * (size_t)(oc - zc));
+  }
+}
 
 static void run_chunk(run_args *a, slot *sl, const chunk *ch)
 {
@@ -639,6 +664,9 @@ static void run_chunk(run_args *a, slot *sl, const chunk *ch)
     src = sl->cvt;
   }
   void *dst = c->kind == K_Q8 ? (void *)sl->acc : (void *)(a->y + out_off * out_size);
+  if (a->zc) /* the addend, padded with zeros to OC channels: the sum post-op adds to it */
+    fill_addend(dst, a->zc + ((size_t)ch->batch * s->OH + (size_t)ch->row0) * s->OW * (size_t)c->z_channels,
+                (size_t)cl->rows_out * s->OW, c->z_channels, s->OC);
   dnnl_status_t st = dnnl_memory_set_data_handle(sl->src[ch->cls], (void *)src);
   if (st == dnnl_success) st = dnnl_memory_set_data_handle(sl->dst[ch->cls], dst);
   if (st == dnnl_success && a->z)
@@ -682,8 +710,9 @@ static void run_slot(void *arg, size_t i)
 
 tfl_status onednn_conv_run(onednn_conv *c, cpu_ctx *ctx, tfl_diag *diag)
 {
+  const void *z = c->z_tensor >= 0 ? c->g->tensors[c->z_tensor].data : NULL;
   run_args a = {.c = c, .x = c->g->tensors[c->x_tensor].data, .y = c->g->tensors[c->y_tensor].data,
-                .z = c->z_tensor >= 0 ? c->g->tensors[c->z_tensor].data : NULL};
+                .z = c->z_channels ? NULL : z, .zc = c->z_channels ? z : NULL};
   atomic_init(&a.next, 0);
   atomic_init(&a.failed, 0);
   cpu_parallel(ctx, run_slot, &a, (size_t)c->n_slots);

@@ -49,8 +49,14 @@ typedef struct onednn_conv onednn_conv;
  * whose padding is spatial, so oneDNN can pad instead; -1 when there is none. */
 int onednn_conv_fusable_pad(const tfl_graph *g, int node);
 /* The ADD node that is the only reader of this float conv's output, adding a same-shape
- * tensor that exists before the conv runs (with a clamp or no activation); -1 when none. */
+ * tensor that exists before the conv runs, or is a channel PAD's output whose input does
+ * (with a clamp or no activation); -1 when none. */
 int onednn_conv_fusable_add(const tfl_graph *g, int node);
+/* The PAD (PAD, or PADV2 with a zero value) that writes float tensor t, padding only
+ * after the last channel, t read by one node: a fused ADD whose other addend is t reads
+ * the PAD's input instead (the channels past it add nothing) and the PAD does not run;
+ * -1 when there is none. */
+int onednn_conv_channel_pad(const tfl_graph *g, int t);
 /* The activation node (RELU, RELU6, HARD_SWISH, LOGISTIC) that is the only
  * reader of float tensor t, same shape; -1 when none. */
 int onednn_conv_fusable_act(const tfl_graph *g, int t);
