@@ -119,16 +119,17 @@ typedef struct {
   int32_t *pad;  /* [n_nodes]: BY_ONEDNN: the fused PAD node, else -1 */
   int32_t *add;  /* [n_nodes]: BY_ONEDNN: the fused ADD node, else -1 */
   int32_t *act;  /* [n_nodes]: BY_ONEDNN: the fused activation node, else -1 */
-  uint8_t *bf16; /* [n_nodes]: BY_ONEDNN in bf16: BF16_SRC, BF16_DST (onednn_conv_options) */
+  uint8_t *bf16; /* [n_nodes]: BY_ONEDNN in bf16: BF16_SRC, BF16_DST, BF16_Z (onednn_conv_options) */
 } part_plan;
 
-enum { BF16_SRC = 1, BF16_DST = 2 };
+enum { BF16_SRC = 1, BF16_DST = 2, BF16_Z = 4 };
 
 static onednn_conv_options onednn_options(const cpu_delegate_ctx *c, int pad_node, int add_node, int act_node,
                                           int bf16_links)
 {
   return (onednn_conv_options){c->opt.threads, c->opt.precision == CPU_PRECISION_BF16, c->isa, pad_node,
-                               (bf16_links & BF16_SRC) != 0, (bf16_links & BF16_DST) != 0, add_node, act_node};
+                               (bf16_links & BF16_SRC) != 0, (bf16_links & BF16_DST) != 0, add_node, act_node,
+                               (bf16_links & BF16_Z) != 0};
 }
 
 /* Same-shape float ADD/SUB/MUL this XNNPACK would run on one thread (it merges them into
@@ -176,24 +177,39 @@ static int step_input(const tfl_graph *g, const part_plan *pp, const tfl_partiti
   return pp->pad[i] >= 0 ? g->nodes[pp->pad[i]].in[0] : g->nodes[node].in[0];
 }
 
-/* Node r is a PAD a oneDNN conv pads for (not one a fused ADD absorbed: that one's input
- * is read as float32). */
-static bool is_input_pad(const part_plan *pp, const tfl_partition *part, int r)
+/* The tensor oneDNN step k adds through its fused ADD (onednn_conv_addend), else -1. */
+static int step_addend(const tfl_graph *g, const part_plan *pp, const tfl_partition *part, int k)
 {
-  for (int k = 0; k < part->n_nodes; k++)
-    if (pp->who[k] == BY_ONEDNN && pp->pad[k] == r) return true;
+  int channels;
+  return pp->add[k] >= 0 ? onednn_conv_addend(g, part->nodes[k], pp->add[k], &channels) : -1;
+}
+
+/* Does fused node r (BY_FUSED) read tensor t through a oneDNN step of this partition: a PAD
+ * it pads for (t its input), or an ADD / channel PAD whose addend t it reads itself? */
+static bool fused_reader_is_onednn(const tfl_graph *g, const part_plan *pp, const tfl_partition *part, int r, int t)
+{
+  for (int k = 0; k < part->n_nodes; k++) {
+    if (pp->who[k] != BY_ONEDNN) continue;
+    if (pp->pad[k] == r && step_input(g, pp, part, k) == t) return true;
+    if (pp->add[k] < 0 || step_addend(g, pp, part, k) != t) continue;
+    if (pp->add[k] == r) return true;
+    const tfl_node *a = &g->nodes[pp->add[k]]; /* or the channel PAD feeding that ADD */
+    const int z = a->in[0] == g->nodes[part->nodes[k]].out[0] ? a->in[1] : a->in[0];
+    if (g->tensors[z].producer == r) return true;
+  }
   return false;
 }
 
 /* bf16: a float tensor written by a oneDNN step and read only by oneDNN steps (as their
- * input) stays bf16 in between: no conversion, half the bytes moved. index: graph node ->
- * partition position (-1 outside). */
+ * input, or as the addend of their fused ADD) stays bf16 in between: no conversion, half
+ * the bytes moved. index: graph node -> partition position (-1 outside). */
 static void plan_bf16_links(const tfl_graph *g, const tfl_partition *part, part_plan *pp, const int32_t *index)
 {
   for (int i = 0; i < part->n_nodes; i++) {
-    if (pp->who[i] != BY_ONEDNN || pp->add[i] >= 0) continue; /* a fused ADD's output stays fp32 */
+    if (pp->who[i] != BY_ONEDNN) continue;
     const tfl_node *n = &g->nodes[part->nodes[i]];
-    const int t = pp->act[i] >= 0 ? g->nodes[pp->act[i]].out[0] : (n->n_out == 1 ? n->out[0] : -1);
+    const int y = pp->add[i] >= 0 ? g->nodes[pp->add[i]].out[0] : (n->n_out == 1 ? n->out[0] : -1);
+    const int t = pp->act[i] >= 0 ? g->nodes[pp->act[i]].out[0] : y;
     if (t < 0 || g->tensors[t].type != TFL_TYPE_FLOAT32) continue;
     bool ok = true;
     for (int k = 0; k < g->n_outputs && ok; k++) ok = g->outputs[k] != t;
@@ -204,13 +220,17 @@ static void plan_bf16_links(const tfl_graph *g, const tfl_partition *part, part_
         if (rn->in[j] != t) continue;
         readers++;
         const int ri = index[r];
-        ok = j == 0 && ri >= 0 && (pp->who[ri] == BY_ONEDNN || (pp->who[ri] == BY_FUSED && is_input_pad(pp, part, r)));
+        ok = ri >= 0 && ((pp->who[ri] == BY_ONEDNN && j == 0) ||
+                         (pp->who[ri] == BY_FUSED && fused_reader_is_onednn(g, pp, part, r, t)));
       }
     }
     if (!ok || !readers) continue;
     pp->bf16[i] |= BF16_DST;
-    for (int k = 0; k < part->n_nodes; k++)
-      if (pp->who[k] == BY_ONEDNN && step_input(g, pp, part, k) == t) pp->bf16[k] |= BF16_SRC;
+    for (int k = 0; k < part->n_nodes; k++) {
+      if (pp->who[k] != BY_ONEDNN) continue;
+      if (step_input(g, pp, part, k) == t) pp->bf16[k] |= BF16_SRC;
+      if (step_addend(g, pp, part, k) == t) pp->bf16[k] |= BF16_Z;
+    }
   }
 }
 

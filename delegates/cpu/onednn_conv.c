@@ -71,6 +71,7 @@ struct onednn_conv {
   int add_node;           /* the fused ADD, else -1 */
   int act_node;           /* the fused activation node, else -1 */
   bool src_bf16, dst_bf16;/* bf16: the input already holds bf16 / write the output as bf16 */
+  bool z_bf16;            /* bf16: the fused ADD's addend holds bf16 */
   tfl_diag *diag;         /* errors of create / run (borrowed for the call, NULL: dropped) */
   onednn_kind kind;
   cpu_features isa;
@@ -207,9 +208,7 @@ static tfl_status append_act_node(onednn_conv *c, dnnl_post_ops_t po, tfl_op op)
             c, "activation node post-op");
 }
 
-/* The tensor a conv fused with ADD add_node adds (through a channel PAD: the PAD's input,
- * and its channel count in *channels; else 0). */
-static int addend(const tfl_graph *g, int node, int add_node, int *channels)
+int onednn_conv_addend(const tfl_graph *g, int node, int add_node, int *channels)
 {
   const tfl_node *a = &g->nodes[add_node];
   const int z = a->in[0] == g->nodes[node].out[0] ? a->in[1] : a->in[0];
@@ -271,7 +270,8 @@ static tfl_status class_pd(onednn_conv *c, int k, dnnl_primitive_desc_t *pd)
       if (!st) st = append_activation(c, po, add_act);
     } else if (!st && c->z_tensor >= 0) { /* a fused ADD: + z, then its activation */
       dnnl_dims_t zd = {1, s->OC, cl->rows_out, s->OW};
-      st = dn(dnnl_memory_desc_init_by_tag(&cl->z_md, 4, zd, dnnl_f32, dnnl_nhwc), c, "addend desc");
+      st = dn(dnnl_memory_desc_init_by_tag(&cl->z_md, 4, zd, c->z_bf16 ? dnnl_bf16 : dnnl_f32, dnnl_nhwc), c,
+              "addend desc");
       c->binary_index = dnnl_post_ops_len(po);
       if (!st) st = dn(dnnl_post_ops_append_binary(po, dnnl_binary_add, &cl->z_md), c, "add post-op");
       if (!st) st = append_activation(c, po, add_act);
@@ -564,12 +564,12 @@ bool onednn_conv_applies(const tfl_graph *g, int node, const onednn_conv_options
 {
   if (!g || !o || node < 0 || node >= g->n_nodes) return false;
   onednn_conv c = {.g = g, .node = node, .isa = o->isa, .add_node = o->add_node, .act_node = o->act_node,
-                   .z_tensor = -1};
+                   .z_tensor = -1, .z_bf16 = o->bf16 && o->z_bf16 && o->add_node >= 0};
   if (!onednn_fit_node(g, &g->nodes[node], o->pad_node, &c.s, &c.kind, o->bf16)) return false;
   if (c.kind == K_Q8) c.src_zp = cpu_zero_point(onednn_in(g, &g->nodes[node], INPUT), 0);
   if (o->add_node >= 0) {
     if (c.kind == K_Q8 || onednn_conv_fusable_add(g, node) != o->add_node) return false;
-    c.z_tensor = addend(g, node, o->add_node, &c.z_channels);
+    c.z_tensor = onednn_conv_addend(g, node, o->add_node, &c.z_channels);
   }
   if (o->act_node >= 0) {
     const int t = o->add_node >= 0 ? g->nodes[o->add_node].out[0] : g->nodes[node].out[0];
@@ -595,17 +595,18 @@ tfl_status onednn_conv_create(const tfl_graph *g, int node, const onednn_conv_op
   c->x_tensor = o->pad_node >= 0 ? g->nodes[o->pad_node].in[0] : g->nodes[node].in[INPUT];
   c->src_bf16 = o->bf16 && o->src_bf16;
   c->dst_bf16 = o->bf16 && o->dst_bf16;
+  c->z_bf16 = o->bf16 && o->z_bf16 && o->add_node >= 0;
   c->add_node = o->add_node;
   c->act_node = o->act_node;
   c->y_tensor = g->nodes[node].out[0];
   c->z_tensor = -1;
   if (o->add_node >= 0) {
-    if (onednn_conv_fusable_add(g, node) != o->add_node || c->dst_bf16) {
+    if (onednn_conv_fusable_add(g, node) != o->add_node) {
       free(c);
       return tfl_fail(diag, TFL_ERR_ARG, "node %d: node %d is not an ADD it can absorb", node, o->add_node);
     }
     c->y_tensor = g->nodes[o->add_node].out[0];
-    c->z_tensor = addend(g, node, o->add_node, &c->z_channels);
+    c->z_tensor = onednn_conv_addend(g, node, o->add_node, &c->z_channels);
   }
   if (o->act_node >= 0) {
     if (onednn_conv_fusable_act(g, c->y_tensor) != o->act_node || c->kind == K_Q8) {
@@ -634,17 +635,27 @@ typedef struct {
   const char *x;
   char *y;
   const char *z;          /* a fused ADD's other addend (binary post-op) */
-  const float *zc;        /* or its fewer channels (z_channels), copied into dst first */
+  const char *zc;         /* or its fewer channels (z_channels), copied into dst first */
   atomic_int next;
   atomic_int failed;      /* a dnnl status, 0 when all went well */
 } run_args;
 
-/* y[p] = (z[p] (zc channels), 0...) for OC channels per pixel */
-static void fill_addend(float *y, const float *z, size_t pixels, int zc, int oc)
+/* y[p] = (z[p] (zc channels), 0...) for OC channels per pixel; either may hold bf16 */
+static void fill_addend(const onednn_conv *c, void *y, const void *z, size_t pixels)
 {
+  const size_t zc = (size_t)c->z_channels, oc = (size_t)c->s.OC;
+  const size_t ys = c->dst_bf16 ? 2 : 4, zs = c->z_bf16 ? 2 : 4;
   for (size_t p = 0; p < pixels; p++) {
-    memcpy(y + p * (size_t)oc, z + p * (size_t)zc, sizeof(float) * (size_t)zc);
-    memset(y + p * (size_t)oc + zc, 0, sizeof(float) * (size_t)(oc - zc));
+    char *yp = (char *)y + p * oc * ys;
+    const char *zp = (const char *)z + p * zc * zs;
+    if (ys == zs) {
+      memcpy(yp, zp, zc * zs);
+    } else if (zs == 2) { /* bf16 -> fp32: the high half */
+      for (size_t k = 0; k < zc; k++) ((uint32_t *)(void *)yp)[k] = (uint32_t)((const uint16_t *)(const void *)zp)[k] << 16;
+    } else {
+      cpu_bf16_convert((const float *)(const void *)zp, (uint16_t *)(void *)yp, zc, c->isa.avx512_bf16);
+    }
+    memset(yp + zc * ys, 0, (oc - zc) * ys);
   }
 }
 
@@ -664,13 +675,14 @@ static void run_chunk(run_args *a, slot *sl, const chunk *ch)
     src = sl->cvt;
   }
   void *dst = c->kind == K_Q8 ? (void *)sl->acc : (void *)(a->y + out_off * out_size);
+  const size_t z_size = c->z_bf16 ? sizeof(uint16_t) : sizeof(float);
   if (a->zc) /* the addend, padded with zeros to OC channels: the sum post-op adds to it */
-    fill_addend(dst, a->zc + ((size_t)ch->batch * s->OH + (size_t)ch->row0) * s->OW * (size_t)c->z_channels,
-                (size_t)cl->rows_out * s->OW, c->z_channels, s->OC);
+    fill_addend(c, dst, a->zc + ((size_t)ch->batch * s->OH + (size_t)ch->row0) * s->OW * (size_t)c->z_channels * z_size,
+                (size_t)cl->rows_out * s->OW);
   dnnl_status_t st = dnnl_memory_set_data_handle(sl->src[ch->cls], (void *)src);
   if (st == dnnl_success) st = dnnl_memory_set_data_handle(sl->dst[ch->cls], dst);
   if (st == dnnl_success && a->z)
-    st = dnnl_memory_set_data_handle(sl->z[ch->cls], (void *)(a->z + out_off * sizeof(float)));
+    st = dnnl_memory_set_data_handle(sl->z[ch->cls], (void *)(a->z + out_off * z_size));
   dnnl_exec_arg_t args[7];
   int na = 0;
   args[na++] = (dnnl_exec_arg_t){DNNL_ARG_SRC, sl->src[ch->cls]};

@@ -41,6 +41,7 @@ typedef struct {
                          turn (tfl_delegate.extra_uses); the ADD does not run. Float only. */
   int act_node;       /* -1, or onednn_conv_fusable_act's answer for the conv's (or its fused
                          ADD's) output: applied as a post-op, its output written instead */
+  bool z_bf16;        /* bf16 only: the fused ADD's addend (onednn_conv_addend) holds bf16 */
 } onednn_conv_options;
 
 typedef struct onednn_conv onednn_conv;
@@ -57,6 +58,10 @@ int onednn_conv_fusable_add(const tfl_graph *g, int node);
  * the PAD's input instead (the channels past it add nothing) and the PAD does not run;
  * -1 when there is none. */
 int onednn_conv_channel_pad(const tfl_graph *g, int t);
+/* The tensor a conv fused with ADD add_node reads as the other addend: the ADD's other
+ * input, or through a channel PAD the PAD's input (then *channels is its channel count,
+ * else 0). */
+int onednn_conv_addend(const tfl_graph *g, int node, int add_node, int *channels);
 /* The activation node (RELU, RELU6, HARD_SWISH, LOGISTIC) that is the only
  * reader of float tensor t, same shape; -1 when none. */
 int onednn_conv_fusable_act(const tfl_graph *g, int t);

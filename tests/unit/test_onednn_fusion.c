@@ -1,12 +1,14 @@
 /* test_onednn_fusion.c - a oneDNN conv that absorbs ADD(PAD(r), conv) + RELU, the
  * residual of MediaPipe's BlazeFace blocks (r has fewer channels; the PAD adds zero
- * channels after them): onednn_conv_channel_pad / _fusable_add / _fusable_act find the
- * nodes, and the fused conv's output is compared, every element, with the reference
- * kernels run node by node (fp32: 1e-5 relative; bf16: 2^-7 relative to the largest
- * output, far above bf16's rounding of 24-channel sums of products below 1 and far below
- * a missing residual or channel), at 1, 2 and 3 threads (row chunks, each filled with its
- * rows of r). Also the PADs it must leave alone: spatial padding, a nonzero PADV2 value,
- * a second reader of the padded tensor. Exit 77 where oneDNN has no JIT convolution. */
+ * channels after them), or ADD(r, conv) + RELU: onednn_conv_channel_pad / _fusable_add /
+ * _fusable_act / _addend find the nodes, and the fused conv's output is compared, every
+ * element, with the reference kernels run node by node (fp32: 1e-5 relative; bf16: 2^-7
+ * relative to the largest output, far above bf16's rounding of 24-channel sums of products
+ * below 1 and far below a missing residual or channel), at 1, 2 and 3 threads (row chunks,
+ * each filled with its rows of r). bf16 also with r stored as bf16 and the output written
+ * as bf16 (the delegate's bf16 links), for each mix of the two. Also the PADs it must
+ * leave alone: spatial padding, a nonzero PADV2 value, a second reader of the padded
+ * tensor. Exit 77 where oneDNN has no JIT convolution. */
 #include "conv_test_util.h"
 
 #include "onednn_test_util.h"
@@ -51,16 +53,21 @@ static void node(graph *m, int i, tfl_op op, const int32_t *in, int n_in, int ou
   n->out = m->outs[i];
 }
 
+enum { CHANNEL_PAD, SPATIAL_PAD, NO_PAD };
+
 /* x -> CONV 1x1 (C -> OC) -> c;  r -> PAD (channels RC -> OC) -> p;  a = ADD(p, c);  y = RELU(a).
- * pad_hw: pad rows too (not a channel pad); padv2_value: PADV2 with that value. */
-static void build(graph *m, bool pad_hw, float padv2_value)
+ * SPATIAL_PAD: pad rows instead (not a channel pad); NO_PAD: a = ADD(r, c), r with OC
+ * channels, the PAD dead; padv2_value: PADV2 with that value. */
+static void build(graph *m, int mode, float padv2_value)
 {
+  const bool pad_hw = mode == SPATIAL_PAD;
   memset(m, 0, sizeof *m);
   tensor(m, T_X, (int32_t[]){1, H, W, C}, 4, TFL_TYPE_FLOAT32, false, -1);
   tensor(m, T_W, (int32_t[]){OC, 1, 1, C}, 4, TFL_TYPE_FLOAT32, true, -1);
   tensor(m, T_B, (int32_t[]){OC}, 1, TFL_TYPE_FLOAT32, true, -1);
   tensor(m, T_C, (int32_t[]){1, H, W, OC}, 4, TFL_TYPE_FLOAT32, false, 0);
-  tensor(m, T_R, (int32_t[]){1, pad_hw ? H - 2 : H, W, pad_hw ? OC : RC}, 4, TFL_TYPE_FLOAT32, false, -1);
+  tensor(m, T_R, (int32_t[]){1, pad_hw ? H - 2 : H, W, mode == CHANNEL_PAD ? RC : OC}, 4, TFL_TYPE_FLOAT32, false,
+         -1);
   tensor(m, T_PADS, (int32_t[]){4, 2}, 2, TFL_TYPE_INT32, true, -1);
   tensor(m, T_P, (int32_t[]){1, H, W, OC}, 4, TFL_TYPE_FLOAT32, false, 1);
   tensor(m, T_A, (int32_t[]){1, H, W, OC}, 4, TFL_TYPE_FLOAT32, false, 2);
@@ -76,7 +83,8 @@ static void build(graph *m, bool pad_hw, float padv2_value)
     node(m, 1, TFL_OP_PADV2, (int32_t[]){T_R, T_PADS, T_VALUE}, 3, T_P);
   else
     node(m, 1, TFL_OP_PAD, (int32_t[]){T_R, T_PADS}, 2, T_P);
-  node(m, 2, TFL_OP_ADD, (int32_t[]){T_P, T_C}, 2, T_A);
+  node(m, 2, TFL_OP_ADD, (int32_t[]){mode == NO_PAD ? T_R : T_P, T_C}, 2, T_A);
+  m->nodes[1].dead = mode == NO_PAD;
   node(m, 3, TFL_OP_RELU, (int32_t[]){T_A}, 1, T_Y);
   m->g = (tfl_graph){.n_tensors = N_T, .tensors = m->t, .n_nodes = 4, .nodes = m->nodes, .n_outputs = 1,
                      .outputs = m->outs[3], .batch = 1};
@@ -93,6 +101,7 @@ static bool reference(graph *m)
   tfl_diag diag;
   tfl_diag_init(&diag);
   for (int i = 0; i < 4; i++) {
+    if (m->nodes[i].dead) continue;
     const cpu_kernel *k = cpu_reference_kernel(m->nodes[i].op);
     void *st = NULL;
     if (!k || k->prepare(&m->g, &m->nodes[i], &st, &diag) != TFL_OK ||
@@ -115,13 +124,37 @@ static void expect(const char *what, int got, int want)
   }
 }
 
-static void fused_case(bool bf16)
+/* fp32 -> bf16 bits, nearest even (the values here are finite) */
+static uint16_t to_bf16(float v)
+{
+  uint32_t u;
+  memcpy(&u, &v, 4);
+  return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+static float from_bf16(uint16_t h)
+{
+  const uint32_t u = (uint32_t)h << 16;
+  float v;
+  memcpy(&v, &u, 4);
+  return v;
+}
+
+/* mode CHANNEL_PAD or NO_PAD; z_bf16: r stored as bf16; dst_bf16: the output written so */
+static void fused_case(int mode, bool bf16, bool z_bf16, bool dst_bf16)
 {
   graph m;
-  build(&m, false, 0.0f);
-  expect("channel pad found", onednn_conv_channel_pad(&m.g, T_P), 1);
-  expect("ADD through a channel pad fusable", onednn_conv_fusable_add(&m.g, 0), 2);
+  build(&m, mode, 0.0f);
+  int channels = -1;
+  expect("channel pad found", onednn_conv_channel_pad(&m.g, T_P), mode == CHANNEL_PAD ? 1 : -1);
+  expect("ADD fusable", onednn_conv_fusable_add(&m.g, 0), 2);
+  expect("addend: r", onednn_conv_addend(&m.g, 0, 2, &channels), T_R);
+  expect("addend channels", channels, mode == CHANNEL_PAD ? RC : 0);
   expect("RELU fusable", onednn_conv_fusable_act(&m.g, T_A), 3);
+  float *r = m.t[T_R].data;
+  const size_t nr = tfl_tensor_count(&m.t[T_R]);
+  if (z_bf16) /* the reference adds the values the bf16 addend holds */
+    for (size_t i = 0; i < nr; i++) r[i] = from_bf16(to_bf16(r[i]));
   if (!reference(&m)) {
     release(&m);
     return;
@@ -131,10 +164,13 @@ static void fused_case(bool bf16)
   memcpy(want, m.t[T_Y].data, m.t[T_Y].bytes);
   float top = 0;
   for (size_t i = 0; i < n; i++) top = fabsf(want[i]) > top ? fabsf(want[i]) : top;
+  if (z_bf16) /* stored as bf16 in the first half of its bytes, as a bf16 link writes it */
+    for (size_t i = 0; i < nr; i++) ((uint16_t *)(void *)r)[i] = to_bf16(r[i]);
   for (int threads = 1; threads <= 3; threads++) {
-    char what[96];
-    snprintf(what, sizeof what, "conv + PAD-channels ADD + RELU %s", bf16 ? "bf16" : "fp32");
-    onednn_conv_options o = {threads, bf16, cpu_features_detect(), -1, false, false, 2, 3};
+    char what[128];
+    snprintf(what, sizeof what, "conv + %s ADD + RELU %s%s%s", mode == CHANNEL_PAD ? "PAD-channels" : "plain",
+             bf16 ? "bf16" : "fp32", z_bf16 ? ", bf16 addend" : "", dst_bf16 ? ", bf16 output" : "");
+    onednn_conv_options o = {threads, bf16, cpu_features_detect(), -1, false, dst_bf16, 2, 3, z_bf16};
     if (!onednn_conv_applies(&m.g, 0, &o)) {
       if (!bf16 || cpu_features_detect().avx512_bf16) {
         fprintf(stderr, "FAIL %s: onednn_conv_applies refuses it\n", what);
@@ -152,9 +188,11 @@ static void fused_case(bool bf16)
       failures++;
       continue;
     }
-    const float *got = m.t[T_Y].data;
+    const float *y = m.t[T_Y].data;
     double worst = 0;
     size_t at = 0;
+    float got[H * W * OC];
+    for (size_t i = 0; i < n; i++) got[i] = dst_bf16 ? from_bf16(((const uint16_t *)(const void *)y)[i]) : y[i];
     for (size_t i = 0; i < n; i++) {
       const double d = fabs((double)got[i] - want[i]);
       if (!(d <= worst)) { /* NaN lands here too */
@@ -177,15 +215,15 @@ static void fused_case(bool bf16)
 static void refused_cases(void)
 {
   graph m;
-  build(&m, true, 0.0f);
+  build(&m, SPATIAL_PAD, 0.0f);
   expect("spatial pad is no channel pad", onednn_conv_channel_pad(&m.g, T_P), -1);
   expect("ADD of a spatially padded tensor not fusable (it exists only after the PAD)",
          onednn_conv_fusable_add(&m.g, 0), -1);
   release(&m);
-  build(&m, false, 0.5f);
+  build(&m, CHANNEL_PAD, 0.5f);
   expect("PADV2 with value 0.5 is no channel pad", onednn_conv_channel_pad(&m.g, T_P), -1);
   release(&m);
-  build(&m, false, 0.0f);
+  build(&m, CHANNEL_PAD, 0.0f);
   m.nodes[3].in[0] = T_P; /* the padded tensor read by a second node */
   expect("padded tensor with two readers", onednn_conv_channel_pad(&m.g, T_P), -1);
   release(&m);
@@ -194,7 +232,7 @@ static void refused_cases(void)
 int main(void)
 {
   graph probe;
-  build(&probe, false, 0.0f);
+  build(&probe, CHANNEL_PAD, 0.0f);
   onednn_conv_options o = {1, false, cpu_features_detect(), -1, false, false, -1, -1};
   const bool jit = onednn_conv_applies(&probe.g, 0, &o);
   release(&probe);
@@ -202,8 +240,10 @@ int main(void)
     printf("SKIP: oneDNN has no JIT convolution on this CPU\n");
     return 77;
   }
-  fused_case(false);
-  fused_case(true);
+  for (int mode = CHANNEL_PAD; mode <= NO_PAD; mode += NO_PAD - CHANNEL_PAD) {
+    fused_case(mode, false, false, false);
+    for (int links = 0; links < 4; links++) fused_case(mode, true, links & 1, links & 2);
+  }
   refused_cases();
   printf("%d checks, %d failures\n", checked, failures);
   return failures ? 1 : 0;
