@@ -120,16 +120,18 @@ typedef struct {
   int32_t *add;  /* [n_nodes]: BY_ONEDNN: the fused ADD node, else -1 */
   int32_t *act;  /* [n_nodes]: BY_ONEDNN: the fused activation node, else -1 */
   uint8_t *bf16; /* [n_nodes]: BY_ONEDNN in bf16: BF16_SRC, BF16_DST, BF16_Z (onednn_conv_options) */
+  bool *pooled;  /* [n_nodes]: BY_ONEDNN: its fused ADD's addend comes through a MAX_POOL it
+                    fuses too (onednn_conv_addend_pool) */
 } part_plan;
 
 enum { BF16_SRC = 1, BF16_DST = 2, BF16_Z = 4 };
 
 static onednn_conv_options onednn_options(const cpu_delegate_ctx *c, int pad_node, int add_node, int act_node,
-                                          int bf16_links)
+                                          int bf16_links, bool pooled)
 {
   return (onednn_conv_options){c->opt.threads, c->opt.precision == CPU_PRECISION_BF16, c->isa, pad_node,
                                (bf16_links & BF16_SRC) != 0, (bf16_links & BF16_DST) != 0, add_node, act_node,
-                               (bf16_links & BF16_Z) != 0};
+                               (bf16_links & BF16_Z) != 0, pooled};
 }
 
 /* Same-shape float ADD/SUB/MUL this XNNPACK would run on one thread (it merges them into
@@ -150,7 +152,7 @@ static bool threaded_eltwise(const cpu_delegate_ctx *c, const tfl_graph *g, cons
 static runner pick_runner(const cpu_delegate_ctx *c, const tfl_graph *g, int node)
 {
   const tfl_node *n = &g->nodes[node];
-  const onednn_conv_options o = onednn_options(c, -1, -1, -1, 0);
+  const onednn_conv_options o = onednn_options(c, -1, -1, -1, 0, false);
   /* bf16: dense bf16 dot products (2x the fp32 rate) beat the fp32 sparse kernel (1.35x a
    * dense fp32 conv at 75% zeros); the narrow kernel stays first (oneDNN blocks channels) */
   if (c->opt.precision == CPU_PRECISION_BF16 && c->opt.use_onednn && !cpu_conv_narrow_applies(g, n) &&
@@ -168,6 +170,7 @@ static void plan_free(part_plan *pp)
   free(pp->add);
   free(pp->act);
   free(pp->bf16);
+  free(pp->pooled);
 }
 
 /* The tensor oneDNN step i reads: its input, or its fused PAD's input. */
@@ -251,8 +254,9 @@ static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, 
   pp->add = malloc(n * sizeof *pp->add);
   pp->act = malloc(n * sizeof *pp->act);
   pp->bf16 = calloc(n, sizeof *pp->bf16);
+  pp->pooled = calloc(n, sizeof *pp->pooled);
   int32_t *index = malloc(sizeof(int32_t) * (size_t)(g->n_nodes ? g->n_nodes : 1));
-  if (!pp->who || !pp->pad || !pp->add || !pp->act || !pp->bf16 || !index) {
+  if (!pp->who || !pp->pad || !pp->add || !pp->act || !pp->bf16 || !pp->pooled || !index) {
     free(index);
     plan_free(pp);
     return tfl_fail(diag, TFL_ERR_NOMEM, "cpu delegate: plan of %d nodes", part->n_nodes);
@@ -269,7 +273,7 @@ static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, 
     const int p = onednn_conv_fusable_pad(g, part->nodes[i]);
     const int pi = p >= 0 ? index[p] : -1;
     if (pi < 0 || pp->who[pi] == BY_ONEDNN || pp->who[pi] == BY_FUSED) continue;
-    const onednn_conv_options o = onednn_options(c, p, -1, -1, 0);
+    const onednn_conv_options o = onednn_options(c, p, -1, -1, 0, false);
     if (!onednn_conv_applies(g, part->nodes[i], &o)) continue;
     pp->who[pi] = BY_FUSED;
     pp->pad[i] = p;
@@ -286,11 +290,17 @@ static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, 
     const int cp = add_channel_pad(g, node, a);
     const int cpi = cp >= 0 ? index[cp] : -1;
     if (cp >= 0 && (cpi < 0 || (pp->who[cpi] != BY_XNNPACK && pp->who[cpi] != BY_KERNEL))) continue;
-    const onednn_conv_options o = onednn_options(c, pp->pad[i], a, -1, 0);
+    /* and a MAX_POOL 2x2/2 before that PAD (stride-2 blocks), where it is ours to skip */
+    const int mp = cp >= 0 ? onednn_conv_addend_pool(g, cp) : -1;
+    const int mpi = mp >= 0 ? index[mp] : -1;
+    const bool pooled = mpi >= 0 && (pp->who[mpi] == BY_XNNPACK || pp->who[mpi] == BY_KERNEL);
+    const onednn_conv_options o = onednn_options(c, pp->pad[i], a, -1, 0, pooled);
     if (!onednn_conv_applies(g, node, &o)) continue;
     pp->who[i] = BY_ONEDNN;
     pp->who[ai] = BY_FUSED;
     if (cpi >= 0) pp->who[cpi] = BY_FUSED;
+    if (pooled) pp->who[mpi] = BY_FUSED;
+    pp->pooled[i] = pooled;
     pp->add[i] = a;
   }
   /* then the activation node after it (or after its ADD): a post-op */
@@ -301,7 +311,7 @@ static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, 
     const int a = onednn_conv_fusable_act(g, t);
     const int ai = a >= 0 ? index[a] : -1;
     if (ai < 0 || (pp->who[ai] != BY_XNNPACK && pp->who[ai] != BY_KERNEL)) continue;
-    const onednn_conv_options o = onednn_options(c, pp->pad[i], pp->add[i], a, 0);
+    const onednn_conv_options o = onednn_options(c, pp->pad[i], pp->add[i], a, 0, pp->pooled[i]);
     if (!onednn_conv_applies(g, node, &o)) continue;
     pp->who[ai] = BY_FUSED;
     pp->act[i] = a;
@@ -338,7 +348,8 @@ static int cpu_extra_uses(void *vctx, const tfl_graph *g, const tfl_partition *p
       n++;
       const int cp = add_channel_pad(g, part->nodes[i], pp.add[i]);
       if (cp >= 0) { /* and a channel PAD's input read (the PAD may come before the conv) */
-        if (n < max) uses[n] = (tfl_extra_use){part->nodes[i], g->nodes[cp].in[0]};
+        const int t = pp.pooled[i] ? g->nodes[onednn_conv_addend_pool(g, cp)].in[0] : g->nodes[cp].in[0];
+        if (n < max) uses[n] = (tfl_extra_use){part->nodes[i], t}; /* or its MAX_POOL's */
         n++;
       }
     }
@@ -388,7 +399,7 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
       cpu_step *s = &p->steps[p->n_steps];
       s->node = part->nodes[i];
       s->span = 1;
-      const onednn_conv_options o = onednn_options(c, pp.pad[i], pp.add[i], pp.act[i], pp.bf16[i]);
+      const onednn_conv_options o = onednn_options(c, pp.pad[i], pp.add[i], pp.act[i], pp.bf16[i], pp.pooled[i]);
       tfl_diag why; /* a refusal is only a warning: keep it out of the interpreter's error */
       tfl_diag_init(&why);
       st = onednn_conv_create(g, part->nodes[i], &o, &s->dnn, &why);
@@ -406,12 +417,17 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
        * whose input the planner kept alive until here) */
       tfl_logf(p->diag, TFL_LOG_WARNING, "oneDNN could not take node %d (%s); using the CPU kernel",
                part->nodes[i], why.error);
+      st = TFL_OK; /* (the refusal is not this partition's error) */
       if (pp.pad[i] >= 0) {
         st = prepare_kernel(g, pp.pad[i], s, fast, p->diag);
         if (st == TFL_OK) s = &p->steps[++p->n_steps];
       }
       if (st == TFL_OK) st = prepare_kernel(g, part->nodes[i], s, fast, p->diag);
       const int cp = pp.add[i] >= 0 ? add_channel_pad(g, part->nodes[i], pp.add[i]) : -1;
+      if (st == TFL_OK && pp.pooled[i]) { /* the MAX_POOL before that PAD */
+        s = &p->steps[++p->n_steps];
+        st = prepare_kernel(g, onednn_conv_addend_pool(g, cp), s, fast, p->diag);
+      }
       if (st == TFL_OK && cp >= 0) { /* the channel PAD on its other addend */
         s = &p->steps[++p->n_steps];
         st = prepare_kernel(g, cp, s, fast, p->diag);

@@ -29,7 +29,7 @@ void omp_set_num_threads(int n);
 int omp_get_max_threads(void);
 
 enum { INPUT = ONEDNN_INPUT, FILTER = ONEDNN_FILTER, BIAS = ONEDNN_BIAS };
-enum { MAX_CLASSES = 6 };
+enum { MAX_CLASSES = 6, POOL_MAX_CHANNELS = 1024 };
 /* Scratch (int32 sums, bf16 rows) per chunk is kept under this many bytes, so it stays in
  * the core's L2 cache between oneDNN writing it and us reading it. */
 #define SCRATCH_TARGET (512u * 1024u)
@@ -72,6 +72,8 @@ struct onednn_conv {
   int act_node;           /* the fused activation node, else -1 */
   bool src_bf16, dst_bf16;/* bf16: the input already holds bf16 / write the output as bf16 */
   bool z_bf16;            /* bf16: the fused ADD's addend holds bf16 */
+  bool z_pooled;          /* z_tensor is a fused MAX_POOL 2x2/2's input (fp32, 2x the rows
+                             and columns): the fill takes the maximum of each window */
   tfl_diag *diag;         /* errors of create / run (borrowed for the call, NULL: dropped) */
   onednn_kind kind;
   cpu_features isa;
@@ -607,6 +609,17 @@ tfl_status onednn_conv_create(const tfl_graph *g, int node, const onednn_conv_op
     }
     c->y_tensor = g->nodes[o->add_node].out[0];
     c->z_tensor = onednn_conv_addend(g, node, o->add_node, &c->z_channels);
+    if (o->pool_addend) {
+      const tfl_node *a = &g->nodes[o->add_node];
+      const int padded = a->in[0] == g->nodes[node].out[0] ? a->in[1] : a->in[0]; /* the PAD's output */
+      const int pool = c->z_channels ? onednn_conv_addend_pool(g, g->tensors[padded].producer) : -1;
+      if (pool < 0 || c->z_channels > POOL_MAX_CHANNELS || o->z_bf16) {
+        free(c);
+        return tfl_fail(diag, TFL_ERR_ARG, "node %d: no MAX_POOL 2x2/2 before its addend's channel PAD", node);
+      }
+      c->z_tensor = g->nodes[pool].in[0];
+      c->z_pooled = true;
+    }
   }
   if (o->act_node >= 0) {
     if (onednn_conv_fusable_act(g, c->y_tensor) != o->act_node || c->kind == K_Q8) {
@@ -639,6 +652,29 @@ typedef struct {
   atomic_int next;
   atomic_int failed;      /* a dnnl status, 0 when all went well */
 } run_args;
+
+/* y[p] = (max of the 2x2 window of z at p (zc channels), 0...) for the OW pixels of each
+ * of `rows` output rows; z fp32 with 2x the rows and columns, y fp32 or bf16 */
+static void fill_pooled_addend(const onednn_conv *c, void *y, const float *z, int rows)
+{
+  const size_t zc = (size_t)c->z_channels, oc = (size_t)c->s.OC, ow = (size_t)c->s.OW;
+  const size_t ys = c->dst_bf16 ? 2 : 4, zrow = 2 * ow * zc;
+  float m[POOL_MAX_CHANNELS];
+  for (int r = 0; r < rows; r++)
+    for (size_t x = 0; x < ow; x++) {
+      const float *a = z + (size_t)r * 2 * zrow + 2 * x * zc, *b = a + zrow;
+      for (size_t k = 0; k < zc; k++) {
+        const float u = a[k] > a[zc + k] ? a[k] : a[zc + k], v = b[k] > b[zc + k] ? b[k] : b[zc + k];
+        m[k] = u > v ? u : v;
+      }
+      char *yp = (char *)y + ((size_t)r * ow + x) * oc * ys;
+      if (ys == 4)
+        memcpy(yp, m, zc * 4);
+      else
+        cpu_bf16_convert(m, (uint16_t *)(void *)yp, zc, c->isa.avx512_bf16);
+      memset(yp + zc * ys, 0, (oc - zc) * ys);
+    }
+}
 
 /* y[p] = (z[p] (zc channels), 0...) for OC channels per pixel; either may hold bf16 */
 static void fill_addend(const onednn_conv *c, void *y, const void *z, size_t pixels)
@@ -676,7 +712,12 @@ static void run_chunk(run_args *a, slot *sl, const chunk *ch)
   }
   void *dst = c->kind == K_Q8 ? (void *)sl->acc : (void *)(a->y + out_off * out_size);
   const size_t z_size = c->z_bf16 ? sizeof(uint16_t) : sizeof(float);
-  if (a->zc) /* the addend, padded with zeros to OC channels: the sum post-op adds to it */
+  if (a->zc && c->z_pooled) /* the addend, pooled here */
+    fill_pooled_addend(c, dst,
+                       (const float *)(const void *)a->zc +
+                           ((size_t)ch->batch * s->OH + (size_t)ch->row0) * 4 * s->OW * (size_t)c->z_channels,
+                       cl->rows_out);
+  else if (a->zc) /* the addend, padded with zeros to OC channels: the sum post-op adds to it */
     fill_addend(c, dst, a->zc + ((size_t)ch->batch * s->OH + (size_t)ch->row0) * s->OW * (size_t)c->z_channels * z_size,
                 (size_t)cl->rows_out * s->OW);
   dnnl_status_t st = dnnl_memory_set_data_handle(sl->src[ch->cls], (void *)src);

@@ -42,6 +42,9 @@ typedef struct {
   int act_node;       /* -1, or onednn_conv_fusable_act's answer for the conv's (or its fused
                          ADD's) output: applied as a post-op, its output written instead */
   bool z_bf16;        /* bf16 only: the fused ADD's addend (onednn_conv_addend) holds bf16 */
+  bool pool_addend;   /* the addend's channel PAD reads onednn_conv_addend_pool's MAX_POOL:
+                         the conv reads that pool's fp32 input instead (extra_uses) and takes
+                         the maximum while filling in the addend; the MAX_POOL does not run */
 } onednn_conv_options;
 
 typedef struct onednn_conv onednn_conv;
@@ -58,6 +61,10 @@ int onednn_conv_fusable_add(const tfl_graph *g, int node);
  * the PAD's input instead (the channels past it add nothing) and the PAD does not run;
  * -1 when there is none. */
 int onednn_conv_channel_pad(const tfl_graph *g, int t);
+/* The MAX_POOL_2D (2x2, stride 2, whole windows, no activation) whose output only channel
+ * PAD pad_node reads, else -1: a conv can take the maximum while it fills in the addend
+ * (onednn_conv_options.pool_node), and the MAX_POOL does not run. */
+int onednn_conv_addend_pool(const tfl_graph *g, int pad_node);
 /* The tensor a conv fused with ADD add_node reads as the other addend: the ADD's other
  * input, or through a channel PAD the PAD's input (then *channels is its channel count,
  * else 0). */

@@ -99,6 +99,25 @@ int onednn_conv_channel_pad(const tfl_graph *g, int t)
   return pads_with_zero(g, pad, x) ? p : -1;
 }
 
+int onednn_conv_addend_pool(const tfl_graph *g, int pad_node)
+{
+  if (!g || pad_node < 0 || pad_node >= g->n_nodes || g->nodes[pad_node].n_in < 1) return -1;
+  const int t = g->nodes[pad_node].in[0];
+  if (t < 0 || t >= g->n_tensors || only_reader(g, t) != pad_node) return -1;
+  const int p = g->tensors[t].producer;
+  if (p < 0 || p >= g->n_nodes) return -1;
+  const tfl_node *n = &g->nodes[p];
+  const tfl_pool_params *pp = &n->p.pool;
+  if (n->dead || n->op != TFL_OP_MAX_POOL_2D || n->n_in != 1 || n->n_out != 1 || n->out[0] != t || n->in[0] < 0 ||
+      pp->filter_h != 2 || pp->filter_w != 2 || pp->stride_h != 2 || pp->stride_w != 2 || pp->act != TFL_ACT_NONE)
+    return -1;
+  const tfl_tensor *x = &g->tensors[n->in[0]], *y = &g->tensors[t];
+  if (x->type != TFL_TYPE_FLOAT32 || x->ndim != 4 || y->ndim != 4 || x->dims[0] != y->dims[0] ||
+      x->dims[1] != 2 * y->dims[1] || x->dims[2] != 2 * y->dims[2] || x->dims[3] != y->dims[3])
+    return -1; /* whole windows only: no padding, SAME or VALID alike */
+  return p;
+}
+
 int onednn_conv_fusable_add(const tfl_graph *g, int node)
 {
   if (!g || node < 0 || node >= g->n_nodes) return -1;
