@@ -210,15 +210,6 @@ static tfl_status append_act_node(onednn_conv *c, dnnl_post_ops_t po, tfl_op op)
             c, "activation node post-op");
 }
 
-int onednn_conv_addend(const tfl_graph *g, int node, int add_node, int *channels)
-{
-  const tfl_node *a = &g->nodes[add_node];
-  const int z = a->in[0] == g->nodes[node].out[0] ? a->in[1] : a->in[0];
-  const int p = onednn_conv_channel_pad(g, z);
-  *channels = p >= 0 ? g->tensors[g->nodes[p].in[0]].dims[3] : 0;
-  return p >= 0 ? g->nodes[p].in[0] : z;
-}
-
 /* The primitive descriptor of class k (caller destroys it). */
 static tfl_status class_pd(onednn_conv *c, int k, dnnl_primitive_desc_t *pd)
 {

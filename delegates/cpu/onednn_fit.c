@@ -99,6 +99,15 @@ int onednn_conv_channel_pad(const tfl_graph *g, int t)
   return pads_with_zero(g, pad, x) ? p : -1;
 }
 
+int onednn_conv_addend(const tfl_graph *g, int node, int add_node, int *channels)
+{
+  const tfl_node *a = &g->nodes[add_node];
+  const int z = a->in[0] == g->nodes[node].out[0] ? a->in[1] : a->in[0];
+  const int p = onednn_conv_channel_pad(g, z);
+  *channels = p >= 0 ? g->tensors[g->nodes[p].in[0]].dims[3] : 0;
+  return p >= 0 ? g->nodes[p].in[0] : z;
+}
+
 int onednn_conv_addend_pool(const tfl_graph *g, int pad_node)
 {
   if (!g || pad_node < 0 || pad_node >= g->n_nodes || g->nodes[pad_node].n_in < 1) return -1;
