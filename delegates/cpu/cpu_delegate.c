@@ -124,16 +124,19 @@ typedef struct {
   int32_t *pad;  /* [n_nodes]: BY_ONEDNN: the fused PAD node, else -1 */
   int32_t *add;  /* [n_nodes]: BY_ONEDNN: the fused ADD node, else -1 */
   int32_t *act;  /* [n_nodes]: BY_ONEDNN: the fused activation node, else -1 */
-  uint8_t *bf16; /* [n_nodes]: BY_ONEDNN in bf16: BF16_SRC, BF16_DST (onednn_conv_options) */
+  uint8_t *bf16; /* [n_nodes]: BY_ONEDNN in bf16: BF16_SRC, BF16_DST, BF16_Z (onednn_conv_options) */
+  bool *pooled;  /* [n_nodes]: BY_ONEDNN: its fused ADD's addend comes through a MAX_POOL it
+                    fuses too (onednn_conv_addend_pool) */
 } part_plan;
 
-enum { BF16_SRC = 1, BF16_DST = 2 };
+enum { BF16_SRC = 1, BF16_DST = 2, BF16_Z = 4 };
 
 static onednn_conv_options onednn_options(const cpu_delegate_ctx *c, int pad_node, int add_node, int act_node,
-                                          int bf16_links)
+                                          int bf16_links, bool pooled)
 {
   return (onednn_conv_options){c->opt.threads, c->opt.precision == CPU_PRECISION_BF16, c->isa, pad_node,
-                               (bf16_links & BF16_SRC) != 0, (bf16_links & BF16_DST) != 0, add_node, act_node};
+                               (bf16_links & BF16_SRC) != 0, (bf16_links & BF16_DST) != 0, add_node, act_node,
+                               (bf16_links & BF16_Z) != 0, pooled};
 }
 
 /* Same-shape float ADD/SUB/MUL this XNNPACK would run on one thread (it merges them into
@@ -154,7 +157,7 @@ static bool threaded_eltwise(const cpu_delegate_ctx *c, const tfl_graph *g, cons
 static runner pick_runner(const cpu_delegate_ctx *c, const tfl_graph *g, int node)
 {
   const tfl_node *n = &g->nodes[node];
-  const onednn_conv_options o = onednn_options(c, -1, -1, -1, 0);
+  const onednn_conv_options o = onednn_options(c, -1, -1, -1, 0, false);
   /* bf16: dense bf16 dot products (2x the fp32 rate) beat the fp32 sparse kernel (1.35x a
    * dense fp32 conv at 75% zeros); the narrow kernel stays first (oneDNN blocks channels) */
   if (c->opt.precision == CPU_PRECISION_BF16 && c->opt.use_onednn && !cpu_conv_narrow_applies(g, n) &&
@@ -172,6 +175,7 @@ static void plan_free(part_plan *pp)
   free(pp->add);
   free(pp->act);
   free(pp->bf16);
+  free(pp->pooled);
 }
 
 /* The tensor oneDNN step i reads: its input, or its fused PAD's input. */
@@ -181,15 +185,39 @@ static int step_input(const tfl_graph *g, const part_plan *pp, const tfl_partiti
   return pp->pad[i] >= 0 ? g->nodes[pp->pad[i]].in[0] : g->nodes[node].in[0];
 }
 
+/* The tensor oneDNN step k adds through its fused ADD (onednn_conv_addend), else -1. */
+static int step_addend(const tfl_graph *g, const part_plan *pp, const tfl_partition *part, int k)
+{
+  int channels;
+  return pp->add[k] >= 0 ? onednn_conv_addend(g, part->nodes[k], pp->add[k], &channels) : -1;
+}
+
+/* Does fused node r (BY_FUSED) read tensor t through a oneDNN step of this partition: a PAD
+ * it pads for (t its input), or an ADD / channel PAD whose addend t it reads itself? */
+static bool fused_reader_is_onednn(const tfl_graph *g, const part_plan *pp, const tfl_partition *part, int r, int t)
+{
+  for (int k = 0; k < part->n_nodes; k++) {
+    if (pp->who[k] != BY_ONEDNN) continue;
+    if (pp->pad[k] == r && step_input(g, pp, part, k) == t) return true;
+    if (pp->add[k] < 0 || step_addend(g, pp, part, k) != t) continue;
+    if (pp->add[k] == r) return true;
+    const tfl_node *a = &g->nodes[pp->add[k]]; /* or the channel PAD feeding that ADD */
+    const int z = a->in[0] == g->nodes[part->nodes[k]].out[0] ? a->in[1] : a->in[0];
+    if (g->tensors[z].producer == r) return true;
+  }
+  return false;
+}
+
 /* bf16: a float tensor written by a oneDNN step and read only by oneDNN steps (as their
- * input) stays bf16 in between: no conversion, half the bytes moved. index: graph node ->
- * partition position (-1 outside). */
+ * input, or as the addend of their fused ADD) stays bf16 in between: no conversion, half
+ * the bytes moved. index: graph node -> partition position (-1 outside). */
 static void plan_bf16_links(const tfl_graph *g, const tfl_partition *part, part_plan *pp, const int32_t *index)
 {
   for (int i = 0; i < part->n_nodes; i++) {
-    if (pp->who[i] != BY_ONEDNN || pp->add[i] >= 0) continue; /* a fused ADD's output stays fp32 */
+    if (pp->who[i] != BY_ONEDNN) continue;
     const tfl_node *n = &g->nodes[part->nodes[i]];
-    const int t = pp->act[i] >= 0 ? g->nodes[pp->act[i]].out[0] : (n->n_out == 1 ? n->out[0] : -1);
+    const int y = pp->add[i] >= 0 ? g->nodes[pp->add[i]].out[0] : (n->n_out == 1 ? n->out[0] : -1);
+    const int t = pp->act[i] >= 0 ? g->nodes[pp->act[i]].out[0] : y;
     if (t < 0 || g->tensors[t].type != TFL_TYPE_FLOAT32) continue;
     bool ok = true;
     for (int k = 0; k < g->n_outputs && ok; k++) ok = g->outputs[k] != t;
@@ -200,16 +228,25 @@ static void plan_bf16_links(const tfl_graph *g, const tfl_partition *part, part_
         if (rn->in[j] != t) continue;
         readers++;
         const int ri = index[r];
-        ok = j == 0 && ri >= 0 &&
-             (pp->who[ri] == BY_ONEDNN || (pp->who[ri] == BY_FUSED && (g->nodes[r].op == TFL_OP_PAD ||
-                                                                     g->nodes[r].op == TFL_OP_PADV2)));
+        ok = ri >= 0 && ((pp->who[ri] == BY_ONEDNN && j == 0) ||
+                         (pp->who[ri] == BY_FUSED && fused_reader_is_onednn(g, pp, part, r, t)));
       }
     }
     if (!ok || !readers) continue;
     pp->bf16[i] |= BF16_DST;
-    for (int k = 0; k < part->n_nodes; k++)
-      if (pp->who[k] == BY_ONEDNN && step_input(g, pp, part, k) == t) pp->bf16[k] |= BF16_SRC;
+    for (int k = 0; k < part->n_nodes; k++) {
+      if (pp->who[k] != BY_ONEDNN) continue;
+      if (step_input(g, pp, part, k) == t) pp->bf16[k] |= BF16_SRC;
+      if (step_addend(g, pp, part, k) == t) pp->bf16[k] |= BF16_Z;
+    }
   }
+}
+
+/* The channel PAD between a fused ADD and its other addend (onednn_conv_channel_pad), else -1. */
+static int add_channel_pad(const tfl_graph *g, int conv, int add)
+{
+  const tfl_node *a = &g->nodes[add];
+  return onednn_conv_channel_pad(g, a->in[0] == g->nodes[conv].out[0] ? a->in[1] : a->in[0]);
 }
 
 /* Runners, then the PADs oneDNN convs take over: the PAD must be in this partition. */
@@ -222,8 +259,9 @@ static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, 
   pp->add = malloc(n * sizeof *pp->add);
   pp->act = malloc(n * sizeof *pp->act);
   pp->bf16 = calloc(n, sizeof *pp->bf16);
+  pp->pooled = calloc(n, sizeof *pp->pooled);
   int32_t *index = malloc(sizeof(int32_t) * (size_t)(g->n_nodes ? g->n_nodes : 1));
-  if (!pp->who || !pp->pad || !pp->add || !pp->act || !pp->bf16 || !index) {
+  if (!pp->who || !pp->pad || !pp->add || !pp->act || !pp->bf16 || !pp->pooled || !index) {
     free(index);
     plan_free(pp);
     return tfl_fail(diag, TFL_ERR_NOMEM, "cpu delegate: plan of %d nodes", part->n_nodes);
@@ -240,7 +278,7 @@ static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, 
     const int p = onednn_conv_fusable_pad(g, part->nodes[i]);
     const int pi = p >= 0 ? index[p] : -1;
     if (pi < 0 || pp->who[pi] == BY_ONEDNN || pp->who[pi] == BY_FUSED) continue;
-    const onednn_conv_options o = onednn_options(c, p, -1, -1, 0);
+    const onednn_conv_options o = onednn_options(c, p, -1, -1, 0, false);
     if (!onednn_conv_applies(g, part->nodes[i], &o)) continue;
     pp->who[pi] = BY_FUSED;
     pp->pad[i] = p;
@@ -262,10 +300,21 @@ static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, 
     const int a = onednn_conv_fusable_add(g, node);
     const int ai = a >= 0 ? index[a] : -1;
     if (ai < 0 || (pp->who[ai] != BY_XNNPACK && pp->who[ai] != BY_KERNEL)) continue;
-    const onednn_conv_options o = onednn_options(c, pp->pad[i], a, -1, 0);
+    /* a channel PAD on the other addend is absorbed too: it must be ours to skip */
+    const int cp = add_channel_pad(g, node, a);
+    const int cpi = cp >= 0 ? index[cp] : -1;
+    if (cp >= 0 && (cpi < 0 || (pp->who[cpi] != BY_XNNPACK && pp->who[cpi] != BY_KERNEL))) continue;
+    /* and a MAX_POOL 2x2/2 before that PAD (stride-2 blocks), where it is ours to skip */
+    const int mp = cp >= 0 ? onednn_conv_addend_pool(g, cp) : -1;
+    const int mpi = mp >= 0 ? index[mp] : -1;
+    const bool pooled = mpi >= 0 && (pp->who[mpi] == BY_XNNPACK || pp->who[mpi] == BY_KERNEL);
+    const onednn_conv_options o = onednn_options(c, pp->pad[i], a, -1, 0, pooled);
     if (!onednn_conv_applies(g, node, &o)) continue;
     pp->who[i] = BY_ONEDNN;
     pp->who[ai] = BY_FUSED;
+    if (cpi >= 0) pp->who[cpi] = BY_FUSED;
+    if (pooled) pp->who[mpi] = BY_FUSED;
+    pp->pooled[i] = pooled;
     pp->add[i] = a;
   }
   /* then the activation node after it (or after its ADD): a post-op */
@@ -276,7 +325,7 @@ static tfl_status plan_partition(const cpu_delegate_ctx *c, const tfl_graph *g, 
     const int a = onednn_conv_fusable_act(g, t);
     const int ai = a >= 0 ? index[a] : -1;
     if (ai < 0 || (pp->who[ai] != BY_XNNPACK && pp->who[ai] != BY_KERNEL)) continue;
-    const onednn_conv_options o = onednn_options(c, pp->pad[i], pp->add[i], a, 0);
+    const onednn_conv_options o = onednn_options(c, pp->pad[i], pp->add[i], a, 0, pp->pooled[i]);
     if (!onednn_conv_applies(g, node, &o)) continue;
     pp->who[ai] = BY_FUSED;
     pp->act[i] = a;
@@ -311,6 +360,12 @@ static int cpu_extra_uses(void *vctx, const tfl_graph *g, const tfl_partition *p
     if (pp.add[i] >= 0) { /* the ADD's output is written when the conv runs */
       if (n < max) uses[n] = (tfl_extra_use){part->nodes[i], g->nodes[pp.add[i]].out[0]};
       n++;
+      const int cp = add_channel_pad(g, part->nodes[i], pp.add[i]);
+      if (cp >= 0) { /* and a channel PAD's input read (the PAD may come before the conv) */
+        const int t = pp.pooled[i] ? g->nodes[onednn_conv_addend_pool(g, cp)].in[0] : g->nodes[cp].in[0];
+        if (n < max) uses[n] = (tfl_extra_use){part->nodes[i], t}; /* or its MAX_POOL's */
+        n++;
+      }
     }
     if (pp.act[i] >= 0) { /* and the activation's */
       if (n < max) uses[n] = (tfl_extra_use){part->nodes[i], g->nodes[pp.act[i]].out[0]};
@@ -358,7 +413,7 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
       cpu_step *s = &p->steps[p->n_steps];
       s->node = part->nodes[i];
       s->span = 1;
-      const onednn_conv_options o = onednn_options(c, pp.pad[i], pp.add[i], pp.act[i], pp.bf16[i]);
+      const onednn_conv_options o = onednn_options(c, pp.pad[i], pp.add[i], pp.act[i], pp.bf16[i], pp.pooled[i]);
       tfl_diag why; /* a refusal is only a warning: keep it out of the interpreter's error */
       tfl_diag_init(&why);
       st = onednn_conv_create(g, part->nodes[i], &o, &s->dnn, &why);
@@ -376,11 +431,21 @@ static tfl_status cpu_prepare(void *vctx, tfl_graph *g, const tfl_partition *par
        * whose input the planner kept alive until here) */
       tfl_logf(p->diag, TFL_LOG_WARNING, "oneDNN could not take node %d (%s); using the CPU kernel",
                part->nodes[i], why.error);
+      st = TFL_OK; /* (the refusal is not this partition's error) */
       if (pp.pad[i] >= 0) {
         st = prepare_kernel(g, pp.pad[i], s, fast, p->diag);
         if (st == TFL_OK) s = &p->steps[++p->n_steps];
       }
       if (st == TFL_OK) st = prepare_kernel(g, part->nodes[i], s, fast, p->diag);
+      const int cp = pp.add[i] >= 0 ? add_channel_pad(g, part->nodes[i], pp.add[i]) : -1;
+      if (st == TFL_OK && pp.pooled[i]) { /* the MAX_POOL before that PAD */
+        s = &p->steps[++p->n_steps];
+        st = prepare_kernel(g, onednn_conv_addend_pool(g, cp), s, fast, p->diag);
+      }
+      if (st == TFL_OK && cp >= 0) { /* the channel PAD on its other addend */
+        s = &p->steps[++p->n_steps];
+        st = prepare_kernel(g, cp, s, fast, p->diag);
+      }
       if (st == TFL_OK && pp.add[i] >= 0) { /* and the ADD, at the conv's turn (its inputs exist) */
         s = &p->steps[++p->n_steps];
         st = prepare_kernel(g, pp.add[i], s, fast, p->diag);

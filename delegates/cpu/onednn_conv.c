@@ -29,7 +29,7 @@ void omp_set_num_threads(int n);
 int omp_get_max_threads(void);
 
 enum { INPUT = ONEDNN_INPUT, FILTER = ONEDNN_FILTER, BIAS = ONEDNN_BIAS };
-enum { MAX_CLASSES = 6 };
+enum { MAX_CLASSES = 6, POOL_MAX_CHANNELS = 1024 };
 /* Scratch (int32 sums, bf16 rows) per chunk is kept under this many bytes, so it stays in
  * the core's L2 cache between oneDNN writing it and us reading it. */
 #define SCRATCH_TARGET (512u * 1024u)
@@ -64,10 +64,16 @@ struct onednn_conv {
   int x_tensor;           /* what the conv reads: its input, or a fused PAD's input */
   int y_tensor;           /* what it writes: its output, or a fused ADD's */
   int z_tensor;           /* a fused ADD's other input (binary post-op), else -1 */
+  int z_channels;         /* > 0: z_tensor is a fused channel PAD's input with this many
+                             channels: each chunk's output rows are filled with it (zeros
+                             past them) and a sum post-op adds the conv to them */
   int binary_index;       /* that post-op's position */
   int add_node;           /* the fused ADD, else -1 */
   int act_node;           /* the fused activation node, else -1 */
   bool src_bf16, dst_bf16;/* bf16: the input already holds bf16 / write the output as bf16 */
+  bool z_bf16;            /* bf16: the fused ADD's addend holds bf16 */
+  bool z_pooled;          /* z_tensor is a fused MAX_POOL 2x2/2's input (fp32, 2x the rows
+                             and columns): the fill takes the maximum of each window */
   tfl_diag *diag;         /* errors of create / run (borrowed for the call, NULL: dropped) */
   onednn_kind kind;
   cpu_features isa;
@@ -252,9 +258,13 @@ static tfl_status class_pd(onednn_conv *c, int k, dnnl_primitive_desc_t *pd)
   if (!st && c->kind != K_Q8 && (n->p.conv.act != TFL_ACT_NONE || c->z_tensor >= 0 || c->act_node >= 0)) {
     st = dn(dnnl_post_ops_create(&po), c, "post-ops");
     if (!st) st = append_activation(c, po, n->p.conv.act);
-    if (!st && c->z_tensor >= 0) { /* a fused ADD: + z, then its activation */
+    if (!st && c->z_tensor >= 0 && c->z_channels) { /* + the addend already in dst */
+      st = dn(dnnl_post_ops_append_sum(po, 1.0f), c, "sum post-op");
+      if (!st) st = append_activation(c, po, add_act);
+    } else if (!st && c->z_tensor >= 0) { /* a fused ADD: + z, then its activation */
       dnnl_dims_t zd = {1, s->OC, cl->rows_out, s->OW};
-      st = dn(dnnl_memory_desc_init_by_tag(&cl->z_md, 4, zd, dnnl_f32, dnnl_nhwc), c, "addend desc");
+      st = dn(dnnl_memory_desc_init_by_tag(&cl->z_md, 4, zd, c->z_bf16 ? dnnl_bf16 : dnnl_f32, dnnl_nhwc), c,
+              "addend desc");
       c->binary_index = dnnl_post_ops_len(po);
       if (!st) st = dn(dnnl_post_ops_append_binary(po, dnnl_binary_add, &cl->z_md), c, "add post-op");
       if (!st) st = append_activation(c, po, add_act);
@@ -402,7 +412,7 @@ static tfl_status make_slots(onednn_conv *c, int threads)
       chunk_class *cl = &c->cls[k];
       st = dn(dnnl_memory_create(&sl->src[k], &cl->src_md, c->eng, DNNL_MEMORY_NONE), c, "source memory");
       if (!st) st = dn(dnnl_memory_create(&sl->dst[k], &cl->dst_md, c->eng, DNNL_MEMORY_NONE), c, "output memory");
-      if (!st && c->z_tensor >= 0)
+      if (!st && c->z_tensor >= 0 && !c->z_channels)
         st = dn(dnnl_memory_create(&sl->z[k], &cl->z_md, c->eng, DNNL_MEMORY_NONE), c, "addend memory");
       if (!st && cl->scratch_bytes) {
         dnnl_primitive_desc_t pd = NULL;
@@ -547,13 +557,12 @@ bool onednn_conv_applies(const tfl_graph *g, int node, const onednn_conv_options
 {
   if (!g || !o || node < 0 || node >= g->n_nodes) return false;
   onednn_conv c = {.g = g, .node = node, .isa = o->isa, .add_node = o->add_node, .act_node = o->act_node,
-                   .z_tensor = -1};
+                   .z_tensor = -1, .z_bf16 = o->bf16 && o->z_bf16 && o->add_node >= 0};
   if (!onednn_fit_node(g, &g->nodes[node], o->pad_node, &c.s, &c.kind, o->bf16)) return false;
   if (c.kind == K_Q8) c.src_zp = cpu_zero_point(onednn_in(g, &g->nodes[node], INPUT), 0);
   if (o->add_node >= 0) {
     if (c.kind == K_Q8 || onednn_conv_fusable_add(g, node) != o->add_node) return false;
-    const tfl_node *a = &g->nodes[o->add_node];
-    c.z_tensor = a->in[0] == g->nodes[node].out[0] ? a->in[1] : a->in[0];
+    c.z_tensor = onednn_conv_addend(g, node, o->add_node, &c.z_channels);
   }
   if (o->act_node >= 0) {
     const int t = o->add_node >= 0 ? g->nodes[o->add_node].out[0] : g->nodes[node].out[0];
@@ -579,18 +588,29 @@ tfl_status onednn_conv_create(const tfl_graph *g, int node, const onednn_conv_op
   c->x_tensor = o->pad_node >= 0 ? g->nodes[o->pad_node].in[0] : g->nodes[node].in[INPUT];
   c->src_bf16 = o->bf16 && o->src_bf16;
   c->dst_bf16 = o->bf16 && o->dst_bf16;
+  c->z_bf16 = o->bf16 && o->z_bf16 && o->add_node >= 0;
   c->add_node = o->add_node;
   c->act_node = o->act_node;
   c->y_tensor = g->nodes[node].out[0];
   c->z_tensor = -1;
   if (o->add_node >= 0) {
-    if (onednn_conv_fusable_add(g, node) != o->add_node || c->dst_bf16) {
+    if (onednn_conv_fusable_add(g, node) != o->add_node) {
       free(c);
       return tfl_fail(diag, TFL_ERR_ARG, "node %d: node %d is not an ADD it can absorb", node, o->add_node);
     }
-    const tfl_node *a = &g->nodes[o->add_node];
-    c->y_tensor = a->out[0];
-    c->z_tensor = a->in[0] == g->nodes[node].out[0] ? a->in[1] : a->in[0];
+    c->y_tensor = g->nodes[o->add_node].out[0];
+    c->z_tensor = onednn_conv_addend(g, node, o->add_node, &c->z_channels);
+    if (o->pool_addend) {
+      const tfl_node *a = &g->nodes[o->add_node];
+      const int padded = a->in[0] == g->nodes[node].out[0] ? a->in[1] : a->in[0]; /* the PAD's output */
+      const int pool = c->z_channels ? onednn_conv_addend_pool(g, g->tensors[padded].producer) : -1;
+      if (pool < 0 || c->z_channels > POOL_MAX_CHANNELS || o->z_bf16) {
+        free(c);
+        return tfl_fail(diag, TFL_ERR_ARG, "node %d: no MAX_POOL 2x2/2 before its addend's channel PAD", node);
+      }
+      c->z_tensor = g->nodes[pool].in[0];
+      c->z_pooled = true;
+    }
   }
   if (o->act_node >= 0) {
     if (onednn_conv_fusable_act(g, c->y_tensor) != o->act_node || c->kind == K_Q8) {
@@ -618,10 +638,53 @@ typedef struct {
   onednn_conv *c;
   const char *x;
   char *y;
-  const char *z;          /* a fused ADD's other addend */
+  const char *z;          /* a fused ADD's other addend (binary post-op) */
+  const char *zc;         /* or its fewer channels (z_channels), copied into dst first */
   atomic_int next;
   atomic_int failed;      /* a dnnl status, 0 when all went well */
 } run_args;
+
+/* y[p] = (max of the 2x2 window of z at p (zc channels), 0...) for the OW pixels of each
+ * of `rows` output rows; z fp32 with 2x the rows and columns, y fp32 or bf16 */
+static void fill_pooled_addend(const onednn_conv *c, void *y, const float *z, int rows)
+{
+  const size_t zc = (size_t)c->z_channels, oc = (size_t)c->s.OC, ow = (size_t)c->s.OW;
+  const size_t ys = c->dst_bf16 ? 2 : 4, zrow = 2 * ow * zc;
+  float m[POOL_MAX_CHANNELS];
+  for (int r = 0; r < rows; r++)
+    for (size_t x = 0; x < ow; x++) {
+      const float *a = z + (size_t)r * 2 * zrow + 2 * x * zc, *b = a + zrow;
+      for (size_t k = 0; k < zc; k++) {
+        const float u = a[k] > a[zc + k] ? a[k] : a[zc + k], v = b[k] > b[zc + k] ? b[k] : b[zc + k];
+        m[k] = u > v ? u : v;
+      }
+      char *yp = (char *)y + ((size_t)r * ow + x) * oc * ys;
+      if (ys == 4)
+        memcpy(yp, m, zc * 4);
+      else
+        cpu_bf16_convert(m, (uint16_t *)(void *)yp, zc, c->isa.avx512_bf16);
+      memset(yp + zc * ys, 0, (oc - zc) * ys);
+    }
+}
+
+/* y[p] = (z[p] (zc channels), 0...) for OC channels per pixel; either may hold bf16 */
+static void fill_addend(const onednn_conv *c, void *y, const void *z, size_t pixels)
+{
+  const size_t zc = (size_t)c->z_channels, oc = (size_t)c->s.OC;
+  const size_t ys = c->dst_bf16 ? 2 : 4, zs = c->z_bf16 ? 2 : 4;
+  for (size_t p = 0; p < pixels; p++) {
+    char *yp = (char *)y + p * oc * ys;
+    const char *zp = (const char *)z + p * zc * zs;
+    if (ys == zs) {
+      memcpy(yp, zp, zc * zs);
+    } else if (zs == 2) { /* bf16 -> fp32: the high half */
+      for (size_t k = 0; k < zc; k++) ((uint32_t *)(void *)yp)[k] = (uint32_t)((const uint16_t *)(const void *)zp)[k] << 16;
+    } else {
+      cpu_bf16_convert((const float *)(const void *)zp, (uint16_t *)(void *)yp, zc, c->isa.avx512_bf16);
+    }
+    memset(yp + zc * ys, 0, (oc - zc) * ys);
+  }
+}
 
 static void run_chunk(run_args *a, slot *sl, const chunk *ch)
 {
@@ -639,10 +702,19 @@ static void run_chunk(run_args *a, slot *sl, const chunk *ch)
     src = sl->cvt;
   }
   void *dst = c->kind == K_Q8 ? (void *)sl->acc : (void *)(a->y + out_off * out_size);
+  const size_t z_size = c->z_bf16 ? sizeof(uint16_t) : sizeof(float);
+  if (a->zc && c->z_pooled) /* the addend, pooled here */
+    fill_pooled_addend(c, dst,
+                       (const float *)(const void *)a->zc +
+                           ((size_t)ch->batch * s->OH + (size_t)ch->row0) * 4 * s->OW * (size_t)c->z_channels,
+                       cl->rows_out);
+  else if (a->zc) /* the addend, padded with zeros to OC channels: the sum post-op adds to it */
+    fill_addend(c, dst, a->zc + ((size_t)ch->batch * s->OH + (size_t)ch->row0) * s->OW * (size_t)c->z_channels * z_size,
+                (size_t)cl->rows_out * s->OW);
   dnnl_status_t st = dnnl_memory_set_data_handle(sl->src[ch->cls], (void *)src);
   if (st == dnnl_success) st = dnnl_memory_set_data_handle(sl->dst[ch->cls], dst);
   if (st == dnnl_success && a->z)
-    st = dnnl_memory_set_data_handle(sl->z[ch->cls], (void *)(a->z + out_off * sizeof(float)));
+    st = dnnl_memory_set_data_handle(sl->z[ch->cls], (void *)(a->z + out_off * z_size));
   dnnl_exec_arg_t args[7];
   int na = 0;
   args[na++] = (dnnl_exec_arg_t){DNNL_ARG_SRC, sl->src[ch->cls]};
@@ -682,8 +754,9 @@ static void run_slot(void *arg, size_t i)
 
 tfl_status onednn_conv_run(onednn_conv *c, cpu_ctx *ctx, tfl_diag *diag)
 {
+  const void *z = c->z_tensor >= 0 ? c->g->tensors[c->z_tensor].data : NULL;
   run_args a = {.c = c, .x = c->g->tensors[c->x_tensor].data, .y = c->g->tensors[c->y_tensor].data,
-                .z = c->z_tensor >= 0 ? c->g->tensors[c->z_tensor].data : NULL};
+                .z = c->z_channels ? NULL : z, .zc = c->z_channels ? z : NULL};
   atomic_init(&a.next, 0);
   atomic_init(&a.failed, 0);
   cpu_parallel(ctx, run_slot, &a, (size_t)c->n_slots);

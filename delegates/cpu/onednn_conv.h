@@ -41,6 +41,10 @@ typedef struct {
                          turn (tfl_delegate.extra_uses); the ADD does not run. Float only. */
   int act_node;       /* -1, or onednn_conv_fusable_act's answer for the conv's (or its fused
                          ADD's) output: applied as a post-op, its output written instead */
+  bool z_bf16;        /* bf16 only: the fused ADD's addend (onednn_conv_addend) holds bf16 */
+  bool pool_addend;   /* the addend's channel PAD reads onednn_conv_addend_pool's MAX_POOL:
+                         the conv reads that pool's fp32 input instead (extra_uses) and takes
+                         the maximum while filling in the addend; the MAX_POOL does not run */
 } onednn_conv_options;
 
 typedef struct onednn_conv onednn_conv;
@@ -49,8 +53,22 @@ typedef struct onednn_conv onednn_conv;
  * whose padding is spatial, so oneDNN can pad instead; -1 when there is none. */
 int onednn_conv_fusable_pad(const tfl_graph *g, int node);
 /* The ADD node that is the only reader of this float conv's output, adding a same-shape
- * tensor that exists before the conv runs (with a clamp or no activation); -1 when none. */
+ * tensor that exists before the conv runs, or is a channel PAD's output whose input does
+ * (with a clamp or no activation); -1 when none. */
 int onednn_conv_fusable_add(const tfl_graph *g, int node);
+/* The PAD (PAD, or PADV2 with a zero value) that writes float tensor t, padding only
+ * after the last channel, t read by one node: a fused ADD whose other addend is t reads
+ * the PAD's input instead (the channels past it add nothing) and the PAD does not run;
+ * -1 when there is none. */
+int onednn_conv_channel_pad(const tfl_graph *g, int t);
+/* The MAX_POOL_2D (2x2, stride 2, whole windows, no activation) whose output only channel
+ * PAD pad_node reads, else -1: a conv can take the maximum while it fills in the addend
+ * (onednn_conv_options.pool_node), and the MAX_POOL does not run. */
+int onednn_conv_addend_pool(const tfl_graph *g, int pad_node);
+/* The tensor a conv fused with ADD add_node reads as the other addend: the ADD's other
+ * input, or through a channel PAD the PAD's input (then *channels is its channel count,
+ * else 0). */
+int onednn_conv_addend(const tfl_graph *g, int node, int add_node, int *channels);
 /* The activation node (RELU, RELU6, HARD_SWISH, LOGISTIC) that is the only
  * reader of float tensor t, same shape; -1 when none. */
 int onednn_conv_fusable_act(const tfl_graph *g, int t);

@@ -21,6 +21,34 @@ static int64_t int_at(const tfl_tensor *t, size_t i)
   return t->type == TFL_TYPE_INT64 ? ((const int64_t *)t->data)[i] : ((const int32_t *)t->data)[i];
 }
 
+/* The only reader of tensor t (not a graph output): its node, else -1. */
+static int only_reader(const tfl_graph *g, int t)
+{
+  for (int i = 0; i < g->n_outputs; i++)
+    if (g->outputs[i] == t) return -1;
+  int reader = -1;
+  for (int i = 0; i < g->n_nodes; i++)
+    for (int j = 0; !g->nodes[i].dead && j < g->nodes[i].n_in; j++)
+      if (g->nodes[i].in[j] == t) {
+        if (reader >= 0) return -1;
+        reader = i;
+      }
+  return reader;
+}
+
+/* A PAD pads with zero (the value oneDNN pads with, or adds nothing): PADV2's value is a
+ * real zero. */
+static bool pads_with_zero(const tfl_graph *g, const tfl_node *pad, const tfl_tensor *x)
+{
+  if (pad->op != TFL_OP_PADV2) return true;
+  const tfl_tensor *v = onednn_in(g, pad, 2);
+  if (!v || !v->is_const || !v->data || tfl_tensor_count(v) != 1 || v->type != x->type) return false;
+  if (x->type == TFL_TYPE_FLOAT32) return ((const float *)v->data)[0] == 0.0f;
+  if (x->type == TFL_TYPE_UINT8) return ((const uint8_t *)v->data)[0] == cpu_zero_point(x, 0);
+  if (x->type == TFL_TYPE_INT8) return ((const int8_t *)v->data)[0] == cpu_zero_point(x, 0);
+  return false;
+}
+
 int onednn_conv_fusable_pad(const tfl_graph *g, int node)
 {
   if (!g || node < 0 || node >= g->n_nodes) return -1;
@@ -46,13 +74,56 @@ int onednn_conv_fusable_pad(const tfl_graph *g, int node)
     if (int_at(pads, (size_t)k) < 0) return -1;
   if (x->q.n != pt->q.n || (x->q.n && (x->q.scale[0] != pt->q.scale[0] || x->q.zero_point[0] != pt->q.zero_point[0])))
     return -1;
-  if (pad->op == TFL_OP_PADV2) { /* the value must be a real zero: what oneDNN pads with */
-    const tfl_tensor *v = onednn_in(g, pad, 2);
-    if (!v || !v->is_const || !v->data || tfl_tensor_count(v) != 1 || v->type != x->type) return -1;
-    if (x->type == TFL_TYPE_FLOAT32 && ((const float *)v->data)[0] != 0.0f) return -1;
-    if (x->type == TFL_TYPE_UINT8 && ((const uint8_t *)v->data)[0] != cpu_zero_point(x, 0)) return -1;
-    if (x->type == TFL_TYPE_INT8 && ((const int8_t *)v->data)[0] != cpu_zero_point(x, 0)) return -1;
-  }
+  return pads_with_zero(g, pad, x) ? p : -1;
+}
+
+int onednn_conv_channel_pad(const tfl_graph *g, int t)
+{
+  if (!g || t < 0 || t >= g->n_tensors) return -1;
+  const int p = g->tensors[t].producer;
+  if (p < 0 || p >= g->n_nodes || only_reader(g, t) < 0) return -1;
+  const tfl_node *pad = &g->nodes[p];
+  if (pad->dead || (pad->op != TFL_OP_PAD && pad->op != TFL_OP_PADV2) || pad->n_in < 2 || pad->n_out != 1 ||
+      pad->out[0] != t)
+    return -1;
+  const tfl_tensor *x = onednn_in(g, pad, 0), *pads = onednn_in(g, pad, 1), *y = &g->tensors[t];
+  if (!x || x->type != TFL_TYPE_FLOAT32 || y->type != TFL_TYPE_FLOAT32 || x->ndim != 4 || y->ndim != 4 || !pads ||
+      !pads->is_const || !pads->data || (pads->type != TFL_TYPE_INT32 && pads->type != TFL_TYPE_INT64) ||
+      tfl_tensor_count(pads) != 8)
+    return -1;
+  for (int k = 0; k < 7; k++) /* only after the last channel */
+    if (int_at(pads, (size_t)k) != 0) return -1;
+  if (int_at(pads, 7) < 1 || x->dims[3] + int_at(pads, 7) != y->dims[3]) return -1;
+  for (int d = 0; d < 3; d++)
+    if (x->dims[d] != y->dims[d]) return -1;
+  return pads_with_zero(g, pad, x) ? p : -1;
+}
+
+int onednn_conv_addend(const tfl_graph *g, int node, int add_node, int *channels)
+{
+  const tfl_node *a = &g->nodes[add_node];
+  const int z = a->in[0] == g->nodes[node].out[0] ? a->in[1] : a->in[0];
+  const int p = onednn_conv_channel_pad(g, z);
+  *channels = p >= 0 ? g->tensors[g->nodes[p].in[0]].dims[3] : 0;
+  return p >= 0 ? g->nodes[p].in[0] : z;
+}
+
+int onednn_conv_addend_pool(const tfl_graph *g, int pad_node)
+{
+  if (!g || pad_node < 0 || pad_node >= g->n_nodes || g->nodes[pad_node].n_in < 1) return -1;
+  const int t = g->nodes[pad_node].in[0];
+  if (t < 0 || t >= g->n_tensors || only_reader(g, t) != pad_node) return -1;
+  const int p = g->tensors[t].producer;
+  if (p < 0 || p >= g->n_nodes) return -1;
+  const tfl_node *n = &g->nodes[p];
+  const tfl_pool_params *pp = &n->p.pool;
+  if (n->dead || n->op != TFL_OP_MAX_POOL_2D || n->n_in != 1 || n->n_out != 1 || n->out[0] != t || n->in[0] < 0 ||
+      pp->filter_h != 2 || pp->filter_w != 2 || pp->stride_h != 2 || pp->stride_w != 2 || pp->act != TFL_ACT_NONE)
+    return -1;
+  const tfl_tensor *x = &g->tensors[n->in[0]], *y = &g->tensors[t];
+  if (x->type != TFL_TYPE_FLOAT32 || x->ndim != 4 || y->ndim != 4 || x->dims[0] != y->dims[0] ||
+      x->dims[1] != 2 * y->dims[1] || x->dims[2] != 2 * y->dims[2] || x->dims[3] != y->dims[3])
+    return -1; /* whole windows only: no padding, SAME or VALID alike */
   return p;
 }
 
@@ -63,16 +134,8 @@ int onednn_conv_fusable_add(const tfl_graph *g, int node)
   if (n->dead || (n->op != TFL_OP_CONV_2D && n->op != TFL_OP_DEPTHWISE_CONV_2D) || n->n_out != 1) return -1;
   const int t = n->out[0];
   if (t < 0 || g->tensors[t].type != TFL_TYPE_FLOAT32) return -1;
-  for (int i = 0; i < g->n_outputs; i++)
-    if (g->outputs[i] == t) return -1;
-  int add = -1;
-  for (int i = 0; i < g->n_nodes; i++) /* one reader: an ADD */
-    for (int j = 0; !g->nodes[i].dead && j < g->nodes[i].n_in; j++)
-      if (g->nodes[i].in[j] == t) {
-        if (add >= 0 || g->nodes[i].op != TFL_OP_ADD) return -1;
-        add = i;
-      }
-  if (add < 0) return -1;
+  const int add = only_reader(g, t);
+  if (add < 0 || g->nodes[add].op != TFL_OP_ADD) return -1;
   const tfl_node *a = &g->nodes[add];
   if (a->n_in != 2 || a->n_out != 1 || a->out[0] < 0 || a->in[0] < 0 || a->in[1] < 0 || a->in[0] == a->in[1] ||
       !cpu_act_is_clamp(a->p.eltwise.act))
@@ -84,8 +147,10 @@ int onednn_conv_fusable_add(const tfl_graph *g, int node)
     return -1;
   for (int d = 0; d < tt->ndim; d++)
     if (zt->dims[d] != tt->dims[d] || yt->dims[d] != tt->dims[d]) return -1;
-  /* the other addend must exist when the conv runs: a graph input or produced before */
-  if (zt->producer >= node) return -1;
+  /* the other addend must exist when the conv runs: a graph input or produced before
+   * (through a channel PAD: the PAD's input, which the conv then reads) */
+  const int zp = onednn_conv_channel_pad(g, z);
+  if (g->tensors[zp >= 0 ? g->nodes[zp].in[0] : z].producer >= node) return -1;
   return add;
 }
 
@@ -97,16 +162,8 @@ static bool act_op(tfl_op op)
 int onednn_conv_fusable_act(const tfl_graph *g, int t)
 {
   if (!g || t < 0 || t >= g->n_tensors || g->tensors[t].type != TFL_TYPE_FLOAT32) return -1;
-  for (int i = 0; i < g->n_outputs; i++)
-    if (g->outputs[i] == t) return -1;
-  int act = -1;
-  for (int i = 0; i < g->n_nodes; i++)
-    for (int j = 0; !g->nodes[i].dead && j < g->nodes[i].n_in; j++)
-      if (g->nodes[i].in[j] == t) {
-        if (act >= 0 || !act_op(g->nodes[i].op)) return -1;
-        act = i;
-      }
-  if (act < 0) return -1;
+  const int act = only_reader(g, t);
+  if (act < 0 || !act_op(g->nodes[act].op)) return -1;
   const tfl_node *a = &g->nodes[act];
   if (a->n_in != 1 || a->n_out != 1 || a->out[0] < 0) return -1;
   const tfl_tensor *x = &g->tensors[t], *y = &g->tensors[a->out[0]];

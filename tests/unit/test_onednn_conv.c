@@ -20,7 +20,7 @@
 
 #include <string.h>
 
-#include "../../delegates/cpu/onednn_conv.h"
+#include "onednn_test_util.h"
 
 typedef struct {
   const char *name;
@@ -178,14 +178,8 @@ static void run_case(const shape *s, int kind, int32_t x_zp, tfl_activation act,
   for (int threads = 1; threads <= 3; threads++) {
     memset(y->data, 0x55, y->bytes);
     o.threads = threads;
-    cpu_ctx *ctx = cpu_ctx_create(threads);
-    onednn_conv *c = NULL;
     tfl_diag diag;
-    tfl_diag_init(&diag);
-    tfl_status st = onednn_conv_create(&r.graph, 0, &o, &c, &diag);
-    for (int rep = 0; rep < 2 && st == TFL_OK; rep++) st = onednn_conv_run(c, ctx, &diag); /* scratch reuse */
-    onednn_conv_free(c);
-    cpu_ctx_free(ctx);
+    const tfl_status st = onednn_test_run(&r.graph, 0, &o, &diag);
     checked++;
     if (st != TFL_OK) {
       fprintf(stderr, "FAIL %s t%d: %s\n", what, threads, diag.error);
