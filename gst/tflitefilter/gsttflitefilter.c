@@ -33,7 +33,13 @@
  * "tflite-results" message no "mask-fraction" / "mask-areas" (it says "mask-gpu-only");
  * set #GstTfliteFilter:gl-readback for CPU pixels on every frame: the argmax class (or
  * the probability) is then made on the GPU and only one byte per mask pixel comes back,
- * not the model's float output. Other decoders always read their outputs back.
+ * not the model's float output. Other decoders always read their outputs back; detectors
+ * read back only their final boxes: an SSD's TFLite_Detection_PostProcess runs where the
+ * model does, and a MediaPipe detector (face, palm, pose detection) gets its anchor
+ * decoding and weighted non-maximum suppression appended to the graph, on the GPU too
+ * (a few hundred bytes come back instead of its raw heads; on the CPU past 100 results).
+ * That step takes threshold, iou-threshold and max-results as they are when the element
+ * starts, as the decoders do.
  *
  * Many streams: every tflitefilter of a process with the same model file, delegate,
  * precision, threads and #GstTfliteFilter:model-instance-id runs on one shared engine (one
