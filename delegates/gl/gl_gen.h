@@ -35,6 +35,16 @@ typedef struct {
   double measure_ms;          /* time the measurement took (0: read from the cache file) */
 } gl_device_tuning;
 
+/* What gl_device_tuning_get falls back to without a usable measurement. */
+#define GL_DEVICE_DEFAULT_FILL 16384
+#define GL_DEVICE_DEFAULT_WG 128
+
+/* The device's fill, the fallback where there is no measurement (NULL or 0). */
+static inline long gl_device_fill(const gl_device_tuning *dev)
+{
+  return dev && dev->fill > 0 ? dev->fill : GL_DEVICE_DEFAULT_FILL;
+}
+
 /* A growing string; any allocation failure sets oom and later appends are dropped. */
 typedef struct {
   char *p;

@@ -44,7 +44,7 @@ tfl_status gl_gen_dwpw(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   if ((st = gl_gen_pointwise_consts(g, in->node, o, "W", "BIAS", diag))) return st;
 
   int is = d.s, isp = is + 1, hw = d.h * d.w;
-  int wg = clampi(in->dev && in->dev->wg > 0 ? in->dev->wg : 64, 32, 128);
+  int wg = clampi(in->dev && in->dev->wg > 0 ? in->dev->wg : GL_DEVICE_DEFAULT_WG, 32, 128);
   int rows_max = DWPW_SHARED_VEC4 / isp;
   if (rows_max < 1) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, in->pre, "depthwise of %d slices in shared memory", is);
   /* Tiles of few pixels keep many workgroups in flight; large ones reuse each weight
@@ -54,7 +54,7 @@ tfl_status gl_gen_dwpw(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
    * pixels gets tiles of 2, one of 22500 tiles of 22, the best of tiles 1..64 there
    * within 10% per layer (docs/gl-performance.md); llvmpipe's small fill gives the
    * largest tiles, which run fastest on its few cores. */
-  long fill = in->dev && in->dev->fill > 0 ? in->dev->fill : 16384;
+  long fill = gl_device_fill(in->dev);
   long want = ((long)hw * in->out.b * wg * 8 + fill - 1) / fill;
   if (in->tune && in->tune->dwpw_tile > 0) want = in->tune->dwpw_tile;
   if (want < rows_max) rows_max = (int)(want < 1 ? 1 : want);

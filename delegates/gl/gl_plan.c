@@ -61,7 +61,7 @@ void gl_tune_conv(gl_shape out, int reduce, int in_cost, const gl_tuning *tune, 
    * device's fill (gl_device.h), below which it idles. Short reductions gain little.
    * An input computed by an inlined producer (in_cost loads an element) is recomputed
    * once per slice group: then the tile covers all output slices (up to 8). */
-  long fill = dev && dev->fill > 0 ? dev->fill : 16384;
+  long fill = gl_device_fill(dev);
   int p = out.w >= 16 ? 4 : out.w >= 4 ? 2 : 1;
   int s = in_cost > 1 ? (out.s < 8 ? out.s : 8) : out.s >= 8 && reduce >= 8 ? 4 : out.s >= 2 ? 2 : 1;
   for (;;) {
@@ -81,7 +81,7 @@ bool gl_tune_conv_split(gl_shape out, int reduce, const gl_tuning *tune, const g
   if (tune->conv_split != GL_SPLIT_AUTO) return tune->conv_split == GL_SPLIT_ALWAYS;
   /* outputs a quarter of the device's fill leave most of it idle: a workgroup per
    * output pays off once each of its 64 lanes gets at least 2 taps */
-  long fill = dev && dev->fill > 0 ? dev->fill : 16384;
+  long fill = gl_device_fill(dev);
   return (long)out.b * out.h * out.w * out.s <= fill / 4 && reduce >= 128;
 }
 
