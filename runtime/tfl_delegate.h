@@ -32,14 +32,20 @@ typedef enum {
                                 host memory `bytes` (width x height, rows of `width`
                                 bytes): a few KB read back instead of the H x W x C
                                 floats. Waits for the device. */
+  TFL_EXT_GL_MASK_BUFFER,    /* output: the same bytes as GL_MASK into the GL buffer object
+                                gl_name (in the delegate's context or one sharing with it),
+                                rows padded to 4 bytes ((width + 3) / 4 * 4 a row), at
+                                least that x height bytes. Only queued on the device, no
+                                wait: the caller fences and maps the buffer when it needs
+                                the bytes, so the next frame can run meanwhile. */
 } tfl_ext_kind;
 
 typedef struct {
   tfl_ext_kind kind;
   int slot;                  /* which frame of the batch */
-  unsigned gl_name;          /* the texture, in the delegate's GL context (or one sharing
-                                with it); must stay valid until the invoke (IMAGE) or the
-                                export (MASK) is done */
+  unsigned gl_name;          /* the texture (or, MASK_BUFFER, the buffer), in the delegate's
+                                GL context (or one sharing with it); must stay valid until
+                                the invoke (IMAGE) or the export (MASK) is done */
   int width, height;         /* the texture's size in pixels */
   /* GL_IMAGE: model-input pixel (x, y) samples texture point
    *   (affine[0] u + affine[1] v + affine[2], affine[3] u + affine[4] v + affine[5]),

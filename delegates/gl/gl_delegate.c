@@ -759,6 +759,26 @@ static tfl_status mask_to_host(gl_dctx *dc, gl_part *p, const gl_plan_io *io, ui
   return TFL_OK;
 }
 
+/* The mask bytes (rows padded to 4) copied on the GPU into the caller's buffer `name`;
+ * nothing waits (the caller fences and maps it). A buffer too small fails the copy
+ * (GL_INVALID_VALUE): the error names the bytes needed. */
+static tfl_status mask_to_buffer(gl_dctx *dc, gl_part *p, const gl_plan_io *io, unsigned name)
+{
+  const gl_funcs *f = &dc->ctx->f;
+  size_t bytes = (size_t)((io->sh.w + 3) / 4) * 4 * (size_t)io->sh.h;
+  f->MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  f->BindBuffer(GL_COPY_READ_BUFFER, p->mask_bytes);
+  f->BindBuffer(GL_COPY_WRITE_BUFFER, name);
+  f->CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+  GLenum e = f->GetError();
+  f->BindBuffer(GL_COPY_READ_BUFFER, 0);
+  f->BindBuffer(GL_COPY_WRITE_BUFFER, 0);
+  if (e != GL_NO_ERROR)
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: copying the mask (%zu bytes) into buffer %u: error 0x%x", bytes, name,
+                    (unsigned)e);
+  return TFL_OK;
+}
+
 /* A segmentation output's slot as one byte per pixel: into an R8 texture, GPU to GPU
  * (glTexSubImage2D reads the bytes as a pixel-unpack buffer), or into host memory. */
 static tfl_status export_output(void *ctx, void *state, int tensor, const tfl_ext *x)
@@ -769,8 +789,8 @@ static tfl_status export_output(void *ctx, void *state, int tensor, const tfl_ex
   int i = plan_output(p, tensor);
   if (i < 0) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: tensor %d is not an output of this partition", tensor);
   const gl_plan_io *io = &p->plan.out[i];
-  if (!x || (x->kind != TFL_EXT_GL_MASK && x->kind != TFL_EXT_HOST_MASK))
-    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: outputs export to masks only (GL texture or host bytes)");
+  if (!x || (x->kind != TFL_EXT_GL_MASK && x->kind != TFL_EXT_HOST_MASK && x->kind != TFL_EXT_GL_MASK_BUFFER))
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: outputs export to masks only (GL texture or buffer, or host bytes)");
   if (io->sh.c > 255) return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: a mask of %d classes (255 at most)", io->sh.c);
   if (x->slot < 0 || x->slot >= io->sh.b) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: slot %d of a batch of %d", x->slot, io->sh.b);
   bool host = x->kind == TFL_EXT_HOST_MASK;
@@ -786,6 +806,7 @@ static tfl_status export_output(void *ctx, void *state, int tensor, const tfl_ex
     if ((st = mask_to_host(dc, p, io, x->bytes))) return st;
     return gl_check(dc->ctx, "reading the mask back", p->diag);
   }
+  if (x->kind == TFL_EXT_GL_MASK_BUFFER) return mask_to_buffer(dc, p, io, x->gl_name);
   f->MemoryBarrier(GL_PIXEL_BUFFER_BARRIER_BIT);
   f->BindBuffer(GL_PIXEL_UNPACK_BUFFER, p->mask_bytes);
   f->PixelStorei(GL_UNPACK_ALIGNMENT, 4);

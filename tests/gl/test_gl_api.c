@@ -411,6 +411,8 @@ typedef struct {
   uint8_t *host;  /* exported as host bytes (TFL_EXT_HOST_MASK) */
   bool other_differs; /* slot 0's host bytes are not slot 1's */
   bool bad_refused;   /* a wrong size, no memory: TFL_ERR_ARG */
+  int buffer_diff;    /* bytes of the GL buffer export (TFL_EXT_GL_MASK_BUFFER) unlike host's; -1: none */
+  bool small_refused; /* a buffer too small for the mask: TFL_ERR_ARG */
 } mask_case;
 static mask_case *current_mask;
 
@@ -436,6 +438,27 @@ static tfl_status export_and_read(op_runner *r, tfl_delegate *d, void *state)
   mc->other_differs = !s && memcmp(other, mc->host, (size_t)mc->w * mc->h) != 0;
   free(other);
   if (s) return s;
+  /* into a GL buffer (rows padded to 4 bytes), mapped afterwards: the host bytes again */
+  size_t row = (size_t)(mc->w + 3) / 4 * 4;
+  unsigned buf[2];
+  c->f.GenBuffers(2, buf);
+  c->f.BindBuffer(GL_COPY_WRITE_BUFFER, buf[0]);
+  c->f.BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)(row * mc->h), NULL, GL_STREAM_READ);
+  c->f.BindBuffer(GL_COPY_WRITE_BUFFER, buf[1]);
+  c->f.BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)(row * mc->h - 1), NULL, GL_STREAM_READ);
+  c->f.BindBuffer(GL_COPY_WRITE_BUFFER, 0);
+  tfl_ext bx = {TFL_EXT_GL_MASK_BUFFER, mc->slot, buf[0], mc->w, mc->h, {0}, {0}, {0}, mc->logits};
+  if ((s = d->export_output(d->ctx, state, mc->out_tensor, &bx))) return s;
+  c->f.BindBuffer(GL_COPY_READ_BUFFER, buf[0]);
+  const uint8_t *m = c->f.MapBufferRange(GL_COPY_READ_BUFFER, 0, (GLsizeiptr)(row * mc->h), GL_MAP_READ_BIT);
+  mc->buffer_diff = m ? 0 : -1;
+  for (int y = 0; m && y < mc->h; y++)
+    for (int i = 0; i < mc->w; i++) mc->buffer_diff += m[y * row + i] != mc->host[y * mc->w + i];
+  if (m) c->f.UnmapBuffer(GL_COPY_READ_BUFFER);
+  c->f.BindBuffer(GL_COPY_READ_BUFFER, 0);
+  bx.gl_name = buf[1];
+  mc->small_refused = d->export_output(d->ctx, state, mc->out_tensor, &bx) == TFL_ERR_ARG;
+  c->f.DeleteBuffers(2, buf);
   /* a wrong size or no memory is refused */
   tfl_ext bad = hx;
   bad.width++;
@@ -480,7 +503,7 @@ static void test_mask_export(gl_context *c, int C, bool logits, gl_precision pre
   int z = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){1}, NULL, true);
   int y = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, (int32_t[]){2, H, W, C}, NULL, false);
   op_runner_io(&r, (int[]){x, z}, 2, (int[]){y}, 1);
-  mask_case mc = {c, y, W, H, 1, logits, malloc((size_t)W * H), malloc((size_t)W * H), false, false};
+  mask_case mc = {c, y, W, H, 1, logits, malloc((size_t)W * H), malloc((size_t)W * H), false, false, -1, false};
   current_mask = &mc;
   tfl_status s = glt_run_gl_ext(&r, d, -1, NULL, 0, export_and_read);
   int wrong = 0, worst = 0, host_diff = 0;
@@ -502,11 +525,13 @@ static void test_mask_export(gl_context *c, int C, bool logits, gl_precision pre
   }
   /* fp16 storage may flip an argmax between two near-equal scores: none expected here */
   CHECK(s == TFL_OK && wrong == 0 && worst <= (prec == GL_PRECISION_FP16 ? 2 : 1) && host_diff == 0 &&
-            mc.other_differs && mc.bad_refused,
+            mc.other_differs && mc.bad_refused && mc.buffer_diff == 0 && mc.small_refused,
         "mask export, %d channel%s%s, %s, slot 1 of 2, %dx%d: %d wrong classes, worst probability %d/255, "
-        "%d host bytes unlike the texture's, slot 0 %s, bad host masks %s%s%s",
+        "%d host bytes unlike the texture's, slot 0 %s, bad host masks %s, %d GL-buffer bytes unlike the host's "
+        "(-1: unmapped), a small buffer %s%s%s",
         C, C > 1 ? "s" : "", logits ? " (logits)" : "", prec == GL_PRECISION_FP16 ? "fp16" : "fp32", W, H, wrong, worst,
-        host_diff, mc.other_differs ? "differs" : "SAME as slot 1", mc.bad_refused ? "refused" : "ACCEPTED", s ? ": " : "", s ? r.diag.error : "");
+        host_diff, mc.other_differs ? "differs" : "SAME as slot 1", mc.bad_refused ? "refused" : "ACCEPTED",
+        mc.buffer_diff, mc.small_refused ? "refused" : "ACCEPTED", s ? ": " : "", s ? r.diag.error : "");
   free(mc.bytes);
   free(mc.host);
   free(v);
