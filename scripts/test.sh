@@ -84,7 +84,7 @@ ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
   meson test -C "$asan" --no-rebuild --print-errorlogs --num-processes 2 --logbase testlog-gst \
     --wrapper "$root/tests/asan_wrap.sh" \
-    tflitemeta objects tfliteoverlay tfliteoverlay_gles2 tflitefilter tflitefilter_gles2 tflitefilter_leaks
+    tflitemeta objects tfliteoverlay tfliteoverlay_gles2 tflitefilter tflitefilter_gles2 tflitefilter_leaks gl_queue
 
 # ThreadSanitizer: many interpreters at once (suite concurrency, GL included) and the
 # kernels on their thread pool (suite unit). Only those executables are built, to keep

@@ -70,6 +70,7 @@
 #include <string.h>
 
 #include "gsttflitefilter_gl.h"
+#include "gsttflitefilter_queue.h"
 #include "gsttflitefilter_regions.h"
 #include "gsttflitemessages.h"
 #include "gsttfliteengine.h"
@@ -94,6 +95,8 @@ GST_DEBUG_CATEGORY_STATIC(CAT_PERFORMANCE);
 #define DEFAULT_FIT FIT_STRETCH
 #define DEFAULT_ANCHORS TFL_ANCHORS_AUTO
 #define DEFAULT_GL_READBACK FALSE
+#define DEFAULT_GL_QUEUE_DEPTH 1
+#define MAX_GL_QUEUE_DEPTH 2
 #define DEFAULT_BATCH_WINDOW_US 1000
 #define MAX_BATCH_WINDOW_US 1000000
 #define DEFAULT_MAX_BATCH 8
@@ -133,6 +136,7 @@ enum {
   PROP_MIN_REGION_SIZE,
   PROP_TRACK_REGIONS,
   PROP_ENGINE_CONTEXT,
+  PROP_GL_QUEUE_DEPTH,
 };
 
 #define SYSMEM_FORMATS "{ RGBA, RGBx, BGRx, BGRA, RGB, I420, NV12 }"
@@ -490,15 +494,16 @@ static gboolean is_late(GstTfliteFilter *self, GstBuffer *buf)
 }
 
 gboolean gst_tflite_filter_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
-                               tfl_results *res, GstBuffer **gl_mask)
+                               tfl_results *res, GstBuffer **gl_mask, gint *queued)
 {
+  if (queued) *queued = -1;
   gint64 t0 = g_get_monotonic_time();
   if (self->gl) {
     GST_OBJECT_LOCK(self);
     gboolean readback = self->gl_readback;
     GST_OBJECT_UNLOCK(self);
     GError *err = NULL;
-    if (!gst_tflite_filter_gl_run(self, buf, trs, n, readback, res, gl_mask, &err)) {
+    if (!gst_tflite_filter_gl_run(self, buf, trs, n, readback, res, gl_mask, self->is_gl ? queued : NULL, &err)) {
       GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("GL inference failed."), ("%s", err ? err->message : "unknown"));
       g_clear_error(&err);
       return FALSE;
@@ -511,9 +516,56 @@ gboolean gst_tflite_filter_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_
   return TRUE;
 }
 
+/* A whole frame's results onto its meta: fresh ones (kept for the frames that skip
+ * inference) or the kept ones again (res is filled with a copy). */
+static void add_frame_results(GstTfliteFilter *self, GstTfliteMeta *meta, tfl_results *res, GstBuffer *gl_mask,
+                              gboolean fresh)
+{
+  gint fw = GST_VIDEO_INFO_WIDTH(&self->info), fh = GST_VIDEO_INFO_HEIGHT(&self->info);
+  if (fresh) {
+    forget_last(self);
+    if (tfl_results_copy(&self->last_results, res) != 0) tfl_results_clear(&self->last_results);
+    self->last_gl_mask = gl_mask ? gst_buffer_ref(gl_mask) : NULL;
+    self->have_last = TRUE;
+    self->frames_since_run = 0;
+  } else {
+    self->frames_since_run++;
+  }
+  guint first = gst_tflite_meta_n_objects(meta);
+  const gfloat frame[4] = { 0, 0, (gfloat)fw, (gfloat)fh };
+  gst_tflite_meta_add_results(meta, res, self->source, 0, frame, self->model.labels, gl_mask);
+  /* repeated results say how old they are (a tracker tells them from fresh ones) */
+  for (guint i = first; i < gst_tflite_meta_n_objects(meta); i++)
+    gst_tflite_meta_get_object_writable(meta, i)->age = self->frames_since_run;
+}
+
+/* What was added to the meta, announced: GStreamer's standard region metadata mirrors it,
+ * and a fresh inference posts its "tflite-results". */
+static void announce(GstTfliteFilter *self, GstBuffer *buf, GstTfliteMeta *meta, gboolean fresh)
+{
+  gst_tflite_meta_sync_rois(meta, buf);
+  if (fresh)
+    gst_tflite_post_results_message(GST_ELEMENT(self), meta, self->source, GST_BUFFER_PTS(buf),
+                                    self->last_latency_ms, self->last_batch);
+}
+
+void gst_tflite_filter_add_run_results(GstTfliteFilter *self, GstBuffer *buf, tfl_results *res, GstBuffer *gl_mask)
+{
+  GstTfliteMeta *meta = gst_buffer_get_tflite_meta(buf);
+  add_frame_results(self, meta, res, gl_mask, TRUE);
+  tfl_results_clear(res);
+  announce(self, buf, meta, TRUE);
+}
+
 static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
+  /* a frame still held (gl-queue-depth=2) gets its results before the runtime it ran on
+   * may be rebuilt */
+  GST_OBJECT_LOCK(self);
+  gboolean rebuild = self->settings_changed;
+  GST_OBJECT_UNLOCK(self);
+  if (rebuild && !gst_tflite_queue_complete(self)) return GST_FLOW_ERROR;
   if (!ensure_runtime(self, buf)) return GST_FLOW_ERROR;
 
   gint fw = GST_VIDEO_INFO_WIDTH(&self->info), fh = GST_VIDEO_INFO_HEIGHT(&self->info);
@@ -523,6 +575,8 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
   GST_OBJECT_LOCK(self);
   gboolean paused = self->paused_by_downstream;
   GST_OBJECT_UNLOCK(self);
+  /* results reused, regions or none: the held frame's results come first */
+  if ((!run || paused || self->regions) && !gst_tflite_queue_complete(self)) return GST_FLOW_ERROR;
 
   /* basetransform made the buffer writable (no pixel copy: memories are shared) */
   GstTfliteMeta *meta = gst_buffer_add_tflite_meta(buf, fw, fh);
@@ -544,34 +598,28 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
     tfl_results res = { 0 };
     GstBuffer *gl_mask = NULL;
     if (run) {
-      if (!gst_tflite_filter_run(self, buf, &tr, 1, &res, &gl_mask)) {
+      gint queued = -1;
+      gint64 t0 = g_get_monotonic_time();
+      if (!gst_tflite_filter_run(self, buf, &tr, 1, &res, &gl_mask, gst_tflite_queue_wanted(self) ? &queued : NULL) ||
+          /* the held frame ran first: its results first */
+          !gst_tflite_queue_complete(self)) {
         tfl_results_clear(&res);
         gst_clear_buffer(&gl_mask);
         return GST_FLOW_ERROR;
       }
-      forget_last(self);
-      if (tfl_results_copy(&self->last_results, &res) != 0) tfl_results_clear(&self->last_results);
-      self->last_gl_mask = gl_mask ? gst_buffer_ref(gl_mask) : NULL;
-      self->have_last = TRUE;
-      self->frames_since_run = 0;
+      if (queued >= 0) {
+        /* results a frame later: generate_output holds this frame (takes gl_mask) */
+        gst_tflite_queue_submit(self, queued, &tr, gl_mask, t0);
+        return GST_FLOW_OK;
+      }
     } else {
       if (tfl_results_copy(&res, &self->last_results) != 0) tfl_results_clear(&res);
       gl_mask = self->last_gl_mask ? gst_buffer_ref(self->last_gl_mask) : NULL;
-      self->frames_since_run++;
     }
-    guint first = gst_tflite_meta_n_objects(meta);
-    const gfloat frame[4] = { 0, 0, (gfloat)fw, (gfloat)fh };
-    gst_tflite_meta_add_results(meta, &res, self->source, 0, frame, self->model.labels, gl_mask);
+    add_frame_results(self, meta, &res, gl_mask, run);
     gst_clear_buffer(&gl_mask);
-    /* repeated results say how old they are (a tracker tells them from fresh ones) */
-    for (guint i = first; i < gst_tflite_meta_n_objects(meta); i++)
-      gst_tflite_meta_get_object_writable(meta, i)->age = self->frames_since_run;
   }
-  /* GStreamer's standard region metadata mirrors what was added */
-  gst_tflite_meta_sync_rois(meta, buf);
-  if (run && !paused)
-    gst_tflite_post_results_message(GST_ELEMENT(self), meta, self->source, GST_BUFFER_PTS(buf),
-                                    self->last_latency_ms, self->last_batch);
+  announce(self, buf, meta, run && !paused);
   return GST_FLOW_OK;
 }
 
@@ -656,7 +704,23 @@ static gboolean gst_tflite_filter_query(GstBaseTransform *trans, GstPadDirection
         gst_gl_handle_context_query(GST_ELEMENT(self), query, self->gl_display, NULL, self->share_context))
       return TRUE;
   }
-  return GST_BASE_TRANSFORM_CLASS(gst_tflite_filter_parent_class)->query(trans, direction, query);
+  /* a drain (allocation changes) takes the held frame too */
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_DRAIN &&
+      gst_tflite_queue_drain(self) == GST_FLOW_ERROR)
+    return FALSE;
+  gboolean ok = GST_BASE_TRANSFORM_CLASS(gst_tflite_filter_parent_class)->query(trans, direction, query);
+  if (ok && direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY) gst_tflite_queue_add_latency(self, query);
+  return ok;
+}
+
+static gboolean gst_tflite_filter_sink_event(GstBaseTransform *trans, GstEvent *event)
+{
+  GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
+  /* a frame held by gl-queue-depth=2 goes before any serialized event (EOS, caps, a new
+   * segment); a flush drops it */
+  if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) gst_tflite_queue_flush(self);
+  else if (GST_EVENT_IS_SERIALIZED(event)) gst_tflite_queue_drain(self);
+  return GST_BASE_TRANSFORM_CLASS(gst_tflite_filter_parent_class)->sink_event(trans, event);
 }
 
 /* ---- negotiation and state ---- */
@@ -726,6 +790,7 @@ static gboolean gst_tflite_filter_start(GstBaseTransform *trans)
 
 static gboolean gst_tflite_filter_stop(GstBaseTransform *trans)
 {
+  gst_tflite_queue_flush(GST_TFLITE_FILTER(trans));
   release_runtime(GST_TFLITE_FILTER(trans));
   return TRUE;
 }
@@ -769,6 +834,7 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
   case PROP_MIN_REGION_SIZE: self->min_region_size = g_value_get_uint(value); break;
   case PROP_TRACK_REGIONS: self->track_regions = g_value_get_boolean(value); break;
   case PROP_ENGINE_CONTEXT: self->engine_context = g_value_get_enum(value); break;
+  case PROP_GL_QUEUE_DEPTH: self->gl_queue_depth = g_value_get_uint(value); break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     GST_OBJECT_UNLOCK(self);
@@ -813,6 +879,7 @@ static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValu
   case PROP_MIN_REGION_SIZE: g_value_set_uint(value, self->min_region_size); break;
   case PROP_TRACK_REGIONS: g_value_set_boolean(value, self->track_regions); break;
   case PROP_ENGINE_CONTEXT: g_value_set_enum(value, self->engine_context); break;
+  case PROP_GL_QUEUE_DEPTH: g_value_set_uint(value, self->gl_queue_depth); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK(self);
@@ -906,6 +973,16 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
                          "one byte per mask pixel comes back). FALSE: the mask stays a GL texture after "
                          "the first inference, for GL consumers such as tfliteoverlay",
                          DEFAULT_GL_READBACK, rw));
+  g_object_class_install_property(gobject_class, PROP_GL_QUEUE_DEPTH,
+    g_param_spec_uint("gl-queue-depth", "GL queue depth",
+                      "GL frames whose segmentation mask comes back to the CPU (gl-readback): 1 waits for the "
+                      "GPU on every frame; 2 holds one frame: frame N's inference and the copy of its mask are "
+                      "queued on the GPU, then frame N-1's results (done by then, usually) are collected and "
+                      "N-1 is pushed, so the CPU never waits for the frame it has just submitted. One frame "
+                      "more latency (in the LATENCY query); EOS, caps and other serialized events push the "
+                      "held frame, a flush drops it. Outputs read back for other decoders, regions and "
+                      "system-memory frames still wait on every frame",
+                      1, MAX_GL_QUEUE_DEPTH, DEFAULT_GL_QUEUE_DEPTH, rw));
 
   g_object_class_install_property(gobject_class, PROP_MODEL_INSTANCE_ID,
     g_param_spec_string("model-instance-id", "Model instance id",
@@ -964,6 +1041,8 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
   trans_class->transform_ip = gst_tflite_filter_transform_ip;
   trans_class->set_caps = gst_tflite_filter_set_caps;
   trans_class->src_event = gst_tflite_filter_src_event;
+  trans_class->sink_event = gst_tflite_filter_sink_event;
+  trans_class->generate_output = gst_tflite_queue_generate_output;
   trans_class->start = gst_tflite_filter_start;
   trans_class->stop = gst_tflite_filter_stop;
   trans_class->query = gst_tflite_filter_query;
@@ -989,6 +1068,8 @@ static void gst_tflite_filter_init(GstTfliteFilter *self)
   self->qos = DEFAULT_QOS;
   self->fit = DEFAULT_FIT;
   self->gl_readback = DEFAULT_GL_READBACK;
+  self->gl_queue_depth = DEFAULT_GL_QUEUE_DEPTH;
+  self->submitted.queued = self->held.queued = -1;
   self->batch_window_us = DEFAULT_BATCH_WINDOW_US;
   self->max_batch = DEFAULT_MAX_BATCH;
   self->max_regions = DEFAULT_MAX_REGIONS;

@@ -19,6 +19,16 @@ G_DECLARE_FINAL_TYPE(GstTfliteFilter, gst_tflite_filter, GST, TFLITE_FILTER, Gst
 
 typedef struct _GstTfliteFilterGl GstTfliteFilterGl; /* the GL path's state (gsttflitefilter_gl.c) */
 
+/* A frame whose results are still on the GPU (gl-queue-depth=2, gsttflitefilter_queue.c). */
+typedef struct {
+  GstBuffer *buf;              /* the frame, its meta waiting for the results (ref); NULL: none */
+  gint queued;                 /* its read-back (gst_tflite_filter_gl_run) */
+  tfl_transform tr;
+  GstBuffer *gl_mask;          /* its mask texture, if any (ref) */
+  gint64 t0;                   /* when its inference started (g_get_monotonic_time) */
+  gint batch;                  /* frames in its run */
+} GstTfliteHeldFrame;
+
 struct _GstTfliteFilter {
   GstBaseTransform parent;
 
@@ -34,6 +44,8 @@ struct _GstTfliteFilter {
   gboolean qos;
   fit_mode fit;
   gboolean gl_readback;        /* GL path: read masks back to the CPU on every frame */
+  guint gl_queue_depth;        /* 1: a frame leaves with its results; 2: one frame is held
+                                  while its read-back finishes on the GPU */
   gchar *instance_id;          /* model-instance-id: the shared engine's name */
   guint batch_window_us;       /* batching across streams; 0: off */
   guint max_batch;
@@ -76,13 +88,22 @@ struct _GstTfliteFilter {
   struct _GstTfliteRegions *regions; /* region mode's state (NULL: whole frames) */
   gboolean paused_by_downstream; /* a downstream tflitefilter tracks our objects itself
                                     (object lock; gsttflitefilter_regions.c) */
+  /* gl-queue-depth=2 (gsttflitefilter_queue.c), streaming thread */
+  GstTfliteHeldFrame submitted; /* queued by transform_ip, buf still basetransform's */
+  GstTfliteHeldFrame held;     /* queued a frame ago, not pushed yet */
+  GstBuffer *ready;            /* the held frame with its results: pushed before the next one */
+  GstBuffer *next_out;         /* a frame that waits for `ready` to be pushed first */
 };
 
 /* Runs the model once per transform trs[0..n-1] on buf (one batch where the engine
  * allows), results in res[i]; a GL mask only for n == 1 with gl_mask non-NULL. FALSE
  * after posting an element error. Streaming thread. */
 gboolean gst_tflite_filter_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
-                               tfl_results *res, GstBuffer **gl_mask);
+                               tfl_results *res, GstBuffer **gl_mask, gint *queued);
+
+/* A frame's fresh whole-frame results (res, taken; gl_mask borrowed) onto buf's meta, kept
+ * for the frames that skip inference, and announced (ROI metas, "tflite-results"). */
+void gst_tflite_filter_add_run_results(GstTfliteFilter *self, GstBuffer *buf, tfl_results *res, GstBuffer *gl_mask);
 
 /* For the paths' jobs (on the engine's thread): decodes slot `slot` of the runner's
  * outputs into res; on failure a sentence in error. */

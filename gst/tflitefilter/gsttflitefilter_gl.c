@@ -13,6 +13,13 @@
  * Unless gl-readback is set, masks stay on the GPU after the first frame: the outputs
  * are not read back and the inference does not wait for the GPU.
  *
+ * Queued (gl-queue-depth=2; gsttflitefilter_queue.c holds the frame): a frame whose
+ * mask's bytes come back (gl-readback) does not wait for them. After its inference the
+ * job exports the bytes into a GL buffer of its own (one of two, used in turn) and sets
+ * a fence; the streaming thread goes on with the next frame and collects these bytes a
+ * frame later (gst_tflite_filter_gl_collect: the fence, usually signalled by then, a
+ * map, the decoder). Outputs read back for the other decoders still wait per frame.
+ *
  * Frames in system memory with delegate=gl: the element uploads each frame itself, on the
  * engine's context (the element's own, from the GL share group): GstGLUpload, then
  * GstGLColorConvert to RGBA for the other formats. Their outputs always come back (the
@@ -20,11 +27,19 @@
 #include "gsttflitefilter_gl.h"
 
 #include <gst/gl/gl.h>
+#include <gst/gl/gstglfuncs.h>
+#include <string.h>
 
 #include "gsttfliteengine.h"
 
 GST_DEBUG_CATEGORY_EXTERN(gst_tflite_filter_debug);
 #define GST_CAT_DEFAULT gst_tflite_filter_debug
+
+/* A queued mask read-back: the bytes of a frame in flight and its fence (GL thread only). */
+typedef struct {
+  guint buffer;
+  GLsync fence;
+} queued_readback;
 
 struct _GstTfliteFilterGl {
   GstGLContext *context;       /* the engine's (ref) */
@@ -36,6 +51,9 @@ struct _GstTfliteFilterGl {
   /* system-memory frames: their upload to an RGBA texture on `context` */
   GstGLUpload *upload;
   GstGLColorConvert *convert;  /* NULL for RGBA frames */
+  /* queued mask read-backs: the bytes of a frame in flight, its fence (GL thread only) */
+  queued_readback queued[2];
+  gint queued_next;            /* the one the next queued frame takes */
 };
 
 /* One frame's job (tfl_engine.h): runs on the engine's GL thread. */
@@ -50,6 +68,8 @@ typedef struct {
   gboolean decode;             /* outputs were read back: decode them */
   gboolean host_mask;          /* gl-readback of a segmentation: the mask's bytes made on
                                   the GPU come back (TFL_EXT_HOST_MASK), not the outputs */
+  gint queued;                 /* host_mask, queued: its read-back buffer (gl->queued[]),
+                                  collected later; -1: decoded now */
 } gl_frame_job;
 
 GstGLContext *gst_tflite_filter_gl_context(GstBuffer *buf, GError **err)
@@ -177,9 +197,21 @@ GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self, GError **err)
   return gl;
 }
 
+/* GL thread: the queued read-backs' buffers and fences. */
+static void free_queued(GstGLContext *ctx, gpointer data)
+{
+  GstTfliteFilterGl *gl = data;
+  const GstGLFuncs *f = ctx->gl_vtable;
+  for (guint i = 0; i < G_N_ELEMENTS(gl->queued); i++) {
+    if (gl->queued[i].fence) f->DeleteSync(gl->queued[i].fence);
+    if (gl->queued[i].buffer) f->DeleteBuffers(1, &gl->queued[i].buffer);
+  }
+}
+
 void gst_tflite_filter_gl_free(GstTfliteFilterGl *gl)
 {
   if (!gl) return;
+  if (gl->queued[0].buffer || gl->queued[1].buffer) gst_gl_context_thread_add(gl->context, free_queued, gl);
   if (gl->pool) {
     /* masks still out (in metas downstream) are freed when they come back */
     gst_buffer_pool_set_active(gl->pool, FALSE);
@@ -230,6 +262,37 @@ static tfl_status decode_host_mask(gl_frame_job *j, tfl_interpreter *it, int slo
   return st;
 }
 
+static gsize mask_row(const GstTfliteFilterGl *gl)
+{
+  return ((gsize)gl->mask_w + 3) / 4 * 4; /* TFL_EXT_GL_MASK_BUFFER's rows */
+}
+
+/* The mask's bytes into read-back buffer j->queued on the GPU, fenced; no wait. */
+static tfl_status queue_host_mask(gl_frame_job *j, tfl_interpreter *it, int slot)
+{
+  GstTfliteFilterGl *gl = j->self->gl;
+  const GstGLFuncs *f = gl->context->gl_vtable;
+  queued_readback *q = &gl->queued[j->queued];
+  if (!q->buffer) {
+    f->GenBuffers(1, &q->buffer);
+    f->BindBuffer(GL_COPY_WRITE_BUFFER, q->buffer);
+    f->BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)(mask_row(gl) * (gsize)gl->mask_h), NULL, GL_STREAM_READ);
+    f->BindBuffer(GL_COPY_WRITE_BUFFER, 0);
+  }
+  if (q->fence) f->DeleteSync(q->fence); /* a frame dropped before it was collected */
+  q->fence = NULL;
+  tfl_ext x = { .kind = TFL_EXT_GL_MASK_BUFFER, .slot = slot, .gl_name = q->buffer, .width = gl->mask_w,
+                .height = gl->mask_h, .logits = gl->logits };
+  tfl_status st = tfl_interpreter_export_output(it, 0, &x);
+  if (st != TFL_OK) {
+    g_snprintf(j->job.error, sizeof j->job.error, "queueing the mask's read-back: %s", tfl_interpreter_last_error(it));
+    return st;
+  }
+  q->fence = f->FenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  f->Flush(); /* the GPU starts now, not when the next frame's commands come */
+  return q->fence ? TFL_OK : TFL_ERR_BACKEND;
+}
+
 static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
 {
   gl_frame_job *j = (gl_frame_job *)job;
@@ -250,7 +313,7 @@ static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
       if (sync) gst_gl_sync_meta_set_sync_point(sync, gl->context);
     }
   }
-  if (j->host_mask) return decode_host_mask(j, it, slot);
+  if (j->host_mask) return j->queued >= 0 ? queue_host_mask(j, it, slot) : decode_host_mask(j, it, slot);
   if (!j->decode) {
     if (j->mask) return TFL_OK;
     /* the texture broke on a frame that read nothing back: no mask this once */
@@ -263,26 +326,28 @@ static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
 /* ---- per frame, streaming thread ---- */
 
 static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
-                            gboolean readback, tfl_results *res, GstBuffer **gl_mask, GError **err);
+                            gboolean readback, tfl_results *res, GstBuffer **gl_mask, gint *queued, GError **err);
 
 gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
-                                  gboolean readback, tfl_results *res, GstBuffer **gl_mask, GError **err)
+                                  gboolean readback, tfl_results *res, GstBuffer **gl_mask, gint *queued, GError **err)
 {
   GstTfliteFilterGl *gl = self->gl;
   if (gl_mask) *gl_mask = NULL;
-  if (!gl->upload) return run_texture(self, buf, trs, n, readback, res, gl_mask, err);
+  if (queued) *queued = -1;
+  if (!gl->upload) return run_texture(self, buf, trs, n, readback, res, gl_mask, queued, err);
   GstBuffer *tex = upload_frame(gl, buf, err);
   if (!tex) return FALSE;
   /* writable, as run_texture may add a sync meta */
   tex = gst_buffer_make_writable(tex);
-  gboolean ok = run_texture(self, tex, trs, n, TRUE, res, gl_mask, err);
+  /* not queued: the uploaded texture goes back to its pool when this returns */
+  gboolean ok = run_texture(self, tex, trs, n, TRUE, res, gl_mask, NULL, err);
   gst_buffer_unref(tex);
   return ok;
 }
 
 /* Runs the model on buf's texture (GL memory of, or shared with, the engine's context). */
 static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
-                            gboolean readback, tfl_results *res, GstBuffer **gl_mask, GError **err)
+                            gboolean readback, tfl_results *res, GstBuffer **gl_mask, gint *queued, GError **err)
 {
   GstTfliteFilterGl *gl = self->gl;
   if (gl_mask) *gl_mask = NULL;
@@ -332,6 +397,11 @@ static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_tra
     /* after the first frame, gl-readback of a segmentation reads back the mask's bytes */
     j->host_mask = readback && gl->segmentation && gl->checked;
     if (j->host_mask) j->decode = FALSE;
+    j->queued = -1;
+    if (j->host_mask && queued && n == 1) {
+      j->queued = gl->queued_next;
+      gl->queued_next = (gl->queued_next + 1) % (gint)G_N_ELEMENTS(gl->queued);
+    }
     j->job.fill = fill;
     j->job.consume = consume;
     j->job.host_outputs = j->decode;
@@ -351,6 +421,7 @@ static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_tra
   } else if (n == 1) {
     if (jobs[0].decode && jobs[0].mask) gl->checked = TRUE;
     if (!jobs[0].decode && !jobs[0].host_mask) gst_tflite_filter_mask_geometry(self, &trs[0], &res[0]);
+    if (queued) *queued = jobs[0].queued;
     if (gl_mask) *gl_mask = jobs[0].mask;
     else gst_clear_buffer(&jobs[0].mask);
   }
@@ -359,4 +430,58 @@ static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_tra
   g_free(list);
   g_free(jobs);
   return ok;
+}
+
+/* ---- collecting a queued frame ---- */
+
+typedef struct {
+  GstTfliteFilterGl *gl;
+  gint queued;
+  guint8 *bytes;               /* mask_w x mask_h */
+  gboolean ok;
+} collect_call;
+
+/* GL thread: waits for the fence (usually signalled already), copies the bytes out. */
+static void collect_on_gl(GstGLContext *ctx, gpointer data)
+{
+  collect_call *c = data;
+  GstTfliteFilterGl *gl = c->gl;
+  const GstGLFuncs *f = ctx->gl_vtable;
+  queued_readback *q = &gl->queued[c->queued];
+  if (!q->fence) return;
+  GLenum r;
+  /* flush once; then wait in 1 s steps (a timeout is no error: the GPU is busy) */
+  for (GLbitfield flags = GL_SYNC_FLUSH_COMMANDS_BIT;; flags = 0) {
+    r = f->ClientWaitSync(q->fence, flags, 1000000000);
+    if (r != GL_TIMEOUT_EXPIRED) break;
+  }
+  f->DeleteSync(q->fence);
+  q->fence = NULL;
+  if (r == GL_WAIT_FAILED) return;
+  gsize row = mask_row(gl);
+  f->BindBuffer(GL_COPY_READ_BUFFER, q->buffer);
+  const guint8 *m = f->MapBufferRange(GL_COPY_READ_BUFFER, 0, (GLsizeiptr)(row * (gsize)gl->mask_h), GL_MAP_READ_BIT);
+  if (m) {
+    for (gint y = 0; y < gl->mask_h; y++) memcpy(c->bytes + (gsize)y * (gsize)gl->mask_w, m + (gsize)y * row, (gsize)gl->mask_w);
+    f->UnmapBuffer(GL_COPY_READ_BUFFER);
+  }
+  f->BindBuffer(GL_COPY_READ_BUFFER, 0);
+  c->ok = m != NULL;
+}
+
+gboolean gst_tflite_filter_gl_collect(GstTfliteFilter *self, gint queued, const tfl_transform *tr, tfl_results *res,
+                                      GError **err)
+{
+  GstTfliteFilterGl *gl = self->gl;
+  g_return_val_if_fail(queued >= 0 && queued < (gint)G_N_ELEMENTS(gl->queued), FALSE);
+  collect_call c = { gl, queued, g_malloc((gsize)gl->mask_w * (gsize)gl->mask_h), FALSE };
+  gst_gl_context_thread_add(gl->context, collect_on_gl, &c);
+  tfl_status st = TFL_OK;
+  if (!c.ok)
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "the queued mask (read-back buffer %d) could not be read back",
+                queued);
+  else if ((st = tfl_decoder_run_mask(self->decoder, c.bytes, gl->mask_w, gl->mask_h, tr, res, &self->diag)))
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "decoding the queued mask: %s", self->diag.error);
+  g_free(c.bytes);
+  return c.ok && st == TFL_OK;
 }

@@ -296,7 +296,7 @@ gboolean gst_tflite_filter_regions_frame(GstTfliteFilter *self, GstBuffer *buf, 
   for (guint i = 0; i < n; i++)
     trs[i] = tfl_region_transform(&regs[i].region, in->dims[2], in->dims[1], (gfloat)meta->frame_width,
                                   (gfloat)meta->frame_height, rule.keep_aspect);
-  gboolean ok = n == 0 || gst_tflite_filter_run(self, buf, trs, (gint)n, res, NULL);
+  gboolean ok = n == 0 || gst_tflite_filter_run(self, buf, trs, (gint)n, res, NULL, NULL);
   if (ok) {
     self->have_last = TRUE;
     self->frames_since_run = 0;
