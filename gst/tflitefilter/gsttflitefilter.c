@@ -33,7 +33,9 @@
  * "tflite-results" message no "mask-fraction" / "mask-areas" (it says "mask-gpu-only");
  * set #GstTfliteFilter:gl-readback for CPU pixels on every frame: the argmax class (or
  * the probability) is then made on the GPU and only one byte per mask pixel comes back,
- * not the model's float output. Other decoders always read their outputs back; detectors
+ * not the model's float output; with #GstTfliteFilter:gl-queue-depth=2 the element holds
+ * one frame, so the CPU goes on with the next frame while the GPU finishes a mask (one
+ * frame more latency). Other decoders always read their outputs back; detectors
  * read back only their final boxes: an SSD's TFLite_Detection_PostProcess runs where the
  * model does, and a MediaPipe detector (face, palm, pose detection) gets its anchor
  * decoding and weighted non-maximum suppression appended to the graph, on the GPU too
@@ -179,6 +181,9 @@ static void forget_last(GstTfliteFilter *self)
 
 static void release_runtime(GstTfliteFilter *self)
 {
+  /* a held frame's read-back lives in the GL path's state: completed before, when it
+   * can be (ensure_runtime, serialized events), else dropped here */
+  gst_tflite_queue_drop_held(self);
   forget_last(self); /* masks first: they hold textures of the GL path's pool */
   gst_tflite_regions_free(self->regions);
   self->regions = NULL;
@@ -283,6 +288,8 @@ static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
   self->settings_changed = FALSE;
   GST_OBJECT_UNLOCK(self);
   if (changed) {
+    /* a frame held by gl-queue-depth=2 gets its results from the runtime it ran on */
+    if (!gst_tflite_queue_complete(self)) return FALSE;
     release_runtime(self);
     self->runtime_failed = FALSE;
   }
@@ -560,12 +567,6 @@ void gst_tflite_filter_add_run_results(GstTfliteFilter *self, GstBuffer *buf, tf
 static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
-  /* a frame still held (gl-queue-depth=2) gets its results before the runtime it ran on
-   * may be rebuilt */
-  GST_OBJECT_LOCK(self);
-  gboolean rebuild = self->settings_changed;
-  GST_OBJECT_UNLOCK(self);
-  if (rebuild && !gst_tflite_queue_complete(self)) return GST_FLOW_ERROR;
   if (!ensure_runtime(self, buf)) return GST_FLOW_ERROR;
 
   gint fw = GST_VIDEO_INFO_WIDTH(&self->info), fh = GST_VIDEO_INFO_HEIGHT(&self->info);
@@ -841,7 +842,8 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
     return;
   }
   /* every setting but the per-frame ones needs the runtime rebuilt */
-  if (prop_id != PROP_INFERENCE_INTERVAL && prop_id != PROP_QOS && prop_id != PROP_GL_READBACK)
+  if (prop_id != PROP_INFERENCE_INTERVAL && prop_id != PROP_QOS && prop_id != PROP_GL_READBACK &&
+      prop_id != PROP_GL_QUEUE_DEPTH)
     self->settings_changed = TRUE;
   GST_OBJECT_UNLOCK(self);
 }
@@ -963,7 +965,8 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
   g_object_class_install_property(gobject_class, PROP_LATENCY,
     g_param_spec_double("latency", "Latency",
                         "Duration of the last inference in milliseconds (a GL inference whose "
-                        "mask stays on the GPU: the time to submit it, the GPU finishes later)",
+                        "mask stays on the GPU: the time to submit it, the GPU finishes later; "
+                        "gl-queue-depth=2: until its results were collected, a frame later)",
                         0, G_MAXDOUBLE, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property(gobject_class, PROP_GL_READBACK,
     g_param_spec_boolean("gl-readback", "GL readback",

@@ -109,6 +109,12 @@ void gst_tflite_queue_flush(GstTfliteFilter *self)
   gst_clear_buffer(&self->next_out);
 }
 
+void gst_tflite_queue_drop_held(GstTfliteFilter *self)
+{
+  if (self->held.buf) GST_WARNING_OBJECT(self, "the runtime goes: the held frame is dropped without results");
+  held_clear(&self->held);
+}
+
 void gst_tflite_queue_add_latency(GstTfliteFilter *self, GstQuery *query)
 {
   GST_OBJECT_LOCK(self);

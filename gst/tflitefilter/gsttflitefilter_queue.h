@@ -31,6 +31,9 @@ GstFlowReturn gst_tflite_queue_generate_output(GstBaseTransform *trans, GstBuffe
 GstFlowReturn gst_tflite_queue_drain(GstTfliteFilter *self);
 /* Drops whatever is held (flush, stop). */
 void gst_tflite_queue_flush(GstTfliteFilter *self);
+/* Drops the frame whose results are still on the GPU (its read-back is the GL path's,
+ * about to be freed); frames with their results stay. */
+void gst_tflite_queue_drop_held(GstTfliteFilter *self);
 /* A LATENCY query's answer from upstream plus the held frame's duration. */
 void gst_tflite_queue_add_latency(GstTfliteFilter *self, GstQuery *query);
 

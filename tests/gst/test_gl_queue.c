@@ -52,6 +52,8 @@ typedef struct {
   guint64 resize_at;
   const gchar *resize_caps;
   gint entered;                /* frames through so far (atomic) */
+  GstElement *filter;          /* frame `rebuild_at` sets its threshold: the runtime is rebuilt */
+  guint64 rebuild_at;
 } alt_ctx;
 
 static GstPadProbeReturn alternate(GstPad *pad, GstPadProbeInfo *info, gpointer data)
@@ -65,6 +67,7 @@ static GstPadProbeReturn alternate(GstPad *pad, GstPadProbeInfo *info, gpointer 
     g_object_set(a->cf, "caps", c, NULL);
     gst_caps_unref(c);
   }
+  if (a->filter && idx == a->rebuild_at) g_object_set(a->filter, "threshold", 0.4f, NULL);
   if (idx % 2) {
     GstBuffer *black = gst_buffer_copy_deep(buf);
     gst_buffer_memset(black, 0, 0, gst_buffer_get_size(black));
@@ -114,6 +117,7 @@ typedef struct {
   guint64 seek_after;          /* ... once frame seek_after reached the sink (playing) */
   guint64 resize_at;           /* capsfilter "cf" changes at this frame when resize_caps */
   const gchar *resize_caps;
+  guint64 rebuild_at;          /* > 0: filter "f" is given another threshold at this frame */
   GstClockTime latency;        /* out: the min latency at filter "f"'s src pad when prerolled */
 } queue_run;
 
@@ -123,7 +127,8 @@ static void run_queue(queue_run *q, sink_log *logs)
   GstElement *pipe = gst_parse_launch(q->desc, &err);
   fail_unless(pipe != NULL && err == NULL, "%s: %s", q->desc, err ? err->message : "no pipeline");
   GstElement *alt = gst_bin_get_by_name(GST_BIN(pipe), "alt");
-  alt_ctx a = { q->resize_caps ? gst_bin_get_by_name(GST_BIN(pipe), "cf") : NULL, q->resize_at, q->resize_caps, 0 };
+  alt_ctx a = { q->resize_caps ? gst_bin_get_by_name(GST_BIN(pipe), "cf") : NULL, q->resize_at, q->resize_caps, 0,
+                q->rebuild_at ? gst_bin_get_by_name(GST_BIN(pipe), "f") : NULL, q->rebuild_at };
   GstPad *ap = gst_element_get_static_pad(alt, "src");
   gst_pad_add_probe(ap, GST_PAD_PROBE_TYPE_BUFFER, alternate, &a, NULL);
   for (gint s = 0; s < (q->tee ? 2 : 1); s++) {
@@ -185,6 +190,7 @@ static void run_queue(queue_run *q, sink_log *logs)
   gst_object_unref(ap);
   gst_object_unref(alt);
   if (a.cf) gst_object_unref(a.cf);
+  if (a.filter) gst_object_unref(a.filter);
   gst_object_unref(pipe);
 }
 
@@ -270,6 +276,35 @@ GST_START_TEST(test_queue_matches_depth1)
 }
 GST_END_TEST;
 
+/* inference-interval=3: frames 0, 3 and 6 run, the others reuse the last results. A
+ * frame that runs no inference completes the held one first, so frames 4 and 5 reuse
+ * frame 3's (black: no person), not frame 0's, as at depth 1. */
+GST_START_TEST(test_queue_interval)
+{
+  const guint N = 7;
+  sink_log l[2];
+  for (gint d = 0; d < 2; d++) {
+    gchar *desc = pipeline(d ? "inference-interval=3 gl-queue-depth=2" : "inference-interval=3 gl-queue-depth=1", N,
+                           ONE_FILTER);
+    queue_run q = { .desc = desc };
+    run_queue(&q, &l[d]);
+    fail_unless_equals_int(l[d].recs->len, N);
+    g_free(desc);
+  }
+  for (guint i = 0; i < N; i++) {
+    const frame_rec *a = &g_array_index(l[0].recs, frame_rec, i), *b = &g_array_index(l[1].recs, frame_rec, i);
+    fail_unless(a->idx == i && b->idx == i, "frame %u arrived as %" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT, i,
+                a->idx, b->idx);
+    fail_unless(a->hash == b->hash && a->objects == b->objects, "frame %u: depth 2 (hash %08x) is not depth 1 (%08x)",
+                i, b->hash, a->hash);
+    gboolean person = i < 3 || i == 6;
+    fail_unless(person ? b->person > 0.35 && b->person < 0.55 : b->person < 0.01, "frame %u: person %f", i, b->person);
+  }
+  log_clear(&l[0]);
+  log_clear(&l[1]);
+}
+GST_END_TEST;
+
 /* A flushing seek while playing, a frame held, drops that frame: before the seek the
  * frames come in order from 0, after it only the seek's frames, the same as
  * gl-queue-depth=1 gets (imagefreeze sends the seek's first frame twice, whatever the
@@ -336,6 +371,25 @@ GST_START_TEST(test_queue_caps_change)
 }
 GST_END_TEST;
 
+/* A setting changed mid-stream rebuilds the runtime: the held frame gets its results
+ * from the runtime it ran on first, and no frame is lost. */
+GST_START_TEST(test_queue_rebuild)
+{
+  const guint N = 7;
+  sink_log l;
+  gchar *desc = pipeline("gl-queue-depth=2", N, ONE_FILTER);
+  queue_run q = { .desc = desc, .rebuild_at = 4 };
+  run_queue(&q, &l);
+  fail_unless_equals_int(l.recs->len, N);
+  check_parity(&l, "rebuild");
+  for (guint i = 0; i < N; i++)
+    fail_unless(g_array_index(l.recs, frame_rec, i).idx == i, "frame %u arrived as %" G_GUINT64_FORMAT, i,
+                g_array_index(l.recs, frame_rec, i).idx);
+  log_clear(&l);
+  g_free(desc);
+}
+GST_END_TEST;
+
 /* Two elements behind a tee on one shared engine (their frames may batch): each branch's
  * frames carry their own results, the same in both branches. */
 GST_START_TEST(test_queue_tee)
@@ -370,8 +424,10 @@ static Suite *gl_queue_suite(void)
   tcase_set_timeout(tc, 900);
   suite_add_tcase(s, tc);
   tcase_add_test(tc, test_queue_matches_depth1);
+  tcase_add_test(tc, test_queue_interval);
   tcase_add_test(tc, test_queue_flush_seek);
   tcase_add_test(tc, test_queue_caps_change);
+  tcase_add_test(tc, test_queue_rebuild);
   tcase_add_test(tc, test_queue_tee);
   return s;
 }
