@@ -1,7 +1,7 @@
 /* gl_gen_ssd_detect.c - the internal ops SSD_CLASS_NMS and SSD_DETECTION (an SSD's box
  * decoding, greedy NMS per class and the best picks over all classes, appended by
  * decoders/detection_op.c) on the GPU, so only the detections (a few hundred bytes) come
- * back, not the heads (SSD MobileNet v2 oidv4: 1917 x 601 scores). The CPU kernels
+ * back, not the heads (1917 anchors x C class scores). The CPU kernels
  * (delegates/cpu/kernels/ssd_detection.c, postproc/ssd_detect.c) are the reference; their
  * order and arithmetic, in float. Batch 1.
  * SSD_CLASS_NMS: a workgroup of SSD_WG invocations per class c >= 1 (workgroup row c - 1),
@@ -28,6 +28,7 @@
 #define SSD_MAX_ANCHORS 2560      /* shared: 4 bytes an anchor, 20 a detection and 20 an
                                      invocation: 14.5 KiB of the 16 KiB GLES guarantees */
 #define SSD_MAX_DETECTIONS 100
+#define SSD_MAX_CLASSES 65535    /* workgroups along y: GLES 3.1's minimum count */
 
 /* Shapes as tfl_validate.c checks them, batch 1, within the limits above. */
 tfl_status gl_check_ssd_detection(const tfl_graph *g, int node, tfl_diag *diag)
@@ -47,9 +48,11 @@ tfl_status gl_check_ssd_detection(const tfl_graph *g, int node, tfl_diag *diag)
     return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "heads not shaped [1,A,4], %s, anchors [A,4] (a batch "
                          "runs on the CPU)", merge ? "[1,C-1,D,2]" : "[1,A,C]");
   if (!an->is_const) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "anchors are not constant");
-  if (enc->dims[1] > SSD_MAX_ANCHORS || md < 1 || md > SSD_MAX_DETECTIONS)
-    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "%d anchors (at most %d), %d detections (at most %d)",
-                         enc->dims[1], SSD_MAX_ANCHORS, md, SSD_MAX_DETECTIONS);
+  const int classes = merge ? y->dims[1] : y->dims[2] - 1;
+  if (enc->dims[1] > SSD_MAX_ANCHORS || md < 1 || md > SSD_MAX_DETECTIONS || classes > SSD_MAX_CLASSES)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "%d anchors (at most %d), %d detections (at most %d), "
+                         "%d classes (at most %d)", enc->dims[1], SSD_MAX_ANCHORS, md, SSD_MAX_DETECTIONS, classes,
+                         SSD_MAX_CLASSES);
   if (p->y_scale == 0 || p->x_scale == 0 || p->h_scale == 0 || p->w_scale == 0)
     return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "a box scale is 0");
   return TFL_OK;
