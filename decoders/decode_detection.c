@@ -1,11 +1,15 @@
-/* decode_detection.c - boxes from detection models, four layouts chosen from the graph:
+/* decode_detection.c - boxes from detection models, five layouts chosen from the graph:
  *  - the four outputs of TFLite_Detection_PostProcess (boxes ymin,xmin,ymax,xmax
  *    normalized, classes, scores, count); class k is reported as k + 1, the line of
  *    the COCO label map whose line 0 is "???";
  *  - standard SSD raw outputs: box encodings [1,A,4] (ty,tx,th,tw) and class scores
  *    [1,A,C] with background class 0 (logits through a sigmoid unless the graph ends
  *    in LOGISTIC/SOFTMAX), TF's multiple-grid anchors, FasterRCNN box coder, greedy
- *    NMS per class; class c is reported as c (label line 0 is the background);
+ *    NMS per class (postproc/ssd_detect.h); class c is reported as c (label line 0 is
+ *    the background);
+ *  - the same SSDs with their post-processing appended as the internal ops
+ *    SSD_CLASS_NMS + SSD_DETECTION (detection_op.c): boxes [1,D,4], classes [1,D] (c),
+ *    scores [1,D], count [1], the numbers the raw layout computes;
  *  - MediaPipe detectors: regressors [1,A,K] (x,y,w,h then K/2-2 keypoints) and
  *    classificators [1,A,1] (clipped logits), SsdAnchorsCalculator anchors, weighted
  *    NMS (postproc/anchor_detect.h); class 0;
@@ -21,27 +25,21 @@
 
 #include "postproc/anchor_detect.h"
 #include "postproc/nms.h"
+#include "postproc/ssd_detect.h"
 #include "ssd_anchors.h"
 
-typedef enum { DET_POSTPROCESS, DET_SSD, DET_MEDIAPIPE, DET_ANCHOR_OP } det_layout;
-
-typedef struct {
-  pp_box box;  /* normalized */
-  float score;
-  int class_id;
-  int index;    /* anchor */
-} det_found;
+typedef enum { DET_POSTPROCESS, DET_SSD, DET_MEDIAPIPE, DET_ANCHOR_OP, DET_SSD_OP } det_layout;
 
 typedef struct {
   det_layout layout;
   int out[4];              /* graph output positions (postprocess: boxes, classes, scores,
                             * count; raw: boxes, scores; anchor op: boxes, keypoints,
-                            * scores, count) */
+                            * scores, count; SSD op: as postprocess) */
   int in_w, in_h;          /* the graph's input size, when the transform has none */
   int n_anchors, n_classes, n_coords, n_keypoints;
   ssd_anchor *anchors;
-  float *anchor_rows;      /* MediaPipe: the anchors as rows of 4 floats (anchor_detect.h) */
-  float *regf, *scf;       /* MediaPipe: the heads as float, when they are not float32 */
+  float *anchor_rows;      /* raw: the anchors as rows of 4 floats (y centre, x centre, h, w) */
+  float *regf, *scf;       /* raw: the heads as float, when they are not float32 */
   float scale[4];          /* box coder: y, x, h, w */
   bool prob_scores;        /* scores are probabilities already */
   int cap;                 /* results at most */
@@ -50,7 +48,8 @@ typedef struct {
   nms_scored *cand;        /* per anchor */
   uint8_t *scratch;        /* per anchor */
   int *sel;                /* cap */
-  det_found *found;        /* cap */
+  nms_scored *picks;       /* cap: one class's SSD picks */
+  pp_ssd_found *found;     /* cap */
   pp_box *wbox;           /* cap: weighted NMS outputs */
   float *wscore, *wkps;    /* cap, cap * 2 * n_keypoints */
   int *windex;             /* cap */
@@ -69,6 +68,7 @@ static void det_free(void *state)
   free(s->cand);
   free(s->scratch);
   free(s->sel);
+  free(s->picks);
   free(s->found);
   free(s->wbox);
   free(s->wscore);
@@ -89,17 +89,17 @@ static const tfl_tensor *graph_output(const tfl_graph *g, int i)
   return &g->tensors[g->outputs[i]];
 }
 
-/* The appended ANCHOR_DETECTION's outputs, in the graph's outputs. */
-static tfl_status create_anchor_op(const tfl_graph *g, const tfl_node *n, det_state *s, tfl_diag *diag)
+/* The appended ANCHOR_DETECTION's or SSD_DETECTION's outputs, in the graph's outputs. */
+static tfl_status create_appended_op(const tfl_graph *g, const tfl_node *n, det_state *s, tfl_diag *diag)
 {
   for (int i = 0; i < 4; i++) {
     s->out[i] = n->out[i] >= 0 ? output_position(g, n->out[i]) : -1;
     if (s->out[i] < 0)
-      return tfl_fail(diag, TFL_ERR_SHAPE, "detection: AnchorDetection output %d is not a model output", i);
+      return tfl_fail(diag, TFL_ERR_SHAPE, "detection: %s output %d is not a model output", tfl_op_name(n->op), i);
   }
+  s->layout = n->op == TFL_OP_SSD_DETECTION ? DET_SSD_OP : DET_ANCHOR_OP;
   const tfl_tensor *kp = &g->tensors[n->out[1]];
-  s->n_keypoints = kp->ndim == 3 ? kp->dims[2] / 2 : 0;
-  s->layout = DET_ANCHOR_OP;
+  s->n_keypoints = s->layout == DET_ANCHOR_OP && kp->ndim == 3 ? kp->dims[2] / 2 : 0;
   return TFL_OK;
 }
 
@@ -205,14 +205,12 @@ static tfl_status create_raw(const tfl_graph *g, const tfl_decoder_options *opt,
     if (opt->box_scale[i] > 0) s->scale[i] = opt->box_scale[i];
   s->prob_scores = is_prob_output(g, g->outputs[s->out[1]]);
   const size_t a = (size_t)r0;
-  if (s->layout == DET_MEDIAPIPE) {
-    const tfl_tensor *rt = graph_output(g, s->out[0]), *st = graph_output(g, s->out[1]);
-    s->anchor_rows = malloc(a * 4 * sizeof(float));
-    if (rt->type != TFL_TYPE_FLOAT32) s->regf = malloc(a * (size_t)s->n_coords * sizeof(float));
-    if (st->type != TFL_TYPE_FLOAT32) s->scf = malloc(a * sizeof(float));
-    if (!s->anchor_rows || (rt->type != TFL_TYPE_FLOAT32 && !s->regf) || (st->type != TFL_TYPE_FLOAT32 && !s->scf))
-      return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
-  }
+  const tfl_tensor *rt = graph_output(g, s->out[0]), *st = graph_output(g, s->out[1]);
+  s->anchor_rows = malloc(a * 4 * sizeof(float));
+  if (rt->type != TFL_TYPE_FLOAT32) s->regf = malloc(a * (size_t)s->n_coords * sizeof(float));
+  if (st->type != TFL_TYPE_FLOAT32) s->scf = malloc(a * (size_t)s->n_classes * sizeof(float));
+  if (!s->anchor_rows || (rt->type != TFL_TYPE_FLOAT32 && !s->regf) || (st->type != TFL_TYPE_FLOAT32 && !s->scf))
+    return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   s->anchors = malloc(a * sizeof *s->anchors);
   s->boxes = malloc(a * sizeof *s->boxes);
   s->kps = malloc(a * 2 * (size_t)(s->n_keypoints + 1) * sizeof(float));
@@ -227,7 +225,7 @@ static tfl_status create_raw(const tfl_graph *g, const tfl_decoder_options *opt,
       !s->windex || !s->wkps)
     return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   ssd_anchors_generate(ao, s->anchors, r0);
-  for (size_t i = 0; s->anchor_rows && i < a; i++) {
+  for (size_t i = 0; i < a; i++) {
     const float row[4] = { s->anchors[i].yc, s->anchors[i].xc, s->anchors[i].h, s->anchors[i].w };
     memcpy(s->anchor_rows + 4 * i, row, sizeof row);
   }
@@ -240,8 +238,9 @@ static tfl_status det_create(const tfl_graph *g, const tfl_decoder_options *opt,
   if (!s) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   s->cap = opt->max_results > 0 ? opt->max_results : 1;
   s->sel = malloc((size_t)s->cap * sizeof(int));
-  s->found = malloc((size_t)s->cap * sizeof(det_found));
-  if (!s->sel || !s->found) {
+  s->picks = malloc((size_t)s->cap * sizeof(nms_scored));
+  s->found = malloc((size_t)s->cap * sizeof(pp_ssd_found));
+  if (!s->sel || !s->picks || !s->found) {
     det_free(s);
     return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   }
@@ -255,9 +254,10 @@ static tfl_status det_create(const tfl_graph *g, const tfl_decoder_options *opt,
   const tfl_node *pp = NULL, *op = NULL;
   for (int i = 0; i < g->n_nodes; i++) {
     if (!g->nodes[i].dead && g->nodes[i].op == TFL_OP_DETECTION_POSTPROCESS) pp = &g->nodes[i];
-    if (!g->nodes[i].dead && g->nodes[i].op == TFL_OP_ANCHOR_DETECTION) op = &g->nodes[i];
+    if (!g->nodes[i].dead && (g->nodes[i].op == TFL_OP_ANCHOR_DETECTION || g->nodes[i].op == TFL_OP_SSD_DETECTION))
+      op = &g->nodes[i];
   }
-  tfl_status st = op   ? create_anchor_op(g, op, s, diag)
+  tfl_status st = op   ? create_appended_op(g, op, s, diag)
                   : pp ? create_postprocess(g, pp, s, diag)
                        : create_raw(g, opt, s, diag);
   if (st != TFL_OK) {
@@ -315,59 +315,17 @@ static tfl_status run_postprocess(det_state *s, const tfl_tensor *const *o, cons
   tfl_status st = alloc_boxes(res, k < s->cap ? k : s->cap, diag);
   for (int i = 0; i < k && st == TFL_OK && res->n_boxes < s->cap; i++) {
     const float score = decoder_value(scores, (size_t)i);
-    if (!(score >= opt->threshold)) continue;
+    /* the SSD op thresholded the raw scores already (a probability may round below) */
+    if (s->layout == DET_POSTPROCESS && !(score >= opt->threshold)) continue;
     const float c = decoder_value(classes, (size_t)i);
-    const int class_id = c >= 0 && c < 65535 ? (int)c + 1 : -1;
+    /* TFLite_Detection_PostProcess counts classes from the first after the background */
+    const int class_id = c >= 0 && c < 65535 ? (int)c + (s->layout == DET_POSTPROCESS) : -1;
     float v[4];
     for (int j = 0; j < 4; j++) v[j] = decoder_value(boxes, (size_t)i * 4 + (size_t)j);
     const pp_box b = { fminf(v[0], v[2]), fminf(v[1], v[3]), fmaxf(v[0], v[2]), fmaxf(v[1], v[3]) };
     if (!isfinite(b.ymin + b.xmin + b.ymax + b.xmax)) continue;
     st = emit(res, tr, in_w, in_h, b, class_id, score, NULL, 0, diag);
   }
-  return st;
-}
-
-/* Keeps the best `cap` results, sorted by score, best first. */
-static void keep_best(det_state *s, int *n, det_found f)
-{
-  if (*n == s->cap && !(f.score > s->found[*n - 1].score)) return;
-  int i = *n < s->cap ? (*n)++ : *n - 1;
-  for (; i > 0 && s->found[i - 1].score < f.score; i--) s->found[i] = s->found[i - 1];
-  s->found[i] = f;
-}
-
-static tfl_status run_ssd(det_state *s, const tfl_tensor *const *o, const tfl_transform *tr,
-                          int in_w, int in_h, const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag)
-{
-  const tfl_tensor *enc = o[s->out[0]], *sc = o[s->out[1]];
-  const int A = s->n_anchors, C = s->n_classes;
-  for (int a = 0; a < A; a++) {
-    const ssd_anchor *an = &s->anchors[a];
-    const size_t b = (size_t)a * 4;
-    const double code[4] = {decoder_value(enc, b), decoder_value(enc, b + 1), decoder_value(enc, b + 2),
-                            decoder_value(enc, b + 3)};
-    const double anchor[4] = {an->yc, an->xc, an->h, an->w};
-    s->boxes[a] = pp_box_decode_center_size(code, anchor, s->scale);
-  }
-  const float thr = pp_anchor_raw_threshold(opt->threshold, s->prob_scores);
-  int n_found = 0;
-  for (int c = 1; c < C; c++) {
-    int k = 0;
-    for (int a = 0; a < A; a++) {
-      const float v = decoder_value(sc, (size_t)a * (size_t)C + (size_t)c);
-      if (v >= thr && isfinite(s->boxes[a].ymin + s->boxes[a].ymax + s->boxes[a].xmin + s->boxes[a].xmax))
-        s->cand[k++] = (nms_scored){ pp_anchor_prob(v, s->prob_scores), a };
-    }
-    nms_sort(s->cand, k);
-    const int m = nms_greedy(s->boxes, s->cand, k, opt->iou_threshold, s->cap, s->sel, s->scratch);
-    for (int i = 0, j = 0; i < m; i++) {
-      while (s->cand[j].index != s->sel[i]) j++;  /* selections keep the candidates' order */
-      keep_best(s, &n_found, (det_found){ s->boxes[s->sel[i]], s->cand[j].score, c, s->sel[i] });
-    }
-  }
-  tfl_status st = alloc_boxes(res, n_found, diag);
-  for (int i = 0; i < n_found && st == TFL_OK; i++)
-    st = emit(res, tr, in_w, in_h, s->found[i].box, s->found[i].class_id, s->found[i].score, NULL, 0, diag);
   return st;
 }
 
@@ -378,6 +336,28 @@ static const float *as_floats(const tfl_tensor *t, float *buf)
   const size_t n = tfl_tensor_count(t);
   for (size_t i = 0; i < n; i++) buf[i] = decoder_value(t, i);
   return buf;
+}
+
+static tfl_status run_ssd(det_state *s, const tfl_tensor *const *o, const tfl_transform *tr,
+                          int in_w, int in_h, const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag)
+{
+  const float *enc = as_floats(o[s->out[0]], s->regf), *sc = as_floats(o[s->out[1]], s->scf);
+  const int A = s->n_anchors, C = s->n_classes;
+  for (int a = 0; a < A; a++) s->boxes[a] = pp_ssd_box(enc, s->anchor_rows, a, s->scale);
+  const pp_ssd_params p = { opt->threshold, opt->iou_threshold, s->cap, { s->scale[0], s->scale[1], s->scale[2],
+                            s->scale[3] }, s->prob_scores };
+  const pp_ssd_work w = { s->cand, s->scratch, s->sel };
+  int n_found = 0;
+  for (int c = 1; c < C; c++) {
+    const int m = pp_ssd_class_nms(&p, s->boxes, sc, A, C, c, &w, s->picks);
+    for (int i = 0; i < m; i++)
+      n_found = pp_ssd_keep(s->found, n_found, s->cap, (pp_ssd_found){ s->picks[i].score, c, s->picks[i].index });
+  }
+  tfl_status st = alloc_boxes(res, n_found, diag);
+  for (int i = 0; i < n_found && st == TFL_OK; i++)
+    st = emit(res, tr, in_w, in_h, s->boxes[s->found[i].anchor], s->found[i].class_id, s->found[i].score, NULL, 0,
+              diag);
+  return st;
 }
 
 static pp_anchor_params anchor_params(const det_state *s, const tfl_decoder_options *opt)
@@ -433,7 +413,7 @@ static tfl_status det_run(void *state, const tfl_tensor *const *outputs, int n_o
                           const tfl_transform *tr, const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag)
 {
   det_state *s = state;
-  const int need = s->layout == DET_POSTPROCESS || s->layout == DET_ANCHOR_OP ? 4 : 2;
+  const int need = s->layout == DET_SSD || s->layout == DET_MEDIAPIPE ? 2 : 4;
   for (int i = 0; i < need; i++)
     if (s->out[i] >= n_outputs)
       return tfl_fail(diag, TFL_ERR_SHAPE, "detection: output %d missing (%d given)", s->out[i], n_outputs);
@@ -444,7 +424,8 @@ static tfl_status det_run(void *state, const tfl_tensor *const *outputs, int n_o
   }
   const int in_w = tr->in_w > 0 ? tr->in_w : s->in_w, in_h = tr->in_h > 0 ? tr->in_h : s->in_h;
   switch (s->layout) {
-  case DET_POSTPROCESS: return run_postprocess(s, outputs, tr, in_w, in_h, opt, res, diag);
+  case DET_POSTPROCESS:
+  case DET_SSD_OP: return run_postprocess(s, outputs, tr, in_w, in_h, opt, res, diag);
   case DET_SSD: return run_ssd(s, outputs, tr, in_w, in_h, opt, res, diag);
   case DET_MEDIAPIPE: return run_mediapipe(s, outputs, tr, in_w, in_h, opt, res, diag);
   case DET_ANCHOR_OP: return run_anchor_op(s, outputs, tr, in_w, in_h, res, diag);
@@ -452,15 +433,17 @@ static tfl_status det_run(void *state, const tfl_tensor *const *outputs, int n_o
   return TFL_OK;
 }
 
-bool decoder_mediapipe_heads(const tfl_graph *g, const tfl_decoder_options *opt, decoder_heads *h)
+bool decoder_raw_heads(const tfl_graph *g, const tfl_decoder_options *opt, decoder_heads *h)
 {
   void *state = NULL;
   if (det_create(g, opt, &state, NULL) != TFL_OK) return false;
   det_state *s = state;
-  const bool ok = s->layout == DET_MEDIAPIPE && s->n_keypoints > 0;
+  /* the ops take float32 heads; others stay with the raw layout */
+  const bool ok = (s->layout == DET_SSD || (s->layout == DET_MEDIAPIPE && s->n_keypoints > 0)) && !s->regf && !s->scf;
   if (ok) {
     *h = (decoder_heads){ g->outputs[s->out[0]], g->outputs[s->out[1]], s->n_anchors, s->n_keypoints,
-                          { s->scale[0], s->scale[1], s->scale[2], s->scale[3] }, s->prob_scores, s->anchor_rows };
+                          { s->scale[0], s->scale[1], s->scale[2], s->scale[3] }, s->prob_scores, s->anchor_rows,
+                          s->layout == DET_SSD ? s->n_classes : 0 };
     s->anchor_rows = NULL;  /* the caller's now */
   }
   det_free(s);

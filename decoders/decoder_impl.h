@@ -23,17 +23,19 @@ extern const decoder_impl decoder_detection;       /* decode_detection.c */
 extern const decoder_impl decoder_pose;            /* decode_pose.c */
 extern const decoder_impl decoder_landmarks;       /* decode_landmarks.c */
 
-/* A MediaPipe detector's raw heads as the detection decoder reads them. */
+/* A MediaPipe detector's or an SSD's raw heads as the detection decoder reads them. */
 typedef struct {
-  int regressors, scores;      /* graph tensor indices */
+  int regressors, scores;      /* graph tensor indices (SSD: box encodings, class scores) */
   int n_anchors, n_keypoints;
   float scale[4];              /* y, x, h, w */
   bool prob_scores;
   float *anchor_rows;          /* n_anchors rows of y centre, x centre, h, w (malloc'd) */
+  int n_classes;               /* SSD: score columns, background included; MediaPipe: 0 */
 } decoder_heads;
 /* decode_detection.c: fills h (the caller frees h->anchor_rows) when the detection
- * decoder would read g as a MediaPipe detector with keypoints; false otherwise. */
-bool decoder_mediapipe_heads(const tfl_graph *g, const tfl_decoder_options *opt, decoder_heads *h);
+ * decoder would read g as an SSD (scores, box encodings) or a MediaPipe detector with
+ * keypoints (regressors, scores), float32 heads; false otherwise. */
+bool decoder_raw_heads(const tfl_graph *g, const tfl_decoder_options *opt, decoder_heads *h);
 
 /* Helpers shared by families. */
 /* Element i of an output as a real number (dequantized). */

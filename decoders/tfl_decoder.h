@@ -67,8 +67,10 @@ typedef struct tfl_decoder tfl_decoder;
 /* Moves the decoder's post-processing into the graph, so whichever delegate runs the
  * graph runs it too and only the compact results come back: for a MediaPipe detector
  * (the detection decoder's raw MediaPipe layout) appends the internal op
- * ANCHOR_DETECTION (tfl_graph.h) after its heads, with opt's threshold, iou_threshold and
- * max_results, and makes its four outputs the graph's outputs; the detection decoder
+ * ANCHOR_DETECTION (tfl_graph.h) after its heads, for an SSD without
+ * TFLite_Detection_PostProcess (the raw SSD layout) SSD_CLASS_NMS and SSD_DETECTION, with
+ * opt's threshold, iou_threshold and max_results (and the box scales the decoder uses),
+ * and makes the last op's four outputs the graph's outputs; the detection decoder
  * created on the result reads them and gives what it gives on the raw heads. Other
  * kinds and graphs are left as they are (*appended false, TFL_OK). Run on a loaded graph
  * (after tfl_pass_set_batch, before tfl_interpreter_create; fine after tfl_graph_prepare)

@@ -139,6 +139,8 @@ typedef enum {
   TFL_OP_POSENET_DECODER,         /* "PosenetDecoderOp" */
   /* internal ops: appended by a decoder (decoders/tfl_decoder.h), never read from a file */
   TFL_OP_ANCHOR_DETECTION,        /* MediaPipe detection heads -> detections (weighted NMS) */
+  TFL_OP_SSD_CLASS_NMS,           /* SSD heads -> each class's greedy NMS selections */
+  TFL_OP_SSD_DETECTION,           /* those selections -> the best detections over all classes */
   TFL_OP_COUNT
 } tfl_op;
 
@@ -214,6 +216,16 @@ typedef struct {
   float y_scale, x_scale, h_scale, w_scale;
   bool prob_scores;         /* scores are probabilities already (else logits) */
 } tfl_anchor_detection_params;
+
+/* An SSD without TFLite_Detection_PostProcess, in two internal ops (two GPU dispatches),
+ * both with tfl_anchor_detection_params (the decoder's options):
+ * SSD_CLASS_NMS: inputs box encodings [B,A,4] (ty, tx, th, tw), class scores [B,A,C]
+ * (column 0 the background, skipped) and constant anchors [A,4] (y centre, x centre, h,
+ * w); output selections [B,C-1,D,2]: row c-1 holds class c's greedy NMS picks, best
+ * first, as (probability, anchor), then (0, -1). SSD_DETECTION: inputs those selections,
+ * the box encodings and the anchors; outputs boxes [B,D,4] (ymin, xmin, ymax, xmax,
+ * normalized), classes [B,D] (c), scores [B,D] and count [B]: the best D picks over all
+ * classes, empty slots 0. D = max_detections. Arithmetic: postproc/ssd_detect.h. */
 
 typedef union {
   tfl_conv_params conv;

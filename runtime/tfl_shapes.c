@@ -283,7 +283,9 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
   case TFL_OP_STRIDED_SLICE: need_in = 4; break;
   case TFL_OP_DETECTION_POSTPROCESS:
   case TFL_OP_POSENET_DECODER:
-  case TFL_OP_ANCHOR_DETECTION: need_in = 3; break;
+  case TFL_OP_ANCHOR_DETECTION:
+  case TFL_OP_SSD_CLASS_NMS:
+  case TFL_OP_SSD_DETECTION: need_in = 3; break;
   case TFL_OP_LSTM: need_in = n->p.lstm.kernel_type == 1 ? 5 : 1; break;
   case TFL_OP_AVERAGE_POOL_2D:
   case TFL_OP_CONCATENATION:
@@ -602,6 +604,31 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
     }
     return TFL_OK;
   }
+  case TFL_OP_SSD_CLASS_NMS: {
+    /* selections [B,C-1,D,2] from scores [B,A,C] */
+    const tfl_tensor *sc = in_t(g, n, 1);
+    const int32_t md = n->p.anchor_det.max_detections;
+    if (!sc || sc->ndim != 3 || sc->dims[2] < 2 || md < 1)
+      return NODE_ERR(TFL_ERR_SHAPE, "scores are not [batch, anchors, background + classes], max_detections %d", md);
+    out->ndim = 4;
+    out->d[0] = sc->dims[0];
+    out->d[1] = sc->dims[2] - 1;
+    out->d[2] = md;
+    out->d[3] = 2;
+    return TFL_OK;
+  }
+  case TFL_OP_SSD_DETECTION: {
+    /* boxes [B,D,4], classes [B,D], scores [B,D], count [B] from selections [B,C-1,D,2] */
+    const int32_t md = n->p.anchor_det.max_detections;
+    if (x->ndim != 4 || md < 1)
+      return NODE_ERR(TFL_ERR_SHAPE, "selections have %d dims (expected [batch, classes, detections, 2]), "
+                      "max_detections %d", x->ndim, md);
+    out->d[0] = x->dims[0];
+    out->d[1] = md;
+    out->d[2] = 4;
+    out->ndim = o == 0 ? 3 : o == 3 ? 1 : 2;
+    return TFL_OK;
+  }
   case TFL_OP_COUNT: break;
   }
   return NODE_ERR(TFL_ERR_UNSUPPORTED, "no shape rule");
@@ -610,7 +637,8 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
 static bool is_custom(tfl_op op)
 {
   return op == TFL_OP_DETECTION_POSTPROCESS || op == TFL_OP_POSENET_DECODER ||
-         op == TFL_OP_CONV2D_TRANSPOSE_BIAS || op == TFL_OP_ANCHOR_DETECTION;
+         op == TFL_OP_CONV2D_TRANSPOSE_BIAS || op == TFL_OP_ANCHOR_DETECTION ||
+         op == TFL_OP_SSD_CLASS_NMS || op == TFL_OP_SSD_DETECTION;
 }
 
 static tfl_status infer_all(tfl_graph *g, tfl_diag *diag, const infer_ctx *ic)

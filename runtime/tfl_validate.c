@@ -281,6 +281,26 @@ static tfl_status anchor_det_shapes(const vctx *c)
   return TFL_OK;
 }
 
+/* SSD_CLASS_NMS: encodings [B,A,4], scores [B,A,C], anchors [A,4]; SSD_DETECTION:
+ * selections [B,C-1,D,2], encodings, anchors. Float32, constant anchors. */
+static tfl_status ssd_det_shapes(const vctx *c)
+{
+  const bool merge = c->n->op == TFL_OP_SSD_DETECTION;
+  const tfl_tensor *x = input(c, merge ? 1 : 0), *y = input(c, merge ? 0 : 1), *an = input(c, 2);
+  const int md = c->n->p.anchor_det.max_detections;
+  const bool enc_ok = x->ndim == 3 && x->dims[2] == 4 && an->ndim == 2 && an->dims[0] == x->dims[1] && an->dims[1] == 4;
+  const bool y_ok = merge ? y->ndim == 4 && y->dims[0] == x->dims[0] && y->dims[2] == md && y->dims[3] == 2
+                          : y->ndim == 3 && y->dims[0] == x->dims[0] && y->dims[1] == x->dims[1] && y->dims[2] >= 2;
+  if (!enc_ok || !y_ok)
+    return node_fail(c, TFL_ERR_SHAPE, "expected box encodings [B,A,4], anchors [A,4] and %s",
+                     merge ? "selections [B,C-1,max_detections,2]" : "scores [B,A,C], C >= 2");
+  if (x->type != TFL_TYPE_FLOAT32 || y->type != TFL_TYPE_FLOAT32 || an->type != TFL_TYPE_FLOAT32 || !an->is_const)
+    return node_fail(c, TFL_ERR_UNSUPPORTED, "inputs %s, %s, %s%s: expected float32 and constant anchors",
+                     tfl_type_name(x->type), tfl_type_name(y->type), tfl_type_name(an->type),
+                     an->is_const ? "" : " (not constant)");
+  return TFL_OK;
+}
+
 /* ---- the table ------------------------------------------------------------------------ */
 
 #define P(i) (1u << (i))
@@ -326,6 +346,8 @@ static const op_rule rules[] = {
   {TFL_OP_DETECTION_POSTPROCESS, 3, 3, 4, 4, 0, detection_params, NULL},
   {TFL_OP_POSENET_DECODER, 3, 3, 4, 4, 0, posenet_params, NULL},
   {TFL_OP_ANCHOR_DETECTION, 3, 3, 4, 4, 0, anchor_det_params, anchor_det_shapes},
+  {TFL_OP_SSD_CLASS_NMS, 3, 3, 1, 1, 0, anchor_det_params, ssd_det_shapes},
+  {TFL_OP_SSD_DETECTION, 3, 3, 4, 4, 0, anchor_det_params, ssd_det_shapes},
 };
 #undef P
 _Static_assert(sizeof rules / sizeof rules[0] == TFL_OP_COUNT, "every op needs a validation row");

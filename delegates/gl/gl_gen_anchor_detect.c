@@ -23,7 +23,6 @@
  * Outputs: boxes [1,D,4], keypoints [1,D,2k], scores [1,D], count [1]; D = max_detections. */
 #include "gl_gen_nms.h"
 
-#include <math.h>
 
 #include "postproc/anchor_detect.h"
 
@@ -71,10 +70,8 @@ static void ad_functions(gl_str *dc, const tfl_anchor_detection_params *p)
                   /* keypoint slice q (x, y, x, y) from the regressors' slice q + 1 */
                   "vec4 kps(int a, int q) {\n  vec4 r = I0_LD(0, 0, a, q + 1), an = I2_LD(a, 0, 0, 0);\n"
                   "  return r / SCL.yxyx * an.wzwz + an.yxyx;\n}\n");
-  if (p->prob_scores)
-    gl_str_addf(dc, "float prob(int a) { return I1_AT(0, 0, a, 0); }\n");
-  else
-    gl_str_addf(dc, "float prob(int a) { return 1.0 / (1.0 + exp(-clamp(I1_AT(0, 0, a, 0), -100.0, 100.0))); }\n");
+  gl_nms_prob(dc, p->prob_scores);
+  gl_str_addf(dc, "float prob_of(int a) { return prob(I1_AT(0, 0, a, 0)); }\n");
 }
 
 tfl_status gl_gen_anchor_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
@@ -99,18 +96,8 @@ tfl_status gl_gen_anchor_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag 
   ad_functions(dc, p);
   gl_str *m = &o->main;
   /* 1: candidates */
-  gl_str_addf(m, "  int t = gid.x;\n"
-                 "  if (t == 0) { NA = 0u; NK = 0; }\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 "  for (int i = t; i < N; i += WG) {\n"
-                 "    vec4 b = box(i);\n"
-                 "    float s = b.x + b.y + b.z + b.w;\n"
-                 "    bool keep = I1_AT(0, 0, i, 0) >= ");
-  if (isinf(thr)) gl_str_addf(m, "%s", thr > 0 ? "uintBitsToFloat(0x7f800000u)" : "uintBitsToFloat(0xff800000u)");
-  else gl_str_float(m, thr);
-  gl_str_addf(m, " && !isnan(s) && !isinf(s);\n"
-                 "    SH[i] = floatBitsToUint(keep ? prob(i) : OUT);\n    if (keep) atomicAdd(NA, 1u);\n  }\n"
-                 "  memoryBarrierShared();\n  barrier();\n");
+  gl_str_addf(m, "  int t = gid.x;\n");
+  gl_nms_candidates(m, "I1_AT(0, 0, i, 0)", thr);
   /* 2: ranks, then the anchors in rank order; 3: the leaders */
   gl_nms_rank(m, chunks);
   gl_nms_keep(m, chunks, AD_WG);
@@ -136,7 +123,7 @@ tfl_status gl_gen_anchor_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag 
                  "      for (int r = r0; r < nc; r++) {\n"
                  "        if (int(SH[r] >> 16) != t + 1) continue;\n"
                  "        int a = int(SH[r] & 0xffffu);\n"
-                 "        float w = prob(a);\n"
+                 "        float w = prob_of(a);\n"
                  "        total += w;\n"
                  "        bx += w * box(a);\n"
                  "        for (int q = 0; q < KS; q++) kp[q] += w * kps(a, q);\n"
@@ -148,7 +135,7 @@ tfl_status gl_gen_anchor_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag 
                  "        bx = KB[t];\n"
                  "        for (int q = 0; q < KS; q++) kp[q] = kps(a0, q);\n"
                  "      }\n"
-                 "      score = prob(a0);\n"
+                 "      score = prob_of(a0);\n"
                  "    }\n"
                  "    store_out(0, 0, t, 0, bx);\n"
                  "    for (int q = 0; q < KS; q++) {\n"

@@ -71,18 +71,8 @@ tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
                   "#define NCAT %d\n#define NDET %d\n#define OUT -3.0e38\n",
               na, DET_WG, nc, off, md, per, ncat, d);
   gl_nms_decls(dc, p->nms_iou_threshold);
-  /* the CPU decodes in double and rounds the centre and half sizes to float; here in
-   * float (IEEE: an ulp or two) */
-  gl_str_addf(dc, "vec4 box(int i) {\n  vec4 e = I0_LD(0, 0, i, 0), a = I2_LD(i, 0, 0, 0);\n  float yc = e.x / ");
-  gl_str_float(dc, p->y_scale);
-  gl_str_addf(dc, " * a.z + a.x, xc = e.y / ");
-  gl_str_float(dc, p->x_scale);
-  gl_str_addf(dc, " * a.w + a.y;\n  float hh = 0.5 * exp(e.z / ");
-  gl_str_float(dc, p->h_scale);
-  gl_str_addf(dc, ") * a.z, hw = 0.5 * exp(e.w / ");
-  gl_str_float(dc, p->w_scale);
-  gl_str_addf(dc, ") * a.w;\n  return vec4(yc - hh, xc - hw, yc + hh, xc + hw);\n}\n"
-                  "float score(int i, int c) { return I1_AT(0, 0, i, OFF + c); }\n"
+  gl_nms_center_size_box(dc, "I0", "I2", (const float[4]){p->y_scale, p->x_scale, p->h_scale, p->w_scale});
+  gl_str_addf(dc, "float score(int i, int c) { return I1_AT(0, 0, i, OFF + c); }\n"
                   /* the class after (ps, pc) in the order (score down, class up): the next of
                    * an anchor's top classes */
                   "int next_class(int a, float ps, int pc, out float bs) {\n"

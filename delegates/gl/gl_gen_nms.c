@@ -1,6 +1,8 @@
 /* gl_gen_nms.c - see gl_gen_nms.h */
 #include "gl_gen_nms.h"
 
+#include <math.h>
+
 void gl_nms_decls(gl_str *dc, float iou_threshold)
 {
   gl_str_addf(dc, "shared uint SH[N];\nshared vec4 KB[MD];\nshared int KR[MD];\n"
@@ -54,4 +56,41 @@ void gl_nms_keep(gl_str *m, int chunks, int wg)
                    "      NK = kept;\n    }\n"
                    "    memoryBarrierShared();\n    barrier();\n  }\n",
                 c * wg, c * wg, c * wg);
+}
+
+void gl_nms_center_size_box(gl_str *dc, const char *enc, const char *anchors, const float scale[4])
+{
+  gl_str_addf(dc, "vec4 box(int i) {\n  vec4 e = %s_LD(0, 0, i, 0), a = %s_LD(i, 0, 0, 0);\n  float yc = e.x / ", enc,
+              anchors);
+  gl_str_float(dc, scale[0]);
+  gl_str_addf(dc, " * a.z + a.x, xc = e.y / ");
+  gl_str_float(dc, scale[1]);
+  gl_str_addf(dc, " * a.w + a.y;\n  float hh = 0.5 * exp(e.z / ");
+  gl_str_float(dc, scale[2]);
+  gl_str_addf(dc, ") * a.z, hw = 0.5 * exp(e.w / ");
+  gl_str_float(dc, scale[3]);
+  gl_str_addf(dc, ") * a.w;\n  return vec4(yc - hh, xc - hw, yc + hh, xc + hw);\n}\n");
+}
+
+void gl_nms_prob(gl_str *dc, bool prob_scores)
+{
+  if (prob_scores) gl_str_addf(dc, "float prob(float v) { return v; }\n");
+  else gl_str_addf(dc, "float prob(float v) { return 1.0 / (1.0 + exp(-clamp(v, -100.0, 100.0))); }\n");
+}
+
+void gl_nms_candidates(gl_str *m, const char *score, float raw_thr)
+{
+  gl_str_addf(m, "  if (t == 0) { NA = 0u; NK = 0; }\n"
+                 "  memoryBarrierShared();\n  barrier();\n"
+                 "  for (int i = t; i < N; i += WG) {\n"
+                 "    float v = %s;\n"
+                 "    bool keep = v >= ", score);
+  if (isinf(raw_thr)) /* GLSL ES has no infinite literal */
+    gl_str_addf(m, "%s", raw_thr > 0 ? "uintBitsToFloat(0x7f800000u)" : "uintBitsToFloat(0xff800000u)");
+  else gl_str_float(m, raw_thr);
+  gl_str_addf(m, ";\n"
+                 "    if (keep) {\n      vec4 b = box(i);\n      float s = b.x + b.y + b.z + b.w;\n"
+                 "      keep = !isnan(s) && !isinf(s);\n    }\n"
+                 "    SH[i] = floatBitsToUint(keep ? prob(v) : OUT);\n    if (keep) atomicAdd(NA, 1u);\n  }\n"
+                 "  memoryBarrierShared();\n  barrier();\n");
 }

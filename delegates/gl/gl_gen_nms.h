@@ -1,5 +1,5 @@
-/* gl_gen_nms.h - GLSL shared by the one-workgroup NMS generators (gl_gen_detect.c,
- * gl_gen_anchor_detect.c): candidates ranked by (score down, anchor up), the CPU's sort
+/* gl_gen_nms.h - GLSL shared by the workgroup NMS generators (gl_gen_detect.c,
+ * gl_gen_anchor_detect.c, gl_gen_ssd_detect.c): candidates ranked by (score down, anchor up), the CPU's sort
  * order (postproc/nms.c), then greedy NMS in chunks of WG candidates (GLSL ES allows no
  * barrier() in a loop, so each chunk is a written-out block): every invocation checks its
  * candidate against the boxes kept before the chunk, then invocation 0 walks the chunk in
@@ -16,10 +16,22 @@
 /* The shared arrays, iou(a, b) (postproc/box.c's pp_box_iou), overlaps(a, b) (IoU above
  * iou_threshold) and sh(i) (SH[i] as a float). */
 void gl_nms_decls(gl_str *dc, float iou_threshold);
+/* float prob(float v): a raw score's probability (postproc/anchor_detect.h: a logit
+ * clipped to +-100 through a sigmoid, or v itself when prob_scores). */
+void gl_nms_prob(gl_str *dc, bool prob_scores);
+/* The candidates: with NA and NK zeroed, SH[i] = anchor i's prob(v) (float bits) when its
+ * raw score v (the GLSL expression `score` of int i) reaches raw_thr (+-inf allowed) and
+ * box(i) is finite, else OUT; NA counts them. Needs prob and box declared. */
+void gl_nms_candidates(gl_str *m, const char *score, float raw_thr);
 /* Ranks the candidates (SH[i] != OUT) and puts the anchors in rank order into SH; leaves
  * `int nc` (how many) declared. chunks = ceil(N / WG). */
 void gl_nms_rank(gl_str *m, int chunks);
 /* Greedy NMS over SH[0..nc): KB, KR and NK. wg: the value of WG. */
 void gl_nms_keep(gl_str *m, int chunks, int wg);
+/* vec4 box(int i): anchor i's corner box (ymin, xmin, ymax, xmax) from TF's center-size
+ * coder (postproc/box.h) with scales y, x, h, w, its encodings from object `enc`
+ * ([1,A,4]) and its anchor from object `anchors` ([A,4]). The CPU decodes in double and
+ * rounds the centre and half sizes to float; here in float (IEEE: an ulp or two). */
+void gl_nms_center_size_box(gl_str *dc, const char *enc, const char *anchors, const float scale[4]);
 
 #endif

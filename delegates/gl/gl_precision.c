@@ -86,7 +86,8 @@ void gl_precision_mark(planner *p, gl_plan *plan)
     for (int k = 0; k < G->n_epi; k++) wide = wide || (p->o.tune.wide_residuals && residual_sum(p, G->epi[k]));
     gl_shape sh;
     gl_shape_of(&p->g->tensors[G->out], &sh);
-    if (wide || sh.h * sh.w == 1) set_wide(p, plan, r);
+    /* SSD_CLASS_NMS's selections hold anchor numbers: exact only in 32 bits */
+    if (wide || sh.h * sh.w == 1 || p->g->nodes[G->node].op == TFL_OP_SSD_CLASS_NMS) set_wide(p, plan, r);
     for (int e = 0; e < G->n_epi && !half; e++) /* values stored mid-chain */
       if (G->keep[e] >= 0) set_wide(p, plan, G->keep[e]);
     const tfl_node *n = &p->g->nodes[G->node];

@@ -38,8 +38,10 @@
  * frame more latency). Other decoders always read their outputs back; detectors
  * read back only their final boxes: an SSD's TFLite_Detection_PostProcess runs where the
  * model does, and a MediaPipe detector (face, palm, pose detection) gets its anchor
- * decoding and weighted non-maximum suppression appended to the graph, on the GPU too
- * (a few hundred bytes come back instead of its raw heads; on the CPU past 100 results).
+ * decoding and weighted non-maximum suppression appended to the graph, on the GPU too,
+ * and so does an SSD without that op (box decoding and non-maximum suppression per class:
+ * SSD MobileNet v2 oidv4) (a few hundred bytes come back instead of the raw heads; on the
+ * CPU past 100 results).
  * That step takes threshold, iou-threshold and max-results as they are when the element
  * starts, as the decoders do.
  *

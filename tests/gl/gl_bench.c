@@ -15,7 +15,8 @@
  *             CPU output's range (the largest over outputs);
  *   --dump:   those inputs and the CPU's outputs as raw files for tests/gl/litert_bench.py
  *             (DIR/<model>.<case>.txt lists them).
- * --postprocess: a MediaPipe detector's anchor decoding and NMS appended to the graph
+ * --postprocess: a detector's anchor decoding and NMS (MediaPipe detectors, SSDs without
+ *           TFLite_Detection_PostProcess) appended to the graph
  *           (tfl_decoder_append_postprocess, the element's default options), so they run
  *           on the GPU and only the detections come back (not with --golden).
  * --mask:   segmentation (output 0 [1,H,W,C]): the sync invokes leave the outputs on

@@ -34,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "decoders/tfl_decoder.h"
 #include "delegates/cpu/cpu_delegate.h"
@@ -42,6 +41,7 @@
 #include "delegates/gl/gl_layout.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
+#include "tests/gl/gl_decode_run.h"
 #include "tests/gl/gl_model_check.h"
 #include "tests/gl/gl_test_util.h"
 #include "tests/golden.h"
@@ -54,62 +54,7 @@
 
 static const char *golden_dir = "tests/data/golden", *picture_dir = "tests/data/pictures";
 
-typedef struct {
-  tfl_diag diag;
-  tfl_graph *g;
-  tfl_delegate *cpu;
-  tfl_interpreter *it;
-  tfl_decoder *dec;
-} run;
-
-static int open_run_opt(const char *path, tfl_delegate *d, bool append, run *r);
-
-static int open_run(const char *path, tfl_delegate *d, run *r)
-{
-  return open_run_opt(path, d, false, r);
-}
-
-/* append: the detection decoder's post-processing appended (tfl_decoder_append_postprocess) */
-static int open_run_opt(const char *path, tfl_delegate *d, bool append, run *r)
-{
-  memset(r, 0, sizeof *r);
-  tfl_diag_init(&r->diag);
-  tfl_interp_options o = tfl_interp_defaults();
-  char why[256];
-  if (tfl_load_file(path, &r->g, &r->diag) ||
-      !(r->cpu = cpu_delegate_create(&(cpu_delegate_options){.threads = 1, .use_xnnpack = true, .diag = &r->diag})))
-    goto fail;
-  o.delegate = d;
-  o.fallback = r->cpu;
-  o.diag = &r->diag;
-  tfl_decoder_kind k = tfl_decoder_pick(r->g, why, sizeof why);
-  tfl_decoder_options dopt = tfl_decoder_defaults();
-  bool appended = false;
-  if (append && (tfl_decoder_append_postprocess(k, r->g, &dopt, &appended, &r->diag) || !appended)) {
-    if (!r->diag.error[0]) snprintf(r->diag.error, sizeof r->diag.error, "no post-processing op appended");
-    goto fail;
-  }
-  if (tfl_interpreter_create(r->g, &o, &r->it) || tfl_decoder_create(k, r->g, &dopt, &r->dec, &r->diag)) goto fail;
-  return 0;
-fail:
-  printf("FAIL %s%s: %s\n", path, d ? " (gl)" : "", r->diag.error);
-  return 1;
-}
-
-static void close_run(run *r)
-{
-  tfl_decoder_free(r->dec);
-  tfl_interpreter_free(r->it);
-  tfl_graph_free(r->g);
-  if (r->cpu) r->cpu->destroy(r->cpu);
-}
-
-static double now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+typedef gdr_run run;
 
 /* Output 0 of a [1,H,W,C] model at pixel i, class c. */
 static float at(const tfl_tensor *t, size_t i, int c)
@@ -146,12 +91,12 @@ static int check_segmentation(const char *name, const char *kind, bool fp16, run
     goto out;
   }
   outs[0] = go;
-  double t0 = now_ms();
+  double t0 = gdr_now_ms();
   tfl_status sf = tfl_decoder_run(gl->dec, outs, 1, &tr, &rf, &gl->diag);
-  double t1 = now_ms();
+  double t1 = gdr_now_ms();
   tfl_results rb = {0}; /* the bytes' decode, timed alone (informative) */
   tfl_decoder_run_mask(gl->dec, bytes, w, h, &tr, &rb, &gl->diag);
-  printf("     %s %s: CPU decode %.3f ms from the floats, %.3f ms from the bytes\n", name, kind, t1 - t0, now_ms() - t1);
+  printf("     %s %s: CPU decode %.3f ms from the floats, %.3f ms from the bytes\n", name, kind, t1 - t0, gdr_now_ms() - t1);
   tfl_results_clear(&rb);
   if (sf) {
     printf("FAIL %s %s: %s\n", name, kind, gl->diag.error);
@@ -351,19 +296,6 @@ static int anchor_node(const tfl_graph *g)
   return -1;
 }
 
-static bool same_box(const tfl_box *a, const tfl_box *b)
-{
-  if (memcmp(&a->x, &b->x, sizeof(float)) || memcmp(&a->y, &b->y, sizeof(float)) || memcmp(&a->w, &b->w, sizeof(float)) ||
-      memcmp(&a->h, &b->h, sizeof(float)) || memcmp(&a->score, &b->score, sizeof(float)) || a->class_id != b->class_id ||
-      a->n_keypoints != b->n_keypoints)
-    return false;
-  for (int k = 0; k < a->n_keypoints; k++)
-    if (memcmp(&a->keypoints[k].x, &b->keypoints[k].x, sizeof(float)) ||
-        memcmp(&a->keypoints[k].y, &b->keypoints[k].y, sizeof(float)))
-      return false;
-  return true;
-}
-
 /* One option set of the op alone on the heads: CPU kernel, then GL, compared. expect:
  * the count the CPU must give (-1: any). */
 static int compare_anchor_op(const char *name, const char *kind, const char *what, bool fp16, const tfl_graph *g,
@@ -446,7 +378,7 @@ static int check_mediapipe(const char *name, const char *kind, bool fp16, run *c
     return 1;
   }
   int differ = rc.n_boxes != ro.n_boxes;
-  for (int i = 0; !differ && i < rc.n_boxes; i++) differ += !same_box(&rc.boxes[i], &ro.boxes[i]);
+  for (int i = 0; !differ && i < rc.n_boxes; i++) differ += !gdr_same_box(&rc.boxes[i], &ro.boxes[i]);
   printf("%s %s %s %-7s decoder: %d detections from the raw heads, %d through the CPU kernel of the appended op%s\n",
          differ ? "FAIL" : "ok  ", name, fp16 ? "fp16" : "fp32", kind, rc.n_boxes, ro.n_boxes,
          differ ? ", not the same" : ", identical");
@@ -487,11 +419,11 @@ static int check_model(const char *path, bool fp16)
     return 1;
   }
   run cpu, gl = {0};
-  int fail = open_run(path, NULL, &cpu);
+  int fail = gdr_open(path, NULL, false, NULL, &cpu);
   /* the whole model on GL only for segmentation (detection runs the op alone) */
   bool ssd = !fail && detection_node(cpu.g) == cpu.g->n_nodes - 1;
   bool mp = !fail && !ssd && tfl_decoder_get_kind(cpu.dec) == TFL_DECODER_DETECTION;
-  fail = fail || (mp ? open_run_opt(path, NULL, true, &gl) : !ssd && open_run(path, d, &gl));
+  fail = fail || (mp ? gdr_open(path, NULL, true, NULL, &gl) : !ssd && gdr_open(path, d, false, NULL, &gl));
   const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   char stem[256];
   snprintf(stem, sizeof stem, "%.*s", (int)(strstr(name, ".tflite") ? strstr(name, ".tflite") - name : (long)strlen(name)),
@@ -517,8 +449,8 @@ static int check_model(const char *path, bool fp16)
     }
     golden_free(&gc);
   }
-  close_run(&gl);
-  close_run(&cpu);
+  gdr_close(&gl);
+  gdr_close(&cpu);
   d->destroy(d);
   return fail;
 }

@@ -29,6 +29,7 @@
 #define SELFIE "selfie_segmentation.tflite"
 #define POSE_LM "pose_landmark_lite.tflite"
 #define FACE_DET "face_detection_short_range.tflite"
+#define SSD_OIDV4 "object_detection_ssd_mobilenetv2_oidv4_fp16.tflite"
 
 /* ---- finding files ---- */
 
@@ -404,6 +405,25 @@ GST_END_TEST;
 
 /* ---- the GL path ---- */
 
+/* The first box of a CPU and of a GL run: the same class, within the models' GL / CPU
+ * difference (a pixel or two, a hundredth of score). Returns the GL one. */
+static const GstStructure *same_first_box(const run_out *cpu, const run_out *gl)
+{
+  const GstStructure *a = list_item(g_ptr_array_index(cpu->results, 0), "boxes", 0);
+  const GstStructure *b = list_item(g_ptr_array_index(gl->results, 0), "boxes", 0);
+  fail_unless(a != NULL && b != NULL, "no box (cpu %p, gl %p)", a, b);
+  gint ca = -1, cb = -2;
+  gst_structure_get_int(a, "id", &ca);
+  gst_structure_get_int(b, "id", &cb);
+  fail_unless_equals_int(cb, ca);
+  static const char *const keys[] = { "x", "y", "width", "height" };
+  for (int i = 0; i < 4; i++)
+    fail_unless(fabs(dbl(a, keys[i]) - dbl(b, keys[i])) < 2.0, "%s: CPU %f GL %f", keys[i], dbl(a, keys[i]),
+                dbl(b, keys[i]));
+  fail_unless(fabs(dbl(a, "score") - dbl(b, "score")) < 0.01, "score CPU %f GL %f", dbl(a, "score"), dbl(b, "score"));
+  return b;
+}
+
 /* The face detector on GL frames: its anchor decoding and weighted NMS run on the GPU
  * (ANCHOR_DETECTION appended to the graph); the face as the CPU finds it, within the
  * models' GL / CPU difference (a pixel or two), with its keypoints. */
@@ -413,15 +433,24 @@ GST_START_TEST(test_gl_detection)
   run_out cpu, gl;
   run_picture("astronaut.png", model, NULL, FALSE, &cpu);
   run_picture("astronaut.png", model, NULL, TRUE, &gl);
-  const GstStructure *a = list_item(g_ptr_array_index(cpu.results, 0), "boxes", 0);
-  const GstStructure *b = list_item(g_ptr_array_index(gl.results, 0), "boxes", 0);
-  fail_unless(a != NULL && b != NULL, "no face (cpu %p, gl %p)", a, b);
-  static const char *const keys[] = { "x", "y", "width", "height" };
-  for (int i = 0; i < 4; i++)
-    fail_unless(fabs(dbl(a, keys[i]) - dbl(b, keys[i])) < 2.0, "%s: CPU %f GL %f", keys[i], dbl(a, keys[i]),
-                dbl(b, keys[i]));
-  fail_unless(fabs(dbl(a, "score") - dbl(b, "score")) < 0.01, "score CPU %f GL %f", dbl(a, "score"), dbl(b, "score"));
+  const GstStructure *b = same_first_box(&cpu, &gl);
   fail_unless(list_item(b, "keypoints", 5) != NULL, "the GL face has no 6 keypoints");
+  run_out_clear(&cpu);
+  run_out_clear(&gl);
+  g_free(model);
+}
+GST_END_TEST;
+
+/* An SSD without TFLite_Detection_PostProcess on GL frames: its box decoding and NMS per
+ * class run on the GPU (SSD_CLASS_NMS + SSD_DETECTION appended to the graph); the same
+ * object as the CPU finds, within the models' GL / CPU difference. */
+GST_START_TEST(test_gl_ssd_detection)
+{
+  NEED_MODEL(model, SSD_OIDV4);
+  run_out cpu, gl;
+  run_picture("astronaut.png", model, NULL, FALSE, &cpu);
+  run_picture("astronaut.png", model, NULL, TRUE, &gl);
+  same_first_box(&cpu, &gl);
   run_out_clear(&cpu);
   run_out_clear(&gl);
   g_free(model);
@@ -906,6 +935,7 @@ static Suite *tflitefilter_suite(void)
   tcase_add_test(gl, test_caps_gl);
   tcase_add_test(gl, test_gl_matches_cpu);
   tcase_add_test(gl, test_gl_detection);
+  tcase_add_test(gl, test_gl_ssd_detection);
   tcase_add_test(gl, test_gl_no_cpu_map);
   tcase_add_test(gl, test_gl_mask_stays_on_gpu);
   tcase_add_test(gl, test_gl_sysmem);

@@ -1,0 +1,169 @@
+/* gl_gen_ssd_detect.c - the internal ops SSD_CLASS_NMS and SSD_DETECTION (an SSD's box
+ * decoding, greedy NMS per class and the best picks over all classes, appended by
+ * decoders/detection_op.c) on the GPU, so only the detections (a few hundred bytes) come
+ * back, not the heads (1917 anchors x C class scores). The CPU kernels
+ * (delegates/cpu/kernels/ssd_detection.c, postproc/ssd_detect.c) are the reference; their
+ * order and arithmetic, in float. Batch 1.
+ * SSD_CLASS_NMS: a workgroup of SSD_WG invocations per class c >= 1 (workgroup row c - 1),
+ * as gl_gen_detect.c does for one class (GLSL ES allows no barrier() in a loop, so every
+ * step with one is written out):
+ *   1. each anchor whose raw class-c score reaches the threshold and whose box is finite
+ *      (the CPU's candidates) puts its probability (float bits) into shared SH;
+ *   2. the candidates' ranks by (probability down, anchor up), the CPU's sort order; SH
+ *      then holds the anchors in that order;
+ *   3. greedy NMS in chunks of SSD_WG candidates, up to max_detections;
+ *   4. row c - 1 of the selections [1,C-1,D,2]: (probability, anchor) per pick, best
+ *      first, then (0, -1).
+ * SSD_DETECTION: one workgroup. Each pick's rank over all classes in the CPU's order
+ * (probability down, class up, then the class's own order) is its place in its row plus,
+ * in every other row, the picks before it there (counted from the row's head, which is
+ * sorted, stopping at the first one after it or once the rank reaches D); picks ranked
+ * below D go to shared slots. Then the slots: boxes [1,D,4] (decoded again from the
+ * anchor), classes [1,D], scores [1,D], count [1]; empty slots 0. */
+#include "gl_gen_nms.h"
+
+#include "postproc/anchor_detect.h"
+
+#define SSD_WG 128               /* GLES 3.1 guarantees 128 invocations a workgroup */
+#define SSD_MAX_ANCHORS 2560      /* shared: 4 bytes an anchor, 20 a detection and 20 an
+                                     invocation: 14.5 KiB of the 16 KiB GLES guarantees */
+#define SSD_MAX_DETECTIONS 100
+#define SSD_MAX_CLASSES 65535    /* workgroups along y: GLES 3.1's minimum count */
+
+/* Shapes as tfl_validate.c checks them, batch 1, within the limits above. */
+tfl_status gl_check_ssd_detection(const tfl_graph *g, int node, tfl_diag *diag)
+{
+  const tfl_node *n = &g->nodes[node];
+  const tfl_anchor_detection_params *p = &n->p.anchor_det;
+  const bool merge = n->op == TFL_OP_SSD_DETECTION;
+  if (n->n_in != 3 || n->n_out != (merge ? 4 : 1))
+    return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "3 inputs and %d outputs", merge ? 4 : 1);
+  const tfl_tensor *enc = &g->tensors[n->in[merge ? 1 : 0]], *y = &g->tensors[n->in[merge ? 0 : 1]];
+  const tfl_tensor *an = &g->tensors[n->in[2]];
+  const int md = p->max_detections;
+  if (enc->ndim != 3 || enc->dims[0] != 1 || enc->dims[2] != 4 || an->ndim != 2 || an->dims[0] != enc->dims[1] ||
+      an->dims[1] != 4 ||
+      (merge ? y->ndim != 4 || y->dims[0] != 1 || y->dims[2] != md || y->dims[3] != 2
+             : y->ndim != 3 || y->dims[0] != 1 || y->dims[1] != enc->dims[1] || y->dims[2] < 2))
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "heads not shaped [1,A,4], %s, anchors [A,4] (a batch "
+                         "runs on the CPU)", merge ? "[1,C-1,D,2]" : "[1,A,C]");
+  if (!an->is_const) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "anchors are not constant");
+  const int classes = merge ? y->dims[1] : y->dims[2] - 1;
+  if (enc->dims[1] > SSD_MAX_ANCHORS || md < 1 || md > SSD_MAX_DETECTIONS || classes > SSD_MAX_CLASSES)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "%d anchors (at most %d), %d detections (at most %d), "
+                         "%d classes (at most %d)", enc->dims[1], SSD_MAX_ANCHORS, md, SSD_MAX_DETECTIONS, classes,
+                         SSD_MAX_CLASSES);
+  if (p->y_scale == 0 || p->x_scale == 0 || p->h_scale == 0 || p->w_scale == 0)
+    return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "a box scale is 0");
+  return TFL_OK;
+}
+
+static void one_workgroup(gl_gen_out *o, int groups_y)
+{
+  o->grid[0] = SSD_WG;
+  o->grid[1] = groups_y;
+  o->grid[2] = 1;
+  o->wg[0] = SSD_WG;
+  o->wg[1] = o->wg[2] = 1;
+  o->whole_groups = true;
+}
+
+static const float *scales(const tfl_anchor_detection_params *p, float s[4])
+{
+  s[0] = p->y_scale;
+  s[1] = p->x_scale;
+  s[2] = p->h_scale;
+  s[3] = p->w_scale;
+  return s;
+}
+
+tfl_status gl_gen_ssd_class_nms(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
+{
+  const tfl_graph *g = in->g;
+  const tfl_node *n = in->n;
+  const tfl_anchor_detection_params *p = &n->p.anchor_det;
+  const int na = g->tensors[n->in[0]].dims[1], nc = g->tensors[n->in[1]].dims[2];
+  const int chunks = (na + SSD_WG - 1) / SSD_WG;
+  float s[4];
+  (void)diag;
+  one_workgroup(o, nc - 1);
+  gl_str *dc = &o->decls;
+  gl_str_addf(dc, "#define N %d\n#define WG %d\n#define MD %d\n#define OUT -3.0e38\n", na, SSD_WG,
+              p->max_detections);
+  gl_nms_decls(dc, p->iou_threshold);
+  gl_nms_center_size_box(dc, "I0", "I2", scales(p, s));
+  gl_nms_prob(dc, p->prob_scores);
+  gl_str *m = &o->main;
+  /* 1: candidates of this workgroup's class */
+  gl_str_addf(m, "  int t = gid.x, cls = gid.y + 1;\n");
+  gl_nms_candidates(m, "I1_AT(0, 0, i, cls)", pp_anchor_raw_threshold(p->score_threshold, p->prob_scores));
+  /* 2: ranks, then the anchors in rank order; 3: greedy NMS */
+  gl_nms_rank(m, chunks);
+  gl_nms_keep(m, chunks, SSD_WG);
+  /* 4: the class's row of picks */
+  gl_str_addf(m, "  int kept = NK;\n"
+                 "  for (int k = t; k < MD; k += WG) {\n"
+                 "    vec4 v = vec4(0.0, -1.0, 0.0, 0.0);\n"
+                 "    if (k < kept) {\n      int a = int(SH[KR[k]]);\n"
+                 "      v = vec4(prob(I1_AT(0, 0, a, cls)), float(a), 0.0, 0.0);\n    }\n"
+                 "    store_out(0, gid.y, k, 0, v);\n  }\n");
+  return TFL_OK;
+}
+
+tfl_status gl_gen_ssd_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
+{
+  const tfl_graph *g = in->g;
+  const tfl_node *n = in->n;
+  const tfl_anchor_detection_params *p = &n->p.anchor_det;
+  float s[4];
+  (void)diag;
+  one_workgroup(o, 1);
+  gl_str *dc = &o->decls;
+  gl_str_addf(dc, "#define R %d\n#define WG %d\n#define MD %d\n"
+                  "shared int SLOT[MD];\nshared uint NV;\n"
+                  /* pick i of row r: (probability, anchor) */
+                  "vec4 pick(int r, int i) { return I0_LD(0, r, i, 0); }\n",
+              g->tensors[n->in[0]].dims[1], SSD_WG, p->max_detections);
+  gl_nms_center_size_box(dc, "I1", "I2", scales(p, s));
+  gl_str *m = &o->main;
+  gl_str_addf(m, "  int t = gid.x;\n"
+                 "  for (int k = t; k < MD; k += WG) SLOT[k] = -1;\n"
+                 "  if (t == 0) NV = 0u;\n"
+                 "  memoryBarrierShared();\n  barrier();\n"
+                 "  for (int e = t; e < R * MD; e += WG) {\n"
+                 "    int row = e / MD, i = e - row * MD;\n"
+                 "    vec4 v = pick(row, i);\n"
+                 "    if (v.y < 0.0) continue;\n"
+                 "    atomicAdd(NV, 1u);\n"
+                 "    int rank = i;\n"
+                 "    for (int r = 0; r < R && rank < MD; r++) {\n"
+                 "      if (r == row) continue;\n"
+                 "      for (int j = 0; j < MD && rank < MD; j++) {\n"
+                 "        vec4 u = pick(r, j);\n"
+                 "        if (u.y < 0.0 || !(u.x > v.x || (u.x == v.x && r < row))) break;\n"
+                 "        rank++;\n"
+                 "      }\n"
+                 "    }\n"
+                 "    if (rank < MD) SLOT[rank] = e;\n"
+                 "  }\n"
+                 "  memoryBarrierShared();\n  barrier();\n"
+                 "  int kept = min(int(NV), MD);\n"
+                 "  if (t == 0) O3_ST(0, 0, 0, 0, vec4(float(kept), 0.0, 0.0, 0.0));\n"
+                 "  for (int k = t; k < MD; k += WG) {\n"
+                 "    vec4 bx = vec4(0.0);\n"
+                 "    if (k < kept) { int e = SLOT[k], row = e / MD; bx = box(int(pick(row, e - row * MD).y)); }\n"
+                 "    store_out(0, 0, k, 0, bx);\n"
+                 "  }\n"
+                 "  for (int q = t; q < (MD + 3) / 4; q += WG) {\n"
+                 "    vec4 cls = vec4(0.0), scs = vec4(0.0);\n"
+                 "    for (int l = 0; l < 4; l++) {\n"
+                 "      int k = 4 * q + l;\n"
+                 "      if (k >= kept) break;\n"
+                 "      int e = SLOT[k], row = e / MD;\n"
+                 "      cls[l] = float(row + 1);\n"
+                 "      scs[l] = pick(row, e - row * MD).x;\n"
+                 "    }\n"
+                 "    O1_ST(0, 0, 0, q, cls);\n    O2_ST(0, 0, 0, q, scs);\n"
+                 "  }\n");
+  return TFL_OK;
+}
