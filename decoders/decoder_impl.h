@@ -34,6 +34,9 @@ typedef struct {
 /* decode_detection.c: fills h (the caller frees h->anchor_rows) when the detection
  * decoder would read g as a MediaPipe detector with keypoints; false otherwise. */
 bool decoder_mediapipe_heads(const tfl_graph *g, const tfl_decoder_options *opt, decoder_heads *h);
+/* landmark_op.c: LANDMARK_DECODE appended after a landmark model's heads, its row the
+ * graph's only output (tfl_decoder_append_postprocess); an unknown layout is an error. */
+tfl_status decoder_append_landmarks(tfl_graph *g, bool *appended, tfl_diag *diag);
 
 /* Helpers shared by families. */
 /* Element i of an output as a real number (dequantized). */

@@ -114,6 +114,7 @@ static const char *const op_names[] = {
   [TFL_OP_DETECTION_POSTPROCESS] = "TFLite_Detection_PostProcess",
   [TFL_OP_POSENET_DECODER] = "PosenetDecoderOp",
   [TFL_OP_ANCHOR_DETECTION] = "gst-tflite:AnchorDetection",
+  [TFL_OP_LANDMARK_DECODE] = "gst-tflite:LandmarkDecode",
 };
 _Static_assert(sizeof op_names / sizeof op_names[0] == TFL_OP_COUNT, "every op needs a name");
 

@@ -44,6 +44,7 @@ static const cpu_kernel *const table[] = {
   [TFL_OP_DETECTION_POSTPROCESS] = &cpu_k_detection_postprocess,
   [TFL_OP_POSENET_DECODER] = &cpu_k_posenet_decoder,
   [TFL_OP_ANCHOR_DETECTION] = &cpu_k_anchor_detection,
+  [TFL_OP_LANDMARK_DECODE] = &cpu_k_landmark_decode,
 };
 
 _Static_assert(sizeof table / sizeof table[0] == TFL_OP_COUNT, "every op needs a CPU kernel row");

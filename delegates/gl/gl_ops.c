@@ -44,6 +44,7 @@ static const gl_op_info table[TFL_OP_COUNT] = {
   [TFL_OP_DETECTION_POSTPROCESS] = {GL_KIND_GEN, 0, gl_check_detection, gl_gen_detection}, /* fast NMS only */
   [TFL_OP_POSENET_DECODER] = {GL_KIND_NONE, 0, NULL, NULL},
   [TFL_OP_ANCHOR_DETECTION] = {GL_KIND_GEN, 0, gl_check_anchor_detection, gl_gen_anchor_detection}, /* batch 1 */
+  [TFL_OP_LANDMARK_DECODE] = {GL_KIND_GEN, 0, gl_check_landmarks, gl_gen_landmarks},
 };
 _Static_assert(sizeof table / sizeof table[0] == TFL_OP_COUNT, "one row per tfl_op");
 

@@ -104,6 +104,7 @@ static double node_work(const tfl_graph *g, const tfl_node *n)
   case TFL_OP_DETECTION_POSTPROCESS:
   case TFL_OP_POSENET_DECODER:
   case TFL_OP_ANCHOR_DETECTION:
+  case TFL_OP_LANDMARK_DECODE:
     w += in * in;
     break;
   default: break;

@@ -37,12 +37,11 @@
 #include <time.h>
 
 #include "decoders/tfl_decoder.h"
-#include "delegates/cpu/cpu_delegate.h"
 #include "delegates/gl/gl_delegate.h"
 #include "delegates/gl/gl_layout.h"
 #include "runtime/tfl_interpreter.h"
-#include "runtime/tfl_loader.h"
 #include "tests/gl/gl_model_check.h"
+#include "tests/gl/gl_model_run.h"
 #include "tests/gl/gl_test_util.h"
 #include "tests/golden.h"
 
@@ -54,55 +53,7 @@
 
 static const char *golden_dir = "tests/data/golden", *picture_dir = "tests/data/pictures";
 
-typedef struct {
-  tfl_diag diag;
-  tfl_graph *g;
-  tfl_delegate *cpu;
-  tfl_interpreter *it;
-  tfl_decoder *dec;
-} run;
-
-static int open_run_opt(const char *path, tfl_delegate *d, bool append, run *r);
-
-static int open_run(const char *path, tfl_delegate *d, run *r)
-{
-  return open_run_opt(path, d, false, r);
-}
-
-/* append: the detection decoder's post-processing appended (tfl_decoder_append_postprocess) */
-static int open_run_opt(const char *path, tfl_delegate *d, bool append, run *r)
-{
-  memset(r, 0, sizeof *r);
-  tfl_diag_init(&r->diag);
-  tfl_interp_options o = tfl_interp_defaults();
-  char why[256];
-  if (tfl_load_file(path, &r->g, &r->diag) ||
-      !(r->cpu = cpu_delegate_create(&(cpu_delegate_options){.threads = 1, .use_xnnpack = true, .diag = &r->diag})))
-    goto fail;
-  o.delegate = d;
-  o.fallback = r->cpu;
-  o.diag = &r->diag;
-  tfl_decoder_kind k = tfl_decoder_pick(r->g, why, sizeof why);
-  tfl_decoder_options dopt = tfl_decoder_defaults();
-  bool appended = false;
-  if (append && (tfl_decoder_append_postprocess(k, r->g, &dopt, &appended, &r->diag) || !appended)) {
-    if (!r->diag.error[0]) snprintf(r->diag.error, sizeof r->diag.error, "no post-processing op appended");
-    goto fail;
-  }
-  if (tfl_interpreter_create(r->g, &o, &r->it) || tfl_decoder_create(k, r->g, &dopt, &r->dec, &r->diag)) goto fail;
-  return 0;
-fail:
-  printf("FAIL %s%s: %s\n", path, d ? " (gl)" : "", r->diag.error);
-  return 1;
-}
-
-static void close_run(run *r)
-{
-  tfl_decoder_free(r->dec);
-  tfl_interpreter_free(r->it);
-  tfl_graph_free(r->g);
-  if (r->cpu) r->cpu->destroy(r->cpu);
-}
+typedef glm_run run;
 
 static double now_ms(void)
 {
@@ -476,26 +427,17 @@ static int check_mediapipe(const char *name, const char *kind, bool fp16, run *c
 
 static int check_model(const char *path, bool fp16)
 {
-  gl_delegate_options o = gl_delegate_defaults();
-  o.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
   tfl_diag diag;
-  tfl_diag_init(&diag);
-  o.diag = &diag;
-  tfl_delegate *d = gl_delegate_create(&o);
-  if (!d) {
-    printf("FAIL %s: %s\n", path, diag.error);
-    return 1;
-  }
+  tfl_delegate *d = glm_gl_delegate(fp16, &diag, path);
+  if (!d) return 1;
   run cpu, gl = {0};
-  int fail = open_run(path, NULL, &cpu);
+  int fail = glm_open_run(path, NULL, false, NULL, &cpu);
   /* the whole model on GL only for segmentation (detection runs the op alone) */
   bool ssd = !fail && detection_node(cpu.g) == cpu.g->n_nodes - 1;
   bool mp = !fail && !ssd && tfl_decoder_get_kind(cpu.dec) == TFL_DECODER_DETECTION;
-  fail = fail || (mp ? open_run_opt(path, NULL, true, &gl) : !ssd && open_run(path, d, &gl));
-  const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  fail = fail || (mp ? glm_open_run(path, NULL, true, NULL, &gl) : !ssd && glm_open_run(path, d, false, NULL, &gl));
   char stem[256];
-  snprintf(stem, sizeof stem, "%.*s", (int)(strstr(name, ".tflite") ? strstr(name, ".tflite") - name : (long)strlen(name)),
-           name);
+  glm_stem(path, stem, sizeof stem);
   const char *kinds[] = {"picture", "gauss"};
   for (int k = 0; !fail && k < 2; k++) {
     golden_case gc;
@@ -517,8 +459,8 @@ static int check_model(const char *path, bool fp16)
     }
     golden_free(&gc);
   }
-  close_run(&gl);
-  close_run(&cpu);
+  glm_close_run(&gl);
+  glm_close_run(&cpu);
   d->destroy(d);
   return fail;
 }
@@ -528,7 +470,6 @@ int main(int argc, char **argv)
   bool fp16 = false;
   const char *dirs = NULL;
   int fails = 0, n = 0;
-  char buf[4096];
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--fp16")) fp16 = true;
     else if (!strcmp(argv[i], "--synthetic") && i + 1 < argc) { /* DETECTIONS,CLASSES,THRESHOLD */
@@ -547,13 +488,8 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--golden") && i + 1 < argc) golden_dir = argv[++i];
     else if (!strcmp(argv[i], "--pictures") && i + 1 < argc) picture_dir = argv[++i];
     else {
-      const char *path = glm_find_model(argv[i], dirs, buf, sizeof buf);
       n++;
-      if (!path) {
-        printf("FAIL %s: not found in %s (models/fetch.sh, ../shared/models)\n", argv[i], dirs ? dirs : "(no --models)");
-        fails++;
-      } else
-        fails += check_model(path, fp16);
+      fails += glm_check_model_arg(argv[i], dirs, fp16, check_model);
     }
   }
   printf("%d model(s), %d failure(s)\n", n, fails);
