@@ -60,16 +60,19 @@ static int open_run(const char *path, tfl_delegate *d, bool append, run *r)
   return 1;
 }
 
-/* Item 0 of batched input `to` = `from` ([1,H,W,C] floats), item 1 = it mirrored left-right. */
-static void mirror_into(const tfl_tensor *from, tfl_tensor *to)
+/* The batched runs' input 0: item 0 = `from` ([1,H,W,C] floats, before its run: an
+ * invoke may reuse the input's memory), item 1 = it mirrored left-right. */
+static void mirror_into(const tfl_tensor *from, run *const *to, int n)
 {
   const int h = from->dims[1], w = from->dims[2], c = from->dims[3];
   const float *src = from->data;
-  float *dst = to->data;
-  memcpy(dst, src, from->bytes);
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++)
-      memcpy(dst + ((size_t)(h + y) * w + x) * c, src + ((size_t)y * w + (w - 1 - x)) * c, sizeof(float) * (size_t)c);
+  for (int r = 0; r < n; r++) {
+    float *dst = tfl_interpreter_input(to[r]->it, 0)->data;
+    memcpy(dst, src, from->bytes);
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        memcpy(dst + ((size_t)(h + y) * w + x) * c, src + ((size_t)y * w + (w - 1 - x)) * c, sizeof(float) * (size_t)c);
+  }
 }
 
 /* The model (append: with the op appended first, the engine's order) given a batch of 2,
@@ -289,7 +292,12 @@ static int check_model(const char *path, bool fp16)
       fail = 1;
       break;
     }
-    if (!glm_fill(&gc, picture_dir, stem, cpu_raw.it, cpu_op.it) || !glm_fill(&gc, picture_dir, stem, gl_raw.it, gl_op.it))
+    run *b2[3] = {&cpu_rb2, &gl_rb2, &gl_b2};
+    const bool filled =
+        glm_fill(&gc, picture_dir, stem, cpu_raw.it, cpu_op.it) && glm_fill(&gc, picture_dir, stem, gl_raw.it, gl_op.it);
+    /* the batched models: the case in item 0, its input mirrored left-right in item 1 */
+    if (filled) mirror_into(tfl_interpreter_input(cpu_raw.it, 0), b2, 3);
+    if (!filled)
       fail = 1;
     else if (tfl_interpreter_invoke(cpu_raw.it) || tfl_interpreter_invoke(cpu_op.it) ||
              tfl_interpreter_invoke(gl_raw.it) || tfl_interpreter_invoke(gl_op.it)) {
@@ -304,10 +312,6 @@ static int check_model(const char *path, bool fp16)
       fail |= check_op_alone(stem, kinds[k], prec, n, heads, 1, d);
       fail |= check_op_alone(stem, kinds[k], prec, n, heads, 3, d);
       fail |= check_whole(stem, kinds[k], prec, &cpu_raw, &gl_raw, &gl_op, 0);
-      /* the batched models, the case in item 0 and its input mirrored left-right in item 1 */
-      const tfl_tensor *in1 = tfl_interpreter_input(gl_op.it, 0);
-      run *b2[3] = {&cpu_rb2, &gl_rb2, &gl_b2};
-      for (int r = 0; r < 3; r++) mirror_into(in1, tfl_interpreter_input(b2[r]->it, 0));
       if (tfl_interpreter_invoke(cpu_rb2.it) || tfl_interpreter_invoke(gl_rb2.it) || tfl_interpreter_invoke(gl_b2.it)) {
         printf("FAIL %s %s: batch 2: %s %s %s\n", stem, kinds[k], cpu_rb2.diag.error, gl_rb2.diag.error,
                gl_b2.diag.error);
