@@ -36,6 +36,9 @@ typedef struct {
  * decoder would read g as an SSD (scores, box encodings) or a MediaPipe detector with
  * keypoints (regressors, scores), float32 heads; false otherwise. */
 bool decoder_raw_heads(const tfl_graph *g, const tfl_decoder_options *opt, decoder_heads *h);
+/* landmark_op.c: LANDMARK_DECODE appended after a landmark model's heads, its row the
+ * graph's only output (tfl_decoder_append_postprocess); an unknown layout is an error. */
+tfl_status decoder_append_landmarks(tfl_graph *g, bool *appended, tfl_diag *diag);
 
 /* Helpers shared by families. */
 /* Element i of an output as a real number (dequantized). */

@@ -71,8 +71,11 @@ typedef struct tfl_decoder tfl_decoder;
  * TFLite_Detection_PostProcess (the raw SSD layout) SSD_CLASS_NMS and SSD_DETECTION, with
  * opt's threshold, iou_threshold and max_results (and the box scales the decoder uses),
  * and makes the last op's four outputs the graph's outputs; the detection decoder
- * created on the result reads them and gives what it gives on the raw heads. Other
- * kinds and graphs are left as they are (*appended false, TFL_OK). Run on a loaded graph
+ * created on the result reads them and gives what it gives on the raw heads. For a
+ * landmark model (kind LANDMARKS, float heads) appends LANDMARK_DECODE and makes its row
+ * the only output (the model's other outputs, e.g. BlazePose's segmentation, are then
+ * neither computed nor read back); an unknown landmark layout is an error naming it.
+ * Other kinds and graphs are left as they are (*appended false, TFL_OK). Run on a loaded graph
  * (after tfl_pass_set_batch, before tfl_interpreter_create; fine after tfl_graph_prepare)
  * and create the decoder on the graph as appended, with the same options. */
 tfl_status tfl_decoder_append_postprocess(tfl_decoder_kind kind, tfl_graph *g, const tfl_decoder_options *opt,

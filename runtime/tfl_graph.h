@@ -141,6 +141,7 @@ typedef enum {
   TFL_OP_ANCHOR_DETECTION,        /* MediaPipe detection heads -> detections (weighted NMS) */
   TFL_OP_SSD_CLASS_NMS,           /* SSD heads -> each class's greedy NMS selections */
   TFL_OP_SSD_DETECTION,           /* those selections -> the best detections over all classes */
+  TFL_OP_LANDMARK_DECODE,         /* MediaPipe landmark heads -> one row of decoded values */
   TFL_OP_COUNT
 } tfl_op;
 
@@ -226,6 +227,17 @@ typedef struct {
  * the box encodings and the anchors; outputs boxes [B,D,4] (ymin, xmin, ymax, xmax,
  * normalized), classes [B,D] (c), scores [B,D] and count [B]: the best D picks over all
  * classes, empty slots 0. D = max_detections. Arithmetic: postproc/ssd_detect.h. */
+/* LANDMARK_DECODE: inputs landmarks [B,...] (`points` rows of `stride` floats: x, y in
+ * input pixels, ...; with visibility the 4th is a visibility logit), presence [B,...] and
+ * optionally handedness [B,...] (one float each per batch item); output [B, 2 + points *
+ * (visibility ? 3 : 2)]: presence (through a sigmoid when presence_logit), handedness (0
+ * without), then per point x, y and (visibility) the visibility's sigmoid. Arithmetic and
+ * the families' layouts: postproc/landmarks.h. */
+typedef struct {
+  int family;               /* postproc/landmarks.h's pp_lm_family, for the decoder */
+  int points, stride;
+  bool visibility, presence_logit;
+} tfl_landmark_params;
 
 typedef union {
   tfl_conv_params conv;
@@ -245,6 +257,7 @@ typedef union {
   tfl_detection_params detection;
   tfl_posenet_params posenet;
   tfl_anchor_detection_params anchor_det;
+  tfl_landmark_params landmark;
 } tfl_params;
 
 typedef struct tfl_node {

@@ -286,6 +286,7 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
   case TFL_OP_ANCHOR_DETECTION:
   case TFL_OP_SSD_CLASS_NMS:
   case TFL_OP_SSD_DETECTION: need_in = 3; break;
+  case TFL_OP_LANDMARK_DECODE: need_in = 2; break;
   case TFL_OP_LSTM: need_in = n->p.lstm.kernel_type == 1 ? 5 : 1; break;
   case TFL_OP_AVERAGE_POOL_2D:
   case TFL_OP_CONCATENATION:
@@ -629,6 +630,17 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
     out->ndim = o == 0 ? 3 : o == 3 ? 1 : 2;
     return TFL_OK;
   }
+  case TFL_OP_LANDMARK_DECODE: {
+    /* [B, 2 + points * (visibility ? 3 : 2)] from landmarks [B, ...] */
+    const tfl_landmark_params *p = &n->p.landmark;
+    if (x->ndim < 1 || p->points < 1 || p->points > 100000)
+      return NODE_ERR(TFL_ERR_SHAPE, "landmarks have %d dims, %d points (expected [batch, ...], 1..100000 points)",
+                      x->ndim, p->points);
+    out->ndim = 2;
+    out->d[0] = x->dims[0];
+    out->d[1] = 2 + p->points * (p->visibility ? 3 : 2);
+    return TFL_OK;
+  }
   case TFL_OP_COUNT: break;
   }
   return NODE_ERR(TFL_ERR_UNSUPPORTED, "no shape rule");
@@ -638,7 +650,7 @@ static bool is_custom(tfl_op op)
 {
   return op == TFL_OP_DETECTION_POSTPROCESS || op == TFL_OP_POSENET_DECODER ||
          op == TFL_OP_CONV2D_TRANSPOSE_BIAS || op == TFL_OP_ANCHOR_DETECTION ||
-         op == TFL_OP_SSD_CLASS_NMS || op == TFL_OP_SSD_DETECTION;
+         op == TFL_OP_SSD_CLASS_NMS || op == TFL_OP_SSD_DETECTION || op == TFL_OP_LANDMARK_DECODE;
 }
 
 static tfl_status infer_all(tfl_graph *g, tfl_diag *diag, const infer_ctx *ic)

@@ -301,6 +301,38 @@ static tfl_status ssd_det_shapes(const vctx *c)
   return TFL_OK;
 }
 
+static tfl_status landmark_params(const vctx *c)
+{
+  const tfl_landmark_params *p = &c->n->p.landmark;
+  if (p->family < 0 || p->family > 2 || p->points < 1 || p->points > 100000 || p->stride < (p->visibility ? 4 : 2) ||
+      p->stride > 64)
+    return node_fail(c, TFL_ERR_FORMAT, "landmark layout unknown: family %d (0 pose, 1 hand, 2 face), %d points "
+                     "(1..100000) of %d values (%d..64)", p->family, p->points, p->stride, p->visibility ? 4 : 2);
+  return TFL_OK;
+}
+
+/* landmarks [B,...] of points * stride floats per item, one presence and handedness each */
+static tfl_status landmark_shapes(const vctx *c)
+{
+  const tfl_landmark_params *p = &c->n->p.landmark;
+  const tfl_tensor *lm = input(c, 0);
+  const size_t b = lm->ndim > 0 && lm->dims[0] > 0 ? (size_t)lm->dims[0] : 1;
+  if (tfl_tensor_count(lm) != b * (size_t)p->points * (size_t)p->stride)
+    return node_fail(c, TFL_ERR_SHAPE, "landmarks hold %zu values, expected %zu items of %d points x %d",
+                     tfl_tensor_count(lm), b, p->points, p->stride);
+  for (int i = 0; i < c->n->n_in; i++) {
+    const tfl_tensor *t = input(c, i);
+    if (!t && i < 2) return node_fail(c, TFL_ERR_SHAPE, "input %d is missing", i);
+    if (!t) continue;
+    if (t->type != TFL_TYPE_FLOAT32)
+      return node_fail(c, TFL_ERR_UNSUPPORTED, "input %d is %s, expected float32", i, tfl_type_name(t->type));
+    if (i > 0 && tfl_tensor_count(t) != b)
+      return node_fail(c, TFL_ERR_SHAPE, "input %d holds %zu values, expected one per item (%zu)", i,
+                       tfl_tensor_count(t), b);
+  }
+  return TFL_OK;
+}
+
 /* ---- the table ------------------------------------------------------------------------ */
 
 #define P(i) (1u << (i))
@@ -348,6 +380,7 @@ static const op_rule rules[] = {
   {TFL_OP_ANCHOR_DETECTION, 3, 3, 4, 4, 0, anchor_det_params, anchor_det_shapes},
   {TFL_OP_SSD_CLASS_NMS, 3, 3, 1, 1, 0, anchor_det_params, ssd_det_shapes},
   {TFL_OP_SSD_DETECTION, 3, 3, 4, 4, 0, anchor_det_params, ssd_det_shapes},
+  {TFL_OP_LANDMARK_DECODE, 2, 3, 1, 1, 0, landmark_params, landmark_shapes},
 };
 #undef P
 _Static_assert(sizeof rules / sizeof rules[0] == TFL_OP_COUNT, "every op needs a validation row");

@@ -46,6 +46,7 @@ static const cpu_kernel *const table[] = {
   [TFL_OP_ANCHOR_DETECTION] = &cpu_k_anchor_detection,
   [TFL_OP_SSD_CLASS_NMS] = &cpu_k_ssd_class_nms,
   [TFL_OP_SSD_DETECTION] = &cpu_k_ssd_detection,
+  [TFL_OP_LANDMARK_DECODE] = &cpu_k_landmark_decode,
 };
 
 _Static_assert(sizeof table / sizeof table[0] == TFL_OP_COUNT, "every op needs a CPU kernel row");

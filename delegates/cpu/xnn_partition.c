@@ -351,6 +351,7 @@ static bool supports_node(const tfl_graph *g, const tfl_node *n)
   case TFL_OP_ANCHOR_DETECTION:
   case TFL_OP_SSD_CLASS_NMS:
   case TFL_OP_SSD_DETECTION:
+  case TFL_OP_LANDMARK_DECODE:
   case TFL_OP_COUNT:
     return false;
   }
@@ -586,6 +587,7 @@ static bool supports_quant(const tfl_graph *g, const tfl_node *n, qkind k)
   case TFL_OP_ANCHOR_DETECTION:
   case TFL_OP_SSD_CLASS_NMS:
   case TFL_OP_SSD_DETECTION:
+  case TFL_OP_LANDMARK_DECODE:
   case TFL_OP_COUNT:
     return false;
   }
@@ -1008,6 +1010,7 @@ static tfl_status define_node(builder *b, const tfl_node *n)
   case TFL_OP_ANCHOR_DETECTION:
   case TFL_OP_SSD_CLASS_NMS:
   case TFL_OP_SSD_DETECTION:
+  case TFL_OP_LANDMARK_DECODE:
   case TFL_OP_COUNT: break;
   }
   return tfl_fail(b->diag, TFL_ERR_UNSUPPORTED, "node %d (%s): not an XNNPACK op", b->node, tfl_op_name(n->op));

@@ -102,7 +102,8 @@ static bool supports(void *ctx, const tfl_graph *g, int node)
   tfl_diag_init(&why);
   if (dc->o.tuning.cpu_postproc &&
       (g->nodes[node].op == TFL_OP_DETECTION_POSTPROCESS || g->nodes[node].op == TFL_OP_ANCHOR_DETECTION ||
-       g->nodes[node].op == TFL_OP_SSD_CLASS_NMS || g->nodes[node].op == TFL_OP_SSD_DETECTION))
+       g->nodes[node].op == TFL_OP_SSD_CLASS_NMS || g->nodes[node].op == TFL_OP_SSD_DETECTION ||
+       g->nodes[node].op == TFL_OP_LANDMARK_DECODE))
     return false;
   if (gl_plan_supports(g, node, &why)) return true;
   tfl_logf(dc->diag, TFL_LOG_DEBUG, "GL: %s", why.error);

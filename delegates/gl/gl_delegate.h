@@ -57,7 +57,8 @@ typedef struct {
                                  16-bit either way). Faster where bandwidth binds, but
                                  segmentation and landmark models then miss 1e-2. */
   bool cpu_postproc;          /* post-processing ops (TFLite_Detection_PostProcess,
-                                 ANCHOR_DETECTION, the SSD ops) are refused and run on the CPU
+                                 ANCHOR_DETECTION, the SSD ops, LANDMARK_DECODE) are refused
+                                 and run on the CPU
                                  fallback (default: on the GPU, so only the final few KB
                                  come back) */
 } gl_tuning;

@@ -46,6 +46,7 @@ static const gl_op_info table[TFL_OP_COUNT] = {
   [TFL_OP_ANCHOR_DETECTION] = {GL_KIND_GEN, 0, gl_check_anchor_detection, gl_gen_anchor_detection}, /* batch 1 */
   [TFL_OP_SSD_CLASS_NMS] = {GL_KIND_GEN, 0, gl_check_ssd_detection, gl_gen_ssd_class_nms},          /* batch 1 */
   [TFL_OP_SSD_DETECTION] = {GL_KIND_GEN, 0, gl_check_ssd_detection, gl_gen_ssd_detection},          /* batch 1 */
+  [TFL_OP_LANDMARK_DECODE] = {GL_KIND_GEN, 0, gl_check_landmarks, gl_gen_landmarks},
 };
 _Static_assert(sizeof table / sizeof table[0] == TFL_OP_COUNT, "one row per tfl_op");
 

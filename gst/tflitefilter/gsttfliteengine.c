@@ -22,6 +22,7 @@ struct _GstTfliteEngine {
   gint threads, max_batch, window_us;
   gboolean has_postprocess;
   tfl_decoder_options postprocess;
+  tfl_decoder_kind postprocess_kind;
   /* what runs */
   tfl_diag diag;               /* the engine's log lines -> this debug category */
   GMutex warn_lock;            /* guards file_warnings (the GL thread logs too) */
@@ -64,18 +65,18 @@ static gboolean str_same(const gchar *a, const gchar *b)
   return g_strcmp0(a && *a ? a : NULL, b && *b ? b : NULL) == 0;
 }
 
-static gboolean same_postprocess(const GstTfliteEngine *e, const tfl_decoder_options *o)
+static gboolean same_postprocess(const GstTfliteEngine *e, const tfl_decoder_options *o, tfl_decoder_kind kind)
 {
   if (!e->has_postprocess || !o) return !e->has_postprocess && !o;
   const tfl_decoder_options *a = &e->postprocess;
-  return a->threshold == o->threshold && a->max_results == o->max_results && a->iou_threshold == o->iou_threshold &&
+  return e->postprocess_kind == kind && a->threshold == o->threshold && a->max_results == o->max_results && a->iou_threshold == o->iou_threshold &&
          a->anchors == o->anchors && !memcmp(a->box_scale, o->box_scale, sizeof a->box_scale);
 }
 
 static gboolean matches(const GstTfliteEngine *e, const GstTfliteEngineKey *k, const GStatBuf *file)
 {
   if (!same_file(&e->file, file) || !str_same(e->instance_id, k->instance_id)) return FALSE;
-  if (!same_postprocess(e, k->postprocess)) return FALSE;
+  if (!same_postprocess(e, k->postprocess, k->postprocess_kind)) return FALSE;
   if (e->threads != k->threads || e->max_batch != k->max_batch || e->window_us != k->window_us) return FALSE;
   if (!e->gl_context != !k->gl_context) return FALSE;
   if (!e->gl_context) return TRUE;
@@ -89,10 +90,10 @@ static tfl_status append_postprocess(tfl_graph *g, void *user, tfl_diag *diag)
 {
   GstTfliteEngine *e = user;
   bool appended = false;
-  tfl_status st = tfl_decoder_append_postprocess(TFL_DECODER_DETECTION, g, &e->postprocess, &appended, diag);
+  tfl_status st = tfl_decoder_append_postprocess(e->postprocess_kind, g, &e->postprocess, &appended, diag);
   if (st == TFL_OK && !appended)
-    return tfl_fail(diag, TFL_ERR_SHAPE, "engine: %s: its detection post-processing could not be appended",
-                    e->model_path);
+    return tfl_fail(diag, TFL_ERR_SHAPE, "engine: %s: its %s post-processing could not be appended",
+                    e->model_path, tfl_decoder_kind_name(e->postprocess_kind));
   return st;
 }
 
@@ -163,6 +164,7 @@ static GstTfliteEngine *engine_new(const GstTfliteEngineKey *k, const GStatBuf *
   e->window_us = k->window_us;
   e->has_postprocess = k->postprocess != NULL;
   if (k->postprocess) e->postprocess = *k->postprocess;
+  e->postprocess_kind = k->postprocess_kind;
   g_mutex_init(&e->warn_lock);
   e->file_warnings = g_ptr_array_new_with_free_func(g_free);
   tfl_diag_init(&e->diag);

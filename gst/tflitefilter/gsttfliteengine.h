@@ -31,9 +31,10 @@ typedef struct {
   const gchar *instance_id;    /* engine name: NULL or "" shares by configuration */
   gint max_batch;
   gint window_us;
-  const tfl_decoder_options *postprocess; /* non-NULL: the detection decoder's post-processing
-                                             with these options is appended to the graph
-                                             (tfl_decoder_append_postprocess) */
+  const tfl_decoder_options *postprocess; /* non-NULL: the post-processing of decoder
+                                             postprocess_kind with these options is appended
+                                             to the graph (tfl_decoder_append_postprocess) */
+  tfl_decoder_kind postprocess_kind;
 } GstTfliteEngineKey;
 
 typedef struct _GstTfliteEngine GstTfliteEngine;

@@ -212,8 +212,9 @@ static gboolean load_model(GstTfliteFilter *self)
   tfl_decoder_options opts = self->decoder_opts;
   GST_OBJECT_UNLOCK(self);
   gboolean ok = gst_tflite_model_load(GST_ELEMENT(self), &s, &self->diag, &self->model);
-  /* a MediaPipe detector's anchor decoding and NMS run in the graph, on its delegate: the
-   * engine appends the same op to its graphs (GstTfliteEngineKey.postprocess) */
+  /* a MediaPipe detector's anchor decoding and NMS, a landmark model's decoding run in the
+   * graph, on its delegate: the engine appends the same op to its graphs
+   * (GstTfliteEngineKey.postprocess) */
   bool appended = false;
   if (ok && tfl_decoder_append_postprocess(self->model.decoder_kind, self->model.graph, &opts, &appended,
                                            &self->diag) != TFL_OK) {
@@ -260,7 +261,8 @@ static GstTfliteEngine *get_engine(GstTfliteFilter *self, GstGLContext *gl_conte
   gchar *id = g_strdup(self->instance_id);
   GstTfliteEngineKey k = { path, gl_context, self->precision == GST_TFLITE_PRECISION_FP32, self->threads, cache, id,
                            (gint)self->max_batch, (gint)self->batch_window_us,
-                           self->postprocess_in_graph ? &self->postprocess_opts : NULL };
+                           self->postprocess_in_graph ? &self->postprocess_opts : NULL,
+                           self->model.decoder_kind };
   GST_OBJECT_UNLOCK(self);
   GstTfliteEngine *e = gst_tflite_engine_get(&k, GST_ELEMENT(self), err);
   g_free(path);

@@ -106,6 +106,7 @@ static double node_work(const tfl_graph *g, const tfl_node *n)
   case TFL_OP_ANCHOR_DETECTION:
   case TFL_OP_SSD_CLASS_NMS:
   case TFL_OP_SSD_DETECTION:
+  case TFL_OP_LANDMARK_DECODE:
     w += in * in;
     break;
   default: break;

@@ -16,9 +16,10 @@
  *   --dump:   those inputs and the CPU's outputs as raw files for tests/gl/litert_bench.py
  *             (DIR/<model>.<case>.txt lists them).
  * --postprocess: a detector's anchor decoding and NMS (MediaPipe detectors, SSDs without
- *           TFLite_Detection_PostProcess) appended to the graph
- *           (tfl_decoder_append_postprocess, the element's default options), so they run
- *           on the GPU and only the detections come back (not with --golden).
+ *           TFLite_Detection_PostProcess) or a landmark model's decoding, appended to the
+ *           graph (tfl_decoder_append_postprocess, the element's default options), so they
+ *           run on the GPU and only the detections or the decoded landmarks come back (not
+ *           with --golden).
  * --mask:   segmentation (output 0 [1,H,W,C]): the sync invokes leave the outputs on
  *             the GPU and read back output 0's mask made on the GPU, one byte a pixel
  *             (TFL_EXT_HOST_MASK, what tflitefilter gl-readback=true does), not the floats.
@@ -329,7 +330,7 @@ static int bench(const char *path, const opts *o)
          gpu[2] > 0 ? fl / 1e6 / gpu[2] : 0, np ? gpu[2] * 1e3 / np : 0);
   printf("  last invoke CPU: upload %.3f ms, submit %.3f ms, wait + readback %.3f ms\n", st.upload_ms, st.submit_ms,
          st.readback_ms);
-  printf("  outputs read back: %zu bytes%s\n", out_bytes, appended ? " (detection post-processing appended)" : "");
+  printf("  outputs read back: %zu bytes%s\n", out_bytes, appended ? " (post-processing appended)" : "");
   if (o->golden) printf("  worst element vs the CPU: picture %.3g, gauss %.3g of range\n", err_pic, err_gauss);
   print_profile(g, pr, np, o);
   printf("TABLE %s %s %.1f %.1f %.1f %.1f %s %.3f %.3f %.3f %.3f %.3f %d %d %d %.3f %.1f %.3g %.3g %d %d\n", stem,

@@ -36,13 +36,12 @@
 #include <string.h>
 
 #include "decoders/tfl_decoder.h"
-#include "delegates/cpu/cpu_delegate.h"
 #include "delegates/gl/gl_delegate.h"
 #include "delegates/gl/gl_layout.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
-#include "tests/gl/gl_decode_run.h"
 #include "tests/gl/gl_model_check.h"
+#include "tests/gl/gl_model_run.h"
 #include "tests/gl/gl_test_util.h"
 #include "tests/golden.h"
 
@@ -54,7 +53,7 @@
 
 static const char *golden_dir = "tests/data/golden", *picture_dir = "tests/data/pictures";
 
-typedef gdr_run run;
+typedef glm_run run;
 
 /* Output 0 of a [1,H,W,C] model at pixel i, class c. */
 static float at(const tfl_tensor *t, size_t i, int c)
@@ -91,12 +90,12 @@ static int check_segmentation(const char *name, const char *kind, bool fp16, run
     goto out;
   }
   outs[0] = go;
-  double t0 = gdr_now_ms();
+  double t0 = glm_now_ms();
   tfl_status sf = tfl_decoder_run(gl->dec, outs, 1, &tr, &rf, &gl->diag);
-  double t1 = gdr_now_ms();
+  double t1 = glm_now_ms();
   tfl_results rb = {0}; /* the bytes' decode, timed alone (informative) */
   tfl_decoder_run_mask(gl->dec, bytes, w, h, &tr, &rb, &gl->diag);
-  printf("     %s %s: CPU decode %.3f ms from the floats, %.3f ms from the bytes\n", name, kind, t1 - t0, gdr_now_ms() - t1);
+  printf("     %s %s: CPU decode %.3f ms from the floats, %.3f ms from the bytes\n", name, kind, t1 - t0, glm_now_ms() - t1);
   tfl_results_clear(&rb);
   if (sf) {
     printf("FAIL %s %s: %s\n", name, kind, gl->diag.error);
@@ -378,7 +377,7 @@ static int check_mediapipe(const char *name, const char *kind, bool fp16, run *c
     return 1;
   }
   int differ = rc.n_boxes != ro.n_boxes;
-  for (int i = 0; !differ && i < rc.n_boxes; i++) differ += !gdr_same_box(&rc.boxes[i], &ro.boxes[i]);
+  for (int i = 0; !differ && i < rc.n_boxes; i++) differ += !glm_same_box(&rc.boxes[i], &ro.boxes[i]);
   printf("%s %s %s %-7s decoder: %d detections from the raw heads, %d through the CPU kernel of the appended op%s\n",
          differ ? "FAIL" : "ok  ", name, fp16 ? "fp16" : "fp32", kind, rc.n_boxes, ro.n_boxes,
          differ ? ", not the same" : ", identical");
@@ -408,26 +407,17 @@ static int check_mediapipe(const char *name, const char *kind, bool fp16, run *c
 
 static int check_model(const char *path, bool fp16)
 {
-  gl_delegate_options o = gl_delegate_defaults();
-  o.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
   tfl_diag diag;
-  tfl_diag_init(&diag);
-  o.diag = &diag;
-  tfl_delegate *d = gl_delegate_create(&o);
-  if (!d) {
-    printf("FAIL %s: %s\n", path, diag.error);
-    return 1;
-  }
+  tfl_delegate *d = glm_gl_delegate(fp16, &diag, path);
+  if (!d) return 1;
   run cpu, gl = {0};
-  int fail = gdr_open(path, NULL, false, NULL, &cpu);
+  int fail = glm_open_run(path, NULL, false, NULL, &cpu);
   /* the whole model on GL only for segmentation (detection runs the op alone) */
   bool ssd = !fail && detection_node(cpu.g) == cpu.g->n_nodes - 1;
   bool mp = !fail && !ssd && tfl_decoder_get_kind(cpu.dec) == TFL_DECODER_DETECTION;
-  fail = fail || (mp ? gdr_open(path, NULL, true, NULL, &gl) : !ssd && gdr_open(path, d, false, NULL, &gl));
-  const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  fail = fail || (mp ? glm_open_run(path, NULL, true, NULL, &gl) : !ssd && glm_open_run(path, d, false, NULL, &gl));
   char stem[256];
-  snprintf(stem, sizeof stem, "%.*s", (int)(strstr(name, ".tflite") ? strstr(name, ".tflite") - name : (long)strlen(name)),
-           name);
+  glm_stem(path, stem, sizeof stem);
   const char *kinds[] = {"picture", "gauss"};
   for (int k = 0; !fail && k < 2; k++) {
     golden_case gc;
@@ -449,8 +439,8 @@ static int check_model(const char *path, bool fp16)
     }
     golden_free(&gc);
   }
-  gdr_close(&gl);
-  gdr_close(&cpu);
+  glm_close_run(&gl);
+  glm_close_run(&cpu);
   d->destroy(d);
   return fail;
 }
@@ -460,7 +450,6 @@ int main(int argc, char **argv)
   bool fp16 = false;
   const char *dirs = NULL;
   int fails = 0, n = 0;
-  char buf[4096];
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--fp16")) fp16 = true;
     else if (!strcmp(argv[i], "--synthetic") && i + 1 < argc) { /* DETECTIONS,CLASSES,THRESHOLD */
@@ -479,13 +468,8 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--golden") && i + 1 < argc) golden_dir = argv[++i];
     else if (!strcmp(argv[i], "--pictures") && i + 1 < argc) picture_dir = argv[++i];
     else {
-      const char *path = glm_find_model(argv[i], dirs, buf, sizeof buf);
       n++;
-      if (!path) {
-        printf("FAIL %s: not found in %s (models/fetch.sh, ../shared/models)\n", argv[i], dirs ? dirs : "(no --models)");
-        fails++;
-      } else
-        fails += check_model(path, fp16);
+      fails += glm_check_model_arg(argv[i], dirs, fp16, check_model);
     }
   }
   printf("%d model(s), %d failure(s)\n", n, fails);

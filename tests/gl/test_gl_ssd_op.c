@@ -34,7 +34,7 @@
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 #include "runtime/tfl_passes.h"
-#include "tests/gl/gl_decode_run.h"
+#include "tests/gl/gl_model_run.h"
 #include "tests/gl/gl_model_check.h"
 #include "tests/gl/gl_test_util.h"
 #include "tests/golden.h"
@@ -44,7 +44,7 @@
 static const char *golden_dir = "tests/data/golden", *picture_dir = "tests/data/pictures";
 
 /* (1): both runs invoked on the same inputs, decoded, compared. */
-static int check_decoder(const char *name, const char *kind, const char *what, gdr_run *raw, gdr_run *op)
+static int check_decoder(const char *name, const char *kind, const char *what, glm_run *raw, glm_run *op)
 {
   const tfl_tensor *in = &raw->g->tensors[raw->g->inputs[0]];
   const int w = in->dims[2], h = in->dims[1];
@@ -55,15 +55,15 @@ static int check_decoder(const char *name, const char *kind, const char *what, g
   tfl_results rr = {0}, rp = {0};
   int fail = 0;
   double t[3] = {0};
-  if (tfl_interpreter_invoke(raw->it) || tfl_interpreter_invoke(op->it) || (t[0] = gdr_now_ms(), false) ||
-      tfl_decoder_run(raw->dec, ro, 2, &tr, &rr, &raw->diag) || (t[1] = gdr_now_ms(), false) ||
+  if (tfl_interpreter_invoke(raw->it) || tfl_interpreter_invoke(op->it) || (t[0] = glm_now_ms(), false) ||
+      tfl_decoder_run(raw->dec, ro, 2, &tr, &rr, &raw->diag) || (t[1] = glm_now_ms(), false) ||
       tfl_decoder_run(op->dec, oo, 4, &tr, &rp, &op->diag)) {
     printf("FAIL %s %s: %s %s\n", name, kind, raw->diag.error, op->diag.error);
     fail = 1;
   } else {
     int differ = rr.n_boxes != rp.n_boxes;
-    for (int i = 0; !differ && i < rr.n_boxes; i++) differ += !gdr_same_box(&rr.boxes[i], &rp.boxes[i]);
-    t[2] = gdr_now_ms();
+    for (int i = 0; !differ && i < rr.n_boxes; i++) differ += !glm_same_box(&rr.boxes[i], &rp.boxes[i]);
+    t[2] = glm_now_ms();
     printf("%s %s %-7s decoder %-16s: %d detections from the raw heads, %d through the CPU kernels of the appended "
            "ops%s (decoding %.3f ms from the raw heads, %.3f ms from the ops' outputs)\n", differ ? "FAIL" : "ok  ",
            name, kind, what, rr.n_boxes, rp.n_boxes, differ ? ", not the same" : ", identical", t[1] - t[0],
@@ -202,9 +202,9 @@ static int check_model(const char *path, bool fp16, tfl_delegate *d)
   opts[1].threshold = 0.02f;
   opts[1].max_results = 100;
   const char *what[2] = {"(as the element)", "(0.02, max 100)"};
-  gdr_run raw[2] = {0}, op[2] = {0};
+  glm_run raw[2] = {0}, op[2] = {0};
   int fail = 0;
-  for (int i = 0; i < 2 && !fail; i++) fail = gdr_open(path, NULL, false, &opts[i], &raw[i]) || gdr_open(path, NULL, true, &opts[i], &op[i]);
+  for (int i = 0; i < 2 && !fail; i++) fail = glm_open_run(path, NULL, false, &opts[i], &raw[i]) || glm_open_run(path, NULL, true, &opts[i], &op[i]);
   bool prob = false;
   for (int i = 0; !fail && i < op[0].g->n_nodes; i++)
     if (op[0].g->nodes[i].op == TFL_OP_SSD_DETECTION) prob = op[0].g->nodes[i].p.anchor_det.prob_scores;
@@ -227,8 +227,8 @@ static int check_model(const char *path, bool fp16, tfl_delegate *d)
     golden_free(&gc);
   }
   for (int i = 0; i < 2; i++) {
-    gdr_close(&op[i]);
-    gdr_close(&raw[i]);
+    glm_close_run(&op[i]);
+    glm_close_run(&raw[i]);
   }
   return fail;
 }

@@ -49,6 +49,7 @@ extern const cpu_kernel cpu_k_posenet_decoder;        /* posenet_decoder.c */
 extern const cpu_kernel cpu_k_anchor_detection;       /* anchor_detection.c (internal op) */
 extern const cpu_kernel cpu_k_ssd_class_nms;          /* ssd_detection.c (internal op) */
 extern const cpu_kernel cpu_k_ssd_detection;          /* ssd_detection.c (internal op) */
+extern const cpu_kernel cpu_k_landmark_decode;        /* landmark_decode.c (internal op) */
 
 /* A prepared QUANTIZE's 8-bit -> 8-bit table, indexed by the stored input byte (fast
  * kernels run the same lookup); false for a QUANTIZE from float. quantize.c */

@@ -1,0 +1,94 @@
+/* gl_model_run.c - see gl_model_run.h. */
+#include "gl_model_run.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "delegates/cpu/cpu_delegate.h"
+#include "delegates/gl/gl_delegate.h"
+#include "runtime/tfl_loader.h"
+#include "tests/gl/gl_model_check.h"
+
+int glm_open_run(const char *path, tfl_delegate *d, bool append, const tfl_decoder_options *dopt, glm_run *r)
+{
+  memset(r, 0, sizeof *r);
+  tfl_diag_init(&r->diag);
+  tfl_interp_options o = tfl_interp_defaults();
+  char why[256];
+  if (tfl_load_file(path, &r->g, &r->diag) ||
+      !(r->cpu = cpu_delegate_create(&(cpu_delegate_options){.threads = 1, .use_xnnpack = true, .diag = &r->diag})))
+    goto fail;
+  o.delegate = d;
+  o.fallback = r->cpu;
+  o.diag = &r->diag;
+  tfl_decoder_kind k = tfl_decoder_pick(r->g, why, sizeof why);
+  const tfl_decoder_options opt = dopt ? *dopt : tfl_decoder_defaults();
+  bool appended = false;
+  if (append && (tfl_decoder_append_postprocess(k, r->g, &opt, &appended, &r->diag) || !appended)) {
+    if (!r->diag.error[0])
+      snprintf(r->diag.error, sizeof r->diag.error, "no post-processing op appended (%s)", tfl_decoder_kind_name(k));
+    goto fail;
+  }
+  if (tfl_interpreter_create(r->g, &o, &r->it) || tfl_decoder_create(k, r->g, &opt, &r->dec, &r->diag)) goto fail;
+  return 0;
+fail:
+  printf("FAIL %s%s%s: %s\n", path, d ? " (gl)" : "", append ? " (post-processing appended)" : "", r->diag.error);
+  return 1;
+}
+
+void glm_close_run(glm_run *r)
+{
+  tfl_decoder_free(r->dec);
+  tfl_interpreter_free(r->it);
+  tfl_graph_free(r->g);
+  if (r->cpu) r->cpu->destroy(r->cpu);
+  memset(r, 0, sizeof *r);
+}
+
+void glm_stem(const char *path, char *stem, size_t n)
+{
+  const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  const char *dot = strstr(name, ".tflite");
+  snprintf(stem, n, "%.*s", (int)(dot ? dot - name : (long)strlen(name)), name);
+}
+
+tfl_delegate *glm_gl_delegate(bool fp16, tfl_diag *diag, const char *path)
+{
+  gl_delegate_options o = gl_delegate_defaults();
+  o.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
+  tfl_diag_init(diag);
+  o.diag = diag;
+  tfl_delegate *d = gl_delegate_create(&o);
+  if (!d) printf("FAIL %s: %s\n", path, diag->error);
+  return d;
+}
+
+int glm_check_model_arg(const char *arg, const char *dirs, bool fp16, int (*check)(const char *path, bool fp16))
+{
+  char buf[4096];
+  const char *path = glm_find_model(arg, dirs, buf, sizeof buf);
+  if (path) return check(path, fp16);
+  printf("FAIL %s: not found in %s (models/fetch.sh, ../shared/models)\n", arg, dirs ? dirs : "(no --models)");
+  return 1;
+}
+
+bool glm_same_box(const tfl_box *a, const tfl_box *b)
+{
+  if (memcmp(&a->x, &b->x, sizeof(float)) || memcmp(&a->y, &b->y, sizeof(float)) || memcmp(&a->w, &b->w, sizeof(float)) ||
+      memcmp(&a->h, &b->h, sizeof(float)) || memcmp(&a->score, &b->score, sizeof(float)) || a->class_id != b->class_id ||
+      a->n_keypoints != b->n_keypoints)
+    return false;
+  for (int k = 0; k < a->n_keypoints; k++)
+    if (memcmp(&a->keypoints[k].x, &b->keypoints[k].x, sizeof(float)) ||
+        memcmp(&a->keypoints[k].y, &b->keypoints[k].y, sizeof(float)))
+      return false;
+  return true;
+}
+
+double glm_now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}

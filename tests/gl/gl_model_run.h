@@ -1,0 +1,41 @@
+/* gl_model_run.h - a real model opened for the post-processing tests (test_gl_postproc,
+ * test_gl_landmark_op, test_gl_ssd_op): loaded, optionally with its decoder's post-processing appended
+ * (tfl_decoder_append_postprocess), an interpreter on a delegate (NULL: the CPU alone,
+ * else the CPU as fallback) and the decoder the family table picks. */
+#ifndef GL_MODEL_RUN_H
+#define GL_MODEL_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "decoders/tfl_decoder.h"
+#include "runtime/tfl_interpreter.h"
+
+typedef struct {
+  tfl_diag diag;
+  tfl_graph *g;
+  tfl_delegate *cpu;
+  tfl_interpreter *it;
+  tfl_decoder *dec;
+} glm_run;
+
+/* dopt: the decoder's options (NULL: tfl_decoder_defaults); append: the post-processing
+ * appended (a failure when the model has none). 0, or 1 with a FAIL line printed. */
+int glm_open_run(const char *path, tfl_delegate *d, bool append, const tfl_decoder_options *dopt, glm_run *r);
+/* Frees what glm_open_run made (a zeroed or failed run too). */
+void glm_close_run(glm_run *r);
+/* The GL delegate in fp16 or fp32 reporting to diag (NULL with a FAIL line naming path
+ * printed). */
+tfl_delegate *glm_gl_delegate(bool fp16, tfl_diag *diag, const char *path);
+/* A MODEL argument: looked up in the colon-separated dirs (glm_find_model) and checked
+ * by check(path, fp16). Returns the failures: check's, or 1 with a FAIL line when the
+ * model cannot be found. */
+int glm_check_model_arg(const char *arg, const char *dirs, bool fp16, int (*check)(const char *path, bool fp16));
+/* A model path's file name without ".tflite" into stem. */
+void glm_stem(const char *path, char *stem, size_t n);
+/* Two results the same to the bit: box, score, class and keypoints. */
+bool glm_same_box(const tfl_box *a, const tfl_box *b);
+/* A monotonic clock in milliseconds. */
+double glm_now_ms(void);
+
+#endif
