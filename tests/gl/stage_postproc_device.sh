@@ -9,8 +9,8 @@
 #                          library beside it, found through $ORIGIN) and gl_bench
 #   AUX/before/{gst,bin}   the same of BEFORE (default 947438e: main before this work, all
 #                          post-processing on the CPU)
-#   AUX/m/                 deeplabv3_257_mv_gpu, coco_ssd_mobilenet_v1_1.0_quant_2018_06_29,
-#                          selfie_segmentation
+#   AUX/m/                 MODELS (default deeplabv3_257_mv_gpu,
+#                          coco_ssd_mobilenet_v1_1.0_quant_2018_06_29, selfie_segmentation)
 # Then on the GPU machine, carrying .device and AUX:
 #     source .device/env.sh && bash tests/gl/bench_postproc_device.sh build-pp
 #   usage: bash tests/gl/stage_postproc_device.sh [AUX]
@@ -40,7 +40,8 @@ if [ ! -f "$b/meson.build" ]; then
   git archive "$BEFORE" | tar -x -C "$b"
 fi
 build "$b" "$A/before"
-for m in deeplabv3_257_mv_gpu coco_ssd_mobilenet_v1_1.0_quant_2018_06_29 selfie_segmentation; do
+MODELS=${MODELS:-"deeplabv3_257_mv_gpu coco_ssd_mobilenet_v1_1.0_quant_2018_06_29 selfie_segmentation"}
+for m in $MODELS; do
   for d in models/cache ../shared/models; do
     if [ -f "$d/$m.tflite" ]; then cp "$d/$m.tflite" "$A"/m/; break; fi
   done
