@@ -9,9 +9,8 @@
  * Run: one task per thread slot pulls chunks from an atomic counter; each slot has its
  * own stream, memory objects (data handles set per chunk), scratchpad, and for bf16 the
  * converted input rows, for 8-bit the int32 sums that requant_rows turns into the output.
- * 8-bit convs whose few rows split unevenly over the threads (oc_groups_for) are cut by
- * output channels instead: one slot per thread, each with its own weights (its channels'
- * share) and every row chunk, writing its channels of each output pixel.
+ * 8-bit 1x1 convs whose few rows split unevenly over the threads run as H * W one-pixel
+ * rows (flat_for), cut into chunks of equal size, each slot its own contiguous run of them.
  */
 #include "onednn_conv.h"
 #include "onednn_fit.h"
@@ -32,7 +31,7 @@ void omp_set_num_threads(int n);
 int omp_get_max_threads(void);
 
 enum { INPUT = ONEDNN_INPUT, FILTER = ONEDNN_FILTER, BIAS = ONEDNN_BIAS };
-enum { MAX_CLASSES = 6, POOL_MAX_CHANNELS = 1024, MAX_OC_GROUPS = 4 };
+enum { MAX_CLASSES = 6, POOL_MAX_CHANNELS = 1024 };
 /* Scratch (int32 sums, bf16 rows) per chunk is kept under this many bytes, so it stays in
  * the core's L2 cache between oneDNN writing it and us reading it. */
 #define SCRATCH_TARGET (512u * 1024u)
@@ -41,7 +40,7 @@ typedef struct {
   int rows_out, rows_in, pad_top, pad_bot;
   dnnl_primitive_t prim;
   dnnl_memory_desc_t src_md, dst_md, z_md;
-  dnnl_memory_t weights[MAX_OC_GROUPS]; /* reordered for prim, one per output channel group */
+  dnnl_memory_t weights;  /* reordered for prim */
   bool owns_weights;      /* else shared with an earlier class (same layout) */
   size_t scratch_bytes;
 } chunk_class;
@@ -82,10 +81,7 @@ struct onednn_conv {
   cpu_features isa;
   onednn_geom s;
   int chunk_rows, n_classes, n_chunks, n_slots;
-  /* > 1: 8-bit convs whose rows are too few to share well: one primitive per thread over
-   * OC / oc_groups output channels (oc_per), each slot all rows of its group, so each
-   * thread reads only its share of the weights */
-  int oc_groups, oc_per;
+  bool static_slots;      /* slot i runs chunks [i, i + 1) * n_chunks / n_slots (flat_for) */
   chunk_class cls[MAX_CLASSES];
   chunk *chunks;
   slot *slots;
@@ -94,7 +90,6 @@ struct onednn_conv {
   size_t acc_elems, cvt_elems;
   /* 8-bit */
   cpu_requant_rows rq;
-  cpu_requant_rows rq_group[MAX_OC_GROUPS]; /* rq over each group's channels */
   int32_t *rq_bias;
   float *rq_scale;
   int32_t src_zp;
@@ -118,12 +113,12 @@ static void chunk_rows_in(const onednn_geom *s, int r0, int r1, int *first, int 
   *bot = i1 - b;
 }
 
-static int chunk_rows_for(const onednn_geom *s, onednn_kind kind, int threads, int oc)
+static int chunk_rows_for(const onednn_geom *s, onednn_kind kind, int threads)
 {
   int rows = (s->OH + threads - 1) / threads;
   size_t per_row = 0;
   if (kind == K_Q8) /* the int32 sums */
-    per_row = (size_t)s->OW * (size_t)oc * sizeof(int32_t);
+    per_row = (size_t)s->OW * (size_t)s->OC * sizeof(int32_t);
   if (kind == K_BF16) /* the converted input rows (none when the input is bf16 already) */
     per_row = (size_t)s->sh * (size_t)s->W * (size_t)s->C * sizeof(uint16_t);
   if (per_row) {
@@ -133,34 +128,37 @@ static int chunk_rows_for(const onednn_geom *s, onednn_kind kind, int threads, i
   return rows < 1 ? 1 : rows;
 }
 
-/* Output channel groups for `threads`: one per thread (8-bit dense convs, at least 64
- * channels in whole 16-channel blocks per group) where the rows split unevenly (one thread
- * 1/32 or more above an even share) and each thread still gets 256 pixels or more:
- * posenet's 23x31 1x1 convs (rows 12 / 11, in chunks of 11, 11 and 1 for the int32 sums'
- * size) went from 283-287 to 264-266 us at 2 threads, 8 of them. Not where the rows split
- * evenly or the maps are small (mobilenet_v2's 14x14 / 7x7: oneDNN is slower on so few
- * pixels per call). */
-static int oc_groups_for(const onednn_geom *s, onednn_kind kind, int threads)
+/* 8-bit 1x1 convs (stride 1, no padding) whose rows split unevenly over the threads (one
+ * thread 1/32 or more above an even share) with 256 pixels or more per thread: posenet's
+ * 23x31 convs. Their rows went 12 / 11 in chunks of 11, 11 and 1 (the int32 sums' cap);
+ * as one-pixel rows the threads get equal shares (357 / 356 pixels in 4 chunks of <= 179),
+ * each a contiguous run, so each thread keeps reading about the pixels it wrote the step
+ * before (cutting by output channels instead made every thread read the other's half of
+ * the input: 3% faster where the two cores share an L3, 13% slower where a cache line took
+ * 310 ns between them, as this VM's two vCPUs do at times). */
+static bool flat_for(const onednn_geom *s, onednn_kind kind, int threads)
 {
-  if (kind != K_Q8 || s->depthwise || threads < 2 || threads > MAX_OC_GROUPS) return 1;
-  const int per = s->OC / threads, share = (s->OH + threads - 1) / threads;
-  if (s->OC % (16 * threads) || per < 64) return 1;
-  if (32 * (share * threads - s->OH) < s->OH || (long)s->OH * s->OW < 256L * threads) return 1;
-  return threads;
+  if (kind != K_Q8 || s->depthwise || threads < 2 || s->KH != 1 || s->KW != 1 || s->sh != 1 || s->sw != 1 ||
+      s->pad_t || s->pad_l || s->pad_r || s->w_used != s->W || s->OH != s->H || s->OW != s->W)
+    return false;
+  const int share = (s->OH + threads - 1) / threads;
+  return 32 * (share * threads - s->OH) >= s->OH && (long)s->OH * s->OW >= 256L * threads;
 }
 
-/* Fills c->chunks and the class keys. False when a chunk would read no input row or the
- * chunks need more than MAX_CLASSES shapes. */
+/* Fills c->chunks and the class keys (flat_for: the geometry too). False when a chunk
+ * would read no input row or the chunks need more than MAX_CLASSES shapes. */
 static bool plan(onednn_conv *c, int threads)
 {
-  const onednn_geom *s = &c->s;
-  c->oc_groups = oc_groups_for(s, c->kind, threads);
-  c->oc_per = s->OC / c->oc_groups;
-  if (c->oc_groups > 1) { /* each group all rows, in chunks of equal shares */
-    const int rows = chunk_rows_for(s, c->kind, 1, c->oc_per), n = (s->OH + rows - 1) / rows;
+  onednn_geom *s = &c->s;
+  c->static_slots = flat_for(s, c->kind, threads);
+  if (c->static_slots) { /* H * W rows of one pixel, a multiple of `threads` equal chunks */
+    s->H = s->OH = s->H * s->W;
+    s->W = s->OW = s->w_used = 1;
+    const int cap = chunk_rows_for(s, c->kind, 1);
+    const int n = ((s->OH + cap - 1) / cap + threads - 1) / threads * threads;
     c->chunk_rows = (s->OH + n - 1) / n;
   } else {
-    c->chunk_rows = chunk_rows_for(s, c->kind, threads, s->OC);
+    c->chunk_rows = chunk_rows_for(s, c->kind, threads);
   }
   const int per_batch = (s->OH + c->chunk_rows - 1) / c->chunk_rows;
   c->n_chunks = per_batch * s->N;
@@ -202,8 +200,7 @@ static tfl_status dn(dnnl_status_t st, const onednn_conv *c, const char *what)
                    tfl_op_name(c->g->nodes[c->node].op), what, (int)st);
 }
 
-/* dims of weights for oc output channels */
-static void weights_dims(const onednn_geom *s, int oc, int *nd, dnnl_dims_t d)
+static void weights_dims(const onednn_geom *s, int *nd, dnnl_dims_t d)
 {
   if (s->depthwise) {
     *nd = 5;
@@ -214,7 +211,7 @@ static void weights_dims(const onednn_geom *s, int oc, int *nd, dnnl_dims_t d)
     d[4] = s->KW;
   } else {
     *nd = 4;
-    d[0] = oc;
+    d[0] = s->OC;
     d[1] = s->C;
     d[2] = s->KH;
     d[3] = s->KW;
@@ -252,10 +249,10 @@ static tfl_status class_pd(onednn_conv *c, int k, dnnl_primitive_desc_t *pd)
   /* NHWC with the full input row stride (the width may be clipped) */
   dnnl_dims_t sd = {1, s->C, cl->rows_in, s->w_used};
   dnnl_dims_t ss = {(dnnl_dim_t)cl->rows_in * s->W * s->C, 1, (dnnl_dim_t)s->W * s->C, s->C};
-  dnnl_dims_t dd = {1, c->oc_per, cl->rows_out, s->OW};
+  dnnl_dims_t dd = {1, s->OC, cl->rows_out, s->OW};
   dnnl_dims_t wd, bd = {s->OC};
   int wnd;
-  weights_dims(s, c->oc_per, &wnd, wd);
+  weights_dims(s, &wnd, wd);
   dnnl_memory_desc_t wmd, bmd;
   tfl_status st;
   if ((st = dn(dnnl_memory_desc_init_by_strides(&cl->src_md, 4, sd, src_type(c, x), ss), c, "source desc")) ||
@@ -319,18 +316,16 @@ static bool pd_is_jit(dnnl_primitive_desc_t pd)
   return strstr(impl, "ref") == NULL;
 }
 
-/* Weights as TFLite stores them (OC,KH,KW,IC / 1,KH,KW,OC), reordered into `md`: output
- * channel group `group`'s (dense convs: oc_per rows from group * oc_per). 8-bit weights
- * minus their zero points are first written as int8. */
-static tfl_status reorder_weights(onednn_conv *c, const dnnl_memory_desc_t *md, int group, dnnl_memory_t *out)
+/* Weights as TFLite stores them (OC,KH,KW,IC / 1,KH,KW,OC), reordered into `md`. 8-bit
+ * weights minus their zero points are first written as int8. */
+static tfl_status reorder_weights(onednn_conv *c, const dnnl_memory_desc_t *md, dnnl_memory_t *out)
 {
   const onednn_geom *s = &c->s;
   const tfl_node *n = &c->g->nodes[c->node];
   const tfl_tensor *w = onednn_in(c->g, n, FILTER);
   dnnl_dims_t wd, ws;
   int wnd;
-  weights_dims(s, c->oc_per, &wnd, wd);
-  const int oc0 = group * c->oc_per;
+  weights_dims(s, &wnd, wd);
   if (s->depthwise) { /* [KH][KW][G*M]: g stride M, m stride 1 */
     const dnnl_dim_t M = s->OC / s->groups;
     ws[0] = M;
@@ -346,16 +341,13 @@ static tfl_status reorder_weights(onednn_conv *c, const dnnl_memory_desc_t *md, 
   }
   void *data = w->data, *converted = NULL;
   if (c->kind == K_Q8) {
-    const size_t per_oc = s->depthwise ? 1 : tfl_tensor_count(w) / (size_t)s->OC;
-    const size_t first = s->depthwise ? 0 : (size_t)oc0 * per_oc;
-    const size_t count = s->depthwise ? tfl_tensor_count(w) : (size_t)c->oc_per * per_oc;
+    const size_t count = tfl_tensor_count(w), per_oc = s->depthwise ? 1 : count / (size_t)s->OC;
     int8_t *q = malloc(count ? count : 1);
     if (!q) return tfl_fail(c->diag, TFL_ERR_NOMEM, "node %d: int8 weights", c->node);
-    for (size_t j = 0; j < count; j++) {
-      const size_t i = first + j;
+    for (size_t i = 0; i < count; i++) {
       const int oc = s->depthwise ? (int)(i % (size_t)s->OC) : (int)(i / per_oc);
       const int32_t zero = s->shifted ? 128 : cpu_zero_point(w, oc);
-      q[j] = (int8_t)((w->type == TFL_TYPE_UINT8 ? ((const uint8_t *)w->data)[i] : ((const int8_t *)w->data)[i]) -
+      q[i] = (int8_t)((w->type == TFL_TYPE_UINT8 ? ((const uint8_t *)w->data)[i] : ((const int8_t *)w->data)[i]) -
                       zero);
     }
     data = converted = q;
@@ -397,15 +389,15 @@ static tfl_status make_class(onednn_conv *c, int k)
     const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     const dnnl_memory_desc_t *smd = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     cl->scratch_bytes = smd ? dnnl_memory_desc_get_size(smd) : 0;
-    for (int j = 0; j < k && !cl->weights[0]; j++) { /* same layout as an earlier class: share */
+    for (int j = 0; j < k && !cl->weights; j++) { /* same layout as an earlier class: share */
       const dnnl_memory_desc_t *other;
-      if (dnnl_memory_get_memory_desc(c->cls[j].weights[0], &other) == dnnl_success &&
+      if (dnnl_memory_get_memory_desc(c->cls[j].weights, &other) == dnnl_success &&
           dnnl_memory_desc_equal(other, wmd))
-        memcpy(cl->weights, c->cls[j].weights, sizeof cl->weights);
+        cl->weights = c->cls[j].weights;
     }
-    if (!cl->weights[0]) {
-      cl->owns_weights = true;
-      for (int g = 0; g < c->oc_groups && !st; g++) st = reorder_weights(c, wmd, g, &cl->weights[g]);
+    if (!cl->weights) {
+      st = reorder_weights(c, wmd, &cl->weights);
+      cl->owns_weights = st == TFL_OK;
     }
   }
   if (pd) dnnl_primitive_desc_destroy(pd);
@@ -414,13 +406,13 @@ static tfl_status make_class(onednn_conv *c, int k)
 
 static tfl_status make_slots(onednn_conv *c, int threads)
 {
-  c->n_slots = c->oc_groups > 1 ? c->oc_groups : (threads < c->n_chunks ? threads : c->n_chunks);
+  c->n_slots = threads < c->n_chunks ? threads : c->n_chunks;
   c->slots = calloc((size_t)c->n_slots, sizeof *c->slots);
   if (!c->slots) return tfl_fail(c->diag, TFL_ERR_NOMEM, "node %d: oneDNN slots", c->node);
   size_t scratch = 0;
   for (int k = 0; k < c->n_classes; k++) {
     if (c->cls[k].scratch_bytes > scratch) scratch = c->cls[k].scratch_bytes;
-    const size_t acc = (size_t)c->cls[k].rows_out * c->s.OW * c->oc_per;
+    const size_t acc = (size_t)c->cls[k].rows_out * c->s.OW * c->s.OC;
     const size_t cvt = (size_t)c->cls[k].rows_in * c->s.W * c->s.C;
     if (c->kind == K_Q8 && acc > c->acc_elems) c->acc_elems = acc;
     if (c->s.shifted) {
@@ -525,18 +517,9 @@ static tfl_status single_threaded(tfl_status (*f)(onednn_conv *, int), onednn_co
 static tfl_status build(onednn_conv *c, int threads)
 {
   tfl_status st = dn(dnnl_engine_create(&c->eng, dnnl_cpu, 0), c, "engine");
-  if (!st && c->kind == K_Q8) st = make_requant(c);
   if (!st && !plan(c, threads))
     st = tfl_fail(c->diag, TFL_ERR_UNSUPPORTED, "node %d: cannot cut the output rows into chunks", c->node);
-  for (int g = 0; !st && c->kind == K_Q8 && g < c->oc_groups; g++) { /* rq over group g's channels */
-    const int o = g * c->oc_per;
-    c->rq_group[g] = c->rq;
-    c->rq_group[g].channels = c->oc_per;
-    c->rq_group[g].out_stride = c->s.OC;
-    if (c->rq.bias) c->rq_group[g].bias += o;
-    if (c->rq.corr_k) c->rq_group[g].corr_k += o;
-    c->rq_group[g].scale += o;
-  }
+  if (!st && c->kind == K_Q8) st = make_requant(c); /* after plan: its geometry */
   for (int k = 0; k < c->n_classes && !st; k++) st = make_class(c, k);
   if (!st) st = make_bias(c);
   if (!st) st = make_slots(c, threads);
@@ -566,8 +549,7 @@ void onednn_conv_free(onednn_conv *c)
   }
   for (int k = 0; k < c->n_classes; k++) {
     if (c->cls[k].prim) dnnl_primitive_destroy(c->cls[k].prim);
-    for (int g = 0; c->cls[k].owns_weights && g < MAX_OC_GROUPS; g++)
-      if (c->cls[k].weights[g]) dnnl_memory_destroy(c->cls[k].weights[g]);
+    if (c->cls[k].owns_weights) dnnl_memory_destroy(c->cls[k].weights);
   }
   if (c->bias) dnnl_memory_destroy(c->bias);
   if (c->eng) dnnl_engine_destroy(c->eng);
@@ -733,7 +715,7 @@ static void fill_addend(const onednn_conv *c, void *y, const void *z, size_t pix
   }
 }
 
-static void run_chunk(run_args *a, slot *sl, const chunk *ch, int group)
+static void run_chunk(run_args *a, slot *sl, const chunk *ch)
 {
   onednn_conv *c = a->c;
   const onednn_geom *s = &c->s;
@@ -765,7 +747,7 @@ static void run_chunk(run_args *a, slot *sl, const chunk *ch, int group)
   dnnl_exec_arg_t args[7];
   int na = 0;
   args[na++] = (dnnl_exec_arg_t){DNNL_ARG_SRC, sl->src[ch->cls]};
-  args[na++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, cl->weights[group]};
+  args[na++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, cl->weights};
   args[na++] = (dnnl_exec_arg_t){DNNL_ARG_DST, sl->dst[ch->cls]};
   if (c->bias) args[na++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, c->bias};
   if (sl->scratch[ch->cls]) args[na++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, sl->scratch[ch->cls]};
@@ -781,8 +763,7 @@ static void run_chunk(run_args *a, slot *sl, const chunk *ch, int group)
   if (c->kind == K_Q8) {
     if (c->s.shifted)
       cpu_window_sums(&c->wg, src, cl->rows_in, cl->pad_top, cl->rows_out, sl->rowsum, sl->corr);
-    cpu_requant_rows_run(&c->rq_group[group], sl->acc, sl->corr, a->y + out_off + (size_t)group * c->oc_per,
-                         (size_t)cl->rows_out * s->OW, c->isa.avx512);
+    cpu_requant_rows_run(&c->rq, sl->acc, sl->corr, a->y + out_off, (size_t)cl->rows_out * s->OW, c->isa.avx512);
   }
 }
 
@@ -792,13 +773,15 @@ static void run_slot(void *arg, size_t i)
   slot *sl = &a->c->slots[i];
   const int prev = omp_get_max_threads();
   omp_set_num_threads(1);
-  if (a->c->oc_groups > 1) { /* slot i: every chunk of output channel group i */
-    for (int k = 0; k < a->c->n_chunks && !atomic_load(&a->failed); k++) run_chunk(a, sl, &a->c->chunks[k], (int)i);
+  if (a->c->static_slots) {
+    const size_t n = (size_t)a->c->n_chunks, slots = (size_t)a->c->n_slots;
+    for (size_t k = n * i / slots; k < n * (i + 1) / slots && !atomic_load(&a->failed); k++)
+      run_chunk(a, sl, &a->c->chunks[k]);
   } else {
     for (;;) {
       const int k = atomic_fetch_add(&a->next, 1);
       if (k >= a->c->n_chunks || atomic_load(&a->failed)) break;
-      run_chunk(a, sl, &a->c->chunks[k], 0);
+      run_chunk(a, sl, &a->c->chunks[k]);
     }
   }
   omp_set_num_threads(prev);

@@ -17,7 +17,6 @@ __attribute__((target("avx512f,avx512bw"))) static void run_avx512(const cpu_req
   const __m512 flo = _mm512_set1_ps((float)(r->lo - r->zero_point));
   const __m512 fhi = _mm512_set1_ps((float)(r->hi - r->zero_point));
   const __m512i zp = _mm512_set1_epi32(r->zero_point);
-  const size_t os = r->out_stride > 0 ? (size_t)r->out_stride : (size_t)C;
   for (size_t p = 0; p < pixels; p++) {
     const int32_t *a = acc + p * (size_t)C;
     for (int c = 0; c < C; c += 16) {
@@ -32,9 +31,9 @@ __attribute__((target("avx512f,avx512bw"))) static void run_avx512(const cpu_req
       f = _mm512_min_ps(_mm512_max_ps(f, flo), fhi);
       const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(f), zp);
       if (r->is_u8)
-        _mm512_mask_cvtusepi32_storeu_epi8((uint8_t *)out + p * os + c, m, q);
+        _mm512_mask_cvtusepi32_storeu_epi8((uint8_t *)out + p * (size_t)C + c, m, q);
       else
-        _mm512_mask_cvtsepi32_storeu_epi8((int8_t *)out + p * os + c, m, q);
+        _mm512_mask_cvtsepi32_storeu_epi8((int8_t *)out + p * (size_t)C + c, m, q);
     }
   }
 }
@@ -47,19 +46,18 @@ static void run_portable(const cpu_requant_rows *r, const int32_t *acc, const in
                          size_t pixels)
 {
   const int C = r->channels;
-  const size_t os = r->out_stride > 0 ? (size_t)r->out_stride : (size_t)C;
   for (size_t p = 0; p < pixels; p++)
     for (int c = 0; c < C; c++) {
-      const size_t i = p * (size_t)C + (size_t)c, o = p * os + (size_t)c;
+      const size_t i = p * (size_t)C + (size_t)c;
       /* wraps like the int32 lanes of the vector path (no overflow in real models) */
       uint32_t a = (uint32_t)acc[i] + (uint32_t)(r->bias ? r->bias[c] : 0);
       if (r->corr_k)
         a += (uint32_t)r->corr_k[c] * (uint32_t)corr[p];
       const int32_t q = cpu_requant_fp32((int32_t)a, r->scale[c], r->zero_point, r->lo, r->hi);
       if (r->is_u8)
-        ((uint8_t *)out)[o] = (uint8_t)q;
+        ((uint8_t *)out)[i] = (uint8_t)q;
       else
-        ((int8_t *)out)[o] = (int8_t)q;
+        ((int8_t *)out)[i] = (int8_t)q;
     }
 }
 

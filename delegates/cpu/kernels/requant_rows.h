@@ -20,12 +20,10 @@ typedef struct {
   int32_t zero_point;    /* output's */
   int32_t lo, hi;        /* the fused activation's range, quantized */
   bool is_u8;            /* uint8 storage, else int8 */
-  int out_stride;        /* out's elements from one pixel to the next; 0: channels (dense) */
 } cpu_requant_rows;
 
 /* out[p][c] = requant(acc[p][c] (+ corr_k[c] * corr[p]) + bias[c]) for
- * `pixels` rows of `channels` values (acc rows dense, out rows out_stride apart: a share of
- * a wider output's channels); corr is ignored without
+ * `pixels` rows of `channels` values (acc and out rows are dense); corr is ignored without
  * corr_k. avx512: use the AVX-512 path (only if the CPU has it). */
 void cpu_requant_rows_run(const cpu_requant_rows *r, const int32_t *acc, const int32_t *corr, void *out,
                           size_t pixels, bool avx512);
