@@ -11,7 +11,8 @@
  *     depthwise may round the bias and, with a post-op, the output too) and the fp32 slack
  *     above; the test also fails if the error is not there at all (then it ran in fp32).
  * Shapes: 1x1, 3x3, 5x5, strides 1 and 2, dilation, SAME and VALID, odd channel counts,
- * batch 2, depth multiplier 2; 1, 2 and 3 threads (the row chunks and their paddings), with
+ * batch 2, depth multiplier 2; 1, 2 and 3 threads (the row chunks and their paddings; 8-bit
+ * 1x1 convs as one-pixel rows), with
  * this CPU's instruction sets and with the portable paths (cpu_features_none: requant and
  * bf16 conversion in plain C). Exit 77 (skip) where oneDNN has no JIT convolution at all;
  * bf16 cases are left out where oneDNN has no bf16 JIT code (no AVX-512 BF16).
@@ -38,6 +39,10 @@ static const shape shapes[] = {
   {"dw 5x5 s2 same", 1, 2, 21, 20, 16, 16, 5, 2, 1, 1},
   {"dw 3x3 m2 valid", 1, 1, 10, 9, 5, 10, 3, 1, 1, 0},
   {"dw 3x3 dil2 same", 1, 1, 14, 14, 24, 24, 3, 1, 2, 1},
+  /* 8-bit 1x1, rows that split unevenly (7): run as one-pixel rows in equal chunks, each
+   * thread its own run of them (2 and 3 threads; batch 2: 2 threads only) */
+  {"1x1 7 rows", 0, 1, 7, 112, 40, 192, 1, 1, 1, 1},
+  {"1x1 7 rows batch 2", 0, 2, 7, 80, 24, 40, 1, 1, 1, 1},
 };
 
 enum { F32, BF16, U8, I8, U8W };
@@ -88,8 +93,8 @@ static void build(op_runner *r, const shape *s, int kind, int32_t x_zp, tfl_acti
       w[i] = (uint8_t)(kind == U8W ? rnd(0, 255) : u8 ? rnd(0, w_zp + 127) : (int8_t)rnd(-127, 127));
     for (int i = 0; i < s->oc; i++) b[i] = rnd(-20000, 20000);
     const float xs = 0.02f, taps = (float)s->k * s->k * (s->dw ? 1 : s->ic);
-    float ws[64];
-    int32_t wz[64];
+    float ws[192]; /* oc <= 192 */
+    int32_t wz[192];
     for (int i = 0; i < s->oc; i++) {
       ws[i] = u8 ? 0.004f : 0.002f + 0.0001f * (float)i;
       wz[i] = w_zp;
