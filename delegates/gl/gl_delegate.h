@@ -49,8 +49,9 @@ typedef struct {
   bool irb;                   /* with the pair, the 1x1 expansion before it: the whole
                                  inverted residual block in one dispatch, the expansion
                                  recomputed per tile (gl_gen_irb.c). Default off: on
-                                 llvmpipe 2.4x slower (SSD MobileNet v2) and minutes of
-                                 shader compilation (docs/gl-performance.md) */
+                                 llvmpipe slower or even, and its first invoke (shader
+                                 compilation) 2-16x longer; unmeasured on GPUs
+                                 (docs/gl-performance.md) */
   int irb_tile;               /* > 0: those dispatches' output tiles, N x N pixels (at most
                                  what shared memory and the workgroup allow) */
   bool no_reorder;            /* dispatches in graph order, not grouped by dependency level */
