@@ -315,7 +315,9 @@ static void build_irb_150(gb *b)
 /* 576 expanded channels, stride 2, no residual */
 static void build_irb_576_stride2(gb *b)
 {
-  gb_irb(b, 1, 22, 21, 96, 576, 3, 2, 1, 40); /* 11x11x40 outputs: the projection not split */
+  /* 15x15x40 outputs, over a quarter of llvmpipe's fill (at most 4096 seen): the projection is
+   * not split (gl_tune_conv_split), so the pair fuses */
+  gb_irb(b, 1, 30, 29, 96, 576, 3, 2, 1, 40);
 }
 
 static void build_irb_5x5_batch2(gb *b)
