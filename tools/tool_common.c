@@ -174,6 +174,22 @@ void tool_run_options_help(FILE *out)
   tool_gl_tuning_help(out);
 }
 
+/* The value of flag argv[*i], an integer in 1..hi, into *out: 1, or -1 with the error
+ * printed (`what` says what it must be). */
+static int int_flag(int argc, char **argv, int *i, const char *what, int hi, int *out)
+{
+  const char *flag = argv[*i], *v = tool_flag_value(argc, argv, i);
+  int n;
+  char end;
+  if (!v) return -1;
+  if (sscanf(v, "%d%c", &n, &end) != 1 || n < 1 || n > hi) {
+    fprintf(stderr, "error: %s is %s, not '%s'\n", flag, what, v);
+    return -1;
+  }
+  *out = n;
+  return 1;
+}
+
 int tool_gl_tuning_parse(gl_tuning *t, int argc, char **argv, int *i)
 {
   const char *a = argv[*i];
@@ -183,6 +199,7 @@ int tool_gl_tuning_parse(gl_tuning *t, int argc, char **argv, int *i)
   } switches[] = {
     {"--gl-no-fuse", offsetof(gl_tuning, no_fuse)},
     {"--gl-no-dwpw", offsetof(gl_tuning, no_dwpw)},
+    {"--gl-irb", offsetof(gl_tuning, irb)},
     {"--gl-no-reorder", offsetof(gl_tuning, no_reorder)},
     {"--gl-all-barriers", offsetof(gl_tuning, all_barriers)},
     {"--gl-const-fp32", offsetof(gl_tuning, const_fp32)},
@@ -208,18 +225,8 @@ int tool_gl_tuning_parse(gl_tuning *t, int argc, char **argv, int *i)
     t->conv_tile_slices = sl;
     return 1;
   }
-  if (strcmp(a, "--gl-dwpw-tile") == 0) {
-    const char *v = tool_flag_value(argc, argv, i);
-    int n;
-    char end;
-    if (!v) return -1;
-    if (sscanf(v, "%d%c", &n, &end) != 1 || n < 1 || n > 256) {
-      fprintf(stderr, "error: --gl-dwpw-tile is a pixel count in 1..256, not '%s'\n", v);
-      return -1;
-    }
-    t->dwpw_tile = n;
-    return 1;
-  }
+  if (strcmp(a, "--gl-dwpw-tile") == 0) return int_flag(argc, argv, i, "a pixel count in 1..256", 256, &t->dwpw_tile);
+  if (strcmp(a, "--gl-irb-tile") == 0) return int_flag(argc, argv, i, "a tile side in 1..16", 16, &t->irb_tile);
   if (strcmp(a, "--gl-conv-split") == 0) {
     const char *v = tool_flag_value(argc, argv, i);
     if (!v) return -1;
@@ -247,6 +254,9 @@ void tool_gl_tuning_help(FILE *out)
           "                     (default: one, the depthwise output in shared memory)\n"
           "  --gl-dwpw-tile N    GL: output pixels per workgroup of those dispatches, 1..256\n"
           "                     (default: tuning, at most what shared memory holds)\n"
+          "  --gl-irb            GL: with such a pair, the 1x1 expansion before it: the whole\n"
+          "                     inverted residual block in one dispatch (default off)\n"
+          "  --gl-irb-tile N     GL: N x N output pixels per workgroup of those, 1..16\n"
           "  --gl-no-reorder     GL: dispatches in graph order (default: by dependency level)\n"
           "  --gl-all-barriers   GL: a barrier before every dispatch (default: only on conflicts)\n"
           "  --gl-const-fp32     GL fp16: keep constants 32-bit (default: 16-bit weights)\n"

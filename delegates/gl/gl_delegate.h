@@ -46,6 +46,14 @@ typedef struct {
                                  kept in shared memory; gl_gen_dwpw.c) */
   int dwpw_tile;              /* > 0: output pixels per workgroup of those dispatches (at
                                  most what shared memory holds) */
+  bool irb;                   /* with the pair, the 1x1 expansion before it: the whole
+                                 inverted residual block in one dispatch, the expansion
+                                 recomputed per tile (gl_gen_irb.c). Default off: on
+                                 llvmpipe slower or even, and its first invoke (shader
+                                 compilation) 2-16x longer; unmeasured on GPUs
+                                 (docs/gl-performance.md) */
+  int irb_tile;               /* > 0: those dispatches' output tiles, N x N pixels (at most
+                                 what shared memory and the workgroup allow) */
   bool no_reorder;            /* dispatches in graph order, not grouped by dependency level */
   bool all_barriers;          /* a memory barrier before every dispatch, not only where
                                  arena ranges conflict */

@@ -5,7 +5,8 @@
  * becomes one group computed by gl_gen_se.c.
  *
  * Depthwise + 1x1: a depthwise convolution read only by a 1x1 convolution is computed
- * by that convolution's dispatch into shared memory first (gl_gen_dwpw.c).
+ * by that convolution's dispatch into shared memory first (gl_gen_dwpw.c); with the 1x1
+ * expansion before it, the whole inverted residual block (gl_gen_irb.c).
  *
  * Inlining: a group whose output has one
  * reader, made by a one-vec4-per-invocation generator (element-wise, pad, resize,
@@ -269,6 +270,47 @@ void gl_fuse_dwpw(planner *p, gl_plan *plan)
     p->groups[cg].pre = P->node;
     P->absorbed = true;
     plan->n_dwpw++;
+  }
+}
+
+/* Then the expansion before such a pair: a 1x1 stride-1 convolution (float output,
+ * nothing fused into it but its activation) whose only reader is the pair's depthwise
+ * convolution. The dispatch recomputes it per tile on the depthwise window, in chunks
+ * of expanded channels (gl_gen_irb.c): the expanded map, the block's largest tensor,
+ * never goes to the arena. */
+static bool irb_expand(const planner *p, const group *E, int t)
+{
+  const tfl_graph *g = p->g;
+  const tfl_node *n = &g->nodes[E->node];
+  if (!gl_group_dispatched(E) || n->op != TFL_OP_CONV_2D || E->n_epi || E->n_chain || E->dest >= 0 || E->sib >= 0 ||
+      E->pre >= 0 || n->n_out != 1 || E->out != t)
+    return false;
+  const tfl_tensor *w = &g->tensors[n->in[1]], *y = &g->tensors[t], *x = &g->tensors[n->in[0]];
+  const tfl_conv_params *c = &n->p.conv;
+  if (w->dims[1] != 1 || w->dims[2] != 1 || c->stride_h != 1 || c->stride_w != 1 || c->dilation_h != 1 ||
+      c->dilation_w != 1 || y->q.n > 0 || y->ndim != 4 || x->ndim != 4 || p->is_out[t] || p->consumers[t] != 1)
+    return false;
+  for (int u = 0; u < g->n_tensors; u++)
+    if (u != t && p->alias[u] == t) return false;
+  return true;
+}
+
+void gl_fuse_irb(planner *p, gl_plan *plan)
+{
+  const tfl_graph *g = p->g;
+  for (int gi = 0; gi < p->n_groups; gi++) {
+    group *C = &p->groups[gi];
+    if (!gl_group_dispatched(C) || C->pre < 0) continue;
+    int t = g->nodes[C->pre].in[0];
+    int eg = gl_plan_root(p, t) == t ? p->group_of[t] : -1;
+    if (eg < 0 || sole_reader(p, t) != C->pre || !irb_expand(p, &p->groups[eg], t)) continue;
+    gl_shape e, y;
+    gl_shape_of(&g->tensors[t], &e);
+    gl_shape_of(&g->tensors[C->out], &y);
+    if (!gl_irb_fits(g, C->pre, e, y, &p->o.tune, &p->o.dev)) continue;
+    C->expand = p->groups[eg].node;
+    p->groups[eg].absorbed = true;
+    plan->n_irb++;
   }
 }
 

@@ -55,7 +55,7 @@ void gl_str_addf(gl_str *s, const char *fmt, ...) __attribute__((format(printf, 
 void gl_str_free(gl_str *s);
 
 #define GL_GEN_MAX_IN 8
-#define GL_GEN_MAX_CONSTS 4
+#define GL_GEN_MAX_CONSTS 6
 
 typedef struct {
   char name[16];
@@ -87,6 +87,9 @@ typedef struct {
   int pre;                    /* gl_gen_dwpw: the depthwise node computed before `node`
                                  (a 1x1 convolution) in the same dispatch; I0 is its
                                  input. -1 or 0 with no generator asking: none */
+  int expand;                 /* gl_gen_irb: the 1x1 convolution computed before `pre` (an
+                                 inverted residual block's expansion); I0 is its input.
+                                 -1: none */
 } gl_gen_in;
 
 typedef struct {
@@ -184,6 +187,14 @@ tfl_status gl_gen_depthwise_consts(const tfl_graph *g, int node, gl_gen_out *o, 
  * (gl_gen_dwpw.c): in->pre is the depthwise node, in->node the 1x1 one, I0 the
  * depthwise's input; the depthwise output lives in shared memory only. */
 tfl_status gl_gen_dwpw(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+/* An inverted residual block in one dispatch (gl_gen_irb.c): in->expand the 1x1
+ * expansion, in->pre the depthwise convolution reading it, in->node the 1x1 projection;
+ * I0 the expansion's input. */
+tfl_status gl_gen_irb(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+/* Whether gl_gen_irb tiles a block whose depthwise node is dw_node, expanded map e,
+ * output y, on the device: shared memory, lanes, halos not too costly. */
+bool gl_irb_fits(const tfl_graph *g, int dw_node, gl_shape e, gl_shape y, const gl_tuning *tune,
+                 const gl_device_tuning *dev);
 /* A squeeze-and-excite vector in one workgroup per batch (gl_gen_se.c): in->chain holds
  * the global pool, then (when two) the first pointwise layer and the element-wise ops
  * on its output; in->node is the last pointwise layer. Object I0 is the pooled map. */

@@ -183,6 +183,7 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
     G->dest = -1;
     G->sib = -1;
     G->pre = -1;
+    G->expand = -1;
     G->node = ni;
     G->out = out;
     for (int k = 1; k < n->n_out; k++)
@@ -310,7 +311,7 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
   const tfl_node *n = &g->nodes[G->node];
   const gl_op_info *info = gl_op_info_of(n->op);
   gl_gen_in in = {0};
-  in.pre = -1;
+  in.pre = in.expand = -1;
   in.tune = &p->o.tune;
   in.dev = &p->o.dev;
   b->remap_obj = b->sib_obj = -1;
@@ -323,11 +324,14 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
   gl_shape_of(&g->tensors[n->out[0]], &in.out);
   tfl_status st;
   bool one_obj = G->n_chain || G->pre >= 0;
-  if (one_obj) { /* squeeze-excite: the pooled map; depthwise + 1x1: the depthwise's input */
-    int x = G->pre >= 0 ? g->nodes[G->pre].in[0] : g->nodes[G->chain[0]].in[0];
+  if (one_obj) { /* squeeze-excite: the pooled map; depthwise + 1x1: the depthwise's input
+                   (with the expansion: the expansion's) */
+    int first = G->expand >= 0 ? G->expand : G->pre >= 0 ? G->pre : G->chain[0];
+    int x = g->nodes[first].in[0];
     in.chain = G->chain;
     in.n_chain = G->n_chain;
     in.pre = G->pre;
+    in.expand = G->expand;
     gl_shape_of(&g->tensors[x], &in.in[0]);
     in.in_obj[0] = true;
     if ((st = add_tensor_obj(p, b, "I0", x, in.in[0]))) return st;
@@ -354,7 +358,7 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
   }
   if (G->dest >= 0 && (st = add_dest(p, G, b, "D", &b->remap_obj))) return st;
   if (G->sib >= 0 && (st = add_sibling(p, G, b, &in))) return st;
-  gl_gen_fn gen = G->n_chain ? gl_gen_se : G->pre >= 0 ? gl_gen_dwpw : info->gen;
+  gl_gen_fn gen = G->n_chain ? gl_gen_se : G->expand >= 0 ? gl_gen_irb : G->pre >= 0 ? gl_gen_dwpw : info->gen;
   if ((st = gen(&in, &b->gen, p->diag))) return st;
   if (b->gen.decls.oom || b->gen.main.oom) return tfl_fail(p->diag, TFL_ERR_NOMEM, "shader of node %d", G->node);
   if (G->inlined && b->gen.decls.n)
@@ -444,6 +448,7 @@ static double group_flops(const planner *p, const group_build *builds, int gi, i
   double f = node_flops(p->g, G->node);
   if (G->sib >= 0) f += node_flops(p->g, p->groups[G->sib].node);
   if (G->pre >= 0) f += node_flops(p->g, G->pre);
+  if (G->expand >= 0) f += node_flops(p->g, G->expand);
   for (int k = 0; k < G->n_chain; k++) f += node_flops(p->g, G->chain[k]);
   for (int k = 0; depth < 8 && k < builds[gi].n_objs; k++) {
     int sg = gl_tree_sub(p, &builds[gi], k);
@@ -524,6 +529,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     gl_fuse_siblings(&p, out);
     gl_fuse_se(&p, out);
     if (!o->tune.no_dwpw) gl_fuse_dwpw(&p, out);
+    if (!o->tune.no_dwpw && o->tune.irb) gl_fuse_irb(&p, out);
     gl_fuse_inline(&p, out);
   }
   builds = calloc((size_t)p.n_groups + 1, sizeof *builds);

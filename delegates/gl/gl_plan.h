@@ -68,6 +68,7 @@ typedef struct {
   int n_remapped;            /* reshapes and concatenations folded into producers' writes */
   int n_paired;              /* convolutions computed alongside a sibling (same input) */
   int n_dwpw;                /* depthwise + 1x1 convolution pairs in one dispatch each */
+  int n_irb;                 /* of those, with their 1x1 expansion in the dispatch too */
 } gl_plan;
 
 /* Can the delegate run node `node`? (The op table row plus its check.) When not, `why`

@@ -33,6 +33,9 @@ typedef struct {
   int pre;              /* gl_fuse.c: the depthwise convolution whose output this 1x1
                            convolution reads, computed first into shared memory in the
                            same dispatch (gl_gen_dwpw.c); -1: none */
+  int expand;           /* gl_fuse.c: with pre, the 1x1 convolution whose output the
+                           depthwise reads, computed per tile in the same dispatch
+                           (gl_gen_irb.c); -1: none */
 } group;
 
 /* Groups that get a dispatch of their own. */
@@ -87,6 +90,7 @@ void gl_fuse_remap(planner *p, gl_plan *plan);
 void gl_fuse_se(planner *p, gl_plan *plan);
 void gl_fuse_siblings(planner *p, gl_plan *plan);
 void gl_fuse_dwpw(planner *p, gl_plan *plan);
+void gl_fuse_irb(planner *p, gl_plan *plan);
 /* Loads per output element of node if inlined; 0: it cannot be. */
 int gl_fuse_cost(const tfl_graph *g, int node);
 void gl_fuse_inline(planner *p, gl_plan *plan);

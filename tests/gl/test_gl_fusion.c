@@ -1,12 +1,16 @@
 /* test_gl_fusion.c - the GL planner's fusion passes (delegates/gl/gl_fuse*.c) on small
  * graphs built here: each graph runs on the CPU delegate and on GL (fp32 and fp16), the
  * worst element must match (1e-4 / 1e-2 of the output's range), and the plan must have
- * taken the expected number of dispatches (and all of them without fusion):
+ * taken the expected number of dispatches (and all of them without fusion; inverted
+ * residual blocks also without their expansion fused, and with small tiles):
  *   squeeze-excite      pool, two 1x1 convolutions, sigmoid, the multiply -> 2
  *   inverted residual   expand, depthwise, project, residual add: the add is the
- *                       projection's epilogue, the depthwise is computed in the
- *                       projection's dispatch (gl_gen_dwpw.c); the expansion is not
- *                       inlined (its taps would run serially in the consumer) -> 2
+ *                       projection's epilogue, the expansion and the depthwise
+ *                       computed per tile in the projection's dispatch with
+ *                       gl_tuning.irb (gl_gen_irb.c) -> 1, also with tiles of at most
+ *                       3x3 pixels forced; by default the expansion apart -> 2. Stride 1 and 2,
+ *                       3x3, 5x5 and dilated, 150 and 576 expanded channels (not a
+ *                       multiple of 4, several chunks), partial tiles, batch of 2
  *   depthwise + 1x1     the pair in one dispatch on awkward shapes: stride 2, 5x5
  *                       dilated on 437 pixels (tiles of blocks of 4 pixels), 150
  *                       channels (tiles of a pixel or two), the last tile partial,
@@ -160,7 +164,13 @@ static tfl_graph *make(build_fn build)
 
 /* Runs the graph on the CPU and on GL; worst element per output; returns GL's dispatch
  * count (-1 on failure). */
-static int run(const char *name, build_fn build, bool fp16, bool no_fuse)
+/* How a graph is planned: the default, nothing fused, inverted residual blocks in one
+ * dispatch (gl_tuning.irb), those with tiles of at most 3x3 pixels (partial ones at the
+ * map's edges, many chunks, whatever the device). */
+typedef enum { DEFAULT, UNFUSED, IRB, IRB_TILE3, N_MODES } mode;
+static const char *const mode_name[N_MODES] = {"", " unfused", " irb", " irb-tile 3"};
+
+static int run(const char *name, build_fn build, bool fp16, mode md)
 {
   tfl_diag dc, dg;
   tfl_diag_init(&dc);
@@ -169,7 +179,9 @@ static int run(const char *name, build_fn build, bool fp16, bool no_fuse)
   gl_delegate_options o = gl_delegate_defaults();
   o.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
   o.cache_dir = "";
-  o.tuning.no_fuse = no_fuse;
+  o.tuning.no_fuse = md == UNFUSED;
+  o.tuning.irb = md == IRB || md == IRB_TILE3;
+  o.tuning.irb_tile = md == IRB_TILE3 ? 3 : 0;
   o.diag = &dg;
   tfl_delegate *gl = gl_delegate_create(&o);
   tfl_graph *gc = make(build), *gg = make(build); /* passes change a graph: one each */
@@ -205,7 +217,7 @@ static int run(const char *name, build_fn build, bool fp16, bool no_fuse)
       }
       double range = hi - lo > 0 ? hi - lo : 1, tol = fp16 ? 1e-2 : 1e-4;
       CHECK(worst / range <= tol, "%s %s%s output %d: worst %.3g of range %.3g (tol %.0e)", name, fp16 ? "fp16" : "fp32",
-            no_fuse ? " unfused" : "", k, worst / range, range, tol);
+            mode_name[md], k, worst / range, range, tol);
     }
     gl_delegate_stats st;
     gl_delegate_get_stats(gl, &st);
@@ -220,14 +232,33 @@ static int run(const char *name, build_fn build, bool fp16, bool no_fuse)
   return dispatches;
 }
 
-static void expect(const char *name, build_fn build, int fused, int unfused)
+/* want[mode]: the dispatches expected, -1: mode not run */
+static void expect_modes(const char *name, build_fn build, const int want[N_MODES])
 {
   for (int fp16 = 0; fp16 < 2; fp16++)
-    for (int nf = 0; nf < 2; nf++) {
-      int d = run(name, build, fp16, nf), want = nf ? unfused : fused;
-      CHECK(d == want, "%s %s%s: %d dispatches, expected %d", name, fp16 ? "fp16" : "fp32", nf ? " unfused" : "", d, want);
-      if (d == want) printf("ok   %s %s%s: %d dispatches\n", name, fp16 ? "fp16" : "fp32", nf ? " unfused" : "", d);
+    for (int md = 0; md < N_MODES; md++) {
+      if (want[md] < 0) continue;
+      int d = run(name, build, fp16, (mode)md);
+      const char *pr = fp16 ? "fp16" : "fp32";
+      CHECK(d == want[md], "%s %s%s: %d dispatches, expected %d", name, pr, mode_name[md], d, want[md]);
+      if (d == want[md]) printf("ok   %s %s%s: %d dispatches\n", name, pr, mode_name[md], d);
     }
+}
+
+static void expect(const char *name, build_fn build, int fused, int unfused)
+{
+  expect_modes(name, build, (int[N_MODES]){fused, unfused, -1, -1});
+}
+
+/* An inverted residual block: by default two dispatches (the expansion, then the
+ * depthwise + projection pair), unfused four (expansion, depthwise, projection, add) or
+ * three without the add; with gl_tuning.irb one, with small tiles forced too one.
+ * halo_bound: no tile that shared memory holds keeps the halo's recomputation within
+ * gl_gen_irb.c's bound (5x5 or dilated windows at stride 1), so even with irb the
+ * expansion stays apart (two) unless the tile is forced. */
+static void expect_irb(const char *name, build_fn build, bool residual, bool halo_bound)
+{
+  expect_modes(name, build, (int[N_MODES]){2, residual ? 4 : 3, halo_bound ? 2 : 1, 1});
 }
 
 static void build_se(gb *b)
@@ -240,19 +271,6 @@ static void build_se(gb *b)
   int s = gb_unary(b, TFL_OP_LOGISTIC, gb_conv(b, h, 1, 16, TFL_ACT_NONE));
   int m = gb_binary(b, TFL_OP_MUL, x, s, NULL);
   int y = gb_conv(b, m, 1, 8, TFL_ACT_NONE);
-  gb_io(b, 1, (int[]){x}, 1, (int[]){y});
-}
-
-static void build_inverted_residual(gb *b)
-{
-  int x = gb_tensor(b, 4, (int[]){1, 8, 8, 8}, false, 0);
-  int e = gb_conv(b, x, 1, 24, TFL_ACT_RELU6);
-  int w = gb_tensor(b, 4, (int[]){1, 3, 3, 24}, true, 0.3f), bias = gb_tensor(b, 1, (int[]){24}, true, 0.1f);
-  int d = gb_tensor(b, 4, (int[]){1, 8, 8, 24}, false, 0);
-  tfl_node *n = gb_node(b, TFL_OP_DEPTHWISE_CONV_2D, 3, (int[]){e, w, bias}, d);
-  n->p.conv = (tfl_conv_params){TFL_PAD_SAME, 1, 1, 1, 1, 1, TFL_ACT_RELU6};
-  int pj = gb_conv(b, d, 1, 8, TFL_ACT_NONE);
-  int y = gb_binary(b, TFL_OP_ADD, pj, x, NULL);
   gb_io(b, 1, (int[]){x}, 1, (int[]){y});
 }
 
@@ -269,6 +287,53 @@ static int gb_depthwise(gb *b, int x, int k, int stride, int dilation, tfl_paddi
   tfl_node *n = gb_node(b, TFL_OP_DEPTHWISE_CONV_2D, 3, (int[]){x, w, bias}, y);
   n->p.conv = (tfl_conv_params){pad, stride, stride, dilation, dilation, 1, act};
   return y;
+}
+
+/* An inverted residual block on x [B,H,W,ci]: 1x1 expansion to e channels (ReLU6),
+ * k x k depthwise (ReLU6), 1x1 projection to co; plus x when the shapes allow. */
+static void gb_irb(gb *b, int batch, int h, int w, int ci, int e, int k, int stride, int dilation, int co)
+{
+  int x = gb_tensor(b, 4, (int[]){batch, h, w, ci}, false, 0);
+  int ex = gb_conv(b, x, 1, e, TFL_ACT_RELU6);
+  int d = gb_depthwise(b, ex, k, stride, dilation, TFL_PAD_SAME, TFL_ACT_RELU6);
+  int y = gb_conv(b, d, 1, co, TFL_ACT_NONE);
+  if (stride == 1 && co == ci) y = gb_binary(b, TFL_OP_ADD, y, x, NULL);
+  gb_io(b, 1, (int[]){x}, 1, (int[]){y});
+}
+
+static void build_inverted_residual(gb *b)
+{
+  gb_irb(b, 1, 8, 8, 8, 24, 3, 1, 1, 8);
+}
+
+/* 150 expanded channels: not a multiple of 4, several chunks; 13x11: partial tiles */
+static void build_irb_150(gb *b)
+{
+  gb_irb(b, 1, 13, 11, 24, 150, 3, 1, 1, 24);
+}
+
+/* 576 expanded channels, stride 2, no residual */
+static void build_irb_576_stride2(gb *b)
+{
+  /* 15x15x40 outputs, over a quarter of llvmpipe's fill (at most 4096 seen): the projection is
+   * not split (gl_tune_conv_split), so the pair fuses */
+  gb_irb(b, 1, 30, 29, 96, 576, 3, 2, 1, 40);
+}
+
+static void build_irb_5x5_batch2(gb *b)
+{
+  gb_irb(b, 2, 10, 9, 40, 150, 5, 1, 1, 40);
+}
+
+static void build_irb_5x5_stride2(gb *b)
+{
+  gb_irb(b, 1, 15, 17, 24, 102, 5, 2, 1, 40);
+}
+
+/* deeplab's dilated blocks */
+static void build_irb_dilated(gb *b)
+{
+  gb_irb(b, 1, 11, 12, 16, 96, 3, 1, 2, 16);
 }
 
 static void build_dwpw_stride2(gb *b)
@@ -332,7 +397,12 @@ static void build_resizes(gb *b)
 int main(void)
 {
   expect("squeeze-excite", build_se, 2, 6);
-  expect("inverted residual", build_inverted_residual, 2, 4);
+  expect_irb("inverted residual", build_inverted_residual, true, false);
+  expect_irb("inverted residual, 150 expanded, 13x11", build_irb_150, true, false);
+  expect_irb("inverted residual, 576 expanded, stride 2", build_irb_576_stride2, false, false);
+  expect_irb("inverted residual, 5x5, batch 2", build_irb_5x5_batch2, true, true);
+  expect_irb("inverted residual, 5x5, stride 2", build_irb_5x5_stride2, false, false);
+  expect_irb("inverted residual, 3x3 dilated 2", build_irb_dilated, true, true);
   expect("depthwise + 1x1, stride 2", build_dwpw_stride2, 1, 2);
   expect("depthwise + 1x1, 5x5 dilated", build_dwpw_dilated, 1, 2);
   expect("depthwise + 1x1, 150 channels", build_dwpw_wide, 1, 2);
