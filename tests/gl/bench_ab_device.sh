@@ -9,7 +9,8 @@
 # all with the program cache cold and NVIDIA's shader disk cache off, so the start-up
 # columns are comparable; then native TensorFlow Lite's GPU accelerator on LITERT_MODELS
 # (default the issue's three goal models), same inputs. RUNS / QUEUED: run counts
-# (default 200 / 200). Prints TABLE lines (gl_bench's format, config first) and LITERT lines.
+# (default 200 / 200); ONLY: the model names to run (default all staged; LITERT_MODELS
+# still apply). Prints TABLE lines (gl_bench's format, config first) and LITERT lines.
 set -u
 A=${1:-build-aux}
 B=$A/bin RUNS=${RUNS:-200} QUEUED=${QUEUED:-200}
@@ -30,6 +31,7 @@ one() { # config, then gl_bench arguments
   "$@" | grep -E '^TABLE|^FAIL|read back' | sed "s/^TABLE /TABLE $c /"
 }
 for m in "$A"/m/*.tflite; do
+  [ -n "${ONLY:-}" ] && case " $ONLY " in *" $(basename "$m" .tflite) "*) ;; *) continue ;; esac
   echo "=== $(basename "$m")"
   one after "$B"/gl_bench --runs "$RUNS" --queued "$QUEUED" --cache /tmp/glc $G --dump "$D" "$m"
   for s in $SW; do one "${s#--gl-}" "$B"/gl_bench --runs "$RUNS" --queued "$QUEUED" --cache /tmp/glc $s "$m"; done
