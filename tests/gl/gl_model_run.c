@@ -73,6 +73,28 @@ int glm_check_model_arg(const char *arg, const char *dirs, bool fp16, int (*chec
   return 1;
 }
 
+glm_options glm_default_options(int argc, char **argv)
+{
+  glm_options o = {false, NULL, "tests/data/golden", "tests/data/pictures"};
+  for (int i = 1; i < argc; i++) o.fp16 = o.fp16 || !strcmp(argv[i], "--fp16");
+  return o;
+}
+
+bool glm_take_option(int argc, char **argv, int *i, glm_options *o)
+{
+  const char *a = argv[*i];
+  const char **value = !strcmp(a, "--models") ? &o->models : !strcmp(a, "--golden") ? &o->golden
+                       : !strcmp(a, "--pictures")                        ? &o->pictures
+                                                                         : NULL;
+  if (!strcmp(a, "--fp16")) {
+    o->fp16 = true;
+    return true;
+  }
+  if (!value || *i + 1 >= argc) return false;
+  *value = argv[++*i];
+  return true;
+}
+
 bool glm_same_box(const tfl_box *a, const tfl_box *b)
 {
   if (memcmp(&a->x, &b->x, sizeof(float)) || memcmp(&a->y, &b->y, sizeof(float)) || memcmp(&a->w, &b->w, sizeof(float)) ||

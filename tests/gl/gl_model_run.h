@@ -31,6 +31,20 @@ tfl_delegate *glm_gl_delegate(bool fp16, tfl_diag *diag, const char *path);
  * by check(path, fp16). Returns the failures: check's, or 1 with a FAIL line when the
  * model cannot be found. */
 int glm_check_model_arg(const char *arg, const char *dirs, bool fp16, int (*check)(const char *path, bool fp16));
+/* The command-line options the post-processing tests share. */
+typedef struct {
+  bool fp16;
+  const char *models;   /* --models: colon-separated directories to find MODEL arguments in */
+  const char *golden;   /* --golden: the golden cases (default tests/data/golden) */
+  const char *pictures; /* --pictures: their pictures (default tests/data/pictures) */
+} glm_options;
+
+/* The defaults, with --fp16 taken from anywhere in argv (a test may need the precision
+ * before it reaches the other arguments). */
+glm_options glm_default_options(int argc, char **argv);
+/* argv[*i] one of the shared options (--fp16, --models D, --golden D, --pictures D): taken
+ * into o, *i moved past its value, true. False for any other argument. */
+bool glm_take_option(int argc, char **argv, int *i, glm_options *o);
 /* A model path's file name without ".tflite" into stem. */
 void glm_stem(const char *path, char *stem, size_t n);
 /* Two results the same to the bit: box, score, class and keypoints. */

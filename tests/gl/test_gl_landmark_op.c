@@ -44,7 +44,7 @@
 /* GL against the CPU kernel on the same heads: probabilities and coordinates */
 #define OP_TOL 1e-6
 
-static const char *golden_dir = "tests/data/golden", *picture_dir = "tests/data/pictures";
+static glm_options opt; /* the command line: golden cases and pictures */
 
 typedef glm_run run;
 
@@ -292,13 +292,13 @@ static int check_model(const char *path, bool fp16)
   const char *kinds[] = {"picture", "gauss"};
   for (int k = 0; !fail && k < 2; k++) {
     golden_case gc;
-    if (!glm_read_case(golden_dir, stem, kinds[k], &gc)) {
+    if (!glm_read_case(opt.golden, stem, kinds[k], &gc)) {
       fail = 1;
       break;
     }
     run *b2[3] = {&cpu_rb2, &gl_rb2, &gl_b2};
     const bool filled =
-        glm_fill(&gc, picture_dir, stem, cpu_raw.it, cpu_op.it) && glm_fill(&gc, picture_dir, stem, gl_raw.it, gl_op.it);
+        glm_fill(&gc, opt.pictures, stem, cpu_raw.it, cpu_op.it) && glm_fill(&gc, opt.pictures, stem, gl_raw.it, gl_op.it);
     /* the batched models: the case in item 0, its input mirrored left-right in item 1 */
     if (filled) mirror_into(tfl_interpreter_input(cpu_raw.it, 0), b2, 3);
     if (!filled)
@@ -385,18 +385,12 @@ static int check_unknown_layout(void)
 
 int main(int argc, char **argv)
 {
-  bool fp16 = false;
-  const char *dirs = NULL;
+  opt = glm_default_options(argc, argv);
   int fails = check_unknown_layout(), n = 0;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--fp16")) fp16 = true;
-    else if (!strcmp(argv[i], "--models") && i + 1 < argc) dirs = argv[++i];
-    else if (!strcmp(argv[i], "--golden") && i + 1 < argc) golden_dir = argv[++i];
-    else if (!strcmp(argv[i], "--pictures") && i + 1 < argc) picture_dir = argv[++i];
-    else {
-      n++;
-      fails += glm_check_model_arg(argv[i], dirs, fp16, check_model);
-    }
+    if (glm_take_option(argc, argv, &i, &opt)) continue;
+    n++;
+    fails += glm_check_model_arg(argv[i], opt.models, opt.fp16, check_model);
   }
   printf("%d model(s), %d failure(s)\n", n, fails);
   return fails != 0 || n == 0;

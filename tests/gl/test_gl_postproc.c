@@ -51,7 +51,7 @@
 /* the relative rounding of a half (fp16 outputs come back as halves) */
 #define HALF_ULP (1.0 / 1024)
 
-static const char *golden_dir = "tests/data/golden", *picture_dir = "tests/data/pictures";
+static glm_options opt; /* the command line: golden cases and pictures */
 
 typedef glm_run run;
 
@@ -421,11 +421,11 @@ static int check_model(const char *path, bool fp16)
   const char *kinds[] = {"picture", "gauss"};
   for (int k = 0; !fail && k < 2; k++) {
     golden_case gc;
-    if (!glm_read_case(golden_dir, stem, kinds[k], &gc)) {
+    if (!glm_read_case(opt.golden, stem, kinds[k], &gc)) {
       fail = 1;
       break;
     }
-    if (!glm_fill(&gc, picture_dir, stem, cpu.it, gl.it)) fail = 1;
+    if (!glm_fill(&gc, opt.pictures, stem, cpu.it, gl.it)) fail = 1;
     else if (ssd)
       fail |= check_detection(stem, kinds[k], fp16, &cpu, d, detection_node(cpu.g));
     else if (mp)
@@ -447,30 +447,22 @@ static int check_model(const char *path, bool fp16)
 
 int main(int argc, char **argv)
 {
-  bool fp16 = false;
-  const char *dirs = NULL;
+  opt = glm_default_options(argc, argv);
   int fails = 0, n = 0;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--fp16")) fp16 = true;
-    else if (!strcmp(argv[i], "--synthetic") && i + 1 < argc) { /* DETECTIONS,CLASSES,THRESHOLD */
+    if (glm_take_option(argc, argv, &i, &opt)) continue;
+    if (!strcmp(argv[i], "--synthetic") && i + 1 < argc) { /* DETECTIONS,CLASSES,THRESHOLD */
       int det = 0, per = 0;
       float thr = 0;
       if (sscanf(argv[++i], "%d,%d,%f", &det, &per, &thr) != 3) return 2;
-      gl_delegate_options o = gl_delegate_defaults();
-      o.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
-      tfl_delegate *d = gl_delegate_create(&o);
+      tfl_diag diag;
+      tfl_delegate *d = glm_gl_delegate(opt.fp16, &diag, "the synthetic detections");
       if (!d) return 1;
-      fails += check_synthetic(fp16, d, det, per, thr);
+      fails += check_synthetic(opt.fp16, d, det, per, thr);
       d->destroy(d);
-      n++;
-    }
-    else if (!strcmp(argv[i], "--models") && i + 1 < argc) dirs = argv[++i];
-    else if (!strcmp(argv[i], "--golden") && i + 1 < argc) golden_dir = argv[++i];
-    else if (!strcmp(argv[i], "--pictures") && i + 1 < argc) picture_dir = argv[++i];
-    else {
-      n++;
-      fails += glm_check_model_arg(argv[i], dirs, fp16, check_model);
-    }
+    } else
+      fails += glm_check_model_arg(argv[i], opt.models, opt.fp16, check_model);
+    n++;
   }
   printf("%d model(s), %d failure(s)\n", n, fails);
   return fails != 0 || n == 0;

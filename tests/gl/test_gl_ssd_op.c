@@ -41,7 +41,7 @@
 
 #define SSD_TOL 1e-5
 
-static const char *golden_dir = "tests/data/golden", *picture_dir = "tests/data/pictures";
+static glm_options opt; /* the command line: golden cases and pictures */
 
 /* (1): both runs invoked on the same inputs, decoded, compared. */
 static int check_decoder(const char *name, const char *kind, const char *what, glm_run *raw, glm_run *op)
@@ -194,10 +194,8 @@ static int option_sets(const char *name, const char *kind, bool fp16, const floa
  * classes), then (2) on the raw heads. */
 static int check_model(const char *path, bool fp16, tfl_delegate *d)
 {
-  const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   char stem[256];
-  snprintf(stem, sizeof stem, "%.*s", (int)(strstr(name, ".tflite") ? strstr(name, ".tflite") - name : (long)strlen(name)),
-           name);
+  glm_stem(path, stem, sizeof stem);
   tfl_decoder_options opts[2] = {tfl_decoder_defaults(), tfl_decoder_defaults()};
   opts[1].threshold = 0.02f;
   opts[1].max_results = 100;
@@ -211,12 +209,12 @@ static int check_model(const char *path, bool fp16, tfl_delegate *d)
   const char *kinds[] = {"picture", "gauss"};
   for (int k = 0; !fail && k < 2; k++) {
     golden_case gc;
-    if (!glm_read_case(golden_dir, stem, kinds[k], &gc)) {
+    if (!glm_read_case(opt.golden, stem, kinds[k], &gc)) {
       fail = 1;
       break;
     }
     for (int i = 0; i < 2 && !fail; i++) {
-      if (!glm_fill(&gc, picture_dir, stem, raw[i].it, op[i].it)) fail = 1;
+      if (!glm_fill(&gc, opt.pictures, stem, raw[i].it, op[i].it)) fail = 1;
       else fail |= check_decoder(stem, kinds[k], what[i], &raw[i], &op[i]);
     }
     if (!fail) {
@@ -284,42 +282,29 @@ static int check_validation(void)
   return fail;
 }
 
+/* glm_check_model_arg's check: the delegate all models share */
+static tfl_delegate *gl_delegate;
+static int check_model_arg(const char *path, bool fp16)
+{
+  return check_model(path, fp16, gl_delegate);
+}
+
 int main(int argc, char **argv)
 {
-  bool fp16 = false;
-  const char *dirs = NULL;
+  opt = glm_default_options(argc, argv);
   int fails = 0, n = 0;
-  char buf[4096];
-  for (int i = 1; i < argc; i++) fp16 = fp16 || !strcmp(argv[i], "--fp16");
   tfl_diag diag;
-  tfl_diag_init(&diag);
-  gl_delegate_options o = gl_delegate_defaults();
-  o.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
-  o.diag = &diag;
-  tfl_delegate *d = gl_delegate_create(&o);
-  if (!d) {
-    printf("FAIL GL delegate: %s\n", diag.error);
-    return 1;
-  }
+  gl_delegate = glm_gl_delegate(opt.fp16, &diag, "the SSD ops");
+  if (!gl_delegate) return 1;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--fp16")) continue;
-    if (!strcmp(argv[i], "--synthetic")) {
-      fails += check_synthetic(fp16, d) + check_validation();
-      n++;
-    } else if (!strcmp(argv[i], "--models") && i + 1 < argc) dirs = argv[++i];
-    else if (!strcmp(argv[i], "--golden") && i + 1 < argc) golden_dir = argv[++i];
-    else if (!strcmp(argv[i], "--pictures") && i + 1 < argc) picture_dir = argv[++i];
-    else {
-      const char *path = glm_find_model(argv[i], dirs, buf, sizeof buf);
-      n++;
-      if (!path) {
-        printf("FAIL %s: not found in %s (models/fetch.sh, ../shared/models)\n", argv[i], dirs ? dirs : "(no --models)");
-        fails++;
-      } else
-        fails += check_model(path, fp16, d);
-    }
+    if (glm_take_option(argc, argv, &i, &opt)) continue;
+    n++;
+    if (!strcmp(argv[i], "--synthetic"))
+      fails += check_synthetic(opt.fp16, gl_delegate) + check_validation();
+    else
+      fails += glm_check_model_arg(argv[i], opt.models, opt.fp16, check_model_arg);
   }
-  d->destroy(d);
+  gl_delegate->destroy(gl_delegate);
   printf("%d case(s), %d failure(s)\n", n, fails);
   return fails != 0 || n == 0;
 }
