@@ -200,6 +200,20 @@ def fmt_err(w):
     return ' '.join(parts) or '0'
 
 
+def core_trip(pingpong):
+    """The round trip of a cache line between cores 0 and 1 in ns (None without the tool)."""
+    if not pingpong:
+        return None
+    r = subprocess.run([pingpong, '0', '1'], capture_output=True, text=True)
+    m = re.search(r': ([0-9]+) ns', r.stdout)
+    return int(m.group(1)) if m else None
+
+
+def fmt_trip(row):
+    trips = [x for x in row.get('core_ns', []) if x is not None]
+    return '/'.join(str(x) for x in trips) if trips else '—'
+
+
 def fmt_ms(v):
     return 'n/a' if v is None else ('%.2f' % v if v < 10 else '%.1f' % v)
 
@@ -219,6 +233,9 @@ def main():
                     'while engines are timed: a shared box; cells then show median / 90th percentile')
     ap.add_argument('--load', type=int, default=0, help='this many spinning processes, not pinned, while '
                     'engines are timed: a loaded box; cells then show median / 90th percentile')
+    ap.add_argument('--pingpong', help='scripts/core_pingpong built: the round trip between cores 0 '
+                    'and 1 is measured around each row of 2+ threads (this VM moves its cores '
+                    'near and far apart, which moves every 2-thread figure)')
     ap.add_argument('models', nargs='+', help='NAME=PATH: the label and the model to run')
     a = ap.parse_args()
     global SECOND
@@ -299,6 +316,7 @@ def main():
                         del run[name]
             # interleaved timing
             samples = {n: [] for n in run}
+            trips = [core_trip(a.pingpong)] if t > 1 else []
             spin = ['sh', '-c', 'while :; do :; done']
             busy = [subprocess.Popen(['taskset', '-c', str(a.busy_cpu)] + spin)] if a.busy_cpu is not None else []
             busy += [subprocess.Popen(spin) for _ in range(a.load)]
@@ -325,6 +343,9 @@ def main():
             for b in busy:
                 b.kill()
                 b.wait()
+            if trips:
+                trips.append(core_trip(a.pingpong))
+                row['core_ns'] = trips
             for name, s in samples.items():
                 cpus = [x[2] for x in s if x[2] is not None]
                 # second number: the fastest run, or with --busy-cpu/--load the 90th percentile
@@ -353,7 +374,7 @@ def print_table(results, engines, peak1, peakn):
     cols += ['LiteRT / ours', 'OV f32 / ours']
     if 'ours-bf16' in engines:
         cols += ['OV default / ours bf16']
-    cols += ['ours GFLOP/s (% of peak)', 'max error vs reference', 'notes']
+    cols += ['ours GFLOP/s (% of peak)', 'core trip ns (before/after)', 'max error vs reference', 'notes']
     print('| ' + ' | '.join(cols) + ' |')
     print('|' + '---|' * len(cols))
     for row in results:
@@ -383,6 +404,7 @@ def print_table(results, engines, peak1, peakn):
                 line.append('%.0f (%.0f%%)' % (gf, 100 * gf / peak) if peak else '%.0f' % gf)
         else:
             line.append('—')
+        line.append(fmt_trip(row))
         ref = row.get('reference')
         errs = ', '.join('%s %s' % (heads[k], v) for k, v in row['errors'].items())
         line.append(('vs %s: %s' % (heads[ref], errs)) if ref and errs else '—')

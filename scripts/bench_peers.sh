@@ -18,7 +18,10 @@
 # notes column, not dropped.
 #
 # Numbers only mean something on a quiet machine: the load average is printed before and
-# after, with a warning above 1.5 (other jobs then steal cores, most at 2 threads).
+# after, with a warning above 1.5 (other jobs then steal cores, most at 2 threads), and so
+# is the round trip of a cache line between cores 0 and 1 (scripts/core_pingpong.c): this
+# VM's two cores are sometimes near (50-60 ns) and sometimes far (~300 ns), which moves
+# every 2-thread figure.
 #
 # Usage: scripts/bench_peers.sh [--runs R] [--rounds N] [--threads "1 2"] [--build DIR]
 #          [--models "NAME|PATH ..."] [--venv DIR] [--log DIR] [--bf16] [--baseline DIR]
@@ -110,7 +113,17 @@ load_warn() {
     echo "bench_peers.sh: WARNING: load $l >= 1.5: other jobs share the cores, numbers are not valid" >&2
   fi
 }
+# --- how far apart the first two cores are (2-thread figures depend on it) ---------------------
+pingpong_bin="$venv/core_pingpong"
+if [ ! -x "$pingpong_bin" ] || [ "$repo/scripts/core_pingpong.c" -nt "$pingpong_bin" ]; then
+  cc -O2 -pthread "$repo/scripts/core_pingpong.c" -o "$pingpong_bin"
+fi
+core_trip() {
+  [ "$(nproc)" -ge 2 ] && echo "bench_peers.sh: $("$pingpong_bin" 0 1) $1" >&2
+  return 0
+}
 echo "bench_peers.sh: fp32 peak $peak1 GFLOP/s on 1 core, $peakn on $(nproc) (fma_peak)" >&2
+core_trip "(set-up)"
 [ "$setup_only" = 1 ] && exit 0
 
 # --- models ------------------------------------------------------------------------------------
@@ -136,9 +149,12 @@ done
 
 echo "bench_peers.sh: logs in $log; $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)" >&2
 load_warn "before"
+core_trip "before"
 "$venv/bin/python" "$repo/scripts/bench_peers.py" --tools "$build/tools" --runs "$runs" \
   --rounds "$rounds" --threads "$threads" --log "$log" --peak1 "$peak1" --peakn "$peakn" \
+  --pingpong "$pingpong_bin" \
   $bf16 "${baseline[@]}" "${busy[@]}" "${specs[@]}"
 echo
 echo "fp32 peak (scripts/fma_peak.c): $peak1 GFLOP/s on 1 core, $peakn on $(nproc) cores."
 load_warn "after"
+core_trip "after"
