@@ -138,8 +138,8 @@ static void test_fold(void)
   uint16_t *h = tfl_graph_alloc(g, 8);
   h[0] = 0x3C00; /* 1.0 */
   h[1] = 0xC000; /* -2.0 */
-  h[2] = 0x3800; /* 0.5 */
-  h[3] = 0x4500; /* 5.0 */
+  h[2] = 0x03FF; /* 1023 * 2^-24, the largest subnormal */
+  h[3] = 0xFBFF; /* -65504, the most negative finite */
   tfl_sparsity *s = tfl_graph_alloc(g, sizeof *s);
   s->n_traversal = 2;
   s->traversal_order[1] = 1;
@@ -177,7 +177,7 @@ static void test_fold(void)
     printf("FAIL fold: %s\n", diag.error);
     failures++;
   } else {
-    static const float want[12] = {0, 1, 0, -2, 0, 0, 0, 0, 0.5f, 0, 5, 0};
+    static const float want[12] = {0, 1, 0, -2, 0, 0, 0, 0, 1023 * 0x1p-24f, 0, -65504, 0};
     const tfl_tensor *y = &g->tensors[2];
     if (!g->nodes[0].dead || !g->nodes[1].dead || !y->is_const || y->ndim != 2 || y->bytes != 48) {
       printf("FAIL fold: dead %d %d, const %d, ndim %d, bytes %zu\n", g->nodes[0].dead, g->nodes[1].dead,

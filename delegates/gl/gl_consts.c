@@ -44,28 +44,42 @@ static size_t n_groups_of(size_t n_vec4, int group)
   return (n_vec4 + (size_t)group - 1) / (size_t)group;
 }
 
+/* Values of a group's block rounded to halves and back, ROUND at a time: the hardware
+ * conversions where the CPU has them (a model's weights are millions of values). */
+enum { ROUND = 256 };
+
 gl_const_fmt gl_const_choose(const float *src, size_t n_vec4, int group, const float *step)
 {
   if (group < 1) return GL_CONST_HALF;
   double worst[2] = {0, 0}; /* squared relative error of a channel: halves, snorm */
+  uint16_t halves[ROUND];
+  float back[ROUND];
   for (size_t gi = 0; gi < n_groups_of(n_vec4, group); gi++) {
     size_t lo = gi * (size_t)group, n = n_vec4 - lo < (size_t)group ? n_vec4 - lo : (size_t)group;
+    const float *block = src + lo * 4; /* n vec4s: lane l of vec4 i at block[i * 4 + l] */
+    float mx[4] = {0, 0, 0, 0};
     for (int l = 0; l < 4; l++) {
       if (step && step[gi * 4 + l] > 0) return GL_CONST_SNORM;
-      const float *w = src + lo * 4 + l;
-      float mx = 0;
-      for (size_t i = 0; i < n; i++) mx = fmaxf(mx, fabsf(w[i * 4]));
-      double e2[2] = {0, 0}, w2 = 0;
-      for (size_t i = 0; i < n; i++) {
-        double x = w[i * 4], h = gl_f16_to_f32(gl_f32_to_f16(w[i * 4]));
-        double q = mx > 0 ? roundf(w[i * 4] / mx * 32767.0f) / 32767.0 * mx : 0;
-        e2[0] += (x - h) * (x - h);
-        e2[1] += (x - q) * (x - q);
-        w2 += x * x;
-      }
-      for (int f = 0; f < 2; f++)
-        if (w2 > 0 && e2[f] / w2 > worst[f]) worst[f] = e2[f] / w2;
+      for (size_t i = 0; i < n; i++) mx[l] = fmaxf(mx[l], fabsf(block[i * 4 + l]));
     }
+    /* per lane, in the order of its values: e2[l][0] halves, e2[l][1] snorm */
+    double e2[4][2] = {{0}}, w2[4] = {0};
+    for (size_t at = 0; at < n * 4; at += ROUND) {
+      size_t len = n * 4 - at < ROUND ? n * 4 - at : ROUND;
+      gl_store_floats(block + at, len, true, halves);
+      gl_load_floats(halves, len, true, back);
+      for (size_t j = 0; j < len; j++) {
+        int l = (int)((at + j) % 4);
+        double x = block[at + j], h = back[j];
+        double q = mx[l] > 0 ? roundf(block[at + j] / mx[l] * 32767.0f) / 32767.0 * mx[l] : 0;
+        e2[l][0] += (x - h) * (x - h);
+        e2[l][1] += (x - q) * (x - q);
+        w2[l] += x * x;
+      }
+    }
+    for (int l = 0; l < 4; l++)
+      for (int f = 0; f < 2; f++)
+        if (w2[l] > 0 && e2[l][f] / w2[l] > worst[f]) worst[f] = e2[l][f] / w2[l];
   }
   return worst[1] < worst[0] ? GL_CONST_SNORM : GL_CONST_HALF;
 }

@@ -154,7 +154,9 @@ float *gl_const_reals(const tfl_tensor *t)
     }
     return r;
   }
-  for (size_t i = 0; i < n; i++) r[i] = gl_tensor_real(t, t->data, i);
+  if (t->type == TFL_TYPE_FLOAT32) memcpy(r, t->data, sizeof(float) * n); /* most weights, once folded */
+  else
+    for (size_t i = 0; i < n; i++) r[i] = gl_tensor_real(t, t->data, i);
   return r;
 }
 

@@ -58,8 +58,8 @@ uint16_t gl_f32_to_f16(float f)
 float gl_f16_to_f32(uint16_t h)
 {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
-  if (e == 0) {
-    float v = ldexpf((float)m, -24);
+  if (e == 0) { /* zero or subnormal: m * 2^-24, exact in float */
+    float v = (float)m * 0x1p-24f;
     return sign ? -v : v;
   }
   if (e == 31) x = sign | 0x7f800000u | (m << 13);

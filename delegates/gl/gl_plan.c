@@ -256,6 +256,56 @@ static tfl_status add_tensor_obj(planner *p, group_build *b, const char *name, i
   return TFL_OK;
 }
 
+/* The PHWC4 vec4 span [lo, hi) that G's n output elements reach in its destination ds
+ * through its remap steps (L = (L / a) * b + add + L % a each). Walked element by
+ * element with mixed-radix counters: from one element to the next each step's input
+ * moves by one unless the step below it wrapped, so the divisions run only there. */
+static void dest_span(const group *G, const gl_shape *ds, long n, size_t *lo, size_t *hi)
+{
+  long q[GL_REMAP_STEPS], r[GL_REMAP_STEPS];
+  long c = 0, w = 0, h = 0, b = 0; /* the destination's coordinates of the current element */
+  bool moved_by_one = false;        /* the current element's L is the last one's + 1 */
+  for (long e = 0; e < n; e++) {
+    long L = e;
+    for (int k = 0; k < G->n_steps; k++) {
+      if (moved_by_one && ++r[k] < G->step_a[k]) {
+        L = q[k] * G->step_b[k] + G->step_add[k] + r[k];
+        continue; /* the next step's input moved by one too */
+      }
+      if (moved_by_one) { /* r wrapped: the quotient moves on, L jumps */
+        r[k] = 0;
+        q[k]++;
+      } else {
+        q[k] = L / G->step_a[k];
+        r[k] = L % G->step_a[k];
+      }
+      L = q[k] * G->step_b[k] + G->step_add[k] + r[k];
+      moved_by_one = false;
+    }
+    if (moved_by_one) { /* one channel on, carried into the pixel */
+      if (++c == ds->c) {
+        c = 0;
+        if (++w == ds->w) {
+          w = 0;
+          if (++h == ds->h) {
+            h = 0;
+            b++;
+          }
+        }
+      }
+    } else {
+      c = L % ds->c;
+      w = (L / ds->c) % ds->w;
+      h = (L / ((long)ds->c * ds->w)) % ds->h;
+      b = L / ((long)ds->c * ds->w * ds->h);
+    }
+    size_t i = (size_t)(((b * ds->s + c / 4) * ds->h + h) * ds->w + w);
+    if (i < *lo) *lo = i;
+    if (i + 1 > *hi) *hi = i + 1;
+    moved_by_one = true;
+  }
+}
+
 /* The destination of group G writing through reshapes and concatenations (object
  * `name`, written; its span from the mapping, so that writers of disjoint parts need
  * no barrier between them). Returns the object's index in *obj. */
@@ -272,14 +322,7 @@ static tfl_status add_dest(planner *p, const group *G, group_build *b, const cha
   long n = (long)os.b * os.h * os.w * os.c;
   if (n > (1L << 22)) return TFL_OK; /* whole tensor */
   size_t lo = SIZE_MAX, hi = 0;
-  for (long e = 0; e < n; e++) {
-    long L = e;
-    for (int k = 0; k < G->n_steps; k++) L = (L / G->step_a[k]) * G->step_b[k] + G->step_add[k] + L % G->step_a[k];
-    long dc = L % ds.c, dw = (L / ds.c) % ds.w, dh = (L / ((long)ds.c * ds.w)) % ds.h, db = L / ((long)ds.c * ds.w * ds.h);
-    size_t i = (size_t)(((db * ds.s + dc / 4) * ds.h + dh) * ds.w + dw);
-    if (i < lo) lo = i;
-    if (i + 1 > hi) hi = i + 1;
-  }
+  dest_span(G, &ds, n, &lo, &hi);
   if (hi > lo) {
     b->objs[*obj].span_lo = lo;
     b->objs[*obj].span_hi = hi;

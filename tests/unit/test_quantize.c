@@ -102,13 +102,17 @@ static void test_dequantize(void)
     expect_near("dequantize int16", r.tensors[y].data, (float[]){ -32.768f, 1 }, 2, 1e-6f);
   op_runner_free(&r);
 
-  /* float16: 0x3C00 = 1, 0xC000 = -2, 0x3555 = 0.333251953125, 0x0001 = 2^-24 */
+  /* float16: 0x3C00 = 1, 0xC000 = -2, 0x3555 = 0.333251953125,
+   * 0x0001 = 2^-24 and 0x8001 its negative, 0x03FF = 1023 * 2^-24 (the largest subnormal),
+   * 0x0400 = 2^-14 (the smallest normal), 0x7BFF = 65504 (the largest), 0x8000 = -0 */
   op_runner_init(&r, TFL_OP_DEQUANTIZE);
-  x = op_runner_tensor(&r, TFL_TYPE_FLOAT16, 1, (int32_t[]){ 4 }, (uint16_t[]){ 0x3C00, 0xC000, 0x3555, 0x0001 }, true);
-  y = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){ 4 }, NULL, false);
+  x = op_runner_tensor(&r, TFL_TYPE_FLOAT16, 1, (int32_t[]){ 9 },
+                       (uint16_t[]){ 0x3C00, 0xC000, 0x3555, 0x0001, 0x8001, 0x03FF, 0x0400, 0x7BFF, 0x8000 }, true);
+  y = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){ 9 }, NULL, false);
   op_runner_io(&r, (int[]){ x }, 1, (int[]){ y }, 1);
   if (run_ok(&r, 1, "dequantize float16"))
-    expect_near("dequantize float16", r.tensors[y].data, (float[]){ 1, -2, 0.333251953125f, 5.9604645e-8f }, 4, 0);
+    expect_near("dequantize float16", r.tensors[y].data,
+                (float[]){ 1, -2, 0.333251953125f, 0x1p-24f, -0x1p-24f, 1023 * 0x1p-24f, 0x1p-14f, 65504, 0 }, 9, 0);
   op_runner_free(&r);
 }
 
