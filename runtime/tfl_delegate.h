@@ -38,6 +38,26 @@ typedef enum {
                                 least that x height bytes. Only queued on the device, no
                                 wait: the caller fences and maps the buffer when it needs
                                 the bytes, so the next frame can run meanwhile. */
+  /* Queued read-back of any output. A frame's results need not be waited for: after the
+   * invoke (with the output left on the device, set_output_host false) its slot is queued
+   * into a GL buffer of the caller's, and the caller maps the buffer once its own fence
+   * has signalled, a frame later, while other invokes ran. */
+  TFL_EXT_GL_OUTPUT_SIZE,    /* output: whether GL_OUTPUT_BUFFER takes this output, and the
+                                bytes one slot needs there (into *need). Runs nothing on
+                                the device, so it may be asked before the invoke (an output
+                                it refuses can then still be read back by that invoke). */
+  TFL_EXT_GL_OUTPUT_BUFFER,  /* output: slot `slot` as its host bytes, exactly what that slot
+                                of tensor->data holds after an invoke that copies the output
+                                back (its type, dense, row-major): made on the device, after
+                                whatever unpacking the delegate's layout needs, and written
+                                into the GL buffer gl_name from byte `offset` (a multiple of
+                                4; `size` bytes from there are the caller's, at least *need).
+                                Only queued, no wait: the caller fences and maps the buffer,
+                                and the mapped bytes are the tensor's, no conversion. Refused
+                                (an error naming the tensor and why): an output read by
+                                another node (it is read back anyway), one of a type whose
+                                host bytes the device cannot make bit for bit (the CPU's
+                                rounding of quantized values), a buffer too small. */
 } tfl_ext_kind;
 
 typedef struct {
@@ -58,6 +78,8 @@ typedef struct {
   bool logits;               /* GL_MASK, one channel: a sigmoid first (tfl_decoder_output_is_logits) */
   uint8_t *bytes;            /* HOST_MASK: the caller's width x height bytes, written by
                                 export_output */
+  size_t offset, size;       /* GL_OUTPUT_BUFFER: where in gl_name, and the bytes from there */
+  size_t *need;              /* GL_OUTPUT_SIZE: written by export_output */
 } tfl_ext;
 
 /* A partition as the interpreter hands it over. Arrays are owned by the

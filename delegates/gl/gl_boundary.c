@@ -86,3 +86,50 @@ gl_boundary_prog gl_boundary_source(bool to_arena, gl_shape sh, size_t arena_off
   r.src = s.p;
   return r;
 }
+
+gl_boundary_prog gl_boundary_slot_source(gl_shape sh, size_t arena_off, bool fp16, bool wide, gl_host_values how)
+{
+  gl_boundary_prog r = {NULL, {1, 1, 1}};
+  gl_str s = {0};
+  size_t n = (size_t)sh.h * sh.w * sh.c;
+  const int wg = 64;
+  int row = (int)((n < ROW ? n : ROW) + wg - 1) / wg * wg; /* values a row of invocations */
+  r.groups[0] = row / wg;
+  r.groups[1] = (int)((n + (size_t)row - 1) / (size_t)row);
+  gl_str_addf(&s, "#version 310 es\nlayout(local_size_x = %d, local_size_y = 1, local_size_z = 1) in;\n"
+                  "precision highp float;\nprecision highp int;\n"
+                  "#define H %d\n#define W %d\n#define C %d\n#define N %zu\n#define OFF %zu\n"
+                  "layout(location = 0) uniform int slot;\n"
+                  "layout(location = 1) uniform int dst;\n"
+                  "layout(std430, binding = 2) writeonly buffer Host { float D[]; };\n"
+                  /* gl_f16_to_f32: exact, denormals too (2^-24 is a literal, not exp2) */
+                  "float h2f(uint h) {\n"
+                  "  uint e = (h >> 10) & 31u, m = h & 1023u, sign = (h & 0x8000u) << 16;\n"
+                  "  if (e == 0u) { float v = float(m) * 5.9604644775390625e-8; return sign != 0u ? -v : v; }\n"
+                  "  return uintBitsToFloat(sign | (e == 31u ? 0x7f800000u : (e + 112u) << 23) | (m << 13));\n"
+                  "}\n",
+              wg, sh.h, sh.w, sh.c, n, arena_off);
+  if (!fp16)
+    gl_str_addf(&s, "layout(std430, binding = 0) readonly buffer Arena { vec4 A[]; };\n"
+                    "float ld(int v, int k) { return A[OFF + slot + v][k]; }\n");
+  else if (wide) /* 32-bit floats in the halves' arena, two slots a vec4 (gl_plan.h) */
+    gl_str_addf(&s, "layout(std430, binding = 0) readonly buffer Arena { uvec2 A[]; };\n"
+                    "float ld(int v, int k) { return uintBitsToFloat(A[OFF + slot + 2 * v + k / 2][k %% 2]); }\n");
+  else if (how == GL_HOST_STORED_HALVES)
+    gl_str_addf(&s, "layout(std430, binding = 0) readonly buffer Arena { uvec2 A[]; };\n"
+                    "float ld(int v, int k) { return h2f((A[OFF + slot + v][k / 2] >> uint(16 * (k %% 2))) & 0xffffu); }\n");
+  else
+    gl_str_addf(&s, "layout(std430, binding = 0) readonly buffer Arena { uvec2 A[]; };\n"
+                    "float ld(int v, int k) { return unpackHalf2x16(A[OFF + slot + v][k / 2])[k %% 2]; }\n");
+  gl_str_addf(&s, "void main() {\n"
+                  "  int i = int(gl_GlobalInvocationID.y) * %d + int(gl_GlobalInvocationID.x);\n"
+                  "  if (i >= N) return;\n"
+                  "  int c = i %% C, p = i / C;\n"
+                  "  float v = ld((c / 4 * H + p / W) * W + p %% W, c %% 4);\n",
+              row);
+  if (how == GL_HOST_PACKED_HALVES) gl_str_addf(&s, "  v = h2f(packHalf2x16(vec2(v, 0.0)) & 0xffffu);\n");
+  gl_str_addf(&s, "  D[dst + i] = v;\n}\n");
+  if (s.oom) gl_str_free(&s);
+  r.src = s.p;
+  return r;
+}

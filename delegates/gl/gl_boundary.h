@@ -28,4 +28,17 @@ typedef struct {
 gl_boundary_prog gl_boundary_source(bool to_arena, gl_shape sh, size_t arena_off, size_t dense_off, bool fp16, bool wide,
                                     bool dense16);
 
+/* How the host path reads an output's values back (the delegate's download): the
+ * arena's values as they are (fp32, or 32-bit floats in fp16), through packHalf2x16 on
+ * the GPU (dense16 above) or the arena's half bits, each widened on the CPU
+ * (gl_f16_to_f32). */
+typedef enum { GL_HOST_FLOATS, GL_HOST_PACKED_HALVES, GL_HOST_STORED_HALVES } gl_host_values;
+
+/* One batch slot of an output (sh: the slot's shape, b = 1) at arena vec4 offset
+ * arena_off -> dense BHWC floats at binding 2, bit for bit what the host path gives
+ * (`how`): the queued read-back (TFL_EXT_GL_OUTPUT_BUFFER). One invocation per value.
+ *   location 0: int, the slot's first vec4 (uvec2 slots when wide) after arena_off
+ *   location 1: int, the first float written at binding 2 */
+gl_boundary_prog gl_boundary_slot_source(gl_shape sh, size_t arena_off, bool fp16, bool wide, gl_host_values how);
+
 #endif

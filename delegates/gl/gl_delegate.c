@@ -19,6 +19,13 @@
 
 typedef struct gl_part gl_part;
 
+/* The program of an output's queued read-back (TFL_EXT_GL_OUTPUT_BUFFER) and its
+ * workgroups. */
+typedef struct {
+  unsigned prog;
+  int groups[3];
+} slot_prog;
+
 typedef struct {
   tfl_delegate base;
   gl_delegate_options o;
@@ -71,6 +78,7 @@ struct gl_part {
   int mask_made, mask_made_slot; /* plan output and slot mask_bytes holds since the
                                   last invoke; mask_made -1: none */
   bool mask_made_sigm;
+  slot_prog *slot_progs;       /* per plan output: its queued read-back (prog 0 until used) */
   unsigned *queries;           /* profiling: n_d + 1 timestamps */
   double *times_ms;            /* profiling: per dispatch, last invoke */
   bool timed;
@@ -120,6 +128,8 @@ static void part_free(gl_dctx *dc, gl_part *p)
     if (p->tex_prog) f->DeleteProgram(p->tex_prog);
     for (int i = 0; p->mask_progs && i < p->plan.n_out; i++)
       if (p->mask_progs[i]) f->DeleteProgram(p->mask_progs[i]);
+    for (int i = 0; p->slot_progs && i < p->plan.n_out; i++)
+      if (p->slot_progs[i].prog) f->DeleteProgram(p->slot_progs[i].prog);
     if (p->mask_bytes) f->DeleteBuffers(1, &p->mask_bytes);
     if (p->mask_host) f->DeleteBuffers(1, &p->mask_host);
     if (p->queries) f->DeleteQueries(p->plan.n_d + 1, p->queries);
@@ -145,6 +155,7 @@ static void part_free(gl_dctx *dc, gl_part *p)
   free(p->on_gpu);
   free(p->images);
   free(p->mask_progs);
+  free(p->slot_progs);
   free(p);
 }
 
@@ -781,6 +792,106 @@ static tfl_status mask_to_buffer(gl_dctx *dc, gl_part *p, const gl_plan_io *io, 
   return TFL_OK;
 }
 
+/* ---- queued read-back: any output's slot as host bytes (TFL_EXT_GL_OUTPUT_BUFFER) ---- */
+
+/* A live node reading `tensor`, -1 if none (such an output must come back to the host). */
+static int reader_of(const gl_part *p, int tensor)
+{
+  for (int n = 0; n < p->g->n_nodes; n++)
+    for (int j = 0; !p->g->nodes[n].dead && j < p->g->nodes[n].n_in; j++)
+      if (p->g->nodes[n].in[j] == tensor) return n;
+  return -1;
+}
+
+/* How download_all reads plan output i's values: the queued copy makes the same bits. */
+static gl_host_values host_values(const gl_part *p, int i)
+{
+  const gl_plan_io *io = &p->plan.out[i];
+  if (p->vec4_bytes == 16) return GL_HOST_FLOATS;
+  if (p->io_prog[p->plan.n_in + i] >= 0) return dense_float(io, false) ? GL_HOST_FLOATS : GL_HOST_PACKED_HALVES;
+  return io->wide ? GL_HOST_FLOATS : GL_HOST_STORED_HALVES;
+}
+
+/* Whether plan output i can be queued as host bytes, and one slot's bytes. */
+static tfl_status slot_bytes(gl_part *p, int i, int slot, size_t *bytes)
+{
+  const gl_plan_io *io = &p->plan.out[i];
+  const tfl_tensor *t = &p->g->tensors[io->tensor];
+  const char *name = t->name ? t->name : "";
+  int n = reader_of(p, io->tensor);
+  if (n >= 0)
+    return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: output tensor %d (%s) is read by node %d (%s): it comes back "
+                    "with the invoke, it is not queued", io->tensor, name, n, tfl_op_name(p->g->nodes[n].op));
+  /* quantized values are rounded on the CPU (in double), which a shader cannot match */
+  if (t->type != TFL_TYPE_FLOAT32)
+    return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: output tensor %d (%s) is %s: only float32 outputs are queued",
+                    io->tensor, name, tfl_type_name(t->type));
+  if (t->ndim < 1 || t->dims[0] != io->sh.b)
+    return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: output tensor %d (%s) has no batch dimension to take a slot of",
+                    io->tensor, name);
+  if (slot < 0 || slot >= io->sh.b)
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: slot %d of output tensor %d (%s), a batch of %d", slot, io->tensor, name,
+                    io->sh.b);
+  *bytes = tfl_tensor_count(t) / (size_t)io->sh.b * sizeof(float);
+  return TFL_OK;
+}
+
+static tfl_status prepare_slot_prog(gl_dctx *dc, gl_part *p, int i)
+{
+  if (!p->slot_progs && !(p->slot_progs = calloc((size_t)p->plan.n_out, sizeof *p->slot_progs)))
+    return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: read-back programs");
+  slot_prog *sp = &p->slot_progs[i];
+  if (sp->prog) return TFL_OK;
+  const gl_plan_io *io = &p->plan.out[i];
+  gl_shape one = io->sh;
+  one.b = 1;
+  gl_boundary_prog bp = gl_boundary_slot_source(one, io->off, p->vec4_bytes == 8, io->wide, host_values(p, i));
+  if (!bp.src) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: read-back shader");
+  tfl_status st = gl_program_compile(dc->ctx, bp.src, "the queued read-back", &sp->prog, p->diag);
+  free(bp.src);
+  memcpy(sp->groups, bp.groups, sizeof sp->groups);
+  return st;
+}
+
+/* GL_OUTPUT_SIZE: the bytes of a slot; GL_OUTPUT_BUFFER: the slot's host values written
+ * into the caller's buffer on the GPU (one dispatch), nothing waited for. */
+static tfl_status export_slot(gl_dctx *dc, gl_part *p, int i, const tfl_ext *x)
+{
+  const gl_funcs *f = &dc->ctx->f;
+  const gl_plan_io *io = &p->plan.out[i];
+  size_t bytes = 0;
+  tfl_status st = slot_bytes(p, i, x->slot, &bytes);
+  if (st) return st;
+  if (x->kind == TFL_EXT_GL_OUTPUT_SIZE) {
+    if (!x->need) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: an output size asked with nowhere to put it");
+    *x->need = bytes;
+    return TFL_OK;
+  }
+  if ((st = gl_context_bind(dc->ctx, p->diag)) || (st = prepare_slot_prog(dc, p, i))) return st;
+  while (f->GetError() != GL_NO_ERROR) { /* errors of the caller's own GL work are not ours */
+  }
+  GLint64 have = 0;
+  f->BindBuffer(GL_COPY_WRITE_BUFFER, x->gl_name);
+  if (x->gl_name) f->GetBufferParameteri64v(GL_COPY_WRITE_BUFFER, GL_BUFFER_SIZE, &have);
+  f->BindBuffer(GL_COPY_WRITE_BUFFER, 0);
+  if (x->offset % 4 || x->size < bytes || have < 0 || (size_t)have < bytes || (size_t)have - bytes < x->offset)
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: output tensor %d (%s): its slot needs %zu bytes from byte %zu (a "
+                    "multiple of 4) of buffer %u, which has %lld (%zu given)", io->tensor,
+                    p->g->tensors[io->tensor].name ? p->g->tensors[io->tensor].name : "", bytes, x->offset, x->gl_name,
+                    (long long)have, x->size);
+  const slot_prog *sp = &p->slot_progs[i];
+  f->UseProgram(sp->prog);
+  f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, p->arena);
+  f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, x->gl_name);
+  f->Uniform1i(0, x->slot * io->sh.s * io->sh.h * io->sh.w * (io->wide ? 2 : 1));
+  f->Uniform1i(1, (GLint)(x->offset / 4));
+  f->DispatchCompute((GLuint)sp->groups[0], (GLuint)sp->groups[1], 1);
+  f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, 0);
+  f->UseProgram(0);
+  f->MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT); /* the caller's map sees the values */
+  return gl_check(dc->ctx, "queueing an output's read-back", p->diag);
+}
+
 /* A segmentation output's slot as one byte per pixel: into an R8 texture, GPU to GPU
  * (glTexSubImage2D reads the bytes as a pixel-unpack buffer), or into host memory. */
 static tfl_status export_output(void *ctx, void *state, int tensor, const tfl_ext *x)
@@ -791,8 +902,10 @@ static tfl_status export_output(void *ctx, void *state, int tensor, const tfl_ex
   int i = plan_output(p, tensor);
   if (i < 0) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: tensor %d is not an output of this partition", tensor);
   const gl_plan_io *io = &p->plan.out[i];
+  if (x && (x->kind == TFL_EXT_GL_OUTPUT_SIZE || x->kind == TFL_EXT_GL_OUTPUT_BUFFER)) return export_slot(dc, p, i, x);
   if (!x || (x->kind != TFL_EXT_GL_MASK && x->kind != TFL_EXT_HOST_MASK && x->kind != TFL_EXT_GL_MASK_BUFFER))
-    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: outputs export to masks only (GL texture or buffer, or host bytes)");
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: outputs export to masks (GL texture or buffer, or host bytes) or to "
+                    "output buffers, not kind %d", x ? (int)x->kind : 0);
   if (io->sh.c > 255) return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: a mask of %d classes (255 at most)", io->sh.c);
   if (x->slot < 0 || x->slot >= io->sh.b) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: slot %d of a batch of %d", x->slot, io->sh.b);
   bool host = x->kind == TFL_EXT_HOST_MASK;
@@ -825,11 +938,10 @@ static tfl_status set_output_host(void *ctx, void *state, int tensor, bool host)
   int i = plan_output(p, tensor);
   if (i < 0) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: tensor %d is not an output of this partition", tensor);
   /* stale host data is only safe when no other node reads the tensor */
-  for (int n = 0; !host && n < p->g->n_nodes; n++)
-    for (int j = 0; !p->g->nodes[n].dead && j < p->g->nodes[n].n_in; j++)
-      if (p->g->nodes[n].in[j] == tensor)
-        return tfl_fail(p->diag, TFL_ERR_ARG, "GL: output tensor %d is read by node %d (%s): it must be read back",
-                        tensor, n, tfl_op_name(p->g->nodes[n].op));
+  int n = host ? -1 : reader_of(p, tensor);
+  if (n >= 0)
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: output tensor %d is read by node %d (%s): it must be read back", tensor,
+                    n, tfl_op_name(p->g->nodes[n].op));
   if (!p->on_gpu && !(p->on_gpu = calloc((size_t)p->plan.n_out, sizeof *p->on_gpu)))
     return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: output flags");
   p->on_gpu[i] = !host;

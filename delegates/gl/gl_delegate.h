@@ -13,7 +13,10 @@
  * Device tensors (tfl_delegate.h): an image input sampled straight from an RGBA8
  * texture into the arena, one batch slot per bound texture; a segmentation output
  * exported into an R8 mask texture on the GPU; outputs left on the GPU (no readback,
- * no wait for the GPU in invoke). Nobody outside reads the arena's layout.
+ * no wait for the GPU in invoke), and any float32 output's slot queued into a GL buffer
+ * as its host bytes (made by a shader that repeats the readback's rounding, so the
+ * caller maps the very bytes an invoke would have read back). Nobody outside reads the
+ * arena's layout.
  *
  * Threads: every call, including the interpreter's create/invoke/free, must happen
  * with the delegate's GL context current (GStreamer: on the GstGLContext thread).

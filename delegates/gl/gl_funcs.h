@@ -41,6 +41,7 @@
   X(PFNGLBUFFERDATAPROC, BufferData)                                          \
   X(PFNGLBUFFERSUBDATAPROC, BufferSubData)                                    \
   X(PFNGLMAPBUFFERRANGEPROC, MapBufferRange)                                  \
+  X(PFNGLGETBUFFERPARAMETERI64VPROC, GetBufferParameteri64v)                  \
   X(PFNGLUNMAPBUFFERPROC, UnmapBuffer)                                        \
   X(PFNGLCOPYBUFFERSUBDATAPROC, CopyBufferSubData)                            \
   X(PFNGLDISPATCHCOMPUTEPROC, DispatchCompute)                                \

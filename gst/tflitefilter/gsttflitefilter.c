@@ -33,9 +33,7 @@
  * "tflite-results" message no "mask-fraction" / "mask-areas" (it says "mask-gpu-only");
  * set #GstTfliteFilter:gl-readback for CPU pixels on every frame: the argmax class (or
  * the probability) is then made on the GPU and only one byte per mask pixel comes back,
- * not the model's float output; with #GstTfliteFilter:gl-queue-depth=2 the element holds
- * one frame, so the CPU goes on with the next frame while the GPU finishes a mask (one
- * frame more latency). Other decoders always read their outputs back; detectors
+ * not the model's float output. Other decoders always read their outputs back; detectors
  * read back only their final boxes: an SSD's TFLite_Detection_PostProcess runs where the
  * model does, and a MediaPipe detector (face, palm, pose detection) gets its anchor
  * decoding and weighted non-maximum suppression appended to the graph, on the GPU too,
@@ -43,7 +41,9 @@
  * SSD MobileNet v2 oidv4) (a few hundred bytes come back instead of the raw heads; on the
  * CPU past 100 results).
  * That step takes threshold, iou-threshold and max-results as they are when the element
- * starts, as the decoders do.
+ * starts, as the decoders do. With #GstTfliteFilter:gl-queue-depth=2 the element holds one
+ * frame, so the CPU goes on with the next frame while the GPU finishes the results of the
+ * last one (a mask's bytes, or whatever the decoder reads; one frame more latency).
  *
  * Many streams: every tflitefilter of a process with the same model file, delegate,
  * precision, threads and #GstTfliteFilter:model-instance-id runs on one shared engine (one
@@ -982,13 +982,15 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
                          DEFAULT_GL_READBACK, rw));
   g_object_class_install_property(gobject_class, PROP_GL_QUEUE_DEPTH,
     g_param_spec_uint("gl-queue-depth", "GL queue depth",
-                      "GL frames whose segmentation mask comes back to the CPU (gl-readback): 1 waits for the "
-                      "GPU on every frame; 2 holds one frame: frame N's inference and the copy of its mask are "
-                      "queued on the GPU, then frame N-1's results (done by then, usually) are collected and "
-                      "N-1 is pushed, so the CPU never waits for the frame it has just submitted. One frame "
+                      "GL frames whose results come back to the CPU (any decoder; a segmentation mask with "
+                      "gl-readback): 1 waits for the GPU on every frame; 2 holds one frame: frame N's inference "
+                      "and the copy of its results (a mask's bytes, or the outputs the decoder reads) are queued "
+                      "on the GPU, then frame N-1's results (done by then, usually) are collected and decoded, "
+                      "and N-1 is pushed, so the CPU never waits for the frame it has just submitted. One frame "
                       "more latency (in the LATENCY query); EOS, caps and other serialized events push the "
-                      "held frame, a flush drops it. Outputs read back for other decoders, regions and "
-                      "system-memory frames still wait on every frame",
+                      "held frame, a flush drops it. Still waiting on every frame: the first, regions, "
+                      "system-memory frames, and models whose outputs the GPU cannot queue (made on the CPU, "
+                      "or quantized)",
                       1, MAX_GL_QUEUE_DEPTH, DEFAULT_GL_QUEUE_DEPTH, rw));
 
   g_object_class_install_property(gobject_class, PROP_MODEL_INSTANCE_ID,

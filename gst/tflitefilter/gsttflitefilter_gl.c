@@ -14,11 +14,16 @@
  * are not read back and the inference does not wait for the GPU.
  *
  * Queued (gl-queue-depth=2; gsttflitefilter_queue.c holds the frame): a frame whose
- * mask's bytes come back (gl-readback) does not wait for them. After its inference the
- * job exports the bytes into a GL buffer of its own (one of two, used in turn) and sets
- * a fence; the streaming thread goes on with the next frame and collects these bytes a
- * frame later (gst_tflite_filter_gl_collect: the fence, usually signalled by then, a
- * map, the decoder). Outputs read back for the other decoders still wait per frame.
+ * results come back to the CPU does not wait for them. The job leaves the outputs on the
+ * GPU (host_outputs FALSE), and after the inference exports what the decoder reads into
+ * a GL buffer of the element's own (one of two, used in turn) and sets a fence: a
+ * segmentation's mask bytes (gl-readback; TFL_EXT_GL_MASK_BUFFER), for every other
+ * decoder each output's slot as its host bytes (TFL_EXT_GL_OUTPUT_BUFFER, all outputs
+ * in one buffer). The streaming thread goes on with the next frame and collects these
+ * bytes a frame later (gst_tflite_filter_gl_collect: the fence, usually signalled by
+ * then, a map, the decoder on views over the copied bytes). A model whose outputs the
+ * delegate cannot queue (made on the CPU, read by another node, quantized) is read back
+ * with each inference instead, from the first frame that finds out on.
  *
  * Frames in system memory with delegate=gl: the element uploads each frame itself, on the
  * engine's context (the element's own, from the GL share group): GstGLUpload, then
@@ -35,10 +40,14 @@
 GST_DEBUG_CATEGORY_EXTERN(gst_tflite_filter_debug);
 #define GST_CAT_DEFAULT gst_tflite_filter_debug
 
-/* A queued mask read-back: the bytes of a frame in flight and its fence (GL thread only). */
+#define MAX_QUEUED_OUTPUTS 16 /* as gst_tflite_filter_decode_slot */
+
+/* A queued read-back: the results of a frame in flight and its fence (GL thread only). */
 typedef struct {
   guint buffer;
+  gsize size;                  /* the buffer's bytes */
   GLsync fence;
+  gboolean mask;               /* a mask's bytes (rows padded to 4), else the outputs */
 } queued_readback;
 
 struct _GstTfliteFilterGl {
@@ -51,9 +60,14 @@ struct _GstTfliteFilterGl {
   /* system-memory frames: their upload to an RGBA texture on `context` */
   GstGLUpload *upload;
   GstGLColorConvert *convert;  /* NULL for RGBA frames */
-  /* queued mask read-backs: the bytes of a frame in flight, its fence (GL thread only) */
+  /* queued read-backs: the results of a frame in flight, its fence (GL thread only) */
   queued_readback queued[2];
   gint queued_next;            /* the one the next queued frame takes */
+  /* queued outputs: each graph output's slot in a read-back buffer (set by the jobs) */
+  gint n_outputs;
+  gsize out_off[MAX_QUEUED_OUTPUTS], out_bytes[MAX_QUEUED_OUTPUTS], out_total;
+  gboolean outputs_refused;    /* the delegate cannot queue them: read back with each
+                                  inference (said once, in a GST_INFO line) */
 };
 
 /* One frame's job (tfl_engine.h): runs on the engine's GL thread. */
@@ -68,8 +82,9 @@ typedef struct {
   gboolean decode;             /* outputs were read back: decode them */
   gboolean host_mask;          /* gl-readback of a segmentation: the mask's bytes made on
                                   the GPU come back (TFL_EXT_HOST_MASK), not the outputs */
-  gint queued;                 /* host_mask, queued: its read-back buffer (gl->queued[]),
-                                  collected later; -1: decoded now */
+  gint queued;                 /* queued: its read-back buffer (gl->queued[]) for the mask's
+                                  bytes (host_mask) or the outputs, collected later; -1:
+                                  decoded now */
 } gl_frame_job;
 
 GstGLContext *gst_tflite_filter_gl_context(GstBuffer *buf, GError **err)
@@ -225,6 +240,37 @@ void gst_tflite_filter_gl_free(GstTfliteFilterGl *gl)
 
 /* ---- the job, on the engine's GL thread ---- */
 
+/* Before the invoke: whether every output's slot can be queued (TFL_EXT_GL_OUTPUT_SIZE),
+ * and where each goes in a read-back buffer. A refusal is for good (the model's
+ * outputs are made on the CPU, read by another node, quantized): said once. */
+static gboolean plan_queued_outputs(gl_frame_job *j, tfl_interpreter *it, int slot)
+{
+  GstTfliteFilterGl *gl = j->self->gl;
+  gint n = tfl_interpreter_output_count(it);
+  gsize off[MAX_QUEUED_OUTPUTS], bytes[MAX_QUEUED_OUTPUTS], total = 0;
+  const char *why = NULL;
+  if (n > MAX_QUEUED_OUTPUTS) why = "more outputs than are queued";
+  for (gint i = 0; i < n && !why; i++) {
+    size_t need = 0;
+    tfl_ext x = { .kind = TFL_EXT_GL_OUTPUT_SIZE, .slot = slot, .need = &need };
+    if (tfl_interpreter_export_output(it, i, &x) != TFL_OK) why = tfl_interpreter_last_error(it);
+    off[i] = total;
+    bytes[i] = need;
+    total += (need + 15) / 16 * 16;
+  }
+  if (why) {
+    GST_INFO_OBJECT(j->self, "gl-queue-depth=2: the outputs are read back with each inference, not queued: %s", why);
+    gl->outputs_refused = TRUE;
+    return FALSE;
+  }
+  /* the same every time: the frame held keeps its places */
+  gl->n_outputs = n;
+  memcpy(gl->out_off, off, sizeof off[0] * (gsize)n);
+  memcpy(gl->out_bytes, bytes, sizeof bytes[0] * (gsize)n);
+  gl->out_total = total;
+  return TRUE;
+}
+
 static tfl_status fill(tfl_job *job, tfl_interpreter *it, int slot)
 {
   gl_frame_job *j = (gl_frame_job *)job;
@@ -241,6 +287,12 @@ static tfl_status fill(tfl_job *job, tfl_interpreter *it, int slot)
   }
   tfl_status st = tfl_interpreter_bind_input(it, 0, &x);
   if (st != TFL_OK) g_strlcpy(job->error, tfl_interpreter_last_error(it), sizeof job->error);
+  else if (j->queued >= 0 && !j->host_mask && !plan_queued_outputs(j, it, slot)) {
+    /* this invoke reads them back after all (for every job of the batch: harmless) */
+    tfl_interpreter_set_outputs_host(it, true);
+    j->queued = -1;
+    j->decode = TRUE;
+  }
   return st;
 }
 
@@ -267,20 +319,42 @@ static gsize mask_row(const GstTfliteFilterGl *gl)
   return ((gsize)gl->mask_w + 3) / 4 * 4; /* TFL_EXT_GL_MASK_BUFFER's rows */
 }
 
-/* The mask's bytes into read-back buffer j->queued on the GPU, fenced; no wait. */
-static tfl_status queue_host_mask(gl_frame_job *j, tfl_interpreter *it, int slot)
+/* Read-back buffer j->queued for `bytes` of results (grown if smaller), its fence gone. */
+static queued_readback *readback_buffer(gl_frame_job *j, gsize bytes, gboolean mask)
 {
   GstTfliteFilterGl *gl = j->self->gl;
   const GstGLFuncs *f = gl->context->gl_vtable;
   queued_readback *q = &gl->queued[j->queued];
-  if (!q->buffer) {
-    f->GenBuffers(1, &q->buffer);
-    f->BindBuffer(GL_COPY_WRITE_BUFFER, q->buffer);
-    f->BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)(mask_row(gl) * (gsize)gl->mask_h), NULL, GL_STREAM_READ);
-    f->BindBuffer(GL_COPY_WRITE_BUFFER, 0);
-  }
   if (q->fence) f->DeleteSync(q->fence); /* a frame dropped before it was collected */
   q->fence = NULL;
+  if (q->size < bytes) {
+    if (!q->buffer) f->GenBuffers(1, &q->buffer);
+    f->BindBuffer(GL_COPY_WRITE_BUFFER, q->buffer);
+    f->BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_READ);
+    f->BindBuffer(GL_COPY_WRITE_BUFFER, 0);
+    q->size = bytes;
+  }
+  q->mask = mask;
+  return q;
+}
+
+/* After the exports: a fence, flushed so that the GPU starts now, not when the next
+ * frame's commands come. */
+static tfl_status fence_readback(gl_frame_job *j, queued_readback *q)
+{
+  const GstGLFuncs *f = j->self->gl->context->gl_vtable;
+  q->fence = f->FenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  f->Flush();
+  if (q->fence) return TFL_OK;
+  g_strlcpy(j->job.error, "no GL fence for the queued read-back", sizeof j->job.error);
+  return TFL_ERR_BACKEND;
+}
+
+/* The mask's bytes into read-back buffer j->queued on the GPU, fenced; no wait. */
+static tfl_status queue_host_mask(gl_frame_job *j, tfl_interpreter *it, int slot)
+{
+  GstTfliteFilterGl *gl = j->self->gl;
+  queued_readback *q = readback_buffer(j, mask_row(gl) * (gsize)gl->mask_h, TRUE);
   tfl_ext x = { .kind = TFL_EXT_GL_MASK_BUFFER, .slot = slot, .gl_name = q->buffer, .width = gl->mask_w,
                 .height = gl->mask_h, .logits = gl->logits };
   tfl_status st = tfl_interpreter_export_output(it, 0, &x);
@@ -288,9 +362,26 @@ static tfl_status queue_host_mask(gl_frame_job *j, tfl_interpreter *it, int slot
     g_snprintf(j->job.error, sizeof j->job.error, "queueing the mask's read-back: %s", tfl_interpreter_last_error(it));
     return st;
   }
-  q->fence = f->FenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-  f->Flush(); /* the GPU starts now, not when the next frame's commands come */
-  return q->fence ? TFL_OK : TFL_ERR_BACKEND;
+  return fence_readback(j, q);
+}
+
+/* Every output's slot, as its host bytes, into read-back buffer j->queued on the GPU
+ * (plan_queued_outputs' places), fenced; no wait. */
+static tfl_status queue_outputs(gl_frame_job *j, tfl_interpreter *it, int slot)
+{
+  GstTfliteFilterGl *gl = j->self->gl;
+  queued_readback *q = readback_buffer(j, gl->out_total, FALSE);
+  for (gint i = 0; i < gl->n_outputs; i++) {
+    tfl_ext x = { .kind = TFL_EXT_GL_OUTPUT_BUFFER, .slot = slot, .gl_name = q->buffer, .offset = gl->out_off[i],
+                  .size = q->size - gl->out_off[i] };
+    tfl_status st = tfl_interpreter_export_output(it, i, &x);
+    if (st != TFL_OK) {
+      g_snprintf(j->job.error, sizeof j->job.error, "queueing output %d's read-back: %s", i,
+                 tfl_interpreter_last_error(it));
+      return st;
+    }
+  }
+  return fence_readback(j, q);
 }
 
 static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
@@ -314,6 +405,7 @@ static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
     }
   }
   if (j->host_mask) return j->queued >= 0 ? queue_host_mask(j, it, slot) : decode_host_mask(j, it, slot);
+  if (j->queued >= 0) return queue_outputs(j, it, slot);
   if (!j->decode) {
     if (j->mask) return TFL_OK;
     /* the texture broke on a frame that read nothing back: no mask this once */
@@ -398,9 +490,12 @@ static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_tra
     j->host_mask = readback && gl->segmentation && gl->checked;
     if (j->host_mask) j->decode = FALSE;
     j->queued = -1;
-    if (j->host_mask && queued && n == 1) {
+    /* queued: what comes back to the CPU, a frame after the first (which checks the
+     * GPU path against the CPU decoder) */
+    if (queued && n == 1 && gl->checked && (j->host_mask || (j->decode && !gl->outputs_refused))) {
       j->queued = gl->queued_next;
       gl->queued_next = (gl->queued_next + 1) % (gint)G_N_ELEMENTS(gl->queued);
+      j->decode = FALSE;
     }
     j->job.fill = fill;
     j->job.consume = consume;
@@ -419,8 +514,9 @@ static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_tra
       }
     for (gint i = 0; i < n; i++) gst_clear_buffer(&jobs[i].mask);
   } else if (n == 1) {
-    if (jobs[0].decode && jobs[0].mask) gl->checked = TRUE;
-    if (!jobs[0].decode && !jobs[0].host_mask) gst_tflite_filter_mask_geometry(self, &trs[0], &res[0]);
+    if (jobs[0].decode) gl->checked = TRUE;
+    if (!jobs[0].decode && !jobs[0].host_mask && jobs[0].queued < 0)
+      gst_tflite_filter_mask_geometry(self, &trs[0], &res[0]);
     if (queued) *queued = jobs[0].queued;
     if (gl_mask) *gl_mask = jobs[0].mask;
     else gst_clear_buffer(&jobs[0].mask);
@@ -437,7 +533,7 @@ static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_tra
 typedef struct {
   GstTfliteFilterGl *gl;
   gint queued;
-  guint8 *bytes;               /* mask_w x mask_h */
+  guint8 *bytes;               /* mask: mask_w x mask_h; outputs: out_total */
   gboolean ok;
 } collect_call;
 
@@ -458,15 +554,39 @@ static void collect_on_gl(GstGLContext *ctx, gpointer data)
   f->DeleteSync(q->fence);
   q->fence = NULL;
   if (r == GL_WAIT_FAILED) return;
-  gsize row = mask_row(gl);
+  gsize row = mask_row(gl), bytes = q->mask ? row * (gsize)gl->mask_h : gl->out_total;
   f->BindBuffer(GL_COPY_READ_BUFFER, q->buffer);
-  const guint8 *m = f->MapBufferRange(GL_COPY_READ_BUFFER, 0, (GLsizeiptr)(row * (gsize)gl->mask_h), GL_MAP_READ_BIT);
-  if (m) {
+  const guint8 *m = f->MapBufferRange(GL_COPY_READ_BUFFER, 0, (GLsizeiptr)bytes, GL_MAP_READ_BIT);
+  if (m && q->mask)
     for (gint y = 0; y < gl->mask_h; y++) memcpy(c->bytes + (gsize)y * (gsize)gl->mask_w, m + (gsize)y * row, (gsize)gl->mask_w);
-    f->UnmapBuffer(GL_COPY_READ_BUFFER);
-  }
+  else if (m)
+    memcpy(c->bytes, m, bytes);
+  if (m) f->UnmapBuffer(GL_COPY_READ_BUFFER);
   f->BindBuffer(GL_COPY_READ_BUFFER, 0);
   c->ok = m != NULL;
+}
+
+/* The decoder on the collected outputs: views of the model's output tensors (the
+ * element's graph: batch 1, as the engine's slots) over the copied bytes, never the
+ * interpreter's own, which later invokes have overwritten. */
+static tfl_status decode_outputs(GstTfliteFilter *self, const guint8 *bytes, const tfl_transform *tr, tfl_results *res)
+{
+  GstTfliteFilterGl *gl = self->gl;
+  const tfl_graph *g = self->model.graph;
+  tfl_tensor views[MAX_QUEUED_OUTPUTS];
+  const tfl_tensor *outs[MAX_QUEUED_OUTPUTS];
+  if (g->n_outputs != gl->n_outputs)
+    return tfl_fail(&self->diag, TFL_ERR_BACKEND, "%d outputs queued, the model has %d", gl->n_outputs, g->n_outputs);
+  for (gint i = 0; i < gl->n_outputs; i++) {
+    views[i] = g->tensors[g->outputs[i]];
+    if (tfl_tensor_count(&views[i]) * tfl_type_size(views[i].type) != gl->out_bytes[i])
+      return tfl_fail(&self->diag, TFL_ERR_BACKEND, "output %d: %zu bytes queued, the tensor holds %zu", i,
+                      gl->out_bytes[i], tfl_tensor_count(&views[i]) * tfl_type_size(views[i].type));
+    views[i].bytes = gl->out_bytes[i];
+    views[i].data = (void *)(bytes + gl->out_off[i]);
+    outs[i] = &views[i];
+  }
+  return self->decoder ? tfl_decoder_run(self->decoder, outs, gl->n_outputs, tr, res, &self->diag) : TFL_OK;
 }
 
 gboolean gst_tflite_filter_gl_collect(GstTfliteFilter *self, gint queued, const tfl_transform *tr, tfl_results *res,
@@ -474,14 +594,17 @@ gboolean gst_tflite_filter_gl_collect(GstTfliteFilter *self, gint queued, const 
 {
   GstTfliteFilterGl *gl = self->gl;
   g_return_val_if_fail(queued >= 0 && queued < (gint)G_N_ELEMENTS(gl->queued), FALSE);
-  collect_call c = { gl, queued, g_malloc((gsize)gl->mask_w * (gsize)gl->mask_h), FALSE };
+  gboolean mask = gl->queued[queued].mask;
+  collect_call c = { gl, queued, g_malloc(mask ? (gsize)gl->mask_w * (gsize)gl->mask_h : gl->out_total), FALSE };
   gst_gl_context_thread_add(gl->context, collect_on_gl, &c);
   tfl_status st = TFL_OK;
   if (!c.ok)
-    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "the queued mask (read-back buffer %d) could not be read back",
-                queued);
-  else if ((st = tfl_decoder_run_mask(self->decoder, c.bytes, gl->mask_w, gl->mask_h, tr, res, &self->diag)))
-    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "decoding the queued mask: %s", self->diag.error);
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED,
+                "the queued %s (read-back buffer %d) could not be read back", mask ? "mask" : "outputs", queued);
+  else if ((st = mask ? tfl_decoder_run_mask(self->decoder, c.bytes, gl->mask_w, gl->mask_h, tr, res, &self->diag)
+                      : decode_outputs(self, c.bytes, tr, res)))
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "decoding the queued %s: %s", mask ? "mask" : "outputs",
+                self->diag.error);
   g_free(c.bytes);
   return c.ok && st == TFL_OK;
 }

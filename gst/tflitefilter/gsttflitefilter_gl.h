@@ -29,10 +29,11 @@ void gst_tflite_filter_gl_free(GstTfliteFilterGl *gl);
  * Results (decoded unless the mask stays on the GPU: then its geometry only) in res[i];
  * with n == 1 and gl_mask non-NULL, a segmentation mask also as a GRAY8 GL texture in
  * *gl_mask (caller owns the ref), written on the GPU. `readback`: the outputs come back
- * to the CPU every frame (gl-readback). `queued` non-NULL: a mask read back (gl-readback,
- * n == 1, GL frames) is not waited for: *queued names its read-back (res[0] stays empty
- * until gst_tflite_filter_gl_collect), else -1 and res is complete. buf must then stay
- * alive until it is collected. */
+ * to the CPU every frame (gl-readback). `queued` non-NULL (n == 1, GL frames): what comes
+ * back to the CPU (a mask's bytes with gl-readback, the outputs of any other decoder) is
+ * not waited for, from the second inference on: *queued names its read-back (res[0]
+ * stays empty until gst_tflite_filter_gl_collect), else -1 and res is complete. buf must
+ * then stay alive until it is collected. */
 gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
                                   gboolean readback, tfl_results *res, GstBuffer **gl_mask, gint *queued,
                                   GError **err);

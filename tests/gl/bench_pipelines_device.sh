@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # 1080p GL pipelines before/after on the GPU machine (docs/gl-performance.md, "Round 4"):
-# the queued read-back (tflitefilter gl-queue-depth) and the post-processing ops appended
-# to landmark models and raw SSDs. Stage first, here:
+# the queued read-back (tflitefilter gl-queue-depth: masks, then every decoder's outputs)
+# and the post-processing ops appended to landmark models and raw SSDs. Stage first, here:
 #     BEFORE=<commit> MODELS="deeplabv3_257_mv_gpu selfie_segmentation pose_landmark_full
-#       object_detection_ssd_mobilenetv2_oidv4_fp16" bash tests/gl/stage_postproc_device.sh build-pp
+#       object_detection_ssd_mobilenetv2_oidv4_fp16 face_detection_short_range" \
+#       bash tests/gl/stage_postproc_device.sh build-pp
 # then on the GPU machine, from the project root, carrying .device and build-pp:
 #     source .device/env.sh && bash tests/gl/bench_pipelines_device.sh build-pp
 # Each line "PIPE config ..." is scripts/bench_pipeline.sh's output (gltestsrc 1080p,
@@ -28,3 +29,8 @@ pipe pose-landmark-before before pose_landmark_full filter ""
 pipe pose-landmark-after after pose_landmark_full filter ""
 pipe oidv4-before before object_detection_ssd_mobilenetv2_oidv4_fp16 filter ""
 pipe oidv4-after after object_detection_ssd_mobilenetv2_oidv4_fp16 filter ""
+# every decoder's outputs queued (depth 1 is "after" above: the same build)
+pipe pose-landmark-depth2 after pose_landmark_full filter "gl-queue-depth=2"
+pipe oidv4-depth2 after object_detection_ssd_mobilenetv2_oidv4_fp16 filter "gl-queue-depth=2"
+pipe face-depth1 after face_detection_short_range filter "gl-queue-depth=1"
+pipe face-depth2 after face_detection_short_range filter "gl-queue-depth=2"

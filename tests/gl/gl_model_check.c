@@ -60,6 +60,16 @@ bool glm_fill(const golden_case *gc, const char *picture_dir, const char *stem, 
   return ok;
 }
 
+bool glm_fill_case(const char *golden_dir, const char *picture_dir, const char *stem, const char *kind,
+                   tfl_interpreter *a, tfl_interpreter *b)
+{
+  golden_case gc;
+  if (!glm_read_case(golden_dir, stem, kind, &gc)) return false;
+  bool ok = glm_fill(&gc, picture_dir, stem, a, b);
+  golden_free(&gc);
+  return ok;
+}
+
 static bool made_by_gl(tfl_interpreter *it, const tfl_graph *g, int t)
 {
   int p = g->tensors[t].producer;

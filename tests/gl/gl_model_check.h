@@ -23,6 +23,11 @@ bool glm_read_case(const char *golden_dir, const char *stem, const char *kind, g
  * the case's hashes and copies them into `b` (may be NULL). false with a FAIL line. */
 bool glm_fill(const golden_case *gc, const char *picture_dir, const char *stem, tfl_interpreter *a, tfl_interpreter *b);
 
+/* glm_read_case, glm_fill and golden_free in one: the inputs of `a` (and b) from golden
+ * case `kind` of model `stem`. false with a FAIL line. */
+bool glm_fill_case(const char *golden_dir, const char *picture_dir, const char *stem, const char *kind,
+                   tfl_interpreter *a, tfl_interpreter *b);
+
 /* Tensors worth comparing in a GL run: graph outputs made by GL and GL tensors that CPU
  * nodes read (the inputs of custom post-processing, whose own outputs amplify tiny
  * differences); graph_outputs_only: just the graph outputs, whoever made them. */

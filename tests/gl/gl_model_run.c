@@ -73,6 +73,18 @@ int glm_check_model_arg(const char *arg, const char *dirs, bool fp16, int (*chec
   return 1;
 }
 
+int glm_check_models(int argc, char **argv, glm_options *o, int earlier, int (*check)(const char *path, bool fp16))
+{
+  int fails = earlier, n = 0;
+  for (int i = 1; i < argc; i++) {
+    if (glm_take_option(argc, argv, &i, o)) continue;
+    n++;
+    fails += glm_check_model_arg(argv[i], o->models, o->fp16, check);
+  }
+  printf("%d model(s), %d failure(s)\n", n, fails);
+  return fails != 0 || n == 0;
+}
+
 glm_options glm_default_options(int argc, char **argv)
 {
   glm_options o = {false, NULL, "tests/data/golden", "tests/data/pictures"};

@@ -45,6 +45,11 @@ glm_options glm_default_options(int argc, char **argv);
 /* argv[*i] one of the shared options (--fp16, --models D, --golden D, --pictures D): taken
  * into o, *i moved past its value, true. False for any other argument. */
 bool glm_take_option(int argc, char **argv, int *i, glm_options *o);
+/* A test's main for MODEL arguments alone: the shared options taken into *o, every other
+ * argument checked as glm_check_model_arg does; prints "N model(s), F failure(s)" (F with
+ * `earlier` failures added) and returns the exit status: 0 when nothing failed and some
+ * model was checked. */
+int glm_check_models(int argc, char **argv, glm_options *o, int earlier, int (*check)(const char *path, bool fp16));
 /* A model path's file name without ".tflite" into stem. */
 void glm_stem(const char *path, char *stem, size_t n);
 /* Two results the same to the bit: box, score, class and keypoints. */

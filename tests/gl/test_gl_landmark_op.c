@@ -386,12 +386,5 @@ static int check_unknown_layout(void)
 int main(int argc, char **argv)
 {
   opt = glm_default_options(argc, argv);
-  int fails = check_unknown_layout(), n = 0;
-  for (int i = 1; i < argc; i++) {
-    if (glm_take_option(argc, argv, &i, &opt)) continue;
-    n++;
-    fails += glm_check_model_arg(argv[i], opt.models, opt.fp16, check_model);
-  }
-  printf("%d model(s), %d failure(s)\n", n, fails);
-  return fails != 0 || n == 0;
+  return glm_check_models(argc, argv, &opt, check_unknown_layout(), check_model);
 }

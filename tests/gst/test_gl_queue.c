@@ -1,13 +1,15 @@
-/* test_gl_queue.c - tflitefilter gl-queue-depth=2 (a frame held while its mask's
- * read-back finishes on the GPU): every frame still carries the results of its own
- * inference, in order, and nothing is lost or leaked at EOS, a flushing seek, a caps
- * change or behind a tee.
+/* test_gl_queue.c - tflitefilter gl-queue-depth=2 (a frame held while its read-back
+ * finishes on the GPU): every frame still carries the results of its own inference, in
+ * order, and nothing is lost or leaked at EOS, a flushing seek, a caps change or behind
+ * a tee.
  *
  * The frames alternate between two pictures by their timestamp: even frames the
  * astronaut (deeplab: 45% person at 160x120; the oracle's 46% at full size), odd ones
  * black (no person), so results one frame off cannot pass. Each frame's mask is read from the
  * buffer's meta at the sink, keyed by its timestamp, and compared with gl-queue-depth=1,
- * frame by frame (a hash of the class bytes).
+ * frame by frame (a hash of the class bytes). Case "outputs": the other decoders, whose
+ * outputs are queued (TFL_EXT_GL_OUTPUT_BUFFER): face detection (her face on even frames,
+ * none on odd ones) and classification, every object's numbers against depth 1's.
  *
  * Environment as test_tflitefilter (tests/meson.build). */
 #include <gst/check/gstcheck.h>
@@ -18,8 +20,11 @@
 #include "pipe_util.h"
 
 #define DEEPLAB "deeplabv3_257_mv_gpu.tflite"
+#define FACES "face_detection_short_range.tflite"
+#define CLASSIFIER "mobilenet_v1_0.25_224.tflite"
 #define FPS 30
 #define PERSON 15
+#define MAX_VALS 256
 
 /* One frame as the sink saw it. */
 typedef struct {
@@ -29,7 +34,10 @@ typedef struct {
   gdouble person;     /* fraction of mask pixels of class 15; -1: no CPU mask */
   guint32 hash;       /* FNV-1a of the class bytes */
   gint objects;       /* tflitefilter objects on it */
+  gint boxes;         /* DETECTION objects among them */
   gint entered;       /* frames that had reached the upload when it reached the sink */
+  gint n_vals;        /* every object's numbers (vals[] keeps the first MAX_VALS) */
+  gfloat vals[MAX_VALS];
 } frame_rec;
 
 typedef struct {
@@ -77,6 +85,28 @@ static GstPadProbeReturn alternate(GstPad *pad, GstPadProbeInfo *info, gpointer 
   return GST_PAD_PROBE_OK;
 }
 
+static void add_val(frame_rec *r, gfloat v)
+{
+  if (r->n_vals < MAX_VALS) r->vals[r->n_vals] = v;
+  r->n_vals++;
+}
+
+/* An object's numbers: kind, class, box, score, classes, keypoints. */
+static void add_object(frame_rec *r, const GstTfliteObject *o)
+{
+  const gfloat head[] = { (gfloat)o->kind, (gfloat)o->class_id, o->x, o->y, o->w, o->h, o->score };
+  for (guint k = 0; k < G_N_ELEMENTS(head); k++) add_val(r, head[k]);
+  for (guint k = 0; k < o->n_classes; k++) {
+    add_val(r, (gfloat)o->classes[k].class_id);
+    add_val(r, o->classes[k].score);
+  }
+  for (guint k = 0; k < o->n_keypoints; k++) {
+    add_val(r, o->keypoints[k].x);
+    add_val(r, o->keypoints[k].y);
+  }
+  r->boxes += o->kind == GST_TFLITE_OBJECT_DETECTION;
+}
+
 static GstPadProbeReturn record(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
   sink_log *log = data;
@@ -94,6 +124,7 @@ static GstPadProbeReturn record(GstPad *pad, GstPadProbeInfo *info, gpointer dat
     r.objects = (gint)gst_tflite_meta_n_objects(meta);
     for (guint i = 0; i < gst_tflite_meta_n_objects(meta); i++) {
       const GstTfliteObject *o = gst_tflite_meta_get_object(meta, i);
+      add_object(&r, o);
       if (o->kind != GST_TFLITE_OBJECT_SEGMENTATION || !o->mask || !o->mask->classes) continue;
       gsize n = (gsize)o->mask->width * (gsize)o->mask->height, person = 0;
       for (gsize k = 0; k < n; k++) {
@@ -194,11 +225,13 @@ static void run_queue(queue_run *q, sink_log *logs)
   gst_object_unref(pipe);
 }
 
-static void log_clear(sink_log *l)
+static void logs_clear(sink_log *l, gint n)
 {
-  g_array_unref(l->recs);
-  g_mutex_clear(&l->lock);
-  g_cond_clear(&l->reached);
+  for (gint i = 0; i < n; i++) {
+    g_array_unref(l[i].recs);
+    g_mutex_clear(&l[i].lock);
+    g_cond_clear(&l[i].reached);
+  }
 }
 
 /* Every frame of the log carries its own picture's results: person on even frames, none
@@ -218,9 +251,9 @@ static void check_parity(const sink_log *l, const gchar *what)
   }
 }
 
-static gchar *pipeline(const gchar *filter_props, guint frames, const gchar *tail)
+static gchar *pipeline_of(const gchar *model_name, const gchar *filter_props, guint frames, const gchar *tail)
 {
-  gchar *pic = pipe_picture("astronaut.png"), *model = pipe_model(DEEPLAB);
+  gchar *pic = pipe_picture("astronaut.png"), *model = pipe_model(model_name);
   gchar *num = frames ? g_strdup_printf("num-buffers=%u", frames) : g_strdup("");
   gchar *d = g_strdup_printf(
     "filesrc location=%s ! pngdec ! imagefreeze %s ! videoconvert ! videoscale ! "
@@ -235,44 +268,72 @@ static gchar *pipeline(const gchar *filter_props, guint frames, const gchar *tai
   return desc;
 }
 
+static gchar *pipeline(const gchar *filter_props, guint frames, const gchar *tail)
+{
+  return pipeline_of(DEEPLAB, filter_props, frames, tail);
+}
+
+/* Frames 0..n-1 in order in both logs, each frame's numbers at depth 2 within tol of
+ * depth 1's (the same count) and the same mask bytes, and each frame held at depth 2
+ * until the next one came in. */
+static void check_against_depth1(const sink_log *d1, const sink_log *d2, guint n, gdouble tol, const gchar *what)
+{
+  fail_unless(d1->recs->len == n && d2->recs->len == n, "%s: %u and %u frames, not %u", what, d1->recs->len,
+              d2->recs->len, n);
+  for (guint i = 0; i < n; i++) {
+    const frame_rec *a = &g_array_index(d1->recs, frame_rec, i), *b = &g_array_index(d2->recs, frame_rec, i);
+    fail_unless(a->idx == i && b->idx == i, "%s: frame %u arrived as %" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT, what,
+                i, a->idx, b->idx);
+    fail_unless(a->objects == b->objects && a->boxes == b->boxes && a->n_vals == b->n_vals,
+                "%s: frame %u: depth 2 has %d objects (%d boxes, %d numbers), depth 1 %d (%d, %d)", what, i, b->objects,
+                b->boxes, b->n_vals, a->objects, a->boxes, a->n_vals);
+    gdouble worst = 0;
+    for (gint k = 0; k < MIN(a->n_vals, MAX_VALS); k++) worst = MAX(worst, fabs((gdouble)a->vals[k] - b->vals[k]));
+    fail_unless(worst <= tol && a->hash == b->hash,
+                "%s: frame %u: depth 2's results differ from depth 1's by %g (mask hash %08x, depth 1 %08x)", what, i,
+                worst, b->hash, a->hash);
+    /* one streaming thread: depth 1 pushes a frame before the next one comes; depth 2
+     * holds each (but the first, read back whole to check the GPU path) until the next
+     * one has been submitted, the last until EOS */
+    gint held = i == 0 ? 1 : i == n - 1 ? (gint)n : (gint)i + 2;
+    fail_unless(a->entered == (gint)i + 1 && b->entered == held,
+                "%s: frame %u reached the sink after %d frames had come in (depth 1: %d; expected %d and %u)", what, i,
+                b->entered, a->entered, held, i + 1);
+  }
+}
+
+/* Both depths of `model` with filter_props, n frames each (log[0]: depth 1); the min
+ * latencies at filter "f" in latency[] (may be NULL). */
+static void run_depths(const gchar *model, const gchar *filter_props, guint n, sink_log *log, GstClockTime *latency)
+{
+  for (gint d = 0; d < 2; d++) {
+    gchar *props = g_strdup_printf("%s gl-queue-depth=%d", filter_props, d + 1);
+    gchar *desc = pipeline_of(model, props, n, "tflitefilter name=f model=%s %s ! fakesink name=s1");
+    queue_run q = { .desc = desc };
+    run_queue(&q, &log[d]);
+    if (latency) latency[d] = q.latency;
+    g_free(desc);
+    g_free(props);
+  }
+}
+
 #define ONE_FILTER "tflitefilter name=f model=%s gl-readback=true %s ! fakesink name=s1"
 
 GST_START_TEST(test_queue_matches_depth1)
 {
   const guint N = 7; /* odd: the last frame is held at EOS */
-  sink_log d1, d2;
-  gchar *desc1 = pipeline("gl-queue-depth=1", N, ONE_FILTER), *desc2 = pipeline("gl-queue-depth=2", N, ONE_FILTER);
-  queue_run q1 = { .desc = desc1 }, q2 = { .desc = desc2 };
-  run_queue(&q1, &d1);
-  run_queue(&q2, &d2);
+  sink_log l[2];
+  GstClockTime latency[2];
+  run_depths(DEEPLAB, "gl-readback=true", N, l, latency);
   /* EOS pushed the held frame: all of them, in order, each with its own results */
-  fail_unless_equals_int(d1.recs->len, N);
-  fail_unless_equals_int(d2.recs->len, N);
-  check_parity(&d1, "depth 1");
-  check_parity(&d2, "depth 2");
-  for (guint i = 0; i < N; i++) {
-    const frame_rec *a = &g_array_index(d1.recs, frame_rec, i), *b = &g_array_index(d2.recs, frame_rec, i);
-    fail_unless(a->idx == i && b->idx == i, "frame %u arrived as %" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT, i,
-                a->idx, b->idx);
-    fail_unless(a->hash == b->hash && a->objects == b->objects,
-                "frame %u: depth 2's mask (hash %08x, %d objects) is not depth 1's (%08x, %d)", i, b->hash, b->objects,
-                a->hash, a->objects);
-    /* one streaming thread: depth 1 pushes a frame before the next one comes; depth 2
-     * holds each (but the first, read back whole to check the GPU path) until the next
-     * one has been submitted, the last until EOS */
-    gint held = i == 0 ? 1 : i == N - 1 ? (gint)N : (gint)i + 2;
-    fail_unless(a->entered == (gint)i + 1 && b->entered == held,
-                "frame %u reached the sink after %d frames had come in (depth 1: %d; expected %d and %u)", i, b->entered,
-                a->entered, held, i + 1);
-  }
+  check_against_depth1(&l[0], &l[1], N, 0, "segmentation");
+  check_parity(&l[0], "depth 1");
+  check_parity(&l[1], "depth 2");
   /* one frame (1/30 s) more latency, and only with the queue */
   GstClockTime frame = gst_util_uint64_scale_int_ceil(GST_SECOND, 1, FPS);
-  fail_unless(q2.latency == q1.latency + frame, "latency %" GST_TIME_FORMAT ", depth 1 %" GST_TIME_FORMAT,
-              GST_TIME_ARGS(q2.latency), GST_TIME_ARGS(q1.latency));
-  log_clear(&d1);
-  log_clear(&d2);
-  g_free(desc1);
-  g_free(desc2);
+  fail_unless(latency[1] == latency[0] + frame, "latency %" GST_TIME_FORMAT ", depth 1 %" GST_TIME_FORMAT,
+              GST_TIME_ARGS(latency[1]), GST_TIME_ARGS(latency[0]));
+  logs_clear(l, 2);
 }
 GST_END_TEST;
 
@@ -300,8 +361,7 @@ GST_START_TEST(test_queue_interval)
     gboolean person = i < 3 || i == 6;
     fail_unless(person ? b->person > 0.35 && b->person < 0.55 : b->person < 0.01, "frame %u: person %f", i, b->person);
   }
-  log_clear(&l[0]);
-  log_clear(&l[1]);
+  logs_clear(l, 2);
 }
 GST_END_TEST;
 
@@ -343,8 +403,7 @@ GST_START_TEST(test_queue_flush_seek)
     fail_unless(a->idx == b->idx && a->hash == b->hash, "after the seek, frame %u: depth 2 has frame %" G_GUINT64_FORMAT
                 " (hash %08x), depth 1 frame %" G_GUINT64_FORMAT " (%08x)", i, b->idx, b->hash, a->idx, a->hash);
   }
-  log_clear(&l[0]);
-  log_clear(&l[1]);
+  logs_clear(l, 2);
 }
 GST_END_TEST;
 
@@ -366,7 +425,7 @@ GST_START_TEST(test_queue_caps_change)
     fail_unless(r->idx == i, "frame %u arrived as %" G_GUINT64_FORMAT, i, r->idx);
     fail_unless(r->caps_width == (i <= 4 ? 160 : 200), "frame %u: width %d", i, r->caps_width);
   }
-  log_clear(&l);
+  logs_clear(&l, 1);
   g_free(desc);
 }
 GST_END_TEST;
@@ -385,35 +444,101 @@ GST_START_TEST(test_queue_rebuild)
   for (guint i = 0; i < N; i++)
     fail_unless(g_array_index(l.recs, frame_rec, i).idx == i, "frame %u arrived as %" G_GUINT64_FORMAT, i,
                 g_array_index(l.recs, frame_rec, i).idx);
-  log_clear(&l);
+  logs_clear(&l, 1);
   g_free(desc);
 }
 GST_END_TEST;
 
 /* Two elements behind a tee on one shared engine (their frames may batch): each branch's
  * frames carry their own results, the same in both branches. */
-GST_START_TEST(test_queue_tee)
+/* Two elements of `model` with filter_props (gl-queue-depth=2) behind a tee, n frames:
+ * both branches get every frame in order, with the same objects (numbers within tol, the
+ * same mask bytes), and check() passes on each branch's frames. */
+static void run_tee(const gchar *model, const gchar *filter_props, guint n, gdouble tol,
+                    void (*check)(const sink_log *l, const gchar *what))
 {
-  const guint N = 6;
   sink_log l[2];
-  gchar *desc = pipeline("gl-queue-depth=2", N,
-                         "tee name=t t. ! queue ! tflitefilter name=f model=%1$s gl-readback=true %2$s ! fakesink name=s1 "
-                         "t. ! queue ! tflitefilter model=%1$s gl-readback=true %2$s ! fakesink name=s2");
+  gchar *props = g_strdup_printf("%s gl-queue-depth=2", filter_props);
+  gchar *desc = pipeline_of(model, props, n,
+                            "tee name=t t. ! queue ! tflitefilter name=f model=%1$s %2$s ! fakesink name=s1 "
+                            "t. ! queue ! tflitefilter model=%1$s %2$s ! fakesink name=s2");
   queue_run q = { .desc = desc, .tee = TRUE };
   run_queue(&q, l);
-  for (gint s = 0; s < 2; s++) {
-    fail_unless_equals_int(l[s].recs->len, N);
-    check_parity(&l[s], s ? "tee branch 2" : "tee branch 1");
-  }
-  for (guint i = 0; i < N; i++) {
+  for (gint s = 0; s < 2; s++) fail_unless_equals_int(l[s].recs->len, n);
+  for (guint i = 0; i < n; i++) {
     const frame_rec *a = &g_array_index(l[0].recs, frame_rec, i), *b = &g_array_index(l[1].recs, frame_rec, i);
     fail_unless(a->idx == i && b->idx == i && a->hash == b->hash, "frame %u: branches differ", i);
-    /* each element's own meta only: one segmentation and its region */
-    fail_unless(a->objects == b->objects, "frame %u: %d and %d objects", i, a->objects, b->objects);
+    /* each element's own meta only */
+    fail_unless(a->objects == b->objects && a->n_vals == b->n_vals, "frame %u: %d and %d objects", i, a->objects,
+                b->objects);
+    for (gint k = 0; k < MIN(a->n_vals, MAX_VALS); k++)
+      fail_unless(fabs((gdouble)a->vals[k] - b->vals[k]) <= tol, "frame %u: the branches' number %d: %g and %g", i, k,
+                  a->vals[k], b->vals[k]);
   }
-  log_clear(&l[0]);
-  log_clear(&l[1]);
+  check(&l[0], "tee branch 1");
+  check(&l[1], "tee branch 2");
+  logs_clear(l, 2);
   g_free(desc);
+  g_free(props);
+}
+
+/* Two elements behind a tee on one shared engine (their frames may batch): each branch's
+ * frames carry their own results, the same in both. */
+GST_START_TEST(test_queue_tee)
+{
+  run_tee(DEEPLAB, "gl-readback=true", 6, 0, check_parity);
+}
+GST_END_TEST;
+
+/* Faces on an even frame, none on an odd one, in every frame of log l. */
+static void check_faces(const sink_log *l, const gchar *what)
+{
+  for (guint i = 0; i < l->recs->len; i++) {
+    const frame_rec *r = &g_array_index(l->recs, frame_rec, i);
+    fail_unless(r->idx % 2 ? r->boxes == 0 : r->boxes >= 1, "%s: frame %" G_GUINT64_FORMAT " (%s) has %d faces", what,
+                r->idx, r->idx % 2 ? "black" : "astronaut", r->boxes);
+  }
+}
+
+/* Face detection, its anchor decoding and NMS appended to the graph (on the GPU): the
+ * four outputs queued. Her face on even frames, none on black ones, the same boxes,
+ * scores and keypoints as depth 1 frame by frame (within 1e-6, the same count). */
+GST_START_TEST(test_queue_detection)
+{
+  const guint N = 7; /* odd: the last frame is held at EOS */
+  sink_log l[2];
+  run_depths(FACES, "", N, l, NULL);
+  check_against_depth1(&l[0], &l[1], N, 1e-6, "face detection");
+  check_faces(&l[1], "face detection");
+  logs_clear(l, 2);
+}
+GST_END_TEST;
+
+/* Two face detectors behind a tee on one engine. Frames that run as a batch run the
+ * detector's op on the CPU (on the GPU it takes batch 1 only), whose outputs cannot be
+ * queued: from the first such frame on they come back with each inference, and the frame
+ * held still collects its own. Each branch's frames carry their own faces, the same in
+ * both (within 0.02: a frame may have run alone in one branch, the GPU's op on the heads
+ * of batch 1, and batched in the other, the CPU's op on the heads of batch 2; seen 0.0017
+ * pixels apart). */
+GST_START_TEST(test_queue_tee_detection)
+{
+  run_tee(FACES, "", 6, 0.02, check_faces);
+}
+GST_END_TEST;
+
+/* Classification (float scores, top 3 at threshold 0): the classes and scores of depth 1,
+ * frame by frame; the astronaut's and black's differ, so a frame off cannot pass. */
+GST_START_TEST(test_queue_classification)
+{
+  const guint N = 5;
+  sink_log l[2];
+  run_depths(CLASSIFIER, "threshold=0 max-results=3", N, l, NULL);
+  check_against_depth1(&l[0], &l[1], N, 1e-6, "classification");
+  const frame_rec *a = &g_array_index(l[0].recs, frame_rec, 0), *b = &g_array_index(l[0].recs, frame_rec, 1);
+  fail_unless(a->n_vals > 7 && a->n_vals == b->n_vals && memcmp(a->vals, b->vals, sizeof(gfloat) * (gsize)a->n_vals),
+              "classification: the astronaut and black give the same %d numbers", a->n_vals);
+  logs_clear(l, 2);
 }
 GST_END_TEST;
 
@@ -429,6 +554,13 @@ static Suite *gl_queue_suite(void)
   tcase_add_test(tc, test_queue_caps_change);
   tcase_add_test(tc, test_queue_rebuild);
   tcase_add_test(tc, test_queue_tee);
+  /* the other decoders' outputs queued */
+  TCase *out = tcase_create("outputs");
+  tcase_set_timeout(out, 900);
+  suite_add_tcase(s, out);
+  tcase_add_test(out, test_queue_detection);
+  tcase_add_test(out, test_queue_tee_detection);
+  tcase_add_test(out, test_queue_classification);
   return s;
 }
 
