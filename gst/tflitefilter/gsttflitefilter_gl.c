@@ -174,6 +174,20 @@ static GstBuffer *upload_frame(GstTfliteFilterGl *gl, GstBuffer *buf, GError **e
   return rgba;
 }
 
+gboolean gst_tflite_filter_gl_mask_size(GstTfliteFilter *self, gint *width, gint *height, gboolean *logits)
+{
+  const tfl_graph *g = self->model.graph;
+  /* mask textures only for GL frames: system-memory buffers carry CPU masks */
+  if (!self->is_gl || !self->decoder || tfl_decoder_get_kind(self->decoder) != TFL_DECODER_SEGMENTATION ||
+      g->n_outputs < 1)
+    return FALSE;
+  const tfl_tensor *t = &g->tensors[g->outputs[0]];
+  *logits = tfl_decoder_output_is_logits(g, g->outputs[0]);
+  *width = t->dims[2];
+  *height = t->dims[1];
+  return TRUE;
+}
+
 GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self, GError **err)
 {
   GstTfliteFilterGl *gl = g_new0(GstTfliteFilterGl, 1);
@@ -182,15 +196,8 @@ GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self, GError **err)
     gst_tflite_filter_gl_free(gl);
     return NULL;
   }
-  const tfl_graph *g = self->model.graph;
-  /* mask textures only for GL frames: system-memory buffers carry CPU masks */
-  gl->segmentation = self->is_gl && self->decoder && tfl_decoder_get_kind(self->decoder) == TFL_DECODER_SEGMENTATION &&
-                     g->n_outputs > 0;
+  gl->segmentation = gst_tflite_filter_gl_mask_size(self, &gl->mask_w, &gl->mask_h, &gl->logits);
   if (gl->segmentation) {
-    const tfl_tensor *t = &g->tensors[g->outputs[0]];
-    gl->logits = tfl_decoder_output_is_logits(g, g->outputs[0]);
-    gl->mask_w = t->dims[2];
-    gl->mask_h = t->dims[1];
     gl->pool = mask_pool_new(gl->context, gl->mask_w, gl->mask_h);
     if (!gl->pool) GST_WARNING_OBJECT(self, "no GL mask textures (%dx%d GRAY8): CPU masks only", gl->mask_w, gl->mask_h);
   }
@@ -225,23 +232,27 @@ void gst_tflite_filter_gl_free(GstTfliteFilterGl *gl)
 
 /* ---- the job, on the engine's GL thread ---- */
 
-static tfl_status fill(tfl_job *job, tfl_interpreter *it, int slot)
+tfl_status gst_tflite_filter_gl_bind_frame(tfl_job *job, tfl_interpreter *it, int slot, guint texture, gint width,
+                                           gint height, const tfl_transform *tr, const pix_norm *norm)
 {
-  gl_frame_job *j = (gl_frame_job *)job;
-  const tfl_transform *tr = j->tr;
   /* slot 0 is filled first in every run: drop the last run's textures */
   if (slot == 0) tfl_interpreter_bind_input(it, 0, NULL);
-  tfl_ext x = { .kind = TFL_EXT_GL_IMAGE, .slot = slot, .gl_name = j->texture, .width = j->width,
-                .height = j->height,
+  tfl_ext x = { .kind = TFL_EXT_GL_IMAGE, .slot = slot, .gl_name = texture, .width = width, .height = height,
                 /* tfl_transform's affine: a crop, or a rotated region */
                 .affine = { tr->scale_x, tr->shear_x, tr->off_x, tr->shear_y, tr->scale_y, tr->off_y } };
   for (int c = 0; c < 3; c++) {
-    x.mean[c] = j->self->model.norm.mean[c];
-    x.std[c] = j->self->model.norm.std[c];
+    x.mean[c] = norm->mean[c];
+    x.std[c] = norm->std[c];
   }
   tfl_status st = tfl_interpreter_bind_input(it, 0, &x);
   if (st != TFL_OK) g_strlcpy(job->error, tfl_interpreter_last_error(it), sizeof job->error);
   return st;
+}
+
+static tfl_status fill(tfl_job *job, tfl_interpreter *it, int slot)
+{
+  gl_frame_job *j = (gl_frame_job *)job;
+  return gst_tflite_filter_gl_bind_frame(job, it, slot, j->texture, j->width, j->height, j->tr, &j->self->model.norm);
 }
 
 /* The segmentation's bytes (argmax class or probability * 255, one per pixel) read
