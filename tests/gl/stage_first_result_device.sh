@@ -28,8 +28,7 @@ ninja -C build-fr-rel gst/libgsttflite.so tests/gst_first_result >/dev/null
 cp build-fr-rel/gst/libgsttflite.so build-fr-rel/gst/libgsttflitemeta-1.0.so "$A"/gst/
 cp build-fr-rel/tests/gst_first_result "$A"/bin/
 for m in $MODELS; do
-  f=$(ls models/cache/"$m".tflite ../shared/models/"$m".tflite 2>/dev/null | head -n 1)
-  [ -n "$f" ] || { echo "no $m.tflite in models/cache or ../shared/models" >&2; exit 1; }
-  cp "$f" "$A"/m/
+  cp -t "$A"/m/ "$(find models/cache ../shared/models -maxdepth 1 -name "$m.tflite" -print -quit)" 2>/dev/null ||
+    { echo "no $m.tflite in models/cache or ../shared/models" >&2; exit 1; }
 done
 du -sh .device "$A"
