@@ -69,7 +69,9 @@ UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
 # holds. libcheck's per-test limits are stretched (fontconfig's first load alone takes
 # seconds under ASan); meson's stay. The log is testlog-gst-asan_wrap.sh.json (meson adds
 # the wrapper's name to --logbase). Not here: the Python tests (the interpreter is not
-# instrumented) and tflite_streams (many pipelines at once, over 10 minutes under ASan).
+# instrumented), tflite_streams (many pipelines at once, over 10 minutes under ASan) and
+# gl_start's cold-start timing (2 minutes under ASan; its stop, changes and failure cases
+# run here as gl_start_leaks, under a minute).
 step "GStreamer suites under ASan+UBSan"
 # The registry is made first, leak checks off: scanning every plugin in-process makes GLib
 # pass 2048 quarks, and it then abandons its first quark block on purpose (allocated in its
@@ -84,7 +86,8 @@ ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
   meson test -C "$asan" --no-rebuild --print-errorlogs --num-processes 2 --logbase testlog-gst \
     --wrapper "$root/tests/asan_wrap.sh" \
-    tflitemeta objects tfliteoverlay tfliteoverlay_gles2 tflitefilter tflitefilter_gles2 tflitefilter_leaks gl_queue
+    tflitemeta objects tfliteoverlay tfliteoverlay_gles2 tflitefilter tflitefilter_gles2 tflitefilter_leaks gl_queue \
+    gl_start_leaks
 
 # ThreadSanitizer: many interpreters at once (suite concurrency, GL included) and the
 # kernels on their thread pool (suite unit). Only those executables are built, to keep

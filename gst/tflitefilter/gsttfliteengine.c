@@ -30,11 +30,17 @@ struct _GstTfliteEngine {
                                   posted on the element that asked for it */
   tfl_delegate *cpu, *gl;
   tfl_engine *engine;
+  gboolean made;               /* guarded by registry_lock: creation ended (engine set, or
+                                  failed: failure says why) */
+  gchar *failure;
 };
 
-/* The process's engines; the lock also serializes creation, so two elements starting at
+/* The process's engines, those being made included: an engine is made without the lock
+ * (a GL compile can take seconds, and other models' elements go on meanwhile); an element
+ * asking for one being made waits for it (registry_made), so two elements starting at
  * once make one engine. */
 static GMutex registry_lock;
+static GCond registry_made;
 static GList *registry;
 static guint64 last_id;
 
@@ -146,10 +152,11 @@ static void engine_free(GstTfliteEngine *e)
   g_free(e->instance_id);
   if (e->file_warnings) g_ptr_array_unref(e->file_warnings);
   g_mutex_clear(&e->warn_lock);
+  g_free(e->failure);
   g_free(e);
 }
 
-static GstTfliteEngine *engine_new(const GstTfliteEngineKey *k, const GStatBuf *file, GError **err)
+static GstTfliteEngine *engine_alloc(const GstTfliteEngineKey *k, const GStatBuf *file)
 {
   GstTfliteEngine *e = g_new0(GstTfliteEngine, 1);
   e->refcount = 1;
@@ -170,9 +177,14 @@ static GstTfliteEngine *engine_new(const GstTfliteEngineKey *k, const GStatBuf *
   tfl_diag_init(&e->diag);
   e->diag.sink = log_sink;
   e->diag.user = e;
+  return e;
+}
 
+/* Loads and compiles e's model; FALSE with *err set (e is then freed by its last unref). */
+static gboolean engine_make(GstTfliteEngine *e, GError **err)
+{
   cpu_delegate_options co = cpu_delegate_defaults();
-  co.threads = k->threads;
+  co.threads = e->threads;
   co.diag = &e->diag;
   if (!(e->cpu = cpu_delegate_create(&co))) goto fail;
   if (e->gl_context) {
@@ -183,8 +195,8 @@ static GstTfliteEngine *engine_new(const GstTfliteEngineKey *k, const GStatBuf *
   o.model_path = e->model_path;
   o.accel = e->gl;
   o.fallback = e->cpu;
-  o.max_batch = k->max_batch;
-  o.window_us = k->window_us;
+  o.max_batch = e->max_batch;
+  o.window_us = e->window_us;
   o.diag = &e->diag;
   if (e->has_postprocess) {
     o.edit_graph = append_postprocess;
@@ -195,11 +207,10 @@ static GstTfliteEngine *engine_new(const GstTfliteEngineKey *k, const GStatBuf *
     o.exec_user = e->gl_context;
   }
   if (tfl_engine_create(&o, &e->engine) != TFL_OK) goto fail;
-  return e;
+  return TRUE;
 fail:
   g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "%s", e->diag.error[0] ? e->diag.error : "out of memory");
-  engine_free(e);
-  return NULL;
+  return FALSE;
 }
 
 /* The file warnings of the engine's creation, as element warnings of its first user. */
@@ -215,6 +226,23 @@ static void post_file_warnings(GstTfliteEngine *e, GstElement *who)
   if (w) g_ptr_array_unref(w);
 }
 
+/* The registry's engine for key (made or being made), or NULL. registry_lock held. */
+static GstTfliteEngine *find(const GstTfliteEngineKey *k, const GStatBuf *file)
+{
+  for (GList *l = registry; l; l = l->next)
+    if (matches(l->data, k, file)) return l->data;
+  return NULL;
+}
+
+/* Drops a ref; TRUE when it was the last (the caller frees e, outside the lock).
+ * registry_lock held. */
+static gboolean drop_ref(GstTfliteEngine *e)
+{
+  gboolean last = --e->refcount == 0;
+  if (last) registry = g_list_remove(registry, e);
+  return last;
+}
+
 GstTfliteEngine *gst_tflite_engine_get(const GstTfliteEngineKey *k, GstElement *who, GError **err)
 {
   GStatBuf file;
@@ -223,19 +251,76 @@ GstTfliteEngine *gst_tflite_engine_get(const GstTfliteEngineKey *k, GstElement *
     return NULL;
   }
   g_mutex_lock(&registry_lock);
-  GstTfliteEngine *e = NULL;
-  for (GList *l = registry; l && !e; l = l->next)
-    if (matches(l->data, k, &file)) e = l->data;
+  GstTfliteEngine *e = find(k, &file);
   if (e) {
     e->refcount++;
-    GST_INFO_OBJECT(who, "sharing engine %p of %s (%d users)", e, k->model_path, e->refcount);
-  } else if ((e = engine_new(k, &file, err))) {
-    registry = g_list_prepend(registry, e);
+    while (!e->made) g_cond_wait(&registry_made, &registry_lock);
+    if (e->engine) {
+      GST_INFO_OBJECT(who, "sharing engine %p of %s (%d users)", e, k->model_path, e->refcount);
+    } else {
+      /* the element making it failed: so do its waiters, with its reason */
+      g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "%s", e->failure);
+      gboolean last = drop_ref(e);
+      g_mutex_unlock(&registry_lock);
+      if (last) engine_free(e);
+      return NULL;
+    }
+    g_mutex_unlock(&registry_lock);
+  } else {
+    e = engine_alloc(k, &file);
     e->id = ++last_id;
+    registry = g_list_prepend(registry, e);
+    g_mutex_unlock(&registry_lock);
+    gboolean ok = engine_make(e, err);
+    g_mutex_lock(&registry_lock);
+    e->made = TRUE;
+    if (!ok) {
+      e->failure = g_strdup(e->diag.error[0] ? e->diag.error : "out of memory");
+      registry = g_list_remove(registry, e); /* the next element tries again */
+    }
+    g_cond_broadcast(&registry_made);
+    gboolean last = !ok && drop_ref(e);
+    g_mutex_unlock(&registry_lock);
+    if (!ok) {
+      if (last) engine_free(e);
+      return NULL;
+    }
     GST_INFO_OBJECT(who, "new engine %p of %s (%s)", e, k->model_path, k->gl_context ? "GL" : "CPU");
   }
+  post_file_warnings(e, who);
+  return e;
+}
+
+GstTfliteEngine *gst_tflite_engine_find(const GstTfliteEngineKey *k, gboolean *being_made)
+{
+  GStatBuf file;
+  if (being_made) *being_made = FALSE;
+  if (g_stat(k->model_path, &file) != 0) return NULL;
+  g_mutex_lock(&registry_lock);
+  GstTfliteEngine *e = find(k, &file);
+  if (e && !e->made) {
+    if (being_made) *being_made = TRUE;
+    e = NULL;
+  } else if (e) {
+    e->refcount++;
+  }
   g_mutex_unlock(&registry_lock);
-  if (e) post_file_warnings(e, who);
+  return e;
+}
+
+GstTfliteEngine *gst_tflite_engine_make_private(const GstTfliteEngineKey *k, GError **err)
+{
+  GStatBuf file;
+  if (g_stat(k->model_path, &file) != 0) {
+    g_set_error(err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "%s: %s", k->model_path, g_strerror(errno));
+    return NULL;
+  }
+  GstTfliteEngine *e = engine_alloc(k, &file);
+  e->made = TRUE;
+  if (!engine_make(e, err)) {
+    engine_free(e);
+    return NULL;
+  }
   return e;
 }
 
@@ -243,10 +328,32 @@ void gst_tflite_engine_unref(GstTfliteEngine *e)
 {
   if (!e) return;
   g_mutex_lock(&registry_lock);
-  gboolean last = --e->refcount == 0;
-  if (last) registry = g_list_remove(registry, e);
+  gboolean last = drop_ref(e);
   g_mutex_unlock(&registry_lock);
   if (last) engine_free(e);
+}
+
+GstTfliteEngineKey *gst_tflite_engine_key_copy(const GstTfliteEngineKey *k)
+{
+  GstTfliteEngineKey *c = g_new(GstTfliteEngineKey, 1);
+  *c = *k;
+  c->model_path = g_strdup(k->model_path);
+  c->cache_dir = g_strdup(k->cache_dir);
+  c->instance_id = g_strdup(k->instance_id);
+  c->gl_context = k->gl_context ? gst_object_ref(k->gl_context) : NULL;
+  c->postprocess = k->postprocess ? g_memdup2(k->postprocess, sizeof *k->postprocess) : NULL;
+  return c;
+}
+
+void gst_tflite_engine_key_free(GstTfliteEngineKey *k)
+{
+  if (!k) return;
+  g_free((gchar *)k->model_path);
+  g_free((gchar *)k->cache_dir);
+  g_free((gchar *)k->instance_id);
+  if (k->gl_context) gst_object_unref(k->gl_context);
+  g_free((tfl_decoder_options *)k->postprocess);
+  g_free(k);
 }
 
 tfl_engine *gst_tflite_engine_runtime(GstTfliteEngine *e)

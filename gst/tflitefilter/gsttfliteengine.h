@@ -39,10 +39,21 @@ typedef struct {
 
 typedef struct _GstTfliteEngine GstTfliteEngine;
 
-/* The shared engine for key, made (model loaded, compiled) if there is none yet. `who`
- * names the element in log lines. NULL with *err set when the model cannot be prepared
- * for that delegate. */
+/* A copy owning its strings, context ref and options; freed by gst_tflite_engine_key_free. */
+GstTfliteEngineKey *gst_tflite_engine_key_copy(const GstTfliteEngineKey *key);
+void gst_tflite_engine_key_free(GstTfliteEngineKey *key);
+
+/* The shared engine for key, made (model loaded, compiled) if there is none yet; while
+ * another element makes it, waits for it. Engines of other keys are made meanwhile (no
+ * process-wide lock is held while compiling). `who` names the element in log lines. NULL
+ * with *err set when the model cannot be prepared for that delegate. */
 GstTfliteEngine *gst_tflite_engine_get(const GstTfliteEngineKey *key, GstElement *who, GError **err);
+/* The shared engine for key if it is made already (ref), else NULL; never waits.
+ * *being_made (may be NULL): another element is making it now. */
+GstTfliteEngine *gst_tflite_engine_find(const GstTfliteEngineKey *key, gboolean *being_made);
+/* An engine for key that nobody else shares (not in the registry; id 0): made, for
+ * instance, to fill the driver's and the program cache on another GL context. */
+GstTfliteEngine *gst_tflite_engine_make_private(const GstTfliteEngineKey *key, GError **err);
 void gst_tflite_engine_unref(GstTfliteEngine *engine);
 
 tfl_engine *gst_tflite_engine_runtime(GstTfliteEngine *engine);

@@ -35,6 +35,18 @@ GType gst_tflite_engine_context_get_type(void)
   return gst_tflite_enum_type(&t, "GstTfliteEngineContext", values);
 }
 
+GType gst_tflite_gl_start_get_type(void)
+{
+  static GType t;
+  static const GEnumValue values[] = {
+    { GST_TFLITE_GL_START_WAIT, "The first frame waits until the GL engine is made (its programs compiled)", "wait" },
+    { GST_TFLITE_GL_START_CPU, "The first frames run on the CPU while the GL engine is made in the background; "
+      "frames move to GL once it is ready", "cpu" },
+    { 0, NULL, NULL },
+  };
+  return gst_tflite_enum_type(&t, "GstTfliteGlStart", values);
+}
+
 GType gst_tflite_precision_get_type(void)
 {
   static GType t;
@@ -94,6 +106,7 @@ void gst_tflite_enums_mark_as_plugin_api(void)
   gst_type_mark_as_plugin_api(gst_tflite_delegate_get_type(), 0);
   gst_type_mark_as_plugin_api(gst_tflite_precision_get_type(), 0);
   gst_type_mark_as_plugin_api(gst_tflite_engine_context_get_type(), 0);
+  gst_type_mark_as_plugin_api(gst_tflite_gl_start_get_type(), 0);
   gst_type_mark_as_plugin_api(gst_tflite_decoder_get_type(), 0);
   gst_type_mark_as_plugin_api(gst_tflite_fit_get_type(), 0);
   gst_type_mark_as_plugin_api(gst_tflite_anchors_get_type(), 0);

@@ -22,7 +22,13 @@ typedef enum {
   GST_TFLITE_ENGINE_CONTEXT_SHARED,  /* a context (and thread) of the engine's own */
 } GstTfliteEngineContext;
 
+typedef enum {
+  GST_TFLITE_GL_START_WAIT,  /* the first GL frame waits until the GL engine is made */
+  GST_TFLITE_GL_START_CPU,   /* the first frames run on the CPU while it is made */
+} GstTfliteGlStart;
+
 GType gst_tflite_delegate_get_type(void);   /* GstTfliteDelegate */
+GType gst_tflite_gl_start_get_type(void);   /* GstTfliteGlStart */
 GType gst_tflite_engine_context_get_type(void); /* GstTfliteEngineContext */
 GType gst_tflite_precision_get_type(void);  /* GstTflitePrecision */
 GType gst_tflite_decoder_get_type(void);    /* tfl_decoder_kind */

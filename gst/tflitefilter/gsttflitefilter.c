@@ -15,6 +15,17 @@
  * with "detection", "classification", "landmarks", "segmentation" and "tracking"
  * parameters (docs/objects.md), readable from any language with GstVideo alone.
  *
+ * A cold start on GL compiles every GL program of the model (seconds without the driver's
+ * shader cache). With #GstTfliteFilter:gl-start=cpu the first frames run on the CPU
+ * meanwhile (GL frames are read through a download; their results are the CPU's, CPU masks
+ * that tfliteoverlay draws on GL frames too) while the GL engine is made on a thread of its
+ * own, and the frame after it is ready runs on GL; "tflite-model" is posted again then,
+ * with the time it took:
+ * |[
+ * gst-launch-1.0 gltestsrc is-live=true ! 'video/x-raw(memory:GLMemory),width=1280,height=720' ! \
+ *   tflitefilter model=selfie_segmentation.tflite gl-start=cpu ! tfliteoverlay ! glimagesink
+ * ]|
+ *
  * With #GstTfliteFilter:regions-from the model runs on the regions an upstream
  * tflitefilter detected instead of the whole frame (MediaPipe's rotated, scaled regions
  * for its pose, hand and face landmark models; the box for other models), all regions of
@@ -76,6 +87,7 @@
 #include "gsttflitefilter_gl.h"
 #include "gsttflitefilter_queue.h"
 #include "gsttflitefilter_regions.h"
+#include "gsttflitefilter_start.h"
 #include "gsttflitemessages.h"
 #include "gsttfliteengine.h"
 #include "gsttfliteglshare.h"
@@ -110,6 +122,7 @@ GST_DEBUG_CATEGORY_STATIC(CAT_PERFORMANCE);
 #define DEFAULT_TRACK_REGIONS FALSE
 #define MAX_MAX_BATCH 64
 #define DEFAULT_ENGINE_CONTEXT GST_TFLITE_ENGINE_CONTEXT_FRAMES
+#define DEFAULT_GL_START GST_TFLITE_GL_START_WAIT
 
 enum {
   PROP_0,
@@ -141,6 +154,7 @@ enum {
   PROP_TRACK_REGIONS,
   PROP_ENGINE_CONTEXT,
   PROP_GL_QUEUE_DEPTH,
+  PROP_GL_START,
 };
 
 #define SYSMEM_FORMATS "{ RGBA, RGBx, BGRx, BGRA, RGB, I420, NV12 }"
@@ -183,6 +197,7 @@ static void forget_last(GstTfliteFilter *self)
 
 static void release_runtime(GstTfliteFilter *self)
 {
+  gst_tflite_filter_stop_gl_start(self);
   /* a held frame's read-back lives in the GL path's state: completed before, when it
    * can be (ensure_runtime, serialized events), else dropped here */
   gst_tflite_queue_drop_held(self);
@@ -240,8 +255,7 @@ static gboolean load_model(GstTfliteFilter *self)
 
 typedef struct {
   GstTfliteFilter *self;
-  const char *delegate;
-  gboolean accel;
+  const GstStructure *extra;
 } model_message;
 
 static void post_model_on_exec(const tfl_interpreter *it, void *user)
@@ -250,24 +264,35 @@ static void post_model_on_exec(const tfl_interpreter *it, void *user)
   GstTfliteFilter *self = m->self;
   gst_tflite_post_model_message(GST_ELEMENT(self), self->model_settings.model_path,
                                 self->decoder ? tfl_decoder_kind_name(tfl_decoder_get_kind(self->decoder)) : "none",
-                                m->delegate, it, m->accel, gst_tflite_engine_id(self->engine), CAT_PERFORMANCE);
+                                self->gl ? "gl" : "cpu", it, self->gl != NULL, gst_tflite_engine_id(self->engine),
+                                CAT_PERFORMANCE, m->extra);
+}
+
+void gst_tflite_filter_post_model(GstTfliteFilter *self, const GstStructure *extra)
+{
+  model_message m = { self, extra };
+  tfl_engine_inspect(gst_tflite_engine_runtime(self->engine), post_model_on_exec, &m);
+}
+
+/* This element's engine key on gl_context (NULL: the CPU): a copy (gst_tflite_engine_key_free). */
+static GstTfliteEngineKey *engine_key(GstTfliteFilter *self, GstGLContext *gl_context)
+{
+  GST_OBJECT_LOCK(self);
+  GstTfliteEngineKey k = { self->model_settings.model_path, gl_context, self->precision == GST_TFLITE_PRECISION_FP32,
+                           self->threads, self->cache_dir, self->instance_id, (gint)self->max_batch,
+                           (gint)self->batch_window_us, self->postprocess_in_graph ? &self->postprocess_opts : NULL,
+                           self->model.decoder_kind };
+  GstTfliteEngineKey *copy = gst_tflite_engine_key_copy(&k);
+  GST_OBJECT_UNLOCK(self);
+  return copy;
 }
 
 /* The shared engine for this element's settings, on gl_context (NULL: the CPU). */
 static GstTfliteEngine *get_engine(GstTfliteFilter *self, GstGLContext *gl_context, GError **err)
 {
-  GST_OBJECT_LOCK(self);
-  gchar *path = g_strdup(self->model_settings.model_path), *cache = g_strdup(self->cache_dir);
-  gchar *id = g_strdup(self->instance_id);
-  GstTfliteEngineKey k = { path, gl_context, self->precision == GST_TFLITE_PRECISION_FP32, self->threads, cache, id,
-                           (gint)self->max_batch, (gint)self->batch_window_us,
-                           self->postprocess_in_graph ? &self->postprocess_opts : NULL,
-                           self->model.decoder_kind };
-  GST_OBJECT_UNLOCK(self);
-  GstTfliteEngine *e = gst_tflite_engine_get(&k, GST_ELEMENT(self), err);
-  g_free(path);
-  g_free(cache);
-  g_free(id);
+  GstTfliteEngineKey *k = engine_key(self, gl_context);
+  GstTfliteEngine *e = gst_tflite_engine_get(k, GST_ELEMENT(self), err);
+  gst_tflite_engine_key_free(k);
   return e;
 }
 
@@ -297,10 +322,93 @@ static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
     release_runtime(self);
     self->runtime_failed = FALSE;
   }
+  if (self->stream && self->gl_starter && !gst_tflite_filter_switch_to_gl(self)) {
+    /* delegate=gl and no GL engine: no more frames on the CPU */
+    release_runtime(self);
+    self->runtime_failed = TRUE;
+    return FALSE;
+  }
   if (self->stream) return TRUE;
   if (self->runtime_failed) return FALSE;
   if (make_runtime(self, buf)) return TRUE;
   self->runtime_failed = TRUE;
+  return FALSE;
+}
+
+/* The GL context the GL engine runs on (ref); *frames: it is the frames' own (whose
+ * thread also serves the pipeline's other GL elements). NULL with *err set when there is
+ * none. */
+static GstGLContext *gl_engine_context(GstTfliteFilter *self, GstBuffer *buf, gboolean *frames, GError **err)
+{
+  *frames = FALSE;
+  /* system-memory frames with delegate=gl: the element's own context (the share group's)
+   * runs the model, and the element uploads the frames */
+  if (!self->is_gl) return own_gl_context(self, err);
+  GstGLContext *ctx = gst_tflite_filter_gl_context(buf, err);
+  if (!ctx) return NULL;
+  /* frames in the share group: the engine runs on the shared context, whose thread is
+   * the engine's alone; else on the frames' own context */
+  GST_OBJECT_LOCK(self);
+  gboolean own = self->engine_context == GST_TFLITE_ENGINE_CONTEXT_SHARED;
+  GST_OBJECT_UNLOCK(self);
+  gboolean shared = own && self->share_context &&
+                    (ctx == self->share_context || gst_gl_context_can_share(ctx, self->share_context));
+  GST_DEBUG_OBJECT(self, "frames on %" GST_PTR_FORMAT "%s", ctx, shared ? ", engine on the shared context" : "");
+  if (!shared) {
+    *frames = TRUE;
+    return ctx;
+  }
+  gst_object_unref(ctx);
+  return gst_object_ref(self->share_context);
+}
+
+/* The GL engine (self->engine), or with gl-start=cpu, unless it is made already, its
+ * start in the background (self->gl_starter) while the CPU runs the first frames. With no
+ * GL engine: FALSE after an element error, TRUE after a warning (the CPU runs it). */
+static gboolean make_gl_engine(GstTfliteFilter *self, GstBuffer *buf)
+{
+  GError *err = NULL;
+  gboolean frames;
+  GstGLContext *ctx = gl_engine_context(self, buf, &frames, &err);
+  if (ctx) {
+    GstTfliteEngineKey *key = engine_key(self, ctx);
+    GST_OBJECT_LOCK(self);
+    gboolean background = self->gl_start == GST_TFLITE_GL_START_CPU;
+    GST_OBJECT_UNLOCK(self);
+    if (background && !(self->engine = gst_tflite_engine_find(key, NULL)) &&
+        !gst_tflite_filter_start_gl(self, key, frames, &err)) {
+      GST_WARNING_OBJECT(self, "no background GL start (%s): the first frame waits for the GL engine", err->message);
+      g_clear_error(&err);
+    }
+    if (!self->engine && !self->gl_starter) self->engine = gst_tflite_engine_get(key, GST_ELEMENT(self), &err);
+    gst_tflite_engine_key_free(key);
+    gst_object_unref(ctx);
+  }
+  gboolean ok = self->engine || self->gl_starter || gst_tflite_filter_gl_unavailable(self, err);
+  g_clear_error(&err);
+  return ok;
+}
+
+gboolean gst_tflite_filter_gl_unavailable(GstTfliteFilter *self, const GError *err)
+{
+  GST_OBJECT_LOCK(self);
+  gboolean required = self->delegate_kind == GST_TFLITE_DELEGATE_GL;
+  GST_OBJECT_UNLOCK(self);
+  const gchar *why = err ? err->message : "unknown GL failure";
+  if (required) {
+    GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("The GL delegate is not available."), ("%s", why));
+    return FALSE;
+  }
+  GST_ELEMENT_WARNING(self, LIBRARY, INIT, ("GL delegate unavailable; running on the CPU."), ("%s", why));
+  return TRUE;
+}
+
+gboolean gst_tflite_filter_make_gl_path(GstTfliteFilter *self)
+{
+  GError *err = NULL;
+  if ((self->gl = gst_tflite_filter_gl_new(self, &err))) return TRUE;
+  GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not set up the GL path."), ("%s", err ? err->message : "?"));
+  g_clear_error(&err);
   return FALSE;
 }
 
@@ -311,39 +419,9 @@ static gboolean make_runtime(GstTfliteFilter *self, GstBuffer *buf)
   GST_OBJECT_UNLOCK(self);
   if (!self->model.graph && !load_model(self)) return FALSE;
 
-  gboolean gl = FALSE;
-  if ((self->is_gl && want != GST_TFLITE_DELEGATE_CPU) || want == GST_TFLITE_DELEGATE_GL) {
-    GError *err = NULL;
-    /* system-memory frames with delegate=gl: the element's own context (the share group's)
-     * runs the model, and the element uploads the frames */
-    GstGLContext *ctx = self->is_gl ? gst_tflite_filter_gl_context(buf, &err) : own_gl_context(self, &err);
-    if (ctx && !self->is_gl) {
-      self->engine = get_engine(self, ctx, &err);
-      gst_object_unref(ctx);
-    } else if (ctx) {
-      /* frames in the share group: the engine runs on the shared context, whose thread is
-       * the engine's alone; else on the frames' own context */
-      GST_OBJECT_LOCK(self);
-      gboolean own = self->engine_context == GST_TFLITE_ENGINE_CONTEXT_SHARED;
-      GST_OBJECT_UNLOCK(self);
-      gboolean shared = own && self->share_context &&
-                        (ctx == self->share_context || gst_gl_context_can_share(ctx, self->share_context));
-      GST_DEBUG_OBJECT(self, "frames on %" GST_PTR_FORMAT "%s", ctx, shared ? ", engine on the shared context" : "");
-      self->engine = get_engine(self, shared ? self->share_context : ctx, &err);
-      gst_object_unref(ctx);
-    }
-    gl = self->engine != NULL;
-    if (!gl && want == GST_TFLITE_DELEGATE_GL) {
-      GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("The GL delegate is not available."),
-                        ("%s", err ? err->message : "unknown GL failure"));
-      g_clear_error(&err);
-      return FALSE;
-    }
-    if (!gl)
-      GST_ELEMENT_WARNING(self, LIBRARY, INIT, ("GL delegate unavailable; running on the CPU."),
-                          ("%s", err ? err->message : "unknown GL failure"));
-    g_clear_error(&err);
-  }
+  if (((self->is_gl && want != GST_TFLITE_DELEGATE_CPU) || want == GST_TFLITE_DELEGATE_GL) && !make_gl_engine(self, buf))
+    return FALSE;
+  gboolean gl = self->engine != NULL;
   if (!self->engine) {
     GError *err = NULL;
     if (!(self->engine = get_engine(self, NULL, &err))) {
@@ -358,20 +436,16 @@ static gboolean make_runtime(GstTfliteFilter *self, GstBuffer *buf)
     GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Out of memory."), (NULL));
     return FALSE;
   }
-  if (gl) {
-    GError *err = NULL;
-    if (!(self->gl = gst_tflite_filter_gl_new(self, &err))) {
-      GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not set up the GL path."), ("%s", err ? err->message : "?"));
-      g_clear_error(&err);
-      return FALSE;
-    }
-  }
+  if (gl && !gst_tflite_filter_make_gl_path(self)) return FALSE;
   GST_OBJECT_LOCK(self);
   gboolean regions = self->regions_from && self->regions_from[0];
   GST_OBJECT_UNLOCK(self);
   if (regions) self->regions = gst_tflite_regions_new(self);
-  model_message m = { self, gl ? "gl" : "cpu", gl };
-  tfl_engine_inspect(gst_tflite_engine_runtime(self->engine), post_model_on_exec, &m);
+  /* gl-start=cpu: this message says CPU; another one follows when GL takes over */
+  GstStructure *extra =
+    self->gl_starter ? gst_structure_new("gl-start", "gl-start-pending", G_TYPE_BOOLEAN, TRUE, NULL) : NULL;
+  gst_tflite_filter_post_model(self, extra);
+  if (extra) gst_structure_free(extra);
   return TRUE;
 }
 
@@ -557,7 +631,7 @@ static void announce(GstTfliteFilter *self, GstBuffer *buf, GstTfliteMeta *meta,
   gst_tflite_meta_sync_rois(meta, buf);
   if (fresh)
     gst_tflite_post_results_message(GST_ELEMENT(self), meta, self->source, GST_BUFFER_PTS(buf),
-                                    self->last_latency_ms, self->last_batch);
+                                    self->last_latency_ms, self->last_batch, self->gl ? "gl" : "cpu");
 }
 
 void gst_tflite_filter_add_run_results(GstTfliteFilter *self, GstBuffer *buf, tfl_results *res, GstBuffer *gl_mask)
@@ -840,6 +914,7 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
   case PROP_TRACK_REGIONS: self->track_regions = g_value_get_boolean(value); break;
   case PROP_ENGINE_CONTEXT: self->engine_context = g_value_get_enum(value); break;
   case PROP_GL_QUEUE_DEPTH: self->gl_queue_depth = g_value_get_uint(value); break;
+  case PROP_GL_START: self->gl_start = g_value_get_enum(value); break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     GST_OBJECT_UNLOCK(self);
@@ -886,6 +961,7 @@ static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValu
   case PROP_TRACK_REGIONS: g_value_set_boolean(value, self->track_regions); break;
   case PROP_ENGINE_CONTEXT: g_value_set_enum(value, self->engine_context); break;
   case PROP_GL_QUEUE_DEPTH: g_value_set_uint(value, self->gl_queue_depth); break;
+  case PROP_GL_START: g_value_set_enum(value, self->gl_start); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK(self);
@@ -1036,6 +1112,17 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
                       "GL path: which GL context the shared engine runs on (every GL element of the pipeline "
                       "joins one share group either way, so streams whose sources made their own contexts still "
                       "share one engine)", gst_tflite_engine_context_get_type(), DEFAULT_ENGINE_CONTEXT, rw));
+  g_object_class_install_property(gobject_class, PROP_GL_START,
+    g_param_spec_enum("gl-start", "GL start",
+                      "GL path (GL frames, or delegate=gl): what the first frames do while the GL engine is made "
+                      "(its programs compiled: up to seconds on a cold start, no shader caches). wait: they wait "
+                      "for it. cpu: they run on the CPU (results as delegate=cpu gives, GL frames read through a "
+                      "download) while the GL engine is made on a thread of its own (with engine-context=frames "
+                      "first compiled on a GL context of its own, so that making it on the frames' context, whose "
+                      "thread the pipeline's other GL elements use, is a warm start where the driver keeps a shader "
+                      "cache), and from the first frame after it is ready frames run on GL; the element then posts "
+                      "\"tflite-model\" again (delegate gl, cpu-frames, gl-start-ms). An engine made already "
+                      "(another element's) is used at once", gst_tflite_gl_start_get_type(), DEFAULT_GL_START, rw));
 
   gst_element_class_set_static_metadata(element_class, "TensorFlow Lite filter",
     "Filter/Analyzer/Video", "Runs a .tflite model on video frames and attaches the results as meta",
@@ -1085,6 +1172,7 @@ static void gst_tflite_filter_init(GstTfliteFilter *self)
   self->min_region_size = DEFAULT_MIN_REGION_SIZE;
   self->track_regions = DEFAULT_TRACK_REGIONS;
   self->engine_context = DEFAULT_ENGINE_CONTEXT;
+  self->gl_start = DEFAULT_GL_START;
   for (int c = 0; c < 3; c++)
     self->model_settings.norm_mean[c] = self->model_settings.norm_std[c] = GST_TFLITE_NORM_FROM_MODEL;
   self->earliest_time = GST_CLOCK_TIME_NONE;

@@ -55,6 +55,7 @@ struct _GstTfliteFilter {
   guint max_regions, min_region_size;
   gboolean track_regions;      /* landmarks carry the region to the next frame */
   GstTfliteEngineContext engine_context;
+  GstTfliteGlStart gl_start;
   gboolean settings_changed;
 
   /* streaming state */
@@ -66,6 +67,8 @@ struct _GstTfliteFilter {
   gboolean runtime_failed;     /* the runtime could not be made (error posted once) */
   struct tfl_stream *stream;   /* this element's stream on it */
   tfl_decoder *decoder;
+  struct _GstTfliteGlStarter *gl_starter; /* gl-start=cpu: the GL engine being made while
+                                             the CPU engine runs (gsttflitefilter_start.c) */
   gboolean postprocess_in_graph; /* the decoder's post-processing is appended to the graph
                                     (tfl_decoder_append_postprocess), with these options */
   tfl_decoder_options postprocess_opts;
@@ -100,6 +103,14 @@ struct _GstTfliteFilter {
  * after posting an element error. Streaming thread. */
 gboolean gst_tflite_filter_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
                                tfl_results *res, GstBuffer **gl_mask, gint *queued);
+
+/* The GL engine could not be made (err: why): with delegate=gl an element error and FALSE,
+ * else a warning (the CPU runs the model) and TRUE. */
+gboolean gst_tflite_filter_gl_unavailable(GstTfliteFilter *self, const GError *err);
+/* The GL path's state (self->gl) for self's GL engine; FALSE after an element error. */
+gboolean gst_tflite_filter_make_gl_path(GstTfliteFilter *self);
+/* The "tflite-model" message for self's engine, with the fields of extra (may be NULL). */
+void gst_tflite_filter_post_model(GstTfliteFilter *self, const GstStructure *extra);
 
 /* A frame's fresh whole-frame results (res, taken; gl_mask borrowed) onto buf's meta, kept
  * for the frames that skip inference, and announced (ROI metas, "tflite-results"). */

@@ -189,6 +189,20 @@ static GstBuffer *upload_frame(GstTfliteFilterGl *gl, GstBuffer *buf, GError **e
   return rgba;
 }
 
+gboolean gst_tflite_filter_gl_mask_size(GstTfliteFilter *self, gint *width, gint *height, gboolean *logits)
+{
+  const tfl_graph *g = self->model.graph;
+  /* mask textures only for GL frames: system-memory buffers carry CPU masks */
+  if (!self->is_gl || !self->decoder || tfl_decoder_get_kind(self->decoder) != TFL_DECODER_SEGMENTATION ||
+      g->n_outputs < 1)
+    return FALSE;
+  const tfl_tensor *t = &g->tensors[g->outputs[0]];
+  *logits = tfl_decoder_output_is_logits(g, g->outputs[0]);
+  *width = t->dims[2];
+  *height = t->dims[1];
+  return TRUE;
+}
+
 GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self, GError **err)
 {
   GstTfliteFilterGl *gl = g_new0(GstTfliteFilterGl, 1);
@@ -197,15 +211,8 @@ GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self, GError **err)
     gst_tflite_filter_gl_free(gl);
     return NULL;
   }
-  const tfl_graph *g = self->model.graph;
-  /* mask textures only for GL frames: system-memory buffers carry CPU masks */
-  gl->segmentation = self->is_gl && self->decoder && tfl_decoder_get_kind(self->decoder) == TFL_DECODER_SEGMENTATION &&
-                     g->n_outputs > 0;
+  gl->segmentation = gst_tflite_filter_gl_mask_size(self, &gl->mask_w, &gl->mask_h, &gl->logits);
   if (gl->segmentation) {
-    const tfl_tensor *t = &g->tensors[g->outputs[0]];
-    gl->logits = tfl_decoder_output_is_logits(g, g->outputs[0]);
-    gl->mask_w = t->dims[2];
-    gl->mask_h = t->dims[1];
     gl->pool = mask_pool_new(gl->context, gl->mask_w, gl->mask_h);
     if (!gl->pool) GST_WARNING_OBJECT(self, "no GL mask textures (%dx%d GRAY8): CPU masks only", gl->mask_w, gl->mask_h);
   }
@@ -271,23 +278,29 @@ static gboolean plan_queued_outputs(gl_frame_job *j, tfl_interpreter *it, int sl
   return TRUE;
 }
 
-static tfl_status fill(tfl_job *job, tfl_interpreter *it, int slot)
+tfl_status gst_tflite_filter_gl_bind_frame(tfl_job *job, tfl_interpreter *it, int slot, guint texture, gint width,
+                                           gint height, const tfl_transform *tr, const pix_norm *norm)
 {
-  gl_frame_job *j = (gl_frame_job *)job;
-  const tfl_transform *tr = j->tr;
   /* slot 0 is filled first in every run: drop the last run's textures */
   if (slot == 0) tfl_interpreter_bind_input(it, 0, NULL);
-  tfl_ext x = { .kind = TFL_EXT_GL_IMAGE, .slot = slot, .gl_name = j->texture, .width = j->width,
-                .height = j->height,
+  tfl_ext x = { .kind = TFL_EXT_GL_IMAGE, .slot = slot, .gl_name = texture, .width = width, .height = height,
                 /* tfl_transform's affine: a crop, or a rotated region */
                 .affine = { tr->scale_x, tr->shear_x, tr->off_x, tr->shear_y, tr->scale_y, tr->off_y } };
   for (int c = 0; c < 3; c++) {
-    x.mean[c] = j->self->model.norm.mean[c];
-    x.std[c] = j->self->model.norm.std[c];
+    x.mean[c] = norm->mean[c];
+    x.std[c] = norm->std[c];
   }
   tfl_status st = tfl_interpreter_bind_input(it, 0, &x);
   if (st != TFL_OK) g_strlcpy(job->error, tfl_interpreter_last_error(it), sizeof job->error);
-  else if (j->queued >= 0 && !j->host_mask && !plan_queued_outputs(j, it, slot)) {
+  return st;
+}
+
+static tfl_status fill(tfl_job *job, tfl_interpreter *it, int slot)
+{
+  gl_frame_job *j = (gl_frame_job *)job;
+  tfl_status st =
+    gst_tflite_filter_gl_bind_frame(job, it, slot, j->texture, j->width, j->height, j->tr, &j->self->model.norm);
+  if (st == TFL_OK && j->queued >= 0 && !j->host_mask && !plan_queued_outputs(j, it, slot)) {
     /* this invoke reads them back after all (for every job of the batch: harmless) */
     tfl_interpreter_set_outputs_host(it, true);
     j->queued = -1;

@@ -17,6 +17,10 @@ G_BEGIN_DECLS
  * a ref; NULL with *err set otherwise. */
 GstGLContext *gst_tflite_filter_gl_context(GstBuffer *buf, GError **err);
 
+/* Whether GL frames of self's model get their segmentation mask as a texture, and its
+ * size and kind (logits: a one-channel mask of logits, not probabilities). */
+gboolean gst_tflite_filter_gl_mask_size(GstTfliteFilter *self, gint *width, gint *height, gboolean *logits);
+
 /* The GL path's state for self (whose engine is a GL engine); for system-memory frames
  * (self->is_gl FALSE) with their upload to textures. NULL with *err set when the frames'
  * format cannot be uploaded. */
@@ -43,6 +47,11 @@ gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const t
  * second frame after it is run. */
 gboolean gst_tflite_filter_gl_collect(GstTfliteFilter *self, gint queued, const tfl_transform *tr, tfl_results *res,
                                       GError **err);
+
+/* For a job's fill (GL thread): binds `texture` (RGBA, width x height) as slot `slot` of
+ * the model's input, sampled through tr and normalized by norm; else the error in job. */
+tfl_status gst_tflite_filter_gl_bind_frame(tfl_job *job, tfl_interpreter *it, int slot, guint texture, gint width,
+                                           gint height, const tfl_transform *tr, const pix_norm *norm);
 
 G_END_DECLS
 

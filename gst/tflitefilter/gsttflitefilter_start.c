@@ -1,0 +1,282 @@
+/* gsttflitefilter_start.c - see gsttflitefilter_start.h */
+#include "gsttflitefilter_start.h"
+
+#include <gst/gl/gl.h>
+#include <gst/gl/gstglfuncs.h>
+
+#include "gsttflitefilter_gl.h"
+
+GST_DEBUG_CATEGORY_EXTERN(gst_tflite_filter_debug);
+#define GST_CAT_DEFAULT gst_tflite_filter_debug
+
+typedef struct _GstTfliteGlStarter GstTfliteGlStarter;
+
+struct _GstTfliteGlStarter {
+  GstTfliteFilter *self;       /* borrowed: the element joins the thread before it goes */
+  GstTfliteEngineKey *key;     /* the GL engine's */
+  gboolean on_frames_context;
+  gboolean warmed;             /* compiled on a context of its own first (the thread's) */
+  /* the trial inference: the model's input size and normalization, the mask it exports */
+  gint in_w, in_h;
+  pix_norm norm;
+  gboolean mask;
+  gint mask_w, mask_h;
+  gboolean logits;
+  guint64 first_frame;         /* self->frame_count when it started */
+  GThread *thread;
+  GMutex lock;
+  gboolean cancelled, done;    /* guarded by lock */
+  /* the outcome: the thread's until done, then the streaming thread's */
+  GstTfliteEngine *engine;
+  tfl_stream *stream;
+  GError *error;
+  gdouble warm_ms, make_ms, trial_ms;
+};
+
+static gboolean cancelled(GstTfliteGlStarter *st)
+{
+  g_mutex_lock(&st->lock);
+  gboolean c = st->cancelled;
+  g_mutex_unlock(&st->lock);
+  return c;
+}
+
+static gdouble ms_since(gint64 t0)
+{
+  return (gdouble)(g_get_monotonic_time() - t0) / 1000.0;
+}
+
+/* ---- one inference on a blank frame (the GL thread runs the job) ---- */
+
+typedef struct {
+  tfl_job job;
+  GstTfliteGlStarter *st;
+  const GstGLFuncs *gl;        /* the engine's context's */
+  guint textures[2];           /* the frame and the mask, made on the GL thread */
+} trial_job;
+
+/* A zeroed w x h texture on the current context. */
+static guint blank_texture(const GstGLFuncs *f, GLenum internal, GLenum format, gint w, gint h)
+{
+  guint name = 0;
+  gpointer zeros = g_malloc0((gsize)w * (gsize)h * 4);
+  f->GenTextures(1, &name);
+  f->BindTexture(GL_TEXTURE_2D, name);
+  f->TexImage2D(GL_TEXTURE_2D, 0, (GLint)internal, w, h, 0, format, GL_UNSIGNED_BYTE, zeros);
+  f->TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  f->TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  f->BindTexture(GL_TEXTURE_2D, 0);
+  g_free(zeros);
+  return name;
+}
+
+static tfl_status trial_fill(tfl_job *job, tfl_interpreter *it, int slot)
+{
+  trial_job *j = (trial_job *)job;
+  GstTfliteGlStarter *st = j->st;
+  j->textures[0] = blank_texture(j->gl, GL_RGBA8, GL_RGBA, st->in_w, st->in_h);
+  tfl_transform tr = preprocess_transform(st->in_w, st->in_h, st->in_w, st->in_h, FIT_STRETCH);
+  return gst_tflite_filter_gl_bind_frame(job, it, slot, j->textures[0], st->in_w, st->in_h, &tr, &st->norm);
+}
+
+/* The mask export of a segmentation too (its program is made at its first use). */
+static tfl_status trial_consume(tfl_job *job, tfl_interpreter *it, int slot)
+{
+  trial_job *j = (trial_job *)job;
+  GstTfliteGlStarter *st = j->st;
+  if (!st->mask) return TFL_OK;
+  j->textures[1] = blank_texture(j->gl, GL_R8, GL_RED, st->mask_w, st->mask_h);
+  tfl_ext x = { .kind = TFL_EXT_GL_MASK, .slot = slot, .gl_name = j->textures[1], .width = st->mask_w,
+                .height = st->mask_h, .logits = st->logits };
+  tfl_status s = tfl_interpreter_export_output(it, 0, &x);
+  if (s != TFL_OK) g_strlcpy(job->error, tfl_interpreter_last_error(it), sizeof job->error);
+  return s;
+}
+
+static void delete_textures(GstGLContext *ctx, gpointer data)
+{
+  trial_job *j = data;
+  for (guint i = 0; i < G_N_ELEMENTS(j->textures); i++)
+    if (j->textures[i]) ctx->gl_vtable->DeleteTextures(1, &j->textures[i]);
+}
+
+/* Runs the model once on s as the element's first GL frame would (texture input, outputs
+ * read back, the mask exported): programs a driver compiles at their first dispatch
+ * (llvmpipe compiles every shader then) are compiled here, not on a frame. */
+static gboolean trial_run(GstTfliteGlStarter *st, GstTfliteEngine *e, tfl_stream *s, GError **err)
+{
+  GstGLContext *ctx = gst_tflite_engine_gl_context(e);
+  trial_job j = { .st = st, .gl = ctx->gl_vtable };
+  j.job.fill = trial_fill;
+  j.job.consume = trial_consume;
+  j.job.host_outputs = TRUE;
+  tfl_status r = tfl_stream_run(s, &j.job);
+  gst_gl_context_thread_add(ctx, delete_textures, &j);
+  if (r != TFL_OK)
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "the first GL inference failed: %s", j.job.error);
+  return r == TFL_OK;
+}
+
+/* ---- the thread ---- */
+
+/* Makes the engine once on a GL context of its own, runs it once and frees it: the
+ * driver's and our program cache are then warm for the engine on the frames' context.
+ * FALSE with *err set when the model cannot run on GL; a context that cannot be made is
+ * no error (the engine is then compiled on the frames' context). */
+static gboolean warm_up(GstTfliteGlStarter *st, GError **err)
+{
+  GstGLDisplay *display = gst_gl_context_get_display(st->key->gl_context);
+  GstGLContext *ctx = gst_gl_context_new(display);
+  gst_object_unref(display);
+  GError *ctx_err = NULL;
+  if (!gst_gl_context_create(ctx, NULL, &ctx_err)) {
+    GST_INFO_OBJECT(st->self, "no GL context to compile on first (%s): compiling on the frames' context",
+                    ctx_err ? ctx_err->message : "?");
+    g_clear_error(&ctx_err);
+    gst_object_unref(ctx);
+    return TRUE;
+  }
+  GstTfliteEngineKey k = *st->key;
+  k.gl_context = ctx;
+  GstTfliteEngine *e = gst_tflite_engine_make_private(&k, err);
+  gboolean ok = e != NULL;
+  if (e) {
+    tfl_stream *s = tfl_engine_attach(gst_tflite_engine_runtime(e));
+    ok = s && trial_run(st, e, s, err);
+    tfl_engine_detach(s);
+    gst_tflite_engine_unref(e);
+  }
+  gst_object_unref(ctx);
+  return ok;
+}
+
+static gpointer starter_thread(gpointer data)
+{
+  GstTfliteGlStarter *st = data;
+  GError *err = NULL;
+  gint64 t0 = g_get_monotonic_time();
+  /* another element makes or made this engine: no compile of ours, it is shared */
+  gboolean being_made = FALSE;
+  GstTfliteEngine *known = gst_tflite_engine_find(st->key, &being_made);
+  st->warmed = st->on_frames_context && !known && !being_made;
+  gst_tflite_engine_unref(known);
+  if (st->warmed) warm_up(st, &err);
+  st->warm_ms = ms_since(t0);
+
+  GstTfliteEngine *e = NULL;
+  tfl_stream *s = NULL;
+  gint64 t1 = g_get_monotonic_time();
+  if (!err && !cancelled(st)) e = gst_tflite_engine_get(st->key, GST_ELEMENT(st->self), &err);
+  st->make_ms = ms_since(t1);
+  gint64 t2 = g_get_monotonic_time();
+  if (e && !cancelled(st)) {
+    s = tfl_engine_attach(gst_tflite_engine_runtime(e));
+    if (!s) g_set_error(&err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "out of memory");
+    else trial_run(st, e, s, &err);
+  }
+  st->trial_ms = ms_since(t2);
+  if (err) {
+    tfl_engine_detach(s);
+    s = NULL;
+    gst_tflite_engine_unref(e);
+    e = NULL;
+  }
+  g_mutex_lock(&st->lock);
+  st->engine = e;
+  st->stream = s;
+  st->error = err;
+  st->done = TRUE;
+  g_mutex_unlock(&st->lock);
+  return NULL;
+}
+
+static void starter_free(GstTfliteGlStarter *st)
+{
+  tfl_engine_detach(st->stream);
+  gst_tflite_engine_unref(st->engine);
+  g_clear_error(&st->error);
+  gst_tflite_engine_key_free(st->key);
+  g_mutex_clear(&st->lock);
+  g_free(st);
+}
+
+/* ---- the element's side ---- */
+
+gboolean gst_tflite_filter_start_gl(GstTfliteFilter *self, const GstTfliteEngineKey *key, gboolean on_frames_context,
+                                    GError **err)
+{
+  g_return_val_if_fail(self->gl_starter == NULL && key->gl_context != NULL, FALSE);
+  GstTfliteGlStarter *st = g_new0(GstTfliteGlStarter, 1);
+  st->self = self;
+  st->key = gst_tflite_engine_key_copy(key);
+  st->on_frames_context = on_frames_context;
+  const tfl_graph *g = self->model.graph;
+  const tfl_tensor *in = &g->tensors[g->inputs[0]];
+  st->in_w = in->dims[2];
+  st->in_h = in->dims[1];
+  st->norm = self->model.norm;
+  st->mask = gst_tflite_filter_gl_mask_size(self, &st->mask_w, &st->mask_h, &st->logits);
+  st->first_frame = self->frame_count;
+  g_mutex_init(&st->lock);
+  if (!(st->thread = g_thread_try_new("tflite-gl-start", starter_thread, st, err))) {
+    starter_free(st);
+    return FALSE;
+  }
+  GST_INFO_OBJECT(self, "making the GL engine in the background%s; the first frames run on the CPU",
+                  on_frames_context ? " (compiled on a context of its own first)" : "");
+  self->gl_starter = st;
+  return TRUE;
+}
+
+gboolean gst_tflite_filter_switch_to_gl(GstTfliteFilter *self)
+{
+  GstTfliteGlStarter *st = self->gl_starter;
+  g_mutex_lock(&st->lock);
+  gboolean done = st->done;
+  g_mutex_unlock(&st->lock);
+  if (!done) return TRUE;
+  g_thread_join(st->thread);
+  self->gl_starter = NULL;
+  gdouble total = st->warm_ms + st->make_ms + st->trial_ms;
+  guint64 cpu_frames = self->frame_count - st->first_frame;
+  if (!st->engine) {
+    GST_INFO_OBJECT(self, "the GL engine failed after %.1f ms: %s", total, st->error ? st->error->message : "?");
+    gboolean ok = gst_tflite_filter_gl_unavailable(self, st->error);
+    starter_free(st);
+    return ok;
+  }
+  /* between two frames: nothing is held on the CPU engine (only GL frames are queued) */
+  tfl_engine_detach(self->stream);
+  gst_tflite_engine_unref(self->engine);
+  self->engine = st->engine;
+  self->stream = st->stream;
+  st->engine = NULL;
+  st->stream = NULL;
+  gchar *warm = st->warmed ? g_strdup_printf("compiling on a context of its own %.1f ms, ", st->warm_ms) : NULL;
+  GST_INFO_OBJECT(self,
+                  "GL engine ready after %.1f ms (%sthe engine %.1f ms, its first inference %.1f ms); %" G_GUINT64_FORMAT
+                  " frames ran on the CPU, the next runs on GL",
+                  total, warm ? warm : "", st->make_ms, st->trial_ms, cpu_frames);
+  g_free(warm);
+  starter_free(st);
+  if (!gst_tflite_filter_make_gl_path(self)) return FALSE;
+  GstStructure *extra = gst_structure_new("gl-start", "cpu-frames", G_TYPE_UINT64, cpu_frames, "gl-start-ms",
+                                          G_TYPE_DOUBLE, total, NULL);
+  gst_tflite_filter_post_model(self, extra);
+  gst_structure_free(extra);
+  return TRUE;
+}
+
+void gst_tflite_filter_stop_gl_start(GstTfliteFilter *self)
+{
+  GstTfliteGlStarter *st = self->gl_starter;
+  if (!st) return;
+  self->gl_starter = NULL;
+  g_mutex_lock(&st->lock);
+  st->cancelled = TRUE;
+  g_mutex_unlock(&st->lock);
+  gint64 t0 = g_get_monotonic_time();
+  g_thread_join(st->thread);
+  GST_DEBUG_OBJECT(self, "background GL start stopped (waited %.1f ms for it)", ms_since(t0));
+  starter_free(st);
+}
