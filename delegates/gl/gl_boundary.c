@@ -101,6 +101,7 @@ gl_boundary_prog gl_boundary_slot_source(gl_shape sh, size_t arena_off, bool fp1
                   "#define H %d\n#define W %d\n#define C %d\n#define N %zu\n#define OFF %zu\n"
                   "layout(location = 0) uniform int slot;\n"
                   "layout(location = 1) uniform int dst;\n"
+                  "layout(location = 2) uniform int c0;\n"
                   "layout(std430, binding = 2) writeonly buffer Host { float D[]; };\n"
                   /* gl_f16_to_f32: exact, denormals too (2^-24 is a literal, not exp2) */
                   "float h2f(uint h) {\n"
@@ -124,7 +125,7 @@ gl_boundary_prog gl_boundary_slot_source(gl_shape sh, size_t arena_off, bool fp1
   gl_str_addf(&s, "void main() {\n"
                   "  int i = int(gl_GlobalInvocationID.y) * %d + int(gl_GlobalInvocationID.x);\n"
                   "  if (i >= N) return;\n"
-                  "  int c = i %% C, p = i / C;\n"
+                  "  int c = i %% C + c0, p = i / C;\n"
                   "  float v = ld((c / 4 * H + p / W) * W + p %% W, c %% 4);\n",
               row);
   if (how == GL_HOST_PACKED_HALVES) gl_str_addf(&s, "  v = h2f(packHalf2x16(vec2(v, 0.0)) & 0xffffu);\n");

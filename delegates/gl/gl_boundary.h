@@ -38,7 +38,9 @@ typedef enum { GL_HOST_FLOATS, GL_HOST_PACKED_HALVES, GL_HOST_STORED_HALVES } gl
  * arena_off -> dense BHWC floats at binding 2, bit for bit what the host path gives
  * (`how`): the queued read-back (TFL_EXT_GL_OUTPUT_BUFFER). One invocation per value.
  *   location 0: int, the slot's first vec4 (uvec2 slots when wide) after arena_off
- *   location 1: int, the first float written at binding 2 */
+ *   location 1: int, the first float written at binding 2
+ *   location 2: int, the slot's first channel (a rank-1 output [B]: sh 1x1x1x1, slot b is
+ *               channel b of the row; else 0) */
 gl_boundary_prog gl_boundary_slot_source(gl_shape sh, size_t arena_off, bool fp16, bool wide, gl_host_values how);
 
 #endif

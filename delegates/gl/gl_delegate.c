@@ -812,11 +812,20 @@ static gl_host_values host_values(const gl_part *p, int i)
   return io->wide ? GL_HOST_FLOATS : GL_HOST_STORED_HALVES;
 }
 
+/* A rank-1 output [B] (the detectors' counts): a value a slot, channel `slot` of its one
+ * row (gl_layout.h), where other outputs' slots are whole rows. */
+static bool slot_is_channel(const gl_part *p, const gl_plan_io *io)
+{
+  const tfl_tensor *t = &p->g->tensors[io->tensor];
+  return t->ndim == 1 && io->sh.b == 1 && io->sh.c == t->dims[0];
+}
+
 /* Whether plan output i can be queued as host bytes, and one slot's bytes. */
 static tfl_status slot_bytes(gl_part *p, int i, int slot, size_t *bytes)
 {
   const gl_plan_io *io = &p->plan.out[i];
   const tfl_tensor *t = &p->g->tensors[io->tensor];
+  const int slots = slot_is_channel(p, io) ? t->dims[0] : io->sh.b;
   const char *name = t->name ? t->name : "";
   int n = reader_of(p, io->tensor);
   if (n >= 0)
@@ -826,13 +835,13 @@ static tfl_status slot_bytes(gl_part *p, int i, int slot, size_t *bytes)
   if (t->type != TFL_TYPE_FLOAT32)
     return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: output tensor %d (%s) is %s: only float32 outputs are queued",
                     io->tensor, name, tfl_type_name(t->type));
-  if (t->ndim < 1 || t->dims[0] != io->sh.b)
+  if (t->ndim < 1 || t->dims[0] != slots)
     return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: output tensor %d (%s) has no batch dimension to take a slot of",
                     io->tensor, name);
-  if (slot < 0 || slot >= io->sh.b)
+  if (slot < 0 || slot >= slots)
     return tfl_fail(p->diag, TFL_ERR_ARG, "GL: slot %d of output tensor %d (%s), a batch of %d", slot, io->tensor, name,
-                    io->sh.b);
-  *bytes = tfl_tensor_count(t) / (size_t)io->sh.b * sizeof(float);
+                    slots);
+  *bytes = tfl_tensor_count(t) / (size_t)slots * sizeof(float);
   return TFL_OK;
 }
 
@@ -845,6 +854,7 @@ static tfl_status prepare_slot_prog(gl_dctx *dc, gl_part *p, int i)
   const gl_plan_io *io = &p->plan.out[i];
   gl_shape one = io->sh;
   one.b = 1;
+  if (slot_is_channel(p, io)) one = gl_shape_make(1, 1, 1, 1);
   gl_boundary_prog bp = gl_boundary_slot_source(one, io->off, p->vec4_bytes == 8, io->wide, host_values(p, i));
   if (!bp.src) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: read-back shader");
   tfl_status st = gl_program_compile(dc->ctx, bp.src, "the queued read-back", &sp->prog, p->diag);
@@ -883,8 +893,10 @@ static tfl_status export_slot(gl_dctx *dc, gl_part *p, int i, const tfl_ext *x)
   f->UseProgram(sp->prog);
   f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, p->arena);
   f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, x->gl_name);
-  f->Uniform1i(0, x->slot * io->sh.s * io->sh.h * io->sh.w * (io->wide ? 2 : 1));
+  const bool channel = slot_is_channel(p, io);
+  f->Uniform1i(0, channel ? 0 : x->slot * io->sh.s * io->sh.h * io->sh.w * (io->wide ? 2 : 1));
   f->Uniform1i(1, (GLint)(x->offset / 4));
+  f->Uniform1i(2, channel ? x->slot : 0);
   f->DispatchCompute((GLuint)sp->groups[0], (GLuint)sp->groups[1], 1);
   f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, 0);
   f->UseProgram(0);

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static void emit_tensor(gl_str *s, const gl_emit_obj *o, gl_shape out, size_t const_base, bool half_buf)
+static void emit_tensor(gl_str *s, const gl_emit_obj *o, gl_shape out, size_t const_base, bool half_buf, bool lanes)
 {
   const char *n = o->name;
   gl_str_addf(s, "#define %s_B %d\n#define %s_H %d\n#define %s_W %d\n#define %s_C %d\n#define %s_S %d\n", n, o->sh.b, n,
@@ -23,18 +23,23 @@ static void emit_tensor(gl_str *s, const gl_emit_obj *o, gl_shape out, size_t co
   if (!o->is_const)
     gl_str_addf(s, "#define %s_ST(b, y, x, s, v) %s(%zu + %s((((b) * %d + (s)) * %d + (y)) * %d + (x)), v)\n", n,
                 o->wide ? "STW" : "STA", o->off, o->wide ? "2 * " : "", o->sh.s, o->sh.h, o->sh.w);
+  if (!o->is_const && lanes)
+    gl_str_addf(s, "#define %s_STL(b, y, x, c, v) %s(%zu + %s((((b) * %d + (c) / 4) * %d + (y)) * %d + (x)), "
+                   "(c) %% 4, v)\n", n, o->wide ? "STLW" : "STL", o->off, o->wide ? "2 * " : "", o->sh.s, o->sh.h,
+                o->sh.w);
   /* numpy broadcasting against the output: size-1 dims read index 0, one channel fills all lanes */
   bool cb = o->sh.c == 1 && out.c > 1;
   gl_str_addf(s, "#define %s_LDB(b, y, x, s) %s_LD(%s, %s, %s, %s)%s\n", n, n, o->sh.b == 1 ? "0" : "(b)",
               o->sh.h == 1 ? "0" : "(y)", o->sh.w == 1 ? "0" : "(x)", o->sh.s == 1 ? "0" : "(s)", cb ? ".xxxx" : "");
 }
 
-static void undef_tensor(gl_str *s, const gl_emit_obj *o)
+static void undef_tensor(gl_str *s, const gl_emit_obj *o, bool lanes)
 {
   static const char *const sfx[] = {"B", "H", "W", "C", "S", "LD", "AT", "LDB"};
   for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++) gl_str_addf(s, "#undef %s_%s\n", o->name, sfx[i]);
   if (o->is_const) gl_str_addf(s, "#undef %s_K_LD\n#undef %s_K_SC\n", o->name, o->name);
   else if (!o->virt) gl_str_addf(s, "#undef %s_ST\n", o->name);
+  if (!o->is_const && !o->virt && lanes) gl_str_addf(s, "#undef %s_STL\n", o->name);
 }
 
 static void emit_objects(gl_str *s, const gl_emit_in *e, const int *fn_ids)
@@ -52,7 +57,7 @@ static void emit_objects(gl_str *s, const gl_emit_in *e, const int *fn_ids)
       gl_str_addf(s, "#define %s_LDB(b, y, x, s) %s_LD(%s, %s, %s, %s)%s\n", o->name, o->name, o->sh.b == 1 ? "0" : "(b)",
                   o->sh.h == 1 ? "0" : "(y)", o->sh.w == 1 ? "0" : "(x)", o->sh.s == 1 ? "0" : "(s)", cb ? ".xxxx" : "");
     } else if (o->is_tensor) {
-      emit_tensor(s, o, e->out, e->const_base, half_buf);
+      emit_tensor(s, o, e->out, e->const_base, half_buf, e->gen->lane_stores);
     } else {
       gl_const_macros(s, o->name, o->cfmt, e->const_base + o->off, o->n_vec4, half_buf);
     }
@@ -100,6 +105,23 @@ static void emit_store(gl_str *s, const gl_emit_in *e, const gl_emit_part *pt)
     gl_str_addf(s, "    A[%zu + i][dc %% 4] = v[l];\n  }\n", d->off);
 }
 
+/* STL(i, l, v) / STLW: lane l of arena vec4 i (32-bit floats in the fp16 arena) set to
+ * v, the other lanes left as other workgroups write them. A float is a word of its own;
+ * two halves share a uint, so each clears and sets its 16 bits with atomics. */
+static void emit_lane_stores(gl_str *s, bool fp16)
+{
+  if (!fp16) {
+    gl_str_addf(s, "#define STL(i, l, v) A[i][l] = (v)\n");
+    return;
+  }
+  gl_str_addf(s, "#define STLW(i, l, v) A[(i) + (l) / 2][(l) %% 2] = floatBitsToUint(v)\n"
+                 "void STL(int i, int l, float v) {\n"
+                 "  uint sh = 16u * uint(l %% 2), keep = ~(0xffffu << sh);\n"
+                 "  uint h = (packHalf2x16(vec2(v, 0.0)) & 0xffffu) << sh;\n"
+                 "  if (l < 2) { atomicAnd(A[i].x, keep); atomicOr(A[i].x, h); }\n"
+                 "  else { atomicAnd(A[i].y, keep); atomicOr(A[i].y, h); }\n}\n");
+}
+
 /* Functions of the inlined producers among e's objects (innermost first); ids[i] gets
  * the id of object i's function. */
 static int emit_functions(gl_str *s, const gl_emit_in *e, int next, int *ids);
@@ -119,7 +141,7 @@ static int emit_function(gl_str *s, const gl_emit_in *e, int next)
   for (int i = 0; i < e->n_objs; i++) {
     const gl_emit_obj *o = &e->objs[i];
     if (o->hidden) continue;
-    if (o->is_tensor || o->virt) undef_tensor(s, o);
+    if (o->is_tensor || o->virt) undef_tensor(s, o, e->gen->lane_stores);
     else gl_str_addf(s, "#undef %s_LD\n#undef %s_SC\n", o->name, o->name);
   }
   return next;
@@ -159,6 +181,7 @@ char *gl_emit_source(const gl_emit_in *e)
                     "#define STA(i, v) A[i] = (v)\n");
     if (e->has_consts) gl_str_addf(&s, "layout(std430, binding = 1) readonly buffer Consts { vec4 K[]; };\n");
   }
+  if (e->gen->lane_stores) emit_lane_stores(&s, e->fp16);
   int ids[64] = {0};
   emit_functions(&s, e, 0, ids);
   emit_objects(&s, e, ids);

@@ -17,7 +17,9 @@
  * main() has `ivec3 gid` (the invocation, already checked against the grid).
  * Multi-output nodes (LSTM): output 0 goes through store_out; each present output
  * k >= 1 is an arena object "Ok" with the tensor macros plus Ok_ST(b, y, x, s, v),
- * a raw store (no epilogue; the generator keeps lanes past Ok_C zero).
+ * a raw store (no epilogue; the generator keeps lanes past Ok_C zero). With
+ * lane_stores, Ok_STL(b, y, x, c, float v) stores channel c alone, leaving the vec4's
+ * other lanes to other workgroups (a batch's counts [B]: item b is channel b).
  */
 #ifndef GL_GEN_H
 #define GL_GEN_H
@@ -100,6 +102,7 @@ typedef struct {
                                  barriers); 0: the planner's tuning table picks */
   bool whole_groups;          /* grid is a multiple of wg and main() has no early return
                                  (barrier() is not allowed after one) */
+  bool lane_stores;           /* the body uses Ok_STL (single channels; halves need atomics) */
   gl_gen_const consts[GL_GEN_MAX_CONSTS];
   int n_consts;
 } gl_gen_out;

@@ -3,8 +3,8 @@
  * only the detections (a few hundred bytes) come back, not the heads (BlazeFace full
  * range: 2304 x 17 floats). The CPU kernel (delegates/cpu/kernels/anchor_detection.c,
  * postproc/anchor_detect.c) is the reference; its order and arithmetic, in float.
- * One workgroup of AD_WG invocations, batch 1 (GLSL ES allows no barrier() in a loop, so
- * every step with one is written out):
+ * One workgroup of AD_WG invocations per batch item (workgroup row z: gl_nms_batch; GLSL
+ * ES allows no barrier() in a loop, so every step with one is written out):
  *   1. each anchor's probability (a logit clipped to +-100 through a sigmoid) into shared
  *      SH (float bits) when its raw score reaches the threshold and its box is finite
  *      (the CPU's candidates); a count K of those;
@@ -19,8 +19,8 @@
  *   5. one invocation per leader sums its members in rank order (the CPU's order):
  *      probability-weighted box and keypoints, divided by the weights' total (the
  *      leader's own when the total is 0), and writes its slot; the others zero theirs.
- * Inputs: I0 regressors [1,A,4+2k], I1 scores [1,A,1], I2 anchors [A,4].
- * Outputs: boxes [1,D,4], keypoints [1,D,2k], scores [1,D], count [1]; D = max_detections. */
+ * Inputs: I0 regressors [B,A,4+2k], I1 scores [B,A,1], I2 anchors [A,4].
+ * Outputs: boxes [B,D,4], keypoints [B,D,2k], scores [B,D], count [B]; D = max_detections. */
 #include "gl_gen_nms.h"
 
 
@@ -37,10 +37,13 @@ tfl_status gl_check_anchor_detection(const tfl_graph *g, int node, tfl_diag *dia
   const tfl_anchor_detection_params *p = &n->p.anchor_det;
   if (n->n_in != 3 || n->n_out != 4) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "3 inputs and 4 outputs");
   const tfl_tensor *r = &g->tensors[n->in[0]], *sc = &g->tensors[n->in[1]], *an = &g->tensors[n->in[2]];
-  if (r->ndim != 3 || r->dims[0] != 1 || r->dims[2] < 6 || (r->dims[2] - 4) % 2 || sc->ndim != 3 ||
-      sc->dims[1] != r->dims[1] || sc->dims[2] != 1 || an->ndim != 2 || an->dims[0] != r->dims[1] || an->dims[1] != 4)
-    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "heads not shaped [1,A,4+2k], [1,A,1], anchors [A,4] "
-                         "(a batch runs on the CPU)");
+  if (r->ndim != 3 || r->dims[0] < 1 || r->dims[2] < 6 || (r->dims[2] - 4) % 2 || sc->ndim != 3 ||
+      sc->dims[0] != r->dims[0] || sc->dims[1] != r->dims[1] || sc->dims[2] != 1 || an->ndim != 2 ||
+      an->dims[0] != r->dims[1] || an->dims[1] != 4)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "heads not shaped [B,A,4+2k], [B,A,1], anchors [A,4]");
+  if (r->dims[0] > GL_NMS_MAX_ITEMS)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "a batch of %d (at most %d: a workgroup row along z an "
+                         "item, GLES 3.1's minimum count there)", r->dims[0], GL_NMS_MAX_ITEMS);
   if (!an->is_const) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "anchors are not constant");
   if (r->dims[1] > AD_MAX_ANCHORS || p->max_detections < 1 || p->max_detections > AD_MAX_DETECTIONS)
     return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "%d anchors (at most %d), %d detections (at most %d)",
@@ -63,15 +66,15 @@ static void ad_functions(gl_str *dc, const tfl_anchor_detection_params *p)
   gl_str_float(dc, p->w_scale);
   gl_str_addf(dc, ");\n"
                   /* anchor: (y centre, x centre, h, w); raw: x, y, w, h */
-                  "vec4 box(int a) {\n  vec4 r = I0_LD(0, 0, a, 0), an = I2_LD(a, 0, 0, 0);\n"
+                  "vec4 box(int a) {\n  vec4 r = I0_LD(ITEM, 0, a, 0), an = I2_LD(a, 0, 0, 0);\n"
                   "  float xc = r.x / SCL.y * an.w + an.y, yc = r.y / SCL.x * an.z + an.x;\n"
                   "  float w = r.z / SCL.w * an.w, h = r.w / SCL.z * an.z;\n"
                   "  return vec4(yc - 0.5 * h, xc - 0.5 * w, yc + 0.5 * h, xc + 0.5 * w);\n}\n"
                   /* keypoint slice q (x, y, x, y) from the regressors' slice q + 1 */
-                  "vec4 kps(int a, int q) {\n  vec4 r = I0_LD(0, 0, a, q + 1), an = I2_LD(a, 0, 0, 0);\n"
+                  "vec4 kps(int a, int q) {\n  vec4 r = I0_LD(ITEM, 0, a, q + 1), an = I2_LD(a, 0, 0, 0);\n"
                   "  return r / SCL.yxyx * an.wzwz + an.yxyx;\n}\n");
   gl_nms_prob(dc, p->prob_scores);
-  gl_str_addf(dc, "float prob_of(int a) { return prob(I1_AT(0, 0, a, 0)); }\n");
+  gl_str_addf(dc, "float prob_of(int a) { return prob(I1_AT(ITEM, 0, a, 0)); }\n");
 }
 
 tfl_status gl_gen_anchor_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
@@ -79,16 +82,18 @@ tfl_status gl_gen_anchor_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag 
   const tfl_graph *g = in->g;
   const tfl_node *n = in->n;
   const tfl_anchor_detection_params *p = &n->p.anchor_det;
-  const int na = g->tensors[n->in[0]].dims[1], nk = (g->tensors[n->in[0]].dims[2] - 4) / 2;
+  const int batch = g->tensors[n->in[0]].dims[0], na = g->tensors[n->in[0]].dims[1];
+  const int nk = (g->tensors[n->in[0]].dims[2] - 4) / 2;
   const int md = p->max_detections, chunks = (na + AD_WG - 1) / AD_WG, ks = (2 * nk + 3) / 4;
   const float thr = pp_anchor_raw_threshold(p->score_threshold, p->prob_scores);
   (void)diag;
   o->grid[0] = AD_WG;
-  o->grid[1] = o->grid[2] = 1;
+  o->grid[1] = 1;
   o->wg[0] = AD_WG;
-  o->wg[1] = o->wg[2] = 1;
+  o->wg[1] = 1;
   o->whole_groups = true;
   gl_str *dc = &o->decls;
+  gl_nms_batch(o, batch);
   gl_str_addf(dc, "#define N %d\n#define WG %d\n#define MD %d\n#define KS %d\n#define NKV %d\n#define OUT -3.0e38\n",
               na, AD_WG, md, ks, 2 * nk);
   gl_nms_decls(dc, p->iou_threshold);
@@ -97,7 +102,7 @@ tfl_status gl_gen_anchor_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag 
   gl_str *m = &o->main;
   /* 1: candidates */
   gl_str_addf(m, "  int t = gid.x;\n");
-  gl_nms_candidates(m, "I1_AT(0, 0, i, 0)", thr);
+  gl_nms_candidates(m, "I1_AT(ITEM, 0, i, 0)", thr);
   /* 2: ranks, then the anchors in rank order; 3: the leaders */
   gl_nms_rank(m, chunks);
   gl_nms_keep(m, chunks, AD_WG);
@@ -137,20 +142,20 @@ tfl_status gl_gen_anchor_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag 
                  "      }\n"
                  "      score = prob_of(a0);\n"
                  "    }\n"
-                 "    store_out(0, 0, t, 0, bx);\n"
+                 "    store_out(ITEM, 0, t, 0, bx);\n"
                  "    for (int q = 0; q < KS; q++) {\n"
                  "      vec4 v = kp[q];\n"
                  "      for (int l = 0; l < 4; l++) if (4 * q + l >= NKV) v[l] = 0.0;\n"
-                 "      O1_ST(0, 0, t, q, v);\n"
+                 "      O1_ST(ITEM, 0, t, q, v);\n"
                  "    }\n"
                  "    RS[t] = score;\n"
                  "  }\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 "  if (t == 0) O3_ST(0, 0, 0, 0, vec4(float(kept), 0.0, 0.0, 0.0));\n"
-                 "  if (t < (MD + 3) / 4) {\n"
+                 "  memoryBarrierShared();\n  barrier();\n");
+  gl_nms_store_count(o, "O3", batch, "float(kept)");
+  gl_str_addf(m, "  if (t < (MD + 3) / 4) {\n"
                  "    vec4 v = vec4(0.0);\n"
                  "    for (int l = 0; l < 4; l++) if (4 * t + l < MD) v[l] = RS[4 * t + l];\n"
-                 "    O2_ST(0, 0, 0, t, v);\n"
+                 "    O2_ST(ITEM, 0, 0, t, v);\n"
                  "  }\n");
   return TFL_OK;
 }

@@ -71,7 +71,7 @@ tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
                   "#define NCAT %d\n#define NDET %d\n#define OUT -3.0e38\n",
               na, DET_WG, nc, off, md, per, ncat, d);
   gl_nms_decls(dc, p->nms_iou_threshold);
-  gl_nms_center_size_box(dc, "I0", "I2", (const float[4]){p->y_scale, p->x_scale, p->h_scale, p->w_scale});
+  gl_nms_center_size_box(dc, "I0", "0", "I2", (const float[4]){p->y_scale, p->x_scale, p->h_scale, p->w_scale});
   gl_str_addf(dc, "float score(int i, int c) { return I1_AT(0, 0, i, OFF + c); }\n"
                   /* the class after (ps, pc) in the order (score down, class up): the next of
                    * an anchor's top classes */

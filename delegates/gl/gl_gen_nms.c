@@ -58,10 +58,10 @@ void gl_nms_keep(gl_str *m, int chunks, int wg)
                 c * wg, c * wg, c * wg);
 }
 
-void gl_nms_center_size_box(gl_str *dc, const char *enc, const char *anchors, const float scale[4])
+void gl_nms_center_size_box(gl_str *dc, const char *enc, const char *item, const char *anchors, const float scale[4])
 {
-  gl_str_addf(dc, "vec4 box(int i) {\n  vec4 e = %s_LD(0, 0, i, 0), a = %s_LD(i, 0, 0, 0);\n  float yc = e.x / ", enc,
-              anchors);
+  gl_str_addf(dc, "vec4 box(int i) {\n  vec4 e = %s_LD(%s, 0, i, 0), a = %s_LD(i, 0, 0, 0);\n  float yc = e.x / ", enc,
+              item, anchors);
   gl_str_float(dc, scale[0]);
   gl_str_addf(dc, " * a.z + a.x, xc = e.y / ");
   gl_str_float(dc, scale[1]);
@@ -93,4 +93,27 @@ void gl_nms_candidates(gl_str *m, const char *score, float raw_thr)
                  "      keep = !isnan(s) && !isinf(s);\n    }\n"
                  "    SH[i] = floatBitsToUint(keep ? prob(v) : OUT);\n    if (keep) atomicAdd(NA, 1u);\n  }\n"
                  "  memoryBarrierShared();\n  barrier();\n");
+}
+
+void gl_nms_batch(gl_gen_out *o, int batch)
+{
+  o->grid[2] = batch;
+  o->wg[2] = 1;
+  if (batch == 1) gl_str_addf(&o->decls, "#define ITEM 0\n");
+  else gl_str_addf(&o->decls, "#define ITEM int(gl_WorkGroupID.z)\n");
+}
+
+void gl_nms_store_count(gl_gen_out *o, const char *obj, int batch, const char *count)
+{
+  gl_str *m = &o->main;
+  o->lane_stores = batch > 1;
+  if (batch == 1) {
+    gl_str_addf(m, "  if (t == 0) %s_ST(0, 0, 0, 0, vec4(%s, 0.0, 0.0, 0.0));\n", obj, count);
+    return;
+  }
+  /* the items' counts share vec4s: one channel each, beside other workgroups' */
+  gl_str_addf(m, "  if (t == 0) %s_STL(0, 0, 0, ITEM, %s);\n", obj, count);
+  if (batch % 4)
+    gl_str_addf(m, "  if (t > 0 && t <= %d && ITEM == %d) %s_STL(0, 0, 0, %d + t, 0.0);\n", 4 - batch % 4,
+                batch - 1, obj, batch - 1);
 }

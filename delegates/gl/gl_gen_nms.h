@@ -4,6 +4,8 @@
  * barrier() in a loop, so each chunk is a written-out block): every invocation checks its
  * candidate against the boxes kept before the chunk, then invocation 0 walks the chunk in
  * order against the ones it kept within it, up to MD.
+ * A batch (the detectors' ops): workgroup row z of the grid is batch item ITEM, which
+ * reads and writes its own item's values only (gl_nms_batch).
  * The body defines N, WG, MD and OUT (a score below every candidate's), int t (the
  * invocation) and vec4 box(int anchor); these declare and use, in shared memory, SH[N]
  * (each anchor's score bits, then the anchors in rank order), KB[MD] and KR[MD] (the kept
@@ -29,9 +31,22 @@ void gl_nms_rank(gl_str *m, int chunks);
 /* Greedy NMS over SH[0..nc): KB, KR and NK. wg: the value of WG. */
 void gl_nms_keep(gl_str *m, int chunks, int wg);
 /* vec4 box(int i): anchor i's corner box (ymin, xmin, ymax, xmax) from TF's center-size
- * coder (postproc/box.h) with scales y, x, h, w, its encodings from object `enc`
- * ([1,A,4]) and its anchor from object `anchors` ([A,4]). The CPU decodes in double and
- * rounds the centre and half sizes to float; here in float (IEEE: an ulp or two). */
-void gl_nms_center_size_box(gl_str *dc, const char *enc, const char *anchors, const float scale[4]);
+ * coder (postproc/box.h) with scales y, x, h, w, its encodings from item `item` (a GLSL
+ * int expression) of object `enc` ([B,A,4]) and its anchor from object `anchors`
+ * ([A,4]). The CPU decodes in double and rounds the centre and half sizes to float; here
+ * in float (IEEE: an ulp or two). */
+void gl_nms_center_size_box(gl_str *dc, const char *enc, const char *item, const char *anchors, const float scale[4]);
+
+/* The most batch items: workgroup rows along z, GLES 3.1's minimum count there. */
+#define GL_NMS_MAX_ITEMS 65535
+/* A batch of `batch` items, a workgroup row (z) each: grid[2] and wg[2], and ITEM (the
+ * item, an int usable in any function: 0 at batch 1, so that code and dispatch are the
+ * batch-1 ones) into decls. */
+void gl_nms_batch(gl_gen_out *o, int batch);
+/* Invocation 0 (int t) of item ITEM stores `count` (a GLSL float) into the count output
+ * `obj` ([B]: item b is channel b of one row) in o's body; at batch > 1 the items share
+ * its vec4s, so each stores its own channel (lane stores, gl_gen_out.lane_stores) and
+ * the last item zeroes the lanes past B. */
+void gl_nms_store_count(gl_gen_out *o, const char *obj, int batch, const char *count);
 
 #endif

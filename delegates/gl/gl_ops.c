@@ -43,9 +43,9 @@ static const gl_op_info table[TFL_OP_COUNT] = {
   [TFL_OP_CONV2D_TRANSPOSE_BIAS] = {GL_KIND_GEN, RAW(1) | RAW(2), gl_check_transpose_conv, gl_gen_transpose_conv},
   [TFL_OP_DETECTION_POSTPROCESS] = {GL_KIND_GEN, 0, gl_check_detection, gl_gen_detection}, /* fast NMS only */
   [TFL_OP_POSENET_DECODER] = {GL_KIND_NONE, 0, NULL, NULL},
-  [TFL_OP_ANCHOR_DETECTION] = {GL_KIND_GEN, 0, gl_check_anchor_detection, gl_gen_anchor_detection}, /* batch 1 */
-  [TFL_OP_SSD_CLASS_NMS] = {GL_KIND_GEN, 0, gl_check_ssd_detection, gl_gen_ssd_class_nms},          /* batch 1 */
-  [TFL_OP_SSD_DETECTION] = {GL_KIND_GEN, 0, gl_check_ssd_detection, gl_gen_ssd_detection},          /* batch 1 */
+  [TFL_OP_ANCHOR_DETECTION] = {GL_KIND_GEN, 0, gl_check_anchor_detection, gl_gen_anchor_detection},
+  [TFL_OP_SSD_CLASS_NMS] = {GL_KIND_GEN, 0, gl_check_ssd_detection, gl_gen_ssd_class_nms},
+  [TFL_OP_SSD_DETECTION] = {GL_KIND_GEN, 0, gl_check_ssd_detection, gl_gen_ssd_detection},
   [TFL_OP_LANDMARK_DECODE] = {GL_KIND_GEN, 0, gl_check_landmarks, gl_gen_landmarks},
 };
 _Static_assert(sizeof table / sizeof table[0] == TFL_OP_COUNT, "one row per tfl_op");

@@ -1,7 +1,8 @@
 /* gl_bench.c - the GL delegate on real models, everything docs/gl-performance.md's table
  * needs, from one run per model and configuration. Not a test: the GPU machine's numbers
  * come from it (tests/gl/bench_device.sh).
- *   gl_bench [--fp32] [--mask] [--postprocess] [--runs N] [--queued N] [--cache DIR|--no-cache] [--top K] [--dispatches]
+ *   gl_bench [--fp32] [--mask] [--postprocess] [--batch B] [--runs N] [--queued N] [--cache DIR|--no-cache]
+ *            [--top K] [--dispatches]
  *            [--models DIRS] [--golden DIR --pictures DIR] [--dump DIR] [--gl-* ...] MODEL...
  * Per model:
  *   start-up: load, create (delegate + interpreter: context, plan, programs), first
@@ -20,6 +21,11 @@
  *           graph (tfl_decoder_append_postprocess, the element's default options), so they
  *           run on the GPU and only the detections or the decoded landmarks come back (not
  *           with --golden).
+ * --batch B: the model (after --postprocess's op is appended, the engine's order) given
+ *           a batch of B frames (tfl_pass_set_batch), as tflitefilter runs several
+ *           streams' frames in one invoke; times are per invoke (B frames). Prints where
+ *           the appended post-processing ran (with --gl-cpu-postproc: the CPU). Not with
+ *           --golden or --dump.
  * --mask:   segmentation (output 0 [1,H,W,C]): the sync invokes leave the outputs on
  *             the GPU and read back output 0's mask made on the GPU, one byte a pixel
  *             (TFL_EXT_HOST_MASK, what tflitefilter gl-readback=true does), not the floats.
@@ -42,6 +48,7 @@
 #include "delegates/gl/gl_layout.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
+#include "runtime/tfl_passes.h"
 #include "decoders/tfl_decoder.h"
 #include "tests/gl/gl_model_check.h"
 #include "tools/tool_common.h"
@@ -50,7 +57,7 @@
 
 typedef struct {
   bool fp32, all, mask, postprocess;
-  int runs, queued, top;
+  int runs, queued, top, batch;
   const char *cache, *golden, *pictures, *dump;
   gl_tuning tune;
 } opts;
@@ -231,6 +238,11 @@ static int bench(const char *path, const opts *o)
     tfl_graph_free(g);
     return 1;
   }
+  if (o->batch > 1 && tfl_pass_set_batch(g, o->batch, &diag)) {
+    printf("FAIL %s: %s\n", name, diag.error);
+    tfl_graph_free(g);
+    return 1;
+  }
   size_t out_bytes = 0;
   for (int i = 0; i < g->n_outputs; i++) out_bytes += g->tensors[g->outputs[i]].bytes;
   gl_delegate_options go = gl_delegate_defaults();
@@ -335,7 +347,12 @@ static int bench(const char *path, const opts *o)
          gpu[2] > 0 ? fl / 1e6 / gpu[2] : 0, np ? gpu[2] * 1e3 / np : 0);
   printf("  last invoke CPU: upload %.3f ms, submit %.3f ms, wait + readback %.3f ms\n", st.upload_ms, st.submit_ms,
          st.readback_ms);
-  printf("  outputs read back: %zu bytes%s\n", out_bytes, appended ? " (post-processing appended)" : "");
+  printf("  outputs read back: %zu bytes%s", out_bytes, appended ? " (post-processing appended" : "");
+  if (appended) {
+    const char *who = tfl_interpreter_node_delegate(it, g->n_nodes - 1);
+    printf(", on %s)", who ? who : "nothing");
+  }
+  printf(", batch %d\n", o->batch > 1 ? o->batch : 1);
   if (o->golden) printf("  worst element vs the CPU: picture %.3g, gauss %.3g of range\n", err_pic, err_gauss);
   print_profile(g, pr, np, o);
   printf("TABLE %s %s %.1f %.1f %.1f %.1f %s %.3f %.3f %.3f %.3f %.3f %d %d %d %.3f %.1f %.3g %.3g %d %d\n", stem,
@@ -365,6 +382,7 @@ int main(int argc, char **argv)
     if (!strcmp(argv[i], "--fp32")) o.fp32 = true;
     else if (!strcmp(argv[i], "--mask")) o.mask = true;
     else if (!strcmp(argv[i], "--postprocess")) o.postprocess = true;
+    else if (!strcmp(argv[i], "--batch") && i + 1 < argc) o.batch = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--fp16")) o.fp32 = false;
     else if (!strcmp(argv[i], "--runs") && i + 1 < argc) o.runs = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
     else if (!strcmp(argv[i], "--queued") && i + 1 < argc) o.queued = atoi(argv[++i]);
@@ -391,6 +409,10 @@ int main(int argc, char **argv)
           }
           dp = e ? e + 1 : dp + len;
         }
+      }
+      if (o.batch > 1 && (o.golden || o.dump)) {
+        printf("FAIL %s: --batch %d with --golden or --dump (their cases are one frame)\n", path, o.batch);
+        return 2;
       }
       fails += bench(path, &o);
     }

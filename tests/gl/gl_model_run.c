@@ -1,6 +1,7 @@
 /* gl_model_run.c - see gl_model_run.h. */
 #include "gl_model_run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -125,4 +126,26 @@ double glm_now_ms(void)
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void glm_batch_item(const float *reg, const float *sc, size_t nr, size_t ns, int row, bool prob, int b, float *reg_b,
+                    float *sc_b)
+{
+  for (size_t i = 0; i < nr; i++) {
+    const bool size = i % (size_t)row == 2 || i % (size_t)row == 3;
+    reg_b[i] = b == 0 ? reg[i] : b == 2 ? reg[i] + 2.0f : size ? reg[i] : -reg[i];
+  }
+  for (size_t i = 0; i < ns; i++) {
+    const float v = sc[i];
+    sc_b[i] = b == 0 ? v : b == 2 ? (prob ? v + 0.25f * (1.0f - v) : v + 0.75f) : (prob ? 1.0f - v : -v);
+  }
+}
+
+double glm_worst(double worst, const float *got, const float *want, size_t n, double rel)
+{
+  for (size_t i = 0; i < n; i++) {
+    const double e = fabs((double)got[i] - want[i]) - rel * fabs((double)want[i]);
+    worst = !(e <= worst) ? (isnan(e) ? INFINITY : e) : worst;
+  }
+  return worst;
 }

@@ -56,5 +56,18 @@ void glm_stem(const char *path, char *stem, size_t n);
 bool glm_same_box(const tfl_box *a, const tfl_box *b);
 /* A monotonic clock in milliseconds. */
 double glm_now_ms(void);
+/* Item b (0..2) of a detector's batch made from one frame's heads, so that an item read
+ * from another's slot gives other results: regressors reg (nr values, `row` an anchor:
+ * offsets, then sizes at 2 and 3, then any keypoint offsets) and scores sc (ns values:
+ * logits, or probabilities when prob). b = 0: as they are; 1: the box centres and
+ * keypoints mirrored about the anchors (offsets negated, sizes kept) and the scores
+ * negated (1 - p): the anchors that failed the threshold now pass; 2: the boxes and
+ * keypoints moved and grown (raw + 2) and every score up by 0.75 (a logit; a
+ * probability a quarter of the way to 1). */
+void glm_batch_item(const float *reg, const float *sc, size_t nr, size_t ns, int row, bool prob, int b, float *reg_b,
+                    float *sc_b);
+/* The worst |got - want| over n floats and `worst`, less rel * |want| each (NaN:
+ * infinite). */
+double glm_worst(double worst, const float *got, const float *want, size_t n, double rel);
 
 #endif

@@ -23,12 +23,19 @@
  *     (2) the op alone on those heads, through the CPU kernel and the GL delegate, with
  *         the element's options (threshold 0.5, 10 results), with threshold 0 and 3
  *         results (the CPU must fill all 3: max_detections reached), with threshold 0
- *         and 100 results, and with threshold 1 (none may pass): the same count, the worst box / keypoint coordinate
- *         (normalized) and score within AD_TOL, empty slots 0. AD_TOL: both decode in
- *         float, but the GPU's exp (the sigmoid of the weights), its divisions and the
- *         CPU's double sums differ by a few ulps; a merged box is a weighted mean of
- *         values within about 1.5 of 0, so its error stays within a few 1e-7.
- *   test_gl_postproc [--fp16] [--synthetic D,P,T]... [--golden DIR] [--pictures DIR] [--models DIRS] MODEL...
+ *         and 100 results, and with threshold 1 (none may pass): the same count, the
+ *         worst box / keypoint coordinate (normalized) and score within AD_TOL, empty
+ *         slots 0. With --batches also the element's options at batch 2 and threshold 0,
+ *         100 results at batch 3, item by item, the items made apart (the heads;
+ *         mirrored, scores negated; moved, scores up: glm_batch_item) and checked apart
+ *         on the CPU; in fp16 the batch-3 case again with the outputs stored as halves
+ *         (half_activations: the items' counts share uints, written with atomics),
+ *         values within their rounding. AD_TOL: both decode in float, but the GPU's exp
+ *         (the sigmoid of the weights), its divisions and the CPU's double sums differ
+ *         by a few ulps; a merged box is a weighted mean of values within about 1.5 of
+ *         0, so its error stays within a few 1e-7.
+ *   test_gl_postproc [--fp16] [--batches] [--synthetic D,P,T]... [--golden DIR] [--pictures DIR] [--models DIRS]
+ *                    MODEL...
  * A model that cannot be found is a failure. */
 #include <math.h>
 #include <stdio.h>
@@ -52,6 +59,7 @@
 #define HALF_ULP (1.0 / 1024)
 
 static glm_options opt; /* the command line: golden cases and pictures */
+static bool batches;     /* --batches: MediaPipe detection at batch 2 and 3 too */
 
 typedef glm_run run;
 
@@ -295,18 +303,31 @@ static int anchor_node(const tfl_graph *g)
   return -1;
 }
 
-/* One option set of the op alone on the heads: CPU kernel, then GL, compared. expect:
- * the count the CPU must give (-1: any). */
+/* One option set of the op alone on the heads as a batch of `batch` items (glm_batch_item),
+ * CPU kernel, then GL, compared item by item. expect: the count the CPU must give item
+ * 0 (-1: any). At batch > 1 the items' results must differ on the CPU (unless none are
+ * kept), so that GL reading one item's slot for all cannot pass. halves: d stores the
+ * outputs as halves (half_activations): values within their rounding plus AD_TOL. */
 static int compare_anchor_op(const char *name, const char *kind, const char *what, bool fp16, const tfl_graph *g,
-                             const tfl_node *n, const tfl_anchor_detection_params *p, int expect, tfl_delegate *d)
+                             const tfl_node *n, const tfl_anchor_detection_params *p, int expect, int batch,
+                             bool halves, tfl_delegate *d)
 {
+  const double rel = halves ? HALF_ULP : 0;
   op_runner r;
   op_runner_init(&r, TFL_OP_ANCHOR_DETECTION);
-  int ins[3], outs[4];
-  for (int k = 0; k < 3; k++) ins[k] = copy_tensor(&r, &g->tensors[n->in[k]], k == 2);
-  const tfl_tensor *reg = &g->tensors[n->in[0]];
-  const int md = p->max_detections, nkv = reg->dims[2] - 4;
-  const int32_t dims[4][3] = {{1, md, 4}, {1, md, nkv}, {1, md}, {1}};
+  const tfl_tensor *reg = &g->tensors[n->in[0]], *sc = &g->tensors[n->in[1]];
+  const int na = reg->dims[1], row = reg->dims[2], md = p->max_detections, nkv = row - 4;
+  const size_t nr = (size_t)na * row, ns = (size_t)na;
+  float *rb = malloc(sizeof(float) * nr * batch), *sb = malloc(sizeof(float) * ns * batch);
+  for (int b = 0; b < batch; b++)
+    glm_batch_item(reg->data, sc->data, nr, ns, row, p->prob_scores, b, rb + nr * b, sb + ns * b);
+  int ins[3] = {op_runner_tensor(&r, TFL_TYPE_FLOAT32, 3, (int32_t[]){batch, na, row}, rb, false),
+                op_runner_tensor(&r, TFL_TYPE_FLOAT32, 3, (int32_t[]){batch, na, 1}, sb, false),
+                copy_tensor(&r, &g->tensors[n->in[2]], true)};
+  free(rb);
+  free(sb);
+  int outs[4];
+  const int32_t dims[4][3] = {{batch, md, 4}, {batch, md, nkv}, {batch, md}, {batch}};
   const int ndim[4] = {3, 3, 2, 1};
   for (int k = 0; k < 4; k++) outs[k] = op_runner_tensor(&r, TFL_TYPE_FLOAT32, ndim[k], dims[k], NULL, false);
   op_runner_io(&r, ins, 3, outs, 4);
@@ -321,46 +342,48 @@ static int compare_anchor_op(const char *name, const char *kind, const char *wha
     memset(t->data, 0xff, t->bytes); /* NaNs: the GPU must write every slot */
   }
   if (st || (st = glt_run_gl(&r, d))) {
-    printf("FAIL %s %s %s: %s: %s\n", name, kind, what, want[0] ? "GL" : "CPU kernel", r.diag.error);
+    printf("FAIL %s %s %s batch %d: %s: %s\n", name, kind, what, batch, want[0] ? "GL" : "CPU kernel", r.diag.error);
     fail = 1;
     goto out;
   }
   const float *got[4];
   for (int k = 0; k < 4; k++) got[k] = r.graph.tensors[outs[k]].data;
-  const int m = (int)want[3][0];
-  double worst_box = 0, worst_kp = 0, worst_score = 0;
-  int bad_empty = 0;
-  for (int i = 0; i < md; i++) {
-    double e = fabs((double)got[2][i] - want[2][i]);
-    worst_score = !(e <= worst_score) ? (isnan(e) ? INFINITY : e) : worst_score;
-    for (int c = 0; c < 4; c++) {
-      e = fabs((double)got[0][4 * i + c] - want[0][4 * i + c]);
-      worst_box = !(e <= worst_box) ? (isnan(e) ? INFINITY : e) : worst_box;
+  /* per item b: boxes from 4 * md * b, keypoints nkv * md * b, scores md * b, count b */
+  const size_t per[4] = {4 * (size_t)md, (size_t)nkv * md, (size_t)md, 1};
+  for (int b = 0; b < batch; b++) {
+    const float *gi[4], *wi[4];
+    for (int k = 0; k < 4; k++) gi[k] = got[k] + per[k] * b, wi[k] = want[k] + per[k] * b;
+    const int m = (int)wi[3][0];
+    const double worst_box = glm_worst(0, gi[0], wi[0], per[0], rel);
+    const double worst_kp = glm_worst(0, gi[1], wi[1], per[1], rel), worst_score = glm_worst(0, gi[2], wi[2], per[2], rel);
+    int bad_empty = 0;
+    for (int i = m; i < md; i++) {
+      bad_empty += gi[2][i] != 0 || gi[0][4 * i] != 0 || gi[0][4 * i + 3] != 0;
+      for (int c = 0; c < nkv; c++) bad_empty += gi[1][(size_t)nkv * i + c] != 0;
     }
-    for (int c = 0; c < nkv; c++) {
-      e = fabs((double)got[1][(size_t)nkv * i + c] - want[1][(size_t)nkv * i + c]);
-      worst_kp = !(e <= worst_kp) ? (isnan(e) ? INFINITY : e) : worst_kp;
-    }
-    if (i >= m) {
-      bad_empty += got[2][i] != 0 || got[0][4 * i] != 0 || got[0][4 * i + 3] != 0;
-      for (int c = 0; c < nkv; c++) bad_empty += got[1][(size_t)nkv * i + c] != 0;
-    }
+    /* the CPU's item apart from item 0 (their boxes or counts differ) */
+    const bool apart = b == 0 || (int)want[3][0] == 0 || wi[3][0] != want[3][0] ||
+                       memcmp(wi[0], want[0], sizeof(float) * per[0]) != 0;
+    bool bad = gi[3][0] != wi[3][0] || (b == 0 && expect >= 0 && m != expect) || bad_empty || !apart ||
+               !(worst_box <= AD_TOL) || !(worst_kp <= AD_TOL) || !(worst_score <= AD_TOL);
+    char item[64] = "";
+    if (batch > 1) snprintf(item, sizeof item, " batch %d item %d%s", batch, b, halves ? " (halves stored)" : "");
+    printf("%s %s %s %-7s anchor detection %-14s%s: %g kept on the GPU, %d on the CPU (want %d); worst box "
+           "coordinate off by %.3g, keypoint %.3g, score %.3g (tol %.0e); %d empty values not zero%s\n",
+           bad ? "FAIL" : "ok  ", name, fp16 ? "fp16" : "fp32", kind, what, item, gi[3][0], m, b == 0 ? expect : -1,
+           worst_box, worst_kp, worst_score, AD_TOL, bad_empty, apart ? "" : "; the CPU gives item 0's results");
+    fail |= bad;
   }
-  bool bad = got[3][0] != want[3][0] || (expect >= 0 && m != expect) || bad_empty || !(worst_box <= AD_TOL) ||
-             !(worst_kp <= AD_TOL) || !(worst_score <= AD_TOL);
-  printf("%s %s %s %-7s anchor detection %-14s: %g kept on the GPU, %d on the CPU (want %d); worst box coordinate "
-         "off by %.3g, keypoint %.3g, score %.3g (tol %.0e); %d empty values not zero\n",
-         bad ? "FAIL" : "ok  ", name, fp16 ? "fp16" : "fp32", kind, what, got[3][0], m, expect, worst_box, worst_kp,
-         worst_score, AD_TOL, bad_empty);
-  fail = bad;
 out:
   for (int k = 0; k < 4; k++) free(want[k]);
   op_runner_free(&r);
   return fail;
 }
 
-/* MediaPipe: (1) and (2) of the header; `op` is the model with the op appended. */
-static int check_mediapipe(const char *name, const char *kind, bool fp16, run *cpu, run *op, tfl_delegate *d)
+/* MediaPipe: (1) and (2) of the header; `op` is the model with the op appended. dh
+ * (fp16): a delegate storing activations as halves (the batch's counts share halves). */
+static int check_mediapipe(const char *name, const char *kind, bool fp16, run *cpu, run *op, tfl_delegate *d,
+                           tfl_delegate *dh)
 {
   int fail = 0;
   tfl_results rc = {0}, ro = {0};
@@ -393,14 +416,17 @@ static int check_mediapipe(const char *name, const char *kind, bool fp16, run *c
   t[n->in[1]].data = co[n->in[1] == cpu->g->outputs[0] ? 0 : 1]->data;
   heads.tensors = t;
   tfl_anchor_detection_params p = n->p.anchor_det;
-  fail |= compare_anchor_op(name, kind, "(as appended)", fp16, &heads, n, &p, -1, d);
+  fail |= compare_anchor_op(name, kind, "(as appended)", fp16, &heads, n, &p, -1, 1, false, d);
+  if (batches) fail |= compare_anchor_op(name, kind, "(as appended)", fp16, &heads, n, &p, -1, 2, false, d);
   p.score_threshold = 0.0f; /* every anchor a candidate */
   p.max_detections = 3;
-  fail |= compare_anchor_op(name, kind, "(0, max 3)", fp16, &heads, n, &p, 3, d);
+  fail |= compare_anchor_op(name, kind, "(0, max 3)", fp16, &heads, n, &p, 3, 1, false, d);
   p.max_detections = 100; /* the GL limit: many merges of many members */
-  fail |= compare_anchor_op(name, kind, "(0, max 100)", fp16, &heads, n, &p, -1, d);
+  fail |= compare_anchor_op(name, kind, "(0, max 100)", fp16, &heads, n, &p, -1, 1, false, d);
+  if (batches) fail |= compare_anchor_op(name, kind, "(0, max 100)", fp16, &heads, n, &p, -1, 3, false, d);
+  if (batches && dh) fail |= compare_anchor_op(name, kind, "(0, max 100)", fp16, &heads, n, &p, -1, 3, true, dh);
   p.score_threshold = 1.0f;
-  fail |= compare_anchor_op(name, kind, "(1.0: none)", fp16, &heads, n, &p, 0, d);
+  fail |= compare_anchor_op(name, kind, "(1.0: none)", fp16, &heads, n, &p, 0, 1, false, d);
   free(t);
   return fail;
 }
@@ -416,6 +442,17 @@ static int check_model(const char *path, bool fp16)
   bool ssd = !fail && detection_node(cpu.g) == cpu.g->n_nodes - 1;
   bool mp = !fail && !ssd && tfl_decoder_get_kind(cpu.dec) == TFL_DECODER_DETECTION;
   fail = fail || (mp ? glm_open_run(path, NULL, true, NULL, &gl) : !ssd && glm_open_run(path, d, false, NULL, &gl));
+  tfl_delegate *dh = NULL; /* fp16 MediaPipe: also with the outputs stored as halves */
+  if (!fail && mp && fp16 && batches) {
+    gl_delegate_options ho = gl_delegate_defaults();
+    ho.precision = GL_PRECISION_FP16;
+    ho.tuning.half_activations = true;
+    ho.diag = &diag;
+    if (!(dh = gl_delegate_create(&ho))) {
+      printf("FAIL %s: a delegate with half activations: %s\n", path, diag.error);
+      fail = 1;
+    }
+  }
   char stem[256];
   glm_stem(path, stem, sizeof stem);
   const char *kinds[] = {"picture", "gauss"};
@@ -429,7 +466,7 @@ static int check_model(const char *path, bool fp16)
     else if (ssd)
       fail |= check_detection(stem, kinds[k], fp16, &cpu, d, detection_node(cpu.g));
     else if (mp)
-      fail |= check_mediapipe(stem, kinds[k], fp16, &cpu, &gl, d);
+      fail |= check_mediapipe(stem, kinds[k], fp16, &cpu, &gl, d, dh);
     else if (tfl_decoder_get_kind(cpu.dec) == TFL_DECODER_SEGMENTATION)
       fail |= check_segmentation(stem, kinds[k], fp16, &cpu, &gl);
     else {
@@ -441,6 +478,7 @@ static int check_model(const char *path, bool fp16)
   }
   glm_close_run(&gl);
   glm_close_run(&cpu);
+  if (dh) dh->destroy(dh);
   d->destroy(d);
   return fail;
 }
@@ -451,6 +489,10 @@ int main(int argc, char **argv)
   int fails = 0, n = 0;
   for (int i = 1; i < argc; i++) {
     if (glm_take_option(argc, argv, &i, &opt)) continue;
+    if (!strcmp(argv[i], "--batches")) {
+      batches = true;
+      continue;
+    }
     if (!strcmp(argv[i], "--synthetic") && i + 1 < argc) { /* DETECTIONS,CLASSES,THRESHOLD */
       int det = 0, per = 0;
       float thr = 0;

@@ -11,14 +11,20 @@
  *       threshold 0.02 and 3 results (the CPU must fill all 3: max_results reached),
  *       threshold 0.02 and 100 results (the GL limit) and threshold 1 (none may pass):
  *       the same count, slot by slot the same class, the worst box coordinate and score
- *       within SSD_TOL, empty slots 0;
+ *       within SSD_TOL, empty slots 0; the element's options at batch 2 and threshold
+ *       0.02, 100 results at batch 3 too (the graph given the batch after the ops were
+ *       appended, as the engine does), item by item, the items made apart (the heads;
+ *       mirrored, scores negated; moved, scores up: glm_batch_item) and checked apart on
+ *       the CPU;
  *   (3) --synthetic: (2) on a crowded synthetic SSD: the 1917 anchors of SSD MobileNet
  *       (six overlapping ones a cell), 5 classes, logits on a 1/8 grid (many ties across
  *       anchors and classes: the lower anchor, then the lower class must win, as the CPU
- *       sorts), several thresholds and result counts; then validation (tfl_graph_prepare)
- *       of the appended graph as built, and refusals, naming the value, of an IoU
- *       threshold of 1.5, 0 results, anchors that are not constant and scores of
- *       another anchor count.
+ *       sorts), several thresholds and result counts, two of them at batch 2 and 3; then
+ *       validation (tfl_graph_prepare) of the appended graph as built, and refusals,
+ *       naming the value, of an IoU threshold of 1.5, 0 results, anchors that are not
+ *       constant and scores of another anchor count; the GL checks at batch 3
+ *       (accepted), past GL_NMS_MAX_ITEMS and with the scores' batch not the boxes'
+ *       (refused, naming the limit or the shapes).
  * SSD_TOL: the CPU decodes boxes in double and its sigmoid in float with expf, the GPU in
  * float with its exp: an ulp or a few of values within about 1.5 of 0.
  *   test_gl_ssd_op [--fp16] [--synthetic] [--golden DIR] [--pictures DIR] [--models DIRS] MODEL...
@@ -31,6 +37,7 @@
 #include "decoders/tfl_decoder.h"
 #include "delegates/cpu/cpu_delegate.h"
 #include "delegates/gl/gl_delegate.h"
+#include "delegates/gl/gl_gen_nms.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 #include "runtime/tfl_passes.h"
@@ -103,10 +110,13 @@ fail:
   return NULL;
 }
 
-/* (2): the appended ops on heads enc/sc, CPU delegate against GL delegate d. expect: the
- * count the CPU must give (-1: any). */
+/* (2): the appended ops on heads enc/sc as a batch of `batch` items (glm_batch_item: the
+ * graph given the batch after the ops were appended, the engine's order), CPU delegate
+ * against GL delegate d, item by item. expect: the count the CPU must give item 0 (-1:
+ * any). At batch > 1 the items' results must differ on the CPU (unless item 0 keeps
+ * none), so that GL reading one item's slot for all cannot pass. */
 static int compare_ops(const char *name, const char *kind, const char *what, bool fp16, const float *enc,
-                       const float *sc, int A, int C, bool prob, const tfl_decoder_options *opt, int expect,
+                       const float *sc, int A, int C, bool prob, const tfl_decoder_options *opt, int expect, int batch,
                        tfl_delegate *d)
 {
   tfl_diag diag;
@@ -114,6 +124,7 @@ static int compare_ops(const char *name, const char *kind, const char *what, boo
   tfl_delegate *cpu = cpu_delegate_create(&(cpu_delegate_options){.threads = 1, .use_xnnpack = true, .diag = &diag});
   tfl_graph *g[2] = {heads_graph(A, C, opt, prob), heads_graph(A, C, opt, prob)};
   tfl_interpreter *it[2] = {0};
+  const size_t ne = 4 * (size_t)A, ns = (size_t)C * A;
   int fail = 1;
   if (!cpu || !g[0] || !g[1]) goto out;
   for (int k = 0; k < 2; k++) {
@@ -121,23 +132,23 @@ static int compare_ops(const char *name, const char *kind, const char *what, boo
     o.delegate = k ? d : NULL;
     o.fallback = cpu;
     o.diag = &diag;
-    if (tfl_interpreter_create(g[k], &o, &it[k])) {
-      printf("FAIL %s %s %s: %s: %s\n", name, kind, what, k ? "GL" : "CPU", diag.error);
+    if ((batch > 1 && tfl_pass_set_batch(g[k], batch, &diag)) || tfl_interpreter_create(g[k], &o, &it[k])) {
+      printf("FAIL %s %s %s batch %d: %s: %s\n", name, kind, what, batch, k ? "GL" : "CPU", diag.error);
       goto out;
     }
-    memcpy(tfl_interpreter_input(it[k], 0)->data, enc, sizeof(float) * 4 * (size_t)A);
-    memcpy(tfl_interpreter_input(it[k], 1)->data, sc, sizeof(float) * (size_t)C * (size_t)A);
+    float *e = tfl_interpreter_input(it[k], 0)->data, *s = tfl_interpreter_input(it[k], 1)->data;
+    for (int b = 0; b < batch; b++) glm_batch_item(enc, sc, ne, ns, 4, prob, b, e + ne * b, s + ns * b);
   }
   for (int i = 0; i < g[1]->n_nodes; i++) {
     const char *who = tfl_interpreter_node_delegate(it[1], i);
     if (!who || strcmp(who, "gl")) {
-      printf("FAIL %s %s %s: node %d (%s) runs on %s, not GL\n", name, kind, what, i, tfl_op_name(g[1]->nodes[i].op),
-             who ? who : "nothing");
+      printf("FAIL %s %s %s batch %d: node %d (%s) runs on %s, not GL\n", name, kind, what, batch, i,
+             tfl_op_name(g[1]->nodes[i].op), who ? who : "nothing");
       goto out;
     }
   }
   if (tfl_interpreter_invoke(it[0]) || tfl_interpreter_invoke(it[1])) {
-    printf("FAIL %s %s %s: %s\n", name, kind, what, diag.error);
+    printf("FAIL %s %s %s batch %d: %s\n", name, kind, what, batch, diag.error);
     goto out;
   }
   const float *want[4], *got[4];
@@ -145,26 +156,33 @@ static int compare_ops(const char *name, const char *kind, const char *what, boo
     want[o] = tfl_interpreter_output(it[0], o)->data;
     got[o] = tfl_interpreter_output(it[1], o)->data;
   }
-  const int md = opt->max_results, m = (int)want[3][0];
-  int bad_class = 0, bad_empty = 0;
-  double worst_box = 0, worst_score = 0;
-  for (int i = 0; i < md; i++) {
-    double e = fabs((double)got[2][i] - want[2][i]);
-    worst_score = !(e <= worst_score) ? (isnan(e) ? INFINITY : e) : worst_score;
-    for (int c = 0; c < 4; c++) {
-      e = fabs((double)got[0][4 * i + c] - want[0][4 * i + c]);
-      worst_box = !(e <= worst_box) ? (isnan(e) ? INFINITY : e) : worst_box;
+  const int md = opt->max_results;
+  /* per item b: boxes from 4 * md * b, classes and scores md * b, count b */
+  const size_t per[4] = {4 * (size_t)md, (size_t)md, (size_t)md, 1};
+  fail = 0;
+  for (int b = 0; b < batch; b++) {
+    const float *gi[4], *wi[4];
+    for (int o = 0; o < 4; o++) gi[o] = got[o] + per[o] * b, wi[o] = want[o] + per[o] * b;
+    const int m = (int)wi[3][0];
+    const double worst_box = glm_worst(0, gi[0], wi[0], per[0], 0), worst_score = glm_worst(0, gi[2], wi[2], per[2], 0);
+    int bad_class = 0, bad_empty = 0;
+    for (int i = 0; i < md; i++) {
+      bad_class += !(gi[1][i] == wi[1][i]);
+      if (i >= m) bad_empty += gi[2][i] != 0 || gi[1][i] != 0 || gi[0][4 * i] != 0 || gi[0][4 * i + 3] != 0;
     }
-    bad_class += !(got[1][i] == want[1][i]);
-    if (i >= m) bad_empty += got[2][i] != 0 || got[1][i] != 0 || got[0][4 * i] != 0 || got[0][4 * i + 3] != 0;
+    /* the CPU's item apart from item 0 (their counts, classes or boxes differ) */
+    const bool apart = b == 0 || (int)want[3][0] == 0 || wi[3][0] != want[3][0] ||
+                       memcmp(wi[0], want[0], sizeof(float) * per[0]) || memcmp(wi[1], want[1], sizeof(float) * per[1]);
+    bool bad = gi[3][0] != wi[3][0] || (b == 0 && expect >= 0 && m != expect) || bad_class || bad_empty || !apart ||
+               !(worst_box <= SSD_TOL) || !(worst_score <= SSD_TOL);
+    char item[48] = "";
+    if (batch > 1) snprintf(item, sizeof item, " batch %d item %d", batch, b);
+    printf("%s %s %s %-7s ssd detection %-16s%s: %g kept on the GPU, %d on the CPU (want %d); %d of %d slots with "
+           "another class; worst box coordinate off by %.3g, score %.3g (tol %.0e); %d empty slots not zero%s\n",
+           bad ? "FAIL" : "ok  ", name, fp16 ? "fp16" : "fp32", kind, what, item, gi[3][0], m, b == 0 ? expect : -1,
+           bad_class, md, worst_box, worst_score, SSD_TOL, bad_empty, apart ? "" : "; the CPU gives item 0's results");
+    fail |= bad;
   }
-  bool bad = got[3][0] != want[3][0] || (expect >= 0 && m != expect) || bad_class || bad_empty ||
-             !(worst_box <= SSD_TOL) || !(worst_score <= SSD_TOL);
-  printf("%s %s %s %-7s ssd detection %-16s: %g kept on the GPU, %d on the CPU (want %d); %d of %d slots with another "
-         "class; worst box coordinate off by %.3g, score %.3g (tol %.0e); %d empty slots not zero\n",
-         bad ? "FAIL" : "ok  ", name, fp16 ? "fp16" : "fp32", kind, what, got[3][0], m, expect, bad_class, md,
-         worst_box, worst_score, SSD_TOL, bad_empty);
-  fail = bad;
 out:
   for (int k = 0; k < 2; k++) {
     tfl_interpreter_free(it[k]);
@@ -179,14 +197,16 @@ static int option_sets(const char *name, const char *kind, bool fp16, const floa
                        bool prob, tfl_delegate *d)
 {
   tfl_decoder_options opt = tfl_decoder_defaults();
-  int fail = compare_ops(name, kind, "(as the element)", fp16, enc, sc, A, C, prob, &opt, -1, d);
+  int fail = compare_ops(name, kind, "(as the element)", fp16, enc, sc, A, C, prob, &opt, -1, 1, d);
+  fail |= compare_ops(name, kind, "(as the element)", fp16, enc, sc, A, C, prob, &opt, -1, 2, d);
   opt.threshold = 0.02f;
   opt.max_results = 3;
-  fail |= compare_ops(name, kind, "(0.02, max 3)", fp16, enc, sc, A, C, prob, &opt, 3, d);
+  fail |= compare_ops(name, kind, "(0.02, max 3)", fp16, enc, sc, A, C, prob, &opt, 3, 1, d);
   opt.max_results = 100;
-  fail |= compare_ops(name, kind, "(0.02, max 100)", fp16, enc, sc, A, C, prob, &opt, -1, d);
+  fail |= compare_ops(name, kind, "(0.02, max 100)", fp16, enc, sc, A, C, prob, &opt, -1, 1, d);
+  fail |= compare_ops(name, kind, "(0.02, max 100)", fp16, enc, sc, A, C, prob, &opt, -1, 3, d);
   opt.threshold = 1.0f;
-  fail |= compare_ops(name, kind, "(1.0: none)", fp16, enc, sc, A, C, prob, &opt, 0, d);
+  fail |= compare_ops(name, kind, "(1.0: none)", fp16, enc, sc, A, C, prob, &opt, 0, 1, d);
   return fail;
 }
 
@@ -241,14 +261,16 @@ static int check_synthetic(bool fp16, tfl_delegate *d)
   glt_fill(sc, A * C, -3.0f, 2.0f, &seed);
   for (int i = 0; i < A * C; i++) sc[i] = floorf(sc[i] * 8.0f) / 8.0f;
   tfl_decoder_options opt = tfl_decoder_defaults();
-  static const struct { float thr; int max; } sets[] = {{0.5f, 10}, {0.5f, 100}, {0.2f, 100}, {0.0f, 7}, {0.85f, 100}};
+  static const struct { float thr; int max, batch; } sets[] = {
+    {0.5f, 10, 1}, {0.5f, 100, 1}, {0.2f, 100, 1}, {0.0f, 7, 1}, {0.85f, 100, 1}, {0.5f, 10, 2}, {0.2f, 100, 3},
+  };
   int fail = 0;
   for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
     char what[32];
     snprintf(what, sizeof what, "(%.2f, max %d)", sets[i].thr, sets[i].max);
     opt.threshold = sets[i].thr;
     opt.max_results = sets[i].max;
-    fail |= compare_ops("synthetic", "ties", what, fp16, enc, sc, A, C, false, &opt, -1, d);
+    fail |= compare_ops("synthetic", "ties", what, fp16, enc, sc, A, C, false, &opt, -1, sets[i].batch, d);
   }
   return fail;
 }
@@ -282,6 +304,39 @@ static int check_validation(void)
   return fail;
 }
 
+/* (3): the GL checks of both ops at batches: 3 accepted; a batch past GL_NMS_MAX_ITEMS
+ * (a workgroup row along z an item) refused naming it; scores of another batch than
+ * the box encodings refused naming the shapes. */
+static int check_gl_batches(void)
+{
+  static const struct { const char *what, *want; int batch, scores_batch; } cases[] = {
+    {"batch 3", NULL, 3, 3},
+    {"batch 65536", "a batch of 65536 (at most 65535", GL_NMS_MAX_ITEMS + 1, GL_NMS_MAX_ITEMS + 1},
+    {"scores of batch 2, boxes 1", "heads not shaped [B,A,4], [B,A,C]", 1, 2},
+  };
+  tfl_decoder_options opt = tfl_decoder_defaults();
+  int fail = 0;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    tfl_graph *g = heads_graph(1917, 5, &opt, false);
+    if (!g) return 1;
+    const tfl_node *nms = &g->nodes[0];
+    g->tensors[nms->in[0]].dims[0] = g->tensors[nms->out[0]].dims[0] = cases[i].batch; /* encodings, selections */
+    g->tensors[nms->in[1]].dims[0] = cases[i].scores_batch;
+    const int nodes = cases[i].scores_batch == cases[i].batch ? 2 : 1; /* SSD_DETECTION reads no scores */
+    for (int k = 0; k < nodes; k++) {
+      tfl_diag diag;
+      tfl_diag_init(&diag);
+      tfl_status st = gl_check_ssd_detection(g, k, &diag);
+      bool bad = cases[i].want ? st == TFL_OK || !strstr(diag.error, cases[i].want) : st != TFL_OK;
+      printf("%s GL check of %-22s at %-26s: %s%s\n", bad ? "FAIL" : "ok  ", tfl_op_name(g->nodes[k].op),
+             cases[i].what, st ? "refused: " : "accepted", st ? diag.error : "");
+      fail |= bad;
+    }
+    tfl_graph_free(g);
+  }
+  return fail;
+}
+
 /* glm_check_model_arg's check: the delegate all models share */
 static tfl_delegate *gl_delegate;
 static int check_model_arg(const char *path, bool fp16)
@@ -300,7 +355,7 @@ int main(int argc, char **argv)
     if (glm_take_option(argc, argv, &i, &opt)) continue;
     n++;
     if (!strcmp(argv[i], "--synthetic"))
-      fails += check_synthetic(opt.fp16, gl_delegate) + check_validation();
+      fails += check_synthetic(opt.fp16, gl_delegate) + check_validation() + check_gl_batches();
     else
       fails += glm_check_model_arg(argv[i], opt.models, opt.fp16, check_model_arg);
   }

@@ -515,12 +515,11 @@ GST_START_TEST(test_queue_detection)
 GST_END_TEST;
 
 /* Two face detectors behind a tee on one engine. Frames that run as a batch run the
- * detector's op on the CPU (on the GPU it takes batch 1 only), whose outputs cannot be
- * queued: from the first such frame on they come back with each inference, and the frame
- * held still collects its own. Each branch's frames carry their own faces, the same in
- * both (within 0.02: a frame may have run alone in one branch, the GPU's op on the heads
- * of batch 1, and batched in the other, the CPU's op on the heads of batch 2; seen 0.0017
- * pixels apart). */
+ * detector's op on the GPU too, each frame's outputs queued from its slot of the batch
+ * (its count one value of the count [B]). Each branch's frames carry their own faces,
+ * the same in both (within 0.02: a frame may have run alone in one branch and batched in
+ * the other, the op on heads that a plan of batch 1 and one of batch 2 rounded
+ * differently; seen 0.0017 pixels apart when the batch's op ran on the CPU). */
 GST_START_TEST(test_queue_tee_detection)
 {
   run_tee(FACES, "", 6, 0.02, check_faces);
