@@ -227,6 +227,14 @@ int tool_gl_tuning_parse(gl_tuning *t, int argc, char **argv, int *i)
   }
   if (strcmp(a, "--gl-dwpw-tile") == 0) return int_flag(argc, argv, i, "a pixel count in 1..256", 256, &t->dwpw_tile);
   if (strcmp(a, "--gl-irb-tile") == 0) return int_flag(argc, argv, i, "a tile side in 1..16", 16, &t->irb_tile);
+  if (strcmp(a, "--gl-se-wg") == 0) {
+    int r = int_flag(argc, argv, i, "a power of two in 32..1024", 1024, &t->se_wg);
+    if (r == 1 && (t->se_wg < 32 || (t->se_wg & (t->se_wg - 1)))) {
+      fprintf(stderr, "error: --gl-se-wg is a power of two in 32..1024, not %d\n", t->se_wg);
+      return -1;
+    }
+    return r;
+  }
   if (strcmp(a, "--gl-conv-split") == 0) {
     const char *v = tool_flag_value(argc, argv, i);
     if (!v) return -1;
@@ -257,6 +265,8 @@ void tool_gl_tuning_help(FILE *out)
           "  --gl-irb            GL: with such a pair, the 1x1 expansion before it: the whole\n"
           "                     inverted residual block in one dispatch (default off)\n"
           "  --gl-irb-tile N     GL: N x N output pixels per workgroup of those, 1..16\n"
+          "  --gl-se-wg N        GL: at most N invocations (32..1024, a power of two) in a\n"
+          "                     squeeze-excite workgroup (default: what the device allows)\n"
           "  --gl-no-reorder     GL: dispatches in graph order (default: by dependency level)\n"
           "  --gl-all-barriers   GL: a barrier before every dispatch (default: only on conflicts)\n"
           "  --gl-const-fp32     GL fp16: keep constants 32-bit (default: 16-bit weights)\n"

@@ -168,6 +168,7 @@ static tfl_status query_limits(gl_context *c, tfl_diag *diag)
   c->f.GetIntegerv(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &v);
   c->max_ssbo_bytes = v > 0 ? (long long)(unsigned)v : (1ll << 27);
   c->f.GetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &c->max_wg_invocations);
+  c->f.GetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &c->max_shared_bytes);
   for (int i = 0; i < 3; i++) c->f.GetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, (GLuint)i, &c->max_wg_count[i]);
   return gl_check(c, "querying compute limits", diag);
 }

@@ -34,6 +34,7 @@ typedef struct gl_context {
   int ssbo_offset_align;      /* GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, bytes */
   long long max_ssbo_bytes;   /* GL_MAX_SHADER_STORAGE_BLOCK_SIZE */
   int max_wg_invocations;     /* GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS */
+  int max_shared_bytes;       /* GL_MAX_COMPUTE_SHARED_MEMORY_SIZE */
   int max_wg_count[3];        /* GL_MAX_COMPUTE_WORK_GROUP_COUNT */
   bool parallel_compile;      /* GL_KHR/ARB_parallel_shader_compile: all threads asked for */
 } gl_context;

@@ -57,6 +57,10 @@ typedef struct {
                                  (docs/gl-performance.md) */
   int irb_tile;               /* > 0: those dispatches' output tiles, N x N pixels (at most
                                  what shared memory and the workgroup allow) */
+  int se_wg;                  /* > 0: at most this many invocations (a power of two, 32..1024)
+                                 in a squeeze-excite dispatch's workgroup (default: as
+                                 many as the device and its shared memory allow, up to
+                                 1024; gl_gen_se.c) */
   bool no_reorder;            /* dispatches in graph order, not grouped by dependency level */
   bool all_barriers;          /* a memory barrier before every dispatch, not only where
                                  arena ranges conflict */

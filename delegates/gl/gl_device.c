@@ -142,7 +142,7 @@ static void file_path(char *buf, size_t n, const char *dir, const gl_context *c)
 void gl_device_tuning_get(gl_context *c, const char *cache_dir, gl_device_tuning *out, tfl_diag *diag)
 {
   char path[4096];
-  *out = (gl_device_tuning){GL_DEVICE_DEFAULT_FILL, GL_DEVICE_DEFAULT_WG, 0};
+  *out = (gl_device_tuning){GL_DEVICE_DEFAULT_FILL, GL_DEVICE_DEFAULT_WG, 0, c->max_wg_invocations, c->max_shared_bytes};
   if (cache_dir) {
     file_path(path, sizeof path, cache_dir, c);
     FILE *fp = fopen(path, "r");

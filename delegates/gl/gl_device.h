@@ -6,6 +6,7 @@
  *         chosen to keep about this many invocations, reductions are split over a
  *         workgroup when the outputs are far fewer (gl_plan.c).
  *   wg:   the workgroup size (invocations) that ran that kernel fastest at 4 x fill.
+ * Beside them the context's limits (max_wg, max_shared), queried, not kept in the file.
  * Measured in one pass (tens of ms on a discrete GPU; llvmpipe finds its knee after a
  * few small grids); file <cache_dir>/tflgl-device-<hash of renderer, version>.txt,
  * "TFLGLDEV1 fill wg". */

@@ -166,6 +166,10 @@ void gl_fuse_se(planner *p, gl_plan *plan)
     group *G1 = &p->groups[g1];
     int r1 = gl_plan_root(p, G1->out), c2 = sole_reader(p, r1);
     int g2 = c2 >= 0 ? pointwise_group(p, c2, r1) : -1;
+    gl_shape x, hid = {0};
+    gl_shape_of(&p->g->tensors[p->g->nodes[P->node].in[0]], &x);
+    if (g2 >= 0) gl_shape_of(&p->g->tensors[G1->out], &hid);
+    if (!gl_se_workgroup(x.s, hid.s, &p->o.tune, &p->o.dev)) continue; /* shared memory too small */
     group *S = g2 >= 0 ? &p->groups[g2] : G1;
     S->chain[S->n_chain++] = P->node;
     if (g2 >= 0) {

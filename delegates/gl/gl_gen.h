@@ -30,11 +30,14 @@
 #include "gl_delegate.h"
 #include "gl_layout.h"
 
-/* The device as measured (gl_device.h): invocations that fill it, preferred workgroup. */
+/* The device as measured (gl_device.h): invocations that fill it, preferred workgroup;
+ * and its limits as the context reports them. */
 typedef struct {
   int fill;
   int wg;
   double measure_ms;          /* time the measurement took (0: read from the cache file) */
+  int max_wg;                 /* GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS; 0: GLES 3.1's 128 */
+  int max_shared;             /* GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, bytes; 0: GLES 3.1's 16384 */
 } gl_device_tuning;
 
 /* What gl_device_tuning_get falls back to without a usable measurement. */
@@ -198,10 +201,14 @@ tfl_status gl_gen_irb(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
  * output y, on the device: shared memory, lanes, halos not too costly. */
 bool gl_irb_fits(const tfl_graph *g, int dw_node, gl_shape e, gl_shape y, const gl_tuning *tune,
                  const gl_device_tuning *dev);
-/* A squeeze-and-excite vector in one workgroup per batch (gl_gen_se.c): in->chain holds
+/* A squeeze-and-excite vector in one workgroup per batch item (gl_gen_se.c): in->chain holds
  * the global pool, then (when two) the first pointwise layer and the element-wise ops
  * on its output; in->node is the last pointwise layer. Object I0 is the pooled map. */
 tfl_status gl_gen_se(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+/* Its workgroup size for a pool over pool_slices and a hidden vector of hidden_slices
+ * (0: one layer): a power of two, as large as the device's invocations and shared
+ * memory allow (up to 1024, tune->se_wg caps it); 0 when shared memory cannot hold it. */
+int gl_se_workgroup(int pool_slices, int hidden_slices, const gl_tuning *tune, const gl_device_tuning *dev);
 
 /* generators and checks, one file per op family */
 tfl_status gl_check_conv(const tfl_graph *g, int node, tfl_diag *diag);

@@ -1,34 +1,161 @@
 /* gl_gen_se.c - a squeeze-and-excite vector in one dispatch: global average pool of the
  * map (I0), one or two pointwise layers on the pooled vector with their activations,
- * in one workgroup of SE_WG invocations per batch. Four dispatches (pool, two tiny
- * convolutions, their barriers) become one; the multiply by the vector is inlined into
- * whoever reads it (gl_fuse.c).
- *   phase 1: lanes split (slice, pixel chunk), partial sums in shared memory, summed
- *            per slice into MID (the pooled means);
- *   phase 2: the first layer (if two), one output slice per lane, into HID;
- *   phase 3: the last layer, one output slice per lane, through store_out.
- * GLSL ES allows barrier() only at the top level of main, so the phases loop inside
- * and meet at barriers between them. */
+ * in one workgroup per batch item. Four dispatches (pool, two tiny convolutions, their
+ * barriers) become one; the multiply by the vector is inlined into whoever reads it
+ * (gl_fuse.c).
+ *
+ * One workgroup does all of it, so what bounds it is memory latency: the workgroup is
+ * as large as the device and its shared memory allow (gl_se_workgroup; up to 1024
+ * invocations, a power of two), every lane keeps several loads in flight, and no lane
+ * walks a long dependent chain alone:
+ *   phase 1: lanes split (slice, pixel chunk); a slice's chunks are neighbouring lanes
+ *            on neighbouring pixels (PHWC4 keeps a slice's pixels together: coalesced),
+ *            four accumulators per lane; partial sums in RED, summed per slice by a tree
+ *            into MID (the pooled means);
+ *   phase 2: the first layer (if two) into HID, phase 3: the last layer through
+ *            store_out; each output slice's dot product split over K lanes (input slices
+ *            divided among them), partial sums in RED, a tree per output slice.
+ * GLSL ES allows barrier() only at the top level of main, so every tree step is written
+ * out (the split is known here) between top-level barriers, its work guarded by ifs. */
 #include <stdio.h>
 
 #include "gl_gen.h"
 
-#define SE_WG 128
-#define SE_MAX_SLICES 512 /* pooled and hidden vectors in shared memory (8 KiB each) */
+#define SE_MAX_WG 1024 /* beyond this the trees only grow: 64 K vec4 loads (selfie's
+                          largest pool) are 64 per lane at 1024 */
+#define SE_MIN_WG 32
+#define SE_GLES_WG 128          /* what GLES 3.1 guarantees */
+#define SE_GLES_SHARED 16384
+#define SE_UNROLL 4             /* independent loads per lane and pool iteration */
 
-/* acc = sum over IS input slices of VEC[is] . WNAME weights of output slice j, then the
- * scale, bias and the node's own activation. */
-static void emit_layer(gl_str *m, const tfl_node *n, const char *vec, const char *w, const char *bias, int is)
+int gl_se_workgroup(int pool_slices, int hidden_slices, const gl_tuning *tune, const gl_device_tuning *dev)
+{
+  int max_wg = dev && dev->max_wg > 0 ? dev->max_wg : SE_GLES_WG;
+  long shared = dev && dev->max_shared > 0 ? dev->max_shared : SE_GLES_SHARED;
+  long room = shared / 16 - pool_slices - hidden_slices; /* highp vec4s left for RED */
+  int cap = tune && tune->se_wg > 0 && tune->se_wg < SE_MAX_WG ? tune->se_wg : SE_MAX_WG;
+  int wg = 1;
+  while (wg * 2 <= cap && wg * 2 <= max_wg && wg * 2 <= room) wg *= 2;
+  return wg >= SE_MIN_WG ? wg : 0;
+}
+
+/* "if (t < n) " where lanes past n idle (none: every lane works). */
+static void emit_lanes_if(gl_str *m, int n, int wg)
+{
+  if (n < wg) gl_str_addf(m, "if (t < %d) ", n);
+}
+
+/* Sums each of `segs` segments of `len` consecutive RED entries (segment e at e * len;
+ * lanes t < segs * len) by a tree down to two entries per segment, each step between
+ * barriers; the caller adds the last pair (tree_last). len need not be a power of two:
+ * missing partners count as zeros. */
+static void emit_tree(gl_str *m, int segs, int len, int wg)
+{
+  int p2 = 1;
+  while (p2 < len) p2 *= 2;
+  for (int h = p2 / 2; h >= 2; h /= 2) {
+    gl_str_addf(m, "  if (");
+    if (segs * len < wg) gl_str_addf(m, "t < %d && ", segs * len);
+    gl_str_addf(m, "t %% %d < %d", len, h);
+    if (p2 != len) gl_str_addf(m, " && t %% %d + %d < %d", len, h, len);
+    gl_str_addf(m, ") RED[t] += RED[t + %d];\n  memoryBarrierShared();\n  barrier();\n", h);
+  }
+}
+
+/* The sum of segment e (a GLSL expression) after emit_tree. */
+static void tree_last(gl_str *m, const char *e, int len)
+{
+  if (len >= 2) gl_str_addf(m, "RED[%s * %d] + RED[%s * %d + 1]", e, len, e, len);
+  else gl_str_addf(m, "RED[%s]", e);
+}
+
+/* Phase 1: MID[s] = mean over the map's pixels of slice s of I0. */
+static void emit_pool(gl_str *m, gl_shape x, int wg)
+{
+  int np = x.h * x.w, u = SE_UNROLL;
+  gl_str_addf(m, "  int t = gid.x, b = gid.z;\n");
+  if (x.s > wg) { /* more slices than lanes: a lane per slice, its pixels in turn */
+    gl_str_addf(m,
+                "  for (int s = t; s < %d; s += %d) {\n"
+                "    ACC4 a0 = vec4(0.0), a1 = vec4(0.0), a2 = vec4(0.0), a3 = vec4(0.0);\n"
+                "    int q = 0;\n"
+                "    for (; q + %d < %d; q += %d) {\n"
+                "      a0 += I0_LD(b, q / %d, q %% %d, s);\n"
+                "      a1 += I0_LD(b, (q + 1) / %d, (q + 1) %% %d, s);\n"
+                "      a2 += I0_LD(b, (q + 2) / %d, (q + 2) %% %d, s);\n"
+                "      a3 += I0_LD(b, (q + 3) / %d, (q + 3) %% %d, s);\n"
+                "    }\n"
+                "    for (; q < %d; q++) a0 += I0_LD(b, q / %d, q %% %d, s);\n"
+                "    MID[s] = ((a0 + a1) + (a2 + a3)) * (1.0 / float(%d));\n"
+                "  }\n",
+                x.s, wg, u - 1, np, u, x.w, x.w, x.w, x.w, x.w, x.w, x.w, x.w, np, x.w, x.w, np);
+  } else {
+    int c = wg / x.s < np ? wg / x.s : np; /* lanes per slice */
+    gl_str_addf(m, "  ");
+    emit_lanes_if(m, x.s * c, wg);
+    gl_str_addf(m,
+                "{\n"
+                "    int s = t / %d;\n"
+                "    ACC4 a0 = vec4(0.0), a1 = vec4(0.0), a2 = vec4(0.0), a3 = vec4(0.0);\n"
+                "    int q = t %% %d;\n"
+                "    for (; q + %d < %d; q += %d) {\n"
+                "      a0 += I0_LD(b, q / %d, q %% %d, s);\n"
+                "      a1 += I0_LD(b, (q + %d) / %d, (q + %d) %% %d, s);\n"
+                "      a2 += I0_LD(b, (q + %d) / %d, (q + %d) %% %d, s);\n"
+                "      a3 += I0_LD(b, (q + %d) / %d, (q + %d) %% %d, s);\n"
+                "    }\n"
+                "    for (; q < %d; q += %d) a0 += I0_LD(b, q / %d, q %% %d, s);\n"
+                "    RED[t] = (a0 + a1) + (a2 + a3);\n"
+                "  }\n"
+                "  memoryBarrierShared();\n  barrier();\n",
+                c, c, (u - 1) * c, np, u * c, x.w, x.w, c, x.w, c, x.w, 2 * c, x.w, 2 * c, x.w, 3 * c, x.w,
+                3 * c, x.w, np, c, x.w, x.w);
+    emit_tree(m, x.s, c, wg);
+    gl_str_addf(m, "  if (t < %d) MID[t] = (", x.s);
+    tree_last(m, "t", c);
+    gl_str_addf(m, ") * (1.0 / float(%d));\n", np);
+  }
+  gl_str_addf(m, "  memoryBarrierShared();\n  barrier();\n");
+}
+
+/* acc += VEC[i] . W weights of output slice j, for input slices i = i0, i0 + step, ... */
+static void emit_dot(gl_str *m, const char *vec, const char *w, int is, const char *i0, int step)
 {
   gl_str_addf(m,
-              "    ACC4 acc = vec4(0.0);\n"
-              "    for (int i = 0; i < %d; i++) {\n"
+              "    for (int i = %s; i < %d; i += %d) {\n"
               "      vec4 v = %s[i];\n"
               "      int wi = j * %d + i * 4;\n"
               "      acc += v.x * %s_LD(wi) + v.y * %s_LD(wi + 1) + v.z * %s_LD(wi + 2) + v.w * %s_LD(wi + 3);\n"
-              "    }\n"
-              "    acc = acc * %s_SC(j) + %s_LD(j);\n",
-              is, vec, is * 4, w, w, w, w, w, bias);
+              "    }\n",
+              i0, is, step, vec, is * 4, w, w, w, w);
+}
+
+/* Opens a block in which lane t computes `acc` of output slice j (of os) of a pointwise
+ * layer on VEC (is slices): scale, bias and the node's activation applied. The caller
+ * adds its use of acc and closes the block ("  }\n"). Split over K lanes per output
+ * slice where the workgroup has room (K a power of two, at most the input slices). */
+static void emit_layer(gl_str *m, const tfl_node *n, const char *vec, const char *w, const char *bias, int is, int os,
+                       int wg)
+{
+  int k = 1;
+  while (k * 2 * os <= wg && k * 2 <= is) k *= 2;
+  if (k == 1) {
+    gl_str_addf(m, "  for (int j = t; j < %d; j += %d) {\n    ACC4 acc = vec4(0.0);\n", os, wg);
+    emit_dot(m, vec, w, is, "0", 1);
+  } else {
+    gl_str_addf(m, "  ");
+    emit_lanes_if(m, os * k, wg);
+    gl_str_addf(m, "{\n    int j = t / %d;\n    ACC4 acc = vec4(0.0);\n", k);
+    char i0[32];
+    snprintf(i0, sizeof i0, "t %% %d", k);
+    emit_dot(m, vec, w, is, i0, k);
+    gl_str_addf(m, "    RED[t] = acc;\n  }\n  memoryBarrierShared();\n  barrier();\n");
+    emit_tree(m, os, k, wg);
+    gl_str_addf(m, "  if (t < %d) {\n    int j = t;\n    ACC4 acc = ", os);
+    tree_last(m, "j", k);
+    gl_str_addf(m, ";\n");
+  }
+  gl_str_addf(m, "    acc = acc * %s_SC(j) + %s_LD(j);\n", w, bias);
   gl_act_stmt(n->op == TFL_OP_CONV_2D ? n->p.conv.act : n->p.fc.act, "acc", m);
 }
 
@@ -37,59 +164,31 @@ tfl_status gl_gen_se(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   const tfl_graph *g = in->g;
   gl_shape x = in->in[0];
   bool two = in->n_chain >= 2;
-  int m1 = 0;
+  gl_shape h = {0};
   tfl_status st;
   if (two) {
-    gl_shape h;
     gl_shape_of(&g->tensors[g->nodes[in->chain[1]].out[0]], &h);
-    m1 = h.s;
     if ((st = gl_gen_pointwise_consts(g, in->chain[1], o, "W1", "B1", diag))) return st;
   }
   if ((st = gl_gen_pointwise_consts(g, in->node, o, "W", "BIAS", diag))) return st;
-  if (x.s > SE_MAX_SLICES || m1 > SE_MAX_SLICES)
-    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, in->node, "squeeze-excite over %d slices", x.s > m1 ? x.s : m1);
-  o->grid[0] = SE_WG;
+  int wg = gl_se_workgroup(x.s, h.s, in->tune, in->dev);
+  if (!wg)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, in->node, "squeeze-excite over %d and %d slices: shared memory",
+                         x.s, h.s);
+  o->grid[0] = wg;
   o->grid[1] = 1;
   o->grid[2] = in->out.b;
-  o->wg[0] = SE_WG;
+  o->wg[0] = wg;
   o->wg[1] = o->wg[2] = 1;
   o->whole_groups = true;
-  gl_str_addf(&o->decls, "shared highp vec4 RED[%d];\nshared highp vec4 MID[%d];\n", SE_WG, x.s);
-  if (two) gl_str_addf(&o->decls, "shared highp vec4 HID[%d];\n", m1);
+  gl_str_addf(&o->decls, "shared highp vec4 RED[%d];\nshared highp vec4 MID[%d];\n", wg, x.s);
+  if (two) gl_str_addf(&o->decls, "shared highp vec4 HID[%d];\n", h.s);
   gl_str *m = &o->main;
-  int chunks = x.s < SE_WG ? SE_WG / x.s : 1; /* lanes per slice */
-  gl_str_addf(m, "  int t = gid.x, b = gid.z;\n  const int NP = %d;\n", x.h * x.w);
-  if (chunks > 1)
-    gl_str_addf(m,
-                "  if (t < %d) {\n"
-                "    ACC4 acc = vec4(0.0);\n"
-                "    for (int q = t / %d; q < NP; q += %d) acc += I0_LD(b, q / %d, q %% %d, t %% %d);\n"
-                "    RED[t] = acc;\n"
-                "  }\n"
-                "  memoryBarrierShared();\n  barrier();\n"
-                "  if (t < %d) {\n"
-                "    ACC4 acc = vec4(0.0);\n"
-                "    for (int c = 0; c < %d; c++) acc += RED[t + c * %d];\n"
-                "    MID[t] = acc * (1.0 / float(NP));\n"
-                "  }\n",
-                x.s * chunks, x.s, chunks, x.w, x.w, x.s, x.s, chunks, x.s);
-  else
-    gl_str_addf(m,
-                "  for (int s = t; s < %d; s += %d) {\n"
-                "    ACC4 acc = vec4(0.0);\n"
-                "    for (int q = 0; q < NP; q++) acc += I0_LD(b, q / %d, q %% %d, s);\n"
-                "    MID[s] = acc * (1.0 / float(NP));\n"
-                "  }\n",
-                x.s, SE_WG, x.w, x.w);
-  gl_str_addf(m, "  memoryBarrierShared();\n  barrier();\n");
+  emit_pool(m, x, wg);
   const char *vec = "MID";
   int is = x.s;
   if (two) {
-    const tfl_node *f1 = &g->nodes[in->chain[1]];
-    gl_shape h;
-    gl_shape_of(&g->tensors[f1->out[0]], &h);
-    gl_str_addf(m, "  for (int j = t; j < %d; j += %d) {\n", m1, SE_WG);
-    emit_layer(m, f1, "MID", "W1", "B1", x.s);
+    emit_layer(m, &g->nodes[in->chain[1]], "MID", "W1", "B1", x.s, h.s, wg);
     for (int k = 2; k < in->n_chain; k++) { /* element-wise ops between the two layers */
       gl_str_addf(m, "    acc = ");
       if (!gl_eltwise_expr(&g->nodes[in->chain[k]], "acc", "acc", m))
@@ -97,14 +196,13 @@ tfl_status gl_gen_se(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
       gl_str_addf(m, ";\n");
     }
     if (h.c % 4) /* lanes past the hidden width stay zero whatever the activation made */
-      gl_str_addf(m, "    if (j == %d) acc = vec4(%s);\n", m1 - 1,
+      gl_str_addf(m, "    if (j == %d) acc = vec4(%s);\n", h.s - 1,
                   (const char *[]){"", "acc.x, 0.0, 0.0, 0.0", "acc.xy, 0.0, 0.0", "acc.xyz, 0.0"}[h.c % 4]);
     gl_str_addf(m, "    HID[j] = acc;\n  }\n  memoryBarrierShared();\n  barrier();\n");
     vec = "HID";
-    is = m1;
+    is = h.s;
   }
-  gl_str_addf(m, "  for (int j = t; j < O_S; j += %d) {\n", SE_WG);
-  emit_layer(m, in->n, vec, "W", "BIAS", is);
+  emit_layer(m, in->n, vec, "W", "BIAS", is, in->out.s, wg);
   gl_str_addf(m, "    store_out(b, 0, 0, j, acc);\n  }\n");
   return TFL_OK;
 }

@@ -3,7 +3,12 @@
  * worst element must match (1e-4 / 1e-2 of the output's range), and the plan must have
  * taken the expected number of dispatches (and all of them without fusion; inverted
  * residual blocks also without their expansion fused, and with small tiles):
- *   squeeze-excite      pool, two 1x1 convolutions, sigmoid, the multiply -> 2
+ *   squeeze-excite      pool, two 1x1 convolutions, sigmoid, the multiply -> 2; pools
+ *                       of 64x64 pixels and of 80 slices, hidden widths 18 (not a
+ *                       multiple of 4) and 84, one layer to 1280, batch 2: the workgroup
+ *                       the device allows (pixel chunks and output slices split over
+ *                       lanes, trees) and one of 32 lanes forced (more slices than
+ *                       lanes, output slices in turn)              -> 2 each
  *   inverted residual   expand, depthwise, project, residual add: the add is the
  *                       projection's epilogue, the expansion and the depthwise
  *                       computed per tile in the projection's dispatch with
@@ -167,8 +172,8 @@ static tfl_graph *make(build_fn build)
 /* How a graph is planned: the default, nothing fused, inverted residual blocks in one
  * dispatch (gl_tuning.irb), those with tiles of at most 3x3 pixels (partial ones at the
  * map's edges, many chunks, whatever the device). */
-typedef enum { DEFAULT, UNFUSED, IRB, IRB_TILE3, N_MODES } mode;
-static const char *const mode_name[N_MODES] = {"", " unfused", " irb", " irb-tile 3"};
+typedef enum { DEFAULT, UNFUSED, IRB, IRB_TILE3, SE_WG32, N_MODES } mode;
+static const char *const mode_name[N_MODES] = {"", " unfused", " irb", " irb-tile 3", " se-wg 32"};
 
 static int run(const char *name, build_fn build, bool fp16, mode md)
 {
@@ -182,6 +187,7 @@ static int run(const char *name, build_fn build, bool fp16, mode md)
   o.tuning.no_fuse = md == UNFUSED;
   o.tuning.irb = md == IRB || md == IRB_TILE3;
   o.tuning.irb_tile = md == IRB_TILE3 ? 3 : 0;
+  o.tuning.se_wg = md == SE_WG32 ? 32 : 0;
   o.diag = &dg;
   tfl_delegate *gl = gl_delegate_create(&o);
   tfl_graph *gc = make(build), *gg = make(build); /* passes change a graph: one each */
@@ -247,7 +253,13 @@ static void expect_modes(const char *name, build_fn build, const int want[N_MODE
 
 static void expect(const char *name, build_fn build, int fused, int unfused)
 {
-  expect_modes(name, build, (int[N_MODES]){fused, unfused, -1, -1});
+  expect_modes(name, build, (int[N_MODES]){fused, unfused, -1, -1, -1});
+}
+
+/* Squeeze-excite groups also with a workgroup of 32 lanes (gl_gen_se.c's other paths). */
+static void expect_se(const char *name, build_fn build, int fused, int unfused)
+{
+  expect_modes(name, build, (int[N_MODES]){fused, unfused, -1, -1, fused});
 }
 
 /* An inverted residual block: by default two dispatches (the expansion, then the
@@ -258,20 +270,70 @@ static void expect(const char *name, build_fn build, int fused, int unfused)
  * expansion stays apart (two) unless the tile is forced. */
 static void expect_irb(const char *name, build_fn build, bool residual, bool halo_bound)
 {
-  expect_modes(name, build, (int[N_MODES]){2, residual ? 4 : 3, halo_bound ? 2 : 1, 1});
+  expect_modes(name, build, (int[N_MODES]){2, residual ? 4 : 3, halo_bound ? 2 : 1, 1, -1});
 }
 
-static void build_se(gb *b)
+/* The global average pool of x [B,H,W,C]: [B,1,1,C]. */
+static int gb_global_pool(gb *b, int x)
 {
-  int x = gb_tensor(b, 4, (int[]){1, 8, 8, 16}, false, 0);
-  int p = gb_tensor(b, 4, (int[]){1, 1, 1, 16}, false, 0);
+  const int *d = b->g->tensors[x].dims;
+  int p = gb_tensor(b, 4, (int[]){d[0], 1, 1, d[3]}, false, 0);
   tfl_node *n = gb_node(b, TFL_OP_AVERAGE_POOL_2D, 1, (int[]){x}, p);
-  n->p.pool = (tfl_pool_params){TFL_PAD_VALID, 8, 8, 8, 8, TFL_ACT_NONE};
-  int h = gb_conv(b, p, 1, 4, TFL_ACT_RELU);
-  int s = gb_unary(b, TFL_OP_LOGISTIC, gb_conv(b, h, 1, 16, TFL_ACT_NONE));
+  n->p.pool = (tfl_pool_params){TFL_PAD_VALID, d[2], d[1], d[2], d[1], TFL_ACT_NONE};
+  return p;
+}
+
+/* A squeeze-excite block on x [B,H,W,C] (pool, 1x1 to `hidden` with ReLU, 1x1 back to C,
+ * sigmoid, times x), then a 1x1 convolution to 8 channels. */
+static void gb_se(gb *b, int batch, int h, int w, int c, int hidden)
+{
+  int x = gb_tensor(b, 4, (int[]){batch, h, w, c}, false, 0);
+  int hid = gb_conv(b, gb_global_pool(b, x), 1, hidden, TFL_ACT_RELU);
+  int s = gb_unary(b, TFL_OP_LOGISTIC, gb_conv(b, hid, 1, c, TFL_ACT_NONE));
   int m = gb_binary(b, TFL_OP_MUL, x, s, NULL);
   int y = gb_conv(b, m, 1, 8, TFL_ACT_NONE);
   gb_io(b, 1, (int[]){x}, 1, (int[]){y});
+}
+
+/* The pooled vector of relu(x) [1,H,W,C] through one or two 1x1 layers (hidden 0: one) to
+ * out channels, the graph's output (as DeepLab's image pooling branch). The ReLU (its own
+ * dispatch) keeps the means far from zero, so a lost partial sum shows. */
+static void gb_se_vector(gb *b, int h, int w, int c, int hidden, int out)
+{
+  int x = gb_tensor(b, 4, (int[]){1, h, w, c}, false, 0);
+  int v = gb_global_pool(b, gb_unary(b, TFL_OP_RELU, x));
+  if (hidden) v = gb_conv(b, v, 1, hidden, TFL_ACT_RELU6);
+  int y = gb_conv(b, v, 1, out, TFL_ACT_RELU);
+  gb_io(b, 1, (int[]){x}, 1, (int[]){y});
+}
+
+/* The squeeze-excite cases: out 0: the block with its multiply (gb_se), else the vector
+ * alone (gb_se_vector, hidden 0: one layer). */
+typedef struct {
+  const char *name;
+  int batch, h, w, c, hidden, out;
+  int fused, unfused; /* dispatches */
+} se_case;
+
+static const se_case se_cases[] = {
+  {"squeeze-excite", 1, 8, 8, 16, 4, 0, 2, 6},
+  /* 4096 pixels: 64 loads per lane at 1024 lanes, unrolled; a hidden width of 6 */
+  {"squeeze-excite, 64x64 pool", 1, 64, 64, 16, 6, 0, 2, 6},
+  {"squeeze-excite, 64x64x16 -> 6 -> 16", 1, 64, 64, 16, 6, 16, 2, 4},
+  /* 182 pixels, 24 slices (lanes per slice not a power of two), hidden 18 */
+  {"squeeze-excite, 14x13x96, hidden 18", 1, 14, 13, 96, 18, 0, 2, 6},
+  {"squeeze-excite, batch 2", 2, 12, 12, 40, 12, 0, 2, 6},
+  /* 80 pooled slices, 21 hidden, 320 output slices */
+  {"squeeze-excite, 7x7x320 -> 84 -> 1280", 1, 7, 7, 320, 84, 1280, 2, 4},
+  {"squeeze-excite, one layer 11x9x40 -> 72", 1, 11, 9, 40, 0, 72, 2, 3},
+};
+static const se_case *se_now; /* the case build_se builds */
+
+static void build_se(gb *b)
+{
+  const se_case *k = se_now;
+  if (k->out) gb_se_vector(b, k->h, k->w, k->c, k->hidden, k->out);
+  else gb_se(b, k->batch, k->h, k->w, k->c, k->hidden);
 }
 
 /* DEPTHWISE_CONV_2D (k x k, multiplier 1) from x [B,H,W,c]. */
@@ -396,7 +458,10 @@ static void build_resizes(gb *b)
 
 int main(void)
 {
-  expect("squeeze-excite", build_se, 2, 6);
+  for (size_t i = 0; i < sizeof se_cases / sizeof se_cases[0]; i++) {
+    se_now = &se_cases[i];
+    expect_se(se_now->name, build_se, se_now->fused, se_now->unfused);
+  }
   expect_irb("inverted residual", build_inverted_residual, true, false);
   expect_irb("inverted residual, 150 expanded, 13x11", build_irb_150, true, false);
   expect_irb("inverted residual, 576 expanded, stride 2", build_irb_576_stride2, false, false);
