@@ -244,6 +244,8 @@ typedef struct {
   tfl_job *jobs[MAX_BATCH_LIMIT];
   int n;
   int want_batch;              /* the runner size to use, maybe a rebuild */
+  int n_streams;               /* attached when the batch was gathered (read under e->mu:
+                                  streams attach and detach while the batch runs) */
 } batch_call;
 
 static void job_fail(tfl_job *j, tfl_status st, const char *what, const char *msg)
@@ -266,8 +268,10 @@ static void run_on(tfl_engine *e, runner *r, tfl_job **jobs, int n)
   }
   if (!any) return;
   tfl_status st = tfl_interpreter_invoke(r->it);
+  pthread_mutex_lock(&e->mu); /* tfl_engine_get_info reads the counts on any thread */
   e->runs++;
   e->frames += (unsigned long long)n;
+  pthread_mutex_unlock(&e->mu);
   for (int k = 0; k < n; k++) {
     tfl_job *j = jobs[k];
     if (st != TFL_OK) job_fail(j, st, "inference: ", e->run_diag.error);
@@ -277,27 +281,39 @@ static void run_on(tfl_engine *e, runner *r, tfl_job **jobs, int n)
   }
 }
 
+/* The batched runner replaced by r (NULL: none), under e->mu so that tfl_engine_get_info
+ * never reads a runner being freed; the old one is freed after. Only the exec thread of
+ * the running batch writes e->many, so it reads it unlocked. */
+static void swap_many(tfl_engine *e, runner *r)
+{
+  pthread_mutex_lock(&e->mu);
+  runner *old = e->many;
+  e->many = r;
+  pthread_mutex_unlock(&e->mu);
+  runner_free(old);
+}
+
 /* On the exec thread: the runner for the batch (built or dropped as needed), then runs. */
 static void run_batch_on_exec(void *arg)
 {
   batch_call *c = arg;
   tfl_engine *e = c->e;
-  if (e->many && c->want_batch < e->many->batch && 2 * e->n_streams <= e->many->batch) {
-    tfl_logf(diag_of(e), TFL_LOG_INFO, "engine: %d streams left, batches of %d dropped", e->n_streams, e->many->batch);
-    runner_free(e->many);
-    e->many = NULL;
+  if (e->many && c->want_batch < e->many->batch && 2 * c->n_streams <= e->many->batch) {
+    tfl_logf(diag_of(e), TFL_LOG_INFO, "engine: %d streams left, batches of %d dropped", c->n_streams, e->many->batch);
+    swap_many(e, NULL);
   }
   if (c->n > 1 && (!e->many || e->many->batch < c->want_batch)) {
     runner *r = runner_new(e, c->want_batch);
     if (r) {
       tfl_logf(diag_of(e), TFL_LOG_INFO, "engine: batches of up to %d frames", c->want_batch);
-      runner_free(e->many);
-      e->many = r;
+      swap_many(e, r);
     } else {
       /* the model cannot run batched: one frame per run from now on, no more waiting */
       tfl_logf(diag_of(e), TFL_LOG_INFO, "engine: frames run one at a time (a batch of %d failed: %s)", c->want_batch,
                diag_of(e)->error);
+      pthread_mutex_lock(&e->mu);
       e->batch_limit = 1;
+      pthread_mutex_unlock(&e->mu);
     }
   }
   bool host = false;
@@ -313,7 +329,10 @@ static void run_batch_on_exec(void *arg)
     tfl_interpreter_set_outputs_host(e->one->it, host);
     for (int k = 0; k < c->n; k++) run_on(e, e->one, c->jobs + k, 1);
   }
-  e->run_ns = now_ns() - t0;
+  long long took = now_ns() - t0;
+  pthread_mutex_lock(&e->mu);
+  e->run_ns = took;
+  pthread_mutex_unlock(&e->mu);
 }
 
 /* Leader, with e->mu held: gathers a batch, runs it unlocked, marks it done. */
@@ -335,7 +354,7 @@ static void lead(tfl_engine *e)
       active = active_streams(e, now_ns());
     }
   }
-  batch_call c = { e, { 0 }, 0, want };
+  batch_call c = { e, { 0 }, 0, want, e->n_streams };
   while (e->head && c.n < want && c.n < MAX_BATCH_LIMIT) {
     tfl_job *j = e->head;
     e->head = j->next;
