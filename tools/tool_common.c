@@ -226,6 +226,8 @@ int tool_gl_tuning_parse(gl_tuning *t, int argc, char **argv, int *i)
     return 1;
   }
   if (strcmp(a, "--gl-dwpw-tile") == 0) return int_flag(argc, argv, i, "a pixel count in 1..256", 256, &t->dwpw_tile);
+  if (strcmp(a, "--gl-conv-fill") == 0)
+    return int_flag(argc, argv, i, "an invocation count in 1..4194304", 1 << 22, &t->conv_fill);
   if (strcmp(a, "--gl-irb-tile") == 0) return int_flag(argc, argv, i, "a tile side in 1..16", 16, &t->irb_tile);
   if (strcmp(a, "--gl-se-wg") == 0) {
     int r = int_flag(argc, argv, i, "a power of two in 32..1024", 1024, &t->se_wg);
@@ -257,6 +259,8 @@ void tool_gl_tuning_help(FILE *out)
           "                     slices per invocation, 1..8 each (default: tuning table)\n"
           "  --gl-conv-split M   GL: split a conv output's reduction over a workgroup: auto,\n"
           "                     never or always (default auto)\n"
+          "  --gl-conv-fill N    GL: convolution tiles keep at least N invocations, reductions\n"
+          "                     split under N/4 outputs (default: the device's fill / 16)\n"
           "  --gl-no-fuse        GL: every node its own dispatch (default: fuse element-wise ops)\n"
           "  --gl-no-dwpw        GL: a depthwise conv and the 1x1 conv reading it in two dispatches\n"
           "                     (default: one, the depthwise output in shared memory)\n"

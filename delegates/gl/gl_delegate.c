@@ -398,6 +398,7 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
   dc->stats.fused += p->plan.n_fused;
   dc->stats.aliased += p->plan.n_alias;
   dc->stats.barriers += p->plan.n_barriers;
+  dc->stats.const_bytes = p->plan.const_bytes;
   *state = p;
   return TFL_OK;
 }

@@ -42,6 +42,10 @@ typedef struct {
   int conv_tile_slices;       /* > 0: ... and this many output slices (4 channels each) */
   gl_split conv_split;        /* split each output's reduction over a workgroup: AUTO (few
                                  outputs, long reductions), NEVER or ALWAYS */
+  int conv_fill;              /* > 0: invocations a convolution's tiles keep at least, and a
+                                 quarter of it the outputs under which its reduction is
+                                 split over a workgroup (default: the device's fill / 16;
+                                 gl_plan.c) */
   bool no_fuse;               /* every node its own dispatch (element-wise ops are not
                                  fused into the dispatch producing their input) */
   bool no_dwpw;               /* a depthwise convolution and the 1x1 convolution reading it
@@ -109,6 +113,7 @@ typedef struct {
   int fused;                  /* element-wise nodes fused into other dispatches */
   int aliased;                /* reshapes etc. that cost nothing */
   int barriers;               /* per invoke between dispatches (only where ranges conflict) */
+  size_t const_bytes;         /* last prepare: its constant buffer (weights, biases) */
   int cache;                  /* last gl_cache_result (gl_program.h): 0 off 1 miss 2 hit 3 corrupt */
   double compile_ms;          /* last prepare: building the programs */
   double upload_ms;           /* last invoke, CPU wall: inputs converted and sent */

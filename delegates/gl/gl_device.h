@@ -2,9 +2,10 @@
  * kept beside the program cache (no GPU's numbers in the code).
  *
  *   fill: invocations of a long dependent chain of multiply-adds after which the time
- *         of a dispatch grows with its size: below it the device idles. Tiles are
- *         chosen to keep about this many invocations, reductions are split over a
- *         workgroup when the outputs are far fewer (gl_plan.c).
+ *         of a dispatch grows with its size: below it the device idles. Convolution
+ *         tiles keep a share of it (their lanes run many independent chains), and
+ *         reductions are split over a workgroup when the outputs are far fewer
+ *         (gl_plan.c conv_fill); depthwise + 1x1 tiles follow it too (gl_gen_dwpw.c).
  *   wg:   the workgroup size (invocations) that ran that kernel fastest at 4 x fill.
  * Beside them the context's limits (max_wg, max_shared), queried, not kept in the file.
  * Measured in one pass (tens of ms on a discrete GPU; llvmpipe finds its knee after a

@@ -68,6 +68,8 @@ typedef struct {
   size_t n_vec4;
   int group;         /* weights (gl_gen_add_weights): vec4s per output slice; 0: plain */
   float *step;       /* weights on an integer grid: step per slice and lane, or NULL */
+  bool wide;         /* weights kept 32-bit in a buffer of halves (gl_gen_conv: where
+                        decoding a 16-bit weight costs more than its bytes) */
 } gl_gen_const;
 
 typedef struct {

@@ -247,6 +247,14 @@ static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, i
   int px, sl;
   gl_tune_conv(in->out, kh * kw * in->in[0].s, in->in_cost[0], in->tune, in->dev, &px, &sl);
   int sg = (in->out.s + sl - 1) / sl;
+  /* A tile of one pixel decodes each 16-bit weight vec4 for a single product: on large
+   * maps with many output slices that decoding, not the bytes, bounds the layer, so its
+   * weights stay 32-bit. Measured per layer on the H200 (docs/gl-performance.md, Round
+   * 5): deeplab's 33x33 layers of 64+ channels 10-35% faster; maps of 10x10 and 19x19 or
+   * 6 output slices slower (there the bytes count, or too few lanes hide the loads). */
+  if (px == 1 && in->in_cost[0] <= 1 && (long)in->out.b * in->out.h * in->out.w >= 1024 && in->out.s >= 16)
+    for (int i = 0; i < o->n_consts; i++)
+      if (strcmp(o->consts[i].name, "W") == 0) o->consts[i].wide = true;
   o->grid[0] = (in->out.w + px - 1) / px;
   o->grid[1] = in->out.h;
   o->grid[2] = in->out.b * sg;

@@ -54,14 +54,27 @@ void gl_plan_workgroup(const int grid[3], int total, int wg[3])
   }
 }
 
+/* The invocations a convolution's tiles keep. The device's fill is measured with one
+ * dependent chain per lane (gl_device.c); a tile's lane runs many independent ones, so
+ * fewer lanes fill the device. 1/16: on the H200 (fill 1M) keeping 65536 was the best
+ * of 4096..1M over seven models (docs/gl-performance.md, Round 5); at the full fill
+ * deeplab's 33x33x256 layer split its reduction and ran 20% slower. */
+static long conv_fill(const gl_tuning *tune, const gl_device_tuning *dev)
+{
+  if (tune->conv_fill > 0) return tune->conv_fill;
+  long f = gl_device_fill(dev) / 16;
+  return f > 1 ? f : 1;
+}
+
 void gl_tune_conv(gl_shape out, int reduce, int in_cost, const gl_tuning *tune, const gl_device_tuning *dev, int *px,
                   int *sl)
 {
   /* Bigger tiles reuse loads more but leave fewer invocations: keep at least the
-   * device's fill (gl_device.h), below which it idles. Short reductions gain little.
+   * convolutions' share of the device's fill (conv_fill), below which it idles.
+   * Short reductions gain little.
    * An input computed by an inlined producer (in_cost loads an element) is recomputed
    * once per slice group: then the tile covers all output slices (up to 8). */
-  long fill = gl_device_fill(dev);
+  long fill = conv_fill(tune, dev);
   int p = out.w >= 16 ? 4 : out.w >= 4 ? 2 : 1;
   int s = in_cost > 1 ? (out.s < 8 ? out.s : 8) : out.s >= 8 && reduce >= 8 ? 4 : out.s >= 2 ? 2 : 1;
   for (;;) {
@@ -79,9 +92,9 @@ void gl_tune_conv(gl_shape out, int reduce, int in_cost, const gl_tuning *tune, 
 bool gl_tune_conv_split(gl_shape out, int reduce, const gl_tuning *tune, const gl_device_tuning *dev)
 {
   if (tune->conv_split != GL_SPLIT_AUTO) return tune->conv_split == GL_SPLIT_ALWAYS;
-  /* outputs a quarter of the device's fill leave most of it idle: a workgroup per
+  /* outputs a quarter of the convolutions' fill leave most of the device idle: a workgroup per
    * output pays off once each of its 64 lanes gets at least 2 taps */
-  long fill = gl_device_fill(dev);
+  long fill = conv_fill(tune, dev);
   return (long)out.b * out.h * out.w * out.s <= fill / 4 && reduce >= 128;
 }
 

@@ -54,7 +54,7 @@ static size_t units(const planner *p, group_build *builds, group_build *b, bool 
     if (!ob->is_const || ob->hidden) continue;
     const gl_gen_const *c = b->obj_const[k] ? NULL : &b->gen.consts[ci++];
     int grp = c ? c->group : 0;
-    ob->cfmt = grp > 0 && half_buf ? gl_const_choose(c->data, c->n_vec4, grp, c->step) : GL_CONST_FLOAT;
+    ob->cfmt = grp > 0 && half_buf && !c->wide ? gl_const_choose(c->data, c->n_vec4, grp, c->step) : GL_CONST_FLOAT;
     ob->off = at;
     at += gl_const_units(ob->cfmt, ob->n_vec4, grp, half_buf);
   }

@@ -10,10 +10,7 @@ A=${1:-build-aux}
 B=$A/bin RUNS=${RUNS:-100}
 O=${OUTDIR:-${OUT:-/tmp/dwpw-tiles}}
 mkdir -p "$O"
-for f in "$A"/debs/*.deb; do dpkg -x "$f" /; done; ldconfig
-source "$(dirname "$0")"/device_libs.sh "$A"/xdebs
-export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-export __GL_SHADER_DISK_CACHE=0
+source "$(dirname "$0")"/device_gl_env.sh "$A"
 for m in ${MODELS:-"$A"/m/*.tflite}; do
   n=$(basename "$m" .tflite)
   for c in no-dwpw ${TILES:-1 2 4 8 16 64}; do

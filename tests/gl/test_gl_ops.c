@@ -413,6 +413,49 @@ static const struct {
   {"transpose conv s2 same", c_tconv}, {"Convolution2DTransposeBias", c_tconv_mp}, {"strided slice", c_slice},
 };
 
+/* fp16 mode keeps a 1-pixel tile's weights 32-bit on maps of 1024+ pixels and 16+
+ * output slices (gl_gen_conv.c: there decoding halves costs more than the bytes). The
+ * same layer with 2-pixel tiles keeps 16-bit weights. Checked by the constant buffer's
+ * size (64 x 24 weights: 6144 bytes as floats, 3072 as halves plus 16 scale vec4s at
+ * most) and by the result against the CPU. */
+static int wide_weights_cases(tfl_diag *diag, const char *only)
+{
+  if (only && !strstr("fp16 wide weights", only)) return 0;
+  static const struct {
+    const char *name;
+    int px;
+    size_t lo, hi; /* constant bytes: weights and 64 bias floats (256 bytes) */
+  } t[] = {{"1-pixel tile: 32-bit weights", 1, 6144 + 256, 6144 + 256 + 64},
+           {"2-pixel tile: 16-bit weights", 2, 3072 + 256, 3072 + 256 + 256 + 64}};
+  int fails = 0;
+  for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
+    gl_delegate_options o = gl_delegate_defaults();
+    o.tuning = (gl_tuning){.conv_tile_px = t[k].px, .conv_tile_slices = 1};
+    o.diag = diag;
+    tfl_delegate *d = gl_delegate_create(&o);
+    if (!d) {
+      printf("FAIL fp16 wide weights: %s\n", diag->error);
+      fails++;
+      continue;
+    }
+    op_runner r;
+    unsigned seed = 99u;
+    conv_case(&r, &seed, 32, 32, 24, 64, 1, 1, 1, TFL_PAD_VALID, TFL_ACT_NONE); /* 1024 pixels, 16 slices */
+    char name[128];
+    snprintf(name, sizeof name, "fp16 wide weights, %s", t[k].name);
+    fails += glt_compare(name, &r, d, 1e-2f);
+    gl_delegate_stats st;
+    gl_delegate_get_stats(d, &st);
+    bool ok = st.const_bytes >= t[k].lo && st.const_bytes <= t[k].hi;
+    printf("%s %s: %zu constant bytes (expected %zu..%zu)\n", ok ? "ok  " : "FAIL", name, st.const_bytes, t[k].lo,
+           t[k].hi);
+    fails += !ok;
+    op_runner_free(&r);
+    d->destroy(d);
+  }
+  return fails;
+}
+
 int main(int argc, char **argv)
 {
   const char *only = argc > 1 ? argv[1] : NULL;
@@ -476,6 +519,7 @@ int main(int argc, char **argv)
     }
     if (d) d->destroy(d);
   }
+  fails += wide_weights_cases(&diag, only);
   printf("%d failure(s)\n", fails);
   return fails != 0;
 }
