@@ -62,7 +62,9 @@ mkdir -p "$rootfs/src" "$rootfs/shared" "$rootfs/proc"
 mount --bind "$src" "$rootfs/src"
 mount -o remount,bind,ro "$rootfs/src"
 shared=$src/../shared
-[ -d "$shared" ] && mount --bind "$shared" "$rootfs/shared"
+# read-only too: a run killed before its cleanup leaves these mounts, and removing the
+# build tree then must not reach into the shared folder
+[ -d "$shared" ] && mount --bind "$shared" "$rootfs/shared" && mount -o remount,bind,ro "$rootfs/shared"
 mount -t proc proc "$rootfs/proc"
 cleanup() {
   umount "$rootfs/proc" 2>/dev/null || true
