@@ -8,26 +8,10 @@
  */
 #include "tfl_passes.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "tfl_densify.h"
-
-/* Exact, by bits: ldexpf per weight was most of folding a float16 model's millions of
- * weights (oidv4: 30 ms of its start-up). */
-static float half_to_float(uint16_t h)
-{
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, bits;
-  if (exp == 0) { /* zero or subnormal: man * 2^-24, exact in float */
-    float v = (float)man * 0x1p-24f;
-    return sign ? -v : v;
-  }
-  if (exp == 31) bits = sign | 0x7f800000u | (man ? 0x400000u : 0); /* inf, or a quiet NaN */
-  else bits = sign | ((exp - 15 + 127) << 23) | (man << 13);
-  float v;
-  memcpy(&v, &bits, sizeof v);
-  return v;
-}
+#include "tfl_half.h"
 
 /* The output takes the input's shape when the file declared none; else counts must agree. */
 static tfl_status fit_output(const tfl_graph *g, int ni, const tfl_tensor *x, tfl_tensor *y, tfl_diag *diag)
@@ -54,7 +38,7 @@ static tfl_status fold_dequantize(tfl_graph *g, int ni, const tfl_tensor *x, tfl
   if (!out) return tfl_fail(diag, TFL_ERR_NOMEM, "node %d (DEQUANTIZE): %zu floats", ni, count);
   if (x->type == TFL_TYPE_FLOAT16) {
     const uint16_t *h = x->data;
-    for (size_t i = 0; i < count; i++) out[i] = half_to_float(h[i]);
+    for (size_t i = 0; i < count; i++) out[i] = tfl_half_to_float(h[i]);
   } else {
     /* per channel: channel of element i is (i / inner) % dims[axis] */
     size_t inner = 1;

@@ -3,6 +3,8 @@
 
 #include <float.h>
 
+#include "runtime/tfl_half.h"
+
 bool cpu_act_is_clamp(tfl_activation act)
 {
   switch (act) {
@@ -72,28 +74,6 @@ void cpu_activation_range_q(tfl_activation act, float scale, int32_t zero_point,
   }
 }
 
-static float half_to_float(uint16_t h)
-{
-  uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
-  if (exp == 0) {
-    if (man == 0) {
-      bits = sign;
-    } else { /* subnormal: normalize */
-      exp = 127 - 15 + 1;
-      while (!(man & 0x400)) { man <<= 1; exp--; }
-      man &= 0x3ff;
-      bits = sign | (exp << 23) | (man << 13);
-    }
-  } else if (exp == 31) {
-    bits = sign | 0x7f800000u | (man << 13);
-  } else {
-    bits = sign | ((exp - 15 + 127) << 23) | (man << 13);
-  }
-  float f;
-  __builtin_memcpy(&f, &bits, 4);
-  return f;
-}
-
 float cpu_get_real(const tfl_tensor *t, size_t i)
 {
   int ch = 0;
@@ -105,7 +85,7 @@ float cpu_get_real(const tfl_tensor *t, size_t i)
   double raw = 0.0;
   switch (t->type) {
   case TFL_TYPE_FLOAT32: return ((const float *)t->data)[i];
-  case TFL_TYPE_FLOAT16: return half_to_float(((const uint16_t *)t->data)[i]);
+  case TFL_TYPE_FLOAT16: return tfl_half_to_float(((const uint16_t *)t->data)[i]);
   case TFL_TYPE_UINT8: raw = ((const uint8_t *)t->data)[i]; break;
   case TFL_TYPE_INT8: raw = ((const int8_t *)t->data)[i]; break;
   case TFL_TYPE_INT16: raw = ((const int16_t *)t->data)[i]; break;

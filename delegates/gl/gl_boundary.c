@@ -103,7 +103,7 @@ gl_boundary_prog gl_boundary_slot_source(gl_shape sh, size_t arena_off, bool fp1
                   "layout(location = 1) uniform int dst;\n"
                   "layout(location = 2) uniform int c0;\n"
                   "layout(std430, binding = 2) writeonly buffer Host { float D[]; };\n"
-                  /* gl_f16_to_f32: exact, denormals too (2^-24 is a literal, not exp2) */
+                  /* tfl_half_to_float: exact, denormals too (2^-24 is a literal, not exp2) */
                   "float h2f(uint h) {\n"
                   "  uint e = (h >> 10) & 31u, m = h & 1023u, sign = (h & 0x8000u) << 16;\n"
                   "  if (e == 0u) { float v = float(m) * 5.9604644775390625e-8; return sign != 0u ? -v : v; }\n"

@@ -31,7 +31,7 @@ gl_boundary_prog gl_boundary_source(bool to_arena, gl_shape sh, size_t arena_off
 /* How the host path reads an output's values back (the delegate's download): the
  * arena's values as they are (fp32, or 32-bit floats in fp16), through packHalf2x16 on
  * the GPU (dense16 above) or the arena's half bits, each widened on the CPU
- * (gl_f16_to_f32). */
+ * (tfl_half_to_float). */
 typedef enum { GL_HOST_FLOATS, GL_HOST_PACKED_HALVES, GL_HOST_STORED_HALVES } gl_host_values;
 
 /* One batch slot of an output (sh: the slot's shape, b = 1) at arena vec4 offset

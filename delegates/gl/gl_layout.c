@@ -3,6 +3,8 @@
 
 #include <math.h>
 #include <string.h>
+
+#include "runtime/tfl_half.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define GL_HAVE_F16C 1
@@ -55,20 +57,6 @@ uint16_t gl_f32_to_f16(float f)
   return (uint16_t)(sign | h);
 }
 
-float gl_f16_to_f32(uint16_t h)
-{
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
-  if (e == 0) { /* zero or subnormal: m * 2^-24, exact in float */
-    float v = (float)m * 0x1p-24f;
-    return sign ? -v : v;
-  }
-  if (e == 31) x = sign | 0x7f800000u | (m << 13);
-  else x = sign | ((e - 15 + 127) << 23) | (m << 13);
-  float f;
-  memcpy(&f, &x, 4);
-  return f;
-}
-
 #ifdef GL_HAVE_F16C
 /* The hardware conversions (round to nearest even, as ours): boundary tensors of a
  * segmentation model are megabytes per frame. */
@@ -84,7 +72,7 @@ __attribute__((target("f16c"))) static void f16c_load(const uint16_t *h, size_t 
 {
   size_t i = 0;
   for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h + i))));
-  for (; i < n; i++) dst[i] = gl_f16_to_f32(h[i]);
+  for (; i < n; i++) dst[i] = tfl_half_to_float(h[i]);
 }
 
 /* Asked on every call, not cached in a static: __builtin_cpu_supports reads the
@@ -124,7 +112,7 @@ void gl_load_floats(const void *src, size_t n, bool fp16, float *dst)
     return;
   }
 #endif
-  for (size_t i = 0; i < n; i++) dst[i] = gl_f16_to_f32(h[i]);
+  for (size_t i = 0; i < n; i++) dst[i] = tfl_half_to_float(h[i]);
 }
 
 float gl_tensor_real(const tfl_tensor *t, const void *data, size_t i)
@@ -134,7 +122,7 @@ float gl_tensor_real(const tfl_tensor *t, const void *data, size_t i)
   int32_t zp = t->q.n ? t->q.zero_point[0] : 0;
   switch (t->type) {
   case TFL_TYPE_FLOAT32: return ((const float *)data)[i];
-  case TFL_TYPE_FLOAT16: return gl_f16_to_f32(((const uint16_t *)data)[i]);
+  case TFL_TYPE_FLOAT16: return tfl_half_to_float(((const uint16_t *)data)[i]);
   case TFL_TYPE_UINT8: return t->q.n ? s * (float)(((const uint8_t *)data)[i] - zp) : ((const uint8_t *)data)[i];
   case TFL_TYPE_INT8: return t->q.n ? s * (float)(((const int8_t *)data)[i] - zp) : ((const int8_t *)data)[i];
   case TFL_TYPE_INT16: return t->q.n ? s * (float)(((const int16_t *)data)[i] - zp) : ((const int16_t *)data)[i];

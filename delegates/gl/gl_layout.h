@@ -39,9 +39,8 @@ void gl_to_phwc4(const tfl_tensor *t, const void *data, gl_shape sh, float *dst)
 /* PHWC4 floats -> t's type (quantized with round-half-away and clamped). */
 void gl_from_phwc4(const float *src, gl_shape sh, const tfl_tensor *t, void *data);
 
-/* fp32 <-> IEEE half (round to nearest even, as packHalf2x16). */
+/* fp32 -> IEEE half (round to nearest even, as packHalf2x16); back: tfl_half_to_float. */
 uint16_t gl_f32_to_f16(float f);
-float gl_f16_to_f32(uint16_t h);
 /* n floats -> storage: fp32 copies, fp16 converts (dst holds n*2 bytes). */
 void gl_store_floats(const float *src, size_t n, bool fp16, void *dst);
 void gl_load_floats(const void *src, size_t n, bool fp16, float *dst);
