@@ -41,9 +41,8 @@ tfl_status gl_check_anchor_detection(const tfl_graph *g, int node, tfl_diag *dia
       sc->dims[0] != r->dims[0] || sc->dims[1] != r->dims[1] || sc->dims[2] != 1 || an->ndim != 2 ||
       an->dims[0] != r->dims[1] || an->dims[1] != 4)
     return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "heads not shaped [B,A,4+2k], [B,A,1], anchors [A,4]");
-  if (r->dims[0] > GL_NMS_MAX_ITEMS)
-    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "a batch of %d (at most %d: a workgroup row along z an "
-                         "item, GLES 3.1's minimum count there)", r->dims[0], GL_NMS_MAX_ITEMS);
+  tfl_status st = gl_nms_check_batch(g, node, r->dims[0], diag);
+  if (st) return st;
   if (!an->is_const) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "anchors are not constant");
   if (r->dims[1] > AD_MAX_ANCHORS || p->max_detections < 1 || p->max_detections > AD_MAX_DETECTIONS)
     return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "%d anchors (at most %d), %d detections (at most %d)",

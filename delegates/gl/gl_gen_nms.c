@@ -95,6 +95,13 @@ void gl_nms_candidates(gl_str *m, const char *score, float raw_thr)
                  "  memoryBarrierShared();\n  barrier();\n");
 }
 
+tfl_status gl_nms_check_batch(const tfl_graph *g, int node, int batch, tfl_diag *diag)
+{
+  if (batch <= GL_NMS_MAX_ITEMS) return TFL_OK;
+  return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "a batch of %d (at most %d: a workgroup row along z an "
+                       "item, GLES 3.1's minimum count there)", batch, GL_NMS_MAX_ITEMS);
+}
+
 void gl_nms_batch(gl_gen_out *o, int batch)
 {
   o->grid[2] = batch;

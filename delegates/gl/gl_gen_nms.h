@@ -39,6 +39,8 @@ void gl_nms_center_size_box(gl_str *dc, const char *enc, const char *item, const
 
 /* The most batch items: workgroup rows along z, GLES 3.1's minimum count there. */
 #define GL_NMS_MAX_ITEMS 65535
+/* Refuses a batch of more items than GL_NMS_MAX_ITEMS (the node's error, in diag). */
+tfl_status gl_nms_check_batch(const tfl_graph *g, int node, int batch, tfl_diag *diag);
 /* A batch of `batch` items, a workgroup row (z) each: grid[2] and wg[2], and ITEM (the
  * item, an int usable in any function: 0 at batch 1, so that code and dispatch are the
  * batch-1 ones) into decls. */

@@ -69,47 +69,41 @@ static void tree_last(gl_str *m, const char *e, int len)
   else gl_str_addf(m, "RED[%s]", e);
 }
 
+/* a0..a3 = the sums of slice s of I0 over pixels q0, q0 + c, q0 + 2c, ... (q0 a GLSL
+ * expression), SE_UNROLL loads in flight: pixel q goes to a((q - q0) / c % 4) while four
+ * fit, the tail to a0. The caller adds ((a0 + a1) + (a2 + a3)). */
+static void emit_pixel_sums(gl_str *m, gl_shape x, const char *q0, int c)
+{
+  int np = x.h * x.w;
+  gl_str_addf(m,
+              "    ACC4 a0 = vec4(0.0), a1 = vec4(0.0), a2 = vec4(0.0), a3 = vec4(0.0);\n"
+              "    int q = %s;\n"
+              "    for (; q + %d < %d; q += %d) {\n",
+              q0, (SE_UNROLL - 1) * c, np, SE_UNROLL * c);
+  gl_str_addf(m, "      a0 += I0_LD(b, q / %d, q %% %d, s);\n", x.w, x.w);
+  for (int k = 1; k < SE_UNROLL; k++)
+    gl_str_addf(m, "      a%d += I0_LD(b, (q + %d) / %d, (q + %d) %% %d, s);\n", k, k * c, x.w, k * c, x.w);
+  gl_str_addf(m, "    }\n    for (; q < %d; q += %d) a0 += I0_LD(b, q / %d, q %% %d, s);\n", np, c, x.w, x.w);
+}
+
 /* Phase 1: MID[s] = mean over the map's pixels of slice s of I0. */
 static void emit_pool(gl_str *m, gl_shape x, int wg)
 {
-  int np = x.h * x.w, u = SE_UNROLL;
+  int np = x.h * x.w;
   gl_str_addf(m, "  int t = gid.x, b = gid.z;\n");
   if (x.s > wg) { /* more slices than lanes: a lane per slice, its pixels in turn */
-    gl_str_addf(m,
-                "  for (int s = t; s < %d; s += %d) {\n"
-                "    ACC4 a0 = vec4(0.0), a1 = vec4(0.0), a2 = vec4(0.0), a3 = vec4(0.0);\n"
-                "    int q = 0;\n"
-                "    for (; q + %d < %d; q += %d) {\n"
-                "      a0 += I0_LD(b, q / %d, q %% %d, s);\n"
-                "      a1 += I0_LD(b, (q + 1) / %d, (q + 1) %% %d, s);\n"
-                "      a2 += I0_LD(b, (q + 2) / %d, (q + 2) %% %d, s);\n"
-                "      a3 += I0_LD(b, (q + 3) / %d, (q + 3) %% %d, s);\n"
-                "    }\n"
-                "    for (; q < %d; q++) a0 += I0_LD(b, q / %d, q %% %d, s);\n"
-                "    MID[s] = ((a0 + a1) + (a2 + a3)) * (1.0 / float(%d));\n"
-                "  }\n",
-                x.s, wg, u - 1, np, u, x.w, x.w, x.w, x.w, x.w, x.w, x.w, x.w, np, x.w, x.w, np);
+    gl_str_addf(m, "  for (int s = t; s < %d; s += %d) {\n", x.s, wg);
+    emit_pixel_sums(m, x, "0", 1);
+    gl_str_addf(m, "    MID[s] = ((a0 + a1) + (a2 + a3)) * (1.0 / float(%d));\n  }\n", np);
   } else {
     int c = wg / x.s < np ? wg / x.s : np; /* lanes per slice */
     gl_str_addf(m, "  ");
     emit_lanes_if(m, x.s * c, wg);
-    gl_str_addf(m,
-                "{\n"
-                "    int s = t / %d;\n"
-                "    ACC4 a0 = vec4(0.0), a1 = vec4(0.0), a2 = vec4(0.0), a3 = vec4(0.0);\n"
-                "    int q = t %% %d;\n"
-                "    for (; q + %d < %d; q += %d) {\n"
-                "      a0 += I0_LD(b, q / %d, q %% %d, s);\n"
-                "      a1 += I0_LD(b, (q + %d) / %d, (q + %d) %% %d, s);\n"
-                "      a2 += I0_LD(b, (q + %d) / %d, (q + %d) %% %d, s);\n"
-                "      a3 += I0_LD(b, (q + %d) / %d, (q + %d) %% %d, s);\n"
-                "    }\n"
-                "    for (; q < %d; q += %d) a0 += I0_LD(b, q / %d, q %% %d, s);\n"
-                "    RED[t] = (a0 + a1) + (a2 + a3);\n"
-                "  }\n"
-                "  memoryBarrierShared();\n  barrier();\n",
-                c, c, (u - 1) * c, np, u * c, x.w, x.w, c, x.w, c, x.w, 2 * c, x.w, 2 * c, x.w, 3 * c, x.w,
-                3 * c, x.w, np, c, x.w, x.w);
+    gl_str_addf(m, "{\n    int s = t / %d;\n", c);
+    char q0[32];
+    snprintf(q0, sizeof q0, "t %% %d", c);
+    emit_pixel_sums(m, x, q0, c);
+    gl_str_addf(m, "    RED[t] = (a0 + a1) + (a2 + a3);\n  }\n  memoryBarrierShared();\n  barrier();\n");
     emit_tree(m, x.s, c, wg);
     gl_str_addf(m, "  if (t < %d) MID[t] = (", x.s);
     tree_last(m, "t", c);

@@ -56,9 +56,8 @@ tfl_status gl_check_ssd_detection(const tfl_graph *g, int node, tfl_diag *diag)
     return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "%d anchors (at most %d), %d detections (at most %d), "
                          "%d classes (at most %d: a workgroup row along y a class, GLES 3.1's minimum count there)",
                          enc->dims[1], SSD_MAX_ANCHORS, md, SSD_MAX_DETECTIONS, classes, SSD_MAX_CLASSES);
-  if (enc->dims[0] > GL_NMS_MAX_ITEMS)
-    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "a batch of %d (at most %d: a workgroup row along z an "
-                         "item, GLES 3.1's minimum count there)", enc->dims[0], GL_NMS_MAX_ITEMS);
+  tfl_status st = gl_nms_check_batch(g, node, enc->dims[0], diag);
+  if (st) return st;
   if (p->y_scale == 0 || p->x_scale == 0 || p->h_scale == 0 || p->w_scale == 0)
     return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "a box scale is 0");
   return TFL_OK;
