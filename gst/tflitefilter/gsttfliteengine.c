@@ -226,6 +226,15 @@ static void post_file_warnings(GstTfliteEngine *e, GstElement *who)
   if (w) g_ptr_array_unref(w);
 }
 
+/* The model file's identity (an engine is shared only for the same file); FALSE with
+ * *err set when it cannot be read. */
+static gboolean stat_model(const GstTfliteEngineKey *k, GStatBuf *file, GError **err)
+{
+  if (g_stat(k->model_path, file) == 0) return TRUE;
+  g_set_error(err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "%s: %s", k->model_path, g_strerror(errno));
+  return FALSE;
+}
+
 /* The registry's engine for key (made or being made), or NULL. registry_lock held. */
 static GstTfliteEngine *find(const GstTfliteEngineKey *k, const GStatBuf *file)
 {
@@ -246,10 +255,7 @@ static gboolean drop_ref(GstTfliteEngine *e)
 GstTfliteEngine *gst_tflite_engine_get(const GstTfliteEngineKey *k, GstElement *who, GError **err)
 {
   GStatBuf file;
-  if (g_stat(k->model_path, &file) != 0) {
-    g_set_error(err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "%s: %s", k->model_path, g_strerror(errno));
-    return NULL;
-  }
+  if (!stat_model(k, &file, err)) return NULL;
   g_mutex_lock(&registry_lock);
   GstTfliteEngine *e = find(k, &file);
   if (e) {
@@ -311,10 +317,7 @@ GstTfliteEngine *gst_tflite_engine_find(const GstTfliteEngineKey *k, gboolean *b
 GstTfliteEngine *gst_tflite_engine_make_private(const GstTfliteEngineKey *k, GError **err)
 {
   GStatBuf file;
-  if (g_stat(k->model_path, &file) != 0) {
-    g_set_error(err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "%s: %s", k->model_path, g_strerror(errno));
-    return NULL;
-  }
+  if (!stat_model(k, &file, err)) return NULL;
   GstTfliteEngine *e = engine_alloc(k, &file);
   e->made = TRUE;
   if (!engine_make(e, err)) {
