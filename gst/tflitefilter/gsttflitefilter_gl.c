@@ -248,21 +248,23 @@ void gst_tflite_filter_gl_free(GstTfliteFilterGl *gl)
 /* ---- the job, on the engine's GL thread ---- */
 
 /* Before the invoke: whether every output's slot can be queued (TFL_EXT_GL_OUTPUT_SIZE),
- * and where each goes in a read-back buffer. A refusal is for good (the model's
- * outputs are made on the CPU, read by another node, quantized): said once. */
+ * and where each goes in a read-back buffer: asked once per GL path (a slot's size and
+ * place never change, so the frame held keeps its places). A refusal is for good (the
+ * model's outputs are made on the CPU, read by another node, quantized): said once. */
 static gboolean plan_queued_outputs(gl_frame_job *j, tfl_interpreter *it, int slot)
 {
   GstTfliteFilterGl *gl = j->self->gl;
+  if (gl->n_outputs) return TRUE;
   gint n = tfl_interpreter_output_count(it);
-  gsize off[MAX_QUEUED_OUTPUTS], bytes[MAX_QUEUED_OUTPUTS], total = 0;
+  gsize total = 0;
   const char *why = NULL;
   if (n > MAX_QUEUED_OUTPUTS) why = "more outputs than are queued";
   for (gint i = 0; i < n && !why; i++) {
     size_t need = 0;
     tfl_ext x = { .kind = TFL_EXT_GL_OUTPUT_SIZE, .slot = slot, .need = &need };
     if (tfl_interpreter_export_output(it, i, &x) != TFL_OK) why = tfl_interpreter_last_error(it);
-    off[i] = total;
-    bytes[i] = need;
+    gl->out_off[i] = total;
+    gl->out_bytes[i] = need;
     total += (need + 15) / 16 * 16;
   }
   if (why) {
@@ -270,11 +272,8 @@ static gboolean plan_queued_outputs(gl_frame_job *j, tfl_interpreter *it, int sl
     gl->outputs_refused = TRUE;
     return FALSE;
   }
-  /* the same every time: the frame held keeps its places */
-  gl->n_outputs = n;
-  memcpy(gl->out_off, off, sizeof off[0] * (gsize)n);
-  memcpy(gl->out_bytes, bytes, sizeof bytes[0] * (gsize)n);
   gl->out_total = total;
+  gl->n_outputs = n; /* last: planned */
   return TRUE;
 }
 
