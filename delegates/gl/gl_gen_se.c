@@ -83,7 +83,8 @@ static void emit_pixel_sums(gl_str *m, gl_shape x, const char *q0, int c)
   gl_str_addf(m, "      a0 += I0_LD(b, q / %d, q %% %d, s);\n", x.w, x.w);
   for (int k = 1; k < SE_UNROLL; k++)
     gl_str_addf(m, "      a%d += I0_LD(b, (q + %d) / %d, (q + %d) %% %d, s);\n", k, k * c, x.w, k * c, x.w);
-  gl_str_addf(m, "    }\n    for (; q < %d; q += %d) a0 += I0_LD(b, q / %d, q %% %d, s);\n", np, c, x.w, x.w);
+  if (c == 1) gl_str_addf(m, "    }\n    for (; q < %d; q++) a0 += I0_LD(b, q / %d, q %% %d, s);\n", np, x.w, x.w);
+  else gl_str_addf(m, "    }\n    for (; q < %d; q += %d) a0 += I0_LD(b, q / %d, q %% %d, s);\n", np, c, x.w, x.w);
 }
 
 /* Phase 1: MID[s] = mean over the map's pixels of slice s of I0. */
