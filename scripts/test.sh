@@ -191,17 +191,15 @@ for path in sys.argv[2:]:
             continue
         t = json.loads(line)
         if path.endswith('/build-asan/meson-logs/testlog.json') and t['name'] in retried:
-            print('%s: %s: LeakSanitizer crashed at exit; run again: %s' % (run, t['name'],
-                                                                          retried[t['name']]['result']))
-            line = json.dumps(retried[t['name']])
-        r = json.loads(line)['result']
+            t = retried[t['name']]
+            print('%s: %s: LeakSanitizer crashed at exit; run again: %s' % (run, t['name'], t['result']))
+        r = t['result']
         if r in ('OK', 'EXPECTEDFAIL'):
             passed += 1
         elif r == 'SKIP':
             skipped += 1
         else:  # FAIL, TIMEOUT, ERROR, UNEXPECTEDPASS
             failed += 1
-            t = json.loads(line)
             failures.append((run, t['name'], r, t.get('stdout') or '', t.get('stderr') or ''))
 # each failure's own last lines here, at the end, where a CI view that keeps only the
 # tail of the output still shows why
