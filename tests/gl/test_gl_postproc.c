@@ -234,15 +234,11 @@ static int compare_op(const char *name, const char *kind, bool fp16, op_runner *
   for (int k = 0; k < 4; k++) got[k] = r->graph.tensors[outs[k]].data;
   int m = (int)want[3][0], per = r->node.p.detection.max_classes_per_detection, slots = (int)cnt[1];
   int bad_class = 0, bad_score = 0, bad_empty = 0;
-  double worst_box = 0;
+  const double worst_box = glm_worst(0, got[0], want[0], 4 * (size_t)slots, 0);
   for (int i = 0; i < slots; i++) {
     bool used = i < m * per;
     bad_class += !(got[1][i] == want[1][i]);
     bad_score += !(fabsf(got[2][i] - want[2][i]) <= 1e-6f * fmaxf(1.0f, fabsf(want[2][i])));
-    for (int c = 0; c < 4; c++) {
-      double e = fabs((double)got[0][4 * i + c] - want[0][4 * i + c]);
-      if (!(e <= worst_box)) worst_box = isnan(e) ? INFINITY : e;
-    }
     if (!used) bad_empty += got[1][i] != 0 || got[2][i] != 0;
   }
   bool bad = got[3][0] != want[3][0] || bad_class || bad_score || bad_empty || !(worst_box <= 1e-5);
