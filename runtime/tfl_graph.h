@@ -133,6 +133,113 @@ typedef enum {
   TFL_OP_ARG_MAX,
   TFL_OP_RESIZE_NEAREST_NEIGHBOR,
   TFL_OP_DIV,
+  /* layout ops */
+  TFL_OP_TRANSPOSE,
+  TFL_OP_SLICE,
+  TFL_OP_SPLIT,
+  TFL_OP_SPLIT_V,
+  TFL_OP_PACK,
+  TFL_OP_UNPACK,
+  TFL_OP_TILE,
+  TFL_OP_BROADCAST_TO,
+  TFL_OP_EXPAND_DIMS,
+  TFL_OP_REVERSE_V2,
+  TFL_OP_MIRROR_PAD,
+  TFL_OP_SPACE_TO_DEPTH,
+  TFL_OP_SPACE_TO_BATCH_ND,
+  TFL_OP_BATCH_TO_SPACE_ND,
+  TFL_OP_REVERSE_SEQUENCE,
+  TFL_OP_MATRIX_DIAG,
+  TFL_OP_MATRIX_SET_DIAG,
+  TFL_OP_DYNAMIC_UPDATE_SLICE,
+  /* index ops */
+  TFL_OP_GATHER,
+  TFL_OP_GATHER_ND,
+  TFL_OP_SCATTER_ND,
+  TFL_OP_SHAPE,
+  TFL_OP_RANK,
+  TFL_OP_FILL,
+  TFL_OP_ZEROS_LIKE,
+  TFL_OP_RANGE,
+  TFL_OP_ONE_HOT,
+  TFL_OP_CAST,
+  TFL_OP_SELECT,
+  TFL_OP_SELECT_V2,
+  TFL_OP_WHERE,
+  TFL_OP_TOPK_V2,
+  TFL_OP_CUMSUM,
+  TFL_OP_NON_MAX_SUPPRESSION_V4,
+  TFL_OP_NON_MAX_SUPPRESSION_V5,
+  TFL_OP_EMBEDDING_LOOKUP,
+  TFL_OP_SEGMENT_SUM,
+  TFL_OP_UNSORTED_SEGMENT_SUM,
+  TFL_OP_UNSORTED_SEGMENT_PROD,
+  TFL_OP_UNSORTED_SEGMENT_MAX,
+  TFL_OP_UNSORTED_SEGMENT_MIN,
+  TFL_OP_BROADCAST_ARGS,
+  TFL_OP_SPARSE_TO_DENSE,
+  /* eltwise ops */
+  TFL_OP_ABS,
+  TFL_OP_NEG,
+  TFL_OP_SQRT,
+  TFL_OP_RSQRT,
+  TFL_OP_SQUARE,
+  TFL_OP_LOG,
+  TFL_OP_SIN,
+  TFL_OP_COS,
+  TFL_OP_FLOOR,
+  TFL_OP_CEIL,
+  TFL_OP_ROUND,
+  TFL_OP_SIGN,
+  TFL_OP_ELU,
+  TFL_OP_LEAKY_RELU,
+  TFL_OP_RELU_N1_TO_1,
+  TFL_OP_RELU_0_TO_1,
+  TFL_OP_GELU,
+  TFL_OP_LOGICAL_NOT,
+  TFL_OP_FAKE_QUANT,
+  TFL_OP_POW,
+  TFL_OP_SQUARED_DIFFERENCE,
+  TFL_OP_FLOOR_DIV,
+  TFL_OP_FLOOR_MOD,
+  TFL_OP_LESS,
+  TFL_OP_LESS_EQUAL,
+  TFL_OP_GREATER,
+  TFL_OP_GREATER_EQUAL,
+  TFL_OP_EQUAL,
+  TFL_OP_NOT_EQUAL,
+  TFL_OP_LOGICAL_OR,
+  TFL_OP_ADD_N,
+  TFL_OP_ATAN2,
+  TFL_OP_BITWISE_XOR,
+  TFL_OP_RIGHT_SHIFT,
+  /* reduce ops */
+  TFL_OP_SUM,
+  TFL_OP_REDUCE_PROD,
+  TFL_OP_REDUCE_MAX,
+  TFL_OP_REDUCE_MIN,
+  TFL_OP_REDUCE_ANY,
+  TFL_OP_REDUCE_ALL,
+  TFL_OP_ARG_MIN,
+  TFL_OP_LOG_SOFTMAX,
+  TFL_OP_L2_NORMALIZATION,
+  TFL_OP_LOCAL_RESPONSE_NORMALIZATION,
+  TFL_OP_L2_POOL_2D,
+  /* compute ops */
+  TFL_OP_BATCH_MATMUL,
+  TFL_OP_CONV_3D,
+  TFL_OP_CONV_3D_TRANSPOSE,
+  /* sequence ops */
+  TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM,
+  TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM,
+  TFL_OP_UNIDIRECTIONAL_SEQUENCE_RNN,
+  TFL_OP_BIDIRECTIONAL_SEQUENCE_RNN,
+  TFL_OP_RNN,
+  TFL_OP_SVDF,
+  /* control ops */
+  TFL_OP_WHILE,
+  TFL_OP_IF,
+  TFL_OP_CALL_ONCE,
   /* custom ops, matched by name */
   TFL_OP_CONV2D_TRANSPOSE_BIAS,   /* MediaPipe "Convolution2DTransposeBias" */
   TFL_OP_DETECTION_POSTPROCESS,   /* "TFLite_Detection_PostProcess" */
@@ -166,6 +273,7 @@ typedef struct {
 typedef struct {
   tfl_activation act;
   bool keep_num_dims;
+  bool asymmetric_quantize_inputs;  /* hybrid (int8 weights, float input): per-row zero points */
 } tfl_fc_params;
 
 typedef struct { tfl_activation act; } tfl_eltwise_params;   /* ADD SUB MUL DIV */
@@ -239,6 +347,40 @@ typedef struct {
   bool visibility, presence_logit;
 } tfl_landmark_params;
 
+typedef struct { int num_splits; } tfl_split_params;                   /* SPLIT, SPLIT_V */
+typedef struct { int count, axis; } tfl_pack_params;                     /* PACK (values_count), UNPACK (num) */
+typedef struct { int mode; } tfl_mirror_pad_params;                      /* 0 REFLECT, 1 SYMMETRIC */
+typedef struct { int seq_dim, batch_dim; } tfl_reverse_seq_params;       /* REVERSE_SEQUENCE */
+typedef struct { int axis, batch_dims; } tfl_gather_params;              /* GATHER */
+typedef struct { tfl_type out_type; } tfl_shape_params;                  /* SHAPE (INT32 or INT64) */
+typedef struct { int axis; } tfl_one_hot_params;                         /* ONE_HOT */
+typedef struct { int in_type, out_type; } tfl_cast_params;              /* CAST; -1: not given (use the tensors') */
+typedef struct { bool exclusive, reverse; } tfl_cumsum_params;           /* CUMSUM */
+typedef struct { float alpha; } tfl_leaky_relu_params;                   /* LEAKY_RELU */
+typedef struct { bool approximate; } tfl_gelu_params;                    /* GELU (tanh approximation) */
+typedef struct { float min, max; int num_bits; bool narrow_range; } tfl_fake_quant_params;
+typedef struct { int radius; float bias, alpha, beta; } tfl_lrn_params;  /* LOCAL_RESPONSE_NORMALIZATION */
+typedef struct { bool adj_x, adj_y, asymmetric_quantize_inputs; } tfl_batch_matmul_params;
+typedef struct {
+  tfl_padding padding;
+  int stride_d, stride_h, stride_w;
+  int dilation_d, dilation_h, dilation_w;
+  tfl_activation act;
+} tfl_conv3d_params;                                                     /* CONV_3D, CONV_3D_TRANSPOSE */
+/* The sequence ops: UNIDIRECTIONAL_SEQUENCE_LSTM/RNN, BIDIRECTIONAL_SEQUENCE_LSTM/RNN, RNN,
+ * SVDF. Fields an op's options lack keep TFLite's defaults. */
+typedef struct {
+  tfl_activation act;
+  float cell_clip, proj_clip;     /* LSTM; 0: no clipping */
+  bool time_major;                /* [time, batch, ...] (else [batch, time, ...]) */
+  bool merge_outputs;             /* bidirectional: one output of both directions */
+  bool asymmetric_quantize_inputs;/* hybrid */
+  bool diagonal_recurrent;        /* UNIDIRECTIONAL_SEQUENCE_LSTM */
+  int rank;                       /* SVDF */
+} tfl_seq_params;
+/* WHILE (cond, body), IF (then, else), CALL_ONCE (init, -): subgraph indices. */
+typedef struct { int a, b; } tfl_subgraph_params;
+
 typedef union {
   tfl_conv_params conv;
   tfl_pool_params pool;
@@ -258,6 +400,23 @@ typedef union {
   tfl_posenet_params posenet;
   tfl_anchor_detection_params anchor_det;
   tfl_landmark_params landmark;
+  tfl_split_params split;
+  tfl_pack_params pack;
+  tfl_mirror_pad_params mirror_pad;
+  tfl_reverse_seq_params reverse_seq;
+  tfl_gather_params gather;
+  tfl_shape_params shape;
+  tfl_one_hot_params one_hot;
+  tfl_cast_params cast;
+  tfl_cumsum_params cumsum;
+  tfl_leaky_relu_params leaky_relu;
+  tfl_gelu_params gelu;
+  tfl_fake_quant_params fake_quant;
+  tfl_lrn_params lrn;
+  tfl_batch_matmul_params bmm;
+  tfl_conv3d_params conv3d;
+  tfl_seq_params seq;
+  tfl_subgraph_params subgraph;
 } tfl_params;
 
 typedef struct tfl_node {

@@ -98,6 +98,106 @@ static const op_info ops[] = {
   [TFL_OP_ARG_MAX] = {56, 40, "ArgMaxOptions"},
   [TFL_OP_RESIZE_NEAREST_NEIGHBOR] = {97, 74, "ResizeNearestNeighborOptions"},
   [TFL_OP_DIV] = {42, 29, "DivOptions"},
+  [TFL_OP_TRANSPOSE] = {39, 26, "TransposeOptions"},
+  [TFL_OP_SLICE] = {65, 48, "SliceOptions"},
+  [TFL_OP_SPLIT] = {49, 35, "SplitOptions"},
+  [TFL_OP_SPLIT_V] = {102, 79, "SplitVOptions"},
+  [TFL_OP_PACK] = {83, 59, "PackOptions"},
+  [TFL_OP_UNPACK] = {88, 64, "UnpackOptions"},
+  [TFL_OP_TILE] = {69, 51, "TileOptions"},
+  [TFL_OP_BROADCAST_TO] = {130, 104, "BroadcastToOptions"},
+  [TFL_OP_EXPAND_DIMS] = {70, 52, "ExpandDimsOptions"},
+  [TFL_OP_REVERSE_V2] = {105, 81, "ReverseV2Options"},
+  [TFL_OP_MIRROR_PAD] = {100, 77, "MirrorPadOptions"},
+  [TFL_OP_SPACE_TO_DEPTH] = {26, 19, "SpaceToDepthOptions"},
+  [TFL_OP_SPACE_TO_BATCH_ND] = {38, 25, "SpaceToBatchNDOptions"},
+  [TFL_OP_BATCH_TO_SPACE_ND] = {37, 24, "BatchToSpaceNDOptions"},
+  [TFL_OP_REVERSE_SEQUENCE] = {112, 87, "ReverseSequenceOptions"},
+  [TFL_OP_MATRIX_DIAG] = {113, 88, "MatrixDiagOptions"},
+  [TFL_OP_MATRIX_SET_DIAG] = {115, 90, "MatrixSetDiagOptions"},
+  [TFL_OP_DYNAMIC_UPDATE_SLICE] = {151, 117, "DynamicUpdateSliceOptions"},
+  [TFL_OP_GATHER] = {36, 23, "GatherOptions"},
+  [TFL_OP_GATHER_ND] = {107, 83, "GatherNdOptions"},
+  [TFL_OP_SCATTER_ND] = {122, 97, "ScatterNdOptions"},
+  [TFL_OP_SHAPE] = {77, 55, "ShapeOptions"},
+  [TFL_OP_RANK] = {110, 86, "RankOptions"},
+  [TFL_OP_FILL] = {94, 68, "FillOptions"},
+  [TFL_OP_ZEROS_LIKE] = {93, 67, "ZerosLikeOptions"},
+  [TFL_OP_RANGE] = {96, 73, "RangeOptions"},
+  [TFL_OP_ONE_HOT] = {85, 61, "OneHotOptions"},
+  [TFL_OP_CAST] = {53, 37, "CastOptions"},
+  [TFL_OP_SELECT] = {64, 47, "SelectOptions"},
+  [TFL_OP_SELECT_V2] = {123, 98, "SelectV2Options"},
+  [TFL_OP_WHERE] = {109, 85, "WhereOptions"},
+  [TFL_OP_TOPK_V2] = {48, 34, "TopKV2Options"},
+  [TFL_OP_CUMSUM] = {128, 102, "CumsumOptions"},
+  [TFL_OP_NON_MAX_SUPPRESSION_V4] = {120, 95, "NonMaxSuppressionV4Options"},
+  [TFL_OP_NON_MAX_SUPPRESSION_V5] = {121, 96, "NonMaxSuppressionV5Options"},
+  [TFL_OP_EMBEDDING_LOOKUP] = {7, 0, NULL},
+  [TFL_OP_SEGMENT_SUM] = {125, 100, "SegmentSumOptions"},
+  [TFL_OP_UNSORTED_SEGMENT_SUM] = {155, 121, "UnsortedSegmentSumOptions"},
+  [TFL_OP_UNSORTED_SEGMENT_PROD] = {153, 118, "UnsortedSegmentProdOptions"},
+  [TFL_OP_UNSORTED_SEGMENT_MAX] = {154, 119, "UnsortedSegmentMaxOptions"},
+  [TFL_OP_UNSORTED_SEGMENT_MIN] = {157, 120, "UnsortedSegmentMinOptions"},
+  [TFL_OP_BROADCAST_ARGS] = {145, 0, NULL},
+  [TFL_OP_SPARSE_TO_DENSE] = {68, 50, "SparseToDenseOptions"},
+  [TFL_OP_ABS] = {101, 78, "AbsOptions"},
+  [TFL_OP_NEG] = {59, 42, "NegOptions"},
+  [TFL_OP_SQRT] = {75, 0, NULL},
+  [TFL_OP_RSQRT] = {76, 0, NULL},
+  [TFL_OP_SQUARE] = {92, 66, "SquareOptions"},
+  [TFL_OP_LOG] = {73, 0, NULL},
+  [TFL_OP_SIN] = {66, 0, NULL},
+  [TFL_OP_COS] = {108, 84, "CosOptions"},
+  [TFL_OP_FLOOR] = {8, 0, NULL},
+  [TFL_OP_CEIL] = {104, 0, NULL},
+  [TFL_OP_ROUND] = {116, 0, NULL},
+  [TFL_OP_SIGN] = {158, 123, "SignOptions"},
+  [TFL_OP_ELU] = {111, 0, NULL},
+  [TFL_OP_LEAKY_RELU] = {98, 75, "LeakyReluOptions"},
+  [TFL_OP_RELU_N1_TO_1] = {20, 0, NULL},
+  [TFL_OP_RELU_0_TO_1] = {152, 0, NULL},
+  [TFL_OP_GELU] = {150, 116, "GeluOptions"},
+  [TFL_OP_LOGICAL_NOT] = {87, 63, "LogicalNotOptions"},
+  [TFL_OP_FAKE_QUANT] = {80, 58, "FakeQuantOptions"},
+  [TFL_OP_POW] = {78, 56, "PowOptions"},
+  [TFL_OP_SQUARED_DIFFERENCE] = {99, 76, "SquaredDifferenceOptions"},
+  [TFL_OP_FLOOR_DIV] = {90, 65, "FloorDivOptions"},
+  [TFL_OP_FLOOR_MOD] = {95, 72, "FloorModOptions"},
+  [TFL_OP_LESS] = {58, 41, "LessOptions"},
+  [TFL_OP_LESS_EQUAL] = {63, 46, "LessEqualOptions"},
+  [TFL_OP_GREATER] = {61, 44, "GreaterOptions"},
+  [TFL_OP_GREATER_EQUAL] = {62, 45, "GreaterEqualOptions"},
+  [TFL_OP_EQUAL] = {71, 53, "EqualOptions"},
+  [TFL_OP_NOT_EQUAL] = {72, 54, "NotEqualOptions"},
+  [TFL_OP_LOGICAL_OR] = {84, 60, "LogicalOrOptions"},
+  [TFL_OP_ADD_N] = {106, 82, "AddNOptions"},
+  [TFL_OP_ATAN2] = {156, 122, "ATan2Options"},
+  [TFL_OP_BITWISE_XOR] = {160, 125, "BitwiseXorOptions"},
+  [TFL_OP_RIGHT_SHIFT] = {161, 126, "RightShiftOptions"},
+  [TFL_OP_SUM] = {74, 27, "ReducerOptions"},
+  [TFL_OP_REDUCE_PROD] = {81, 27, "ReducerOptions"},
+  [TFL_OP_REDUCE_MAX] = {82, 27, "ReducerOptions"},
+  [TFL_OP_REDUCE_MIN] = {89, 27, "ReducerOptions"},
+  [TFL_OP_REDUCE_ANY] = {91, 27, "ReducerOptions"},
+  [TFL_OP_REDUCE_ALL] = {140, 27, "ReducerOptions"},
+  [TFL_OP_ARG_MIN] = {79, 57, "ArgMinOptions"},
+  [TFL_OP_LOG_SOFTMAX] = {50, 36, "LogSoftmaxOptions"},
+  [TFL_OP_L2_NORMALIZATION] = {11, 12, "L2NormOptions"},
+  [TFL_OP_LOCAL_RESPONSE_NORMALIZATION] = {13, 13, "LocalResponseNormalizationOptions"},
+  [TFL_OP_L2_POOL_2D] = {12, 5, "Pool2DOptions"},
+  [TFL_OP_BATCH_MATMUL] = {126, 101, "BatchMatMulOptions"},
+  [TFL_OP_CONV_3D] = {132, 106, "Conv3DOptions"},
+  [TFL_OP_CONV_3D_TRANSPOSE] = {141, 106, "Conv3DOptions"},
+  [TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM] = {44, 71, "UnidirectionalSequenceLSTMOptions"},
+  [TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM] = {52, 69, "BidirectionalSequenceLSTMOptions"},
+  [TFL_OP_UNIDIRECTIONAL_SEQUENCE_RNN] = {35, 31, "SequenceRNNOptions"},
+  [TFL_OP_BIDIRECTIONAL_SEQUENCE_RNN] = {46, 70, "BidirectionalSequenceRNNOptions"},
+  [TFL_OP_RNN] = {24, 7, "RNNOptions"},
+  [TFL_OP_SVDF] = {27, 6, "SVDFOptions"},
+  [TFL_OP_WHILE] = {119, 93, "WhileOptions"},
+  [TFL_OP_IF] = {118, 92, "IfOptions"},
+  [TFL_OP_CALL_ONCE] = {129, 103, "CallOnceOptions"},
   [TFL_OP_CONV2D_TRANSPOSE_BIAS] = {-1, 0, NULL},
   [TFL_OP_DETECTION_POSTPROCESS] = {-1, 0, NULL},
   [TFL_OP_POSENET_DECODER] = {-1, 0, NULL},
@@ -208,7 +308,8 @@ static tfl_status parse_builtin(fb_reader *r, const fb_table *o, bool has, tfl_n
     return TFL_OK;
   }
   case TFL_OP_AVERAGE_POOL_2D:
-  case TFL_OP_MAX_POOL_2D: {
+  case TFL_OP_MAX_POOL_2D:
+  case TFL_OP_L2_POOL_2D: {
     tfl_pool_params *q = &p->pool;
     int pad = fb_i8(o, 0, 0);
     q->stride_w = has ? fb_i32(o, 1, 0) : 1;
@@ -230,6 +331,7 @@ static tfl_status parse_builtin(fb_reader *r, const fb_table *o, bool has, tfl_n
       return NODE_ERR(TFL_ERR_UNSUPPORTED, "weights_format %d (shuffled weights) is not supported",
                       wf);
     p->fc.keep_num_dims = fb_bool(o, 2, false);
+    p->fc.asymmetric_quantize_inputs = fb_bool(o, 3, false);
     if (!act_of(act, &p->fc.act)) goto bad_act;
     return TFL_OK;
   }
@@ -282,14 +384,22 @@ static tfl_status parse_builtin(fb_reader *r, const fb_table *o, bool has, tfl_n
     p->slice.offset = fb_bool(o, 5, false);
     return TFL_OK;
   case TFL_OP_MEAN:
+  case TFL_OP_SUM:
+  case TFL_OP_REDUCE_PROD:
+  case TFL_OP_REDUCE_MAX:
+  case TFL_OP_REDUCE_MIN:
+  case TFL_OP_REDUCE_ANY:
+  case TFL_OP_REDUCE_ALL:
     p->reducer.keep_dims = fb_bool(o, 0, false);
     return TFL_OK;
+  case TFL_OP_SPACE_TO_DEPTH:
   case TFL_OP_DEPTH_TO_SPACE:
     p->d2s.block_size = fb_i32(o, 0, 0);
     if (p->d2s.block_size < 1)
       return NODE_ERR(TFL_ERR_FORMAT, "block_size %d, must be >= 1", p->d2s.block_size);
     return TFL_OK;
-  case TFL_OP_ARG_MAX: {
+  case TFL_OP_ARG_MAX:
+  case TFL_OP_ARG_MIN: {
     int t = has ? fb_i8(o, 0, 0) : TFL_TYPE_INT64;
     if (t != TFL_TYPE_INT32 && t != TFL_TYPE_INT64)
       return NODE_ERR(TFL_ERR_UNSUPPORTED, "output_type %d, expected INT32 or INT64", t);
@@ -306,6 +416,167 @@ static tfl_status parse_builtin(fb_reader *r, const fb_table *o, bool has, tfl_n
     if (!act_of(act, &p->lstm.act)) goto bad_act;
     return TFL_OK;
   }
+  case TFL_OP_SPLIT:
+  case TFL_OP_SPLIT_V:
+    p->split.num_splits = fb_i32(o, 0, 0);
+    if (p->split.num_splits < 1 || p->split.num_splits > 1 << 20)
+      return NODE_ERR(TFL_ERR_FORMAT, "num_splits %d, must be 1..2^20", p->split.num_splits);
+    return TFL_OK;
+  case TFL_OP_PACK:
+  case TFL_OP_UNPACK:
+    p->pack.count = fb_i32(o, 0, 0);
+    p->pack.axis = fb_i32(o, 1, 0);
+    if (p->pack.count < 0) return NODE_ERR(TFL_ERR_FORMAT, "count %d is negative", p->pack.count);
+    return TFL_OK;
+  case TFL_OP_MIRROR_PAD:
+    p->mirror_pad.mode = fb_i8(o, 0, 0);
+    if (p->mirror_pad.mode != 0 && p->mirror_pad.mode != 1)
+      return NODE_ERR(TFL_ERR_FORMAT, "mode %d unknown (0 REFLECT, 1 SYMMETRIC)", p->mirror_pad.mode);
+    return TFL_OK;
+  case TFL_OP_REVERSE_SEQUENCE:
+    p->reverse_seq.seq_dim = fb_i32(o, 0, 0);
+    p->reverse_seq.batch_dim = fb_i32(o, 1, 0);
+    return TFL_OK;
+  case TFL_OP_GATHER:
+    p->gather.axis = fb_i32(o, 0, 0);
+    p->gather.batch_dims = fb_i32(o, 1, 0);
+    return TFL_OK;
+  case TFL_OP_SHAPE: {
+    int t = has ? fb_i8(o, 0, TFL_TYPE_INT32) : TFL_TYPE_INT32;
+    if (t != TFL_TYPE_INT32 && t != TFL_TYPE_INT64)
+      return NODE_ERR(TFL_ERR_UNSUPPORTED, "out_type %d, expected INT32 or INT64", t);
+    p->shape.out_type = (tfl_type)t;
+    return TFL_OK;
+  }
+  case TFL_OP_ONE_HOT:
+    p->one_hot.axis = fb_i32(o, 0, 0);
+    return TFL_OK;
+  case TFL_OP_CAST:
+    p->cast.in_type = has ? fb_i8(o, 0, 0) : -1;
+    p->cast.out_type = has ? fb_i8(o, 1, 0) : -1;
+    return TFL_OK;
+  case TFL_OP_CUMSUM:
+    p->cumsum.exclusive = fb_bool(o, 0, false);
+    p->cumsum.reverse = fb_bool(o, 1, false);
+    return TFL_OK;
+  case TFL_OP_LEAKY_RELU:
+    p->leaky_relu.alpha = fb_f32(o, 0, 0.0f);
+    if (!isfinite(p->leaky_relu.alpha))
+      return NODE_ERR(TFL_ERR_FORMAT, "alpha %g is not finite", (double)p->leaky_relu.alpha);
+    return TFL_OK;
+  case TFL_OP_GELU:
+    p->gelu.approximate = fb_bool(o, 0, false);
+    return TFL_OK;
+  case TFL_OP_FAKE_QUANT: {
+    tfl_fake_quant_params *f = &p->fake_quant;
+    f->min = fb_f32(o, 0, 0.0f);
+    f->max = fb_f32(o, 1, 0.0f);
+    f->num_bits = fb_i32(o, 2, 0);
+    f->narrow_range = fb_bool(o, 3, false);
+    if (!isfinite(f->min) || !isfinite(f->max) || f->min > f->max || f->num_bits < 2 || f->num_bits > 16)
+      return NODE_ERR(TFL_ERR_FORMAT, "min %g, max %g, num_bits %d: expected finite min <= max, 2..16 bits",
+                      (double)f->min, (double)f->max, f->num_bits);
+    return TFL_OK;
+  }
+  case TFL_OP_L2_NORMALIZATION:
+    act = fb_i8(o, 0, 0);
+    if (!act_of(act, &p->eltwise.act)) goto bad_act;
+    return TFL_OK;
+  case TFL_OP_LOCAL_RESPONSE_NORMALIZATION: {
+    tfl_lrn_params *l = &p->lrn;
+    l->radius = fb_i32(o, 0, 0);
+    l->bias = fb_f32(o, 1, 0.0f);
+    l->alpha = fb_f32(o, 2, 0.0f);
+    l->beta = fb_f32(o, 3, 0.0f);
+    if (l->radius < 0 || l->radius > 1 << 20 || !isfinite(l->bias) || !isfinite(l->alpha) || !isfinite(l->beta))
+      return NODE_ERR(TFL_ERR_FORMAT, "radius %d, bias %g, alpha %g, beta %g", l->radius, (double)l->bias,
+                      (double)l->alpha, (double)l->beta);
+    return TFL_OK;
+  }
+  case TFL_OP_BATCH_MATMUL:
+    p->bmm.adj_x = fb_bool(o, 0, false);
+    p->bmm.adj_y = fb_bool(o, 1, false);
+    p->bmm.asymmetric_quantize_inputs = fb_bool(o, 2, false);
+    return TFL_OK;
+  case TFL_OP_CONV_3D:
+  case TFL_OP_CONV_3D_TRANSPOSE: {
+    tfl_conv3d_params *c = &p->conv3d;
+    int pad = fb_i8(o, 0, 0);
+    c->stride_d = has ? fb_i32(o, 1, 0) : 1;
+    c->stride_w = has ? fb_i32(o, 2, 0) : 1;
+    c->stride_h = has ? fb_i32(o, 3, 0) : 1;
+    act = fb_i8(o, 4, 0);
+    c->dilation_d = fb_i32(o, 5, 1);
+    c->dilation_w = fb_i32(o, 6, 1);
+    c->dilation_h = fb_i32(o, 7, 1);
+    if (!padding_of(pad, &c->padding)) return NODE_ERR(TFL_ERR_FORMAT, "padding %d unknown", pad);
+    if (c->stride_d < 1 || c->stride_h < 1 || c->stride_w < 1)
+      return NODE_ERR(TFL_ERR_FORMAT, "stride %dx%dx%d, must be >= 1", c->stride_d, c->stride_h, c->stride_w);
+    if (c->dilation_d < 1 || c->dilation_h < 1 || c->dilation_w < 1)
+      return NODE_ERR(TFL_ERR_FORMAT, "dilation %dx%dx%d, must be >= 1", c->dilation_d, c->dilation_h,
+                      c->dilation_w);
+    if (!act_of(act, &c->act)) goto bad_act;
+    return TFL_OK;
+  }
+  case TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM:
+  case TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM: {
+    tfl_seq_params *q = &p->seq;
+    bool bidi = n->op == TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM;
+    act = fb_i8(o, 0, 0);
+    q->cell_clip = fb_f32(o, 1, 0.0f);
+    q->proj_clip = fb_f32(o, 2, 0.0f);
+    if (bidi) {
+      q->merge_outputs = fb_bool(o, 3, false);
+      q->time_major = fb_bool(o, 4, true);   /* the schema's default for this op */
+      q->asymmetric_quantize_inputs = fb_bool(o, 5, false);
+    } else {
+      q->time_major = fb_bool(o, 3, false);
+      q->asymmetric_quantize_inputs = fb_bool(o, 4, false);
+      q->diagonal_recurrent = fb_bool(o, 5, false);
+    }
+    if (!isfinite(q->cell_clip) || !isfinite(q->proj_clip) || q->cell_clip < 0 || q->proj_clip < 0)
+      return NODE_ERR(TFL_ERR_FORMAT, "cell_clip %g, proj_clip %g: expected finite and >= 0", (double)q->cell_clip,
+                      (double)q->proj_clip);
+    if (!act_of(act, &q->act)) goto bad_act;
+    return TFL_OK;
+  }
+  case TFL_OP_UNIDIRECTIONAL_SEQUENCE_RNN:
+  case TFL_OP_BIDIRECTIONAL_SEQUENCE_RNN: {
+    tfl_seq_params *q = &p->seq;
+    q->time_major = fb_bool(o, 0, false);
+    act = fb_i8(o, 1, 0);
+    if (n->op == TFL_OP_BIDIRECTIONAL_SEQUENCE_RNN) {
+      q->merge_outputs = fb_bool(o, 2, false);
+      q->asymmetric_quantize_inputs = fb_bool(o, 3, false);
+    } else {
+      q->asymmetric_quantize_inputs = fb_bool(o, 2, false);
+    }
+    if (!act_of(act, &q->act)) goto bad_act;
+    return TFL_OK;
+  }
+  case TFL_OP_RNN:
+    act = fb_i8(o, 0, 0);
+    p->seq.asymmetric_quantize_inputs = fb_bool(o, 1, false);
+    if (!act_of(act, &p->seq.act)) goto bad_act;
+    return TFL_OK;
+  case TFL_OP_SVDF:
+    p->seq.rank = fb_i32(o, 0, 0);
+    act = fb_i8(o, 1, 0);
+    p->seq.asymmetric_quantize_inputs = fb_bool(o, 2, false);
+    if (p->seq.rank < 1) return NODE_ERR(TFL_ERR_FORMAT, "rank %d, must be >= 1", p->seq.rank);
+    if (!act_of(act, &p->seq.act)) goto bad_act;
+    return TFL_OK;
+  case TFL_OP_WHILE:
+  case TFL_OP_IF:
+    p->subgraph.a = fb_i32(o, 0, 0);
+    p->subgraph.b = fb_i32(o, 1, 0);
+    return TFL_OK;
+  case TFL_OP_CALL_ONCE:
+    p->subgraph.a = fb_i32(o, 0, 0);
+    p->subgraph.b = -1;
+    return TFL_OK;
+  default:   /* the other grouped ops read no options */
+    return TFL_OK;
   case TFL_OP_EXP:
   case TFL_OP_LOGICAL_AND:
   case TFL_OP_LOGISTIC:

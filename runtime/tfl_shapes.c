@@ -7,34 +7,21 @@
  * Shapes that come from a non-constant tensor (a dynamic RESHAPE shape) cannot be
  * computed here: the declared shape is kept then, and must not be empty.
  */
-#include "tfl_passes.h"
+#include "tfl_shapes_priv.h"
 
 #include <stdio.h>
 #include <string.h>
 
-typedef struct {
-  int ndim;
-  int32_t d[TFL_MAX_DIMS];
-} shape;
-
-/* Result of one output's inference: OK (shape set), KEEP (use the declared shape). */
-typedef enum { INF_OK, INF_KEEP } inf_kind;
-
-#define NODE_ERR(st, fmt, ...)                                                                      \
-  tfl_fail(diag, st, "node %d (%s): " fmt, ni, tfl_op_name(n->op), ##__VA_ARGS__)
-
-static const tfl_tensor *in_t(const tfl_graph *g, const tfl_node *n, int i)
-{
-  if (i >= n->n_in || n->in[i] < 0 || n->in[i] >= g->n_tensors) return NULL;
-  return &g->tensors[n->in[i]];
-}
-
-static shape shape_of(const tfl_tensor *t)
-{
-  shape s = {.ndim = t->ndim};
-  memcpy(s.d, t->dims, sizeof(int32_t) * (size_t)t->ndim);
-  return s;
-}
+typedef tfl_shape shape;
+typedef tfl_inf_kind inf_kind;
+#define INF_OK TFL_INF_OK
+#define INF_KEEP TFL_INF_KEEP
+#define NODE_ERR TFL_SHAPE_ERR
+#define in_t tfl_shape_in
+#define shape_of tfl_shape_of
+#define const_ints tfl_shape_const_ints
+#define conv_out tfl_shape_conv_out
+#define broadcast tfl_shape_broadcast
 
 static const char *shape_str(const int32_t *d, int ndim, char *buf, size_t len)
 {
@@ -44,44 +31,6 @@ static const char *shape_str(const int32_t *d, int ndim, char *buf, size_t len)
     k += (size_t)snprintf(buf + k, len - k, "%s%d", i ? "," : "", d[i]);
   if (k < len) snprintf(buf + k, len - k, "]");
   return buf;
-}
-
-/* A constant integer tensor's values (int32 or int64); false when not constant. */
-static bool const_ints(const tfl_tensor *t, int64_t *v, int max, int *count)
-{
-  if (!t || !t->is_const || !t->data) return false;
-  if (t->type != TFL_TYPE_INT32 && t->type != TFL_TYPE_INT64) return false;
-  size_t n = tfl_tensor_count(t);
-  if (n > (size_t)max) return false;
-  for (size_t i = 0; i < n; i++)
-    v[i] = t->type == TFL_TYPE_INT64 ? ((const int64_t *)t->data)[i] : ((const int32_t *)t->data)[i];
-  *count = (int)n;
-  return true;
-}
-
-/* TFLite's conv/pool output size: SAME ceil(in/stride), VALID ceil((in-eff+1)/stride). */
-static int32_t conv_out(tfl_padding pad, int32_t in, int32_t k, int stride, int dil)
-{
-  int64_t eff = (int64_t)(k - 1) * dil + 1;
-  switch (pad) {
-  case TFL_PAD_SAME: return (int32_t)(((int64_t)in + stride - 1) / stride);
-  case TFL_PAD_VALID: return in >= eff ? (int32_t)(((int64_t)in - eff + stride) / stride) : 0;
-  }
-  return 0;
-}
-
-/* Numpy broadcasting of two shapes; false when they do not broadcast. */
-static bool broadcast(const shape *a, const shape *b, shape *out)
-{
-  int nd = a->ndim > b->ndim ? a->ndim : b->ndim;
-  out->ndim = nd;
-  for (int i = 0; i < nd; i++) {
-    int ia = a->ndim - nd + i, ib = b->ndim - nd + i;
-    int32_t da = ia >= 0 ? a->d[ia] : 1, db = ib >= 0 ? b->d[ib] : 1;
-    if (da != db && da != 1 && db != 1) return false;
-    out->d[i] = da == 1 ? db : da;
-  }
-  return true;
 }
 
 /* ---- strided slice, with TensorFlow's sparse -> dense spec expansion ---------- */
@@ -305,6 +254,7 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
   case TFL_OP_DENSIFY:
   case TFL_OP_TANH:
   case TFL_OP_COUNT: break;
+  default: need_in = 0; break;   /* the grouped ops' rules check their own inputs */
   }
   for (int i = 0; i < need_in; i++)
     if (!in_t(g, n, i)) return NODE_ERR(TFL_ERR_SHAPE, "input %d is missing (%d inputs)", i, n->n_in);
@@ -641,6 +591,113 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
     out->d[1] = 2 + p->points * (p->visibility ? 3 : 2);
     return TFL_OK;
   }
+  case TFL_OP_TRANSPOSE:
+  case TFL_OP_SLICE:
+  case TFL_OP_SPLIT:
+  case TFL_OP_SPLIT_V:
+  case TFL_OP_PACK:
+  case TFL_OP_UNPACK:
+  case TFL_OP_TILE:
+  case TFL_OP_BROADCAST_TO:
+  case TFL_OP_EXPAND_DIMS:
+  case TFL_OP_REVERSE_V2:
+  case TFL_OP_MIRROR_PAD:
+  case TFL_OP_SPACE_TO_DEPTH:
+  case TFL_OP_SPACE_TO_BATCH_ND:
+  case TFL_OP_BATCH_TO_SPACE_ND:
+  case TFL_OP_REVERSE_SEQUENCE:
+  case TFL_OP_MATRIX_DIAG:
+  case TFL_OP_MATRIX_SET_DIAG:
+  case TFL_OP_DYNAMIC_UPDATE_SLICE:
+    return tfl_shape_layout(g, n, ni, o, out, kind, diag);
+  case TFL_OP_GATHER:
+  case TFL_OP_GATHER_ND:
+  case TFL_OP_SCATTER_ND:
+  case TFL_OP_SHAPE:
+  case TFL_OP_RANK:
+  case TFL_OP_FILL:
+  case TFL_OP_ZEROS_LIKE:
+  case TFL_OP_RANGE:
+  case TFL_OP_ONE_HOT:
+  case TFL_OP_CAST:
+  case TFL_OP_SELECT:
+  case TFL_OP_SELECT_V2:
+  case TFL_OP_WHERE:
+  case TFL_OP_TOPK_V2:
+  case TFL_OP_CUMSUM:
+  case TFL_OP_NON_MAX_SUPPRESSION_V4:
+  case TFL_OP_NON_MAX_SUPPRESSION_V5:
+  case TFL_OP_EMBEDDING_LOOKUP:
+  case TFL_OP_SEGMENT_SUM:
+  case TFL_OP_UNSORTED_SEGMENT_SUM:
+  case TFL_OP_UNSORTED_SEGMENT_PROD:
+  case TFL_OP_UNSORTED_SEGMENT_MAX:
+  case TFL_OP_UNSORTED_SEGMENT_MIN:
+  case TFL_OP_BROADCAST_ARGS:
+  case TFL_OP_SPARSE_TO_DENSE:
+    return tfl_shape_index(g, n, ni, o, out, kind, diag);
+  case TFL_OP_ABS:
+  case TFL_OP_NEG:
+  case TFL_OP_SQRT:
+  case TFL_OP_RSQRT:
+  case TFL_OP_SQUARE:
+  case TFL_OP_LOG:
+  case TFL_OP_SIN:
+  case TFL_OP_COS:
+  case TFL_OP_FLOOR:
+  case TFL_OP_CEIL:
+  case TFL_OP_ROUND:
+  case TFL_OP_SIGN:
+  case TFL_OP_ELU:
+  case TFL_OP_LEAKY_RELU:
+  case TFL_OP_RELU_N1_TO_1:
+  case TFL_OP_RELU_0_TO_1:
+  case TFL_OP_GELU:
+  case TFL_OP_LOGICAL_NOT:
+  case TFL_OP_FAKE_QUANT:
+  case TFL_OP_POW:
+  case TFL_OP_SQUARED_DIFFERENCE:
+  case TFL_OP_FLOOR_DIV:
+  case TFL_OP_FLOOR_MOD:
+  case TFL_OP_LESS:
+  case TFL_OP_LESS_EQUAL:
+  case TFL_OP_GREATER:
+  case TFL_OP_GREATER_EQUAL:
+  case TFL_OP_EQUAL:
+  case TFL_OP_NOT_EQUAL:
+  case TFL_OP_LOGICAL_OR:
+  case TFL_OP_ADD_N:
+  case TFL_OP_ATAN2:
+  case TFL_OP_BITWISE_XOR:
+  case TFL_OP_RIGHT_SHIFT:
+    return tfl_shape_eltwise(g, n, ni, o, out, kind, diag);
+  case TFL_OP_SUM:
+  case TFL_OP_REDUCE_PROD:
+  case TFL_OP_REDUCE_MAX:
+  case TFL_OP_REDUCE_MIN:
+  case TFL_OP_REDUCE_ANY:
+  case TFL_OP_REDUCE_ALL:
+  case TFL_OP_ARG_MIN:
+  case TFL_OP_LOG_SOFTMAX:
+  case TFL_OP_L2_NORMALIZATION:
+  case TFL_OP_LOCAL_RESPONSE_NORMALIZATION:
+  case TFL_OP_L2_POOL_2D:
+    return tfl_shape_reduce(g, n, ni, o, out, kind, diag);
+  case TFL_OP_BATCH_MATMUL:
+  case TFL_OP_CONV_3D:
+  case TFL_OP_CONV_3D_TRANSPOSE:
+    return tfl_shape_compute(g, n, ni, o, out, kind, diag);
+  case TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM:
+  case TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM:
+  case TFL_OP_UNIDIRECTIONAL_SEQUENCE_RNN:
+  case TFL_OP_BIDIRECTIONAL_SEQUENCE_RNN:
+  case TFL_OP_RNN:
+  case TFL_OP_SVDF:
+    return tfl_shape_sequence(g, n, ni, o, out, kind, diag);
+  case TFL_OP_WHILE:
+  case TFL_OP_IF:
+  case TFL_OP_CALL_ONCE:
+    return tfl_shape_control(g, n, ni, o, out, kind, diag);
   case TFL_OP_COUNT: break;
   }
   return NODE_ERR(TFL_ERR_UNSUPPORTED, "no shape rule");

@@ -18,7 +18,9 @@
 size_t golden_type_size(int type)
 {
   switch (type) {
+  case GOLDEN_I64: return 8;
   case GOLDEN_F32: case GOLDEN_I32: return 4;
+  case GOLDEN_I16: return 2;
   case GOLDEN_U8: case GOLDEN_I8: case GOLDEN_BOOL: return 1;
   }
   return 0;
@@ -26,7 +28,7 @@ size_t golden_type_size(int type)
 
 static const struct { int type; const char *name; } type_names[] = {
   { GOLDEN_F32, "float32" }, { GOLDEN_I32, "int32" }, { GOLDEN_U8, "uint8" },
-  { GOLDEN_I8, "int8" }, { GOLDEN_BOOL, "bool" },
+  { GOLDEN_I8, "int8" }, { GOLDEN_BOOL, "bool" }, { GOLDEN_I64, "int64" }, { GOLDEN_I16, "int16" },
 };
 
 int golden_type_from_name(const char *name)
@@ -80,6 +82,8 @@ bool golden_fill_gauss(golden_rng *r, int type, float scale, int32_t zero_point,
     case GOLDEN_U8: ((uint8_t *)out)[i] = (uint8_t)clampd(q, 0, 255); break;
     case GOLDEN_I8: ((int8_t *)out)[i] = (int8_t)clampd(q, -128, 127); break;
     case GOLDEN_I32: ((int32_t *)out)[i] = (int32_t)clampd(q, -2147483648.0, 2147483647.0); break;
+    case GOLDEN_I64: ((int64_t *)out)[i] = (int64_t)q; break;
+    case GOLDEN_I16: ((int16_t *)out)[i] = (int16_t)clampd(q, -32768, 32767); break;
     case GOLDEN_BOOL: ((uint8_t *)out)[i] = z > 0; break;   /* ours: the oracle has no bool inputs */
     default:
       fprintf(stderr, "golden: gauss input of type %s is not supported\n", golden_type_name(type));
@@ -421,6 +425,8 @@ static double element(int type, const void *data, size_t i)
   case GOLDEN_I32: return ((const int32_t *)data)[i];
   case GOLDEN_U8: return ((const uint8_t *)data)[i];
   case GOLDEN_I8: return ((const int8_t *)data)[i];
+  case GOLDEN_I64: return (double)((const int64_t *)data)[i];
+  case GOLDEN_I16: return ((const int16_t *)data)[i];
   case GOLDEN_BOOL: return ((const uint8_t *)data)[i] != 0;
   }
   return NAN;
@@ -442,7 +448,9 @@ golden_result golden_compare(const golden_output *g, const void *data, double ab
   golden_result res = { 0 };
   bool exact_type = g->type != GOLDEN_F32 || g->scale != 0;
   double range = g->max - g->min;
-  res.tol = exact_type ? lsb : abs_tol * (range > 1 ? range : 1);
+  /* plain integers (indices, counts, bools: no quantization) match exactly */
+  bool plain_int = g->type != GOLDEN_F32 && g->scale == 0 && g->type != GOLDEN_U8 && g->type != GOLDEN_I8;
+  res.tol = plain_int ? 0 : exact_type ? lsb : abs_tol * (range > 1 ? range : 1);
   if (res.tol < g->lsb) res.tol = g->lsb;   /* float output of a quantized chain */
   if (allow_spread && !exact_type && res.tol < g->spread) res.tol = g->spread;
   for (size_t s = 0; s < g->n_samples; s++) {

@@ -23,7 +23,7 @@
 #include <stdbool.h>
 
 /* Element types, TFLite's TensorType numbers (as tfl_type). */
-enum { GOLDEN_F32 = 0, GOLDEN_I32 = 2, GOLDEN_U8 = 3, GOLDEN_BOOL = 6, GOLDEN_I8 = 9 };
+enum { GOLDEN_F32 = 0, GOLDEN_I32 = 2, GOLDEN_U8 = 3, GOLDEN_I64 = 4, GOLDEN_BOOL = 6, GOLDEN_I16 = 7, GOLDEN_I8 = 9 };
 
 size_t golden_type_size(int type);
 int golden_type_from_name(const char *name);   /* "float32" ... ; -1 when unknown */

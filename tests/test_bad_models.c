@@ -203,10 +203,10 @@ static void hand_built(void)
   expect("deprecated_builtin_code only", &s, TFL_OK, NULL);
   s = base_spec(); s.deprecated_code = -1;               /* new files: int32 field only */
   expect("builtin_code only", &s, TFL_OK, NULL);
-  s = base_spec(); s.deprecated_code = s.builtin_code = 49;
-  expect("SPLIT", &s, TFL_ERR_UNSUPPORTED, "op code #49 (SPLIT) is not supported");
-  s = base_spec(); s.deprecated_code = 127; s.builtin_code = 150;
-  expect("GELU via builtin_code", &s, TFL_ERR_UNSUPPORTED, "op code #150 (GELU)");
+  s = base_spec(); s.deprecated_code = s.builtin_code = 15;
+  expect("LSH_PROJECTION", &s, TFL_ERR_UNSUPPORTED, "op code #15 (LSH_PROJECTION) is not supported");
+  s = base_spec(); s.deprecated_code = 127; s.builtin_code = 148;
+  expect("RANDOM_UNIFORM via builtin_code", &s, TFL_ERR_UNSUPPORTED, "op code #148 (RANDOM_UNIFORM)");
   s = base_spec(); s.deprecated_code = 127; s.builtin_code = 100000;
   expect("op code beyond the schema", &s, TFL_ERR_UNSUPPORTED, "op code #100000");
   s = base_spec(); s.deprecated_code = 32; s.builtin_code = 32; s.custom = "MyFancyOp";

@@ -353,6 +353,7 @@ static bool supports_node(const tfl_graph *g, const tfl_node *n)
   case TFL_OP_SSD_DETECTION:
   case TFL_OP_LANDMARK_DECODE:
   case TFL_OP_COUNT:
+  default:
     return false;
   }
   return false;
@@ -589,6 +590,7 @@ static bool supports_quant(const tfl_graph *g, const tfl_node *n, qkind k)
   case TFL_OP_SSD_DETECTION:
   case TFL_OP_LANDMARK_DECODE:
   case TFL_OP_COUNT:
+  default:
     return false;
   }
   return false;
@@ -1011,7 +1013,8 @@ static tfl_status define_node(builder *b, const tfl_node *n)
   case TFL_OP_SSD_CLASS_NMS:
   case TFL_OP_SSD_DETECTION:
   case TFL_OP_LANDMARK_DECODE:
-  case TFL_OP_COUNT: break;
+  case TFL_OP_COUNT:
+  default: break;
   }
   return tfl_fail(b->diag, TFL_ERR_UNSUPPORTED, "node %d (%s): not an XNNPACK op", b->node, tfl_op_name(n->op));
 }

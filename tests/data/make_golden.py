@@ -59,7 +59,7 @@ MODELS = [
     ('posenet_mobilenet_v1_075_353_481_16_quant_decoder', SHARED_DIR, 'astronaut.png', (-1, 1), True),
 ]
 
-TYPECODE = {'float32': 'f', 'int32': 'i', 'uint8': 'B', 'int8': 'b'}
+TYPECODE = {'float32': 'f', 'int32': 'i', 'uint8': 'B', 'int8': 'b', 'bool': 'B', 'int64': 'q', 'int16': 'h'}
 
 
 def fnv1a(data):

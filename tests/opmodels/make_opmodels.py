@@ -33,8 +33,8 @@ SCHEMA = os.path.join(HERE, 'tflite_schema.fbs')
 MODEL_DIR = os.path.join(HERE, 'models')
 GOLDEN_DIR = os.path.join(HERE, 'golden')
 
-TYPE_NUM = {'float32': 0, 'float16': 1, 'int32': 2, 'uint8': 3, 'int64': 4, 'bool': 6, 'int8': 9}
-PACK = {'float32': 'f', 'float16': 'e', 'int32': 'i', 'uint8': 'B', 'int64': 'q', 'bool': '?', 'int8': 'b'}
+TYPE_NUM = {'float32': 0, 'float16': 1, 'int32': 2, 'uint8': 3, 'int64': 4, 'bool': 6, 'int16': 7, 'int8': 9}
+PACK = {'float32': 'f', 'float16': 'e', 'int32': 'i', 'uint8': 'B', 'int64': 'q', 'bool': '?', 'int16': 'h', 'int8': 'b'}
 
 
 class Model:
@@ -109,14 +109,42 @@ class Model:
                 'buffers': self.buffers}
 
 
-BUILTIN = {
+BUILTIN = {  # TFLite BuiltinOperator codes (schema.fbs)
     'ADD': 0, 'AVERAGE_POOL_2D': 1, 'CONCATENATION': 2, 'CONV_2D': 3, 'DEPTHWISE_CONV_2D': 4,
-    'DEPTH_TO_SPACE': 5, 'DEQUANTIZE': 6, 'FULLY_CONNECTED': 9, 'LOGISTIC': 14, 'LSTM': 16,
-    'MAX_POOL_2D': 17, 'MUL': 18, 'RELU': 19, 'RELU6': 21, 'RESHAPE': 22, 'RESIZE_BILINEAR': 23,
-    'SOFTMAX': 25, 'TANH': 28, 'CUSTOM': 32, 'PAD': 34, 'MEAN': 40, 'SUB': 41, 'DIV': 42,
-    'SQUEEZE': 43, 'STRIDED_SLICE': 45, 'EXP': 47, 'PRELU': 54, 'MAXIMUM': 55, 'ARG_MAX': 56,
-    'MINIMUM': 57, 'TRANSPOSE_CONV': 67, 'LOGICAL_AND': 86, 'RESIZE_NEAREST_NEIGHBOR': 97,
-    'QUANTIZE': 114, 'HARD_SWISH': 117, 'DENSIFY': 124,
+    'DEPTH_TO_SPACE': 5, 'DEQUANTIZE': 6, 'EMBEDDING_LOOKUP': 7, 'FLOOR': 8, 'FULLY_CONNECTED': 9,
+    'HASHTABLE_LOOKUP': 10, 'L2_NORMALIZATION': 11, 'L2_POOL_2D': 12,
+    'LOCAL_RESPONSE_NORMALIZATION': 13, 'LOGISTIC': 14, 'LSH_PROJECTION': 15, 'LSTM': 16,
+    'MAX_POOL_2D': 17, 'MUL': 18, 'RELU': 19, 'RELU_N1_TO_1': 20, 'RELU6': 21, 'RESHAPE': 22,
+    'RESIZE_BILINEAR': 23, 'RNN': 24, 'SOFTMAX': 25, 'SPACE_TO_DEPTH': 26, 'SVDF': 27, 'TANH': 28,
+    'CONCAT_EMBEDDINGS': 29, 'SKIP_GRAM': 30, 'CALL': 31, 'CUSTOM': 32,
+    'EMBEDDING_LOOKUP_SPARSE': 33, 'PAD': 34, 'UNIDIRECTIONAL_SEQUENCE_RNN': 35, 'GATHER': 36,
+    'BATCH_TO_SPACE_ND': 37, 'SPACE_TO_BATCH_ND': 38, 'TRANSPOSE': 39, 'MEAN': 40, 'SUB': 41,
+    'DIV': 42, 'SQUEEZE': 43, 'UNIDIRECTIONAL_SEQUENCE_LSTM': 44, 'STRIDED_SLICE': 45,
+    'BIDIRECTIONAL_SEQUENCE_RNN': 46, 'EXP': 47, 'TOPK_V2': 48, 'SPLIT': 49, 'LOG_SOFTMAX': 50,
+    'DELEGATE': 51, 'BIDIRECTIONAL_SEQUENCE_LSTM': 52, 'CAST': 53, 'PRELU': 54, 'MAXIMUM': 55,
+    'ARG_MAX': 56, 'MINIMUM': 57, 'LESS': 58, 'NEG': 59, 'PADV2': 60, 'GREATER': 61,
+    'GREATER_EQUAL': 62, 'LESS_EQUAL': 63, 'SELECT': 64, 'SLICE': 65, 'SIN': 66,
+    'TRANSPOSE_CONV': 67, 'SPARSE_TO_DENSE': 68, 'TILE': 69, 'EXPAND_DIMS': 70, 'EQUAL': 71,
+    'NOT_EQUAL': 72, 'LOG': 73, 'SUM': 74, 'SQRT': 75, 'RSQRT': 76, 'SHAPE': 77, 'POW': 78,
+    'ARG_MIN': 79, 'FAKE_QUANT': 80, 'REDUCE_PROD': 81, 'REDUCE_MAX': 82, 'PACK': 83,
+    'LOGICAL_OR': 84, 'ONE_HOT': 85, 'LOGICAL_AND': 86, 'LOGICAL_NOT': 87, 'UNPACK': 88,
+    'REDUCE_MIN': 89, 'FLOOR_DIV': 90, 'REDUCE_ANY': 91, 'SQUARE': 92, 'ZEROS_LIKE': 93,
+    'FILL': 94, 'FLOOR_MOD': 95, 'RANGE': 96, 'RESIZE_NEAREST_NEIGHBOR': 97, 'LEAKY_RELU': 98,
+    'SQUARED_DIFFERENCE': 99, 'MIRROR_PAD': 100, 'ABS': 101, 'SPLIT_V': 102, 'UNIQUE': 103,
+    'CEIL': 104, 'REVERSE_V2': 105, 'ADD_N': 106, 'GATHER_ND': 107, 'COS': 108, 'WHERE': 109,
+    'RANK': 110, 'ELU': 111, 'REVERSE_SEQUENCE': 112, 'MATRIX_DIAG': 113, 'QUANTIZE': 114,
+    'MATRIX_SET_DIAG': 115, 'ROUND': 116, 'HARD_SWISH': 117, 'IF': 118, 'WHILE': 119,
+    'NON_MAX_SUPPRESSION_V4': 120, 'NON_MAX_SUPPRESSION_V5': 121, 'SCATTER_ND': 122,
+    'SELECT_V2': 123, 'DENSIFY': 124, 'SEGMENT_SUM': 125, 'BATCH_MATMUL': 126,
+    'PLACEHOLDER_FOR_GREATER_OP_CODES': 127, 'CUMSUM': 128, 'CALL_ONCE': 129, 'BROADCAST_TO': 130,
+    'RFFT2D': 131, 'CONV_3D': 132, 'IMAG': 133, 'REAL': 134, 'COMPLEX_ABS': 135, 'HASHTABLE': 136,
+    'HASHTABLE_FIND': 137, 'HASHTABLE_IMPORT': 138, 'HASHTABLE_SIZE': 139, 'REDUCE_ALL': 140,
+    'CONV_3D_TRANSPOSE': 141, 'VAR_HANDLE': 142, 'READ_VARIABLE': 143, 'ASSIGN_VARIABLE': 144,
+    'BROADCAST_ARGS': 145, 'RANDOM_STANDARD_NORMAL': 146, 'BUCKETIZE': 147, 'RANDOM_UNIFORM': 148,
+    'MULTINOMIAL': 149, 'GELU': 150, 'DYNAMIC_UPDATE_SLICE': 151, 'RELU_0_TO_1': 152,
+    'UNSORTED_SEGMENT_PROD': 153, 'UNSORTED_SEGMENT_MAX': 154, 'UNSORTED_SEGMENT_SUM': 155,
+    'ATAN2': 156, 'UNSORTED_SEGMENT_MIN': 157, 'SIGN': 158, 'BITCAST': 159, 'BITWISE_XOR': 160,
+    'RIGHT_SHIFT': 161,
 }
 
 ACT = {None: 'NONE', 'relu': 'RELU', 'relu1': 'RELU_N1_TO_1', 'relu6': 'RELU6'}
@@ -137,6 +165,12 @@ def case(name, **kw):
         CASES[name] = (fn, kw)
         return fn
     return reg
+
+
+def litert_case(name, **kw):
+    """A case whose golden comes from the native TensorFlow Lite (litert_run.py), which
+    feeds and reads every type: no QUANTIZE/DEQUANTIZE wrapping needed."""
+    return case(name, litert=True, **kw)
 
 
 def binary(code, opt_type, a_shape, b_shape, b_const=False, act=None, version=1):
@@ -1008,6 +1042,26 @@ def _(m):
     unwrap_int8(m, y, [1, 4, 5, 3], 1 / 256)
 
 
+# ---------------------------------------------------------------- more cases
+
+# cases_<group>.py beside this file: one module per op group, each with register(mk)
+# taking this module (Model, case, litert_case, ACT, out_size, ...).
+def load_case_modules():
+    import glob
+    import importlib
+    sys.path.insert(0, HERE)
+    me = sys.modules[__name__]
+    for path in sorted(glob.glob(os.path.join(HERE, 'cases_*.py'))):
+        importlib.import_module(os.path.basename(path)[:-3]).register(me)
+
+
+load_case_modules()
+
+# the Python with ai-edge-litert (scripts/bench_peers.sh makes it)
+LITERT_PYTHON = os.environ.get('LITERT_PYTHON', os.path.join(ROOT, 'build-peers', 'venv', 'bin', 'python'))
+LITERT_RUN = os.path.join(HERE, 'litert_run.py')
+
+
 # ---------------------------------------------------------------- driver
 
 def hand_golden(name, m, path, fn):
@@ -1076,8 +1130,11 @@ def main():
                 made.append(name)
                 continue
             run_dir = os.path.join(tmp, name)
-            r = subprocess.run([make_golden.ORACLE, 'gauss', model, '--seed', '1', '--out', run_dir],
-                               capture_output=True, text=True, timeout=120)
+            if kw.get('litert'):
+                cmd = [LITERT_PYTHON, LITERT_RUN, model, '--seed', '1', '--out', run_dir]
+            else:
+                cmd = [make_golden.ORACLE, 'gauss', model, '--seed', '1', '--out', run_dir]
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
             if r.returncode != 0:
                 reason = r.stderr.strip().splitlines()
                 notes.append((name, ' / '.join(reason[:3])))
@@ -1092,10 +1149,10 @@ def main():
             make_golden.write_golden(golden, header, doc, run_dir, spread=False, lsb=m.lsb)
             made.append(name)
             print('%-45s ok' % name)
+    # every case, with or without a golden (meson makes one test per line)
+    with open(os.path.join(HERE, 'list.txt'), 'w') as f:
+        f.write('\n'.join(sorted(CASES)) + '\n')
     if not want:
-        # every model, with or without a golden (meson makes one test per line)
-        with open(os.path.join(HERE, 'list.txt'), 'w') as f:
-            f.write('\n'.join(made) + '\n')
         with open(os.path.join(HERE, 'NOTES.md'), 'w') as f:
             f.write('# Single-op models without an oracle golden\n\n'
                     'Written by make_opmodels.py. A case with a hand-computed golden says so; a case\n'

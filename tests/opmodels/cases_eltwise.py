@@ -1,0 +1,9 @@
+"""cases_eltwise.py - single-op models of the eltwise ops (make_opmodels.py loads this module).
+
+register(mk) adds cases through mk.litert_case (golden from the native TensorFlow Lite,
+every tensor type fed and read directly) or mk.case (the wasm oracle).
+"""
+
+
+def register(mk):
+    pass
