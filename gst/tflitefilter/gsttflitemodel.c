@@ -150,8 +150,18 @@ gboolean gst_tflite_model_load(GstElement *element, const GstTfliteModelSettings
                         ("%s. Set the 'model' property to a .tflite file.", diag->error));
     return FALSE;
   }
-  if (tfl_load_file(path, &m->graph, diag) != TFL_OK) {
-    GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ, ("Could not load model \"%s\": not a valid .tflite file.", path),
+  tfl_status ls = tfl_load_file(path, &m->graph, diag);
+  if (ls == TFL_ERR_UNSUPPORTED) {
+    /* a valid file with something we lack (an operator, a type): name it in the message
+     * itself, where gst-launch and the application see it */
+    GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ,
+                      ("Could not load model \"%s\": it uses what this plugin cannot run: %s.", path, diag->error),
+                      ("tflite-inspect --ops lists the operators and types each delegate runs."));
+    goto fail;
+  }
+  if (ls != TFL_OK) {
+    GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ,
+                      ("Could not load model \"%s\": not a valid .tflite file (%s).", path, diag->error),
                       ("%s", diag->error));
     goto fail;
   }

@@ -180,6 +180,16 @@ def _(m):
     m.output(y)
 
 
+@case('unsupported_custom_op')
+def _(m):
+    # a valid model with an operator we do not have: the loader names it (and tflitefilter
+    # puts that name in its error message itself, tests/gst/test_tflitefilter.c)
+    x = m.input([1, 4, 4, 3])
+    y = m.tensor([1, 4, 4, 3])
+    m.op('CUSTOM', [x], [y], custom='MyFancyOp', custom_options=b'')
+    m.output(y)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:

@@ -787,6 +787,20 @@ GST_START_TEST(test_bad_inputs)
 
   g_free(model);
 
+  /* a valid model with an operator we lack: the message itself names it (not only the
+   * debug line), and says it is no broken file */
+  gchar *unsup = g_build_filename(env_dir("TFL_REGRESS"), "hand_unsupported_custom_op.tflite", NULL);
+  fail_unless(g_file_test(unsup, G_FILE_TEST_IS_REGULAR), "%s missing", unsup);
+  gchar *desc = g_strdup_printf("%s ! tflitefilter name=f model=%s ! fakesink", SYSMEM_SRC, unsup);
+  run_out uo;
+  run_pipeline(desc, &uo);
+  fail_unless(uo.error && strstr(uo.error, "custom op 'MyFancyOp' is not supported") &&
+                  !strstr(uo.error, "not a valid"),
+              "error \"%s\" does not name the operator", uo.error ? uo.error : "(none)");
+  run_out_clear(&uo);
+  g_free(desc);
+  g_free(unsup);
+
   /* a model whose input is a [2, 8] matrix */
   gchar *op = g_build_filename(env_dir("TFL_OPMODELS"), "softmax_2d.tflite", NULL);
   fail_unless(g_file_test(op, G_FILE_TEST_IS_REGULAR), "%s missing", op);
