@@ -26,6 +26,13 @@ tfl_status tfl_infer_shapes(tfl_graph *g, tfl_diag *diag);
  * Run before tfl_interpreter_create; kernels then check batches as usual in prepare. */
 tfl_status tfl_pass_set_batch(tfl_graph *g, int batch, tfl_diag *diag);
 
+/* If graph input `input` is 4-D and read only by a TRANSPOSE with perm [0, 2, 3, 1] (a
+ * PyTorch-style NCHW image input), makes that transpose's NHWC output the graph input and
+ * the transpose dead; true when it did. For callers that write the input themselves
+ * (tflitefilter, tools with pictures): a caller feeding the file's NCHW tensor must not
+ * run it. Run right after loading, before tfl_graph_prepare (tfl_nhwc_input.c). */
+bool tfl_pass_nhwc_input(tfl_graph *g, int input);
+
 /* What tfl_interpreter_create runs before any delegate sees the graph: fold constants,
  * prune unread nodes, infer shapes, validate (tfl_validate.h). Running it again changes
  * nothing. A caller that wants a model's errors before it makes an interpreter (an

@@ -7,6 +7,7 @@
 
 #include "delegates/cpu/cpu_delegate.h"
 #include "delegates/gl/gl_delegate.h"
+#include "runtime/tfl_passes.h"
 
 GST_DEBUG_CATEGORY_EXTERN(gst_tflite_filter_debug);
 #define GST_CAT_DEFAULT gst_tflite_filter_debug
@@ -101,6 +102,16 @@ static tfl_status append_postprocess(tfl_graph *g, void *user, tfl_diag *diag)
     return tfl_fail(diag, TFL_ERR_SHAPE, "engine: %s: its %s post-processing could not be appended",
                     e->model_path, tfl_decoder_kind_name(e->postprocess_kind));
   return st;
+}
+
+/* Each runner's graph as the element sees the model: an NCHW input made NHWC (the
+ * preprocessing writes NHWC; gsttflitemodel.c does the same to its own graph), then the
+ * decoder's post-processing appended. */
+static tfl_status edit_graph(tfl_graph *g, void *user, tfl_diag *diag)
+{
+  GstTfliteEngine *e = user;
+  tfl_pass_nhwc_input(g, 0);
+  return e->has_postprocess ? append_postprocess(g, user, diag) : TFL_OK;
 }
 
 /* ---- running on the GL thread ---- */
@@ -198,10 +209,8 @@ static gboolean engine_make(GstTfliteEngine *e, GError **err)
   o.max_batch = e->max_batch;
   o.window_us = e->window_us;
   o.diag = &e->diag;
-  if (e->has_postprocess) {
-    o.edit_graph = append_postprocess;
-    o.edit_user = e;
-  }
+  o.edit_graph = edit_graph;
+  o.edit_user = e;
   if (e->gl_context) {
     o.exec = gl_exec;
     o.exec_user = e->gl_context;

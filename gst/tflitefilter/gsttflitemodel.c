@@ -165,6 +165,9 @@ gboolean gst_tflite_model_load(GstElement *element, const GstTfliteModelSettings
                       ("%s", diag->error));
     goto fail;
   }
+  /* a PyTorch-style NCHW input: the preprocessing writes NHWC, the transpose goes (the
+   * engine's graphs get the same edit: gsttfliteengine.c) */
+  if (tfl_pass_nhwc_input(m->graph, 0)) GST_INFO_OBJECT(element, "NCHW input: frames are written NHWC, its TRANSPOSE skipped");
   /* the rest of the model's checks (shapes, value ranges) now, not at the first frame: a
    * bad model fails the state change */
   if (tfl_graph_prepare(m->graph, diag) != TFL_OK) {

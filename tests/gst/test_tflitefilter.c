@@ -809,6 +809,26 @@ GST_START_TEST(test_bad_inputs)
 }
 GST_END_TEST;
 
+/* A PyTorch-style model (NCHW input [1,3,6,8], then TRANSPOSE to NHWC): refused before as
+ * "does not take an image"; now both paths run it, the frames written NHWC. */
+GST_START_TEST(test_nchw_input)
+{
+  gchar *model = g_build_filename(env_dir("TFL_OPMODELS"), "transpose_nchw_conv_1x1.tflite", NULL);
+  fail_unless(g_file_test(model, G_FILE_TEST_IS_REGULAR), "%s missing", model);
+  const gchar *paths[] = {"", "glupload ! "};
+  for (guint i = 0; i < G_N_ELEMENTS(paths); i++) {
+    gchar *desc = g_strdup_printf("videotestsrc num-buffers=2 ! video/x-raw,format=RGBA,width=64,height=48 ! "
+                                  "%stflitefilter name=f model=%s decoder=none ! fakesink", paths[i], model);
+    run_out o;
+    run_pipeline(desc, &o);
+    fail_unless(o.error == NULL, "%s: %s (%s)", desc, o.error, o.debug ? o.debug : "");
+    run_out_clear(&o);
+    g_free(desc);
+  }
+  g_free(model);
+}
+GST_END_TEST;
+
 /* ---- files that are no files, and configuration errors at the state change ---- */
 
 /* READY -> PAUSED fails at once (no frame needed) with an error from the filter naming
@@ -985,6 +1005,7 @@ static Suite *tflitefilter_suite(void)
   tcase_add_test(gl, test_gl_sysmem);
   tcase_add_test(life, test_state_cycles);
   tcase_add_test(life, test_bad_inputs);
+  tcase_add_test(life, test_nchw_input);
   tcase_add_test(life, test_bad_files);
   tcase_add_test(life, test_config_errors_end);
   return s;
