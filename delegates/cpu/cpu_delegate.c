@@ -18,6 +18,8 @@
 #include "kernels/conv_q8_stem.h"
 #include "kernels/quantize_lut.h"
 #include "kernels/dwconv_q8.h"
+#include "kernels/fc_q8.h"
+#include "kernels/tconv_q8.h"
 #include "onednn_conv.h"
 #include "xnn_partition.h"
 
@@ -88,6 +90,8 @@ static const cpu_kernel *fast_kernel(const cpu_features *isa, const tfl_graph *g
   if (cpu_quantize_lut_applies(g, n, isa)) return &cpu_k_quantize_lut;
   if (cpu_conv_sparse1x1_applies(g, n)) return &cpu_k_conv_sparse1x1;
   if (cpu_conv_narrow_applies(g, n)) return &cpu_k_conv_narrow;
+  if (cpu_fc_q8_applies(g, n, isa)) return &cpu_k_fc_q8;
+  if (cpu_tconv_q8_applies(g, n, isa)) return &cpu_k_tconv_q8;
   return NULL;
 }
 
