@@ -340,24 +340,3 @@ const cpu_kernel cpu_k_reduce_min = {prepare, eval, release};
 const cpu_kernel cpu_k_reduce_any = {prepare, eval, release};
 const cpu_kernel cpu_k_reduce_all = {prepare, eval, release};
 
-/* Pending kernels of the group: refused at prepare until written. */
-static tfl_status pending_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
-{
-  (void)g;
-  (void)state;
-  return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "%s: no CPU kernel yet", tfl_op_name(n->op));
-}
-
-static tfl_status pending_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
-{
-  (void)g;
-  (void)state;
-  (void)ctx;
-  return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "%s: no CPU kernel yet", tfl_op_name(n->op));
-}
-
-const cpu_kernel cpu_k_arg_min = {pending_prepare, pending_eval, NULL};
-const cpu_kernel cpu_k_log_softmax = {pending_prepare, pending_eval, NULL};
-const cpu_kernel cpu_k_l2_normalization = {pending_prepare, pending_eval, NULL};
-const cpu_kernel cpu_k_local_response_normalization = {pending_prepare, pending_eval, NULL};
-const cpu_kernel cpu_k_l2_pool_2d = {pending_prepare, pending_eval, NULL};
