@@ -65,6 +65,8 @@ def register(mk):
     add('reduce_prod_quant_i8', _reducer('REDUCE_PROD', [2, 3, 4], [1], False, 'int8', q=(0.02, 0), qo=(0.02, 0)))
     add('reduce_prod_quant_zp_i8', _reducer('REDUCE_PROD', [4, 2, 3], [2], True, 'int8', q=(0.03, 5), qo=(0.05, -4)))
 
+    add('reduce_prod_quant_i16', _reducer('REDUCE_PROD', [3, 2, 4], [-1], False, 'int16', q=(0.002, 0), qo=(0.001, 0)))
+
     # REDUCE_ANY / REDUCE_ALL
     for op in ('REDUCE_ANY', 'REDUCE_ALL'):
         p = op.lower()
@@ -82,6 +84,8 @@ def register(mk):
     add('mean_outer_same_q_u8', _reducer('MEAN', [4, 3, 5], [0], False, 'uint8', q=(0.03, 120)))
     add('mean_channels_i16', _reducer('MEAN', [2, 3, 8], [2], False, 'int16', q=(0.001, 0), qo=(0.0005, 0)))
     add('mean_hw_keep_i16', _reducer('MEAN', [1, 4, 4, 3], [1, 2], True, 'int16', q=(0.001, 0), qo=(0.0002, 0)))
+    add('mean_threaded_columns_f32', _reducer('MEAN', [4, 8, 160], [1], False))
+    add('mean_threaded_columns_i8', _reducer('MEAN', [2, 9, 192], [0, 1], True, 'int8', q=(0.05, 1), qo=(0.02, -1)))
     add('mean_i32', _reducer('MEAN', [3, 4, 5], [1], False, 'int32'))
     add('mean_i64', _reducer('MEAN', [3, 4, 5], [0, 2], True, 'int64'))
 

@@ -56,8 +56,8 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   case TFL_TYPE_INT32:
   case TFL_TYPE_INT64: k = ACC_INT64; break;
   default:
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "MEAN of %s is not supported (TFLite: FLOAT32, INT8, "
-                        "UINT8, INT16, INT32, INT64)", tfl_type_name(x->type));
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input type %s is not supported (TFLite: FLOAT32, "
+                        "INT8, UINT8, INT16, INT32, INT64)", tfl_type_name(x->type));
   }
   mean_state *st = calloc(1, sizeof *st);
   if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "mean state");
@@ -103,6 +103,19 @@ static inline int64_t code_at(tfl_type t, const void *x, size_t i)
   }
 }
 
+/* One input row of codes of type T into acc (one sum, or one per column). */
+#define SUM_CODES(T)                                                                                 \
+  do {                                                                                               \
+    const T *x = (const T *)j->x + in_off;                                                           \
+    if (p->reduced[last]) {                                                                          \
+      int64_t sum = 0;                                                                               \
+      for (size_t k = 0; k < inner; k++) sum += x[k];                                                \
+      acc[0] += (double)sum;                                                                         \
+    } else {                                                                                         \
+      for (size_t k = c0; k < c1; k++) acc[k] += (double)x[k];                                       \
+    }                                                                                                \
+  } while (0)
+
 /* Sums the input columns [c0, c1) of the innermost dim (all of it when reduced). */
 static void accumulate(const mean_job *j, size_t c0, size_t c1)
 {
@@ -127,12 +140,10 @@ static void accumulate(const mean_job *j, size_t c0, size_t c1)
     }
     case ACC_DOUBLE: { /* codes of at most 16 bits: exact in int64 and in double */
       double *acc = (double *)j->st->acc + o;
-      if (p->reduced[last]) {
-        int64_t sum = 0;
-        for (size_t k = 0; k < inner; k++) sum += code_at(t, j->x, in_off + k);
-        acc[0] += (double)sum;
-      } else {
-        for (size_t k = c0; k < c1; k++) acc[k] += (double)code_at(t, j->x, in_off + k);
+      switch (t) {
+      case TFL_TYPE_UINT8: SUM_CODES(uint8_t); break;
+      case TFL_TYPE_INT8: SUM_CODES(int8_t); break;
+      default: SUM_CODES(int16_t); break;
       }
       break;
     }

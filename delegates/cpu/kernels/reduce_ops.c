@@ -81,8 +81,8 @@ static tfl_status check_type(const tfl_graph *g, const tfl_node *n, red_op op, t
   default: ok = false; break;
   }
   if (!ok)
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s of %s is not supported (TFLite: %s)",
-                        tfl_op_name(n->op), tfl_type_name(t),
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input type %s is not supported (TFLite: %s)",
+                        tfl_type_name(t),
                         op == R_ANY || op == R_ALL ? "BOOL" : "FLOAT32, INT32, INT64, UINT8, INT8, INT16");
   return TFL_OK;
 }
