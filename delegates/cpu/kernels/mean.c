@@ -103,18 +103,24 @@ static inline int64_t code_at(tfl_type t, const void *x, size_t i)
   }
 }
 
-/* One input row of codes of type T into acc (one sum, or one per column). */
-#define SUM_CODES(T)                                                                                 \
-  do {                                                                                               \
-    const T *x = (const T *)j->x + in_off;                                                           \
-    if (p->reduced[last]) {                                                                          \
+/* Adds one input row of codes of type T into acc: one sum when the row is reduced,
+ * columns [c0, c1) when it is kept. */
+#define SUM_ROW_FN(NAME, T)                                                                          \
+  static void NAME(const void *xv, size_t inner, bool reduced, size_t c0, size_t c1, double *acc)    \
+  {                                                                                                  \
+    const T *x = xv;                                                                                 \
+    if (reduced) {                                                                                   \
       int64_t sum = 0;                                                                               \
       for (size_t k = 0; k < inner; k++) sum += x[k];                                                \
       acc[0] += (double)sum;                                                                         \
     } else {                                                                                         \
       for (size_t k = c0; k < c1; k++) acc[k] += (double)x[k];                                       \
     }                                                                                                \
-  } while (0)
+  }
+
+SUM_ROW_FN(sum_row_u8, uint8_t)
+SUM_ROW_FN(sum_row_i8, int8_t)
+SUM_ROW_FN(sum_row_i16, int16_t)
 
 /* Sums the input columns [c0, c1) of the innermost dim (all of it when reduced). */
 static void accumulate(const mean_job *j, size_t c0, size_t c1)
@@ -140,11 +146,13 @@ static void accumulate(const mean_job *j, size_t c0, size_t c1)
     }
     case ACC_DOUBLE: { /* codes of at most 16 bits: exact in int64 and in double */
       double *acc = (double *)j->st->acc + o;
-      switch (t) {
-      case TFL_TYPE_UINT8: SUM_CODES(uint8_t); break;
-      case TFL_TYPE_INT8: SUM_CODES(int8_t); break;
-      default: SUM_CODES(int16_t); break;
-      }
+      const void *x = (const uint8_t *)j->x + in_off * tfl_type_size(t);
+      if (t == TFL_TYPE_UINT8)
+        sum_row_u8(x, inner, p->reduced[last], c0, c1, acc);
+      else if (t == TFL_TYPE_INT8)
+        sum_row_i8(x, inner, p->reduced[last], c0, c1, acc);
+      else
+        sum_row_i16(x, inner, p->reduced[last], c0, c1, acc);
       break;
     }
     case ACC_INT64: { /* wraps like the int64 accumulator it stands for */

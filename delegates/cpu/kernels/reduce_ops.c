@@ -1,8 +1,9 @@
 /* reduce_ops.c - the reducers SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN, REDUCE_ANY and
  * REDUCE_ALL over the axes of an int32/int64 tensor (reduce_common.h: negative axes,
  * repeats, none, all), keep_dims or not, as TensorFlow Lite computes them:
- * - float32, int32, int64 and unquantized int8/uint8/int16 combine in their own type
- *   (integer sums and products wrap), in input order;
+ * - float32 combines in float in input order; int32, int64 and unquantized
+ *   int8/uint8/int16 combine widened to int64 and are stored back with the wrap-around of
+ *   their own type (what TFLite's sums and products in that type give);
  * - 8-bit quantized tensors whose input and output scale or zero point differ: SUM adds the
  *   codes in int32 and requantizes in float32 as TFLite does,
  *   zo + round(sum * s + (-zi) * s * count) with s = in_scale / out_scale (clamped here where
@@ -29,7 +30,7 @@ typedef struct {
   tfl_type type;
   bool planned;
   cpu_reduce_plan plan;
-  int32_t *acc;                         /* int32 per output (quantized modes) */
+  int64_t *acc;                         /* per output: integer reducers, quantized SUM / PROD */
   uint8_t *seen;                        /* QPROD: output has its first value */
   float qs;                             /* QSUM: in_scale / out_scale in float32 */
   double in_scale, out_scale;           /* QPROD: the multiplier depends on the count */
@@ -106,6 +107,10 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   st->type = x->type;
   st->mode = MODE_PLAIN;
   if ((s = cpu_reduce_prepare_plan(g, n, &st->plan, &st->planned, diag))) return s;
+  if (x->type == TFL_TYPE_FLOAT32) return TFL_OK; /* combines in the output itself */
+  size_t out = tfl_tensor_count(y);
+  st->acc = calloc(out ? out : 1, sizeof(int64_t));
+  if (!st->acc) return tfl_fail(diag, TFL_ERR_NOMEM, "%s accumulator", tfl_op_name(n->op));
   bool small_int = x->type == TFL_TYPE_UINT8 || x->type == TFL_TYPE_INT8 || x->type == TFL_TYPE_INT16;
   if (!small_int) return TFL_OK;
   bool same = raw_scale(x) == raw_scale(y) && raw_zp(x) == raw_zp(y);
@@ -134,81 +139,111 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   st->zi = raw_zp(x);
   st->zo = raw_zp(y);
   cpu_type_limits(y->type, &st->lo, &st->hi);
-  size_t out = tfl_tensor_count(y);
-  st->acc = calloc(out ? out : 1, sizeof(int32_t));
   st->seen = st->mode == MODE_QPROD ? calloc(out ? out : 1, 1) : NULL;
-  if (!st->acc || (st->mode == MODE_QPROD && !st->seen))
+  if (st->mode == MODE_QPROD && !st->seen)
     return tfl_fail(diag, TFL_ERR_NOMEM, "%s accumulator", tfl_op_name(n->op));
   return TFL_OK;
 }
 
-/* Plain reductions: y[o] starts at the neutral value, each input row combines into it.
- * UT is the unsigned type integer sums and products wrap in. */
-#define PLAIN_LOOP(T, p, xv, yv, INIT, COMBINE)                                                       \
-  do {                                                                                               \
-    const T *x_ = (const T *)(xv);                                                                   \
-    T *y_ = (T *)(yv);                                                                               \
-    size_t inner_ = (p)->dims[(p)->nd - 1];                                                          \
-    for (size_t o_ = 0; o_ < (p)->out_count; o_++) y_[o_] = (INIT);                                  \
-    if ((p)->per_out == 0) break;                                                                    \
-    bool red_ = (p)->reduced[(p)->nd - 1];                                                           \
-    for (size_t r_ = 0; r_ < (p)->rows; r_++) {                                                      \
-      const T *xr_ = x_ + r_ * inner_;                                                               \
-      T *yr_ = y_ + cpu_reduce_row_out((p), r_);                                                     \
-      if (red_) {                                                                                    \
-        T a = yr_[0];                                                                                \
-        for (size_t k_ = 0; k_ < inner_; k_++) {                                                     \
-          T b = xr_[k_];                                                                             \
-          a = (COMBINE);                                                                             \
-        }                                                                                            \
-        yr_[0] = a;                                                                                  \
-      } else {                                                                                       \
-        for (size_t k_ = 0; k_ < inner_; k_++) {                                                     \
-          T a = yr_[k_], b = xr_[k_];                                                                \
-          yr_[k_] = (COMBINE);                                                                       \
-        }                                                                                            \
-      }                                                                                              \
-    }                                                                                                \
-  } while (0)
-
-#define PLAIN_OPS(T, UT, LOWEST, HIGHEST)                                                            \
-  switch (op) {                                                                                      \
-  case R_SUM: PLAIN_LOOP(T, p, x, y, (T)0, (T)((UT)a + (UT)b)); break;                               \
-  case R_PROD: PLAIN_LOOP(T, p, x, y, (T)1, (T)((UT)a * (UT)b)); break;                              \
-  case R_MAX: PLAIN_LOOP(T, p, x, y, LOWEST, a > b ? a : b); break;                                  \
-  case R_MIN: PLAIN_LOOP(T, p, x, y, HIGHEST, a < b ? a : b); break;                                 \
-  default: break;                                                                                    \
-  }
-
-static void plain_float(red_op op, const cpu_reduce_plan *p, const void *x, void *y)
+/* One step of the reducer on integers widened to int64: sums and products wrap (in
+ * uint64, so the stored low bits are those of the narrow type's own wrapping); ANY and ALL
+ * are MAX and MIN over the bool bytes. */
+static inline int64_t combine_i(red_op op, int64_t a, int64_t b)
 {
   switch (op) {
-  case R_SUM: PLAIN_LOOP(float, p, x, y, 0.0f, a + b); break;
-  case R_PROD: PLAIN_LOOP(float, p, x, y, 1.0f, a * b); break;
-  case R_MAX: PLAIN_LOOP(float, p, x, y, -FLT_MAX, a > b ? a : b); break;
-  case R_MIN: PLAIN_LOOP(float, p, x, y, FLT_MAX, a < b ? a : b); break;
-  default: break;
+  case R_SUM: return (int64_t)((uint64_t)a + (uint64_t)b);
+  case R_PROD: return (int64_t)((uint64_t)a * (uint64_t)b);
+  case R_MAX:
+  case R_ANY: return a > b ? a : b;
+  case R_MIN:
+  case R_ALL: return a < b ? a : b;
+  }
+  return a;
+}
+
+/* TFLite's float reducers, current value first (its MaxOp / MinOp compare current to in). */
+static inline float combine_f(red_op op, float a, float b)
+{
+  switch (op) {
+  case R_SUM: return a + b;
+  case R_PROD: return a * b;
+  case R_MAX: return a > b ? a : b;
+  case R_MIN: return a < b ? a : b;
+  default: return a;
   }
 }
 
-static void plain_int(red_op op, tfl_type t, const cpu_reduce_plan *p, const void *x, void *y)
+/* Combines every input row (innermost merged dim) into its outputs, in input order: one
+ * output when that dim is reduced (step 0), one per column when it is kept (step 1). */
+#define COMBINE_ROWS_FN(NAME, T)                                                                     \
+  static void NAME(red_op op, const cpu_reduce_plan *p, const void *xv, int64_t *acc)                \
+  {                                                                                                  \
+    const T *x = xv;                                                                                 \
+    size_t inner = p->dims[p->nd - 1], step = p->reduced[p->nd - 1] ? 0 : 1;                         \
+    for (size_t r = 0; r < p->rows; r++) {                                                           \
+      const T *xr = x + r * inner;                                                                   \
+      int64_t *ar = acc + cpu_reduce_row_out(p, r);                                                  \
+      for (size_t k = 0; k < inner; k++) ar[k * step] = combine_i(op, ar[k * step], (int64_t)xr[k]); \
+    }                                                                                                \
+  }
+
+COMBINE_ROWS_FN(combine_rows_u8, uint8_t)
+COMBINE_ROWS_FN(combine_rows_i8, int8_t)
+COMBINE_ROWS_FN(combine_rows_i16, int16_t)
+COMBINE_ROWS_FN(combine_rows_i32, int32_t)
+COMBINE_ROWS_FN(combine_rows_i64, int64_t)
+
+static void combine_rows_int(red_op op, tfl_type t, const cpu_reduce_plan *p, const void *x, int64_t *acc)
 {
   switch (t) {
-  case TFL_TYPE_UINT8: PLAIN_OPS(uint8_t, uint32_t, 0, UINT8_MAX) break;
-  case TFL_TYPE_INT8: PLAIN_OPS(int8_t, uint32_t, INT8_MIN, INT8_MAX) break;
-  case TFL_TYPE_INT16: PLAIN_OPS(int16_t, uint32_t, INT16_MIN, INT16_MAX) break;
-  case TFL_TYPE_INT32: PLAIN_OPS(int32_t, uint32_t, INT32_MIN, INT32_MAX) break;
-  case TFL_TYPE_INT64: PLAIN_OPS(int64_t, uint64_t, INT64_MIN, INT64_MAX) break;
-  default: break;
+  case TFL_TYPE_BOOL:
+  case TFL_TYPE_UINT8: combine_rows_u8(op, p, x, acc); break;
+  case TFL_TYPE_INT8: combine_rows_i8(op, p, x, acc); break;
+  case TFL_TYPE_INT16: combine_rows_i16(op, p, x, acc); break;
+  case TFL_TYPE_INT32: combine_rows_i32(op, p, x, acc); break;
+  default: combine_rows_i64(op, p, x, acc); break;
   }
 }
 
-static void plain_bool(red_op op, const cpu_reduce_plan *p, const void *x, void *y)
+static void plain_float(red_op op, const cpu_reduce_plan *p, const float *x, float *y)
 {
-  if (op == R_ANY)
-    PLAIN_LOOP(uint8_t, p, x, y, 0, (uint8_t)(a | (b != 0)));
-  else
-    PLAIN_LOOP(uint8_t, p, x, y, 1, (uint8_t)(a & (b != 0)));
+  size_t inner = p->dims[p->nd - 1], step = p->reduced[p->nd - 1] ? 0 : 1;
+  float init = op == R_SUM ? 0.0f : op == R_PROD ? 1.0f : op == R_MAX ? -FLT_MAX : FLT_MAX;
+  for (size_t o = 0; o < p->out_count; o++) y[o] = init;
+  for (size_t r = 0; r < p->rows; r++) {
+    const float *xr = x + r * inner;
+    float *yr = y + cpu_reduce_row_out(p, r);
+    for (size_t k = 0; k < inner; k++) yr[k * step] = combine_f(op, yr[k * step], xr[k]);
+  }
+}
+
+/* Integer and bool reducers: widened accumulators start at the neutral value of the
+ * narrow type (its lowest for MAX, highest for MIN) and are stored back truncated. */
+static void plain_int(const red_state *st, const cpu_reduce_plan *p, const void *x, void *y)
+{
+  int64_t lo, hi;
+  switch (st->type) {
+  case TFL_TYPE_BOOL: lo = 0; hi = 1; break;
+  case TFL_TYPE_UINT8: lo = 0; hi = UINT8_MAX; break;
+  case TFL_TYPE_INT8: lo = INT8_MIN; hi = INT8_MAX; break;
+  case TFL_TYPE_INT16: lo = INT16_MIN; hi = INT16_MAX; break;
+  case TFL_TYPE_INT32: lo = INT32_MIN; hi = INT32_MAX; break;
+  default: lo = INT64_MIN; hi = INT64_MAX; break;
+  }
+  int64_t init = st->op == R_SUM ? 0 : st->op == R_PROD ? 1 : (st->op == R_MAX || st->op == R_ANY) ? lo : hi;
+  int64_t *acc = st->acc;
+  for (size_t o = 0; o < p->out_count; o++) acc[o] = init;
+  combine_rows_int(st->op, st->type, p, x, acc);
+  for (size_t o = 0; o < p->out_count; o++) {
+    switch (st->type) {
+    case TFL_TYPE_BOOL: ((uint8_t *)y)[o] = acc[o] != 0; break;
+    case TFL_TYPE_UINT8:
+    case TFL_TYPE_INT8: ((uint8_t *)y)[o] = (uint8_t)(uint64_t)acc[o]; break;
+    case TFL_TYPE_INT16: ((uint16_t *)y)[o] = (uint16_t)(uint64_t)acc[o]; break;
+    case TFL_TYPE_INT32: ((uint32_t *)y)[o] = (uint32_t)(uint64_t)acc[o]; break;
+    default: ((int64_t *)y)[o] = acc[o]; break;
+    }
+  }
 }
 
 /* Integer code i of an 8/16-bit tensor. */
@@ -247,29 +282,13 @@ static int32_t mbqm64(int64_t x, int32_t q31, int shift)
 
 static void quant_sum(const red_state *st, const cpu_reduce_plan *p, const void *x, void *y)
 {
-  int32_t *acc = st->acc;
-  size_t inner = p->dims[p->nd - 1];
-  bool red = p->reduced[p->nd - 1];
-  memset(acc, 0, p->out_count * sizeof *acc);
-  if (p->per_out == 0) {
-    for (size_t o = 0; o < p->out_count; o++) store_code(st->type, y, o, 0);
-    return;
-  }
-  for (size_t r = 0; r < p->rows; r++) {
-    int32_t *ar = acc + cpu_reduce_row_out(p, r);
-    size_t base = r * inner;
-    if (red) {
-      uint32_t s = (uint32_t)ar[0];
-      for (size_t k = 0; k < inner; k++) s += (uint32_t)code_at(st->type, x, base + k);
-      ar[0] = (int32_t)s;
-    } else {
-      for (size_t k = 0; k < inner; k++) ar[k] = (int32_t)((uint32_t)ar[k] + (uint32_t)code_at(st->type, x, base + k));
-    }
-  }
-  /* float32 steps in TFLite's order: bias = (-zi) * s * count */
+  int64_t *acc = st->acc;
+  for (size_t o = 0; o < p->out_count; o++) acc[o] = 0;
+  combine_rows_int(R_SUM, st->type, p, x, acc);
+  /* float32 steps in TFLite's order on its int32 sum: bias = (-zi) * s * count */
   float bias = (float)(-st->zi) * st->qs * (float)p->per_out;
   for (size_t o = 0; o < p->out_count; o++) {
-    float v = roundf((float)acc[o] * st->qs + bias);
+    float v = roundf((float)(int32_t)(uint32_t)(uint64_t)acc[o] * st->qs + bias);
     int32_t q = v > 1e9f ? st->hi : v < -1e9f ? st->lo : cpu_clamp_i32((int32_t)v + st->zo, st->lo, st->hi);
     store_code(st->type, y, o, q);
   }
@@ -277,7 +296,7 @@ static void quant_sum(const red_state *st, const cpu_reduce_plan *p, const void 
 
 static void quant_prod(const red_state *st, const cpu_reduce_plan *p, const void *x, void *y)
 {
-  int32_t *acc = st->acc;
+  int64_t *acc = st->acc; /* int32 values, as TFLite's temp_prod */
   size_t inner = p->dims[p->nd - 1];
   bool red = p->reduced[p->nd - 1];
   if (p->per_out == 0 || p->out_count == 0) {
@@ -324,10 +343,8 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   case MODE_PLAIN:
     if (st->type == TFL_TYPE_FLOAT32)
       plain_float(st->op, p, x->data, y->data);
-    else if (st->type == TFL_TYPE_BOOL)
-      plain_bool(st->op, p, x->data, y->data);
     else
-      plain_int(st->op, st->type, p, x->data, y->data);
+      plain_int(st, p, x->data, y->data);
     break;
   }
   return TFL_OK;
