@@ -41,6 +41,14 @@ def register(mk):
     add('sum_rescale_channels_i8', _reducer('SUM', [2, 3, 6], [-1], True, 'int8', q=(0.05, -7), qo=(0.2, 10)))
     add('sum_rescale_u8', _reducer('SUM', [3, 4, 6], [0, 2], False, 'uint8', q=(0.05, 128), qo=(0.4, 120)))
     add('sum_same_scale_i8', _reducer('SUM', [2, 3, 4], [1], False, 'int8', q=(0.1, 0)))
+    add('sum_same_scale_wraps_i8', _reducer('SUM', [3, 6], [1], False, 'int8', q=(0.01, 0)))
+    add('sum_same_scale_zp_u8', _reducer('SUM', [2, 3, 4], [1], False, 'uint8', q=(0.1, 100)))
+    add('sum_same_scale_wraps_i16', _reducer('SUM', [3, 16], [1], False, 'int16', q=(0.00002, 0)))
+    add('sum_rescale_i16', _reducer('SUM', [2, 3, 5], [-1, 0], True, 'int16', q=(0.001, 0), qo=(0.004, 0)))
+    # int32 values near 1e9 (quantization only shapes the fill): the int32 sum wraps
+    add('sum_wraps_i32', _reducer('SUM', [3, 5], [1], False, 'int32', q=(1e-9, 0)))
+    add('sum_scalar_input_f32', _reducer('SUM', [], [0], False))
+    add('sum_rank1_keep_i32', _reducer('SUM', [7], [-1], True, 'int32'))
     add('sum_same_scale_i16', _reducer('SUM', [2, 3, 4], [2], False, 'int16', q=(0.01, 0)))
 
     # REDUCE_MAX / REDUCE_MIN

@@ -4,11 +4,13 @@
  * - float32 combines in float in input order; int32, int64 and unquantized
  *   int8/uint8/int16 combine widened to int64 and are stored back with the wrap-around of
  *   their own type (what TFLite's sums and products in that type give);
- * - 8-bit quantized tensors whose input and output scale or zero point differ: SUM adds the
- *   codes in int32 and requantizes in float32 as TFLite does,
- *   zo + round(sum * s + (-zi) * s * count) with s = in_scale / out_scale (clamped here where
- *   TFLite wraps); otherwise (equal quantization, which MAX/MIN/ANY/ALL and int16 need) the
- *   codes combine as plain integers, as TFLite's generic reducer does;
+ * - quantized SUM (uint8, int8, int16 with zero points 0) adds the codes in int32 and
+ *   requantizes in float32 as TFLite does, zo + round(sum * s + (-zi) * s * count) with
+ *   s = in_scale / out_scale, clamped to the type. Equal quantizations take the same path
+ *   (zo + sum of (q - zi), clamped): what LiteRT returns (checked against it: TFLite's
+ *   generic reducer would add the raw codes and wrap);
+ * - quantized MAX/MIN need equal input and output quantization and compare codes (LiteRT
+ *   accepts other scales and returns the raw code: refused here rather than mislabelled);
  * - quantized int8/int16 REDUCE_PROD: TFLite's rescaled product: each step multiplies by
  *   (q - zi) and by in_scale / out_scale^(1/count) in 64-bit fixed point;
  * - REDUCE_ANY/ALL take bool only.
@@ -117,7 +119,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   if (x->type == TFL_TYPE_INT16 && (raw_zp(x) != 0 || raw_zp(y) != 0))
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "INT16 zero points %d (input), %d (output): TFLite "
                         "needs 0", raw_zp(x), raw_zp(y));
-  if (op == R_SUM && x->type != TFL_TYPE_INT16 && !same) {
+  if (op == R_SUM && x->q.n > 0) {
     if ((s = cpu_check_per_tensor(g, n, x, "input", diag)) || (s = cpu_check_per_tensor(g, n, y, "output", diag)))
       return s;
     st->mode = MODE_QSUM;
