@@ -202,9 +202,11 @@ static tfl_status l2norm_prepare(tfl_graph *g, const tfl_node *n, void **state, 
   if (s) return s;
   *state = st;
   const tfl_tensor *x = cpu_in(g, n, INPUT);
-  if (x->ndim > 4) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input has %d dims, TFLite takes at most 4", x->ndim);
+  if (x->ndim > 4)
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input has %d dims, TFLite takes at most 4", x->ndim);
   if (n->p.eltwise.act != TFL_ACT_NONE)
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "fused activation %d: TFLite takes none", (int)n->p.eltwise.act);
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "fused activation %d: TFLite takes none",
+                        (int)n->p.eltwise.act);
   if (st->type == TFL_TYPE_FLOAT32) return TFL_OK;
   if (!cpu_is_q8(st->type))
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "type %s is not supported (TFLite: FLOAT32, UINT8, INT8)",

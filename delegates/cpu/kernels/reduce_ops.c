@@ -35,7 +35,9 @@ typedef struct {
   int64_t *acc;                         /* per output: integer reducers, quantized SUM / PROD */
   uint8_t *seen;                        /* QPROD: output has its first value */
   float qs;                             /* QSUM: in_scale / out_scale in float32 */
-  double in_scale, out_scale;           /* QPROD: the multiplier depends on the count */
+  double in_scale, out_scale;           /* QPROD: the multiplier depends on the count ... */
+  int32_t prod_q31;                     /* ... precomputed when the axes are constant */
+  int prod_shift;
   int32_t zi, zo, lo, hi;
 } red_state;
 
@@ -90,6 +92,13 @@ static tfl_status check_type(const tfl_graph *g, const tfl_node *n, red_op op, t
   return TFL_OK;
 }
 
+/* TFLite's per-step multiplier of the quantized product of `count` values:
+ * in_scale / out_scale^(1/count), so the running product stays in range. */
+static void prod_multiplier(double in_scale, double out_scale, size_t count, int32_t *q31, int *shift)
+{
+  cpu_quantize_multiplier(in_scale / pow(out_scale, 1.0 / (double)(count ? count : 1)), q31, shift);
+}
+
 static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *ax = cpu_in(g, n, AXES), *y = cpu_out(g, n, OUTPUT);
@@ -133,6 +142,8 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
     st->mode = MODE_QPROD;
     st->in_scale = x->q.scale[0];
     st->out_scale = y->q.scale[0];
+    if (st->planned)
+      prod_multiplier(st->in_scale, st->out_scale, st->plan.per_out, &st->prod_q31, &st->prod_shift);
   } else if (!same) {
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s input scale %g zero point %d, output scale %g zero "
                         "point %d: TFLite needs them equal", tfl_type_name(x->type), (double)raw_scale(x), raw_zp(x),
@@ -305,9 +316,9 @@ static void quant_prod(const red_state *st, const cpu_reduce_plan *p, const void
     for (size_t o = 0; o < p->out_count; o++) store_code(st->type, y, o, st->zo);
     return;
   }
-  int32_t q31;
-  int shift;
-  cpu_quantize_multiplier(st->in_scale / pow(st->out_scale, 1.0 / (double)p->per_out), &q31, &shift);
+  int32_t q31 = st->prod_q31;
+  int shift = st->prod_shift;
+  if (p != &st->plan) prod_multiplier(st->in_scale, st->out_scale, p->per_out, &q31, &shift);
   /* the first value of each output is taken as it is, every later one rescales */
   memset(st->seen, 0, p->out_count);
   for (size_t r = 0; r < p->rows; r++) {
