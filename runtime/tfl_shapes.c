@@ -466,26 +466,7 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
     return TFL_OK;
   }
   case TFL_OP_STRIDED_SLICE: return slice_shape(g, n, ni, out, kind, diag);
-  case TFL_OP_MEAN: {
-    int64_t v[2 * TFL_MAX_DIMS];
-    int cnt = 0;
-    if (!const_ints(in_t(g, n, 1), v, 2 * TFL_MAX_DIMS, &cnt)) {
-      *kind = INF_KEEP;
-      return TFL_OK;
-    }
-    bool red[TFL_MAX_DIMS] = {false};
-    for (int i = 0; i < cnt; i++) {
-      int64_t d = v[i] < 0 ? v[i] + x->ndim : v[i];
-      if (d < 0 || d >= x->ndim)
-        return NODE_ERR(TFL_ERR_SHAPE, "axis %lld out of range for %d dims", (long long)v[i], x->ndim);
-      red[d] = true;
-    }
-    for (int d = 0; d < x->ndim; d++) {
-      if (red[d] && !n->p.reducer.keep_dims) continue;
-      out->d[out->ndim++] = red[d] ? 1 : x->dims[d];
-    }
-    return TFL_OK;
-  }
+  case TFL_OP_MEAN: return tfl_shape_reduce(g, n, ni, o, out, kind, diag); /* the reducers' rule */
   case TFL_OP_DEPTH_TO_SPACE: {
     int b = n->p.d2s.block_size;
     if (x->ndim != 4) return NODE_ERR(TFL_ERR_SHAPE, "input has %d dims, expected 4", x->ndim);

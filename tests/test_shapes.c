@@ -250,12 +250,51 @@ static void test_broadcast_and_mismatch(void)
   tfl_graph_free(g);
 }
 
+/* The reducers' axes rule (tfl_reduce_axes.h): negative and repeated axes, keep_dims,
+ * every axis to a scalar, an axis out of range as an error naming it. */
+static void expect_error(const char *what, tfl_graph *g, tfl_status want, const char *part)
+{
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  tfl_status s = tfl_infer_shapes(g, &diag);
+  if (s != want || !strstr(diag.error, part)) {
+    failures++;
+    printf("FAIL %s: status %d (%s), want %d and \"%s\"\n", what, s, diag.error, want, part);
+  }
+  tfl_graph_free(g);
+}
+
+static tfl_graph *reducer(tfl_op op, const int32_t *axes, int n_axes, bool keep)
+{
+  const int32_t *c[1] = {axes};
+  int len[1] = {n_axes};
+  tfl_graph *g = graph(op, 4, DIMS(2, 3, 4, 5), 1, c, len);
+  g->nodes[0].p.reducer.keep_dims = keep;
+  return g;
+}
+
+static void test_reduce(void)
+{
+  EXPECT("sum neg dup", reducer(TFL_OP_SUM, DIMS(-1, 3, 1), 3, false), 2, 4);
+  EXPECT("max keep", reducer(TFL_OP_REDUCE_MAX, DIMS(0, -2), 2, true), 1, 3, 1, 5);
+  EXPECT("prod no axes", reducer(TFL_OP_REDUCE_PROD, DIMS(0), 0, false), 2, 3, 4, 5);
+  EXPECT("mean all keep", reducer(TFL_OP_MEAN, DIMS(3, 2, 1, 0), 4, true), 1, 1, 1, 1);
+  expect_error("sum axis 4", reducer(TFL_OP_SUM, DIMS(1, 4), 2, false), TFL_ERR_SHAPE, "axis 4 out of range");
+  expect_error("mean axis -5", reducer(TFL_OP_MEAN, DIMS(-5), 1, true), TFL_ERR_SHAPE, "axis -5 out of range");
+  const int32_t *c[1] = {DIMS(-1)};
+  int len[1] = {1};
+  EXPECT("arg_min -1", graph(TFL_OP_ARG_MIN, 3, DIMS(2, 3, 4), 1, c, len), 2, 3);
+  c[0] = DIMS(3);
+  expect_error("arg_min 3", graph(TFL_OP_ARG_MIN, 3, DIMS(2, 3, 4), 1, c, len), TFL_ERR_SHAPE, "axis 3 out of range");
+}
+
 int main(void)
 {
   test_conv();
   test_slice();
   test_misc();
   test_broadcast_and_mismatch();
+  test_reduce();
   if (failures) printf("%d failures\n", failures);
   else printf("shapes: all checks passed\n");
   return failures != 0;

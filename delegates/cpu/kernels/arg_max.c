@@ -1,6 +1,6 @@
-/* arg_max.c - ARG_MAX along the axis given by an int32/int64 tensor (negative counts from
- * the end). Output int32 or int64 (node->p.arg_max.output_type). Ties keep the first
- * index, as TFLite's strict comparison does. Inputs: float32, uint8, int8, int32
+/* arg_max.c - ARG_MAX and ARG_MIN along the axis given by an int32/int64 tensor (negative
+ * counts from the end). Output int32 or int64 (node->p.arg_max.output_type). Ties keep the
+ * first index, as TFLite's strict comparisons (greater / less) do. Inputs: float32, uint8, int8, int32
  * (quantized codes compare like their real values since the scale is positive).
  */
 #include "eltwise_common.h"
@@ -51,9 +51,10 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
     return s;
   if (x->type != TFL_TYPE_FLOAT32 && x->type != TFL_TYPE_UINT8 && x->type != TFL_TYPE_INT8 &&
       x->type != TFL_TYPE_INT32)
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input type %s", tfl_type_name(x->type));
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input type %s is not supported (TFLite: FLOAT32, "
+                        "UINT8, INT8, INT32)", tfl_type_name(x->type));
   if ((a->type != TFL_TYPE_INT32 && a->type != TFL_TYPE_INT64) || tfl_tensor_count(a) != 1)
-    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "axis is %s with %zu values, expected one INT32",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "axis is %s with %zu values, expected one INT32 or INT64",
                         tfl_type_name(a->type), tfl_tensor_count(a));
   tfl_type ot = n->p.arg_max.output_type;
   if (y->type != TFL_TYPE_INT32 && y->type != TFL_TYPE_INT64)
@@ -69,6 +70,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
 
 static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
+  const bool is_min = n->op == TFL_OP_ARG_MIN;
   const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
   int axis;
   (void)state;
@@ -87,7 +89,7 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
       double bv = len ? value_at(x, base) : 0.0;
       for (size_t k = 1; k < len; k++) {
         double v = value_at(x, base + k * inner);
-        if (v > bv) {
+        if (is_min ? v < bv : v > bv) {
           bv = v;
           best = k;
         }
@@ -101,3 +103,4 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
 }
 
 const cpu_kernel cpu_k_arg_max = { prepare, eval, release };
+const cpu_kernel cpu_k_arg_min = { prepare, eval, release };

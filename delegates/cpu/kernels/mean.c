@@ -1,33 +1,30 @@
-/* mean.c - MEAN over the axes listed in an int32 tensor (negative axes count from the
- * end, repeats allowed), keep_dims or not (only the output's dims differ).
- * Float32 sums in float like TFLite; uint8/int8 sum the raw codes exactly and requantize
+/* mean.c - MEAN over the axes listed in an int32/int64 tensor (negative axes count from the
+ * end, repeats allowed; reduce_common.h), keep_dims or not (only the output's dims differ),
+ * over any axes: channels too (LayerNorm's mean over the last axis).
+ * Float32 sums in float like TFLite. Quantized uint8/int8/int16 (int16: zero points 0, as
+ * TFLite demands) sum the raw codes exactly and requantize
  * out = zo + round(in_scale / out_scale * (sum / count - zi)), as TFLite's quantized mean.
+ * int32/int64 sum in int64 and divide truncating toward zero, as TFLite's integer mean.
+ * An empty input gives NaN (float) or 0 (integer codes), as TFLite fills it.
  *
- * Adjacent input dims that are both reduced or both kept merge, so [N,H,W,C] over (1,2)
- * becomes [H*W reduced, C kept]: eval walks the input in order with a contiguous inner
- * run, adding into an accumulator per output element. When the innermost merged dim is
- * kept, its columns are split over threads.
+ * eval walks the input in order in rows of the innermost merged dim, adding into an
+ * accumulator per output element. When the innermost merged dim is kept, its columns are
+ * split over threads.
  */
-#include "eltwise_common.h"
-
-#include <string.h>
+#include "reduce_common.h"
 
 enum { INPUT = 0, AXES = 1 };
 enum { OUTPUT = 0 };
 
-typedef struct {
-  int nd;                               /* merged dims */
-  size_t dims[TFL_MAX_DIMS];
-  bool reduced[TFL_MAX_DIMS];
-  size_t ostride[TFL_MAX_DIMS];         /* output element stride, 0 for reduced dims */
-  size_t out_count, per_out;            /* outputs; inputs averaged into each */
-} mean_plan;
+typedef enum { ACC_FLOAT, ACC_DOUBLE, ACC_INT64 } acc_kind;
 
 typedef struct {
   tfl_type type;
-  mean_plan plan;
-  void *acc;                            /* float (float32) or double (quantized) per output */
-  uint8_t flip;
+  acc_kind acc_kind;
+  bool planned;
+  cpu_reduce_plan plan;
+  void *acc;                            /* float, double (quantized) or int64 per output */
+  size_t acc_size;
   double q_scale;                       /* in_scale / out_scale */
   int32_t zi, zo, lo, hi;
 } mean_state;
@@ -40,51 +37,6 @@ static void release(void *state)
   free(st);
 }
 
-static tfl_status make_plan(const tfl_graph *g, const tfl_node *n, mean_plan *p, tfl_diag *diag)
-{
-  const tfl_tensor *x = cpu_in(g, n, INPUT), *ax = cpu_in(g, n, AXES), *y = cpu_out(g, n, OUTPUT);
-  bool red[TFL_MAX_DIMS] = { false };
-  size_t n_axes = tfl_tensor_count(ax);
-  for (size_t i = 0; i < n_axes; i++) {
-    int a = ((const int32_t *)ax->data)[i];
-    int d = a < 0 ? a + x->ndim : a;
-    if (d < 0 || d >= x->ndim)
-      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "axis %d out of range for %d dims", a, x->ndim);
-    red[d] = true;
-  }
-  memset(p, 0, sizeof *p);
-  p->out_count = 1;
-  p->per_out = 1;
-  for (int d = 0; d < x->ndim; d++) {
-    size_t sz = (size_t)x->dims[d];
-    if (red[d])
-      p->per_out *= sz;
-    else
-      p->out_count *= sz;
-    if (sz == 1) continue;
-    if (p->nd > 0 && p->reduced[p->nd - 1] == red[d]) {
-      p->dims[p->nd - 1] *= sz;
-    } else {
-      p->dims[p->nd] = sz;
-      p->reduced[p->nd] = red[d];
-      p->nd++;
-    }
-  }
-  if (p->nd == 0) { /* a single element */
-    p->dims[0] = 1;
-    p->nd = 1;
-  }
-  size_t s = 1;
-  for (int d = p->nd - 1; d >= 0; d--) {
-    p->ostride[d] = p->reduced[d] ? 0 : s;
-    if (!p->reduced[d]) s *= p->dims[d];
-  }
-  if (tfl_tensor_count(y) != p->out_count)
-    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output has %zu elements, the reduction gives %zu",
-                        tfl_tensor_count(y), p->out_count);
-  return TFL_OK;
-}
-
 static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *x = cpu_in(g, n, INPUT), *ax = cpu_in(g, n, AXES), *y = cpu_out(g, n, OUTPUT);
@@ -92,28 +44,40 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) || (s = cpu_check_tensor(g, n, ax, "axes", -1, diag)) ||
       (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
     return s;
-  if (ax->type != TFL_TYPE_INT32)
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "axes are %s, expected INT32", tfl_type_name(ax->type));
   if (x->type != y->type)
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input %s, output %s: types differ",
                         tfl_type_name(x->type), tfl_type_name(y->type));
-  if (x->type != TFL_TYPE_FLOAT32 && !cpu_is_q8(x->type))
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(x->type));
+  acc_kind k;
+  switch (x->type) {
+  case TFL_TYPE_FLOAT32: k = ACC_FLOAT; break;
+  case TFL_TYPE_UINT8:
+  case TFL_TYPE_INT8:
+  case TFL_TYPE_INT16: k = ACC_DOUBLE; break;
+  case TFL_TYPE_INT32:
+  case TFL_TYPE_INT64: k = ACC_INT64; break;
+  default:
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input type %s is not supported (TFLite: FLOAT32, "
+                        "INT8, UINT8, INT16, INT32, INT64)", tfl_type_name(x->type));
+  }
   mean_state *st = calloc(1, sizeof *st);
   if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "mean state");
   *state = st;
   st->type = x->type;
-  if (ax->is_const && ax->data && (s = make_plan(g, n, &st->plan, diag))) return s;
+  st->acc_kind = k;
+  if ((s = cpu_reduce_prepare_plan(g, n, &st->plan, &st->planned, diag))) return s;
   size_t out = tfl_tensor_count(y);
-  st->acc = calloc(out ? out : 1, cpu_is_q8(x->type) ? sizeof(double) : sizeof(float));
+  st->acc_size = k == ACC_FLOAT ? sizeof(float) : k == ACC_DOUBLE ? sizeof(double) : sizeof(int64_t);
+  st->acc = calloc(out ? out : 1, st->acc_size);
   if (!st->acc) return tfl_fail(diag, TFL_ERR_NOMEM, "mean accumulator");
-  if (cpu_is_q8(x->type)) {
+  if (k == ACC_DOUBLE) {
     if ((s = cpu_check_per_tensor(g, n, x, "input", diag)) || (s = cpu_check_per_tensor(g, n, y, "output", diag)))
       return s;
-    st->flip = cpu_q8_flip(x->type);
     st->q_scale = (double)cpu_scale(x, 0) / cpu_scale(y, 0);
     st->zi = cpu_zero_point(x, 0);
     st->zo = cpu_zero_point(y, 0);
+    if (x->type == TFL_TYPE_INT16 && (st->zi != 0 || st->zo != 0))
+      return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "INT16 zero points %d (input), %d (output): TFLite "
+                          "needs 0", st->zi, st->zo);
     cpu_type_limits(y->type, &st->lo, &st->hi);
   }
   return TFL_OK;
@@ -121,40 +85,54 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
 
 typedef struct {
   const mean_state *st;
-  const mean_plan *p;
+  const cpu_reduce_plan *p;
   const void *x;
   void *y;
   size_t tasks;
 } mean_job;
 
+/* Integer code i of x (8/16-bit quantized, int32, int64). */
+static inline int64_t code_at(tfl_type t, const void *x, size_t i)
+{
+  switch (t) {
+  case TFL_TYPE_UINT8: return ((const uint8_t *)x)[i];
+  case TFL_TYPE_INT8: return ((const int8_t *)x)[i];
+  case TFL_TYPE_INT16: return ((const int16_t *)x)[i];
+  case TFL_TYPE_INT32: return ((const int32_t *)x)[i];
+  default: return ((const int64_t *)x)[i];
+  }
+}
+
+/* Adds one input row of codes of type T into acc: one sum when the row is reduced,
+ * columns [c0, c1) when it is kept. */
+#define SUM_ROW_FN(NAME, T)                                                                          \
+  static void NAME(const void *xv, size_t inner, bool reduced, size_t c0, size_t c1, double *acc)    \
+  {                                                                                                  \
+    const T *x = xv;                                                                                 \
+    if (reduced) {                                                                                   \
+      int64_t sum = 0;                                                                               \
+      for (size_t k = 0; k < inner; k++) sum += x[k];                                                \
+      acc[0] += (double)sum;                                                                         \
+    } else {                                                                                         \
+      for (size_t k = c0; k < c1; k++) acc[k] += (double)x[k];                                       \
+    }                                                                                                \
+  }
+
+SUM_ROW_FN(sum_row_u8, uint8_t)
+SUM_ROW_FN(sum_row_i8, int8_t)
+SUM_ROW_FN(sum_row_i16, int16_t)
+
 /* Sums the input columns [c0, c1) of the innermost dim (all of it when reduced). */
 static void accumulate(const mean_job *j, size_t c0, size_t c1)
 {
-  const mean_plan *p = j->p;
+  const cpu_reduce_plan *p = j->p;
   int last = p->nd - 1;
-  size_t inner = p->dims[last], rows = 1;
-  for (int d = 0; d < last; d++) rows *= p->dims[d];
-  bool q8 = cpu_is_q8(j->st->type);
-  for (size_t r = 0; r < rows; r++) {
-    size_t rem = r, o = 0;
-    for (int d = last - 1; d >= 0; d--) {
-      o += (rem % p->dims[d]) * p->ostride[d];
-      rem /= p->dims[d];
-    }
-    size_t in_off = r * inner;
-    if (q8) {
-      const uint8_t *x = (const uint8_t *)j->x + in_off;
-      double *acc = (double *)j->st->acc + o;
-      const uint8_t f = j->st->flip;
-      const int32_t bias = f ? 128 : 0; /* table index -> raw code */
-      if (p->reduced[last]) {
-        int64_t sum = 0;
-        for (size_t k = 0; k < inner; k++) sum += (x[k] ^ f) - bias;
-        acc[0] += (double)sum;
-      } else {
-        for (size_t k = c0; k < c1; k++) acc[k] += (x[k] ^ f) - bias;
-      }
-    } else {
+  size_t inner = p->dims[last];
+  tfl_type t = j->st->type;
+  for (size_t r = 0; r < p->rows; r++) {
+    size_t o = cpu_reduce_row_out(p, r), in_off = r * inner;
+    switch (j->st->acc_kind) {
+    case ACC_FLOAT: {
       const float *x = (const float *)j->x + in_off;
       float *acc = (float *)j->st->acc + o;
       if (p->reduced[last]) {
@@ -164,6 +142,30 @@ static void accumulate(const mean_job *j, size_t c0, size_t c1)
       } else {
         for (size_t k = c0; k < c1; k++) acc[k] += x[k];
       }
+      break;
+    }
+    case ACC_DOUBLE: { /* codes of at most 16 bits: exact in int64 and in double */
+      double *acc = (double *)j->st->acc + o;
+      const void *x = (const uint8_t *)j->x + in_off * tfl_type_size(t);
+      if (t == TFL_TYPE_UINT8)
+        sum_row_u8(x, inner, p->reduced[last], c0, c1, acc);
+      else if (t == TFL_TYPE_INT8)
+        sum_row_i8(x, inner, p->reduced[last], c0, c1, acc);
+      else
+        sum_row_i16(x, inner, p->reduced[last], c0, c1, acc);
+      break;
+    }
+    case ACC_INT64: { /* wraps like the int64 accumulator it stands for */
+      int64_t *acc = (int64_t *)j->st->acc + o;
+      if (p->reduced[last]) {
+        uint64_t sum = 0;
+        for (size_t k = 0; k < inner; k++) sum += (uint64_t)code_at(t, j->x, in_off + k);
+        acc[0] = (int64_t)((uint64_t)acc[0] + sum);
+      } else {
+        for (size_t k = c0; k < c1; k++) acc[k] = (int64_t)((uint64_t)acc[k] + (uint64_t)code_at(t, j->x, in_off + k));
+      }
+      break;
+    }
     }
   }
 }
@@ -171,17 +173,39 @@ static void accumulate(const mean_job *j, size_t c0, size_t c1)
 static void finish(const mean_job *j, size_t o0, size_t o1)
 {
   const mean_state *st = j->st;
-  double cnt = (double)j->p->per_out;
-  if (cpu_is_q8(st->type)) {
-    const double *acc = st->acc;
-    uint8_t *y = j->y;
-    for (size_t o = o0; o < o1; o++)
-      y[o] = (uint8_t)cpu_q8_quantize(acc[o] / cnt - st->zi, st->q_scale, st->zo, st->lo, st->hi);
-  } else {
+  size_t cnt = j->p->per_out;
+  switch (st->acc_kind) {
+  case ACC_FLOAT: {
     const float *acc = st->acc;
     float *y = j->y;
     float c = (float)cnt;
     for (size_t o = o0; o < o1; o++) y[o] = acc[o] / c;
+    break;
+  }
+  case ACC_DOUBLE: {
+    const double *acc = st->acc;
+    for (size_t o = o0; o < o1; o++) {
+      int32_t v = cnt ? cpu_q8_quantize(acc[o] / (double)cnt - st->zi, st->q_scale, st->zo, st->lo, st->hi) : 0;
+      if (st->type == TFL_TYPE_INT16)
+        ((int16_t *)j->y)[o] = (int16_t)v;
+      else
+        ((uint8_t *)j->y)[o] = (uint8_t)v;
+    }
+    break;
+  }
+  case ACC_INT64: {
+    const int64_t *acc = st->acc;
+    int64_t c = (int64_t)cnt;
+    for (size_t o = o0; o < o1; o++) {
+      /* INT64_MIN / -1 cannot happen: c > 0 */
+      int64_t v = c ? acc[o] / c : 0;
+      if (st->type == TFL_TYPE_INT32)
+        ((int32_t *)j->y)[o] = (int32_t)v;
+      else
+        ((int64_t *)j->y)[o] = v;
+    }
+    break;
+  }
   }
 }
 
@@ -190,7 +214,7 @@ static void finish(const mean_job *j, size_t o0, size_t o1)
 static void column_task(void *arg, size_t t)
 {
   const mean_job *j = arg;
-  const mean_plan *p = j->p;
+  const cpu_reduce_plan *p = j->p;
   size_t inner = p->dims[p->nd - 1], c0, c1;
   cpu_task_range(t, j->tasks, inner, &c0, &c1);
   accumulate(j, c0, c1);
@@ -200,15 +224,24 @@ static void column_task(void *arg, size_t t)
 static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   mean_state *st = state;
-  mean_plan plan;
-  const mean_plan *p = &st->plan;
-  if (!cpu_in(g, n, AXES)->is_const) { /* axes computed at run */
-    tfl_status s = make_plan(g, n, &plan, diag);
+  cpu_reduce_plan plan;
+  const cpu_reduce_plan *p = &st->plan;
+  const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
+  if (!st->planned) { /* axes computed at run */
+    tfl_status s = cpu_reduce_plan_make(g, n, x, cpu_in(g, n, AXES), y, &plan, diag);
     if (s) return s;
     p = &plan;
   }
-  mean_job j = { st, p, cpu_in(g, n, INPUT)->data, cpu_out(g, n, OUTPUT)->data, 1 };
-  memset(st->acc, 0, p->out_count * (cpu_is_q8(st->type) ? sizeof(double) : sizeof(float)));
+  mean_job j = { st, p, x->data, y->data, 1 };
+  if (p->out_count == 0) return TFL_OK;
+  if (p->per_out == 0) { /* empty input */
+    if (st->acc_kind == ACC_FLOAT)
+      for (size_t o = 0; o < p->out_count; o++) ((float *)y->data)[o] = NAN;
+    else
+      memset(y->data, 0, p->out_count * tfl_type_size(y->type));
+    return TFL_OK;
+  }
+  memset(st->acc, 0, p->out_count * st->acc_size);
   size_t total = p->out_count * p->per_out;
   size_t inner = p->dims[p->nd - 1];
   if (!p->reduced[p->nd - 1] && inner >= 64) {
