@@ -447,9 +447,9 @@ static tfl_status read_node(loader *L, int ni, const fb_table *ot, tfl_node *n)
     if (c->code == BUILTIN_CUSTOM)
       return tfl_fail(L->diag, TFL_ERR_UNSUPPORTED, "node %d: custom op '%s' is not supported", ni,
                        c->custom);
-    const char *nm = tfl_builtin_code_name(c->code);
-    return tfl_fail(L->diag, TFL_ERR_UNSUPPORTED, "node %d: op code #%d (%s) is not supported", ni,
-                     c->code, nm ? nm : "unknown");
+    const char *nm = tfl_builtin_code_name(c->code), *why = tfl_builtin_left_out(c->code);
+    return tfl_fail(L->diag, TFL_ERR_UNSUPPORTED, "node %d: op code #%d (%s) is not supported%s%s", ni,
+                     c->code, nm ? nm : "unknown", why ? ": left out, " : "", why ? why : "");
   }
   n->op = c->op;
   n->version = c->version;

@@ -53,6 +53,49 @@ const char *tfl_builtin_code_name(int32_t code)
   return builtin_names[code];
 }
 
+/* Builtin operators we leave out on purpose, and why (tfl_builtin_left_out; the loader's
+ * message and tflite-inspect --ops say it). Everything else TFLite defines either runs
+ * or is simply not written yet. */
+static const struct { int32_t code; const char *why; } left_out[] = {
+  {10, "string lookup tables: a string op"},                  /* HASHTABLE_LOOKUP */
+  {15, "string/text hashing for language models"},            /* LSH_PROJECTION */
+  {29, "text embeddings from string inputs"},                 /* CONCAT_EMBEDDINGS */
+  {30, "string op (skip-gram of text tokens)"},               /* SKIP_GRAM */
+  {31, "deprecated (subgraph calls are CALL_ONCE/WHILE/IF)"}, /* CALL */
+  {33, "sparse text embeddings"},                             /* EMBEDDING_LOOKUP_SPARSE */
+  {51, "a placeholder of TFLite's own delegates, never in a file"}, /* DELEGATE */
+  {103, "data-dependent output size (our memory plan is static)"},  /* UNIQUE */
+  {131, "complex numbers (audio spectra): no complex tensor type"}, /* RFFT2D */
+  {133, "complex numbers: no complex tensor type"},           /* IMAG */
+  {134, "complex numbers: no complex tensor type"},           /* REAL */
+  {135, "complex numbers: no complex tensor type"},           /* COMPLEX_ABS */
+  {136, "hashtable (resource) ops"},                          /* HASHTABLE */
+  {137, "hashtable (resource) ops"},                          /* HASHTABLE_FIND */
+  {138, "hashtable (resource) ops"},                          /* HASHTABLE_IMPORT */
+  {139, "hashtable (resource) ops"},                          /* HASHTABLE_SIZE */
+  {142, "resource variables (training-style state)"},         /* VAR_HANDLE */
+  {143, "resource variables (training-style state)"},         /* READ_VARIABLE */
+  {144, "resource variables (training-style state)"},         /* ASSIGN_VARIABLE */
+  {146, "random ops: results differ from TFLite's by design"},/* RANDOM_STANDARD_NORMAL */
+  {147, "float boundaries list in the options; not used by vision models"}, /* BUCKETIZE */
+  {148, "random ops: results differ from TFLite's by design"},/* RANDOM_UNIFORM */
+  {149, "random ops: results differ from TFLite's by design"},/* MULTINOMIAL */
+  {159, "reinterprets bytes across types of other sizes"},    /* BITCAST */
+};
+
+const char *tfl_builtin_left_out(int32_t code)
+{
+  for (size_t i = 0; i < sizeof left_out / sizeof left_out[0]; i++)
+    if (left_out[i].code == code) return left_out[i].why;
+  if (code >= 162) return "StableHLO operators have no TFLite runtime kernel either";
+  return NULL;
+}
+
+int32_t tfl_builtin_code_count(void)
+{
+  return (int32_t)(sizeof builtin_names / sizeof builtin_names[0]);
+}
+
 /* Per op: TFLite builtin code (-1 for custom ops) and BuiltinOptions union type id
  * of its options table (0: the op has none we read). */
 typedef struct {
@@ -217,6 +260,11 @@ bool tfl_op_from_builtin(int32_t code, tfl_op *op)
     }
   }
   return false;
+}
+
+int32_t tfl_op_builtin_code(tfl_op op)
+{
+  return (unsigned)op < TFL_OP_COUNT ? ops[op].code : -1;
 }
 
 bool tfl_op_from_custom(const char *name, tfl_op *op)

@@ -13,10 +13,7 @@ bool tfl_graph_set_backing_copy(tfl_graph *g, void *copy);
 /* A graph-owned NUL-terminated copy of s[0..len); NULL on OOM. */
 char *tfl_graph_strndup(tfl_graph *g, const char *s, size_t len);
 
-/* tfl_loader_ops.c: TFLite's name for a builtin op code ("SPLIT"), or NULL. */
-const char *tfl_builtin_code_name(int32_t code);
-/* Our op for a builtin code; false when we do not run it. */
-bool tfl_op_from_builtin(int32_t code, tfl_op *op);
+/* tfl_loader_ops.c: the op-code tables (tfl_builtin_code_name and friends: tfl_loader.h). */
 /* Our op for a custom op name; false when unknown. */
 bool tfl_op_from_custom(const char *name, tfl_op *op);
 /* Fills n->p from the Operator table `op_t` (builtin_options or custom_options).

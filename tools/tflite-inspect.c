@@ -4,12 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_support.h"
 #include "tool_common.h"
 
 static void usage(FILE *out)
 {
   fprintf(out, "usage: tflite-inspect MODEL [--delegate cpu|gl] [--threads N] [--nodes]\n"
-               "  --nodes            list every node with its delegate (default: a summary)\n");
+               "       tflite-inspect --ops [--markdown]\n"
+               "  --nodes            list every node with its delegate (default: a summary)\n"
+               "  --ops              every TensorFlow Lite builtin operator: the types the CPU\n"
+               "                     delegate takes, whether the GL delegate has it, or why it is\n"
+               "                     left out (no model needed; --markdown: docs/operators.md)\n");
   tool_run_flags_help(out);
   fprintf(out, "  --help             this text\n");
 }
@@ -29,7 +34,7 @@ int main(int argc, char **argv)
   tool_run_flags flags;
   tool_run_flags_init(&flags);
   const char *model = NULL;
-  bool nodes = false;
+  bool nodes = false, ops = false, markdown = false;
   for (int i = 1; i < argc; i++) {
     int r = tool_run_flags_parse(&flags, argc, argv, &i);
     if (r < 0) return 2;
@@ -39,6 +44,10 @@ int main(int argc, char **argv)
       return 0;
     } else if (strcmp(argv[i], "--nodes") == 0) {
       nodes = true;
+    } else if (strcmp(argv[i], "--ops") == 0) {
+      ops = true;
+    } else if (strcmp(argv[i], "--markdown") == 0) {
+      markdown = true;
     } else if (argv[i][0] == '-' || model) {
       fprintf(stderr, "error: unexpected argument '%s'\n", argv[i]);
       usage(stderr);
@@ -46,6 +55,10 @@ int main(int argc, char **argv)
     } else {
       model = argv[i];
     }
+  }
+  if (ops) {
+    op_support_print(stdout, markdown);
+    return 0;
   }
   if (!model) {
     usage(stderr);

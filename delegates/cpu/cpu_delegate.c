@@ -107,6 +107,18 @@ static tfl_status prepare_kernel(tfl_graph *g, int node, cpu_step *s, const cpu_
     return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "node %d (%s): the CPU delegate has no kernel for this op", node,
                      tfl_op_name(n->op));
   s->state = NULL;
+  /* the reference kernel's declared types gate every kernel of the op */
+  const cpu_kernel *ref = cpu_reference_kernel(n->op);
+  if (ref->types && !(ref->types & CPU_TYPES_ANY) && ref->data_input < n->n_in && n->in[ref->data_input] >= 0) {
+    const tfl_tensor *t = &g->tensors[n->in[ref->data_input]];
+    if ((unsigned)t->type >= 31 || !(ref->types & CPU_TYPE(t->type))) {
+      char list[160];
+      cpu_types_str(ref->types, list, sizeof list);
+      s->k = NULL;
+      return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "node %d (%s): input %d is %s; the CPU kernel takes %s", node,
+                      tfl_op_name(n->op), ref->data_input, tfl_type_name(t->type), list);
+    }
+  }
   tfl_status st = s->k->prepare(g, n, &s->state, diag);
   if (st != TFL_OK) {
     /* a prepare that fails after allocating leaves its state behind: free it here, once,

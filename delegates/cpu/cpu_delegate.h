@@ -47,4 +47,9 @@ cpu_delegate_options cpu_delegate_defaults(void);
 /* Creates the delegate; free it with d->destroy(d). NULL on OOM (opt->diag says so). */
 tfl_delegate *cpu_delegate_create(const cpu_delegate_options *opt);
 
+/* What the CPU delegate declares for op: the element types (1 << tfl_type bits; bit 31:
+ * any) of its input *data_input that its kernel takes; 0 when it has no kernel. For
+ * tflite-inspect --ops and the docs (kernel_table.c). */
+uint32_t cpu_delegate_op_types(tfl_op op, int *data_input);
+
 #endif

@@ -19,10 +19,30 @@ typedef struct {
   tfl_status (*prepare)(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag);
   tfl_status (*eval)(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag);
   void (*release)(void *state);
+  /* The element types of input `data_input` the reference kernel takes (CPU_TYPES of
+   * tfl_type values; CPU_TYPES_ANY: the op moves no typed data itself, e.g. WHILE). The
+   * delegate refuses any other type before prepare, and tflite-inspect --ops lists them:
+   * one declaration, so the docs cannot drift from the code. Fast kernels leave it 0. */
+  uint32_t types;
+  int data_input;
 } cpu_kernel;
+
+#define CPU_TYPE(t) (1u << (t))
+#define CPU_TYPES_ANY (1u << 31)
+#define CPU_F32 CPU_TYPE(TFL_TYPE_FLOAT32)
+#define CPU_Q8 (CPU_TYPE(TFL_TYPE_UINT8) | CPU_TYPE(TFL_TYPE_INT8))
+#define CPU_I16 CPU_TYPE(TFL_TYPE_INT16)
+#define CPU_I32 CPU_TYPE(TFL_TYPE_INT32)
+#define CPU_I64 CPU_TYPE(TFL_TYPE_INT64)
+#define CPU_BOOL CPU_TYPE(TFL_TYPE_BOOL)
+#define CPU_F16 CPU_TYPE(TFL_TYPE_FLOAT16)
+/* every type a tensor here can hold (byte-moving ops) */
+#define CPU_ALL_TYPES (CPU_F32 | CPU_F16 | CPU_Q8 | CPU_I16 | CPU_I32 | CPU_I64 | CPU_BOOL)
 
 /* The reference kernel of `op` (kernel_table.c); NULL only for an out-of-range op. */
 const cpu_kernel *cpu_reference_kernel(tfl_op op);
+/* "float32, int8, uint8" for a types mask (kernel_table.c). */
+void cpu_types_str(uint32_t types, char *buf, size_t len);
 
 /* Runs fn(arg, i) for i in [0, n), spread over the delegate's threads (serially in
  * reference mode). Each call gets a distinct i; no locks are needed for disjoint rows. */

@@ -3,6 +3,8 @@
  * tests/test_kernel_table checks there are none). */
 #include "kernels/kernels.h"
 
+#include <stdio.h>
+
 static const cpu_kernel *const table[] = {
   [TFL_OP_CONV_2D] = &cpu_k_conv_2d,
   [TFL_OP_DEPTHWISE_CONV_2D] = &cpu_k_depthwise_conv_2d,
@@ -154,4 +156,26 @@ _Static_assert(sizeof table / sizeof table[0] == TFL_OP_COUNT, "every op needs a
 const cpu_kernel *cpu_reference_kernel(tfl_op op)
 {
   return (unsigned)op < TFL_OP_COUNT ? table[op] : 0;
+}
+
+void cpu_types_str(uint32_t types, char *buf, size_t len)
+{
+  size_t k = 0;
+  buf[0] = 0;
+  if (types & CPU_TYPES_ANY) {
+    snprintf(buf, len, "any");
+    return;
+  }
+  for (int t = 0; t < TFL_TYPE_COUNT; t++) {
+    if (!(types & CPU_TYPE(t)) || k >= len) continue;
+    k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? ", " : "", tfl_type_name((tfl_type)t));
+  }
+  if (!k) snprintf(buf, len, "(none declared)");
+}
+
+uint32_t cpu_delegate_op_types(tfl_op op, int *data_input)
+{
+  const cpu_kernel *k = cpu_reference_kernel(op);
+  if (data_input) *data_input = k ? k->data_input : 0;
+  return k ? k->types : 0;
 }

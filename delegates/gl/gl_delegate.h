@@ -102,6 +102,10 @@ gl_delegate_options gl_delegate_defaults(void);
 /* NULL on failure with o->diag saying why (no context, no compute shaders...). */
 tfl_delegate *gl_delegate_create(const gl_delegate_options *o);
 
+/* Whether the GL delegate has a generator for op (gl_ops.c's table; a node may still be
+ * refused by its check, e.g. a shape it cannot do), for tflite-inspect --ops and the docs. */
+bool gl_delegate_has_op(tfl_op op);
+
 /* Waits until the GPU has run everything issued so far (after invokes that left their
  * outputs on the GPU, which do not wait: a queue of them overlaps on the GPU). */
 tfl_status gl_delegate_finish(tfl_delegate *d);

@@ -1,5 +1,6 @@
 /* gl_ops.c - which ops the GL delegate runs and how (one row per tfl_op). */
 #include "gl_gen.h"
+#include "gl_delegate.h"
 
 #define RAW(k) (1u << (k))
 
@@ -54,4 +55,9 @@ const gl_op_info *gl_op_info_of(tfl_op op)
 {
   static const gl_op_info none = {GL_KIND_NONE, 0, NULL, NULL};
   return (unsigned)op < TFL_OP_COUNT ? &table[op] : &none;
+}
+
+bool gl_delegate_has_op(tfl_op op)
+{
+  return gl_op_info_of(op)->kind != GL_KIND_NONE;
 }

@@ -245,10 +245,10 @@ static tfl_status eval_prelu(const tfl_graph *g, const tfl_node *n, void *state,
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_relu = { prepare_unary, eval_unary, release };
-const cpu_kernel cpu_k_relu6 = { prepare_unary, eval_unary, release };
-const cpu_kernel cpu_k_logistic = { prepare_unary, eval_unary, release };
-const cpu_kernel cpu_k_tanh = { prepare_unary, eval_unary, release };
-const cpu_kernel cpu_k_exp = { prepare_unary, eval_unary, release };
-const cpu_kernel cpu_k_hard_swish = { prepare_unary, eval_unary, release };
-const cpu_kernel cpu_k_prelu = { prepare_prelu, eval_prelu, release };
+const cpu_kernel cpu_k_relu = {prepare_unary, eval_unary, release, CPU_F32 | CPU_Q8, 0};
+const cpu_kernel cpu_k_relu6 = {prepare_unary, eval_unary, release, CPU_F32 | CPU_Q8, 0};
+const cpu_kernel cpu_k_logistic = {prepare_unary, eval_unary, release, CPU_F32 | CPU_Q8, 0};
+const cpu_kernel cpu_k_tanh = {prepare_unary, eval_unary, release, CPU_F32 | CPU_Q8, 0};
+const cpu_kernel cpu_k_exp = {prepare_unary, eval_unary, release, CPU_F32 | CPU_Q8, 0};
+const cpu_kernel cpu_k_hard_swish = {prepare_unary, eval_unary, release, CPU_F32 | CPU_Q8, 0};
+const cpu_kernel cpu_k_prelu = {prepare_prelu, eval_prelu, release, CPU_F32 | CPU_Q8, 0};

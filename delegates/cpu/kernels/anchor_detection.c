@@ -97,4 +97,4 @@ static tfl_status ad_eval(const tfl_graph *g, const tfl_node *n, void *state, cp
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_anchor_detection = {ad_prepare, ad_eval, ad_release};
+const cpu_kernel cpu_k_anchor_detection = {ad_prepare, ad_eval, ad_release, CPU_F32, 0};

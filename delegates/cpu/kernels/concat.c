@@ -157,4 +157,4 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_concatenation = { prepare, eval, release };
+const cpu_kernel cpu_k_concatenation = {prepare, eval, release, CPU_ALL_TYPES, 0};

@@ -28,4 +28,4 @@ static tfl_status densify_eval(const tfl_graph *g, const tfl_node *n, void *stat
   return tfl_densify(in, (size_t)tfl_sparse_value_count(in, diag), out->data, diag);
 }
 
-const cpu_kernel cpu_k_densify = { densify_prepare, densify_eval, NULL };
+const cpu_kernel cpu_k_densify = {densify_prepare, densify_eval, NULL, CPU_ALL_TYPES, 0};

@@ -71,4 +71,4 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_depth_to_space = { prepare, eval, release };
+const cpu_kernel cpu_k_depth_to_space = {prepare, eval, release, CPU_ALL_TYPES, 0};

@@ -279,4 +279,4 @@ static tfl_status dp_eval(const tfl_graph *g, const tfl_node *n, void *state, cp
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_detection_postprocess = {dp_prepare, dp_eval, dp_release};
+const cpu_kernel cpu_k_detection_postprocess = {dp_prepare, dp_eval, dp_release, CPU_F32 | CPU_Q8, 0};

@@ -51,4 +51,4 @@ static tfl_status lm_eval(const tfl_graph *g, const tfl_node *n, void *state, cp
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_landmark_decode = {lm_prepare, lm_eval, NULL};
+const cpu_kernel cpu_k_landmark_decode = {lm_prepare, lm_eval, NULL, CPU_F32, 0};

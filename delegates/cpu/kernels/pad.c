@@ -159,5 +159,5 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_pad = { prepare, eval, release };
-const cpu_kernel cpu_k_padv2 = { prepare, eval, release };
+const cpu_kernel cpu_k_pad = {prepare, eval, release, CPU_ALL_TYPES, 0};
+const cpu_kernel cpu_k_padv2 = {prepare, eval, release, CPU_ALL_TYPES, 0};

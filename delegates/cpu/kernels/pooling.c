@@ -163,5 +163,5 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_average_pool_2d = {prepare_avg, eval, release};
-const cpu_kernel cpu_k_max_pool_2d = {prepare_max, eval, release};
+const cpu_kernel cpu_k_average_pool_2d = {prepare_avg, eval, release, CPU_F32 | CPU_Q8, 0};
+const cpu_kernel cpu_k_max_pool_2d = {prepare_max, eval, release, CPU_F32 | CPU_Q8, 0};

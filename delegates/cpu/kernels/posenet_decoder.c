@@ -153,4 +153,4 @@ static tfl_status pn_eval(const tfl_graph *g, const tfl_node *n, void *state, cp
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_posenet_decoder = {pn_prepare, pn_eval, pn_release};
+const cpu_kernel cpu_k_posenet_decoder = {pn_prepare, pn_eval, pn_release, CPU_F32 | CPU_Q8, 0};

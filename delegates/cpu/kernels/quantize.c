@@ -229,5 +229,5 @@ static tfl_status eval_dequantize(const tfl_graph *g, const tfl_node *n, void *s
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_quantize = { prepare_quantize, eval_quantize, release };
-const cpu_kernel cpu_k_dequantize = { prepare_dequantize, eval_dequantize, release };
+const cpu_kernel cpu_k_quantize = {prepare_quantize, eval_quantize, release, CPU_F32 | CPU_Q8, 0};
+const cpu_kernel cpu_k_dequantize = {prepare_dequantize, eval_dequantize, release, CPU_F16 | CPU_Q8 | CPU_I16 | CPU_I32, 0};

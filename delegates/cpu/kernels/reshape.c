@@ -42,5 +42,5 @@ static void release(void *state)
   (void)state;
 }
 
-const cpu_kernel cpu_k_reshape = { prepare, eval, release };
-const cpu_kernel cpu_k_squeeze = { prepare, eval, release };
+const cpu_kernel cpu_k_reshape = {prepare, eval, release, CPU_ALL_TYPES, 0};
+const cpu_kernel cpu_k_squeeze = {prepare, eval, release, CPU_ALL_TYPES, 0};

@@ -221,5 +221,5 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_resize_bilinear = { prepare, eval, release };
-const cpu_kernel cpu_k_resize_nearest_neighbor = { prepare, eval, release };
+const cpu_kernel cpu_k_resize_bilinear = {prepare, eval, release, CPU_F32 | CPU_Q8, 0};
+const cpu_kernel cpu_k_resize_nearest_neighbor = {prepare, eval, release, CPU_ALL_TYPES, 0};

@@ -121,4 +121,4 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_softmax = { prepare, eval, release };
+const cpu_kernel cpu_k_softmax = {prepare, eval, release, CPU_F32 | CPU_Q8, 0};

@@ -140,5 +140,5 @@ static tfl_status merge_eval(const tfl_graph *g, const tfl_node *n, void *state,
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_ssd_class_nms = {ssd_prepare, class_nms_eval, ssd_release};
-const cpu_kernel cpu_k_ssd_detection = {ssd_prepare, merge_eval, ssd_release};
+const cpu_kernel cpu_k_ssd_class_nms = {ssd_prepare, class_nms_eval, ssd_release, CPU_F32, 0};
+const cpu_kernel cpu_k_ssd_detection = {ssd_prepare, merge_eval, ssd_release, CPU_F32, 0};

@@ -217,4 +217,4 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_strided_slice = { prepare, eval, release };
+const cpu_kernel cpu_k_strided_slice = {prepare, eval, release, CPU_ALL_TYPES, 0};

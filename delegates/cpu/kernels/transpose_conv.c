@@ -174,5 +174,5 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   return cpu_conv_eval(g, n, state, ctx, row_f32, row_q);
 }
 
-const cpu_kernel cpu_k_transpose_conv = {prepare_tflite, eval, cpu_conv_release};
-const cpu_kernel cpu_k_conv2d_transpose_bias = {prepare_mediapipe, eval, cpu_conv_release};
+const cpu_kernel cpu_k_transpose_conv = {prepare_tflite, eval, cpu_conv_release, CPU_F32 | CPU_Q8, 2};
+const cpu_kernel cpu_k_conv2d_transpose_bias = {prepare_mediapipe, eval, cpu_conv_release, CPU_F32, 0};
