@@ -223,3 +223,28 @@ def register(mk):
     mk.CASES['svdf_f32_batch1_memory1'] = (svdf(batch=1, memory=1), {'litert': True})
     mk.CASES['svdf_hybrid'] = (svdf(hybrid=True, rank=2, version=2), {'litert': True})
     mk.CASES['svdf_hybrid_asym'] = (svdf(hybrid=True, asym=True, version=4), {'litert': True})
+
+    def svdf_int8(rank=1, bias=True, batch=2, memory=4, act='RELU', x_zp=-3, y_zp=5):
+        """Full integer SVDF: int8 input / weights_feature / output, int16 weights_time and
+        state (zero point 0), int32 bias at state scale x weights_time scale."""
+        def build(m):
+            n_in, units = 3, 4
+            filters = units * rank
+            s_wf, s_wt, s_state = 0.004, 3e-5, 1e-4
+            x = m.input([batch, n_in], 'int8', q=(0.03, x_zp))
+            wf = m.const([filters, n_in], [m.rng.randint(-127, 127) for _ in range(filters * n_in)], 'int8',
+                         q=(s_wf, 0))
+            wt = m.const([filters, memory], [m.rng.randint(-16000, 16000) for _ in range(filters * memory)],
+                         'int16', q=(s_wt, 0))
+            b = m.const([units], [m.rng.randint(-300000, 300000) for _ in range(units)], 'int32',
+                        q=(s_state * s_wt, 0)) if bias else -1
+            st = m.tensor([batch, filters * memory], 'int16', q=(s_state, 0), variable=True, name='state')
+            y = m.tensor([batch, units], 'int8', q=(0.02, y_zp))
+            m.op('SVDF', [x, wf, wt, b, st], [y], 'SVDFOptions', {'rank': rank, 'fused_activation_function': act},
+                 version=3)
+            m.output(y)
+        return build
+
+    mk.CASES['svdf_int8_rank1'] = (svdf_int8(), {'litert': True})
+    mk.CASES['svdf_int8_rank2_no_bias_memory1'] = (svdf_int8(rank=2, bias=False, memory=1, batch=3),
+                                                   {'litert': True})
