@@ -23,6 +23,15 @@ static tfl_status dim_of(const tfl_graph *g, const tfl_node *n, int ni, int i, i
   return TFL_OK;
 }
 
+/* Bidirectional: output 0 takes fw (+ bw merged) units, output 1 bw. */
+static tfl_status last_dim(const tfl_node *n, int ni, int o, int32_t fw, int32_t bw, tfl_shape *out, tfl_diag *diag)
+{
+  int64_t d = o == 1 ? bw : (n->p.seq.merge_outputs ? (int64_t)fw + bw : fw);
+  if (d > INT32_MAX) return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "merged output of %d + %d units is too wide", fw, bw);
+  out->d[2] = (int32_t)d;
+  return TFL_OK;
+}
+
 tfl_status tfl_shape_sequence(const tfl_graph *g, const tfl_node *n, int ni, int o, tfl_shape *out,
                               tfl_inf_kind *kind, tfl_diag *diag)
 {
@@ -37,39 +46,40 @@ tfl_status tfl_shape_sequence(const tfl_graph *g, const tfl_node *n, int ni, int
   out->ndim = 3;
   out->d[0] = d0;
   out->d[1] = d1;
-  switch (n->op) {
-  case TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM:
+  if (n->op == TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM) {
     if ((s = dim_of(g, n, ni, 8, 2, 1, "recurrent_to_output_weights", &a, diag))) return s;
     out->d[2] = a;
     return TFL_OK;
-  case TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM:
+  }
+  if (n->op == TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM) {
     if ((s = dim_of(g, n, ni, 8, 2, 1, "fw_recurrent_to_output_weights", &a, diag)) ||
         (s = dim_of(g, n, ni, 25, 2, 1, "bw_recurrent_to_output_weights", &b, diag)))
       return s;
-    out->d[2] = o == 1 ? b : (p->merge_outputs ? a + b : a);
-    return TFL_OK;
-  case TFL_OP_UNIDIRECTIONAL_SEQUENCE_RNN:
+    return last_dim(n, ni, o, a, b, out, diag);
+  }
+  if (n->op == TFL_OP_UNIDIRECTIONAL_SEQUENCE_RNN) {
     if ((s = dim_of(g, n, ni, 1, 2, 0, "weights", &a, diag))) return s;
     out->d[2] = a;
     return TFL_OK;
-  case TFL_OP_BIDIRECTIONAL_SEQUENCE_RNN:
+  }
+  if (n->op == TFL_OP_BIDIRECTIONAL_SEQUENCE_RNN) {
     if ((s = dim_of(g, n, ni, 1, 2, 0, "fw_weights", &a, diag)) || (s = dim_of(g, n, ni, 5, 2, 0, "bw_weights", &b, diag)))
       return s;
-    out->d[2] = o == 1 ? b : (p->merge_outputs ? a + b : a);
-    return TFL_OK;
-  case TFL_OP_RNN:
+    return last_dim(n, ni, o, a, b, out, diag);
+  }
+  if (n->op == TFL_OP_RNN) {
     if ((s = dim_of(g, n, ni, 1, 2, 0, "weights", &a, diag))) return s;
     out->ndim = 2;
     out->d[1] = a;
     return TFL_OK;
-  case TFL_OP_SVDF:
+  }
+  if (n->op == TFL_OP_SVDF) {
     if ((s = dim_of(g, n, ni, 1, 2, 0, "weights_feature", &a, diag))) return s;
     if (p->rank < 1 || a % p->rank)
       return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "weights_feature has %d filters, not a multiple of rank %d", a, p->rank);
     out->ndim = 2;
     out->d[1] = a / p->rank;
     return TFL_OK;
-  default: break;
   }
   return TFL_SHAPE_ERR(TFL_ERR_UNSUPPORTED, "no shape rule");
 }

@@ -139,20 +139,14 @@ static tfl_status seq_params(const vctx *c)
   const tfl_node *n = c->n;
   const int8_t *req = NULL;
   int n_req = 0, in_a = n->n_in, in_b = n->n_in, outs = 1;
-  switch (n->op) {
-  case TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM:
+  if (n->op == TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM) {
     req = uni_lstm, n_req = (int)sizeof uni_lstm, in_a = 20, in_b = 24;
-    break;
-  case TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM:
+  } else if (n->op == TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM) {
     req = bi_lstm, n_req = (int)sizeof bi_lstm, in_a = in_b = 48, outs = n->p.seq.merge_outputs ? 1 : 2;
-    break;
-  case TFL_OP_BIDIRECTIONAL_SEQUENCE_RNN:
+  } else if (n->op == TFL_OP_BIDIRECTIONAL_SEQUENCE_RNN) {
     in_a = in_b = 12, outs = n->p.seq.merge_outputs ? 1 : 2;
-    break;
-  case TFL_OP_SVDF:
+  } else if (n->op == TFL_OP_SVDF) {
     req = svdf, n_req = (int)sizeof svdf, in_a = in_b = 5;
-    break;
-  default: break;
   }
   if (n->n_in != in_a && n->n_in != in_b)
     return node_fail(c, TFL_ERR_FORMAT, "%d inputs, expected %d%s%.0d", n->n_in, in_a, in_a != in_b ? " or " : "",
@@ -555,7 +549,8 @@ static tfl_status check_node(vctx *c)
   char w[160];
   for (int k = 0; k < n->n_in; k++) {
     const tfl_tensor *t = input(c, k);
-    if (t && !(r->param_inputs >> k & 1u) && tfl_tensor_count(t) == 0)
+    /* param_inputs has 32 bits; BIDIRECTIONAL_SEQUENCE_LSTM has 48 inputs */
+    if (t && !(k < 32 && (r->param_inputs >> k & 1u)) && tfl_tensor_count(t) == 0)
       return node_fail(c, TFL_ERR_SHAPE, "%s has no elements (a dimension is 0)", where(c, false, k, w, sizeof w));
   }
   for (int k = 0; k < n->n_out; k++)

@@ -84,6 +84,13 @@ static inline void seq_matvec_i8(float *y, const int8_t *w, const int8_t *q, int
   for (int r = 0; r < rows; r++) y[r] += (float)seq_dot_i8(w + (size_t)r * cols, q, cols, zp) * s;
 }
 
+/* a * b * c, false when it overflows size_t (dims of a hostile model). */
+static inline bool seq_mul3(size_t a, size_t b, size_t c, size_t *out)
+{
+  size_t ab;
+  return !__builtin_mul_overflow(a, b, &ab) && !__builtin_mul_overflow(ab, c, out);
+}
+
 /* Checks a hybrid weight tensor: int8 with one scale and zero point 0 (TFLite reads
  * params.scale only). Returns the scale through *scale. */
 tfl_status seq_check_hybrid_weight(const tfl_graph *g, const tfl_node *n, int i, float *scale, tfl_diag *diag);

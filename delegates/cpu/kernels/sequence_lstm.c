@@ -19,7 +19,15 @@
 
 #include "kernels.h"
 
-enum { INPUT = 0, UNI_H = 18, UNI_C = 19, BI_FW_H = 35, BI_FW_C = 36, BI_BW_H = 37, BI_BW_C = 38, BI_AUX = 39 };
+/* Input positions; a cell's 17 tensors start at UNI_CELL / BI_FW_CELL / BI_BW_CELL in
+ * LSTM's order (input weights i f c o, recurrent i f c o, peepholes i f o, biases i f c o,
+ * projection weights and bias). */
+enum {
+  INPUT = 0, UNI_CELL = 1, UNI_H = 18, UNI_C = 19, UNI_LN = 20,
+  BI_FW_CELL = 1, BI_BW_CELL = 18, BI_FW_H = 35, BI_FW_C = 36, BI_BW_H = 37, BI_BW_C = 38, BI_AUX = 39,
+  BI_FW_AUX_W = 40, BI_BW_AUX_W = 44, BI_INPUTS = 48
+};
+enum { AUX_W_OUTPUT = 3 };   /* the output gate's aux weights: one says whether all are there */
 
 typedef struct {
   bool bidi, time_major;
@@ -65,7 +73,10 @@ static tfl_status check_io(const tfl_graph *g, const tfl_node *n, const tfl_tens
   if (t->type != TFL_TYPE_FLOAT32)
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s is %s, only float32 runs (full integer LSTM is not written)",
                         what, tfl_type_name(t->type));
-  size_t want = (size_t)st->n_time * (size_t)st->n_batch * (size_t)want_last;
+  size_t want;
+  if (!seq_mul3((size_t)st->n_time, (size_t)st->n_batch, (size_t)want_last, &want))
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s: %d x %d x %d values overflow", what, st->n_time, st->n_batch,
+                        want_last);
   if (t->ndim != 3 || t->dims[2] != want_last || tfl_tensor_count(t) != want)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s has %d dims (last %d, %zu values), expected 3 dims, last %d, %zu values",
                         what, t->ndim, t->ndim ? t->dims[t->ndim - 1] : 0, tfl_tensor_count(t), want_last, want);
@@ -83,8 +94,8 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   st->time_major = p->time_major;
   if (!st->bidi && n->n_in != 20 && n->n_in != 24)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%d inputs, expected 20 or 24", n->n_in);
-  if (st->bidi && n->n_in != 48)
-    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%d inputs, expected 48", n->n_in);
+  if (st->bidi && n->n_in != BI_INPUTS)
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%d inputs, expected %d", n->n_in, BI_INPUTS);
   if (st->bidi && n->n_out != (p->merge_outputs ? 1 : 2))
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%d outputs, expected %d (merge_outputs %d)", n->n_out,
                         p->merge_outputs ? 1 : 2, p->merge_outputs);
@@ -99,19 +110,20 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   st->n_batch = st->time_major ? x->dims[1] : x->dims[0];
   if (!st->bidi) {
     st->n_dir = 1;
-    st->cell[0].map = cell_map(1, UNI_H, UNI_C, -1, 20);
+    st->cell[0].map = cell_map(UNI_CELL, UNI_H, UNI_C, -1, UNI_LN);
     st->in_idx[0] = INPUT;
   } else {
     st->n_dir = 2;
     const tfl_tensor *aux = cpu_in(g, n, BI_AUX);
-    bool fw_aux_w = cpu_in(g, n, 43) != NULL, bw_aux_w = cpu_in(g, n, 47) != NULL;
+    bool fw_aux_w = cpu_in(g, n, BI_FW_AUX_W + AUX_W_OUTPUT) != NULL;
+    bool bw_aux_w = cpu_in(g, n, BI_BW_AUX_W + AUX_W_OUTPUT) != NULL;
     if (fw_aux_w != bw_aux_w)
       return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "aux weights given for one direction only (inputs %s)", "40..43, 44..47");
     if (fw_aux_w && !aux)
       return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "aux weights without an aux input (input %d)", BI_AUX);
     st->use_aux = fw_aux_w;
-    st->cell[0].map = cell_map(1, BI_FW_H, BI_FW_C, 40, -1);
-    st->cell[1].map = cell_map(18, BI_BW_H, BI_BW_C, 44, -1);
+    st->cell[0].map = cell_map(BI_FW_CELL, BI_FW_H, BI_FW_C, BI_FW_AUX_W, -1);
+    st->cell[1].map = cell_map(BI_BW_CELL, BI_BW_H, BI_BW_C, BI_BW_AUX_W, -1);
     st->in_idx[0] = INPUT;
     st->in_idx[1] = aux && !st->use_aux ? BI_AUX : INPUT;
   }

@@ -22,6 +22,12 @@
 
 #include "seq_common.h"
 
+/* Input positions: RNN and UNIDIRECTIONAL_SEQUENCE_RNN use X and the FW_* ones. */
+enum {
+  X = 0, FW_W = 1, FW_R = 2, FW_B = 3, FW_H = 4, BW_W = 5, BW_R = 6, BW_B = 7, BW_H = 8,
+  AUX_X = 9, FW_AUX_W = 10, BW_AUX_W = 11, BIDI_INPUTS = 12, RNN_INPUTS = 5
+};
+
 typedef struct {
   int w, r, b, h, aux_w;   /* input indices; aux_w -1: none */
   int units, n_input, n_aux;
@@ -109,7 +115,9 @@ static tfl_status check_io(const tfl_graph *g, const tfl_node *n, const tfl_tens
   if (!t) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "missing %s", what);
   if (t->type != TFL_TYPE_FLOAT32)
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s is %s, only float32 runs", what, tfl_type_name(t->type));
-  size_t want = (size_t)st->n_time * (size_t)st->n_batch * (size_t)last;
+  size_t want;
+  if (!seq_mul3((size_t)st->n_time, (size_t)st->n_batch, (size_t)last, &want))
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s: %d x %d x %d values overflow", what, st->n_time, st->n_batch, last);
   if (t->ndim != rank || t->dims[rank - 1] != last || tfl_tensor_count(t) != want)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s has %d dims (last %d, %zu values), expected %d dims, last %d, %zu values",
                         what, t->ndim, t->ndim ? t->dims[t->ndim - 1] : 0, tfl_tensor_count(t), rank, last, want);
@@ -123,7 +131,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   *state = st;
   const tfl_seq_params *p = &n->p.seq;
   bool bidi = n->op == TFL_OP_BIDIRECTIONAL_SEQUENCE_RNN, seq = n->op != TFL_OP_RNN;
-  int want_in = bidi ? 12 : 5, want_out = bidi && !p->merge_outputs ? 2 : 1;
+  int want_in = bidi ? BIDI_INPUTS : RNN_INPUTS, want_out = bidi && !p->merge_outputs ? 2 : 1;
   tfl_status s;
   if (n->n_in != want_in || n->n_out != want_out)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%d inputs and %d outputs, expected %d and %d", n->n_in, n->n_out,
@@ -133,7 +141,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   st->act = p->act;
   st->asym = p->asymmetric_quantize_inputs;
   st->time_major = seq && p->time_major;
-  const tfl_tensor *x = cpu_in(g, n, 0);
+  const tfl_tensor *x = cpu_in(g, n, X);
   int rank = seq ? 3 : 2;
   if ((s = cpu_check_tensor(g, n, x, "input", rank, diag))) return s;
   if (x->type != TFL_TYPE_FLOAT32)
@@ -141,22 +149,23 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   st->n_time = seq ? (st->time_major ? x->dims[0] : x->dims[1]) : 1;
   st->n_batch = seq && !st->time_major ? x->dims[0] : x->dims[seq ? 1 : 0];
   st->aux_idx = -1;
-  st->cell[0] = (rnn_cell){.w = 1, .r = 2, .b = 3, .h = 4, .aux_w = -1};
-  st->in_idx[0] = st->in_idx[1] = 0;
+  st->cell[0] = (rnn_cell){.w = FW_W, .r = FW_R, .b = FW_B, .h = FW_H, .aux_w = -1};
+  st->in_idx[0] = st->in_idx[1] = X;
   st->n_dir = 1;
   if (bidi) {
     st->n_dir = 2;
-    st->cell[1] = (rnn_cell){.w = 5, .r = 6, .b = 7, .h = 8, .aux_w = -1};
-    bool has_aux = cpu_in(g, n, 9) != NULL, fw_aw = cpu_in(g, n, 10) != NULL, bw_aw = cpu_in(g, n, 11) != NULL;
+    st->cell[1] = (rnn_cell){.w = BW_W, .r = BW_R, .b = BW_B, .h = BW_H, .aux_w = -1};
+    bool has_aux = cpu_in(g, n, AUX_X) != NULL, fw_aw = cpu_in(g, n, FW_AUX_W) != NULL;
+    bool bw_aw = cpu_in(g, n, BW_AUX_W) != NULL;
     if (fw_aw != bw_aw) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "aux weights given for one direction only (inputs %s)", "10, 11");
-    if (fw_aw && !has_aux) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "aux weights without an aux input (input %d)", 9);
+    if (fw_aw && !has_aux) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "aux weights without an aux input (input %d)", AUX_X);
     st->use_aux = fw_aw;
     if (fw_aw) {
-      st->cell[0].aux_w = 10;
-      st->cell[1].aux_w = 11;
-      st->aux_idx = 9;
+      st->cell[0].aux_w = FW_AUX_W;
+      st->cell[1].aux_w = BW_AUX_W;
+      st->aux_idx = AUX_X;
     } else if (has_aux && st->time_major) {
-      st->in_idx[1] = 9;    /* the backward cell reads the aux input (batch major: TFLite's reads the input) */
+      st->in_idx[1] = AUX_X;    /* the backward cell reads the aux input (batch major: TFLite's reads the input) */
     }
   }
   for (int k = 0; k < st->n_dir; k++) {
@@ -167,7 +176,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
     char what[40];
     snprintf(what, sizeof what, "input %d", st->in_idx[k]);
     if ((s = check_io(g, n, cpu_in(g, n, st->in_idx[k]), what, c->n_input, st, rank, diag))) return s;
-    if (st->use_aux && (s = check_io(g, n, cpu_in(g, n, 9), "aux input (input 9)", c->n_aux, st, rank, diag))) return s;
+    if (st->use_aux && (s = check_io(g, n, cpu_in(g, n, AUX_X), "aux input (input 9)", c->n_aux, st, rank, diag))) return s;
     if (st->use_aux && c->n_aux != c->n_input && (st->time_major || c->hybrid))
       return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n,
                           "aux input size %d != input size %d: TFLite steps through the aux input by the input's size "
