@@ -19,6 +19,10 @@ def register(mk):
         n = 1
         for d in shape:
             n *= d
+        if hybrid == 'u8':
+            # legacy hybrid models: int8 bytes in a uint8 tensor (TFLite reads them as int8,
+            # whatever the zero point says)
+            return m.const(shape, [m.rng.randint(0, 255) for _ in range(n)], 'uint8', q=(W_Q, 128))
         return m.const(shape, [m.rng.randint(-127, 127) for _ in range(n)], 'int8', q=(W_Q, 0))
 
     def lstm_cell(m, n_in, n_cell, n_out, hybrid=False, cifg=False, peephole=False, proj=False,
@@ -76,6 +80,7 @@ def register(mk):
     mk.CASES[L + 'hybrid_time_major'] = (uni_lstm(hybrid=True, time_major=True, version=2), {'litert': True})
     mk.CASES[L + 'hybrid_peephole_projection_asym'] = (
         uni_lstm(hybrid=True, asym=True, peephole=True, proj=True, proj_bias=True, version=3), {'litert': True})
+    mk.CASES[L + 'hybrid_u8_weights'] = (uni_lstm(hybrid='u8', peephole=True, proj=True), {'litert': True})
     mk.CASES[L + 'hybrid_cifg_layer_norm'] = (uni_lstm(hybrid=True, cifg=True, ln=True, version=2),
                                               {'litert': True})
 
@@ -202,6 +207,7 @@ def register(mk):
     mk.CASES['rnn_f32'] = (rnn(), {'litert': True})
     mk.CASES['rnn_f32_relu6'] = (rnn(act='RELU6'), {'litert': True})
     mk.CASES['rnn_hybrid'] = (rnn(hybrid=True, version=2), {'litert': True})
+    mk.CASES['rnn_hybrid_u8_weights'] = (rnn(hybrid='u8'), {'litert': True})
     mk.CASES['rnn_hybrid_asym'] = (rnn(hybrid=True, asym=True, version=3), {'litert': True})
 
     def svdf(rank=1, bias=True, hybrid=False, asym=False, act='NONE', batch=2, memory=4, version=1):
@@ -222,6 +228,7 @@ def register(mk):
     mk.CASES['svdf_f32_rank2_relu_no_bias'] = (svdf(rank=2, bias=False, act='RELU'), {'litert': True})
     mk.CASES['svdf_f32_batch1_memory1'] = (svdf(batch=1, memory=1), {'litert': True})
     mk.CASES['svdf_hybrid'] = (svdf(hybrid=True, rank=2, version=2), {'litert': True})
+    mk.CASES['svdf_hybrid_u8_weights'] = (svdf(hybrid='u8', rank=2), {'litert': True})
     mk.CASES['svdf_hybrid_asym'] = (svdf(hybrid=True, asym=True, version=4), {'litert': True})
 
     def svdf_int8(rank=1, bias=True, batch=2, memory=4, act='RELU', x_zp=-3, y_zp=5):

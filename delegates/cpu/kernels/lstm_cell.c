@@ -6,12 +6,12 @@ static const char *const gate_name[4] = {"input", "forget", "cell", "output"};
 tfl_status seq_check_hybrid_weight(const tfl_graph *g, const tfl_node *n, int i, float *scale, tfl_diag *diag)
 {
   const tfl_tensor *t = cpu_in(g, n, i);
-  if (t->type != TFL_TYPE_INT8)
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "hybrid weights (input %d) are %s, only int8 runs", i,
+  if (!seq_hybrid_type(t->type))
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "hybrid weights (input %d) are %s, int8 (or uint8) runs", i,
                         tfl_type_name(t->type));
-  if (t->q.n != 1 || t->q.zero_point[0] != 0 || !(t->q.scale[0] > 0.0f) || !isfinite(t->q.scale[0]))
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n,
-                        "hybrid weights (input %d) need one scale > 0 and zero point 0 (%d scales given)", i, t->q.n);
+  if (t->q.n != 1 || !(t->q.scale[0] > 0.0f) || !isfinite(t->q.scale[0]))
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "hybrid weights (input %d) need one scale > 0 (%d scales given)",
+                        i, t->q.n);
   *scale = t->q.scale[0];
   return TFL_OK;
 }
@@ -87,7 +87,7 @@ tfl_status lstm_cell_prepare(const tfl_graph *g, const tfl_node *n, lstm_cell *c
   if (c->peephole != has(g, n, m->w_peep[LSTM_F]))
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "cell_to_forget (input %d) and cell_to_output (input %d) weights must come together",
                         m->w_peep[LSTM_F], m->w_peep[LSTM_O]);
-  c->hybrid = w_o->type == TFL_TYPE_INT8;
+  c->hybrid = seq_hybrid_type(w_o->type);
   if (w_o->type != TFL_TYPE_FLOAT32 && !c->hybrid)
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n,
                         "weights are %s: float32 and hybrid int8 weights run (full integer LSTM is not written)",

@@ -1,6 +1,8 @@
 /* seq_common.h - what the recurrent kernels share (lstm_cell.c, sequence_*.c, lstm.c).
  *
  * Hybrid ops (float activations, int8 weights with one scale) follow TFLite's scheme:
+ * (TFLite reads only the weights' scale, never their zero point, and takes uint8 weights
+ * as the int8 bytes of legacy hybrid models: so do these kernels)
  * each batch row of an activation (input, state) is quantized on its own, symmetric
  * (scale max|v| / 127, zero point 0) or, with asymmetric_quantize_inputs, onto -128..127
  * with a nudged zero point; the int8 dot product is exact and scaled back by
@@ -91,8 +93,14 @@ static inline bool seq_mul3(size_t a, size_t b, size_t c, size_t *out)
   return !__builtin_mul_overflow(a, b, &ab) && !__builtin_mul_overflow(ab, c, out);
 }
 
-/* Checks a hybrid weight tensor: int8 with one scale and zero point 0 (TFLite reads
- * params.scale only). Returns the scale through *scale. */
+/* Weight types of a hybrid op (uint8: int8 bytes, as TFLite reads them). */
+static inline bool seq_hybrid_type(tfl_type t)
+{
+  return t == TFL_TYPE_INT8 || t == TFL_TYPE_UINT8;
+}
+
+/* Checks a hybrid weight tensor: int8 or uint8 with one scale (TFLite reads params.scale
+ * only, not the zero point). Returns the scale through *scale. */
 tfl_status seq_check_hybrid_weight(const tfl_graph *g, const tfl_node *n, int i, float *scale, tfl_diag *diag);
 
 /* The activations TFLite's recurrent kernels apply (ApplyActivationToVector). */

@@ -80,7 +80,7 @@ static tfl_status prepare_cell(const tfl_graph *g, const tfl_node *n, rnn_cell *
   c->n_input = w->dims[1];
   if (c->units < 1 || c->n_input < 1)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "weights (input %d) are [%d, %d]", c->w, c->units, c->n_input);
-  c->hybrid = w->type == TFL_TYPE_INT8;
+  c->hybrid = seq_hybrid_type(w->type);
   if (w->type != TFL_TYPE_FLOAT32 && !c->hybrid)
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "weights (input %d) are %s: float32 and hybrid int8 run", c->w,
                         tfl_type_name(w->type));

@@ -153,7 +153,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
     st->iscratch = malloc(sizeof(int32_t) * nf * rows);
     return st->iscratch ? TFL_OK : tfl_fail(diag, TFL_ERR_NOMEM, "SVDF scratch");
   }
-  st->hybrid = wf->type == TFL_TYPE_INT8;
+  st->hybrid = seq_hybrid_type(wf->type);
   if (wf->type != TFL_TYPE_FLOAT32 && !st->hybrid)
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "weights_feature is %s: float32 and hybrid int8 run",
                         tfl_type_name(wf->type));
