@@ -255,3 +255,22 @@ def register(mk):
     mk.CASES['svdf_int8_rank1'] = (svdf_int8(), {'litert': True})
     mk.CASES['svdf_int8_rank2_no_bias_memory1'] = (svdf_int8(rank=2, bias=False, memory=1, batch=3),
                                                    {'litert': True})
+
+    def lstm_step(hybrid=True, asym=False, peephole=False, proj=False, version=2):
+        """The single-step LSTM op (full kernel) with hybrid weights."""
+        def build(m):
+            n_batch, n_in, n_cell = 2, 3, 4
+            n_out = 3 if proj else n_cell
+            x = m.input([n_batch, n_in])
+            ins, _ = lstm_cell(m, n_in, n_cell, n_out, hybrid, False, peephole, proj, proj)
+            ins = [x] + ins + [m.tensor([n_batch, n_out], variable=True, name='output_state'),
+                               m.tensor([n_batch, n_cell], variable=True, name='cell_state')]
+            y = m.tensor([n_batch, n_out])
+            m.op('LSTM', ins, [y], 'LSTMOptions', {'fused_activation_function': 'TANH', 'kernel_type': 'FULL',
+                                                   'asymmetric_quantize_inputs': asym}, version=version)
+            m.output(y)
+        return build
+
+    mk.CASES['lstm_hybrid'] = (lstm_step(), {'litert': True})
+    mk.CASES['lstm_hybrid_asym_peephole_projection'] = (lstm_step(asym=True, peephole=True, proj=True, version=4),
+                                                        {'litert': True})

@@ -1,9 +1,10 @@
-/* lstm.c - LSTM reference kernel (float32): one time step.
+/* lstm.c - LSTM reference kernel: one time step.
  *
  * Full kernel (kernel_type 0), 20 or 24 inputs (TFLite's order, below): the cell of
- * lstm_cell.h (shared with the sequence LSTMs) over each batch row; the output is the new
- * output state h. Hybrid weights are refused here: the op's options as loaded do not
- * carry asymmetric_quantize_inputs.
+ * lstm_cell.h (shared with the sequence LSTMs) over each batch row, float32 or hybrid
+ * (int8 weights, float activations; asymmetric_quantize_inputs both ways); the output is
+ * the new output state h. Full integer LSTM is refused.
+ * Basic kernel: float32 only.
  * Basic kernel (kernel_type 1), inputs input, prev_activation, weights [4*N, I+N],
  *   biases [4*N], prev_state; outputs activation, state, concat_temp, activ_temp:
  *   a = W [x, h_prev] + b, gate blocks in the order input, candidate, forget, output:
@@ -40,6 +41,8 @@ typedef struct {
   lstm_cell cell;   /* full kernel */
   float *scratch;   /* per batch row: the cell's scratch, or the basic kernel's 4 * N + I + N */
   size_t scratch_per_batch;
+  int8_t *qscratch;  /* full kernel, hybrid: the cell's quantized rows, per batch row */
+  size_t q_per_batch;
 } lstm_state;
 
 static void release(void *state)
@@ -47,6 +50,7 @@ static void release(void *state)
   lstm_state *st = state;
   if (!st) return;
   free(st->scratch);
+  free(st->qscratch);
   free(st);
 }
 
@@ -81,15 +85,14 @@ static tfl_status prepare_full(tfl_graph *g, const tfl_node *n, lstm_state *st, 
   c->act = n->p.lstm.act;
   c->cell_clip = n->p.lstm.cell_clip;
   c->proj_clip = n->p.lstm.proj_clip;
+  c->asym = n->p.lstm.asymmetric_quantize_inputs;
   const tfl_tensor *w_o = cpu_in(g, n, I2O_W);
   if (!w_o || w_o->ndim != 2)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input_to_output_weights (input %d) missing or not 2-D", I2O_W);
-  if (w_o->type != TFL_TYPE_FLOAT32)
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "weights are %s, only float32 runs",
-                        tfl_type_name(w_o->type));
   int ni = w_o->dims[1];
   if (x->type != TFL_TYPE_FLOAT32)
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input is %s, only float32 runs", tfl_type_name(x->type));
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n,
+                        "input is %s: float32 and hybrid run (full integer LSTM is not written)", tfl_type_name(x->type));
   if (x->ndim < 1 || ni < 1 || x->dims[x->ndim - 1] != ni)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input's last dim is %d, weights expect %d",
                         x->ndim ? x->dims[x->ndim - 1] : 0, ni);
@@ -103,6 +106,7 @@ static tfl_status prepare_full(tfl_graph *g, const tfl_node *n, lstm_state *st, 
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output is %s with %zu values, expected float32 %zu",
                         tfl_type_name(y->type), tfl_tensor_count(y), (size_t)st->n_batch * no);
   st->scratch_per_batch = lstm_cell_scratch_f(c);
+  st->q_per_batch = c->hybrid ? lstm_cell_scratch_q(c) : 0;
   return TFL_OK;
 }
 
@@ -151,8 +155,12 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   st->basic = n->p.lstm.kernel_type == 1;
   tfl_status s = st->basic ? prepare_basic(g, n, st, diag) : prepare_full(g, n, st, diag);
   if (s) return s;
-  st->scratch = malloc(sizeof(float) * st->scratch_per_batch * (size_t)(st->n_batch ? st->n_batch : 1));
-  return st->scratch ? TFL_OK : tfl_fail(diag, TFL_ERR_NOMEM, "lstm scratch");
+  size_t rows = (size_t)(st->n_batch ? st->n_batch : 1);
+  if (st->scratch_per_batch > SIZE_MAX / sizeof(float) / rows || st->q_per_batch > SIZE_MAX / rows)
+    return tfl_fail(diag, TFL_ERR_SHAPE, "lstm scratch of %zu rows overflows", rows);
+  st->scratch = malloc(sizeof(float) * st->scratch_per_batch * rows);
+  if (st->q_per_batch) st->qscratch = malloc(st->q_per_batch * rows);
+  return st->scratch && (!st->q_per_batch || st->qscratch) ? TFL_OK : tfl_fail(diag, TFL_ERR_NOMEM, "lstm scratch");
 }
 
 static float sigmoid(float v)
@@ -182,7 +190,8 @@ static void step_full(void *arg, size_t bi)
   float *h = (float *)cpu_in(a->g, a->n, OUTPUT_STATE)->data + bi * no;
   float *c = (float *)cpu_in(a->g, a->n, CELL_STATE)->data + bi * nc;
   float *y = (float *)cpu_out(a->g, a->n, OUTPUT)->data + bi * no;
-  lstm_cell_step(&st->cell, &a->d, x, NULL, h, c, y, st->scratch + bi * st->scratch_per_batch, NULL);
+  lstm_cell_step(&st->cell, &a->d, x, NULL, h, c, y, st->scratch + bi * st->scratch_per_batch,
+                 st->qscratch ? st->qscratch + bi * st->q_per_batch : NULL);
 }
 
 static void step_basic(void *arg, size_t bi)
