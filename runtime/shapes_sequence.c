@@ -18,7 +18,8 @@ static tfl_status dim_of(const tfl_graph *g, const tfl_node *n, int ni, int i, i
   const tfl_tensor *t = tfl_shape_in(g, n, i);
   if (!t) return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "%s (input %d) is missing", what, i);
   if ((ndim >= 0 && t->ndim != ndim) || t->ndim <= d)
-    return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "%s (input %d) has %d dims, expected %d", what, i, t->ndim, ndim >= 0 ? ndim : d + 1);
+    return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "%s (input %d) has %d dims, expected %d", what, i, t->ndim,
+                         ndim >= 0 ? ndim : d + 1);
   *out = t->dims[d];
   return TFL_OK;
 }
@@ -63,7 +64,8 @@ tfl_status tfl_shape_sequence(const tfl_graph *g, const tfl_node *n, int ni, int
     return TFL_OK;
   }
   if (n->op == TFL_OP_BIDIRECTIONAL_SEQUENCE_RNN) {
-    if ((s = dim_of(g, n, ni, 1, 2, 0, "fw_weights", &a, diag)) || (s = dim_of(g, n, ni, 5, 2, 0, "bw_weights", &b, diag)))
+    if ((s = dim_of(g, n, ni, 1, 2, 0, "fw_weights", &a, diag)) ||
+        (s = dim_of(g, n, ni, 5, 2, 0, "bw_weights", &b, diag)))
       return s;
     return last_dim(n, ni, o, a, b, out, diag);
   }

@@ -92,7 +92,8 @@ static tfl_status prepare_full(tfl_graph *g, const tfl_node *n, lstm_state *st, 
   int ni = w_o->dims[1];
   if (x->type != TFL_TYPE_FLOAT32)
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n,
-                        "input is %s: float32 and hybrid run (full integer LSTM is not written)", tfl_type_name(x->type));
+                        "input is %s: float32 and hybrid run (full integer LSTM is not written)",
+                        tfl_type_name(x->type));
   if (x->ndim < 1 || ni < 1 || x->dims[x->ndim - 1] != ni)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input's last dim is %d, weights expect %d",
                         x->ndim ? x->dims[x->ndim - 1] : 0, ni);

@@ -10,8 +10,8 @@ tfl_status seq_check_hybrid_weight(const tfl_graph *g, const tfl_node *n, int i,
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "hybrid weights (input %d) are %s, int8 (or uint8) runs", i,
                         tfl_type_name(t->type));
   if (t->q.n != 1 || !(t->q.scale[0] > 0.0f) || !isfinite(t->q.scale[0]))
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "hybrid weights (input %d) need one scale > 0 (%d scales given)",
-                        i, t->q.n);
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n,
+                        "hybrid weights (input %d) need one scale > 0 (%d scales given)", i, t->q.n);
   *scale = t->q.scale[0];
   return TFL_OK;
 }
@@ -79,13 +79,15 @@ tfl_status lstm_cell_prepare(const tfl_graph *g, const tfl_node *n, lstm_cell *c
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "cells %d, input size %d, output size %d: each must be >= 1",
                         c->n_cell, c->n_input, c->n_output);
   if (c->cifg && has(g, n, m->w_rec[LSTM_I]))
-    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "recurrent_to_input_weights (input %d) without input_to_input_weights",
-                        m->w_rec[LSTM_I]);
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n,
+                        "recurrent_to_input_weights (input %d) without input_to_input_weights (input %d)",
+                        m->w_rec[LSTM_I], m->w_in[LSTM_I]);
   if (!c->projection && c->n_output != c->n_cell)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "no projection but output size %d != cell count %d", c->n_output,
                         c->n_cell);
   if (c->peephole != has(g, n, m->w_peep[LSTM_F]))
-    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "cell_to_forget (input %d) and cell_to_output (input %d) weights must come together",
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n,
+                        "cell_to_forget (input %d) and cell_to_output (input %d) weights must come together",
                         m->w_peep[LSTM_F], m->w_peep[LSTM_O]);
   c->hybrid = seq_hybrid_type(w_o->type);
   if (w_o->type != TFL_TYPE_FLOAT32 && !c->hybrid)

@@ -71,15 +71,16 @@ static tfl_status check_io(const tfl_graph *g, const tfl_node *n, const tfl_tens
 {
   if (!t) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "missing %s", what);
   if (t->type != TFL_TYPE_FLOAT32)
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s is %s, only float32 runs (full integer LSTM is not written)",
-                        what, tfl_type_name(t->type));
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n,
+                        "%s is %s, only float32 runs (full integer LSTM is not written)", what, tfl_type_name(t->type));
   size_t want;
   if (!seq_mul3((size_t)st->n_time, (size_t)st->n_batch, (size_t)want_last, &want))
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s: %d x %d x %d values overflow", what, st->n_time, st->n_batch,
                         want_last);
   if (t->ndim != 3 || t->dims[2] != want_last || tfl_tensor_count(t) != want)
-    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s has %d dims (last %d, %zu values), expected 3 dims, last %d, %zu values",
-                        what, t->ndim, t->ndim ? t->dims[t->ndim - 1] : 0, tfl_tensor_count(t), want_last, want);
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n,
+                        "%s has %d dims (last %d, %zu values), expected 3 dims, last %d, %zu values", what, t->ndim,
+                        t->ndim ? t->dims[t->ndim - 1] : 0, tfl_tensor_count(t), want_last, want);
   return TFL_OK;
 }
 
@@ -100,12 +101,15 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%d outputs, expected %d (merge_outputs %d)", n->n_out,
                         p->merge_outputs ? 1 : 2, p->merge_outputs);
   if (!st->bidi && p->diagonal_recurrent)
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "diagonal recurrent weights (option %s) are not supported", "diagonal_recurrent_tensors");
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n,
+                        "diagonal_recurrent_tensors %d: diagonal recurrent weights are not supported",
+                        (int)p->diagonal_recurrent);
   const tfl_tensor *x = cpu_in(g, n, INPUT);
   if ((s = cpu_check_tensor(g, n, x, "input", 3, diag))) return s;
   if (x->type != TFL_TYPE_FLOAT32)
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n,
-                        "input is %s: float32 and hybrid run (full integer LSTM is not written)", tfl_type_name(x->type));
+                        "input is %s: float32 and hybrid run (full integer LSTM is not written)",
+                        tfl_type_name(x->type));
   st->n_time = st->time_major ? x->dims[0] : x->dims[1];
   st->n_batch = st->time_major ? x->dims[1] : x->dims[0];
   if (!st->bidi) {
@@ -118,7 +122,9 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
     bool fw_aux_w = cpu_in(g, n, BI_FW_AUX_W + AUX_W_OUTPUT) != NULL;
     bool bw_aux_w = cpu_in(g, n, BI_BW_AUX_W + AUX_W_OUTPUT) != NULL;
     if (fw_aux_w != bw_aux_w)
-      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "aux weights given for one direction only (inputs %s)", "40..43, 44..47");
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "aux weights for one direction only (input %d %s, input %d %s)",
+                          BI_FW_AUX_W + AUX_W_OUTPUT, fw_aux_w ? "given" : "absent", BI_BW_AUX_W + AUX_W_OUTPUT,
+                          bw_aux_w ? "given" : "absent");
     if (fw_aux_w && !aux)
       return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "aux weights without an aux input (input %d)", BI_AUX);
     st->use_aux = fw_aux_w;
@@ -135,7 +141,9 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
     c->asym = p->asymmetric_quantize_inputs;
     if ((s = lstm_cell_prepare(g, n, c, st->use_aux, st->n_batch, diag))) return s;
     if (c->hybrid != st->cell[0].hybrid)
-      return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "one cell has float32 and the other int8 weights (%s)", "forward and backward differ");
+      return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "forward weights are %s, backward %s: expected one type",
+                          tfl_type_name(cpu_in(g, n, st->cell[0].map.w_in[LSTM_O])->type),
+                          tfl_type_name(cpu_in(g, n, c->map.w_in[LSTM_O])->type));
     char what[48];
     snprintf(what, sizeof what, "%s input (input %d)", k ? "backward" : "forward", st->in_idx[k]);
     if ((s = check_io(g, n, cpu_in(g, n, st->in_idx[k]), what, c->n_input, st, diag))) return s;

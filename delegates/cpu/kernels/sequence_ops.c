@@ -65,8 +65,8 @@ static tfl_status check_2d(const tfl_graph *g, const tfl_node *n, int i, const c
                         tfl_type_name(t->type), tfl_type_name(type));
   bool one = d1 < 0;
   if (t->ndim != (one ? 1 : 2) || t->dims[0] != d0 || (!one && t->dims[1] != d1))
-    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s (input %d): %d dims [%d, %d], expected [%d, %d]", what, i, t->ndim,
-                        t->ndim > 0 ? t->dims[0] : 0, t->ndim > 1 ? t->dims[1] : 0, d0, d1);
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s (input %d): %d dims [%d, %d], expected [%d, %d]", what, i,
+                        t->ndim, t->ndim > 0 ? t->dims[0] : 0, t->ndim > 1 ? t->dims[1] : 0, d0, d1);
   return TFL_OK;
 }
 
@@ -98,7 +98,8 @@ static tfl_status prepare_cell(const tfl_graph *g, const tfl_node *n, rnn_cell *
   const tfl_tensor *h = cpu_in(g, n, c->h);
   if ((s = check_2d(g, n, c->h, "hidden state", TFL_TYPE_FLOAT32, n_batch, c->units, diag))) return s;
   if (h->is_const)
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "hidden state (input %d) is a constant; the op writes it", c->h);
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "hidden state (input %d) is a constant; the op writes it",
+                        c->h);
   c->s_w = c->s_r = c->s_aux = 1.0f;
   if (c->hybrid) {
     if ((s = seq_check_hybrid_weight(g, n, c->w, &c->s_w, diag)) ||
@@ -117,10 +118,12 @@ static tfl_status check_io(const tfl_graph *g, const tfl_node *n, const tfl_tens
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s is %s, only float32 runs", what, tfl_type_name(t->type));
   size_t want;
   if (!seq_mul3((size_t)st->n_time, (size_t)st->n_batch, (size_t)last, &want))
-    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s: %d x %d x %d values overflow", what, st->n_time, st->n_batch, last);
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s: %d x %d x %d values overflow", what, st->n_time, st->n_batch,
+                        last);
   if (t->ndim != rank || t->dims[rank - 1] != last || tfl_tensor_count(t) != want)
-    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s has %d dims (last %d, %zu values), expected %d dims, last %d, %zu values",
-                        what, t->ndim, t->ndim ? t->dims[t->ndim - 1] : 0, tfl_tensor_count(t), rank, last, want);
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n,
+                        "%s has %d dims (last %d, %zu values), expected %d dims, last %d, %zu values", what, t->ndim,
+                        t->ndim ? t->dims[t->ndim - 1] : 0, tfl_tensor_count(t), rank, last, want);
   return TFL_OK;
 }
 
@@ -157,8 +160,11 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
     st->cell[1] = (rnn_cell){.w = BW_W, .r = BW_R, .b = BW_B, .h = BW_H, .aux_w = -1};
     bool has_aux = cpu_in(g, n, AUX_X) != NULL, fw_aw = cpu_in(g, n, FW_AUX_W) != NULL;
     bool bw_aw = cpu_in(g, n, BW_AUX_W) != NULL;
-    if (fw_aw != bw_aw) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "aux weights given for one direction only (inputs %s)", "10, 11");
-    if (fw_aw && !has_aux) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "aux weights without an aux input (input %d)", AUX_X);
+    if (fw_aw != bw_aw)
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "aux weights for one direction only (input %d %s, input %d %s)",
+                          FW_AUX_W, fw_aw ? "given" : "absent", BW_AUX_W, bw_aw ? "given" : "absent");
+    if (fw_aw && !has_aux)
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "aux weights without an aux input (input %d)", AUX_X);
     st->use_aux = fw_aw;
     if (fw_aw) {
       st->cell[0].aux_w = FW_AUX_W;
@@ -172,11 +178,13 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
     rnn_cell *c = &st->cell[k];
     if ((s = prepare_cell(g, n, c, st->n_batch, diag))) return s;
     if (c->hybrid != st->cell[0].hybrid)
-      return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "one cell has float32 and the other int8 weights (%s)", "forward and backward differ");
+      return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "forward weights are %s, backward %s: expected one type",
+                          tfl_type_name(cpu_in(g, n, FW_W)->type), tfl_type_name(cpu_in(g, n, BW_W)->type));
     char what[40];
     snprintf(what, sizeof what, "input %d", st->in_idx[k]);
     if ((s = check_io(g, n, cpu_in(g, n, st->in_idx[k]), what, c->n_input, st, rank, diag))) return s;
-    if (st->use_aux && (s = check_io(g, n, cpu_in(g, n, AUX_X), "aux input (input 9)", c->n_aux, st, rank, diag))) return s;
+    if (st->use_aux && (s = check_io(g, n, cpu_in(g, n, AUX_X), "aux input (input 9)", c->n_aux, st, rank, diag)))
+      return s;
     if (st->use_aux && c->n_aux != c->n_input && (st->time_major || c->hybrid))
       return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n,
                           "aux input size %d != input size %d: TFLite steps through the aux input by the input's size "

@@ -124,14 +124,15 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input is %s: float32, int8 and hybrid run",
                         tfl_type_name(x->type));
   if (!seq_act_ok(st->act))
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "activation %d is not one TFLite's SVDF applies", (int)st->act);
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "activation %d is not one TFLite's SVDF applies",
+                        (int)st->act);
   if (st->rank < 1 || st->n_filters < 1 || st->n_filters % st->rank)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "weights_feature has %d filters, not a multiple of rank %d",
                         st->n_filters, st->rank);
   st->n_units = st->n_filters / st->rank;
   if (wf->dims[1] != st->n_input || st->n_input < 1)
-    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "weights_feature is [%d, %d], input size %d", wf->dims[0], wf->dims[1],
-                        st->n_input);
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "weights_feature is [%d, %d], input size %d", wf->dims[0],
+                        wf->dims[1], st->n_input);
   if (wt->dims[0] != st->n_filters || st->n_memory < 1)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "weights_time is [%d, %d], expected [%d, memory >= 1]", wt->dims[0],
                         wt->dims[1], st->n_filters);
@@ -177,7 +178,8 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   st->scratch = malloc(sizeof(float) * nf * rows);
   st->qscratch = malloc((size_t)st->n_input * rows);
   if (st->hybrid) st->w_time = malloc(sizeof(float) * tfl_tensor_count(wt));
-  if (!st->scratch || !st->qscratch || (st->hybrid && !st->w_time)) return tfl_fail(diag, TFL_ERR_NOMEM, "SVDF scratch");
+  if (!st->scratch || !st->qscratch || (st->hybrid && !st->w_time))
+    return tfl_fail(diag, TFL_ERR_NOMEM, "SVDF scratch");
   return TFL_OK;
 }
 
