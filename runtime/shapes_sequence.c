@@ -1,7 +1,7 @@
 /* shapes_sequence.c - output shapes of the sequence ops (tfl_shapes_priv.h), as TFLite's
  * Prepare sets them:
  *   UNIDIRECTIONAL_SEQUENCE_LSTM: the input's dims with n_output (recurrent_to_output
- *     weights, input 8, dim 1) last.
+ *     weights, input 8, dim 1; dim 0 when diagonal) last.
  *   BIDIRECTIONAL_SEQUENCE_LSTM: output 0 [d0, d1, n_fw (+ n_bw when merged)], output 1
  *     [d0, d1, n_bw] (n_fw from input 8, n_bw from input 25).
  *   UNIDIRECTIONAL_SEQUENCE_RNN: [d0, d1, units] (units: weights, input 1, dim 0).
@@ -48,7 +48,9 @@ tfl_status tfl_shape_sequence(const tfl_graph *g, const tfl_node *n, int ni, int
   out->d[0] = d0;
   out->d[1] = d1;
   if (n->op == TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM) {
-    if ((s = dim_of(g, n, ni, 8, 2, 1, "recurrent_to_output_weights", &a, diag))) return s;
+    /* diagonal recurrent weights are [cells], and the output has as many units */
+    bool dg = p->diagonal_recurrent;
+    if ((s = dim_of(g, n, ni, 8, dg ? 1 : 2, dg ? 0 : 1, "recurrent_to_output_weights", &a, diag))) return s;
     out->d[2] = a;
     return TFL_OK;
   }

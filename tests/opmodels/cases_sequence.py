@@ -43,13 +43,15 @@ def register(mk):
 
     def uni_lstm(time_major=False, hybrid=False, asym=False, cifg=False, peephole=False, proj=False,
                  proj_bias=False, ln=False, n_inputs=24, cell_clip=0.0, proj_clip=0.0, act='TANH',
-                 batch=2, steps=3, version=1):
+                 batch=2, steps=3, version=1, diagonal=False):
         def build(m):
             n_in, n_cell = 3, 4
             n_out = 3 if proj else n_cell
             shape = [steps, batch, n_in] if time_major else [batch, steps, n_in]
             x = m.input(shape)
             ins, _ = lstm_cell(m, n_in, n_cell, n_out, hybrid, cifg, peephole, proj, proj_bias)
+            if diagonal:   # recurrent weights as [n_cell] diagonals
+                ins[4:8] = [-1 if r == -1 else wt(m, [n_cell], hybrid) for r in ins[4:8]]
             ins = [x] + ins
             ins += [m.tensor([batch, n_out], variable=True, name='output_state'),
                     m.tensor([batch, n_cell], variable=True, name='cell_state')]
@@ -58,7 +60,8 @@ def register(mk):
             y = m.tensor(shape[:2] + [n_out])
             m.op('UNIDIRECTIONAL_SEQUENCE_LSTM', ins, [y], 'UnidirectionalSequenceLSTMOptions',
                  {'fused_activation_function': act, 'cell_clip': cell_clip, 'proj_clip': proj_clip,
-                  'time_major': time_major, 'asymmetric_quantize_inputs': asym}, version=version)
+                  'time_major': time_major, 'asymmetric_quantize_inputs': asym,
+                  'diagonal_recurrent_tensors': diagonal}, version=version)
             m.output(y)
         return build
 
@@ -74,6 +77,7 @@ def register(mk):
         uni_lstm(time_major=True, peephole=True, proj=True), {'litert': True})
     mk.CASES[L + 'f32_layer_norm'] = (uni_lstm(ln=True, peephole=True), {'litert': True})
     mk.CASES[L + 'f32_layer_norm_cifg_projection'] = (uni_lstm(ln=True, cifg=True, proj=True), {'litert': True})
+    mk.CASES[L + 'f32_diagonal_recurrent'] = (uni_lstm(diagonal=True, peephole=True), {'litert': True})
     mk.CASES[L + 'f32_relu'] = (uni_lstm(act='RELU'), {'litert': True})
     mk.CASES[L + 'hybrid'] = (uni_lstm(hybrid=True, version=2), {'litert': True})
     mk.CASES[L + 'hybrid_asym'] = (uni_lstm(hybrid=True, asym=True, version=3), {'litert': True})

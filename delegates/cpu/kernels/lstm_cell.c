@@ -54,14 +54,14 @@ tfl_status lstm_cell_prepare(const tfl_graph *g, const tfl_node *n, lstm_cell *c
   if (!w_o || w_o->ndim != 2)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input_to_output_weights (input %d) missing or not 2-D",
                         m->w_in[LSTM_O]);
-  if (!r_o || r_o->ndim != 2)
-    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "recurrent_to_output_weights (input %d) missing or not 2-D",
-                        m->w_rec[LSTM_O]);
+  if (!r_o || r_o->ndim != (c->diagonal ? 1 : 2))
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "recurrent_to_output_weights (input %d) missing or not %d-D",
+                        m->w_rec[LSTM_O], c->diagonal ? 1 : 2);
   if (!seq_act_ok(c->act))
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "activation %d is not one TFLite's LSTM applies", (int)c->act);
   c->n_cell = w_o->dims[0];
   c->n_input = w_o->dims[1];
-  c->n_output = r_o->dims[1];
+  c->n_output = r_o->dims[c->diagonal ? 0 : 1];   /* a diagonal maps h onto the cells: sizes agree */
   c->cifg = !has(g, n, m->w_in[LSTM_I]);
   c->peephole = has(g, n, m->w_peep[LSTM_O]);
   c->layer_norm = has(g, n, m->ln[LSTM_F]);
@@ -90,6 +90,9 @@ tfl_status lstm_cell_prepare(const tfl_graph *g, const tfl_node *n, lstm_cell *c
                         "cell_to_forget (input %d) and cell_to_output (input %d) weights must come together",
                         m->w_peep[LSTM_F], m->w_peep[LSTM_O]);
   c->hybrid = seq_hybrid_type(w_o->type);
+  if (c->diagonal && (c->hybrid || c->projection))
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "diagonal recurrent weights run with float32 weights and no "
+                        "projection (weights %s, projection input %d)", tfl_type_name(w_o->type), m->proj_w);
   if (w_o->type != TFL_TYPE_FLOAT32 && !c->hybrid)
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n,
                         "weights are %s: float32 and hybrid int8 weights run (full integer LSTM is not written)",
@@ -102,7 +105,7 @@ tfl_status lstm_cell_prepare(const tfl_graph *g, const tfl_node *n, lstm_cell *c
     snprintf(what, sizeof what, "input_to_%s_weights", gate_name[G]);
     if ((s = check_in(g, n, m->w_in[G], what, wt, nc, ni, need, diag))) return s;
     snprintf(what, sizeof what, "recurrent_to_%s_weights", gate_name[G]);
-    if ((s = check_in(g, n, m->w_rec[G], what, wt, nc, no, need, diag))) return s;
+    if ((s = check_in(g, n, m->w_rec[G], what, wt, nc, c->diagonal ? -1 : no, need, diag))) return s;
     snprintf(what, sizeof what, "aux_input_to_%s_weights", gate_name[G]);
     if (use_aux && (s = check_in(g, n, m->w_aux[G], what, wt, nc, c->n_aux, need, diag))) return s;
     snprintf(what, sizeof what, "cell_to_%s_weights", gate_name[G]);
@@ -229,7 +232,12 @@ static void gate(const lstm_cell *c, const lstm_cell_data *d, int G, const float
   } else {
     seq_matvec_f32(out, d->w_in[G], x, nc, c->n_input);
     if (c->aux && a) seq_matvec_f32(out, d->w_aux[G], a, nc, c->n_aux);
-    seq_matvec_f32(out, d->w_rec[G], h, nc, c->n_output);
+    if (c->diagonal) {
+      const float *r = d->w_rec[G];
+      for (int k = 0; k < nc; k++) out[k] += r[k] * h[k];
+    } else {
+      seq_matvec_f32(out, d->w_rec[G], h, nc, c->n_output);
+    }
     if (d->w_peep[G]) {
       const float *p = d->w_peep[G];
       for (int k = 0; k < nc; k++) out[k] += p[k] * cs[k];

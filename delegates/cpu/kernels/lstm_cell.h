@@ -8,6 +8,8 @@
  *   c = f .* c + i .* g, clipped to +-cell_clip when > 0; o = sigmoid(gate_o), whose
  *   peephole reads the new c; m = o .* act(c); h = P m + pb clipped to +-proj_clip when
  *   > 0 (projection), else h = m. The step's output is h.
+ * Diagonal recurrent weights (UNIDIRECTIONAL_SEQUENCE_LSTM's diagonal_recurrent_tensors,
+ * float32): R_G h is r_G .* h.
  * Hybrid: x, a, h and m are quantized per row before each product (seq_common.h); the
  * peephole weights are int8 scaled back to float (TFLite's order: w * scale, then * c).
  */
@@ -30,6 +32,7 @@ typedef struct {
   lstm_cell_map map;
   int n_input, n_aux, n_cell, n_output;
   bool cifg, peephole, layer_norm, projection, aux;
+  bool diagonal;            /* recurrent weights are [n_cell] diagonals (float32 only) */
   bool hybrid, asym;
   tfl_activation act;
   float cell_clip, proj_clip;
@@ -43,7 +46,7 @@ typedef struct {
 } lstm_cell_data;
 
 /* Checks the cell's tensors (shapes, float32 or hybrid int8 weights, float state) and
- * fills c from c->map, act, clips and asym set by the caller. use_aux: the auxiliary
+ * fills c from c->map, act, clips, asym and diagonal set by the caller. use_aux: the auxiliary
  * weights are used (their size gives n_aux). n_batch: the state tensors' rows. */
 tfl_status lstm_cell_prepare(const tfl_graph *g, const tfl_node *n, lstm_cell *c, bool use_aux, int n_batch,
                              tfl_diag *diag);

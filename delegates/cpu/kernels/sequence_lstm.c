@@ -4,7 +4,7 @@
  *
  * UNIDIRECTIONAL (20 or 24 inputs, as LSTM): input [time, batch, in] (time_major) or
  *   [batch, time, in]; output the same with n_output last; the states (inputs 18, 19)
- *   carry over between runs.
+ *   carry over between runs; diagonal_recurrent_tensors: [cells] recurrent weights.
  * BIDIRECTIONAL (48 inputs): 0 input; 1..17 the forward cell (weights, peepholes, biases,
  *   projection as LSTM's 1..17), 18..34 the backward cell; 35/36 forward output/cell state,
  *   37/38 backward; 39 aux input; 40..43 forward and 44..47 backward aux weights. The
@@ -100,10 +100,6 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   if (st->bidi && n->n_out != (p->merge_outputs ? 1 : 2))
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%d outputs, expected %d (merge_outputs %d)", n->n_out,
                         p->merge_outputs ? 1 : 2, p->merge_outputs);
-  if (!st->bidi && p->diagonal_recurrent)
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n,
-                        "diagonal_recurrent_tensors %d: diagonal recurrent weights are not supported",
-                        (int)p->diagonal_recurrent);
   const tfl_tensor *x = cpu_in(g, n, INPUT);
   if ((s = cpu_check_tensor(g, n, x, "input", 3, diag))) return s;
   if (x->type != TFL_TYPE_FLOAT32)
@@ -139,6 +135,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
     c->cell_clip = p->cell_clip;
     c->proj_clip = p->proj_clip;
     c->asym = p->asymmetric_quantize_inputs;
+    c->diagonal = !st->bidi && p->diagonal_recurrent;
     if ((s = lstm_cell_prepare(g, n, c, st->use_aux, st->n_batch, diag))) return s;
     if (c->hybrid != st->cell[0].hybrid)
       return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "forward weights are %s, backward %s: expected one type",
