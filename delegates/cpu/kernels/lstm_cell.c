@@ -82,6 +82,14 @@ tfl_status lstm_cell_prepare(const tfl_graph *g, const tfl_node *n, lstm_cell *c
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n,
                         "recurrent_to_input_weights (input %d) without input_to_input_weights (input %d)",
                         m->w_rec[LSTM_I], m->w_in[LSTM_I]);
+  /* TFLite's consistency rules for the optional tensors */
+  if (!c->projection && has(g, n, m->proj_b))
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "projection_bias (input %d) without projection_weights (input %d)",
+                        m->proj_b, m->proj_w);
+  if (c->cifg && has(g, n, m->bias[LSTM_I]))
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n,
+                        "input_gate_bias (input %d) without input_to_input_weights (input %d)", m->bias[LSTM_I],
+                        m->w_in[LSTM_I]);
   if (!c->projection && c->n_output != c->n_cell)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "no projection but output size %d != cell count %d", c->n_output,
                         c->n_cell);
