@@ -293,6 +293,7 @@ typedef struct {
   tfl_activation act;
   float cell_clip, proj_clip;
   int kernel_type;          /* 0 full, 1 basic (4 inputs) */
+  bool asymmetric_quantize_inputs; /* full kernel, hybrid weights */
 } tfl_lstm_params;
 
 typedef struct {

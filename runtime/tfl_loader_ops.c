@@ -459,6 +459,7 @@ static tfl_status parse_builtin(fb_reader *r, const fb_table *o, bool has, tfl_n
     p->lstm.cell_clip = fb_f32(o, 1, 0.0f);
     p->lstm.proj_clip = fb_f32(o, 2, 0.0f);
     p->lstm.kernel_type = fb_i8(o, 3, 0);
+    p->lstm.asymmetric_quantize_inputs = fb_bool(o, 4, false);
     if (p->lstm.kernel_type != 0 && p->lstm.kernel_type != 1)
       return NODE_ERR(TFL_ERR_FORMAT, "kernel_type %d unknown", p->lstm.kernel_type);
     if (!act_of(act, &p->lstm.act)) goto bad_act;

@@ -128,6 +128,37 @@ static tfl_status resize_params(const vctx *c)
   return TFL_OK;
 }
 
+/* The sequence ops: TFLite's exact input / output counts, and the inputs TFLite requires
+ * that sit among optional ones (a CIFG LSTM omits input 1 but needs input 2). */
+static tfl_status seq_params(const vctx *c)
+{
+  static const int8_t uni_lstm[] = {0, 2, 3, 4, 6, 7, 8, 13, 14, 15, 18, 19};
+  static const int8_t bi_lstm[] = {0,  2,  3,  4,  6,  7,  8,  13, 14, 15, 19, 20,
+                                   21, 23, 24, 25, 30, 31, 32, 35, 36, 37, 38};
+  static const int8_t svdf[] = {0, 1, 2, 4};
+  const tfl_node *n = c->n;
+  const int8_t *req = NULL;
+  int n_req = 0, in_a = n->n_in, in_b = n->n_in, outs = 1;
+  if (n->op == TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM) {
+    req = uni_lstm, n_req = (int)sizeof uni_lstm, in_a = 20, in_b = 24;
+  } else if (n->op == TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM) {
+    req = bi_lstm, n_req = (int)sizeof bi_lstm, in_a = in_b = 48, outs = n->p.seq.merge_outputs ? 1 : 2;
+  } else if (n->op == TFL_OP_BIDIRECTIONAL_SEQUENCE_RNN) {
+    in_a = in_b = 12, outs = n->p.seq.merge_outputs ? 1 : 2;
+  } else if (n->op == TFL_OP_SVDF) {
+    req = svdf, n_req = (int)sizeof svdf, in_a = in_b = 5;
+  }
+  if (n->n_in != in_a && n->n_in != in_b)
+    return node_fail(c, TFL_ERR_FORMAT, "%d inputs, expected %d%s%.0d", n->n_in, in_a, in_a != in_b ? " or " : "",
+                     in_a != in_b ? in_b : 0);
+  if (n->n_out != outs)
+    return node_fail(c, TFL_ERR_FORMAT, "%d outputs, expected %d (merge_outputs %d)", n->n_out, outs,
+                     (int)n->p.seq.merge_outputs);
+  for (int k = 0; k < n_req; k++)
+    if (n->in[req[k]] < 0) return node_fail(c, TFL_ERR_FORMAT, "input %d is missing (required)", req[k]);
+  return TFL_OK;
+}
+
 static tfl_status lstm_params(const vctx *c)
 {
   const tfl_lstm_params *p = &c->n->p.lstm;
@@ -465,12 +496,12 @@ static const op_rule rules[] = {
   {TFL_OP_BATCH_MATMUL, 2, 2, 1, 1, 0, NULL, NULL},
   {TFL_OP_CONV_3D, 2, 3, 1, 1, 0, NULL, NULL},
   {TFL_OP_CONV_3D_TRANSPOSE, 3, 4, 1, 1, P(0), NULL, NULL},
-  {TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, 20, 24, 1, 1, 0, NULL, NULL},
-  {TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM, 48, 48, 1, 2, 0, NULL, NULL},
+  {TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, 1, 24, 1, 1, 0, seq_params, NULL},
+  {TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM, 1, 48, 1, 2, 0, seq_params, NULL},
   {TFL_OP_UNIDIRECTIONAL_SEQUENCE_RNN, 5, 5, 1, 1, 0, NULL, NULL},
-  {TFL_OP_BIDIRECTIONAL_SEQUENCE_RNN, 9, 12, 1, 2, 0, NULL, NULL},
-  {TFL_OP_RNN, 5, 5, 1, 2, 0, NULL, NULL},
-  {TFL_OP_SVDF, 5, 5, 1, 1, 0, NULL, NULL},
+  {TFL_OP_BIDIRECTIONAL_SEQUENCE_RNN, 9, 12, 1, 2, 0, seq_params, NULL},
+  {TFL_OP_RNN, 5, 5, 1, 1, 0, NULL, NULL},
+  {TFL_OP_SVDF, 3, 5, 1, 1, 0, seq_params, NULL},
   {TFL_OP_WHILE, 0, -1, 0, -1, 0, NULL, NULL},
   {TFL_OP_IF, 1, -1, 0, -1, 0, NULL, NULL},
   {TFL_OP_CALL_ONCE, 0, 0, 0, 0, 0, NULL, NULL},
@@ -518,7 +549,8 @@ static tfl_status check_node(vctx *c)
   char w[160];
   for (int k = 0; k < n->n_in; k++) {
     const tfl_tensor *t = input(c, k);
-    if (t && !(r->param_inputs >> k & 1u) && tfl_tensor_count(t) == 0)
+    /* param_inputs has 32 bits; BIDIRECTIONAL_SEQUENCE_LSTM has 48 inputs */
+    if (t && !(k < 32 && (r->param_inputs >> k & 1u)) && tfl_tensor_count(t) == 0)
       return node_fail(c, TFL_ERR_SHAPE, "%s has no elements (a dimension is 0)", where(c, false, k, w, sizeof w));
   }
   for (int k = 0; k < n->n_out; k++)

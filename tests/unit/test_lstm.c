@@ -1,7 +1,11 @@
 /* test_lstm.c - LSTM reference kernel (float): the basic kernel against a hand-worked
  * step, and the full kernel (CIFG, peephole, projection, clipping, layer norm, 20- and
  * 24-input forms) against a naive double-precision LSTM written here, over two time
- * steps so the variable states carry. Tolerance 1e-5 absolute. */
+ * steps so the variable states carry. Tolerance 1e-5 absolute.
+ * The sequence ops keep their states between runs too: UNIDIRECTIONAL_SEQUENCE_LSTM run
+ * twice on two halves of a sequence gives what one run on the whole sequence gives, and
+ * SVDF's memory over three runs matches a naive SVDF written here. Their clean refusals
+ * (a constant state, int16 input, an int8 SVDF without RELU) are checked too. */
 #include "conv_test_util.h"
 
 #include <string.h>
@@ -222,9 +226,152 @@ static int bad_type(void)
   return 1;
 }
 
+/* The 24 inputs of a float UNIDIRECTIONAL_SEQUENCE_LSTM ([batch, time, 3] in, 4 cells,
+ * no peephole / projection) with fixed weights; the states are variables unless
+ * const_state. Returns the output tensor. */
+static int seq_lstm_node(op_runner *r, int nb, int nt, const float *x, const float *wts, bool const_state,
+                         tfl_type x_type)
+{
+  enum { NI = 3, NC = 4 };
+  int in[24];
+  for (int k = 0; k < 24; k++) in[k] = -1;
+  in[0] = op_runner_tensor(r, x_type, 3, (int32_t[]){nb, nt, NI}, x, false);
+  for (int gi = 0; gi < 4; gi++) {
+    in[1 + gi] = op_runner_tensor(r, TFL_TYPE_FLOAT32, 2, (int32_t[]){NC, NI}, wts + gi * NC * NI, true);
+    in[5 + gi] = op_runner_tensor(r, TFL_TYPE_FLOAT32, 2, (int32_t[]){NC, NC}, wts + 48 + gi * NC * NC, true);
+    in[12 + gi] = op_runner_tensor(r, TFL_TYPE_FLOAT32, 1, (int32_t[]){NC}, wts + 112 + gi * NC, true);
+  }
+  in[18] = op_runner_tensor(r, TFL_TYPE_FLOAT32, 2, (int32_t[]){nb, NC}, NULL, const_state);
+  in[19] = op_runner_tensor(r, TFL_TYPE_FLOAT32, 2, (int32_t[]){nb, NC}, NULL, const_state);
+  r->tensors[in[18]].is_variable = r->tensors[in[19]].is_variable = !const_state;
+  int yt = op_runner_tensor(r, TFL_TYPE_FLOAT32, 3, (int32_t[]){nb, nt, NC}, NULL, false);
+  op_runner_io(r, in, 24, (int[]){yt}, 1);
+  r->node.p.seq = (tfl_seq_params){.act = TFL_ACT_TANH};
+  return yt;
+}
+
+/* Two runs on the halves of a 4-step sequence = one run on all 4 steps (batch major). */
+static int seq_lstm_carry(int threads)
+{
+  enum { NB = 2, NT = 4, NI = 3, NC = 4, H = NT / 2 };
+  float *wts = rnd(128, -0.6f, 0.6f), *x = rnd(NB * NT * NI, -1, 1);
+  float half[2][NB * H * NI];
+  for (int p = 0; p < 2; p++)
+    for (int b = 0; b < NB; b++)
+      memcpy(half[p] + b * H * NI, x + (b * NT + p * H) * NI, sizeof(float) * H * NI);
+  op_runner whole, part;
+  op_runner_init(&whole, TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM);
+  op_runner_init(&part, TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM);
+  int yw = seq_lstm_node(&whole, NB, NT, x, wts, false, TFL_TYPE_FLOAT32);
+  int yp = seq_lstm_node(&part, NB, H, half[0], wts, false, TFL_TYPE_FLOAT32);
+  int ok = op_runner_run(&whole, threads) == TFL_OK && op_runner_run(&part, threads) == TFL_OK;
+  if (ok) {
+    memcpy(part.tensors[part.node.in[0]].data, half[1], sizeof half[1]);
+    ok = op_runner_run(&part, threads) == TFL_OK;
+  }
+  if (!ok) fprintf(stderr, "sequence LSTM run failed: %s %s\n", whole.diag.error, part.diag.error);
+  for (int b = 0; ok && b < NB; b++)
+    ok = op_runner_expect_near("sequence lstm: second run carries the states",
+                               (float *)part.tensors[yp].data + b * H * NC,
+                               (float *)whole.tensors[yw].data + (b * NT + H) * NC, H * NC, 1e-6f);
+  op_runner_free(&whole);
+  op_runner_free(&part);
+  free(wts), free(x);
+  return ok;
+}
+
+/* A constant state (the op writes it) and an int16 input are refused, naming the op. */
+static int seq_lstm_refused(void)
+{
+  float *wts = rnd(128, -0.6f, 0.6f);
+  op_runner r;
+  op_runner_init(&r, TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM);
+  seq_lstm_node(&r, 1, 2, NULL, wts, true, TFL_TYPE_FLOAT32);
+  tfl_status s = op_runner_run(&r, 1);
+  op_runner_free(&r);
+  TEST_CHECK(s == TFL_ERR_UNSUPPORTED);
+  TEST_CHECK(strstr(r.diag.error, "UNIDIRECTIONAL_SEQUENCE_LSTM") && strstr(r.diag.error, "constant"));
+  op_runner_init(&r, TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM);
+  seq_lstm_node(&r, 1, 2, NULL, wts, false, TFL_TYPE_INT16);
+  s = op_runner_run(&r, 1);
+  op_runner_free(&r);
+  TEST_CHECK(s == TFL_ERR_UNSUPPORTED);
+  TEST_CHECK(strstr(r.diag.error, "UNIDIRECTIONAL_SEQUENCE_LSTM") && strstr(r.diag.error, "INT16"));
+  free(wts);
+  return 1;
+}
+
+/* Float SVDF (rank 2, memory 3) over three runs against a naive SVDF keeping the last
+ * `memory` feature activations of each filter. */
+static int svdf_memory(int threads)
+{
+  enum { NB = 2, NI = 3, RANK = 2, NU = 2, NF = NU * RANK, NM = 3, RUNS = 3 };
+  float *wf = rnd(NF * NI, -0.6f, 0.6f), *wt = rnd(NF * NM, -0.6f, 0.6f), *bias = rnd(NU, -0.3f, 0.3f);
+  float *x = rnd(RUNS * NB * NI, -1, 1);
+  double mem[NB][NF][NM] = {{{0}}};
+  op_runner r;
+  op_runner_init(&r, TFL_OP_SVDF);
+  int xt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, (int32_t[]){NB, NI}, x, false);
+  int wft = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, (int32_t[]){NF, NI}, wf, true);
+  int wtt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, (int32_t[]){NF, NM}, wt, true);
+  int bt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){NU}, bias, true);
+  int st = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, (int32_t[]){NB, NF * NM}, NULL, false);
+  r.tensors[st].is_variable = true;
+  int yt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, (int32_t[]){NB, NU}, NULL, false);
+  op_runner_io(&r, (int[]){xt, wft, wtt, bt, st}, 5, (int[]){yt}, 1);
+  r.node.p.seq = (tfl_seq_params){.act = TFL_ACT_NONE, .rank = RANK};
+  int ok = 1;
+  for (int run = 0; ok && run < RUNS; run++) {
+    const float *xr = x + run * NB * NI;
+    memcpy(r.tensors[xt].data, xr, sizeof(float) * NB * NI);
+    float want[NB * NU];
+    for (int b = 0; b < NB; b++) {
+      for (int f = 0; f < NF; f++) {
+        memmove(mem[b][f], mem[b][f] + 1, sizeof(double) * (NM - 1));
+        double a = 0;
+        for (int i = 0; i < NI; i++) a += (double)wf[f * NI + i] * xr[b * NI + i];
+        mem[b][f][NM - 1] = a;
+      }
+      for (int u = 0; u < NU; u++) {
+        double acc = bias[u];
+        for (int k = 0; k < RANK; k++)
+          for (int j = 0; j < NM; j++) acc += (double)wt[(u * RANK + k) * NM + j] * mem[b][u * RANK + k][j];
+        want[b * NU + u] = (float)acc;
+      }
+    }
+    ok = op_runner_run(&r, threads) == TFL_OK;
+    if (!ok) fprintf(stderr, "svdf run failed: %s\n", r.diag.error);
+    ok = ok && op_runner_expect_near("svdf memory over runs", r.tensors[yt].data, want, NB * NU, 1e-5f);
+  }
+  op_runner_free(&r);
+  free(wf), free(wt), free(bias), free(x);
+  return ok;
+}
+
+/* TFLite's int8 SVDF takes only RELU: another activation is refused. */
+static int svdf_int8_needs_relu(void)
+{
+  op_runner r;
+  op_runner_init(&r, TFL_OP_SVDF);
+  int xt = op_runner_tensor(&r, TFL_TYPE_INT8, 2, (int32_t[]){1, 2}, NULL, false);
+  int wft = op_runner_tensor(&r, TFL_TYPE_INT8, 2, (int32_t[]){2, 2}, NULL, true);
+  int wtt = op_runner_tensor(&r, TFL_TYPE_INT16, 2, (int32_t[]){2, 2}, NULL, true);
+  int st = op_runner_tensor(&r, TFL_TYPE_INT16, 2, (int32_t[]){1, 4}, NULL, false);
+  int yt = op_runner_tensor(&r, TFL_TYPE_INT8, 2, (int32_t[]){1, 2}, NULL, false);
+  r.tensors[st].is_variable = true;
+  op_runner_io(&r, (int[]){xt, wft, wtt, -1, st}, 5, (int[]){yt}, 1);
+  r.node.p.seq = (tfl_seq_params){.act = TFL_ACT_NONE, .rank = 1};
+  tfl_status s = op_runner_run(&r, 1);
+  op_runner_free(&r);
+  TEST_CHECK(s == TFL_ERR_UNSUPPORTED);
+  TEST_CHECK(strstr(r.diag.error, "SVDF") && strstr(r.diag.error, "RELU"));
+  return 1;
+}
+
 int main(void)
 {
-  int ok = basic_case() && bad_type();
+  int ok = basic_case() && bad_type() && seq_lstm_refused() && svdf_int8_needs_relu();
+  for (int threads = 1; ok && threads <= 3; threads += 2) ok = seq_lstm_carry(threads) && svdf_memory(threads);
   const lstm_case cases[] = {
     /* batch in cell out cifg peep proj pbias ln inputs cell_clip proj_clip */
     {2, 3, 4, 4, 0, 0, 0, 0, 0, 24, 0, 0},

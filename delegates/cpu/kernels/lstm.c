@@ -1,13 +1,10 @@
-/* lstm.c - LSTM reference kernel (float32): one time step.
+/* lstm.c - LSTM reference kernel: one time step.
  *
- * Full kernel (kernel_type 0), 20 or 24 inputs (TFLite's order, below). Per batch row,
- * with x the input, h / c the variable output and cell states:
- *   gate_G = W_G x + R_G h [+ p_G .* c] + b_G       G in input i, forget f, cell g, output o
- *   (with layer norm: gate_G = norm(W_G x + R_G h [+ p_G .* c]) .* ln_G + b_G)
- *   i = sigmoid (or 1 - f when the input weights are absent: CIFG), f = sigmoid,
- *   g = act(gate_g); c = f .* c + i .* g, clipped to +-cell_clip when > 0;
- *   o = sigmoid(gate_o), whose peephole reads the new c; m = o .* act(c);
- *   h = P m + pb clipped to +-proj_clip when > 0 (projection), else h = m. Output = h.
+ * Full kernel (kernel_type 0), 20 or 24 inputs (TFLite's order, below): the cell of
+ * lstm_cell.h (shared with the sequence LSTMs) over each batch row, float32 or hybrid
+ * (int8 weights, float activations; asymmetric_quantize_inputs both ways); the output is
+ * the new output state h. Full integer LSTM is refused.
+ * Basic kernel: float32 only.
  * Basic kernel (kernel_type 1), inputs input, prev_activation, weights [4*N, I+N],
  *   biases [4*N], prev_state; outputs activation, state, concat_temp, activ_temp:
  *   a = W [x, h_prev] + b, gate blocks in the order input, candidate, forget, output:
@@ -18,7 +15,7 @@
  *   refill them carries the state on.
  * eval runs batch rows as separate tasks; each writes only its own rows and scratch.
  */
-#include "conv_common.h"
+#include "lstm_cell.h"
 
 #include <string.h>
 
@@ -41,9 +38,11 @@ enum { GATE_I = 0, GATE_F = 1, GATE_G = 2, GATE_O = 3 };
 typedef struct {
   bool basic;
   int n_batch, n_input, n_cell, n_output;
-  bool cifg, peephole, layer_norm, projection;
-  float *scratch;   /* per batch row: 4 gates * n_cell + n_cell (m) + (n_input + n_output) */
+  lstm_cell cell;   /* full kernel */
+  float *scratch;   /* per batch row: the cell's scratch, or the basic kernel's 4 * N + I + N */
   size_t scratch_per_batch;
+  int8_t *qscratch;  /* full kernel, hybrid: the cell's quantized rows, per batch row */
+  size_t q_per_batch;
 } lstm_state;
 
 static void release(void *state)
@@ -51,6 +50,7 @@ static void release(void *state)
   lstm_state *st = state;
   if (!st) return;
   free(st->scratch);
+  free(st->qscratch);
   free(st);
 }
 
@@ -70,53 +70,44 @@ static tfl_status check_f32(const tfl_graph *g, const tfl_node *n, int i, size_t
 
 static tfl_status prepare_full(tfl_graph *g, const tfl_node *n, lstm_state *st, tfl_diag *diag)
 {
-  const tfl_tensor *x = cpu_in(g, n, INPUT), *w_o = cpu_in(g, n, I2O_W), *r_o = cpu_in(g, n, R2O_W);
-  const tfl_tensor *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
   if (n->n_in != 20 && n->n_in != FULL_INPUTS)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%d inputs, expected 20 or 24", n->n_in);
-  if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) ||
-      (s = cpu_check_tensor(g, n, w_o, "input_to_output_weights", 2, diag)) ||
-      (s = cpu_check_tensor(g, n, r_o, "recurrent_to_output_weights", 2, diag)) ||
-      (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
+  if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) || (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
     return s;
-  st->n_cell = w_o->dims[0];
-  st->n_input = w_o->dims[1];
-  st->n_output = r_o->dims[1];
-  if (x->ndim < 1 || x->dims[x->ndim - 1] != st->n_input)
+  lstm_cell *c = &st->cell;
+  c->map = (lstm_cell_map){
+    .w_in = {I2I_W, I2F_W, I2C_W, I2O_W}, .w_aux = {-1, -1, -1, -1}, .w_rec = {R2I_W, R2F_W, R2C_W, R2O_W},
+    .w_peep = {C2I_W, C2F_W, -1, C2O_W}, .bias = {I_BIAS, F_BIAS, C_BIAS, O_BIAS},
+    .ln = {I_LN, F_LN, C_LN, O_LN}, .proj_w = PROJ_W, .proj_b = PROJ_BIAS,
+    .h_state = OUTPUT_STATE, .c_state = CELL_STATE};
+  c->act = n->p.lstm.act;
+  c->cell_clip = n->p.lstm.cell_clip;
+  c->proj_clip = n->p.lstm.proj_clip;
+  c->asym = n->p.lstm.asymmetric_quantize_inputs;
+  const tfl_tensor *w_o = cpu_in(g, n, I2O_W);
+  if (!w_o || w_o->ndim != 2)
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input_to_output_weights (input %d) missing or not 2-D", I2O_W);
+  int ni = w_o->dims[1];
+  if (x->type != TFL_TYPE_FLOAT32)
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n,
+                        "input is %s: float32 and hybrid run (full integer LSTM is not written)",
+                        tfl_type_name(x->type));
+  if (x->ndim < 1 || ni < 1 || x->dims[x->ndim - 1] != ni)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input's last dim is %d, weights expect %d",
-                        x->ndim ? x->dims[x->ndim - 1] : 0, st->n_input);
-  st->n_batch = (int)(tfl_tensor_count(x) / (size_t)st->n_input);
-  size_t nc = (size_t)st->n_cell, ni = (size_t)st->n_input, no = (size_t)st->n_output;
-  st->cifg = cpu_in(g, n, I2I_W) == NULL;
-  st->peephole = cpu_in(g, n, C2O_W) != NULL;
-  st->layer_norm = cpu_in(g, n, O_LN) != NULL;
-  st->projection = cpu_in(g, n, PROJ_W) != NULL;
-  if (!st->projection && no != nc)
-    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "no projection but output size %zu != cell size %zu",
-                        no, nc);
-  /* Which inputs each option needs; missing-but-required ones are named by index. */
-  struct { int idx; size_t count; bool need; } req[] = {
-    {INPUT, (size_t)st->n_batch * ni, true},
-    {I2I_W, nc * ni, !st->cifg}, {I2F_W, nc * ni, true}, {I2C_W, nc * ni, true},
-    {I2O_W, nc * ni, true},
-    {R2I_W, nc * no, !st->cifg}, {R2F_W, nc * no, true}, {R2C_W, nc * no, true},
-    {R2O_W, nc * no, true},
-    {C2I_W, nc, st->peephole && !st->cifg}, {C2F_W, nc, st->peephole}, {C2O_W, nc, st->peephole},
-    {I_BIAS, nc, !st->cifg}, {F_BIAS, nc, true}, {C_BIAS, nc, true}, {O_BIAS, nc, true},
-    {PROJ_W, no * nc, st->projection}, {PROJ_BIAS, no, false},
-    {OUTPUT_STATE, (size_t)st->n_batch * no, true}, {CELL_STATE, (size_t)st->n_batch * nc, true},
-    {I_LN, nc, st->layer_norm && !st->cifg}, {F_LN, nc, st->layer_norm},
-    {C_LN, nc, st->layer_norm}, {O_LN, nc, st->layer_norm},
-  };
-  for (size_t k = 0; k < sizeof req / sizeof req[0]; k++) {
-    if (req[k].idx >= n->n_in) continue;   /* 20-input form: no layer norm */
-    if ((s = check_f32(g, n, req[k].idx, req[k].count, req[k].need, diag))) return s;
-  }
+                        x->ndim ? x->dims[x->ndim - 1] : 0, ni);
+  st->n_batch = (int)(tfl_tensor_count(x) / (size_t)ni);
+  if ((s = lstm_cell_prepare(g, n, c, false, st->n_batch, diag))) return s;
+  st->n_input = c->n_input;
+  st->n_cell = c->n_cell;
+  st->n_output = c->n_output;
+  size_t no = (size_t)st->n_output;
   if (y->type != TFL_TYPE_FLOAT32 || tfl_tensor_count(y) != (size_t)st->n_batch * no)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output is %s with %zu values, expected float32 %zu",
                         tfl_type_name(y->type), tfl_tensor_count(y), (size_t)st->n_batch * no);
-  st->scratch_per_batch = 5 * nc;
+  st->scratch_per_batch = lstm_cell_scratch_f(c);
+  st->q_per_batch = c->hybrid ? lstm_cell_scratch_q(c) : 0;
   return TFL_OK;
 }
 
@@ -165,19 +156,17 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   st->basic = n->p.lstm.kernel_type == 1;
   tfl_status s = st->basic ? prepare_basic(g, n, st, diag) : prepare_full(g, n, st, diag);
   if (s) return s;
-  st->scratch = malloc(sizeof(float) * st->scratch_per_batch * (size_t)(st->n_batch ? st->n_batch : 1));
-  return st->scratch ? TFL_OK : tfl_fail(diag, TFL_ERR_NOMEM, "lstm scratch");
+  size_t rows = (size_t)(st->n_batch ? st->n_batch : 1);
+  if (st->scratch_per_batch > SIZE_MAX / sizeof(float) / rows || st->q_per_batch > SIZE_MAX / rows)
+    return tfl_fail(diag, TFL_ERR_SHAPE, "lstm scratch of %zu rows overflows", rows);
+  st->scratch = malloc(sizeof(float) * st->scratch_per_batch * rows);
+  if (st->q_per_batch) st->qscratch = malloc(st->q_per_batch * rows);
+  return st->scratch && (!st->q_per_batch || st->qscratch) ? TFL_OK : tfl_fail(diag, TFL_ERR_NOMEM, "lstm scratch");
 }
 
 static float sigmoid(float v)
 {
   return 1.0f / (1.0f + expf(-v));
-}
-
-static const float *data_or_null(const tfl_graph *g, const tfl_node *n, int i)
-{
-  const tfl_tensor *t = cpu_in(g, n, i);
-  return t ? t->data : NULL;
 }
 
 /* y[r] += sum_k m[r, k] * v[k] for a [rows, cols] matrix. */
@@ -186,85 +175,24 @@ static void mat_vec_acc(float *y, const float *m, const float *v, int rows, int 
   for (int r = 0; r < rows; r++) y[r] += cpu_dot_f32(m + (size_t)r * cols, v, cols);
 }
 
-/* Normalizes v to zero mean and unit variance (TFLite's epsilon 1e-8). */
-static void mean_stddev_norm(float *v, int len)
-{
-  float sum = 0.0f, sq = 0.0f;
-  for (int k = 0; k < len; k++) sum += v[k];
-  float mean = sum / len;
-  for (int k = 0; k < len; k++) sq += (v[k] - mean) * (v[k] - mean);
-  float inv = 1.0f / sqrtf(sq / len + 1e-8f);
-  for (int k = 0; k < len; k++) v[k] = (v[k] - mean) * inv;
-}
-
 typedef struct {
   const tfl_graph *g;
   const tfl_node *n;
   const lstm_state *st;
+  lstm_cell_data d;
 } lstm_args;
-
-/* Pre-activation of gate G for one batch row into out[n_cell] (peephole reads c). */
-static void gate(const lstm_args *a, int G, const float *x, const float *h, const float *c, float *out)
-{
-  static const int w_in[] = {I2I_W, I2F_W, I2C_W, I2O_W}, w_rec[] = {R2I_W, R2F_W, R2C_W, R2O_W};
-  static const int w_peep[] = {C2I_W, C2F_W, -1, C2O_W}, bias[] = {I_BIAS, F_BIAS, C_BIAS, O_BIAS};
-  static const int ln[] = {I_LN, F_LN, C_LN, O_LN};
-  const lstm_state *st = a->st;
-  const float *b = data_or_null(a->g, a->n, bias[G]);
-  int nc = st->n_cell;
-  for (int k = 0; k < nc; k++) out[k] = st->layer_norm || !b ? 0.0f : b[k];
-  mat_vec_acc(out, data_or_null(a->g, a->n, w_in[G]), x, nc, st->n_input);
-  mat_vec_acc(out, data_or_null(a->g, a->n, w_rec[G]), h, nc, st->n_output);
-  if (st->peephole && w_peep[G] >= 0) {
-    const float *p = data_or_null(a->g, a->n, w_peep[G]);
-    for (int k = 0; k < nc; k++) out[k] += p[k] * c[k];
-  }
-  if (st->layer_norm) {
-    const float *l = data_or_null(a->g, a->n, ln[G]);
-    mean_stddev_norm(out, nc);
-    for (int k = 0; k < nc; k++) out[k] = out[k] * l[k] + (b ? b[k] : 0.0f);
-  }
-}
-
-static float clip(float v, float limit)
-{
-  if (limit <= 0.0f) return v;
-  return v < -limit ? -limit : (v > limit ? limit : v);
-}
 
 static void step_full(void *arg, size_t bi)
 {
   const lstm_args *a = arg;
   const lstm_state *st = a->st;
-  const tfl_lstm_params *p = &a->n->p.lstm;
-  int nc = st->n_cell, no = st->n_output;
-  const float *x = (const float *)cpu_in(a->g, a->n, INPUT)->data + bi * st->n_input;
+  size_t nc = (size_t)st->n_cell, no = (size_t)st->n_output;
+  const float *x = (const float *)cpu_in(a->g, a->n, INPUT)->data + bi * (size_t)st->n_input;
   float *h = (float *)cpu_in(a->g, a->n, OUTPUT_STATE)->data + bi * no;
   float *c = (float *)cpu_in(a->g, a->n, CELL_STATE)->data + bi * nc;
-  float *sc = st->scratch + bi * st->scratch_per_batch;
-  float *gi = sc, *gf = sc + nc, *gg = sc + 2 * nc, *go = sc + 3 * nc, *m = sc + 4 * nc;
-
-  if (!st->cifg) gate(a, GATE_I, x, h, c, gi);
-  gate(a, GATE_F, x, h, c, gf);
-  gate(a, GATE_G, x, h, c, gg);
-  for (int k = 0; k < nc; k++) {
-    float f = sigmoid(gf[k]);
-    float i = st->cifg ? 1.0f - f : sigmoid(gi[k]);
-    c[k] = clip(f * c[k] + i * cpu_apply_activation(p->act, gg[k]), p->cell_clip);
-  }
-  gate(a, GATE_O, x, h, c, go); /* peephole of the output gate reads the new cell state */
-  for (int k = 0; k < nc; k++) m[k] = sigmoid(go[k]) * cpu_apply_activation(p->act, c[k]);
-
-  /* every read of the old h is done: write the new one */
-  if (st->projection) {
-    const float *pb = data_or_null(a->g, a->n, PROJ_BIAS);
-    for (int j = 0; j < no; j++) h[j] = pb ? pb[j] : 0.0f;
-    mat_vec_acc(h, data_or_null(a->g, a->n, PROJ_W), m, no, nc);
-    for (int j = 0; j < no; j++) h[j] = clip(h[j], p->proj_clip);
-  } else {
-    memcpy(h, m, sizeof(float) * (size_t)nc);
-  }
-  memcpy((float *)cpu_out(a->g, a->n, OUTPUT)->data + bi * no, h, sizeof(float) * (size_t)no);
+  float *y = (float *)cpu_out(a->g, a->n, OUTPUT)->data + bi * no;
+  lstm_cell_step(&st->cell, &a->d, x, NULL, h, c, y, st->scratch + bi * st->scratch_per_batch,
+                 st->qscratch ? st->qscratch + bi * st->q_per_batch : NULL);
 }
 
 static void step_basic(void *arg, size_t bi)
@@ -303,7 +231,8 @@ static void step_basic(void *arg, size_t bi)
 static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const lstm_state *st = state;
-  lstm_args a = {g, n, st};
+  lstm_args a = {.g = g, .n = n, .st = st};
+  if (!st->basic) lstm_cell_bind(g, n, &st->cell, &a.d);
   cpu_parallel(ctx, st->basic ? step_basic : step_full, &a, (size_t)st->n_batch);
   return TFL_OK;
 }
