@@ -70,7 +70,8 @@ static tfl_status slice_shape(const tfl_graph *g, const tfl_node *n, int ni, con
   out->ndim = x->ndim;
   for (int d = 0; d < x->ndim; d++) {
     int64_t dim = x->dims[d], sz = s[d] == -1 ? dim - b[d] : s[d];
-    if (b[d] < 0 || b[d] > dim || sz < 0 || b[d] + sz > dim)
+    if (b[d] >= 0 && b[d] <= dim && sz > dim - b[d]) sz = dim - b[d]; /* TFLite clamps the size */
+    if (b[d] < 0 || b[d] > dim || sz < 0)
       return NODE_ERR(TFL_ERR_SHAPE, "dim %d: begin %lld, size %lld outside its %lld values", d, (long long)b[d],
                       (long long)s[d], (long long)dim);
     out->d[d] = (int32_t)sz;

@@ -22,6 +22,10 @@ enum { OUTPUT = 0 };
 static const uint32_t TYPES_REVSEQ = LAY_T(TFL_TYPE_FLOAT32) | LAY_T(TFL_TYPE_UINT8) | LAY_T(TFL_TYPE_INT16) |
                                      LAY_T(TFL_TYPE_INT32) | LAY_T(TFL_TYPE_INT64);
 
+/* TFLite's MATRIX_DIAG / MATRIX_SET_DIAG write other types (bool) as float32: refused */
+static const uint32_t TYPES_DIAG = LAY_T(TFL_TYPE_FLOAT32) | LAY_T(TFL_TYPE_INT8) | LAY_T(TFL_TYPE_UINT8) |
+                                   LAY_T(TFL_TYPE_INT16) | LAY_T(TFL_TYPE_INT32) | LAY_T(TFL_TYPE_INT64);
+
 static tfl_status same_shape(const tfl_graph *g, const tfl_node *n, const tfl_tensor *x, const tfl_tensor *y,
                              tfl_diag *diag)
 {
@@ -88,7 +92,7 @@ static tfl_status diag_prepare(tfl_graph *g, const tfl_node *n, void **state, tf
   const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
   (void)state;
-  if ((s = lay_check_types(g, n, x, y, LAY_ALL_TYPES, diag))) return s;
+  if ((s = lay_check_types(g, n, x, y, TYPES_DIAG, diag))) return s;
   if (n->op == TFL_OP_MATRIX_DIAG) {
     bool ok = x->ndim >= 1 && y->ndim == x->ndim + 1 && y->dims[x->ndim] == x->dims[x->ndim - 1] &&
               !memcmp(x->dims, y->dims, sizeof(int32_t) * (size_t)x->ndim);

@@ -157,7 +157,8 @@ static tfl_status slice_plan(const tfl_graph *g, const tfl_node *n, lay_copy *c,
   for (int d = 0; d < nd; d++) {
     int64_t b0 = lay_index(b, (size_t)d), s0 = lay_index(sz, (size_t)d), dim = x->dims[d];
     if (s0 == -1) s0 = dim - b0; /* -1: to the end */
-    if (b0 < 0 || b0 > dim || s0 < 0 || s0 > dim - b0)
+    if (b0 >= 0 && b0 <= dim && s0 > dim - b0) s0 = dim - b0; /* TFLite clamps a size past the end */
+    if (b0 < 0 || b0 > dim || s0 < 0)
       return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "dim %d: begin %lld, size %lld outside its %lld values", d,
                           (long long)b0, (long long)lay_index(sz, (size_t)d), (long long)dim);
     if (s0 != y->dims[d])
@@ -291,6 +292,17 @@ static tfl_status reverse_plan(const tfl_graph *g, const tfl_node *n, lay_copy *
                           (long long)a, nd);
     rev[r] = true;
   }
+  /* TFLite reverses one run of adjacent axes only */
+  int first = -1, last = -1;
+  for (int d = 0; d < nd; d++)
+    if (rev[d]) {
+      if (first < 0) first = d;
+      last = d;
+    }
+  for (int d = first; first >= 0 && d <= last; d++)
+    if (!rev[d])
+      return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "axes %d..%d skip dim %d: TFLite takes contiguous axes only",
+                          first, last, d);
   *off = 0;
   for (int d = 0; d < nd; d++) {
     c->ss[d] = xs[d] * (int64_t)c->es;
