@@ -123,7 +123,7 @@ static inline void lay_copy_plan(lay_copy *c)
   const int64_t es = (int64_t)c->es;
   if (c->ss[k - 1] != es && c->ds[k - 1] == es)
     for (int d = 0; d < k - 1; d++)
-      if (c->ss[d] == es && c->count[d] >= 4 && c->count[k - 1] >= 2) c->tile = d;
+      if (c->ss[d] == es && c->count[k - 1] >= 2) c->tile = d;
 }
 
 /* n elements, source stride ss, destination stride ds (bytes). */
@@ -152,19 +152,110 @@ static inline void lay_copy_row(uint8_t *dst, const uint8_t *src, int64_t n, int
   }
 }
 
-/* rows [r0, r1) of a 2-D block: rows contiguous in the source (stride rs/rd), columns
- * contiguous in the destination (stride cs/cd); square tiles keep both in cache. */
+/* The tiled 2-D copies, one per element size (in elements): rows [r0, r1) are contiguous
+ * in the source, columns contiguous in the destination, so dst[i * rd + j] = src[i + j * cs].
+ * Tiles of tr rows x tc columns keep both sides in cache (lay_copy_tiled picks them). With
+ * fewer columns than a tile (an image's 3 channels) each column is one run over the
+ * tile's rows instead. */
+
+static inline void lay_tiled_u8(uint8_t *dst, const uint8_t *src, int64_t r0, int64_t r1, int64_t cols, int64_t rd,
+                                int64_t cs, int64_t tr, int64_t tc)
+{
+  for (int64_t i0 = r0; i0 < r1; i0 += tr) {
+    const int64_t i1 = i0 + tr < r1 ? i0 + tr : r1;
+    if (cols < tc) {
+      for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = i0; i < i1; i++) dst[i * rd + j] = src[i + j * cs];
+      continue;
+    }
+    for (int64_t j0 = 0; j0 < cols; j0 += tc) {
+      const int64_t j1 = j0 + tc < cols ? j0 + tc : cols;
+      for (int64_t i = i0; i < i1; i++)
+        for (int64_t j = j0; j < j1; j++) dst[i * rd + j] = src[i + j * cs];
+    }
+  }
+}
+
+static inline void lay_tiled_u16(uint16_t *dst, const uint16_t *src, int64_t r0, int64_t r1, int64_t cols, int64_t rd,
+                                 int64_t cs, int64_t tr, int64_t tc)
+{
+  for (int64_t i0 = r0; i0 < r1; i0 += tr) {
+    const int64_t i1 = i0 + tr < r1 ? i0 + tr : r1;
+    if (cols < tc) {
+      for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = i0; i < i1; i++) dst[i * rd + j] = src[i + j * cs];
+      continue;
+    }
+    for (int64_t j0 = 0; j0 < cols; j0 += tc) {
+      const int64_t j1 = j0 + tc < cols ? j0 + tc : cols;
+      for (int64_t i = i0; i < i1; i++)
+        for (int64_t j = j0; j < j1; j++) dst[i * rd + j] = src[i + j * cs];
+    }
+  }
+}
+
+static inline void lay_tiled_u32(uint32_t *dst, const uint32_t *src, int64_t r0, int64_t r1, int64_t cols, int64_t rd,
+                                 int64_t cs, int64_t tr, int64_t tc)
+{
+  for (int64_t i0 = r0; i0 < r1; i0 += tr) {
+    const int64_t i1 = i0 + tr < r1 ? i0 + tr : r1;
+    if (cols < tc) {
+      for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = i0; i < i1; i++) dst[i * rd + j] = src[i + j * cs];
+      continue;
+    }
+    for (int64_t j0 = 0; j0 < cols; j0 += tc) {
+      const int64_t j1 = j0 + tc < cols ? j0 + tc : cols;
+      for (int64_t i = i0; i < i1; i++)
+        for (int64_t j = j0; j < j1; j++) dst[i * rd + j] = src[i + j * cs];
+    }
+  }
+}
+
+static inline void lay_tiled_u64(uint64_t *dst, const uint64_t *src, int64_t r0, int64_t r1, int64_t cols, int64_t rd,
+                                 int64_t cs, int64_t tr, int64_t tc)
+{
+  for (int64_t i0 = r0; i0 < r1; i0 += tr) {
+    const int64_t i1 = i0 + tr < r1 ? i0 + tr : r1;
+    if (cols < tc) {
+      for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = i0; i < i1; i++) dst[i * rd + j] = src[i + j * cs];
+      continue;
+    }
+    for (int64_t j0 = 0; j0 < cols; j0 += tc) {
+      const int64_t j1 = j0 + tc < cols ? j0 + tc : cols;
+      for (int64_t i = i0; i < i1; i++)
+        for (int64_t j = j0; j < j1; j++) dst[i * rd + j] = src[i + j * cs];
+    }
+  }
+}
+
+/* byte strides: rows rs (== es) / rd, columns cs / cd (== es) */
 static inline void lay_copy_tiled(uint8_t *dst, const uint8_t *src, int64_t r0, int64_t r1, int64_t cols,
                                   int64_t rs, int64_t rd, int64_t cs, int64_t cd, size_t es)
 {
-  enum { T = 32 };
-  for (int64_t i0 = r0; i0 < r1; i0 += T) {
-    int64_t i1 = i0 + T < r1 ? i0 + T : r1;
-    for (int64_t j0 = 0; j0 < cols; j0 += T) {
-      int64_t j1 = j0 + T < cols ? j0 + T : cols;
-      for (int64_t i = i0; i < i1; i++)
-        lay_copy_row(dst + i * rd + j0 * cd, src + i * rs + j0 * cs, j1 - j0, cs, cd, es);
-    }
+  const int64_t e = (int64_t)es;
+  /* lines a multiple of 1 KiB apart (image planes) fall into few cache sets: only 8 of
+   * them live at once; otherwise 64 */
+  const int64_t tr = rd % 1024 == 0 ? 8 : 64, tc = cs % 1024 == 0 ? 8 : 64;
+  (void)rs;
+  (void)cd;
+  /* typed access needs aligned data (a constant input may sit unaligned in the file) */
+  const size_t kind = (((uintptr_t)dst | (uintptr_t)src) % es == 0) ? es : 0;
+  switch (kind) {
+  case 1: lay_tiled_u8(dst, src, r0, r1, cols, rd, cs, tr, tc); return;
+  case 2:
+    lay_tiled_u16((uint16_t *)(void *)dst, (const uint16_t *)(const void *)src, r0, r1, cols, rd / e, cs / e, tr, tc);
+    return;
+  case 4:
+    lay_tiled_u32((uint32_t *)(void *)dst, (const uint32_t *)(const void *)src, r0, r1, cols, rd / e, cs / e, tr, tc);
+    return;
+  case 8:
+    lay_tiled_u64((uint64_t *)(void *)dst, (const uint64_t *)(const void *)src, r0, r1, cols, rd / e, cs / e, tr, tc);
+    return;
+  default:
+    for (int64_t i = r0; i < r1; i++) lay_copy_row(dst + i * rd, src + i * e, cols, cs, e, es);
+    return;
   }
 }
 
