@@ -369,7 +369,7 @@ typedef struct {
   bool pack;           /* parts are inputs, the big tensor the output */
   int big_pos;         /* big tensor's input (or output) position */
   int first_part, n_parts;
-  int axis;            /* -1: read at eval (SPLIT, SPLIT_V with a computed axis) */
+  int axis;            /* -1: checked at eval (SPLIT, SPLIT_V with a computed axis or size_splits) */
   int axis_input;      /* SPLIT, SPLIT_V: the axis tensor's input position, else -1 */
   size_t es;
 } parts_state;
@@ -414,6 +414,11 @@ static tfl_status parts_axis(const tfl_graph *g, const tfl_node *n, const parts_
       return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s %d's shape does not fit %s along axis %d",
                           st->pack ? "input" : "output", st->first_part + p, st->pack ? "the output" : "the input",
                           (int)a);
+    /* SPLIT_V: each output takes its size_splits entry (the one -1 takes the rest) */
+    const tfl_tensor *sz = n->op == TFL_OP_SPLIT_V ? cpu_in(g, n, 1) : NULL;
+    if (sz && lay_index(sz, (size_t)p) != -1 && lay_index(sz, (size_t)p) != t->dims[a])
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "size_splits[%d] is %lld, output %d has %d along axis %d", p,
+                          (long long)lay_index(sz, (size_t)p), p, t->dims[a], (int)a);
     sum += split ? t->dims[a] : 1;
   }
   if (sum != big->dims[a])
@@ -441,7 +446,8 @@ static tfl_status parts_prepare(const tfl_graph *g, const tfl_node *n, void **st
       return s;
   }
   init->es = tfl_type_size(big->type);
-  if (init->axis >= 0 || (init->axis_input >= 0 && is_const(cpu_in(g, n, init->axis_input)))) {
+  const bool sizes_const = n->op != TFL_OP_SPLIT_V || is_const(cpu_in(g, n, 1));
+  if (init->axis >= 0 || (init->axis_input >= 0 && is_const(cpu_in(g, n, init->axis_input)) && sizes_const)) {
     int a;
     if ((s = parts_axis(g, n, init, &a, diag))) return s;
     init->axis = a;
