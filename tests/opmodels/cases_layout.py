@@ -53,6 +53,7 @@ def register(mk):
     tr('transpose_4d_i16', [2, 3, 4, 5], [3, 2, 1, 0], 'int16')
     tr('transpose_neg_perm', [2, 3, 4], [-1, 0, -2])
     tr('transpose_1d', [7], [0])
+    tr('transpose_unit_dims_i8', [1, 1, 5, 1], [3, 2, 0, 1], 'int8')
 
     # ---- SLICE (begin/size int32 or int64, size -1 = to the end)
     layout_case('slice_4d', 'SLICE', 'SliceOptions', [2, 5, 6, 4], [1, 3, 3, 4],
@@ -120,6 +121,7 @@ def register(mk):
     pack_case('pack_axis1_i8', [2, 3, 2], 4, 1, 'int8')
     pack_case('pack_axis2_i64', [2, 3], 2, 2, 'int64')
     pack_case('pack_axis1_i16', [4], 3, 1, 'int16')
+    pack_case('pack_single', [2, 2], 1, 0)
 
     def unpack_case(name, shape, axis, t='float32'):
         @mk.litert_case(name)
@@ -134,6 +136,7 @@ def register(mk):
     unpack_case('unpack_axis_neg1_i8', [3, 2, 4], -1, 'int8')
     unpack_case('unpack_axis0_bool', [3, 5], 0, 'bool')
     unpack_case('unpack_axis0_i32', [2, 3], 0, 'int32')
+    unpack_case('unpack_num1_u8', [3, 1], 1, 'uint8')
 
     # ---- TILE (multiples int32 or int64)
     tile = lambda name, shape, mult, t='float32', mt='int32': layout_case(  # noqa: E731
@@ -151,6 +154,7 @@ def register(mk):
     bc('broadcast_to_rank_up_i8', [3], [2, 4, 3], 'int8')
     bc('broadcast_to_i64_shape_bool', [2, 1], [3, 2, 4], 'bool', 'int64')
     bc('broadcast_to_same_i32', [2, 3], [2, 3], 'int32')
+    bc('broadcast_to_scalar', [], [2, 3])
 
     # ---- EXPAND_DIMS (axis int32 or int64, negative: counted from the end of the output)
     ed = lambda name, shape, axis, t='float32', at='int32': layout_case(  # noqa: E731
@@ -161,6 +165,7 @@ def register(mk):
     ed('expand_dims_0_i64axis', [2, 3], 0, 'float32', 'int64')
     ed('expand_dims_mid_i8', [2, 3, 4], 2, 'int8')
     ed('expand_dims_neg3_bool', [4, 2], -3, 'bool')
+    ed('expand_dims_scalar', [], 0)
 
     # ---- REVERSE_V2 (axes int32, several allowed)
     rv = lambda name, shape, axes, t='float32': layout_case(  # noqa: E731
@@ -183,6 +188,7 @@ def register(mk):
     mp('mirror_pad_reflect_i8', [3, 4], [(1, 2), (3, 0)], 'REFLECT', 'int8')
     mp('mirror_pad_symmetric_i64pads', [2, 3, 3], [(1, 1), (0, 3), (2, 2)], 'SYMMETRIC', 'float32', 'int64')
     mp('mirror_pad_reflect_i32', [5], [(4, 4)], 'REFLECT', 'int32')
+    mp('mirror_pad_symmetric_zero_u8', [2, 3], [(0, 0), (0, 2)], 'SYMMETRIC', 'uint8')
 
     # ---- SPACE_TO_DEPTH (NHWC)
     s2d = lambda name, shape, b, t='float32': layout_case(  # noqa: E731
