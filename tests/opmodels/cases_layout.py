@@ -212,6 +212,7 @@ def register(mk):
     s2b('space_to_batch_nd_pad_i8', [1, 5, 2, 3], [3, 2], [(2, 2), (1, 1)], 'int8')   # padding = zero point
     s2b('space_to_batch_nd_3d', [2, 6, 3], [3], [(1, 2)])
     s2b('space_to_batch_nd_pad_u8', [1, 2, 3, 1], [2, 2], [(1, 1), (0, 1)], 'uint8')
+    s2b('space_to_batch_nd_pad_i16', [1, 3, 2, 2], [2, 2], [(0, 1), (1, 1)], 'int16')
 
     def b2s(name, shape, block, crops, t='float32'):
         import math
@@ -226,6 +227,8 @@ def register(mk):
     b2s('batch_to_space_nd_crops_i8', [8, 3, 2, 3], [2, 2], [(1, 1), (0, 1)], 'int8')
     b2s('batch_to_space_nd_3d', [6, 3, 2], [3], [(2, 1)])
     b2s('batch_to_space_nd_i32', [4, 1, 2, 1], [2, 2], [(0, 1), (1, 0)], 'int32')
+    b2s('batch_to_space_nd_i16', [4, 2, 2, 3], [2, 2], [(1, 0), (0, 0)], 'int16')
+    b2s('batch_to_space_nd_bool', [2, 3, 2], [2], [(0, 1)], 'bool')
 
     # ---- REVERSE_SEQUENCE (seq_lengths int32 or int64)
     def rs(name, shape, lens, seq, batch, t='float32', lt='int32'):

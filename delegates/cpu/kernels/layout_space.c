@@ -150,8 +150,7 @@ static tfl_status s2d_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output is %dx%dx%dx%d, expected %dx%dx%dx%lld", y->dims[0],
                         y->dims[1], y->dims[2], y->dims[3], x->dims[0], x->dims[1] / bs, x->dims[2] / bs,
                         (long long)x->dims[3] * bs * bs);
-  if (cpu_is_q8(x->type) && (s = lay_check_same_quant(g, n, x, y, "input", diag))) return s;
-  return TFL_OK;
+  return TFL_OK; /* quantized values are moved as they are: TFLite checks no scales here */
 }
 
 static tfl_status s2d_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
@@ -232,7 +231,11 @@ static tfl_status sb_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_
     return s;
   if (x->ndim < 2 || x->ndim > TFL_MAX_DIMS)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input has %d dims, expected 2..%d", x->ndim, TFL_MAX_DIMS);
-  if (cpu_is_q8(x->type) && (s = lay_check_same_quant(g, n, x, y, "input", diag))) return s;
+  if (cpu_is_q8(x->type) || x->type == TFL_TYPE_INT16) {
+    if ((s = lay_check_same_quant(g, n, x, y, "input", diag))) return s;
+    if (x->type == TFL_TYPE_INT16 && cpu_zero_point(x, 0) != 0)
+      return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "int16 zero point %d, must be 0", (int)cpu_zero_point(x, 0));
+  }
   sb_state *st = calloc(1, sizeof *st);
   if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "%s state", tfl_op_name(n->op));
   *state = st;
