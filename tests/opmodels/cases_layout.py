@@ -62,6 +62,8 @@ def register(mk):
                 [([3], [1, 0, 2], 'int64'), ([3], [-1, -1, 3], 'int64')])
     layout_case('slice_2d_i8', 'SLICE', 'SliceOptions', [6, 7], [3, 4],
                 [([2], [2, 3], 'int32'), ([2], [3, -1], 'int32')], 'int8')
+    layout_case('slice_3d_i16', 'SLICE', 'SliceOptions', [3, 4, 5], [2, 1, 5],
+                [([3], [0, 3, 0], 'int32'), ([3], [2, 1, -1], 'int32')], 'int16')
     layout_case('slice_bool', 'SLICE', 'SliceOptions', [4, 5], [2, 2],
                 [([2], [1, 2], 'int32'), ([2], [2, 2], 'int32')], 'bool')
     layout_case('slice_5d_i32', 'SLICE', 'SliceOptions', [2, 3, 2, 4, 3], [1, 2, 2, 2, 1],
@@ -87,6 +89,7 @@ def register(mk):
     split_case('split_axis1_i16', [2, 6, 3], 1, 3, 'int16')
     split_case('split_axis2_i32', [2, 2, 4, 3], 2, 4, 'int32')
     split_case('split_one_u8', [3, 5], 1, 1, 'uint8')
+    split_case('split_axis0_i64', [4, 3], 0, 4, 'int64')
 
     def split_v_case(name, shape, sizes, axis, t='float32', st='int32'):
         @mk.litert_case(name)
@@ -146,6 +149,7 @@ def register(mk):
     tile('tile_2d_bool_i64mult', [2, 3], [3, 2], 'bool', 'int64')
     tile('tile_4d_i64', [1, 2, 1, 3], [2, 1, 3, 1], 'int64')
     tile('tile_2d_u8', [3, 4], [1, 1], 'uint8')
+    tile('tile_3d_i16', [2, 1, 3], [1, 3, 2], 'int16')
 
     # ---- BROADCAST_TO (version 2 in TFLite's registration)
     bc = lambda name, shape, to, t='float32', st='int32': layout_case(  # noqa: E731
@@ -176,6 +180,7 @@ def register(mk):
     rv('reverse_v2_first_i64', [4, 3], [0], 'int64')
     rv('reverse_v2_all_bool', [2, 3, 2], [0, 1, 2], 'bool')
     rv('reverse_v2_mid_u8', [2, 5, 3], [1], 'uint8')
+    rv('reverse_v2_neg_axis_i32', [3, 4], [-1], 'int32')
 
     # ---- MIRROR_PAD (REFLECT / SYMMETRIC; paddings int32 or int64)
     def mp(name, shape, pads, mode, t='float32', pt='int32'):
@@ -189,6 +194,8 @@ def register(mk):
     mp('mirror_pad_symmetric_i64pads', [2, 3, 3], [(1, 1), (0, 3), (2, 2)], 'SYMMETRIC', 'float32', 'int64')
     mp('mirror_pad_reflect_i32', [5], [(4, 4)], 'REFLECT', 'int32')
     mp('mirror_pad_symmetric_zero_u8', [2, 3], [(0, 0), (0, 2)], 'SYMMETRIC', 'uint8')
+    mp('mirror_pad_symmetric_i16', [3, 2], [(3, 2), (1, 2)], 'SYMMETRIC', 'int16')
+    mp('mirror_pad_reflect_bool', [4, 3], [(1, 1), (2, 0)], 'REFLECT', 'bool')
 
     # ---- SPACE_TO_DEPTH (NHWC)
     s2d = lambda name, shape, b, t='float32': layout_case(  # noqa: E731
@@ -272,3 +279,5 @@ def register(mk):
     dus('dynamic_update_slice_i8', [3, 4], [1, 4], [2, 0], 'int8')
     dus('dynamic_update_slice_i64idx_bool', [2, 3, 4], [1, 2, 2], [1, 1, 2], 'bool', 'int64')
     dus('dynamic_update_slice_full_i32', [2, 3], [2, 3], [5, 5], 'int32')
+    dus('dynamic_update_slice_i16', [4, 4], [2, 1], [1, 3], 'int16')
+    dus('dynamic_update_slice_4d_i64', [1, 3, 4, 2], [1, 2, 2, 2], [0, 1, 1, 0], 'int64')
