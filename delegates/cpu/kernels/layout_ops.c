@@ -203,7 +203,7 @@ static tfl_status tile_plan(const tfl_graph *g, const tfl_node *n, lay_copy *c, 
   c->nd = 2 * nd;
   for (int d = 0; d < nd; d++) {
     int64_t k = lay_index(m, (size_t)d);
-    if (k < 0 || k * x->dims[d] != y->dims[d])
+    if (k < 0 || k > INT32_MAX || k * x->dims[d] != y->dims[d])
       return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "multiples[%d] is %lld: input dim %d, output dim %d", d,
                           (long long)k, x->dims[d], y->dims[d]);
     c->count[2 * d] = k;

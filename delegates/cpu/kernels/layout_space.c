@@ -207,6 +207,7 @@ static tfl_status sb_plan(const tfl_graph *g, const tfl_node *n, sb_state *st, t
     st->block[i] = b;
     st->lo[i] = lo;
     prod *= b;
+    if (prod > INT32_MAX) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "block_shape's product exceeds %d", INT32_MAX);
   }
   const int64_t big = to_batch ? y->dims[0] : x->dims[0], small = to_batch ? x->dims[0] : y->dims[0];
   if (big != small * prod)
