@@ -102,5 +102,5 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_arg_max = { prepare, eval, release };
-const cpu_kernel cpu_k_arg_min = { prepare, eval, release };
+const cpu_kernel cpu_k_arg_max = {prepare, eval, release, CPU_F32 | CPU_Q8 | CPU_I32, 0};
+const cpu_kernel cpu_k_arg_min = {prepare, eval, release, CPU_F32 | CPU_Q8 | CPU_I32, 0};

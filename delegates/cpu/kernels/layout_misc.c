@@ -19,12 +19,12 @@
 enum { INPUT = 0, PARAM = 1 };
 enum { OUTPUT = 0 };
 
-static const uint32_t TYPES_REVSEQ = LAY_T(TFL_TYPE_FLOAT32) | LAY_T(TFL_TYPE_UINT8) | LAY_T(TFL_TYPE_INT16) |
-                                     LAY_T(TFL_TYPE_INT32) | LAY_T(TFL_TYPE_INT64);
+#define TYPES_REVSEQ (LAY_T(TFL_TYPE_FLOAT32) | LAY_T(TFL_TYPE_UINT8) | LAY_T(TFL_TYPE_INT16) | \
+                                     LAY_T(TFL_TYPE_INT32) | LAY_T(TFL_TYPE_INT64))
 
 /* TFLite's MATRIX_DIAG / MATRIX_SET_DIAG write other types (bool) as float32: refused */
-static const uint32_t TYPES_DIAG = LAY_T(TFL_TYPE_FLOAT32) | LAY_T(TFL_TYPE_INT8) | LAY_T(TFL_TYPE_UINT8) |
-                                   LAY_T(TFL_TYPE_INT16) | LAY_T(TFL_TYPE_INT32) | LAY_T(TFL_TYPE_INT64);
+#define TYPES_DIAG (LAY_T(TFL_TYPE_FLOAT32) | LAY_T(TFL_TYPE_INT8) | LAY_T(TFL_TYPE_UINT8) | \
+                                   LAY_T(TFL_TYPE_INT16) | LAY_T(TFL_TYPE_INT32) | LAY_T(TFL_TYPE_INT64))
 
 static tfl_status same_shape(const tfl_graph *g, const tfl_node *n, const tfl_tensor *x, const tfl_tensor *y,
                              tfl_diag *diag)
@@ -202,7 +202,7 @@ static tfl_status dus_eval(const tfl_graph *g, const tfl_node *n, void *state, c
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_reverse_sequence = {revseq_prepare, revseq_eval, NULL};
-const cpu_kernel cpu_k_matrix_diag = {diag_prepare, matrix_diag_eval, NULL};
-const cpu_kernel cpu_k_matrix_set_diag = {diag_prepare, matrix_set_diag_eval, NULL};
-const cpu_kernel cpu_k_dynamic_update_slice = {dus_prepare, dus_eval, NULL};
+const cpu_kernel cpu_k_reverse_sequence = {revseq_prepare, revseq_eval, NULL, TYPES_REVSEQ, 0};
+const cpu_kernel cpu_k_matrix_diag = {diag_prepare, matrix_diag_eval, NULL, TYPES_DIAG, 0};
+const cpu_kernel cpu_k_matrix_set_diag = {diag_prepare, matrix_set_diag_eval, NULL, TYPES_DIAG, 0};
+const cpu_kernel cpu_k_dynamic_update_slice = {dus_prepare, dus_eval, NULL, LAY_ALL_TYPES, 0};

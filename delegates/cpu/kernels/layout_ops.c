@@ -23,10 +23,10 @@ enum { INPUT = 0, PARAM = 1 };
 enum { OUTPUT = 0 };
 
 /* TFLite's type tables (checked against LiteRT 2.3 for each type) */
-static const uint32_t TYPES_SPLIT = LAY_T(TFL_TYPE_FLOAT32) | LAY_T(TFL_TYPE_INT8) | LAY_T(TFL_TYPE_UINT8) |
-                                    LAY_T(TFL_TYPE_INT16) | LAY_T(TFL_TYPE_INT32) | LAY_T(TFL_TYPE_INT64);
-static const uint32_t TYPES_UNPACK = LAY_T(TFL_TYPE_FLOAT32) | LAY_T(TFL_TYPE_INT8) | LAY_T(TFL_TYPE_UINT8) |
-                                     LAY_T(TFL_TYPE_INT16) | LAY_T(TFL_TYPE_INT32) | LAY_T(TFL_TYPE_BOOL);
+#define TYPES_SPLIT (LAY_T(TFL_TYPE_FLOAT32) | LAY_T(TFL_TYPE_INT8) | LAY_T(TFL_TYPE_UINT8) | \
+                                    LAY_T(TFL_TYPE_INT16) | LAY_T(TFL_TYPE_INT32) | LAY_T(TFL_TYPE_INT64))
+#define TYPES_UNPACK (LAY_T(TFL_TYPE_FLOAT32) | LAY_T(TFL_TYPE_INT8) | LAY_T(TFL_TYPE_UINT8) | \
+                                     LAY_T(TFL_TYPE_INT16) | LAY_T(TFL_TYPE_INT32) | LAY_T(TFL_TYPE_BOOL))
 
 static void release(void *state)
 {
@@ -530,13 +530,13 @@ static tfl_status pack_prepare(tfl_graph *g, const tfl_node *n, void **state, tf
   return parts_prepare(g, n, state, &init, diag);
 }
 
-const cpu_kernel cpu_k_transpose = {transpose_prepare, transpose_eval, release};
-const cpu_kernel cpu_k_slice = {slice_prepare, slice_eval, release};
-const cpu_kernel cpu_k_split = {split_prepare, parts_eval, release};
-const cpu_kernel cpu_k_split_v = {split_prepare, parts_eval, release};
-const cpu_kernel cpu_k_pack = {pack_prepare, parts_eval, release};
-const cpu_kernel cpu_k_unpack = {pack_prepare, parts_eval, release};
-const cpu_kernel cpu_k_tile = {tile_prepare, tile_eval, release};
-const cpu_kernel cpu_k_broadcast_to = {broadcast_prepare, broadcast_eval, release};
-const cpu_kernel cpu_k_expand_dims = {expand_dims_prepare, expand_dims_eval, NULL};
-const cpu_kernel cpu_k_reverse_v2 = {reverse_prepare, reverse_eval, release};
+const cpu_kernel cpu_k_transpose = {transpose_prepare, transpose_eval, release, LAY_ALL_TYPES, 0};
+const cpu_kernel cpu_k_slice = {slice_prepare, slice_eval, release, LAY_ALL_TYPES, 0};
+const cpu_kernel cpu_k_split = {split_prepare, parts_eval, release, TYPES_SPLIT, 1};
+const cpu_kernel cpu_k_split_v = {split_prepare, parts_eval, release, TYPES_SPLIT, 0};
+const cpu_kernel cpu_k_pack = {pack_prepare, parts_eval, release, TYPES_SPLIT, 0};
+const cpu_kernel cpu_k_unpack = {pack_prepare, parts_eval, release, TYPES_UNPACK, 0};
+const cpu_kernel cpu_k_tile = {tile_prepare, tile_eval, release, LAY_ALL_TYPES, 0};
+const cpu_kernel cpu_k_broadcast_to = {broadcast_prepare, broadcast_eval, release, LAY_ALL_TYPES, 0};
+const cpu_kernel cpu_k_expand_dims = {expand_dims_prepare, expand_dims_eval, NULL, LAY_ALL_TYPES, 0};
+const cpu_kernel cpu_k_reverse_v2 = {reverse_prepare, reverse_eval, release, LAY_ALL_TYPES, 0};

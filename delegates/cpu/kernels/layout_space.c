@@ -23,8 +23,8 @@
 enum { INPUT = 0, PARAM = 1, PARAM2 = 2 };
 enum { OUTPUT = 0 };
 
-static const uint32_t TYPES_S2D = LAY_T(TFL_TYPE_FLOAT32) | LAY_T(TFL_TYPE_INT8) | LAY_T(TFL_TYPE_UINT8) |
-                                  LAY_T(TFL_TYPE_INT32) | LAY_T(TFL_TYPE_INT64);
+#define TYPES_S2D (LAY_T(TFL_TYPE_FLOAT32) | LAY_T(TFL_TYPE_INT8) | LAY_T(TFL_TYPE_UINT8) | \
+                                  LAY_T(TFL_TYPE_INT32) | LAY_T(TFL_TYPE_INT64))
 
 static void release(void *state)
 {
@@ -326,7 +326,7 @@ static tfl_status sb_eval(const tfl_graph *g, const tfl_node *n, void *state, cp
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_mirror_pad = {mirror_prepare, mirror_eval, release};
-const cpu_kernel cpu_k_space_to_depth = {s2d_prepare, s2d_eval, NULL};
-const cpu_kernel cpu_k_space_to_batch_nd = {sb_prepare, sb_eval, release};
-const cpu_kernel cpu_k_batch_to_space_nd = {sb_prepare, sb_eval, release};
+const cpu_kernel cpu_k_mirror_pad = {mirror_prepare, mirror_eval, release, LAY_ALL_TYPES, 0};
+const cpu_kernel cpu_k_space_to_depth = {s2d_prepare, s2d_eval, NULL, TYPES_S2D, 0};
+const cpu_kernel cpu_k_space_to_batch_nd = {sb_prepare, sb_eval, release, LAY_ALL_TYPES, 0};
+const cpu_kernel cpu_k_batch_to_space_nd = {sb_prepare, sb_eval, release, LAY_ALL_TYPES, 0};

@@ -237,4 +237,4 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_lstm = {prepare, eval, release};
+const cpu_kernel cpu_k_lstm = {prepare, eval, release, CPU_F32, 0};

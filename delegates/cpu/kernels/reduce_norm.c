@@ -329,7 +329,7 @@ static tfl_status l2pool_eval(const tfl_graph *g, const tfl_node *n, void *state
   return run_rows(g, n, state, ctx, l2pool_row);
 }
 
-const cpu_kernel cpu_k_log_softmax = {log_softmax_prepare, log_softmax_eval, release};
-const cpu_kernel cpu_k_l2_normalization = {l2norm_prepare, l2norm_eval, release};
-const cpu_kernel cpu_k_local_response_normalization = {lrn_prepare, lrn_eval, release};
-const cpu_kernel cpu_k_l2_pool_2d = {l2pool_prepare, l2pool_eval, release};
+const cpu_kernel cpu_k_log_softmax = {log_softmax_prepare, log_softmax_eval, release, CPU_F32 | CPU_Q8, 0};
+const cpu_kernel cpu_k_l2_normalization = {l2norm_prepare, l2norm_eval, release, CPU_F32 | CPU_Q8, 0};
+const cpu_kernel cpu_k_local_response_normalization = {lrn_prepare, lrn_eval, release, CPU_F32, 0};
+const cpu_kernel cpu_k_l2_pool_2d = {l2pool_prepare, l2pool_eval, release, CPU_F32, 0};

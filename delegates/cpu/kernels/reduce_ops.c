@@ -363,10 +363,10 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_sum = {prepare, eval, release};
-const cpu_kernel cpu_k_reduce_prod = {prepare, eval, release};
-const cpu_kernel cpu_k_reduce_max = {prepare, eval, release};
-const cpu_kernel cpu_k_reduce_min = {prepare, eval, release};
-const cpu_kernel cpu_k_reduce_any = {prepare, eval, release};
-const cpu_kernel cpu_k_reduce_all = {prepare, eval, release};
+const cpu_kernel cpu_k_sum = {prepare, eval, release, CPU_F32 | CPU_Q8 | CPU_I16 | CPU_I32 | CPU_I64, 0};
+const cpu_kernel cpu_k_reduce_prod = {prepare, eval, release, CPU_F32 | CPU_TYPE(TFL_TYPE_INT8) | CPU_I16 | CPU_I32 | CPU_I64, 0};
+const cpu_kernel cpu_k_reduce_max = {prepare, eval, release, CPU_F32 | CPU_Q8 | CPU_I16 | CPU_I32 | CPU_I64, 0};
+const cpu_kernel cpu_k_reduce_min = {prepare, eval, release, CPU_F32 | CPU_Q8 | CPU_I16 | CPU_I32 | CPU_I64, 0};
+const cpu_kernel cpu_k_reduce_any = {prepare, eval, release, CPU_BOOL, 0};
+const cpu_kernel cpu_k_reduce_all = {prepare, eval, release, CPU_BOOL, 0};
 

@@ -282,6 +282,6 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_unidirectional_sequence_rnn = {prepare, eval, release};
-const cpu_kernel cpu_k_bidirectional_sequence_rnn = {prepare, eval, release};
-const cpu_kernel cpu_k_rnn = {prepare, eval, release};
+const cpu_kernel cpu_k_unidirectional_sequence_rnn = {prepare, eval, release, CPU_F32, 0};
+const cpu_kernel cpu_k_bidirectional_sequence_rnn = {prepare, eval, release, CPU_F32, 0};
+const cpu_kernel cpu_k_rnn = {prepare, eval, release, CPU_F32, 0};

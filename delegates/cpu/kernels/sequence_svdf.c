@@ -274,4 +274,4 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_svdf = {prepare, eval, release};
+const cpu_kernel cpu_k_svdf = {prepare, eval, release, CPU_F32 | CPU_TYPE(TFL_TYPE_INT8), 0};
