@@ -103,3 +103,64 @@ def register(mk):
     mk.CASES['conv_2d_hybrid_per_channel_1x1'] = (conv_hybrid([1, 5, 5, 8], 6, (1, 1), (1, 1), 'VALID', True), {'litert': True})
     mk.CASES['conv_2d_hybrid_equal_scales_3x3'] = (conv_hybrid([1, 5, 5, 8], 6, (3, 3), (1, 1), 'VALID', True, equal_scales=True), {'litert': True})
     mk.CASES['conv_2d_hybrid_per_tensor_1x1'] = (conv_hybrid([1, 5, 5, 8], 6, (1, 1), (1, 1), 'VALID', False), {'litert': True})
+
+    # ---------------------------------------------------------------- BATCH_MATMUL
+
+    def out_dims(ls, rs, adj_x, adj_y):
+        nb = max(len(ls), len(rs)) - 2
+        lb = [1] * (nb - (len(ls) - 2)) + list(ls[:-2])
+        rb = [1] * (nb - (len(rs) - 2)) + list(rs[:-2])
+        b = [x if x != 1 else y for x, y in zip(lb, rb)]
+        return b + [ls[-1] if adj_x else ls[-2], rs[-2] if adj_y else rs[-1]]
+
+    def bmm(ls, rs, adj_x=False, adj_y=False, typ='float32', rhs_const=False, lq=None, rq=None, oq=None,
+            out_type=None, asym=False, rhs_q_scales=None, rhs_type=None):
+        def build(m):
+            a = m.input(ls, typ, q=lq)
+            if rhs_type:                                              # hybrid with an int8 rhs input
+                b = m.input(rs, rhs_type, q=rq)
+            elif typ == 'float32' and rhs_q_scales is not None:      # hybrid: int8 constant rhs
+                axis = len(rs) - (2 if adj_y else 1)
+                b = qweights(m, rs, rhs_q_scales(m, rs[axis]) if callable(rhs_q_scales) else rhs_q_scales, axis)
+            elif rhs_const:
+                n = math.prod(rs)
+                if typ == 'float32':
+                    b = m.const(rs, [m.rng.uniform(-1, 1) for _ in range(n)])
+                else:
+                    lo, hi = (-127, 127) if typ == 'int8' else (-3000, 3000)
+                    b = m.const(rs, [m.rng.randint(lo, hi) for _ in range(n)], typ, q=rq)
+            else:
+                b = m.input(rs, typ, q=rq)
+            y = m.tensor(out_dims(ls, rs, adj_x, adj_y), out_type or typ, q=oq)
+            m.op('BATCH_MATMUL', [a, b], [y], 'BatchMatMulOptions',
+                 {'adj_x': adj_x, 'adj_y': adj_y, 'asymmetric_quantize_inputs': asym}, version=4)
+            m.output(y)
+        return build
+
+    L = {'litert': True}
+    mk.CASES['batch_matmul_2d'] = (bmm([3, 4], [4, 5]), L)
+    mk.CASES['batch_matmul_3d_const_rhs'] = (bmm([2, 3, 6], [2, 6, 4], rhs_const=True), L)
+    mk.CASES['batch_matmul_adj_x'] = (bmm([2, 5, 3], [2, 5, 4], adj_x=True), L)
+    mk.CASES['batch_matmul_adj_y'] = (bmm([2, 3, 5], [2, 4, 5], adj_y=True), L)
+    mk.CASES['batch_matmul_adj_xy'] = (bmm([1, 2, 6, 3], [1, 2, 4, 6], adj_x=True, adj_y=True), L)
+    mk.CASES['batch_matmul_bcast_4d_3d'] = (bmm([2, 1, 3, 4], [3, 4, 5]), L)
+    mk.CASES['batch_matmul_bcast_rhs_2d'] = (bmm([2, 3, 5, 4], [4, 6], rhs_const=True), L)
+    mk.CASES['batch_matmul_bcast_lhs_2d_adj_y'] = (bmm([3, 4], [2, 3, 5, 4], adj_y=True), L)
+    mk.CASES['batch_matmul_5d'] = (bmm([2, 1, 2, 3, 4], [1, 3, 1, 4, 2]), L)
+    mk.CASES['batch_matmul_attention'] = (bmm([1, 2, 16, 8], [1, 2, 16, 8], adj_y=True), L)
+    mk.CASES['batch_matmul_depth1'] = (bmm([2, 3, 1], [2, 1, 4]), L)
+    # int8 / int16 per-tensor
+    mk.CASES['batch_matmul_i8'] = (bmm([2, 3, 8], [2, 8, 5], typ='int8', lq=(1 / 32, 3), rq=(1 / 40, -5), oq=(0.05, -2)), L)
+    mk.CASES['batch_matmul_i8_const_adj_y'] = (bmm([1, 4, 9], [1, 6, 9], adj_y=True, typ='int8', rhs_const=True, lq=(1 / 32, 0), rq=(0.01, 0), oq=(0.06, 10)), L)
+    mk.CASES['batch_matmul_i8_bcast_adj_x'] = (bmm([2, 1, 7, 3], [4, 7, 5], adj_x=True, typ='int8', lq=(1 / 25, -10), rq=(1 / 30, 7), oq=(0.08, 0)), L)
+    mk.CASES['batch_matmul_i8_to_i32'] = (bmm([2, 3, 8], [2, 8, 4], typ='int8', lq=(1 / 32, 0), rq=(1 / 32, 0), out_type='int32'), L)
+    mk.CASES['batch_matmul_i16'] = (bmm([2, 3, 8], [2, 8, 5], typ='int16', lq=(1 / 4096, 0), rq=(1 / 2048, 0), oq=(1 / 1024, 0)), L)
+    mk.CASES['batch_matmul_i16_const_adj_y'] = (bmm([3, 10], [4, 10], adj_y=True, typ='int16', rhs_const=True, lq=(1 / 4096, 0), rq=(1 / 8192, 0), oq=(1 / 512, 0)), L)
+    # hybrid: float lhs, int8 constant rhs
+    mk.CASES['batch_matmul_hybrid_per_tensor'] = (bmm([2, 3, 16], [16, 6], rhs_q_scales=[0.01]), L)
+    mk.CASES['batch_matmul_hybrid_per_tensor_asym'] = (bmm([2, 3, 16], [16, 6], rhs_q_scales=[0.01], asym=True), L)
+    mk.CASES['batch_matmul_hybrid_per_channel'] = (bmm([4, 20], [20, 7], rhs_q_scales=lambda m, n: chan_scales(m, n, 0.01)), L)
+    mk.CASES['batch_matmul_hybrid_per_channel_asym_adj_y'] = (bmm([2, 5, 12], [9, 12], adj_y=True, asym=True, rhs_q_scales=lambda m, n: chan_scales(m, n, 0.01)), L)
+    mk.CASES['batch_matmul_hybrid_batched_rhs'] = (bmm([2, 3, 10], [2, 10, 4], rhs_q_scales=[0.02], asym=True), L)
+    mk.CASES['batch_matmul_hybrid_adj_x'] = (bmm([2, 10, 3], [10, 4], adj_x=True, rhs_q_scales=[0.02]), L)
+    # (a non-constant int8 rhs: LiteRT outputs zeros; we refuse it)

@@ -22,6 +22,5 @@ static tfl_status pending_eval(const tfl_graph *g, const tfl_node *n, void *stat
   return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "%s: no CPU kernel yet", tfl_op_name(n->op));
 }
 
-const cpu_kernel cpu_k_batch_matmul = {pending_prepare, pending_eval, NULL};
 const cpu_kernel cpu_k_conv_3d = {pending_prepare, pending_eval, NULL};
 const cpu_kernel cpu_k_conv_3d_transpose = {pending_prepare, pending_eval, NULL};
