@@ -164,3 +164,44 @@ def register(mk):
     mk.CASES['batch_matmul_hybrid_batched_rhs'] = (bmm([2, 3, 10], [2, 10, 4], rhs_q_scales=[0.02], asym=True), L)
     mk.CASES['batch_matmul_hybrid_adj_x'] = (bmm([2, 10, 3], [10, 4], adj_x=True, rhs_q_scales=[0.02]), L)
     # (a non-constant int8 rhs: LiteRT outputs zeros; we refuse it)
+
+    # ---------------------------------------------------------------- CONV_3D, CONV_3D_TRANSPOSE
+
+    def c3opt(pad, s, d, act):
+        return {'padding': pad, 'stride_d': s[0], 'stride_h': s[1], 'stride_w': s[2],
+                'dilation_d_factor': d[0], 'dilation_h_factor': d[1], 'dilation_w_factor': d[2],
+                'fused_activation_function': mk.ACT.get(act, act)}
+
+    def conv3d(shape, cout, k, s=(1, 1, 1), pad='SAME', d=(1, 1, 1), act=None, bias=True):
+        def build(m):
+            x = m.input(shape)
+            w = m.weights([k[0], k[1], k[2], shape[4], cout])
+            ins = [x, w, m.weights([cout])] if bias else [x, w]
+            y = m.tensor([shape[0]] + [mk.out_size(shape[1 + i], k[i], s[i], d[i], pad) for i in range(3)] + [cout])
+            m.op('CONV_3D', ins, [y], 'Conv3DOptions', c3opt(pad, s, d, act))
+            m.output(y)
+        return build
+
+    mk.CASES['conv_3d_same'] = (conv3d([1, 4, 5, 6, 3], 4, (3, 3, 3)), L)
+    mk.CASES['conv_3d_valid_s2_relu'] = (conv3d([2, 5, 7, 6, 2], 3, (3, 2, 3), s=(2, 2, 1), pad='VALID', act='relu'), L)
+    mk.CASES['conv_3d_dilated_relu6_no_bias'] = (conv3d([1, 6, 6, 7, 2], 3, (2, 3, 2), d=(2, 1, 2), act='relu6', bias=False), L)
+    mk.CASES['conv_3d_1x1x1'] = (conv3d([1, 3, 4, 5, 6], 5, (1, 1, 1), pad='VALID'), L)
+    mk.CASES['conv_3d_s3_same_relu1'] = (conv3d([1, 7, 5, 8, 2], 2, (3, 3, 2), s=(3, 2, 3), act='relu1'), L)
+
+    def conv3d_t(in_shape, out_shape, k, s=(1, 1, 1), pad='SAME', d=(1, 1, 1), act=None, bias=True):
+        def build(m):
+            cin, cout = in_shape[4], out_shape[4]
+            osh = m.const([5], out_shape, 'int32')
+            w = m.weights([k[0], k[1], k[2], cout, cin])
+            x = m.input(in_shape)
+            ins = [osh, w, x, m.weights([cout])] if bias else [osh, w, x]
+            y = m.tensor(out_shape)
+            m.op('CONV_3D_TRANSPOSE', ins, [y], 'Conv3DOptions', c3opt(pad, s, d, act))
+            m.output(y)
+        return build
+
+    mk.CASES['conv_3d_transpose_same_s2'] = (conv3d_t([1, 2, 3, 3, 4], [1, 4, 6, 6, 3], (3, 3, 3), s=(2, 2, 2), bias=False), L)
+    mk.CASES['conv_3d_transpose_valid_s2_bias'] = (conv3d_t([1, 3, 2, 3, 3], [1, 7, 5, 7, 3], (3, 3, 3), s=(2, 2, 2), pad='VALID'), L)
+    mk.CASES['conv_3d_transpose_same_s1_relu'] = (conv3d_t([2, 3, 4, 3, 2], [2, 3, 4, 3, 5], (2, 3, 3), act='relu', bias=False), L)
+    mk.CASES['conv_3d_transpose_bias_channels_differ'] = (conv3d_t([1, 2, 3, 2, 2], [1, 4, 6, 4, 3], (2, 2, 2), s=(2, 2, 2)), L)
+    mk.CASES['conv_3d_transpose_dilated'] = (conv3d_t([1, 3, 3, 3, 2], [1, 5, 7, 6, 2], (2, 3, 2), pad='VALID', d=(2, 2, 3)), L)
