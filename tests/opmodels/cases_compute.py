@@ -205,3 +205,5 @@ def register(mk):
     mk.CASES['conv_3d_transpose_same_s1_relu'] = (conv3d_t([2, 3, 4, 3, 2], [2, 3, 4, 3, 5], (2, 3, 3), act='relu', bias=False), L)
     mk.CASES['conv_3d_transpose_bias_channels_differ'] = (conv3d_t([1, 2, 3, 2, 2], [1, 4, 6, 4, 3], (2, 2, 2), s=(2, 2, 2)), L)
     mk.CASES['conv_3d_transpose_dilated'] = (conv3d_t([1, 3, 3, 3, 2], [1, 5, 7, 6, 2], (2, 3, 2), pad='VALID', d=(2, 2, 3)), L)
+
+    # (int8 / int16 CONV_3D: LiteRT 2.3's kernel takes float32 only, as ours)
