@@ -107,9 +107,9 @@ static void rhs_col_sums(const bmm_state *st)
   const int8_t *w = st->packed;
   for (size_t b = 0; b < st->rhs_batches; b++)
     for (int j = 0; j < st->n; j++) {
-      int32_t s = 0;
-      for (int kk = 0; kk < st->k; kk++) s += w[(b * st->n + j) * st->k + kk];
-      st->col_sums[b * st->n + j] = s;
+      uint32_t s = 0; /* wraps like the accumulators it corrects */
+      for (int kk = 0; kk < st->k; kk++) s += (uint32_t)(int32_t)w[(b * st->n + j) * st->k + kk];
+      st->col_sums[b * st->n + j] = (int32_t)s;
     }
 }
 

@@ -41,7 +41,7 @@ static inline float cpu_hybrid_quant_sym(const float *x, size_t n, int8_t *q)
   float inv = 127.0f / range;
   for (size_t i = 0; i < n; i++) {
     float r = roundf(x[i] * inv);
-    int32_t v = r > 127.0f ? 127 : (r < -127.0f ? -127 : (int32_t)r);
+    int32_t v = r >= 127.0f ? 127 : (r >= -127.0f ? (int32_t)r : -127); /* NaN: -127, no UB */
     q[i] = (int8_t)v;
   }
   return range / 127.0f;
@@ -68,13 +68,13 @@ static inline float cpu_hybrid_quant_asym(const float *x, size_t n, int8_t *q, i
   double zp_from_min = -128.0 - rmin / scale, zp_from_max = 127.0 - rmax / scale;
   double err_min = 128.0 + fabs(rmin / scale), err_max = 127.0 + fabs(rmax / scale);
   double zpd = err_min < err_max ? zp_from_min : zp_from_max;
-  *zp = zpd <= -128.0 ? -128 : (zpd >= 127.0 ? 127 : (int32_t)round(zpd));
+  *zp = zpd > -128.0 && zpd < 127.0 ? (int32_t)round(zpd) : (zpd >= 127.0 ? 127 : -128); /* NaN: -128 */
   float sf = (float)scale;
   float inv = (float)(1.0 / (double)sf);
   float off = (float)*zp;
   for (size_t i = 0; i < n; i++) {
     float r = roundf(off + x[i] * inv);
-    int32_t v = r > 127.0f ? 127 : (r < -128.0f ? -128 : (int32_t)r);
+    int32_t v = r >= 127.0f ? 127 : (r >= -128.0f ? (int32_t)r : -128); /* NaN: -128, no UB */
     q[i] = (int8_t)v;
   }
   return sf;
@@ -136,13 +136,14 @@ static inline bool cpu_hybrid_xnnpack_takes(const tfl_tensor *w, const tfl_tenso
   return w->is_const && w->data && (!b || (b->is_const && b->data)) && cpu_act_is_clamp(act);
 }
 
-/* sums[r] = sum of row r of an int8 [rows][cols] matrix (the zero-point correction). */
+/* sums[r] = sum of row r of an int8 [rows][cols] matrix (the zero-point correction),
+ * wrapping like the accumulators it corrects. */
 static inline void cpu_hybrid_row_sums(const int8_t *w, int rows, int cols, int32_t *sums)
 {
   for (int r = 0; r < rows; r++) {
-    int32_t s = 0;
-    for (int c = 0; c < cols; c++) s += w[(size_t)r * cols + c];
-    sums[r] = s;
+    uint32_t s = 0;
+    for (int c = 0; c < cols; c++) s += (uint32_t)(int32_t)w[(size_t)r * cols + c];
+    sums[r] = (int32_t)s;
   }
 }
 
