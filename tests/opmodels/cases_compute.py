@@ -207,3 +207,7 @@ def register(mk):
     mk.CASES['conv_3d_transpose_dilated'] = (conv3d_t([1, 3, 3, 3, 2], [1, 5, 7, 6, 2], (2, 3, 2), pad='VALID', d=(2, 2, 3)), L)
 
     # (int8 / int16 CONV_3D: LiteRT 2.3's kernel takes float32 only, as ours)
+    # rhs batch 1 under a batched lhs read transposed (TFLite's kernel folds batches into
+    # rows when the rhs batch is 1: the case that would show it)
+    mk.CASES['batch_matmul_adj_x_rhs_batch1'] = (bmm([2, 5, 3], [1, 5, 4], adj_x=True), L)
+    mk.CASES['batch_matmul_i8_adj_x_rhs_batch1'] = (bmm([2, 5, 3], [1, 5, 4], adj_x=True, typ='int8', lq=(1 / 32, 1), rq=(1 / 32, -1), oq=(0.1, 0)), L)
