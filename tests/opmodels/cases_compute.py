@@ -74,12 +74,17 @@ def register(mk):
 
     # ---------------------------------------------------------------- hybrid FULLY_CONNECTED
 
-    def fc_hybrid(in_shape, units, per_channel, asym, act=None, keep=False, bias=True):
+    def fc_hybrid(in_shape, units, per_channel, asym, act=None, keep=False, bias=True, w_input=False):
         def build(m):
             x = m.input(in_shape)
             depth = in_shape[-1]
             sc = chan_scales(m, units, 0.01) if per_channel else [0.008]
-            w = qweights(m, [units, depth], sc, 0)
+            if w_input:   # int8 weights fed as a graph input: XNNPACK declines the node
+                # (scale 0.05: the Gaussian fill stays off -128, which symmetric int8
+                # weights never hold and TFLite's SIMD dot products mishandle)
+                w = m.input([units, depth], 'int8', q=(0.05, 0))
+            else:
+                w = qweights(m, [units, depth], sc, 0)
             b = m.weights([units]) if bias else -1
             shape = list(in_shape[:-1]) + [units] if keep else [math.prod(in_shape) // depth, units]
             y = m.tensor(shape)
@@ -94,6 +99,8 @@ def register(mk):
     mk.CASES['fully_connected_hybrid_per_channel_sym'] = (fc_hybrid([4, 37], 9, True, False, act='relu'), {'litert': True})
     mk.CASES['fully_connected_hybrid_per_channel_asym'] = (fc_hybrid([4, 37], 9, True, True), {'litert': True})
     mk.CASES['fully_connected_hybrid_keep_dims_asym_no_bias'] = (fc_hybrid([2, 3, 16], 5, True, True, keep=True, bias=False), {'litert': True})
+    mk.CASES['fully_connected_hybrid_weights_input_sym'] = (fc_hybrid([3, 20], 5, False, False, w_input=True), {'litert': True})
+    mk.CASES['fully_connected_hybrid_weights_input_asym'] = (fc_hybrid([3, 20], 5, False, True, w_input=True), {'litert': True})
     mk.CASES['fully_connected_hybrid_tanh'] = (fc_hybrid([2, 24], 6, False, False, act='TANH'), {'litert': True})
     # TANH is no clamp: XNNPACK declines the node and TFLite's own kernel quantizes
     # symmetrically (per-tensor scales) or asymmetrically (differing per-channel scales)
