@@ -23,14 +23,17 @@ def register(mk):
 
     # ---------------------------------------------------------------- hybrid CONV_2D
 
-    def conv_hybrid(shape, cout, k, s, pad, per_channel, act=None, d=(1, 1), equal_scales=False):
+    def conv_hybrid(shape, cout, k, s, pad, per_channel, act=None, d=(1, 1), equal_scales=False, w_input=False):
         def build(m):
             x = m.input(shape)
             if per_channel:
                 sc = [0.003] * cout if equal_scales else chan_scales(m, cout)
             else:
                 sc = [0.003]
-            w = qweights(m, [cout, k[0], k[1], shape[3]], sc, 0)
+            if w_input:   # a filter fed as an input: XNNPACK declines (scale 0.05 keeps it off -128)
+                w = m.input([cout, k[0], k[1], shape[3]], 'int8', q=(0.05, 0))
+            else:
+                w = qweights(m, [cout, k[0], k[1], shape[3]], sc, 0)
             b = m.weights([cout])
             oh = mk.out_size(shape[1], k[0], s[0], d[0], pad)
             ow = mk.out_size(shape[2], k[1], s[1], d[1], pad)
@@ -106,6 +109,8 @@ def register(mk):
     # symmetrically (per-tensor scales) or asymmetrically (differing per-channel scales)
     mk.CASES['conv_2d_hybrid_per_tensor_tanh'] = (conv_hybrid([1, 6, 6, 3], 4, (3, 3), (1, 1), 'SAME', False, act='TANH'), {'litert': True})
     mk.CASES['conv_2d_hybrid_per_channel_tanh_1x1'] = (conv_hybrid([1, 4, 5, 6], 3, (1, 1), (1, 1), 'VALID', True, act='TANH'), {'litert': True})
+    mk.CASES['conv_2d_hybrid_filter_input_3x3'] = (conv_hybrid([1, 6, 5, 3], 4, (3, 3), (1, 1), 'SAME', False, w_input=True), {'litert': True})
+    mk.CASES['conv_2d_hybrid_filter_input_1x1'] = (conv_hybrid([1, 4, 4, 5], 3, (1, 1), (1, 1), 'VALID', False, w_input=True), {'litert': True})
     # XNNPACK runs a 1x1 stride-1 conv as a fully connected layer: one quantization per pixel
     mk.CASES['conv_2d_hybrid_per_channel_1x1'] = (conv_hybrid([1, 5, 5, 8], 6, (1, 1), (1, 1), 'VALID', True), {'litert': True})
     mk.CASES['conv_2d_hybrid_equal_scales_3x3'] = (conv_hybrid([1, 5, 5, 8], 6, (3, 3), (1, 1), 'VALID', True, equal_scales=True), {'litert': True})
