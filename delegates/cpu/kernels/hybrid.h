@@ -9,7 +9,13 @@
  * back: out = (float)acc * (input_scale * weight_scale) + bias. The functions below do
  * that arithmetic the way TFLite's tensor_utils do (float and double in the same places),
  * so the same integers come out and the floats agree to the last bits.
- * Private to delegates/cpu/kernels/.
+ * Which quantization LiteRT applies depends on who runs the node: its XNNPACK delegate
+ * takes constant-weight nodes with a clamp activation and always quantizes
+ * asymmetrically (per row; per image for conv, per pixel for a 1x1 stride-1 conv), its
+ * own kernels follow the op and asymmetric_quantize_inputs (cpu_hybrid_xnnpack_takes and
+ * the kernels say which; each choice is checked by a LiteRT golden).
+ * "int8 weights" means [-127, 127]: TFLite's SIMD dot products mishandle -128, which the
+ * converter never writes. Private to delegates/cpu/kernels/.
  */
 #ifndef CPU_HYBRID_H
 #define CPU_HYBRID_H
