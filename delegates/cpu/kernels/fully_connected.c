@@ -1,7 +1,8 @@
 /* fully_connected.c - FULLY_CONNECTED reference kernel: float32, uint8 (per-tensor),
  * int8 (per-tensor or per-channel weights along axis 0) and hybrid (float32 input and
  * output, int8 weights with per-tensor or per-channel scales: hybrid.h), whose input rows
- * are quantized per batch row, symmetric or asymmetric (asymmetric_quantize_inputs).
+ * are quantized per batch row, symmetric or asymmetric (asymmetric_quantize_inputs, or
+ * always where LiteRT's XNNPACK runs the node: hybrid.h).
  * Weights [units, input_size]; the input is read as [count / input_size, input_size]
  * (leading dims flattened); optional bias [units]; output [batches, units], or the
  * input's dims with the last one replaced by units when keep_num_dims (the shape pass
