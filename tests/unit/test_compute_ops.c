@@ -2,8 +2,15 @@
  * results worked out by hand (written beside each case) and the clean refusals the
  * single-op models cannot show (LiteRT refuses those models or answers garbage). The
  * LiteRT-checked coverage is in tests/opmodels/cases_compute.py. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "../../delegates/cpu/kernels/conv_narrow.h"
+#include "../../delegates/cpu/kernels/conv_q8_stem.h"
+#include "../../delegates/cpu/kernels/conv_sparse1x1.h"
+#include "../../delegates/cpu/kernels/dwconv_q8.h"
+#include "../../delegates/cpu/onednn_fit.h"
+#include "../../delegates/cpu/xnn_partition.h"
 #include "eltwise_test_util.h"
 
 static void check_floats(const char *what, op_runner *r, int y, const float *want, size_t n, float tol)
@@ -190,10 +197,73 @@ static void test_hybrid(void)
   op_runner_free(&r);
 }
 
+/* No fast path takes a hybrid node (they would compute it in float or in 8 bits without
+ * TFLite's dynamic input quantization): XNNPACK partitions, oneDNN, the own fast kernels. */
+static void test_hybrid_not_fast(void)
+{
+  static const tfl_op ops[] = {TFL_OP_CONV_2D, TFL_OP_DEPTHWISE_CONV_2D, TFL_OP_FULLY_CONNECTED, TFL_OP_BATCH_MATMUL};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+    op_runner r;
+    op_runner_init(&r, ops[i]);
+    int x, w, y;
+    int8_t wv[64 * 64];
+    for (size_t k = 0; k < sizeof wv; k++) wv[k] = (int8_t)((int)(k * 37 % 255) - 127);
+    float sc[64];
+    int32_t zp[64] = {0};
+    for (int c = 0; c < 64; c++) sc[c] = 0.01f + 0.0001f * (float)c;
+    if (ops[i] == TFL_OP_CONV_2D || ops[i] == TFL_OP_DEPTHWISE_CONV_2D) {
+      bool dw = ops[i] == TFL_OP_DEPTHWISE_CONV_2D;
+      x = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, (int32_t[]){1, 32, 32, 64}, NULL, false);
+      w = op_runner_tensor(&r, TFL_TYPE_INT8, 4, dw ? (int32_t[]){1, 1, 1, 64} : (int32_t[]){64, 1, 1, 64}, wv,
+                           true);
+      op_runner_quant(&r, w, 64, sc, zp, dw ? 3 : 0);
+      y = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 4, (int32_t[]){1, 32, 32, 64}, NULL, false);
+      r.node.p.conv = (tfl_conv_params){.padding = TFL_PAD_VALID, .stride_w = 1, .stride_h = 1, .dilation_w = 1,
+                                        .dilation_h = 1};
+    } else {
+      x = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, (int32_t[]){16, 64}, NULL, false);
+      bool fc = ops[i] == TFL_OP_FULLY_CONNECTED;
+      w = op_runner_tensor(&r, TFL_TYPE_INT8, 2, (int32_t[]){64, 64}, wv, true);
+      op_runner_quant(&r, w, 64, sc, zp, fc ? 0 : 1);
+      y = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 2, (int32_t[]){16, 64}, NULL, false);
+    }
+    op_runner_io(&r, (int[]){x, w}, 2, (int[]){y}, 1);
+    const tfl_node *n = &r.graph.nodes[0];
+    onednn_geom geom;
+    onednn_kind kind;
+    const char *name = tfl_op_name(ops[i]);
+    CHECK(!xnn_partition_supports(&r.graph, 0), "%s hybrid: XNNPACK partition takes it", name);
+    CHECK(!onednn_fit_node(&r.graph, n, -1, &geom, &kind, false), "%s hybrid: oneDNN takes it", name);
+    CHECK(!onednn_fit_node(&r.graph, n, -1, &geom, &kind, true), "%s hybrid: oneDNN bf16 takes it", name);
+    CHECK(!cpu_conv_narrow_applies(&r.graph, n) && !cpu_conv_sparse1x1_fits(&r.graph, n) &&
+              !cpu_dwconv_q8_fits(&r.graph, n) && !cpu_conv_q8_stem_fits(&r.graph, n),
+          "%s hybrid: an own fast kernel takes it", name);
+    CHECK(op_runner_run(&r, 2) == TFL_OK, "%s hybrid: reference kernel refuses it: %s", name, r.diag.error);
+    if (ops[i] != TFL_OP_BATCH_MATMUL) { /* the control: with float weights XNNPACK takes it */
+      tfl_tensor *wt = &r.graph.tensors[w];
+      float *wf = malloc(sizeof(float) * tfl_tensor_count(wt));
+      CHECK(wf != NULL, "out of memory");
+      if (wf) {
+        for (size_t k = 0; k < tfl_tensor_count(wt); k++) wf[k] = 0.01f * (float)((const int8_t *)wt->data)[k];
+        tfl_tensor saved = *wt;
+        wt->type = TFL_TYPE_FLOAT32;
+        wt->q.n = 0;
+        wt->data = wf;
+        wt->bytes = sizeof(float) * tfl_tensor_count(wt);
+        CHECK(xnn_partition_supports(&r.graph, 0), "%s with float weights: XNNPACK refuses it (the control)", name);
+        *wt = saved;
+        free(wf);
+      }
+    }
+    op_runner_free(&r);
+  }
+}
+
 int main(void)
 {
   test_bmm();
   test_conv3d();
   test_hybrid();
+  test_hybrid_not_fast();
   return finish("test_compute_ops");
 }
