@@ -111,12 +111,13 @@ def _(m):
     m.output(y)
 
 
-@case('image_conv_int8_weights_float_input')
+@case('image_conv_uint8_weights_float_input')
 def _(m):
-    # valid values, but no CPU kernel runs float input with int8 weights: refused when the
-    # interpreter is made (an element: at caps negotiation, before any frame)
+    # valid values, but no CPU kernel runs float input with uint8 weights (hybrid takes
+    # int8 only): refused when the interpreter is made (an element: at caps negotiation,
+    # before any frame)
     x = m.input([1, 4, 4, 3])
-    w = m.const([2, 1, 1, 3], [1, -2, 3, 4, 5, -6], 'int8', q=(0.05, 0))
+    w = m.const([2, 1, 1, 3], [129, 126, 131, 132, 133, 122], 'uint8', q=(0.05, 128))
     y = m.tensor([1, 4, 4, 2])
     m.op('CONV_2D', [x, w], [y], 'Conv2DOptions', {'padding': 'VALID', 'stride_w': 1, 'stride_h': 1})
     m.output(y)

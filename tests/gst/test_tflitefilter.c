@@ -895,9 +895,9 @@ GST_START_TEST(test_bad_files)
   expect_state_change_fails(p, "does not exist");
   g_free(p);
 
-  /* a model the CPU kernels refuse (float input, int8 weights): at the caps negotiation */
-  gchar *hybrid = g_build_filename(env_dir("TFL_REGRESS"), "hand_image_conv_int8_weights_float_input.tflite", NULL);
-  expect_error(SYSMEM_SRC, hybrid, NULL, "float input with INT8 filter");
+  /* a model the CPU kernels refuse (float input, uint8 weights): at the caps negotiation */
+  gchar *hybrid = g_build_filename(env_dir("TFL_REGRESS"), "hand_image_conv_uint8_weights_float_input.tflite", NULL);
+  expect_error(SYSMEM_SRC, hybrid, NULL, "float input with UINT8 filter");
   g_free(hybrid);
 
   /* a model that loads and takes an image, but whose transposed convolution's stride

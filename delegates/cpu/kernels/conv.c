@@ -1,5 +1,6 @@
-/* conv.c - CONV_2D reference kernel: float32, uint8 (per-tensor) and int8 (per-channel
- * weights along axis 0). Input [N,H,W,IC], filter [OC,KH,KW,IC], optional bias [OC],
+/* conv.c - CONV_2D reference kernel: float32, uint8 (per-tensor), int8 (per-channel
+ * weights along axis 0) and hybrid (float32 input and output, int8 filter with per-tensor
+ * or per-channel scales: hybrid.h). Input [N,H,W,IC], filter [OC,KH,KW,IC], optional bias [OC],
  * output [N,OH,OW,OC]; SAME/VALID padding, strides, dilation, fused clamp activation.
  *
  * Float: prepare repacks the filter to [KH][KW][IC][OC] so the innermost loop runs over
@@ -8,6 +9,7 @@
  * eval splits output rows (batch * OH) over threads; each task writes its own rows.
  */
 #include "conv_common.h"
+#include "hybrid.h"
 
 #include <string.h>
 
@@ -31,9 +33,10 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   cpu_conv_read_dims(st, x, w, p, 0);
   cpu_window_axis(p->padding, st->in_h, st->k_h, st->stride_h, st->dil_h, &st->out_h, &st->pad_h);
   cpu_window_axis(p->padding, st->in_w, st->k_w, st->stride_w, st->dil_w, &st->out_w, &st->pad_w);
-  if ((s = cpu_check_output_nhwc(g, n, y, st->batches, st->out_h, st->out_w, st->out_c, diag)) ||
-      (s = cpu_conv_state_types(g, n, st, "filter", 0, true, diag)))
-    return s;
+  if ((s = cpu_check_output_nhwc(g, n, y, st->batches, st->out_h, st->out_w, st->out_c, diag))) return s;
+  if (x->type == TFL_TYPE_FLOAT32 && w->type != TFL_TYPE_FLOAT32)
+    return cpu_conv_hybrid_prepare(g, n, st, 0, false, diag);
+  if ((s = cpu_conv_state_types(g, n, st, "filter", 0, true, diag))) return s;
   return cpu_conv_prepare_packed(g, n, st, "conv packed filter", diag);
 }
 
@@ -98,9 +101,44 @@ static void row_q(void *arg, size_t row)
   }
 }
 
-static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
+/* One output row (b, oy) of a hybrid conv: int8 dots over contiguous input channels of
+ * the quantized image less its zero point (padding adds nothing: it stands for 0.0). */
+static void row_hybrid(void *arg, size_t row)
 {
-  return cpu_conv_eval(g, n, state, ctx, row_f32, row_q);
+  const cpu_conv_args *a = arg;
+  const cpu_conv_state *st = a->st;
+  int bi = (int)(row / (size_t)st->out_h), oy = (int)(row % (size_t)st->out_h);
+  const int8_t *x = st->hy.xq + (size_t)bi * st->in_h * st->in_w * st->in_c;
+  const int8_t *w = a->w;
+  size_t w_per_oc = (size_t)st->k_h * st->k_w * st->in_c;
+  float *out = (float *)a->y + row * (size_t)st->out_w * st->out_c;
+  for (int ox = 0; ox < st->out_w; ox++) {
+    size_t qg = cpu_conv_hybrid_group(st, bi, oy, ox);
+    int32_t zp = st->hy.x_zp[qg];
+    for (int oc = 0; oc < st->out_c; oc++) {
+      int32_t acc = 0;
+      for (int ky = 0; ky < st->k_h; ky++) {
+        int iy = oy * st->stride_h - st->pad_h + ky * st->dil_h;
+        if (iy < 0 || iy >= st->in_h) continue;
+        for (int kx = 0; kx < st->k_w; kx++) {
+          int ix = ox * st->stride_w - st->pad_w + kx * st->dil_w;
+          if (ix < 0 || ix >= st->in_w) continue;
+          const int8_t *xi = x + ((size_t)iy * st->in_w + ix) * st->in_c;
+          const int8_t *wi = w + oc * w_per_oc + ((size_t)ky * st->k_w + kx) * st->in_c;
+          acc = cpu_wrap_add(acc, cpu_dot_i8(xi, wi, st->in_c, zp, 0));
+        }
+      }
+      out[(size_t)ox * st->out_c + oc] = cpu_conv_hybrid_out(st, a->b, acc, qg, oc);
+    }
+  }
 }
 
-const cpu_kernel cpu_k_conv_2d = {prepare, eval, cpu_conv_release};
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
+{
+  (void)diag;
+  cpu_conv_state *st = state;
+  if (st->hy.on) return cpu_conv_hybrid_eval(g, n, st, ctx, row_hybrid);
+  return cpu_conv_eval(g, n, st, ctx, row_f32, row_q);
+}
+
+const cpu_kernel cpu_k_conv_2d = {prepare, eval, cpu_conv_release, CPU_F32 | CPU_Q8, 0};

@@ -181,6 +181,16 @@ static inline void cpu_store_q(void *data, bool is_u8, size_t i, int32_t v)
 
 /* ---- prepare/eval steps shared by conv, depthwise conv and transpose conv ---- */
 
+/* Hybrid conv and depthwise (float input and output, int8 filter: hybrid.h): each image
+ * (or each pixel: per_pixel) quantized on the fly, symmetric or asymmetric. */
+typedef struct {
+  bool on, asym, per_pixel;
+  float *w_scale;          /* per output channel */
+  int8_t *xq;              /* the quantized input */
+  float *x_scale;          /* per image or pixel */
+  int32_t *x_zp;           /* per image or pixel (asymmetric) */
+} cpu_conv_hybrid;
+
 /* The state of those three kernels: geometry, output stage and packed filter. */
 typedef struct {
   int x_idx, w_idx, b_idx; /* input positions of this op */
@@ -189,6 +199,7 @@ typedef struct {
   float act_lo, act_hi;    /* float */
   float *packed;           /* float filter as [KH][KW][IC][OC]: conv and transpose conv */
   cpu_requant rq;          /* quantized only */
+  cpu_conv_hybrid hy;      /* hybrid only */
 } cpu_conv_state;
 
 static inline void cpu_conv_release(void *state)
@@ -197,6 +208,10 @@ static inline void cpu_conv_release(void *state)
   if (!st) return;
   free(st->packed);
   cpu_requant_free(&st->rq);
+  free(st->hy.w_scale);
+  free(st->hy.xq);
+  free(st->hy.x_scale);
+  free(st->hy.x_zp);
   free(st);
 }
 
@@ -333,7 +348,7 @@ static inline void cpu_conv_pack_filter(cpu_conv_state *st, const float *w)
 static inline tfl_status cpu_conv_prepare_packed(const tfl_graph *g, const tfl_node *n,
                                                  cpu_conv_state *st, const char *what, tfl_diag *diag)
 {
-  if (st->rq.on) return TFL_OK;
+  if (st->rq.on || st->hy.on) return TFL_OK;
   st->packed = malloc(sizeof(float) * (size_t)st->k_h * st->k_w * st->in_c * st->out_c);
   if (!st->packed) return tfl_fail(diag, TFL_ERR_NOMEM, "%s", what);
   const tfl_tensor *w = cpu_in(g, n, st->w_idx);

@@ -1,12 +1,15 @@
 /* depthwise_conv.c - DEPTHWISE_CONV_2D reference kernel (v1-2: dilation from v2).
  * Input [N,H,W,IC], filter [1,KH,KW,OC] with OC = IC * depth_multiplier, optional bias
  * [OC], output [N,OH,OW,OC]; output channel oc reads input channel oc / multiplier.
- * float32, uint8 (per-tensor) and int8 (per-channel weights along axis 3).
+ * float32, uint8 (per-tensor), int8 (per-channel weights along axis 3) and hybrid
+ * (float32 input and output, int8 filter with scales along axis 3: hybrid.h; each image
+ * quantized asymmetrically, as TFLite's EvalHybridPerChannel).
  * The multiplier is taken from the shapes (OC / IC), as TFLite does, since some
  * converters wrote a stale depth_multiplier option.
  * eval splits output rows (batch * OH) over threads; each task writes its own rows.
  */
 #include "conv_common.h"
+#include "hybrid.h"
 
 enum { INPUT = 0, FILTER = 1, BIAS = 2 };
 enum { OUTPUT = 0 };
@@ -34,6 +37,8 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   cpu_window_axis(p->padding, st->in_w, st->k_w, st->stride_w, st->dil_w, &st->out_w, &st->pad_w);
   if ((s = cpu_check_output_nhwc(g, n, y, st->batches, st->out_h, st->out_w, st->out_c, diag)))
     return s;
+  if (x->type == TFL_TYPE_FLOAT32 && w->type != TFL_TYPE_FLOAT32)
+    return cpu_conv_hybrid_prepare(g, n, st, 3, true, diag);
   return cpu_conv_state_types(g, n, st, "filter", 3, true, diag);
 }
 
@@ -113,9 +118,44 @@ static void row_q(void *arg, size_t row)
   }
 }
 
-static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
+/* One output row (b, oy) of a hybrid depthwise conv: (quantized input - zero point) x
+ * filter over the window's taps inside the image. */
+static void row_hybrid(void *arg, size_t row)
 {
-  return cpu_conv_eval(g, n, state, ctx, row_f32, row_q);
+  const cpu_conv_args *a = arg;
+  const cpu_conv_state *st = a->st;
+  int bi = (int)(row / (size_t)st->out_h), oy = (int)(row % (size_t)st->out_h);
+  const int8_t *x = st->hy.xq + (size_t)bi * st->in_h * st->in_w * st->in_c;
+  const int8_t *w = a->w;
+  float *out = (float *)a->y + row * (size_t)st->out_w * st->out_c;
+  for (int ox = 0; ox < st->out_w; ox++) {
+    size_t qg = cpu_conv_hybrid_group(st, bi, oy, ox);
+    int32_t zp = st->hy.x_zp[qg];
+    for (int oc = 0; oc < st->out_c; oc++) {
+      int32_t acc = 0;
+      int ic = oc / st->mult;
+      for (int ky = 0; ky < st->k_h; ky++) {
+        int iy = oy * st->stride_h - st->pad_h + ky * st->dil_h;
+        if (iy < 0 || iy >= st->in_h) continue;
+        for (int kx = 0; kx < st->k_w; kx++) {
+          int ix = ox * st->stride_w - st->pad_w + kx * st->dil_w;
+          if (ix < 0 || ix >= st->in_w) continue;
+          int32_t xv = x[((size_t)iy * st->in_w + ix) * st->in_c + ic];
+          int32_t wv = w[((size_t)ky * st->k_w + kx) * st->out_c + oc];
+          acc = cpu_wrap_add(acc, (xv - zp) * wv);
+        }
+      }
+      out[(size_t)ox * st->out_c + oc] = cpu_conv_hybrid_out(st, a->b, acc, qg, oc);
+    }
+  }
 }
 
-const cpu_kernel cpu_k_depthwise_conv_2d = {prepare, eval, cpu_conv_release};
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
+{
+  (void)diag;
+  cpu_conv_state *st = state;
+  if (st->hy.on) return cpu_conv_hybrid_eval(g, n, st, ctx, row_hybrid);
+  return cpu_conv_eval(g, n, st, ctx, row_f32, row_q);
+}
+
+const cpu_kernel cpu_k_depthwise_conv_2d = {prepare, eval, cpu_conv_release, CPU_F32 | CPU_Q8, 0};

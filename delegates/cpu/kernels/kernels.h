@@ -147,7 +147,7 @@ extern const cpu_kernel cpu_k_l2_normalization;
 extern const cpu_kernel cpu_k_local_response_normalization;
 extern const cpu_kernel cpu_k_l2_pool_2d;
 
-/* compute ops: kernels/compute_ops.c */
+/* compute ops: kernels/compute_bmm.c, kernels/compute_conv3d.c */
 extern const cpu_kernel cpu_k_batch_matmul;
 extern const cpu_kernel cpu_k_conv_3d;
 extern const cpu_kernel cpu_k_conv_3d_transpose;
