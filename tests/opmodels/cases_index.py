@@ -141,6 +141,8 @@ def register(mk):
     pairs += [('int32', 'int64'), ('int64', 'int32'), ('int32', 'uint8'), ('int32', 'int8'), ('int32', 'int16'),
               ('int32', 'bool'), ('bool', 'int32'), ('uint8', 'int8'), ('int8', 'uint8'), ('int16', 'int32'),
               ('uint8', 'int32'), ('int8', 'int64'), ('int64', 'bool'), ('bool', 'uint8'), ('int16', 'int8')]
+    every = ('float32', 'int8', 'uint8', 'int16', 'int32', 'int64', 'bool')
+    pairs += [(a, b) for a in every for b in every if a != b and (a, b) not in pairs]
     short = {'float32': 'f32', 'int32': 'i32', 'int64': 'i64', 'int16': 'i16', 'uint8': 'u8', 'int8': 'i8', 'bool': 'bool'}
     for a, b in pairs:
         # integer inputs quantized only so that the Gaussian feed spans a wide range
@@ -314,3 +316,126 @@ def register(mk):
     s2d('sparse_to_dense_i8', [2, 1], [1, 2], 'int32', [3], 'int8', default=5)
     s2d('sparse_to_dense_u8', [1, 2], [0, 1], 'int32', [2, 2], 'uint8', default=7)
     s2d('sparse_to_dense_scalar_index', [], [3], 'int32', [5], 'float32', default=2.0)
+
+    # ---- values computed in the graph (not constants): the file's shape is kept and the
+    # kernels check the values against it at eval. SHAPE and RANK feed the value inputs.
+    def shape_of(m, x, n, t='int32'):
+        s = m.tensor([n], t)
+        m.op('SHAPE', [x], [s], 'ShapeOptions', {'out_type': t.upper()})
+        return s
+
+    def rank_of(m, x):
+        r = m.tensor([], 'int32')
+        m.op('RANK', [x], [r], 'RankOptions', {})
+        return r
+
+    @mk.litert_case('fill_dims_from_shape')
+    def _(m):
+        x = m.input([2, 3])
+        v = m.input([])
+        y = m.tensor([2, 3])
+        m.op('FILL', [shape_of(m, x, 2), v], [y], 'FillOptions', {})
+        m.output(y)
+
+    @mk.litert_case('range_limit_from_rank')
+    def _(m):
+        x = m.input([1, 2, 1, 3])
+        y = m.tensor([4], 'int32')
+        m.op('RANGE', [m.const([], [0], 'int32'), rank_of(m, x), m.const([], [1], 'int32')], [y], 'RangeOptions', {})
+        m.output(y)
+
+    @mk.litert_case('one_hot_depth_from_rank')
+    def _(m):
+        x = m.input([3, 1, 2])
+        idx = m.const([4], [0, 2, 1, 3], 'int32')
+        y = m.tensor([4, 3])
+        m.op('ONE_HOT', [idx, rank_of(m, x), m.const([], [1.0]), m.const([], [0.0])], [y], 'OneHotOptions', {'axis': -1})
+        m.output(y)
+
+    @mk.litert_case('topk_v2_k_from_rank')
+    def _(m):
+        x = m.input([2, 7])
+        y = m.tensor([2, 2])
+        yi = m.tensor([2, 2], 'int32')
+        m.op('TOPK_V2', [x, rank_of(m, x)], [y, yi], 'TopKV2Options', {})
+        m.output(y)
+        m.output(yi)
+
+    @mk.litert_case('scatter_nd_shape_from_shape')
+    def _(m):
+        x = m.input([4, 3])
+        up = m.input([2, 3])
+        y = m.tensor([4, 3])
+        m.op('SCATTER_ND', [m.const([2, 1], [3, 1], 'int32'), up, shape_of(m, x, 2)], [y], 'ScatterNdOptions', {})
+        m.output(y)
+
+    @mk.litert_case('sparse_to_dense_shape_from_shape')
+    def _(m):
+        x = m.input([3, 2])
+        vals = m.input([2])
+        y = m.tensor([3, 2])
+        m.op('SPARSE_TO_DENSE', [m.const([2, 2], [2, 1, 0, 0], 'int32'), shape_of(m, x, 2), vals, m.const([], [0.25])],
+             [y], 'SparseToDenseOptions', {})
+        m.output(y)
+
+    @mk.litert_case('broadcast_args_from_shapes')
+    def _(m):
+        a = m.input([3, 1, 4])
+        b = m.input([2, 1])
+        y = m.tensor([3], 'int64')
+        m.op('BROADCAST_ARGS', [shape_of(m, a, 3, 'int64'), shape_of(m, b, 2, 'int64')], [y])
+        m.output(y)
+
+    @mk.litert_case('unsorted_segment_max_num_from_rank')
+    def _(m):
+        x = m.input([5, 2])
+        z = m.input([1, 1, 1])
+        y = m.tensor([3, 2])
+        m.op('UNSORTED_SEGMENT_MAX', [x, m.const([5], [2, 0, 0, 1, 2], 'int32'), rank_of(m, z)], [y],
+             'UnsortedSegmentMaxOptions', {})
+        m.output(y)
+
+    @mk.litert_case('non_max_suppression_v4_max_from_rank')
+    def _(m):
+        boxes = m.const([4, 4], [0, 0, 1, 1, 0, 0, 1, 1.1, 2, 2, 3, 3, 0.5, 0.5, 1.5, 1.5])
+        scores = m.input([4])
+        z = m.input([1, 1, 1])
+        sel = m.tensor([3], 'int32')
+        cnt = m.tensor([], 'int32')
+        m.op('NON_MAX_SUPPRESSION_V4', [boxes, scores, rank_of(m, z), m.const([], [0.5]), m.const([], [-10.0])],
+             [sel, cnt], 'NonMaxSuppressionV4Options', {})
+        m.output(sel)
+        m.output(cnt)
+
+    @mk.litert_case('cumsum_axis_from_rank')
+    def _(m):
+        x = m.input([3, 2])
+        z = m.input([1])
+        y = m.tensor([3, 2])
+        m.op('CUMSUM', [x, rank_of(m, z)], [y], 'CumsumOptions', {'exclusive': False, 'reverse': True})
+        m.output(y)
+
+    @mk.litert_case('gather_computed_indices')
+    def _(m):
+        x = m.input([4, 3])
+        z = m.input([5, 1, 1])
+        # SHAPE of z is [5, 1, 1]: its trailing [1, 1] index axis 1
+        s = shape_of(m, z, 3)
+        idx = m.tensor([2], 'int32')
+        m.op('STRIDED_SLICE', [s, m.const([1], [1], 'int32'), m.const([1], [3], 'int32'), m.const([1], [1], 'int32')], [idx],
+             'StridedSliceOptions', {})
+        y = m.tensor([4, 2])
+        m.op('GATHER', [x, idx], [y], 'GatherOptions', {'axis': 1, 'batch_dims': 0})
+        m.output(y)
+
+    @mk.litert_case('non_max_suppression_v5_ties')
+    def _(m):
+        # equal scores everywhere: the pick order is the heap's, as std::priority_queue's
+        n = 9
+        boxes = m.const([n, 4], [v for i in range(n) for v in (i % 3 * 0.6, i // 3 * 0.6, i % 3 * 0.6 + 1, i // 3 * 0.6 + 1)])
+        scores = m.const([n], [0.5] * 4 + [0.7] * 5)
+        ins = [boxes, scores, m.const([], [6], 'int32'), m.const([], [0.3]), m.const([], [0.1]), m.const([], [0.4])]
+        outs = [m.tensor([6], 'int32'), m.tensor([6]), m.tensor([], 'int32')]
+        m.op('NON_MAX_SUPPRESSION_V5', ins, outs, 'NonMaxSuppressionV5Options', {})
+        for o in outs:
+            m.output(o)
