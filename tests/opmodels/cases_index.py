@@ -439,3 +439,27 @@ def register(mk):
         m.op('NON_MAX_SUPPRESSION_V5', ins, outs, 'NonMaxSuppressionV5Options', {})
         for o in outs:
             m.output(o)
+
+    # ---- types found by asking LiteRT 2.3.0 what it runs
+    fill('fill_u8', [2, 3], 'int32', 'uint8', 200)
+    for t in ('int32', 'int64', 'bool', 'int16', 'uint8'):
+        single('embedding_lookup_copy_' + t, 'EMBEDDING_LOOKUP', None,
+               lambda m, t=t: [m.const([3], [1, 0, 1], 'int32'), m.input([2, 2, 2], t, q=Q8.get(t))], [3, 2, 2], t,
+               out_q=Q8.get(t))
+
+    @mk.litert_case('embedding_lookup_hybrid_u8')
+    def _(m):
+        # uint8 codes read as int8 by TFLite's hybrid path (200 -> -56), zero point 0
+        look = m.const([3], [1, 0, 1], 'int32')
+        val = m.const([2, 3], [200, 3, 128, 255, 0, 127], 'uint8', q=(0.1, 0))
+        y = m.tensor([3, 3])
+        m.op('EMBEDDING_LOOKUP', [look, val], [y])
+        m.output(y)
+
+    @mk.litert_case('gather_output_scale_differs')
+    def _(m):
+        # TFLite copies the codes: the output's own scale and zero point reinterpret them
+        x = m.input([4, 2], 'int8', q=(0.1, 0))
+        y = m.tensor([2, 2], 'int8', q=(0.2, 3))
+        m.op('GATHER', [x, m.const([2], [3, 1], 'int32')], [y], 'GatherOptions', {'axis': 0})
+        m.output(y)

@@ -55,18 +55,14 @@ static inline bool idx_copy_type(tfl_type t)
          t == TFL_TYPE_INT32 || t == TFL_TYPE_INT64 || t == TFL_TYPE_BOOL;
 }
 
-/* x and y hold the same real values for the same stored codes: same type and, when
- * quantized, the same scale and zero point (copy ops do not requantize). */
+/* x and y have the same type. Quantization is not compared: like TFLite's kernels, the
+ * copy ops move stored codes unchanged whatever the tensors' scales say. */
 static inline tfl_status idx_same_storage(const tfl_graph *g, const tfl_node *n, const tfl_tensor *x, const char *xn,
                                           const tfl_tensor *y, const char *yn, tfl_diag *diag)
 {
   if (x->type != y->type)
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s is %s, %s is %s: types differ", xn,
                         tfl_type_name(x->type), yn, tfl_type_name(y->type));
-  if (x->q.n == 1 && y->q.n == 1 && (x->q.scale[0] != y->q.scale[0] || x->q.zero_point[0] != y->q.zero_point[0]))
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s (scale %g, zero point %d) and %s (scale %g, zero point %d) "
-                        "are quantized differently", xn, (double)x->q.scale[0], x->q.zero_point[0], yn,
-                        (double)y->q.scale[0], y->q.zero_point[0]);
   return TFL_OK;
 }
 

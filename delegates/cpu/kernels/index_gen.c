@@ -91,9 +91,7 @@ static tfl_status fill_prepare(tfl_graph *g, const tfl_node *n, void **state, tf
     return s;
   if (!idx_type_ok(dims->type, false)) return idx_unsupported_type(g, n, "dims", dims->type, diag);
   tfl_type t = v->type;
-  if (t != TFL_TYPE_FLOAT32 && t != TFL_TYPE_INT32 && t != TFL_TYPE_INT64 && t != TFL_TYPE_BOOL && t != TFL_TYPE_INT8 &&
-      t != TFL_TYPE_INT16)
-    return idx_unsupported_type(g, n, "value", t, diag);
+  if (!idx_copy_type(t)) return idx_unsupported_type(g, n, "value", t, diag);
   if ((s = idx_same_storage(g, n, v, "value", y, "output", diag))) return s;
   if (dims->is_const && (s = check_dims_values(g, n, dims, y, "dims", diag))) return s;
   return new_state(y, state, diag, NULL);
@@ -207,7 +205,8 @@ static tfl_status one_hot_prepare(tfl_graph *g, const tfl_node *n, void **state,
     return s;
   if (!idx_type_ok(x->type, false)) return idx_unsupported_type(g, n, "indices", x->type, diag);
   if (dp->type != TFL_TYPE_INT32) return idx_unsupported_type(g, n, "depth", dp->type, diag);
-  if (!idx_copy_type(y->type)) return idx_unsupported_type(g, n, "output", y->type, diag);
+  if (!idx_copy_type(y->type) || y->type == TFL_TYPE_INT16) /* TFLite's one_hot: no int16 */
+    return idx_unsupported_type(g, n, "output", y->type, diag);
   if ((s = idx_same_storage(g, n, on, "on_value", y, "output", diag)) ||
       (s = idx_same_storage(g, n, off, "off_value", y, "output", diag)))
     return s;

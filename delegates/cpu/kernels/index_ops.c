@@ -1,6 +1,6 @@
 /* index_ops.c - GATHER, GATHER_ND, SCATTER_ND and EMBEDDING_LOOKUP as TFLite computes
  * them. Data moves as raw elements of any of float32, int8, uint8, int16, int32, int64 and
- * bool (quantized tensors keep their codes: input and output share scale and zero point);
+ * bool (quantized tensors keep their codes, as in TFLite, whatever the output's scale);
  * EMBEDDING_LOOKUP also takes 8-bit values with a float32 output (TFLite's hybrid path).
  *
  * Index values come from the tensor at eval (constant or not); an index outside its range
@@ -263,14 +263,17 @@ static tfl_status embedding_prepare(tfl_graph *g, const tfl_node *n, void **stat
       (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
     return s;
   if (look->type != TFL_TYPE_INT32) return idx_unsupported_type(g, n, "lookup", look->type, diag);
-  if (val->type != TFL_TYPE_FLOAT32 && val->type != TFL_TYPE_INT8 && val->type != TFL_TYPE_UINT8)
-    return idx_unsupported_type(g, n, "value", val->type, diag);
-  bool hybrid = val->type != TFL_TYPE_FLOAT32 && y->type == TFL_TYPE_FLOAT32;
+  if (!idx_copy_type(val->type)) return idx_unsupported_type(g, n, "value", val->type, diag);
+  /* 8-bit rows into a float32 output: TFLite's hybrid lookup; otherwise a plain copy */
+  bool hybrid = (val->type == TFL_TYPE_INT8 || val->type == TFL_TYPE_UINT8) && y->type == TFL_TYPE_FLOAT32;
   if (!hybrid && (s = idx_same_storage(g, n, val, "value", y, "output", diag))) return s;
   if (val->ndim < 2) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "value of %d dims, need at least 2", val->ndim);
   if (hybrid && (val->q.n < 1 || (val->q.n > 1 && (val->q.axis != 0 || val->q.n != val->dims[0]))))
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "8-bit value with %d scales (axis %d): need one, or one per row",
                         val->q.n, val->q.axis);
+  if (hybrid && val->q.zero_point[0] != 0) /* TFLite's check: the hybrid path has no zero point */
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "8-bit value with zero point %d: the hybrid lookup needs 0",
+                        val->q.zero_point[0]);
   int64_t d[TFL_MAX_DIMS];
   d[0] = look->dims[0];
   for (int i = 1; i < val->ndim; i++) d[i] = val->dims[i];

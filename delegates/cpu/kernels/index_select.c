@@ -417,8 +417,8 @@ static tfl_status nms_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl
     if (t->type != TFL_TYPE_FLOAT32) return idx_unsupported_type(g, n, names[i - NMS_IOU], t->type, diag);
   }
   if (bx->type != TFL_TYPE_FLOAT32 || sc->type != TFL_TYPE_FLOAT32)
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "boxes %s, scores %s: only float32 is implemented here "
-                        "(TFLite's int8/int16 NMS is not)", tfl_type_name(bx->type), tfl_type_name(sc->type));
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "boxes %s, scores %s: only float32 "
+                        "(TFLite 2.x's kernel takes float32 only)", tfl_type_name(bx->type), tfl_type_name(sc->type));
   if (bx->dims[1] != 4 || sc->dims[0] != bx->dims[0])
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "boxes [%d,%d], scores [%d]: expected [N,4] and [N]", bx->dims[0],
                         bx->dims[1], sc->dims[0]);
