@@ -3,16 +3,44 @@
  *
  * Shapes that come from values (RANGE, FILL dims, ONE_HOT depth, SCATTER_ND and
  * SPARSE_TO_DENSE shapes, TOPK k, NMS max_output_size, segment ids, WHERE's condition) are
- * computed when those values are constant; otherwise the declared shape is kept (KEEP)
- * and the kernel checks the values against it at eval.
+ * computed when those values are known before any run: constants, and the outputs of SHAPE
+ * and RANK (the dims of their input). Otherwise the declared shape is kept (KEEP) and the
+ * kernel checks the values against it at eval.
  */
 #include "tfl_shapes_priv.h"
 
 #include <math.h>
 
-/* A constant scalar of any numeric type as double; false when not constant. */
-static bool const_scalar(const tfl_tensor *t, double *v)
+/* Values of a tensor written by SHAPE or RANK: known here, before any run, from the dims
+ * of that node's input (final: nodes are visited in order). False for any other tensor. */
+static bool shape_op_values(const tfl_graph *g, const tfl_tensor *t, int64_t *v, int max, int *count)
 {
+  if (!t || t->producer < 0 || t->producer >= g->n_nodes) return false;
+  const tfl_node *p = &g->nodes[t->producer];
+  const tfl_tensor *src = p->dead ? NULL : tfl_shape_in(g, p, 0);
+  if (!src || (p->op != TFL_OP_SHAPE && p->op != TFL_OP_RANK)) return false;
+  if (p->op == TFL_OP_RANK) {
+    if (max < 1) return false;
+    v[0] = src->ndim;
+    *count = 1;
+    return true;
+  }
+  if (src->ndim > max) return false;
+  for (int i = 0; i < src->ndim; i++) v[i] = src->dims[i];
+  *count = src->ndim;
+  return true;
+}
+
+/* A scalar of any numeric type as double: a constant, or RANK's (SHAPE's) known value;
+ * false otherwise. */
+static bool const_scalar(const tfl_graph *g, const tfl_tensor *t, double *v)
+{
+  int64_t iv[TFL_MAX_DIMS];
+  int c;
+  if (t && tfl_tensor_count(t) == 1 && shape_op_values(g, t, iv, TFL_MAX_DIMS, &c) && c == 1) {
+    *v = (double)iv[0];
+    return true;
+  }
   if (!t || !t->is_const || !t->data || tfl_tensor_count(t) != 1) return false;
   switch (t->type) {
   case TFL_TYPE_FLOAT32: *v = ((const float *)t->data)[0]; return true;
@@ -36,10 +64,11 @@ static int64_t range_count(const tfl_tensor *ts, double start, double limit, dou
   return (span + ad - 1) / ad;
 }
 
-/* A constant shape vector's values. An empty one (a scalar shape) has no data to be
+/* A shape vector's values: a constant, or SHAPE's output. An empty one (a scalar shape) has no data to be
  * constant with, but its (absent) values are known all the same. */
-static bool const_dims(const tfl_tensor *t, int64_t *v, int *count)
+static bool const_dims(const tfl_graph *g, const tfl_tensor *t, int64_t *v, int *count)
 {
+  if (shape_op_values(g, t, v, TFL_MAX_DIMS, count)) return true;
   if (t && tfl_tensor_count(t) == 0) {
     *count = 0;
     return true;
@@ -108,13 +137,13 @@ tfl_status tfl_shape_index(const tfl_graph *g, const tfl_node *n, int ni, int o,
     return TFL_OK;
   }
   case TFL_OP_SCATTER_ND:
-    if (!const_dims(tfl_shape_in(g, n, 2), v, &cnt)) break;
+    if (!const_dims(g, tfl_shape_in(g, n, 2), v, &cnt)) break;
     return set_dims(g, n, ni, v, cnt, out, diag);
   case TFL_OP_SPARSE_TO_DENSE:
-    if (!const_dims(tfl_shape_in(g, n, 1), v, &cnt)) break;
+    if (!const_dims(g, tfl_shape_in(g, n, 1), v, &cnt)) break;
     return set_dims(g, n, ni, v, cnt, out, diag);
   case TFL_OP_FILL:
-    if (!const_dims(x, v, &cnt)) break;
+    if (!const_dims(g, x, v, &cnt)) break;
     return set_dims(g, n, ni, v, cnt, out, diag);
   case TFL_OP_SHAPE:
     out->ndim = 1;
@@ -130,7 +159,7 @@ tfl_status tfl_shape_index(const tfl_graph *g, const tfl_node *n, int ni, int o,
     return TFL_OK;
   case TFL_OP_RANGE: {
     double s, l, d;
-    if (!const_scalar(x, &s) || !const_scalar(tfl_shape_in(g, n, 1), &l) || !const_scalar(tfl_shape_in(g, n, 2), &d))
+    if (!const_scalar(g, x, &s) || !const_scalar(g, tfl_shape_in(g, n, 1), &l) || !const_scalar(g, tfl_shape_in(g, n, 2), &d))
       break;
     int64_t c = range_count(x, s, l, d);
     if (c < 0) return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "start %g, limit %g, delta %g give no valid range", s, l, d);
@@ -140,7 +169,7 @@ tfl_status tfl_shape_index(const tfl_graph *g, const tfl_node *n, int ni, int o,
   }
   case TFL_OP_ONE_HOT: {
     double depth;
-    if (!const_scalar(tfl_shape_in(g, n, 1), &depth)) break;
+    if (!const_scalar(g, tfl_shape_in(g, n, 1), &depth)) break;
     int axis = n->p.one_hot.axis;
     if (axis == -1) axis = x->ndim;
     if (axis < 0 || axis > x->ndim) return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "axis %d for indices of %d dims", n->p.one_hot.axis, x->ndim);
@@ -180,7 +209,7 @@ tfl_status tfl_shape_index(const tfl_graph *g, const tfl_node *n, int ni, int o,
   }
   case TFL_OP_TOPK_V2: {
     double k;
-    if (!const_scalar(tfl_shape_in(g, n, 1), &k)) break;
+    if (!const_scalar(g, tfl_shape_in(g, n, 1), &k)) break;
     if (x->ndim < 1) return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "input is a scalar%s", "");
     if (k < 0 || k > x->dims[x->ndim - 1])
       return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "k %g outside 0..%d (the last dim)", k, x->dims[x->ndim - 1]);
@@ -195,7 +224,7 @@ tfl_status tfl_shape_index(const tfl_graph *g, const tfl_node *n, int ni, int o,
       return TFL_OK;
     }
     double m;
-    if (!const_scalar(tfl_shape_in(g, n, 2), &m)) break;
+    if (!const_scalar(g, tfl_shape_in(g, n, 2), &m)) break;
     if (m < 0 || m > INT32_MAX) return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "max_output_size %g", m);
     out->ndim = 1;
     out->d[0] = (int32_t)m;
@@ -231,7 +260,7 @@ tfl_status tfl_shape_index(const tfl_graph *g, const tfl_node *n, int ni, int o,
   case TFL_OP_UNSORTED_SEGMENT_MIN: {
     const tfl_tensor *ids = tfl_shape_in(g, n, 1);
     double ns;
-    if (!const_scalar(tfl_shape_in(g, n, 2), &ns)) break;
+    if (!const_scalar(g, tfl_shape_in(g, n, 2), &ns)) break;
     if (ids->ndim > x->ndim) return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "segment ids of %d dims, data of %d", ids->ndim, x->ndim);
     if (ns < 0 || ns > INT32_MAX) return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "num_segments %g", ns);
     out->ndim = 1 + x->ndim - ids->ndim;

@@ -463,3 +463,28 @@ def register(mk):
         y = m.tensor([2, 2], 'int8', q=(0.2, 3))
         m.op('GATHER', [x, m.const([2], [3, 1], 'int32')], [y], 'GatherOptions', {'axis': 0})
         m.output(y)
+
+    @mk.litert_case('fill_dims_computed_keep')
+    def _(m):
+        # dims through a CAST: not known before the run, the file's shape is kept and checked
+        x = m.input([3, 2, 1])
+        d = m.tensor([3], 'int64')
+        m.op('CAST', [shape_of(m, x, 3)], [d], 'CastOptions', {})
+        y = m.tensor([3, 2, 1], 'int32')
+        m.op('FILL', [d, m.const([], [4], 'int32')], [y], 'FillOptions', {})
+        m.output(y)
+
+    @mk.litert_case('fill_dims_from_shape_undeclared')
+    def _(m):
+        # the file declares no output shape: SHAPE's values are known at load, so is FILL's
+        x = m.input([2, 1, 3])
+        y = m.tensor([])
+        m.op('FILL', [shape_of(m, x, 3), m.const([], [1.5])], [y], 'FillOptions', {})
+        m.output(y)
+
+    @mk.litert_case('range_from_rank_undeclared')
+    def _(m):
+        x = m.input([1, 2, 1, 3, 1])
+        y = m.tensor([], 'int32')
+        m.op('RANGE', [rank_of(m, x), m.const([], [-1], 'int32'), m.const([], [-2], 'int32')], [y], 'RangeOptions', {})
+        m.output(y)
