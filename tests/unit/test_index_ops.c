@@ -62,6 +62,12 @@ static void test_gather_nd_scatter_nd(void)
   int y = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){1}, NULL, false);
   op_runner_io(&r, (int[]){x, i}, 2, (int[]){y}, 1);
   expect_error(&r, TFL_ERR_ARG, "GATHER_ND", "(2,0)", "gather_nd past the end");
+  /* (0, 3): its flat offset 3 fits, but 3 is past dim 1 (LiteRT checks each component) */
+  ((int32_t *)r.tensors[i].data)[0] = 0, ((int32_t *)r.tensors[i].data)[1] = 3;
+  expect_error(&r, TFL_ERR_ARG, "GATHER_ND", "(0,3)", "gather_nd component past its dim");
+  ((int32_t *)r.tensors[i].data)[0] = 1, ((int32_t *)r.tensors[i].data)[1] = 2;
+  ((float *)r.tensors[x].data)[5] = 7.0f;
+  if (run_ok(&r, 1, "gather_nd (1,2)")) CHECK(((float *)r.tensors[y].data)[0] == 7.0f, "gather_nd (1,2) of a [2,3] table");
   op_runner_free(&r);
 
   op_runner_init(&r, TFL_OP_SCATTER_ND);
@@ -71,6 +77,8 @@ static void test_gather_nd_scatter_nd(void)
   y = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){4}, NULL, false);
   op_runner_io(&r, (int[]){i, u, s}, 3, (int[]){y}, 1);
   expect_error(&r, TFL_ERR_ARG, "SCATTER_ND", "(4)", "scatter_nd index 4 of 4");
+  ((int32_t *)r.tensors[i].data)[1] = -1;
+  expect_error(&r, TFL_ERR_ARG, "SCATTER_ND", "(-1)", "scatter_nd index -1");
   op_runner_free(&r);
 
   /* duplicates add up */

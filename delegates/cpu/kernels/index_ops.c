@@ -5,8 +5,8 @@
  *
  * Index values come from the tensor at eval (constant or not); an index outside its range
  * is a clean TFL_ERR_ARG naming the position and value, as TFLite's kernels fail the
- * invoke. GATHER checks each index against the axis; GATHER_ND and SCATTER_ND check the
- * flat offset of each slice against the tensor, as TFLite's reference does.
+ * invoke. GATHER checks each index against the axis, GATHER_ND and SCATTER_ND each
+ * component of an index tuple against its dim (as LiteRT 2.3.0 does).
  */
 #include "index_common.h"
 
@@ -18,7 +18,7 @@ typedef struct {
   int depth;                     /* GATHER_ND / SCATTER_ND: index tuple length */
   size_t slices, slice;          /* tuples, elements per slice */
   int64_t stride[TFL_MAX_DIMS];  /* elements per step of each indexed dim */
-  size_t total;                  /* elements of the indexed tensor */
+  int64_t dim[TFL_MAX_DIMS];     /* size of each indexed dim */
   bool hybrid;                   /* EMBEDDING_LOOKUP: 8-bit rows to float32 */
   size_t rows;
 } gather_state;
@@ -112,20 +112,23 @@ static void nd_plan(gather_state *st, const tfl_tensor *t, const tfl_tensor *idx
   st->depth = idx->dims[idx->ndim - 1];
   st->slices = prod(idx->dims, 0, idx->ndim - 1);
   st->slice = prod(t->dims, st->depth, t->ndim);
-  st->total = tfl_tensor_count(t);
-  for (int j = 0; j < st->depth; j++) st->stride[j] = (int64_t)prod(t->dims, j + 1, t->ndim);
+  for (int j = 0; j < st->depth; j++) {
+    st->stride[j] = (int64_t)prod(t->dims, j + 1, t->ndim);
+    st->dim[j] = t->dims[j];
+  }
 }
 
-/* Flat element offset of tuple i, or -1 when its slice falls outside the tensor. */
+/* Flat element offset of tuple i, or -1 when a component falls outside its dim (LiteRT
+ * checks each component: [0, 5] of a [3, 4] tensor fails though its flat offset fits). */
 static int64_t nd_offset(const gather_state *st, const tfl_tensor *idx, size_t i)
 {
   int64_t off = 0;
   for (int j = 0; j < st->depth; j++) {
     int64_t v = idx_get(idx, i * (size_t)st->depth + (size_t)j);
-    if (v < -(int64_t)INT32_MAX || v > INT32_MAX) return -1; /* keeps the sum far from overflow */
+    if (v < 0 || v >= st->dim[j]) return -1;
     off += v * st->stride[j];
   }
-  return off < 0 || (uint64_t)off + st->slice > st->total ? -1 : off;
+  return off;
 }
 
 static tfl_status nd_index_error(const tfl_graph *g, const tfl_node *n, const gather_state *st, const tfl_tensor *idx,
