@@ -488,3 +488,11 @@ def register(mk):
         y = m.tensor([], 'int32')
         m.op('RANGE', [rank_of(m, x), m.const([], [-1], 'int32'), m.const([], [-2], 'int32')], [y], 'RangeOptions', {})
         m.output(y)
+
+    # ---- edge shapes
+    select('select_scalar_cond', 'SELECT', [], [2, 3], [2, 3], 'float32', [2, 3])
+    select('select_v2_all_scalars', 'SELECT_V2', [], [], [], 'float32', [])
+    gather('gather_size1_dims', [1, 4, 1], 'float32', [3, 1], [0, 0, 0], 'int32', 0, 0, [3, 1, 4, 1])
+    gather_nd('gather_nd_size1', [1, 1, 3], 'float32', [2, 3], [0, 0, 2, 0, 0, 0], 'int64', [2])
+    topk('topk_v2_len1', [5, 1], 'float32', 1)
+    cumsum('cumsum_len1_axis', [3, 1, 2], 'float32', 1, True, False)
