@@ -79,7 +79,8 @@ static bool const_dims(const tfl_graph *g, const tfl_tensor *t, int64_t *v, int 
 static tfl_status set_dims(const tfl_graph *g, const tfl_node *n, int ni, const int64_t *v, int count,
                            tfl_shape *out, tfl_diag *diag)
 {
-  if (count > TFL_MAX_DIMS) return TFL_SHAPE_ERR(TFL_ERR_UNSUPPORTED, "output of %d dims, at most %d", count, TFL_MAX_DIMS);
+  if (count > TFL_MAX_DIMS)
+    return TFL_SHAPE_ERR(TFL_ERR_UNSUPPORTED, "output of %d dims, at most %d", count, TFL_MAX_DIMS);
   out->ndim = count;
   for (int i = 0; i < count; i++) {
     if (v[i] < 0 || v[i] > INT32_MAX)
@@ -159,7 +160,8 @@ tfl_status tfl_shape_index(const tfl_graph *g, const tfl_node *n, int ni, int o,
     return TFL_OK;
   case TFL_OP_RANGE: {
     double s, l, d;
-    if (!const_scalar(g, x, &s) || !const_scalar(g, tfl_shape_in(g, n, 1), &l) || !const_scalar(g, tfl_shape_in(g, n, 2), &d))
+    if (!const_scalar(g, x, &s) || !const_scalar(g, tfl_shape_in(g, n, 1), &l) ||
+        !const_scalar(g, tfl_shape_in(g, n, 2), &d))
       break;
     int64_t c = range_count(x, s, l, d);
     if (c < 0) return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "start %g, limit %g, delta %g give no valid range", s, l, d);
@@ -172,9 +174,11 @@ tfl_status tfl_shape_index(const tfl_graph *g, const tfl_node *n, int ni, int o,
     if (!const_scalar(g, tfl_shape_in(g, n, 1), &depth)) break;
     int axis = n->p.one_hot.axis;
     if (axis == -1) axis = x->ndim;
-    if (axis < 0 || axis > x->ndim) return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "axis %d for indices of %d dims", n->p.one_hot.axis, x->ndim);
+    if (axis < 0 || axis > x->ndim)
+      return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "axis %d for indices of %d dims", n->p.one_hot.axis, x->ndim);
     if (depth < 0 || depth > INT32_MAX) return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "depth %g", depth);
-    if (x->ndim + 1 > TFL_MAX_DIMS) return TFL_SHAPE_ERR(TFL_ERR_UNSUPPORTED, "output of %d dims, at most %d", x->ndim + 1, TFL_MAX_DIMS);
+    if (x->ndim + 1 > TFL_MAX_DIMS)
+      return TFL_SHAPE_ERR(TFL_ERR_UNSUPPORTED, "output of %d dims, at most %d", x->ndim + 1, TFL_MAX_DIMS);
     out->ndim = 0;
     for (int i = 0; i <= x->ndim; i++)
       out->d[out->ndim++] = i == axis ? (int32_t)depth : x->dims[i < axis ? i : i - 1];
@@ -187,7 +191,8 @@ tfl_status tfl_shape_index(const tfl_graph *g, const tfl_node *n, int ni, int o,
   case TFL_OP_SELECT_V2: {
     tfl_shape a = tfl_shape_of(x), b = tfl_shape_of(tfl_shape_in(g, n, 1)), c = tfl_shape_of(tfl_shape_in(g, n, 2)), ab;
     if (!tfl_shape_broadcast(&a, &b, &ab) || !tfl_shape_broadcast(&ab, &c, out))
-      return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "condition, x and y of %d, %d and %d dims do not broadcast", a.ndim, b.ndim, c.ndim);
+      return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "condition, x and y of %d, %d and %d dims do not broadcast", a.ndim, b.ndim,
+                           c.ndim);
     return TFL_OK;
   }
   case TFL_OP_WHERE: {
@@ -261,7 +266,8 @@ tfl_status tfl_shape_index(const tfl_graph *g, const tfl_node *n, int ni, int o,
     const tfl_tensor *ids = tfl_shape_in(g, n, 1);
     double ns;
     if (!const_scalar(g, tfl_shape_in(g, n, 2), &ns)) break;
-    if (ids->ndim > x->ndim) return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "segment ids of %d dims, data of %d", ids->ndim, x->ndim);
+    if (ids->ndim > x->ndim)
+      return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "segment ids of %d dims, data of %d", ids->ndim, x->ndim);
     if (ns < 0 || ns > INT32_MAX) return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "num_segments %g", ns);
     out->ndim = 1 + x->ndim - ids->ndim;
     out->d[0] = (int32_t)ns;
@@ -270,7 +276,8 @@ tfl_status tfl_shape_index(const tfl_graph *g, const tfl_node *n, int ni, int o,
   }
   case TFL_OP_BROADCAST_ARGS: {
     const tfl_tensor *y = tfl_shape_in(g, n, 1);
-    if (x->ndim != 1 || y->ndim != 1) return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "shapes of %d and %d dims, need 1", x->ndim, y->ndim);
+    if (x->ndim != 1 || y->ndim != 1)
+      return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "shapes of %d and %d dims, need 1", x->ndim, y->ndim);
     out->ndim = 1;
     out->d[0] = x->dims[0] > y->dims[0] ? x->dims[0] : y->dims[0];
     return TFL_OK;

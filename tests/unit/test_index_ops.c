@@ -27,7 +27,8 @@ static void gather_case(const int32_t *idx, bool const_idx, tfl_status want, con
   if (want == TFL_OK) {
     if (run_ok(&r, 1, what)) {
       const float *o = r.tensors[y].data;
-      CHECK(o[0] == 2 * idx[0] && o[1] == 2 * idx[0] + 1 && o[2] == 2 * idx[1], "%s: got %g %g %g", what, o[0], o[1], o[2]);
+      CHECK(o[0] == 2 * idx[0] && o[1] == 2 * idx[0] + 1 && o[2] == 2 * idx[1], "%s: got %g %g %g", what, o[0], o[1],
+            o[2]);
     }
   } else {
     expect_error(&r, want, "GATHER", word, what);
@@ -67,7 +68,8 @@ static void test_gather_nd_scatter_nd(void)
   expect_error(&r, TFL_ERR_ARG, "GATHER_ND", "(0,3)", "gather_nd component past its dim");
   ((int32_t *)r.tensors[i].data)[0] = 1, ((int32_t *)r.tensors[i].data)[1] = 2;
   ((float *)r.tensors[x].data)[5] = 7.0f;
-  if (run_ok(&r, 1, "gather_nd (1,2)")) CHECK(((float *)r.tensors[y].data)[0] == 7.0f, "gather_nd (1,2) of a [2,3] table");
+  if (run_ok(&r, 1, "gather_nd (1,2)"))
+    CHECK(((float *)r.tensors[y].data)[0] == 7.0f, "gather_nd (1,2) of a [2,3] table");
   op_runner_free(&r);
 
   op_runner_init(&r, TFL_OP_SCATTER_ND);

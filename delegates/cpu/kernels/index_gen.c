@@ -11,6 +11,10 @@
 
 #include <math.h>
 
+enum { INPUT = 0 };                         /* SHAPE, RANK, ZEROS_LIKE, CAST */
+enum { DIMS = 0, VALUE = 1 };               /* FILL */
+enum { START = 0, LIMIT = 1, DELTA = 2 };   /* RANGE */
+enum { SHAPE0 = 0, SHAPE1 = 1 };            /* BROADCAST_ARGS */
 enum { OUTPUT = 0 };
 
 typedef struct {
@@ -43,7 +47,8 @@ static tfl_status check_dims_values(const tfl_graph *g, const tfl_node *n, const
   bool ok = c == (size_t)y->ndim;
   for (size_t i = 0; ok && i < c; i++) ok = idx_get(sh, i) == y->dims[i];
   if (ok) return TFL_OK;
-  return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s values differ from the output's planned shape (%zu values, %d dims): "
+  return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n,
+                      "%s values differ from the output's planned shape (%zu values, %d dims): "
                       "a shape set at run time is not supported", what, c, y->ndim);
 }
 
@@ -51,9 +56,10 @@ static tfl_status check_dims_values(const tfl_graph *g, const tfl_node *n, const
 
 static tfl_status shape_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
-  const tfl_tensor *x = cpu_in(g, n, 0), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) || (s = cpu_check_tensor(g, n, y, "output", -1, diag))) return s;
+  if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) || (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
+    return s;
   bool rank = n->op == TFL_OP_RANK;
   if (rank ? y->type != TFL_TYPE_INT32 : !idx_type_ok(y->type, false))
     return idx_unsupported_type(g, n, "output", y->type, diag);
@@ -67,7 +73,7 @@ static tfl_status shape_prepare(tfl_graph *g, const tfl_node *n, void **state, t
 
 static tfl_status shape_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
-  const tfl_tensor *x = cpu_in(g, n, 0), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
   (void)state, (void)ctx, (void)diag;
   if (n->op == TFL_OP_RANK) {
     *(int32_t *)y->data = x->ndim;
@@ -84,7 +90,7 @@ static tfl_status shape_eval(const tfl_graph *g, const tfl_node *n, void *state,
 
 static tfl_status fill_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
-  const tfl_tensor *dims = cpu_in(g, n, 0), *v = cpu_in(g, n, 1), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *dims = cpu_in(g, n, DIMS), *v = cpu_in(g, n, VALUE), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
   if ((s = cpu_check_tensor(g, n, dims, "dims", 1, diag)) || (s = cpu_check_tensor(g, n, v, "value", 0, diag)) ||
       (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
@@ -100,7 +106,7 @@ static tfl_status fill_prepare(tfl_graph *g, const tfl_node *n, void **state, tf
 static tfl_status fill_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const gen_state *st = state;
-  const tfl_tensor *dims = cpu_in(g, n, 0), *v = cpu_in(g, n, 1), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *dims = cpu_in(g, n, DIMS), *v = cpu_in(g, n, VALUE), *y = cpu_out(g, n, OUTPUT);
   (void)ctx;
   tfl_status s;
   if (!dims->is_const && (s = check_dims_values(g, n, dims, y, "dims", diag))) return s;
@@ -110,9 +116,10 @@ static tfl_status fill_eval(const tfl_graph *g, const tfl_node *n, void *state, 
 
 static tfl_status zeros_like_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
-  const tfl_tensor *x = cpu_in(g, n, 0), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) || (s = cpu_check_tensor(g, n, y, "output", -1, diag))) return s;
+  if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) || (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
+    return s;
   if (x->type != TFL_TYPE_FLOAT32 && x->type != TFL_TYPE_INT32 && x->type != TFL_TYPE_INT64)
     return idx_unsupported_type(g, n, "input", x->type, diag);
   if ((s = idx_same_storage(g, n, x, "input", y, "output", diag))) return s;
@@ -139,10 +146,11 @@ static tfl_status range_prepare(tfl_graph *g, const tfl_node *n, void **state, t
   tfl_status s;
   if ((s = cpu_check_tensor(g, n, y, "output", 1, diag))) return s;
   for (int i = 0; i < 3; i++) {
-    const tfl_tensor *t = cpu_in(g, n, i);
+    const tfl_tensor *t = cpu_in(g, n, START + i);
     if ((s = cpu_check_tensor(g, n, t, names[i], -1, diag))) return s;
     if (tfl_tensor_count(t) != 1)
-      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s has %zu elements, expected a scalar", names[i], tfl_tensor_count(t));
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s has %zu elements, expected a scalar", names[i],
+                          tfl_tensor_count(t));
     if (t->type != TFL_TYPE_INT32 && t->type != TFL_TYPE_INT64 && t->type != TFL_TYPE_FLOAT32)
       return idx_unsupported_type(g, n, names[i], t->type, diag);
     if (t->type != y->type)
@@ -154,7 +162,8 @@ static tfl_status range_prepare(tfl_graph *g, const tfl_node *n, void **state, t
 
 static tfl_status range_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
-  const tfl_tensor *ts = cpu_in(g, n, 0), *tl = cpu_in(g, n, 1), *td = cpu_in(g, n, 2), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *ts = cpu_in(g, n, START), *tl = cpu_in(g, n, LIMIT), *td = cpu_in(g, n, DELTA),
+                   *y = cpu_out(g, n, OUTPUT);
   (void)state, (void)ctx;
   int64_t count;
   size_t have = (size_t)y->dims[0];
@@ -173,8 +182,8 @@ static tfl_status range_eval(const tfl_graph *g, const tfl_node *n, void *state,
   }
   int64_t s0 = idx_get(ts, 0), l = idx_get(tl, 0), d = idx_get(td, 0);
   if (d == 0 || (s0 > l && d > 0) || (s0 < l && d < 0))
-    return CPU_NODE_ERR(diag, TFL_ERR_ARG, g, n, "start %lld, limit %lld, delta %lld give no valid range", (long long)s0,
-                        (long long)l, (long long)d);
+    return CPU_NODE_ERR(diag, TFL_ERR_ARG, g, n, "start %lld, limit %lld, delta %lld give no valid range",
+                        (long long)s0, (long long)l, (long long)d);
   uint64_t span = l > s0 ? (uint64_t)l - (uint64_t)s0 : (uint64_t)s0 - (uint64_t)l;
   uint64_t ad = d < 0 ? 0 - (uint64_t)d : (uint64_t)d;
   count = (int64_t)(span / ad + (span % ad != 0));
@@ -200,7 +209,8 @@ static tfl_status one_hot_prepare(tfl_graph *g, const tfl_node *n, void **state,
   const tfl_tensor *off = cpu_in(g, n, OH_OFF), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
   if ((s = cpu_check_tensor(g, n, x, "indices", -1, diag)) || (s = cpu_check_tensor(g, n, dp, "depth", 0, diag)) ||
-      (s = cpu_check_tensor(g, n, on, "on_value", 0, diag)) || (s = cpu_check_tensor(g, n, off, "off_value", 0, diag)) ||
+      (s = cpu_check_tensor(g, n, on, "on_value", 0, diag)) ||
+      (s = cpu_check_tensor(g, n, off, "off_value", 0, diag)) ||
       (s = cpu_check_tensor(g, n, y, "output", x->ndim + 1, diag)))
     return s;
   if (!idx_type_ok(x->type, false)) return idx_unsupported_type(g, n, "indices", x->type, diag);
@@ -258,9 +268,10 @@ static bool cast_type(tfl_type t)
 
 static tfl_status cast_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
-  const tfl_tensor *x = cpu_in(g, n, 0), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *x = cpu_in(g, n, INPUT), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) || (s = cpu_check_tensor(g, n, y, "output", -1, diag))) return s;
+  if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) || (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
+    return s;
   if (!cast_type(x->type)) return idx_unsupported_type(g, n, "input", x->type, diag);
   if (!cast_type(y->type)) return idx_unsupported_type(g, n, "output", y->type, diag);
   if (tfl_tensor_count(x) != tfl_tensor_count(y))
@@ -293,24 +304,39 @@ static int64_t float_to_int(float f, tfl_type t)
   }
 }
 
+/* integer v converted as C++'s static_cast does (modulo the width; bool: != 0) */
+static void cast_store_int(tfl_tensor *y, size_t i, int64_t v)
+{
+  uint64_t u = (uint64_t)v;
+  switch (y->type) {
+  case TFL_TYPE_FLOAT32: ((float *)y->data)[i] = (float)v; break;
+  case TFL_TYPE_BOOL: ((bool *)y->data)[i] = v != 0; break;
+  case TFL_TYPE_INT8: ((int8_t *)y->data)[i] = (int8_t)(uint8_t)u; break;
+  case TFL_TYPE_UINT8: ((uint8_t *)y->data)[i] = (uint8_t)u; break;
+  case TFL_TYPE_INT16: ((int16_t *)y->data)[i] = (int16_t)(uint16_t)u; break;
+  case TFL_TYPE_INT32: ((int32_t *)y->data)[i] = (int32_t)(uint32_t)u; break;
+  default: ((int64_t *)y->data)[i] = v; break;
+  }
+}
+
+static void cast_store_float(tfl_tensor *y, size_t i, float f)
+{
+  switch (y->type) {
+  case TFL_TYPE_FLOAT32: ((float *)y->data)[i] = f; break;
+  case TFL_TYPE_BOOL: ((bool *)y->data)[i] = f != 0.0f; break;
+  default: cast_store_int(y, i, float_to_int(f, y->type)); break; /* already in the type's range */
+  }
+}
+
 static tfl_status cast_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const gen_state *st = state;
-  const tfl_tensor *x = cpu_in(g, n, 0), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *x = cpu_in(g, n, INPUT);
+  tfl_tensor *y = cpu_out(g, n, OUTPUT);
   (void)ctx, (void)diag;
   for (size_t i = 0; i < st->count; i++) {
-    bool is_f = x->type == TFL_TYPE_FLOAT32;
-    float f = is_f ? ((const float *)x->data)[i] : 0.0f;
-    int64_t v = is_f ? 0 : idx_get_any(x, i);
-    switch (y->type) {
-    case TFL_TYPE_FLOAT32: ((float *)y->data)[i] = is_f ? f : (float)v; break;
-    case TFL_TYPE_BOOL: ((bool *)y->data)[i] = is_f ? f != 0.0f : v != 0; break;
-    case TFL_TYPE_INT8: ((int8_t *)y->data)[i] = (int8_t)(is_f ? float_to_int(f, y->type) : (int8_t)(uint8_t)(uint64_t)v); break;
-    case TFL_TYPE_UINT8: ((uint8_t *)y->data)[i] = (uint8_t)(is_f ? float_to_int(f, y->type) : (uint8_t)(uint64_t)v); break;
-    case TFL_TYPE_INT16: ((int16_t *)y->data)[i] = (int16_t)(is_f ? float_to_int(f, y->type) : (int16_t)(uint16_t)(uint64_t)v); break;
-    case TFL_TYPE_INT32: ((int32_t *)y->data)[i] = (int32_t)(is_f ? float_to_int(f, y->type) : (int32_t)(uint32_t)(uint64_t)v); break;
-    default: ((int64_t *)y->data)[i] = is_f ? float_to_int(f, y->type) : v; break;
-    }
+    if (x->type == TFL_TYPE_FLOAT32) cast_store_float(y, i, ((const float *)x->data)[i]);
+    else cast_store_int(y, i, idx_get_any(x, i));
   }
   return TFL_OK;
 }
@@ -319,15 +345,15 @@ static tfl_status cast_eval(const tfl_graph *g, const tfl_node *n, void *state, 
 
 static tfl_status bargs_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
-  const tfl_tensor *a = cpu_in(g, n, 0), *b = cpu_in(g, n, 1), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *a = cpu_in(g, n, SHAPE0), *b = cpu_in(g, n, SHAPE1), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
   if ((s = cpu_check_tensor(g, n, a, "s0", 1, diag)) || (s = cpu_check_tensor(g, n, b, "s1", 1, diag)) ||
       (s = cpu_check_tensor(g, n, y, "output", 1, diag)))
     return s;
   if (!idx_type_ok(a->type, false)) return idx_unsupported_type(g, n, "s0", a->type, diag);
   if (b->type != a->type || y->type != a->type)
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "s0 %s, s1 %s, output %s: types differ", tfl_type_name(a->type),
-                        tfl_type_name(b->type), tfl_type_name(y->type));
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "s0 %s, s1 %s, output %s: types differ",
+                        tfl_type_name(a->type), tfl_type_name(b->type), tfl_type_name(y->type));
   int64_t d[1] = {a->dims[0] > b->dims[0] ? a->dims[0] : b->dims[0]};
   if ((s = idx_check_shape(g, n, y, "output", d, 1, diag))) return s;
   return new_state(y, state, diag, NULL);
@@ -335,7 +361,7 @@ static tfl_status bargs_prepare(tfl_graph *g, const tfl_node *n, void **state, t
 
 static tfl_status bargs_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
-  const tfl_tensor *a = cpu_in(g, n, 0), *b = cpu_in(g, n, 1), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *a = cpu_in(g, n, SHAPE0), *b = cpu_in(g, n, SHAPE1), *y = cpu_out(g, n, OUTPUT);
   (void)state, (void)ctx;
   int na = a->dims[0], nb = b->dims[0], ny = y->dims[0];
   for (int i = 0; i < ny; i++) { /* right-aligned */
@@ -360,7 +386,8 @@ static tfl_status s2d_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl
   const tfl_tensor *idx = cpu_in(g, n, SD_INDICES), *sh = cpu_in(g, n, SD_SHAPE), *val = cpu_in(g, n, SD_VALUES);
   const tfl_tensor *def = cpu_in(g, n, SD_DEFAULT), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, idx, "indices", -1, diag)) || (s = cpu_check_tensor(g, n, sh, "output_shape", 1, diag)) ||
+  if ((s = cpu_check_tensor(g, n, idx, "indices", -1, diag)) ||
+      (s = cpu_check_tensor(g, n, sh, "output_shape", 1, diag)) ||
       (s = cpu_check_tensor(g, n, val, "values", -1, diag)) || (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
     return s;
   if (def && (s = cpu_check_tensor(g, n, def, "default_value", 0, diag))) return s;
@@ -372,8 +399,8 @@ static tfl_status s2d_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl
   if ((s = idx_same_storage(g, n, val, "values", y, "output", diag))) return s;
   if (def && (s = idx_same_storage(g, n, def, "default_value", y, "output", diag))) return s;
   if (idx->ndim > 2 || val->ndim > 1)
-    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "indices of %d dims (at most 2), values of %d (at most 1)", idx->ndim,
-                        val->ndim);
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "indices of %d dims (at most 2), values of %d (at most 1)",
+                        idx->ndim, val->ndim);
   size_t nidx = idx->ndim == 0 ? 1 : (size_t)idx->dims[0];
   int depth = idx->ndim == 2 ? idx->dims[1] : 1;
   if (val->ndim == 1 && (size_t)val->dims[0] != nidx)

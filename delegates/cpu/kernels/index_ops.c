@@ -10,6 +10,8 @@
  */
 #include "index_common.h"
 
+enum { PARAMS = 0, INDICES = 1 };           /* GATHER, GATHER_ND */
+enum { LOOKUP = 0, VALUE = 1 };             /* EMBEDDING_LOOKUP */
 enum { OUTPUT = 0 };
 
 typedef struct {
@@ -47,7 +49,7 @@ static size_t prod(const int32_t *d, int from, int to)
 
 static tfl_status gather_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
-  const tfl_tensor *x = cpu_in(g, n, 0), *idx = cpu_in(g, n, 1), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *x = cpu_in(g, n, PARAMS), *idx = cpu_in(g, n, INDICES), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
   if ((s = cpu_check_tensor(g, n, x, "params", -1, diag)) || (s = cpu_check_tensor(g, n, idx, "indices", -1, diag)) ||
       (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
@@ -61,13 +63,14 @@ static tfl_status gather_prepare(tfl_graph *g, const tfl_node *n, void **state, 
   if (axis < 0 || axis >= x->ndim)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "axis %d outside params of %d dims", n->p.gather.axis, x->ndim);
   if (bd < 0 || bd > axis || bd > idx->ndim)
-    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "batch_dims %d (axis %d, indices of %d dims)", n->p.gather.batch_dims,
-                        axis, idx->ndim);
+    return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "batch_dims %d (axis %d, indices of %d dims)",
+                        n->p.gather.batch_dims, axis, idx->ndim);
   int64_t d[2 * TFL_MAX_DIMS];
   int nd = 0;
   for (int i = 0; i < bd; i++)
     if (x->dims[i] != idx->dims[i])
-      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "batch dim %d: params %d, indices %d", i, x->dims[i], idx->dims[i]);
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "batch dim %d: params %d, indices %d", i, x->dims[i],
+                          idx->dims[i]);
   for (int i = 0; i < axis; i++) d[nd++] = x->dims[i];
   for (int i = bd; i < idx->ndim; i++) d[nd++] = idx->dims[i];
   for (int i = axis + 1; i < x->ndim; i++) d[nd++] = x->dims[i];
@@ -86,7 +89,7 @@ static tfl_status gather_prepare(tfl_graph *g, const tfl_node *n, void **state, 
 static tfl_status gather_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const gather_state *st = state;
-  const tfl_tensor *x = cpu_in(g, n, 0), *idx = cpu_in(g, n, 1), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *x = cpu_in(g, n, PARAMS), *idx = cpu_in(g, n, INDICES), *y = cpu_out(g, n, OUTPUT);
   (void)ctx;
   const uint8_t *src = x->data;
   uint8_t *dst = y->data;
@@ -143,7 +146,7 @@ static tfl_status nd_index_error(const tfl_graph *g, const tfl_node *n, const ga
 
 static tfl_status gather_nd_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
-  const tfl_tensor *x = cpu_in(g, n, 0), *idx = cpu_in(g, n, 1), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *x = cpu_in(g, n, PARAMS), *idx = cpu_in(g, n, INDICES), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
   if ((s = cpu_check_tensor(g, n, x, "params", -1, diag)) || (s = cpu_check_tensor(g, n, idx, "indices", -1, diag)) ||
       (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
@@ -171,7 +174,7 @@ static tfl_status gather_nd_prepare(tfl_graph *g, const tfl_node *n, void **stat
 static tfl_status gather_nd_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const gather_state *st = state;
-  const tfl_tensor *x = cpu_in(g, n, 0), *idx = cpu_in(g, n, 1), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *x = cpu_in(g, n, PARAMS), *idx = cpu_in(g, n, INDICES), *y = cpu_out(g, n, OUTPUT);
   (void)ctx;
   size_t row = st->slice * st->es;
   for (size_t i = 0; i < st->slices; i++) {
@@ -223,6 +226,33 @@ static tfl_status scatter_nd_prepare(tfl_graph *g, const tfl_node *n, void **sta
   return TFL_OK;
 }
 
+/* dst[j] += src[j] for n elements of type t; integers wrap, bool ors */
+static void scatter_add(tfl_type t, void *dst, const void *src, size_t n)
+{
+  switch (t) {
+  case TFL_TYPE_FLOAT32:
+    for (size_t j = 0; j < n; j++) ((float *)dst)[j] += ((const float *)src)[j];
+    break;
+  case TFL_TYPE_INT8:
+    for (size_t j = 0; j < n; j++)
+      ((int8_t *)dst)[j] = (int8_t)(uint8_t)((uint8_t)((int8_t *)dst)[j] + (uint8_t)((const int8_t *)src)[j]);
+    break;
+  case TFL_TYPE_UINT8:
+    for (size_t j = 0; j < n; j++) ((uint8_t *)dst)[j] = (uint8_t)(((uint8_t *)dst)[j] + ((const uint8_t *)src)[j]);
+    break;
+  case TFL_TYPE_INT32:
+    for (size_t j = 0; j < n; j++) ((int32_t *)dst)[j] = cpu_wrap_add(((int32_t *)dst)[j], ((const int32_t *)src)[j]);
+    break;
+  case TFL_TYPE_INT64:
+    for (size_t j = 0; j < n; j++)
+      ((int64_t *)dst)[j] = (int64_t)((uint64_t)((int64_t *)dst)[j] + (uint64_t)((const int64_t *)src)[j]);
+    break;
+  default:
+    for (size_t j = 0; j < n; j++) ((bool *)dst)[j] = ((bool *)dst)[j] || ((const bool *)src)[j];
+    break;
+  }
+}
+
 static tfl_status scatter_nd_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const gather_state *st = state;
@@ -239,19 +269,8 @@ static tfl_status scatter_nd_eval(const tfl_graph *g, const tfl_node *n, void *s
   for (size_t i = 0; i < st->slices; i++) {
     int64_t off = nd_offset(st, idx, i);
     if (off < 0) return nd_index_error(g, n, st, idx, i, diag);
-    size_t o = (size_t)off, u = i * st->slice;
-    for (size_t j = 0; j < st->slice; j++) switch (y->type) {
-      case TFL_TYPE_FLOAT32: ((float *)y->data)[o + j] += ((const float *)up->data)[u + j]; break;
-      case TFL_TYPE_INT8:
-        ((int8_t *)y->data)[o + j] = (int8_t)(uint8_t)((uint8_t)((int8_t *)y->data)[o + j] + (uint8_t)((const int8_t *)up->data)[u + j]);
-        break;
-      case TFL_TYPE_UINT8: ((uint8_t *)y->data)[o + j] = (uint8_t)(((uint8_t *)y->data)[o + j] + ((const uint8_t *)up->data)[u + j]); break;
-      case TFL_TYPE_INT32: ((int32_t *)y->data)[o + j] = cpu_wrap_add(((int32_t *)y->data)[o + j], ((const int32_t *)up->data)[u + j]); break;
-      case TFL_TYPE_INT64:
-        ((int64_t *)y->data)[o + j] = (int64_t)((uint64_t)((int64_t *)y->data)[o + j] + (uint64_t)((const int64_t *)up->data)[u + j]);
-        break;
-      default: ((bool *)y->data)[o + j] = ((bool *)y->data)[o + j] || ((const bool *)up->data)[u + j]; break;
-      }
+    scatter_add(y->type, (uint8_t *)y->data + (size_t)off * st->es, (const uint8_t *)up->data + i * st->slice * st->es,
+                st->slice);
   }
   return TFL_OK;
 }
@@ -260,7 +279,7 @@ static tfl_status scatter_nd_eval(const tfl_graph *g, const tfl_node *n, void *s
 
 static tfl_status embedding_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
-  const tfl_tensor *look = cpu_in(g, n, 0), *val = cpu_in(g, n, 1), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *look = cpu_in(g, n, LOOKUP), *val = cpu_in(g, n, VALUE), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
   if ((s = cpu_check_tensor(g, n, look, "lookup", 1, diag)) || (s = cpu_check_tensor(g, n, val, "value", -1, diag)) ||
       (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
@@ -272,7 +291,8 @@ static tfl_status embedding_prepare(tfl_graph *g, const tfl_node *n, void **stat
   if (!hybrid && (s = idx_same_storage(g, n, val, "value", y, "output", diag))) return s;
   if (val->ndim < 2) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "value of %d dims, need at least 2", val->ndim);
   if (hybrid && (val->q.n < 1 || (val->q.n > 1 && (val->q.axis != 0 || val->q.n != val->dims[0]))))
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "8-bit value with %d scales (axis %d): need one, or one per row",
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n,
+                        "8-bit value with %d scales (axis %d): need one, or one per row",
                         val->q.n, val->q.axis);
   if (hybrid && val->q.zero_point[0] != 0) /* TFLite's check: the hybrid path has no zero point */
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "8-bit value with zero point %d: the hybrid lookup needs 0",
@@ -294,7 +314,7 @@ static tfl_status embedding_prepare(tfl_graph *g, const tfl_node *n, void **stat
 static tfl_status embedding_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const gather_state *st = state;
-  const tfl_tensor *look = cpu_in(g, n, 0), *val = cpu_in(g, n, 1), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *look = cpu_in(g, n, LOOKUP), *val = cpu_in(g, n, VALUE), *y = cpu_out(g, n, OUTPUT);
   (void)ctx;
   for (size_t i = 0; i < st->coords; i++) {
     int32_t r = ((const int32_t *)look->data)[i];

@@ -16,6 +16,10 @@
 #include <float.h>
 #include <math.h>
 
+enum { COND = 0, SEL_X = 1, SEL_Y = 2 };           /* SELECT, SELECT_V2, WHERE (COND) */
+enum { TOPK_INPUT = 0, TOPK_K = 1, TOPK_VALUES = 0, TOPK_INDICES = 1 };
+enum { CS_INPUT = 0, CS_AXIS = 1 };          /* CUMSUM */
+enum { SEG_DATA = 0, SEG_IDS = 1, SEG_NUM = 2 }; /* segment ops */
 enum { OUTPUT = 0 };
 
 static void release(void *state)
@@ -51,7 +55,8 @@ static bool view_strides(const tfl_tensor *t, int nd, const int32_t *od, bool le
 
 static tfl_status select_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
-  const tfl_tensor *c = cpu_in(g, n, 0), *x = cpu_in(g, n, 1), *yv = cpu_in(g, n, 2), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *c = cpu_in(g, n, COND), *x = cpu_in(g, n, SEL_X), *yv = cpu_in(g, n, SEL_Y),
+                   *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
   if ((s = cpu_check_tensor(g, n, c, "condition", -1, diag)) || (s = cpu_check_tensor(g, n, x, "x", -1, diag)) ||
       (s = cpu_check_tensor(g, n, yv, "y", -1, diag)) || (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
@@ -74,7 +79,8 @@ static tfl_status select_prepare(tfl_graph *g, const tfl_node *n, void **state, 
     bool low = c->ndim == 0 || (c->ndim == 1 && x->ndim >= 1 && c->dims[0] == x->dims[0]);
     if (!same_xy || !(same_c || low))
       return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "condition (%d dims), x (%d dims) and y (%d dims): x and y must "
-                          "match, the condition match them or be a scalar or a vector over dim 0", c->ndim, x->ndim, yv->ndim);
+                          "match, the condition match them or be a scalar or a vector over dim 0",
+                          c->ndim, x->ndim, yv->ndim);
     left = !same_c;
     int64_t d[TFL_MAX_DIMS];
     for (int i = 0; i < x->ndim; i++) d[i] = x->dims[i];
@@ -94,7 +100,8 @@ static tfl_status select_prepare(tfl_graph *g, const tfl_node *n, void **state, 
 static tfl_status select_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const select_state *st = state;
-  const tfl_tensor *c = cpu_in(g, n, 0), *x = cpu_in(g, n, 1), *yv = cpu_in(g, n, 2), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *c = cpu_in(g, n, COND), *x = cpu_in(g, n, SEL_X), *yv = cpu_in(g, n, SEL_Y),
+                   *y = cpu_out(g, n, OUTPUT);
   (void)ctx, (void)diag;
   const bool *cond = c->data;
   const uint8_t *a = x->data, *b = yv->data;
@@ -127,13 +134,13 @@ static bool where_on(const tfl_tensor *t, size_t i)
 
 static tfl_status where_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
-  const tfl_tensor *c = cpu_in(g, n, 0), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *c = cpu_in(g, n, COND), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
   (void)state;
   if ((s = cpu_check_tensor(g, n, c, "condition", -1, diag)) || (s = cpu_check_tensor(g, n, y, "output", 2, diag)))
     return s;
-  if (c->type != TFL_TYPE_BOOL && c->type != TFL_TYPE_FLOAT32 && c->type != TFL_TYPE_INT32 && c->type != TFL_TYPE_INT64 &&
-      c->type != TFL_TYPE_INT8 && c->type != TFL_TYPE_UINT8)
+  if (c->type != TFL_TYPE_BOOL && c->type != TFL_TYPE_FLOAT32 && c->type != TFL_TYPE_INT32 &&
+      c->type != TFL_TYPE_INT64 && c->type != TFL_TYPE_INT8 && c->type != TFL_TYPE_UINT8)
     return idx_unsupported_type(g, n, "condition", c->type, diag);
   if (y->type != TFL_TYPE_INT64) return idx_unsupported_type(g, n, "output", y->type, diag);
   if (!c->is_const)
@@ -147,7 +154,7 @@ static tfl_status where_prepare(tfl_graph *g, const tfl_node *n, void **state, t
 
 static tfl_status where_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
-  const tfl_tensor *c = cpu_in(g, n, 0), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *c = cpu_in(g, n, COND), *y = cpu_out(g, n, OUTPUT);
   (void)state, (void)ctx, (void)diag;
   int64_t *o = y->data;
   size_t count = tfl_tensor_count(c);
@@ -179,18 +186,21 @@ static void topk_release(void *state)
 
 static tfl_status topk_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
-  const tfl_tensor *x = cpu_in(g, n, 0), *k = cpu_in(g, n, 1), *v = cpu_out(g, n, 0), *ix = cpu_out(g, n, 1);
+  const tfl_tensor *x = cpu_in(g, n, TOPK_INPUT), *k = cpu_in(g, n, TOPK_K), *v = cpu_out(g, n, TOPK_VALUES),
+                   *ix = cpu_out(g, n, TOPK_INDICES);
   tfl_status s;
   if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) || (s = cpu_check_tensor(g, n, k, "k", -1, diag)) ||
-      (s = cpu_check_tensor(g, n, v, "values", x->ndim, diag)) || (s = cpu_check_tensor(g, n, ix, "indices", x->ndim, diag)))
+      (s = cpu_check_tensor(g, n, v, "values", x->ndim, diag)) ||
+      (s = cpu_check_tensor(g, n, ix, "indices", x->ndim, diag)))
     return s;
   tfl_type t = x->type;
-  if (t != TFL_TYPE_FLOAT32 && t != TFL_TYPE_UINT8 && t != TFL_TYPE_INT8 && t != TFL_TYPE_INT16 && t != TFL_TYPE_INT32 &&
-      t != TFL_TYPE_INT64)
+  if (t != TFL_TYPE_FLOAT32 && t != TFL_TYPE_UINT8 && t != TFL_TYPE_INT8 && t != TFL_TYPE_INT16 &&
+      t != TFL_TYPE_INT32 && t != TFL_TYPE_INT64)
     return idx_unsupported_type(g, n, "input", t, diag);
   if ((s = idx_same_storage(g, n, x, "input", v, "values", diag))) return s;
   if (k->type != TFL_TYPE_INT32 && k->type != TFL_TYPE_INT16) return idx_unsupported_type(g, n, "k", k->type, diag);
-  if (ix->type != TFL_TYPE_INT32 && ix->type != TFL_TYPE_INT16) return idx_unsupported_type(g, n, "indices", ix->type, diag);
+  if (ix->type != TFL_TYPE_INT32 && ix->type != TFL_TYPE_INT16)
+    return idx_unsupported_type(g, n, "indices", ix->type, diag);
   if (tfl_tensor_count(k) != 1)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "k has %zu elements, expected one", tfl_tensor_count(k));
   if (x->ndim < 1) return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "input is a scalar, needs at least 1 dim%s", "");
@@ -226,7 +236,8 @@ static bool topk_before(const tfl_tensor *x, size_t base, int32_t a, int32_t b)
 static tfl_status topk_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const topk_state *st = state;
-  const tfl_tensor *x = cpu_in(g, n, 0), *kt = cpu_in(g, n, 1), *v = cpu_out(g, n, 0), *ix = cpu_out(g, n, 1);
+  const tfl_tensor *x = cpu_in(g, n, TOPK_INPUT), *kt = cpu_in(g, n, TOPK_K), *v = cpu_out(g, n, TOPK_VALUES),
+                   *ix = cpu_out(g, n, TOPK_INDICES);
   (void)ctx;
   int64_t k = idx_get(kt, 0);
   int32_t have = v->dims[v->ndim - 1];
@@ -247,7 +258,8 @@ static tfl_status topk_eval(const tfl_graph *g, const tfl_node *n, void *state, 
       st->top[p] = i;
     }
     for (int32_t j = 0; j < have; j++) {
-      memcpy((uint8_t *)v->data + (r * (size_t)have + (size_t)j) * es, (const uint8_t *)x->data + (base + (size_t)st->top[j]) * es, es);
+      memcpy((uint8_t *)v->data + (r * (size_t)have + (size_t)j) * es,
+             (const uint8_t *)x->data + (base + (size_t)st->top[j]) * es, es);
       if (ix->type == TFL_TYPE_INT16) ((int16_t *)ix->data)[r * (size_t)have + (size_t)j] = (int16_t)st->top[j];
       else ((int32_t *)ix->data)[r * (size_t)have + (size_t)j] = st->top[j];
     }
@@ -259,7 +271,7 @@ static tfl_status topk_eval(const tfl_graph *g, const tfl_node *n, void *state, 
 
 static tfl_status cumsum_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
-  const tfl_tensor *x = cpu_in(g, n, 0), *ax = cpu_in(g, n, 1), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *x = cpu_in(g, n, CS_INPUT), *ax = cpu_in(g, n, CS_AXIS), *y = cpu_out(g, n, OUTPUT);
   tfl_status s;
   (void)state;
   if ((s = cpu_check_tensor(g, n, x, "input", -1, diag)) || (s = cpu_check_tensor(g, n, ax, "axis", -1, diag)) ||
@@ -278,12 +290,13 @@ static tfl_status cumsum_prepare(tfl_graph *g, const tfl_node *n, void **state, 
 
 static tfl_status cumsum_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
-  const tfl_tensor *x = cpu_in(g, n, 0), *ax = cpu_in(g, n, 1), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *x = cpu_in(g, n, CS_INPUT), *ax = cpu_in(g, n, CS_AXIS), *y = cpu_out(g, n, OUTPUT);
   (void)state, (void)ctx;
   int32_t axis = *(const int32_t *)ax->data;
   if (axis < 0) axis += x->ndim;
   if (axis < 0 || axis >= x->ndim)
-    return CPU_NODE_ERR(diag, TFL_ERR_ARG, g, n, "axis %d outside input of %d dims", *(const int32_t *)ax->data, x->ndim);
+    return CPU_NODE_ERR(diag, TFL_ERR_ARG, g, n, "axis %d outside input of %d dims", *(const int32_t *)ax->data,
+                        x->ndim);
   size_t outer = 1, len = (size_t)x->dims[axis], inner = 1;
   for (int i = 0; i < axis; i++) outer *= (size_t)x->dims[i];
   for (int i = axis + 1; i < x->ndim; i++) inner *= (size_t)x->dims[i];
@@ -325,6 +338,7 @@ static tfl_status cumsum_eval(const tfl_graph *g, const tfl_node *n, void *state
 /* ---- NON_MAX_SUPPRESSION_V4 / V5 ----------------------------------------------------------- */
 
 enum { NMS_BOXES = 0, NMS_SCORES = 1, NMS_MAX = 2, NMS_IOU = 3, NMS_SCORE_T = 4, NMS_SIGMA = 5 };
+enum { NMS_SELECTED = 0, NMS_V5_SCORES = 1 };  /* then the count: output 1 (V4) or 2 (V5) */
 
 typedef struct {
   int index;
@@ -403,7 +417,7 @@ static tfl_status nms_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl
 {
   bool v5 = n->op == TFL_OP_NON_MAX_SUPPRESSION_V5;
   const tfl_tensor *bx = cpu_in(g, n, NMS_BOXES), *sc = cpu_in(g, n, NMS_SCORES), *mx = cpu_in(g, n, NMS_MAX);
-  const tfl_tensor *sel = cpu_out(g, n, 0), *cnt = cpu_out(g, n, v5 ? 2 : 1);
+  const tfl_tensor *sel = cpu_out(g, n, NMS_SELECTED), *cnt = cpu_out(g, n, v5 ? 2 : 1);
   tfl_status s;
   if ((s = cpu_check_tensor(g, n, bx, "boxes", 2, diag)) || (s = cpu_check_tensor(g, n, sc, "scores", 1, diag)) ||
       (s = cpu_check_tensor(g, n, mx, "max_output_size", 0, diag)) ||
@@ -427,11 +441,12 @@ static tfl_status nms_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "selected_indices %s, valid_outputs %s: expected INT32",
                         tfl_type_name(sel->type), tfl_type_name(cnt->type));
   if (v5) {
-    const tfl_tensor *ss = cpu_out(g, n, 1);
+    const tfl_tensor *ss = cpu_out(g, n, NMS_V5_SCORES);
     if ((s = cpu_check_tensor(g, n, ss, "selected_scores", 1, diag))) return s;
     if (ss->type != TFL_TYPE_FLOAT32) return idx_unsupported_type(g, n, "selected_scores", ss->type, diag);
     if (ss->dims[0] != sel->dims[0])
-      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "selected_scores [%d], selected_indices [%d]", ss->dims[0], sel->dims[0]);
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "selected_scores [%d], selected_indices [%d]", ss->dims[0],
+                          sel->dims[0]);
   }
   nms_state *st = calloc(1, sizeof *st);
   if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "nms state");
@@ -447,7 +462,8 @@ static tfl_status nms_eval(const tfl_graph *g, const tfl_node *n, void *state, c
   const nms_state *st = state;
   bool v5 = n->op == TFL_OP_NON_MAX_SUPPRESSION_V5;
   const tfl_tensor *bx = cpu_in(g, n, NMS_BOXES), *sc = cpu_in(g, n, NMS_SCORES), *mx = cpu_in(g, n, NMS_MAX);
-  const tfl_tensor *sel = cpu_out(g, n, 0), *ss = v5 ? cpu_out(g, n, 1) : NULL, *cnt = cpu_out(g, n, v5 ? 2 : 1);
+  const tfl_tensor *sel = cpu_out(g, n, NMS_SELECTED), *ss = v5 ? cpu_out(g, n, NMS_V5_SCORES) : NULL,
+                   *cnt = cpu_out(g, n, v5 ? 2 : 1);
   (void)ctx;
   int32_t max_out = *(const int32_t *)mx->data;
   if (max_out < 0 || max_out != sel->dims[0])
@@ -505,14 +521,16 @@ typedef struct {
 static tfl_status segment_prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   bool sorted_op = n->op == TFL_OP_SEGMENT_SUM;
-  const tfl_tensor *x = cpu_in(g, n, 0), *ids = cpu_in(g, n, 1), *y = cpu_out(g, n, OUTPUT);
-  const tfl_tensor *ns = sorted_op ? NULL : cpu_in(g, n, 2);
+  const tfl_tensor *x = cpu_in(g, n, SEG_DATA), *ids = cpu_in(g, n, SEG_IDS), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *ns = sorted_op ? NULL : cpu_in(g, n, SEG_NUM);
   tfl_status s;
-  if ((s = cpu_check_tensor(g, n, x, "data", -1, diag)) || (s = cpu_check_tensor(g, n, ids, "segment_ids", sorted_op ? 1 : -1, diag)) ||
+  if ((s = cpu_check_tensor(g, n, x, "data", -1, diag)) ||
+      (s = cpu_check_tensor(g, n, ids, "segment_ids", sorted_op ? 1 : -1, diag)) ||
       (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
     return s;
   if (ns && (s = cpu_check_tensor(g, n, ns, "num_segments", -1, diag))) return s;
-  if (x->type != TFL_TYPE_FLOAT32 && x->type != TFL_TYPE_INT32) return idx_unsupported_type(g, n, "data", x->type, diag);
+  if (x->type != TFL_TYPE_FLOAT32 && x->type != TFL_TYPE_INT32)
+    return idx_unsupported_type(g, n, "data", x->type, diag);
   if (ids->type != TFL_TYPE_INT32) return idx_unsupported_type(g, n, "segment_ids", ids->type, diag);
   if (ns && (ns->type != TFL_TYPE_INT32 || tfl_tensor_count(ns) != 1))
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "num_segments is %s of %zu elements, expected one INT32",
@@ -522,7 +540,8 @@ static tfl_status segment_prepare(tfl_graph *g, const tfl_node *n, void **state,
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "segment_ids of %d dims, data of %d", ids->ndim, x->ndim);
   for (int i = 0; i < ids->ndim; i++)
     if (ids->dims[i] != x->dims[i])
-      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "segment_ids dim %d is %d, data's %d", i, ids->dims[i], x->dims[i]);
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "segment_ids dim %d is %d, data's %d", i, ids->dims[i],
+                          x->dims[i]);
   if (y->ndim != 1 + x->ndim - ids->ndim)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output has %d dims, expected %d", y->ndim, 1 + x->ndim - ids->ndim);
   for (int i = ids->ndim; i < x->ndim; i++)
@@ -541,7 +560,7 @@ static tfl_status segment_prepare(tfl_graph *g, const tfl_node *n, void **state,
 static tfl_status segment_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const segment_state *st = state;
-  const tfl_tensor *x = cpu_in(g, n, 0), *idt = cpu_in(g, n, 1), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *x = cpu_in(g, n, SEG_DATA), *idt = cpu_in(g, n, SEG_IDS), *y = cpu_out(g, n, OUTPUT);
   (void)ctx;
   const int32_t *ids = idt->data;
   tfl_op op = n->op;
@@ -558,12 +577,14 @@ static tfl_status segment_eval(const tfl_graph *g, const tfl_node *n, void *stat
       return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "segment ids give %d segments, the planned output has %zu: a size "
                           "set at run time is not supported", mx + 1, st->segments);
   } else {
-    int32_t ns = *(const int32_t *)cpu_in(g, n, 2)->data;
+    int32_t ns = *(const int32_t *)cpu_in(g, n, SEG_NUM)->data;
     if (ns < 0 || (size_t)ns != st->segments)
-      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "num_segments %d, the planned output has %zu rows", ns, st->segments);
+      return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "num_segments %d, the planned output has %zu rows", ns,
+                          st->segments);
     for (size_t i = 0; i < st->ids; i++)
       if (ids[i] >= ns)
-        return CPU_NODE_ERR(diag, TFL_ERR_ARG, g, n, "segment id %d at position %zu is not below num_segments %d", ids[i],
+        return CPU_NODE_ERR(diag, TFL_ERR_ARG, g, n, "segment id %d at position %zu is not below num_segments %d",
+                            ids[i],
                             i, ns);
   }
   size_t total = st->segments * st->slice;
