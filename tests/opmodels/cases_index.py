@@ -496,3 +496,14 @@ def register(mk):
     gather_nd('gather_nd_size1', [1, 1, 3], 'float32', [2, 3], [0, 0, 2, 0, 0, 0], 'int64', [2])
     topk('topk_v2_len1', [5, 1], 'float32', 1)
     cumsum('cumsum_len1_axis', [3, 1, 2], 'float32', 1, True, False)
+
+    # float -> integer outside the target's range (values up to about +-3e10)
+    for t in ('int32', 'int16', 'uint8', 'int8', 'int64', 'bool'):
+        @mk.litert_case('cast_f32_%s_out_of_range' % short[t])
+        def _(m, t=t):
+            x = m.input([4, 8])
+            xs = m.tensor([4, 8])
+            m.op('MUL', [x, m.const([], [1e10])], [xs], 'MulOptions', {})
+            y = m.tensor([4, 8], t)
+            m.op('CAST', [xs], [y], 'CastOptions', {})
+            m.output(y)

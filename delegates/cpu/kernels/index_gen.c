@@ -280,9 +280,9 @@ static tfl_status cast_prepare(tfl_graph *g, const tfl_node *n, void **state, tf
   return new_state(y, state, diag, NULL);
 }
 
-/* float -> integer conversions as TFLite's cast.cc does them on x86: int32, int16 and uint8
- * saturate; int8 truncates through int32 (wraps); int64 truncates, the hardware's
- * INT64_MIN outside its range. NaN: 0 for the clamped narrow types. */
+/* float -> integer conversions as LiteRT 2.3.0 does them on x86 (checked by the
+ * cast_f32_*_out_of_range cases): int32, int16, uint8 and int8 saturate; int64 truncates,
+ * the hardware's INT64_MIN outside its range. NaN: 0 for the clamped narrow types. */
 static int64_t float_to_int(float f, tfl_type t)
 {
   switch (t) {
@@ -296,8 +296,8 @@ static int64_t float_to_int(float f, tfl_type t)
     if (f != f) return 0;
     return (uint8_t)(f > 255.0f ? 255.0f : (f < 0.0f ? 0.0f : f));
   case TFL_TYPE_INT8:
-    if (!(f > -2147483648.0f && f < 2147483648.0f)) return 0;
-    return (int8_t)(uint8_t)(uint32_t)(int32_t)f;
+    if (f != f) return 0;
+    return (int8_t)(f > 127.0f ? 127.0f : (f < -128.0f ? -128.0f : f));
   default:
     if (!(f >= -9223372036854775808.0f && f < 9223372036854775808.0f)) return INT64_MIN;
     return (int64_t)f;
