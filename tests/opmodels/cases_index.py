@@ -507,3 +507,5 @@ def register(mk):
             y = m.tensor([4, 8], t)
             m.op('CAST', [xs], [y], 'CastOptions', {})
             m.output(y)
+
+    s2d('sparse_to_dense_duplicates', [3, 1], [2, 0, 2], 'int32', [4], 'float32', default=-0.5)
