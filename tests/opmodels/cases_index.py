@@ -509,3 +509,19 @@ def register(mk):
             m.output(y)
 
     s2d('sparse_to_dense_duplicates', [3, 1], [2, 0, 2], 'int32', [4], 'float32', default=-0.5)
+
+    @mk.litert_case('topk_v2_int16_k_and_indices')
+    def _(m):
+        x = m.input([3, 9])
+        v = m.tensor([3, 4])
+        i = m.tensor([3, 4], 'int16')
+        m.op('TOPK_V2', [x, m.const([], [4], 'int16')], [v, i], 'TopKV2Options', {})
+        m.output(v)
+        m.output(i)
+
+    @mk.litert_case('sparse_to_dense_mixed_index_types')
+    def _(m):
+        y = m.tensor([2, 3])
+        m.op('SPARSE_TO_DENSE', [m.const([2, 2], [1, 2, 0, 0], 'int64'), m.const([2], [2, 3], 'int32'), m.input([2]),
+                                 m.const([], [0.0])], [y], 'SparseToDenseOptions', {})
+        m.output(y)
