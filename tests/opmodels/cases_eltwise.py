@@ -12,10 +12,13 @@ whose zero point is the type's minimum (every code is >= 0 then).
 def register(mk):
     Q8 = {'int8': (0.03, -5), 'uint8': (0.03, 128)}
 
-    def unary(name, code, shape=(2, 3, 4), type='float32', q=None, qo=None, opt_type=None, opt=None,
+    def unary(name, code, shape=None, type='float32', q=None, qo=None, opt_type=None, opt=None,
               scale=None, pre=None):
         """One unary op; `scale` widens a float input (MUL by a constant), `pre` puts an op
-        (e.g. 'ABS') in front of it."""
+        (e.g. 'ABS') in front of it. Quantized cases take 512 values (most codes of a table)."""
+        if shape is None:
+            shape = (4, 8, 16) if q else (2, 3, 4)
+
         @mk.litert_case(name)
         def _(m):
             x = m.input(list(shape), type, q=q)
@@ -65,7 +68,7 @@ def register(mk):
     binary('squared_difference_f32', 'SQUARED_DIFFERENCE', [2, 3, 4], [2, 3, 4])
     binary('squared_difference_f32_bcast', 'SQUARED_DIFFERENCE', [2, 1, 3, 4], [5, 1, 1])
     binary('squared_difference_i32', 'SQUARED_DIFFERENCE', [3, 4], [4], type='int32')
-    binary('squared_difference_i8', 'SQUARED_DIFFERENCE', [2, 3, 4], [2, 3, 4], type='int8',
+    binary('squared_difference_i8', 'SQUARED_DIFFERENCE', [4, 8, 16], [4, 8, 16], type='int8',
            qa=(0.02, 3), qb=(0.03, -4), qo=(0.02, -128))
     binary('squared_difference_i8_bcast', 'SQUARED_DIFFERENCE', [1, 3, 4, 5], [5], type='int8',
            qa=(0.05, 0), qb=(0.01, 10), qo=(0.06, -100))
@@ -75,6 +78,7 @@ def register(mk):
     unary('rsqrt_i8', 'RSQRT', type='int8', q=(0.02, -128), qo=(0.05, -128))
     unary('sqrt_f32', 'SQRT', pre='ABS')
     unary('sqrt_i8', 'SQRT', type='int8', q=(0.03, -128), qo=(0.015, -128))
+    unary('rsqrt_i16', 'RSQRT', type='int16', q=(0.0002, 0), qo=(0.0005, 0), pre='ABS')
     unary('sqrt_i16', 'SQRT', type='int16', q=(0.0002, 0), qo=(0.0001, 0), pre='ABS')
 
     # ---- GELU
@@ -84,6 +88,10 @@ def register(mk):
     unary('gelu_i8', 'GELU', type='int8', q=(0.03, -5), qo=(0.02, -100), opt_type='GeluOptions',
           opt={'approximate': False})
     unary('gelu_i8_approximate', 'GELU', type='int8', q=(0.03, -5), qo=(0.02, -100), opt_type='GeluOptions',
+          opt={'approximate': True})
+    unary('gelu_i16', 'GELU', type='int16', q=(0.0001, 0), qo=(0.0001, 0), opt_type='GeluOptions',
+          opt={'approximate': False})
+    unary('gelu_i16_approximate', 'GELU', type='int16', q=(0.0002, 0), qo=(0.0001, 0), opt_type='GeluOptions',
           opt={'approximate': True})
     unary('gelu_u8', 'GELU', type='uint8', q=(0.03, 128), qo=(0.02, 20), opt_type='GeluOptions',
           opt={'approximate': False})
@@ -104,6 +112,7 @@ def register(mk):
     # ---- SQUARE, LOG, SIN, COS, FLOOR, CEIL, ROUND, SIGN
     unary('square_f32', 'SQUARE', scale=3.0)
     unary('log_f32', 'LOG', pre='ABS')
+    unary('log_i16', 'LOG', type='int16', q=(0.0002, 0), qo=(0.0003, 0))
     unary('log_i8', 'LOG', type='int8', q=(0.05, -128), qo=(0.04, 40))
     unary('sin_f32', 'SIN', scale=4.0)
     unary('cos_f32', 'COS', scale=4.0)
@@ -155,11 +164,13 @@ def register(mk):
         lc = code.lower()
         binary(lc + '_f32', code, [2, 3, 4], [4], b_const=[-0.5, 0.0, 0.25, 1.0], out_type='bool')
         binary(lc + '_i32', code, [3, 4], [3, 4], type='int32', out_type='bool')
-        binary(lc + '_u8', code, [2, 3, 4], [2, 3, 4], type='uint8', qa=(0.02, 128), qb=(0.03, 120),
+        binary(lc + '_u8', code, [4, 8, 16], [4, 8, 16], type='uint8', qa=(0.02, 128), qb=(0.03, 120),
                out_type='bool')
     binary('less_f32_bcast_6d', 'LESS', [2, 1, 3, 1, 2, 2], [2, 1, 4, 1, 2], out_type='bool')
     binary('less_i64', 'LESS', [2, 5], [5], type='int64', b_const=[-2, -1, 0, 1, 2], out_type='bool')
     binary('less_i16', 'LESS', [3, 4], [3, 4], type='int16', out_type='bool')
+    binary('less_i16_quantized', 'LESS', [3, 4], [3, 4], type='int16', qa=(0.001, 0), qb=(0.002, 0),
+           out_type='bool')
     binary('less_i8', 'LESS', [2, 3, 4], [4], type='int8', qa=(0.01, -3), qb=(0.04, 5), out_type='bool')
     binary('greater_i8', 'GREATER', [2, 3, 4], [2, 3, 4], type='int8', qa=(0.01, -3), qb=(0.04, 5),
            out_type='bool')
@@ -172,9 +183,15 @@ def register(mk):
 
     # ---- FLOOR_DIV, FLOOR_MOD
     binary('floor_div_f32', 'FLOOR_DIV', [2, 3, 4], [4], b_const=[0.7, -0.3, 2.0, -1.5])
+    binary('floor_div_i8', 'FLOOR_DIV', [3, 4], [4], type='int8', b_const=[1, -1, 3, -128])
+    binary('floor_div_i16', 'FLOOR_DIV', [2, 3, 4], [4], type='int16', qa=(0.001, 0), qb=(0.001, 0),
+           qo=(0.001, 0), b_const=[7, -5, 300, -2])
     binary('floor_div_i32', 'FLOOR_DIV', [3, 6], [6], type='int32', b_const=[1, -1, 2, -2, 3, -4])
     binary('floor_mod_f32', 'FLOOR_MOD', [2, 3, 4], [4], b_const=[0.7, -0.3, 2.0, -1.5])
     binary('floor_mod_i32', 'FLOOR_MOD', [3, 6], [6], type='int32', b_const=[1, -1, 2, -2, 3, -4])
+    binary('floor_mod_i8', 'FLOOR_MOD', [3, 4], [4], type='int8', b_const=[1, -1, 2, -3])
+    binary('floor_mod_i16', 'FLOOR_MOD', [2, 3, 4], [4], type='int16', qa=(0.001, 0), qb=(0.001, 0),
+           qo=(0.001, 0), b_const=[7, -5, 300, -2])
     binary('floor_mod_i64', 'FLOOR_MOD', [3, 6], [6], type='int64', b_const=[5, -1, 2, -2, 3, -4])
 
     # ---- ADD_N

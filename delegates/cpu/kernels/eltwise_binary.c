@@ -6,11 +6,12 @@
  * Types, as TFLite's kernels take them (their Prepare/Eval):
  *   POW: float32, int32 (a negative exponent fails at eval);
  *   SQUARED_DIFFERENCE: float32, int32, int8 per-tensor quantized;
- *   FLOOR_DIV: float32, int32 (a zero divisor fails at eval, floats included);
- *   FLOOR_MOD: float32, int32, int64 (an integer zero divisor fails at eval);
+ *   FLOOR_DIV: float32, int8, int16, int32 (a zero divisor fails at eval, floats included);
+ *   FLOOR_MOD: float32, int8, int16, int32, int64 (an integer zero divisor fails at eval);
+ *   (int8/int16 as plain integers, quantization ignored, as TFLite does)
  *   ATAN2: float32, both inputs of one shape (TFLite does not broadcast it); BITWISE_XOR, RIGHT_SHIFT: int8, uint8, int16, int32 (plain integers);
  *   LOGICAL_OR: bool; ADD_N: float32, int32;
- *   comparisons: float32, int32, int64, int16, uint8/int8 quantized (compared after
+ *   comparisons: float32, int32, int64, int16 (plain), uint8/int8 quantized (compared after
  *     TFLite's fixed-point rescaling: each input shifted left 8 and scaled by its Q31 scale),
  *     bool for EQUAL/NOT_EQUAL.
  * Integer arithmetic wraps as two's complement hardware does (through unsigned types).
@@ -61,8 +62,10 @@ static bool takes(tfl_op op, tfl_type t)
   switch (op) {
   case TFL_OP_POW: return t == TFL_TYPE_FLOAT32 || t == TFL_TYPE_INT32;
   case TFL_OP_SQUARED_DIFFERENCE: return t == TFL_TYPE_FLOAT32 || t == TFL_TYPE_INT32 || t == TFL_TYPE_INT8;
-  case TFL_OP_FLOOR_DIV: return t == TFL_TYPE_FLOAT32 || t == TFL_TYPE_INT32;
-  case TFL_OP_FLOOR_MOD: return t == TFL_TYPE_FLOAT32 || t == TFL_TYPE_INT32 || t == TFL_TYPE_INT64;
+  case TFL_OP_FLOOR_DIV: return t == TFL_TYPE_FLOAT32 || t == TFL_TYPE_INT8 || t == TFL_TYPE_INT16 || t == TFL_TYPE_INT32;
+  case TFL_OP_FLOOR_MOD:
+    return t == TFL_TYPE_FLOAT32 || t == TFL_TYPE_INT8 || t == TFL_TYPE_INT16 || t == TFL_TYPE_INT32 ||
+           t == TFL_TYPE_INT64;
   case TFL_OP_ATAN2: return t == TFL_TYPE_FLOAT32;
   case TFL_OP_BITWISE_XOR:
   case TFL_OP_RIGHT_SHIFT:
@@ -78,17 +81,18 @@ static tfl_status compare_table(const tfl_graph *g, const tfl_node *n, const tfl
                                 int32_t table[256], tfl_diag *diag)
 {
   const float scale = cpu_scale(t, 0);
-  if (t->q.n > 1)
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s has %d scales, expected 1 (per tensor)", what, t->q.n);
-  if (!(scale >= 0.0f && scale < 1.0f)) /* TFLite's multiplier must be below one */
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s scale is %g, expected 0 <= scale < 1", what,
+  if (t->q.n != 1)
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s %s has %d scales, expected 1 (per tensor)",
+                        tfl_type_name(t->type), what, t->q.n);
+  if (!(scale > 0.0f && scale < 1.0f)) /* TFLite's multiplier must be below one */
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s scale is %g, expected 0 < scale < 1", what,
                         (double)scale);
-  int32_t m = 0;
-  int shift = 0;
-  if (t->q.n == 1 && scale > 0.0f) cpu_quantize_multiplier(scale, &m, &shift);
+  int32_t m;
+  int shift;
+  cpu_quantize_multiplier(scale, &m, &shift);
   const int32_t zp = cpu_zero_point(t, 0);
   for (int i = 0; i < 256; i++)
-    table[i] = m ? cpu_mul_by_quantized_multiplier((cpu_q8_value(t->type, i) - zp) * 256, m, shift) : 0;
+    table[i] = cpu_mul_by_quantized_multiplier((cpu_q8_value(t->type, i) - zp) * 256, m, shift);
   return TFL_OK;
 }
 

@@ -6,7 +6,8 @@
  *   float32: all but LOGICAL_NOT (bool only);
  *   int8 per-tensor quantized: ABS, SQRT, RSQRT, LOG, ELU, LEAKY_RELU, RELU_N1_TO_1,
  *     RELU_0_TO_1, GELU; uint8 quantized: LEAKY_RELU, RELU_N1_TO_1, RELU_0_TO_1, GELU;
- *   int16 symmetric quantized (zero point 0): ABS, SQRT, LEAKY_RELU; int16 unquantized: ABS;
+ *   int16 symmetric quantized (zero point 0): ABS, SQRT, RSQRT, LOG, GELU, LEAKY_RELU;
+ *     int16 unquantized: ABS;
  *   int8, int16, int32, int64 as plain integers: NEG (TFLite negates the stored value and
  *     ignores any quantization; -min wraps to min); int32: ABS, SIGN.
  *
@@ -15,7 +16,8 @@
  * arithmetic where it is integer (ABS, LEAKY_RELU, RELU_N1_TO_1, RELU_0_TO_1: Q31
  * multipliers) or float32 (SQRT truncates as TFLite does; LOG, ELU, GELU as its float
  * lookup tables are filled, rounded half away from zero); RSQRT (TFLite: a fixed-point
- * inverse square root) uses the exact value rounded, within 1 LSB.
+ * inverse square root) uses the exact value rounded, within 1 LSB. int16 LOG, RSQRT and GELU
+ * follow TFLite's interpolated 513-entry table (lut16_fill).
  * SQRT and RSQRT fail at eval on a quantized input below the zero point (a negative real),
  * as TFLite does.
  */
@@ -121,7 +123,7 @@ typedef struct {
 /* A float function's output quantized as TFLite's float lookup tables are filled. */
 static int32_t q_from_float(const q_params *p, float v)
 {
-  float r = roundf(v / p->so);
+  float r = roundf(v * (1.0f / p->so));
   if (r != r) r = 0.0f;
   if (r > 1e6f) r = 1e6f;
   if (r < -1e6f) r = -1e6f;
@@ -163,6 +165,47 @@ static int32_t unary_q(const un_state *st, const q_params *p, int32_t q)
   }
 }
 
+/* The real function that TFLite's int16 LOG, RSQRT and GELU tabulate (its domain edges
+ * mapped to the output's extreme as TFLite does). */
+static float lut16_fn(const un_state *st, const q_params *p, float x)
+{
+  switch (st->op) {
+  case TFL_OP_LOG: return x <= 0.0f ? (float)(p->lo - p->zo) * p->so : logf(x);
+  case TFL_OP_RSQRT: return x <= 0.0f ? (float)p->hi * p->so : 1.0f / sqrtf(x);
+  default: return gelu_f(x, st->approximate);
+  }
+}
+
+/* TFLite's int16 lookup: 513 samples of the function over the input range (512 steps,
+ * each sample biased by half the midpoint's interpolation error), then each code
+ * interpolated linearly between its two samples (7 fraction bits, rounded). The output
+ * zero point is 0 for int16. All float32, as TFLite computes it. */
+static void lut16_fill(const un_state *st, const q_params *p, int16_t *out)
+{
+  int16_t samples[513];
+  const float in_min = p->si * (float)(-32768 - p->zi), in_max = p->si * (float)(32767 - p->zi);
+  const float out_min = p->so * (float)(-32768 - p->zo), out_max = p->so * (float)(32767 - p->zo);
+  const float step = (in_max - in_min) / 512.0f, half = step / 2.0f;
+  const float inv = 65536.0f / (out_max - out_min);
+  for (int i = 0; i < 512; i++) {
+    const float v = lut16_fn(st, p, in_min + (float)i * step);
+    const float vmid = lut16_fn(st, p, in_min + (float)i * step + half);
+    const float vnext = lut16_fn(st, p, in_min + (float)(i + 1) * step);
+    const float sample = roundf(v * inv);
+    const float interp = roundf((vnext * inv + roundf(v * inv)) / 2.0f);
+    const float bias = roundf((interp - roundf(vmid * inv)) / 2.0f);
+    const float r = sample - bias;
+    samples[i] = (int16_t)(r < -32768.0f ? -32768.0f : (r > 32767.0f ? 32767.0f : r));
+  }
+  const float last = roundf(lut16_fn(st, p, in_max) * inv);
+  samples[512] = (int16_t)(last < -32768.0f ? -32768.0f : (last > 32767.0f ? 32767.0f : last));
+  for (int32_t q = -32768; q <= 32767; q++) {
+    const int idx = 256 + (q >> 7), frac = q & 0x7f; /* arithmetic shift: q >= -32768 */
+    const int32_t base = samples[idx], slope = samples[idx + 1] - samples[idx];
+    out[q + 32768] = (int16_t)(base + ((slope * frac + 64) >> 7));
+  }
+}
+
 /* ---- prepare ---- */
 
 /* Which types TFLite's kernel of `op` takes. */
@@ -184,7 +227,8 @@ static bool takes_q8(tfl_op op, tfl_type t)
 }
 static bool takes_int16(tfl_op op)
 {
-  return op == TFL_OP_ABS || op == TFL_OP_NEG || op == TFL_OP_SQRT || op == TFL_OP_LEAKY_RELU;
+  return op == TFL_OP_ABS || op == TFL_OP_NEG || op == TFL_OP_SQRT || op == TFL_OP_RSQRT || op == TFL_OP_LOG ||
+         op == TFL_OP_GELU || op == TFL_OP_LEAKY_RELU;
 }
 static bool takes_int(tfl_op op, tfl_type t)
 {
@@ -301,7 +345,10 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   }
   st->lut16 = malloc(65536 * sizeof *st->lut16);
   if (!st->lut16) return tfl_fail(diag, TFL_ERR_NOMEM, "%s int16 table", tfl_op_name(n->op));
-  for (int32_t q = -32768; q <= 32767; q++) st->lut16[q + 32768] = (int16_t)unary_q(st, &p, q);
+  if (n->op == TFL_OP_LOG || n->op == TFL_OP_RSQRT || n->op == TFL_OP_GELU)
+    lut16_fill(st, &p, st->lut16);
+  else
+    for (int32_t q = -32768; q <= 32767; q++) st->lut16[q + 32768] = (int16_t)unary_q(st, &p, q);
   return TFL_OK;
 }
 
