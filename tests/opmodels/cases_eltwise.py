@@ -218,10 +218,19 @@ def register(mk):
     unary('fake_quant_4bit_nudged', 'FAKE_QUANT', opt_type='FakeQuantOptions',
           opt={'min': -0.3, 'max': 1.7, 'num_bits': 4, 'narrow_range': False}, scale=1.5)
 
-    # ---- BITWISE_XOR, RIGHT_SHIFT (plain integers)
-    for t, q in (('i8', 'int8'), ('u8', 'uint8'), ('i16', 'int16'), ('i32', 'int32')):
-        binary('bitwise_xor_' + t, 'BITWISE_XOR', [3, 4], [4], type=q, b_const=[5, 3, 0, 1] if t == 'u8' else [5, -3, 0, 127])
-    binary('right_shift_i32', 'RIGHT_SHIFT', [3, 5], [5], type='int32', b_const=[0, 1, 2, 5, 31])
-    binary('right_shift_i8', 'RIGHT_SHIFT', [3, 4], [4], type='int8', b_const=[0, 1, 3, 7])
-    binary('right_shift_u8', 'RIGHT_SHIFT', [3, 4], [4], type='uint8', b_const=[0, 1, 3, 7])
-    binary('right_shift_i16', 'RIGHT_SHIFT', [3, 4], [3, 4], type='int16')
+    # ---- BITWISE_XOR, RIGHT_SHIFT (plain integers; the input's quantization only widens the
+    # Gaussian values, TFLite ignores it). Shifts outside [0, bits) clamp into it.
+    wide = {'int8': (0.02, 0), 'uint8': (0.01, 128), 'int16': (0.0002, 0), 'int32': (1e-6, 0)}
+    for t, ty in (('i8', 'int8'), ('u8', 'uint8'), ('i16', 'int16'), ('i32', 'int32')):
+        binary('bitwise_xor_' + t, 'BITWISE_XOR', [4, 8], [8], type=ty, qa=wide[ty], qo=wide[ty],
+               b_const=[5, 3, 0, 1, 255, 128, 77, 200] if t == 'u8' else [5, -3, 0, 127, -128, -1, 64, 99])
+    binary('bitwise_xor_i32_both_inputs', 'BITWISE_XOR', [3, 4], [2, 3, 1], type='int32', qa=wide['int32'],
+           qb=wide['int32'], qo=wide['int32'])
+    binary('right_shift_i32', 'RIGHT_SHIFT', [4, 8], [8], type='int32', qa=wide['int32'], qo=wide['int32'],
+           b_const=[0, 1, 2, 5, 31, 32, 40, -1])
+    binary('right_shift_i8', 'RIGHT_SHIFT', [4, 8], [8], type='int8', qa=wide['int8'], qo=wide['int8'],
+           b_const=[0, 1, 3, 7, 8, 100, -1, -128])
+    binary('right_shift_u8', 'RIGHT_SHIFT', [4, 8], [8], type='uint8', qa=wide['uint8'], qo=wide['uint8'],
+           b_const=[0, 1, 3, 7, 8, 100, 255, 2])
+    binary('right_shift_i16', 'RIGHT_SHIFT', [4, 8], [8], type='int16', qa=wide['int16'], qo=wide['int16'],
+           b_const=[0, 1, 3, 15, 16, 100, -1, 9])
