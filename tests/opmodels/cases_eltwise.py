@@ -234,3 +234,52 @@ def register(mk):
            b_const=[0, 1, 3, 7, 8, 100, 255, 2])
     binary('right_shift_i16', 'RIGHT_SHIFT', [4, 8], [8], type='int16', qa=wide['int16'], qo=wide['int16'],
            b_const=[0, 1, 3, 15, 16, 100, -1, 9])
+
+    # ---- ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM (kernels/elementwise.c): the integer types
+    opts = {'ADD': 'AddOptions', 'SUB': 'SubOptions', 'MUL': 'MulOptions', 'DIV': 'DivOptions'}
+
+    def arith(name, code, a_shape, b_shape, type, qa=None, qb=None, qo=None, act=None, b_const=None):
+        @mk.litert_case(name)
+        def _(m):
+            a = m.input(list(a_shape), type, q=qa)
+            if b_const is not None:
+                b = m.const(list(b_shape), b_const, type, q=qb)
+            else:
+                b = m.input(list(b_shape), type, q=qb)
+            nd = max(len(a_shape), len(b_shape))
+            pa = [1] * (nd - len(a_shape)) + list(a_shape)
+            pb = [1] * (nd - len(b_shape)) + list(b_shape)
+            out = m.tensor([max(x, y) for x, y in zip(pa, pb)], type, q=qo)
+            if code in opts:
+                m.op(code, [a, b], [out], opts[code], {'fused_activation_function': mk.ACT[act]})
+            else:
+                m.op(code, [a, b], [out], 'MaximumMinimumOptions', {})
+            m.output(out)
+
+    # int64 inputs of a few 10^9 (past int32); sums stay below 2^53, where the golden's
+    # double statistics are exact
+    big = (1e-9, 0)
+    for code in ('ADD', 'SUB', 'MUL', 'MAXIMUM', 'MINIMUM'):
+        lc = code.lower()
+        arith(lc + '_i64', code, [2, 3, 4], [4], 'int64', qa=big,
+              b_const=[5, -7, 3, -(1 << 20)] if code == 'MUL' else [5, -7, 1 << 40, -(1 << 41)])
+        arith(lc + '_i64_bcast', code, [2, 1, 4], [3, 1], 'int64')
+    arith('add_i64_relu6', 'ADD', [3, 5], [3, 5], 'int64', act='relu6')
+    arith('mul_i64_relu1', 'MUL', [3, 5], [5], 'int64', act='relu1')
+    arith('sub_i64_relu', 'SUB', [3, 5], [3, 5], 'int64', act='relu')
+    # int16 quantized (symmetric); scales that are not all powers of two take TFLite's
+    # general path
+    q16 = dict(qa=(0.0003, 0), qb=(0.0005, 0), qo=(0.0007, 0))
+    for code in ('ADD', 'SUB', 'MUL'):
+        lc = code.lower()
+        arith(lc + '_i16', code, [4, 8, 16], [4, 8, 16], 'int16', **q16)
+        arith(lc + '_i16_bcast_relu', code, [2, 3, 4, 5], [5], 'int16', act='relu', **q16)
+    arith('add_i16_relu1_same_scale', 'ADD', [4, 8], [4, 8], 'int16', qa=(0.0001, 0), qb=(0.0001, 0),
+          qo=(0.0001, 0), act='relu1')
+    arith('mul_i16_large_scale', 'MUL', [4, 8], [8], 'int16', qa=(0.01, 0), qb=(0.02, 0), qo=(0.0002, 0))
+    arith('maximum_i16', 'MAXIMUM', [4, 8], [8], 'int16', qa=(0.0003, 0), qb=(0.0003, 0), qo=(0.0003, 0))
+    arith('minimum_i16', 'MINIMUM', [2, 3, 4], [2, 1, 4], 'int16', qa=(0.0003, 0), qb=(0.0003, 0), qo=(0.0003, 0))
+    for code in ('ADD', 'SUB', 'MUL', 'DIV', 'MAXIMUM', 'MINIMUM'):
+        lc = code.lower()
+        arith(lc + '_i32_wide', code, [3, 8], [8], 'int32', qa=(1e-5, 0),
+              b_const=[3, -3, 1, -1, 7, 100000, -65536, 2] if code == 'DIV' else [3, -3, 0, 1 << 30, -(1 << 31), 5, 7, -1])

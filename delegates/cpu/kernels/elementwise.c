@@ -1,13 +1,16 @@
 /* elementwise.c - binary element-wise ops with NumPy broadcasting (up to 6 dims):
  * ADD, SUB, MUL, DIV (fused clamp activation), MAXIMUM, MINIMUM, LOGICAL_AND.
- * Types: float32; int32; uint8/int8 per-tensor quantized (inputs and output may have
- * different scales); bool for LOGICAL_AND.
+ * Types: float32; int32; int64 (ADD, SUB, MUL, MAXIMUM, MINIMUM; wrapping, fused clamp);
+ * uint8/int8 per-tensor quantized (inputs and output may have different scales); int16
+ * symmetric quantized ADD, SUB, MUL (TFLite's general fixed point; ADD/SUB with all three
+ * scales powers of two take TFLite's other, shift-only path: refused); int16 MAXIMUM,
+ * MINIMUM on the stored values (as TFLite compares them); bool for LOGICAL_AND.
  *
  * Quantized math follows TensorFlow Lite bit for bit. ADD/SUB/MUL run through XNNPACK
  * there when the scale ratios are in its range: ADD/SUB as integer multipliers (20-bit,
  * shared shift) plus a rounding bias and an arithmetic shift, MUL in the fp32 scheme
  * (cpu_requant_fp32). Out of XNNPACK's range TFLite's builtin fixed-point kernels run
- * (inputs scaled by 2^20 and Q31 multipliers; MUL one Q31 multiplier). The other ops
+ * (inputs scaled by 2^20 - 2^15 for int16 - and Q31 multipliers; MUL one Q31 multiplier). The other ops
  * dequantize each input's 256 codes into a table once, run in double and round half
  * away from zero.
  * eval splits the flat output range over threads; rows of the innermost (merged) dim
@@ -40,6 +43,8 @@ typedef struct {
   float scale;           /* QM_XNN_MUL: a_scale * b_scale / out_scale */
   int32_t qa, qb, qo;    /* QM_TFL_*: Q31 multipliers of a, b (ADD) and the output */
   int sa, sb, so;        /* QM_TFL_*: their exponents */
+  int lshift;            /* QM_TFL_ADD: inputs scaled by 2^lshift (20; int16: 15) */
+  int64_t llo, lhi;      /* int64: output range of the fused activation */
 } bin_state;
 
 static bin_op op_of(tfl_op op)
@@ -62,6 +67,52 @@ static bool has_activation(bin_op op)
 static void release(void *state)
 {
   free(state);
+}
+
+/* TFLite's general quantized ADD/SUB: each input (less its zero point) shifted left by
+ * `lshift` and scaled to twice the larger input scale, summed (SUB: subtracted), one output
+ * multiplier. */
+static void prepare_tfl_add(bin_state *st, float fa, float fb, float fy, int lshift)
+{
+  st->qmode = QM_TFL_ADD;
+  st->lshift = lshift;
+  double twice_max = 2.0 * (fa > fb ? fa : fb);
+  cpu_quantize_multiplier(fa / twice_max, &st->qa, &st->sa);
+  cpu_quantize_multiplier(fb / twice_max, &st->qb, &st->sb);
+  cpu_quantize_multiplier(twice_max / ((double)(1 << lshift) * fy), &st->qo, &st->so);
+}
+
+/* TFLite's CheckedLog2: a scale within 1e-3 (in log2) of a power of two. */
+static bool is_pot_scale(float scale)
+{
+  float l = logf(scale) * (1.0f / logf(2.0f));
+  return fabsf(l - roundf(l)) < 1e-3f;
+}
+
+/* int16 (symmetric) ADD, SUB, MUL: TFLite's builtin fixed point (no XNNPACK path). */
+static tfl_status prepare_q16(const tfl_graph *g, const tfl_node *n, bin_state *st, const tfl_tensor *a,
+                              const tfl_tensor *b, const tfl_tensor *y, tfl_activation act, tfl_diag *diag)
+{
+  tfl_status s;
+  if ((s = cpu_check_per_tensor(g, n, a, "input 0", diag)) || (s = cpu_check_per_tensor(g, n, b, "input 1", diag)) ||
+      (s = cpu_check_per_tensor(g, n, y, "output", diag)))
+    return s;
+  if (cpu_zero_point(a, 0) || cpu_zero_point(b, 0) || cpu_zero_point(y, 0))
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "int16 zero points %d, %d, %d: expected 0",
+                        (int)cpu_zero_point(a, 0), (int)cpu_zero_point(b, 0), (int)cpu_zero_point(y, 0));
+  float fa = cpu_scale(a, 0), fb = cpu_scale(b, 0), fy = cpu_scale(y, 0);
+  st->za = st->zb = st->zo = 0;
+  cpu_activation_range_q(act, fy, 0, TFL_TYPE_INT16, &st->ilo, &st->ihi);
+  if (st->op == BIN_MUL) {
+    st->qmode = QM_TFL_MUL;
+    cpu_quantize_multiplier((double)fa * fb / fy, &st->qo, &st->so);
+    return TFL_OK;
+  }
+  if (is_pot_scale(fa) && is_pot_scale(fb) && is_pot_scale(fy))
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "int16 scales %g, %g, %g are all powers of two: "
+                        "TFLite's shift-only int16 path is not implemented", (double)fa, (double)fb, (double)fy);
+  prepare_tfl_add(st, fa, fb, fy, 15);
+  return TFL_OK;
 }
 
 static tfl_status prepare_quant(const tfl_graph *g, const tfl_node *n, bin_state *st,
@@ -92,12 +143,7 @@ static tfl_status prepare_quant(const tfl_graph *g, const tfl_node *n, bin_state
       if (st->op == BIN_SUB) st->mb = -st->mb;
       st->bias = (INT32_C(1) << (st->shift - 1)) - st->ma * st->za - st->mb * st->zb;
     } else {
-      st->qmode = QM_TFL_ADD;
-      double twice_max = 2.0 * (fa > fb ? fa : fb);
-      cpu_quantize_multiplier(fa / twice_max, &st->qa, &st->sa);
-      cpu_quantize_multiplier(fb / twice_max, &st->qb, &st->sb);
-      cpu_quantize_multiplier(twice_max / ((double)(1 << 20) * fy), &st->qo, &st->so);
-      if (st->op == BIN_SUB) st->qb = -st->qb;
+      prepare_tfl_add(st, fa, fb, fy, 20);
     }
     return TFL_OK;
   }
@@ -141,6 +187,8 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   bool ok;
   if (op == BIN_AND)
     ok = y->type == TFL_TYPE_BOOL;
+  else if (y->type == TFL_TYPE_INT64 || y->type == TFL_TYPE_INT16)
+    ok = op != BIN_DIV; /* TFLite's DIV: float32, int32, quantized 8-bit (and int16: not here) */
   else
     ok = y->type == TFL_TYPE_FLOAT32 || y->type == TFL_TYPE_INT32 || q8;
   if (!ok) return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(y->type));
@@ -152,6 +200,17 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   st->type = y->type;
   if ((s = cpu_bcast_prepare(g, n, a, b, y, &st->bc, diag))) return s;
   if (q8) return prepare_quant(g, n, st, a, b, y, act, diag);
+  if (y->type == TFL_TYPE_INT16 && op != BIN_MAX && op != BIN_MIN) return prepare_q16(g, n, st, a, b, y, act, diag);
+  if (y->type == TFL_TYPE_INT64) { /* TFLite's CalculateActivationRange for integers */
+    st->llo = INT64_MIN;
+    st->lhi = INT64_MAX;
+    if (act == TFL_ACT_RELU || act == TFL_ACT_RELU6) st->llo = 0;
+    if (act == TFL_ACT_RELU6) st->lhi = 6;
+    if (act == TFL_ACT_RELU_N1_TO_1) {
+      st->llo = -1;
+      st->lhi = 1;
+    }
+  }
   cpu_activation_range_f(act, &st->lo, &st->hi);
   st->clamp = st->lo > -FLT_MAX || st->hi < FLT_MAX;
   cpu_activation_range_q(act, 1.0f, 0, TFL_TYPE_INT32, &st->ilo, &st->ihi);
@@ -276,9 +335,9 @@ static inline int32_t q8_int_op(const bin_state *st, int32_t qa, int32_t qb)
   case QM_XNN_MUL:
     return cpu_requant_fp32((qa - st->za) * (qb - st->zb), st->scale, st->zo, st->ilo, st->ihi);
   case QM_TFL_ADD: {
-    int32_t sa = cpu_mul_by_quantized_multiplier((qa - st->za) * (1 << 20), st->qa, st->sa);
-    int32_t sb = cpu_mul_by_quantized_multiplier((qb - st->zb) * (1 << 20), st->qb, st->sb);
-    v = cpu_mul_by_quantized_multiplier(sa + sb, st->qo, st->so) + st->zo;
+    int32_t sa = cpu_mul_by_quantized_multiplier((qa - st->za) * (1 << st->lshift), st->qa, st->sa);
+    int32_t sb = cpu_mul_by_quantized_multiplier((qb - st->zb) * (1 << st->lshift), st->qb, st->sb);
+    v = cpu_mul_by_quantized_multiplier(st->op == BIN_SUB ? sa - sb : sa + sb, st->qo, st->so) + st->zo;
     break;
   }
   case QM_TFL_MUL:
@@ -301,6 +360,41 @@ static void row_q8_int(void *arg, size_t ao, size_t ia, size_t bo, size_t ib, si
     const int8_t *pa = (const int8_t *)x->a + ao, *pb = (const int8_t *)x->b + bo;
     for (size_t k = 0; k < len; k++) y[k] = (uint8_t)q8_int_op(st, pa[k * ia], pb[k * ib]);
   }
+}
+
+/* int16: quantized ADD/SUB/MUL (TFLite's fixed point) or MAXIMUM/MINIMUM of stored values */
+static void row_i16(void *arg, size_t ao, size_t ia, size_t bo, size_t ib, size_t yo, size_t len)
+{
+  const bin_args *x = arg;
+  const bin_state *st = x->st;
+  const int16_t *a = (const int16_t *)x->a + ao, *b = (const int16_t *)x->b + bo;
+  int16_t *y = (int16_t *)x->y + yo;
+  switch (st->op) {
+  case BIN_MAX: ROW_LOOP(int16_t, a_ > b_ ? a_ : b_); break;
+  case BIN_MIN: ROW_LOOP(int16_t, a_ < b_ ? a_ : b_); break;
+  default:
+    for (size_t k = 0; k < len; k++) y[k] = (int16_t)q8_int_op(st, a[k * ia], b[k * ib]);
+    break;
+  }
+}
+
+/* int64: wrap-around through uint64, then the fused activation's clamp */
+static void row_i64(void *arg, size_t ao, size_t ia, size_t bo, size_t ib, size_t yo, size_t len)
+{
+  const bin_args *x = arg;
+  const bin_state *st = x->st;
+  const int64_t *a = (const int64_t *)x->a + ao, *b = (const int64_t *)x->b + bo;
+  int64_t *y = (int64_t *)x->y + yo;
+  switch (st->op) {
+  case BIN_ADD: ROW_LOOP(int64_t, (int64_t)((uint64_t)a_ + (uint64_t)b_)); break;
+  case BIN_SUB: ROW_LOOP(int64_t, (int64_t)((uint64_t)a_ - (uint64_t)b_)); break;
+  case BIN_MUL: ROW_LOOP(int64_t, (int64_t)((uint64_t)a_ * (uint64_t)b_)); break;
+  case BIN_MAX: ROW_LOOP(int64_t, a_ > b_ ? a_ : b_); break;
+  case BIN_MIN: ROW_LOOP(int64_t, a_ < b_ ? a_ : b_); break;
+  case BIN_DIV:
+  case BIN_AND: break;
+  }
+  for (size_t k = 0; k < len; k++) y[k] = y[k] < st->llo ? st->llo : (y[k] > st->lhi ? st->lhi : y[k]);
 }
 
 typedef struct {
@@ -329,10 +423,10 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   case TFL_TYPE_BOOL: j.row = row_bool; break;
   case TFL_TYPE_UINT8:
   case TFL_TYPE_INT8: j.row = st->qmode == QM_TABLE ? row_q8 : row_q8_int; break;
+  case TFL_TYPE_INT64: j.row = row_i64; break;
+  case TFL_TYPE_INT16: j.row = row_i16; break;
   case TFL_TYPE_FLOAT16:
-  case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:
-  case TFL_TYPE_INT16:
   case TFL_TYPE_COUNT: return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(st->type));
   }
   j.tasks = cpu_task_count(ctx, st->bc.count, 16384);
