@@ -283,3 +283,10 @@ def register(mk):
         lc = code.lower()
         arith(lc + '_i32_wide', code, [3, 8], [8], 'int32', qa=(1e-5, 0),
               b_const=[3, -3, 1, -1, 7, 100000, -65536, 2] if code == 'DIV' else [3, -3, 0, 1 << 30, -(1 << 31), 5, 7, -1])
+
+    # ---- rank 0 (empty tensors: the interpreter refuses a 0 dim before any kernel)
+    unary('abs_f32_scalar', 'ABS', shape=())
+    unary('rsqrt_i8_scalar', 'RSQRT', shape=(), type='int8', q=(0.02, -128), qo=(0.05, -128))
+    binary('squared_difference_f32_scalar_bcast', 'SQUARED_DIFFERENCE', [], [2, 3])
+    binary('less_f32_scalars', 'LESS', [], [], out_type='bool')
+    binary('floor_mod_i32_scalar_divisor', 'FLOOR_MOD', [2, 5], [], type='int32', b_const=[-3])
