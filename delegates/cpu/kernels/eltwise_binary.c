@@ -287,6 +287,12 @@ static void row_f32(void *arg, size_t ao, size_t ia, size_t bo, size_t ib, size_
   if (j->st->compare) {
     uint8_t *y = (uint8_t *)j->y + yo;
     for (size_t k = 0; k < len; k++) y[k] = compare_f(op, a[k * ia], b[k * ib]);
+  } else if (op == TFL_OP_SQUARED_DIFFERENCE) { /* LayerNorm's variance: its own loop */
+    float *y = (float *)j->y + yo;
+    for (size_t k = 0; k < len; k++) {
+      const float d = a[k * ia] - b[k * ib];
+      y[k] = d * d;
+    }
   } else {
     float *y = (float *)j->y + yo;
     for (size_t k = 0; k < len; k++) y[k] = binary_f(op, a[k * ia], b[k * ib]);

@@ -361,6 +361,31 @@ typedef struct {
   size_t tasks;
 } un_job;
 
+/* Float rows: the cheap ops get their own loop (vectorizable, no per-element dispatch). */
+static void loop_f(const un_state *st, const float *restrict x, float *restrict y, size_t n)
+{
+  switch (st->op) {
+  case TFL_OP_ABS:
+    for (size_t k = 0; k < n; k++) y[k] = fabsf(x[k]);
+    return;
+  case TFL_OP_NEG:
+    for (size_t k = 0; k < n; k++) y[k] = -x[k];
+    return;
+  case TFL_OP_SQRT:
+    for (size_t k = 0; k < n; k++) y[k] = sqrtf(x[k]);
+    return;
+  case TFL_OP_RSQRT:
+    for (size_t k = 0; k < n; k++) y[k] = 1.0f / sqrtf(x[k]);
+    return;
+  case TFL_OP_SQUARE:
+    for (size_t k = 0; k < n; k++) y[k] = x[k] * x[k];
+    return;
+  default:
+    for (size_t k = 0; k < n; k++) y[k] = unary_f(st, x[k]);
+    return;
+  }
+}
+
 static void task(void *arg, size_t i)
 {
   const un_job *j = arg;
@@ -368,12 +393,9 @@ static void task(void *arg, size_t i)
   size_t b, e;
   cpu_task_range(i, j->tasks, st->count, &b, &e);
   switch (st->type) {
-  case TFL_TYPE_FLOAT32: {
-    const float *x = j->x;
-    float *y = j->y;
-    for (size_t k = b; k < e; k++) y[k] = unary_f(st, x[k]);
+  case TFL_TYPE_FLOAT32:
+    loop_f(st, (const float *)j->x + b, (float *)j->y + b, e - b);
     break;
-  }
   case TFL_TYPE_UINT8:
   case TFL_TYPE_INT8: {
     const uint8_t *x = j->x;
