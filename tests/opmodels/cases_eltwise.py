@@ -290,3 +290,13 @@ def register(mk):
     binary('squared_difference_f32_scalar_bcast', 'SQUARED_DIFFERENCE', [], [2, 3])
     binary('less_f32_scalars', 'LESS', [], [], out_type='bool')
     binary('floor_mod_i32_scalar_divisor', 'FLOOR_MOD', [2, 5], [], type='int32', b_const=[-3])
+    # quantized DIV and MAXIMUM/MINIMUM with differing quantization
+    arith('div_i8', 'DIV', [4, 8, 16], [16], 'int8', qa=(0.02, 3), qb=(0.01, -10), qo=(0.05, 5),
+          b_const=[(-1) ** k * (20 + 7 * k) for k in range(16)])
+    arith('div_u8', 'DIV', [4, 8, 16], [16], 'uint8', qa=(0.02, 128), qb=(0.01, 100), qo=(0.05, 120),
+          b_const=[130 + 7 * k if k % 2 else 90 - 5 * k for k in range(16)])
+    arith('div_i16', 'DIV', [4, 8, 16], [16], 'int16', qa=(0.0003, 0), qb=(0.0002, 0), qo=(0.0006, 0),
+          b_const=[(-1) ** k * (2000 + 700 * k) for k in range(16)])
+    arith('maximum_i8_requantize', 'MAXIMUM', [4, 8, 16], [16], 'int8', qa=(0.02, 3), qb=(0.03, -10), qo=(0.025, 5))
+    arith('minimum_u8_requantize', 'MINIMUM', [4, 8, 16], [4, 8, 16], 'uint8', qa=(0.02, 128), qb=(0.03, 100),
+          qo=(0.025, 120))
