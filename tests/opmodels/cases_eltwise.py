@@ -99,6 +99,7 @@ def register(mk):
     # ---- POW
     binary('pow_f32', 'POW', [2, 3, 4], [4], b_const=[0.5, 2.0, -1.0, 3.0], pre_a='ABS')
     binary('pow_f32_both_inputs', 'POW', [2, 3, 4], [2, 3, 4], pre_a='ABS')
+    binary('pow_f32_negative_base', 'POW', [2, 3, 4], [4], b_const=[2.0, 3.0, -1.0, 0.0])
     binary('pow_i32', 'POW', [3, 5], [5], type='int32', b_const=[0, 1, 2, 3, 7])
 
     # ---- ABS
@@ -215,6 +216,8 @@ def register(mk):
     # ---- FAKE_QUANT
     unary('fake_quant_8bit', 'FAKE_QUANT', opt_type='FakeQuantOptions',
           opt={'min': -1.0, 'max': 1.0, 'num_bits': 8, 'narrow_range': False}, scale=1.5)
+    unary('fake_quant_16bit', 'FAKE_QUANT', opt_type='FakeQuantOptions',
+          opt={'min': -3.0, 'max': 2.0, 'num_bits': 16, 'narrow_range': False}, scale=1.5)
     unary('fake_quant_4bit_nudged', 'FAKE_QUANT', opt_type='FakeQuantOptions',
           opt={'min': -0.3, 'max': 1.7, 'num_bits': 4, 'narrow_range': False}, scale=1.5)
 

@@ -1,9 +1,9 @@
 /* test_eltwise_ops.c - what the single-op goldens cannot show for the eltwise group: the
  * clean errors where TFLite fails too (a zero divisor, a negative int32 exponent, a negative
  * quantized SQRT/RSQRT input, ATAN2 of two shapes, types TFLite refuses, ADD_N of
- * different shapes), each naming the op; and literal cases at the edges (ROUND's ties to
- * even, FLOOR_DIV/FLOOR_MOD signs, RIGHT_SHIFT's clamped shift, int wrap-around), run on
- * 1 and 3 threads. */
+ * different shapes, FAKE_QUANT's narrow_range), each naming the op; and literal cases at
+ * the edges (ROUND's ties to even, FLOOR_DIV/FLOOR_MOD signs, RIGHT_SHIFT's clamped shift,
+ * int wrap-around), run on 1 and 3 threads. */
 #include "eltwise_test_util.h"
 
 #include <stdlib.h>
@@ -101,6 +101,12 @@ static void test_prepare_errors(void)
   op_runner_io(&r, (int[]){ a }, 1, (int[]){ y }, 1);
   r.node.p.fake_quant = (tfl_fake_quant_params){ .min = 0.5f, .max = 2.0f, .num_bits = 8 };
   expect_fail(&r, TFL_ERR_ARG, "FAKE_QUANT range", "range");
+  op_runner_init(&r, TFL_OP_FAKE_QUANT);
+  a = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){ 3 }, NULL, false);
+  y = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){ 3 }, NULL, false);
+  op_runner_io(&r, (int[]){ a }, 1, (int[]){ y }, 1);
+  r.node.p.fake_quant = (tfl_fake_quant_params){ .min = -1.0f, .max = 1.0f, .num_bits = 8, .narrow_range = true };
+  expect_fail(&r, TFL_ERR_UNSUPPORTED, "FAKE_QUANT narrow_range (TFLite refuses it at runtime)", "narrow_range");
 }
 
 static void test_literals(void)

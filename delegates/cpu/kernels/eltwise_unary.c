@@ -322,6 +322,9 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   if (n->op == TFL_OP_GELU) st->approximate = n->p.gelu.approximate;
   if (n->op == TFL_OP_FAKE_QUANT) {
     const tfl_fake_quant_params *fq = &n->p.fake_quant;
+    if (fq->narrow_range) /* TFLite: meant for weights only, refused at runtime */
+      return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "narrow_range (%d bits) is not supported (as in TFLite)",
+                          fq->num_bits);
     if (fq->num_bits < 2 || fq->num_bits > 16 || !(fq->min <= 0.0f) || !(fq->max >= 0.0f) || !(fq->min < fq->max))
       return CPU_NODE_ERR(diag, TFL_ERR_ARG, g, n, "num_bits %d, range [%g, %g]: expected 2..16 bits and "
                           "min <= 0 <= max, min < max", fq->num_bits, (double)fq->min, (double)fq->max);
