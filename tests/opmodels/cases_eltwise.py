@@ -218,6 +218,8 @@ def register(mk):
           opt={'min': -1.0, 'max': 1.0, 'num_bits': 8, 'narrow_range': False}, scale=1.5)
     unary('fake_quant_16bit', 'FAKE_QUANT', opt_type='FakeQuantOptions',
           opt={'min': -3.0, 'max': 2.0, 'num_bits': 16, 'narrow_range': False}, scale=1.5)
+    unary('fake_quant_positive_range', 'FAKE_QUANT', opt_type='FakeQuantOptions',
+          opt={'min': 0.5, 'max': 2.0, 'num_bits': 8, 'narrow_range': False}, scale=1.5)
     unary('fake_quant_4bit_nudged', 'FAKE_QUANT', opt_type='FakeQuantOptions',
           opt={'min': -0.3, 'max': 1.7, 'num_bits': 4, 'narrow_range': False}, scale=1.5)
 

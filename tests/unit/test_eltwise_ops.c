@@ -94,12 +94,12 @@ static void test_prepare_errors(void)
   op_runner_io(&r, (int[]){ a, b }, 2, (int[]){ y }, 1);
   expect_fail(&r, TFL_ERR_SHAPE, "ADD_N shapes", "input 1");
 
-  /* FAKE_QUANT: a range without 0 */
+  /* FAKE_QUANT: an empty range */
   op_runner_init(&r, TFL_OP_FAKE_QUANT);
   a = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){ 3 }, NULL, false);
   y = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){ 3 }, NULL, false);
   op_runner_io(&r, (int[]){ a }, 1, (int[]){ y }, 1);
-  r.node.p.fake_quant = (tfl_fake_quant_params){ .min = 0.5f, .max = 2.0f, .num_bits = 8 };
+  r.node.p.fake_quant = (tfl_fake_quant_params){ .min = 2.0f, .max = 0.5f, .num_bits = 8 };
   expect_fail(&r, TFL_ERR_ARG, "FAKE_QUANT range", "range");
   op_runner_init(&r, TFL_OP_FAKE_QUANT);
   a = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){ 3 }, NULL, false);

@@ -325,9 +325,10 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
     if (fq->narrow_range) /* TFLite: meant for weights only, refused at runtime */
       return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "narrow_range (%d bits) is not supported (as in TFLite)",
                           fq->num_bits);
-    if (fq->num_bits < 2 || fq->num_bits > 16 || !(fq->min <= 0.0f) || !(fq->max >= 0.0f) || !(fq->min < fq->max))
+    /* a range without 0 is nudged to include it, as TFLite computes (its check is debug-only) */
+    if (fq->num_bits < 2 || fq->num_bits > 16 || !(fq->min < fq->max))
       return CPU_NODE_ERR(diag, TFL_ERR_ARG, g, n, "num_bits %d, range [%g, %g]: expected 2..16 bits and "
-                          "min <= 0 <= max, min < max", fq->num_bits, (double)fq->min, (double)fq->max);
+                          "min < max", fq->num_bits, (double)fq->min, (double)fq->max);
     fake_quant_nudge(st, fq->min, fq->max, fq->num_bits);
   }
   if (n->op == TFL_OP_NEG) return TFL_OK; /* plain integers whatever the quantization */
