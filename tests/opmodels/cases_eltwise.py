@@ -148,6 +148,9 @@ def register(mk):
           opt=lr)
     unary('leaky_relu_u8', 'LEAKY_RELU', type='uint8', q=(0.03, 128), qo=(0.025, 100), opt_type='LeakyReluOptions',
           opt=lr)
+    # alpha * scale ratio below 2^-8: outside XNNPACK's range, TFLite's own kernel runs
+    unary('leaky_relu_i8_small_alpha', 'LEAKY_RELU', type='int8', q=(0.03, -5), qo=(0.03, -5),
+          opt_type='LeakyReluOptions', opt={'alpha': 0.002})
     unary('leaky_relu_i16', 'LEAKY_RELU', type='int16', q=(0.0004, 0), qo=(0.0003, 0), opt_type='LeakyReluOptions',
           opt=lr)
     for code, lc in (('RELU_N1_TO_1', 'relu_n1_to_1'), ('RELU_0_TO_1', 'relu_0_to_1')):

@@ -13,11 +13,13 @@
  *
  * A quantized input has only 256 (65536 for int16) codes, so prepare computes the output
  * code of each once and eval is a table lookup. Each code's output follows TFLite's own
- * arithmetic where it is integer (ABS, LEAKY_RELU, RELU_N1_TO_1, RELU_0_TO_1: Q31
- * multipliers) or float32 (SQRT truncates as TFLite does; LOG, ELU, GELU as its float
- * lookup tables are filled, rounded half away from zero); RSQRT (TFLite: a fixed-point
- * inverse square root) uses the exact value rounded, within 1 LSB. int16 LOG, RSQRT and GELU
- * follow TFLite's interpolated 513-entry table (lut16_fill).
+ * arithmetic: integer for ABS, LEAKY_RELU, RELU_N1_TO_1, RELU_0_TO_1 (Q31 multipliers;
+ * 8-bit LEAKY_RELU as XNNPACK, which TFLite hands it to when the scale ratios fit:
+ * multipliers with an 8-bit fraction); float32 for SQRT (truncating, as TFLite) and for
+ * LOG, ELU, GELU (as TFLite fills its float lookup tables, rounded half away from zero).
+ * RSQRT (TFLite: a fixed-point inverse square root) takes the exact value rounded, within
+ * 1 LSB. int16 LOG, RSQRT and GELU follow TFLite's interpolated 513-entry table
+ * (lut16_fill). Every quantized case of the goldens matches bit for bit.
  * SQRT and RSQRT fail at eval on a quantized input below the zero point (a negative real),
  * as TFLite does.
  */
@@ -118,6 +120,8 @@ typedef struct {
   int s1, s2;
   bool rescale;             /* ABS: scales differ */
   int32_t act_lo, act_hi;   /* RELU_N1_TO_1 / RELU_0_TO_1: clamp codes */
+  bool xnn;                 /* LEAKY_RELU 8-bit: XNNPACK's scheme (8-bit fraction multipliers) */
+  int32_t xpos, xneg;       /* its multipliers, 256 x the scale ratios */
 } q_params;
 
 /* A float function's output quantized as TFLite's float lookup tables are filled. */
@@ -154,6 +158,8 @@ static int32_t unary_q(const un_state *st, const q_params *p, int32_t q)
   case TFL_OP_ELU: return q_from_float(p, x < 0.0f ? expm1f(x) : x);
   case TFL_OP_GELU: return q_from_float(p, gelu_f(x, st->approximate));
   case TFL_OP_LEAKY_RELU: {
+    if (p->xnn) /* (v * m + 128) >> 8: rounds half up */
+      return cpu_clamp_i32(((p->zo << 8) + 0x80 + v * (v >= 0 ? p->xpos : p->xneg)) >> 8, p->lo, p->hi);
     int32_t r = v >= 0 ? cpu_mul_by_quantized_multiplier(v, p->m1, p->s1)
                        : cpu_mul_by_quantized_multiplier(v, p->m2, p->s2);
     return cpu_clamp_i32(r + p->zo, p->lo, p->hi);
@@ -280,10 +286,17 @@ static tfl_status prepare_q(const tfl_graph *g, const tfl_node *n, const un_stat
     p->rescale = p->si != p->so;
     if (p->rescale) cpu_quantize_multiplier((double)(p->si / p->so), &p->m1, &p->s1);
     break;
-  case TFL_OP_LEAKY_RELU:
+  case TFL_OP_LEAKY_RELU: {
     cpu_quantize_multiplier((double)(p->si / p->so), &p->m1, &p->s1);
     cpu_quantize_multiplier((double)(p->si * st->alpha / p->so), &p->m2, &p->s2);
+    /* 8-bit: TFLite hands the op to XNNPACK when its scale ratios fit XNNPACK's range */
+    const float pos = p->si / p->so, neg = pos * st->alpha;
+    p->xnn = x->type != TFL_TYPE_INT16 && pos >= 0x1.0p-8f && pos <= 0x1.0p+7f && neg <= 0x1.0p+7f &&
+             neg >= -0x1.FFFC00p+6f && fabsf(neg) >= 0x1.0p-8f;
+    p->xpos = (int32_t)lrintf(256.0f * pos);
+    p->xneg = (int32_t)lrintf(256.0f * neg);
     break;
+  }
   case TFL_OP_RELU_N1_TO_1:
   case TFL_OP_RELU_0_TO_1: {
     cpu_quantize_multiplier((double)p->si / (double)p->so, &p->m1, &p->s1);
