@@ -3,10 +3,13 @@
  * quantized SQRT/RSQRT input, ATAN2 of two shapes, types TFLite refuses, ADD_N of
  * different shapes, FAKE_QUANT's narrow_range), each naming the op; and literal cases at
  * the edges (ROUND's ties to even, FLOOR_DIV/FLOOR_MOD signs, RIGHT_SHIFT's clamped shift,
- * int wrap-around), run on 1 and 3 threads. */
+ * int wrap-around), run on 1 and 3 threads; and the group's shape rules (broadcasting,
+ * ATAN2's one shape, ADD_N's one shape) through tfl_infer_shapes. */
 #include "eltwise_test_util.h"
 
 #include <stdlib.h>
+
+#include "../../runtime/tfl_passes.h"
 
 /* Runs a one-node graph that must fail with `want`, the message naming the op. */
 static void expect_fail(op_runner *r, tfl_status want, const char *what, const char *needle)
@@ -167,8 +170,85 @@ static void test_literals(void)
   }
 }
 
+
+/* A one-node graph: float inputs of the given shapes, an output declared empty (filled in
+ * by tfl_infer_shapes). */
+static tfl_graph *shape_graph(tfl_op op, int n_in, const int *ndims, const int32_t (*dims)[TFL_MAX_DIMS])
+{
+  tfl_graph *g = calloc(1, sizeof *g);
+  g->n_tensors = n_in + 1;
+  g->tensors = calloc((size_t)g->n_tensors, sizeof(tfl_tensor));
+  for (int i = 0; i <= n_in; i++) {
+    tfl_tensor *t = &g->tensors[i];
+    t->name = i < n_in ? "x" : "y";
+    t->type = TFL_TYPE_FLOAT32;
+    t->producer = i < n_in ? -1 : 0;
+    if (i < n_in) {
+      t->ndim = ndims[i];
+      memcpy(t->dims, dims[i], sizeof(int32_t) * (size_t)ndims[i]);
+    }
+    tfl_tensor_update_bytes(t);
+  }
+  g->n_nodes = 1;
+  g->nodes = calloc(1, sizeof(tfl_node));
+  tfl_node *n = &g->nodes[0];
+  n->op = op;
+  n->n_in = n_in;
+  n->n_out = 1;
+  n->in = tfl_graph_alloc(g, sizeof(int32_t) * (size_t)n_in);
+  n->out = tfl_graph_alloc(g, sizeof(int32_t));
+  for (int i = 0; i < n_in; i++) n->in[i] = i;
+  n->out[0] = n_in;
+  return g;
+}
+
+/* want_ndim < 0: inference must fail, the message naming the op and containing `needle`. */
+static void expect_shape(tfl_op op, int n_in, const int *ndims, const int32_t (*dims)[TFL_MAX_DIMS], int want_ndim,
+                         const int32_t *want, const char *needle)
+{
+  tfl_graph *g = shape_graph(op, n_in, ndims, dims);
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  tfl_status s = tfl_infer_shapes(g, &diag);
+  const tfl_tensor *y = &g->tensors[n_in];
+  if (want_ndim < 0) {
+    CHECK(s == TFL_ERR_SHAPE, "%s: shape inference gave %s, expected a shape error", tfl_op_name(op),
+          tfl_status_name(s));
+    CHECK(strstr(diag.error, tfl_op_name(op)) && strstr(diag.error, needle), "%s: message '%s' lacks the op or '%s'",
+          tfl_op_name(op), diag.error, needle);
+  } else {
+    CHECK(s == TFL_OK, "%s: %s", tfl_op_name(op), diag.error);
+    bool same = y->ndim == want_ndim;
+    for (int i = 0; same && i < want_ndim; i++) same = y->dims[i] == want[i];
+    CHECK(same, "%s: output has %d dims [%d,...], expected %d", tfl_op_name(op), y->ndim, y->ndim ? y->dims[0] : 0,
+          want_ndim);
+  }
+  tfl_graph_free(g);
+}
+
+static void test_shapes(void)
+{
+  expect_shape(TFL_OP_LESS, 2, (int[]){ 3, 2 }, (const int32_t[][TFL_MAX_DIMS]){ { 2, 1, 3 }, { 4, 1 } }, 3,
+               (int32_t[]){ 2, 4, 3 }, NULL);
+  expect_shape(TFL_OP_SQUARED_DIFFERENCE, 2, (int[]){ 6, 1 },
+               (const int32_t[][TFL_MAX_DIMS]){ { 2, 1, 3, 1, 2, 2 }, { 2 } }, 6, (int32_t[]){ 2, 1, 3, 1, 2, 2 }, NULL);
+  expect_shape(TFL_OP_FLOOR_MOD, 2, (int[]){ 1, 1 }, (const int32_t[][TFL_MAX_DIMS]){ { 5 }, { 4 } }, -1, NULL,
+               "do not broadcast");
+  expect_shape(TFL_OP_ATAN2, 2, (int[]){ 2, 1 }, (const int32_t[][TFL_MAX_DIMS]){ { 2, 3 }, { 3 } }, -1, NULL,
+               "ATAN2 does not broadcast");
+  expect_shape(TFL_OP_ATAN2, 2, (int[]){ 2, 2 }, (const int32_t[][TFL_MAX_DIMS]){ { 2, 3 }, { 2, 3 } }, 2,
+               (int32_t[]){ 2, 3 }, NULL);
+  expect_shape(TFL_OP_ADD_N, 3, (int[]){ 2, 2, 2 }, (const int32_t[][TFL_MAX_DIMS]){ { 2, 3 }, { 2, 3 }, { 2, 3 } },
+               2, (int32_t[]){ 2, 3 }, NULL);
+  expect_shape(TFL_OP_ADD_N, 2, (int[]){ 2, 1 }, (const int32_t[][TFL_MAX_DIMS]){ { 2, 3 }, { 3 } }, -1, NULL,
+               "input 1");
+  expect_shape(TFL_OP_GELU, 1, (int[]){ 3 }, (const int32_t[][TFL_MAX_DIMS]){ { 1, 5, 7 } }, 3, (int32_t[]){ 1, 5, 7 },
+               NULL);
+}
+
 int main(void)
 {
+  test_shapes();
   test_eval_errors();
   test_prepare_errors();
   test_literals();
