@@ -76,6 +76,8 @@ def register(mk):
     # ---- RSQRT / SQRT (float inputs made non-negative by an ABS)
     unary('rsqrt_f32', 'RSQRT', pre='ABS')
     unary('rsqrt_i8', 'RSQRT', type='int8', q=(0.02, -128), qo=(0.05, -128))
+    unary('rsqrt_i8_wide', 'RSQRT', type='int8', q=(0.004, -128), qo=(0.2, -128))
+    unary('rsqrt_i8_zero_point', 'RSQRT', type='int8', q=(0.1, -60), qo=(0.01, -120), pre='RELU')
     unary('sqrt_f32', 'SQRT', pre='ABS')
     unary('sqrt_i8', 'SQRT', type='int8', q=(0.03, -128), qo=(0.015, -128))
     unary('rsqrt_i16', 'RSQRT', type='int16', q=(0.0002, 0), qo=(0.0005, 0), pre='ABS')

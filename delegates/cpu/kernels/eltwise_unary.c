@@ -17,8 +17,8 @@
  * 8-bit LEAKY_RELU as XNNPACK, which TFLite hands it to when the scale ratios fit:
  * multipliers with an 8-bit fraction); float32 for SQRT (truncating, as TFLite) and for
  * LOG, ELU, GELU (as TFLite fills its float lookup tables, rounded half away from zero).
- * RSQRT (TFLite: a fixed-point inverse square root) takes the exact value rounded, within
- * 1 LSB. int16 LOG, RSQRT and GELU follow TFLite's interpolated 513-entry table
+ * int8 RSQRT runs TFLite's fixed-point inverse square root (inv_sqrt_q) and two Q31
+ * multiplies. int16 LOG, RSQRT and GELU follow TFLite's interpolated 513-entry table
  * (lut16_fill). Every quantized case of the goldens matches bit for bit.
  * SQRT and RSQRT fail at eval on a quantized input below the zero point (a negative real),
  * as TFLite does.
@@ -116,13 +116,58 @@ typedef struct {
   float si, so;             /* input and output scales */
   int32_t zi, zo;           /* zero points */
   int32_t lo, hi;           /* output type range */
-  int32_t m1, m2;           /* Q31 multipliers (ABS, RELU_X: m1; LEAKY_RELU: m1 identity, m2 alpha) */
+  int32_t m1, m2;           /* Q31 multipliers (ABS, RELU_X, RSQRT: m1; LEAKY_RELU: m1 identity, m2 alpha) */
   int s1, s2;
   bool rescale;             /* ABS: scales differ */
   int32_t act_lo, act_hi;   /* RELU_N1_TO_1 / RELU_0_TO_1: clamp codes */
   bool xnn;                 /* LEAKY_RELU 8-bit: XNNPACK's scheme (8-bit fraction multipliers) */
   int32_t xpos, xneg;       /* its multipliers, 256 x the scale ratios */
 } q_params;
+
+/* gemmlowp's SaturatingRoundingMultiplyByPOT for exponent e > 0: x * 2^e saturated. */
+static int32_t sat_mul_pot(int32_t x, int e)
+{
+  const int32_t threshold = (int32_t)((UINT32_C(1) << (31 - e)) - 1);
+  if (x > threshold) return INT32_MAX;
+  if (x < -threshold) return INT32_MIN;
+  return (int32_t)((uint32_t)x << e);
+}
+
+/* TFLite's GetInvSqrtQuantizedMultiplierExp (left-shift convention): 1 / sqrt(v) for an
+ * integer v >= 1 as a Q31 multiplier and a shift. v is normalized by pairs of bits into
+ * [2^27, 2^29), read as Q3.28 (halved), and five Newton-Raphson steps x = 1.5 x - v/2 x^3
+ * from x = 1 run in Q3.28; the result is scaled by sqrt(2) / 2 into Q0.31. */
+static void inv_sqrt_q(int32_t v, int32_t *inv, int *shift)
+{
+  if (v <= 1) {
+    *inv = INT32_MAX;
+    *shift = 0;
+    return;
+  }
+  int sh = 11;
+  while (v >= (1 << 29)) {
+    v /= 4;
+    sh++;
+  }
+  const int pairs = (__builtin_clz((uint32_t)v) - 1) / 2 - 1;
+  sh -= pairs;
+  v <<= 2 * pairs;
+  const int32_t half_input = cpu_rounding_div_pot(v >> 1, 1);
+  const int32_t half_three = (1 << 28) + (1 << 27);
+  int32_t x = 1 << 28;
+  for (int i = 0; i < 5; i++) {
+    const int32_t x3 = sat_mul_pot(cpu_srdhm(cpu_srdhm(x, x), x), 6);
+    const int32_t d = (int32_t)((uint32_t)cpu_srdhm(half_three, x) - (uint32_t)cpu_srdhm(half_input, x3));
+    x = sat_mul_pot(d, 3);
+  }
+  x = cpu_srdhm(x, 1518500250); /* sqrt(2) / 2 in Q0.31 */
+  if (sh < 0) {
+    x = (int32_t)((uint32_t)x << -sh);
+    sh = 0;
+  }
+  *inv = x;
+  *shift = -sh;
+}
 
 /* A float function's output quantized as TFLite's float lookup tables are filled. */
 static int32_t q_from_float(const q_params *p, float v)
@@ -149,9 +194,15 @@ static int32_t unary_q(const un_state *st, const q_params *p, int32_t q)
     const float r = sqrtf(x) / p->so;
     return cpu_clamp_i32((int32_t)r + p->zo, p->lo, p->hi); /* truncates, as TFLite */
   }
-  case TFL_OP_RSQRT:
+  case TFL_OP_RSQRT: {
     if (v <= 0) return p->hi; /* 0: the largest output (below 0: eval refuses) */
-    return cpu_q8_quantize(1.0 / sqrt((double)p->si * v), 1.0 / p->so, p->zo, p->lo, p->hi);
+    int32_t inv;
+    int shift;
+    inv_sqrt_q(v, &inv, &shift);
+    /* 2^20 / sqrt(v), then times 1 / (sqrt(in_scale) out_scale) less the 2^20 */
+    const int32_t data = cpu_mul_by_quantized_multiplier(1, inv, shift + 20);
+    return cpu_clamp_i32(cpu_mul_by_quantized_multiplier(data, p->m1, p->s1 - 20) + p->zo, p->lo, p->hi);
+  }
   case TFL_OP_LOG:
     if (x <= 0.0f) return p->lo; /* TFLite maps log(<= 0) to the smallest output */
     return q_from_float(p, logf(x));
@@ -286,6 +337,11 @@ static tfl_status prepare_q(const tfl_graph *g, const tfl_node *n, const un_stat
     p->rescale = p->si != p->so;
     if (p->rescale) cpu_quantize_multiplier((double)(p->si / p->so), &p->m1, &p->s1);
     break;
+  case TFL_OP_RSQRT: { /* 1 / (sqrt(in_scale) out_scale): the product in float32, as TFLite */
+    volatile float den = sqrtf(p->si) * p->so;
+    cpu_quantize_multiplier(1.0 / (double)den, &p->m1, &p->s1);
+    break;
+  }
   case TFL_OP_LEAKY_RELU: {
     cpu_quantize_multiplier((double)(p->si / p->so), &p->m1, &p->s1);
     cpu_quantize_multiplier((double)(p->si * st->alpha / p->so), &p->m2, &p->s2);
