@@ -310,3 +310,12 @@ def register(mk):
     arith('maximum_i8_requantize', 'MAXIMUM', [4, 8, 16], [16], 'int8', qa=(0.02, 3), qb=(0.03, -10), qo=(0.025, 5))
     arith('minimum_u8_requantize', 'MINIMUM', [4, 8, 16], [4, 8, 16], 'uint8', qa=(0.02, 128), qb=(0.03, 100),
           qo=(0.025, 120))
+
+    # ---- large enough (40960 elements) for the fast mode's threads to split the work
+    binary('squared_difference_f32_large', 'SQUARED_DIFFERENCE', [2, 128, 160], [160])
+    binary('less_u8_large', 'LESS', [2, 128, 160], [128, 1], type='uint8', qa=(0.02, 128), qb=(0.03, 120),
+           out_type='bool')
+    unary('gelu_i8_large', 'GELU', shape=(2, 128, 160), type='int8', q=(0.03, -5), qo=(0.02, -100),
+          opt_type='GeluOptions', opt={'approximate': False})
+    binary('floor_mod_i32_large', 'FLOOR_MOD', [2, 128, 160], [160], type='int32', qa=(0.01, 0),
+           b_const=[(k % 7) + 1 if k % 2 else -((k % 5) + 1) for k in range(160)])
