@@ -191,7 +191,8 @@ static int32_t unary_q(const un_state *st, const q_params *p, int32_t q)
   }
   case TFL_OP_SQRT: {
     if (v < 0) return p->zo; /* eval refuses these codes */
-    const float r = sqrtf(x) / p->so;
+    float r = sqrtf(x) / p->so;
+    if (r > 1e6f) r = 1e6f; /* far past the type: keeps the conversion defined */
     return cpu_clamp_i32((int32_t)r + p->zo, p->lo, p->hi); /* truncates, as TFLite */
   }
   case TFL_OP_RSQRT: {
