@@ -13,7 +13,7 @@
  *   LOGICAL_OR: bool; ADD_N: float32, int32;
  *   comparisons: float32, int32, int64, int16 (plain), uint8/int8 quantized (compared after
  *     TFLite's fixed-point rescaling: each input shifted left 8 and scaled by its Q31 scale),
- *     bool for EQUAL/NOT_EQUAL.
+ *     bool for EQUAL/NOT_EQUAL (TFLite's string EQUAL/NOT_EQUAL: refused, not implemented).
  * Integer arithmetic wraps as two's complement hardware does (through unsigned types).
  * Quantized SQUARED_DIFFERENCE follows TFLite bit for bit: inputs shifted left 7 and
  * rescaled to twice the larger scale, the difference squared, one output multiplier.
@@ -133,6 +133,9 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "types %s, %s -> %s: expected equal input types and "
                         "%s output", tfl_type_name(a->type), tfl_type_name(b->type), tfl_type_name(y->type),
                         cmp ? "a bool" : "the same");
+  if (a->type == TFL_TYPE_STRING && (n->op == TFL_OP_EQUAL || n->op == TFL_OP_NOT_EQUAL))
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s inputs: string comparison is not implemented here",
+                        tfl_type_name(a->type));
   if (!takes(n->op, a->type))
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "input type %s is not supported (as in TFLite)",
                         tfl_type_name(a->type));
