@@ -95,6 +95,8 @@ def register(mk):
           opt={'approximate': False})
     unary('gelu_i16_approximate', 'GELU', type='int16', q=(0.0002, 0), qo=(0.0001, 0), opt_type='GeluOptions',
           opt={'approximate': True})
+    unary('gelu_i8_wide', 'GELU', type='int8', q=(0.08, 20), qo=(0.05, -60), opt_type='GeluOptions',
+          opt={'approximate': True})
     unary('gelu_u8', 'GELU', type='uint8', q=(0.03, 128), qo=(0.02, 20), opt_type='GeluOptions',
           opt={'approximate': False})
 
@@ -142,6 +144,8 @@ def register(mk):
 
     # ---- ELU, LEAKY_RELU, RELU_N1_TO_1, RELU_0_TO_1
     unary('elu_f32', 'ELU', scale=2.0)
+    unary('elu_i8_wide', 'ELU', type='int8', q=(0.1, 60), qo=(0.07, 0))
+    unary('log_i8_wide', 'LOG', type='int8', q=(0.5, -128), qo=(0.02, -128))
     unary('elu_i8', 'ELU', type='int8', q=(0.04, 10), qo=(0.03, -90))
     lr = {'alpha': 0.2}
     unary('leaky_relu_f32', 'LEAKY_RELU', opt_type='LeakyReluOptions', opt=lr)
