@@ -211,7 +211,7 @@ static int32_t unary_q(const un_state *st, const q_params *p, int32_t q)
   case TFL_OP_GELU: return q_from_float(p, gelu_f(x, st->approximate));
   case TFL_OP_LEAKY_RELU: {
     if (p->xnn) /* (v * m + 128) >> 8: rounds half up */
-      return cpu_clamp_i32(((p->zo << 8) + 0x80 + v * (v >= 0 ? p->xpos : p->xneg)) >> 8, p->lo, p->hi);
+      return cpu_clamp_i32((p->zo * 256 + 0x80 + v * (v >= 0 ? p->xpos : p->xneg)) >> 8, p->lo, p->hi);
     int32_t r = v >= 0 ? cpu_mul_by_quantized_multiplier(v, p->m1, p->s1)
                        : cpu_mul_by_quantized_multiplier(v, p->m2, p->s2);
     return cpu_clamp_i32(r + p->zo, p->lo, p->hi);
