@@ -1,13 +1,19 @@
 /* elementwise.c - binary element-wise ops with NumPy broadcasting (up to 6 dims):
  * ADD, SUB, MUL, DIV (fused clamp activation), MAXIMUM, MINIMUM, LOGICAL_AND.
- * Types: float32; int32; uint8/int8 per-tensor quantized (inputs and output may have
- * different scales); bool for LOGICAL_AND.
+ * Types: float32; int32; int64 (ADD, SUB, MUL, MAXIMUM, MINIMUM; wrapping, fused clamp);
+ * uint8/int8 per-tensor quantized (inputs and output may have different scales); int16
+ * symmetric quantized ADD, SUB, MUL, DIV (TFLite's general fixed point; ADD/SUB with all three
+ * scales powers of two take TFLite's other, shift-only path: refused); int16 MAXIMUM,
+ * MINIMUM on the stored values (as TFLite compares them); bool for LOGICAL_AND.
  *
  * Quantized math follows TensorFlow Lite bit for bit. ADD/SUB/MUL run through XNNPACK
  * there when the scale ratios are in its range: ADD/SUB as integer multipliers (20-bit,
  * shared shift) plus a rounding bias and an arithmetic shift, MUL in the fp32 scheme
  * (cpu_requant_fp32). Out of XNNPACK's range TFLite's builtin fixed-point kernels run
- * (inputs scaled by 2^20 and Q31 multipliers; MUL one Q31 multiplier). The other ops
+ * (inputs scaled by 2^20 - 2^15 for int16 - and Q31 multipliers; MUL one Q31 multiplier).
+ * Quantized DIV (8-bit and int16) follows TFLite's integer division (tfl_div_q) bit for
+ * bit; quantized MAXIMUM/MINIMUM compare and copy the stored values, as TFLite does (the
+ * quantization is not looked at). The other ops
  * dequantize each input's 256 codes into a table once, run in double and round half
  * away from zero.
  * eval splits the flat output range over threads; rows of the innermost (merged) dim
@@ -33,13 +39,15 @@ typedef struct {
   uint8_t fa, fb;        /* quantized: byte -> table index flips */
   int32_t zo;
   double ta[256], tb[256]; /* quantized: real value of each code, times 1/out_scale where linear */
-  enum { QM_TABLE, QM_XNN_ADD, QM_XNN_MUL, QM_TFL_ADD, QM_TFL_MUL } qmode;
+  enum { QM_TABLE, QM_XNN_ADD, QM_XNN_MUL, QM_TFL_ADD, QM_TFL_MUL, QM_TFL_DIV, QM_RAW } qmode;
   int32_t za, zb;        /* quantized integer modes: input zero points */
   int32_t ma, mb, bias;  /* QM_XNN_ADD: multipliers, bias (rounding less zero points) */
   int shift;             /* QM_XNN_ADD: right shift */
   float scale;           /* QM_XNN_MUL: a_scale * b_scale / out_scale */
-  int32_t qa, qb, qo;    /* QM_TFL_*: Q31 multipliers of a, b (ADD) and the output */
+  int32_t qa, qb, qo;    /* QM_TFL_*: Q31 multipliers of a, b (ADD) and the output (DIV too) */
   int sa, sb, so;        /* QM_TFL_*: their exponents */
+  int lshift;            /* QM_TFL_ADD: inputs scaled by 2^lshift (20; int16: 15) */
+  int64_t llo, lhi;      /* int64: output range of the fused activation */
 } bin_state;
 
 static bin_op op_of(tfl_op op)
@@ -62,6 +70,65 @@ static bool has_activation(bin_op op)
 static void release(void *state)
 {
   free(state);
+}
+
+/* TFLite's general quantized ADD/SUB: each input (less its zero point) shifted left by
+ * `lshift` and scaled to twice the larger input scale, summed (SUB: subtracted), one output
+ * multiplier. */
+static void prepare_tfl_add(bin_state *st, float fa, float fb, float fy, int lshift)
+{
+  st->qmode = QM_TFL_ADD;
+  st->lshift = lshift;
+  double twice_max = 2.0 * (fa > fb ? fa : fb);
+  cpu_quantize_multiplier(fa / twice_max, &st->qa, &st->sa);
+  cpu_quantize_multiplier(fb / twice_max, &st->qb, &st->sb);
+  cpu_quantize_multiplier(twice_max / ((double)(1 << lshift) * fy), &st->qo, &st->so);
+}
+
+/* TFLite's quantized DIV: one multiplier in_a / (in_b * out), formed in float32 as TFLite
+ * does. */
+static void prepare_tfl_div(bin_state *st, float fa, float fb, float fy)
+{
+  st->qmode = QM_TFL_DIV;
+  volatile float den = fb * fy; /* float32 intermediate, as TFLite */
+  cpu_quantize_multiplier((double)(fa / den), &st->qo, &st->so);
+}
+
+/* TFLite's CheckedLog2: a scale within 1e-3 (in log2) of a power of two. */
+static bool is_pot_scale(float scale)
+{
+  float l = logf(scale) * (1.0f / logf(2.0f));
+  return fabsf(l - roundf(l)) < 1e-3f;
+}
+
+/* int16 (symmetric) ADD, SUB, MUL: TFLite's builtin fixed point (no XNNPACK path). */
+static tfl_status prepare_q16(const tfl_graph *g, const tfl_node *n, bin_state *st, const tfl_tensor *a,
+                              const tfl_tensor *b, const tfl_tensor *y, tfl_activation act, tfl_diag *diag)
+{
+  tfl_status s;
+  if ((s = cpu_check_per_tensor(g, n, a, "input 0", diag)) || (s = cpu_check_per_tensor(g, n, b, "input 1", diag)) ||
+      (s = cpu_check_per_tensor(g, n, y, "output", diag)))
+    return s;
+  if (cpu_zero_point(a, 0) || cpu_zero_point(b, 0) || cpu_zero_point(y, 0))
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "int16 zero points %d, %d, %d: expected 0",
+                        (int)cpu_zero_point(a, 0), (int)cpu_zero_point(b, 0), (int)cpu_zero_point(y, 0));
+  float fa = cpu_scale(a, 0), fb = cpu_scale(b, 0), fy = cpu_scale(y, 0);
+  st->za = st->zb = st->zo = 0;
+  cpu_activation_range_q(act, fy, 0, TFL_TYPE_INT16, &st->ilo, &st->ihi);
+  if (st->op == BIN_MUL) {
+    st->qmode = QM_TFL_MUL;
+    cpu_quantize_multiplier((double)fa * fb / fy, &st->qo, &st->so);
+    return TFL_OK;
+  }
+  if (st->op == BIN_DIV) {
+    prepare_tfl_div(st, fa, fb, fy);
+    return TFL_OK;
+  }
+  if (is_pot_scale(fa) && is_pot_scale(fb) && is_pot_scale(fy))
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "int16 scales %g, %g, %g are all powers of two: "
+                        "TFLite's shift-only int16 path is not implemented", (double)fa, (double)fb, (double)fy);
+  prepare_tfl_add(st, fa, fb, fy, 15);
+  return TFL_OK;
 }
 
 static tfl_status prepare_quant(const tfl_graph *g, const tfl_node *n, bin_state *st,
@@ -92,12 +159,7 @@ static tfl_status prepare_quant(const tfl_graph *g, const tfl_node *n, bin_state
       if (st->op == BIN_SUB) st->mb = -st->mb;
       st->bias = (INT32_C(1) << (st->shift - 1)) - st->ma * st->za - st->mb * st->zb;
     } else {
-      st->qmode = QM_TFL_ADD;
-      double twice_max = 2.0 * (fa > fb ? fa : fb);
-      cpu_quantize_multiplier(fa / twice_max, &st->qa, &st->sa);
-      cpu_quantize_multiplier(fb / twice_max, &st->qb, &st->sb);
-      cpu_quantize_multiplier(twice_max / ((double)(1 << 20) * fy), &st->qo, &st->so);
-      if (st->op == BIN_SUB) st->qb = -st->qb;
+      prepare_tfl_add(st, fa, fb, fy, 20);
     }
     return TFL_OK;
   }
@@ -110,6 +172,10 @@ static tfl_status prepare_quant(const tfl_graph *g, const tfl_node *n, bin_state
       st->qmode = QM_TFL_MUL;
       cpu_quantize_multiplier((double)fa * fb / fy, &st->qo, &st->so);
     }
+    return TFL_OK;
+  }
+  if (st->op == BIN_DIV) {
+    prepare_tfl_div(st, fa, fb, fy);
     return TFL_OK;
   }
   st->qmode = QM_TABLE;
@@ -141,6 +207,10 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   bool ok;
   if (op == BIN_AND)
     ok = y->type == TFL_TYPE_BOOL;
+  else if (y->type == TFL_TYPE_INT64)
+    ok = op != BIN_DIV; /* TFLite's DIV: float32, int32, quantized 8-bit and int16 */
+  else if (y->type == TFL_TYPE_INT16)
+    ok = true;
   else
     ok = y->type == TFL_TYPE_FLOAT32 || y->type == TFL_TYPE_INT32 || q8;
   if (!ok) return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(y->type));
@@ -151,7 +221,23 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   st->op = op;
   st->type = y->type;
   if ((s = cpu_bcast_prepare(g, n, a, b, y, &st->bc, diag))) return s;
+  if (q8 && (op == BIN_MAX || op == BIN_MIN)) { /* stored values, whatever the quantization */
+    st->qmode = QM_RAW;
+    cpu_type_limits(y->type, &st->ilo, &st->ihi);
+    return TFL_OK;
+  }
   if (q8) return prepare_quant(g, n, st, a, b, y, act, diag);
+  if (y->type == TFL_TYPE_INT16 && op != BIN_MAX && op != BIN_MIN) return prepare_q16(g, n, st, a, b, y, act, diag);
+  if (y->type == TFL_TYPE_INT64) { /* TFLite's CalculateActivationRange for integers */
+    st->llo = INT64_MIN;
+    st->lhi = INT64_MAX;
+    if (act == TFL_ACT_RELU || act == TFL_ACT_RELU6) st->llo = 0;
+    if (act == TFL_ACT_RELU6) st->lhi = 6;
+    if (act == TFL_ACT_RELU_N1_TO_1) {
+      st->llo = -1;
+      st->lhi = 1;
+    }
+  }
   cpu_activation_range_f(act, &st->lo, &st->hi);
   st->clamp = st->lo > -FLT_MAX || st->hi < FLT_MAX;
   cpu_activation_range_q(act, 1.0f, 0, TFL_TYPE_INT32, &st->ilo, &st->ihi);
@@ -265,6 +351,61 @@ static void row_q8(void *arg, size_t ao, size_t ia, size_t bo, size_t ib, size_t
   }
 }
 
+/* gemmlowp's RoundingDivideByPOT as TFLite's x86 build runs it, also for an exponent of 32
+ * or more that its division reaches (input -1: 31 bits of headroom): the mask is then all
+ * ones and the shift count wraps modulo 32, as the shift instruction does. */
+static int32_t rdpot_x86(int32_t x, int exponent)
+{
+  if (exponent <= 0) return x;
+  int32_t mask = (int32_t)(uint32_t)((UINT64_C(1) << (exponent < 63 ? exponent : 63)) - 1);
+  int32_t rem = x & mask;
+  int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> (exponent & 31)) + (rem > threshold ? 1 : 0);
+}
+
+/* gemmlowp's SaturatingRoundingMultiplyByPOT for exponent e > 0: x * 2^e saturated. */
+static int32_t sat_mul_pot(int32_t x, int e)
+{
+  const int32_t threshold = (int32_t)((UINT32_C(1) << (31 - e)) - 1);
+  if (x > threshold) return INT32_MAX;
+  if (x < -threshold) return INT32_MIN;
+  return (int32_t)((uint32_t)x << e);
+}
+
+/* 1 / (1 + x) for x in [0, 1) in Q0.31 (gemmlowp's one_over_one_plus_x_for_x_in_0_1): three
+ * Newton-Raphson steps on half the denominator, in Q2.29 from 48/17 - 32/17 d. */
+static int32_t one_over_one_plus_x(int32_t x)
+{
+  const int64_t sum = (int64_t)x + INT32_MAX;
+  const int32_t half_den = (int32_t)((sum + (sum >= 0 ? 1 : -1)) / 2);
+  int32_t r = (int32_t)((uint32_t)1515870810 + (uint32_t)cpu_srdhm(half_den, -1010580540));
+  for (int i = 0; i < 3; i++) {
+    const int32_t one_minus = (int32_t)((1u << 29) - (uint32_t)cpu_srdhm(half_den, r));
+    r = (int32_t)((uint32_t)r + (uint32_t)sat_mul_pot(cpu_srdhm(r, one_minus), 2));
+  }
+  return sat_mul_pot(r, 1);
+}
+
+/* TFLite's quantized division of a = qa - za by b = qb - zb (b's sign moved to a): b's
+ * reciprocal in Q0.31 with its exponent, a normalized by its headroom, one output
+ * multiplier, the output zero point added. b == 0 (TFLite leaves it undefined): the
+ * output's extreme of a's sign. */
+static int32_t tfl_div_q(const bin_state *st, int32_t a, int32_t b)
+{
+  if (b == 0) return a >= 0 ? st->ihi : st->ilo;
+  if (b < 0) {
+    a = -a;
+    b = -b;
+  }
+  const int lz = __builtin_clz((uint32_t)b);
+  const int recip_shift = 31 - lz;
+  const int32_t inv = one_over_one_plus_x((int32_t)(((uint32_t)b << lz) - UINT32_C(0x80000000)));
+  const int headroom = a ? __builtin_clrsb(a) : 31;
+  const int32_t quotient = cpu_srdhm((int32_t)((uint32_t)a << headroom), inv);
+  const int total_shift = st->so - recip_shift - headroom;
+  return rdpot_x86(cpu_srdhm(quotient, st->qo), -total_shift) + st->zo;
+}
+
 /* Integer modes: TFLite's arithmetic on raw values qa, qb -> stored integer. */
 static inline int32_t q8_int_op(const bin_state *st, int32_t qa, int32_t qb)
 {
@@ -276,14 +417,16 @@ static inline int32_t q8_int_op(const bin_state *st, int32_t qa, int32_t qb)
   case QM_XNN_MUL:
     return cpu_requant_fp32((qa - st->za) * (qb - st->zb), st->scale, st->zo, st->ilo, st->ihi);
   case QM_TFL_ADD: {
-    int32_t sa = cpu_mul_by_quantized_multiplier((qa - st->za) * (1 << 20), st->qa, st->sa);
-    int32_t sb = cpu_mul_by_quantized_multiplier((qb - st->zb) * (1 << 20), st->qb, st->sb);
-    v = cpu_mul_by_quantized_multiplier(sa + sb, st->qo, st->so) + st->zo;
+    int32_t sa = cpu_mul_by_quantized_multiplier((qa - st->za) * (1 << st->lshift), st->qa, st->sa);
+    int32_t sb = cpu_mul_by_quantized_multiplier((qb - st->zb) * (1 << st->lshift), st->qb, st->sb);
+    v = cpu_mul_by_quantized_multiplier(st->op == BIN_SUB ? sa - sb : sa + sb, st->qo, st->so) + st->zo;
     break;
   }
   case QM_TFL_MUL:
     v = cpu_mul_by_quantized_multiplier((qa - st->za) * (qb - st->zb), st->qo, st->so) + st->zo;
     break;
+  case QM_TFL_DIV: v = tfl_div_q(st, qa - st->za, qb - st->zb); break;
+  case QM_RAW: v = st->op == BIN_MAX ? (qa > qb ? qa : qb) : (qa < qb ? qa : qb); break;
   case QM_TABLE: break;
   }
   return cpu_clamp_i32(v, st->ilo, st->ihi);
@@ -301,6 +444,41 @@ static void row_q8_int(void *arg, size_t ao, size_t ia, size_t bo, size_t ib, si
     const int8_t *pa = (const int8_t *)x->a + ao, *pb = (const int8_t *)x->b + bo;
     for (size_t k = 0; k < len; k++) y[k] = (uint8_t)q8_int_op(st, pa[k * ia], pb[k * ib]);
   }
+}
+
+/* int16: quantized ADD/SUB/MUL (TFLite's fixed point) or MAXIMUM/MINIMUM of stored values */
+static void row_i16(void *arg, size_t ao, size_t ia, size_t bo, size_t ib, size_t yo, size_t len)
+{
+  const bin_args *x = arg;
+  const bin_state *st = x->st;
+  const int16_t *a = (const int16_t *)x->a + ao, *b = (const int16_t *)x->b + bo;
+  int16_t *y = (int16_t *)x->y + yo;
+  switch (st->op) {
+  case BIN_MAX: ROW_LOOP(int16_t, a_ > b_ ? a_ : b_); break;
+  case BIN_MIN: ROW_LOOP(int16_t, a_ < b_ ? a_ : b_); break;
+  default:
+    for (size_t k = 0; k < len; k++) y[k] = (int16_t)q8_int_op(st, a[k * ia], b[k * ib]);
+    break;
+  }
+}
+
+/* int64: wrap-around through uint64, then the fused activation's clamp */
+static void row_i64(void *arg, size_t ao, size_t ia, size_t bo, size_t ib, size_t yo, size_t len)
+{
+  const bin_args *x = arg;
+  const bin_state *st = x->st;
+  const int64_t *a = (const int64_t *)x->a + ao, *b = (const int64_t *)x->b + bo;
+  int64_t *y = (int64_t *)x->y + yo;
+  switch (st->op) {
+  case BIN_ADD: ROW_LOOP(int64_t, (int64_t)((uint64_t)a_ + (uint64_t)b_)); break;
+  case BIN_SUB: ROW_LOOP(int64_t, (int64_t)((uint64_t)a_ - (uint64_t)b_)); break;
+  case BIN_MUL: ROW_LOOP(int64_t, (int64_t)((uint64_t)a_ * (uint64_t)b_)); break;
+  case BIN_MAX: ROW_LOOP(int64_t, a_ > b_ ? a_ : b_); break;
+  case BIN_MIN: ROW_LOOP(int64_t, a_ < b_ ? a_ : b_); break;
+  case BIN_DIV:
+  case BIN_AND: break;
+  }
+  for (size_t k = 0; k < len; k++) y[k] = y[k] < st->llo ? st->llo : (y[k] > st->lhi ? st->lhi : y[k]);
 }
 
 typedef struct {
@@ -329,10 +507,10 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   case TFL_TYPE_BOOL: j.row = row_bool; break;
   case TFL_TYPE_UINT8:
   case TFL_TYPE_INT8: j.row = st->qmode == QM_TABLE ? row_q8 : row_q8_int; break;
+  case TFL_TYPE_INT64: j.row = row_i64; break;
+  case TFL_TYPE_INT16: j.row = row_i16; break;
   case TFL_TYPE_FLOAT16:
-  case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:
-  case TFL_TYPE_INT16:
   case TFL_TYPE_COUNT: return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(st->type));
   }
   j.tasks = cpu_task_count(ctx, st->bc.count, 16384);
@@ -340,10 +518,10 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   return TFL_OK;
 }
 
-const cpu_kernel cpu_k_add = { prepare, eval, release };
-const cpu_kernel cpu_k_sub = { prepare, eval, release };
-const cpu_kernel cpu_k_mul = { prepare, eval, release };
-const cpu_kernel cpu_k_div = { prepare, eval, release };
-const cpu_kernel cpu_k_maximum = { prepare, eval, release };
-const cpu_kernel cpu_k_minimum = { prepare, eval, release };
-const cpu_kernel cpu_k_logical_and = { prepare, eval, release };
+const cpu_kernel cpu_k_add = {prepare, eval, release, CPU_F32 | CPU_Q8 | CPU_I16 | CPU_I32 | CPU_I64, 0};
+const cpu_kernel cpu_k_sub = {prepare, eval, release, CPU_F32 | CPU_Q8 | CPU_I16 | CPU_I32 | CPU_I64, 0};
+const cpu_kernel cpu_k_mul = {prepare, eval, release, CPU_F32 | CPU_Q8 | CPU_I16 | CPU_I32 | CPU_I64, 0};
+const cpu_kernel cpu_k_div = {prepare, eval, release, CPU_F32 | CPU_Q8 | CPU_I16 | CPU_I32, 0};
+const cpu_kernel cpu_k_maximum = {prepare, eval, release, CPU_F32 | CPU_Q8 | CPU_I16 | CPU_I32 | CPU_I64, 0};
+const cpu_kernel cpu_k_minimum = {prepare, eval, release, CPU_F32 | CPU_Q8 | CPU_I16 | CPU_I32 | CPU_I64, 0};
+const cpu_kernel cpu_k_logical_and = {prepare, eval, release, CPU_BOOL, 0};
