@@ -6,7 +6,9 @@
  *  - graph blocks (tfl_graph_alloc), freed together: everything a tensor or node
  *    points to (names, quantization arrays, sparsity, node in/out arrays, folded
  *    or realigned constant data);
- *  - the model bytes: unmapped (tfl_load_file) or freed (tfl_load_memory).
+ *  - the model bytes: unmapped (tfl_load_file) or freed (tfl_load_memory);
+ *  - the model's other subgraphs (g->subgraphs, malloc'd), graphs of their own freed
+ *    with their main graph; they borrow its model bytes and own no backing.
  */
 #include "tfl_loader_priv.h"
 
@@ -320,9 +322,20 @@ bool tfl_graph_set_backing_copy(tfl_graph *g, void *copy)
   return true;
 }
 
+tfl_graph *tfl_graph_subgraph(const tfl_graph *g, int index)
+{
+  if (!g) return NULL;
+  const tfl_graph *root = g->root ? g->root : g;
+  if (index < 1 || index >= root->n_subgraphs || !root->subgraphs) return NULL;
+  return root->subgraphs[index];
+}
+
 void tfl_graph_free(tfl_graph *g)
 {
   if (!g) return;
+  /* subgraphs borrow the model bytes: freed before them */
+  for (int k = 1; k < g->n_subgraphs && g->subgraphs; k++) tfl_graph_free(g->subgraphs[k]);
+  free(g->subgraphs);
   free(g->tensors);
   free(g->nodes);
   free(g->inputs);
