@@ -268,7 +268,7 @@ static tfl_status allocate(tfl_interpreter *it)
 
 /* ---- public API --------------------------------------------------------------- */
 
-/* Fold, prune, infer shapes, validate one graph; with `done` (the main graph of a model with
+/* Fold, prune, infer shapes, fold shape arithmetic, validate one graph; with `done` (the main graph of a model with
  * control flow) also, depth first before the graph's own shapes, every subgraph a live node
  * of it runs, so a rule that reads a subgraph's outputs (IF) sees them inferred. */
 static tfl_status prepare_graph(tfl_graph *g, uint8_t *done, tfl_diag *diag)
@@ -291,6 +291,14 @@ static tfl_status prepare_graph(tfl_graph *g, uint8_t *done, tfl_diag *diag)
     }
   }
   if ((st = tfl_infer_shapes(g, diag)) != TFL_OK) return st;
+  /* shape arithmetic needs the inferred shapes; what it folds may leave nodes unread and
+   * gives RESHAPEs constant targets, which shape inference then checks */
+  int folded = tfl_pass_fold_shape_ints(g, diag);
+  if (folded) {
+    tfl_logf(diag, TFL_LOG_INFO, "%d node%s of shape arithmetic folded", folded, folded == 1 ? "" : "s");
+    tfl_pass_prune(g);
+    if ((st = tfl_infer_shapes(g, diag)) != TFL_OK) return st;
+  }
   /* before any delegate sees a node: the ranges kernels and XNNPACK rely on */
   return tfl_validate(g, TFL_VALIDATE_PREPARE, diag);
 }

@@ -156,6 +156,22 @@ def _():
     return convert_keras(keras.layers.GRU(4), [6, 3])
 
 
+# shape arithmetic (runtime/tfl_fold_ints.c): an unknown batch keeps SHAPE -> ... -> RESHAPE
+# in the converted model; the file's shapes have batch 1, and our prepare folds the chain
+
+@case('reshape_dynamic_batch_tf', 'tf')
+def _():
+    import tensorflow as tf
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 3, 4], tf.float32)])
+    def f(x):
+        s = tf.shape(x)
+        y = tf.reshape(x, tf.stack([s[0], s[1] * s[2]]))
+        z = tf.reshape(x * 2.0, tf.concat([tf.gather(s, [0, 2]), [3]], 0))
+        return y + 1.0, z
+    return convert_fn(f)
+
+
 # ---------------------------------------------------------------- built (several subgraphs)
 
 class Multi(mk.Model):
