@@ -464,8 +464,12 @@ typedef struct tfl_graph {
   struct tfl_graph **subgraphs;
   struct tfl_graph *root;   /* the main graph; NULL for the main graph itself */
   int index;                /* this graph's subgraph index in the model (0: main) */
-  bool busy;                /* a control node's interpreter runs it now (one at a time: an
-                               interpreter rewrites its graph and points it at its arena) */
+  /* A subgraph's runner: what the CPU control kernels made to run it (an interpreter on it,
+   * which rewrites the graph and points it at its arena, so there is one), shared by every
+   * node that runs this subgraph (nodes run one at a time), and how many of them hold it.
+   * NULL / 0 until a control node is prepared. */
+  void *runner;
+  int runner_users;
 } tfl_graph;
 
 /* Subgraph `index` of the model `g` belongs to (g the main graph or any of its subgraphs);

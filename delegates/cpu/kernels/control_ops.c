@@ -18,8 +18,8 @@
  * inputs; its outputs are copied out. CALL_ONCE: the init subgraph runs at the first eval
  * only (for the life of the interpreter).
  *
- * A subgraph is run by one node at a time (an interpreter rewrites its graph): a second node
- * naming the same subgraph is refused at prepare.
+ * Nodes that run the same subgraph share its interpreter (tfl_graph.runner): nodes run one
+ * at a time, and the shapes, which prepare checks against each node, are the subgraph's.
  */
 #include "kernels.h"
 
@@ -31,9 +31,15 @@
 #include "../../../runtime/tfl_interpreter.h"
 #include "conv_common.h"
 
+/* What runs one subgraph: an interpreter on a CPU delegate of its own. Kept in the
+ * subgraph (tfl_graph.runner) and shared by the nodes that run it. */
 typedef struct {
-  tfl_graph *g;          /* the subgraph, claimed (busy) while this holds it */
   tfl_delegate *cpu;
+  tfl_interpreter *it;
+} runner;
+
+typedef struct {
+  tfl_graph *g;          /* the subgraph, whose runner this holds (one of runner_users) */
   tfl_interpreter *it;
 } sub_run;
 
@@ -42,11 +48,20 @@ typedef struct {
   bool done;             /* CALL_ONCE: the init subgraph has run */
 } control_state;
 
-static void sub_close(sub_run *r)
+static void runner_free(runner *r)
 {
+  if (!r) return;
   tfl_interpreter_free(r->it);
   if (r->cpu) r->cpu->destroy(r->cpu);
-  if (r->g) r->g->busy = false;
+  free(r);
+}
+
+static void sub_close(sub_run *r)
+{
+  if (r->g && --r->g->runner_users == 0) {
+    runner_free(r->g->runner);
+    r->g->runner = NULL;
+  }
   memset(r, 0, sizeof *r);
 }
 
@@ -72,30 +87,47 @@ static bool same_shape(const tfl_tensor *x, const tfl_tensor *y)
   return x->ndim == y->ndim && !memcmp(x->dims, y->dims, sizeof(int32_t) * (size_t)x->ndim) && x->bytes == y->bytes;
 }
 
-/* Subgraph `index` (its `role` in the node) with an interpreter on a CPU delegate of its own. */
+/* Subgraph `index` (its `role` in the node) with its runner: the one another node made, or
+ * a new interpreter on a CPU delegate of its own (reference kernels, one thread), whose
+ * prepare prepares the subgraph's own control nodes in turn. */
 static tfl_status sub_open(tfl_graph *g, const tfl_node *n, int index, const char *role, sub_run *r, tfl_diag *diag)
 {
   tfl_graph *sub = tfl_graph_subgraph(g, index);
   if (!sub)
     return CPU_NODE_ERR(diag, TFL_ERR_FORMAT, g, n, "%s subgraph %d is not in the model", role, index);
-  if (sub->busy)
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s subgraph %d is already run by another node (one node "
-                        "per subgraph)", role, index);
-  sub->busy = true;
+  if (!sub->runner) {
+    if (sub->runner_users)
+      /* its runner is being made further up this chain of prepares: the loader refuses
+       * such recursion, a graph built in code may still have it */
+      return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "%s subgraph %d runs itself (recursive control flow)",
+                          role, index);
+    runner *run = calloc(1, sizeof *run);
+    if (!run) return CPU_NODE_ERR(diag, TFL_ERR_NOMEM, g, n, "runner of %s subgraph %d", role, index);
+    cpu_delegate_options co = cpu_delegate_defaults();
+    co.reference = true;
+    co.threads = 1;
+    co.diag = diag;
+    run->cpu = cpu_delegate_create(&co);
+    if (!run->cpu) {
+      free(run);
+      return CPU_NODE_ERR(diag, TFL_ERR_NOMEM, g, n, "CPU delegate for %s subgraph %d", role, index);
+    }
+    tfl_interp_options o = tfl_interp_defaults();
+    o.fallback = run->cpu;
+    o.diag = diag;
+    sub->runner_users = 1; /* marks the prepare under way (see above) */
+    tfl_status st = tfl_interpreter_create(sub, &o, &run->it);
+    sub->runner_users = 0;
+    if (st != TFL_OK) {
+      runner_free(run);
+      return tfl_fail_prefix(diag, st, "node %d (%s): %s subgraph %d", cpu_node_index(g, n), tfl_op_name(n->op),
+                             role, index);
+    }
+    sub->runner = run;
+  }
+  sub->runner_users++;
   r->g = sub;
-  cpu_delegate_options co = cpu_delegate_defaults();
-  co.reference = true;
-  co.threads = 1;
-  co.diag = diag;
-  r->cpu = cpu_delegate_create(&co);
-  if (!r->cpu) return CPU_NODE_ERR(diag, TFL_ERR_NOMEM, g, n, "CPU delegate for %s subgraph %d", role, index);
-  tfl_interp_options o = tfl_interp_defaults();
-  o.fallback = r->cpu;
-  o.diag = diag;
-  tfl_status st = tfl_interpreter_create(sub, &o, &r->it);
-  if (st != TFL_OK)
-    return tfl_fail_prefix(diag, st, "node %d (%s): %s subgraph %d", cpu_node_index(g, n), tfl_op_name(n->op), role,
-                           index);
+  r->it = ((runner *)sub->runner)->it;
   return TFL_OK;
 }
 
