@@ -6,13 +6,19 @@
  * - a body whose output has another shape than its input is refused at create, naming
  *   the node, the shapes and why (memory is planned once);
  * - a body that runs its own subgraph again (recursion the loader refuses in files) is
- *   refused at create, not recursed into. */
+ *   refused at create, not recursed into;
+ * - the models of DIR (tests/data/control, make_control_models.py --bad) fail to load, each
+ *   with the message DIR/expected.txt gives it (bad subgraph index, the main graph as a
+ *   subgraph, types, counts, recursion, CALL_ONCE with inputs).
+ *
+ *   test_control DIR */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "delegates/cpu/cpu_delegate.h"
 #include "runtime/tfl_interpreter.h"
+#include "runtime/tfl_loader.h"
 
 static int failures;
 
@@ -196,11 +202,43 @@ static void test_recursion_refused(void)
   tfl_graph_free(g);
 }
 
-int main(void)
+static void test_bad_models(const char *dir)
 {
+  char path[4096], line[512];
+  snprintf(path, sizeof path, "%s/expected.txt", dir);
+  FILE *f = fopen(path, "r");
+  CHECK(f != NULL, "%s: cannot open", path);
+  if (!f) return;
+  int n = 0;
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    char *msg = strchr(line, ' ');
+    if (!msg) continue;
+    *msg++ = 0;
+    snprintf(path, sizeof path, "%s/%s", dir, line);
+    tfl_diag diag;
+    tfl_diag_init(&diag);
+    tfl_graph *g = NULL;
+    tfl_status st = tfl_load_file(path, &g, &diag);
+    CHECK(st != TFL_OK && !g && strstr(diag.error, msg), "%s: status %d, error '%s', expected '%s'", line, st,
+          diag.error, msg);
+    tfl_graph_free(g);
+    n++;
+  }
+  fclose(f);
+  CHECK(n >= 6, "%d bad models, expected at least 6", n);
+}
+
+int main(int argc, char **argv)
+{
+  if (argc != 2) {
+    fprintf(stderr, "usage: test_control DIR (tests/data/control)\n");
+    return 2;
+  }
   test_shared_subgraphs();
   test_body_changes_shape();
   test_recursion_refused();
+  test_bad_models(argv[1]);
   if (failures) {
     printf("control: %d failures\n", failures);
     return 1;

@@ -10,6 +10,7 @@ native TensorFlow Lite (litert_run.py, `gauss --seed 1`) in tests/opmodels/golde
   swaps its state).
 
 control_list.txt lists the cases with a model and a golden (meson makes one test each).
+--bad writes the models the loader must refuse into tests/data/control/ (test_control.c).
 
 Usage: /work/venv-zoo/bin/python tests/opmodels/make_control_models.py [NAME_PREFIX ...]
 (a Python with tensorflow, keras and ai-edge-litert). --ops prints each model's ops (all
@@ -312,6 +313,100 @@ def _(m):
     m.graph(0)
 
 
+# ---------------------------------------------------------------- bad models (no golden)
+
+# Models the loader must refuse with a clean error (tests/test_control.c loads each from
+# tests/data/control/ and checks the message): written by --bad.
+BAD = {}
+
+
+def bad(name, message):
+    def reg(fn):
+        BAD[name] = (fn, message)
+        return fn
+    return reg
+
+
+def while_model(m, cond, body, cond_in_type='float32', body_in=1):
+    """WHILE(flag, x[2]) with the given subgraph indices; subgraph 1 a cond, 2 a body."""
+    f, x = m.input([], 'bool'), m.input([2])
+    of, ox = m.tensor([], 'bool'), m.tensor([2])
+    m.op('WHILE', [f, x], [of, ox], 'WhileOptions', {'cond_subgraph_index': cond, 'body_subgraph_index': body})
+    m.output(ox)
+    m.new_graph()
+    cf, cx = m.tensor([], 'bool'), m.tensor([2], cond_in_type)
+    m.inputs.extend([cf, cx])
+    m.outputs.append(cf)
+    m.new_graph()
+    ins = [m.tensor([], 'bool'), m.tensor([2])][:body_in + 1]
+    m.inputs.extend(ins)
+    m.outputs.extend(ins)
+    m.graph(0)
+
+
+@bad('bad_while_index', 'body subgraph 7 out of range')
+def _(m):
+    while_model(m, 1, 7)
+
+
+@bad('bad_while_main', 'cond subgraph 0 out of range')
+def _(m):
+    while_model(m, 0, 2)
+
+
+@bad('bad_while_types', 'input 1 is FLOAT32, its subgraph\'s input 1 is INT32')
+def _(m):
+    while_model(m, 1, 2, cond_in_type='int32')
+
+
+@bad('bad_while_counts', 'body subgraph 2 has 1 inputs and 1 outputs, expected 2 and 2')
+def _(m):
+    while_model(m, 1, 2, body_in=0)
+
+
+@bad('bad_while_recursive', 'subgraph 2 runs itself')
+def _(m):
+    while_model(m, 1, 2)
+    # the body runs WHILE(cond 1, body 2) on its state: itself
+    m.graph(2)
+    bf, bx = m.inputs
+    of, ox = m.tensor([], 'bool'), m.tensor([2])
+    m.op('WHILE', [bf, bx], [of, ox], 'WhileOptions', {'cond_subgraph_index': 1, 'body_subgraph_index': 2})
+    m.outputs[:] = [of, ox]
+    m.graph(0)
+
+
+@bad('bad_call_once_io', 'init subgraph 1 has 1 inputs and 0 outputs, expected none')
+def _(m):
+    m.op('CALL_ONCE', [], [], 'CallOnceOptions', {'init_subgraph_index': 1})
+    x = m.input([2])
+    y = m.tensor([2])
+    m.op('ADD', [x, x], [y], 'AddOptions', {})
+    m.output(y)
+    m.new_graph()
+    m.inputs.append(m.tensor([2]))
+    m.graph(0)
+
+
+def make_bad():
+    out = os.path.join(HERE, '..', 'data', 'control')
+    os.makedirs(out, exist_ok=True)
+    lines = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (fn, message) in sorted(BAD.items()):
+            m = Multi(zlib.crc32(name.encode()))
+            fn(m)
+            js = os.path.join(tmp, name + '.json')
+            with open(js, 'w') as f:
+                json.dump(m.json(), f)
+            subprocess.run(['flatc', '-b', '-o', out, mk.SCHEMA, js], check=True)
+            lines.append('%s.tflite %s' % (name, message))
+            print('%-28s written' % name)
+    # the test reads "file message" lines: each file must fail to load with that text
+    with open(os.path.join(out, 'expected.txt'), 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+
+
 # ---------------------------------------------------------------- driver
 
 def op_names(path):
@@ -330,6 +425,9 @@ def op_names(path):
 
 
 def main():
+    if '--bad' in sys.argv:
+        make_bad()
+        return
     want = [a for a in sys.argv[1:] if not a.startswith('--')]
     show_ops = '--ops' in sys.argv
     os.makedirs(MODEL_DIR, exist_ok=True)
