@@ -287,8 +287,9 @@ int tfl_graph_add_node(tfl_graph *g, tfl_op op, const int32_t *in, int n_in, con
   tfl_node *n = ins && outs ? realloc(g->nodes, sizeof *n * (size_t)(g->n_nodes + 1)) : NULL;
   if (!n) return -1;
   g->nodes = n;
-  memcpy(ins, in, sizeof(int32_t) * (size_t)n_in);
-  memcpy(outs, out, sizeof(int32_t) * (size_t)n_out);
+  /* a node without inputs or outputs (CALL_ONCE) may pass NULL */
+  if (n_in > 0) memcpy(ins, in, sizeof(int32_t) * (size_t)n_in);
+  if (n_out > 0) memcpy(outs, out, sizeof(int32_t) * (size_t)n_out);
   g->nodes[g->n_nodes] = (tfl_node){.op = op, .version = 1, .builtin_code = -1, .n_in = n_in, .n_out = n_out,
                                     .in = ins, .out = outs, .p = *p};
   for (int i = 0; i < n_out; i++)

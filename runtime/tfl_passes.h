@@ -15,7 +15,8 @@ tfl_status tfl_pass_fold_constants(tfl_graph *g, tfl_diag *diag);
  * ops). Never fails: what it cannot evaluate runs as before. Returns how many it folded. */
 int tfl_pass_fold_shape_ints(tfl_graph *g, tfl_diag *diag);
 /* Marks dead every live node whose outputs nothing reads: no live node, no graph output,
- * and no state between runs (a node reading a variable tensor always runs). Such a node
+ * and no state between runs (a node reading a variable tensor always runs, and so does
+ * CALL_ONCE, whose init subgraph sets state). Such a node
  * has no visible effect, and a delegate would otherwise be handed values no one consumes
  * (XNNPACK drops those and then asserts on the node writing them). Returns how many. */
 int tfl_pass_prune(tfl_graph *g);

@@ -7,6 +7,7 @@
  *   the node, the shapes and why (memory is planned once);
  * - a body that runs its own subgraph again (recursion the loader refuses in files) is
  *   refused at create, not recursed into;
+ * - CALL_ONCE runs its init subgraph at the first invoke only;
  * - the models of DIR (tests/data/control, make_control_models.py --bad) fail to load, each
  *   with the message DIR/expected.txt gives it (bad subgraph index, the main graph as a
  *   subgraph, types, counts, recursion, CALL_ONCE with inputs).
@@ -41,10 +42,10 @@ static void set_io(tfl_graph *g, int n_in, const int32_t *in, int n_out, const i
 {
   g->n_inputs = n_in;
   g->inputs = malloc(sizeof(int32_t) * (size_t)(n_in ? n_in : 1));
-  memcpy(g->inputs, in, sizeof(int32_t) * (size_t)n_in);
+  if (n_in) memcpy(g->inputs, in, sizeof(int32_t) * (size_t)n_in);
   g->n_outputs = n_out;
   g->outputs = malloc(sizeof(int32_t) * (size_t)(n_out ? n_out : 1));
-  memcpy(g->outputs, out, sizeof(int32_t) * (size_t)n_out);
+  if (n_out) memcpy(g->outputs, out, sizeof(int32_t) * (size_t)n_out);
 }
 
 /* A model of `n` subgraphs: the main graph, with subgraphs 1..n-1 empty for the caller. */
@@ -202,6 +203,42 @@ static void test_recursion_refused(void)
   tfl_graph_free(g);
 }
 
+/* CALL_ONCE's init subgraph runs at the first invoke only: its node (kept, it reads a state
+ * tensor) writes v + 1; the value is then overwritten, and a second invoke leaves it. */
+static void test_call_once(void)
+{
+  tfl_graph *g = model(2);
+  tfl_graph *init = g->subgraphs[1];
+  tfl_params none = {0};
+  int v = tensor(init, TFL_TYPE_FLOAT32, 1, VEC2);
+  init->tensors[v].is_variable = true;
+  int one = tensor(init, TFL_TYPE_FLOAT32, 1, VEC2);
+  float *k = tfl_graph_alloc(init, 8);
+  k[0] = 1, k[1] = 1;
+  init->tensors[one].data = k;
+  init->tensors[one].is_const = true;
+  int w = tensor(init, TFL_TYPE_FLOAT32, 1, VEC2);
+  tfl_graph_add_node(init, TFL_OP_ADD, (int32_t[]){v, one}, 2, (int32_t[]){w}, 1, &none);
+  set_io(init, 0, NULL, 0, NULL);
+  tfl_params pc = {.subgraph = {1, -1}};
+  tfl_graph_add_node(g, TFL_OP_CALL_ONCE, NULL, 0, NULL, 0, &pc);
+  int x = tensor(g, TFL_TYPE_FLOAT32, 1, VEC2), y = tensor(g, TFL_TYPE_FLOAT32, 1, VEC2);
+  tfl_graph_add_node(g, TFL_OP_ADD, (int32_t[]){x, x}, 2, (int32_t[]){y}, 1, &none);
+  set_io(g, 1, (int32_t[]){x}, 1, (int32_t[]){y});
+  run r;
+  create(g, &r);
+  CHECK(r.st == TFL_OK && !g->nodes[0].dead, "create: %s (CALL_ONCE dead %d)", r.diag.error, g->nodes[0].dead);
+  if (r.st == TFL_OK) {
+    float *out = init->tensors[w].data;
+    CHECK(tfl_interpreter_invoke(r.it) == TFL_OK && out[0] == 1.0f && out[1] == 1.0f,
+          "first invoke: init wrote %g %g, expected 1 1 (%s)", out[0], out[1], r.diag.error);
+    out[0] = out[1] = 7.0f;
+    CHECK(tfl_interpreter_invoke(r.it) == TFL_OK && out[0] == 7.0f, "second invoke ran the init subgraph again");
+  }
+  destroy(&r);
+  tfl_graph_free(g);
+}
+
 static void test_bad_models(const char *dir)
 {
   char path[4096], line[512];
@@ -238,6 +275,7 @@ int main(int argc, char **argv)
   test_shared_subgraphs();
   test_body_changes_shape();
   test_recursion_refused();
+  test_call_once();
   test_bad_models(argv[1]);
   if (failures) {
     printf("control: %d failures\n", failures);
