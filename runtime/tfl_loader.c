@@ -640,6 +640,9 @@ static tfl_status check_control_node(const tfl_graph *g, int ni, tfl_diag *diag)
   if (!b) return TFL_ERR_FORMAT;
   /* IF's input 0 is the predicate; the branches take the rest */
   int skip = is_while ? 0 : 1, n_args = n->n_in - skip;
+  if (is_while && a == b)
+    return tfl_fail(diag, TFL_ERR_FORMAT, "%snode %d (WHILE): cond and body are both subgraph %d",
+                    where_sg(g, w, sizeof w), ni, a->index);
   if (is_while && n->n_out != n->n_in)
     return tfl_fail(diag, TFL_ERR_FORMAT, "%snode %d (WHILE): %d inputs but %d outputs (the loop state is both)",
                     where_sg(g, w, sizeof w), ni, n->n_in, n->n_out);

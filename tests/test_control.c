@@ -263,7 +263,7 @@ static void test_bad_models(const char *dir)
     n++;
   }
   fclose(f);
-  CHECK(n >= 6, "%d bad models, expected at least 6", n);
+  CHECK(n >= 7, "%d bad models, expected at least 7", n);
 }
 
 int main(int argc, char **argv)

@@ -349,6 +349,11 @@ def _(m):
     while_model(m, 1, 7)
 
 
+@bad('bad_while_same', 'cond and body are both subgraph 1')
+def _(m):
+    while_model(m, 1, 1)
+
+
 @bad('bad_while_main', 'cond subgraph 0 out of range')
 def _(m):
     while_model(m, 0, 2)

@@ -192,10 +192,14 @@ static tfl_status prepare_while(tfl_graph *g, const tfl_node *n, void **state, t
         (st = check_pair(g, n, y, "output", &s->b, "body", sub_in(&s->b, i), "input", i, diag)))
       return st;
   }
+  /* TFLite's rule: a BOOL scalar or [1] */
   const tfl_tensor *flag = sub_out(&s->a, 0);
-  if (flag->type != TFL_TYPE_BOOL || tfl_tensor_count(flag) != 1 || !flag->data)
-    return CPU_NODE_ERR(diag, TFL_ERR_FORMAT, g, n, "cond subgraph %d's output is %s of %zu elements, expected one "
-                        "BOOL", c->index, tfl_type_name(flag->type), tfl_tensor_count(flag));
+  if (flag->type != TFL_TYPE_BOOL || flag->ndim > 1 || (flag->ndim == 1 && flag->dims[0] != 1) || !flag->data) {
+    char f[96];
+    shape_text(flag, f, sizeof f);
+    return CPU_NODE_ERR(diag, TFL_ERR_FORMAT, g, n, "cond subgraph %d's output is %s %s, expected BOOL [] or [1]",
+                        c->index, tfl_type_name(flag->type), f);
+  }
   return TFL_OK;
 }
 
