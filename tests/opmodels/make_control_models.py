@@ -136,6 +136,31 @@ def _():
     return convert_fn(f)
 
 
+@case('while_tf_rnn_cell', 'tf')
+def _():
+    """A recurrent cell in a WHILE body (gates through FULLY_CONNECTED, LOGISTIC, TANH), run
+    as many steps as the flags say, the state carried from one iteration to the next."""
+    import numpy as np
+    import tensorflow as tf
+    rng = np.random.default_rng(5)
+    wx = tf.constant(rng.uniform(-0.5, 0.5, (3, 8)).astype(np.float32))
+    wh = tf.constant(rng.uniform(-0.5, 0.5, (4, 8)).astype(np.float32))
+    bias = tf.constant(rng.uniform(-0.1, 0.1, (8,)).astype(np.float32))
+    b = tf.TensorSpec([], tf.bool)
+
+    def cell(x, h, c):
+        z = tf.matmul(x, wx) + tf.matmul(h, wh) + bias
+        i, g = tf.sigmoid(z[:, :4]), tf.tanh(z[:, 4:])
+        c = c * 0.5 + i * g
+        return x, tf.tanh(c) * i, c
+
+    @tf.function(input_signature=[b, b, b, tf.TensorSpec([2, 3], tf.float32), tf.TensorSpec([2, 4], tf.float32)])
+    def f(c0, d, e, x, h):
+        _, h, c = flags_loop(tf, c0, d, e, cell, [x, h, tf.zeros([2, 4])])
+        return h, c
+    return convert_fn(f)
+
+
 def convert_keras(layer, shape):
     import keras
     import tensorflow as tf
