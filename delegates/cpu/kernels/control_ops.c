@@ -16,7 +16,8 @@
  * result. A loop that never ends is the model's, as in TFLite.
  * IF: input 0 (bool, one element) picks the then or else subgraph, which gets the other
  * inputs; its outputs are copied out. CALL_ONCE: the init subgraph runs at the first eval
- * only (for the life of the interpreter).
+ * only, for the life of the interpreter, however many CALL_ONCE nodes name it (TFLite keys
+ * this by the subgraph).
  *
  * Nodes that run the same subgraph share its interpreter (tfl_graph.runner): nodes run one
  * at a time, and the shapes, which prepare checks against each node, are the subgraph's.
@@ -36,6 +37,8 @@
 typedef struct {
   tfl_delegate *cpu;
   tfl_interpreter *it;
+  bool init_done;        /* CALL_ONCE: it ran as an init subgraph (once per interpreter, as
+                            TFLite keys it by the subgraph, whichever node asks) */
 } runner;
 
 typedef struct {
@@ -45,7 +48,6 @@ typedef struct {
 
 typedef struct {
   sub_run a, b;          /* WHILE: cond, body; IF: then, else; CALL_ONCE: init */
-  bool done;             /* CALL_ONCE: the init subgraph has run */
 } control_state;
 
 static void runner_free(runner *r)
@@ -292,12 +294,13 @@ static tfl_status prepare_call_once(tfl_graph *g, const tfl_node *n, void **stat
 static tfl_status eval_call_once(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   control_state *s = state;
+  runner *run = s->a.g->runner;
   (void)ctx;
-  if (s->done) return TFL_OK;
+  if (run->init_done) return TFL_OK;
   tfl_status st = tfl_interpreter_invoke(s->a.it);
   if (st != TFL_OK)
     return tfl_fail_prefix(diag, st, "node %d (CALL_ONCE): init subgraph %d", cpu_node_index(g, n), s->a.g->index);
-  s->done = true;
+  run->init_done = true;
   return TFL_OK;
 }
 
