@@ -268,9 +268,10 @@ static tfl_status allocate(tfl_interpreter *it)
 
 /* ---- public API --------------------------------------------------------------- */
 
-/* Fold, prune, infer shapes, fold shape arithmetic, validate one graph; with `done` (the main graph of a model with
- * control flow) also, depth first before the graph's own shapes, every subgraph a live node
- * of it runs, so a rule that reads a subgraph's outputs (IF) sees them inferred. */
+/* Fold, prune, infer shapes, fold shape arithmetic, validate one graph; with `done` (the
+ * main graph of a model with control flow) also, depth first before the graph's own shapes,
+ * every subgraph a live node of it runs, so a rule that reads a subgraph's outputs (IF)
+ * sees them inferred. */
 static tfl_status prepare_graph(tfl_graph *g, uint8_t *done, tfl_diag *diag)
 {
   tfl_status st = tfl_pass_fold_constants(g, diag);

@@ -34,8 +34,8 @@ tfl_status tfl_pass_set_batch(tfl_graph *g, int batch, tfl_diag *diag);
 
 /* What tfl_interpreter_create runs before any delegate sees the graph: fold constants,
  * prune unread nodes, infer shapes, fold shape arithmetic (then prune and infer again),
- * validate (tfl_validate.h); first, for a model with control flow, the same for every
- * subgraph a node runs (tfl_graph.subgraphs). Running it again changes
+ * validate (tfl_validate.h); for a model with control flow, the same for every subgraph a
+ * live node runs (tfl_graph.subgraphs) before the graph's own shapes. Running it again changes
  * nothing. A caller that wants a model's errors before it makes an interpreter (an
  * element's state change) runs it on a graph of its own. */
 tfl_status tfl_graph_prepare(tfl_graph *g, tfl_diag *diag);
