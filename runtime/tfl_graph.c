@@ -6,7 +6,9 @@
  *  - graph blocks (tfl_graph_alloc), freed together: everything a tensor or node
  *    points to (names, quantization arrays, sparsity, node in/out arrays, folded
  *    or realigned constant data);
- *  - the model bytes: unmapped (tfl_load_file) or freed (tfl_load_memory).
+ *  - the model bytes: unmapped (tfl_load_file) or freed (tfl_load_memory);
+ *  - the model's other subgraphs (g->subgraphs, malloc'd), graphs of their own freed
+ *    with their main graph; they borrow its model bytes and own no backing.
  */
 #include "tfl_loader_priv.h"
 
@@ -285,8 +287,9 @@ int tfl_graph_add_node(tfl_graph *g, tfl_op op, const int32_t *in, int n_in, con
   tfl_node *n = ins && outs ? realloc(g->nodes, sizeof *n * (size_t)(g->n_nodes + 1)) : NULL;
   if (!n) return -1;
   g->nodes = n;
-  memcpy(ins, in, sizeof(int32_t) * (size_t)n_in);
-  memcpy(outs, out, sizeof(int32_t) * (size_t)n_out);
+  /* a node without inputs or outputs (CALL_ONCE) may pass NULL */
+  if (n_in > 0) memcpy(ins, in, sizeof(int32_t) * (size_t)n_in);
+  if (n_out > 0) memcpy(outs, out, sizeof(int32_t) * (size_t)n_out);
   g->nodes[g->n_nodes] = (tfl_node){.op = op, .version = 1, .builtin_code = -1, .n_in = n_in, .n_out = n_out,
                                     .in = ins, .out = outs, .p = *p};
   for (int i = 0; i < n_out; i++)
@@ -320,9 +323,20 @@ bool tfl_graph_set_backing_copy(tfl_graph *g, void *copy)
   return true;
 }
 
+tfl_graph *tfl_graph_subgraph(const tfl_graph *g, int index)
+{
+  if (!g) return NULL;
+  const tfl_graph *root = g->root ? g->root : g;
+  if (index < 1 || index >= root->n_subgraphs || !root->subgraphs) return NULL;
+  return root->subgraphs[index];
+}
+
 void tfl_graph_free(tfl_graph *g)
 {
   if (!g) return;
+  /* subgraphs borrow the model bytes: freed before them */
+  for (int k = 1; k < g->n_subgraphs && g->subgraphs; k++) tfl_graph_free(g->subgraphs[k]);
+  free(g->subgraphs);
   free(g->tensors);
   free(g->nodes);
   free(g->inputs);

@@ -454,7 +454,28 @@ typedef struct tfl_graph {
   const uint8_t *model_bytes;
   size_t model_size;
   void *priv;               /* loader's bookkeeping (mmap, owned blocks) */
+  /* Control flow: the model's other subgraphs, which WHILE, IF and CALL_ONCE nodes run and
+   * name by their index in the model (p.subgraph). The main graph (index 0) owns them:
+   * subgraphs[k] for 1 <= k < n_subgraphs (subgraphs[0] is NULL: the main graph itself).
+   * Each is a graph of its own (tensors, nodes, inputs, outputs, loaded and validated as
+   * the main one) with no subgraphs of its own, `root` the main graph and the main graph's
+   * model bytes (borrowed). Look them up with tfl_graph_subgraph from any graph of the model.
+   * A model of one subgraph (or a graph built in code): n_subgraphs <= 1, subgraphs NULL. */
+  int n_subgraphs;
+  struct tfl_graph **subgraphs;
+  struct tfl_graph *root;   /* the main graph; NULL for the main graph itself */
+  int index;                /* this graph's subgraph index in the model (0: main) */
+  /* A subgraph's runner: what the CPU control kernels made to run it (an interpreter on it,
+   * which rewrites the graph and points it at its arena, so there is one), shared by every
+   * node that runs this subgraph (nodes run one at a time), and how many of them hold it.
+   * NULL / 0 until a control node is prepared. */
+  void *runner;
+  int runner_users;
 } tfl_graph;
+
+/* Subgraph `index` of the model `g` belongs to (g the main graph or any of its subgraphs);
+ * NULL when out of range, and for index 0 (the main graph never runs as a subgraph). */
+tfl_graph *tfl_graph_subgraph(const tfl_graph *g, int index);
 
 /* Element count of a tensor (product of dims; 1 for a scalar). */
 size_t tfl_tensor_count(const tfl_tensor *t);

@@ -268,7 +268,11 @@ static tfl_status allocate(tfl_interpreter *it)
 
 /* ---- public API --------------------------------------------------------------- */
 
-tfl_status tfl_graph_prepare(tfl_graph *g, tfl_diag *diag)
+/* Fold, prune, infer shapes, fold shape arithmetic, validate one graph; with `done` (the
+ * main graph of a model with control flow) also, depth first before the graph's own shapes,
+ * every subgraph a live node of it runs, so a rule that reads a subgraph's outputs (IF)
+ * sees them inferred. */
+static tfl_status prepare_graph(tfl_graph *g, uint8_t *done, tfl_diag *diag)
 {
   tfl_status st = tfl_pass_fold_constants(g, diag);
   if (st != TFL_OK) return st;
@@ -276,9 +280,38 @@ tfl_status tfl_graph_prepare(tfl_graph *g, tfl_diag *diag)
   if (pruned)
     tfl_logf(diag, TFL_LOG_INFO, "%d node%s skipped: nothing reads %s outputs", pruned, pruned == 1 ? "" : "s",
              pruned == 1 ? "its" : "their");
+  for (int ni = 0; done && ni < g->n_nodes; ni++) {
+    const tfl_node *n = &g->nodes[ni];
+    if (n->dead || (n->op != TFL_OP_WHILE && n->op != TFL_OP_IF && n->op != TFL_OP_CALL_ONCE)) continue;
+    int refs[2] = {n->p.subgraph.a, n->op == TFL_OP_CALL_ONCE ? -1 : n->p.subgraph.b};
+    for (int k = 0; k < 2; k++) {
+      tfl_graph *sub = tfl_graph_subgraph(g, refs[k]);
+      if (!sub || done[refs[k]]) continue; /* a bad index is the loader's error, reported there */
+      done[refs[k]] = 1;
+      if ((st = prepare_graph(sub, done, diag)) != TFL_OK) return tfl_fail_prefix(diag, st, "subgraph %d", refs[k]);
+    }
+  }
   if ((st = tfl_infer_shapes(g, diag)) != TFL_OK) return st;
+  /* shape arithmetic needs the inferred shapes; what it folds may leave nodes unread and
+   * gives RESHAPEs constant targets, which shape inference then checks */
+  int folded = tfl_pass_fold_shape_ints(g, diag);
+  if (folded) {
+    tfl_logf(diag, TFL_LOG_INFO, "%d node%s of shape arithmetic folded", folded, folded == 1 ? "" : "s");
+    tfl_pass_prune(g);
+    if ((st = tfl_infer_shapes(g, diag)) != TFL_OK) return st;
+  }
   /* before any delegate sees a node: the ranges kernels and XNNPACK rely on */
   return tfl_validate(g, TFL_VALIDATE_PREPARE, diag);
+}
+
+tfl_status tfl_graph_prepare(tfl_graph *g, tfl_diag *diag)
+{
+  if (g->root || g->n_subgraphs <= 1) return prepare_graph(g, NULL, diag);
+  uint8_t *done = calloc((size_t)g->n_subgraphs, 1);
+  if (!done) return tfl_fail(diag, TFL_ERR_NOMEM, "%d subgraphs", g->n_subgraphs);
+  tfl_status st = prepare_graph(g, done, diag);
+  free(done);
+  return st;
 }
 
 tfl_status tfl_interpreter_create(tfl_graph *g, const tfl_interp_options *opt, tfl_interpreter **out)

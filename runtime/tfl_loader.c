@@ -1,11 +1,14 @@
 /* tfl_loader.c - .tflite bytes -> tfl_graph (see tfl_loader.h).
  *
- * Walks Model -> subgraphs[0] -> tensors, inputs, outputs, operators with the
+ * Walks Model -> subgraphs -> tensors, inputs, outputs, operators with the
  * bounds-checked reader (flatbuf.h), checking what the kernels will rely on: tensor
  * and buffer indices, shapes (rank <= TFL_MAX_DIMS, no negative dims, element count
  * < 2^31), constant byte sizes against shape and type, quantization array sizes,
  * sparse index structures, one producer per tensor. Weights are not copied: tensor
- * data points into the mapped file unless it is misaligned for its type.
+ * data points into the mapped file unless it is misaligned for its type. Subgraph 0 is
+ * the graph; the others (control flow: WHILE, IF, CALL_ONCE run them) become graphs of
+ * their own in g->subgraphs, checked the same way, and every control node's subgraph
+ * indices, counts and types are checked against them (no recursion either).
  *
  * Field ids (TFLite schema): Model{version 0, operator_codes 1, subgraphs 2,
  * description 3, buffers 4, metadata 6}; SubGraph{tensors 0, inputs 1, outputs 2,
@@ -33,6 +36,7 @@
 #define MAX_TENSORS 1000000
 #define MAX_NODES 1000000
 #define MAX_NODE_IO 100000
+#define MAX_SUBGRAPHS 1000   /* checked depth first, one stack frame per nesting level */
 #define MAX_ELEMENTS 0x7fffffffull
 #define BUILTIN_CUSTOM 32
 
@@ -469,39 +473,21 @@ static tfl_status read_node(loader *L, int ni, const fb_table *ot, tfl_node *n)
   return tfl_parse_op_options(&L->r, ot, n, ni, g->model_bytes, g->model_size, L->diag);
 }
 
-static tfl_status parse(loader *L)
+/* Subgraph k of the model (the Model's subgraphs vector `sgs`) into L->g. */
+static tfl_status read_subgraph(loader *L, const fb_vec *sgs, int k)
 {
   tfl_graph *g = L->g;
-  if (!fb_init(&L->r, g->model_bytes, g->model_size))
-    return tfl_fail(L->diag, TFL_ERR_FORMAT, "%s", L->r.msg);
-  if (!fb_has_identifier(&L->r, "TFL3")) {
-    const uint8_t *b = g->model_bytes;
-    return tfl_fail(L->diag, TFL_ERR_FORMAT, "file identifier is %02x %02x %02x %02x, expected \"TFL3\" "
-                     "(not a .tflite model?)", b[4], b[5], b[6], b[7]);
-  }
-  fb_root(&L->r, &L->model);
-  FB_CHECK(L, "model root");
-  uint32_t version = fb_u32(&L->model, 0, 0);
-  FB_CHECK(L, "model version");
-  if (version != 3)
-    return tfl_fail(L->diag, TFL_ERR_UNSUPPORTED, "schema version %u, expected 3", version);
-  TRY(read_op_codes(L));
-
-  fb_vec sgs;
-  fb_vec_field(&L->model, 2, 4, &sgs);
-  FB_CHECK(L, "subgraphs");
-  if (sgs.n < 1) return tfl_fail(L->diag, TFL_ERR_FORMAT, "model has no subgraph");
   fb_table sg;
-  fb_vec_table(&L->r, &sgs, 0, &sg);
-  FB_CHECK(L, "subgraph 0");
+  fb_vec_table(&L->r, sgs, (uint32_t)k, &sg);
+  FB_CHECK(L, "subgraph %d", k);
 
   fb_vec tv, ov;
   fb_vec_field(&sg, 0, 4, &tv);
   fb_vec_field(&sg, 3, 4, &ov);
-  FB_CHECK(L, "subgraph 0");
+  FB_CHECK(L, "subgraph %d", k);
   if (tv.n > MAX_TENSORS || ov.n > MAX_NODES)
-    return tfl_fail(L->diag, TFL_ERR_FORMAT, "subgraph 0 has %u tensors and %u operators (limits %d, %d)",
-                     tv.n, ov.n, MAX_TENSORS, MAX_NODES);
+    return tfl_fail(L->diag, TFL_ERR_FORMAT, "subgraph %d has %u tensors and %u operators (limits %d, %d)",
+                     k, tv.n, ov.n, MAX_TENSORS, MAX_NODES);
   g->tensors = calloc(tv.n ? tv.n : 1, sizeof *g->tensors);
   g->nodes = calloc(ov.n ? ov.n : 1, sizeof *g->nodes);
   if (!g->tensors || !g->nodes) return tfl_fail(L->diag, TFL_ERR_NOMEM, "%u tensors", tv.n);
@@ -528,6 +514,56 @@ static tfl_status parse(loader *L)
       return tfl_fail(L->diag, TFL_ERR_FORMAT, "graph input %d (tensor %d) is written by node %d", i, x,
                        g->tensors[x].producer);
   }
+  return TFL_OK;
+}
+
+static tfl_status parse(loader *L)
+{
+  tfl_graph *g = L->g;
+  if (!fb_init(&L->r, g->model_bytes, g->model_size))
+    return tfl_fail(L->diag, TFL_ERR_FORMAT, "%s", L->r.msg);
+  if (!fb_has_identifier(&L->r, "TFL3")) {
+    const uint8_t *b = g->model_bytes;
+    return tfl_fail(L->diag, TFL_ERR_FORMAT, "file identifier is %02x %02x %02x %02x, expected \"TFL3\" "
+                     "(not a .tflite model?)", b[4], b[5], b[6], b[7]);
+  }
+  fb_root(&L->r, &L->model);
+  FB_CHECK(L, "model root");
+  uint32_t version = fb_u32(&L->model, 0, 0);
+  FB_CHECK(L, "model version");
+  if (version != 3)
+    return tfl_fail(L->diag, TFL_ERR_UNSUPPORTED, "schema version %u, expected 3", version);
+  TRY(read_op_codes(L));
+
+  fb_vec sgs;
+  fb_vec_field(&L->model, 2, 4, &sgs);
+  FB_CHECK(L, "subgraphs");
+  if (sgs.n < 1) return tfl_fail(L->diag, TFL_ERR_FORMAT, "model has no subgraph");
+  if (sgs.n > MAX_SUBGRAPHS)
+    return tfl_fail(L->diag, TFL_ERR_FORMAT, "model has %u subgraphs (limit %d)", sgs.n, MAX_SUBGRAPHS);
+  TRY(read_subgraph(L, &sgs, 0));
+  if (sgs.n > 1) {
+    /* the others, each into a graph of its own that borrows the model bytes */
+    g->subgraphs = calloc(sgs.n, sizeof *g->subgraphs);
+    if (!g->subgraphs) return tfl_fail(L->diag, TFL_ERR_NOMEM, "%u subgraphs", sgs.n);
+    g->n_subgraphs = (int)sgs.n;
+    for (int k = 1; k < g->n_subgraphs; k++) {
+      tfl_graph *sub = calloc(1, sizeof *sub);
+      if (!sub) return tfl_fail(L->diag, TFL_ERR_NOMEM, "subgraph %d", k);
+      g->subgraphs[k] = sub;
+      sub->batch = 1;
+      sub->model_bytes = g->model_bytes;
+      sub->model_size = g->model_size;
+      sub->root = g;
+      sub->index = k;
+      L->g = sub;
+      tfl_status st = read_subgraph(L, &sgs, k);
+      L->g = g;
+      if (st != TFL_OK) return tfl_fail_prefix(L->diag, st, "subgraph %d", k);
+    }
+  } else {
+    g->n_subgraphs = 1;
+  }
 
   uint32_t dlen = 0;
   const char *desc = fb_string_field(&L->model, 3, &dlen);
@@ -542,6 +578,128 @@ static tfl_status parse(loader *L)
   return TFL_OK;
 }
 
+/* ---- control flow: the subgraphs a node runs ---------------------------------------------- */
+
+/* "subgraph 3: " for a graph other than the main one, "" for it. */
+static const char *where_sg(const tfl_graph *g, char *buf, size_t size)
+{
+  if (!g->root) return "";
+  snprintf(buf, size, "subgraph %d: ", g->index);
+  return buf;
+}
+
+/* Subgraph `index` that node ni of g runs as its `role`, or NULL with the error in diag. */
+static const tfl_graph *ref_subgraph(const tfl_graph *g, int ni, int index, const char *role, tfl_diag *diag)
+{
+  const tfl_graph *root = g->root ? g->root : g;
+  const tfl_graph *sub = tfl_graph_subgraph(g, index);
+  char w[32];
+  if (!sub)
+    tfl_fail(diag, TFL_ERR_FORMAT, "%snode %d (%s): %s subgraph %d out of range (the model has %d subgraph%s; "
+             "0, the main one, cannot be run by a node)", where_sg(g, w, sizeof w), ni, tfl_op_name(g->nodes[ni].op),
+             role, index, root->n_subgraphs > 1 ? root->n_subgraphs : 1, root->n_subgraphs > 1 ? "s" : "");
+  return sub;
+}
+
+/* Tensors a[0..n) of graph ga and b[0..n) of gb have the same types. */
+static tfl_status same_types(const tfl_graph *g, int ni, const tfl_graph *ga, const int32_t *a, const char *what_a,
+                             const tfl_graph *gb, const int32_t *b, const char *what_b, int n, tfl_diag *diag)
+{
+  char w[32];
+  for (int i = 0; i < n; i++) {
+    tfl_type ta = ga->tensors[a[i]].type, tb = gb->tensors[b[i]].type;
+    if (ta != tb)
+      return tfl_fail(diag, TFL_ERR_FORMAT, "%snode %d (%s): %s %d is %s, %s %d is %s", where_sg(g, w, sizeof w), ni,
+                      tfl_op_name(g->nodes[ni].op), what_a, i, tfl_type_name(ta), what_b, i, tfl_type_name(tb));
+  }
+  return TFL_OK;
+}
+
+/* Node ni of g (WHILE, IF, CALL_ONCE): its subgraph indices name subgraphs of the model whose
+ * inputs and outputs match the node's in count and type, as TFLite's Prepare requires. */
+static tfl_status check_control_node(const tfl_graph *g, int ni, tfl_diag *diag)
+{
+  const tfl_node *n = &g->nodes[ni];
+  const char *op = tfl_op_name(n->op);
+  char w[32];
+  for (int i = 0; i < n->n_in; i++)
+    if (n->in[i] < 0)
+      return tfl_fail(diag, TFL_ERR_FORMAT, "%snode %d (%s): input %d is missing", where_sg(g, w, sizeof w), ni, op, i);
+  if (n->op == TFL_OP_CALL_ONCE) {
+    const tfl_graph *init = ref_subgraph(g, ni, n->p.subgraph.a, "init", diag);
+    if (!init) return TFL_ERR_FORMAT;
+    if (init->n_inputs || init->n_outputs)
+      return tfl_fail(diag, TFL_ERR_FORMAT, "%snode %d (%s): init subgraph %d has %d inputs and %d outputs, "
+                      "expected none", where_sg(g, w, sizeof w), ni, op, init->index, init->n_inputs, init->n_outputs);
+    return TFL_OK;
+  }
+  bool is_while = n->op == TFL_OP_WHILE;
+  const char *ra = is_while ? "cond" : "then", *rb = is_while ? "body" : "else";
+  const tfl_graph *a = ref_subgraph(g, ni, n->p.subgraph.a, ra, diag);
+  const tfl_graph *b = a ? ref_subgraph(g, ni, n->p.subgraph.b, rb, diag) : NULL;
+  if (!b) return TFL_ERR_FORMAT;
+  /* IF's input 0 is the predicate; the branches take the rest */
+  int skip = is_while ? 0 : 1, n_args = n->n_in - skip;
+  if (is_while && a == b)
+    return tfl_fail(diag, TFL_ERR_FORMAT, "%snode %d (WHILE): cond and body are both subgraph %d",
+                    where_sg(g, w, sizeof w), ni, a->index);
+  if (is_while && n->n_out != n->n_in)
+    return tfl_fail(diag, TFL_ERR_FORMAT, "%snode %d (WHILE): %d inputs but %d outputs (the loop state is both)",
+                    where_sg(g, w, sizeof w), ni, n->n_in, n->n_out);
+  const tfl_graph *sg[2] = {a, b};
+  const char *role[2] = {ra, rb};
+  for (int k = 0; k < 2; k++) {
+    int want_out = is_while && k == 0 ? 1 : n->n_out;
+    if (sg[k]->n_inputs != n_args || sg[k]->n_outputs != want_out)
+      return tfl_fail(diag, TFL_ERR_FORMAT, "%snode %d (%s): %s subgraph %d has %d inputs and %d outputs, expected "
+                      "%d and %d", where_sg(g, w, sizeof w), ni, op, role[k], sg[k]->index, sg[k]->n_inputs,
+                      sg[k]->n_outputs, n_args, want_out);
+    tfl_status s = same_types(g, ni, g, n->in + skip, "input", sg[k], sg[k]->inputs, "its subgraph's input", n_args,
+                              diag);
+    if (s == TFL_OK && !(is_while && k == 0))
+      s = same_types(g, ni, g, n->out, "output", sg[k], sg[k]->outputs, "its subgraph's output", n->n_out, diag);
+    if (s != TFL_OK) return tfl_fail_prefix(diag, s, "%s subgraph %d", role[k], sg[k]->index);
+  }
+  if (is_while && a->tensors[a->outputs[0]].type != TFL_TYPE_BOOL)
+    return tfl_fail(diag, TFL_ERR_FORMAT, "%snode %d (WHILE): cond subgraph %d outputs %s, expected BOOL",
+                    where_sg(g, w, sizeof w), ni, a->index, tfl_type_name(a->tensors[a->outputs[0]].type));
+  if (!is_while && g->tensors[n->in[0]].type != TFL_TYPE_BOOL)
+    return tfl_fail(diag, TFL_ERR_FORMAT, "%snode %d (IF): the predicate (input 0) is %s, expected BOOL",
+                    where_sg(g, w, sizeof w), ni, tfl_type_name(g->tensors[n->in[0]].type));
+  return TFL_OK;
+}
+
+static bool is_control(tfl_op op)
+{
+  return op == TFL_OP_WHILE || op == TFL_OP_IF || op == TFL_OP_CALL_ONCE;
+}
+
+/* Depth-first from graph g: every control node checked, and no subgraph runs itself through
+ * a chain of nodes (TFLite would recurse without end; our kernels prepare each subgraph's
+ * interpreter inside the caller's). color: 0 not seen, 1 on the current path, 2 done. */
+static tfl_status check_control(const tfl_graph *g, uint8_t *color, tfl_diag *diag)
+{
+  color[g->index] = 1;
+  for (int ni = 0; ni < g->n_nodes; ni++) {
+    const tfl_node *n = &g->nodes[ni];
+    if (!is_control(n->op)) continue;
+    tfl_status s = check_control_node(g, ni, diag);
+    if (s != TFL_OK) return s;
+    int refs[2] = {n->p.subgraph.a, n->op == TFL_OP_CALL_ONCE ? -1 : n->p.subgraph.b};
+    for (int k = 0; k < 2; k++) {
+      if (refs[k] < 0) continue;
+      const tfl_graph *sub = tfl_graph_subgraph(g, refs[k]);
+      char w[32];
+      if (color[refs[k]] == 1)
+        return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "%snode %d (%s): subgraph %d runs itself (recursive control "
+                        "flow)", where_sg(g, w, sizeof w), ni, tfl_op_name(n->op), refs[k]);
+      if (color[refs[k]] == 0 && (s = check_control(sub, color, diag)) != TFL_OK) return s;
+    }
+  }
+  color[g->index] = 2;
+  return TFL_OK;
+}
+
 static tfl_status load(tfl_graph *g, tfl_graph **out, tfl_diag *diag)
 {
   loader L;
@@ -552,6 +710,14 @@ static tfl_status load(tfl_graph *g, tfl_graph **out, tfl_diag *diag)
   free(L.codes);
   /* the values the kernels and delegates rely on (tfl_validate.h) */
   if (s == TFL_OK) s = tfl_validate(g, TFL_VALIDATE_LOAD, diag);
+  for (int k = 1; s == TFL_OK && k < g->n_subgraphs; k++)
+    if ((s = tfl_validate(g->subgraphs[k], TFL_VALIDATE_LOAD, diag)) != TFL_OK)
+      tfl_fail_prefix(diag, s, "subgraph %d", k);
+  if (s == TFL_OK) {
+    uint8_t *color = calloc((size_t)(g->n_subgraphs > 1 ? g->n_subgraphs : 1), 1);
+    s = color ? check_control(g, color, diag) : tfl_fail(diag, TFL_ERR_NOMEM, "%d subgraphs", g->n_subgraphs);
+    free(color);
+  }
   if (s != TFL_OK) {
     tfl_graph_free(g);
     return s;

@@ -3,8 +3,8 @@
  * The file is untrusted: every offset, vtable, vector, string and buffer range is
  * checked before use. Failures return TFL_ERR_FORMAT (or _UNSUPPORTED for a valid
  * model using an op/type we do not know) with a message naming the bad field.
- * Only the first subgraph is loaded. Errors and metadata warnings go to `diag` (may
- * be NULL). Threads: any number of loads may run at once.
+ * Subgraph 0 is the graph; a model's other subgraphs (control flow) hang off it
+ * (tfl_graph.subgraphs). Errors and metadata warnings go to `diag` (may be NULL). Threads: any number of loads may run at once.
  */
 #ifndef TFL_LOADER_H
 #define TFL_LOADER_H

@@ -9,8 +9,14 @@
 #include "tfl_graph.h"
 
 tfl_status tfl_pass_fold_constants(tfl_graph *g, tfl_diag *diag);
+/* Shape arithmetic (SHAPE -> STRIDED_SLICE / GATHER -> PACK / CONCATENATION -> RESHAPE's
+ * target, and the int32/int64 ops between) evaluated once shapes are inferred: each small
+ * integer result becomes a graph-owned constant, its node dead (tfl_fold_ints.c lists the
+ * ops). Never fails: what it cannot evaluate runs as before. Returns how many it folded. */
+int tfl_pass_fold_shape_ints(tfl_graph *g, tfl_diag *diag);
 /* Marks dead every live node whose outputs nothing reads: no live node, no graph output,
- * and no state between runs (a node reading a variable tensor always runs). Such a node
+ * and no state between runs (a node reading a variable tensor always runs, and so does
+ * CALL_ONCE, whose init subgraph sets state). Such a node
  * has no visible effect, and a delegate would otherwise be handed values no one consumes
  * (XNNPACK drops those and then asserts on the node writing them). Returns how many. */
 int tfl_pass_prune(tfl_graph *g);
@@ -34,7 +40,9 @@ tfl_status tfl_pass_set_batch(tfl_graph *g, int batch, tfl_diag *diag);
 bool tfl_pass_nhwc_input(tfl_graph *g, int input);
 
 /* What tfl_interpreter_create runs before any delegate sees the graph: fold constants,
- * prune unread nodes, infer shapes, validate (tfl_validate.h). Running it again changes
+ * prune unread nodes, infer shapes, fold shape arithmetic (then prune and infer again),
+ * validate (tfl_validate.h); for a model with control flow, the same for every subgraph a
+ * live node runs (tfl_graph.subgraphs) before the graph's own shapes. Running it again changes
  * nothing. A caller that wants a model's errors before it makes an interpreter (an
  * element's state change) runs it on a graph of its own. */
 tfl_status tfl_graph_prepare(tfl_graph *g, tfl_diag *diag);

@@ -21,6 +21,8 @@ int tfl_pass_prune(tfl_graph *g)
     for (int k = 0; k < n->n_out && !needed; k++) needed = n->out[k] >= 0 && n->out[k] < nt && read[n->out[k]];
     for (int k = 0; k < n->n_in && !needed; k++)
       needed = n->in[k] >= 0 && n->in[k] < nt && g->tensors[n->in[k]].is_variable;
+    /* CALL_ONCE has no outputs: its init subgraph's effects are state, as TFLite runs it */
+    needed = needed || n->op == TFL_OP_CALL_ONCE;
     if (!needed) {
       n->dead = true;
       pruned++;

@@ -118,12 +118,23 @@ static double node_work(const tfl_graph *g, const tfl_node *n)
 static tfl_status within_limits(const tfl_graph *g, tfl_diag *d)
 {
   size_t bytes = 0;
-  for (int t = 0; t < g->n_tensors; t++) {
-    bytes += g->tensors[t].bytes;
-    if (g->tensors[t].bytes > FUZZ_MAX_BYTES || bytes > FUZZ_MAX_BYTES)
-      return tfl_fail(d, TFL_ERR_ARG, "fuzz limit: tensors need more than %zu bytes", FUZZ_MAX_BYTES);
-  }
   double work = 0;
+  /* the main graph and the subgraphs control-flow nodes run (each of those at most once per
+   * run, but a WHILE as often as its model says: not bounded, so not run here) */
+  for (int k = 0; k < (g->n_subgraphs > 1 ? g->n_subgraphs : 1); k++) {
+    const tfl_graph *s = k ? g->subgraphs[k] : g;
+    for (int t = 0; t < s->n_tensors; t++) {
+      bytes += s->tensors[t].bytes;
+      if (s->tensors[t].bytes > FUZZ_MAX_BYTES || bytes > FUZZ_MAX_BYTES)
+        return tfl_fail(d, TFL_ERR_ARG, "fuzz limit: tensors need more than %zu bytes", FUZZ_MAX_BYTES);
+    }
+    for (int i = 0; i < s->n_nodes; i++) {
+      if (s->nodes[i].dead) continue;
+      if (s->nodes[i].op == TFL_OP_WHILE)
+        return tfl_fail(d, TFL_ERR_ARG, "fuzz limit: a WHILE loop runs as long as its model says");
+      if (k) work += node_work(s, &s->nodes[i]);
+    }
+  }
   for (int i = 0; i < g->n_nodes; i++)
     if (!g->nodes[i].dead) work += node_work(g, &g->nodes[i]);
   /* the decoders: top-k passes over scores, masks, keypoints */

@@ -1,0 +1,189 @@
+/* test_fold_ints.c - shape arithmetic folded at prepare (runtime/tfl_fold_ints.c).
+ *
+ * A graph built in code as PyTorch exports compute RESHAPE targets: SHAPE -> STRIDED_SLICE /
+ * GATHER / SLICE -> MUL -> PACK -> RESHAPE of a constant vector -> RESHAPE, and a second
+ * target through CAST to int64, CONCATENATION with -1 and CAST back. After
+ * tfl_graph_prepare every integer node is dead, the targets are constants with the values
+ * worked out by hand, and the RESHAPEs' outputs have their shapes. Then what must not fold:
+ * a non-constant integer input, an out-of-range GATHER index (left to the kernel), an int32
+ * overflow, a graph output. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/tfl_passes.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                   \
+  do {                                                                                     \
+    if (!(cond)) {                                                                         \
+      failures++;                                                                          \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                          \
+      printf(__VA_ARGS__);                                                                 \
+      printf("\n");                                                                        \
+    }                                                                                      \
+  } while (0)
+
+#define DIMS(...) ((const int32_t[]){__VA_ARGS__})
+#define NDIMS(...) ((int)(sizeof((int32_t[]){__VA_ARGS__}) / sizeof(int32_t)))
+
+static tfl_graph *new_graph(void)
+{
+  tfl_graph *g = calloc(1, sizeof *g);
+  g->batch = 1;
+  return g;
+}
+
+static int tensor(tfl_graph *g, tfl_type type, int ndim, const int32_t *dims)
+{
+  return tfl_graph_add_tensor(g, "t", type, ndim, dims);
+}
+
+static int const_i32(tfl_graph *g, int n, const int32_t *v)
+{
+  int t = tensor(g, TFL_TYPE_INT32, 1, (int32_t[]){n});
+  g->tensors[t].data = tfl_graph_alloc(g, g->tensors[t].bytes);
+  memcpy(g->tensors[t].data, v, g->tensors[t].bytes);
+  g->tensors[t].is_const = true;
+  return t;
+}
+
+static int const_i64(tfl_graph *g, int n, const int64_t *v)
+{
+  int t = tensor(g, TFL_TYPE_INT64, 1, (int32_t[]){n});
+  g->tensors[t].data = tfl_graph_alloc(g, g->tensors[t].bytes);
+  memcpy(g->tensors[t].data, v, g->tensors[t].bytes);
+  g->tensors[t].is_const = true;
+  return t;
+}
+
+static int node(tfl_graph *g, tfl_op op, const int32_t *in, int n_in, int out, tfl_params p)
+{
+  return tfl_graph_add_node(g, op, in, n_in, (int32_t[]){out}, 1, &p);
+}
+
+static void set_io(tfl_graph *g, int n_in, const int32_t *in, int n_out, const int32_t *out)
+{
+  g->n_inputs = n_in;
+  g->inputs = malloc(sizeof(int32_t) * (size_t)n_in);
+  memcpy(g->inputs, in, sizeof(int32_t) * (size_t)n_in);
+  g->n_outputs = n_out;
+  g->outputs = malloc(sizeof(int32_t) * (size_t)n_out);
+  memcpy(g->outputs, out, sizeof(int32_t) * (size_t)n_out);
+}
+
+static bool values_are(const tfl_tensor *t, int n, const int64_t *want)
+{
+  if (!t->is_const || !t->data || (int)tfl_tensor_count(t) != n) return false;
+  for (int i = 0; i < n; i++) {
+    int64_t v = t->type == TFL_TYPE_INT64 ? ((const int64_t *)t->data)[i] : ((const int32_t *)t->data)[i];
+    if (v != want[i]) return false;
+  }
+  return true;
+}
+
+static bool shape_is(const tfl_tensor *t, int ndim, const int32_t *d)
+{
+  return t->ndim == ndim && !memcmp(t->dims, d, sizeof(int32_t) * (size_t)ndim);
+}
+
+static void test_pytorch_chain(void)
+{
+  tfl_graph *g = new_graph();
+  tfl_params none = {0};
+  int x = tensor(g, TFL_TYPE_FLOAT32, 3, DIMS(2, 3, 4));
+  int shp = tensor(g, TFL_TYPE_INT32, 1, DIMS(3));
+  tfl_params ps = {.shape = {TFL_TYPE_INT32}};
+  node(g, TFL_OP_SHAPE, (int32_t[]){x}, 1, shp, ps);
+  int zero = const_i32(g, 1, (int32_t[]){0}), one = const_i32(g, 1, (int32_t[]){1});
+  int b = tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
+  node(g, TFL_OP_STRIDED_SLICE, (int32_t[]){shp, zero, one, one}, 4, b, none);          /* {2} */
+  int hw2 = tensor(g, TFL_TYPE_INT32, 1, DIMS(2));
+  node(g, TFL_OP_GATHER, (int32_t[]){shp, const_i32(g, 2, (int32_t[]){1, 2})}, 2, hw2, none); /* {3, 4} */
+  int h = tensor(g, TFL_TYPE_INT32, 1, DIMS(1)), w = tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
+  node(g, TFL_OP_SLICE, (int32_t[]){hw2, zero, one}, 3, h, none);                          /* {3} */
+  node(g, TFL_OP_SLICE, (int32_t[]){hw2, one, one}, 3, w, none);                           /* {4} */
+  int hw = tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
+  node(g, TFL_OP_MUL, (int32_t[]){h, w}, 2, hw, none);                                     /* {12} */
+  int pk = tensor(g, TFL_TYPE_INT32, 2, DIMS(2, 1));
+  tfl_params pp = {.pack = {2, 0}};
+  node(g, TFL_OP_PACK, (int32_t[]){b, hw}, 2, pk, pp);                                     /* {{2}, {12}} */
+  int tgt = tensor(g, TFL_TYPE_INT32, 1, DIMS(2));
+  tfl_params pr = {.reshape = {.n = -1}};
+  node(g, TFL_OP_RESHAPE, (int32_t[]){pk, const_i32(g, 1, (int32_t[]){2})}, 2, tgt, pr);   /* {2, 12} */
+  int y = tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(2, 12));
+  int n_y = node(g, TFL_OP_RESHAPE, (int32_t[]){x, tgt}, 2, y, pr);
+  /* second target: int64 through CAST, CONCATENATION with -1, CAST back */
+  int tgt64 = tensor(g, TFL_TYPE_INT64, 1, DIMS(2));
+  tfl_params pc = {.cast = {-1, -1}};
+  node(g, TFL_OP_CAST, (int32_t[]){tgt}, 1, tgt64, pc);
+  int last = tensor(g, TFL_TYPE_INT64, 1, DIMS(1));
+  node(g, TFL_OP_SLICE, (int32_t[]){tgt64, one, one}, 3, last, none);                      /* {12} */
+  int cat = tensor(g, TFL_TYPE_INT64, 1, DIMS(2));
+  tfl_params pcat = {.concat = {0, TFL_ACT_NONE}};
+  node(g, TFL_OP_CONCATENATION, (int32_t[]){const_i64(g, 1, (int64_t[]){-1}), last}, 2, cat, pcat); /* {-1, 12} */
+  int cat32 = tensor(g, TFL_TYPE_INT32, 1, DIMS(2));
+  node(g, TFL_OP_CAST, (int32_t[]){cat}, 1, cat32, pc);
+  int z = tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(2, 12));
+  int n_z = node(g, TFL_OP_RESHAPE, (int32_t[]){x, cat32}, 2, z, pr);
+  set_io(g, 1, (int32_t[]){x}, 2, (int32_t[]){y, z});
+
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  tfl_status st = tfl_graph_prepare(g, &diag);
+  CHECK(st == TFL_OK, "prepare: %s", diag.error);
+  for (int i = 0; i < g->n_nodes; i++)
+    CHECK(g->nodes[i].dead == (i != n_y && i != n_z), "node %d (%s): dead %d", i, tfl_op_name(g->nodes[i].op),
+          g->nodes[i].dead);
+  CHECK(values_are(&g->tensors[tgt], 2, (int64_t[]){2, 12}), "first target not folded to {2, 12}");
+  CHECK(values_are(&g->tensors[cat32], 2, (int64_t[]){-1, 12}), "second target not folded to {-1, 12}");
+  CHECK(values_are(&g->tensors[tgt64], 2, (int64_t[]){2, 12}), "int64 cast not folded");
+  CHECK(shape_is(&g->tensors[y], 2, DIMS(2, 12)) && shape_is(&g->tensors[z], 2, DIMS(2, 12)), "reshape outputs");
+  /* again: nothing changes */
+  st = tfl_graph_prepare(g, &diag);
+  CHECK(st == TFL_OK && !g->nodes[n_y].dead, "second prepare: %s", diag.error);
+  tfl_graph_free(g);
+}
+
+/* Integer graphs the pass must leave to the kernels. */
+static void test_not_folded(void)
+{
+  tfl_graph *g = new_graph();
+  tfl_params none = {0};
+  int v = tensor(g, TFL_TYPE_INT32, 1, DIMS(3)); /* a graph input: not constant */
+  int a = tensor(g, TFL_TYPE_INT32, 1, DIMS(3));
+  int n_a = node(g, TFL_OP_ADD, (int32_t[]){v, const_i32(g, 3, (int32_t[]){1, 2, 3})}, 2, a, none);
+  int c = const_i32(g, 3, (int32_t[]){5, 6, 7});
+  int gi = tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
+  int n_g = node(g, TFL_OP_GATHER, (int32_t[]){c, const_i32(g, 1, (int32_t[]){3})}, 2, gi, none); /* index 3 of 3 */
+  int m = tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
+  int big = const_i32(g, 1, (int32_t[]){1 << 20});
+  int n_m = node(g, TFL_OP_MUL, (int32_t[]){big, big}, 2, m, none);                 /* 2^40: not int32 */
+  int o = tensor(g, TFL_TYPE_INT32, 1, DIMS(3));
+  int n_o = node(g, TFL_OP_SUB, (int32_t[]){c, c}, 2, o, none);                     /* a graph output */
+  /* a, gi and m are read by a node, not graph outputs: only their own values keep them */
+  int all = tensor(g, TFL_TYPE_INT32, 1, DIMS(5));
+  tfl_params pcat = {.concat = {0, TFL_ACT_NONE}};
+  node(g, TFL_OP_CONCATENATION, (int32_t[]){a, gi, m}, 3, all, pcat);
+  set_io(g, 1, (int32_t[]){v}, 2, (int32_t[]){all, o});
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  int folded = tfl_pass_fold_shape_ints(g, &diag);
+  CHECK(folded == 0, "%d nodes folded, expected none", folded);
+  CHECK(!g->nodes[n_a].dead && !g->nodes[n_g].dead && !g->nodes[n_m].dead && !g->nodes[n_o].dead,
+        "a node was folded");
+  tfl_graph_free(g);
+}
+
+int main(void)
+{
+  test_pytorch_chain();
+  test_not_folded();
+  if (failures) {
+    printf("fold_ints: %d failures\n", failures);
+    return 1;
+  }
+  printf("fold_ints: all checks passed\n");
+  return 0;
+}
