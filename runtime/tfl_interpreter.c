@@ -276,6 +276,10 @@ static tfl_status prepare_graph(tfl_graph *g, uint8_t *done, tfl_diag *diag)
 {
   tfl_status st = tfl_pass_fold_constants(g, diag);
   if (st != TFL_OK) return st;
+  int lists = tfl_pass_list_update(g, diag);
+  if (lists)
+    tfl_logf(diag, TFL_LOG_INFO, "%d tensor-list write%s (CONCATENATION of SLICEs at a run-time index) run as "
+             "DYNAMIC_UPDATE_SLICE", lists, lists == 1 ? "" : "s");
   int pruned = tfl_pass_prune(g);
   if (pruned)
     tfl_logf(diag, TFL_LOG_INFO, "%d node%s skipped: nothing reads %s outputs", pruned, pruned == 1 ? "" : "s",

@@ -14,6 +14,11 @@ tfl_status tfl_pass_fold_constants(tfl_graph *g, tfl_diag *diag);
  * integer result becomes a graph-owned constant, its node dead (tfl_fold_ints.c lists the
  * ops). Never fails: what it cannot evaluate runs as before. Returns how many it folded. */
 int tfl_pass_fold_shape_ints(tfl_graph *g, tfl_diag *diag);
+/* A tensor-list write as the converter lowers it, CONCATENATION(SLICE(L, 0, [i, -1..]), U,
+ * SLICE(L, [i + 1, 0..], -1)) with i computed at run time (a loop counter: the slices change
+ * shape every iteration), becomes the DYNAMIC_UPDATE_SLICE(L, U, [i, 0..]) it computes, the
+ * slices left unread (tfl_list_update.c says what is matched). Returns how many. */
+int tfl_pass_list_update(tfl_graph *g, tfl_diag *diag);
 /* Marks dead every live node whose outputs nothing reads: no live node, no graph output,
  * and no state between runs (a node reading a variable tensor always runs, and so does
  * CALL_ONCE, whose init subgraph sets state). Such a node
@@ -40,10 +45,10 @@ tfl_status tfl_pass_set_batch(tfl_graph *g, int batch, tfl_diag *diag);
 bool tfl_pass_nhwc_input(tfl_graph *g, int input);
 
 /* What tfl_interpreter_create runs before any delegate sees the graph: fold constants,
- * prune unread nodes, infer shapes, fold shape arithmetic (then prune and infer again),
- * validate (tfl_validate.h); for a model with control flow, the same for every subgraph a
- * live node runs (tfl_graph.subgraphs) before the graph's own shapes. Running it again changes
- * nothing. A caller that wants a model's errors before it makes an interpreter (an
+ * rewrite tensor-list writes, prune unread nodes, infer shapes, fold shape arithmetic (then
+ * prune and infer again), validate (tfl_validate.h); for a model with control flow, the
+ * same for every subgraph a live node runs (tfl_graph.subgraphs) before the graph's own
+ * shapes. Running it again changes nothing. A caller that wants a model's errors before it makes an interpreter (an
  * element's state change) runs it on a graph of its own. */
 tfl_status tfl_graph_prepare(tfl_graph *g, tfl_diag *diag);
 

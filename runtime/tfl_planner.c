@@ -124,9 +124,15 @@ tfl_status tfl_plan_graph(tfl_graph *g, const tfl_extra_use *extra, int n_extra,
       if ((step) > items[t].last) items[t].last = (step);                                           \
     }                                                                                               \
   } while (0)
+  /* A subgraph's inputs (g->root set: WHILE, IF and CALL_ONCE run it) live the whole run, as
+   * TensorFlow Lite's arena planner keeps every graph input: WHILE writes the body's inputs
+   * from its outputs one by one after the body ran (control_ops.c), so an output placed on
+   * the bytes of an input that died early would be overwritten before it is read. The main
+   * graph's inputs are written before each invoke only and may die at their last read. */
   for (int i = 0; i < g->n_inputs; i++)
     if (g->inputs[i] >= 0 && g->inputs[i] < nt) {
       TOUCH(g->inputs[i], 0);
+      if (g->root) TOUCH(g->inputs[i], end);
       pinned[g->inputs[i]] = true;
     }
   for (int ni = 0; ni < g->n_nodes; ni++) {

@@ -11,7 +11,8 @@
  * O(n^2) for n tensors, a few hundred in real models.
  *
  * tfl_plan_graph derives lifetimes from a graph: steps are node indices + 1; graph
- * inputs live from step 0, graph outputs to the end, variable tensors the whole run.
+ * inputs live from step 0 (a subgraph's, which control nodes write, to the end as well),
+ * graph outputs to the end, variable tensors the whole run.
  * Constants and tensors no live node touches are not planned.
  */
 #ifndef TFL_PLANNER_H

@@ -51,7 +51,7 @@ def convert_fn(fn):
     return conv.convert()
 
 
-@case('while_tf_counter', 'tf', needs='LESS')
+@case('while_tf_counter', 'tf')
 def _():
     """A counted loop: the cond compares the counter (LESS), the body updates two tensors."""
     import tensorflow as tf
@@ -168,14 +168,14 @@ def convert_keras(layer, shape):
     return tf.lite.TFLiteConverter.from_keras_model(model).convert()
 
 
-@case('while_keras_lstm', 'tf', needs='GATHER LESS SLICE SPLIT')
+@case('while_keras_lstm', 'tf')
 def _():
     import keras
     keras.utils.set_random_seed(1)
     return convert_keras(keras.layers.LSTM(4, return_sequences=True), [5, 3])
 
 
-@case('while_keras_gru', 'tf', needs='GATHER LESS SPLIT')
+@case('while_keras_gru', 'tf')
 def _():
     import keras
     keras.utils.set_random_seed(2)

@@ -3,7 +3,9 @@
  *
  * prepare gives each subgraph the node runs an interpreter of its own on a CPU delegate of
  * its own (reference kernels, one thread), so a subgraph with control flow of its own
- * prepares its nodes' subgraphs in turn; every tensor lives in that interpreter's arena.
+ * prepares its nodes' subgraphs in turn; every tensor lives in that interpreter's arena,
+ * where a subgraph's inputs keep their bytes for the whole run (tfl_planner.c): eval_while
+ * writes the body's inputs while later body outputs are still to be read.
  * eval only copies bytes between the node's tensors and the subgraphs' inputs and outputs
  * and invokes them: no allocation. The loader has checked the subgraphs' input and output
  * counts and types against the node (tfl_loader.c); prepare checks the shapes, which must
