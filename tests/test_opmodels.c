@@ -144,14 +144,19 @@ static int check_fast_vs_reference(run *ref, run *fast)
 int main(int argc, char **argv)
 {
   const char *name = NULL, *dir = "tests/opmodels";
+  const char *delegate = "cpu", *precision = "fp32";
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) dir = argv[++i];
+    else if (strcmp(argv[i], "--delegate") == 0 && i + 1 < argc) delegate = argv[++i];
+    else if (strcmp(argv[i], "--precision") == 0 && i + 1 < argc) precision = argv[++i];
     else if (!name) name = argv[i];
   }
-  if (!name) {
-    fprintf(stderr, "usage: test_opmodels CASE [--dir tests/opmodels]\n");
+  bool gl = strcmp(delegate, "gl") == 0;
+  if (!name || (!gl && strcmp(delegate, "cpu") != 0) || (strcmp(precision, "fp16") && strcmp(precision, "fp32"))) {
+    fprintf(stderr, "usage: test_opmodels CASE [--dir tests/opmodels] [--delegate cpu|gl] [--precision fp16|fp32]\n");
     return 2;
   }
+  if (gl) return opmodels_gl_run(name, dir, strcmp(precision, "fp16") == 0);
   char model[4096], golden[4096];
   snprintf(model, sizeof model, "%s/models/%s.tflite", dir, name);
   snprintf(golden, sizeof golden, "%s/golden/%s.gauss.txt", dir, name);

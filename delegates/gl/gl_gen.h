@@ -162,6 +162,9 @@ void gl_gen_per_vec4(const gl_gen_in *in, gl_gen_out *o);
 /* Element-wise expression of an op on GLSL expressions a (input 0) and b (input 1);
  * false for ops that are not element-wise. */
 bool gl_eltwise_expr(const tfl_node *n, const char *a, const char *b, gl_str *s);
+/* GLSL functions (tfl_erf, tfl_pow, ...) the element-wise expressions call; every shader
+ * defines them (gl_emit.c). */
+extern const char gl_eltwise_helpers[];
 /* "v = act(v);" for a fused activation; false for ones we cannot run (SIGN_BIT). */
 bool gl_act_stmt(tfl_activation act, const char *v, gl_str *s);
 bool gl_act_ok(tfl_activation act);

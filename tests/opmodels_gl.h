@@ -1,0 +1,22 @@
+/* opmodels_gl.h - test_opmodels' GL mode (--delegate gl): one single-op model run with the
+ * GL delegate as the interpreter's accelerator (the CPU reference kernels as its fallback)
+ * and compared with the real TensorFlow Lite's golden.
+ *
+ * Float outputs within 1e-4 (fp32) or 1e-2 (fp16) x max(1, golden range). Prints, per node,
+ * whether GL took it and, if not, the GL check's reason. Exit status: 0 pass (or a case
+ * out of scope: an input or output that is not float32, with a note), 1 fail, 77 when GL
+ * takes none of the model's nodes (meson: skipped). Without a golden the GL run is
+ * compared with the CPU reference run, same tolerances.
+ */
+#ifndef OPMODELS_GL_H
+#define OPMODELS_GL_H
+
+#include <stdbool.h>
+
+#define OPMODELS_GL_SKIP 77
+
+/* CASE's model dir/models/CASE.tflite against dir/golden/CASE.gauss.txt on GL, fp16 or fp32
+ * storage. Returns the exit status above. */
+int opmodels_gl_run(const char *name, const char *dir, bool fp16);
+
+#endif
