@@ -244,6 +244,11 @@ tfl_status gl_check_softmax(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_softmax(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_mean(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_mean(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+/* SUM, MEAN, REDUCE_MAX/MIN/PROD over any constant axes (gl_gen_reduce.c) */
+tfl_status gl_check_reduce(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_reduce(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+/* A MEAN over exactly height and width of a 4-D input (gl_gen_mean's parallel mean). */
+bool gl_mean_is_spatial(const tfl_graph *g, int node);
 tfl_status gl_check_alias(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_check_detection(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
