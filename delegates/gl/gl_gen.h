@@ -249,6 +249,9 @@ tfl_status gl_check_reduce(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_reduce(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 /* A MEAN over exactly height and width of a 4-D input (gl_gen_mean's parallel mean). */
 bool gl_mean_is_spatial(const tfl_graph *g, int node);
+/* TRANSPOSE, SLICE, PACK, UNPACK, SPLIT, SPLIT_V as gathers (gl_gen_layout.c) */
+tfl_status gl_check_layout(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_layout(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_alias(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_check_detection(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
