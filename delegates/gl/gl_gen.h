@@ -252,6 +252,9 @@ bool gl_mean_is_spatial(const tfl_graph *g, int node);
 /* TRANSPOSE, SLICE, PACK, UNPACK, SPLIT, SPLIT_V as gathers (gl_gen_layout.c) */
 tfl_status gl_check_layout(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_layout(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+/* BATCH_MATMUL on floats, adj_x/adj_y, batch broadcasting (gl_gen_matmul.c) */
+tfl_status gl_check_batch_matmul(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_batch_matmul(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_alias(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_check_detection(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
