@@ -125,17 +125,26 @@ tfl_status gl_gen_mean(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 
 tfl_status gl_check_softmax(const tfl_graph *g, int node, tfl_diag *diag)
 {
+  const tfl_node *n = &g->nodes[node];
+  if (n->op == TFL_OP_LOG_SOFTMAX && n->n_in >= 1 && n->in[0] >= 0 && n->n_out >= 1 && n->out[0] >= 0) {
+    const tfl_tensor *x = &g->tensors[n->in[0]], *y = &g->tensors[n->out[0]];
+    if (x->type != TFL_TYPE_FLOAT32 || y->type != TFL_TYPE_FLOAT32)
+      return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "%s -> %s (tensors %d -> %d): GL takes float32 only",
+                           tfl_type_name(x->type), tfl_type_name(y->type), n->in[0], n->out[0]);
+  }
   return check_unary_io(g, node, 0, diag);
 }
 
+/* SOFTMAX, and LOG_SOFTMAX (beta 1): x - max - log(sum(exp(x - max))), as TFLite */
 tfl_status gl_gen_softmax(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
+  const bool log_sm = in->n->op == TFL_OP_LOG_SOFTMAX;
   o->grid[0] = in->out.w;
   o->grid[1] = in->out.h;
   o->grid[2] = in->out.b;
   gl_str *m = &o->main;
   gl_str_addf(m, "  const highp float beta = ");
-  gl_str_float(m, in->n->p.softmax.beta);
+  gl_str_float(m, log_sm ? 1.0f : in->n->p.softmax.beta);
   gl_str_addf(m,
               ";\n"
               "  int x = gid.x, y = gid.y, b = gid.z;\n"
@@ -149,7 +158,10 @@ tfl_status gl_gen_softmax(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
               "    highp vec4 e = exp((vec4(I0_LD(b, y, x, s)) - mx) * beta);\n"
               "    for (int k = 0; k < 4; k++) if (s * 4 + k < I0_C) sum += e[k];\n"
               "  }\n"
-              "  for (int s = 0; s < I0_S; s++)\n"
-              "    store_out(b, y, x, s, FLT4(exp((vec4(I0_LD(b, y, x, s)) - mx) * beta) / sum));\n");
+              "  for (int s = 0; s < I0_S; s++)\n");
+  if (log_sm)
+    gl_str_addf(m, "    store_out(b, y, x, s, FLT4((vec4(I0_LD(b, y, x, s)) - mx) - log(sum)));\n");
+  else
+    gl_str_addf(m, "    store_out(b, y, x, s, FLT4(exp((vec4(I0_LD(b, y, x, s)) - mx) * beta) / sum));\n");
   return TFL_OK;
 }

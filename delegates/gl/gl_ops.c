@@ -54,6 +54,7 @@ static const gl_op_info table[TFL_OP_COUNT] = {
   [TFL_OP_SPLIT] = {GL_KIND_GEN, RAW(0), gl_check_layout, gl_gen_layout},
   [TFL_OP_SPLIT_V] = {GL_KIND_GEN, RAW(1) | RAW(2), gl_check_layout, gl_gen_layout},
   [TFL_OP_BATCH_MATMUL] = {GL_KIND_GEN, 0, gl_check_batch_matmul, gl_gen_batch_matmul},
+  [TFL_OP_LOG_SOFTMAX] = {GL_KIND_GEN, 0, gl_check_softmax, gl_gen_softmax},
   [TFL_OP_SUM] = {GL_KIND_GEN, RAW(1), gl_check_reduce, gl_gen_reduce},
   [TFL_OP_REDUCE_MAX] = {GL_KIND_GEN, RAW(1), gl_check_reduce, gl_gen_reduce},
   [TFL_OP_REDUCE_MIN] = {GL_KIND_GEN, RAW(1), gl_check_reduce, gl_gen_reduce},
