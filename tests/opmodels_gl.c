@@ -32,8 +32,8 @@ static void gl_run_free(gl_run *r)
   r->g = NULL;
 }
 
-/* The first graph input or output that is not float32 (its description into what), or
- * false when all are. */
+/* The first graph input or output that is not float32, or quantized activation inside
+ * (its description into what); false when there is none. */
 static bool non_float_io(const tfl_graph *g, char *what, size_t n)
 {
   for (int k = 0; k < 2; k++) {
@@ -46,6 +46,15 @@ static bool non_float_io(const tfl_graph *g, char *what, size_t n)
                  tfl_type_name(t->type));
         return true;
       }
+    }
+  }
+  /* float at the edges but quantized inside (QUANTIZE -> op -> DEQUANTIZE): GL runs such
+   * chains in the float domain, not TFLite's integer arithmetic */
+  for (int i = 0; i < g->n_tensors; i++) {
+    const tfl_tensor *t = &g->tensors[i];
+    if (!t->is_const && t->q.n > 0 && t->type != TFL_TYPE_FLOAT32) {
+      snprintf(what, n, "tensor %d (%s) is quantized %s", i, t->name ? t->name : "", tfl_type_name(t->type));
+      return true;
     }
   }
   return false;
