@@ -32,8 +32,8 @@ static void gl_run_free(gl_run *r)
   r->g = NULL;
 }
 
-/* The first graph input or output that is not float32, or quantized activation inside
- * (its description into what); false when there is none. */
+/* The first graph input or output that is not float32, quantized activation inside or
+ * hybrid node (its description into what); false when there is none. */
 static bool non_float_io(const tfl_graph *g, char *what, size_t n)
 {
   for (int k = 0; k < 2; k++) {
@@ -55,6 +55,22 @@ static bool non_float_io(const tfl_graph *g, char *what, size_t n)
     if (!t->is_const && t->q.n > 0 && t->type != TFL_TYPE_FLOAT32) {
       snprintf(what, n, "tensor %d (%s) is quantized %s", i, t->name ? t->name : "", tfl_type_name(t->type));
       return true;
+    }
+  }
+  /* hybrid (dynamic-range) ops: 8-bit constant weights read by a float op, which TFLite
+   * runs on activations quantized on the fly (GL: on the float activations) */
+  for (int i = 0; i < g->n_nodes; i++) {
+    const tfl_node *nd = &g->nodes[i];
+    if (nd->op == TFL_OP_DEQUANTIZE || nd->n_out < 1 || nd->out[0] < 0 ||
+        g->tensors[nd->out[0]].type != TFL_TYPE_FLOAT32)
+      continue;
+    for (int k = 0; k < nd->n_in; k++) {
+      const tfl_tensor *t = nd->in[k] >= 0 ? &g->tensors[nd->in[k]] : NULL;
+      if (t && t->is_const && t->q.n > 0 && (t->type == TFL_TYPE_INT8 || t->type == TFL_TYPE_UINT8)) {
+        snprintf(what, n, "node %d (%s) is hybrid: float output, 8-bit constant input tensor %d", i,
+                 tfl_op_name(nd->op), nd->in[k]);
+        return true;
+      }
     }
   }
   return false;

@@ -4,8 +4,8 @@
  *
  * Float outputs within 1e-4 (fp32) or 1e-2 (fp16) x max(1, golden range). Prints, per node,
  * whether GL took it and, if not, the GL check's reason. Exit status: 0 pass (or a case
- * out of scope: an input or output that is not float32, or quantized activations inside,
- * with a note), 1 fail, 77 when GL
+ * out of scope: an input or output that is not float32, quantized activations inside or
+ * hybrid ops with 8-bit weights, with a note), 1 fail, 77 when GL
  * takes none of the model's nodes (meson: skipped). Without a golden the GL run is
  * compared with the CPU reference run, same tolerances.
  */
