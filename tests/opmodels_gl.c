@@ -295,3 +295,14 @@ done:
   printf("%s: %s\n", name, status == 1 ? "FAIL" : status == OPMODELS_GL_SKIP ? "skipped" : "ok");
   return status;
 }
+
+int opmodels_gl_main(const char *name, const char *dir, const char *const *precision, int n)
+{
+  bool failed = false, all_skipped = true;
+  for (int i = 0; i < n; i++) {
+    int st = opmodels_gl_run(name, dir, strcmp(precision[i], "fp16") == 0);
+    failed = failed || st == 1;
+    all_skipped = all_skipped && st == OPMODELS_GL_SKIP;
+  }
+  return failed ? 1 : all_skipped ? OPMODELS_GL_SKIP : 0;
+}

@@ -19,5 +19,8 @@
 /* CASE's model dir/models/CASE.tflite against dir/golden/CASE.gauss.txt on GL, fp16 or fp32
  * storage. Returns the exit status above. */
 int opmodels_gl_run(const char *name, const char *dir, bool fp16);
+/* opmodels_gl_run once per precision ("fp16" or "fp32"), n of them: 1 when any run failed,
+ * 77 when every run was skipped, else 0. */
+int opmodels_gl_main(const char *name, const char *dir, const char *const *precision, int n);
 
 #endif
