@@ -9,8 +9,14 @@
  * quantized chains), quantized and integer outputs within 1 LSB.
  * A case without a golden (the oracle cannot run it: NOTES.md) is checked fast-vs-reference
  * only. Exit status: 0 pass, 1 fail.
+ *
+ *   test_opmodels CASE --dir tests/opmodels --delegate gl [--precision fp16|fp32 ...]
+ *
+ * runs it on the GL delegate instead, once per precision given (default fp32; opmodels_gl.h;
+ * 77: GL takes none of its nodes).
  */
 #include "golden.h"
+#include "opmodels_gl.h"
 
 #include "delegates/cpu/cpu_delegate.h"
 #include "runtime/tfl_interpreter.h"
@@ -150,9 +156,9 @@ int main(int argc, char **argv)
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) dir = argv[++i];
     else if (strcmp(argv[i], "--delegate") == 0 && i + 1 < argc) delegate = argv[++i];
-    else if (strcmp(argv[i], "--precision") == 0 && i + 1 < argc && n_prec < 2) {
-      precision[n_prec++] = argv[++i];
-      bad_prec = bad_prec || (strcmp(argv[i], "fp16") && strcmp(argv[i], "fp32"));
+    else if (strcmp(argv[i], "--precision") == 0 && i + 1 < argc) {
+      bad_prec = bad_prec || n_prec == 2 || (strcmp(argv[i + 1], "fp16") && strcmp(argv[i + 1], "fp32"));
+      precision[n_prec < 2 ? n_prec++ : 1] = argv[++i];
     } else if (!name) name = argv[i];
   }
   bool gl = strcmp(delegate, "gl") == 0;
