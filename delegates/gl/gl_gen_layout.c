@@ -231,6 +231,41 @@ tfl_status gl_check_layout(const tfl_graph *g, int node, tfl_diag *diag)
   return TFL_OK;
 }
 
+/* Whether every piece moves whole rows: the last dim maps to the input's last dim with
+ * step 1 and the same length, every other step and the base are whole rows (TRANSPOSE
+ * keeping the last axis, SLICE / SPLIT / UNPACK / PACK along an outer one). Then an output
+ * vec4 is an input vec4 of the same slice. c_in: each piece's input channels. */
+static bool moves_rows(const gather *G, const int *c_in)
+{
+  if (G->rank < 1 || (G->n_pieces > 1 && G->sel == G->rank - 1)) return false;
+  for (int k = 0; k < G->n_pieces; k++) {
+    const piece *p = &G->p[k];
+    long c = c_in[k];
+    if (c < 1 || p->st[G->rank - 1] != 1 || G->dims[G->rank - 1] != c || p->base % c) return false;
+    for (int d = 0; d + 1 < G->rank; d++)
+      if (p->st[d] % c) return false;
+  }
+  return true;
+}
+
+/* Whole rows: output vec4 (b, y, x, s) of P is vec4 s of one input row. */
+static void emit_rows(gl_str *m, const gather *G, const int *c_in, const char *P)
+{
+  gl_str_addf(m, "    int L = (b * %s_H + y) * %s_W + x;\n    FLT4 v = FLT4(0.0);\n", P, P);
+  for (int d = G->rank - 2; d >= 1; d--) gl_str_addf(m, "    int o%d = L %% %d;\n    L /= %d;\n", d, G->dims[d], G->dims[d]);
+  if (G->rank >= 2) gl_str_addf(m, "    int o0 = L;\n");
+  for (int k = 0; k < G->n_pieces; k++) {
+    const piece *p = &G->p[k];
+    long c = c_in[k];
+    if (G->n_pieces > 1) gl_str_addf(m, "    %sif (o%d < %d)", k ? "else " : "", G->sel, p->hi);
+    else gl_str_addf(m, "   ");
+    gl_str_addf(m, " v = row%d(%ld", p->obj, (p->base - (long)p->lo * p->st[G->sel]) / c);
+    for (int d = 0; d + 1 < G->rank; d++)
+      if (p->st[d]) gl_str_addf(m, " + o%d * %ld", d, p->st[d] / c);
+    gl_str_addf(m, ", s);\n");
+  }
+}
+
 /* The lanes of one output's vec4 at (b, y, x, s) of object P ("O" or "Ok") into v. */
 static void emit_output(gl_str *m, const gather *G, const char *P)
 {
@@ -265,8 +300,9 @@ tfl_status gl_gen_layout(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
       gl_str_addf(&o->decls,
                   "float ld%d(int i) {\n"
                   "  int c = i %% I%d_C;\n  i /= I%d_C;\n  int x = i %% I%d_W;\n  i /= I%d_W;\n"
-                  "  int y = i %% I%d_H;\n  return I%d_AT(i / I%d_H, y, x, c);\n}\n",
-                  k, k, k, k, k, k, k, k);
+                  "  int y = i %% I%d_H;\n  return I%d_AT(i / I%d_H, y, x, c);\n}\n"
+                  "FLT4 row%d(int r, int s) { return I%d_LD(r / (I%d_H * I%d_W), (r / I%d_W) %% I%d_H, r %% I%d_W, s); }\n",
+                  k, k, k, k, k, k, k, k, k, k, k, k, k, k, k);
   long most = 0;
   for (int j = 0; j < n->n_out; j++) {
     if (n->out[j] < 0) continue;
@@ -290,7 +326,10 @@ tfl_status gl_gen_layout(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
                 "    int x = i %% %s_W, y = (i / %s_W) %% %s_H, s = (i / (%s_W * %s_H)) %% %s_S, "
                 "b = i / (%s_W * %s_H * %s_S);\n",
                 P, P, P, P, P, P, P, P, P, P, P, P, P);
-    emit_output(m, &G, P);
+    int c_in[MAX_PIECES];
+    for (int k = 0; k < G.n_pieces; k++) c_in[k] = in->in[G.p[k].obj].c;
+    if (moves_rows(&G, c_in)) emit_rows(m, &G, c_in, P);
+    else emit_output(m, &G, P);
     if (j) gl_str_addf(m, "    %s_ST(b, y, x, s, v);\n  }\n", P);
     else gl_str_addf(m, "    store_out(b, y, x, s, v);\n  }\n");
   }
