@@ -165,3 +165,27 @@ def register(mk):
         y = t(m, [1, 3, 7, 6])
         m.op('CONCATENATION', [a, b], [y], 'ConcatenationOptions', {'axis': 2})
         m.output(y)
+
+    # ---- element-wise ops fused into a convolution's store (YOLOv3/v5-style LEAKY_RELU,
+    # ELU, and a LayerNorm's SQUARED_DIFFERENCE / SQRT / DIV on a conv's output)
+    def conv_then(name, ops):
+        @mk.litert_case(name)
+        def _(m):
+            x = m.input([1, 6, 7, 5])
+            w, b = m.weights([6, 3, 3, 5]), m.weights([6])
+            y = t(m, [1, 6, 7, 6])
+            m.op('CONV_2D', [x, w, b], [y], 'Conv2DOptions', {
+                'padding': 'SAME', 'stride_h': 1, 'stride_w': 1, 'dilation_h_factor': 1,
+                'dilation_w_factor': 1, 'fused_activation_function': 'NONE'})
+            for op, opt_type, opt, other in ops:
+                z = t(m, [1, 6, 7, 6])
+                m.op(op, [y] + ([m.const([6], other)] if other else []), [z], opt_type, opt)
+                y = z
+            m.output(y)
+    conv_then('leaky_relu_after_conv_f32', [('LEAKY_RELU', 'LeakyReluOptions', {'alpha': 0.1}, None)])
+    conv_then('elu_after_conv_f32', [('ELU', None, None, None)])
+    conv_then('squared_difference_sqrt_div_after_conv_f32', [
+        ('SQUARED_DIFFERENCE', 'SquaredDifferenceOptions', {}, [0.1, -0.2, 0.3, 0.0, 0.5, -0.6]),
+        ('ADD', 'AddOptions', {}, [1e-3] * 6),
+        ('SQRT', None, None, None),
+        ('DIV', 'DivOptions', {}, [2.0, 0.5, 1.5, 3.0, 0.7, 1.1])])
