@@ -255,6 +255,11 @@ tfl_status gl_gen_layout(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 /* BATCH_MATMUL on floats, adj_x/adj_y, batch broadcasting (gl_gen_matmul.c) */
 tfl_status gl_check_batch_matmul(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_batch_matmul(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+/* L2_NORMALIZATION over the last axis, LOCAL_RESPONSE_NORMALIZATION (gl_gen_pool.c), float32 */
+tfl_status gl_check_l2norm(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_l2norm(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+tfl_status gl_check_lrn(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_lrn(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_alias(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_check_detection(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);

@@ -346,6 +346,29 @@ static void c_softmax_3d(op_runner *r, unsigned *s)
   op_runner_io(r, (int[]){a}, 1, (int[]){y}, 1);
   r->node.p.softmax.beta = 1.0f;
 }
+static void c_l2norm(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_L2_NORMALIZATION);
+  int a = tensor_rand(r, s, DIMS(2, 5, 11), false, -2, 2);
+  int y = OUT(r, 2, 5, 11);
+  op_runner_io(r, (int[]){a}, 1, (int[]){y}, 1);
+}
+static void c_lrn(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_LOCAL_RESPONSE_NORMALIZATION);
+  int a = tensor_rand(r, s, DIMS(1, 3, 4, 9), false, -2, 2);
+  int y = OUT(r, 1, 3, 4, 9);
+  op_runner_io(r, (int[]){a}, 1, (int[]){y}, 1);
+  r->node.p.lrn = (tfl_lrn_params){2, 1.0f, 0.3f, 0.75f};
+}
+static void c_l2pool(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_L2_POOL_2D);
+  int a = tensor_rand(r, s, DIMS(1, 7, 6, 5), false, -1, 1);
+  int y = OUT(r, 1, 4, 3, 5);
+  op_runner_io(r, (int[]){a}, 1, (int[]){y}, 1);
+  r->node.p.pool = (tfl_pool_params){TFL_PAD_SAME, 2, 2, 3, 3, TFL_ACT_RELU6};
+}
 /* TFLite leaves CONCATENATION's fused activation unapplied: so must GL */
 static void c_concat_relu(op_runner *r, unsigned *s)
 {
@@ -481,6 +504,7 @@ static const struct {
   {"mean h and c", c_mean_hc}, {"reduce max last axis 2-D", c_max_last}, {"reduce max b and w", c_max_b_w},
   {"reduce min w and c", c_min_wc}, {"reduce prod all", c_prod_all}, {"log softmax 3-D", c_log_softmax},
   {"softmax 3-D last axis", c_softmax_3d}, {"concat channels relu (ignored)", c_concat_relu},
+  {"l2 normalization 3-D", c_l2norm}, {"local response normalization r2", c_lrn}, {"l2 pool 3x3 s2 same relu6", c_l2pool},
 };
 
 /* fp16 mode keeps a 1-pixel tile's weights 32-bit on maps of 1024+ pixels and 16+
