@@ -92,8 +92,7 @@ static bool make_gather(const tfl_graph *g, int node, int out, gather *G, tfl_di
   piece *p = &G->p[0];
   *p = (piece){data_input(n->op), 0, 0, 0, {0}};
   int axis = 0;
-  switch (n->op) {
-  case TFL_OP_TRANSPOSE: {
+  if (n->op == TFL_OP_TRANSPOSE) {
     const tfl_tensor *pm = &g->tensors[n->in[1]];
     if (!const_ints(pm) || (int)tfl_tensor_count(pm) != x->ndim || y->ndim != x->ndim) {
       gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "perm (tensor %d) is not a constant of %d ints", n->in[1], x->ndim);
@@ -113,7 +112,7 @@ static bool make_gather(const tfl_graph *g, int node, int out, gather *G, tfl_di
     }
     return true;
   }
-  case TFL_OP_SLICE: {
+  if (n->op == TFL_OP_SLICE) {
     const tfl_tensor *bt = &g->tensors[n->in[1]];
     if (!const_ints(bt) || (int)tfl_tensor_count(bt) != x->ndim || y->ndim != x->ndim) {
       gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "begin (tensor %d) is not a constant of %d ints", n->in[1],
@@ -132,7 +131,7 @@ static bool make_gather(const tfl_graph *g, int node, int out, gather *G, tfl_di
     }
     return true;
   }
-  case TFL_OP_PACK: {
+  if (n->op == TFL_OP_PACK) {
     if (!op_axis(g, n, y->ndim, &axis) || n->n_in > MAX_PIECES || n->n_in != y->dims[axis]) {
       gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "axis %d of output tensor %d with %d inputs (GL: up to %d)",
                     n->p.pack.axis, n->out[0], n->n_in, MAX_PIECES);
@@ -156,7 +155,7 @@ static bool make_gather(const tfl_graph *g, int node, int out, gather *G, tfl_di
     }
     return true;
   }
-  case TFL_OP_UNPACK: {
+  if (n->op == TFL_OP_UNPACK) {
     if (!op_axis(g, n, x->ndim, &axis) || y->ndim != x->ndim - 1 || out >= x->dims[axis]) {
       gl_node_error(diag, TFL_ERR_SHAPE, g, node, "axis %d of input tensor %d for output %d", n->p.pack.axis, n->in[0],
                     out);
@@ -166,8 +165,7 @@ static bool make_gather(const tfl_graph *g, int node, int out, gather *G, tfl_di
     for (int d = 0; d < y->ndim; d++) p->st[d] = xs[d < axis ? d : d + 1];
     return true;
   }
-  case TFL_OP_SPLIT:
-  case TFL_OP_SPLIT_V: {
+  if (n->op == TFL_OP_SPLIT || n->op == TFL_OP_SPLIT_V) {
     if (!op_axis(g, n, x->ndim, &axis) || y->ndim != x->ndim) {
       gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "the axis is not a constant scalar within input tensor %d's %d dims",
                     n->in[data_input(n->op)], x->ndim);
@@ -191,10 +189,8 @@ static bool make_gather(const tfl_graph *g, int node, int out, gather *G, tfl_di
     p->base = off * xs[axis];
     return true;
   }
-  default:
-    gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "not a layout op");
-    return false;
-  }
+  gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "not a layout op");
+  return false;
 }
 
 tfl_status gl_check_layout(const tfl_graph *g, int node, tfl_diag *diag)

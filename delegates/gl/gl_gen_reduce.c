@@ -114,15 +114,19 @@ tfl_status gl_gen_reduce(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   const int dims[4] = {xs.b, xs.h, xs.w, xs.c};
   long count = 1;
   for (int d = 0; d < 4; d++) count *= red[d] ? dims[d] : 1;
-  const char *ident, *step;
-  switch (in->n->op) {
-  case TFL_OP_REDUCE_MAX: ident = "-uintBitsToFloat(0x7f800000u)", step = "max(acc, v)"; break;
-  case TFL_OP_REDUCE_MIN: ident = "uintBitsToFloat(0x7f800000u)", step = "min(acc, v)"; break;
-  case TFL_OP_REDUCE_PROD: ident = "1.0", step = "acc * v"; break;
-  case TFL_OP_SUM:
-  case TFL_OP_MEAN: ident = "0.0", step = "acc + v"; break;
-  default: return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, in->node, "not a reduction");
-  }
+  const tfl_op op = in->n->op;
+  if (op != TFL_OP_SUM && op != TFL_OP_MEAN && op != TFL_OP_REDUCE_MAX && op != TFL_OP_REDUCE_MIN &&
+      op != TFL_OP_REDUCE_PROD)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, in->node, "not a reduction");
+  /* the identity and the step of each reducer (SUM and MEAN: sums) */
+  const char *ident = op == TFL_OP_REDUCE_MAX   ? "-uintBitsToFloat(0x7f800000u)"
+                      : op == TFL_OP_REDUCE_MIN  ? "uintBitsToFloat(0x7f800000u)"
+                      : op == TFL_OP_REDUCE_PROD ? "1.0"
+                                                 : "0.0";
+  const char *step = op == TFL_OP_REDUCE_MAX   ? "max(acc, v)"
+                     : op == TFL_OP_REDUCE_MIN  ? "min(acc, v)"
+                     : op == TFL_OP_REDUCE_PROD ? "acc * v"
+                                                : "acc + v";
   gl_gen_per_vec4(in, o);
   gl_str *m = &o->main;
   gl_str_addf(m, "  /* %s over", tfl_op_name(in->n->op));
