@@ -306,3 +306,39 @@ int opmodels_gl_main(const char *name, const char *dir, const char *const *preci
   }
   return failed ? 1 : all_skipped ? OPMODELS_GL_SKIP : 0;
 }
+
+bool opmodels_gl_cli(int argc, char **argv, int *status)
+{
+  const char *name = NULL, *dir = "tests/opmodels", *delegate = "cpu", *precision[2] = {"fp32", NULL};
+  int n_prec = 0;
+  bool bad = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    bool valued = !strcmp(a, "--dir") || !strcmp(a, "--delegate") || !strcmp(a, "--precision") || !strcmp(a, "--tol");
+    if (valued && i + 1 >= argc) {
+      bad = true;
+    } else if (!strcmp(a, "--dir")) {
+      dir = argv[++i];
+    } else if (!strcmp(a, "--delegate")) {
+      delegate = argv[++i];
+    } else if (!strcmp(a, "--precision")) {
+      bad = bad || n_prec == 2 || (strcmp(argv[i + 1], "fp16") && strcmp(argv[i + 1], "fp32"));
+      precision[n_prec < 2 ? n_prec++ : 1] = argv[++i];
+    } else if (valued) {
+      i++;
+    } else if (!name) {
+      name = a;
+    }
+  }
+  if (strcmp(delegate, "gl") != 0) {
+    if (strcmp(delegate, "cpu") == 0 && n_prec == 0) return false;
+    bad = true;
+  }
+  if (bad || !name) {
+    fprintf(stderr, "usage: test_opmodels CASE [--dir tests/opmodels] --delegate gl [--precision fp16|fp32 ...]\n");
+    *status = 2;
+    return true;
+  }
+  *status = opmodels_gl_main(name, dir, precision, n_prec ? n_prec : 1);
+  return true;
+}

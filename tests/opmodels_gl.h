@@ -22,5 +22,11 @@ int opmodels_gl_run(const char *name, const char *dir, bool fp16);
 /* opmodels_gl_run once per precision ("fp16" or "fp32"), n of them: 1 when any run failed,
  * 77 when every run was skipped, else 0. */
 int opmodels_gl_main(const char *name, const char *dir, const char *const *precision, int n);
+/* test_opmodels' command line when it says `--delegate gl`: CASE [--dir D] --delegate gl
+ * [--precision fp16|fp32 ...] (up to two, run in turn; default fp32). Runs it and returns
+ * true with the exit status in *status (2: a usage error); false for any other delegate
+ * (`--delegate cpu` or none: the CPU checks). Options of the CPU mode taking a value
+ * (--tol) are skipped with it. */
+bool opmodels_gl_cli(int argc, char **argv, int *status);
 
 #endif

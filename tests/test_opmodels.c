@@ -149,24 +149,17 @@ static int check_fast_vs_reference(run *ref, run *fast)
 
 int main(int argc, char **argv)
 {
+  int gl_status;
+  if (opmodels_gl_cli(argc, argv, &gl_status)) return gl_status; /* --delegate gl (opmodels_gl.h) */
   const char *name = NULL, *dir = "tests/opmodels";
-  const char *delegate = "cpu", *precision[2] = {"fp32", NULL}; /* gl: one run per --precision given */
-  int n_prec = 0;
-  bool bad_prec = false;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) dir = argv[++i];
-    else if (strcmp(argv[i], "--delegate") == 0 && i + 1 < argc) delegate = argv[++i];
-    else if (strcmp(argv[i], "--precision") == 0 && i + 1 < argc) {
-      bad_prec = bad_prec || n_prec == 2 || (strcmp(argv[i + 1], "fp16") && strcmp(argv[i + 1], "fp32"));
-      precision[n_prec < 2 ? n_prec++ : 1] = argv[++i];
-    } else if (!name) name = argv[i];
+    else if (!name) name = argv[i];
   }
-  bool gl = strcmp(delegate, "gl") == 0;
-  if (!name || (!gl && strcmp(delegate, "cpu") != 0) || bad_prec) {
-    fprintf(stderr, "usage: test_opmodels CASE [--dir tests/opmodels] [--delegate cpu|gl [--precision fp16|fp32 ...]]\n");
+  if (!name) {
+    fprintf(stderr, "usage: test_opmodels CASE [--dir tests/opmodels]\n");
     return 2;
   }
-  if (gl) return opmodels_gl_main(name, dir, precision, n_prec ? n_prec : 1);
   char model[4096], golden[4096];
   snprintf(model, sizeof model, "%s/models/%s.tflite", dir, name);
   snprintf(golden, sizeof golden, "%s/golden/%s.gauss.txt", dir, name);
