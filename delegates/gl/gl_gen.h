@@ -249,7 +249,8 @@ tfl_status gl_check_reduce(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_reduce(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 /* A MEAN over exactly height and width of a 4-D input (gl_gen_mean's parallel mean). */
 bool gl_mean_is_spatial(const tfl_graph *g, int node);
-/* TRANSPOSE, SLICE, PACK, UNPACK, SPLIT, SPLIT_V as gathers (gl_gen_layout.c) */
+/* TRANSPOSE, SLICE, PACK, UNPACK, SPLIT, SPLIT_V, TILE, BROADCAST_TO, REVERSE_V2 as gathers
+ * (gl_gen_layout.c) */
 tfl_status gl_check_layout(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_layout(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 /* BATCH_MATMUL on floats, adj_x/adj_y, batch broadcasting (gl_gen_matmul.c) */
@@ -260,6 +261,9 @@ tfl_status gl_check_l2norm(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_l2norm(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_lrn(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_lrn(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+/* ADD_N (gl_gen_eltwise.c) */
+tfl_status gl_check_add_n(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_add_n(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_alias(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_check_detection(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);

@@ -164,3 +164,30 @@ tfl_status gl_gen_eltwise(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   gl_str_addf(&o->main, "  store_out(b, y, x, s, v);\n");
   return TFL_OK;
 }
+
+/* ADD_N: the sum of its inputs (same shapes; float only), up to GL_GEN_MAX_IN of them. */
+tfl_status gl_check_add_n(const tfl_graph *g, int node, tfl_diag *diag)
+{
+  const tfl_node *n = &g->nodes[node];
+  if (n->n_in < 1 || n->n_in > GL_GEN_MAX_IN || n->n_out < 1 || n->out[0] < 0)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "%d inputs (GL: 1..%d)", n->n_in, GL_GEN_MAX_IN);
+  const tfl_tensor *y = &g->tensors[n->out[0]];
+  for (int k = 0; k < n->n_in; k++) {
+    const tfl_tensor *x = n->in[k] >= 0 ? &g->tensors[n->in[k]] : NULL;
+    if (!x || (x->type != TFL_TYPE_FLOAT32 && x->type != TFL_TYPE_FLOAT16) || tfl_tensor_count(x) != tfl_tensor_count(y) ||
+        x->ndim != y->ndim)
+      return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "input %d (tensor %d) is not a float tensor of the output's shape",
+                           k, n->in[k]);
+  }
+  return TFL_OK;
+}
+
+tfl_status gl_gen_add_n(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
+{
+  (void)diag;
+  gl_gen_per_vec4(in, o);
+  gl_str_addf(&o->main, "  ACC4 v = vec4(I0_LD(b, y, x, s));\n");
+  for (int k = 1; k < in->n_in; k++) gl_str_addf(&o->main, "  v += vec4(I%d_LD(b, y, x, s));\n", k);
+  gl_str_addf(&o->main, "  store_out(b, y, x, s, v);\n");
+  return TFL_OK;
+}

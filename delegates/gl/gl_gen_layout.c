@@ -1,7 +1,9 @@
-/* gl_gen_layout.c - TRANSPOSE, SLICE, PACK, UNPACK, SPLIT and SPLIT_V as gathers.
+/* gl_gen_layout.c - TRANSPOSE, SLICE, PACK, UNPACK, SPLIT, SPLIT_V, TILE, BROADCAST_TO and
+ * REVERSE_V2 as gathers.
  *
  * Every output element reads one input element whose row-major index is an affine map of
- * the output's coordinates in the tensors' own ranks (up to 4): base + sum o[d] * st[d].
+ * the output's coordinates in the tensors' own ranks (up to 4): base + sum o[d] * st[d]
+ * (a reversed dim steps back from its end; TILE wraps a coordinate first).
  * An output made of several inputs (PACK) picks the piece by its coordinate along one dim.
  * Each invocation makes one vec4 of each output (a flat grid over the largest output, so
  * SPLIT_V's unequal outputs fit): the lanes are gathered one by one through the input's
@@ -18,7 +20,8 @@ typedef struct {
   int obj;          /* input object k ("Ik") */
   int lo, hi;       /* its range along the selecting dim */
   long base;        /* input element index at output coordinates 0 (lo along sel) */
-  long st[4];       /* input elements per step of each output dim */
+  long st[4];       /* input elements per step of each output dim (negative: reversed) */
+  int mod[4];       /* > 0: the dim's coordinate wraps at mod first (TILE) */
 } piece;
 
 typedef struct {
@@ -90,7 +93,7 @@ static bool make_gather(const tfl_graph *g, int node, int out, gather *G, tfl_di
   G->sel = 0;
   G->n_pieces = 1;
   piece *p = &G->p[0];
-  *p = (piece){data_input(n->op), 0, 0, 0, {0}};
+  *p = (piece){data_input(n->op), 0, 0, 0, {0}, {0}};
   int axis = 0;
   if (n->op == TFL_OP_TRANSPOSE) {
     const tfl_tensor *pm = &g->tensors[n->in[1]];
@@ -150,7 +153,7 @@ static bool make_gather(const tfl_graph *g, int node, int out, gather *G, tfl_di
       }
       long st[4] = {0};
       strides_of(xk, st);
-      G->p[k] = (piece){k, k, k + 1, 0, {0}};
+      G->p[k] = (piece){k, k, k + 1, 0, {0}, {0}};
       for (int d = 0; d < y->ndim; d++) G->p[k].st[d] = d == axis ? 0 : st[d < axis ? d : d - 1];
     }
     return true;
@@ -187,6 +190,51 @@ static bool make_gather(const tfl_graph *g, int node, int out, gather *G, tfl_di
       p->st[d] = xs[d];
     }
     p->base = off * xs[axis];
+    return true;
+  }
+  if (n->op == TFL_OP_TILE || n->op == TFL_OP_BROADCAST_TO) {
+    /* output dim d reads input dim d - off (right-aligned): broadcast dims (1) step 0,
+     * tiled dims wrap at the input's length */
+    int off = y->ndim - x->ndim;
+    if (off < 0 || (n->op == TFL_OP_TILE && off != 0)) {
+      gl_node_error(diag, TFL_ERR_SHAPE, g, node, "input tensor %d has %d dims, output tensor %d %d", n->in[0], x->ndim,
+                    n->out[0], y->ndim);
+      return false;
+    }
+    for (int d = off; d < y->ndim; d++) {
+      int xd = x->dims[d - off];
+      bool ok = n->op == TFL_OP_TILE ? xd > 0 && y->dims[d] % xd == 0 : xd == 1 || xd == y->dims[d];
+      if (!ok) {
+        gl_node_error(diag, TFL_ERR_SHAPE, g, node, "dim %d: input tensor %d has %d, output tensor %d %d", d, n->in[0], xd,
+                      n->out[0], y->dims[d]);
+        return false;
+      }
+      p->st[d] = xd == 1 ? 0 : xs[d - off];
+      if (n->op == TFL_OP_TILE && xd != y->dims[d] && xd != 1) p->mod[d] = xd;
+    }
+    return true;
+  }
+  if (n->op == TFL_OP_REVERSE_V2) {
+    const tfl_tensor *at = &g->tensors[n->in[1]];
+    if (!const_ints(at) || y->ndim != x->ndim) {
+      gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "axes (tensor %d) are not constant ints", n->in[1]);
+      return false;
+    }
+    bool rev[4] = {false};
+    for (size_t i = 0; i < tfl_tensor_count(at); i++) {
+      long a = const_int(at, i);
+      if (a < 0) a += x->ndim;
+      if (a < 0 || a >= x->ndim) {
+        gl_node_error(diag, TFL_ERR_SHAPE, g, node, "axis %ld out of range for input tensor %d of %d dims",
+                      const_int(at, i), n->in[0], x->ndim);
+        return false;
+      }
+      rev[a] = true;
+    }
+    for (int d = 0; d < x->ndim; d++) {
+      p->st[d] = rev[d] ? -xs[d] : xs[d];
+      if (rev[d]) p->base += (long)(x->dims[d] - 1) * xs[d];
+    }
     return true;
   }
   gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "not a layout op");
@@ -239,7 +287,7 @@ static bool moves_rows(const gather *G, const int *c_in)
     long c = c_in[k];
     if (c < 1 || p->st[G->rank - 1] != 1 || G->dims[G->rank - 1] != c || p->base % c) return false;
     for (int d = 0; d + 1 < G->rank; d++)
-      if (p->st[d] % c) return false;
+      if (p->st[d] % c || p->mod[d]) return false;
   }
   return true;
 }
@@ -279,8 +327,11 @@ static void emit_output(gl_str *m, const gather *G, const char *P)
     if (G->n_pieces > 1) gl_str_addf(m, "      %sif (o%d < %d)", k ? "else " : "", G->sel, p->hi);
     else gl_str_addf(m, "     ");
     gl_str_addf(m, " v[l] = ld%d(%ld", p->obj, p->base - (long)p->lo * p->st[G->sel]);
-    for (int d = 0; d < G->rank; d++)
-      if (p->st[d]) gl_str_addf(m, " + o%d * %ld", d, p->st[d]);
+    for (int d = 0; d < G->rank; d++) {
+      if (!p->st[d]) continue;
+      if (p->mod[d]) gl_str_addf(m, " + (o%d %% %d) * %ld", d, p->mod[d], p->st[d]);
+      else gl_str_addf(m, " + o%d * %ld", d, p->st[d]);
+    }
     gl_str_addf(m, ");\n");
   }
   gl_str_addf(m, "    }\n");

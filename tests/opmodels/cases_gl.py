@@ -189,3 +189,37 @@ def register(mk):
         ('ADD', 'AddOptions', {}, [1e-3] * 6),
         ('SQRT', None, None, None),
         ('DIV', 'DivOptions', {}, [2.0, 0.5, 1.5, 3.0, 0.7, 1.1])])
+
+    # ---- gathers with wrapped, broadcast and reversed coordinates
+    @mk.litert_case('tile_3d_wrap_f32')
+    def _(m):
+        x = m.input([2, 3, 5])
+        mult = m.const([3], [2, 1, 3], 'int32')
+        y = t(m, [4, 3, 15])
+        m.op('TILE', [x, mult], [y], 'TileOptions')
+        m.output(y)
+
+    @mk.litert_case('broadcast_to_4d_f32')
+    def _(m):
+        x = m.input([3, 1, 5])
+        shape = m.const([4], [2, 3, 4, 5], 'int32')
+        y = t(m, [2, 3, 4, 5])
+        m.op('BROADCAST_TO', [x, shape], [y], 'BroadcastToOptions', version=2)
+        m.output(y)
+
+    @mk.litert_case('reverse_v2_rows_f32')
+    def _(m):
+        x = m.input([4, 3, 6])
+        a = m.const([1], [0], 'int32')
+        y = t(m, [4, 3, 6])
+        m.op('REVERSE_V2', [x, a], [y], 'ReverseV2Options')
+        m.output(y)
+
+    @mk.litert_case('expand_dims_attention_f32')
+    def _(m):
+        x = m.input([2, 6, 8])
+        a = m.const([], [1], 'int32')
+        y, z = t(m, [2, 1, 6, 8]), t(m, [2, 1, 6, 8])
+        m.op('EXPAND_DIMS', [x, a], [y], 'ExpandDimsOptions')
+        m.op('MUL', [y, m.const([1], [0.5])], [z], 'MulOptions', {})
+        m.output(z)
