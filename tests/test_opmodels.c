@@ -11,8 +11,14 @@
  * (tests/zoo, `--dir tests/zoo`) accumulate more rounding than one op and use 1e-4.
  * A case without a golden (the oracle cannot run it: NOTES.md) is checked fast-vs-reference
  * only. Exit status: 0 pass, 1 fail.
+ *
+ *   test_opmodels CASE --dir tests/opmodels --delegate gl [--precision fp16|fp32 ...]
+ *
+ * runs it on the GL delegate instead, once per precision given (default fp32; opmodels_gl.h;
+ * 77: GL takes none of its nodes).
  */
 #include "golden.h"
+#include "opmodels_gl.h"
 
 #include "delegates/cpu/cpu_delegate.h"
 #include "runtime/tfl_interpreter.h"
@@ -147,6 +153,8 @@ static int check_fast_vs_reference(run *ref, run *fast)
 
 int main(int argc, char **argv)
 {
+  int gl_status;
+  if (opmodels_gl_cli(argc, argv, &gl_status)) return gl_status; /* --delegate gl (opmodels_gl.h) */
   const char *name = NULL, *dir = "tests/opmodels";
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) dir = argv[++i];

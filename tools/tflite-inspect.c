@@ -1,9 +1,11 @@
 /* tflite-inspect - what a model holds and how the runtime runs it: inputs and
  * outputs (name, shape, type, quantization), the op histogram, which delegate takes
- * each node, the partition count and the arena size. */
+ * each node (with --delegate gl: why each node left to the CPU is), the partition count
+ * and the arena size. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "delegates/gl/gl_delegate.h"
 #include "op_support.h"
 #include "tool_common.h"
 
@@ -11,7 +13,8 @@ static void usage(FILE *out)
 {
   fprintf(out, "usage: tflite-inspect MODEL [--delegate cpu|gl] [--threads N] [--nodes]\n"
                "       tflite-inspect --ops [--markdown]\n"
-               "  --nodes            list every node with its delegate (default: a summary)\n"
+               "  --nodes            list every node with its delegate (default: a summary; with\n"
+               "                     --delegate gl the nodes left to the CPU are listed with the reason)\n"
                "  --ops              every TensorFlow Lite builtin operator: the types the CPU\n"
                "                     delegate takes, whether the GL delegate has it, or why it is\n"
                "                     left out (no model needed; --markdown: docs/operators.md)\n");
@@ -113,6 +116,20 @@ int main(int argc, char **argv)
   for (int k = 0; k < n_ops; k++)
     printf("  %-30s %4d  %s\n", tfl_op_name((tfl_op)order[k]), counts[order[k]],
            mixed[order[k]] ? "mixed" : who[order[k]]);
+  /* the accelerator's reason for every node it left to the CPU */
+  if (m.delegate && strcmp(flags.delegate, "gl") == 0) {
+    int left = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+      const char *d = tfl_interpreter_node_delegate(m.it, i);
+      if (g->nodes[i].dead || !d || strcmp(d, "cpu") != 0) continue;
+      tfl_diag why;
+      tfl_diag_init(&why);
+      bool takes = gl_delegate_why(m.delegate, g, i, &why);
+      if (!left++) printf("on the CPU, not GL:\n");
+      if (takes) printf("  node %d (%s): GL takes it, the partitioner gave it to the CPU\n", i, tfl_op_name(g->nodes[i].op));
+      else printf("  %s\n", why.error);
+    }
+  }
   printf("partitions: %d\n", tfl_interpreter_partition_count(m.it));
   printf("arena: %zu bytes\n", tfl_interpreter_arena_bytes(m.it));
   tool_model_close(&m);

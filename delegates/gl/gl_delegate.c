@@ -103,19 +103,38 @@ static double now_ms(void)
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+static bool takes(const gl_dctx *dc, const tfl_graph *g, int node, tfl_diag *why)
+{
+  if (dc->o.tuning.cpu_postproc &&
+      (g->nodes[node].op == TFL_OP_DETECTION_POSTPROCESS || g->nodes[node].op == TFL_OP_ANCHOR_DETECTION ||
+       g->nodes[node].op == TFL_OP_SSD_CLASS_NMS || g->nodes[node].op == TFL_OP_SSD_DETECTION ||
+       g->nodes[node].op == TFL_OP_LANDMARK_DECODE)) {
+    tfl_fail(why, TFL_ERR_UNSUPPORTED, "node %d (%s): post-processing kept on the CPU (cpu_postproc)", node,
+             tfl_op_name(g->nodes[node].op));
+    return false;
+  }
+  return gl_plan_supports(g, node, why);
+}
+
 static bool supports(void *ctx, const tfl_graph *g, int node)
 {
   gl_dctx *dc = ctx;
   tfl_diag why;
   tfl_diag_init(&why);
-  if (dc->o.tuning.cpu_postproc &&
-      (g->nodes[node].op == TFL_OP_DETECTION_POSTPROCESS || g->nodes[node].op == TFL_OP_ANCHOR_DETECTION ||
-       g->nodes[node].op == TFL_OP_SSD_CLASS_NMS || g->nodes[node].op == TFL_OP_SSD_DETECTION ||
-       g->nodes[node].op == TFL_OP_LANDMARK_DECODE))
-    return false;
-  if (gl_plan_supports(g, node, &why)) return true;
+  if (takes(dc, g, node, &why)) return true;
   tfl_logf(dc->diag, TFL_LOG_DEBUG, "GL: %s", why.error);
   return false;
+}
+
+bool gl_delegate_why(tfl_delegate *d, const tfl_graph *g, int node, tfl_diag *why)
+{
+  tfl_diag quiet;
+  tfl_diag_init(&quiet);
+  if (node < 0 || node >= g->n_nodes) {
+    tfl_fail(why ? why : &quiet, TFL_ERR_ARG, "node %d: the graph has %d", node, g->n_nodes);
+    return false;
+  }
+  return takes(d->ctx, g, node, why ? why : &quiet);
 }
 
 static void part_free(gl_dctx *dc, gl_part *p)

@@ -106,6 +106,11 @@ tfl_delegate *gl_delegate_create(const gl_delegate_options *o);
  * refused by its check, e.g. a shape it cannot do), for tflite-inspect --ops and the docs. */
 bool gl_delegate_has_op(tfl_op op);
 
+/* Whether d takes node `node` of g (its supports()); when not, why (the op's check:
+ * "node 7 (GELU): input 0 (tensor 3) is INT8 ...") into why (may be NULL). For tools:
+ * tflite-inspect prints it for every node left to the CPU. */
+bool gl_delegate_why(tfl_delegate *d, const tfl_graph *g, int node, tfl_diag *why);
+
 /* Waits until the GPU has run everything issued so far (after invokes that left their
  * outputs on the GPU, which do not wait: a queue of them overlaps on the GPU). */
 tfl_status gl_delegate_finish(tfl_delegate *d);

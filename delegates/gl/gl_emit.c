@@ -182,6 +182,7 @@ char *gl_emit_source(const gl_emit_in *e)
     if (e->has_consts) gl_str_addf(&s, "layout(std430, binding = 1) readonly buffer Consts { vec4 K[]; };\n");
   }
   if (e->gen->lane_stores) emit_lane_stores(&s, e->fp16);
+  gl_str_addf(&s, "%s", gl_eltwise_helpers);
   int ids[64] = {0};
   emit_functions(&s, e, 0, ids);
   emit_objects(&s, e, ids);

@@ -130,7 +130,7 @@ static bool global_pool(const planner *p, const group *G)
   gl_shape_of(&g->tensors[n->in[0]], &x);
   gl_shape_of(&g->tensors[n->out[0]], &y);
   if (y.h != 1 || y.w != 1 || y.c != x.c || y.b != x.b) return false;
-  if (n->op == TFL_OP_MEAN) return true; /* gl_check_mean: over height and width */
+  if (n->op == TFL_OP_MEAN) return gl_mean_is_spatial(g, G->node);
   const tfl_pool_params *pp = &n->p.pool;
   return pp->filter_h == x.h && pp->filter_w == x.w && pp->act == TFL_ACT_NONE;
 }

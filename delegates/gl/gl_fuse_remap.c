@@ -57,8 +57,8 @@ static bool layout_op(const planner *p, int gi)
   const group *G = &p->groups[gi];
   tfl_op op = p->g->nodes[G->node].op;
   return gl_group_dispatched(G) && !G->n_epi && !G->n_chain &&
-         (op == TFL_OP_RESHAPE || op == TFL_OP_SQUEEZE ||
-          (op == TFL_OP_CONCATENATION && p->g->nodes[G->node].p.concat.act == TFL_ACT_NONE));
+         (op == TFL_OP_RESHAPE || op == TFL_OP_SQUEEZE || op == TFL_OP_CONCATENATION); /* its fused activation is
+                                                                                 ignored, as TFLite does */
 }
 
 /* Follows the producer group's output through reshapes and concatenations. */

@@ -162,6 +162,9 @@ void gl_gen_per_vec4(const gl_gen_in *in, gl_gen_out *o);
 /* Element-wise expression of an op on GLSL expressions a (input 0) and b (input 1);
  * false for ops that are not element-wise. */
 bool gl_eltwise_expr(const tfl_node *n, const char *a, const char *b, gl_str *s);
+/* GLSL functions (tfl_erf, tfl_pow, ...) the element-wise expressions call; every shader
+ * defines them (gl_emit.c). */
+extern const char gl_eltwise_helpers[];
 /* "v = act(v);" for a fused activation; false for ones we cannot run (SIGN_BIT). */
 bool gl_act_stmt(tfl_activation act, const char *v, gl_str *s);
 bool gl_act_ok(tfl_activation act);
@@ -241,6 +244,26 @@ tfl_status gl_check_softmax(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_softmax(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_mean(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_mean(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+/* SUM, MEAN, REDUCE_MAX/MIN/PROD over any constant axes (gl_gen_reduce.c) */
+tfl_status gl_check_reduce(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_reduce(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+/* A MEAN over exactly height and width of a 4-D input (gl_gen_mean's parallel mean). */
+bool gl_mean_is_spatial(const tfl_graph *g, int node);
+/* TRANSPOSE, SLICE, PACK, UNPACK, SPLIT, SPLIT_V, TILE, BROADCAST_TO, REVERSE_V2 as gathers
+ * (gl_gen_layout.c) */
+tfl_status gl_check_layout(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_layout(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+/* BATCH_MATMUL on floats, adj_x/adj_y, batch broadcasting (gl_gen_matmul.c) */
+tfl_status gl_check_batch_matmul(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_batch_matmul(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+/* L2_NORMALIZATION over the last axis, LOCAL_RESPONSE_NORMALIZATION (gl_gen_pool.c), float32 */
+tfl_status gl_check_l2norm(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_l2norm(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+tfl_status gl_check_lrn(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_lrn(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+/* ADD_N (gl_gen_eltwise.c) */
+tfl_status gl_check_add_n(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_add_n(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_alias(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_check_detection(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);

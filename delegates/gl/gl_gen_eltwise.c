@@ -24,10 +24,67 @@ static const struct {
   {TFL_OP_TANH, "tanh(clamp(%1$s, FLT4(-10.0), FLT4(10.0)))"}, /* some drivers give NaN past exp's range */
   {TFL_OP_EXP, "exp(%1$s)"},
   {TFL_OP_HARD_SWISH, "(%1$s * clamp(%1$s + FLT4(3.0), FLT4(0.0), FLT4(6.0)) * FLT4(1.0 / 6.0))"},
+  {TFL_OP_SQUARED_DIFFERENCE, "tfl_square(%1$s - %2$s)"},
+  {TFL_OP_POW, "tfl_pow(%1$s, %2$s)"},
+  {TFL_OP_FLOOR_DIV, "floor(%1$s / %2$s)"},
+  {TFL_OP_FLOOR_MOD, "tfl_floor_mod(%1$s, %2$s)"},
+  {TFL_OP_ABS, "abs(%1$s)"},
+  {TFL_OP_NEG, "(-%1$s)"},
+  {TFL_OP_SQRT, "sqrt(%1$s)"},
+  {TFL_OP_RSQRT, "inversesqrt(%1$s)"},
+  {TFL_OP_SQUARE, "tfl_square(%1$s)"},
+  {TFL_OP_LOG, "log(%1$s)"},
+  {TFL_OP_SIN, "sin(%1$s)"},
+  {TFL_OP_COS, "cos(%1$s)"},
+  {TFL_OP_FLOOR, "floor(%1$s)"},
+  {TFL_OP_CEIL, "ceil(%1$s)"},
+  {TFL_OP_ROUND, "roundEven(%1$s)"}, /* TFLite's ROUND: half to even */
+  {TFL_OP_SIGN, "sign(%1$s)"},
+  {TFL_OP_ELU, "tfl_elu(%1$s)"},
+  {TFL_OP_RELU_N1_TO_1, "clamp(%1$s, FLT4(-1.0), FLT4(1.0))"},
+  {TFL_OP_RELU_0_TO_1, "clamp(%1$s, FLT4(0.0), FLT4(1.0))"},
 };
+
+/* The helpers the expressions above call, defined in every shader (gl_emit.c): a value
+ * used twice is computed once (an operand may be a whole inlined expression). */
+const char gl_eltwise_helpers[] =
+    "FLT4 tfl_square(FLT4 v) { return v * v; }\n"
+    /* erf by Abramowitz and Stegun 7.1.26 (|error| <= 1.5e-7) */
+    "FLT4 tfl_erf(FLT4 v) {\n"
+    "  vec4 z = abs(v), t = 1.0 / (1.0 + 0.3275911 * z);\n"
+    "  vec4 p = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));\n"
+    "  return sign(v) * (1.0 - p * exp(-z * z));\n}\n"
+    "FLT4 tfl_gelu(FLT4 v) { return 0.5 * v * (1.0 + tfl_erf(v * 0.70710678118654752)); }\n"
+    "FLT4 tfl_gelu_tanh(FLT4 v) {\n"
+    "  vec4 u = 0.79788456080286536 * (v + 0.044715 * v * v * v);\n"
+    "  return 0.5 * v * (1.0 + tanh(clamp(u, -10.0, 10.0)));\n}\n"
+    "FLT4 tfl_leaky(FLT4 v, float alpha) { return max(v, 0.0) + alpha * min(v, 0.0); }\n"
+    "FLT4 tfl_elu(FLT4 v) { return max(v, 0.0) + (exp(min(v, 0.0)) - 1.0); }\n"
+    /* std::pow: a negative base takes integer exponents only (odd ones keep its sign,
+     * others give NaN); x^0 = 1 (GLSL leaves pow(0, 0) undefined) */
+    "FLT4 tfl_pow(FLT4 a, FLT4 e) {\n"
+    "  vec4 r = mix(pow(abs(a), e), vec4(1.0), equal(e, vec4(0.0)));\n"
+    "  bvec4 neg = lessThan(a, vec4(0.0));\n"
+    "  r = mix(r, -r, bvec4(vec4(neg) * vec4(equal(abs(mod(e, 2.0)), vec4(1.0)))));\n"
+    "  return mix(r, vec4(uintBitsToFloat(0x7fc00000u)), bvec4(vec4(neg) * vec4(notEqual(e, floor(e)))));\n}\n"
+    /* TFLite's FLOOR_MOD: the truncated remainder, moved into the divisor's sign */
+    "FLT4 tfl_floor_mod(FLT4 a, FLT4 d) {\n"
+    "  vec4 t = a - d * trunc(a / d);\n"
+    "  bvec4 fix = notEqual(lessThan(d, vec4(0.0)), lessThan(t, vec4(0.0)));\n"
+    "  return mix(t, t + d, bvec4(vec4(notEqual(t, vec4(0.0))) * vec4(fix)));\n}\n";
 
 bool gl_eltwise_expr(const tfl_node *n, const char *a, const char *b, gl_str *s)
 {
+  if (n->op == TFL_OP_GELU) {
+    gl_str_addf(s, "%s(%s)", n->p.gelu.approximate ? "tfl_gelu_tanh" : "tfl_gelu", a);
+    return true;
+  }
+  if (n->op == TFL_OP_LEAKY_RELU) { /* x > 0 ? x : alpha x, for any alpha */
+    gl_str_addf(s, "tfl_leaky(%s, ", a);
+    gl_str_float(s, n->p.leaky_relu.alpha);
+    gl_str_addf(s, ")");
+    return true;
+  }
   for (size_t i = 0; i < sizeof exprs / sizeof exprs[0]; i++)
     if (exprs[i].op == n->op) {
 #pragma GCC diagnostic push
@@ -59,12 +116,20 @@ static bool broadcasts(const tfl_tensor *in, const tfl_tensor *out)
   return true;
 }
 
+/* The ops added with the LayerNorm/GELU models: float tensors only (their quantized
+ * forms are TFLite's lookup tables and integer arithmetic, left to the CPU). */
+static bool float_only(tfl_op op)
+{
+  return op >= TFL_OP_ABS && op <= TFL_OP_FLOOR_MOD && op != TFL_OP_LOGICAL_NOT && op != TFL_OP_FAKE_QUANT;
+}
+
 tfl_status gl_check_eltwise(const tfl_graph *g, int node, tfl_diag *diag)
 {
   const tfl_node *n = &g->nodes[node];
   bool binary = n->op == TFL_OP_ADD || n->op == TFL_OP_SUB || n->op == TFL_OP_MUL || n->op == TFL_OP_DIV ||
                 n->op == TFL_OP_MAXIMUM || n->op == TFL_OP_MINIMUM || n->op == TFL_OP_PRELU ||
-                n->op == TFL_OP_LOGICAL_AND;
+                n->op == TFL_OP_LOGICAL_AND || n->op == TFL_OP_POW || n->op == TFL_OP_SQUARED_DIFFERENCE ||
+                n->op == TFL_OP_FLOOR_DIV || n->op == TFL_OP_FLOOR_MOD;
   int need = binary ? 2 : 1;
   if (n->n_in < need || n->n_out < 1) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "needs %d inputs", need);
   const tfl_tensor *y = &g->tensors[n->out[0]];
@@ -72,11 +137,18 @@ tfl_status gl_check_eltwise(const tfl_graph *g, int node, tfl_diag *diag)
   for (int k = 0; k < need; k++) {
     if (n->in[k] < 0) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "input %d missing", k);
     const tfl_tensor *x = &g->tensors[n->in[k]];
-    bool ok_type = n->op == TFL_OP_LOGICAL_AND ? x->type == TFL_TYPE_BOOL : float_like(x->type);
-    if (!ok_type) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "input %d is %s", k, tfl_type_name(x->type));
+    bool ok_type = n->op == TFL_OP_LOGICAL_AND ? x->type == TFL_TYPE_BOOL
+                   : float_only(n->op)         ? x->type == TFL_TYPE_FLOAT32 || x->type == TFL_TYPE_FLOAT16
+                                               : float_like(x->type);
+    if (!ok_type)
+      return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "input %d (tensor %d) is %s%s", k, n->in[k],
+                           tfl_type_name(x->type), float_only(n->op) ? " (GL runs this op on floats only)" : "");
     if (!broadcasts(x, y))
       return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "input %d does not broadcast to the output", k);
   }
+  if (float_only(n->op) && y->type != TFL_TYPE_FLOAT32 && y->type != TFL_TYPE_FLOAT16)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "output (tensor %d) is %s (GL runs this op on floats only)",
+                         n->out[0], tfl_type_name(y->type));
   if (has_act(n->op) && !gl_act_ok(n->p.eltwise.act))
     return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "fused activation %d", (int)n->p.eltwise.act);
   return TFL_OK;
@@ -89,6 +161,33 @@ tfl_status gl_gen_eltwise(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   gl_eltwise_expr(in->n, "I0_LDB(b, y, x, s)", "I1_LDB(b, y, x, s)", &o->main);
   gl_str_addf(&o->main, ";\n");
   if (has_act(in->n->op)) gl_act_stmt(in->n->p.eltwise.act, "v", &o->main);
+  gl_str_addf(&o->main, "  store_out(b, y, x, s, v);\n");
+  return TFL_OK;
+}
+
+/* ADD_N: the sum of its inputs (same shapes; float only), up to GL_GEN_MAX_IN of them. */
+tfl_status gl_check_add_n(const tfl_graph *g, int node, tfl_diag *diag)
+{
+  const tfl_node *n = &g->nodes[node];
+  if (n->n_in < 1 || n->n_in > GL_GEN_MAX_IN || n->n_out < 1 || n->out[0] < 0)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "%d inputs (GL: 1..%d)", n->n_in, GL_GEN_MAX_IN);
+  const tfl_tensor *y = &g->tensors[n->out[0]];
+  for (int k = 0; k < n->n_in; k++) {
+    const tfl_tensor *x = n->in[k] >= 0 ? &g->tensors[n->in[k]] : NULL;
+    if (!x || (x->type != TFL_TYPE_FLOAT32 && x->type != TFL_TYPE_FLOAT16) || tfl_tensor_count(x) != tfl_tensor_count(y) ||
+        x->ndim != y->ndim)
+      return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "input %d (tensor %d) is not a float tensor of the output's shape",
+                           k, n->in[k]);
+  }
+  return TFL_OK;
+}
+
+tfl_status gl_gen_add_n(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
+{
+  (void)diag;
+  gl_gen_per_vec4(in, o);
+  gl_str_addf(&o->main, "  ACC4 v = vec4(I0_LD(b, y, x, s));\n");
+  for (int k = 1; k < in->n_in; k++) gl_str_addf(&o->main, "  v += vec4(I%d_LD(b, y, x, s));\n", k);
   gl_str_addf(&o->main, "  store_out(b, y, x, s, v);\n");
   return TFL_OK;
 }

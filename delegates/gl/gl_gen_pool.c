@@ -26,10 +26,22 @@ static tfl_status check_unary_io(const tfl_graph *g, int node, int ndim, tfl_dia
 
 static void emit_global_mean(const gl_gen_in *in, gl_gen_out *o, tfl_activation act);
 
+/* Float32 in and out, for the ops GL runs on float32 only. */
+static tfl_status check_f32(const tfl_graph *g, int node, tfl_diag *diag)
+{
+  const tfl_node *n = &g->nodes[node];
+  const tfl_tensor *x = &g->tensors[n->in[0]], *y = &g->tensors[n->out[0]];
+  if (x->type != TFL_TYPE_FLOAT32 || y->type != TFL_TYPE_FLOAT32)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "%s -> %s (tensors %d -> %d): GL takes float32 only",
+                         tfl_type_name(x->type), tfl_type_name(y->type), n->in[0], n->out[0]);
+  return TFL_OK;
+}
+
 tfl_status gl_check_pool(const tfl_graph *g, int node, tfl_diag *diag)
 {
   tfl_status s = check_unary_io(g, node, 4, diag);
   if (s) return s;
+  if (g->nodes[node].op == TFL_OP_L2_POOL_2D && (s = check_f32(g, node, diag))) return s;
   const tfl_pool_params *p = &g->nodes[node].p.pool;
   if (p->stride_w < 1 || p->stride_h < 1 || p->filter_w < 1 || p->filter_h < 1)
     return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "stride %dx%d filter %dx%d", p->stride_w, p->stride_h, p->filter_w,
@@ -42,6 +54,7 @@ tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   const tfl_pool_params *p = &in->n->p.pool;
   bool avg = in->n->op == TFL_OP_AVERAGE_POOL_2D;
+  bool l2 = in->n->op == TFL_OP_L2_POOL_2D; /* sqrt(mean of x^2) over the in-bounds taps */
   int pt = cpu_conv_pad(p->padding, in->in[0].h, p->filter_h, p->stride_h, 1, in->out.h);
   int pl = cpu_conv_pad(p->padding, in->in[0].w, p->filter_w, p->stride_w, 1, in->out.w);
   /* an average whose one window holds every input pixel: the parallel mean */
@@ -55,7 +68,7 @@ tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   gl_str_addf(m,
               "  ACC4 acc = vec4(%s);\n"
               "  int cnt = 0;\n",
-              avg ? "0.0" : "-65000.0");
+              avg || l2 ? "0.0" : "-65000.0");
   gl_emit_window_open(m, p->filter_h, p->filter_w, p->stride_h, p->stride_w, pt, pl, 1, 1);
   gl_str_addf(m,
               "      FLT4 v = I0_LD(b, iy, ix, s);\n"
@@ -63,8 +76,9 @@ tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
               "      cnt++;\n"
               "    }\n"
               "  }\n",
-              avg ? "acc += v" : "acc = max(acc, v)");
+              avg ? "acc += v" : l2 ? "acc += vec4(v) * vec4(v)" : "acc = max(acc, v)");
   if (avg) gl_str_addf(m, "  acc = acc / float(max(cnt, 1));\n");
+  if (l2) gl_str_addf(m, "  acc = cnt > 0 ? sqrt(acc / float(cnt)) : vec4(0.0);\n");
   gl_act_stmt(p->act, "acc", m);
   gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
   return TFL_OK;
@@ -125,17 +139,26 @@ tfl_status gl_gen_mean(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 
 tfl_status gl_check_softmax(const tfl_graph *g, int node, tfl_diag *diag)
 {
+  const tfl_node *n = &g->nodes[node];
+  if (n->op == TFL_OP_LOG_SOFTMAX && n->n_in >= 1 && n->in[0] >= 0 && n->n_out >= 1 && n->out[0] >= 0) {
+    const tfl_tensor *x = &g->tensors[n->in[0]], *y = &g->tensors[n->out[0]];
+    if (x->type != TFL_TYPE_FLOAT32 || y->type != TFL_TYPE_FLOAT32)
+      return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "%s -> %s (tensors %d -> %d): GL takes float32 only",
+                           tfl_type_name(x->type), tfl_type_name(y->type), n->in[0], n->out[0]);
+  }
   return check_unary_io(g, node, 0, diag);
 }
 
+/* SOFTMAX, and LOG_SOFTMAX (beta 1): x - max - log(sum(exp(x - max))), as TFLite */
 tfl_status gl_gen_softmax(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
+  const bool log_sm = in->n->op == TFL_OP_LOG_SOFTMAX;
   o->grid[0] = in->out.w;
   o->grid[1] = in->out.h;
   o->grid[2] = in->out.b;
   gl_str *m = &o->main;
   gl_str_addf(m, "  const highp float beta = ");
-  gl_str_float(m, in->n->p.softmax.beta);
+  gl_str_float(m, log_sm ? 1.0f : in->n->p.softmax.beta);
   gl_str_addf(m,
               ";\n"
               "  int x = gid.x, y = gid.y, b = gid.z;\n"
@@ -149,7 +172,74 @@ tfl_status gl_gen_softmax(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
               "    highp vec4 e = exp((vec4(I0_LD(b, y, x, s)) - mx) * beta);\n"
               "    for (int k = 0; k < 4; k++) if (s * 4 + k < I0_C) sum += e[k];\n"
               "  }\n"
-              "  for (int s = 0; s < I0_S; s++)\n"
-              "    store_out(b, y, x, s, FLT4(exp((vec4(I0_LD(b, y, x, s)) - mx) * beta) / sum));\n");
+              "  for (int s = 0; s < I0_S; s++)\n");
+  if (log_sm)
+    gl_str_addf(m, "    store_out(b, y, x, s, FLT4((vec4(I0_LD(b, y, x, s)) - mx) - log(sum)));\n");
+  else
+    gl_str_addf(m, "    store_out(b, y, x, s, FLT4(exp((vec4(I0_LD(b, y, x, s)) - mx) * beta) / sum));\n");
+  return TFL_OK;
+}
+
+/* L2_NORMALIZATION over the last axis (float32): x / max(sqrt(sum x^2), 1e-6), as TFLite. */
+tfl_status gl_check_l2norm(const tfl_graph *g, int node, tfl_diag *diag)
+{
+  tfl_status s = check_unary_io(g, node, 0, diag);
+  return s ? s : check_f32(g, node, diag);
+}
+
+tfl_status gl_gen_l2norm(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
+{
+  (void)diag;
+  o->grid[0] = in->out.w;
+  o->grid[1] = in->out.h;
+  o->grid[2] = in->out.b;
+  gl_str_addf(&o->main,
+              "  int x = gid.x, y = gid.y, b = gid.z;\n"
+              "  highp float sq = 0.0;\n" /* lanes past I0_C are zero */
+              "  for (int s = 0; s < I0_S; s++) { highp vec4 v = vec4(I0_LD(b, y, x, s)); sq += dot(v, v); }\n"
+              "  highp float norm = max(sqrt(sq), 1e-6);\n"
+              "  for (int s = 0; s < I0_S; s++) store_out(b, y, x, s, FLT4(vec4(I0_LD(b, y, x, s)) / norm));\n");
+  return TFL_OK;
+}
+
+/* LOCAL_RESPONSE_NORMALIZATION (float32, 4-D): x * (bias + alpha * sum of x^2 over channels
+ * c - radius .. c + radius)^-beta, as TFLite. */
+tfl_status gl_check_lrn(const tfl_graph *g, int node, tfl_diag *diag)
+{
+  tfl_status s = check_unary_io(g, node, 4, diag);
+  if (s || (s = check_f32(g, node, diag))) return s;
+  const tfl_lrn_params *p = &g->nodes[node].p.lrn;
+  if (p->radius < 0 || p->radius > 4096)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "radius %d (GL: 0..4096)", p->radius);
+  return TFL_OK;
+}
+
+tfl_status gl_gen_lrn(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
+{
+  (void)diag;
+  const tfl_lrn_params *p = &in->n->p.lrn;
+  gl_gen_per_vec4(in, o);
+  gl_str *m = &o->main;
+  gl_str_addf(m, "  const highp float alpha = ");
+  gl_str_float(m, p->alpha);
+  gl_str_addf(m, ", bias = ");
+  gl_str_float(m, p->bias);
+  gl_str_addf(m, ", beta = ");
+  gl_str_float(m, p->beta);
+  gl_str_addf(m,
+              ";\n"
+              "  ACC4 r = vec4(0.0);\n"
+              "  for (int l = 0; l < 4; l++) {\n"
+              "    int c = s * 4 + l;\n"
+              "    if (c >= O_C) break;\n"
+              "    highp float acc = 0.0;\n"
+              "    for (int k = max(c - %d, 0); k <= min(c + %d, I0_C - 1); k++) {\n"
+              "      highp float v = float(I0_AT(b, y, x, k));\n"
+              "      acc += v * v * alpha;\n"
+              "    }\n"
+              "    r[l] = float(I0_AT(b, y, x, c)) * pow(bias + acc, -beta);\n"
+              "  }\n"
+              "  store_out(b, y, x, s, r);\n",
+              p->radius, p->radius);
   return TFL_OK;
 }

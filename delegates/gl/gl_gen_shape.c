@@ -54,8 +54,7 @@ tfl_status gl_check_concat(const tfl_graph *g, int node, tfl_diag *diag)
   for (int k = 0; k < n->n_in; k++)
     if (g->tensors[n->in[k]].ndim != y->ndim)
       return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "input %d has %d dims, output %d", k, g->tensors[n->in[k]].ndim, y->ndim);
-  if (!gl_act_ok(n->p.concat.act)) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)n->p.concat.act);
-  return TFL_OK;
+  return TFL_OK; /* the fused activation is ignored, as the real TFLite does (cpu kernels/concat.c) */
 }
 
 tfl_status gl_gen_concat(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
@@ -98,7 +97,6 @@ tfl_status gl_gen_concat(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
       off += len;
     }
   }
-  gl_act_stmt(n->p.concat.act, "v", m);
   gl_str_addf(m, "  store_out(b, y, x, s, v);\n");
   return TFL_OK;
 }

@@ -18,23 +18,36 @@ bool gl_plan_supports(const tfl_graph *g, int node, tfl_diag *why)
 {
   const tfl_node *n = &g->nodes[node];
   const gl_op_info *info = gl_op_info_of(n->op);
-  bool io_ok = info->kind != GL_KIND_NONE && info->check;
+  const char *op = tfl_op_name(n->op);
+  if (info->kind == GL_KIND_NONE || !info->check) {
+    tfl_fail(why, TFL_ERR_UNSUPPORTED, "node %d (%s): no GL kernel for this op", node, op);
+    return false;
+  }
   /* several outputs only from generators (LSTM: output k >= 1 is object "Ok") */
-  io_ok = io_ok && n->n_out >= 1 && n->out[0] >= 0 && n->n_in <= GL_GEN_MAX_IN;
-  io_ok = io_ok && (n->n_out == 1 || (info->kind == GL_KIND_GEN && n->n_out <= 4));
-  for (int k = 0; k < n->n_out && io_ok; k++) {
+  if (n->n_out < 1 || n->out[0] < 0 || n->n_in > GL_GEN_MAX_IN ||
+      (n->n_out > 1 && (info->kind != GL_KIND_GEN || n->n_out > 4))) {
+    tfl_fail(why, TFL_ERR_UNSUPPORTED, "node %d (%s): %d inputs, %d outputs (GL: up to %d inputs, 4 outputs)", node, op,
+             n->n_in, n->n_out, GL_GEN_MAX_IN);
+    return false;
+  }
+  for (int k = 0; k < n->n_out; k++) {
     if (n->out[k] < 0) continue;
     const tfl_tensor *y = &g->tensors[n->out[k]];
-    io_ok = float_like(y->type) && y->ndim <= 4 && !y->is_variable;
+    if (!float_like(y->type) || y->ndim > 4 || y->is_variable) {
+      tfl_fail(why, TFL_ERR_UNSUPPORTED, "node %d (%s): output tensor %d is %s with %d dims%s (GL: float, 8-bit or bool, "
+               "up to 4 dims)", node, op, n->out[k], tfl_type_name(y->type), y->ndim, y->is_variable ? ", a variable" : "");
+      return false;
+    }
   }
-  for (int k = 0; k < n->n_in && io_ok; k++) {
+  for (int k = 0; k < n->n_in; k++) {
     if (n->in[k] < 0 || (info->raw_inputs & (1u << k))) continue;
     const tfl_tensor *x = &g->tensors[n->in[k]];
-    io_ok = x->ndim <= 4 && !x->is_variable && float_like(x->type);
-  }
-  if (!io_ok) {
-    tfl_fail(why, TFL_ERR_UNSUPPORTED, "no GL kernel for this op with these types, ranks or outputs");
-    return false;
+    if (x->ndim > 4 || x->is_variable || !float_like(x->type)) {
+      tfl_fail(why, TFL_ERR_UNSUPPORTED, "node %d (%s): input %d (tensor %d) is %s with %d dims%s (GL: float, 8-bit or "
+               "bool, up to 4 dims)", node, op, k, n->in[k], tfl_type_name(x->type), x->ndim,
+               x->is_variable ? ", a variable" : "");
+      return false;
+    }
   }
   return info->check(g, node, why) == TFL_OK;
 }

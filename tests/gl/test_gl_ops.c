@@ -287,6 +287,95 @@ static void c_mean(op_runner *r, unsigned *s)
   r->node.p.reducer.keep_dims = true;
 }
 
+/* A reduction over constant axes (gl_gen_reduce.c), inputs in [lo, hi]. */
+static void reduce_case(op_runner *r, unsigned *s, tfl_op op, int ndim, const int32_t *dims, int n_axes,
+                        const int32_t *axes, bool keep, int out_ndim, const int32_t *out_dims, float lo, float hi)
+{
+  op_runner_init(r, op);
+  int a = tensor_rand(r, s, ndim, dims, false, lo, hi);
+  int ax = op_runner_tensor(r, TFL_TYPE_INT32, 1, (const int32_t[]){n_axes}, axes, true);
+  int y = op_runner_tensor(r, TFL_TYPE_FLOAT32, out_ndim, out_dims, NULL, false);
+  op_runner_io(r, (int[]){a, ax}, 2, (int[]){y}, 1);
+  r->node.p.reducer.keep_dims = keep;
+}
+#define AXES(...) (int)(sizeof((int32_t[]){__VA_ARGS__}) / sizeof(int32_t)), (const int32_t[]){__VA_ARGS__}
+static void c_sum_last(op_runner *r, unsigned *s)
+{
+  reduce_case(r, s, TFL_OP_SUM, DIMS(3, 5, 7), AXES(-1), false, DIMS(3, 5), -1, 1);
+}
+static void c_sum_batch(op_runner *r, unsigned *s)
+{
+  reduce_case(r, s, TFL_OP_SUM, DIMS(4, 3, 2, 5), AXES(0), true, DIMS(1, 3, 2, 5), -1, 1);
+}
+static void c_mean_channels(op_runner *r, unsigned *s)
+{
+  reduce_case(r, s, TFL_OP_MEAN, DIMS(2, 6, 13), AXES(2), true, DIMS(2, 6, 1), -1, 1);
+}
+static void c_mean_hc(op_runner *r, unsigned *s)
+{
+  reduce_case(r, s, TFL_OP_MEAN, DIMS(2, 4, 3, 6), AXES(1, 3), true, DIMS(2, 1, 3, 1), -1, 1);
+}
+static void c_max_last(op_runner *r, unsigned *s)
+{
+  reduce_case(r, s, TFL_OP_REDUCE_MAX, DIMS(5, 11), AXES(1), true, DIMS(5, 1), -1, 1);
+}
+static void c_max_b_w(op_runner *r, unsigned *s)
+{
+  reduce_case(r, s, TFL_OP_REDUCE_MAX, DIMS(3, 2, 5, 6), AXES(0, 2), false, DIMS(2, 6), -1, 1);
+}
+static void c_min_wc(op_runner *r, unsigned *s)
+{
+  reduce_case(r, s, TFL_OP_REDUCE_MIN, DIMS(2, 3, 6, 5), AXES(2, 3), false, DIMS(2, 3), -1, 1);
+}
+static void c_prod_all(op_runner *r, unsigned *s)
+{
+  reduce_case(r, s, TFL_OP_REDUCE_PROD, DIMS(2, 3, 5), AXES(0, 1, 2), true, DIMS(1, 1, 1), 0.6f, 1.4f);
+}
+static void c_log_softmax(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_LOG_SOFTMAX);
+  int a = tensor_rand(r, s, DIMS(3, 4, 9), false, -4, 4);
+  int y = OUT(r, 3, 4, 9);
+  op_runner_io(r, (int[]){a}, 1, (int[]){y}, 1);
+}
+static void c_softmax_3d(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_SOFTMAX);
+  int a = tensor_rand(r, s, DIMS(2, 7, 13), false, -4, 4);
+  int y = OUT(r, 2, 7, 13);
+  op_runner_io(r, (int[]){a}, 1, (int[]){y}, 1);
+  r->node.p.softmax.beta = 1.0f;
+}
+static void c_l2norm(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_L2_NORMALIZATION);
+  int a = tensor_rand(r, s, DIMS(2, 5, 11), false, -2, 2);
+  int y = OUT(r, 2, 5, 11);
+  op_runner_io(r, (int[]){a}, 1, (int[]){y}, 1);
+}
+static void c_lrn(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_LOCAL_RESPONSE_NORMALIZATION);
+  int a = tensor_rand(r, s, DIMS(1, 3, 4, 9), false, -2, 2);
+  int y = OUT(r, 1, 3, 4, 9);
+  op_runner_io(r, (int[]){a}, 1, (int[]){y}, 1);
+  r->node.p.lrn = (tfl_lrn_params){2, 1.0f, 0.3f, 0.75f};
+}
+static void c_l2pool(op_runner *r, unsigned *s)
+{
+  op_runner_init(r, TFL_OP_L2_POOL_2D);
+  int a = tensor_rand(r, s, DIMS(1, 7, 6, 5), false, -1, 1);
+  int y = OUT(r, 1, 4, 3, 5);
+  op_runner_io(r, (int[]){a}, 1, (int[]){y}, 1);
+  r->node.p.pool = (tfl_pool_params){TFL_PAD_SAME, 2, 2, 3, 3, TFL_ACT_RELU6};
+}
+/* TFLite leaves CONCATENATION's fused activation unapplied: so must GL */
+static void c_concat_relu(op_runner *r, unsigned *s)
+{
+  c_concat_c(r, s);
+  r->node.p.concat.act = TFL_ACT_RELU;
+}
+
 static void c_d2s(op_runner *r, unsigned *s)
 {
   op_runner_init(r, TFL_OP_DEPTH_TO_SPACE);
@@ -411,6 +500,11 @@ static const struct {
   {"pad channels after 8", c_pad_ch_post}, {"pad channels after 5", c_pad_ch_post_odd}, {"softmax beta", c_softmax},
   {"softmax 2-D", c_softmax_2d}, {"fully connected relu", c_fc}, {"mean hw", c_mean}, {"depth to space", c_d2s},
   {"transpose conv s2 same", c_tconv}, {"Convolution2DTransposeBias", c_tconv_mp}, {"strided slice", c_slice},
+  {"sum last axis 3-D", c_sum_last}, {"sum batch keep", c_sum_batch}, {"mean channels 3-D", c_mean_channels},
+  {"mean h and c", c_mean_hc}, {"reduce max last axis 2-D", c_max_last}, {"reduce max b and w", c_max_b_w},
+  {"reduce min w and c", c_min_wc}, {"reduce prod all", c_prod_all}, {"log softmax 3-D", c_log_softmax},
+  {"softmax 3-D last axis", c_softmax_3d}, {"concat channels relu (ignored)", c_concat_relu},
+  {"l2 normalization 3-D", c_l2norm}, {"local response normalization r2", c_lrn}, {"l2 pool 3x3 s2 same relu6", c_l2pool},
 };
 
 /* fp16 mode keeps a 1-pixel tile's weights 32-bit on maps of 1024+ pixels and 16+

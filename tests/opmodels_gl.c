@@ -1,0 +1,344 @@
+/* opmodels_gl.c - see opmodels_gl.h. */
+#include "opmodels_gl.h"
+
+#include "golden.h"
+
+#include "delegates/cpu/cpu_delegate.h"
+#include "delegates/gl/gl_delegate.h"
+#include "delegates/gl/gl_plan.h"
+#include "runtime/tfl_interpreter.h"
+#include "runtime/tfl_loader.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+  tfl_diag diag;        /* outlives the interpreter and the delegates, which report here */
+  tfl_graph *g;
+  tfl_delegate *cpu, *gl;
+  tfl_interpreter *it;
+} gl_run;
+
+static void gl_run_free(gl_run *r)
+{
+  tfl_interpreter_free(r->it);
+  if (r->gl) r->gl->destroy(r->gl);
+  if (r->cpu) r->cpu->destroy(r->cpu);
+  tfl_graph_free(r->g);
+  r->it = NULL;
+  r->gl = r->cpu = NULL;
+  r->g = NULL;
+}
+
+/* The first graph input or output that is not float32, quantized activation inside or
+ * hybrid node (its description into what); false when there is none. */
+static bool non_float_io(const tfl_graph *g, char *what, size_t n)
+{
+  for (int k = 0; k < 2; k++) {
+    const int *io = k ? g->outputs : g->inputs;
+    int count = k ? g->n_outputs : g->n_inputs;
+    for (int i = 0; i < count; i++) {
+      const tfl_tensor *t = &g->tensors[io[i]];
+      if (t->type != TFL_TYPE_FLOAT32) {
+        snprintf(what, n, "%s %d (%s) is %s", k ? "output" : "input", i, t->name ? t->name : "",
+                 tfl_type_name(t->type));
+        return true;
+      }
+    }
+  }
+  /* float at the edges but quantized inside (QUANTIZE -> op -> DEQUANTIZE): GL runs such
+   * chains in the float domain, not TFLite's integer arithmetic */
+  for (int i = 0; i < g->n_tensors; i++) {
+    const tfl_tensor *t = &g->tensors[i];
+    if (!t->is_const && t->q.n > 0 && t->type != TFL_TYPE_FLOAT32) {
+      snprintf(what, n, "tensor %d (%s) is quantized %s", i, t->name ? t->name : "", tfl_type_name(t->type));
+      return true;
+    }
+  }
+  /* hybrid (dynamic-range) ops: 8-bit constant weights read by a float op, which TFLite
+   * runs on activations quantized on the fly (GL: on the float activations) */
+  for (int i = 0; i < g->n_nodes; i++) {
+    const tfl_node *nd = &g->nodes[i];
+    if (nd->op == TFL_OP_DEQUANTIZE || nd->n_out < 1 || nd->out[0] < 0 ||
+        g->tensors[nd->out[0]].type != TFL_TYPE_FLOAT32)
+      continue;
+    for (int k = 0; k < nd->n_in; k++) {
+      const tfl_tensor *t = nd->in[k] >= 0 ? &g->tensors[nd->in[k]] : NULL;
+      if (t && t->is_const && t->q.n > 0 && (t->type == TFL_TYPE_INT8 || t->type == TFL_TYPE_UINT8)) {
+        snprintf(what, n, "node %d (%s) is hybrid: float output, 8-bit constant input tensor %d", i,
+                 tfl_op_name(nd->op), nd->in[k]);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+/* Prints each node's placement ("gl", or "cpu" with the GL check's reason); returns the
+ * nodes GL runs. it NULL: the interpreter could not be made, so every node is asked. */
+static int report_nodes(const tfl_graph *g, const tfl_interpreter *it)
+{
+  int on_gl = 0, on_cpu = 0;
+  for (int i = 0; i < g->n_nodes; i++) {
+    const tfl_node *n = &g->nodes[i];
+    const char *d = it ? tfl_interpreter_node_delegate(it, i) : "?";
+    if (n->dead || !d) continue;
+    tfl_diag why;
+    tfl_diag_init(&why);
+    bool gl = it ? strcmp(d, "gl") == 0 : gl_plan_supports(g, i, &why);
+    if (gl) {
+      on_gl++;
+      printf("  node %d (%s): gl\n", i, tfl_op_name(n->op));
+      continue;
+    }
+    on_cpu++;
+    if (it) gl_plan_supports(g, i, &why);
+    printf("  node %d (%s): cpu: %s\n", i, tfl_op_name(n->op),
+           why.error[0] ? why.error : "GL supports it, the partitioner left it to the CPU");
+  }
+  printf("gl: %d node(s) on GL, %d on CPU\n", on_gl, on_cpu);
+  return on_gl;
+}
+
+/* Loads and prepares the model: on GL (with the CPU reference as fallback) when gl, else
+ * on the CPU reference alone. 0, or 1 with a FAIL line printed. */
+static int open_run(const char *path, bool gl, bool fp16, gl_run *r)
+{
+  const char *mode = gl ? "gl" : "cpu reference";
+  tfl_diag_init(&r->diag);
+  tfl_status st = tfl_load_file(path, &r->g, &r->diag);
+  if (st != TFL_OK) {
+    printf("%s: FAIL: load: %s: %s\n", mode, tfl_status_name(st), r->diag.error);
+    return 1;
+  }
+  cpu_delegate_options co = cpu_delegate_defaults();
+  co.reference = true;
+  co.threads = 1;
+  co.diag = &r->diag;
+  r->cpu = cpu_delegate_create(&co);
+  if (!r->cpu) {
+    printf("%s: FAIL: cpu delegate: %s\n", mode, r->diag.error);
+    return 1;
+  }
+  if (gl) {
+    gl_delegate_options go = gl_delegate_defaults();
+    go.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
+    go.diag = &r->diag;
+    r->gl = gl_delegate_create(&go);
+    if (!r->gl) {
+      printf("%s: FAIL: gl delegate: %s\n", mode, r->diag.error);
+      return 1;
+    }
+  }
+  tfl_interp_options opt = tfl_interp_defaults();
+  opt.delegate = r->gl;
+  opt.fallback = r->cpu;
+  opt.diag = &r->diag;
+  st = tfl_interpreter_create(r->g, &opt, &r->it);
+  if (st != TFL_OK) {
+    printf("%s: FAIL: interpreter: %s: %s\n", mode, tfl_status_name(st), r->diag.error);
+    r->it = NULL;
+    return 1;
+  }
+  return 0;
+}
+
+/* Feeds `gauss --seed 1` inputs (checked against the golden's hashes when gc) and invokes.
+ * 0, or 1 with a FAIL line printed. */
+static int feed_invoke(const golden_case *gc, gl_run *r, const char *mode)
+{
+  golden_rng rng;
+  golden_rng_seed(&rng, 1);
+  for (int i = 0; i < tfl_interpreter_input_count(r->it); i++) {
+    tfl_tensor *t = tfl_interpreter_input(r->it, i);
+    if (!golden_fill_gauss(&rng, (int)t->type, 0, 0, t->data, tfl_tensor_count(t))) {
+      printf("%s: FAIL: input %d (%s): no gauss fill for %s\n", mode, i, t->name ? t->name : "",
+             tfl_type_name(t->type));
+      return 1;
+    }
+    if (gc && i < gc->n_inputs && golden_fnv1a(t->data, t->bytes) != gc->input_hash[i]) {
+      printf("%s: FAIL: input %d (%s) differs from the oracle's (hash)\n", mode, i, t->name ? t->name : "");
+      return 1;
+    }
+  }
+  tfl_status st = tfl_interpreter_invoke(r->it);
+  if (st != TFL_OK) {
+    printf("%s: FAIL: invoke: %s: %s\n", mode, tfl_status_name(st), r->diag.error);
+    return 1;
+  }
+  return 0;
+}
+
+static int check_golden(const golden_case *gc, gl_run *r, double tol)
+{
+  int fails = 0;
+  if (tfl_interpreter_output_count(r->it) != gc->n_outputs) {
+    printf("gl: FAIL: %d outputs, golden has %d\n", tfl_interpreter_output_count(r->it), gc->n_outputs);
+    return 1;
+  }
+  for (int o = 0; o < gc->n_outputs; o++) {
+    const golden_output *go = &gc->outputs[o];
+    const tfl_tensor *t = tfl_interpreter_output(r->it, o);
+    bool shape_ok = (int)t->type == go->type && t->ndim == go->ndim;
+    for (int d = 0; shape_ok && d < t->ndim; d++) shape_ok = t->dims[d] == go->dims[d];
+    if (!shape_ok) {
+      printf("gl: FAIL output %d (%s): %s with %d dims, golden %s with %d dims\n", o, t->name ? t->name : "",
+             tfl_type_name(t->type), t->ndim, golden_type_name(go->type), go->ndim);
+      fails++;
+      continue;
+    }
+    golden_result res = golden_compare(go, t->data, tol, 1.0, false);
+    double range = go->max - go->min;
+    printf("gl: %s output %d (%s, %zu values): max_err %.3g = %.3g of max(1, range) (tol %.3g) at %s %zu\n",
+           res.ok ? "ok  " : "FAIL", o, t->name ? t->name : "", go->count, res.max_err,
+           res.max_err / (range > 1 ? range : 1), res.tol, res.worst_index == go->count ? "mean" : "element",
+           res.worst_index == go->count ? 0 : res.worst_index);
+    if (!res.ok) fails++;
+  }
+  return fails;
+}
+
+/* No golden: GL against the CPU reference, tol x max(1, reference range). */
+static int check_reference(gl_run *ref, gl_run *gl, double tol)
+{
+  int fails = 0;
+  for (int o = 0; o < tfl_interpreter_output_count(ref->it); o++) {
+    const tfl_tensor *a = tfl_interpreter_output(ref->it, o), *b = tfl_interpreter_output(gl->it, o);
+    size_t n = tfl_tensor_count(a);
+    if (a->type != TFL_TYPE_FLOAT32 || b->type != TFL_TYPE_FLOAT32 || n != tfl_tensor_count(b)) {
+      printf("gl: FAIL output %d (%s): the reference and GL disagree on type or size\n", o, a->name ? a->name : "");
+      fails++;
+      continue;
+    }
+    const float *x = a->data, *y = b->data;
+    double lo = INFINITY, hi = -INFINITY, max_err = 0;
+    size_t worst = 0;
+    for (size_t i = 0; i < n; i++) {
+      lo = x[i] < lo ? x[i] : lo;
+      hi = x[i] > hi ? x[i] : hi;
+      double e = fabs((double)x[i] - y[i]);
+      if (!(e <= max_err)) {
+        max_err = isnan(e) ? INFINITY : e;
+        worst = i;
+      }
+    }
+    double scale = hi - lo > 1 ? hi - lo : 1, lim = tol * scale;
+    bool ok = max_err <= lim && isfinite(lo) && isfinite(hi);
+    printf("gl: %s output %d (%s, %zu values) vs cpu reference: max_err %.3g = %.3g of max(1, range) (tol %.3g) "
+           "at element %zu\n",
+           ok ? "ok  " : "FAIL", o, a->name ? a->name : "", n, max_err, max_err / scale, lim, worst);
+    fails += !ok;
+  }
+  return fails;
+}
+
+int opmodels_gl_run(const char *name, const char *dir, bool fp16)
+{
+  const double tol = fp16 ? 1e-2 : 1e-4;
+  char model[4096], golden[4096], what[256];
+  snprintf(model, sizeof model, "%s/models/%s.tflite", dir, name);
+  snprintf(golden, sizeof golden, "%s/golden/%s.gauss.txt", dir, name);
+  golden_case gc;
+  bool have_golden = access(golden, R_OK) == 0;
+  if (have_golden && !golden_read(golden, &gc)) return 1;
+  printf("%s: gl %s against %s\n", name, fp16 ? "fp16" : "fp32",
+         have_golden ? gc.runtime : "the cpu reference (no oracle golden, see NOTES.md)");
+
+  int status = 0;
+  gl_run gl = {0}, ref = {0};
+  tfl_diag ld;
+  tfl_diag_init(&ld);
+  tfl_status st = tfl_load_file(model, &gl.g, &ld);
+  if (st != TFL_OK) {
+    printf("gl: FAIL: load: %s: %s\n", tfl_status_name(st), ld.error);
+    status = 1;
+    goto done;
+  }
+  bool skip = non_float_io(gl.g, what, sizeof what);
+  tfl_graph_free(gl.g);
+  gl.g = NULL;
+  if (skip) {
+    printf("%s: skipped on gl: %s (the GL mode checks float32 models only)\n", name, what);
+    goto done;
+  }
+  if (open_run(model, true, fp16, &gl)) {
+    /* a model GL takes nothing of is skipped even where the CPU cannot run it either */
+    if (gl.g && report_nodes(gl.g, NULL) == 0) {
+      printf("%s: skipped: GL takes none of its nodes\n", name);
+      status = OPMODELS_GL_SKIP;
+    } else {
+      status = 1;
+    }
+    goto done;
+  }
+  if (report_nodes(tfl_interpreter_graph(gl.it), gl.it) == 0) {
+    printf("%s: skipped: GL takes none of its nodes\n", name);
+    status = OPMODELS_GL_SKIP;
+    goto done;
+  }
+  if (feed_invoke(have_golden ? &gc : NULL, &gl, "gl")) {
+    status = 1;
+    goto done;
+  }
+  if (have_golden) {
+    status = check_golden(&gc, &gl, tol) != 0;
+  } else {
+    status = open_run(model, false, false, &ref) || feed_invoke(NULL, &ref, "cpu reference") ||
+             check_reference(&ref, &gl, tol) != 0;
+  }
+done:
+  gl_run_free(&gl);
+  gl_run_free(&ref);
+  if (have_golden) golden_free(&gc);
+  printf("%s: %s\n", name, status == 1 ? "FAIL" : status == OPMODELS_GL_SKIP ? "skipped" : "ok");
+  return status;
+}
+
+int opmodels_gl_main(const char *name, const char *dir, const char *const *precision, int n)
+{
+  bool failed = false, all_skipped = true;
+  for (int i = 0; i < n; i++) {
+    int st = opmodels_gl_run(name, dir, strcmp(precision[i], "fp16") == 0);
+    failed = failed || st == 1;
+    all_skipped = all_skipped && st == OPMODELS_GL_SKIP;
+  }
+  return failed ? 1 : all_skipped ? OPMODELS_GL_SKIP : 0;
+}
+
+bool opmodels_gl_cli(int argc, char **argv, int *status)
+{
+  const char *name = NULL, *dir = "tests/opmodels", *delegate = "cpu", *precision[2] = {"fp32", NULL};
+  int n_prec = 0;
+  bool bad = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    bool valued = !strcmp(a, "--dir") || !strcmp(a, "--delegate") || !strcmp(a, "--precision") || !strcmp(a, "--tol");
+    if (valued && i + 1 >= argc) {
+      bad = true;
+    } else if (!strcmp(a, "--dir")) {
+      dir = argv[++i];
+    } else if (!strcmp(a, "--delegate")) {
+      delegate = argv[++i];
+    } else if (!strcmp(a, "--precision")) {
+      bad = bad || n_prec == 2 || (strcmp(argv[i + 1], "fp16") && strcmp(argv[i + 1], "fp32"));
+      precision[n_prec < 2 ? n_prec++ : 1] = argv[++i];
+    } else if (valued) {
+      i++;
+    } else if (!name) {
+      name = a;
+    }
+  }
+  if (strcmp(delegate, "gl") != 0) {
+    if (strcmp(delegate, "cpu") == 0 && n_prec == 0) return false;
+    bad = true;
+  }
+  if (bad || !name) {
+    fprintf(stderr, "usage: test_opmodels CASE [--dir tests/opmodels] --delegate gl [--precision fp16|fp32 ...]\n");
+    *status = 2;
+    return true;
+  }
+  *status = opmodels_gl_main(name, dir, precision, n_prec ? n_prec : 1);
+  return true;
+}
