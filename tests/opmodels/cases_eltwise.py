@@ -164,6 +164,32 @@ def register(mk):
         unary(lc + '_i8', code, type='int8', q=(0.03, -5), qo=(0.01, -10))
         unary(lc + '_u8', code, type='uint8', q=(0.03, 128), qo=(0.02, 120))
 
+    # ---- HARD_SWISH int8/uint8 over every input code: a Gaussian input CONCATENATEd (same
+    # quantization, a plain copy) with a constant holding all 256 codes. The first case's
+    # quantization is MobileNetV3-small's (tests/zoo), where exact rounding of the real value
+    # is 1 LSB off TFLite's fixed-point arithmetic at a near-tie. Quantized outputs
+    # are compared within 1 LSB, so a DEQUANTIZE of the result is a second, float output:
+    # compared within 1e-5 of its range, it must match code for code.
+    def hard_swish_codes(name, type, q, qo):
+        @mk.litert_case(name)
+        def _(m):
+            x = m.input([64], type, q=q)
+            codes = list(range(-128, 128)) if type == 'int8' else list(range(256))
+            c = m.const([256], codes, type, q=q)
+            cat = m.tensor([320], type, q=q)
+            m.op('CONCATENATION', [x, c], [cat], 'ConcatenationOptions', {'axis': 0})
+            out = m.tensor([320], type, q=qo)
+            m.op('HARD_SWISH', [cat], [out])
+            m.output(out)
+            real = m.tensor([320])
+            m.op('DEQUANTIZE', [out], [real])
+            m.output(real)
+
+    hard_swish_codes('hard_swish_i8_codes', 'int8', (0.03719327598810196, 2), (0.019719835370779037, -109))
+    hard_swish_codes('hard_swish_i8_codes_wide', 'int8', (0.1, -20), (0.07, -100))
+    hard_swish_codes('hard_swish_i8_codes_fine', 'int8', (0.01, 5), (0.004, -90))
+    hard_swish_codes('hard_swish_u8_codes', 'uint8', (0.05, 128), (0.03, 20))
+
     # ---- LOGICAL_NOT, LOGICAL_OR
     unary('logical_not', 'LOGICAL_NOT', type='bool')
     binary('logical_or', 'LOGICAL_OR', [2, 3, 4], [2, 3, 4], type='bool')

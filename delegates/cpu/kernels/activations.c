@@ -5,6 +5,9 @@
  * Quantized unary ops have only 256 possible inputs, so prepare evaluates the real function
  * on each code and stores the output byte (rounded half away from zero, clamped to the
  * type): eval is one table lookup per element, within 1 LSB of TFLite's fixed point.
+ * HARD_SWISH's table follows TFLite's 16-bit fixed-point arithmetic exactly instead
+ * (hswish_q_eval below): exact rounding lands 1 LSB off it at near-ties, and those add up
+ * through MobileNetV3's blocks to 2 LSB at the output.
  * Quantized PRELU dequantizes through per-input tables and requantizes each element.
  */
 #include "eltwise_common.h"
@@ -50,6 +53,81 @@ static double unary_real(tfl_op op, double x)
   return x * (r < 0 ? 0 : (r > 6 ? 6 : r)) / 6;
 }
 
+/* ---- quantized HARD_SWISH as TensorFlow Lite's builtin kernel computes it (LiteRT's output
+ * matches it code for code: tests/opmodels hard_swish_*_codes): the input on a "high-resolution" scale (input scale / 128) in int16,
+ * its product with an int16 multiplier towards the output scale, a "relu-ish" factor in
+ * [0, 1] (the input rescaled so that 3.0 is 32768, saturated, then moved from [-1, 1] to
+ * [0, 1]), a truncating doubling high multiply of the two and a rounding shift. The
+ * multipliers are formed in float32 and rounded from Q31 to Q15. */
+
+static int16_t sat16(int64_t v)
+{
+  return (int16_t)(v < INT16_MIN ? INT16_MIN : (v > INT16_MAX ? INT16_MAX : v));
+}
+
+/* gemmlowp's SaturatingRoundingDoublingHighMul on int16. */
+static int16_t srdhm16(int16_t a, int16_t b)
+{
+  if (a == INT16_MIN && b == INT16_MIN) return INT16_MAX;
+  int32_t ab = (int32_t)a * b;
+  int32_t nudge = ab >= 0 ? (1 << 14) : 1 - (1 << 14);
+  return (int16_t)((ab + nudge) / (1 << 15)); /* C division truncates toward 0 */
+}
+
+/* The same without the rounding nudge (TFLite's SaturatingDoublingHighMul). */
+static int16_t sdhm16(int16_t a, int16_t b)
+{
+  if (a == INT16_MIN && b == INT16_MIN) return INT16_MAX;
+  return (int16_t)(((int32_t)a * b) / (1 << 15));
+}
+
+/* A Q31 multiplier rounded to its top 16 bits (TFLite's DownScaleInt32ToInt16Multiplier). */
+static int16_t q31_to_q15(int32_t q31)
+{
+  if (q31 >= INT32_MAX - (1 << 15)) return INT16_MAX;
+  return (int16_t)((q31 + (1 << 15)) >> 16);
+}
+
+typedef struct {
+  int32_t zi, zo, lo, hi;
+  int16_t out_mult, relu_mult;
+  int out_exp, relu_exp;
+} hswish_q;
+
+/* false: the output multiplier is >= 1 (output scale < input scale / 128), which TFLite's
+ * kernel refuses; the caller then rounds the real function instead. */
+static bool hswish_q_prepare(const tfl_tensor *x, const tfl_tensor *y, hswish_q *q)
+{
+  const float hires_scale = cpu_scale(x, 0) * (1.0f / 128.0f);
+  volatile float out_m = hires_scale / cpu_scale(y, 0); /* float32, as TFLite forms them */
+  volatile float relu_m = hires_scale / (3.0f / 32768.0f);
+  int32_t q31;
+  cpu_quantize_multiplier(out_m, &q31, &q->out_exp);
+  if (q->out_exp > 0) return false;
+  q->out_mult = q31_to_q15(q31);
+  cpu_quantize_multiplier(relu_m, &q31, &q->relu_exp);
+  q->relu_mult = q31_to_q15(q31);
+  q->zi = cpu_zero_point(x, 0);
+  q->zo = cpu_zero_point(y, 0);
+  cpu_type_limits(y->type, &q->lo, &q->hi);
+  return true;
+}
+
+static int32_t hswish_q_eval(const hswish_q *q, int32_t code)
+{
+  const int16_t hires = (int16_t)((code - q->zi) * 128); /* |code - zi| <= 255 */
+  const int16_t pre_out = srdhm16(hires, q->out_mult);
+  int16_t relu = hires;
+  /* a left shift saturates one bit early, so that saturation shows only in the last bit */
+  if (q->relu_exp > 0) relu = sat16((int64_t)relu * (INT64_C(1) << (q->relu_exp - 1)));
+  relu = srdhm16(relu, q->relu_mult);
+  if (q->relu_exp > 0) relu = sat16((int64_t)relu * 2);
+  if (q->relu_exp < 0) relu = (int16_t)cpu_rounding_div_pot(relu, -q->relu_exp);
+  relu = (int16_t)((relu + (1 << 15)) >> 1); /* [-1, 1] -> [0, 1] */
+  const int16_t prod = sdhm16(relu, pre_out);
+  return cpu_clamp_i32(cpu_rounding_div_pot(prod, -q->out_exp) + q->zo, q->lo, q->hi);
+}
+
 static tfl_status check_io(const tfl_graph *g, const tfl_node *n, const tfl_tensor *x,
                            const tfl_tensor *y, tfl_diag *diag)
 {
@@ -89,6 +167,11 @@ static tfl_status prepare_unary(tfl_graph *g, const tfl_node *n, void **state, t
     double inv = 1.0 / cpu_scale(y, 0);
     int32_t zo = cpu_zero_point(y, 0);
     st->flip = cpu_q8_flip(x->type);
+    hswish_q hq;
+    if (n->op == TFL_OP_HARD_SWISH && hswish_q_prepare(x, y, &hq)) {
+      for (int i = 0; i < 256; i++) st->lut[i] = (uint8_t)hswish_q_eval(&hq, cpu_q8_value(x->type, i));
+      return TFL_OK;
+    }
     for (int i = 0; i < 256; i++)
       st->lut[i] = (uint8_t)cpu_q8_quantize(unary_real(n->op, in[i]), inv, zo, lo, hi);
   }
