@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""Makes the YOLO test data in this folder with Ultralytics 8.4 (no downloads).
+
+  YOLO_OFFLINE=1 /work/venv-yolo/bin/python tests/data/yolo/make_yolo.py [--no-train] [--reuse]
+
+1. Models: tiny YOLOv8 / YOLO11 / YOLO26 (the 'n' layouts at width 1/8, 3 classes) exported
+   with export(format="litert", imgsz=160); the YOLOv8 one first trained for a few minutes
+   on the CPU on a synthetic data set drawn here (red squares, green discs, blue
+   triangles on noise), so that it finds real boxes; the others keep random weights.
+   YOLO26 is exported with nms=False: its NMS-free head, [1, 300, 6].
+2. Decoder cases (cases.txt): raw output tensors (*.bin, little-endian) in the layouts the
+   exports give (anchor-free [1,4+nc,N] both orientations, YOLOv5 [1,N,5+nc] with
+   objectness, end-to-end [1,300,6], int8 and float16 copies) and, for each, what
+   Ultralytics' own non_max_suppression returns on them (*.expected: class score x1 y1
+   x2 y2 per line, input pixels, clipped to the input as predict clips them).
+3. A real run (runs.txt): a synthetic 320x240 picture (picture.rgb, raw RGB) through
+   Ultralytics' predict on each exported .tflite (ai-edge-litert): its boxes in frame
+   pixels (*.predict). tests/test_yolo.c runs our runtime on the same file and picture.
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("YOLO_OFFLINE", "1")
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+IMGSZ = 160
+NAMES = ["square", "disc", "triangle"]
+
+
+def tiny_yaml(arch: str, tmp: Path) -> Path:
+    """Ultralytics' own yaml for `arch` at width 1/8 and 3 classes (a file named like the
+    'n' scale, so Ultralytics picks that row)."""
+    from ultralytics.utils import YAML
+    from ultralytics.nn.tasks import yaml_model_load
+
+    d = yaml_model_load(f"{arch}n.yaml")
+    d["nc"] = len(NAMES)
+    d["scales"] = {"n": [0.33, 0.125, 256]}
+    d.pop("scale", None)
+    d.pop("yaml_file", None)
+    out = tmp / f"{arch}n.yaml"
+    YAML.save(out, d)
+    return out
+
+
+def draw(rng, w, h, n_obj):
+    """Noise picture with n_obj shapes; returns RGB uint8 and [(class, x1, y1, x2, y2)]."""
+    from PIL import Image, ImageDraw
+
+    img = (rng.integers(0, 256, (h, w, 3)) * 0.5 + 64).astype(np.uint8)
+    im = Image.fromarray(img)
+    dr = ImageDraw.Draw(im)
+    objs = []
+    for _ in range(n_obj):
+        c = int(rng.integers(0, 3))
+        s = int(rng.integers(min(w, h) // 8, min(w, h) // 3))
+        x = int(rng.integers(0, w - s))
+        y = int(rng.integers(0, h - s))
+        col = [(230, 30, 30), (30, 210, 30), (40, 40, 230)][c]
+        if c == 0:
+            dr.rectangle([x, y, x + s, y + s], fill=col)
+        elif c == 1:
+            dr.ellipse([x, y, x + s, y + s], fill=col)
+        else:
+            dr.polygon([(x + s / 2, y), (x, y + s), (x + s, y + s)], fill=col)
+        objs.append((c, x, y, x + s, y + s))
+    return np.asarray(im), objs
+
+
+def make_dataset(root: Path, rng):
+    from PIL import Image
+
+    for split, n in (("train", 300), ("val", 40)):
+        (root / "images" / split).mkdir(parents=True)
+        (root / "labels" / split).mkdir(parents=True)
+        for i in range(n):
+            w, h = (IMGSZ, IMGSZ) if i % 2 else (int(rng.integers(120, 240)), int(rng.integers(100, 200)))
+            img, objs = draw(rng, w, h, int(rng.integers(1, 4)))
+            Image.fromarray(img).save(root / "images" / split / f"{i}.png")
+            with open(root / "labels" / split / f"{i}.txt", "w") as f:
+                for c, x1, y1, x2, y2 in objs:
+                    f.write(f"{c} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}\n")
+    data = root / "data.yaml"
+    data.write_text(json.dumps({"path": str(root), "train": "images/train", "val": "images/val",
+                                "names": dict(enumerate(NAMES))}))
+    return data
+
+
+def export(model, name: str, **kw) -> Path:
+    f = Path(model.export(format="litert", imgsz=IMGSZ, **kw))
+    dst = HERE / f"{name}.tflite"
+    shutil.copyfile(f, dst)
+    return dst
+
+
+def make_models(tmp: Path, train: bool):
+    from ultralytics import YOLO
+
+    rng = np.random.default_rng(1)
+    torch.manual_seed(0)
+    out = {}
+    m = YOLO(str(tiny_yaml("yolov8", tmp)))
+    if train:
+        data = make_dataset(tmp / "shapes", rng)
+        m.train(data=str(data), imgsz=IMGSZ, epochs=30, time=0.12, batch=16, workers=0, device="cpu",
+                plots=False, project=str(tmp / "runs"), name="v8", seed=0, deterministic=True, amp=False,
+                verbose=False)
+    out["yolov8"] = export(m, "yolov8_shapes")
+    out["yolo11"] = export(YOLO(str(tiny_yaml("yolo11", tmp))), "yolo11_random")
+    # nms=False keeps YOLO26's NMS-free head: [1, 300, 6] (the default export is the [1, 4+nc, N] one)
+    out["yolo26"] = export(YOLO(str(tiny_yaml("yolo26", tmp))), "yolo26_random", nms=False)
+    return out
+
+
+# ---- decoder cases ------------------------------------------------------------------
+
+def ultra_nms(pred, conf, iou, max_det, agnostic, nc, imgsz=IMGSZ):
+    """Ultralytics' NMS on a [1, 4+nc(+extra), N] pixel tensor (or [1, 300, 6] end-to-end)."""
+    from ultralytics.utils.nms import non_max_suppression
+
+    p = torch.from_numpy(np.ascontiguousarray(pred, dtype=np.float32))
+    e2e = p.shape[-1] == 6 and p.shape[1] != 4 + nc
+    d = non_max_suppression(p, conf_thres=conf, iou_thres=iou, max_det=max_det, agnostic=agnostic, nc=nc,
+                            end2end=e2e)[0].numpy()
+    d[:, [0, 2]] = d[:, [0, 2]].clip(0, imgsz)
+    d[:, [1, 3]] = d[:, [1, 3]].clip(0, imgsz)
+    return d
+
+
+def write_expected(path: Path, d):
+    with open(path, "w") as f:
+        for x1, y1, x2, y2, s, c in d[:, :6]:
+            f.write(f"{int(c)} {s:.7g} {x1:.7g} {y1:.7g} {x2:.7g} {y2:.7g}\n")
+
+
+def anchor_free_raw(rng, nc, n):
+    """Normalized xywh + sigmoid scores, [4+nc, n], with clusters of overlapping boxes."""
+    centres = rng.uniform(0.1, 0.9, (12, 2))
+    k = rng.integers(0, 12, n)
+    xy = centres[k] + rng.normal(0, 0.02, (n, 2))
+    wh = rng.uniform(0.08, 0.35, (n, 2))
+    logits = rng.normal(-4, 2.0, (n, nc))
+    return np.concatenate([xy, wh, 1 / (1 + np.exp(-logits))], 1).T.astype(np.float32)
+
+
+def make_cases(models):
+    from ai_edge_litert.interpreter import Interpreter
+
+    rng = np.random.default_rng(7)
+    cases = []
+    grid = sum((IMGSZ // s) ** 2 for s in (8, 16, 32))
+
+    def add(name, arr, conf, iou, max_det, agnostic, nc, expected, qscale=0.0, qzero=0):
+        arr.tofile(HERE / f"{name}.bin")
+        write_expected(HERE / f"{name}.expected", expected)
+        t = {np.float32: "float32", np.float16: "float16", np.int8: "int8"}[arr.dtype.type]
+        cases.append(f"{name} {t} {','.join(map(str, arr.shape))} {qscale:.9g} {qzero} {IMGSZ} {conf} {iou} "
+                     f"{max_det} {int(agnostic)} {nc}")
+
+    def denorm(bcn):
+        p = bcn.astype(np.float32).copy()
+        p[[0, 2]] *= IMGSZ
+        p[[1, 3]] *= IMGSZ
+        return p
+
+    # a real output: the trained YOLOv8 on a picture of shapes
+    it = Interpreter(str(models["yolov8"]))
+    it.allocate_tensors()
+    img, _ = draw(np.random.default_rng(3), IMGSZ, IMGSZ, 4)
+    it.set_tensor(it.get_input_details()[0]["index"], (img.transpose(2, 0, 1)[None] / 255.0).astype(np.float32))
+    it.invoke()
+    real = it.get_tensor(it.get_output_details()[0]["index"])[0]  # [4+nc, N]
+    add("v8_real", real[None], 0.25, 0.7, 300, False, 3, ultra_nms(denorm(real)[None], 0.25, 0.7, 300, False, 3))
+
+    raw = anchor_free_raw(rng, 5, grid)
+    add("af_cols", raw[None], 0.3, 0.5, 300, False, 5, ultra_nms(denorm(raw)[None], 0.3, 0.5, 300, False, 5))
+    add("af_rows", np.ascontiguousarray(raw.T)[None], 0.3, 0.5, 300, False, 5,
+        ultra_nms(denorm(raw)[None], 0.3, 0.5, 300, False, 5))
+    add("af_agnostic", raw[None], 0.3, 0.5, 300, True, 5, ultra_nms(denorm(raw)[None], 0.3, 0.5, 300, True, 5))
+    add("af_max7", raw[None], 0.3, 0.5, 7, False, 5, ultra_nms(denorm(raw)[None], 0.3, 0.5, 7, False, 5))
+    add("af_f16", raw.astype(np.float16)[None], 0.3, 0.5, 300, False, 5,
+        ultra_nms(denorm(raw.astype(np.float16).astype(np.float32))[None], 0.3, 0.5, 300, False, 5))
+    # int8: one scale for boxes and scores (normalized boxes keep score resolution)
+    scale, zero = 1.0 / 255.0, -128
+    q = np.clip(np.round(raw / scale) + zero, -128, 127).astype(np.int8)
+    deq = (q.astype(np.float32) - zero) * np.float32(scale)
+    add("af_int8", q[None], 0.3, 0.5, 300, False, 5, ultra_nms(denorm(deq)[None], 0.3, 0.5, 300, False, 5),
+        scale, zero)
+
+    # YOLOv5 (anchor-based): [N, 5+nc] rows: normalized xywh, objectness, class scores
+    n5 = 3 * grid
+    r5 = anchor_free_raw(rng, 4, n5).T  # [n5, 4+4]
+    obj = 1 / (1 + np.exp(-rng.normal(-1, 2.0, (n5, 1))))
+    cls = 1 / (1 + np.exp(-rng.normal(0, 2.0, (n5, 4))))
+    v5 = np.concatenate([r5[:, :4], obj, cls], 1).astype(np.float32)
+    conf = 0.3
+    # YOLOv5's rule: objectness > conf, then score = objectness * class score
+    sc = v5[:, 5:] * v5[:, 4:5]
+    sc[v5[:, 4] <= conf] = 0
+    bcn = np.concatenate([v5[:, :4], sc], 1).T
+    add("v5_rows", v5[None], conf, 0.45, 300, False, 4, ultra_nms(denorm(bcn)[None], conf, 0.45, 300, False, 4))
+
+    # end-to-end [1, 300, 6]: x1 y1 x2 y2 (input pixels) score class, best first
+    s = np.sort(1 / (1 + np.exp(-rng.normal(-2, 2.5, 300))))[::-1]
+    xy = rng.uniform(0, IMGSZ * 0.8, (300, 2))
+    wh = rng.uniform(4, IMGSZ * 0.4, (300, 2))
+    e2e = np.concatenate([xy, xy + wh, s[:, None], rng.integers(0, 3, (300, 1))], 1).astype(np.float32)
+    add("e2e", e2e[None], 0.25, 0.7, 300, False, 3, ultra_nms(e2e[None], 0.25, 0.7, 300, False, 3))
+    (HERE / "cases.txt").write_text(
+        "# name type dims quant_scale quant_zero imgsz conf iou max_det agnostic nc"
+        " (raw NAME.bin, Ultralytics' NMS in NAME.expected)\n" + "\n".join(cases) + "\n")
+
+
+# ---- real runs ----------------------------------------------------------------------
+
+def make_runs(models):
+    from ultralytics import YOLO
+
+    img, objs = draw(np.random.default_rng(11), 320, 240, 3)
+    img.tofile(HERE / "picture.rgb")
+    runs = []
+    for name in ("yolov8", "yolo11", "yolo26"):
+        m = YOLO(str(models[name]), task="detect")
+
+        def predict(conf):
+            r = m.predict(img[:, :, ::-1].copy(), imgsz=IMGSZ, conf=conf, iou=0.7, max_det=300, verbose=False)[0]
+            b = r.boxes
+            return np.concatenate([b.xyxy.numpy(), b.conf.numpy()[:, None], b.cls.numpy()[:, None]], 1)
+
+        conf = 0.25
+        d = predict(conf)
+        if len(d) < 3:  # random weights: a threshold halfway between the 12th and 13th best
+            s = np.sort(predict(1e-9)[:, 4])[::-1]
+            conf = float((s[11] + s[12]) / 2) if len(s) > 12 else float(s[-1] / 2)
+            d = predict(conf)
+        write_expected(HERE / f"{models[name].stem}.predict", d)
+        runs.append(f"{models[name].name} picture.rgb 320 240 {conf:.9g} 0.7 300 {len(d)}")
+        print(name, len(d), "boxes at conf", conf, "truth", objs)
+    (HERE / "runs.txt").write_text("# model picture width height conf iou max_det n_expected"
+                                   " (Ultralytics' predict in MODEL.predict)\n" + "\n".join(runs) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--no-train", action="store_true", help="random weights for YOLOv8 too")
+    ap.add_argument("--reuse", action="store_true", help="keep the .tflite files here, remake the rest")
+    a = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp())
+    os.chdir(tmp)
+    if a.reuse:
+        models = {"yolov8": HERE / "yolov8_shapes.tflite", "yolo11": HERE / "yolo11_random.tflite",
+                  "yolo26": HERE / "yolo26_random.tflite"}
+    else:
+        models = make_models(tmp, not a.no_train)
+    from ai_edge_litert.interpreter import Interpreter
+    for name, f in models.items():
+        it = Interpreter(str(f))
+        print(name, f.stat().st_size, "bytes, input", it.get_input_details()[0]["shape"], "outputs",
+              [o["shape"].tolist() for o in it.get_output_details()])
+    make_cases(models)
+    make_runs(models)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
