@@ -36,6 +36,8 @@ typedef struct {
   tfl_region_kind region;        /* regions its detections make (TFL_REGION_BOX: the box) */
   tfl_region_kind landmarks;     /* landmark models: the rule that turns their points into
                                     the next frame's region; TFL_REGION_COUNT: none */
+  bool letterbox_grey;           /* trained on Ultralytics' letterbox (aspect kept, centred,
+                                    grey 114 bars): preprocess_model_fit */
 } tfl_family;
 
 /* The family of graph g; NULL (and *match = NONE) when no row fits. `why` gets one

@@ -1,0 +1,267 @@
+/* test_yolo.c - Ultralytics YOLO: recognition, decoding and preprocessing against
+ * Ultralytics' own results (tests/data/yolo/, made by make_yolo.py; no Python here).
+ *
+ *   test_yolo DATA_DIR
+ *
+ * 1. cases.txt: raw output tensors (anchor-free both orientations, YOLOv5 with
+ *    objectness, end-to-end, float16, int8) on a graph that has only the input
+ *    [1,3,160,160] and that output: the family table must recognize the head from its
+ *    shape, and the detection decoder must give what Ultralytics' non_max_suppression
+ *    gave (*.expected): same count, classes and order, scores within 1e-5, boxes within
+ *    1e-3 px.
+ * 2. runs.txt: the exported .tflite files (their metadata.json: task, names, imgsz,
+ *    end2end) run by our runtime on picture.rgb with the family's preprocessing (grey
+ *    letterbox, 0..1): boxes within 2 px of Ultralytics' predict on the same file
+ *    (*.predict), same classes, scores within 0.02 (its resize rounds to 8 bits). */
+#include "check.h"
+
+#include "decoders/tfl_decoder.h"
+#include "decoders/tfl_family.h"
+#include "delegates/cpu/cpu_delegate.h"
+#include "preprocess/preprocess.h"
+#include "runtime/tfl_interpreter.h"
+#include "runtime/tfl_loader.h"
+#include "runtime/tfl_passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_BOXES 512
+
+typedef struct {
+  int class_id;
+  float score, x0, y0, x1, y1;
+} box;
+
+static void *read_all(const char *path, size_t *size)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  void *b = malloc(n > 0 ? (size_t)n : 1);
+  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+    free(b);
+    b = NULL;
+  }
+  fclose(f);
+  *size = (size_t)n;
+  return b;
+}
+
+static int read_boxes(const char *path, box *b)
+{
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  int n = 0;
+  while (n < MAX_BOXES && fscanf(f, "%d %f %f %f %f %f", &b[n].class_id, &b[n].score, &b[n].x0, &b[n].y0, &b[n].x1,
+                                 &b[n].y1) == 6)
+    n++;
+  fclose(f);
+  return n;
+}
+
+/* Ours (in order) against theirs: prints the worst differences; counts a failure
+ * when a tolerance is passed. */
+static void compare(const char *name, const tfl_results *r, const box *want, int n_want, double box_tol,
+                    double score_tol)
+{
+  CHECK(r->n_boxes == n_want, "%s: %d boxes, Ultralytics %d", name, r->n_boxes, n_want);
+  double worst_box = 0, worst_score = 0;
+  int classes_same = 0, n = r->n_boxes < n_want ? r->n_boxes : n_want;
+  for (int i = 0; i < n; i++) {
+    const tfl_box *o = &r->boxes[i];
+    const box *w = &want[i];
+    const double e[4] = { fabs(o->x - w->x0), fabs(o->y - w->y0), fabs(o->x + o->w - w->x1), fabs(o->y + o->h - w->y1) };
+    for (int k = 0; k < 4; k++) worst_box = fmax(worst_box, e[k]);
+    worst_score = fmax(worst_score, fabs(o->score - w->score));
+    classes_same += o->class_id == w->class_id;
+    if (o->class_id != w->class_id || fmax(fmax(e[0], e[1]), fmax(e[2], e[3])) > box_tol)
+      fprintf(stderr, "  %s #%d: ours class %d %.4f (%.3f %.3f %.3f %.3f), Ultralytics class %d %.4f (%.3f %.3f %.3f "
+              "%.3f)\n", name, i, o->class_id, o->score, o->x, o->y, o->x + o->w, o->y + o->h, w->class_id, w->score,
+              w->x0, w->y0, w->x1, w->y1);
+  }
+  printf("%-22s %3d boxes (Ultralytics %3d): classes %d/%d same, max box error %.2e px, max score error %.2e\n", name,
+         r->n_boxes, n_want, classes_same, n, worst_box, worst_score);
+  CHECK(classes_same == n, "%s: classes differ", name);
+  CHECK(worst_box <= box_tol, "%s: box error %g px > %g", name, worst_box, box_tol);
+  CHECK(worst_score <= score_tol, "%s: score error %g > %g", name, worst_score, score_tol);
+}
+
+static tfl_type type_of(const char *s)
+{
+  return !strcmp(s, "float16") ? TFL_TYPE_FLOAT16 : !strcmp(s, "int8") ? TFL_TYPE_INT8 : TFL_TYPE_FLOAT32;
+}
+
+/* One raw case: a graph of an NCHW input and the head as its only output. */
+static void run_case(const char *dir, const char *line)
+{
+  char name[64], type[16], dims[64];
+  float qscale, conf, iou;
+  int qzero, imgsz, max_det, agnostic, nc;
+  if (sscanf(line, "%63s %15s %63s %f %d %d %f %f %d %d %d", name, type, dims, &qscale, &qzero, &imgsz, &conf, &iou,
+             &max_det, &agnostic, &nc) != 11)
+    return;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s.bin", dir, name);
+  size_t size = 0;
+  void *data = read_all(path, &size);
+  CHECK(data != NULL, "%s: cannot read %s", name, path);
+  if (!data) return;
+
+  tfl_tensor t[2];
+  memset(t, 0, sizeof t);
+  t[0] = (tfl_tensor){ .type = TFL_TYPE_FLOAT32, .ndim = 4, .dims = { 1, 3, imgsz, imgsz }, .producer = -1 };
+  t[1] = (tfl_tensor){ .type = type_of(type), .producer = -1, .data = data, .bytes = size };
+  for (char *p = dims; t[1].ndim < TFL_MAX_DIMS;) {
+    t[1].dims[t[1].ndim++] = (int32_t)strtol(p, &p, 10);
+    if (*p != ',') break;
+    p++;
+  }
+  float scale = qscale;
+  int32_t zero = qzero;
+  if (qscale > 0) t[1].q = (tfl_quant){ 1, &scale, &zero, 0 };
+  int32_t in = 0, out = 1;
+  tfl_graph g;
+  memset(&g, 0, sizeof g);
+  g.n_tensors = 2;
+  g.tensors = t;
+  g.n_inputs = g.n_outputs = 1;
+  g.inputs = &in;
+  g.outputs = &out;
+  g.batch = 1;
+
+  char why[256];
+  tfl_family_match m;
+  const tfl_family *f = tfl_family_identify(&g, &m, why, sizeof why);
+  CHECK(f && f->decoder == TFL_DECODER_DETECTION && m == TFL_FAMILY_KNOWN && f->letterbox_grey,
+        "%s: recognized as %s (%s)", name, f ? f->name : "nothing", why);
+  tfl_decoder_options o = tfl_decoder_defaults();
+  o.threshold = conf;
+  o.iou_threshold = iou;
+  o.max_results = max_det;
+  o.class_agnostic = agnostic;
+  tfl_diag d;
+  tfl_diag_init(&d);
+  tfl_decoder *dec = NULL;
+  CHECK(tfl_decoder_create(TFL_DECODER_DETECTION, &g, &o, &dec, &d) == TFL_OK, "%s: %s", name, d.error);
+  const tfl_transform tr = preprocess_transform(imgsz, imgsz, imgsz, imgsz, FIT_STRETCH);
+  tfl_results r = { 0 };
+  const tfl_tensor *outs[1] = { &t[1] };
+  if (dec) CHECK(tfl_decoder_run(dec, outs, 1, &tr, &r, &d) == TFL_OK, "%s: %s", name, d.error);
+  box want[MAX_BOXES];
+  snprintf(path, sizeof path, "%s/%s.expected", dir, name);
+  const int n = read_boxes(path, want);
+  CHECK(n >= 0, "%s: cannot read %s", name, path);
+  if (n >= 0) compare(name, &r, want, n, 1e-3, 1e-5);
+  tfl_results_clear(&r);
+  tfl_decoder_free(dec);
+  free(data);
+}
+
+/* One exported model on the picture, as tflitefilter runs it. */
+static void run_model(const char *dir, const char *line)
+{
+  char model[128], picture[128];
+  int width, height, max_det, n_expected;
+  float conf, iou;
+  if (sscanf(line, "%127s %127s %d %d %f %f %d %d", model, picture, &width, &height, &conf, &iou, &max_det,
+             &n_expected) != 8)
+    return;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, model);
+  tfl_diag d;
+  tfl_diag_init(&d);
+  tfl_graph *g = NULL;
+  CHECK(tfl_load_file(path, &g, &d) == TFL_OK, "%s: %s", model, d.error);
+  if (!g) return;
+  CHECK(g->meta.ultralytics.present && !strcmp(g->meta.ultralytics.task, "detect") &&
+        g->meta.ultralytics.imgsz[0] == 160 && g->meta.ultralytics.n_names == 3,
+        "%s: metadata.json read (task '%s', imgsz %d, %d names)", model, g->meta.ultralytics.task,
+        g->meta.ultralytics.imgsz[0], g->meta.ultralytics.n_names);
+  CHECK(g->meta.labels && !strcmp(g->meta.labels, "square\ndisc\ntriangle\n"), "%s: labels from the names: %s", model,
+        g->meta.labels ? g->meta.labels : "(none)");
+  tfl_pass_nhwc_input(g, 0);
+  char why[256];
+  tfl_family_match m;
+  const tfl_family *f = tfl_family_identify(g, &m, why, sizeof why);
+  CHECK(f && f->decoder == TFL_DECODER_DETECTION && m == TFL_FAMILY_KNOWN, "%s: %s", model, why);
+  printf("%s: %s\n", model, why);
+  const fit_mode fit = preprocess_model_fit(g, TFL_DECODER_DETECTION);
+  CHECK(fit == FIT_LETTERBOX_GREY, "%s: fit %d, not Ultralytics' letterbox", model, (int)fit);
+  pix_norm norm = preprocess_model_norm(g, TFL_DECODER_DETECTION, NULL);
+  norm.pad = preprocess_fit_pad(fit);
+  CHECK(norm.mean[0] == 0.0f && norm.std[0] == 255.0f, "%s: input range 0..1 (mean %g std %g)", model, norm.mean[0],
+        norm.std[0]);
+
+  cpu_delegate_options co = cpu_delegate_defaults();
+  co.diag = &d;
+  tfl_delegate *cpu = cpu_delegate_create(&co);
+  tfl_interp_options io = tfl_interp_defaults();
+  io.fallback = cpu;
+  io.diag = &d;
+  tfl_interpreter *it = NULL;
+  tfl_decoder *dec = NULL;
+  tfl_results r = { 0 };
+  CHECK(tfl_interpreter_create(g, &io, &it) == TFL_OK, "%s: %s", model, d.error);
+  snprintf(path, sizeof path, "%s/%s", dir, picture);
+  size_t size = 0;
+  uint8_t *rgb = read_all(path, &size);
+  CHECK(rgb && size == (size_t)width * height * 3, "%s: picture %s", model, path);
+  if (it && rgb) {
+    tfl_tensor *in = tfl_interpreter_input(it, 0);
+    const pix_frame frame = { PIX_RGB, width, height, { rgb }, { width * 3 } };
+    const tfl_transform tr = preprocess_transform(width, height, in->dims[2], in->dims[1], fit);
+    CHECK(preprocess_frame(&frame, &tr, &norm, in) == 0, "%s: preprocess", model);
+    CHECK(tfl_interpreter_invoke(it) == TFL_OK, "%s: %s", model, tfl_interpreter_last_error(it));
+    tfl_decoder_options o = tfl_decoder_defaults();
+    o.threshold = conf;
+    o.iou_threshold = iou;
+    o.max_results = max_det;
+    CHECK(tfl_decoder_create(TFL_DECODER_DETECTION, g, &o, &dec, &d) == TFL_OK, "%s: %s", model, d.error);
+    const tfl_tensor *outs[8];
+    const int n_out = tfl_interpreter_output_count(it) < 8 ? tfl_interpreter_output_count(it) : 8;
+    for (int i = 0; i < n_out; i++) outs[i] = tfl_interpreter_output(it, i);
+    if (dec) CHECK(tfl_decoder_run(dec, outs, n_out, &tr, &r, &d) == TFL_OK, "%s: %s", model, d.error);
+    box want[MAX_BOXES];
+    char stem[128];
+    snprintf(stem, sizeof stem, "%s", model);
+    char *dot = strrchr(stem, '.');
+    if (dot) *dot = 0;
+    snprintf(path, sizeof path, "%s/%s.predict", dir, stem);
+    const int n = read_boxes(path, want);
+    CHECK(n == n_expected, "%s: %s has %d boxes, runs.txt says %d", model, path, n, n_expected);
+    if (n >= 0) compare(model, &r, want, n, 2.0, 0.02);
+  }
+  tfl_results_clear(&r);
+  tfl_decoder_free(dec);
+  free(rgb);
+  tfl_interpreter_free(it);
+  cpu->destroy(cpu);
+  tfl_graph_free(g);
+}
+
+static void each_line(const char *dir, const char *file, void (*fn)(const char *, const char *))
+{
+  char path[1024], line[512];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  FILE *f = fopen(path, "r");
+  CHECK(f != NULL, "cannot read %s", path);
+  if (!f) return;
+  while (fgets(line, sizeof line, f))
+    if (line[0] != '#') fn(dir, line);
+  fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 2) {
+    fprintf(stderr, "usage: test_yolo DATA_DIR (tests/data/yolo)\n");
+    return 2;
+  }
+  each_line(argv[1], "cases.txt", run_case);
+  each_line(argv[1], "runs.txt", run_model);
+  printf("%s\n", failures ? "FAILED" : "ok");
+  return failures != 0;
+}
