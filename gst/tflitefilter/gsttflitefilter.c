@@ -510,7 +510,7 @@ typedef struct {
 } sysmem_job;
 
 /* fit=auto: the model family's (Ultralytics YOLO: its grey letterbox), else stretch */
-static fit_mode effective_fit(GstTfliteFilter *self)
+fit_mode gst_tflite_filter_fit(GstTfliteFilter *self)
 {
   return self->fit == FIT_AUTO ? self->model.fit : self->fit;
 }
@@ -520,7 +520,7 @@ static tfl_status sysmem_fill(tfl_job *job, tfl_interpreter *it, int slot)
   sysmem_job *j = (sysmem_job *)job;
   tfl_tensor in = tfl_tensor_slot(tfl_interpreter_input(it, 0), slot);
   pix_norm norm = j->self->model.norm;
-  norm.pad = preprocess_fit_pad(effective_fit(j->self));
+  norm.pad = preprocess_fit_pad(gst_tflite_filter_fit(j->self));
   if (preprocess_frame(&j->frame, j->tr, &norm, &in) != 0) {
     g_strlcpy(job->error, "the model's input cannot take an image", sizeof job->error);
     return TFL_ERR_SHAPE;
@@ -681,7 +681,7 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
   } else {
     const tfl_graph *g = self->model.graph;
     const tfl_tensor *in = &g->tensors[g->inputs[0]];
-    tfl_transform tr = preprocess_transform(fw, fh, in->dims[2], in->dims[1], effective_fit(self));
+    tfl_transform tr = preprocess_transform(fw, fh, in->dims[2], in->dims[1], gst_tflite_filter_fit(self));
     tfl_results res = { 0 };
     GstBuffer *gl_mask = NULL;
     if (run) {

@@ -1,19 +1,20 @@
 #!/usr/bin/env python3
 """Makes the YOLO test data in this folder with Ultralytics 8.4 (no downloads).
 
-  YOLO_OFFLINE=1 /work/venv-yolo/bin/python tests/data/yolo/make_yolo.py [--no-train] [--reuse]
+  YOLO_OFFLINE=1 /work/venv-yolo/bin/python tests/data/yolo/make_yolo.py [--no-train] [--reuse | --keep-v8]
 
 1. Models: tiny YOLOv8 / YOLO11 / YOLO26 (the 'n' layouts at width 1/8, 3 classes) exported
    with export(format="litert", imgsz=160); the YOLOv8 one first trained for a few minutes
    on the CPU on a synthetic data set drawn here (red squares, green discs, blue
-   triangles on noise), so that it finds real boxes; the others keep random weights.
+   triangles on noise), so that it finds real boxes; the others keep random weights
+   (their heads' parameters shaken, or every score is the initial bias).
    YOLO26 is exported with nms=False: its NMS-free head, [1, 300, 6].
 2. Decoder cases (cases.txt): raw output tensors (*.bin, little-endian) in the layouts the
    exports give (anchor-free [1,4+nc,N] both orientations, YOLOv5 [1,N,5+nc] with
    objectness, end-to-end [1,300,6], int8 and float16 copies) and, for each, what
    Ultralytics' own non_max_suppression returns on them (*.expected: class score x1 y1
    x2 y2 per line, input pixels, clipped to the input as predict clips them).
-3. A real run (runs.txt): a synthetic 320x240 picture (picture.rgb, raw RGB) through
+3. A real run (runs.txt): synthetic pictures (picture.rgb 320x240, square.rgb 192x192, raw RGB) through
    Ultralytics' predict on each exported .tflite (ai-edge-litert): its boxes in frame
    pixels (*.predict). tests/test_yolo.c runs our runtime on the same file and picture.
 """
@@ -100,22 +101,35 @@ def export(model, name: str, **kw) -> Path:
     return dst
 
 
-def make_models(tmp: Path, train: bool):
+def shaken(model, seed):
+    """Random weights leave every score at the head's initial bias (YOLO26: all 300 rows
+    tie): noise on the head's parameters gives scores and boxes that differ."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in model.model.model[-1].parameters():
+            p.add_(torch.randn(p.shape, generator=g) * 0.5)
+    return model
+
+
+def make_models(tmp: Path, train: bool, keep_v8: bool):
     from ultralytics import YOLO
 
     rng = np.random.default_rng(1)
     torch.manual_seed(0)
     out = {}
-    m = YOLO(str(tiny_yaml("yolov8", tmp)))
-    if train:
-        data = make_dataset(tmp / "shapes", rng)
-        m.train(data=str(data), imgsz=IMGSZ, epochs=30, time=0.12, batch=16, workers=0, device="cpu",
-                plots=False, project=str(tmp / "runs"), name="v8", seed=0, deterministic=True, amp=False,
-                verbose=False)
-    out["yolov8"] = export(m, "yolov8_shapes")
-    out["yolo11"] = export(YOLO(str(tiny_yaml("yolo11", tmp))), "yolo11_random")
+    if keep_v8:  # the trained one as committed: training runs once
+        out["yolov8"] = HERE / "yolov8_shapes.tflite"
+    else:
+        m = YOLO(str(tiny_yaml("yolov8", tmp)))
+        if train:
+            data = make_dataset(tmp / "shapes", rng)
+            m.train(data=str(data), imgsz=IMGSZ, epochs=30, time=0.12, batch=16, workers=0, device="cpu",
+                    plots=False, project=str(tmp / "runs"), name="v8", seed=0, deterministic=True, amp=False,
+                    verbose=False)
+        out["yolov8"] = export(m, "yolov8_shapes")
+    out["yolo11"] = export(shaken(YOLO(str(tiny_yaml("yolo11", tmp))), 11), "yolo11_random")
     # nms=False keeps YOLO26's NMS-free head: [1, 300, 6] (the default export is the [1, 4+nc, N] one)
-    out["yolo26"] = export(YOLO(str(tiny_yaml("yolo26", tmp))), "yolo26_random", nms=False)
+    out["yolo26"] = export(shaken(YOLO(str(tiny_yaml("yolo26", tmp))), 26), "yolo26_random", nms=False)
     return out
 
 
@@ -223,27 +237,35 @@ def make_cases(models):
 def make_runs(models):
     from ultralytics import YOLO
 
-    img, objs = draw(np.random.default_rng(11), 320, 240, 3)
-    img.tofile(HERE / "picture.rgb")
+    pictures = {}
+    for pic, (w, h, seed) in {"picture.rgb": (320, 240, 11), "square.rgb": (192, 192, 12)}.items():
+        pictures[pic] = draw(np.random.default_rng(seed), w, h, 3)
+        pictures[pic][0].tofile(HERE / pic)
     runs = []
-    for name in ("yolov8", "yolo11", "yolo26"):
+    # the trained YOLOv8 at Ultralytics' default threshold and at a low one, letterboxed
+    # (grey bars); the random ones on a square picture (no bars: a uniform bar gives many
+    # anchors the same score, and torch's unstable sort then keeps another of equal boxes),
+    # at a threshold in a wide gap between scores, so that ~10 boxes pass
+    for name, conf, pic in (("yolov8", 0.25, "picture.rgb"), ("yolov8", 0.05, "picture.rgb"),
+                            ("yolo11", None, "square.rgb"), ("yolo26", None, "square.rgb")):
         m = YOLO(str(models[name]), task="detect")
+        img, objs = pictures[pic]
 
-        def predict(conf):
-            r = m.predict(img[:, :, ::-1].copy(), imgsz=IMGSZ, conf=conf, iou=0.7, max_det=300, verbose=False)[0]
+        def predict(c):
+            r = m.predict(img[:, :, ::-1].copy(), imgsz=IMGSZ, conf=c, iou=0.7, max_det=300, verbose=False)[0]
             b = r.boxes
             return np.concatenate([b.xyxy.numpy(), b.conf.numpy()[:, None], b.cls.numpy()[:, None]], 1)
 
-        conf = 0.25
-        d = predict(conf)
-        if len(d) < 3:  # random weights: a threshold halfway between the 12th and 13th best
+        if conf is None:
             s = np.sort(predict(1e-9)[:, 4])[::-1]
-            conf = float((s[11] + s[12]) / 2) if len(s) > 12 else float(s[-1] / 2)
-            d = predict(conf)
-        write_expected(HERE / f"{models[name].stem}.predict", d)
-        runs.append(f"{models[name].name} picture.rgb 320 240 {conf:.9g} 0.7 300 {len(d)}")
-        print(name, len(d), "boxes at conf", conf, "truth", objs)
-    (HERE / "runs.txt").write_text("# model picture width height conf iou max_det n_expected"
+            k = 6 + int(np.argmax(s[6:16] / s[7:17]))  # the widest relative gap after rank 6..16
+            conf = float(np.sqrt(s[k] * s[k + 1]))
+        d = predict(conf)
+        tag = f"{models[name].stem}-{conf:.4g}"
+        write_expected(HERE / f"{tag}.predict", d)
+        runs.append(f"{models[name].name} {pic} {img.shape[1]} {img.shape[0]} {conf:.9g} 0.7 300 {tag}.predict {len(d)}")
+        print(name, pic, len(d), "boxes at conf", conf, "truth", objs)
+    (HERE / "runs.txt").write_text("# model picture width height conf iou max_det expected n_expected"
                                    " (Ultralytics' predict in MODEL.predict)\n" + "\n".join(runs) + "\n")
 
 
@@ -251,6 +273,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--no-train", action="store_true", help="random weights for YOLOv8 too")
     ap.add_argument("--reuse", action="store_true", help="keep the .tflite files here, remake the rest")
+    ap.add_argument("--keep-v8", action="store_true", help="keep the trained YOLOv8 here, remake the rest")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp())
     os.chdir(tmp)
@@ -258,7 +281,7 @@ def main():
         models = {"yolov8": HERE / "yolov8_shapes.tflite", "yolo11": HERE / "yolo11_random.tflite",
                   "yolo26": HERE / "yolo26_random.tflite"}
     else:
-        models = make_models(tmp, not a.no_train)
+        models = make_models(tmp, not a.no_train, a.keep_v8)
     from ai_edge_litert.interpreter import Interpreter
     for name, f in models.items():
         it = Interpreter(str(f))
