@@ -116,12 +116,14 @@ static tfl_type type_of(const char *s)
 /* One raw case: a graph of an NCHW input and the head as its only output. */
 static void run_case(const char *dir, const char *line)
 {
-  char name[64], type[16], dims[64];
+  char name[64], type[16], dims[64], meta[32];
   float qscale, conf, iou;
   int qzero, imgsz, max_det, agnostic, nc;
-  if (sscanf(line, "%63s %15s %63s %f %d %d %f %f %d %d %d", name, type, dims, &qscale, &qzero, &imgsz, &conf, &iou,
-             &max_det, &agnostic, &nc) != 11)
+  if (sscanf(line, "%63s %15s %63s %f %d %d %f %f %d %d %d %31s", name, type, dims, &qscale, &qzero, &imgsz, &conf,
+             &iou, &max_det, &agnostic, &nc, meta) != 12) {
+    CHECK(0, "cases.txt: bad line %s", line);
     return;
+  }
   char path[1024];
   snprintf(path, sizeof path, "%s/%s.bin", dir, name);
   size_t size = 0;
@@ -150,6 +152,15 @@ static void run_case(const char *dir, const char *line)
   g.inputs = &in;
   g.outputs = &out;
   g.batch = 1;
+  /* "task:names": what Ultralytics' metadata.json would say (tfl_ultralytics.c) */
+  char *colon = strchr(meta, ':');
+  if (colon) {
+    *colon = 0;
+    g.meta.ultralytics.present = true;
+    snprintf(g.meta.ultralytics.task, sizeof g.meta.ultralytics.task, "%.15s", meta);
+    g.meta.ultralytics.n_names = atoi(colon + 1);
+    g.meta.ultralytics.end2end = -1;
+  }
 
   char why[256];
   tfl_family_match m;
@@ -186,8 +197,10 @@ static void run_model(const char *dir, const char *line)
   int width, height, max_det, n_expected;
   float conf, iou;
   if (sscanf(line, "%127s %127s %d %d %f %f %d %127s %d", model, picture, &width, &height, &conf, &iou, &max_det,
-             expected, &n_expected) != 9)
+             expected, &n_expected) != 9) {
+    CHECK(0, "runs.txt: bad line %s", line);
     return;
+  }
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", dir, model);
   tfl_diag d;

@@ -171,12 +171,12 @@ def make_cases(models):
     cases = []
     grid = sum((IMGSZ // s) ** 2 for s in (8, 16, 32))
 
-    def add(name, arr, conf, iou, max_det, agnostic, nc, expected, qscale=0.0, qzero=0):
+    def add(name, arr, conf, iou, max_det, agnostic, nc, expected, qscale=0.0, qzero=0, meta="-"):
         arr.tofile(HERE / f"{name}.bin")
         write_expected(HERE / f"{name}.expected", expected)
         t = {np.float32: "float32", np.float16: "float16", np.int8: "int8"}[arr.dtype.type]
         cases.append(f"{name} {t} {','.join(map(str, arr.shape))} {qscale:.9g} {qzero} {IMGSZ} {conf} {iou} "
-                     f"{max_det} {int(agnostic)} {nc}")
+                     f"{max_det} {int(agnostic)} {nc} {meta}")
 
     def denorm(bcn):
         p = bcn.astype(np.float32).copy()
@@ -227,8 +227,15 @@ def make_cases(models):
     wh = rng.uniform(4, IMGSZ * 0.4, (300, 2))
     e2e = np.concatenate([xy, xy + wh, s[:, None], rng.integers(0, 3, (300, 1))], 1).astype(np.float32)
     add("e2e", e2e[None], 0.25, 0.7, 300, False, 3, ultra_nms(e2e[None], 0.25, 0.7, 300, False, 3))
+    # a segmentation head: 32 mask coefficients after the classes; only the metadata's
+    # class count (task segment, 3 names) tells them apart
+    seg = anchor_free_raw(np.random.default_rng(8), 3, grid)
+    seg = np.concatenate([seg, np.random.default_rng(9).normal(0, 1, (32, grid)).astype(np.float32)])
+    add("seg_extra", seg[None], 0.3, 0.5, 300, False, 3, ultra_nms(denorm(seg)[None], 0.3, 0.5, 300, False, 3),
+        meta="segment:3")
     (HERE / "cases.txt").write_text(
-        "# name type dims quant_scale quant_zero imgsz conf iou max_det agnostic nc"
+        "# name type dims quant_scale quant_zero imgsz conf iou max_det agnostic nc meta(-, or task:names as"
+        " Ultralytics' metadata.json says)"
         " (raw NAME.bin, Ultralytics' NMS in NAME.expected)\n" + "\n".join(cases) + "\n")
 
 
