@@ -302,8 +302,13 @@ void tfl_read_ultralytics(tfl_graph *g, tfl_diag *diag)
   size_t len = 0;
   const char *why = "";
   g->meta.ultralytics.end2end = -1;
-  if (!g->model_bytes || !tfl_zip_read(g->model_bytes, g->model_size, META_ENTRY, META_MAX_BYTES, &text, &len, &why))
-    return;  /* most models have none: not worth a word */
+  if (!g->model_bytes) return;
+  if (!tfl_zip_read(g->model_bytes, g->model_size, META_ENTRY, META_MAX_BYTES, &text, &len, &why)) {
+    /* most models have none: not worth a word; a broken one is */
+    if (strcmp(why, TFL_ZIP_NO_ARCHIVE) && strcmp(why, TFL_ZIP_NO_ENTRY))
+      tfl_logf(diag, TFL_LOG_WARNING, "Ultralytics %s ignored: %s", META_ENTRY, why);
+    return;
+  }
   json j = { text, text + len, NULL };
   name_list l = { 0 };
   read_object(&j, g, &l);

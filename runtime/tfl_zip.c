@@ -36,7 +36,7 @@ bool tfl_zip_read(const uint8_t *buf, size_t size, const char *name, size_t max_
 {
   *out = NULL;
   *len = 0;
-  if (size < 22) { *why = "no zip archive appended"; return false; }
+  if (size < 22) { *why = TFL_ZIP_NO_ARCHIVE; return false; }
   /* end of central directory: 22 bytes + a comment of up to 65535 bytes */
   size_t lo = size > 22 + 65535 ? size - 22 - 65535 : 0, eocd = 0;
   bool found = false;
@@ -47,7 +47,7 @@ bool tfl_zip_read(const uint8_t *buf, size_t size, const char *name, size_t max_
       break;
     }
   }
-  if (!found) { *why = "no zip archive appended"; return false; }
+  if (!found) { *why = TFL_ZIP_NO_ARCHIVE; return false; }
   uint32_t n = le16(buf + eocd + 10);
   uint32_t cd_size = le32(buf + eocd + 12), cd_off = le32(buf + eocd + 16);
   if (cd_size > eocd) { *why = "zip central directory larger than the file"; return false; }
@@ -106,6 +106,6 @@ bool tfl_zip_read(const uint8_t *buf, size_t size, const char *name, size_t max_
     }
     p += 46 + (size_t)fn + ex + cm;
   }
-  *why = "entry not found in the appended zip";
+  *why = TFL_ZIP_NO_ENTRY;
   return false;
 }

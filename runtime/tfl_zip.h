@@ -13,6 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The *why of an absent archive or entry (the others are malformed ones). */
+#define TFL_ZIP_NO_ARCHIVE "no zip archive appended"
+#define TFL_ZIP_NO_ENTRY "entry not found in the appended zip"
+
 /* Finds entry `name` in the zip at the end of buf[0..size) and returns a malloc'd,
  * NUL-terminated copy of its contents (stored or deflated, at most max_bytes
  * uncompressed) in *out (the caller frees it) and its length in *len. False with *why

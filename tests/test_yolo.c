@@ -278,6 +278,108 @@ static void run_model(const char *dir, const char *line)
   tfl_graph_free(g);
 }
 
+/* ---- metadata.json and recognition edge cases ---- */
+
+static void keep_warning(tfl_log_level level, const char *msg, void *user)
+{
+  if (level <= TFL_LOG_WARNING) snprintf(user, 256, "%s", msg);
+}
+
+/* A one-op model with a zip appended (make_yolo.py's meta_*.tflite): it loads whatever
+ * the zip holds; *warning gets the last warning ("" none). */
+static tfl_graph *load_meta(const char *dir, const char *name, char warning[256])
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s/meta_%s.tflite", dir, name);
+  tfl_diag d;
+  tfl_diag_init(&d);
+  d.sink = keep_warning;
+  d.user = warning;
+  warning[0] = 0;
+  tfl_graph *g = NULL;
+  CHECK(tfl_load_file(path, &g, &d) == TFL_OK, "%s loads: %s", path, d.error);
+  return g;
+}
+
+static void test_metadata(const char *dir)
+{
+  char w[256];
+  tfl_graph *g = load_meta(dir, "good", w);
+  if (g) {
+    const typeof(g->meta.ultralytics) *u = &g->meta.ultralytics;
+    CHECK(u->present && !strcmp(u->task, "pose") && u->imgsz[0] == 192 && u->imgsz[1] == 256 && u->stride == 32 &&
+          u->end2end == 1 && u->kpt_shape[0] == 17 && u->kpt_shape[1] == 3 && u->n_names == 3,
+          "meta_good: task '%s' imgsz %dx%d stride %d end2end %d kpt %dx%d names %d", u->task, u->imgsz[0], u->imgsz[1],
+          u->stride, u->end2end, u->kpt_shape[0], u->kpt_shape[1], u->n_names);
+    /* keys out of order, a gap (its number), escapes, a newline made a space, a surrogate pair */
+    CHECK(g->meta.labels && !strcmp(g->meta.labels, "line break\ntr\xc3\xa8s \"quoted\"\n2\n\xf0\x9f\x98\x80\n"),
+          "meta_good labels: %s", g->meta.labels ? g->meta.labels : "(none)");
+    CHECK(!w[0], "meta_good: no warning (%s)", w);
+    tfl_graph_free(g);
+  }
+  if ((g = load_meta(dir, "stored", w))) {
+    CHECK(g->meta.ultralytics.present && g->meta.ultralytics.imgsz[0] == 320 && g->meta.ultralytics.imgsz[1] == 320 &&
+          g->meta.ultralytics.end2end == -1 && g->meta.labels && !strcmp(g->meta.labels, "a\nb\n"),
+          "meta_stored: a stored entry, names as a list, imgsz as one number, end2end not said");
+    tfl_graph_free(g);
+  }
+  if ((g = load_meta(dir, "truncated", w))) {
+    CHECK(g->meta.ultralytics.present && !strcmp(g->meta.ultralytics.task, "pose") && strstr(w, "partly read"),
+          "meta_truncated: what came before the cut, and a warning (%s)", w);
+    tfl_graph_free(g);
+  }
+  if ((g = load_meta(dir, "corrupt", w))) {
+    CHECK(!g->meta.ultralytics.present && strstr(w, "does not inflate"), "meta_corrupt: ignored with a warning (%s)",
+          w);
+    tfl_graph_free(g);
+  }
+  if ((g = load_meta(dir, "deep", w))) {
+    CHECK(g->meta.ultralytics.present && !strcmp(g->meta.ultralytics.task, "detect") && strstr(w, "nested too deeply"),
+          "meta_deep: 5000 nested arrays stop at the depth limit (%s)", w);
+    tfl_graph_free(g);
+  }
+}
+
+/* A head that both orientations fit is an error naming what settles it; an oriented-box
+ * model is an error; no input size means no YOLO. */
+static void test_recognition_errors(void)
+{
+  tfl_tensor t[2];
+  memset(t, 0, sizeof t);
+  t[0] = (tfl_tensor){ .type = TFL_TYPE_FLOAT32, .ndim = 4, .dims = { 1, 3, 160, 160 }, .producer = -1 };
+  t[1] = (tfl_tensor){ .type = TFL_TYPE_FLOAT32, .ndim = 3, .dims = { 1, 525, 525 }, .producer = -1 };
+  int32_t in = 0, out = 1;
+  tfl_graph g;
+  memset(&g, 0, sizeof g);
+  g.n_tensors = 2;
+  g.tensors = t;
+  g.n_inputs = g.n_outputs = 1;
+  g.inputs = &in;
+  g.outputs = &out;
+  char why[256];
+  tfl_family_match m;
+  const tfl_family *f = tfl_family_identify(&g, &m, why, sizeof why);
+  CHECK(!f && strstr(why, "fits both") && strstr(why, "metadata.json"), "[1,525,525]: %s", why);
+  tfl_diag d;
+  tfl_diag_init(&d);
+  tfl_decoder *dec = NULL;
+  const tfl_decoder_options o = tfl_decoder_defaults();
+  CHECK(tfl_decoder_create(TFL_DECODER_DETECTION, &g, &o, &dec, &d) != TFL_OK && strstr(d.error, "settles"),
+        "a forced detection decoder names the ambiguity: %s", d.error);
+  tfl_decoder_free(dec);
+  g.meta.ultralytics.present = true;
+  g.meta.ultralytics.end2end = 0;
+  snprintf(g.meta.ultralytics.task, sizeof g.meta.ultralytics.task, "obb");
+  t[1].dims[1] = 8;
+  f = tfl_family_identify(&g, &m, why, sizeof why);
+  CHECK(!f && strstr(why, "oriented"), "task obb: %s", why);
+  memset(&g.meta, 0, sizeof g.meta);
+  t[0].ndim = 2;  /* no image input: no grid to check the count against */
+  t[1].dims[1] = 84;
+  f = tfl_family_identify(&g, &m, why, sizeof why);
+  CHECK(!f || f->decoder != TFL_DECODER_DETECTION || !f->letterbox_grey, "no input size: not YOLO (%s)", why);
+}
+
 static void each_line(const char *dir, const char *file, void (*fn)(const char *, const char *))
 {
   char path[1024], line[512];
@@ -296,6 +398,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: test_yolo DATA_DIR (tests/data/yolo)\n");
     return 2;
   }
+  test_metadata(argv[1]);
+  test_recognition_errors();
   each_line(argv[1], "cases.txt", run_case);
   each_line(argv[1], "runs.txt", run_model);
   printf("%s\n", failures ? "FAILED" : "ok");

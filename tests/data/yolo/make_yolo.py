@@ -276,12 +276,43 @@ def make_runs(models):
                                    " (Ultralytics' predict in MODEL.predict)\n" + "\n".join(runs) + "\n")
 
 
+# ---- metadata.json edge cases ---------------------------------------------------------
+
+def make_meta_files():
+    """A one-op model (tests/opmodels) with Ultralytics-style zips appended: what the
+    metadata reader must read, and what it must survive (meta_*.tflite; test_yolo.c)."""
+    import io
+    import zipfile
+
+    base = (HERE.parent.parent / "opmodels" / "models" / "softmax_2d.tflite").read_bytes()
+    good = {"task": "pose", "imgsz": [192, 256], "stride": 32, "end2end": True, "kpt_shape": [17, 3],
+            "args": {"nested": [{"a": [1, 2, {"b": None}]}], "x": -1.5e-3},
+            "names": {"1": "tr\u00e8s \"quoted\"", "0": "line\nbreak", "3": "\ud83d\ude00"}}
+
+    def write(name, text, method=zipfile.ZIP_DEFLATED, corrupt=False):
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", method) as z:
+            z.writestr("metadata.json", text)
+        b = bytearray(buf.getvalue())
+        if corrupt:  # the deflate stream's middle bytes
+            for i in range(40, 60):
+                b[i] ^= 0x5A
+        (HERE / f"meta_{name}.tflite").write_bytes(base + bytes(b))
+
+    write("good", json.dumps(good))                      # deflated, as the exporter writes it
+    write("stored", json.dumps({"task": "detect", "names": ["a", "b"], "imgsz": 320}), zipfile.ZIP_STORED)
+    write("truncated", json.dumps(good)[:-20])
+    write("corrupt", json.dumps(good) * 20, corrupt=True)
+    write("deep", '{"task": "detect", "args": ' + "[" * 5000 + "]" * 5000 + "}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--no-train", action="store_true", help="random weights for YOLOv8 too")
     ap.add_argument("--reuse", action="store_true", help="keep the .tflite files here, remake the rest")
     ap.add_argument("--keep-v8", action="store_true", help="keep the trained YOLOv8 here, remake the rest")
     a = ap.parse_args()
+    make_meta_files()
     tmp = Path(tempfile.mkdtemp())
     os.chdir(tmp)
     if a.reuse:
