@@ -15,6 +15,8 @@
  * legacy NHWC (onnx2tf) end-to-end exports; litert-torch's end-to-end head (NCHW input)
  * is in input pixels.
  * Scores -> best class -> threshold -> per-class (or agnostic) NMS: postproc/yolo_detect.h.
+ * Pose heads (metadata task pose, kpt_shape [k, 2|3]): each box carries its k keypoints
+ * (x, y scaled as the box, the visibility probability as their score).
  * float32, float16, int8 and uint8 heads (dequantized with the tensor's scale).
  * Boxes are mapped through the transform to frame pixels and clamped. */
 #include "decoder_impl.h"
@@ -154,9 +156,17 @@ int decoder_yolo_find(const tfl_graph *g, decoder_yolo_layout *L, char *why, siz
   case YOLO_END2END: L->n_classes = nc_meta; break;
   }
   L->normalized = L->head != YOLO_END2END || !nchw;
-  snprintf(why, why_size, "%s, %d boxes of %d values (%d classes), %dx%d input, %s coordinates%s", head_name(L->head),
-           L->n_boxes, L->n_values, L->n_classes, in_w, in_h, L->normalized ? "normalized" : "pixel",
-           meta ? " (Ultralytics metadata)" : " (from the output shape)");
+  /* a pose head's keypoints follow the classes (anchor-free) or the class column (end-to-end) */
+  const int nk = meta ? g->meta.ultralytics.kpt_shape[0] : 0, kd = meta ? g->meta.ultralytics.kpt_shape[1] : 0;
+  const int kpt_at = L->head == YOLO_END2END ? 6 : L->head == YOLO_ANCHOR_FREE ? 4 + L->n_classes : -1;
+  if (!strcmp(task, "pose") && nk > 0 && (kd == 2 || kd == 3) && kpt_at > 0 && kpt_at + nk * kd <= L->n_values) {
+    L->n_kpts = nk;
+    L->kpt_dim = kd;
+    L->kpt_offset = kpt_at;
+  }
+  snprintf(why, why_size, "%s, %d boxes of %d values (%d classes%s), %dx%d input, %s coordinates%s", head_name(L->head),
+           L->n_boxes, L->n_values, L->n_classes, L->n_kpts ? ", keypoints" : "", in_w, in_h,
+           L->normalized ? "normalized" : "pixel", meta ? " (Ultralytics metadata)" : " (from the output shape)");
   return 1;
 }
 
@@ -235,14 +245,26 @@ static const float *head_floats(yolo_state *s, const tfl_tensor *t)
   return s->vals;
 }
 
-static tfl_status emit(tfl_results *res, const tfl_transform *tr, float x0, float y0, float x1, float y1, int class_id,
-                       float score)
+/* Appends a box (input pixels) and, for a pose head, its keypoints: value `first` of the
+ * box's values, `step` apart (the head's orientation), scaled like the box. */
+static tfl_status emit(tfl_results *res, const tfl_transform *tr, const decoder_yolo_layout *L, const float *first,
+                       size_t step, float sx, float sy, float x0, float y0, float x1, float y1, int class_id,
+                       float score, tfl_diag *diag)
 {
   float fb[4];
   tfl_transform_bounds(tr, fminf(x0, x1), fminf(y0, y1), fmaxf(x0, x1), fmaxf(y0, y1), fb);
   tfl_box *o = &res->boxes[res->n_boxes++];
   *o = (tfl_box){ .x = fb[0], .y = fb[1], .w = fb[2], .h = fb[3], .class_id = class_id, .score = score };
   decoder_clamp_box(tr, o);
+  if (!L->n_kpts) return TFL_OK;
+  o->keypoints = malloc((size_t)L->n_kpts * sizeof *o->keypoints);
+  if (!o->keypoints) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
+  o->n_keypoints = L->n_kpts;
+  for (int k = 0; k < L->n_kpts; k++) {
+    const float *p = first + (size_t)(L->kpt_offset + k * L->kpt_dim) * step;
+    tfl_transform_point(tr, p[0] * sx, p[step] * sy, &o->keypoints[k].x, &o->keypoints[k].y);
+    o->keypoints[k].score = L->kpt_dim == 3 ? p[2 * step] : -1.0f;
+  }
   return TFL_OK;
 }
 
@@ -269,7 +291,8 @@ static tfl_status yolo_run(void *state, const tfl_tensor *const *outputs, int n_
       const float c = r[5];
       const int class_id = c >= 0 && c < 65535 && (L->n_classes <= 0 || c < (float)L->n_classes) ? (int)c : -1;
       if (!isfinite(r[0] + r[1] + r[2] + r[3])) continue;
-      emit(res, tr, r[0] * sx, r[1] * sy, r[2] * sx, r[3] * sy, class_id, r[4]);
+      tfl_status st = emit(res, tr, L, r, 1, sx, sy, r[0] * sx, r[1] * sy, r[2] * sx, r[3] * sy, class_id, r[4], diag);
+      if (st != TFL_OK) return st;
     }
     return TFL_OK;
   }
@@ -284,7 +307,9 @@ static tfl_status yolo_run(void *state, const tfl_tensor *const *outputs, int n_
   for (int i = 0; i < m; i++) {
     const pp_yolo_found *f = &s->found[i];
     if (!isfinite(f->box.xmin + f->box.ymin + f->box.xmax + f->box.ymax)) continue;
-    emit(res, tr, f->box.xmin, f->box.ymin, f->box.xmax, f->box.ymax, f->class_id, f->score);
+    tfl_status st = emit(res, tr, L, v + (size_t)f->index * p.box_step, p.value_step, sx, sy, f->box.xmin,
+                         f->box.ymin, f->box.xmax, f->box.ymax, f->class_id, f->score, diag);
+    if (st != TFL_OK) return st;
   }
   return TFL_OK;
 }

@@ -39,6 +39,9 @@ typedef struct {
   int in_w, in_h;           /* the input size the coordinates refer to (imgsz) */
   bool normalized;          /* coordinates 0..1 of the input size, else input pixels */
   bool from_metadata;       /* recognized through Ultralytics' metadata.json */
+  /* pose (metadata task pose, kpt_shape [k, d]): k keypoints of d values (x, y(, visibility))
+   * from value kpt_offset of each box; coordinates as the box's */
+  int n_kpts, kpt_dim, kpt_offset;
 } decoder_yolo_layout;
 /* decode_yolo.c: 1 when g's outputs are a YOLO detection head (L filled, why describes
  * it); 0 when they are not (why says what was seen); -1 when they are but cannot be

@@ -28,9 +28,13 @@
 
 #define MAX_BOXES 512
 
+#define MAX_KPT_VALUES 64
+
 typedef struct {
   int class_id;
   float score, x0, y0, x1, y1;
+  int n_kpt_values;               /* x, y, visibility per keypoint, after the box */
+  float kpt[MAX_KPT_VALUES];
 } box;
 
 static void *read_all(const char *path, size_t *size)
@@ -50,16 +54,37 @@ static void *read_all(const char *path, size_t *size)
   return b;
 }
 
+/* Lines of "class score x1 y1 x2 y2 [keypoint values...]". */
 static int read_boxes(const char *path, box *b)
 {
   FILE *f = fopen(path, "r");
   if (!f) return -1;
   int n = 0;
-  while (n < MAX_BOXES && fscanf(f, "%d %f %f %f %f %f", &b[n].class_id, &b[n].score, &b[n].x0, &b[n].y0, &b[n].x1,
-                                 &b[n].y1) == 6)
+  char line[4096];
+  while (n < MAX_BOXES && fgets(line, sizeof line, f)) {
+    box *x = &b[n];
+    int used = 0;
+    if (sscanf(line, "%d %f %f %f %f %f%n", &x->class_id, &x->score, &x->x0, &x->y0, &x->x1, &x->y1, &used) != 6)
+      continue;
+    char *p = line + used, *e;
+    x->n_kpt_values = 0;
+    for (float v; x->n_kpt_values < MAX_KPT_VALUES && (v = strtof(p, &e), e != p); p = e) x->kpt[x->n_kpt_values++] = v;
     n++;
+  }
   fclose(f);
   return n;
+}
+
+/* Largest keypoint difference (position in px, visibility) of ours against theirs. */
+static double kpt_error(const tfl_box *o, const box *w)
+{
+  if (w->n_kpt_values != 3 * o->n_keypoints) return INFINITY;
+  double e = 0;
+  for (int k = 0; k < o->n_keypoints; k++) {
+    e = fmax(e, fmax(fabs(o->keypoints[k].x - w->kpt[3 * k]), fabs(o->keypoints[k].y - w->kpt[3 * k + 1])));
+    e = fmax(e, fabs(o->keypoints[k].score - w->kpt[3 * k + 2]));
+  }
+  return e;
 }
 
 static double box_error(const tfl_box *o, const box *w)
@@ -100,9 +125,10 @@ static void compare(const char *name, const tfl_results *r, const box *want, int
       fprintf(stderr, "  %s #%d: ours (%.3f %.3f %.3f %.3f), Ultralytics (%.3f %.3f %.3f %.3f)\n", name, i, o->x, o->y,
               o->x + o->w, o->y + o->h, w->x0, w->y0, w->x1, w->y1);
     worst_box = fmax(worst_box, box_error(o, w));
+    if (w->n_kpt_values || o->n_keypoints) worst_box = fmax(worst_box, kpt_error(o, w));
     worst_score = fmax(worst_score, fabs(o->score - w->score));
   }
-  printf("%-30s %3d boxes (Ultralytics %3d): %d matched (class and score; %d in the same place), max box error "
+  printf("%-30s %3d boxes (Ultralytics %3d): %d matched (class and score; %d in the same place), max box/keypoint error "
          "%.2e px, max score error %.2e\n", name, r->n_boxes, n_want, matched, in_order, worst_box, worst_score);
   CHECK(matched == n_want, "%s: %d of Ultralytics' %d boxes matched", name, matched, n_want);
   CHECK(worst_box <= box_tol, "%s: box error %g px > %g", name, worst_box, box_tol);
@@ -152,14 +178,17 @@ static void run_case(const char *dir, const char *line)
   g.inputs = &in;
   g.outputs = &out;
   g.batch = 1;
-  /* "task:names": what Ultralytics' metadata.json would say (tfl_ultralytics.c) */
+  /* "task:names[:KxD][:e2e]": what Ultralytics' metadata.json would say (tfl_ultralytics.c) */
   char *colon = strchr(meta, ':');
   if (colon) {
     *colon = 0;
     g.meta.ultralytics.present = true;
     snprintf(g.meta.ultralytics.task, sizeof g.meta.ultralytics.task, "%.15s", meta);
     g.meta.ultralytics.n_names = atoi(colon + 1);
-    g.meta.ultralytics.end2end = -1;
+    g.meta.ultralytics.end2end = strstr(colon + 1, ":e2e") ? 1 : -1;
+    const char *kpt = strchr(colon + 1, ':');
+    if (kpt && sscanf(kpt, ":%dx%d", &g.meta.ultralytics.kpt_shape[0], &g.meta.ultralytics.kpt_shape[1]) != 2)
+      g.meta.ultralytics.kpt_shape[0] = g.meta.ultralytics.kpt_shape[1] = 0;
   }
 
   char why[256];

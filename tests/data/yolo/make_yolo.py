@@ -135,12 +135,13 @@ def make_models(tmp: Path, train: bool, keep_v8: bool):
 
 # ---- decoder cases ------------------------------------------------------------------
 
-def ultra_nms(pred, conf, iou, max_det, agnostic, nc, imgsz=IMGSZ):
-    """Ultralytics' NMS on a [1, 4+nc(+extra), N] pixel tensor (or [1, 300, 6] end-to-end)."""
+def ultra_nms(pred, conf, iou, max_det, agnostic, nc, imgsz=IMGSZ, e2e=None):
+    """Ultralytics' NMS on a [1, 4+nc(+extra), N] pixel tensor (or [1, 300, 6+] end-to-end)."""
     from ultralytics.utils.nms import non_max_suppression
 
     p = torch.from_numpy(np.ascontiguousarray(pred, dtype=np.float32))
-    e2e = p.shape[-1] == 6 and p.shape[1] != 4 + nc
+    if e2e is None:
+        e2e = p.shape[-1] == 6 and p.shape[1] != 4 + nc
     d = non_max_suppression(p, conf_thres=conf, iou_thres=iou, max_det=max_det, agnostic=agnostic, nc=nc,
                             end2end=e2e)[0].numpy()
     d[:, [0, 2]] = d[:, [0, 2]].clip(0, imgsz)
@@ -148,10 +149,13 @@ def ultra_nms(pred, conf, iou, max_det, agnostic, nc, imgsz=IMGSZ):
     return d
 
 
-def write_expected(path: Path, d):
+def write_expected(path: Path, d, extra=0):
+    """class score x1 y1 x2 y2 per line, then `extra` values (a pose's keypoints x y v)."""
     with open(path, "w") as f:
-        for x1, y1, x2, y2, s, c in d[:, :6]:
-            f.write(f"{int(c)} {s:.7g} {x1:.7g} {y1:.7g} {x2:.7g} {y2:.7g}\n")
+        for row in d:
+            x1, y1, x2, y2, s, c = row[:6]
+            f.write(f"{int(c)} {s:.7g} {x1:.7g} {y1:.7g} {x2:.7g} {y2:.7g}")
+            f.write("".join(f" {v:.7g}" for v in row[6:6 + extra]) + "\n")
 
 
 def anchor_free_raw(rng, nc, n):
@@ -171,9 +175,9 @@ def make_cases(models):
     cases = []
     grid = sum((IMGSZ // s) ** 2 for s in (8, 16, 32))
 
-    def add(name, arr, conf, iou, max_det, agnostic, nc, expected, qscale=0.0, qzero=0, meta="-"):
+    def add(name, arr, conf, iou, max_det, agnostic, nc, expected, qscale=0.0, qzero=0, meta="-", extra=0):
         arr.tofile(HERE / f"{name}.bin")
-        write_expected(HERE / f"{name}.expected", expected)
+        write_expected(HERE / f"{name}.expected", expected, extra)
         t = {np.float32: "float32", np.float16: "float16", np.int8: "int8"}[arr.dtype.type]
         cases.append(f"{name} {t} {','.join(map(str, arr.shape))} {qscale:.9g} {qzero} {IMGSZ} {conf} {iou} "
                      f"{max_det} {int(agnostic)} {nc} {meta}")
@@ -233,9 +237,28 @@ def make_cases(models):
     seg = np.concatenate([seg, np.random.default_rng(9).normal(0, 1, (32, grid)).astype(np.float32)])
     add("seg_extra", seg[None], 0.3, 0.5, 300, False, 3, ultra_nms(denorm(seg)[None], 0.3, 0.5, 300, False, 3),
         meta="segment:3")
+    # pose: 17 keypoints (x, y, visibility) after the one class; normalized like the box
+    # (Ultralytics' LiteRT backend scales them too), or pixels in the end-to-end head
+    prng = np.random.default_rng(10)
+    pose = anchor_free_raw(prng, 1, grid)
+    kx = pose[0] + prng.normal(0, 0.05, (17, grid))
+    ky = pose[1] + prng.normal(0, 0.05, (17, grid))
+    kv = prng.uniform(0, 1, (17, grid))
+    kp = np.stack([kx, ky, kv], 1).reshape(51, grid).astype(np.float32)
+    pose = np.concatenate([pose, kp])
+    pden = denorm(pose)
+    pden[5::3] *= IMGSZ
+    pden[6::3] *= IMGSZ
+    add("pose_kpts", pose[None], 0.3, 0.7, 300, False, 1, ultra_nms(pden[None], 0.3, 0.7, 300, False, 1),
+        meta="pose:1:17x3", extra=51)
+    e2e_pose = np.concatenate([e2e, (kp[:, :300].T * IMGSZ)], 1).astype(np.float32)
+    e2e_pose[:, 8::3] /= IMGSZ  # visibility stays 0..1
+    e2e_pose[:, 5] = 0  # one class
+    add("e2e_pose", e2e_pose[None], 0.25, 0.7, 300, False, 1,
+        ultra_nms(e2e_pose[None], 0.25, 0.7, 300, False, 1, e2e=True), meta="pose:1:17x3:e2e", extra=51)
     (HERE / "cases.txt").write_text(
-        "# name type dims quant_scale quant_zero imgsz conf iou max_det agnostic nc meta(-, or task:names as"
-        " Ultralytics' metadata.json says)"
+        "# name type dims quant_scale quant_zero imgsz conf iou max_det agnostic nc meta (-, or"
+        " task:names[:KxD keypoints][:e2e] as Ultralytics' metadata.json says)"
         " (raw NAME.bin, Ultralytics' NMS in NAME.expected)\n" + "\n".join(cases) + "\n")
 
 
@@ -291,8 +314,8 @@ def make_meta_files():
 
     def write(name, text, method=zipfile.ZIP_DEFLATED, corrupt=False):
         buf = io.BytesIO()
-        with zipfile.ZipFile(buf, "w", method) as z:
-            z.writestr("metadata.json", text)
+        with zipfile.ZipFile(buf, "w", method) as z:  # a fixed date: the same bytes each run
+            z.writestr(zipfile.ZipInfo("metadata.json", date_time=(2024, 1, 1, 0, 0, 0)), text, compress_type=method)
         b = bytearray(buf.getvalue())
         if corrupt:  # the deflate stream's middle bytes
             for i in range(40, 60):
