@@ -16,7 +16,9 @@
  * is in input pixels.
  * Scores -> best class -> threshold -> per-class (or agnostic) NMS: postproc/yolo_detect.h.
  * Pose heads (metadata task pose, kpt_shape [k, 2|3]): each box carries its k keypoints
- * (x, y scaled as the box, the visibility probability as their score).
+ * (x, y scaled as the box, the visibility probability as their score). Segmentation
+ * heads (task segment: mask coefficients after the classes, prototypes as a second
+ * output): one probability mask, the union of the kept boxes' masks (build_mask).
  * float32, float16, int8 and uint8 heads (dequantized with the tensor's scale).
  * Boxes are mapped through the transform to frame pixels and clamped. */
 #include "decoder_impl.h"
@@ -164,8 +166,27 @@ int decoder_yolo_find(const tfl_graph *g, decoder_yolo_layout *L, char *why, siz
     L->kpt_dim = kd;
     L->kpt_offset = kpt_at;
   }
+  /* a segmentation head's mask coefficients follow the classes (or the class column);
+   * the prototypes are the other output, [1, nm, H/4, W/4] (NCHW) or [1, H/4, W/4, nm] */
+  L->protos = -1;
+  const int nm = L->n_values - kpt_at;
+  if (!strcmp(task, "segment") && kpt_at > 0 && nm > 0) {
+    for (int i = 0; i < g->n_outputs; i++) {
+      const tfl_tensor *p = &g->tensors[g->outputs[i]];
+      if (i == L->output || p->ndim != 4 || p->dims[0] != 1) continue;
+      const bool cf = p->dims[1] == nm, cl = p->dims[3] == nm;
+      if (!cf && !cl) continue;
+      L->protos = i;
+      L->protos_channels_first = cf;
+      L->proto_h = cf ? p->dims[2] : p->dims[1];
+      L->proto_w = cf ? p->dims[3] : p->dims[2];
+      L->n_coeffs = nm;
+      L->coeff_offset = kpt_at;
+      break;
+    }
+  }
   snprintf(why, why_size, "%s, %d boxes of %d values (%d classes%s), %dx%d input, %s coordinates%s", head_name(L->head),
-           L->n_boxes, L->n_values, L->n_classes, L->n_kpts ? ", keypoints" : "", in_w, in_h,
+           L->n_boxes, L->n_values, L->n_classes, L->n_kpts ? ", keypoints" : L->protos >= 0 ? ", masks" : "", in_w, in_h,
            L->normalized ? "normalized" : "pixel", meta ? " (Ultralytics metadata)" : " (from the output shape)");
   return 1;
 }
@@ -180,6 +201,11 @@ typedef struct {
   uint8_t *scratch;
   int *selected;
   pp_yolo_found *found;
+  float *pvals;           /* segmentation: the prototypes as float, when not float32 */
+  const float **coeffs;   /* cap: each kept box's first coefficient */
+  size_t coeff_step;
+  float *kept;            /* cap * 4: each kept box's corners, input pixels */
+  int n_kept;
 } yolo_state;
 
 static void yolo_free(void *state)
@@ -193,6 +219,9 @@ static void yolo_free(void *state)
   free(s->scratch);
   free(s->selected);
   free(s->found);
+  free(s->pvals);
+  free(s->coeffs);
+  free(s->kept);
   free(s);
 }
 
@@ -222,6 +251,17 @@ static tfl_status yolo_create(const tfl_graph *g, const tfl_decoder_options *opt
   s->scratch = malloc(n);
   s->selected = malloc((size_t)s->cap * sizeof(int));
   s->found = malloc((size_t)s->cap * sizeof *s->found);
+  if (s->L.protos >= 0) {
+    const tfl_tensor *p = &g->tensors[g->outputs[s->L.protos]];
+    if (p->type != TFL_TYPE_FLOAT32)
+      s->pvals = malloc((size_t)s->L.n_coeffs * (size_t)s->L.proto_w * (size_t)s->L.proto_h * sizeof(float));
+    s->coeffs = malloc((size_t)s->cap * sizeof *s->coeffs);
+    s->kept = malloc((size_t)s->cap * 4 * sizeof(float));
+    if ((p->type != TFL_TYPE_FLOAT32 && !s->pvals) || !s->coeffs || !s->kept) {
+      yolo_free(s);
+      return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
+    }
+  }
   if ((t->type != TFL_TYPE_FLOAT32 && !s->vals) || !s->cand || !s->boxes || !s->classes || !s->scratch ||
       !s->selected || !s->found) {
     yolo_free(s);
@@ -247,10 +287,17 @@ static const float *head_floats(yolo_state *s, const tfl_tensor *t)
 
 /* Appends a box (input pixels) and, for a pose head, its keypoints: value `first` of the
  * box's values, `step` apart (the head's orientation), scaled like the box. */
-static tfl_status emit(tfl_results *res, const tfl_transform *tr, const decoder_yolo_layout *L, const float *first,
-                       size_t step, float sx, float sy, float x0, float y0, float x1, float y1, int class_id,
-                       float score, tfl_diag *diag)
+static tfl_status emit(yolo_state *s, tfl_results *res, const tfl_transform *tr, const float *first, size_t step,
+                       float sx, float sy, float x0, float y0, float x1, float y1, int class_id, float score,
+                       tfl_diag *diag)
 {
+  const decoder_yolo_layout *L = &s->L;
+  if (L->protos >= 0 && s->n_kept < s->cap) {
+    float *k = s->kept + 4 * (size_t)s->n_kept;
+    k[0] = fminf(x0, x1), k[1] = fminf(y0, y1), k[2] = fmaxf(x0, x1), k[3] = fmaxf(y0, y1);
+    s->coeffs[s->n_kept++] = first + (size_t)L->coeff_offset * step;
+    s->coeff_step = step;
+  }
   float fb[4];
   tfl_transform_bounds(tr, fminf(x0, x1), fminf(y0, y1), fmaxf(x0, x1), fmaxf(y0, y1), fb);
   tfl_box *o = &res->boxes[res->n_boxes++];
@@ -264,6 +311,54 @@ static tfl_status emit(tfl_results *res, const tfl_transform *tr, const decoder_
     const float *p = first + (size_t)(L->kpt_offset + k * L->kpt_dim) * step;
     tfl_transform_point(tr, p[0] * sx, p[step] * sy, &o->keypoints[k].x, &o->keypoints[k].y);
     o->keypoints[k].score = L->kpt_dim == 3 ? p[2 * step] : -1.0f;
+  }
+  return TFL_OK;
+}
+
+/* Segmentation: the union of the kept boxes' masks as one probability mask over the model
+ * input at the prototypes' resolution (as Ultralytics' process_mask without upsampling):
+ * per box sigmoid(coefficients . prototypes), kept inside the box (its corners scaled
+ * to the prototype grid, pixel centres... as crop_mask: column c is in when x1 <= c < x2),
+ * the largest over boxes. */
+static tfl_status build_mask(yolo_state *s, const tfl_tensor *pt, const tfl_transform *tr, tfl_results *res,
+                             tfl_diag *diag)
+{
+  const decoder_yolo_layout *L = &s->L;
+  const int pw = L->proto_w, ph = L->proto_h, nm = L->n_coeffs;
+  const size_t plane = (size_t)pw * (size_t)ph;
+  if (tfl_tensor_count(pt) != plane * (size_t)nm)
+    return tfl_fail(diag, TFL_ERR_SHAPE, "yolo: the prototypes changed size (expected %d x %dx%d)", nm, pw, ph);
+  const float *p = pt->data;
+  if (pt->type != TFL_TYPE_FLOAT32) {
+    for (size_t i = 0; i < plane * (size_t)nm; i++) s->pvals[i] = decoder_value(pt, i);
+    p = s->pvals;
+  }
+  tfl_mask *m = &res->mask;
+  m->kind = TFL_MASK_PROB;
+  m->width = pw;
+  m->height = ph;
+  m->n_classes = 2;
+  float fb[4];
+  tfl_transform_bounds(tr, 0.0f, 0.0f, (float)L->in_w, (float)L->in_h, fb);
+  m->frame_x = fb[0], m->frame_y = fb[1], m->frame_w = fb[2], m->frame_h = fb[3];
+  if (!(m->prob = calloc(plane, sizeof(float)))) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
+  /* a prototype value of channel c at (x, y) */
+  const size_t cstep = L->protos_channels_first ? plane : 1, xstep = L->protos_channels_first ? 1 : (size_t)nm;
+  const float gx = (float)pw / (float)L->in_w, gy = (float)ph / (float)L->in_h;
+  for (int b = 0; b < s->n_kept; b++) {
+    const float *k = s->kept + 4 * (size_t)b, *c = s->coeffs[b];
+    const float x1 = k[0] * gx, y1 = k[1] * gy, x2 = k[2] * gx, y2 = k[3] * gy;
+    const int c0 = x1 > 0 ? (int)ceilf(x1) : 0, r0 = y1 > 0 ? (int)ceilf(y1) : 0;
+    const int c1 = x2 < (float)pw ? (int)ceilf(x2) : pw, r1 = y2 < (float)ph ? (int)ceilf(y2) : ph;
+    for (int y = r0; y < r1; y++)
+      for (int x = c0; x < c1; x++) {
+        const float *q = p + ((size_t)y * (size_t)pw + (size_t)x) * xstep;
+        float dot = 0.0f;
+        for (int j = 0; j < nm; j++) dot += c[(size_t)j * s->coeff_step] * q[(size_t)j * cstep];
+        const float v = 1.0f / (1.0f + expf(-dot));
+        float *o = &m->prob[(size_t)y * (size_t)pw + (size_t)x];
+        if (v > *o) *o = v;
+      }
   }
   return TFL_OK;
 }
@@ -283,6 +378,9 @@ static tfl_status yolo_run(void *state, const tfl_tensor *const *outputs, int n_
   const float sx = L->normalized ? (float)L->in_w : 1.0f, sy = L->normalized ? (float)L->in_h : 1.0f;
   res->boxes = calloc((size_t)s->cap, sizeof(tfl_box));
   if (!res->boxes) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
+  s->n_kept = 0;
+  if (L->protos >= 0 && L->protos >= n_outputs)
+    return tfl_fail(diag, TFL_ERR_SHAPE, "yolo: the prototypes (output %d) missing (%d given)", L->protos, n_outputs);
   if (L->head == YOLO_END2END) {
     /* already suppressed: the rows above the threshold, in order, as Ultralytics */
     for (int i = 0; i < L->n_boxes && res->n_boxes < s->cap; i++) {
@@ -291,10 +389,10 @@ static tfl_status yolo_run(void *state, const tfl_tensor *const *outputs, int n_
       const float c = r[5];
       const int class_id = c >= 0 && c < 65535 && (L->n_classes <= 0 || c < (float)L->n_classes) ? (int)c : -1;
       if (!isfinite(r[0] + r[1] + r[2] + r[3])) continue;
-      tfl_status st = emit(res, tr, L, r, 1, sx, sy, r[0] * sx, r[1] * sy, r[2] * sx, r[3] * sy, class_id, r[4], diag);
+      tfl_status st = emit(s, res, tr, r, 1, sx, sy, r[0] * sx, r[1] * sy, r[2] * sx, r[3] * sy, class_id, r[4], diag);
       if (st != TFL_OK) return st;
     }
-    return TFL_OK;
+    return L->protos >= 0 ? build_mask(s, outputs[L->protos], tr, res, diag) : TFL_OK;
   }
   const pp_yolo_params p = {
     .n_boxes = L->n_boxes, .n_classes = L->n_classes, .objectness = L->head == YOLO_V5,
@@ -307,11 +405,11 @@ static tfl_status yolo_run(void *state, const tfl_tensor *const *outputs, int n_
   for (int i = 0; i < m; i++) {
     const pp_yolo_found *f = &s->found[i];
     if (!isfinite(f->box.xmin + f->box.ymin + f->box.xmax + f->box.ymax)) continue;
-    tfl_status st = emit(res, tr, L, v + (size_t)f->index * p.box_step, p.value_step, sx, sy, f->box.xmin,
+    tfl_status st = emit(s, res, tr, v + (size_t)f->index * p.box_step, p.value_step, sx, sy, f->box.xmin,
                          f->box.ymin, f->box.xmax, f->box.ymax, f->class_id, f->score, diag);
     if (st != TFL_OK) return st;
   }
-  return TFL_OK;
+  return L->protos >= 0 ? build_mask(s, outputs[L->protos], tr, res, diag) : TFL_OK;
 }
 
 const decoder_impl decoder_yolo = { yolo_create, yolo_run, yolo_free };

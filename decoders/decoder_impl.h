@@ -42,6 +42,11 @@ typedef struct {
   /* pose (metadata task pose, kpt_shape [k, d]): k keypoints of d values (x, y(, visibility))
    * from value kpt_offset of each box; coordinates as the box's */
   int n_kpts, kpt_dim, kpt_offset;
+  /* segmentation (metadata task segment): n_coeffs mask coefficients from value
+   * coeff_offset of each box, and the prototypes [1, n_coeffs, proto_h, proto_w] (or NHWC)
+   * at graph output `protos` (-1: none) */
+  int protos, n_coeffs, coeff_offset, proto_w, proto_h;
+  bool protos_channels_first;
 } decoder_yolo_layout;
 /* decode_yolo.c: 1 when g's outputs are a YOLO detection head (L filled, why describes
  * it); 0 when they are not (why says what was seen); -1 when they are but cannot be

@@ -157,10 +157,16 @@ static void run_case(const char *dir, const char *line)
   CHECK(data != NULL, "%s: cannot read %s", name, path);
   if (!data) return;
 
-  tfl_tensor t[2];
+  tfl_tensor t[3];
   memset(t, 0, sizeof t);
   t[0] = (tfl_tensor){ .type = TFL_TYPE_FLOAT32, .ndim = 4, .dims = { 1, 3, imgsz, imgsz }, .producer = -1 };
   t[1] = (tfl_tensor){ .type = type_of(type), .producer = -1, .data = data, .bytes = size };
+  /* a segmentation head's prototypes [1, 32, imgsz/4, imgsz/4], when the case has them */
+  snprintf(path, sizeof path, "%s/%s.protos.bin", dir, name);
+  size_t psize = 0;
+  void *protos = read_all(path, &psize);
+  t[2] = (tfl_tensor){ .type = TFL_TYPE_FLOAT32, .ndim = 4, .dims = { 1, 32, imgsz / 4, imgsz / 4 }, .producer = -1,
+                       .data = protos, .bytes = psize };
   for (char *p = dims; t[1].ndim < TFL_MAX_DIMS;) {
     t[1].dims[t[1].ndim++] = (int32_t)strtol(p, &p, 10);
     if (*p != ',') break;
@@ -169,14 +175,15 @@ static void run_case(const char *dir, const char *line)
   float scale = qscale;
   int32_t zero = qzero;
   if (qscale > 0) t[1].q = (tfl_quant){ 1, &scale, &zero, 0 };
-  int32_t in = 0, out = 1;
+  int32_t in = 0, outs_ix[2] = { 1, 2 };
   tfl_graph g;
   memset(&g, 0, sizeof g);
-  g.n_tensors = 2;
+  g.n_tensors = 3;
   g.tensors = t;
-  g.n_inputs = g.n_outputs = 1;
+  g.n_inputs = 1;
+  g.n_outputs = protos ? 2 : 1;
   g.inputs = &in;
-  g.outputs = &out;
+  g.outputs = outs_ix;
   g.batch = 1;
   /* "task:names[:KxD][:e2e]": what Ultralytics' metadata.json would say (tfl_ultralytics.c) */
   char *colon = strchr(meta, ':');
@@ -207,8 +214,30 @@ static void run_case(const char *dir, const char *line)
   CHECK(tfl_decoder_create(TFL_DECODER_DETECTION, &g, &o, &dec, &d) == TFL_OK, "%s: %s", name, d.error);
   const tfl_transform tr = preprocess_transform(imgsz, imgsz, imgsz, imgsz, FIT_STRETCH);
   tfl_results r = { 0 };
-  const tfl_tensor *outs[1] = { &t[1] };
-  if (dec) CHECK(tfl_decoder_run(dec, outs, 1, &tr, &r, &d) == TFL_OK, "%s: %s", name, d.error);
+  const tfl_tensor *outs[2] = { &t[1], &t[2] };
+  if (dec) CHECK(tfl_decoder_run(dec, outs, g.n_outputs, &tr, &r, &d) == TFL_OK, "%s: %s", name, d.error);
+  if (protos) {
+    /* the union of the instance masks against Ultralytics' process_mask (binary, at the
+     * prototypes' resolution) */
+    snprintf(path, sizeof path, "%s/%s.mask", dir, name);
+    size_t msize = 0;
+    uint8_t *want = read_all(path, &msize);
+    const int mw = imgsz / 4, mh = imgsz / 4;
+    CHECK(want && msize == (size_t)mw * mh, "%s: cannot read %s", name, path);
+    CHECK(r.mask.kind == TFL_MASK_PROB && r.mask.width == mw && r.mask.height == mh && r.mask.prob,
+          "%s: a %dx%d probability mask (kind %d, %dx%d)", name, mw, mh, (int)r.mask.kind, r.mask.width, r.mask.height);
+    if (want && r.mask.prob && r.mask.width == mw && r.mask.height == mh) {
+      int differ = 0, on = 0;
+      for (int i = 0; i < mw * mh; i++) {
+        differ += (r.mask.prob[i] > 0.5f) != (want[i] != 0);
+        on += want[i] != 0;
+      }
+      printf("%-30s mask %dx%d: %d of %d pixels differ from Ultralytics' process_mask (%d on)\n", name, mw, mh, differ,
+             mw * mh, on);
+      CHECK(differ == 0, "%s: %d mask pixels differ", name, differ);
+    }
+    free(want);
+  }
   box want[MAX_BOXES];
   snprintf(path, sizeof path, "%s/%s.expected", dir, name);
   const int n = read_boxes(path, want);
@@ -217,6 +246,7 @@ static void run_case(const char *dir, const char *line)
   tfl_results_clear(&r);
   tfl_decoder_free(dec);
   free(data);
+  free(protos);
 }
 
 /* One exported model on the picture, as tflitefilter runs it. */

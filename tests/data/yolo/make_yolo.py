@@ -235,8 +235,18 @@ def make_cases(models):
     # class count (task segment, 3 names) tells them apart
     seg = anchor_free_raw(np.random.default_rng(8), 3, grid)
     seg = np.concatenate([seg, np.random.default_rng(9).normal(0, 1, (32, grid)).astype(np.float32)])
-    add("seg_extra", seg[None], 0.3, 0.5, 300, False, 3, ultra_nms(denorm(seg)[None], 0.3, 0.5, 300, False, 3),
-        meta="segment:3")
+    seg_det = ultra_nms(denorm(seg)[None], 0.3, 0.5, 300, False, 3)
+    add("seg_extra", seg[None], 0.3, 0.5, 300, False, 3, seg_det, meta="segment:3")
+    # its prototypes [1, 32, 40, 40] (NCHW, as litert-torch exports them), and the union of
+    # Ultralytics' process_mask masks at their resolution (one byte a pixel, 0 or 1): the
+    # boxes as NMS left them (unclipped: ultra_nms clipped its copy only for the .expected)
+    from ultralytics.utils.ops import process_mask
+    from ultralytics.utils.nms import non_max_suppression
+    protos = np.random.default_rng(13).normal(0, 1, (1, 32, IMGSZ // 4, IMGSZ // 4)).astype(np.float32)
+    protos.tofile(HERE / "seg_extra.protos.bin")
+    det = non_max_suppression(torch.from_numpy(denorm(seg)[None]), 0.3, 0.5, max_det=300, nc=3)[0]
+    masks = process_mask(torch.from_numpy(protos[0]), det[:, 6:], det[:, :4], (IMGSZ, IMGSZ)).numpy()
+    masks.max(0).astype(np.uint8).tofile(HERE / "seg_extra.mask")
     # pose: 17 keypoints (x, y, visibility) after the one class; normalized like the box
     # (Ultralytics' LiteRT backend scales them too), or pixels in the end-to-end head
     prng = np.random.default_rng(10)
