@@ -4,6 +4,7 @@
 #include "decoder_impl.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #define ANY (-1)
 #define NO_OP TFL_OP_COUNT
@@ -24,6 +25,7 @@ static bool scores_ok(const tfl_graph *g, char *why, size_t why_size);
 static bool mask_ok(const tfl_graph *g, char *why, size_t why_size);
 static bool anchors_ok(const tfl_graph *g, char *why, size_t why_size);
 static bool yolo_ok(const tfl_graph *g, char *why, size_t why_size);
+static bool yolo_cls_ok(const tfl_graph *g, char *why, size_t why_size);
 
 #define FAM(name, dec, lo, hi, label, region, lm) { name, TFL_DECODER_##dec, lo, hi, label, TFL_REGION_##region, lm }
 #define NO_LM TFL_REGION_COUNT
@@ -54,14 +56,18 @@ static const family_row rows[] = {
     { { 144, 256, 1 } } },
   { FAM("DeepLab v3 (PASCAL VOC)", SEGMENTATION, -1, 1, NULL, BOX, NO_LM), NO_OP, 1, { 3, 0 },
     { { 257, 257, 21 } } },
+  /* Ultralytics YOLO classifiers (metadata task classify): probabilities, 0..1 input on a
+   * centre crop (its classify_transforms) */
+  { { "Ultralytics YOLO classifier", TFL_DECODER_CLASSIFICATION, 0, 1, NULL, TFL_REGION_BOX, NO_LM,
+      TFL_FIT_HINT_CENTER_CROP }, NO_OP, 1, { 1, 0 }, { { ANY } }, 0, false, yolo_cls_ok },
   { FAM("ImageNet classifier (1001 classes)", CLASSIFICATION, -1, 1, NULL, BOX, NO_LM), NO_OP, 1, { 1, 0 },
     { { 1001 } } },
   { FAM("ImageNet classifier (1000 classes)", CLASSIFICATION, -1, 1, NULL, BOX, NO_LM), NO_OP, 1, { 1, 0 },
     { { 1000 } } },
   /* Ultralytics YOLO detection heads: its metadata.json, else the output shape against the
    * input size (decode_yolo.c); 0..1 input on its grey letterbox, labels from the names */
-  { { "Ultralytics YOLO", TFL_DECODER_DETECTION, 0, 1, NULL, TFL_REGION_BOX, NO_LM, true }, NO_OP, 0, { 0, 0 },
-    { { 0 } }, 1, false, yolo_ok },
+  { { "Ultralytics YOLO", TFL_DECODER_DETECTION, 0, 1, NULL, TFL_REGION_BOX, NO_LM, TFL_FIT_HINT_LETTERBOX_GREY },
+    NO_OP, 0, { 0, 0 }, { { 0 } }, 1, false, yolo_ok },
   /* guesses */
   { FAM("class scores", CLASSIFICATION, -1, 1, NULL, BOX, NO_LM), NO_OP, 1, { 1, 0 }, { { ANY } }, 0, true,
     scores_ok },
@@ -162,6 +168,13 @@ static bool yolo_ok(const tfl_graph *g, char *why, size_t why_size)
   const int r = decoder_yolo_find(g, &L, because, sizeof because);
   if (r != 0) snprintf(why, why_size, "%s", because);
   return r > 0;
+}
+
+static bool yolo_cls_ok(const tfl_graph *g, char *why, size_t why_size)
+{
+  if (!g->meta.ultralytics.present || strcmp(g->meta.ultralytics.task, "classify")) return false;
+  snprintf(why, why_size, "metadata.json task classify, %d names", g->meta.ultralytics.n_names);
+  return true;
 }
 
 static bool shape_fits(const tfl_graph *g, const family_row *r, int i)

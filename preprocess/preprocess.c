@@ -31,7 +31,13 @@ fit_mode preprocess_model_fit(const tfl_graph *g, tfl_decoder_kind kind)
   char why[8];
   tfl_family_match m;
   const tfl_family *f = tfl_family_identify(g, &m, why, sizeof why);
-  return f && f->decoder == kind && f->letterbox_grey ? FIT_LETTERBOX_GREY : FIT_STRETCH;
+  if (!f || f->decoder != kind) return FIT_STRETCH;
+  switch (f->fit) {
+  case TFL_FIT_HINT_LETTERBOX_GREY: return FIT_LETTERBOX_GREY;
+  case TFL_FIT_HINT_CENTER_CROP: return FIT_CROP;
+  case TFL_FIT_HINT_NONE: return FIT_STRETCH;
+  }
+  return FIT_STRETCH;
 }
 
 float preprocess_fit_pad(fit_mode fit)

@@ -40,7 +40,8 @@ typedef struct {
 } pix_norm;
 
 /* The fit a model family was trained with (tfl_family.h: Ultralytics YOLO -> its grey
- * letterbox), FIT_STRETCH when the family says nothing. Never FIT_AUTO. */
+ * letterbox, its classifiers -> crop), FIT_STRETCH when the family says nothing. Never
+ * FIT_AUTO. */
 fit_mode preprocess_model_fit(const tfl_graph *g, tfl_decoder_kind kind);
 /* The bars' pixel value of a fit: 114 for FIT_LETTERBOX_GREY, else 0. */
 float preprocess_fit_pad(fit_mode fit);

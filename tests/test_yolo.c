@@ -201,7 +201,8 @@ static void run_case(const char *dir, const char *line)
   char why[256];
   tfl_family_match m;
   const tfl_family *f = tfl_family_identify(&g, &m, why, sizeof why);
-  CHECK(f && f->decoder == TFL_DECODER_DETECTION && m == TFL_FAMILY_KNOWN && f->letterbox_grey,
+  CHECK(f && f->decoder == TFL_DECODER_DETECTION && m == TFL_FAMILY_KNOWN &&
+            f->fit == TFL_FIT_HINT_LETTERBOX_GREY,
         "%s: recognized as %s (%s)", name, f ? f->name : "nothing", why);
   tfl_decoder_options o = tfl_decoder_defaults();
   o.threshold = conf;
@@ -436,7 +437,79 @@ static void test_recognition_errors(void)
   t[0].ndim = 2;  /* no image input: no grid to check the count against */
   t[1].dims[1] = 84;
   f = tfl_family_identify(&g, &m, why, sizeof why);
-  CHECK(!f || f->decoder != TFL_DECODER_DETECTION || !f->letterbox_grey, "no input size: not YOLO (%s)", why);
+  CHECK(!f || f->decoder != TFL_DECODER_DETECTION || f->fit != TFL_FIT_HINT_LETTERBOX_GREY, "no input size: not YOLO (%s)", why);
+}
+
+/* A YOLO classifier export (metadata task classify): the classifier row, 0..1 input on a
+ * centre crop, the names as labels; its probabilities as Ultralytics' predict gives them on
+ * a 160x160 picture (yolo11_cls_random.probs), within 1e-4. */
+static void test_classifier(const char *dir)
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s/yolo11_cls_random.tflite", dir);
+  tfl_diag d;
+  tfl_diag_init(&d);
+  tfl_graph *g = NULL;
+  CHECK(tfl_load_file(path, &g, &d) == TFL_OK, "%s: %s", path, d.error);
+  if (!g) return;
+  tfl_pass_nhwc_input(g, 0);
+  char why[256];
+  tfl_family_match m;
+  const tfl_family *f = tfl_family_identify(g, &m, why, sizeof why);
+  CHECK(f && f->decoder == TFL_DECODER_CLASSIFICATION && m == TFL_FAMILY_KNOWN && f->fit == TFL_FIT_HINT_CENTER_CROP,
+        "classifier: %s", why);
+  printf("yolo11_cls_random.tflite: %s\n", why);
+  CHECK(preprocess_model_fit(g, TFL_DECODER_CLASSIFICATION) == FIT_CROP, "classifier: fit crop");
+  pix_norm norm = preprocess_model_norm(g, TFL_DECODER_CLASSIFICATION, NULL);
+  CHECK(norm.mean[0] == 0.0f && norm.std[0] == 255.0f, "classifier: input 0..1");
+  CHECK(g->meta.labels && !strcmp(g->meta.labels, "0\n1\n2\n"), "classifier labels: %s",
+        g->meta.labels ? g->meta.labels : "(none)");
+  cpu_delegate_options co = cpu_delegate_defaults();
+  co.diag = &d;
+  tfl_delegate *cpu = cpu_delegate_create(&co);
+  tfl_interp_options io = tfl_interp_defaults();
+  io.fallback = cpu;
+  io.diag = &d;
+  tfl_interpreter *it = NULL;
+  size_t size = 0;
+  snprintf(path, sizeof path, "%s/small.rgb", dir);
+  uint8_t *rgb = read_all(path, &size);
+  float want[8];
+  int n_want = 0;
+  snprintf(path, sizeof path, "%s/yolo11_cls_random.probs", dir);
+  FILE *pf = fopen(path, "r");
+  while (pf && n_want < 8 && fscanf(pf, "%f", &want[n_want]) == 1) n_want++;
+  if (pf) fclose(pf);
+  CHECK(n_want == 3 && rgb && size == 160 * 160 * 3, "classifier data (%d probabilities)", n_want);
+  if (tfl_interpreter_create(g, &io, &it) == TFL_OK && rgb) {
+    tfl_tensor *in = tfl_interpreter_input(it, 0);
+    const pix_frame frame = { PIX_RGB, 160, 160, { rgb }, { 160 * 3 } };
+    const tfl_transform tr = preprocess_transform(160, 160, in->dims[2], in->dims[1], FIT_CROP);
+    CHECK(preprocess_frame(&frame, &tr, &norm, in) == 0 && tfl_interpreter_invoke(it) == TFL_OK, "classifier runs");
+    tfl_decoder_options o = tfl_decoder_defaults();
+    o.threshold = 0.0f;
+    tfl_decoder *dec = NULL;
+    tfl_results r = { 0 };
+    const tfl_tensor *outs[1] = { tfl_interpreter_output(it, 0) };
+    CHECK(tfl_decoder_create(TFL_DECODER_CLASSIFICATION, g, &o, &dec, &d) == TFL_OK &&
+          tfl_decoder_run(dec, outs, 1, &tr, &r, &d) == TFL_OK, "classifier decodes: %s", d.error);
+    double worst = 0;
+    for (int i = 0; i < r.n_classes; i++)
+      if (r.classes[i].class_id >= 0 && r.classes[i].class_id < n_want)
+        worst = fmax(worst, fabs(r.classes[i].score - want[r.classes[i].class_id]));
+    printf("%-30s %d classes (Ultralytics %d), top %d (%.4f), max probability error %.2e\n", "yolo11_cls_random.probs",
+           r.n_classes, n_want, r.n_classes ? r.classes[0].class_id : -1, r.n_classes ? r.classes[0].score : 0.0,
+           worst);
+    CHECK(r.n_classes == n_want && worst <= 1e-4, "classifier: %d classes, error %g", r.n_classes, worst);
+    tfl_results_clear(&r);
+    tfl_decoder_free(dec);
+  } else {
+    CHECK(0, "classifier interpreter: %s", d.error);
+  }
+  free(rgb);
+  tfl_interpreter_free(it);
+  cpu->destroy(cpu);
+  tfl_graph_free(g);
 }
 
 static void each_line(const char *dir, const char *file, void (*fn)(const char *, const char *))
@@ -461,6 +534,7 @@ int main(int argc, char **argv)
   test_recognition_errors();
   each_line(argv[1], "cases.txt", run_case);
   each_line(argv[1], "runs.txt", run_model);
+  test_classifier(argv[1]);
   printf("%s\n", failures ? "FAILED" : "ok");
   return failures != 0;
 }

@@ -1045,7 +1045,7 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
                        "model family: 255 where input-mean is 0, else 127.5)",
                        -1.0f, 65535.0f, GST_TFLITE_NORM_FROM_MODEL, rw));
   g_object_class_install_property(gobject_class, PROP_FIT,
-    g_param_spec_enum("fit", "Fit", "How the frame is fitted to the model's input size (auto: the model family's, letterbox-grey for Ultralytics YOLO, else stretch)",
+    g_param_spec_enum("fit", "Fit", "How the frame is fitted to the model's input size (auto: the model family's: letterbox-grey for Ultralytics YOLO, crop for its classifiers; else stretch)",
                       gst_tflite_fit_get_type(), DEFAULT_FIT, rw));
   g_object_class_install_property(gobject_class, PROP_ANCHORS,
     g_param_spec_enum("anchors", "Anchors", "Anchor layout for detectors with raw box outputs",
