@@ -10,8 +10,9 @@
 # by make_yolo.py) on its 320x240 test picture (raw RGB). Any detection export works, e.g.
 # yolov8n.tflite / yolo11n.tflite (80 COCO names), or YOLO26 exported with nms=False.
 # GL path by default; MEMORY=system: CPU delegate and software drawing.
-# Writes: out/yolo$SUFFIX.png - "square 0.94" around the red square (the overlapping square
-# scores 0.53; the small blue triangle stays under the threshold).
+# Writes: out/yolo$SUFFIX.png - two boxes labelled "square" on the red square, 0.94 and 0.53
+# (the two Ultralytics' predict gives: the picture has two overlapping squares); the small
+# blue triangle stays under the threshold.
 # Usage: [MEMORY=system] pipelines/detect-yolo.sh [MODEL.tflite [PICTURE.rgb WIDTH HEIGHT]]
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
