@@ -22,6 +22,37 @@ extern const decoder_impl decoder_segmentation;    /* decode_segmentation.c */
 extern const decoder_impl decoder_detection;       /* decode_detection.c */
 extern const decoder_impl decoder_pose;            /* decode_pose.c */
 extern const decoder_impl decoder_landmarks;       /* decode_landmarks.c */
+extern const decoder_impl decoder_yolo;            /* decode_yolo.c: the detection kind on YOLO heads */
+
+/* An Ultralytics YOLO detection head as decode_yolo.c reads it. */
+typedef enum {
+  YOLO_ANCHOR_FREE,   /* [1, 4+nc(+extra), N] or [1, N, 4+nc]: YOLOv5u/v8/v9/v11/v12 */
+  YOLO_V5,            /* [1, 3N, 5+nc]: anchor-based YOLOv5 with objectness */
+  YOLO_END2END,       /* [1, 300, 6(+extra)]: YOLOv10 / YOLO26 NMS-free */
+} decoder_yolo_head;
+typedef struct {
+  decoder_yolo_head head;
+  int output;               /* graph output position of the head */
+  int n_boxes, n_values;    /* boxes and values per box */
+  int n_classes;            /* end-to-end: the metadata's names, 0 when not said */
+  bool values_first;        /* [1, values, boxes] */
+  int in_w, in_h;           /* the input size the coordinates refer to (imgsz) */
+  bool normalized;          /* coordinates 0..1 of the input size, else input pixels */
+  bool from_metadata;       /* recognized through Ultralytics' metadata.json */
+  /* pose (metadata task pose, kpt_shape [k, d]): k keypoints of d values (x, y(, visibility))
+   * from value kpt_offset of each box; coordinates as the box's */
+  int n_kpts, kpt_dim, kpt_offset;
+  /* segmentation (metadata task segment): n_coeffs mask coefficients from value
+   * coeff_offset of each box, and the prototypes [1, n_coeffs, proto_h, proto_w] (or NHWC)
+   * at graph output `protos` (-1: none) */
+  int protos, n_coeffs, coeff_offset, proto_w, proto_h;
+  bool protos_channels_first;
+} decoder_yolo_layout;
+/* decode_yolo.c: 1 when g's outputs are a YOLO detection head (L filled, why describes
+ * it); 0 when they are not (why says what was seen); -1 when they are but cannot be
+ * read: an ambiguous shape (why names the property that settles it) or an oriented-box
+ * model. */
+int decoder_yolo_find(const tfl_graph *g, decoder_yolo_layout *L, char *why, size_t why_size);
 
 /* A MediaPipe detector's or an SSD's raw heads as the detection decoder reads them. */
 typedef struct {

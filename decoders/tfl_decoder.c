@@ -1,6 +1,7 @@
 /* tfl_decoder.c - picks and dispatches decoder families (see tfl_decoder.h). */
 #include "decoder_impl.h"
 #include "tfl_family.h"
+#include "runtime/tfl_half.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -61,8 +62,11 @@ void tfl_decoder_input_range(tfl_decoder_kind kind, const tfl_graph *g, float *l
   }
 }
 
-static const decoder_impl *impl_of(tfl_decoder_kind k)
+static const decoder_impl *impl_of(tfl_decoder_kind k, const tfl_graph *g)
 {
+  char why[8];
+  decoder_yolo_layout L;
+  if (k == TFL_DECODER_DETECTION && decoder_yolo_find(g, &L, why, sizeof why) != 0) return &decoder_yolo;
   switch (k) {
   case TFL_DECODER_CLASSIFICATION: return &decoder_classification;
   case TFL_DECODER_SEGMENTATION: return &decoder_segmentation;
@@ -79,7 +83,7 @@ tfl_status tfl_decoder_create(tfl_decoder_kind kind, const tfl_graph *g,
                               const tfl_decoder_options *opt, tfl_decoder **out, tfl_diag *diag)
 {
   *out = NULL;
-  const decoder_impl *impl = impl_of(kind);
+  const decoder_impl *impl = impl_of(kind, g);
   if (!impl) return tfl_fail(diag, TFL_ERR_ARG, "decoder '%s' cannot be created", tfl_decoder_kind_name(kind));
   tfl_decoder *d = calloc(1, sizeof *d);
   if (!d) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
@@ -135,7 +139,7 @@ float decoder_value(const tfl_tensor *t, size_t i)
                   : (float)((const int8_t *)t->data)[i];
   case TFL_TYPE_INT32: return (float)((const int32_t *)t->data)[i];
   case TFL_TYPE_INT64: return (float)((const int64_t *)t->data)[i];
-  case TFL_TYPE_FLOAT16:
+  case TFL_TYPE_FLOAT16: return tfl_half_to_float(((const uint16_t *)t->data)[i]);
   case TFL_TYPE_STRING:
   case TFL_TYPE_BOOL:
   case TFL_TYPE_INT16:

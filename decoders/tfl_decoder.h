@@ -46,6 +46,8 @@ typedef struct {
   tfl_anchor_kind anchors;
   /* SSD box coder scales (y, x, h, w); 0: the preset's defaults */
   float box_scale[4];
+  /* YOLO: one NMS over all classes (Ultralytics' agnostic_nms) instead of one per class */
+  bool class_agnostic;
 } tfl_decoder_options;
 
 tfl_decoder_options tfl_decoder_defaults(void);

@@ -1,7 +1,10 @@
 /* tfl_family.c - see tfl_family.h */
 #include "tfl_family.h"
 
+#include "decoder_impl.h"
+
 #include <stdio.h>
+#include <string.h>
 
 #define ANY (-1)
 #define NO_OP TFL_OP_COUNT
@@ -21,6 +24,8 @@ typedef struct {
 static bool scores_ok(const tfl_graph *g, char *why, size_t why_size);
 static bool mask_ok(const tfl_graph *g, char *why, size_t why_size);
 static bool anchors_ok(const tfl_graph *g, char *why, size_t why_size);
+static bool yolo_ok(const tfl_graph *g, char *why, size_t why_size);
+static bool yolo_cls_ok(const tfl_graph *g, char *why, size_t why_size);
 
 #define FAM(name, dec, lo, hi, label, region, lm) { name, TFL_DECODER_##dec, lo, hi, label, TFL_REGION_##region, lm }
 #define NO_LM TFL_REGION_COUNT
@@ -51,10 +56,18 @@ static const family_row rows[] = {
     { { 144, 256, 1 } } },
   { FAM("DeepLab v3 (PASCAL VOC)", SEGMENTATION, -1, 1, NULL, BOX, NO_LM), NO_OP, 1, { 3, 0 },
     { { 257, 257, 21 } } },
+  /* Ultralytics YOLO classifiers (metadata task classify): probabilities, 0..1 input on a
+   * centre crop (its classify_transforms) */
+  { { "Ultralytics YOLO classifier", TFL_DECODER_CLASSIFICATION, 0, 1, NULL, TFL_REGION_BOX, NO_LM,
+      TFL_FIT_HINT_CENTER_CROP }, NO_OP, 1, { 1, 0 }, { { ANY } }, 0, false, yolo_cls_ok },
   { FAM("ImageNet classifier (1001 classes)", CLASSIFICATION, -1, 1, NULL, BOX, NO_LM), NO_OP, 1, { 1, 0 },
     { { 1001 } } },
   { FAM("ImageNet classifier (1000 classes)", CLASSIFICATION, -1, 1, NULL, BOX, NO_LM), NO_OP, 1, { 1, 0 },
     { { 1000 } } },
+  /* Ultralytics YOLO detection heads: its metadata.json, else the output shape against the
+   * input size (decode_yolo.c); 0..1 input on its grey letterbox, labels from the names */
+  { { "Ultralytics YOLO", TFL_DECODER_DETECTION, 0, 1, NULL, TFL_REGION_BOX, NO_LM, TFL_FIT_HINT_LETTERBOX_GREY },
+    NO_OP, 0, { 0, 0 }, { { 0 } }, 1, false, yolo_ok },
   /* guesses */
   { FAM("class scores", CLASSIFICATION, -1, 1, NULL, BOX, NO_LM), NO_OP, 1, { 1, 0 }, { { ANY } }, 0, true,
     scores_ok },
@@ -145,6 +158,25 @@ static bool anchors_ok(const tfl_graph *g, char *why, size_t why_size)
   return true;
 }
 
+/* Known when it fits (why: which head, from metadata or shape); an ambiguous shape or an
+ * oriented-box model says so in why and fits no row, so that the sentence is what the
+ * user sees; anything else is silently not YOLO. */
+static bool yolo_ok(const tfl_graph *g, char *why, size_t why_size)
+{
+  char because[256];
+  decoder_yolo_layout L;
+  const int r = decoder_yolo_find(g, &L, because, sizeof because);
+  if (r != 0) snprintf(why, why_size, "%s", because);
+  return r > 0;
+}
+
+static bool yolo_cls_ok(const tfl_graph *g, char *why, size_t why_size)
+{
+  if (!g->meta.ultralytics.present || strcmp(g->meta.ultralytics.task, "classify")) return false;
+  snprintf(why, why_size, "metadata.json task classify, %d names", g->meta.ultralytics.n_names);
+  return true;
+}
+
 static bool shape_fits(const tfl_graph *g, const family_row *r, int i)
 {
   if (!r->rank[i]) return true;
@@ -178,13 +210,14 @@ static void describe_outputs(const tfl_graph *g, char *why, size_t why_size)
 
 const tfl_family *tfl_family_identify(const tfl_graph *g, tfl_family_match *match, char *why, size_t why_size)
 {
-  char because[192] = "";
+  char because[256] = "";
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     const family_row *r = &rows[i];
     if (!row_fits(g, r)) continue;
     if (r->ok && !r->ok(g, because, sizeof because)) continue;
     *match = r->guess ? TFL_FAMILY_GUESS : TFL_FAMILY_KNOWN;
-    if (r->guess) snprintf(why, why_size, "guessed '%s' from the output shape: %s", tfl_decoder_kind_name(r->f.decoder),
+    if (!r->guess && r->ok) snprintf(why, why_size, "%s: %s", r->f.name, because);
+    else if (r->guess) snprintf(why, why_size, "guessed '%s' from the output shape: %s", tfl_decoder_kind_name(r->f.decoder),
                            because);
     else snprintf(why, why_size, "%s", r->f.name);
     return &r->f;
@@ -214,12 +247,16 @@ int tfl_family_class_count(const tfl_graph *g, tfl_decoder_kind kind)
   switch (kind) {
   case TFL_DECODER_CLASSIFICATION: return n == 1 ? d[0] : -1;
   case TFL_DECODER_SEGMENTATION: return n == 3 && d[2] > 1 ? d[2] : -1;
-  case TFL_DECODER_DETECTION:
+  case TFL_DECODER_DETECTION: {
+    char why[8];
+    decoder_yolo_layout L;
+    if (decoder_yolo_find(g, &L, why, sizeof why) > 0) return L.n_classes > 0 ? L.n_classes : -1;
     for (int i = 0; i < g->n_nodes; i++)
       if (g->nodes[i].op == TFL_OP_DETECTION_POSTPROCESS)
         return g->nodes[i].p.detection.num_classes + 1; /* + the background label */
     if (g->n_outputs == 2 && output(g, 1) && trailing(output(g, 1), d) == 2 && d[1] > 1) return d[1];
     return -1;
+  }
   case TFL_DECODER_AUTO:
   case TFL_DECODER_NONE:
   case TFL_DECODER_POSE:

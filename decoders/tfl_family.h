@@ -28,6 +28,14 @@ typedef enum {
   TFL_FAMILY_NONE,   /* nothing fits */
 } tfl_family_match;
 
+/* How a family's training frames were fitted to its input (preprocess/ turns it into a
+ * fit mode). */
+typedef enum {
+  TFL_FIT_HINT_NONE,             /* not said: the element's stretch */
+  TFL_FIT_HINT_LETTERBOX_GREY,   /* Ultralytics' letterbox: aspect kept, centred, grey 114 bars */
+  TFL_FIT_HINT_CENTER_CROP,      /* shorter side to the input, centre cut out (Ultralytics' classify) */
+} tfl_fit_hint;
+
 typedef struct {
   const char *name;              /* e.g. "MediaPipe face detection (short range)" */
   tfl_decoder_kind decoder;
@@ -36,6 +44,8 @@ typedef struct {
   tfl_region_kind region;        /* regions its detections make (TFL_REGION_BOX: the box) */
   tfl_region_kind landmarks;     /* landmark models: the rule that turns their points into
                                     the next frame's region; TFL_REGION_COUNT: none */
+  tfl_fit_hint fit;              /* how its frames were fitted to the input in training:
+                                    preprocess_model_fit */
 } tfl_family;
 
 /* The family of graph g; NULL (and *match = NONE) when no row fits. `why` gets one

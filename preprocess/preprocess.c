@@ -1,6 +1,8 @@
 /* preprocess.c - see preprocess.h */
 #include "preprocess.h"
 
+#include "decoders/tfl_family.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -19,8 +21,28 @@ pix_norm preprocess_model_norm(const tfl_graph *g, tfl_decoder_kind kind, bool *
       n.std[c] = g->meta.norm_std[k];
     }
   }
+  n.pad = 0.0f;
   if (from_metadata) *from_metadata = meta;
   return n;
+}
+
+fit_mode preprocess_model_fit(const tfl_graph *g, tfl_decoder_kind kind)
+{
+  char why[8];
+  tfl_family_match m;
+  const tfl_family *f = tfl_family_identify(g, &m, why, sizeof why);
+  if (!f || f->decoder != kind) return FIT_STRETCH;
+  switch (f->fit) {
+  case TFL_FIT_HINT_LETTERBOX_GREY: return FIT_LETTERBOX_GREY;
+  case TFL_FIT_HINT_CENTER_CROP: return FIT_CROP;
+  case TFL_FIT_HINT_NONE: return FIT_STRETCH;
+  }
+  return FIT_STRETCH;
+}
+
+float preprocess_fit_pad(fit_mode fit)
+{
+  return fit == FIT_LETTERBOX_GREY ? 114.0f : 0.0f;
 }
 
 tfl_transform preprocess_transform(int frame_w, int frame_h, int in_w, int in_h, fit_mode fit)
@@ -29,12 +51,14 @@ tfl_transform preprocess_transform(int frame_w, int frame_h, int in_w, int in_h,
   float sx = (float)frame_w / (float)in_w, sy = (float)frame_h / (float)in_h;
   switch (fit) {
   case FIT_STRETCH:
+  case FIT_AUTO:
     tr.scale_x = sx;
     tr.scale_y = sy;
     break;
   case FIT_LETTERBOX:
+  case FIT_LETTERBOX_GREY:
   case FIT_CROP: {
-    float s = fit == FIT_LETTERBOX ? fmaxf(sx, sy) : fminf(sx, sy);
+    float s = fit != FIT_CROP ? fmaxf(sx, sy) : fminf(sx, sy);
     tr.scale_x = tr.scale_y = s;
     tr.off_x = ((float)frame_w - (float)in_w * s) * 0.5f;
     tr.off_y = ((float)frame_h - (float)in_h * s) * 0.5f;
@@ -135,9 +159,9 @@ static void make_taps(tap *t, int n, double scale, double off, double frame_len,
 
 /* One bilinear sample at frame position (fx, fy) (pixel centres at +0.5), 0 outside
  * the frame: the same rule as make_taps, for one point. */
-static void sample(const pix_frame *f, double fx, double fy, double rgb[3])
+static void sample(const pix_frame *f, double fx, double fy, double pad, double rgb[3])
 {
-  rgb[0] = rgb[1] = rgb[2] = 0.0;
+  rgb[0] = rgb[1] = rgb[2] = pad;
   if (fx < 0.0 || fy < 0.0 || fx >= (double)f->width || fy >= (double)f->height) return;
   double sx = fmin(fmax(fx - 0.5, 0.0), (double)(f->width - 1));
   double sy = fmin(fmax(fy - 0.5, 0.0), (double)(f->height - 1));
@@ -186,7 +210,7 @@ int preprocess_frame(const pix_frame *f, const tfl_transform *tr, const pix_norm
       for (int u = 0; u < W; u++) {
         double cu = u + 0.5, cv = v + 0.5, rgb[3];
         sample(f, cu * tr->scale_x + cv * tr->shear_x + tr->off_x, cu * tr->shear_y + cv * tr->scale_y + tr->off_y,
-               rgb);
+               norm->pad, rgb);
         store_pixel(t, ((size_t)v * W + u) * C, C, raw, rgb, norm, inv_std);
       }
     return 0;
@@ -205,7 +229,7 @@ int preprocess_frame(const pix_frame *f, const tfl_transform *tr, const pix_norm
     const tap *ty = &rows[v];
     for (int u = 0; u < W; u++) {
       const tap *tx = &cols[u];
-      double rgb[3] = { 0, 0, 0 };
+      double rgb[3] = { norm->pad, norm->pad, norm->pad };
       if (ty->i0 >= 0 && tx->i0 >= 0) {
         float p00[3], p01[3], p10[3], p11[3];
         fetch_rgb(f, tx->i0, ty->i0, p00);

@@ -27,12 +27,24 @@ typedef enum {
   FIT_STRETCH,    /* the whole frame, aspect ratio not kept */
   FIT_LETTERBOX,  /* the whole frame, aspect kept, black bars */
   FIT_CROP,       /* the centre, aspect kept, edges cut */
+  FIT_LETTERBOX_GREY, /* the whole frame, aspect kept, centred, grey bars (pixel 114):
+                         Ultralytics' letterbox, what YOLO models are trained and run on */
+  FIT_AUTO,       /* the model family's fit (preprocess_model_fit), else stretch */
 } fit_mode;
 
 /* input = (pixel - mean) / std per channel, pixel in 0..255 (RGB order). */
 typedef struct {
   float mean[3], std[3];
+  float pad;      /* the pixel value (0..255, every channel) of input pixels outside the
+                     frame, e.g. letterbox bars: 0, or preprocess_fit_pad's */
 } pix_norm;
+
+/* The fit a model family was trained with (tfl_family.h: Ultralytics YOLO -> its grey
+ * letterbox, its classifiers -> crop), FIT_STRETCH when the family says nothing. Never
+ * FIT_AUTO. */
+fit_mode preprocess_model_fit(const tfl_graph *g, tfl_decoder_kind kind);
+/* The bars' pixel value of a fit: 114 for FIT_LETTERBOX_GREY, else 0. */
+float preprocess_fit_pad(fit_mode fit);
 
 /* The normalization a model expects when nothing overrides it: its metadata's
  * mean/std (per channel, the last one repeated), else the input range its family was
@@ -41,13 +53,14 @@ typedef struct {
  * start from this, then apply their own overrides. */
 pix_norm preprocess_model_norm(const tfl_graph *g, tfl_decoder_kind kind, bool *from_metadata);
 
-/* Where the model input lies in the frame, for mapping results back. */
+/* Where the model input lies in the frame, for mapping results back (FIT_AUTO: as
+ * FIT_STRETCH; resolve it with preprocess_model_fit first). */
 tfl_transform preprocess_transform(int frame_w, int frame_h, int in_w, int in_h, fit_mode fit);
 
 /* Writes the NHWC input tensor `t` (float32: normalized; uint8: the pixel value;
  * int8: the pixel value - 128). Input pixel centre (u+0.5, v+0.5) samples the frame at
  * tr's affine image of it, bilinearly with half-pixel centres; outside the frame the
- * pixel is 0 (letterbox bars, the part of a rotated region beyond the frame edge).
+ * pixel is norm->pad (letterbox bars, the part of a rotated region beyond the frame edge).
  * t must be [1, H, W, 3] (or 4 channels: the 4th gets 255 normalized).
  * Returns 0, or -1 when the tensor type/shape cannot take an image. */
 int preprocess_frame(const pix_frame *f, const tfl_transform *tr, const pix_norm *norm,

@@ -70,7 +70,8 @@ typedef struct {
   /* GL_IMAGE: model-input pixel (x, y) samples texture point
    *   (affine[0] u + affine[1] v + affine[2], affine[3] u + affine[4] v + affine[5]),
    * u = x + 0.5, v = y + 0.5, bilinearly with half-pixel centres, clamped to the edge;
-   * points outside the texture give 0 (letterbox bars). Float inputs get
+   * points outside the texture give pixel value `pad` (below; letterbox bars: 0, or 114
+   * for Ultralytics' grey letterbox). Float inputs get
    * (pixel - mean) / std with pixel in 0..255; 8-bit inputs the rounded pixel. The same
    * math as the CPU preprocessing (preprocess/preprocess.h). */
   float affine[6];
@@ -80,6 +81,8 @@ typedef struct {
                                 export_output */
   size_t offset, size;       /* GL_OUTPUT_BUFFER: where in gl_name, and the bytes from there */
   size_t *need;              /* GL_OUTPUT_SIZE: written by export_output */
+  float pad;                 /* GL_IMAGE: the pixel value (0..255) outside the texture; last,
+                                so positional initializers of the fields above still read */
 } tfl_ext;
 
 /* A partition as the interpreter hands it over. Arrays are owned by the

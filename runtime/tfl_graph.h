@@ -438,6 +438,17 @@ typedef struct {
   int has_norm;
   float norm_mean[4], norm_std[4];
   int n_norm;
+  /* Ultralytics' metadata.json (a zip entry its exporter appends), when present; its
+   * class names become `labels` (in index order) when the model has no label file. */
+  struct {
+    bool present;
+    char task[16];          /* "detect", "segment", "pose", "obb", "classify", ... ; "" absent */
+    int imgsz[2];           /* input height, width; 0 when absent */
+    int stride;             /* the largest stride; 0 when absent */
+    int end2end;            /* 1: NMS-free head ([1, 300, 6+]), 0: not, -1: not said */
+    int n_names;            /* class names given */
+    int kpt_shape[2];       /* pose: keypoints, values per keypoint (2 or 3); 0 when absent */
+  } ultralytics;
 } tfl_model_meta;
 
 typedef struct tfl_graph {

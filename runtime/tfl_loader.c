@@ -575,6 +575,7 @@ static tfl_status parse(loader *L)
     g->description[dlen] = 0;
   }
   tfl_read_metadata(g, &L->r, &L->model, L->diag);
+  tfl_read_ultralytics(g, L->diag);
   return TFL_OK;
 }
 

@@ -24,6 +24,10 @@ tfl_status tfl_parse_op_options(fb_reader *r, const fb_table *op_t, tfl_node *n,
 /* tfl_metadata.c: reads "TFLITE_METADATA" into g->meta. Failures are logged as
  * warnings and leave the metadata empty: a model runs without it. */
 void tfl_read_metadata(tfl_graph *g, fb_reader *r, const fb_table *model, tfl_diag *diag);
+/* tfl_ultralytics.c: Ultralytics' metadata.json (a zip entry after the flatbuffer) into
+ * g->meta.ultralytics, its class names into g->meta.labels when it has none. Absent:
+ * nothing changes (end2end -1); malformed: a warning, what was read is kept. */
+void tfl_read_ultralytics(tfl_graph *g, tfl_diag *diag);
 /* Returns the bytes of buffer `index` of the model (data vector or offset/size),
  * checked against the file; *data NULL with size 0 for an empty buffer. */
 tfl_status tfl_buffer_bytes(fb_reader *r, const fb_table *model, const tfl_graph *g,

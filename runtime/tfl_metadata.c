@@ -3,7 +3,7 @@
  * The model's `metadata` entry named "TFLITE_METADATA" names a buffer holding a
  * ModelMetadata flatbuffer (tflite-support metadata_schema.fbs, identifier "M001").
  * Label files are not in that buffer: they sit in a zip archive appended to the
- * model file, found through the zip's end-of-central-directory record.
+ * model file (tfl_zip.h).
  *
  * Field ids: ModelMetadata{name 0, subgraph_metadata 3, associated_files 6};
  * SubGraphMetadata{input_tensor_metadata 2, output_tensor_metadata 3,
@@ -15,6 +15,7 @@
  * what was read so far; the model itself still loads.
  */
 #include "tfl_loader_priv.h"
+#include "tfl_zip.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,75 +23,6 @@
 #define FILE_TENSOR_AXIS_LABELS 2
 #define FILE_TENSOR_VALUE_LABELS 3
 #define MAX_LABEL_BYTES (16u << 20)
-
-/* ---- zip: stored entries of the archive appended to the model ------------------- */
-
-static uint32_t le16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
-static uint32_t le32(const uint8_t *p)
-{
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* Finds `name` in the zip at the end of buf; returns its stored bytes. Only method 0
- * (stored) is read, which is what the metadata writer produces for label files. */
-static bool zip_find(const uint8_t *buf, size_t size, const char *name, const uint8_t **data,
-                     size_t *len, const char **why)
-{
-  if (size < 22) { *why = "no zip archive appended"; return false; }
-  /* end of central directory: 22 bytes + a comment of up to 65535 bytes */
-  size_t lo = size > 22 + 65535 ? size - 22 - 65535 : 0, eocd = 0;
-  bool found = false;
-  for (size_t p = size - 22 + 1; p-- > lo;) {
-    if (le32(buf + p) == 0x06054b50u && p + 22 + le16(buf + p + 20) == size) {
-      eocd = p;
-      found = true;
-      break;
-    }
-  }
-  if (!found) { *why = "no zip archive appended"; return false; }
-  uint32_t n = le16(buf + eocd + 10);
-  uint32_t cd_size = le32(buf + eocd + 12), cd_off = le32(buf + eocd + 16);
-  if (cd_size > eocd) { *why = "zip central directory larger than the file"; return false; }
-  /* the archive may have been appended: trust the directory's position, not cd_off */
-  size_t cd = eocd - cd_size;
-  int64_t shift = (int64_t)cd - (int64_t)cd_off;
-  size_t nlen = strlen(name), p = cd;
-  for (uint32_t i = 0; i < n; i++) {
-    if (p + 46 > eocd || le32(buf + p) != 0x02014b50u) {
-      *why = "zip central directory entry malformed";
-      return false;
-    }
-    uint32_t method = le16(buf + p + 10), csize = le32(buf + p + 20), usize = le32(buf + p + 24);
-    uint32_t fn = le16(buf + p + 28), ex = le16(buf + p + 30), cm = le16(buf + p + 32);
-    uint32_t local = le32(buf + p + 42);
-    if (p + 46 + (size_t)fn + ex + cm > eocd) {
-      *why = "zip central directory entry runs past its end";
-      return false;
-    }
-    if (fn == nlen && memcmp(buf + p + 46, name, nlen) == 0) {
-      if (method != 0 || csize != usize) {
-        *why = "label file is compressed (only stored zip entries are read)";
-        return false;
-      }
-      int64_t lh = (int64_t)local + shift;
-      if (lh < 0 || (uint64_t)lh + 30 > size || le32(buf + lh) != 0x04034b50u) {
-        *why = "zip local header outside the file";
-        return false;
-      }
-      uint64_t start = (uint64_t)lh + 30 + le16(buf + lh + 26) + le16(buf + lh + 28);
-      if (start > size || csize > size - start) {
-        *why = "zip entry data outside the file";
-        return false;
-      }
-      *data = buf + start;
-      *len = csize;
-      return true;
-    }
-    p += 46 + (size_t)fn + ex + cm;
-  }
-  *why = "label file not found in the appended zip";
-  return false;
-}
 
 /* ---- ModelMetadata ----------------------------------------------------------- */
 
@@ -215,17 +147,13 @@ void tfl_read_metadata(tfl_graph *g, fb_reader *r, const fb_table *model, tfl_di
     return;
   }
   if (label) {
-    const uint8_t *data;
+    char *data;
     size_t len;
     const char *why = "";
-    if (!zip_find(g->model_bytes, g->model_size, label, &data, &len, &why)) {
+    if (!tfl_zip_read(g->model_bytes, g->model_size, label, MAX_LABEL_BYTES, &data, &len, &why))
       tfl_logf(diag, TFL_LOG_WARNING, "model metadata: label file '%s': %s", label, why);
-    } else if (len > MAX_LABEL_BYTES) {
-      tfl_logf(diag, TFL_LOG_WARNING, "model metadata: label file '%s' has %zu bytes, ignored", label,
-              len);
-    } else {
-      g->meta.labels = dup_str((const char *)data, len);
-    }
+    else
+      g->meta.labels = data;
   }
   return;
 done:

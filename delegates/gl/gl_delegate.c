@@ -524,7 +524,7 @@ static void run_texture(gl_dctx *dc, gl_part *p)
     if (!x->kind) continue;
     f->BindTexture(GL_TEXTURE_2D, x->gl_name);
     f->Uniform4f(0, x->affine[0], x->affine[1], x->affine[3], x->affine[4]);
-    f->Uniform2f(4, x->affine[2], x->affine[5]);
+    f->Uniform4f(4, x->affine[2], x->affine[5], x->pad, 0.0f);
     f->Uniform4f(1, x->mean[0], x->mean[1], x->mean[2], x->mean[2]);
     f->Uniform4f(2, x->std[0], x->std[1], x->std[2], x->std[2]);
     f->Uniform4i(3, x->width, x->height, k * slot_vec4s, 0);

@@ -2,12 +2,13 @@
  * sampler with texelFetch (GStreamer's textures cannot be bound as images under
  * GLES), crops/letterboxes/resizes bilinearly with half-pixel centres and normalizes,
  * writing the PHWC4 input tensor. The same math as the CPU preprocessing
- * (preprocess/preprocess.c): outside the texture the pixel is 0; float inputs
+ * (preprocess/preprocess.c): outside the texture the pixel is the pad value; float inputs
  * get (pixel - mean) / std, 8-bit inputs the rounded pixel (int8: minus 128),
  * dequantized because the GPU works in float. Per-frame values are uniforms:
  *   location 0: vec4 (a0, a1, a3, a4), the affine's linear part   1: vec4 mean   2: vec4 std
  *   location 3: ivec4 (texture width, height, first vec4 of the batch slot, 0)
- *   location 4: vec2 (a2, a5), the affine's offset; sampler on texture unit 0.
+ *   location 4: vec4 (a2, a5, pad, 0), the affine's offset and the bars' pixel value;
+ *   sampler on texture unit 0.
  * Model-input pixel (x, y) samples texture point a * (x + 0.5, y + 0.5) + offset (tfl_ext). */
 #include "gl_texture.h"
 
@@ -35,7 +36,7 @@ char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16, bool wid
                   "layout(location = 1) uniform vec4 mean;\n"
                   "layout(location = 2) uniform vec4 sd;\n"
                   "layout(location = 3) uniform ivec4 size;\n"
-                  "layout(location = 4) uniform vec2 shift;\n");
+                  "layout(location = 4) uniform vec4 shift;\n");
   if (fp16 && wide) /* 32-bit floats in the halves' arena (gl_plan.h) */
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
                     "#define STA(i, v) (A[%zu + 2 * (i)] = floatBitsToUint((v).xy), A[%zu + 2 * (i) + 1] = floatBitsToUint((v).zw))\n",
@@ -51,7 +52,7 @@ char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16, bool wid
                   "  if (g.x >= %d || g.y >= %d) return;\n"
                   "  vec2 c = vec2(g) + 0.5;\n"
                   "  float fx = xf.x * c.x + xf.y * c.y + shift.x, fy = xf.z * c.x + xf.w * c.y + shift.y;\n"
-                  "  vec4 rgb = vec4(0.0);\n"
+                  "  vec4 rgb = vec4(shift.z);\n"
                   "  if (fx >= 0.0 && fx < float(size.x) && fy >= 0.0 && fy < float(size.y)) {\n"
                   "    float sx = clamp(fx - 0.5, 0.0, float(size.x - 1)), sy = clamp(fy - 0.5, 0.0, float(size.y - 1));\n"
                   "    int x0 = int(sx), y0 = int(sy), x1 = min(x0 + 1, size.x - 1), y1 = min(y0 + 1, size.y - 1);\n"

@@ -81,6 +81,9 @@ GType gst_tflite_fit_get_type(void)
     { FIT_STRETCH, "Scale the whole frame to the input, aspect not kept", "stretch" },
     { FIT_LETTERBOX, "Whole frame, aspect kept, black bars", "letterbox" },
     { FIT_CROP, "Centre crop, aspect kept", "crop" },
+    { FIT_LETTERBOX_GREY, "Whole frame, aspect kept, centred, grey (114) bars: Ultralytics' letterbox",
+      "letterbox-grey" },
+    { FIT_AUTO, "The model family's (letterbox-grey for Ultralytics YOLO, crop for its classifiers), else stretch", "auto" },
     { 0, NULL, NULL },
   };
   return gst_tflite_enum_type(&t, "GstTfliteFit", values);

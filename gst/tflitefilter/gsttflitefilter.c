@@ -108,7 +108,7 @@ GST_DEBUG_CATEGORY_STATIC(CAT_PERFORMANCE);
 #define DEFAULT_IOU 0.3f
 #define DEFAULT_INTERVAL 1
 #define DEFAULT_QOS TRUE
-#define DEFAULT_FIT FIT_STRETCH
+#define DEFAULT_FIT FIT_AUTO
 #define DEFAULT_ANCHORS TFL_ANCHORS_AUTO
 #define DEFAULT_GL_READBACK FALSE
 #define DEFAULT_GL_QUEUE_DEPTH 1
@@ -509,11 +509,19 @@ typedef struct {
   tfl_results *res;
 } sysmem_job;
 
+/* fit=auto: the model family's (Ultralytics YOLO: its grey letterbox), else stretch */
+fit_mode gst_tflite_filter_fit(GstTfliteFilter *self)
+{
+  return self->fit == FIT_AUTO ? self->model.fit : self->fit;
+}
+
 static tfl_status sysmem_fill(tfl_job *job, tfl_interpreter *it, int slot)
 {
   sysmem_job *j = (sysmem_job *)job;
   tfl_tensor in = tfl_tensor_slot(tfl_interpreter_input(it, 0), slot);
-  if (preprocess_frame(&j->frame, j->tr, &j->self->model.norm, &in) != 0) {
+  pix_norm norm = j->self->model.norm;
+  norm.pad = preprocess_fit_pad(gst_tflite_filter_fit(j->self));
+  if (preprocess_frame(&j->frame, j->tr, &norm, &in) != 0) {
     g_strlcpy(job->error, "the model's input cannot take an image", sizeof job->error);
     return TFL_ERR_SHAPE;
   }
@@ -673,7 +681,7 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
   } else {
     const tfl_graph *g = self->model.graph;
     const tfl_tensor *in = &g->tensors[g->inputs[0]];
-    tfl_transform tr = preprocess_transform(fw, fh, in->dims[2], in->dims[1], self->fit);
+    tfl_transform tr = preprocess_transform(fw, fh, in->dims[2], in->dims[1], gst_tflite_filter_fit(self));
     tfl_results res = { 0 };
     GstBuffer *gl_mask = NULL;
     if (run) {
@@ -1037,7 +1045,7 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
                        "model family: 255 where input-mean is 0, else 127.5)",
                        -1.0f, 65535.0f, GST_TFLITE_NORM_FROM_MODEL, rw));
   g_object_class_install_property(gobject_class, PROP_FIT,
-    g_param_spec_enum("fit", "Fit", "How the frame is fitted to the model's input size",
+    g_param_spec_enum("fit", "Fit", "How the frame is fitted to the model's input size (auto: the model family's: letterbox-grey for Ultralytics YOLO, crop for its classifiers; else stretch)",
                       gst_tflite_fit_get_type(), DEFAULT_FIT, rw));
   g_object_class_install_property(gobject_class, PROP_ANCHORS,
     g_param_spec_enum("anchors", "Anchors", "Anchor layout for detectors with raw box outputs",

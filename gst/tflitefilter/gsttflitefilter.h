@@ -123,6 +123,10 @@ tfl_status gst_tflite_filter_decode_slot(GstTfliteFilter *self, tfl_interpreter 
 /* A mask left on the GPU: its kind, size and placement in res, no pixels. */
 void gst_tflite_filter_mask_geometry(GstTfliteFilter *self, const tfl_transform *tr, tfl_results *res);
 
+/* The fit in use: the 'fit' property, or for fit=auto the model family's
+ * (preprocess_model_fit: Ultralytics YOLO's grey letterbox), else stretch. */
+fit_mode gst_tflite_filter_fit(GstTfliteFilter *self);
+
 G_END_DECLS
 
 #endif

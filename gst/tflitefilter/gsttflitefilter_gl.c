@@ -289,6 +289,7 @@ tfl_status gst_tflite_filter_gl_bind_frame(tfl_job *job, tfl_interpreter *it, in
     x.mean[c] = norm->mean[c];
     x.std[c] = norm->std[c];
   }
+  x.pad = norm->pad;
   tfl_status st = tfl_interpreter_bind_input(it, 0, &x);
   if (st != TFL_OK) g_strlcpy(job->error, tfl_interpreter_last_error(it), sizeof job->error);
   return st;
@@ -297,8 +298,9 @@ tfl_status gst_tflite_filter_gl_bind_frame(tfl_job *job, tfl_interpreter *it, in
 static tfl_status fill(tfl_job *job, tfl_interpreter *it, int slot)
 {
   gl_frame_job *j = (gl_frame_job *)job;
-  tfl_status st =
-    gst_tflite_filter_gl_bind_frame(job, it, slot, j->texture, j->width, j->height, j->tr, &j->self->model.norm);
+  pix_norm norm = j->self->model.norm;
+  norm.pad = preprocess_fit_pad(gst_tflite_filter_fit(j->self));
+  tfl_status st = gst_tflite_filter_gl_bind_frame(job, it, slot, j->texture, j->width, j->height, j->tr, &norm);
   if (st == TFL_OK && j->queued >= 0 && !j->host_mask && !plan_queued_outputs(j, it, slot)) {
     /* this invoke reads them back after all (for every job of the batch: harmless) */
     tfl_interpreter_set_outputs_host(it, true);

@@ -80,8 +80,10 @@ static void pick_norm(GstElement *element, const GstTfliteModelSettings *s, GstT
     /* 0 would divide by 0 */
     m->norm.std[c] = s->norm_std[c] > 0.0f ? s->norm_std[c] : model_norm.std[c];
   }
-  GST_INFO_OBJECT(element, "input normalization: (pixel - %g) / %g%s", m->norm.mean[0], m->norm.std[0],
-                  from_meta ? " (model metadata)" : "");
+  m->fit = preprocess_model_fit(m->graph, m->decoder_kind);
+  GST_INFO_OBJECT(element, "input normalization: (pixel - %g) / %g%s; fit=auto is %s", m->norm.mean[0],
+                  m->norm.std[0], from_meta ? " (model metadata)" : "",
+                  m->fit == FIT_LETTERBOX_GREY ? "letterbox-grey" : m->fit == FIT_CROP ? "crop" : "stretch");
 }
 
 /* The decoder the property names, else the family table's (decoders/tfl_family.h): a

@@ -30,6 +30,7 @@ typedef struct {
   tfl_graph *graph;                  /* owned */
   GPtrArray *labels;                 /* owned ref, or NULL */
   pix_norm norm;
+  fit_mode fit;              /* the family's (preprocess_model_fit): what fit=auto means */
   tfl_decoder_kind decoder_kind;     /* never AUTO */
   const tfl_family *family;          /* its row in decoders/tfl_family.h (static), or NULL */
 } GstTfliteModel;

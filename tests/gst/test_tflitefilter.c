@@ -403,6 +403,52 @@ GST_START_TEST(test_detection)
 }
 GST_END_TEST;
 
+/* An Ultralytics YOLO LiteRT export as `export(format="litert")` writes it, with no
+ * property but the thresholds: fit=auto letterboxes it the Ultralytics way, the names in its
+ * metadata.json are the labels, and its two boxes are where Ultralytics' predict puts them
+ * (tests/data/yolo/yolov8_shapes-0.25.predict: square 0.942 at 83.0 46.2 171.3 117.2,
+ * square 0.527 at 81.3 47.2 152.5 107.3). On GL frames: the same within the GL / CPU
+ * difference (the texture shader pads with grey 114 too). */
+static void run_yolo(gboolean gl, run_out *o)
+{
+  gchar *dir = g_build_filename(env_dir("TFL_YOLO"), NULL);
+  gchar *desc = g_strdup_printf("filesrc location=%s/picture.rgb ! rawvideoparse width=320 height=240 format=rgb "
+                                "framerate=1/1 ! videoconvert ! video/x-raw,format=RGBA ! %s tflitefilter name=f "
+                                "model=%s/yolov8_shapes.tflite threshold=0.25 iou-threshold=0.7 ! fakesink",
+                                dir, gl ? "glupload !" : "", dir);
+  run_pipeline(desc, o);
+  fail_unless(o->error == NULL, "%s: %s (%s)", desc, o->error, o->debug);
+  fail_unless(o->results->len == 1, "%s: %u results", desc, o->results->len);
+  g_free(desc);
+  g_free(dir);
+}
+
+GST_START_TEST(test_yolo)
+{
+  static const double want[2][5] = { { 0.9419833, 83.00825, 46.1852, 171.3093, 117.1978 },
+                                     { 0.527221, 81.2838, 47.18431, 152.4868, 107.2999 } };
+  for (int gl = 0; gl < 2; gl++) {
+    run_out o;
+    run_yolo(gl, &o);
+    const GstStructure *res = g_ptr_array_index(o.results, 0);
+    fail_unless(list_item(res, "boxes", 2) == NULL, "more than two boxes");
+    for (int i = 0; i < 2; i++) {
+      const GstStructure *b = list_item(res, "boxes", i);
+      fail_unless(b != NULL, "box %d missing (gl %d)", i, gl);
+      fail_unless(!g_strcmp0(gst_structure_get_string(b, "label"), "square"), "label %s",
+                  gst_structure_get_string(b, "label"));
+      const double tol = gl ? 2.0 : 0.1, got[5] = { dbl(b, "score"), dbl(b, "x"), dbl(b, "y"),
+                                                     dbl(b, "x") + dbl(b, "width"), dbl(b, "y") + dbl(b, "height") };
+      fail_unless(fabs(got[0] - want[i][0]) < (gl ? 0.02 : 0.002), "box %d score %f (gl %d)", i, got[0], gl);
+      for (int k = 1; k < 5; k++)
+        fail_unless(fabs(got[k] - want[i][k]) < tol, "box %d coordinate %d: %f, Ultralytics %f (gl %d)", i, k, got[k],
+                    want[i][k], gl);
+    }
+    run_out_clear(&o);
+  }
+}
+GST_END_TEST;
+
 /* ---- the GL path ---- */
 
 /* The first box of a CPU and of a GL run: the same class, within the models' GL / CPU
@@ -995,6 +1041,7 @@ static Suite *tflitefilter_suite(void)
   tcase_add_test(cpu, test_segmentation);
   tcase_add_test(cpu, test_landmarks);
   tcase_add_test(cpu, test_detection);
+  tcase_add_test(cpu, test_yolo);
   tcase_add_test(gl, test_caps_gl);
   tcase_add_test(gl, test_gl_matches_cpu);
   tcase_add_test(gl, test_gl_detection);

@@ -1,0 +1,415 @@
+/* decode_yolo.c - boxes from Ultralytics YOLO heads, as Ultralytics' predict gives them.
+ *
+ * Three heads, recognized from Ultralytics' metadata.json (g->meta.ultralytics: task,
+ * imgsz, names, end2end), else from the output's shape and the input size H x W, with
+ * N = sum over strides 8, 16, 32 of (H / s) * (W / s):
+ *  - anchor-free (YOLOv5u, v8, v9, v11, v12): [1, 4 + nc (+ extra), N], or its transpose
+ *    [1, N, 4 + nc]; cx, cy, w, h then class probabilities (extra: a segmentation's mask
+ *    coefficients or a pose's keypoints, after the classes: only the metadata's class
+ *    count tells them apart);
+ *  - anchor-based YOLOv5: [1, 3N, 5 + nc] with objectness;
+ *  - end-to-end (YOLOv10, YOLO26 exported with nms=False): [1, 300, 6 (+ extra)], rows of
+ *    x1, y1, x2, y2, score, class, already suppressed and sorted.
+ * Coordinates: LiteRT / TFLite exports normalize the anchor-free and YOLOv5 heads to
+ * 0..1 (Ultralytics' LiteRT backend multiplies them by the input size), and so do the
+ * legacy NHWC (onnx2tf) end-to-end exports; litert-torch's end-to-end head (NCHW input)
+ * is in input pixels.
+ * Scores -> best class -> threshold -> per-class (or agnostic) NMS: postproc/yolo_detect.h.
+ * Pose heads (metadata task pose, kpt_shape [k, 2|3]): each box carries its k keypoints
+ * (x, y scaled as the box, the visibility probability as their score). Segmentation
+ * heads (task segment: mask coefficients after the classes, prototypes as a second
+ * output): one probability mask, the union of the kept boxes' masks (build_mask).
+ * float32, float16, int8 and uint8 heads (dequantized with the tensor's scale).
+ * Boxes are mapped through the transform to frame pixels and clamped. */
+#include "decoder_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "postproc/yolo_detect.h"
+#include "runtime/tfl_half.h"
+
+#define E2E_ROWS 300 /* Ultralytics' max_det, the end-to-end head's row count */
+
+static const char *head_name(decoder_yolo_head h)
+{
+  switch (h) {
+  case YOLO_ANCHOR_FREE: return "anchor-free YOLO (v5u/v8/v9/v11/v12)";
+  case YOLO_V5: return "anchor-based YOLOv5 (objectness)";
+  case YOLO_END2END: return "end-to-end YOLO (v10/26)";
+  }
+  return "YOLO";
+}
+
+/* Dims after leading 1s; 0 when the tensor is not [1, ..., A, B]. */
+static int rows_cols(const tfl_tensor *t, int *a, int *b)
+{
+  int n = 0, d0 = 0;
+  while (d0 < t->ndim - 2 && t->dims[d0] == 1) d0++;
+  n = t->ndim - d0;
+  if (n != 2) return 0;
+  *a = t->dims[d0];
+  *b = t->dims[d0 + 1];
+  return *a > 0 && *b > 0;
+}
+
+/* Whether the model took NCHW input: as loaded ([1, 3, H, W]), or made NHWC by
+ * tfl_pass_nhwc_input (its TRANSPOSE dead, writing the graph input). */
+static bool input_was_nchw(const tfl_graph *g, int *h, int *w)
+{
+  if (g->n_inputs < 1) return false;
+  const int ti = g->inputs[0];
+  const tfl_tensor *in = &g->tensors[ti];
+  if (in->ndim != 4) return false;
+  for (int i = 0; i < g->n_nodes; i++) {
+    const tfl_node *n = &g->nodes[i];
+    if (n->dead && n->op == TFL_OP_TRANSPOSE && n->n_out > 0 && n->out[0] == ti) {
+      *h = in->dims[1], *w = in->dims[2];
+      return true;
+    }
+  }
+  const bool nchw = (in->dims[1] == 1 || in->dims[1] == 3) && in->dims[3] != 1 && in->dims[3] != 3;
+  *h = nchw ? in->dims[2] : in->dims[1];
+  *w = nchw ? in->dims[3] : in->dims[2];
+  return nchw;
+}
+
+static int grid_boxes(int h, int w)
+{
+  int n = 0;
+  for (int s = 8; s <= 32; s *= 2) n += (h / s) * (w / s);
+  return n;
+}
+
+/* One reading of the output's shape. */
+typedef struct {
+  decoder_yolo_head head;
+  bool values_first;
+  int boxes, values;
+} yolo_fit;
+
+int decoder_yolo_find(const tfl_graph *g, decoder_yolo_layout *L, char *why, size_t why_size)
+{
+  memset(L, 0, sizeof *L);
+  const bool meta = g->meta.ultralytics.present;
+  const char *task = meta ? g->meta.ultralytics.task : "";
+  if (meta && task[0] && strcmp(task, "detect") && strcmp(task, "segment") && strcmp(task, "pose")) {
+    if (!strcmp(task, "obb")) {
+      snprintf(why, why_size, "an Ultralytics YOLO oriented-box model (metadata task 'obb'): rotated boxes are not "
+               "decoded yet");
+      return -1;
+    }
+    snprintf(why, why_size, "an Ultralytics YOLO '%s' model: no detection head", task);
+    return 0;
+  }
+  int a = 0, b = 0;
+  for (int i = 0; i < g->n_outputs && !L->n_boxes; i++)
+    if (rows_cols(&g->tensors[g->outputs[i]], &a, &b)) {
+      L->output = i;
+      L->n_boxes = 1;
+    }
+  if (!L->n_boxes) {
+    snprintf(why, why_size, "no [1, values, boxes] output");
+    return 0;
+  }
+  int in_h = 0, in_w = 0;
+  const bool nchw = input_was_nchw(g, &in_h, &in_w);
+  if (meta && g->meta.ultralytics.imgsz[0] > 0) {
+    in_h = g->meta.ultralytics.imgsz[0];
+    in_w = g->meta.ultralytics.imgsz[1];
+  }
+  L->in_h = in_h;
+  L->in_w = in_w;
+  L->from_metadata = meta;
+  const int n = grid_boxes(in_h, in_w), e2e_hint = meta ? g->meta.ultralytics.end2end : -1;
+  const int nc_meta = meta ? g->meta.ultralytics.n_names : 0;
+  /* every layout the shape fits */
+  yolo_fit fits[6];
+  int k = 0;
+  if (e2e_hint == 1) {
+    if (b >= 6) fits[k++] = (yolo_fit){ YOLO_END2END, false, a, b };
+  } else {
+    if (n > 0 && b == n && a >= 5) fits[k++] = (yolo_fit){ YOLO_ANCHOR_FREE, true, b, a };
+    if (n > 0 && a == n && b >= 5) fits[k++] = (yolo_fit){ YOLO_ANCHOR_FREE, false, a, b };
+    if (n > 0 && a == 3 * n && b >= 6) fits[k++] = (yolo_fit){ YOLO_V5, false, a, b };
+    if (n > 0 && b == 3 * n && a >= 6) fits[k++] = (yolo_fit){ YOLO_V5, true, b, a };
+    if (e2e_hint < 0 && a == E2E_ROWS && b >= 6 && b < E2E_ROWS) fits[k++] = (yolo_fit){ YOLO_END2END, false, a, b };
+  }
+  if (k == 0) {
+    snprintf(why, why_size, "output [1,%d,%d] is no YOLO head for a %dx%d input (anchor-free: %d boxes, YOLOv5: %d, "
+             "end-to-end: 300 rows of 6+)", a, b, in_w, in_h, n, 3 * n);
+    return 0;
+  }
+  if (k > 1) {
+    snprintf(why, why_size, "output [1,%d,%d] fits both %s%s and %s%s: Ultralytics' metadata.json (its 'end2end' and "
+             "'names') settles which", a, b, head_name(fits[0].head), fits[0].values_first ? " [values, boxes]" : "",
+             head_name(fits[1].head), fits[1].values_first ? " [values, boxes]" : "");
+    return -1;
+  }
+  L->head = fits[0].head;
+  L->values_first = fits[0].values_first;
+  L->n_boxes = fits[0].boxes;
+  L->n_values = fits[0].values;
+  switch (L->head) {
+  case YOLO_ANCHOR_FREE: L->n_classes = nc_meta > 0 && 4 + nc_meta <= L->n_values ? nc_meta : L->n_values - 4; break;
+  case YOLO_V5: L->n_classes = nc_meta > 0 && 5 + nc_meta <= L->n_values ? nc_meta : L->n_values - 5; break;
+  case YOLO_END2END: L->n_classes = nc_meta; break;
+  }
+  L->normalized = L->head != YOLO_END2END || !nchw;
+  /* a pose head's keypoints follow the classes (anchor-free) or the class column (end-to-end) */
+  const int nk = meta ? g->meta.ultralytics.kpt_shape[0] : 0, kd = meta ? g->meta.ultralytics.kpt_shape[1] : 0;
+  const int kpt_at = L->head == YOLO_END2END ? 6 : L->head == YOLO_ANCHOR_FREE ? 4 + L->n_classes : -1;
+  if (!strcmp(task, "pose") && nk > 0 && (kd == 2 || kd == 3) && kpt_at > 0 && kpt_at + nk * kd <= L->n_values) {
+    L->n_kpts = nk;
+    L->kpt_dim = kd;
+    L->kpt_offset = kpt_at;
+  }
+  /* a segmentation head's mask coefficients follow the classes (or the class column);
+   * the prototypes are the other output, [1, nm, H/4, W/4] (NCHW) or [1, H/4, W/4, nm] */
+  L->protos = -1;
+  const int nm = L->n_values - kpt_at;
+  if (!strcmp(task, "segment") && kpt_at > 0 && nm > 0) {
+    for (int i = 0; i < g->n_outputs; i++) {
+      const tfl_tensor *p = &g->tensors[g->outputs[i]];
+      if (i == L->output || p->ndim != 4 || p->dims[0] != 1) continue;
+      const bool cf = p->dims[1] == nm, cl = p->dims[3] == nm;
+      if (!cf && !cl) continue;
+      L->protos = i;
+      L->protos_channels_first = cf;
+      L->proto_h = cf ? p->dims[2] : p->dims[1];
+      L->proto_w = cf ? p->dims[3] : p->dims[2];
+      L->n_coeffs = nm;
+      L->coeff_offset = kpt_at;
+      break;
+    }
+  }
+  snprintf(why, why_size, "%s, %d boxes of %d values (%d classes%s), %dx%d input, %s coordinates%s", head_name(L->head),
+           L->n_boxes, L->n_values, L->n_classes, L->n_kpts ? ", keypoints" : L->protos >= 0 ? ", masks" : "", in_w, in_h,
+           L->normalized ? "normalized" : "pixel", meta ? " (Ultralytics metadata)" : " (from the output shape)");
+  return 1;
+}
+
+typedef struct {
+  decoder_yolo_layout L;
+  int cap;
+  float *vals;            /* the head as float, when it is not float32 */
+  nms_scored *cand;
+  pp_box *boxes;
+  int *classes;
+  uint8_t *scratch;
+  int *selected;
+  pp_yolo_found *found;
+  float *pvals;           /* segmentation: the prototypes as float, when not float32 */
+  const float **coeffs;   /* cap: each kept box's first coefficient */
+  size_t coeff_step;
+  float *kept;            /* cap * 4: each kept box's corners, input pixels */
+  int n_kept;
+} yolo_state;
+
+static void yolo_free(void *state)
+{
+  yolo_state *s = state;
+  if (!s) return;
+  free(s->vals);
+  free(s->cand);
+  free(s->boxes);
+  free(s->classes);
+  free(s->scratch);
+  free(s->selected);
+  free(s->found);
+  free(s->pvals);
+  free(s->coeffs);
+  free(s->kept);
+  free(s);
+}
+
+static tfl_status yolo_create(const tfl_graph *g, const tfl_decoder_options *opt, void **state, tfl_diag *diag)
+{
+  char why[256];
+  yolo_state *s = calloc(1, sizeof *s);
+  if (!s) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
+  const int r = decoder_yolo_find(g, &s->L, why, sizeof why);
+  if (r <= 0) {
+    free(s);
+    return tfl_fail(diag, TFL_ERR_SHAPE, "yolo: %s", why);
+  }
+  const tfl_tensor *t = &g->tensors[g->outputs[s->L.output]];
+  if (t->type != TFL_TYPE_FLOAT32 && t->type != TFL_TYPE_FLOAT16 && t->type != TFL_TYPE_INT8 &&
+      t->type != TFL_TYPE_UINT8) {
+    free(s);
+    return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "yolo: the head is %s; float32, float16, int8 or uint8 are read",
+                    tfl_type_name(t->type));
+  }
+  const size_t n = (size_t)s->L.n_boxes;
+  s->cap = opt->max_results > 0 ? opt->max_results : 1;
+  if (t->type != TFL_TYPE_FLOAT32) s->vals = malloc(n * (size_t)s->L.n_values * sizeof(float));
+  s->cand = malloc(n * sizeof *s->cand);
+  s->boxes = malloc(n * sizeof *s->boxes);
+  s->classes = malloc(n * sizeof(int));
+  s->scratch = malloc(n);
+  s->selected = malloc((size_t)s->cap * sizeof(int));
+  s->found = malloc((size_t)s->cap * sizeof *s->found);
+  if (s->L.protos >= 0) {
+    const tfl_tensor *p = &g->tensors[g->outputs[s->L.protos]];
+    if (p->type != TFL_TYPE_FLOAT32)
+      s->pvals = malloc((size_t)s->L.n_coeffs * (size_t)s->L.proto_w * (size_t)s->L.proto_h * sizeof(float));
+    s->coeffs = malloc((size_t)s->cap * sizeof *s->coeffs);
+    s->kept = malloc((size_t)s->cap * 4 * sizeof(float));
+    if ((p->type != TFL_TYPE_FLOAT32 && !s->pvals) || !s->coeffs || !s->kept) {
+      yolo_free(s);
+      return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
+    }
+  }
+  if ((t->type != TFL_TYPE_FLOAT32 && !s->vals) || !s->cand || !s->boxes || !s->classes || !s->scratch ||
+      !s->selected || !s->found) {
+    yolo_free(s);
+    return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
+  }
+  *state = s;
+  return TFL_OK;
+}
+
+/* The head as floats: its own data, else dequantized / widened into s->vals. */
+static const float *head_floats(yolo_state *s, const tfl_tensor *t)
+{
+  if (t->type == TFL_TYPE_FLOAT32) return t->data;
+  const size_t n = (size_t)s->L.n_boxes * (size_t)s->L.n_values;
+  if (t->type == TFL_TYPE_FLOAT16) {
+    const uint16_t *h = t->data;
+    for (size_t i = 0; i < n; i++) s->vals[i] = tfl_half_to_float(h[i]);
+  } else {
+    for (size_t i = 0; i < n; i++) s->vals[i] = decoder_value(t, i);
+  }
+  return s->vals;
+}
+
+/* Appends a box (input pixels) and, for a pose head, its keypoints: value `first` of the
+ * box's values, `step` apart (the head's orientation), scaled like the box. */
+static tfl_status emit(yolo_state *s, tfl_results *res, const tfl_transform *tr, const float *first, size_t step,
+                       float sx, float sy, float x0, float y0, float x1, float y1, int class_id, float score,
+                       tfl_diag *diag)
+{
+  const decoder_yolo_layout *L = &s->L;
+  if (L->protos >= 0 && s->n_kept < s->cap) {
+    float *k = s->kept + 4 * (size_t)s->n_kept;
+    k[0] = fminf(x0, x1), k[1] = fminf(y0, y1), k[2] = fmaxf(x0, x1), k[3] = fmaxf(y0, y1);
+    s->coeffs[s->n_kept++] = first + (size_t)L->coeff_offset * step;
+    s->coeff_step = step;
+  }
+  float fb[4];
+  tfl_transform_bounds(tr, fminf(x0, x1), fminf(y0, y1), fmaxf(x0, x1), fmaxf(y0, y1), fb);
+  tfl_box *o = &res->boxes[res->n_boxes++];
+  *o = (tfl_box){ .x = fb[0], .y = fb[1], .w = fb[2], .h = fb[3], .class_id = class_id, .score = score };
+  decoder_clamp_box(tr, o);
+  if (!L->n_kpts) return TFL_OK;
+  o->keypoints = malloc((size_t)L->n_kpts * sizeof *o->keypoints);
+  if (!o->keypoints) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
+  o->n_keypoints = L->n_kpts;
+  for (int k = 0; k < L->n_kpts; k++) {
+    const float *p = first + (size_t)(L->kpt_offset + k * L->kpt_dim) * step;
+    tfl_transform_point(tr, p[0] * sx, p[step] * sy, &o->keypoints[k].x, &o->keypoints[k].y);
+    o->keypoints[k].score = L->kpt_dim == 3 ? p[2 * step] : -1.0f;
+  }
+  return TFL_OK;
+}
+
+/* Segmentation: the union of the kept boxes' masks as one probability mask over the model
+ * input at the prototypes' resolution (as Ultralytics' process_mask without upsampling):
+ * per box sigmoid(coefficients . prototypes), kept inside the box (its corners scaled
+ * to the prototype grid, pixel centres... as crop_mask: column c is in when x1 <= c < x2),
+ * the largest over boxes. */
+static tfl_status build_mask(yolo_state *s, const tfl_tensor *pt, const tfl_transform *tr, tfl_results *res,
+                             tfl_diag *diag)
+{
+  const decoder_yolo_layout *L = &s->L;
+  const int pw = L->proto_w, ph = L->proto_h, nm = L->n_coeffs;
+  const size_t plane = (size_t)pw * (size_t)ph;
+  if (tfl_tensor_count(pt) != plane * (size_t)nm)
+    return tfl_fail(diag, TFL_ERR_SHAPE, "yolo: the prototypes changed size (expected %d x %dx%d)", nm, pw, ph);
+  const float *p = pt->data;
+  if (pt->type != TFL_TYPE_FLOAT32) {
+    for (size_t i = 0; i < plane * (size_t)nm; i++) s->pvals[i] = decoder_value(pt, i);
+    p = s->pvals;
+  }
+  tfl_mask *m = &res->mask;
+  m->kind = TFL_MASK_PROB;
+  m->width = pw;
+  m->height = ph;
+  m->n_classes = 2;
+  float fb[4];
+  tfl_transform_bounds(tr, 0.0f, 0.0f, (float)L->in_w, (float)L->in_h, fb);
+  m->frame_x = fb[0], m->frame_y = fb[1], m->frame_w = fb[2], m->frame_h = fb[3];
+  if (!(m->prob = calloc(plane, sizeof(float)))) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
+  /* a prototype value of channel c at (x, y) */
+  const size_t cstep = L->protos_channels_first ? plane : 1, xstep = L->protos_channels_first ? 1 : (size_t)nm;
+  const float gx = (float)pw / (float)L->in_w, gy = (float)ph / (float)L->in_h;
+  for (int b = 0; b < s->n_kept; b++) {
+    const float *k = s->kept + 4 * (size_t)b, *c = s->coeffs[b];
+    const float x1 = k[0] * gx, y1 = k[1] * gy, x2 = k[2] * gx, y2 = k[3] * gy;
+    const int c0 = x1 > 0 ? (int)ceilf(x1) : 0, r0 = y1 > 0 ? (int)ceilf(y1) : 0;
+    const int c1 = x2 < (float)pw ? (int)ceilf(x2) : pw, r1 = y2 < (float)ph ? (int)ceilf(y2) : ph;
+    for (int y = r0; y < r1; y++)
+      for (int x = c0; x < c1; x++) {
+        const float *q = p + ((size_t)y * (size_t)pw + (size_t)x) * xstep;
+        float dot = 0.0f;
+        for (int j = 0; j < nm; j++) dot += c[(size_t)j * s->coeff_step] * q[(size_t)j * cstep];
+        const float v = 1.0f / (1.0f + expf(-dot));
+        float *o = &m->prob[(size_t)y * (size_t)pw + (size_t)x];
+        if (v > *o) *o = v;
+      }
+  }
+  return TFL_OK;
+}
+
+static tfl_status yolo_run(void *state, const tfl_tensor *const *outputs, int n_outputs, const tfl_transform *tr,
+                           const tfl_decoder_options *opt, tfl_results *res, tfl_diag *diag)
+{
+  yolo_state *s = state;
+  const decoder_yolo_layout *L = &s->L;
+  if (L->output >= n_outputs)
+    return tfl_fail(diag, TFL_ERR_SHAPE, "yolo: output %d missing (%d given)", L->output, n_outputs);
+  const tfl_tensor *t = outputs[L->output];
+  if (tfl_tensor_count(t) != (size_t)L->n_boxes * (size_t)L->n_values)
+    return tfl_fail(diag, TFL_ERR_SHAPE, "yolo: the head changed size (expected %d x %d values)", L->n_boxes,
+                    L->n_values);
+  const float *v = head_floats(s, t);
+  const float sx = L->normalized ? (float)L->in_w : 1.0f, sy = L->normalized ? (float)L->in_h : 1.0f;
+  res->boxes = calloc((size_t)s->cap, sizeof(tfl_box));
+  if (!res->boxes) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
+  s->n_kept = 0;
+  if (L->protos >= 0 && L->protos >= n_outputs)
+    return tfl_fail(diag, TFL_ERR_SHAPE, "yolo: the prototypes (output %d) missing (%d given)", L->protos, n_outputs);
+  if (L->head == YOLO_END2END) {
+    /* already suppressed: the rows above the threshold, in order, as Ultralytics */
+    for (int i = 0; i < L->n_boxes && res->n_boxes < s->cap; i++) {
+      const float *r = v + (size_t)i * (size_t)L->n_values;
+      if (!(r[4] > opt->threshold)) continue;
+      const float c = r[5];
+      const int class_id = c >= 0 && c < 65535 && (L->n_classes <= 0 || c < (float)L->n_classes) ? (int)c : -1;
+      if (!isfinite(r[0] + r[1] + r[2] + r[3])) continue;
+      tfl_status st = emit(s, res, tr, r, 1, sx, sy, r[0] * sx, r[1] * sy, r[2] * sx, r[3] * sy, class_id, r[4], diag);
+      if (st != TFL_OK) return st;
+    }
+    return L->protos >= 0 ? build_mask(s, outputs[L->protos], tr, res, diag) : TFL_OK;
+  }
+  const pp_yolo_params p = {
+    .n_boxes = L->n_boxes, .n_classes = L->n_classes, .objectness = L->head == YOLO_V5,
+    .box_step = L->values_first ? 1 : (size_t)L->n_values, .value_step = L->values_first ? (size_t)L->n_boxes : 1,
+    .scale_x = sx, .scale_y = sy, .threshold = opt->threshold, .iou_threshold = opt->iou_threshold,
+    .max_out = s->cap, .agnostic = opt->class_agnostic,
+  };
+  const pp_yolo_work w = { s->cand, s->boxes, s->classes, s->scratch, s->selected };
+  const int m = pp_yolo_detect(&p, v, &w, s->found);
+  for (int i = 0; i < m; i++) {
+    const pp_yolo_found *f = &s->found[i];
+    if (!isfinite(f->box.xmin + f->box.ymin + f->box.xmax + f->box.ymax)) continue;
+    tfl_status st = emit(s, res, tr, v + (size_t)f->index * p.box_step, p.value_step, sx, sy, f->box.xmin,
+                         f->box.ymin, f->box.xmax, f->box.ymax, f->class_id, f->score, diag);
+    if (st != TFL_OK) return st;
+  }
+  return L->protos >= 0 ? build_mask(s, outputs[L->protos], tr, res, diag) : TFL_OK;
+}
+
+const decoder_impl decoder_yolo = { yolo_create, yolo_run, yolo_free };
