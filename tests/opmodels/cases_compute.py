@@ -51,6 +51,29 @@ def register(mk):
     # per-channel scales that are all equal: TFLite takes the per-tensor (symmetric) path
     mk.CASES['conv_2d_hybrid_equal_scales_1x1'] = (conv_hybrid([1, 5, 5, 8], 6, (1, 1), (1, 1), 'VALID', True, equal_scales=True), {'litert': True})
 
+    # ---------------------------------------------------------------- hybrid TRANSPOSE_CONV
+
+    def tconv_hybrid(shape, cout, k, s, pad, per_channel, bias=False, act=None):
+        def build(m):
+            x = m.input(shape)
+            oh = shape[1] * s[0] if pad == 'SAME' else (shape[1] - 1) * s[0] + k[0]
+            ow = shape[2] * s[1] if pad == 'SAME' else (shape[2] - 1) * s[1] + k[1]
+            osh = m.const([4], [shape[0], oh, ow, cout], 'int32')
+            w = qweights(m, [cout, k[0], k[1], shape[3]], chan_scales(m, cout) if per_channel else [0.003], 0)
+            ins = [osh, w, x] + ([m.weights([cout])] if bias else [])
+            y = m.tensor([shape[0], oh, ow, cout])
+            opt = {'padding': pad, 'stride_h': s[0], 'stride_w': s[1]}
+            if act:
+                opt['fused_activation_function'] = mk.ACT[act]
+            m.op('TRANSPOSE_CONV', ins, [y], 'TransposeConvOptions', opt, version=3 if bias else 1)
+            m.output(y)
+        return build
+
+    # as the converter writes a Keras Conv2DTranspose with optimizations=[DEFAULT] (unet_dyn)
+    mk.CASES['transpose_conv_hybrid_per_channel_s2_same'] = (tconv_hybrid([1, 5, 4, 6], 4, (3, 3), (2, 2), 'SAME', True), {'litert': True})
+    mk.CASES['transpose_conv_hybrid_per_tensor_valid_bias_b2'] = (tconv_hybrid([2, 4, 3, 5], 3, (3, 2), (2, 1), 'VALID', False, bias=True), {'litert': True})
+    mk.CASES['transpose_conv_hybrid_per_channel_bias_relu'] = (tconv_hybrid([1, 4, 4, 8], 5, (4, 4), (2, 2), 'SAME', True, bias=True, act='relu'), {'litert': True})
+
     # ---------------------------------------------------------------- hybrid DEPTHWISE_CONV_2D
 
     def dwconv_hybrid(shape, mult, k, s, pad, act=None, d=(1, 1), per_tensor=False):
