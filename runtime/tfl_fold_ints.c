@@ -10,7 +10,9 @@
  * Folded: SHAPE (any input whose shape is known), and, with constant integer inputs,
  * STRIDED_SLICE and SLICE of a vector, GATHER from a vector, PACK of scalars or vectors,
  * CONCATENATION of vectors, ADD / SUB / MUL (no fused activation; equal shapes or one
- * single value), CAST between int32 and int64, SQUEEZE, EXPAND_DIMS and RESHAPE. Anything
+ * single value), SUM / REDUCE_PROD / REDUCE_MAX / REDUCE_MIN of a scalar or vector (Keras'
+ * Flatten/Dense on a batch of unknown size multiplies the kept dims: SHAPE -> GATHER ->
+ * REDUCE_PROD -> PACK -> RESHAPE), CAST between int32 and int64, SQUEEZE, EXPAND_DIMS and RESHAPE. Anything
  * else, or anything out of range (an index, a value that does not fit int32), is left to
  * the op's kernel, which reports it; a graph output is never folded (its bytes are the
  * caller's to read from the arena). Semantics: TFLite's kernels (strided_slice_logic.h's
@@ -190,6 +192,43 @@ static bool arith(const tfl_graph *g, const tfl_node *n, ints *r)
   return true;
 }
 
+/* SUM / REDUCE_PROD / REDUCE_MAX / REDUCE_MIN of a rank-0 or rank-1 constant over constant
+ * axes (tfl_reduce_axes.h: a rank-0 input ignores them). The kernels accumulate in the
+ * tensor's own type, so a result that fits int32 is the same whatever the wrap-around on
+ * the way; operands and partial results beyond +-2^31 are left to the kernel. */
+static bool reduce_1d(const tfl_graph *g, const tfl_node *n, ints *r)
+{
+  ints x, axes;
+  if (n->n_in != 2 || !const_ints(g, n->in[0], &x) || x.ndim > 1 || !const_ints(g, n->in[1], &axes)) return false;
+  bool red = false;
+  if (x.ndim == 1)
+    for (int i = 0; i < axes.count; i++) {
+      if (axes.v[i] != 0 && axes.v[i] != -1) return false; /* the kernel names the bad axis */
+      red = true;
+    }
+  if (!red) { /* nothing reduced: the values, same shape */
+    *r = x;
+    return true;
+  }
+  const bool is_max = n->op == TFL_OP_REDUCE_MAX, is_min = n->op == TFL_OP_REDUCE_MIN;
+  if ((is_max || is_min) && x.count == 0) return false; /* the kernel's lowest/highest value */
+  const int64_t lim = INT64_C(1) << 31;
+  int64_t acc = n->op == TFL_OP_REDUCE_PROD ? 1 : n->op == TFL_OP_SUM ? 0 : x.v[0];
+  for (int i = 0; i < x.count; i++) {
+    const int64_t v = x.v[i];
+    if (v > lim || v < -lim || acc > lim || acc < -lim) return false;
+    if (n->op == TFL_OP_REDUCE_PROD) acc *= v;
+    else if (n->op == TFL_OP_SUM) acc += v;
+    else if (is_max) acc = v > acc ? v : acc;
+    else acc = v < acc ? v : acc;
+  }
+  r->count = 1;
+  r->v[0] = acc;
+  r->ndim = n->p.reducer.keep_dims ? 1 : 0;
+  r->dims[0] = 1;
+  return true;
+}
+
 /* The values node n computes, when this pass can; their shape in r (ndim -1: take the
  * output's inferred shape, the op only moves values). */
 static bool evaluate(const tfl_graph *g, const tfl_node *n, ints *r)
@@ -212,6 +251,10 @@ static bool evaluate(const tfl_graph *g, const tfl_node *n, ints *r)
   case TFL_OP_ADD:
   case TFL_OP_SUB:
   case TFL_OP_MUL: return arith(g, n, r);
+  case TFL_OP_SUM:
+  case TFL_OP_REDUCE_PROD:
+  case TFL_OP_REDUCE_MAX:
+  case TFL_OP_REDUCE_MIN: return reduce_1d(g, n, r);
   case TFL_OP_CAST:
   case TFL_OP_SQUEEZE:
   case TFL_OP_EXPAND_DIMS:
@@ -223,47 +266,51 @@ static bool evaluate(const tfl_graph *g, const tfl_node *n, ints *r)
   }
 }
 
+bool tfl_fold_shape_int_node(tfl_graph *g, int ni, tfl_diag *diag)
+{
+  ints r;
+  if (ni < 0 || ni >= g->n_nodes) return false;
+  tfl_node *n = &g->nodes[ni];
+  if (n->dead || n->n_out != 1 || n->out[0] < 0 || n->out[0] >= g->n_tensors) return false;
+  tfl_tensor *y = &g->tensors[n->out[0]];
+  if ((y->type != TFL_TYPE_INT32 && y->type != TFL_TYPE_INT64) || y->q.n || y->is_variable ||
+      is_graph_output(g, n->out[0]))
+    return false;
+  if (n->op == TFL_OP_SHAPE && n->p.shape.out_type != y->type) return false;
+  if (!evaluate(g, n, &r)) return false;
+  if (r.ndim < 0) {
+    /* a move of values: the output's inferred shape, same count */
+    if (tfl_tensor_count(y) != (size_t)r.count) return false;
+  } else if (y->ndim == 0 && r.ndim > 0) {
+    y->ndim = r.ndim; /* no shape in the file */
+    memcpy(y->dims, r.dims, sizeof(int32_t) * (size_t)r.ndim);
+    tfl_tensor_update_bytes(y);
+  } else if (y->ndim != r.ndim || memcmp(y->dims, r.dims, sizeof(int32_t) * (size_t)r.ndim)) {
+    return false; /* shape inference or the kernel names the mismatch */
+  }
+  bool fits = true;
+  for (int i = 0; i < r.count && fits; i++) fits = y->type == TFL_TYPE_INT64 || (r.v[i] >= INT32_MIN && r.v[i] <= INT32_MAX);
+  if (!fits) return false;
+  void *data = tfl_graph_alloc(g, y->bytes);
+  if (!data) {
+    tfl_logf(diag, TFL_LOG_WARNING, "node %d (%s): no memory to fold its %zu bytes; it runs instead", ni,
+             tfl_op_name(n->op), y->bytes);
+    return false;
+  }
+  for (int i = 0; i < r.count; i++) {
+    if (y->type == TFL_TYPE_INT64) ((int64_t *)data)[i] = r.v[i];
+    else ((int32_t *)data)[i] = (int32_t)r.v[i];
+  }
+  y->data = data;
+  y->is_const = true;
+  y->producer = -1;
+  n->dead = true;
+  return true;
+}
+
 int tfl_pass_fold_shape_ints(tfl_graph *g, tfl_diag *diag)
 {
   int folded = 0;
-  ints r;
-  for (int ni = 0; ni < g->n_nodes; ni++) {
-    tfl_node *n = &g->nodes[ni];
-    if (n->dead || n->n_out != 1 || n->out[0] < 0 || n->out[0] >= g->n_tensors) continue;
-    tfl_tensor *y = &g->tensors[n->out[0]];
-    if ((y->type != TFL_TYPE_INT32 && y->type != TFL_TYPE_INT64) || y->q.n || y->is_variable ||
-        is_graph_output(g, n->out[0]))
-      continue;
-    if (n->op == TFL_OP_SHAPE && n->p.shape.out_type != y->type) continue;
-    if (!evaluate(g, n, &r)) continue;
-    if (r.ndim < 0) {
-      /* a move of values: the output's inferred shape, same count */
-      if (tfl_tensor_count(y) != (size_t)r.count) continue;
-    } else if (y->ndim == 0 && r.ndim > 0) {
-      y->ndim = r.ndim; /* no shape in the file */
-      memcpy(y->dims, r.dims, sizeof(int32_t) * (size_t)r.ndim);
-      tfl_tensor_update_bytes(y);
-    } else if (y->ndim != r.ndim || memcmp(y->dims, r.dims, sizeof(int32_t) * (size_t)r.ndim)) {
-      continue; /* shape inference or the kernel names the mismatch */
-    }
-    bool fits = true;
-    for (int i = 0; i < r.count && fits; i++) fits = y->type == TFL_TYPE_INT64 || (r.v[i] >= INT32_MIN && r.v[i] <= INT32_MAX);
-    if (!fits) continue;
-    void *data = tfl_graph_alloc(g, y->bytes);
-    if (!data) {
-      tfl_logf(diag, TFL_LOG_WARNING, "node %d (%s): no memory to fold its %zu bytes; it runs instead", ni,
-               tfl_op_name(n->op), y->bytes);
-      continue;
-    }
-    for (int i = 0; i < r.count; i++) {
-      if (y->type == TFL_TYPE_INT64) ((int64_t *)data)[i] = r.v[i];
-      else ((int32_t *)data)[i] = (int32_t)r.v[i];
-    }
-    y->data = data;
-    y->is_const = true;
-    y->producer = -1;
-    n->dead = true;
-    folded++;
-  }
+  for (int ni = 0; ni < g->n_nodes; ni++) folded += tfl_fold_shape_int_node(g, ni, diag);
   return folded;
 }

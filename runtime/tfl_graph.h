@@ -77,6 +77,8 @@ typedef struct tfl_tensor {
   void *data;            /* constants: set at load; activations: set by the planner */
   bool is_const;         /* data is known at load time (weights, folded results) */
   bool is_variable;      /* state kept between runs (LSTM) */
+  uint8_t dyn_dims;      /* bit d: the file's shape_signature has -1 at dim d (a size known
+                            only at run time, e.g. an unknown batch); its shape holds a guess */
   int producer;          /* index of the node writing it, -1 for inputs and constants */
   tfl_sparsity *sparsity;/* non-NULL for a sparse constant (input of DENSIFY) */
   size_t arena_offset;   /* set by the planner for activations */

@@ -295,10 +295,11 @@ static tfl_status prepare_graph(tfl_graph *g, uint8_t *done, tfl_diag *diag)
       if ((st = prepare_graph(sub, done, diag)) != TFL_OK) return tfl_fail_prefix(diag, st, "subgraph %d", refs[k]);
     }
   }
-  if ((st = tfl_infer_shapes(g, diag)) != TFL_OK) return st;
-  /* shape arithmetic needs the inferred shapes; what it folds may leave nodes unread and
-   * gives RESHAPEs constant targets, which shape inference then checks */
-  int folded = tfl_pass_fold_shape_ints(g, diag);
+  /* shape arithmetic needs the inferred shapes, so it is folded node by node as they are
+   * inferred; what it folds may leave nodes unread and gives RESHAPEs constant targets,
+   * which shape inference then checks */
+  int folded = 0;
+  if ((st = tfl_infer_shapes_folding(g, diag, &folded)) != TFL_OK) return st;
   if (folded) {
     tfl_logf(diag, TFL_LOG_INFO, "%d node%s of shape arithmetic folded", folded, folded == 1 ? "" : "s");
     tfl_pass_prune(g);

@@ -13,7 +13,7 @@
  * Field ids (TFLite schema): Model{version 0, operator_codes 1, subgraphs 2,
  * description 3, buffers 4, metadata 6}; SubGraph{tensors 0, inputs 1, outputs 2,
  * operators 3}; Tensor{shape 0, type 1, buffer 2, name 3, quantization 4,
- * is_variable 5, sparsity 6}; QuantizationParameters{scale 2, zero_point 3,
+ * is_variable 5, sparsity 6, shape_signature 7}; QuantizationParameters{scale 2, zero_point 3,
  * details_type 4, quantized_dimension 6}; Buffer{data 0, offset 1, size 2};
  * OperatorCode{deprecated_builtin_code 0, custom_code 1, version 2, builtin_code 3};
  * Operator{opcode_index 0, inputs 1, outputs 2, options 3..6, 9, 10}.
@@ -360,6 +360,14 @@ static tfl_status read_tensor(loader *L, int ti, const fb_table *tt, tfl_tensor 
                        ti, t->name);
   }
   tfl_tensor_update_bytes(t);
+  /* shape_signature: which dims the converter could not know (-1); shape inference may
+   * replace the shape's guess there (tfl_shapes.c) */
+  fb_vec sig;
+  bool has_sig = fb_vec_field(tt, 7, 4, &sig);
+  FB_CHECK(L, "tensor %d (%s): shape_signature", ti, t->name);
+  if (has_sig && sig.n == shape.n)
+    for (int d = 0; d < t->ndim; d++)
+      if (fb_vec_i32(&L->r, &sig, (uint32_t)d) == -1) t->dyn_dims |= (uint8_t)(1u << d);
 
   fb_table qt, st;
   bool has_q = fb_table_field(tt, 4, &qt);

@@ -14,6 +14,8 @@ tfl_status tfl_pass_fold_constants(tfl_graph *g, tfl_diag *diag);
  * integer result becomes a graph-owned constant, its node dead (tfl_fold_ints.c lists the
  * ops). Never fails: what it cannot evaluate runs as before. Returns how many it folded. */
 int tfl_pass_fold_shape_ints(tfl_graph *g, tfl_diag *diag);
+/* The same for node ni alone (its inputs' shapes final): true when it folded it. */
+bool tfl_fold_shape_int_node(tfl_graph *g, int ni, tfl_diag *diag);
 /* A tensor-list write as the converter lowers it, CONCATENATION(SLICE(L, 0, [i, -1..]), U,
  * SLICE(L, [i + 1, 0..], -1)) with i computed at run time (a loop counter: the slices change
  * shape every iteration), becomes the DYNAMIC_UPDATE_SLICE(L, U, [i, 0..]) it computes, the
@@ -29,6 +31,11 @@ int tfl_pass_prune(tfl_graph *g);
  * against the shapes declared in the file (error naming node and tensor if they
  * differ). Ops whose output shape is set at run (detection post-process) get theirs. */
 tfl_status tfl_infer_shapes(tfl_graph *g, tfl_diag *diag);
+/* tfl_infer_shapes that folds shape arithmetic (tfl_fold_shape_int_node) as it goes, each
+ * node right after its shapes: a RESHAPE whose target is computed from SHAPE then gets its
+ * real shape before the nodes after it are checked (a converter's dynamic batch writes a
+ * guess of 1 for every -1 of shape_signature there). *folded: how many nodes it folded. */
+tfl_status tfl_infer_shapes_folding(tfl_graph *g, tfl_diag *diag, int *folded);
 /* Gives a freshly loaded graph a batch of `batch` frames: every graph input's leading 1
  * becomes `batch` and every shape is computed again, replacing the declared ones (a
  * constant RESHAPE target [1, ...] follows the batch). Fails, naming the reason, for
@@ -45,7 +52,7 @@ tfl_status tfl_pass_set_batch(tfl_graph *g, int batch, tfl_diag *diag);
 bool tfl_pass_nhwc_input(tfl_graph *g, int input);
 
 /* What tfl_interpreter_create runs before any delegate sees the graph: fold constants,
- * rewrite tensor-list writes, prune unread nodes, infer shapes, fold shape arithmetic (then
+ * rewrite tensor-list writes, prune unread nodes, infer shapes folding shape arithmetic (then
  * prune and infer again), validate (tfl_validate.h); for a model with control flow, the
  * same for every subgraph a live node runs (tfl_graph.subgraphs) before the graph's own
  * shapes. Running it again changes nothing. A caller that wants a model's errors before it makes an interpreter (an

@@ -6,6 +6,9 @@
  * is filled in; any other difference is an error naming node, op and tensor.
  * Shapes that come from a non-constant tensor (a dynamic RESHAPE shape) cannot be
  * computed here: the declared shape is kept then, and must not be empty.
+ * Dims the file's shape_signature marks -1 (tfl_tensor.dyn_dims: the converter did not
+ * know them, an unknown batch) hold a guess: a computed shape of the same rank that agrees
+ * on every other dim replaces it.
  */
 #include "tfl_shapes_priv.h"
 
@@ -148,6 +151,7 @@ typedef struct {
   bool resizing;       /* computed shapes replace declared ones (tfl_pass_set_batch) */
   bool follow_batch;   /* the graph runs a batch > 1 (tfl_graph.batch): a reshape whose
                           constant target starts with the old batch of 1 follows it */
+  bool fold;           /* each node's shape arithmetic folded right after its shapes */
 } infer_ctx;
 
 static tfl_status reshape_shape(const tfl_graph *g, const tfl_node *n, int ni, shape *out,
@@ -691,7 +695,17 @@ static bool is_custom(tfl_op op)
          op == TFL_OP_SSD_CLASS_NMS || op == TFL_OP_SSD_DETECTION || op == TFL_OP_LANDMARK_DECODE;
 }
 
-static tfl_status infer_all(tfl_graph *g, tfl_diag *diag, const infer_ctx *ic)
+/* True when the declared shape of t only differs from d[0..ndim) at dims the file's
+ * shape_signature leaves open (-1). */
+static bool fills_signature(const tfl_tensor *t, const int32_t *d, int ndim)
+{
+  if (!t->dyn_dims || ndim != t->ndim) return false;
+  for (int k = 0; k < ndim; k++)
+    if (!(t->dyn_dims & (1u << k)) && d[k] != t->dims[k]) return false;
+  return true;
+}
+
+static tfl_status infer_all(tfl_graph *g, tfl_diag *diag, const infer_ctx *ic, int *folded)
 {
   for (int ni = 0; ni < g->n_nodes; ni++) {
     tfl_node *n = &g->nodes[ni];
@@ -725,7 +739,8 @@ static tfl_status infer_all(tfl_graph *g, tfl_diag *diag, const infer_ctx *ic)
       }
       bool same = s.ndim == t->ndim && !memcmp(s.d, t->dims, sizeof(int32_t) * (size_t)s.ndim);
       if (same) continue;
-      if (t->ndim == 0 || ic->resizing || (is_custom(n->op) && t->ndim == s.ndim && t->bytes == 0)) {
+      if (t->ndim == 0 || ic->resizing || (is_custom(n->op) && t->ndim == s.ndim && t->bytes == 0) ||
+          fills_signature(t, s.d, s.ndim)) {
         t->ndim = s.ndim;
         memcpy(t->dims, s.d, sizeof(int32_t) * (size_t)s.ndim);
         tfl_tensor_update_bytes(t);
@@ -736,14 +751,22 @@ static tfl_status infer_all(tfl_graph *g, tfl_diag *diag, const infer_ctx *ic)
                       t->name ? t->name : "", shape_str(s.d, s.ndim, a, sizeof a),
                       shape_str(t->dims, t->ndim, b, sizeof b));
     }
+    if (ic->fold && tfl_fold_shape_int_node(g, ni, diag)) (*folded)++;
   }
   return TFL_OK;
 }
 
 tfl_status tfl_infer_shapes(tfl_graph *g, tfl_diag *diag)
 {
-  const infer_ctx ic = { false, g->batch > 1 };
-  return infer_all(g, diag, &ic);
+  const infer_ctx ic = { false, g->batch > 1, false };
+  return infer_all(g, diag, &ic, NULL);
+}
+
+tfl_status tfl_infer_shapes_folding(tfl_graph *g, tfl_diag *diag, int *folded)
+{
+  const infer_ctx ic = { false, g->batch > 1, true };
+  *folded = 0;
+  return infer_all(g, diag, &ic, folded);
 }
 
 tfl_status tfl_pass_set_batch(tfl_graph *g, int batch, tfl_diag *diag)
@@ -763,8 +786,8 @@ tfl_status tfl_pass_set_batch(tfl_graph *g, int batch, tfl_diag *diag)
       return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "tensor %d (%s) keeps state between runs: one stream's only", i,
                       g->tensors[i].name ? g->tensors[i].name : "");
   g->batch = batch;
-  const infer_ctx ic = { true, batch > 1 };
-  tfl_status st = infer_all(g, diag, &ic);
+  const infer_ctx ic = { true, batch > 1, false };
+  tfl_status st = infer_all(g, diag, &ic, NULL);
   if (st != TFL_OK) return tfl_fail_prefix(diag, st, "batch %d", batch);
   /* every graph output must carry the batch in front, or results cannot be split */
   for (int i = 0; i < g->n_outputs; i++) {

@@ -4,7 +4,11 @@
  * GATHER / SLICE -> MUL -> PACK -> RESHAPE of a constant vector -> RESHAPE, and a second
  * target through CAST to int64, CONCATENATION with -1 and CAST back. After
  * tfl_graph_prepare every integer node is dead, the targets are constants with the values
- * worked out by hand, and the RESHAPEs' outputs have their shapes. Then what must not fold:
+ * worked out by hand, and the RESHAPEs' outputs have their shapes. Keras' Dense on a batch of
+ * unknown size (convnext_tiny in tests/zoo): SHAPE -> GATHER -> REDUCE_PROD -> PACK ->
+ * RESHAPE whose output the file declares [1, 1] with shape_signature [-1, -1]; the target
+ * folds during shape inference and the real shape replaces the guess (and without the
+ * signature the guess is an error). Then what must not fold:
  * a non-constant integer input, an out-of-range GATHER index (left to the kernel), an int32
  * overflow, a graph output. */
 #include <stdio.h>
@@ -146,6 +150,64 @@ static void test_pytorch_chain(void)
   tfl_graph_free(g);
 }
 
+/* [1,4,4,3] -> RESHAPE to {prod(dims 0..2), prod(dim 3)} = {16, 3}, then ADD of a [3]
+ * constant; the file's guesses [1, 1] and [1, 3], dims marked -1 in shape_signature when
+ * `signature`. */
+static void test_keras_dense_chain(bool signature)
+{
+  tfl_graph *g = new_graph();
+  tfl_params none = {0};
+  int x = tensor(g, TFL_TYPE_FLOAT32, 4, DIMS(1, 4, 4, 3));
+  int shp = tensor(g, TFL_TYPE_INT32, 1, DIMS(4));
+  tfl_params ps = {.shape = {TFL_TYPE_INT32}};
+  node(g, TFL_OP_SHAPE, (int32_t[]){x}, 1, shp, ps);
+  int lead = tensor(g, TFL_TYPE_INT32, 1, DIMS(3)), tail = tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
+  node(g, TFL_OP_GATHER, (int32_t[]){shp, const_i32(g, 3, (int32_t[]){0, 1, 2})}, 2, lead, none); /* {1, 4, 4} */
+  node(g, TFL_OP_GATHER, (int32_t[]){shp, const_i32(g, 1, (int32_t[]){3})}, 2, tail, none);       /* {3} */
+  int axis0 = const_i32(g, 1, (int32_t[]){0});
+  int rows = tensor(g, TFL_TYPE_INT32, 0, NULL), cols = tensor(g, TFL_TYPE_INT32, 0, NULL);
+  tfl_params pr = {.reducer = {false}};
+  node(g, TFL_OP_REDUCE_PROD, (int32_t[]){lead, axis0}, 2, rows, pr);                            /* 16 */
+  node(g, TFL_OP_REDUCE_PROD, (int32_t[]){tail, axis0}, 2, cols, pr);                            /* 3 */
+  int tgt = tensor(g, TFL_TYPE_INT32, 1, DIMS(2));
+  tfl_params pp = {.pack = {2, 0}};
+  node(g, TFL_OP_PACK, (int32_t[]){rows, cols}, 2, tgt, pp);                                      /* {16, 3} */
+  int y = tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(1, 1));
+  tfl_params prs = {.reshape = {.n = -1}};
+  int n_y = node(g, TFL_OP_RESHAPE, (int32_t[]){x, tgt}, 2, y, prs);
+  int z = tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(1, 3));
+  float bias[3] = {1, 2, 3};
+  int b = tensor(g, TFL_TYPE_FLOAT32, 1, DIMS(3));
+  g->tensors[b].data = bias;
+  g->tensors[b].is_const = true;
+  int n_z = node(g, TFL_OP_ADD, (int32_t[]){y, b}, 2, z, none);
+  if (signature) {
+    g->tensors[y].dyn_dims = 3;   /* [-1, -1] */
+    g->tensors[z].dyn_dims = 1;   /* [-1, 3] */
+  }
+  set_io(g, 1, (int32_t[]){x}, 1, (int32_t[]){z});
+
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  tfl_status st = tfl_graph_prepare(g, &diag);
+  if (!signature) {
+    CHECK(st == TFL_ERR_SHAPE && strstr(diag.error, "the file declares [1,1]"),
+          "a declared [1, 1] without shape_signature: status %d, %s", (int)st, diag.error);
+  } else {
+    CHECK(st == TFL_OK, "prepare: %s", diag.error);
+    for (int i = 0; i < g->n_nodes; i++)
+      CHECK(g->nodes[i].dead == (i != n_y && i != n_z), "node %d (%s): dead %d", i, tfl_op_name(g->nodes[i].op),
+            g->nodes[i].dead);
+    CHECK(values_are(&g->tensors[tgt], 2, (int64_t[]){16, 3}), "target not folded to {16, 3}");
+    CHECK(values_are(&g->tensors[rows], 1, (int64_t[]){16}) && g->tensors[rows].ndim == 0, "REDUCE_PROD scalar");
+    CHECK(shape_is(&g->tensors[y], 2, DIMS(16, 3)) && shape_is(&g->tensors[z], 2, DIMS(16, 3)),
+          "shapes [%d,%d] and [%d,%d], expected [16,3]", g->tensors[y].dims[0], g->tensors[y].dims[1],
+          g->tensors[z].dims[0], g->tensors[z].dims[1]);
+  }
+  g->tensors[b].data = NULL;
+  tfl_graph_free(g);
+}
+
 /* Integer graphs the pass must leave to the kernels. */
 static void test_not_folded(void)
 {
@@ -179,6 +241,8 @@ static void test_not_folded(void)
 int main(void)
 {
   test_pytorch_chain();
+  test_keras_dense_chain(true);
+  test_keras_dense_chain(false);
   test_not_folded();
   if (failures) {
     printf("fold_ints: %d failures\n", failures);

@@ -51,6 +51,60 @@ def register(mk):
     # per-channel scales that are all equal: TFLite takes the per-tensor (symmetric) path
     mk.CASES['conv_2d_hybrid_equal_scales_1x1'] = (conv_hybrid([1, 5, 5, 8], 6, (1, 1), (1, 1), 'VALID', True, equal_scales=True), {'litert': True})
 
+    # ---------------------------------------------------------------- grouped CONV_2D
+    # A filter with fewer input channels than the input: IC / filter channels groups, as the
+    # converter writes ConvNeXt's depthwise 7x7 (convnext_tiny in tests/zoo)
+
+    def conv_grouped(shape, cout, fc, k, s, pad, quant, act=None):
+        def build(m):
+            if quant:
+                xs, ys = 0.05, 0.1
+                x = m.input(shape, 'int8', q=(xs, 3))
+                sc = chan_scales(m, cout, 0.01)
+                w = qweights(m, [cout, k[0], k[1], fc], sc, 0)
+                b = m.const([cout], [m.rng.randint(-300, 300) for _ in range(cout)], 'int32',
+                            q=([xs * v for v in sc], [0] * cout, 0))
+                y = m.tensor([shape[0], mk.out_size(shape[1], k[0], s[0], 1, pad),
+                              mk.out_size(shape[2], k[1], s[1], 1, pad), cout], 'int8', q=(ys, -2))
+            else:
+                x = m.input(shape)
+                w = m.weights([cout, k[0], k[1], fc])
+                b = m.weights([cout])
+                y = m.tensor([shape[0], mk.out_size(shape[1], k[0], s[0], 1, pad),
+                              mk.out_size(shape[2], k[1], s[1], 1, pad), cout])
+            m.op('CONV_2D', [x, w, b], [y], 'Conv2DOptions', {
+                'padding': pad, 'stride_h': s[0], 'stride_w': s[1], 'dilation_h_factor': 1,
+                'dilation_w_factor': 1, 'fused_activation_function': mk.ACT.get(act, act)}, version=6 if quant else 1)
+            m.output(y)
+        return build
+
+    mk.CASES['conv_2d_grouped_g2_same'] = (conv_grouped([1, 6, 5, 6], 4, 3, (3, 3), (1, 1), 'SAME', False), {'litert': True})
+    mk.CASES['conv_2d_grouped_depthwise_7x7'] = (conv_grouped([1, 9, 8, 4], 4, 1, (7, 7), (1, 1), 'SAME', False), {'litert': True})
+    mk.CASES['conv_2d_grouped_int8_g3_s2_relu'] = (conv_grouped([2, 7, 8, 6], 9, 2, (3, 3), (2, 2), 'SAME', True, act='relu'), {'litert': True})
+
+    # ---------------------------------------------------------------- hybrid TRANSPOSE_CONV
+
+    def tconv_hybrid(shape, cout, k, s, pad, per_channel, bias=False, act=None):
+        def build(m):
+            x = m.input(shape)
+            oh = shape[1] * s[0] if pad == 'SAME' else (shape[1] - 1) * s[0] + k[0]
+            ow = shape[2] * s[1] if pad == 'SAME' else (shape[2] - 1) * s[1] + k[1]
+            osh = m.const([4], [shape[0], oh, ow, cout], 'int32')
+            w = qweights(m, [cout, k[0], k[1], shape[3]], chan_scales(m, cout) if per_channel else [0.003], 0)
+            ins = [osh, w, x] + ([m.weights([cout])] if bias else [])
+            y = m.tensor([shape[0], oh, ow, cout])
+            opt = {'padding': pad, 'stride_h': s[0], 'stride_w': s[1]}
+            if act:
+                opt['fused_activation_function'] = mk.ACT[act]
+            m.op('TRANSPOSE_CONV', ins, [y], 'TransposeConvOptions', opt, version=3 if bias else 1)
+            m.output(y)
+        return build
+
+    # as the converter writes a Keras Conv2DTranspose with optimizations=[DEFAULT] (unet_dyn)
+    mk.CASES['transpose_conv_hybrid_per_channel_s2_same'] = (tconv_hybrid([1, 5, 4, 6], 4, (3, 3), (2, 2), 'SAME', True), {'litert': True})
+    mk.CASES['transpose_conv_hybrid_per_tensor_valid_bias_b2'] = (tconv_hybrid([2, 4, 3, 5], 3, (3, 2), (2, 1), 'VALID', False, bias=True), {'litert': True})
+    mk.CASES['transpose_conv_hybrid_per_channel_bias_relu'] = (tconv_hybrid([1, 4, 4, 8], 5, (4, 4), (2, 2), 'SAME', True, bias=True, act='relu'), {'litert': True})
+
     # ---------------------------------------------------------------- hybrid DEPTHWISE_CONV_2D
 
     def dwconv_hybrid(shape, mult, k, s, pad, act=None, d=(1, 1), per_tensor=False):

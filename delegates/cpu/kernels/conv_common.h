@@ -195,6 +195,8 @@ typedef struct {
 typedef struct {
   int x_idx, w_idx, b_idx; /* input positions of this op */
   int batches, in_h, in_w, in_c, out_h, out_w, out_c, k_h, k_w, mult;
+  int groups;              /* conv: in_c / the filter's channels (a grouped CONV_2D); 0 or
+                              1 for one group */
   int stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
   float act_lo, act_hi;    /* float */
   float *packed;           /* float filter as [KH][KW][IC][OC]: conv and transpose conv */
@@ -336,10 +338,16 @@ static inline tfl_status cpu_conv_state_types(const tfl_graph *g, const tfl_node
   return cpu_conv_prepare_types(g, n, &t, &st->act_lo, &st->act_hi, &st->rq, diag);
 }
 
-/* [OC][KH*KW*IC] -> [KH*KW*IC][OC] */
+/* Input channels one filter reads: in_c over the groups. */
+static inline int cpu_conv_group_c(const cpu_conv_state *st)
+{
+  return st->groups > 1 ? st->in_c / st->groups : st->in_c;
+}
+
+/* [OC][KH*KW*GC] -> [KH*KW*GC][OC], GC the channels of one group (cpu_conv_group_c) */
 static inline void cpu_conv_pack_filter(cpu_conv_state *st, const float *w)
 {
-  size_t taps = (size_t)st->k_h * st->k_w * st->in_c;
+  size_t taps = (size_t)st->k_h * st->k_w * cpu_conv_group_c(st);
   for (int oc = 0; oc < st->out_c; oc++)
     for (size_t t = 0; t < taps; t++) st->packed[t * (size_t)st->out_c + oc] = w[oc * taps + t];
 }
@@ -349,7 +357,7 @@ static inline tfl_status cpu_conv_prepare_packed(const tfl_graph *g, const tfl_n
                                                  cpu_conv_state *st, const char *what, tfl_diag *diag)
 {
   if (st->rq.on || st->hy.on) return TFL_OK;
-  st->packed = malloc(sizeof(float) * (size_t)st->k_h * st->k_w * st->in_c * st->out_c);
+  st->packed = malloc(sizeof(float) * (size_t)st->k_h * st->k_w * cpu_conv_group_c(st) * st->out_c);
   if (!st->packed) return tfl_fail(diag, TFL_ERR_NOMEM, "%s", what);
   const tfl_tensor *w = cpu_in(g, n, st->w_idx);
   if (w->is_const) cpu_conv_pack_filter(st, w->data);

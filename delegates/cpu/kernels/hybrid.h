@@ -1,5 +1,5 @@
 /* hybrid.h - dynamic-range ("hybrid") quantization shared by CONV_2D, DEPTHWISE_CONV_2D,
- * FULLY_CONNECTED and BATCH_MATMUL: float32 activations, int8 constant weights with
+ * FULLY_CONNECTED, BATCH_MATMUL and TRANSPOSE_CONV: float32 activations, int8 constant weights with
  * per-tensor or per-channel scales (zero point 0), float32 output.
  *
  * TensorFlow Lite quantizes each batch (conv: a whole image; FC and batch matmul: one row
