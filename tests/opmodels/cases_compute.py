@@ -277,3 +277,24 @@ def register(mk):
     # rows when the rhs batch is 1: the case that would show it)
     mk.CASES['batch_matmul_adj_x_rhs_batch1'] = (bmm([2, 5, 3], [1, 5, 4], adj_x=True), L)
     mk.CASES['batch_matmul_i8_adj_x_rhs_batch1'] = (bmm([2, 5, 3], [1, 5, 4], adj_x=True, typ='int8', lq=(1 / 32, 1), rq=(1 / 32, -1), oq=(0.1, 0)), L)
+    # int8 with an rhs of zero point 0: LiteRT's outputs are XNNPACK's fp32 requantization
+    # (one rounding); TFLite's fixed-point rescale rounds twice and is one step off near
+    # halves (yolo11n_int8's attention). With rhs zero point 5 LiteRT's outputs are the
+    # fixed-point ones. A QUANTIZE to a quarter of the scale (exact: x4) turns such a step
+    # into four, past the 1-LSB tolerance; the plain case checks the node alone.
+    def bmm_i8_x4(ls, rs, lq, rq, oq, adj_y=False):
+        def build(m):
+            a = m.input(ls, 'int8', q=lq)
+            b = m.input(rs, 'int8', q=rq)
+            y = m.tensor(out_dims(ls, rs, False, adj_y), 'int8', q=oq)
+            m.op('BATCH_MATMUL', [a, b], [y], 'BatchMatMulOptions',
+                 {'adj_x': False, 'adj_y': adj_y, 'asymmetric_quantize_inputs': False}, version=4)
+            z = m.tensor(out_dims(ls, rs, False, adj_y), 'int8', q=(oq[0] / 4, oq[1]))
+            m.op('QUANTIZE', [y], [z], 'QuantizeOptions', version=2)
+            m.output(z)
+        return build
+
+    mk.CASES['batch_matmul_i8_rhs_zp0'] = (bmm([2, 40, 32], [2, 32, 50], typ='int8', lq=(1 / 32, -8), rq=(1 / 40, 0), oq=(0.11, -128)), L)
+    mk.CASES['batch_matmul_i8_rhs_zp0_requant_x4'] = (bmm_i8_x4([2, 24, 32], [2, 32, 20], (0.43, -3), (0.37, 0), (1.07, 0)), L)
+    mk.CASES['batch_matmul_i8_rhs_zp0_adj_y_requant_x4'] = (bmm_i8_x4([1, 30, 16], [1, 20, 16], (0.29, 5), (0.41, 0), (0.53, 0), adj_y=True), L)
+    mk.CASES['batch_matmul_i8_rhs_zp5_requant_x4'] = (bmm_i8_x4([2, 24, 32], [2, 32, 20], (0.43, -3), (0.37, 5), (1.07, 0)), L)

@@ -5,8 +5,15 @@
  * Types, as TFLite's batch_matmul.cc:
  * - float32 x float32 -> float32 (sums in float, k in order);
  * - int8 x int8 -> int8 (per-tensor, any zero points) and int16 x int16 -> int16 (zero
- *   points 0): sum((l - zl) * (r - zr)) in int32 (int16: int64), TFLite's fixed-point
- *   rescale by l_scale * r_scale / out_scale, clamped to the type;
+ *   points 0): sum((l - zl) * (r - zr)) in int32 (int16: int64), rescaled by l_scale *
+ *   r_scale / out_scale and clamped to the type. With an int8 rhs of zero point 0,
+ *   LiteRT's outputs are XNNPACK's fp32 requantization bit for bit (cpu_requant_fp32, the
+ *   scale formed in float32; as its delegate runs such nodes - observed on its goldens,
+ *   batch_matmul_i8_rhs_zp0*, plain / adj_x / adj_y / constant / broadcast rhs), where
+ *   TFLite's fixed-point rescale (a rounding doubling high multiply, then a rounding
+ *   shift) rounds twice and is one step off near halves (142 of the 20000 outputs of
+ *   yolo11n_int8's attention node 151). With another rhs zero point (and int16) they are
+ *   the fixed-point rescale's (batch_matmul_i8_rhs_zp5_requant_x4, batch_matmul_i8);
  * - int8 x int8 -> int32: the raw sum of products (TFLite ignores zero points there);
  * - hybrid: float32 lhs x int8 rhs (zero point 0, per-tensor or per-column scales) ->
  *   float32: each lhs row (K values) quantized on the fly (hybrid.h) asymmetrically,
@@ -44,6 +51,8 @@ typedef struct {
   /* quantized */
   int32_t lzp, rzp, ozp, lo, hi, q31;
   int shift;
+  bool fp32_requant;            /* int8, rhs zero point 0: XNNPACK's rounding */
+  float requant_scale;          /* its scale, l_scale * r_scale / out_scale in float32 */
   /* hybrid */
   bool asym;
   cpu_hybrid_weights hw;
@@ -172,6 +181,8 @@ static tfl_status prepare_types(const tfl_graph *g, const tfl_node *n, bmm_state
     if (!(m > 0.0 && m < 1e6))
       return CPU_NODE_ERR(diag, TFL_ERR_FORMAT, g, n, "scales give multiplier %g", m);
     cpu_quantize_multiplier(m, &st->q31, &st->shift);
+    st->fp32_requant = !i16 && st->rzp == 0;
+    st->requant_scale = cpu_requant_scale(cpu_scale(l, 0), cpu_scale(r, 0), cpu_scale(y, 0));
     return TFL_OK;
   }
   case TFL_TYPE_UINT8:
@@ -386,7 +397,8 @@ static void row_q(void *arg, size_t row)
       ((int32_t *)a->y)[obase + j] = (int32_t)acc;
       continue;
     }
-    int32_t v = cpu_mul_by_quantized_multiplier((int32_t)acc, st->q31, st->shift) + st->ozp;
+    int32_t v = st->fp32_requant ? cpu_requant_fp32((int32_t)acc, st->requant_scale, st->ozp, st->lo, st->hi)
+                                 : cpu_mul_by_quantized_multiplier((int32_t)acc, st->q31, st->shift) + st->ozp;
     ((int8_t *)a->y)[obase + j] = (int8_t)cpu_clamp_i32(v, st->lo, st->hi);
   }
 }
