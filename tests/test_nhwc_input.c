@@ -70,8 +70,9 @@ int main(int argc, char **argv)
   /* another reader of the NCHW tensor: it must stay */
   g = load(argv[1]);
   if (g) {
-    int32_t in0 = g->inputs[0];
-    int32_t out = tfl_graph_add_tensor(g, "relu", TFL_TYPE_FLOAT32, 4, g->tensors[in0].dims);
+    int32_t in0 = g->inputs[0], dims[4];
+    memcpy(dims, g->tensors[in0].dims, sizeof dims);   /* adding a tensor may move g->tensors */
+    int32_t out = tfl_graph_add_tensor(g, "relu", TFL_TYPE_FLOAT32, 4, dims);
     tfl_params p;
     memset(&p, 0, sizeof p);
     CHECK(out >= 0 && tfl_graph_add_node(g, TFL_OP_RELU, &in0, 1, &out, 1, &p) >= 0, "add a reader");
