@@ -17,7 +17,7 @@
 
 enum { INPUT = 0, WEIGHTS = 1, BIAS = 2 };
 enum { OUTPUT = 0 };
-enum { BLOCKS_PER_TASK = 4 };   /* 64 columns */
+enum { MIN_BLOCKS_PER_TASK = 4 };   /* 64 columns: less is not worth a thread's wake-up */
 
 typedef struct {
   int batches, k, units;
@@ -130,14 +130,15 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
 typedef struct {
   const fc_q8_state *st;
   void *y;
+  int tasks;   /* one contiguous range of weight blocks each */
 } fc_args;   /* y: the output, requantized after the products */
 
 static void task(void *arg, size_t t)
 {
   const fc_args *a = arg;
   const fc_q8_state *st = a->st;
-  const int b0 = (int)t * BLOCKS_PER_TASK;
-  const int b1 = b0 + BLOCKS_PER_TASK < st->gemm.blocks ? b0 + BLOCKS_PER_TASK : st->gemm.blocks;
+  const int b0 = (int)((size_t)st->gemm.blocks * t / (size_t)a->tasks);
+  const int b1 = (int)((size_t)st->gemm.blocks * (t + 1) / (size_t)a->tasks);
   const size_t stride = (size_t)st->gemm.kq * 4;
   cpu_q8_gemm_run(&st->gemm, st->x_u, stride, st->batches, b0, b1, st->acc, (size_t)st->units,
                   st->isa.avx512_vnni);
@@ -157,8 +158,13 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
     for (int k = 0; k < st->k; k++) sum += dst[k] = src[k] ^ flip;
     st->sx[i] = sum - st->k * st->zx_u;
   }
-  fc_args a = {st, cpu_out(g, n, OUTPUT)->data};
-  cpu_parallel(ctx, task, &a, (size_t)((st->gemm.blocks + BLOCKS_PER_TASK - 1) / BLOCKS_PER_TASK));
+  /* a matrix-vector product streams the weights once: one range per thread, no finer */
+  int tasks = cpu_thread_count(ctx);
+  const int most = (st->gemm.blocks + MIN_BLOCKS_PER_TASK - 1) / MIN_BLOCKS_PER_TASK;
+  if (tasks > most) tasks = most;
+  if (tasks < 1) tasks = 1;
+  fc_args a = {st, cpu_out(g, n, OUTPUT)->data, tasks};
+  cpu_parallel(ctx, task, &a, (size_t)tasks);
   /* acc + kw[j] * sx[i] + bias', requantized as the reference does */
   const cpu_requant_rows rr = {st->units, st->bias, st->kw, st->rq.scale, st->rq.out_zp, st->rq.lo, st->rq.hi,
                                st->rq.is_u8};
