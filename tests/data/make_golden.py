@@ -59,6 +59,25 @@ MODELS = [
     ('posenet_mobilenet_v1_075_353_481_16_quant_decoder', SHARED_DIR, 'astronaut.png', (-1, 1), True),
 ]
 
+def gauss_stream(seed):
+    """N(0, 1) values as tests/golden.c's golden_rng_normal draws them (mulberry32 + Box-Muller,
+    one value per two draws): returns the next-value function."""
+    state = [seed & 0xFFFFFFFF]
+
+    def uniform():
+        state[0] = (state[0] + 0x6D2B79F5) & 0xFFFFFFFF
+        t = state[0]
+        t = ((t ^ (t >> 15)) * (t | 1)) & 0xFFFFFFFF
+        t ^= (t + ((t ^ (t >> 7)) * (t | 61) & 0xFFFFFFFF)) & 0xFFFFFFFF
+        return ((t ^ (t >> 14)) & 0xFFFFFFFF) / 4294967296
+
+    def normal():
+        u1 = uniform() or 1e-12
+        u2 = uniform()
+        return math.sqrt(-2 * math.log(u1)) * math.cos(2 * math.pi * u2)
+    return normal
+
+
 TYPECODE = {'float32': 'f', 'int32': 'i', 'uint8': 'B', 'int8': 'b', 'bool': 'B', 'int64': 'q', 'int16': 'h'}
 
 

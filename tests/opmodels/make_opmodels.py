@@ -1088,20 +1088,8 @@ def hand_golden(name, m, path, fn):
 
 
 def make_golden_rng(seed):
-    state = [seed & 0xFFFFFFFF]
-
-    def uniform():
-        state[0] = (state[0] + 0x6D2B79F5) & 0xFFFFFFFF
-        t = state[0]
-        t = ((t ^ (t >> 15)) * (t | 1)) & 0xFFFFFFFF
-        t ^= (t + ((t ^ (t >> 7)) * (t | 61) & 0xFFFFFFFF)) & 0xFFFFFFFF
-        return ((t ^ (t >> 14)) & 0xFFFFFFFF) / 4294967296
-
-    def normal():
-        u1 = uniform() or 1e-12
-        u2 = uniform()
-        return math.sqrt(-2 * math.log(u1)) * math.cos(2 * math.pi * u2)
-    return normal
+    """The tests' Gaussian input stream (make_golden.gauss_stream, as tests/golden.c)."""
+    return make_golden.gauss_stream(seed)
 
 
 def main():
