@@ -158,77 +158,30 @@ static inline void lay_copy_row(uint8_t *dst, const uint8_t *src, int64_t n, int
  * fewer columns than a tile (an image's 3 channels) each column is one run over the
  * tile's rows instead. */
 
-static inline void lay_tiled_u8(uint8_t *dst, const uint8_t *src, int64_t r0, int64_t r1, int64_t cols, int64_t rd,
-                                int64_t cs, int64_t tr, int64_t tc)
-{
-  for (int64_t i0 = r0; i0 < r1; i0 += tr) {
-    const int64_t i1 = i0 + tr < r1 ? i0 + tr : r1;
-    if (cols < tc) {
-      for (int64_t j = 0; j < cols; j++)
-        for (int64_t i = i0; i < i1; i++) dst[i * rd + j] = src[i + j * cs];
-      continue;
-    }
-    for (int64_t j0 = 0; j0 < cols; j0 += tc) {
-      const int64_t j1 = j0 + tc < cols ? j0 + tc : cols;
-      for (int64_t i = i0; i < i1; i++)
-        for (int64_t j = j0; j < j1; j++) dst[i * rd + j] = src[i + j * cs];
-    }
+/* One body, instantiated per element type (the compiler keeps each loop in its own width). */
+#define LAY_TILED(name, T)                                                                          \
+  static inline void name(T *dst, const T *src, int64_t r0, int64_t r1, int64_t cols, int64_t rd,  \
+                          int64_t cs, int64_t tr, int64_t tc)                                       \
+  {                                                                                                 \
+    for (int64_t i0 = r0; i0 < r1; i0 += tr) {                                                      \
+      const int64_t i1 = i0 + tr < r1 ? i0 + tr : r1;                                              \
+      if (cols < tc) {                                                                              \
+        for (int64_t j = 0; j < cols; j++)                                                          \
+          for (int64_t i = i0; i < i1; i++) dst[i * rd + j] = src[i + j * cs];                      \
+        continue;                                                                                   \
+      }                                                                                             \
+      for (int64_t j0 = 0; j0 < cols; j0 += tc) {                                                   \
+        const int64_t j1 = j0 + tc < cols ? j0 + tc : cols;                                         \
+        for (int64_t i = i0; i < i1; i++)                                                           \
+          for (int64_t j = j0; j < j1; j++) dst[i * rd + j] = src[i + j * cs];                      \
+      }                                                                                             \
+    }                                                                                               \
   }
-}
-
-static inline void lay_tiled_u16(uint16_t *dst, const uint16_t *src, int64_t r0, int64_t r1, int64_t cols, int64_t rd,
-                                 int64_t cs, int64_t tr, int64_t tc)
-{
-  for (int64_t i0 = r0; i0 < r1; i0 += tr) {
-    const int64_t i1 = i0 + tr < r1 ? i0 + tr : r1;
-    if (cols < tc) {
-      for (int64_t j = 0; j < cols; j++)
-        for (int64_t i = i0; i < i1; i++) dst[i * rd + j] = src[i + j * cs];
-      continue;
-    }
-    for (int64_t j0 = 0; j0 < cols; j0 += tc) {
-      const int64_t j1 = j0 + tc < cols ? j0 + tc : cols;
-      for (int64_t i = i0; i < i1; i++)
-        for (int64_t j = j0; j < j1; j++) dst[i * rd + j] = src[i + j * cs];
-    }
-  }
-}
-
-static inline void lay_tiled_u32(uint32_t *dst, const uint32_t *src, int64_t r0, int64_t r1, int64_t cols, int64_t rd,
-                                 int64_t cs, int64_t tr, int64_t tc)
-{
-  for (int64_t i0 = r0; i0 < r1; i0 += tr) {
-    const int64_t i1 = i0 + tr < r1 ? i0 + tr : r1;
-    if (cols < tc) {
-      for (int64_t j = 0; j < cols; j++)
-        for (int64_t i = i0; i < i1; i++) dst[i * rd + j] = src[i + j * cs];
-      continue;
-    }
-    for (int64_t j0 = 0; j0 < cols; j0 += tc) {
-      const int64_t j1 = j0 + tc < cols ? j0 + tc : cols;
-      for (int64_t i = i0; i < i1; i++)
-        for (int64_t j = j0; j < j1; j++) dst[i * rd + j] = src[i + j * cs];
-    }
-  }
-}
-
-static inline void lay_tiled_u64(uint64_t *dst, const uint64_t *src, int64_t r0, int64_t r1, int64_t cols, int64_t rd,
-                                 int64_t cs, int64_t tr, int64_t tc)
-{
-  for (int64_t i0 = r0; i0 < r1; i0 += tr) {
-    const int64_t i1 = i0 + tr < r1 ? i0 + tr : r1;
-    if (cols < tc) {
-      for (int64_t j = 0; j < cols; j++)
-        for (int64_t i = i0; i < i1; i++) dst[i * rd + j] = src[i + j * cs];
-      continue;
-    }
-    for (int64_t j0 = 0; j0 < cols; j0 += tc) {
-      const int64_t j1 = j0 + tc < cols ? j0 + tc : cols;
-      for (int64_t i = i0; i < i1; i++)
-        for (int64_t j = j0; j < j1; j++) dst[i * rd + j] = src[i + j * cs];
-    }
-  }
-}
+LAY_TILED(lay_tiled_u8, uint8_t)
+LAY_TILED(lay_tiled_u16, uint16_t)
+LAY_TILED(lay_tiled_u32, uint32_t)
+LAY_TILED(lay_tiled_u64, uint64_t)
+#undef LAY_TILED
 
 /* byte strides: rows rs (== es) / rd, columns cs / cd (== es) */
 static inline void lay_copy_tiled(uint8_t *dst, const uint8_t *src, int64_t r0, int64_t r1, int64_t cols,
