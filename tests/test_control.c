@@ -17,36 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
+#include "graph_build.h"
+
 #include "delegates/cpu/cpu_delegate.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                                   \
-  do {                                                                                     \
-    if (!(cond)) {                                                                         \
-      failures++;                                                                          \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                          \
-      printf(__VA_ARGS__);                                                                 \
-      printf("\n");                                                                        \
-    }                                                                                      \
-  } while (0)
 
-static int tensor(tfl_graph *g, tfl_type type, int ndim, const int32_t *dims)
-{
-  return tfl_graph_add_tensor(g, "t", type, ndim, dims);
-}
-
-static void set_io(tfl_graph *g, int n_in, const int32_t *in, int n_out, const int32_t *out)
-{
-  g->n_inputs = n_in;
-  g->inputs = malloc(sizeof(int32_t) * (size_t)(n_in ? n_in : 1));
-  if (n_in) memcpy(g->inputs, in, sizeof(int32_t) * (size_t)n_in);
-  g->n_outputs = n_out;
-  g->outputs = malloc(sizeof(int32_t) * (size_t)(n_out ? n_out : 1));
-  if (n_out) memcpy(g->outputs, out, sizeof(int32_t) * (size_t)n_out);
-}
 
 /* A model of `n` subgraphs: the main graph, with subgraphs 1..n-1 empty for the caller. */
 static tfl_graph *model(int n)
@@ -70,35 +49,35 @@ static const int32_t VEC2[] = {2};
 /* cond: (flag, x) -> flag. */
 static void make_cond(tfl_graph *c)
 {
-  int f = tensor(c, TFL_TYPE_BOOL, 0, NULL), x = tensor(c, TFL_TYPE_FLOAT32, 1, VEC2);
-  set_io(c, 2, (int32_t[]){f, x}, 1, (int32_t[]){f});
+  int f = gb_tensor(c, TFL_TYPE_BOOL, 0, NULL), x = gb_tensor(c, TFL_TYPE_FLOAT32, 1, VEC2);
+  gb_set_io(c, 2, (int32_t[]){f, x}, 1, (int32_t[]){f});
 }
 
 /* body: (flag, x) -> (flag AND false, x + x), or with `grow` x ++ x (another shape). */
 static void make_body(tfl_graph *b, bool grow)
 {
   tfl_params none = {0};
-  int f = tensor(b, TFL_TYPE_BOOL, 0, NULL), x = tensor(b, TFL_TYPE_FLOAT32, 1, VEC2);
-  int no = tensor(b, TFL_TYPE_BOOL, 0, NULL);
+  int f = gb_tensor(b, TFL_TYPE_BOOL, 0, NULL), x = gb_tensor(b, TFL_TYPE_FLOAT32, 1, VEC2);
+  int no = gb_tensor(b, TFL_TYPE_BOOL, 0, NULL);
   b->tensors[no].data = tfl_graph_alloc(b, 1); /* zeroed: false */
   b->tensors[no].is_const = true;
-  int f2 = tensor(b, TFL_TYPE_BOOL, 0, NULL);
+  int f2 = gb_tensor(b, TFL_TYPE_BOOL, 0, NULL);
   tfl_graph_add_node(b, TFL_OP_LOGICAL_AND, (int32_t[]){f, no}, 2, (int32_t[]){f2}, 1, &none);
-  int x2 = tensor(b, TFL_TYPE_FLOAT32, 1, grow ? (int32_t[]){4} : VEC2);
+  int x2 = gb_tensor(b, TFL_TYPE_FLOAT32, 1, grow ? (int32_t[]){4} : VEC2);
   if (grow) {
     tfl_params pc = {.concat = {0, TFL_ACT_NONE}};
     tfl_graph_add_node(b, TFL_OP_CONCATENATION, (int32_t[]){x, x}, 2, (int32_t[]){x2}, 1, &pc);
   } else {
     tfl_graph_add_node(b, TFL_OP_ADD, (int32_t[]){x, x}, 2, (int32_t[]){x2}, 1, &none);
   }
-  set_io(b, 2, (int32_t[]){f, x}, 2, (int32_t[]){f2, x2});
+  gb_set_io(b, 2, (int32_t[]){f, x}, 2, (int32_t[]){f2, x2});
 }
 
 /* A WHILE node in g on (flag, x) with cond 1 and body 2; returns the x output tensor. */
 static int add_while(tfl_graph *g, int f, int x)
 {
   tfl_params pw = {.subgraph = {1, 2}};
-  int of = tensor(g, TFL_TYPE_BOOL, 0, NULL), ox = tensor(g, TFL_TYPE_FLOAT32, 1, VEC2);
+  int of = gb_tensor(g, TFL_TYPE_BOOL, 0, NULL), ox = gb_tensor(g, TFL_TYPE_FLOAT32, 1, VEC2);
   tfl_graph_add_node(g, TFL_OP_WHILE, (int32_t[]){f, x}, 2, (int32_t[]){of, ox}, 2, &pw);
   return ox;
 }
@@ -134,10 +113,10 @@ static void test_shared_subgraphs(void)
   tfl_graph *g = model(3);
   make_cond(g->subgraphs[1]);
   make_body(g->subgraphs[2], false);
-  int f1 = tensor(g, TFL_TYPE_BOOL, 0, NULL), x1 = tensor(g, TFL_TYPE_FLOAT32, 1, VEC2);
-  int f2 = tensor(g, TFL_TYPE_BOOL, 0, NULL), x2 = tensor(g, TFL_TYPE_FLOAT32, 1, VEC2);
+  int f1 = gb_tensor(g, TFL_TYPE_BOOL, 0, NULL), x1 = gb_tensor(g, TFL_TYPE_FLOAT32, 1, VEC2);
+  int f2 = gb_tensor(g, TFL_TYPE_BOOL, 0, NULL), x2 = gb_tensor(g, TFL_TYPE_FLOAT32, 1, VEC2);
   int y1 = add_while(g, f1, x1), y2 = add_while(g, f2, x2);
-  set_io(g, 4, (int32_t[]){f1, x1, f2, x2}, 2, (int32_t[]){y1, y2});
+  gb_set_io(g, 4, (int32_t[]){f1, x1, f2, x2}, 2, (int32_t[]){y1, y2});
   run r;
   create(g, &r);
   CHECK(r.st == TFL_OK, "create: %s", r.diag.error);
@@ -170,9 +149,9 @@ static void test_body_changes_shape(void)
   tfl_graph *g = model(3);
   make_cond(g->subgraphs[1]);
   make_body(g->subgraphs[2], true);
-  int f = tensor(g, TFL_TYPE_BOOL, 0, NULL), x = tensor(g, TFL_TYPE_FLOAT32, 1, VEC2);
+  int f = gb_tensor(g, TFL_TYPE_BOOL, 0, NULL), x = gb_tensor(g, TFL_TYPE_FLOAT32, 1, VEC2);
   int y = add_while(g, f, x);
-  set_io(g, 2, (int32_t[]){f, x}, 1, (int32_t[]){y});
+  gb_set_io(g, 2, (int32_t[]){f, x}, 1, (int32_t[]){y});
   run r;
   create(g, &r);
   CHECK(r.st == TFL_ERR_UNSUPPORTED, "create gave %d, expected unsupported: %s", r.st, r.diag.error);
@@ -189,12 +168,12 @@ static void test_recursion_refused(void)
   tfl_graph *g = model(3);
   make_cond(g->subgraphs[1]);
   tfl_graph *b = g->subgraphs[2];
-  int bf = tensor(b, TFL_TYPE_BOOL, 0, NULL), bx = tensor(b, TFL_TYPE_FLOAT32, 1, VEC2);
+  int bf = gb_tensor(b, TFL_TYPE_BOOL, 0, NULL), bx = gb_tensor(b, TFL_TYPE_FLOAT32, 1, VEC2);
   int by = add_while(b, bf, bx); /* the body runs WHILE(cond 1, body 2): itself */
-  set_io(b, 2, (int32_t[]){bf, bx}, 2, (int32_t[]){b->nodes[0].out[0], by});
-  int f = tensor(g, TFL_TYPE_BOOL, 0, NULL), x = tensor(g, TFL_TYPE_FLOAT32, 1, VEC2);
+  gb_set_io(b, 2, (int32_t[]){bf, bx}, 2, (int32_t[]){b->nodes[0].out[0], by});
+  int f = gb_tensor(g, TFL_TYPE_BOOL, 0, NULL), x = gb_tensor(g, TFL_TYPE_FLOAT32, 1, VEC2);
   int y = add_while(g, f, x);
-  set_io(g, 2, (int32_t[]){f, x}, 1, (int32_t[]){y});
+  gb_set_io(g, 2, (int32_t[]){f, x}, 1, (int32_t[]){y});
   run r;
   create(g, &r);
   CHECK(r.st == TFL_ERR_UNSUPPORTED && strstr(r.diag.error, "runs itself"), "create gave %d: %s", r.st,
@@ -211,21 +190,21 @@ static void test_call_once(void)
   tfl_graph *g = model(2);
   tfl_graph *init = g->subgraphs[1];
   tfl_params none = {0};
-  int v = tensor(init, TFL_TYPE_FLOAT32, 1, VEC2);
+  int v = gb_tensor(init, TFL_TYPE_FLOAT32, 1, VEC2);
   init->tensors[v].is_variable = true;
-  int one = tensor(init, TFL_TYPE_FLOAT32, 1, VEC2);
+  int one = gb_tensor(init, TFL_TYPE_FLOAT32, 1, VEC2);
   float *k = tfl_graph_alloc(init, 8);
   k[0] = 1, k[1] = 1;
   init->tensors[one].data = k;
   init->tensors[one].is_const = true;
   tfl_graph_add_node(init, TFL_OP_ADD, (int32_t[]){v, one}, 2, (int32_t[]){v}, 1, &none);
-  set_io(init, 0, NULL, 0, NULL);
+  gb_set_io(init, 0, NULL, 0, NULL);
   tfl_params pc = {.subgraph = {1, -1}};
   tfl_graph_add_node(g, TFL_OP_CALL_ONCE, NULL, 0, NULL, 0, &pc);
   tfl_graph_add_node(g, TFL_OP_CALL_ONCE, NULL, 0, NULL, 0, &pc);
-  int x = tensor(g, TFL_TYPE_FLOAT32, 1, VEC2), y = tensor(g, TFL_TYPE_FLOAT32, 1, VEC2);
+  int x = gb_tensor(g, TFL_TYPE_FLOAT32, 1, VEC2), y = gb_tensor(g, TFL_TYPE_FLOAT32, 1, VEC2);
   tfl_graph_add_node(g, TFL_OP_ADD, (int32_t[]){x, x}, 2, (int32_t[]){y}, 1, &none);
-  set_io(g, 1, (int32_t[]){x}, 1, (int32_t[]){y});
+  gb_set_io(g, 1, (int32_t[]){x}, 1, (int32_t[]){y});
   run r;
   create(g, &r);
   CHECK(r.st == TFL_OK && !g->nodes[0].dead && !g->nodes[1].dead, "create: %s (CALL_ONCE dead %d %d)", r.diag.error,

@@ -15,21 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
+#include "graph_build.h"
+
 #include "runtime/tfl_passes.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                                   \
-  do {                                                                                     \
-    if (!(cond)) {                                                                         \
-      failures++;                                                                          \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                          \
-      printf(__VA_ARGS__);                                                                 \
-      printf("\n");                                                                        \
-    }                                                                                      \
-  } while (0)
-
-#define DIMS(...) ((const int32_t[]){__VA_ARGS__})
+#define DIMS GB_DIMS
 #define NDIMS(...) ((int)(sizeof((int32_t[]){__VA_ARGS__}) / sizeof(int32_t)))
 
 static tfl_graph *new_graph(void)
@@ -39,42 +31,19 @@ static tfl_graph *new_graph(void)
   return g;
 }
 
-static int tensor(tfl_graph *g, tfl_type type, int ndim, const int32_t *dims)
-{
-  return tfl_graph_add_tensor(g, "t", type, ndim, dims);
-}
+
+
+
+
 
 static int const_i32(tfl_graph *g, int n, const int32_t *v)
 {
-  int t = tensor(g, TFL_TYPE_INT32, 1, (int32_t[]){n});
-  g->tensors[t].data = tfl_graph_alloc(g, g->tensors[t].bytes);
-  memcpy(g->tensors[t].data, v, g->tensors[t].bytes);
-  g->tensors[t].is_const = true;
-  return t;
+  return gb_const(g, TFL_TYPE_INT32, 1, GB_DIMS(n), v);
 }
 
 static int const_i64(tfl_graph *g, int n, const int64_t *v)
 {
-  int t = tensor(g, TFL_TYPE_INT64, 1, (int32_t[]){n});
-  g->tensors[t].data = tfl_graph_alloc(g, g->tensors[t].bytes);
-  memcpy(g->tensors[t].data, v, g->tensors[t].bytes);
-  g->tensors[t].is_const = true;
-  return t;
-}
-
-static int node(tfl_graph *g, tfl_op op, const int32_t *in, int n_in, int out, tfl_params p)
-{
-  return tfl_graph_add_node(g, op, in, n_in, (int32_t[]){out}, 1, &p);
-}
-
-static void set_io(tfl_graph *g, int n_in, const int32_t *in, int n_out, const int32_t *out)
-{
-  g->n_inputs = n_in;
-  g->inputs = malloc(sizeof(int32_t) * (size_t)n_in);
-  memcpy(g->inputs, in, sizeof(int32_t) * (size_t)n_in);
-  g->n_outputs = n_out;
-  g->outputs = malloc(sizeof(int32_t) * (size_t)n_out);
-  memcpy(g->outputs, out, sizeof(int32_t) * (size_t)n_out);
+  return gb_const(g, TFL_TYPE_INT64, 1, GB_DIMS(n), v);
 }
 
 static bool values_are(const tfl_tensor *t, int n, const int64_t *want)
@@ -96,42 +65,42 @@ static void test_pytorch_chain(void)
 {
   tfl_graph *g = new_graph();
   tfl_params none = {0};
-  int x = tensor(g, TFL_TYPE_FLOAT32, 3, DIMS(2, 3, 4));
-  int shp = tensor(g, TFL_TYPE_INT32, 1, DIMS(3));
+  int x = gb_tensor(g, TFL_TYPE_FLOAT32, 3, DIMS(2, 3, 4));
+  int shp = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(3));
   tfl_params ps = {.shape = {TFL_TYPE_INT32}};
-  node(g, TFL_OP_SHAPE, (int32_t[]){x}, 1, shp, ps);
+  gb_node(g, TFL_OP_SHAPE, (int32_t[]){x}, 1, shp, ps);
   int zero = const_i32(g, 1, (int32_t[]){0}), one = const_i32(g, 1, (int32_t[]){1});
-  int b = tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
-  node(g, TFL_OP_STRIDED_SLICE, (int32_t[]){shp, zero, one, one}, 4, b, none);          /* {2} */
-  int hw2 = tensor(g, TFL_TYPE_INT32, 1, DIMS(2));
-  node(g, TFL_OP_GATHER, (int32_t[]){shp, const_i32(g, 2, (int32_t[]){1, 2})}, 2, hw2, none); /* {3, 4} */
-  int h = tensor(g, TFL_TYPE_INT32, 1, DIMS(1)), w = tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
-  node(g, TFL_OP_SLICE, (int32_t[]){hw2, zero, one}, 3, h, none);                          /* {3} */
-  node(g, TFL_OP_SLICE, (int32_t[]){hw2, one, one}, 3, w, none);                           /* {4} */
-  int hw = tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
-  node(g, TFL_OP_MUL, (int32_t[]){h, w}, 2, hw, none);                                     /* {12} */
-  int pk = tensor(g, TFL_TYPE_INT32, 2, DIMS(2, 1));
+  int b = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
+  gb_node(g, TFL_OP_STRIDED_SLICE, (int32_t[]){shp, zero, one, one}, 4, b, none);          /* {2} */
+  int hw2 = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(2));
+  gb_node(g, TFL_OP_GATHER, (int32_t[]){shp, const_i32(g, 2, (int32_t[]){1, 2})}, 2, hw2, none); /* {3, 4} */
+  int h = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(1)), w = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
+  gb_node(g, TFL_OP_SLICE, (int32_t[]){hw2, zero, one}, 3, h, none);                          /* {3} */
+  gb_node(g, TFL_OP_SLICE, (int32_t[]){hw2, one, one}, 3, w, none);                           /* {4} */
+  int hw = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
+  gb_node(g, TFL_OP_MUL, (int32_t[]){h, w}, 2, hw, none);                                     /* {12} */
+  int pk = gb_tensor(g, TFL_TYPE_INT32, 2, DIMS(2, 1));
   tfl_params pp = {.pack = {2, 0}};
-  node(g, TFL_OP_PACK, (int32_t[]){b, hw}, 2, pk, pp);                                     /* {{2}, {12}} */
-  int tgt = tensor(g, TFL_TYPE_INT32, 1, DIMS(2));
+  gb_node(g, TFL_OP_PACK, (int32_t[]){b, hw}, 2, pk, pp);                                     /* {{2}, {12}} */
+  int tgt = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(2));
   tfl_params pr = {.reshape = {.n = -1}};
-  node(g, TFL_OP_RESHAPE, (int32_t[]){pk, const_i32(g, 1, (int32_t[]){2})}, 2, tgt, pr);   /* {2, 12} */
-  int y = tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(2, 12));
-  int n_y = node(g, TFL_OP_RESHAPE, (int32_t[]){x, tgt}, 2, y, pr);
+  gb_node(g, TFL_OP_RESHAPE, (int32_t[]){pk, const_i32(g, 1, (int32_t[]){2})}, 2, tgt, pr);   /* {2, 12} */
+  int y = gb_tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(2, 12));
+  int n_y = gb_node(g, TFL_OP_RESHAPE, (int32_t[]){x, tgt}, 2, y, pr);
   /* second target: int64 through CAST, CONCATENATION with -1, CAST back */
-  int tgt64 = tensor(g, TFL_TYPE_INT64, 1, DIMS(2));
+  int tgt64 = gb_tensor(g, TFL_TYPE_INT64, 1, DIMS(2));
   tfl_params pc = {.cast = {-1, -1}};
-  node(g, TFL_OP_CAST, (int32_t[]){tgt}, 1, tgt64, pc);
-  int last = tensor(g, TFL_TYPE_INT64, 1, DIMS(1));
-  node(g, TFL_OP_SLICE, (int32_t[]){tgt64, one, one}, 3, last, none);                      /* {12} */
-  int cat = tensor(g, TFL_TYPE_INT64, 1, DIMS(2));
+  gb_node(g, TFL_OP_CAST, (int32_t[]){tgt}, 1, tgt64, pc);
+  int last = gb_tensor(g, TFL_TYPE_INT64, 1, DIMS(1));
+  gb_node(g, TFL_OP_SLICE, (int32_t[]){tgt64, one, one}, 3, last, none);                      /* {12} */
+  int cat = gb_tensor(g, TFL_TYPE_INT64, 1, DIMS(2));
   tfl_params pcat = {.concat = {0, TFL_ACT_NONE}};
-  node(g, TFL_OP_CONCATENATION, (int32_t[]){const_i64(g, 1, (int64_t[]){-1}), last}, 2, cat, pcat); /* {-1, 12} */
-  int cat32 = tensor(g, TFL_TYPE_INT32, 1, DIMS(2));
-  node(g, TFL_OP_CAST, (int32_t[]){cat}, 1, cat32, pc);
-  int z = tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(2, 12));
-  int n_z = node(g, TFL_OP_RESHAPE, (int32_t[]){x, cat32}, 2, z, pr);
-  set_io(g, 1, (int32_t[]){x}, 2, (int32_t[]){y, z});
+  gb_node(g, TFL_OP_CONCATENATION, (int32_t[]){const_i64(g, 1, (int64_t[]){-1}), last}, 2, cat, pcat); /* {-1, 12} */
+  int cat32 = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(2));
+  gb_node(g, TFL_OP_CAST, (int32_t[]){cat}, 1, cat32, pc);
+  int z = gb_tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(2, 12));
+  int n_z = gb_node(g, TFL_OP_RESHAPE, (int32_t[]){x, cat32}, 2, z, pr);
+  gb_set_io(g, 1, (int32_t[]){x}, 2, (int32_t[]){y, z});
 
   tfl_diag diag;
   tfl_diag_init(&diag);
@@ -157,35 +126,35 @@ static void test_keras_dense_chain(bool signature)
 {
   tfl_graph *g = new_graph();
   tfl_params none = {0};
-  int x = tensor(g, TFL_TYPE_FLOAT32, 4, DIMS(1, 4, 4, 3));
-  int shp = tensor(g, TFL_TYPE_INT32, 1, DIMS(4));
+  int x = gb_tensor(g, TFL_TYPE_FLOAT32, 4, DIMS(1, 4, 4, 3));
+  int shp = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(4));
   tfl_params ps = {.shape = {TFL_TYPE_INT32}};
-  node(g, TFL_OP_SHAPE, (int32_t[]){x}, 1, shp, ps);
-  int lead = tensor(g, TFL_TYPE_INT32, 1, DIMS(3)), tail = tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
-  node(g, TFL_OP_GATHER, (int32_t[]){shp, const_i32(g, 3, (int32_t[]){0, 1, 2})}, 2, lead, none); /* {1, 4, 4} */
-  node(g, TFL_OP_GATHER, (int32_t[]){shp, const_i32(g, 1, (int32_t[]){3})}, 2, tail, none);       /* {3} */
+  gb_node(g, TFL_OP_SHAPE, (int32_t[]){x}, 1, shp, ps);
+  int lead = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(3)), tail = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
+  gb_node(g, TFL_OP_GATHER, (int32_t[]){shp, const_i32(g, 3, (int32_t[]){0, 1, 2})}, 2, lead, none); /* {1, 4, 4} */
+  gb_node(g, TFL_OP_GATHER, (int32_t[]){shp, const_i32(g, 1, (int32_t[]){3})}, 2, tail, none);       /* {3} */
   int axis0 = const_i32(g, 1, (int32_t[]){0});
-  int rows = tensor(g, TFL_TYPE_INT32, 0, NULL), cols = tensor(g, TFL_TYPE_INT32, 0, NULL);
+  int rows = gb_tensor(g, TFL_TYPE_INT32, 0, NULL), cols = gb_tensor(g, TFL_TYPE_INT32, 0, NULL);
   tfl_params pr = {.reducer = {false}};
-  node(g, TFL_OP_REDUCE_PROD, (int32_t[]){lead, axis0}, 2, rows, pr);                            /* 16 */
-  node(g, TFL_OP_REDUCE_PROD, (int32_t[]){tail, axis0}, 2, cols, pr);                            /* 3 */
-  int tgt = tensor(g, TFL_TYPE_INT32, 1, DIMS(2));
+  gb_node(g, TFL_OP_REDUCE_PROD, (int32_t[]){lead, axis0}, 2, rows, pr);                            /* 16 */
+  gb_node(g, TFL_OP_REDUCE_PROD, (int32_t[]){tail, axis0}, 2, cols, pr);                            /* 3 */
+  int tgt = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(2));
   tfl_params pp = {.pack = {2, 0}};
-  node(g, TFL_OP_PACK, (int32_t[]){rows, cols}, 2, tgt, pp);                                      /* {16, 3} */
-  int y = tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(1, 1));
+  gb_node(g, TFL_OP_PACK, (int32_t[]){rows, cols}, 2, tgt, pp);                                      /* {16, 3} */
+  int y = gb_tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(1, 1));
   tfl_params prs = {.reshape = {.n = -1}};
-  int n_y = node(g, TFL_OP_RESHAPE, (int32_t[]){x, tgt}, 2, y, prs);
-  int z = tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(1, 3));
+  int n_y = gb_node(g, TFL_OP_RESHAPE, (int32_t[]){x, tgt}, 2, y, prs);
+  int z = gb_tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(1, 3));
   float bias[3] = {1, 2, 3};
-  int b = tensor(g, TFL_TYPE_FLOAT32, 1, DIMS(3));
+  int b = gb_tensor(g, TFL_TYPE_FLOAT32, 1, DIMS(3));
   g->tensors[b].data = bias;
   g->tensors[b].is_const = true;
-  int n_z = node(g, TFL_OP_ADD, (int32_t[]){y, b}, 2, z, none);
+  int n_z = gb_node(g, TFL_OP_ADD, (int32_t[]){y, b}, 2, z, none);
   if (signature) {
     g->tensors[y].dyn_dims = 3;   /* [-1, -1] */
     g->tensors[z].dyn_dims = 1;   /* [-1, 3] */
   }
-  set_io(g, 1, (int32_t[]){x}, 1, (int32_t[]){z});
+  gb_set_io(g, 1, (int32_t[]){x}, 1, (int32_t[]){z});
 
   tfl_diag diag;
   tfl_diag_init(&diag);
@@ -213,22 +182,22 @@ static void test_not_folded(void)
 {
   tfl_graph *g = new_graph();
   tfl_params none = {0};
-  int v = tensor(g, TFL_TYPE_INT32, 1, DIMS(3)); /* a graph input: not constant */
-  int a = tensor(g, TFL_TYPE_INT32, 1, DIMS(3));
-  int n_a = node(g, TFL_OP_ADD, (int32_t[]){v, const_i32(g, 3, (int32_t[]){1, 2, 3})}, 2, a, none);
+  int v = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(3)); /* a graph input: not constant */
+  int a = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(3));
+  int n_a = gb_node(g, TFL_OP_ADD, (int32_t[]){v, const_i32(g, 3, (int32_t[]){1, 2, 3})}, 2, a, none);
   int c = const_i32(g, 3, (int32_t[]){5, 6, 7});
-  int gi = tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
-  int n_g = node(g, TFL_OP_GATHER, (int32_t[]){c, const_i32(g, 1, (int32_t[]){3})}, 2, gi, none); /* index 3 of 3 */
-  int m = tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
+  int gi = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
+  int n_g = gb_node(g, TFL_OP_GATHER, (int32_t[]){c, const_i32(g, 1, (int32_t[]){3})}, 2, gi, none); /* index 3 of 3 */
+  int m = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
   int big = const_i32(g, 1, (int32_t[]){1 << 20});
-  int n_m = node(g, TFL_OP_MUL, (int32_t[]){big, big}, 2, m, none);                 /* 2^40: not int32 */
-  int o = tensor(g, TFL_TYPE_INT32, 1, DIMS(3));
-  int n_o = node(g, TFL_OP_SUB, (int32_t[]){c, c}, 2, o, none);                     /* a graph output */
+  int n_m = gb_node(g, TFL_OP_MUL, (int32_t[]){big, big}, 2, m, none);                 /* 2^40: not int32 */
+  int o = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(3));
+  int n_o = gb_node(g, TFL_OP_SUB, (int32_t[]){c, c}, 2, o, none);                     /* a graph output */
   /* a, gi and m are read by a node, not graph outputs: only their own values keep them */
-  int all = tensor(g, TFL_TYPE_INT32, 1, DIMS(5));
+  int all = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(5));
   tfl_params pcat = {.concat = {0, TFL_ACT_NONE}};
-  node(g, TFL_OP_CONCATENATION, (int32_t[]){a, gi, m}, 3, all, pcat);
-  set_io(g, 1, (int32_t[]){v}, 2, (int32_t[]){all, o});
+  gb_node(g, TFL_OP_CONCATENATION, (int32_t[]){a, gi, m}, 3, all, pcat);
+  gb_set_io(g, 1, (int32_t[]){v}, 2, (int32_t[]){all, o});
   tfl_diag diag;
   tfl_diag_init(&diag);
   int folded = tfl_pass_fold_shape_ints(g, &diag);

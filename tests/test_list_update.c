@@ -10,53 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
+#include "graph_build.h"
+
 #include "delegates/cpu/cpu_delegate.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_passes.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                                   \
-  do {                                                                                     \
-    if (!(cond)) {                                                                         \
-      failures++;                                                                          \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                          \
-      printf(__VA_ARGS__);                                                                 \
-      printf("\n");                                                                        \
-    }                                                                                      \
-  } while (0)
-
-#define DIMS(...) ((const int32_t[]){__VA_ARGS__})
+#define DIMS GB_DIMS
 
 enum { ROWS = 4, COLS = 3 };
 
-static int tensor(tfl_graph *g, tfl_type type, int ndim, const int32_t *dims)
-{
-  return tfl_graph_add_tensor(g, "t", type, ndim, dims);
-}
 
+
+
+
+/* an int32 constant of n values, rank ndim (0: a scalar) */
 static int const_i32(tfl_graph *g, int ndim, int n, const int32_t *v)
 {
-  int t = tensor(g, TFL_TYPE_INT32, ndim, (int32_t[]){n});
-  g->tensors[t].data = tfl_graph_alloc(g, g->tensors[t].bytes);
-  memcpy(g->tensors[t].data, v, g->tensors[t].bytes);
-  g->tensors[t].is_const = true;
-  return t;
-}
-
-static int node(tfl_graph *g, tfl_op op, const int32_t *in, int n_in, int out, tfl_params p)
-{
-  return tfl_graph_add_node(g, op, in, n_in, (int32_t[]){out}, 1, &p);
-}
-
-static void set_io(tfl_graph *g, int n_in, const int32_t *in, int n_out, const int32_t *out)
-{
-  g->n_inputs = n_in;
-  g->inputs = malloc(sizeof(int32_t) * (size_t)n_in);
-  memcpy(g->inputs, in, sizeof(int32_t) * (size_t)n_in);
-  g->n_outputs = n_out;
-  g->outputs = malloc(sizeof(int32_t) * (size_t)n_out);
-  memcpy(g->outputs, out, sizeof(int32_t) * (size_t)n_out);
+  return gb_const(g, TFL_TYPE_INT32, ndim, GB_DIMS(n), v);
 }
 
 typedef struct {
@@ -70,31 +43,31 @@ static tfl_graph *list_graph(int step, bool extra_reader, pattern *p)
   tfl_graph *g = calloc(1, sizeof *g);
   g->batch = 1;
   tfl_params none = {0}, pr = {.reshape = {.n = -1}}, pc = {.concat = {0, TFL_ACT_NONE}};
-  int i = tensor(g, TFL_TYPE_INT32, 0, NULL);
-  int L = tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(ROWS, COLS)), U = tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(1, COLS));
+  int i = gb_tensor(g, TFL_TYPE_INT32, 0, NULL);
+  int L = gb_tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(ROWS, COLS)), U = gb_tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(1, COLS));
   int one = const_i32(g, 1, 1, (int32_t[]){1});
-  int i1 = tensor(g, TFL_TYPE_INT32, 0, NULL);
-  node(g, TFL_OP_ADD, (int32_t[]){i, const_i32(g, 0, 1, (int32_t[]){step})}, 2, i1, none);
-  int iv = tensor(g, TFL_TYPE_INT32, 1, DIMS(1)), i1v = tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
-  node(g, TFL_OP_RESHAPE, (int32_t[]){i, one}, 2, iv, pr);
-  int a_size = tensor(g, TFL_TYPE_INT32, 1, DIMS(2));
-  node(g, TFL_OP_CONCATENATION, (int32_t[]){iv, const_i32(g, 1, 1, (int32_t[]){-1})}, 2, a_size, pc);
+  int i1 = gb_tensor(g, TFL_TYPE_INT32, 0, NULL);
+  gb_node(g, TFL_OP_ADD, (int32_t[]){i, const_i32(g, 0, 1, (int32_t[]){step})}, 2, i1, none);
+  int iv = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(1)), i1v = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(1));
+  gb_node(g, TFL_OP_RESHAPE, (int32_t[]){i, one}, 2, iv, pr);
+  int a_size = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(2));
+  gb_node(g, TFL_OP_CONCATENATION, (int32_t[]){iv, const_i32(g, 1, 1, (int32_t[]){-1})}, 2, a_size, pc);
   /* the file's placeholder shapes for the run-time slices: [1, 1] */
-  int a = tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(1, 1)), b = tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(1, 1));
-  p->slice_a = node(g, TFL_OP_SLICE, (int32_t[]){L, const_i32(g, 1, 2, (int32_t[]){0, 0}), a_size}, 3, a, none);
-  node(g, TFL_OP_RESHAPE, (int32_t[]){i1, one}, 2, i1v, pr);
-  int b_begin = tensor(g, TFL_TYPE_INT32, 1, DIMS(2));
-  node(g, TFL_OP_CONCATENATION, (int32_t[]){i1v, const_i32(g, 1, 1, (int32_t[]){0})}, 2, b_begin, pc);
-  p->slice_b = node(g, TFL_OP_SLICE, (int32_t[]){L, b_begin, const_i32(g, 1, 2, (int32_t[]){-1, -1})}, 3, b, none);
-  int y = tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(ROWS, COLS));
-  p->concat = node(g, TFL_OP_CONCATENATION, (int32_t[]){a, U, b}, 3, y, pc);
+  int a = gb_tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(1, 1)), b = gb_tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(1, 1));
+  p->slice_a = gb_node(g, TFL_OP_SLICE, (int32_t[]){L, const_i32(g, 1, 2, (int32_t[]){0, 0}), a_size}, 3, a, none);
+  gb_node(g, TFL_OP_RESHAPE, (int32_t[]){i1, one}, 2, i1v, pr);
+  int b_begin = gb_tensor(g, TFL_TYPE_INT32, 1, DIMS(2));
+  gb_node(g, TFL_OP_CONCATENATION, (int32_t[]){i1v, const_i32(g, 1, 1, (int32_t[]){0})}, 2, b_begin, pc);
+  p->slice_b = gb_node(g, TFL_OP_SLICE, (int32_t[]){L, b_begin, const_i32(g, 1, 2, (int32_t[]){-1, -1})}, 3, b, none);
+  int y = gb_tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(ROWS, COLS));
+  p->concat = gb_node(g, TFL_OP_CONCATENATION, (int32_t[]){a, U, b}, 3, y, pc);
   p->extra = -1;
   if (extra_reader) {
-    int z = tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(1, 1));
-    p->extra = node(g, TFL_OP_RELU, (int32_t[]){a}, 1, z, none);
-    set_io(g, 3, (int32_t[]){i, L, U}, 2, (int32_t[]){y, z});
+    int z = gb_tensor(g, TFL_TYPE_FLOAT32, 2, DIMS(1, 1));
+    p->extra = gb_node(g, TFL_OP_RELU, (int32_t[]){a}, 1, z, none);
+    gb_set_io(g, 3, (int32_t[]){i, L, U}, 2, (int32_t[]){y, z});
   } else {
-    set_io(g, 3, (int32_t[]){i, L, U}, 1, (int32_t[]){y});
+    gb_set_io(g, 3, (int32_t[]){i, L, U}, 1, (int32_t[]){y});
   }
   return g;
 }
