@@ -18,6 +18,8 @@
 #include "kernels/conv_q8_stem.h"
 #include "kernels/quantize_lut.h"
 #include "kernels/dwconv_q8.h"
+#include "kernels/conv_hybrid.h"
+#include "kernels/fc_hybrid.h"
 #include "kernels/fc_q8.h"
 #include "kernels/tconv_q8.h"
 #include "onednn_conv.h"
@@ -82,7 +84,8 @@ static void cpu_release(void *vctx, void *vstate)
 
 /* The fast path's own kernel for node n, where one beats XNNPACK (and oneDNN): sparse 1x1
  * convs, convs with one or two output channels, 8-bit depthwise convs and 8-bit convs with
- * at most 4 input channels (1x1: 64) on VNNI, 8-bit -> 8-bit QUANTIZEs on VBMI. NULL: none. */
+ * at most 4 input channels (1x1: 64) on VNNI, 8-bit -> 8-bit QUANTIZEs on VBMI, hybrid
+ * (dynamic-range) CONV_2D and FULLY_CONNECTED. NULL: none. */
 static const cpu_kernel *fast_kernel(const cpu_features *isa, const tfl_graph *g, const tfl_node *n)
 {
   if (cpu_dwconv_q8_applies(g, n, isa)) return &cpu_k_dwconv_q8;
@@ -92,6 +95,8 @@ static const cpu_kernel *fast_kernel(const cpu_features *isa, const tfl_graph *g
   if (cpu_conv_narrow_applies(g, n)) return &cpu_k_conv_narrow;
   if (cpu_fc_q8_applies(g, n, isa)) return &cpu_k_fc_q8;
   if (cpu_tconv_q8_applies(g, n, isa)) return &cpu_k_tconv_q8;
+  if (cpu_conv_hybrid_applies(g, n, isa)) return &cpu_k_conv_hybrid;
+  if (cpu_fc_hybrid_applies(g, n, isa)) return &cpu_k_fc_hybrid;
   return NULL;
 }
 

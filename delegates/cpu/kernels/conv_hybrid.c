@@ -1,0 +1,256 @@
+/* conv_hybrid.c - see conv_hybrid.h.
+ *
+ * Per image (not per pixel): min/max over chunks of the image (tasks), the scale and zero
+ * point (hybrid.h's cpu_hybrid_params), the quantized image as unsigned bytes q + 128
+ * (tasks). Then tasks over tiles of output pixels: im2col rows of the tile (a padded tap
+ * takes the zero point, which contributes 0 after the correction; 1x1 stride-1 convs
+ * with channels a multiple of 4 read the image's rows in place), the product
+ * sum_k (q + 128) w into the output buffer as int32, then in place
+ * (float)(sum - (zp + 128) * sum_k w) * (w_scale * x_scale) + bias, clamped: the
+ * reference's wrapping int32 sum_k (q - zp) w and its float arithmetic. Per pixel: each
+ * tile quantizes its own pixels straight into its rows.
+ */
+#include "conv_hybrid.h"
+
+#include <string.h>
+
+#include "conv_common.h"
+#include "gemm_q8.h"
+#include "hybrid_quant.h"
+#include "kernels.h"
+
+enum { INPUT = 0, FILTER = 1, BIAS = 2 };
+enum { OUTPUT = 0 };
+enum { TILE = 32 };          /* output pixels per gemm call: 4-row groups, rows stay in L1 */
+enum { SLOTS = 64 };         /* most tile tasks (each with its own im2col rows) */
+enum { CHUNK = 16384 };      /* floats per min/max or quantization task */
+#define MAX_COL_BYTES ((size_t)64 << 20)
+
+typedef struct {
+  cpu_conv_state *ref;       /* the reference kernel's state: geometry, scales, buffers */
+  cpu_q8_gemm gemm;          /* out_c rows of KH * KW * IC */
+  size_t kp;                 /* bytes per im2col row: gemm.kq * 4 */
+  size_t img;                /* floats per image */
+  size_t pixels;             /* output pixels, all images */
+  int chunks;                /* per image */
+  bool direct;               /* 1x1, stride 1, no padding, IC % 4 == 0: the image's rows */
+  int tasks;                 /* tile tasks */
+  uint8_t *col;              /* [tasks][TILE][kp], zero past K */
+  float *part;               /* [batches * chunks][2]: min, max */
+  cpu_hybrid_qparams *qp;    /* [batches] */
+  bool *q_on;                /* [batches]: false for an all-zero range */
+  cpu_features isa;
+} ch_state;
+
+static const void *filter_row(const void *user, int j)
+{
+  const tfl_tensor *w = user;
+  const size_t k = (size_t)w->dims[1] * w->dims[2] * w->dims[3];
+  return (const int8_t *)w->data + (size_t)j * k;
+}
+
+bool cpu_conv_hybrid_fits(const tfl_graph *g, const tfl_node *n)
+{
+  if (n->op != TFL_OP_CONV_2D) return false;
+  const tfl_tensor *x = cpu_in(g, n, INPUT), *w = cpu_in(g, n, FILTER), *y = cpu_out(g, n, OUTPUT);
+  if (!x || !w || !y || x->type != TFL_TYPE_FLOAT32 || w->type != TFL_TYPE_INT8 || y->type != TFL_TYPE_FLOAT32)
+    return false;
+  if (!w->is_const || !w->data || w->ndim != 4 || x->ndim != 4 || w->dims[3] != x->dims[3]) return false;
+  if (w->dims[0] < 1 || w->dims[1] < 1 || w->dims[2] < 1 || w->dims[3] < 1) return false;
+  /* the im2col rows of the tile tasks */
+  const size_t k = (size_t)w->dims[1] * w->dims[2] * w->dims[3];
+  return k <= (size_t)1 << 24 && (k + 3) / 4 * 4 * TILE * SLOTS <= MAX_COL_BYTES;
+}
+
+bool cpu_conv_hybrid_applies(const tfl_graph *g, const tfl_node *n, const cpu_features *isa)
+{
+  (void)isa;   /* the portable path still beats the reference's per-tap dot products */
+  return cpu_conv_hybrid_fits(g, n);
+}
+
+void cpu_conv_hybrid_use_isa(void *state, const cpu_features *isa)
+{
+  ch_state *st = state;
+  if (st) st->isa = *isa;
+}
+
+static void release(void *state)
+{
+  ch_state *st = state;
+  if (!st) return;
+  cpu_k_conv_2d.release(st->ref);
+  cpu_q8_gemm_free(&st->gemm);
+  free(st->col);
+  free(st->part);
+  free(st->qp);
+  free(st->q_on);
+  free(st);
+}
+
+static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
+{
+  if (!cpu_conv_hybrid_fits(g, n))
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "not a hybrid conv the fast kernel takes%s", "");
+  ch_state *st = calloc(1, sizeof *st);
+  if (!st) return tfl_fail(diag, TFL_ERR_NOMEM, "conv_hybrid state");
+  *state = st;
+  st->isa = cpu_features_detect();
+  void *ref = NULL;
+  tfl_status s = cpu_k_conv_2d.prepare(g, n, &ref, diag);
+  st->ref = ref;
+  if (s) return s;
+  const cpu_conv_state *r = st->ref;
+  if (!r->hy.on)
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "not a hybrid conv the fast kernel takes%s", "");
+  const tfl_tensor *w = cpu_in(g, n, FILTER);
+  const int k = r->k_h * r->k_w * r->in_c;
+  if (!cpu_q8_gemm_pack(&st->gemm, r->out_c, k, false, filter_row, w))
+    return tfl_fail(diag, TFL_ERR_NOMEM, "conv_hybrid filter");
+  st->kp = (size_t)st->gemm.kq * 4;
+  st->img = (size_t)r->in_h * r->in_w * r->in_c;
+  st->pixels = (size_t)r->batches * r->out_h * r->out_w;
+  st->chunks = (int)((st->img + CHUNK - 1) / CHUNK);
+  st->direct = !r->hy.per_pixel && r->k_h == 1 && r->k_w == 1 && r->stride_h == 1 && r->stride_w == 1 &&
+               r->pad_h == 0 && r->pad_w == 0 && r->out_h == r->in_h && r->out_w == r->in_w && r->in_c % 4 == 0;
+  const size_t tiles = (st->pixels + TILE - 1) / TILE;
+  st->tasks = tiles < SLOTS ? (int)tiles : SLOTS;
+  const size_t images = r->batches > 0 ? (size_t)r->batches : 1;
+  st->col = st->direct ? NULL : calloc((size_t)(st->tasks > 0 ? st->tasks : 1) * TILE, st->kp);
+  st->part = malloc(sizeof(float) * 2 * images * (size_t)(st->chunks > 0 ? st->chunks : 1));
+  st->qp = calloc(images, sizeof *st->qp);
+  st->q_on = calloc(images, sizeof *st->q_on);
+  if ((!st->direct && !st->col) || !st->part || !st->qp || !st->q_on)
+    return tfl_fail(diag, TFL_ERR_NOMEM, "conv_hybrid buffers");
+  return TFL_OK;
+}
+
+typedef struct {
+  const ch_state *st;
+  const float *x, *bias;
+  void *y;
+} ch_args;
+
+/* The part of image b that chunk task i covers. */
+static size_t chunk_of(const ch_state *st, size_t i, size_t *b, size_t *len)
+{
+  *b = i / (size_t)st->chunks;
+  const size_t off = (i % (size_t)st->chunks) * CHUNK;
+  *len = st->img - off < CHUNK ? st->img - off : CHUNK;
+  return *b * st->img + off;
+}
+
+static void min_max_task(void *arg, size_t i)
+{
+  const ch_args *a = arg;
+  size_t b, len;
+  const size_t off = chunk_of(a->st, i, &b, &len);
+  cpu_hq_min_max(a->x + off, len, &a->st->part[2 * i], &a->st->part[2 * i + 1], a->st->isa.avx512);
+}
+
+static void quant_task(void *arg, size_t i)
+{
+  const ch_args *a = arg;
+  const ch_state *st = a->st;
+  size_t b, len;
+  const size_t off = chunk_of(st, i, &b, &len);
+  cpu_hq_quant_u8(&st->qp[b], st->q_on[b], a->x + off, len, (uint8_t *)st->ref->hy.xq + off, st->isa.avx512);
+}
+
+/* The im2col row of output pixel p into row (KH * KW taps of IC bytes). */
+static void im2col_row(const ch_state *st, size_t p, uint8_t *row)
+{
+  const cpu_conv_state *r = st->ref;
+  const int ox = (int)(p % (size_t)r->out_w), oy = (int)(p / (size_t)r->out_w % (size_t)r->out_h);
+  const size_t b = p / ((size_t)r->out_w * r->out_h);
+  const uint8_t *x = (const uint8_t *)r->hy.xq + b * st->img;
+  const uint8_t pad = (uint8_t)(r->hy.x_zp[b] + 128);
+  const size_t ic = (size_t)r->in_c;
+  for (int ky = 0; ky < r->k_h; ky++) {
+    const int iy = oy * r->stride_h - r->pad_h + ky * r->dil_h;
+    for (int kx = 0; kx < r->k_w; kx++, row += ic) {
+      const int ix = ox * r->stride_w - r->pad_w + kx * r->dil_w;
+      if (iy < 0 || iy >= r->in_h || ix < 0 || ix >= r->in_w)
+        memset(row, pad, ic);
+      else
+        memcpy(row, x + ((size_t)iy * r->in_w + ix) * ic, ic);
+    }
+  }
+}
+
+/* Output pixels [p0, p1) (at most TILE) with rows `col`. */
+static void tile(const ch_args *a, size_t p0, size_t p1, uint8_t *col)
+{
+  const ch_state *st = a->st;
+  cpu_conv_state *r = st->ref;
+  const size_t oc = (size_t)r->out_c, ic = (size_t)r->in_c;
+  const uint8_t *rows = col;
+  size_t stride = st->kp;
+  if (st->direct) {
+    rows = (const uint8_t *)r->hy.xq + p0 * ic;
+    stride = ic;
+  } else if (r->hy.per_pixel) {
+    /* 1x1 stride 1: output pixel p reads input pixel p, its own quantization group */
+    for (size_t p = p0; p < p1; p++) {
+      const float *x = a->x + p * ic;
+      float lo, hi;
+      cpu_hybrid_qparams q;
+      cpu_hq_min_max(x, ic, &lo, &hi, st->isa.avx512);
+      const bool on = cpu_hybrid_params(lo, hi, r->hy.asym, &q);
+      cpu_hq_quant_u8(&q, on, x, ic, col + (p - p0) * st->kp, st->isa.avx512);
+      r->hy.x_scale[p] = q.scale;
+      r->hy.x_zp[p] = q.zp;
+    }
+  } else {
+    for (size_t p = p0; p < p1; p++) im2col_row(st, p, col + (p - p0) * st->kp);
+  }
+  int32_t *acc = (int32_t *)a->y + p0 * oc;   /* the output, as int32 until dequantized */
+  cpu_q8_gemm_run(&st->gemm, rows, stride, (int)(p1 - p0), 0, st->gemm.blocks, acc, oc, st->isa.avx512_vnni);
+  const size_t per_image = (size_t)r->out_h * r->out_w;
+  for (size_t p = p0; p < p1; p++) {
+    const size_t qg = r->hy.per_pixel ? p : p / per_image;
+    cpu_hq_dequant(acc + (p - p0) * oc, st->gemm.sum, r->hy.x_zp[qg] + 128, r->hy.w_scale, r->hy.x_scale[qg],
+                   a->bias, r->act_lo, r->act_hi, r->out_c, (float *)a->y + p * oc, st->isa.avx512);
+  }
+}
+
+static void tile_task(void *arg, size_t t)
+{
+  const ch_args *a = arg;
+  const ch_state *st = a->st;
+  const size_t tiles = (st->pixels + TILE - 1) / TILE;
+  const size_t t0 = tiles * t / (size_t)st->tasks, t1 = tiles * (t + 1) / (size_t)st->tasks;
+  uint8_t *col = st->col ? st->col + t * TILE * st->kp : NULL;
+  for (size_t i = t0; i < t1; i++) {
+    const size_t p0 = i * TILE, p1 = p0 + TILE < st->pixels ? p0 + TILE : st->pixels;
+    tile(a, p0, p1, col);
+  }
+}
+
+static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
+{
+  (void)diag;
+  ch_state *st = state;
+  cpu_conv_state *r = st->ref;
+  const tfl_tensor *b = cpu_in(g, n, BIAS);
+  ch_args a = {st, cpu_in(g, n, INPUT)->data, b ? b->data : NULL, cpu_out(g, n, OUTPUT)->data};
+  if (!r->hy.per_pixel && st->img > 0) {
+    const size_t parts = (size_t)r->batches * (size_t)st->chunks;
+    cpu_parallel(ctx, min_max_task, &a, parts);
+    for (int bi = 0; bi < r->batches; bi++) {
+      const float *pt = st->part + 2 * (size_t)bi * st->chunks;
+      float lo = pt[0], hi = pt[1];
+      for (int c = 1; c < st->chunks; c++) {
+        lo = pt[2 * c] < lo ? pt[2 * c] : lo;
+        hi = pt[2 * c + 1] > hi ? pt[2 * c + 1] : hi;
+      }
+      st->q_on[bi] = cpu_hybrid_params(lo, hi, r->hy.asym, &st->qp[bi]);
+      r->hy.x_scale[bi] = st->qp[bi].scale;
+      r->hy.x_zp[bi] = st->qp[bi].zp;
+    }
+    cpu_parallel(ctx, quant_task, &a, parts);
+  }
+  cpu_parallel(ctx, tile_task, &a, (size_t)st->tasks);
+  return TFL_OK;
+}
+
+const cpu_kernel cpu_k_conv_hybrid = {prepare, eval, release};
