@@ -23,7 +23,6 @@ enum { INPUT = 0, FILTER = 1, BIAS = 2 };
 enum { OUTPUT = 0 };
 enum { TILE = 32 };          /* output pixels per gemm call: 4-row groups, rows stay in L1 */
 enum { SLOTS = 64 };         /* most tile tasks (each with its own im2col rows) */
-enum { CHUNK = 16384 };      /* floats per min/max or quantization task */
 #define MAX_COL_BYTES ((size_t)64 << 20)
 
 typedef struct {
@@ -32,11 +31,10 @@ typedef struct {
   size_t kp;                 /* bytes per im2col row: gemm.kq * 4 */
   size_t img;                /* floats per image */
   size_t pixels;             /* output pixels, all images */
-  int chunks;                /* per image */
   bool direct;               /* 1x1, stride 1, no padding, IC % 4 == 0: the image's rows */
   int tasks;                 /* tile tasks */
   uint8_t *col;              /* [tasks][TILE][kp], zero past K */
-  float *part;               /* [batches * chunks][2]: min, max */
+  float *part;               /* cpu_hq_images scratch */
   cpu_hybrid_qparams *qp;    /* [batches] */
   bool *q_on;                /* [batches]: false for an all-zero range */
   cpu_features isa;
@@ -109,14 +107,13 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   st->kp = (size_t)st->gemm.kq * 4;
   st->img = (size_t)r->in_h * r->in_w * r->in_c;
   st->pixels = (size_t)r->batches * r->out_h * r->out_w;
-  st->chunks = (int)((st->img + CHUNK - 1) / CHUNK);
   st->direct = !r->hy.per_pixel && r->k_h == 1 && r->k_w == 1 && r->stride_h == 1 && r->stride_w == 1 &&
                r->pad_h == 0 && r->pad_w == 0 && r->out_h == r->in_h && r->out_w == r->in_w && r->in_c % 4 == 0;
   const size_t tiles = (st->pixels + TILE - 1) / TILE;
   st->tasks = tiles < SLOTS ? (int)tiles : SLOTS;
   const size_t images = r->batches > 0 ? (size_t)r->batches : 1;
   st->col = st->direct ? NULL : calloc((size_t)(st->tasks > 0 ? st->tasks : 1) * TILE, st->kp);
-  st->part = malloc(sizeof(float) * 2 * images * (size_t)(st->chunks > 0 ? st->chunks : 1));
+  st->part = malloc(sizeof(float) * cpu_hq_images_scratch(st->img, r->batches));
   st->qp = calloc(images, sizeof *st->qp);
   st->q_on = calloc(images, sizeof *st->q_on);
   if ((!st->direct && !st->col) || !st->part || !st->qp || !st->q_on)
@@ -130,33 +127,8 @@ typedef struct {
   void *y;
 } ch_args;
 
-/* The part of image b that chunk task i covers. */
-static size_t chunk_of(const ch_state *st, size_t i, size_t *b, size_t *len)
-{
-  *b = i / (size_t)st->chunks;
-  const size_t off = (i % (size_t)st->chunks) * CHUNK;
-  *len = st->img - off < CHUNK ? st->img - off : CHUNK;
-  return *b * st->img + off;
-}
-
-static void min_max_task(void *arg, size_t i)
-{
-  const ch_args *a = arg;
-  size_t b, len;
-  const size_t off = chunk_of(a->st, i, &b, &len);
-  cpu_hq_min_max(a->x + off, len, &a->st->part[2 * i], &a->st->part[2 * i + 1], a->st->isa.avx512);
-}
-
-static void quant_task(void *arg, size_t i)
-{
-  const ch_args *a = arg;
-  const ch_state *st = a->st;
-  size_t b, len;
-  const size_t off = chunk_of(st, i, &b, &len);
-  cpu_hq_quant_u8(&st->qp[b], st->q_on[b], a->x + off, len, (uint8_t *)st->ref->hy.xq + off, st->isa.avx512);
-}
-
-/* The im2col row of output pixel p into row (KH * KW taps of IC bytes). */
+/* The im2col row of output pixel p into row (KH * KW taps of IC bytes). Without dilation
+ * the taps of one filter row that fall inside the image are one run of input bytes. */
 static void im2col_row(const ch_state *st, size_t p, uint8_t *row)
 {
   const cpu_conv_state *r = st->ref;
@@ -164,15 +136,32 @@ static void im2col_row(const ch_state *st, size_t p, uint8_t *row)
   const size_t b = p / ((size_t)r->out_w * r->out_h);
   const uint8_t *x = (const uint8_t *)r->hy.xq + b * st->img;
   const uint8_t pad = (uint8_t)(r->hy.x_zp[b] + 128);
-  const size_t ic = (size_t)r->in_c;
-  for (int ky = 0; ky < r->k_h; ky++) {
+  const size_t ic = (size_t)r->in_c, line = (size_t)r->k_w * ic;
+  const int ix0 = ox * r->stride_w - r->pad_w;
+  for (int ky = 0; ky < r->k_h; ky++, row += line) {
     const int iy = oy * r->stride_h - r->pad_h + ky * r->dil_h;
-    for (int kx = 0; kx < r->k_w; kx++, row += ic) {
-      const int ix = ox * r->stride_w - r->pad_w + kx * r->dil_w;
-      if (iy < 0 || iy >= r->in_h || ix < 0 || ix >= r->in_w)
-        memset(row, pad, ic);
+    if (iy < 0 || iy >= r->in_h) {
+      memset(row, pad, line);
+      continue;
+    }
+    const uint8_t *src = x + (size_t)iy * r->in_w * ic;
+    if (r->dil_w == 1) {
+      const int lo = ix0 < 0 ? -ix0 : 0, hi = r->in_w - ix0 < r->k_w ? r->in_w - ix0 : r->k_w;
+      if (hi <= lo) {
+        memset(row, pad, line);
+        continue;
+      }
+      memset(row, pad, (size_t)lo * ic);
+      memcpy(row + (size_t)lo * ic, src + (size_t)(ix0 + lo) * ic, (size_t)(hi - lo) * ic);
+      memset(row + (size_t)hi * ic, pad, (size_t)(r->k_w - hi) * ic);
+      continue;
+    }
+    for (int kx = 0; kx < r->k_w; kx++) {
+      const int ix = ix0 + kx * r->dil_w;
+      if (ix < 0 || ix >= r->in_w)
+        memset(row + (size_t)kx * ic, pad, ic);
       else
-        memcpy(row, x + ((size_t)iy * r->in_w + ix) * ic, ic);
+        memcpy(row + (size_t)kx * ic, src + (size_t)ix * ic, ic);
     }
   }
 }
@@ -233,21 +222,10 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   cpu_conv_state *r = st->ref;
   const tfl_tensor *b = cpu_in(g, n, BIAS);
   ch_args a = {st, cpu_in(g, n, INPUT)->data, b ? b->data : NULL, cpu_out(g, n, OUTPUT)->data};
-  if (!r->hy.per_pixel && st->img > 0) {
-    const size_t parts = (size_t)r->batches * (size_t)st->chunks;
-    cpu_parallel(ctx, min_max_task, &a, parts);
-    for (int bi = 0; bi < r->batches; bi++) {
-      const float *pt = st->part + 2 * (size_t)bi * st->chunks;
-      float lo = pt[0], hi = pt[1];
-      for (int c = 1; c < st->chunks; c++) {
-        lo = pt[2 * c] < lo ? pt[2 * c] : lo;
-        hi = pt[2 * c + 1] > hi ? pt[2 * c + 1] : hi;
-      }
-      st->q_on[bi] = cpu_hybrid_params(lo, hi, r->hy.asym, &st->qp[bi]);
-      r->hy.x_scale[bi] = st->qp[bi].scale;
-      r->hy.x_zp[bi] = st->qp[bi].zp;
-    }
-    cpu_parallel(ctx, quant_task, &a, parts);
+  if (!r->hy.per_pixel) {
+    const cpu_hq_images job = {a.x, st->img, r->batches, r->hy.asym, st->isa.avx512, st->part, st->qp, st->q_on,
+                               (uint8_t *)r->hy.xq, r->hy.x_scale, r->hy.x_zp};
+    cpu_hq_images_run(&job, ctx);
   }
   cpu_parallel(ctx, tile_task, &a, (size_t)st->tasks);
   return TFL_OK;

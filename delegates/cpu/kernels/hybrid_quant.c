@@ -63,8 +63,8 @@ __attribute__((target("avx512f"))) static void dequant_avx512(const void *acc, c
   const __m512 xs = _mm512_set1_ps(x_scale), vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
   for (int c = 0; c < n; c += 16) {
     const __mmask16 m = n - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - c)) - 1u);
-    const __m512i a = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, (const int32_t *)acc + c),
-                                       _mm512_mullo_epi32(zx, _mm512_maskz_loadu_epi32(m, wsum + c)));
+    __m512i a = _mm512_maskz_loadu_epi32(m, (const int32_t *)acc + c);
+    if (wsum) a = _mm512_sub_epi32(a, _mm512_mullo_epi32(zx, _mm512_maskz_loadu_epi32(m, wsum + c)));
     const __m512 s = _mm512_mul_round_ps(_mm512_maskz_loadu_ps(m, w_scale + c), xs, HQ_RN);
     const __m512 b = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
     __m512 v = _mm512_add_round_ps(_mm512_mul_round_ps(_mm512_cvtepi32_ps(a), s, HQ_RN), b, HQ_RN);
@@ -118,9 +118,66 @@ void cpu_hq_dequant(const void *acc, const int32_t *wsum, int32_t zx_u, const fl
   for (int c = 0; c < n; c++) {
     int32_t a;
     memcpy(&a, (const int32_t *)acc + c, sizeof a);   /* acc and out may share memory */
-    a = (int32_t)((uint32_t)a - (uint32_t)zx_u * (uint32_t)wsum[c]);
+    if (wsum) a = (int32_t)((uint32_t)a - (uint32_t)zx_u * (uint32_t)wsum[c]);
     float v = (float)a * (w_scale[c] * x_scale) + (bias ? bias[c] : 0.0f);
     v = v < lo ? lo : (v > hi ? hi : v);
     memcpy((float *)out + c, &v, sizeof v);
   }
+}
+
+enum { CHUNK = 16384 };   /* floats per min/max or quantization task */
+
+static size_t chunks_of(size_t img)
+{
+  return img ? (img + CHUNK - 1) / CHUNK : 1;
+}
+
+size_t cpu_hq_images_scratch(size_t img, int images)
+{
+  return 2 * chunks_of(img) * (size_t)(images > 0 ? images : 1);
+}
+
+/* The part of its image that chunk task i covers: offset into x, length; *b the image. */
+static size_t chunk_at(const cpu_hq_images *j, size_t i, size_t *b, size_t *len)
+{
+  const size_t chunks = chunks_of(j->img);
+  *b = i / chunks;
+  const size_t off = (i % chunks) * CHUNK;
+  *len = j->img - off < CHUNK ? j->img - off : CHUNK;
+  return *b * j->img + off;
+}
+
+static void min_max_task(void *arg, size_t i)
+{
+  const cpu_hq_images *j = arg;
+  size_t b, len;
+  const size_t off = chunk_at(j, i, &b, &len);
+  cpu_hq_min_max(j->x + off, len, &j->part[2 * i], &j->part[2 * i + 1], j->avx512);
+}
+
+static void quant_task(void *arg, size_t i)
+{
+  const cpu_hq_images *j = arg;
+  size_t b, len;
+  const size_t off = chunk_at(j, i, &b, &len);
+  cpu_hq_quant_u8(&j->qp[b], j->on[b], j->x + off, len, j->xq + off, j->avx512);
+}
+
+void cpu_hq_images_run(const cpu_hq_images *j, cpu_ctx *ctx)
+{
+  if (j->img == 0 || j->images < 1) return;
+  const size_t chunks = chunks_of(j->img), parts = chunks * (size_t)j->images;
+  cpu_parallel(ctx, min_max_task, (void *)j, parts);
+  for (int b = 0; b < j->images; b++) {
+    const float *pt = j->part + 2 * (size_t)b * chunks;
+    float lo = pt[0], hi = pt[1];
+    for (size_t c = 1; c < chunks; c++) {
+      lo = pt[2 * c] < lo ? pt[2 * c] : lo;
+      hi = pt[2 * c + 1] > hi ? pt[2 * c + 1] : hi;
+    }
+    j->on[b] = cpu_hybrid_params(lo, hi, j->asym, &j->qp[b]);
+    j->x_scale[b] = j->qp[b].scale;
+    j->x_zp[b] = j->qp[b].zp;
+  }
+  cpu_parallel(ctx, quant_task, (void *)j, parts);
 }

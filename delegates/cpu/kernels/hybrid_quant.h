@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../cpu_kernel.h"
 #include "hybrid.h"
 
 /* Smallest and largest of n >= 1 floats. */
@@ -22,8 +23,28 @@ void cpu_hq_quant_u8(const cpu_hybrid_qparams *p, bool on, const float *x, size_
 /* out[c] = clamp((float)(acc[c] - zx_u * wsum[c]) * (w_scale[c] * x_scale) + bias[c], lo, hi)
  * for c in [0, n): the hybrid reference kernels' output (hybrid.h's cpu_conv_hybrid_out),
  * from gemm sums acc of inputs q + 128 (zx_u = zero point + 128) read in place (acc and
- * out may be the same memory). bias NULL: 0. */
+ * out may be the same memory). bias NULL: 0; wsum NULL: no correction. */
 void cpu_hq_dequant(const void *acc, const int32_t *wsum, int32_t zx_u, const float *w_scale, float x_scale,
                     const float *bias, float lo, float hi, int n, void *out, bool avx512);
+
+/* Per-image quantization of `images` images of `img` floats each at x into xq (q + 128),
+ * their scales and zero points into x_scale and x_zp: min/max over chunks (tasks), then
+ * the parameters, then the values (tasks). part, qp and on are scratch of
+ * cpu_hq_images_scratch(img, images) floats and `images` entries. */
+typedef struct {
+  const float *x;
+  size_t img;
+  int images;
+  bool asym, avx512;
+  float *part;
+  cpu_hybrid_qparams *qp;
+  bool *on;
+  uint8_t *xq;
+  float *x_scale;
+  int32_t *x_zp;
+} cpu_hq_images;
+
+size_t cpu_hq_images_scratch(size_t img, int images);
+void cpu_hq_images_run(const cpu_hq_images *job, cpu_ctx *ctx);
 
 #endif
