@@ -151,9 +151,9 @@ static void im2col_row(const ch_state *st, size_t p, uint8_t *row)
         memset(row, pad, line);
         continue;
       }
-      memset(row, pad, (size_t)lo * ic);
+      if (lo) memset(row, pad, (size_t)lo * ic);
       memcpy(row + (size_t)lo * ic, src + (size_t)(ix0 + lo) * ic, (size_t)(hi - lo) * ic);
-      memset(row + (size_t)hi * ic, pad, (size_t)(r->k_w - hi) * ic);
+      if (hi < r->k_w) memset(row + (size_t)hi * ic, pad, (size_t)(r->k_w - hi) * ic);
       continue;
     }
     for (int kx = 0; kx < r->k_w; kx++) {
@@ -195,10 +195,13 @@ static void tile(const ch_args *a, size_t p0, size_t p1, uint8_t *col)
   int32_t *acc = (int32_t *)a->y + p0 * oc;   /* the output, as int32 until dequantized */
   cpu_q8_gemm_run(&st->gemm, rows, stride, (int)(p1 - p0), 0, st->gemm.blocks, acc, oc, st->isa.avx512_vnni);
   const size_t per_image = (size_t)r->out_h * r->out_w;
-  for (size_t p = p0; p < p1; p++) {
+  for (size_t p = p0; p < p1;) {
+    /* one call per run of pixels with one quantization: a pixel, or the tile's part of an image */
     const size_t qg = r->hy.per_pixel ? p : p / per_image;
+    const size_t end = r->hy.per_pixel ? p + 1 : ((qg + 1) * per_image < p1 ? (qg + 1) * per_image : p1);
     cpu_hq_dequant(acc + (p - p0) * oc, st->gemm.sum, r->hy.x_zp[qg] + 128, r->hy.w_scale, r->hy.x_scale[qg],
-                   a->bias, r->act_lo, r->act_hi, r->out_c, (float *)a->y + p * oc, st->isa.avx512);
+                   a->bias, r->act_lo, r->act_hi, r->out_c, end - p, (float *)a->y + p * oc, st->isa.avx512);
+    p = end;
   }
 }
 

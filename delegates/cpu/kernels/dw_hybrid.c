@@ -160,16 +160,16 @@ static void row_task(void *arg, size_t row)
   const uint8_t *x = (const uint8_t *)r->hy.xq + (size_t)bi * st->img;
   const int32_t zx_u = r->hy.x_zp[bi] + 128;
   const size_t C = (size_t)r->out_c;
+  float *out = (float *)a->y + row * (size_t)r->out_w * C;
   for (int ox = 0; ox < r->out_w; ox++) {
-    float *o = (float *)a->y + (row * (size_t)r->out_w + (size_t)ox) * C;
-    int32_t *acc = (int32_t *)o;   /* the output pixel, as int32 until scaled back */
+    int32_t *acc = (int32_t *)(out + (size_t)ox * C);   /* the output pixel, as int32 until scaled back */
     if (st->isa.avx512)
       pixel_avx512(st, x, oy, ox, zx_u, acc);
     else
       pixel_portable(st, x, oy, ox, zx_u, acc);
-    cpu_hq_dequant(acc, NULL, 0, r->hy.w_scale, r->hy.x_scale[bi], a->bias, r->act_lo, r->act_hi, r->out_c, o,
-                   st->isa.avx512);
   }
+  cpu_hq_dequant(out, NULL, 0, r->hy.w_scale, r->hy.x_scale[bi], a->bias, r->act_lo, r->act_hi, r->out_c,
+                 (size_t)r->out_w, out, st->isa.avx512);
 }
 
 static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)

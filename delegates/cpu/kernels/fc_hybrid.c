@@ -137,7 +137,7 @@ static void gemm_task(void *arg, size_t t)
   for (int i = 0; i < st->batches; i++) {
     float *row = a->y + (size_t)i * units;
     cpu_hq_dequant(row + c0, st->gemm.sum + c0, st->zx_u[i], st->hw.w_scale + c0, st->x_scale[i],
-                   a->bias ? a->bias + c0 : NULL, -INFINITY, INFINITY, c1 - c0, row + c0, st->isa.avx512);
+                   a->bias ? a->bias + c0 : NULL, -INFINITY, INFINITY, c1 - c0, 1, row + c0, st->isa.avx512);
     if (st->act != TFL_ACT_NONE)
       for (int c = c0; c < c1; c++) row[c] = cpu_apply_activation(st->act, row[c]);
   }

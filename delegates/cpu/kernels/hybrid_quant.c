@@ -57,19 +57,22 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static void quant_avx512(co
  * v (-0 against 0) is kept, as the reference's comparisons do. */
 __attribute__((target("avx512f"))) static void dequant_avx512(const void *acc, const int32_t *wsum, int32_t zx_u,
                                                              const float *w_scale, float x_scale, const float *bias,
-                                                             float lo, float hi, int n, void *out)
+                                                             float lo, float hi, int n, size_t rows, void *out)
 {
   const __m512i zx = _mm512_set1_epi32(zx_u);
   const __m512 xs = _mm512_set1_ps(x_scale), vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
   for (int c = 0; c < n; c += 16) {
     const __mmask16 m = n - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - c)) - 1u);
-    __m512i a = _mm512_maskz_loadu_epi32(m, (const int32_t *)acc + c);
-    if (wsum) a = _mm512_sub_epi32(a, _mm512_mullo_epi32(zx, _mm512_maskz_loadu_epi32(m, wsum + c)));
+    const __m512i corr = wsum ? _mm512_mullo_epi32(zx, _mm512_maskz_loadu_epi32(m, wsum + c)) : _mm512_setzero_si512();
     const __m512 s = _mm512_mul_round_ps(_mm512_maskz_loadu_ps(m, w_scale + c), xs, HQ_RN);
     const __m512 b = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
-    __m512 v = _mm512_add_round_ps(_mm512_mul_round_ps(_mm512_cvtepi32_ps(a), s, HQ_RN), b, HQ_RN);
-    v = _mm512_min_ps(vhi, _mm512_max_ps(vlo, v));
-    _mm512_mask_storeu_ps((float *)out + c, m, v);
+    for (size_t r = 0; r < rows; r++) {
+      const size_t at = r * (size_t)n + (size_t)c;
+      const __m512i a = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, (const int32_t *)acc + at), corr);
+      __m512 v = _mm512_add_round_ps(_mm512_mul_round_ps(_mm512_cvtepi32_ps(a), s, HQ_RN), b, HQ_RN);
+      v = _mm512_min_ps(vhi, _mm512_max_ps(vlo, v));
+      _mm512_mask_storeu_ps((float *)out + at, m, v);
+    }
   }
 }
 #endif
@@ -105,23 +108,24 @@ void cpu_hq_quant_u8(const cpu_hybrid_qparams *p, bool on, const float *x, size_
 }
 
 void cpu_hq_dequant(const void *acc, const int32_t *wsum, int32_t zx_u, const float *w_scale, float x_scale,
-                    const float *bias, float lo, float hi, int n, void *out, bool avx512)
+                    const float *bias, float lo, float hi, int n, size_t rows, void *out, bool avx512)
 {
 #ifdef HQ_X86
   if (avx512) {
-    dequant_avx512(acc, wsum, zx_u, w_scale, x_scale, bias, lo, hi, n, out);
+    dequant_avx512(acc, wsum, zx_u, w_scale, x_scale, bias, lo, hi, n, rows, out);
     return;
   }
 #else
   (void)avx512;
 #endif
-  for (int c = 0; c < n; c++) {
+  for (size_t i = 0; i < rows * (size_t)n; i++) {
+    const int c = (int)(i % (size_t)n);
     int32_t a;
-    memcpy(&a, (const int32_t *)acc + c, sizeof a);   /* acc and out may share memory */
+    memcpy(&a, (const int32_t *)acc + i, sizeof a);   /* acc and out may share memory */
     if (wsum) a = (int32_t)((uint32_t)a - (uint32_t)zx_u * (uint32_t)wsum[c]);
     float v = (float)a * (w_scale[c] * x_scale) + (bias ? bias[c] : 0.0f);
     v = v < lo ? lo : (v > hi ? hi : v);
-    memcpy((float *)out + c, &v, sizeof v);
+    memcpy((float *)out + i, &v, sizeof v);
   }
 }
 

@@ -20,12 +20,13 @@ void cpu_hq_min_max(const float *x, size_t n, float *lo, float *hi, bool avx512)
  * range of cpu_hybrid_params). */
 void cpu_hq_quant_u8(const cpu_hybrid_qparams *p, bool on, const float *x, size_t n, uint8_t *u, bool avx512);
 
-/* out[c] = clamp((float)(acc[c] - zx_u * wsum[c]) * (w_scale[c] * x_scale) + bias[c], lo, hi)
- * for c in [0, n): the hybrid reference kernels' output (hybrid.h's cpu_conv_hybrid_out),
- * from gemm sums acc of inputs q + 128 (zx_u = zero point + 128) read in place (acc and
- * out may be the same memory). bias NULL: 0; wsum NULL: no correction. */
+/* out[r][c] = clamp((float)(acc[r][c] - zx_u * wsum[c]) * (w_scale[c] * x_scale) + bias[c], lo, hi)
+ * for `rows` rows of n (contiguous) sharing the quantization: the hybrid reference kernels'
+ * output (hybrid.h's cpu_conv_hybrid_out), from gemm sums acc of inputs q + 128 (zx_u =
+ * zero point + 128) read in place (acc and out may be the same memory). bias NULL: 0;
+ * wsum NULL: no correction. */
 void cpu_hq_dequant(const void *acc, const int32_t *wsum, int32_t zx_u, const float *w_scale, float x_scale,
-                    const float *bias, float lo, float hi, int n, void *out, bool avx512);
+                    const float *bias, float lo, float hi, int n, size_t rows, void *out, bool avx512);
 
 /* Per-image quantization of `images` images of `img` floats each at x into xq (q + 128),
  * their scales and zero points into x_scale and x_zp: min/max over chunks (tasks), then

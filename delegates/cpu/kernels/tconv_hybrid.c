@@ -165,7 +165,7 @@ static void sums_task(void *arg, size_t t)
           (((size_t)bi * r->out_h + (size_t)iy * r->k_h + ky) * r->out_w + (size_t)ix * r->k_w + kx) * oc_n;
       const size_t j = (size_t)tap * oc_n;
       cpu_hq_dequant(st->sums + (size_t)p * ys + j, st->gemm.sum + j, r->hy.x_zp[bi] + 128, r->hy.w_scale,
-                     r->hy.x_scale[bi], a->bias, r->act_lo, r->act_hi, oc_n, a->y + o, st->isa.avx512);
+                     r->hy.x_scale[bi], a->bias, r->act_lo, r->act_hi, oc_n, 1, a->y + o, st->isa.avx512);
     }
   }
 }
@@ -231,9 +231,8 @@ static void row_task(void *arg, size_t row)
       }
     }
   }
-  for (int ox = 0; ox < r->out_w; ox++)
-    cpu_hq_dequant(acc + (size_t)ox * oc_n, NULL, 0, r->hy.w_scale, r->hy.x_scale[bi], a->bias, r->act_lo,
-                   r->act_hi, oc_n, out + (size_t)ox * oc_n, st->isa.avx512);
+  cpu_hq_dequant(acc, NULL, 0, r->hy.w_scale, r->hy.x_scale[bi], a->bias, r->act_lo, r->act_hi, oc_n,
+                 (size_t)r->out_w, out, st->isa.avx512);
 }
 
 static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
