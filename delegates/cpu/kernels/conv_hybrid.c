@@ -127,44 +127,96 @@ typedef struct {
   void *y;
 } ch_args;
 
-/* The im2col row of output pixel p into row (KH * KW taps of IC bytes). Without dilation
- * the taps of one filter row that fall inside the image are one run of input bytes. */
-static void im2col_row(const ch_state *st, size_t p, uint8_t *row)
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define CH_X86 1
+
+/* n bytes copied / set with 64-byte (masked) vector moves: no library call for the short
+ * runs of an im2col row. */
+__attribute__((target("avx512f,avx512bw"))) static inline void copy_avx512(uint8_t *d, const uint8_t *s, size_t n)
+{
+  for (; n >= 64; n -= 64, d += 64, s += 64) _mm512_storeu_si512((void *)d, _mm512_loadu_si512((const void *)s));
+  if (n) {
+    const __mmask64 m = (__mmask64)((1ull << n) - 1ull);
+    _mm512_mask_storeu_epi8(d, m, _mm512_maskz_loadu_epi8(m, s));
+  }
+}
+
+__attribute__((target("avx512f,avx512bw"))) static inline void fill_avx512(uint8_t *d, uint8_t v, size_t n)
+{
+  const __m512i f = _mm512_set1_epi8((char)v);
+  for (; n >= 64; n -= 64, d += 64) _mm512_storeu_si512((void *)d, f);
+  if (n) _mm512_mask_storeu_epi8(d, (__mmask64)((1ull << n) - 1ull), f);
+}
+#endif
+
+/* The im2col rows of output pixels [p0, p1) into col (KH * KW taps of IC bytes each).
+ * Without dilation the taps of one filter row that fall inside the image are one run of
+ * input bytes. avx: vector moves (inlined into the AVX-512 copy below). */
+#ifdef CH_X86
+#define COPY(d, s, n) (avx ? copy_avx512(d, s, n) : (void)memcpy(d, s, n))
+#define FILL(d, v, n) (avx ? fill_avx512(d, v, n) : (void)memset(d, v, n))
+#else
+#define COPY(d, s, n) ((void)avx, (void)memcpy(d, s, n))
+#define FILL(d, v, n) ((void)avx, (void)memset(d, v, n))
+#endif
+static inline __attribute__((always_inline)) void im2col_body(const ch_state *st, size_t p0, size_t p1, uint8_t *col,
+                                                              bool avx)
 {
   const cpu_conv_state *r = st->ref;
-  const int ox = (int)(p % (size_t)r->out_w), oy = (int)(p / (size_t)r->out_w % (size_t)r->out_h);
-  const size_t b = p / ((size_t)r->out_w * r->out_h);
-  const uint8_t *x = (const uint8_t *)r->hy.xq + b * st->img;
-  const uint8_t pad = (uint8_t)(r->hy.x_zp[b] + 128);
   const size_t ic = (size_t)r->in_c, line = (size_t)r->k_w * ic;
-  const int ix0 = ox * r->stride_w - r->pad_w;
-  for (int ky = 0; ky < r->k_h; ky++, row += line) {
-    const int iy = oy * r->stride_h - r->pad_h + ky * r->dil_h;
-    if (iy < 0 || iy >= r->in_h) {
-      memset(row, pad, line);
-      continue;
-    }
-    const uint8_t *src = x + (size_t)iy * r->in_w * ic;
-    if (r->dil_w == 1) {
-      const int lo = ix0 < 0 ? -ix0 : 0, hi = r->in_w - ix0 < r->k_w ? r->in_w - ix0 : r->k_w;
-      if (hi <= lo) {
-        memset(row, pad, line);
+  for (size_t p = p0; p < p1; p++) {
+    uint8_t *row = col + (p - p0) * st->kp;
+    const int ox = (int)(p % (size_t)r->out_w), oy = (int)(p / (size_t)r->out_w % (size_t)r->out_h);
+    const size_t b = p / ((size_t)r->out_w * r->out_h);
+    const uint8_t *x = (const uint8_t *)r->hy.xq + b * st->img;
+    const uint8_t pad = (uint8_t)(r->hy.x_zp[b] + 128);
+    const int ix0 = ox * r->stride_w - r->pad_w;
+    for (int ky = 0; ky < r->k_h; ky++, row += line) {
+      const int iy = oy * r->stride_h - r->pad_h + ky * r->dil_h;
+      if (iy < 0 || iy >= r->in_h) {
+        FILL(row, pad, line);
         continue;
       }
-      if (lo) memset(row, pad, (size_t)lo * ic);
-      memcpy(row + (size_t)lo * ic, src + (size_t)(ix0 + lo) * ic, (size_t)(hi - lo) * ic);
-      if (hi < r->k_w) memset(row + (size_t)hi * ic, pad, (size_t)(r->k_w - hi) * ic);
-      continue;
-    }
-    for (int kx = 0; kx < r->k_w; kx++) {
-      const int ix = ix0 + kx * r->dil_w;
-      if (ix < 0 || ix >= r->in_w)
-        memset(row + (size_t)kx * ic, pad, ic);
-      else
-        memcpy(row + (size_t)kx * ic, src + (size_t)ix * ic, ic);
+      const uint8_t *src = x + (size_t)iy * r->in_w * ic;
+      if (r->dil_w == 1) {
+        const int lo = ix0 < 0 ? -ix0 : 0, hi = r->in_w - ix0 < r->k_w ? r->in_w - ix0 : r->k_w;
+        if (hi <= lo) {
+          FILL(row, pad, line);
+          continue;
+        }
+        if (lo) FILL(row, pad, (size_t)lo * ic);
+        COPY(row + (size_t)lo * ic, src + (size_t)(ix0 + lo) * ic, (size_t)(hi - lo) * ic);
+        if (hi < r->k_w) FILL(row + (size_t)hi * ic, pad, (size_t)(r->k_w - hi) * ic);
+        continue;
+      }
+      for (int kx = 0; kx < r->k_w; kx++) {
+        const int ix = ix0 + kx * r->dil_w;
+        if (ix < 0 || ix >= r->in_w)
+          FILL(row + (size_t)kx * ic, pad, ic);
+        else
+          COPY(row + (size_t)kx * ic, src + (size_t)ix * ic, ic);
+      }
     }
   }
 }
+#undef COPY
+#undef FILL
+
+static void im2col_portable(const ch_state *st, size_t p0, size_t p1, uint8_t *col)
+{
+  im2col_body(st, p0, p1, col, false);
+}
+
+#ifdef CH_X86
+__attribute__((target("avx512f,avx512bw"))) static void im2col_avx512(const ch_state *st, size_t p0, size_t p1,
+                                                                     uint8_t *col)
+{
+  im2col_body(st, p0, p1, col, true);
+}
+#else
+#define im2col_avx512 im2col_portable
+#endif
 
 /* Output pixels [p0, p1) (at most TILE) with rows `col`. */
 static void tile(const ch_args *a, size_t p0, size_t p1, uint8_t *col)
@@ -190,7 +242,10 @@ static void tile(const ch_args *a, size_t p0, size_t p1, uint8_t *col)
       r->hy.x_zp[p] = q.zp;
     }
   } else {
-    for (size_t p = p0; p < p1; p++) im2col_row(st, p, col + (p - p0) * st->kp);
+    if (st->isa.avx512)
+      im2col_avx512(st, p0, p1, col);
+    else
+      im2col_portable(st, p0, p1, col);
   }
   int32_t *acc = (int32_t *)a->y + p0 * oc;   /* the output, as int32 until dequantized */
   cpu_q8_gemm_run(&st->gemm, rows, stride, (int)(p1 - p0), 0, st->gemm.blocks, acc, oc, st->isa.avx512_vnni);

@@ -170,28 +170,6 @@ static void sums_task(void *arg, size_t t)
   }
 }
 
-/* o[c] += s[c] - zx_u * k[c]: one tap's sums into an output pixel, wrapping. */
-static void add_tap(uint32_t *o, const uint32_t *s, const uint32_t *k, uint32_t zx_u, int n)
-{
-  for (int c = 0; c < n; c++) o[c] += s[c] - zx_u * k[c];
-}
-
-#ifdef TH_X86
-__attribute__((target("avx512f"))) static void add_tap_avx512(uint32_t *o, const uint32_t *s, const uint32_t *k,
-                                                              uint32_t zx_u, int n)
-{
-  const __m512i zx = _mm512_set1_epi32((int)zx_u);
-  for (int c = 0; c < n; c += 16) {
-    const __mmask16 m = n - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - c)) - 1);
-    const __m512i v = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, s + c),
-                                       _mm512_mullo_epi32(zx, _mm512_maskz_loadu_epi32(m, k + c)));
-    _mm512_mask_storeu_epi32(o + c, m, _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, o + c), v));
-  }
-}
-#else
-#define add_tap_avx512 add_tap
-#endif
-
 /* The input index feeding output index o through tap k, or -1 (transpose_conv.c's rule). */
 static inline int source(int o, int pad, int k, int stride, int in)
 {
@@ -201,17 +179,37 @@ static inline int source(int o, int pad, int k, int stride, int in)
   return t < in ? t : -1;
 }
 
-static void row_task(void *arg, size_t row)
+#ifdef TH_X86
+/* o[c] += s[c] - zx_u * k[c] for c in [0, n), wrapping (inlined into gather_avx512). */
+__attribute__((target("avx512f"))) static inline void add_tap_avx512(uint32_t *o, const uint32_t *s,
+                                                                     const uint32_t *k, uint32_t zx_u, int n)
 {
-  const th_args *a = arg;
-  const th_state *st = a->st;
+  const __m512i zx = _mm512_set1_epi32((int)zx_u);
+  for (int c = 0; c < n; c += 16) {
+    const __mmask16 m = n - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - c)) - 1);
+    const __m512i v = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, s + c),
+                                       _mm512_mullo_epi32(zx, _mm512_maskz_loadu_epi32(m, k + c)));
+    _mm512_mask_storeu_epi32(o + c, m, _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, o + c), v));
+  }
+}
+#define ADD_TAP(o, s, k, zx, n) (avx ? add_tap_avx512(o, s, k, zx, n) : add_tap(o, s, k, zx, n))
+#else
+#define ADD_TAP(o, s, k, zx, n) ((void)avx, add_tap(o, s, k, zx, n))
+#endif
+
+/* o[c] += s[c] - zx_u * k[c]: one tap's sums into an output pixel, wrapping. */
+static inline void add_tap(uint32_t *o, const uint32_t *s, const uint32_t *k, uint32_t zx_u, int n)
+{
+  for (int c = 0; c < n; c++) o[c] += s[c] - zx_u * k[c];
+}
+
+/* Output row (bi, oy): the sums of every tap whose input pixel exists, into acc. */
+static inline __attribute__((always_inline)) void gather_body(const th_state *st, int bi, int oy, uint32_t *acc,
+                                                              bool avx)
+{
   const cpu_conv_state *r = st->ref;
   const int oc_n = r->out_c, rows = st->gemm.rows;
-  const int bi = (int)(row / (size_t)r->out_h), oy = (int)(row % (size_t)r->out_h);
   const uint32_t zx_u = (uint32_t)(r->hy.x_zp[bi] + 128);
-  float *out = a->y + row * (size_t)r->out_w * oc_n;
-  uint32_t *acc = (uint32_t *)out;   /* the output row, as int32 until scaled back */
-  memset(acc, 0, sizeof(uint32_t) * (size_t)r->out_w * oc_n);
   for (int ky = 0; ky < r->k_h; ky++) {
     const int iy = source(oy, r->pad_h, ky, r->stride_h, r->in_h);
     if (iy < 0) continue;
@@ -222,15 +220,42 @@ static void row_task(void *arg, size_t row)
         if (ix < 0) continue;
         const size_t p = ((size_t)bi * r->in_h + iy) * r->in_w + ix;
         const size_t j0 = (size_t)(ky * r->k_w + kx) * oc_n;
-        const uint32_t *s = (const uint32_t *)st->sums + p * (size_t)rows + j0;
-        const uint32_t *k = (const uint32_t *)st->gemm.sum + j0;
-        if (st->isa.avx512)
-          add_tap_avx512(o, s, k, zx_u, oc_n);
-        else
-          add_tap(o, s, k, zx_u, oc_n);
+        ADD_TAP(o, (const uint32_t *)st->sums + p * (size_t)rows + j0, (const uint32_t *)st->gemm.sum + j0, zx_u,
+                oc_n);
       }
     }
   }
+}
+#undef ADD_TAP
+
+static void gather_portable(const th_state *st, int bi, int oy, uint32_t *acc)
+{
+  gather_body(st, bi, oy, acc, false);
+}
+
+#ifdef TH_X86
+__attribute__((target("avx512f"))) static void gather_avx512(const th_state *st, int bi, int oy, uint32_t *acc)
+{
+  gather_body(st, bi, oy, acc, true);
+}
+#else
+#define gather_avx512 gather_portable
+#endif
+
+static void row_task(void *arg, size_t row)
+{
+  const th_args *a = arg;
+  const th_state *st = a->st;
+  const cpu_conv_state *r = st->ref;
+  const int oc_n = r->out_c;
+  const int bi = (int)(row / (size_t)r->out_h), oy = (int)(row % (size_t)r->out_h);
+  float *out = a->y + row * (size_t)r->out_w * oc_n;
+  uint32_t *acc = (uint32_t *)out;   /* the output row, as int32 until scaled back */
+  memset(acc, 0, sizeof(uint32_t) * (size_t)r->out_w * oc_n);
+  if (st->isa.avx512)
+    gather_avx512(st, bi, oy, acc);
+  else
+    gather_portable(st, bi, oy, acc);
   cpu_hq_dequant(acc, NULL, 0, r->hy.w_scale, r->hy.x_scale[bi], a->bias, r->act_lo, r->act_hi, oc_n,
                  (size_t)r->out_w, out, st->isa.avx512);
 }
