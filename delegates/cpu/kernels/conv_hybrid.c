@@ -124,7 +124,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
 typedef struct {
   const ch_state *st;
   const float *x, *bias;
-  void *y;
+  float *y;
 } ch_args;
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -218,6 +218,59 @@ __attribute__((target("avx512f,avx512bw"))) static void im2col_avx512(const ch_s
 #define im2col_avx512 im2col_portable
 #endif
 
+#ifdef CH_X86
+/* Rows [0, n) rounded down to 8 of the tile's product (rows from x, stride xs; output
+ * pixels from p0) with the output stage in registers: the same arithmetic as
+ * cpu_hq_dequant (an explicit rounding mode keeps products and sums unfused) without
+ * sending the sums through memory, where reading back a vector store just made waits.
+ * Returns the rows done. */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) static size_t
+fused_vnni(const ch_state *st, const ch_args *a, const uint8_t *x, size_t xs, size_t p0, size_t n)
+{
+  const cpu_conv_state *r = st->ref;
+  const cpu_q8_gemm *g = &st->gemm;
+  const size_t oc = (size_t)r->out_c, per_image = (size_t)r->out_h * r->out_w;
+  const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  const __m512 vlo = _mm512_set1_ps(r->act_lo), vhi = _mm512_set1_ps(r->act_hi);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m512i zx[8];
+    __m512 xsc[8];
+    for (int k = 0; k < 8; k++) {
+      const size_t p = p0 + i + (size_t)k, qg = r->hy.per_pixel ? p : p / per_image;
+      zx[k] = _mm512_set1_epi32(r->hy.x_zp[qg] + 128);
+      xsc[k] = _mm512_set1_ps(r->hy.x_scale[qg]);
+    }
+    for (int b = 0; b < g->blocks; b++) {
+      const int8_t *w = g->w + (size_t)b * g->kq * CPU_Q8_ROWS * 4;
+      __m512i acc[8];
+      for (int k = 0; k < 8; k++) acc[k] = _mm512_setzero_si512();
+      for (int q = 0; q < g->kq; q++) {
+        const __m512i wv = _mm512_load_si512((const void *)(w + (size_t)q * CPU_Q8_ROWS * 4));
+        for (int k = 0; k < 8; k++) {
+          int32_t v;
+          memcpy(&v, x + (i + (size_t)k) * xs + 4 * (size_t)q, 4);
+          acc[k] = _mm512_dpbusd_epi32(acc[k], _mm512_set1_epi32(v), wv);
+        }
+      }
+      const int c0 = b * CPU_Q8_ROWS, cols = r->out_c - c0 < CPU_Q8_ROWS ? r->out_c - c0 : CPU_Q8_ROWS;
+      const __mmask16 m = (__mmask16)((1u << cols) - 1u);
+      const __m512i ws = _mm512_maskz_loadu_epi32(m, g->sum + c0);
+      const __m512 wsc = _mm512_maskz_loadu_ps(m, r->hy.w_scale + c0);
+      const __m512 bias = a->bias ? _mm512_maskz_loadu_ps(m, a->bias + c0) : _mm512_setzero_ps();
+      for (int k = 0; k < 8; k++) {
+        const __m512i v = _mm512_sub_epi32(acc[k], _mm512_mullo_epi32(zx[k], ws));
+        const __m512 sc = _mm512_mul_round_ps(wsc, xsc[k], rn);
+        __m512 f = _mm512_add_round_ps(_mm512_mul_round_ps(_mm512_cvtepi32_ps(v), sc, rn), bias, rn);
+        f = _mm512_min_ps(vhi, _mm512_max_ps(vlo, f));
+        _mm512_mask_storeu_ps(a->y + (p0 + i + (size_t)k) * oc + (size_t)c0, m, f);
+      }
+    }
+  }
+  return i;
+}
+#endif
+
 /* Output pixels [p0, p1) (at most TILE) with rows `col`. */
 static void tile(const ch_args *a, size_t p0, size_t p1, uint8_t *col)
 {
@@ -247,6 +300,14 @@ static void tile(const ch_args *a, size_t p0, size_t p1, uint8_t *col)
     else
       im2col_portable(st, p0, p1, col);
   }
+#ifdef CH_X86
+  if (st->isa.avx512_vnni && st->isa.avx512) {
+    const size_t done = fused_vnni(st, a, rows, stride, p0, p1 - p0);
+    rows += done * stride;
+    p0 += done;
+    if (p0 == p1) return;
+  }
+#endif
   int32_t *acc = (int32_t *)a->y + p0 * oc;   /* the output, as int32 until dequantized */
   cpu_q8_gemm_run(&st->gemm, rows, stride, (int)(p1 - p0), 0, st->gemm.blocks, acc, oc, st->isa.avx512_vnni);
   const size_t per_image = (size_t)r->out_h * r->out_w;
