@@ -165,15 +165,21 @@ static inline __attribute__((always_inline)) void im2col_body(const ch_state *st
 {
   const cpu_conv_state *r = st->ref;
   const size_t ic = (size_t)r->in_c, line = (size_t)r->k_w * ic;
+  /* the pixel's place, stepped along rather than divided out per pixel */
+  int ox = (int)(p0 % (size_t)r->out_w), oy = (int)(p0 / (size_t)r->out_w % (size_t)r->out_h);
+  size_t b = p0 / ((size_t)r->out_w * r->out_h);
   for (size_t p = p0; p < p1; p++) {
     uint8_t *row = col + (p - p0) * st->kp;
-    const int ox = (int)(p % (size_t)r->out_w), oy = (int)(p / (size_t)r->out_w % (size_t)r->out_h);
-    const size_t b = p / ((size_t)r->out_w * r->out_h);
     const uint8_t *x = (const uint8_t *)r->hy.xq + b * st->img;
     const uint8_t pad = (uint8_t)(r->hy.x_zp[b] + 128);
     const int ix0 = ox * r->stride_w - r->pad_w;
+    const int cur_oy = oy;
+    if (++ox == r->out_w) {
+      ox = 0;
+      if (++oy == r->out_h) oy = 0, b++;
+    }
     for (int ky = 0; ky < r->k_h; ky++, row += line) {
-      const int iy = oy * r->stride_h - r->pad_h + ky * r->dil_h;
+      const int iy = cur_oy * r->stride_h - r->pad_h + ky * r->dil_h;
       if (iy < 0 || iy >= r->in_h) {
         FILL(row, pad, line);
         continue;

@@ -179,33 +179,14 @@ static inline int source(int o, int pad, int k, int stride, int in)
   return t < in ? t : -1;
 }
 
-#ifdef TH_X86
-/* o[c] += s[c] - zx_u * k[c] for c in [0, n), wrapping (inlined into gather_avx512). */
-__attribute__((target("avx512f"))) static inline void add_tap_avx512(uint32_t *o, const uint32_t *s,
-                                                                     const uint32_t *k, uint32_t zx_u, int n)
-{
-  const __m512i zx = _mm512_set1_epi32((int)zx_u);
-  for (int c = 0; c < n; c += 16) {
-    const __mmask16 m = n - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - c)) - 1);
-    const __m512i v = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, s + c),
-                                       _mm512_mullo_epi32(zx, _mm512_maskz_loadu_epi32(m, k + c)));
-    _mm512_mask_storeu_epi32(o + c, m, _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, o + c), v));
-  }
-}
-#define ADD_TAP(o, s, k, zx, n) (avx ? add_tap_avx512(o, s, k, zx, n) : add_tap(o, s, k, zx, n))
-#else
-#define ADD_TAP(o, s, k, zx, n) ((void)avx, add_tap(o, s, k, zx, n))
-#endif
-
 /* o[c] += s[c] - zx_u * k[c]: one tap's sums into an output pixel, wrapping. */
-static inline void add_tap(uint32_t *o, const uint32_t *s, const uint32_t *k, uint32_t zx_u, int n)
+static void add_tap(uint32_t *o, const uint32_t *s, const uint32_t *k, uint32_t zx_u, int n)
 {
   for (int c = 0; c < n; c++) o[c] += s[c] - zx_u * k[c];
 }
 
 /* Output row (bi, oy): the sums of every tap whose input pixel exists, into acc. */
-static inline __attribute__((always_inline)) void gather_body(const th_state *st, int bi, int oy, uint32_t *acc,
-                                                              bool avx)
+static void gather_portable(const th_state *st, int bi, int oy, uint32_t *acc)
 {
   const cpu_conv_state *r = st->ref;
   const int oc_n = r->out_c, rows = st->gemm.rows;
@@ -220,26 +201,55 @@ static inline __attribute__((always_inline)) void gather_body(const th_state *st
         if (ix < 0) continue;
         const size_t p = ((size_t)bi * r->in_h + iy) * r->in_w + ix;
         const size_t j0 = (size_t)(ky * r->k_w + kx) * oc_n;
-        ADD_TAP(o, (const uint32_t *)st->sums + p * (size_t)rows + j0, (const uint32_t *)st->gemm.sum + j0, zx_u,
+        add_tap(o, (const uint32_t *)st->sums + p * (size_t)rows + j0, (const uint32_t *)st->gemm.sum + j0, zx_u,
                 oc_n);
       }
     }
   }
 }
-#undef ADD_TAP
-
-static void gather_portable(const th_state *st, int bi, int oy, uint32_t *acc)
-{
-  gather_body(st, bi, oy, acc, false);
-}
 
 #ifdef TH_X86
-__attribute__((target("avx512f"))) static void gather_avx512(const th_state *st, int bi, int oy, uint32_t *acc)
+/* Output row (bi, oy) into out: per pixel and 16 channels, the taps summed in a register
+ * and the output stage applied there (cpu_hq_dequant's arithmetic, unfused products), so
+ * no sum goes through memory: re-reading a just-stored vector for the next tap stalled. */
+__attribute__((target("avx512f"))) static void gather_avx512(const th_state *st, const float *bias, int bi, int oy,
+                                                             float *out)
 {
-  gather_body(st, bi, oy, acc, true);
+  const cpu_conv_state *r = st->ref;
+  const int oc_n = r->out_c, rows = st->gemm.rows;
+  const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  const __m512i zx = _mm512_set1_epi32(r->hy.x_zp[bi] + 128);
+  const __m512 xs = _mm512_set1_ps(r->hy.x_scale[bi]);
+  const __m512 vlo = _mm512_set1_ps(r->act_lo), vhi = _mm512_set1_ps(r->act_hi);
+  int iys[2][64], n_y = 0;   /* (tap row, input row) pairs feeding this output row */
+  for (int ky = 0; ky < r->k_h && n_y < 64; ky++) {
+    const int iy = source(oy, r->pad_h, ky, r->stride_h, r->in_h);
+    if (iy >= 0) iys[0][n_y] = ky, iys[1][n_y++] = iy;
+  }
+  for (int ox = 0; ox < r->out_w; ox++) {
+    for (int c = 0; c < oc_n; c += 16) {
+      const __mmask16 m = oc_n - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (oc_n - c)) - 1);
+      __m512i acc = _mm512_setzero_si512();
+      for (int t = 0; t < n_y; t++) {
+        const int ky = iys[0][t], iy = iys[1][t];
+        for (int kx = 0; kx < r->k_w; kx++) {
+          const int ix = source(ox, r->pad_w, kx, r->stride_w, r->in_w);
+          if (ix < 0) continue;
+          const size_t p = ((size_t)bi * r->in_h + iy) * r->in_w + ix;
+          const size_t j = (size_t)(ky * r->k_w + kx) * oc_n + (size_t)c;
+          const __m512i sv = _mm512_maskz_loadu_epi32(m, st->sums + p * (size_t)rows + j);
+          const __m512i kv = _mm512_maskz_loadu_epi32(m, st->gemm.sum + j);
+          acc = _mm512_add_epi32(acc, _mm512_sub_epi32(sv, _mm512_mullo_epi32(zx, kv)));
+        }
+      }
+      const __m512 sc = _mm512_mul_round_ps(_mm512_maskz_loadu_ps(m, r->hy.w_scale + c), xs, rn);
+      const __m512 b = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
+      __m512 f = _mm512_add_round_ps(_mm512_mul_round_ps(_mm512_cvtepi32_ps(acc), sc, rn), b, rn);
+      f = _mm512_min_ps(vhi, _mm512_max_ps(vlo, f));
+      _mm512_mask_storeu_ps(out + (size_t)ox * oc_n + c, m, f);
+    }
+  }
 }
-#else
-#define gather_avx512 gather_portable
 #endif
 
 static void row_task(void *arg, size_t row)
@@ -250,12 +260,15 @@ static void row_task(void *arg, size_t row)
   const int oc_n = r->out_c;
   const int bi = (int)(row / (size_t)r->out_h), oy = (int)(row % (size_t)r->out_h);
   float *out = a->y + row * (size_t)r->out_w * oc_n;
+#ifdef TH_X86
+  if (st->isa.avx512 && r->k_h <= 64) {
+    gather_avx512(st, a->bias, bi, oy, out);
+    return;
+  }
+#endif
   uint32_t *acc = (uint32_t *)out;   /* the output row, as int32 until scaled back */
   memset(acc, 0, sizeof(uint32_t) * (size_t)r->out_w * oc_n);
-  if (st->isa.avx512)
-    gather_avx512(st, bi, oy, acc);
-  else
-    gather_portable(st, bi, oy, acc);
+  gather_portable(st, bi, oy, acc);
   cpu_hq_dequant(acc, NULL, 0, r->hy.w_scale, r->hy.x_scale[bi], a->bias, r->act_lo, r->act_hi, oc_n,
                  (size_t)r->out_w, out, st->isa.avx512);
 }
