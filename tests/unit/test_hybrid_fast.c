@@ -222,6 +222,8 @@ int main(void)
     {1, 8, 8, 16, 16, 5, 1, 2, 1, 1, 1, MIXED},
     {1, 4, 5, 7, 7, 3, 1, 1, 1, 1, 1, ZERO},
     {1, 6, 6, 19, 19, 3, 1, 1, 1, 1, 1, TIES},
+    {1, 5, 6, 150, 150, 3, 2, 1, 1, 1, 1, MIXED},  /* more than 64 channels (three groups of 64) */
+    {1, 10, 10, 5, 5, 9, 1, 1, 1, 1, 1, MIXED},    /* 81 taps: the portable loop on any CPU */
   };
   static const hconv_case tcs[] = {
     /* n, h, w, ic, oc, k, stride, (dil), same, per-channel, (bias), input */

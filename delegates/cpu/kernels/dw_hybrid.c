@@ -121,30 +121,48 @@ static void pixel_portable(const dh_state *st, const uint8_t *x, int oy, int ox,
   }
 }
 
+enum { MAX_TAPS = 64 };   /* the AVX-512 path's list of in-image taps; larger filters: portable */
+
 #ifdef DW_X86
+
+/* As pixel_portable: the in-image taps listed once, then 64 channels at a time (four
+ * independent sums) over them. */
 __attribute__((target("avx512f,avx512bw,avx512vl"))) static void pixel_avx512(const dh_state *st, const uint8_t *x,
                                                                             int oy, int ox, int32_t zx_u,
                                                                             int32_t *acc)
 {
   const cpu_conv_state *r = st->ref;
   const int C = r->out_c;
+  size_t xo[MAX_TAPS], wo[MAX_TAPS];
+  int nt = 0;
+  for (int ky = 0; ky < r->k_h; ky++) {
+    const int iy = oy * r->stride_h - r->pad_h + ky * r->dil_h;
+    if (iy < 0 || iy >= r->in_h) continue;
+    for (int kx = 0; kx < r->k_w; kx++) {
+      const int ix = ox * r->stride_w - r->pad_w + kx * r->dil_w;
+      if (ix < 0 || ix >= r->in_w) continue;
+      xo[nt] = ((size_t)iy * r->in_w + ix) * C;
+      wo[nt++] = ((size_t)ky * r->k_w + kx) * C;
+    }
+  }
   const __m512i zx = _mm512_set1_epi32(zx_u);
-  for (int c = 0; c < C; c += 16) {
-    const __mmask16 m = C - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (C - c)) - 1u);
-    __m512i a = _mm512_setzero_si512();
-    for (int ky = 0; ky < r->k_h; ky++) {
-      const int iy = oy * r->stride_h - r->pad_h + ky * r->dil_h;
-      if (iy < 0 || iy >= r->in_h) continue;
-      for (int kx = 0; kx < r->k_w; kx++) {
-        const int ix = ox * r->stride_w - r->pad_w + kx * r->dil_w;
-        if (ix < 0 || ix >= r->in_w) continue;
-        const uint8_t *xp = x + ((size_t)iy * r->in_w + ix) * C + c;
-        const int32_t *wp = st->w + ((size_t)ky * r->k_w + kx) * C + c;
-        const __m512i xv = _mm512_sub_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, xp)), zx);
-        a = _mm512_add_epi32(a, _mm512_mullo_epi32(xv, _mm512_maskz_loadu_epi32(m, wp)));
+  for (int c = 0; c < C; c += 64) {
+    __mmask16 m[4];
+    __m512i a[4];
+    for (int k = 0; k < 4; k++) {
+      const int left = C - c - 16 * k;
+      m[k] = left >= 16 ? (__mmask16)0xffff : left > 0 ? (__mmask16)((1u << left) - 1u) : 0;
+      a[k] = _mm512_setzero_si512();
+    }
+    for (int t = 0; t < nt; t++) {
+      const uint8_t *xp = x + xo[t] + c;
+      const int32_t *wp = st->w + wo[t] + c;
+      for (int k = 0; k < 4; k++) {
+        const __m512i xv = _mm512_sub_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m[k], xp + 16 * k)), zx);
+        a[k] = _mm512_add_epi32(a[k], _mm512_mullo_epi32(xv, _mm512_maskz_loadu_epi32(m[k], wp + 16 * k)));
       }
     }
-    _mm512_mask_storeu_epi32(acc + c, m, a);
+    for (int k = 0; k < 4; k++) _mm512_mask_storeu_epi32(acc + c + 16 * k, m[k], a[k]);
   }
 }
 #else
@@ -163,7 +181,7 @@ static void row_task(void *arg, size_t row)
   float *out = (float *)a->y + row * (size_t)r->out_w * C;
   for (int ox = 0; ox < r->out_w; ox++) {
     int32_t *acc = (int32_t *)(out + (size_t)ox * C);   /* the output pixel, as int32 until scaled back */
-    if (st->isa.avx512)
+    if (st->isa.avx512 && r->k_h * r->k_w <= MAX_TAPS)
       pixel_avx512(st, x, oy, ox, zx_u, acc);
     else
       pixel_portable(st, x, oy, ox, zx_u, acc);
