@@ -3,13 +3,15 @@
  * SAME/VALID, strides, dilation, 1x1 stride 1 read in place or copied, LiteRT's per-pixel
  * quantization, symmetric input quantization where the bias is not constant),
  * FULLY_CONNECTED (fc_hybrid.c: asymmetric_quantize_inputs on and off, per-tensor and
- * per-channel scales, a non-clamp activation), DEPTHWISE_CONV_2D (dw_hybrid.c) and
+ * per-channel scales, a non-clamp activation), DEPTHWISE_CONV_2D (dw_hybrid.c),
  * TRANSPOSE_CONV (tconv_hybrid.c: the direct 2x2 stride-2 case and gathered taps, channel
- * counts not a multiple of 4). Odd sizes throughout; inputs of mixed sign, all positive
+ * counts not a multiple of 4) and BATCH_MATMUL (bmm_hybrid.c: adj_x / adj_y, batched and
+ * broadcast rhs, per-column scales). Odd sizes throughout; inputs of mixed sign, all positive
  * (zero point -128), all zero (the empty range) and exact halves (rounding ties). Each on every path this machine has
  * (AVX-512 VNNI, portable C) and 1-3 threads, evaluated twice. */
 #include "conv_test_util.h"
 
+#include "../../delegates/cpu/kernels/bmm_hybrid.h"
 #include "../../delegates/cpu/kernels/conv_hybrid.h"
 #include "../../delegates/cpu/kernels/dw_hybrid.h"
 #include "../../delegates/cpu/kernels/fc_hybrid.h"
@@ -201,6 +203,37 @@ static void run_tconv(const hconv_case *c, tfl_activation act)
   free(x);
 }
 
+typedef struct {
+  int lb, rb, m, k, n, adj_x, adj_y, per_channel;   /* lhs / rhs batches (rhs 0: rank 2) */
+  input_kind in;
+} bmm_case;
+
+static void run_bmm(const bmm_case *c)
+{
+  op_runner r;
+  op_runner_init(&r, TFL_OP_BATCH_MATMUL);
+  const size_t nx = (size_t)c->lb * c->m * c->k;
+  float *x = malloc(sizeof(float) * nx);
+  fill_input(x, nx, c->in);
+  const int32_t ld[3] = {c->lb, c->adj_x ? c->k : c->m, c->adj_x ? c->m : c->k};
+  int lt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 3, ld, x, false);
+  const int32_t rd3[3] = {c->rb, c->adj_y ? c->n : c->k, c->adj_y ? c->k : c->n};
+  const int rank = c->rb ? 3 : 2;
+  int rt = op_runner_tensor(&r, TFL_TYPE_INT8, rank, c->rb ? rd3 : rd3 + 1, NULL, true);
+  add_weights(&r, rt, (size_t)(c->rb ? c->rb : 1) * c->k * c->n, c->per_channel ? c->n : 1,
+              rank - (c->adj_y ? 2 : 1));
+  const int ob = c->lb > c->rb ? c->lb : c->rb;
+  int yt = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 3, (int32_t[]){ob, c->m, c->n}, NULL, false);
+  op_runner_io(&r, (int[]){lt, rt}, 2, (int[]){yt}, 1);
+  r.node.p.bmm = (tfl_batch_matmul_params){c->adj_x != 0, c->adj_y != 0, false};
+  char what[160];
+  snprintf(what, sizeof what, "bmm lhs %dx%dx%d rhs %dx%dx%d%s%s %s input %d", c->lb, c->m, c->k, c->rb, c->k, c->n,
+           c->adj_x ? " adj_x" : "", c->adj_y ? " adj_y" : "", c->per_channel ? "per-column" : "per-tensor", c->in);
+  compare(&r, yt, cpu_bmm_hybrid_fits(&r.graph, &r.node), &cpu_k_bmm_hybrid, cpu_bmm_hybrid_use_isa, what);
+  op_runner_free(&r);
+  free(x);
+}
+
 int main(void)
 {
   static const hconv_case convs[] = {
@@ -243,6 +276,14 @@ int main(void)
     {2, 40, 33, 0, 0, 1, TFL_ACT_SIGMOID, ZERO},
     {3, 50, 20, 1, 1, 1, TFL_ACT_NONE, TIES},
   };
+  static const bmm_case bmms[] = {
+    /* lhs batches, rhs batches (0: a 2-D rhs), m, k, n, adj_x, adj_y, per-column, input */
+    {2, 0, 5, 37, 19, 0, 0, 1, MIXED},    /* a 2-D rhs broadcast over the lhs batches */
+    {3, 3, 40, 16, 33, 0, 1, 1, MIXED},   /* batched rhs, adj_y, two row tiles */
+    {2, 1, 7, 13, 17, 1, 0, 0, POSITIVE}, /* adj_x (strided lhs rows), rhs batch 1 broadcast */
+    {1, 2, 4, 9, 8, 1, 1, 1, TIES},       /* lhs batch 1 broadcast over two rhs batches */
+    {2, 0, 3, 20, 5, 0, 0, 0, ZERO},
+  };
   const tfl_activation acts[] = {TFL_ACT_NONE, TFL_ACT_RELU, TFL_ACT_RELU6};
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++)
     for (size_t a = 0; a < 3; a++) run_conv(&convs[i], acts[a], false);
@@ -251,13 +292,14 @@ int main(void)
   for (size_t i = 0; i < sizeof tcs / sizeof tcs[0]; i++)
     for (size_t a = 0; a < 3; a++) run_tconv(&tcs[i], acts[a]);
   for (size_t i = 0; i < sizeof fcs / sizeof fcs[0]; i++) run_fc(&fcs[i]);
+  for (size_t i = 0; i < sizeof bmms / sizeof bmms[0]; i++) run_bmm(&bmms[i]);
   if (failures) {
     fprintf(stderr, "%d failures\n", failures);
     return 1;
   }
-  printf("OK: %d runs (%zu conv, %zu depthwise, %zu transposed-conv shapes x 3 activations, %zu FC cases; every "
-         "path x 1-3 threads), every output byte equal to the reference's\n",
+  printf("OK: %d runs (%zu conv, %zu depthwise, %zu transposed-conv shapes x 3 activations, %zu FC and %zu batch "
+         "matmul cases; every path x 1-3 threads), every output byte equal to the reference's\n",
          runs, sizeof convs / sizeof convs[0], sizeof dws / sizeof dws[0], sizeof tcs / sizeof tcs[0],
-         sizeof fcs / sizeof fcs[0]);
+         sizeof fcs / sizeof fcs[0], sizeof bmms / sizeof bmms[0]);
   return 0;
 }

@@ -28,6 +28,7 @@
  * threads.
  */
 #include "kernels.h"
+#include "compute_bmm.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -467,6 +468,15 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
     break;
   }
   return TFL_OK;
+}
+
+bool cpu_bmm_hybrid_view_of(const void *state, cpu_bmm_hybrid_view *v)
+{
+  const bmm_state *st = state;
+  if (!st || st->kind != BMM_HYBRID || !st->packed_const || !st->asym) return false;
+  *v = (cpu_bmm_hybrid_view){st->m, st->n, st->k, st->adj_x, st->batches, st->lhs_rows, st->rhs_batches, st->lb,
+                             st->rb, st->packed, st->hw.w_scale, st->lt};
+  return true;
 }
 
 const cpu_kernel cpu_k_batch_matmul = {prepare, eval, release, CPU_F32 | CPU_TYPE(TFL_TYPE_INT8) | CPU_I16, 0};
