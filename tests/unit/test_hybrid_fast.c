@@ -1,6 +1,7 @@
 /* test_hybrid_fast.c - the fast path's hybrid (float input and output, int8 weights)
  * kernels against the reference kernels, output bytes equal: CONV_2D (conv_hybrid.c: 3x3
- * SAME/VALID, strides, dilation, 1x1 stride 1 read in place or copied, LiteRT's per-pixel
+ * SAME/VALID, strides, dilation, im2col rows or (VNNI) the zero-point-padded image read at
+ * tap offsets, 1x1 stride 1 read in place or copied, LiteRT's per-pixel
  * quantization, symmetric input quantization where the bias is not constant),
  * FULLY_CONNECTED (fc_hybrid.c: asymmetric_quantize_inputs on and off, per-tensor and
  * per-channel scales, a non-clamp activation), DEPTHWISE_CONV_2D (dw_hybrid.c),
@@ -248,6 +249,7 @@ int main(void)
     {1, 5, 5, 4, 8, 3, 1, 1, 1, 1, 1, ZERO},       /* an all-zero image */
     {1, 23, 19, 24, 70, 3, 1, 1, 1, 1, 1, MIXED},  /* more than one tile task and gemm block */
     {1, 6, 7, 5, 11, 3, 1, 1, 1, 1, 1, TIES},      /* rounding ties */
+    {2, 9, 10, 8, 12, 3, 2, 2, 1, 0, 1, MIXED},    /* the padded image read at dilated, strided taps */
   };
   static const hconv_case dws[] = {
     {1, 9, 7, 21, 21, 3, 1, 1, 1, 1, 1, MIXED},

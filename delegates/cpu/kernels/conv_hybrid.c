@@ -37,6 +37,12 @@ typedef struct {
   float *part;               /* cpu_hq_images scratch */
   cpu_hybrid_qparams *qp;    /* [batches] */
   bool *q_on;                /* [batches]: false for an all-zero range */
+  /* implicit im2col (IC % 4 == 0, VNNI): the quantized images with a border of zero-point
+   * bytes, [batches][hp][wp][IC], read at tap offsets instead of copied into rows */
+  bool implicit;
+  int hp, wp;
+  uint8_t *xpad;
+  size_t *tap_off;           /* [KH * KW]: bytes from an output pixel's window corner */
   cpu_features isa;
 } ch_state;
 
@@ -82,6 +88,8 @@ static void release(void *state)
   free(st->part);
   free(st->qp);
   free(st->q_on);
+  free(st->xpad);
+  free(st->tap_off);
   free(st);
 }
 
@@ -118,6 +126,21 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   st->q_on = calloc(images, sizeof *st->q_on);
   if ((!st->direct && !st->col) || !st->part || !st->qp || !st->q_on)
     return tfl_fail(diag, TFL_ERR_NOMEM, "conv_hybrid buffers");
+  st->implicit = !st->direct && !r->hy.per_pixel && r->in_c % 4 == 0 && r->batches > 0 && r->out_h > 0 &&
+                 r->out_w > 0;
+  if (st->implicit) {
+    /* rows -pad .. the last window's last row, and the whole image */
+    const int need_h = (r->out_h - 1) * r->stride_h + (r->k_h - 1) * r->dil_h + 1;
+    const int need_w = (r->out_w - 1) * r->stride_w + (r->k_w - 1) * r->dil_w + 1;
+    st->hp = need_h > r->pad_h + r->in_h ? need_h : r->pad_h + r->in_h;
+    st->wp = need_w > r->pad_w + r->in_w ? need_w : r->pad_w + r->in_w;
+    st->xpad = malloc((size_t)r->batches * st->hp * ((size_t)st->wp * r->in_c));
+    st->tap_off = malloc(sizeof(size_t) * (size_t)r->k_h * r->k_w);
+    if (!st->xpad || !st->tap_off) return tfl_fail(diag, TFL_ERR_NOMEM, "conv_hybrid padded image");
+    for (int ky = 0; ky < r->k_h; ky++)
+      for (int kx = 0; kx < r->k_w; kx++)
+        st->tap_off[ky * r->k_w + kx] = ((size_t)ky * r->dil_h * st->wp + (size_t)kx * r->dil_w) * r->in_c;
+  }
   return TFL_OK;
 }
 
@@ -225,40 +248,59 @@ __attribute__((target("avx512f,avx512bw"))) static void im2col_avx512(const ch_s
 #endif
 
 #ifdef CH_X86
-/* Rows [0, n) rounded down to 8 of the tile's product (rows from x, stride xs; output
- * pixels from p0) with the output stage in registers: the same arithmetic as
- * cpu_hq_dequant (an explicit rounding mode keeps products and sums unfused) without
- * sending the sums through memory, where reading back a vector store just made waits.
- * Returns the rows done. */
+/* Rows [0, n) rounded down to 8 of the tile's product (output pixels from p0) with the
+ * output stage in registers: the same arithmetic as cpu_hq_dequant (an explicit rounding
+ * mode keeps products and sums unfused) without sending the sums through memory, where
+ * reading back a vector store just made waits. Inputs: rows x (stride xs), or (implicit)
+ * each pixel's window in the padded image at the taps' offsets. Returns the rows done. */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) static size_t
-fused_vnni(const ch_state *st, const ch_args *a, const uint8_t *x, size_t xs, size_t p0, size_t n)
+fused_vnni(const ch_state *st, const ch_args *a, const uint8_t *x, size_t xs, size_t p0, size_t n, bool implicit)
 {
   const cpu_conv_state *r = st->ref;
   const cpu_q8_gemm *g = &st->gemm;
-  const size_t oc = (size_t)r->out_c, per_image = (size_t)r->out_h * r->out_w;
+  const size_t oc = (size_t)r->out_c, per_image = (size_t)r->out_h * r->out_w, ic = (size_t)r->in_c;
   const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   const __m512 vlo = _mm512_set1_ps(r->act_lo), vhi = _mm512_set1_ps(r->act_hi);
+  /* the K loop: taps x (IC / 4) groups at tap offsets, or one run of kq groups */
+  const size_t whole = 0;
+  const size_t *off = implicit ? st->tap_off : &whole;
+  const int taps = implicit ? r->k_h * r->k_w : 1, seg = implicit ? (int)(ic / 4) : g->kq;
+  int ox = 0, oy = 0;
+  size_t bi = 0;
+  if (implicit) ox = (int)(p0 % (size_t)r->out_w), oy = (int)(p0 / (size_t)r->out_w % (size_t)r->out_h),
+                bi = p0 / per_image;
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     __m512i zx[8];
     __m512 xsc[8];
+    const uint8_t *base[8];
     for (int k = 0; k < 8; k++) {
       const size_t p = p0 + i + (size_t)k, qg = r->hy.per_pixel ? p : p / per_image;
       zx[k] = _mm512_set1_epi32(r->hy.x_zp[qg] + 128);
       xsc[k] = _mm512_set1_ps(r->hy.x_scale[qg]);
+      if (!implicit) {
+        base[k] = x + (i + (size_t)k) * xs;
+        continue;
+      }
+      base[k] = st->xpad + ((bi * st->hp + (size_t)oy * r->stride_h) * st->wp + (size_t)ox * r->stride_w) * ic;
+      if (++ox == r->out_w) {
+        ox = 0;
+        if (++oy == r->out_h) oy = 0, bi++;
+      }
     }
     for (int b = 0; b < g->blocks; b++) {
       const int8_t *w = g->w + (size_t)b * g->kq * CPU_Q8_ROWS * 4;
       __m512i acc[8];
       for (int k = 0; k < 8; k++) acc[k] = _mm512_setzero_si512();
-      for (int q = 0; q < g->kq; q++) {
-        const __m512i wv = _mm512_load_si512((const void *)(w + (size_t)q * CPU_Q8_ROWS * 4));
-        for (int k = 0; k < 8; k++) {
-          int32_t v;
-          memcpy(&v, x + (i + (size_t)k) * xs + 4 * (size_t)q, 4);
-          acc[k] = _mm512_dpbusd_epi32(acc[k], _mm512_set1_epi32(v), wv);
+      for (int t = 0; t < taps; t++)
+        for (int q = 0; q < seg; q++, w += CPU_Q8_ROWS * 4) {
+          const __m512i wv = _mm512_load_si512((const void *)w);
+          for (int k = 0; k < 8; k++) {
+            int32_t v;
+            memcpy(&v, base[k] + off[t] + 4 * (size_t)q, 4);
+            acc[k] = _mm512_dpbusd_epi32(acc[k], _mm512_set1_epi32(v), wv);
+          }
         }
-      }
       const int c0 = b * CPU_Q8_ROWS, cols = r->out_c - c0 < CPU_Q8_ROWS ? r->out_c - c0 : CPU_Q8_ROWS;
       const __mmask16 m = (__mmask16)((1u << cols) - 1u);
       const __m512i ws = _mm512_maskz_loadu_epi32(m, g->sum + c0);
@@ -283,6 +325,13 @@ static void tile(const ch_args *a, size_t p0, size_t p1, uint8_t *col)
   const ch_state *st = a->st;
   cpu_conv_state *r = st->ref;
   const size_t oc = (size_t)r->out_c, ic = (size_t)r->in_c;
+  const bool vnni = st->isa.avx512_vnni && st->isa.avx512;
+#ifdef CH_X86
+  if (vnni && st->implicit) {   /* groups of 8 from the padded image; the rest through rows */
+    p0 += fused_vnni(st, a, NULL, 0, p0, p1 - p0, true);
+    if (p0 == p1) return;
+  }
+#endif
   const uint8_t *rows = col;
   size_t stride = st->kp;
   if (st->direct) {
@@ -307,8 +356,8 @@ static void tile(const ch_args *a, size_t p0, size_t p1, uint8_t *col)
       im2col_portable(st, p0, p1, col);
   }
 #ifdef CH_X86
-  if (st->isa.avx512_vnni && st->isa.avx512) {
-    const size_t done = fused_vnni(st, a, rows, stride, p0, p1 - p0);
+  if (vnni) {
+    const size_t done = fused_vnni(st, a, rows, stride, p0, p1 - p0, false);
     rows += done * stride;
     p0 += done;
     if (p0 == p1) return;
@@ -325,6 +374,27 @@ static void tile(const ch_args *a, size_t p0, size_t p1, uint8_t *col)
                    a->bias, r->act_lo, r->act_hi, r->out_c, end - p, (float *)a->y + p * oc, st->isa.avx512);
     p = end;
   }
+}
+
+/* Row `row` (image row / hp, padded row % hp) of the padded image: the quantized image's
+ * row between borders of zero-point bytes (they stand for 0.0, as a skipped tap does). */
+static void pad_task(void *arg, size_t row)
+{
+  const ch_args *a = arg;
+  const ch_state *st = a->st;
+  const cpu_conv_state *r = st->ref;
+  const size_t b = row / (size_t)st->hp, ic = (size_t)r->in_c, line = (size_t)st->wp * ic;
+  const int y = (int)(row % (size_t)st->hp) - r->pad_h;
+  uint8_t *dst = st->xpad + row * line;
+  const uint8_t zx = (uint8_t)(r->hy.x_zp[b] + 128);
+  if (y < 0 || y >= r->in_h) {
+    memset(dst, zx, line);
+    return;
+  }
+  const size_t left = (size_t)r->pad_w * ic, body = (size_t)r->in_w * ic;
+  memset(dst, zx, left);
+  memcpy(dst + left, (const uint8_t *)r->hy.xq + b * st->img + (size_t)y * body, body);
+  memset(dst + left + body, zx, line - left - body);
 }
 
 static void tile_task(void *arg, size_t t)
@@ -352,6 +422,8 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
                                (uint8_t *)r->hy.xq, r->hy.x_scale, r->hy.x_zp};
     cpu_hq_images_run(&job, ctx);
   }
+  if (st->implicit && st->isa.avx512_vnni && st->isa.avx512)
+    cpu_parallel(ctx, pad_task, &a, (size_t)r->batches * (size_t)st->hp);
   cpu_parallel(ctx, tile_task, &a, (size_t)st->tasks);
   return TFL_OK;
 }
