@@ -130,11 +130,17 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
                  r->out_w > 0;
   if (st->implicit) {
     /* rows -pad .. the last window's last row, and the whole image */
-    const int need_h = (r->out_h - 1) * r->stride_h + (r->k_h - 1) * r->dil_h + 1;
-    const int need_w = (r->out_w - 1) * r->stride_w + (r->k_w - 1) * r->dil_w + 1;
-    st->hp = need_h > r->pad_h + r->in_h ? need_h : r->pad_h + r->in_h;
-    st->wp = need_w > r->pad_w + r->in_w ? need_w : r->pad_w + r->in_w;
-    st->xpad = malloc((size_t)r->batches * st->hp * ((size_t)st->wp * r->in_c));
+    const int64_t need_h = (int64_t)(r->out_h - 1) * r->stride_h + (int64_t)(r->k_h - 1) * r->dil_h + 1;
+    const int64_t need_w = (int64_t)(r->out_w - 1) * r->stride_w + (int64_t)(r->k_w - 1) * r->dil_w + 1;
+    const int64_t hp = need_h > (int64_t)r->pad_h + r->in_h ? need_h : (int64_t)r->pad_h + r->in_h;
+    const int64_t wp = need_w > (int64_t)r->pad_w + r->in_w ? need_w : (int64_t)r->pad_w + r->in_w;
+    if (hp > INT32_MAX / 2 || wp > INT32_MAX / 2) {   /* absurd strides: copied rows instead */
+      st->implicit = false;
+      return TFL_OK;
+    }
+    st->hp = (int)hp;
+    st->wp = (int)wp;
+    st->xpad = calloc((size_t)r->batches * (size_t)st->hp, (size_t)st->wp * (size_t)r->in_c);
     st->tap_off = malloc(sizeof(size_t) * (size_t)r->k_h * r->k_w);
     if (!st->xpad || !st->tap_off) return tfl_fail(diag, TFL_ERR_NOMEM, "conv_hybrid padded image");
     for (int ky = 0; ky < r->k_h; ky++)
