@@ -442,6 +442,7 @@ static bool int_range(tfl_type t, double *lo, double *hi)
   case TFL_TYPE_FLOAT16:
   case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_BOOL:
   case TFL_TYPE_INT16:
   case TFL_TYPE_COUNT:
@@ -460,6 +461,7 @@ static void store_int(tfl_tensor *t, size_t i, double v)
   case TFL_TYPE_FLOAT16:
   case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_BOOL:
   case TFL_TYPE_INT16:
   case TFL_TYPE_COUNT:
@@ -606,6 +608,7 @@ const char *tool_type_name(tfl_type t)
   case TFL_TYPE_UINT8: return "uint8";
   case TFL_TYPE_INT64: return "int64";
   case TFL_TYPE_STRING: return "string";
+  case TFL_TYPE_COMPLEX64: return "complex64";
   case TFL_TYPE_BOOL: return "bool";
   case TFL_TYPE_INT16: return "int16";
   case TFL_TYPE_INT8: return "int8";
@@ -694,6 +697,7 @@ double tool_element(const tfl_tensor *t, size_t i)
   case TFL_TYPE_BOOL: return ((const uint8_t *)t->data)[i];
   case TFL_TYPE_FLOAT16:
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_COUNT:
     break;
   }

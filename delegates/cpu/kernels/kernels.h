@@ -152,6 +152,14 @@ extern const cpu_kernel cpu_k_batch_matmul;
 extern const cpu_kernel cpu_k_conv_3d;
 extern const cpu_kernel cpu_k_conv_3d_transpose;
 
+/* spectral ops: kernels/spectral_ops.c; bit ops: kernels/bit_ops.c */
+extern const cpu_kernel cpu_k_rfft2d;
+extern const cpu_kernel cpu_k_real;
+extern const cpu_kernel cpu_k_imag;
+extern const cpu_kernel cpu_k_complex_abs;
+extern const cpu_kernel cpu_k_bucketize;
+extern const cpu_kernel cpu_k_bitcast;
+
 /* sequence ops: kernels/sequence_ops.c */
 extern const cpu_kernel cpu_k_unidirectional_sequence_lstm;
 extern const cpu_kernel cpu_k_bidirectional_sequence_lstm;
