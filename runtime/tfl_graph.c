@@ -110,6 +110,7 @@ static const char *const op_names[] = {
   [TFL_OP_SELECT] = "SELECT",
   [TFL_OP_SELECT_V2] = "SELECT_V2",
   [TFL_OP_WHERE] = "WHERE",
+  [TFL_OP_UNIQUE] = "UNIQUE",
   [TFL_OP_TOPK_V2] = "TOPK_V2",
   [TFL_OP_CUMSUM] = "CUMSUM",
   [TFL_OP_NON_MAX_SUPPRESSION_V4] = "NON_MAX_SUPPRESSION_V4",

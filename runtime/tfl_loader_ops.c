@@ -64,7 +64,6 @@ static const struct { int32_t code; const char *why; } left_out[] = {
   {31, "deprecated (subgraph calls are CALL_ONCE/WHILE/IF)"}, /* CALL */
   {33, "sparse text embeddings"},                             /* EMBEDDING_LOOKUP_SPARSE */
   {51, "a placeholder of TFLite's own delegates, never in a file"}, /* DELEGATE */
-  {103, "data-dependent output size (our memory plan is static)"},  /* UNIQUE */
   {136, "hashtable (resource) ops"},                          /* HASHTABLE */
   {137, "hashtable (resource) ops"},                          /* HASHTABLE_FIND */
   {138, "hashtable (resource) ops"},                          /* HASHTABLE_IMPORT */
@@ -166,6 +165,7 @@ static const op_info ops[] = {
   [TFL_OP_SELECT] = {64, 47, "SelectOptions"},
   [TFL_OP_SELECT_V2] = {123, 98, "SelectV2Options"},
   [TFL_OP_WHERE] = {109, 85, "WhereOptions"},
+  [TFL_OP_UNIQUE] = {103, 0, NULL},           /* UniqueOptions.idx_out_type: the idx tensor's type says it */
   [TFL_OP_TOPK_V2] = {48, 34, "TopKV2Options"},
   [TFL_OP_CUMSUM] = {128, 102, "CumsumOptions"},
   [TFL_OP_NON_MAX_SUPPRESSION_V4] = {120, 95, "NonMaxSuppressionV4Options"},

@@ -608,6 +608,7 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
   case TFL_OP_SELECT:
   case TFL_OP_SELECT_V2:
   case TFL_OP_WHERE:
+  case TFL_OP_UNIQUE:
   case TFL_OP_TOPK_V2:
   case TFL_OP_CUMSUM:
   case TFL_OP_NON_MAX_SUPPRESSION_V4:

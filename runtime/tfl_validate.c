@@ -436,6 +436,7 @@ static const op_rule rules[] = {
   {TFL_OP_SELECT, 3, 3, 1, 1, 0, NULL, NULL},
   {TFL_OP_SELECT_V2, 3, 3, 1, 1, 0, NULL, NULL},
   {TFL_OP_WHERE, 1, 1, 1, 1, 0, NULL, NULL},
+  {TFL_OP_UNIQUE, 1, 1, 2, 2, 0, NULL, NULL},
   {TFL_OP_TOPK_V2, 2, 2, 2, 2, P(1), NULL, NULL},
   {TFL_OP_CUMSUM, 2, 2, 1, 1, P(1), NULL, NULL},
   {TFL_OP_NON_MAX_SUPPRESSION_V4, 5, 5, 2, 2, P(2) | P(3) | P(4), NULL, NULL},

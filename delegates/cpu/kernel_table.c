@@ -73,6 +73,7 @@ static const cpu_kernel *const table[] = {
   [TFL_OP_SELECT] = &cpu_k_select,
   [TFL_OP_SELECT_V2] = &cpu_k_select_v2,
   [TFL_OP_WHERE] = &cpu_k_where,
+  [TFL_OP_UNIQUE] = &cpu_k_unique,
   [TFL_OP_TOPK_V2] = &cpu_k_topk_v2,
   [TFL_OP_CUMSUM] = &cpu_k_cumsum,
   [TFL_OP_NON_MAX_SUPPRESSION_V4] = &cpu_k_non_max_suppression_v4,

@@ -42,9 +42,10 @@ CONVERTED = {
 }
 
 
-def convert(name, out):
+def convert(table, name, out):
+    """Writes table[name]'s tf.function, converted, to `out` (run with tensorflow)."""
     import tensorflow as tf
-    sig, fn = CONVERTED[name]
+    sig, fn = table[name]
 
     @tf.function(input_signature=[tf.TensorSpec(s, getattr(tf, t)) for s, t in sig])
     def f(*xs):
@@ -54,9 +55,14 @@ def convert(name, out):
         fo.write(conv.convert())
 
 
+def register_converted(mk, table, path):
+    """Cases whose model make_opmodels.py gets by running `path NAME OUT` with tensorflow."""
+    for name in table:
+        mk.CASES[name] = (lambda m: None, {'litert': True, 'convert': os.path.abspath(path)})
+
+
 def register(mk):
-    for name in CONVERTED:
-        mk.CASES[name] = (lambda m: None, {'litert': True, 'convert': os.path.abspath(__file__)})
+    register_converted(mk, CONVERTED, __file__)
 
     def rfft2d(name, in_shape, fft):
         @mk.litert_case(name)
@@ -74,4 +80,4 @@ def register(mk):
 
 
 if __name__ == '__main__':
-    convert(sys.argv[1], sys.argv[2])
+    convert(CONVERTED, sys.argv[1], sys.argv[2])

@@ -85,6 +85,7 @@ extern const cpu_kernel cpu_k_cast;
 extern const cpu_kernel cpu_k_select;
 extern const cpu_kernel cpu_k_select_v2;
 extern const cpu_kernel cpu_k_where;
+extern const cpu_kernel cpu_k_unique;                 /* unique.c */
 extern const cpu_kernel cpu_k_topk_v2;
 extern const cpu_kernel cpu_k_cumsum;
 extern const cpu_kernel cpu_k_non_max_suppression_v4;
