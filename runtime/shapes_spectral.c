@@ -66,11 +66,8 @@ tfl_status tfl_shape_spectral(const tfl_graph *g, const tfl_node *n, int ni, int
   (void)o;
   *kind = TFL_INF_OK;
   if (!x) return TFL_SHAPE_ERR(TFL_ERR_FORMAT, "input 0 is missing");
-  switch (n->op) {
-  case TFL_OP_RFFT2D: return rfft2d_shape(g, n, ni, out, kind, diag);
-  case TFL_OP_BITCAST: return bitcast_shape(g, n, ni, out, diag);
-  default: /* REAL, IMAG, COMPLEX_ABS, BUCKETIZE: elementwise */
-    *out = tfl_shape_of(x);
-    return TFL_OK;
-  }
+  if (n->op == TFL_OP_RFFT2D) return rfft2d_shape(g, n, ni, out, kind, diag);
+  if (n->op == TFL_OP_BITCAST) return bitcast_shape(g, n, ni, out, diag);
+  *out = tfl_shape_of(x); /* REAL, IMAG, COMPLEX_ABS, BUCKETIZE: elementwise */
+  return TFL_OK;
 }

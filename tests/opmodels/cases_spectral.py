@@ -30,7 +30,8 @@ CONVERTED = {
                     lambda tf, x: tf.abs(tf.signal.stft(x, frame_length=64, frame_step=32, fft_length=64))),
     'bucketize_f32_tf': ([([3, 7], 'float32')],
                          lambda tf, x: tf.raw_ops.Bucketize(input=x, boundaries=[-1.0, -0.5, 0.0, 0.0, 0.25, 1.5])),
-    'bucketize_i32_tf': ([([4, 5], 'int32')], lambda tf, x: tf.raw_ops.Bucketize(input=x, boundaries=[-1.0, 0.0, 0.5, 2.0])),
+    'bucketize_i32_tf': ([([4, 5], 'int32')],
+                         lambda tf, x: tf.raw_ops.Bucketize(input=x, boundaries=[-1.0, 0.0, 0.5, 2.0])),
     'bucketize_i64_tf': ([([9], 'int64')], lambda tf, x: tf.raw_ops.Bucketize(input=x, boundaries=[-2.0, 1.0])),
     'bucketize_empty_tf': ([([5], 'float32')], lambda tf, x: tf.raw_ops.Bucketize(input=x, boundaries=[])),
     'bitcast_f32_i32_tf': ([([3, 4], 'float32')], lambda tf, x: tf.bitcast(x, tf.int32)),
@@ -77,6 +78,9 @@ def register(mk):
     rfft2d('rfft2d_pad_h_crop_w', [1, 3, 6], [8, 4])       # height zero-padded, width cropped
     rfft2d('rfft2d_2d_32x16', [32, 16], [32, 16])          # rank 2, several butterfly stages
     rfft2d('rfft2d_len1', [3, 4, 8], [1, 2])               # length-1 and length-2 transforms
+    # (fft_length [h, 1] has no case: LiteRT 2.3.0's Ooura kernel returns values unlike the
+    # DFT there, e.g. a non-zero imaginary part at frequency 0; ours computes the DFT)
+    rfft2d('rfft2d_audio_512', [1, 6, 400], [1, 512])      # audio frames zero-padded to 512
 
 
 if __name__ == '__main__':

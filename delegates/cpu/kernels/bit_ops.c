@@ -59,12 +59,9 @@ static tfl_status bucketize_eval(const tfl_graph *g, const tfl_node *n, void *st
   size_t count = tfl_tensor_count(x);
   (void)state, (void)ctx, (void)diag;
   for (size_t i = 0; i < count; i++) {
-    float v;
-    switch (x->type) {
-    case TFL_TYPE_INT32: v = (float)((const int32_t *)x->data)[i]; break;
-    case TFL_TYPE_INT64: v = (float)((const int64_t *)x->data)[i]; break;
-    default: v = ((const float *)x->data)[i]; break;
-    }
+    float v = x->type == TFL_TYPE_INT32   ? (float)((const int32_t *)x->data)[i]
+              : x->type == TFL_TYPE_INT64 ? (float)((const int64_t *)x->data)[i]
+                                          : ((const float *)x->data)[i];
     y[i] = upper_bound(b, nb, v);
   }
   return TFL_OK;

@@ -4,8 +4,11 @@
  * complex64 tensors hold (real, imaginary) float32 pairs. RFFT2D crops or zero-pads each
  * [height, width] slice of the input to fft_length (both powers of two, as TFLite's kernel
  * requires) and keeps the fft_length[1]/2+1 non-negative frequencies of the last dim.
- * It runs a plain radix-2 FFT in double (rows, then columns), like TFLite's double-precision
- * Ooura FFT, on one thread: O(H W log(H W)) per slice, all scratch made in prepare.
+ * It runs a radix-2 FFT in double (rows, then columns), like TFLite's double-precision
+ * Ooura FFT, on one thread: O(H W log(H W)) per slice, all scratch made in prepare. A real
+ * row of w values is one complex FFT of w/2 (even and odd samples as real and imaginary
+ * parts) and a split into the w/2+1 frequencies. For fft_length [h, 1] this is the DFT;
+ * TFLite's kernel (LiteRT 2.3.0) returns other values there.
  */
 #include "eltwise_common.h"
 
@@ -20,7 +23,7 @@ typedef struct {
   int in_h, in_w;           /* input slice */
   int h, w, wh;             /* fft_length, and w / 2 + 1 kept columns */
   int nmax;                 /* max(h, w): the twiddle table's length */
-  double *tw;               /* exp(-2 pi i k / nmax), k < nmax / 2, as (cos, sin) pairs */
+  double *tw;               /* exp(-2 pi i k / nmax), k <= nmax / 2, as (cos, sin) pairs */
   double *work;             /* [h][wh] complex: the row transforms */
   double *line;             /* one complex line of nmax */
 } rfft_state;
@@ -74,14 +77,14 @@ static tfl_status rfft2d_prepare(tfl_graph *g, const tfl_node *n, void **state, 
   st->h = h, st->w = w, st->wh = w / 2 + 1;
   st->nmax = h > w ? h : w;
   /* h, w <= 2^20: every count below is far from overflowing size_t */
-  st->tw = malloc(sizeof(double) * (size_t)st->nmax);
+  st->tw = malloc(sizeof(double) * ((size_t)st->nmax + 2));
   st->work = malloc(sizeof(double) * 2 * (size_t)h * (size_t)st->wh);
   st->line = malloc(sizeof(double) * 2 * (size_t)st->nmax);
   if (!st->tw || !st->work || !st->line) {
     rfft_release(st);
     return tfl_fail(diag, TFL_ERR_NOMEM, "RFFT2D scratch for fft_length %d x %d", h, w);
   }
-  for (int k = 0; k < st->nmax / 2; k++) {
+  for (int k = 0; k <= st->nmax / 2; k++) {
     double a = -2.0 * 3.14159265358979323846 * (double)k / (double)st->nmax;
     st->tw[2 * k] = cos(a);
     st->tw[2 * k + 1] = sin(a);
@@ -118,6 +121,23 @@ static void fft(double *z, int n, const double *tw, int nmax)
   }
 }
 
+/* The first w/2+1 frequencies of w real values (w a power of two >= 2, already in z as
+ * w/2 complex pairs: z_k = x_2k + i x_2k+1) into out: the w/2-point FFT Z of z, then
+ * X_k = E_k + exp(-2 pi i k / w) O_k with E_k = (Z_k + conj Z_-k) / 2, O_k = (Z_k - conj Z_-k) / 2i. */
+static void real_fft(double *z, int w, double *out, const double *tw, int nmax)
+{
+  const int m = w / 2, step = nmax / w;
+  fft(z, m, tw, nmax);
+  for (int k = 0; k <= m; k++) {
+    const double *a = z + 2 * (k % m), *b = z + 2 * ((m - k) % m);
+    double er = (a[0] + b[0]) / 2, ei = (a[1] - b[1]) / 2;
+    double orr = (a[1] + b[1]) / 2, oi = -(a[0] - b[0]) / 2;
+    double c = tw[2 * k * step], s = tw[2 * k * step + 1];
+    out[2 * k] = er + orr * c - oi * s;
+    out[2 * k + 1] = ei + orr * s + oi * c;
+  }
+}
+
 static tfl_status rfft2d_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
   const rfft_state *st = state;
@@ -137,10 +157,13 @@ static tfl_status rfft2d_eval(const tfl_graph *g, const tfl_node *n, void *state
         memset(out, 0, sizeof(double) * 2 * (size_t)wh);
         continue;
       }
-      memset(line, 0, sizeof(double) * 2 * (size_t)w);
-      for (int j = 0; j < cols; j++) line[2 * j] = xs[(size_t)m * (size_t)st->in_w + (size_t)j];
-      fft(line, w, st->tw, st->nmax);
-      memcpy(out, line, sizeof(double) * 2 * (size_t)wh);
+      if (w == 1) {
+        out[0] = cols ? xs[(size_t)m * (size_t)st->in_w] : 0.0, out[1] = 0.0;
+        continue;
+      }
+      memset(line, 0, sizeof(double) * (size_t)w);
+      for (int j = 0; j < cols; j++) line[j] = xs[(size_t)m * (size_t)st->in_w + (size_t)j];
+      real_fft(line, w, out, st->tw, st->nmax);
     }
     /* columns: a complex DFT of h values each */
     for (int v = 0; v < wh; v++) {
@@ -183,16 +206,15 @@ static tfl_status part_eval(const tfl_graph *g, const tfl_node *n, void *state, 
   float *y = cpu_out(g, n, OUTPUT)->data;
   size_t count = tfl_tensor_count(xt);
   (void)state, (void)ctx, (void)diag;
-  switch (n->op) {
-  case TFL_OP_REAL:
+  if (n->op == TFL_OP_REAL) {
     for (size_t i = 0; i < count; i++) y[i] = x[2 * i];
-    break;
-  case TFL_OP_IMAG:
+  } else if (n->op == TFL_OP_IMAG) {
     for (size_t i = 0; i < count; i++) y[i] = x[2 * i + 1];
-    break;
-  default: /* COMPLEX_ABS: std::abs of a complex<float>, hypot without overflow */
-    for (size_t i = 0; i < count; i++) y[i] = (float)hypot((double)x[2 * i], (double)x[2 * i + 1]);
-    break;
+  } else { /* COMPLEX_ABS: std::abs of a complex<float>; float squares cannot overflow a double */
+    for (size_t i = 0; i < count; i++) {
+      double re = x[2 * i], im = x[2 * i + 1];
+      y[i] = (float)sqrt(re * re + im * im);
+    }
   }
   return TFL_OK;
 }
