@@ -5,7 +5,8 @@
  * [height, width] slice of the input to fft_length (both powers of two, as TFLite's kernel
  * requires) and keeps the fft_length[1]/2+1 non-negative frequencies of the last dim.
  * It runs a radix-2 FFT in double (rows, then columns), like TFLite's double-precision
- * Ooura FFT, on one thread: O(H W log(H W)) per slice, all scratch made in prepare. A real
+ * Ooura FFT: O(H W log(H W)) per slice. Slices are split into groups that run on the
+ * delegate's threads, each group with its own scratch, all made in prepare. A real
  * row of w values is one complex FFT of w/2 (even and odd samples as real and imaginary
  * parts) and a split into the w/2+1 frequencies. For fft_length [h, 1] this is the DFT;
  * TFLite's kernel (LiteRT 2.3.0) returns other values there.
@@ -24,8 +25,11 @@ typedef struct {
   int h, w, wh;             /* fft_length, and w / 2 + 1 kept columns */
   int nmax;                 /* max(h, w): the twiddle table's length */
   double *tw;               /* exp(-2 pi i k / nmax), k <= nmax / 2, as (cos, sin) pairs */
-  double *work;             /* [h][wh] complex: the row transforms */
-  double *line;             /* one complex line of nmax */
+  size_t groups;            /* slice groups, one task each */
+  size_t scratch;           /* doubles of scratch per group: work, then line */
+  double *buf;              /* groups x scratch: [h][wh] complex row transforms, one line of nmax */
+  const float *x;           /* eval's tensors, for the tasks */
+  float *y;
 } rfft_state;
 
 static void rfft_release(void *state)
@@ -33,8 +37,7 @@ static void rfft_release(void *state)
   rfft_state *st = state;
   if (!st) return;
   free(st->tw);
-  free(st->work);
-  free(st->line);
+  free(st->buf);
   free(st);
 }
 
@@ -76,11 +79,14 @@ static tfl_status rfft2d_prepare(tfl_graph *g, const tfl_node *n, void **state, 
   st->in_h = x->dims[nd - 2], st->in_w = x->dims[nd - 1];
   st->h = h, st->w = w, st->wh = w / 2 + 1;
   st->nmax = h > w ? h : w;
-  /* h, w <= 2^20: every count below is far from overflowing size_t */
+  /* h, w <= 2^20: every count below is far from overflowing size_t. Up to 16 groups, with
+   * at most 32 MiB of scratch in all (one group for a single large transform). */
+  st->scratch = 2 * (size_t)h * (size_t)st->wh + 2 * (size_t)st->nmax;
+  st->groups = slices < 1 ? 1 : slices < 16 ? slices : 16;
+  while (st->groups > 1 && st->groups * st->scratch > ((size_t)32 << 20) / sizeof(double)) st->groups /= 2;
   st->tw = malloc(sizeof(double) * ((size_t)st->nmax + 2));
-  st->work = malloc(sizeof(double) * 2 * (size_t)h * (size_t)st->wh);
-  st->line = malloc(sizeof(double) * 2 * (size_t)st->nmax);
-  if (!st->tw || !st->work || !st->line) {
+  st->buf = malloc(sizeof(double) * st->scratch * st->groups);
+  if (!st->tw || !st->buf) {
     rfft_release(st);
     return tfl_fail(diag, TFL_ERR_NOMEM, "RFFT2D scratch for fft_length %d x %d", h, w);
   }
@@ -138,16 +144,17 @@ static void real_fft(double *z, int w, double *out, const double *tw, int nmax)
   }
 }
 
-static tfl_status rfft2d_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
+/* Task `gi`: the slices of group gi, with that group's scratch. */
+static void rfft2d_group(void *arg, size_t gi)
 {
-  const rfft_state *st = state;
-  const float *x = cpu_in(g, n, INPUT)->data;
-  float *y = cpu_out(g, n, OUTPUT)->data;
+  const rfft_state *st = arg;
+  const float *x = st->x;
+  float *y = st->y;
   const int h = st->h, w = st->w, wh = st->wh;
   const int rows = st->in_h < h ? st->in_h : h, cols = st->in_w < w ? st->in_w : w;
-  double *line = st->line, *work = st->work;
-  (void)ctx, (void)diag;
-  for (size_t sl = 0; sl < st->slices; sl++) {
+  double *work = st->buf + gi * st->scratch, *line = work + 2 * (size_t)h * (size_t)wh;
+  const size_t s0 = gi * st->slices / st->groups, s1 = (gi + 1) * st->slices / st->groups;
+  for (size_t sl = s0; sl < s1; sl++) {
     const float *xs = x + sl * (size_t)st->in_h * (size_t)st->in_w;
     float *ys = y + sl * 2 * (size_t)h * (size_t)wh;
     /* rows: the real input cropped or zero-padded to w, its first w/2+1 frequencies */
@@ -178,6 +185,15 @@ static tfl_status rfft2d_eval(const tfl_graph *g, const tfl_node *n, void *state
       }
     }
   }
+}
+
+static tfl_status rfft2d_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
+{
+  rfft_state *st = state;
+  (void)diag;
+  st->x = cpu_in(g, n, INPUT)->data;
+  st->y = cpu_out(g, n, OUTPUT)->data;
+  cpu_parallel(ctx, rfft2d_group, st, st->groups);
   return TFL_OK;
 }
 
