@@ -141,6 +141,7 @@ float decoder_value(const tfl_tensor *t, size_t i)
   case TFL_TYPE_INT64: return (float)((const int64_t *)t->data)[i];
   case TFL_TYPE_FLOAT16: return tfl_half_to_float(((const uint16_t *)t->data)[i]);
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_BOOL:
   case TFL_TYPE_INT16:
   case TFL_TYPE_COUNT: return 0.0f;

@@ -30,12 +30,13 @@ typedef enum {
   TFL_TYPE_STRING = 5,
   TFL_TYPE_BOOL = 6,
   TFL_TYPE_INT16 = 7,
+  TFL_TYPE_COMPLEX64 = 8,   /* (real, imaginary) float32 pairs, as std::complex<float> */
   TFL_TYPE_INT8 = 9,
   TFL_TYPE_COUNT = 10 /* one past the largest value we name */
 } tfl_type;
 
 const char *tfl_type_name(tfl_type t);
-/* Bytes per element; 0 for types we cannot hold (string, complex). */
+/* Bytes per element; 0 for types we cannot hold (string). */
 size_t tfl_type_size(tfl_type t);
 /* The value range of a quantized integer type (uint8, int8, int16) in *lo, *hi; false
  * (and *lo, *hi untouched) for every other type. */
@@ -168,6 +169,7 @@ typedef enum {
   TFL_OP_SELECT,
   TFL_OP_SELECT_V2,
   TFL_OP_WHERE,
+  TFL_OP_UNIQUE,
   TFL_OP_TOPK_V2,
   TFL_OP_CUMSUM,
   TFL_OP_NON_MAX_SUPPRESSION_V4,
@@ -231,6 +233,13 @@ typedef enum {
   TFL_OP_BATCH_MATMUL,
   TFL_OP_CONV_3D,
   TFL_OP_CONV_3D_TRANSPOSE,
+  /* spectral and bit ops */
+  TFL_OP_RFFT2D,
+  TFL_OP_REAL,
+  TFL_OP_IMAG,
+  TFL_OP_COMPLEX_ABS,
+  TFL_OP_BUCKETIZE,
+  TFL_OP_BITCAST,
   /* sequence ops */
   TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM,
   TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM,
@@ -381,6 +390,9 @@ typedef struct {
   bool diagonal_recurrent;        /* UNIDIRECTIONAL_SEQUENCE_LSTM */
   int rank;                       /* SVDF */
 } tfl_seq_params;
+/* BUCKETIZE: `n` ascending float boundaries, little-endian float32s in the model's bytes
+ * (a flatbuffer vector, not necessarily 4-aligned: read them with memcpy). */
+typedef struct { int n; const uint8_t *boundaries; } tfl_bucketize_params;
 /* WHILE (cond, body), IF (then, else), CALL_ONCE (init, -): subgraph indices. */
 typedef struct { int a, b; } tfl_subgraph_params;
 
@@ -420,6 +432,7 @@ typedef union {
   tfl_conv3d_params conv3d;
   tfl_seq_params seq;
   tfl_subgraph_params subgraph;
+  tfl_bucketize_params bucketize;
 } tfl_params;
 
 typedef struct tfl_node {

@@ -608,6 +608,7 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
   case TFL_OP_SELECT:
   case TFL_OP_SELECT_V2:
   case TFL_OP_WHERE:
+  case TFL_OP_UNIQUE:
   case TFL_OP_TOPK_V2:
   case TFL_OP_CUMSUM:
   case TFL_OP_NON_MAX_SUPPRESSION_V4:
@@ -672,6 +673,13 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
   case TFL_OP_CONV_3D:
   case TFL_OP_CONV_3D_TRANSPOSE:
     return tfl_shape_compute(g, n, ni, o, out, kind, diag);
+  case TFL_OP_RFFT2D:
+  case TFL_OP_REAL:
+  case TFL_OP_IMAG:
+  case TFL_OP_COMPLEX_ABS:
+  case TFL_OP_BUCKETIZE:
+  case TFL_OP_BITCAST:
+    return tfl_shape_spectral(g, n, ni, o, out, kind, diag);
   case TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM:
   case TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM:
   case TFL_OP_UNIDIRECTIONAL_SEQUENCE_RNN:

@@ -171,6 +171,7 @@ static void fill_input(tfl_tensor *t, uint32_t seed)
     case TFL_TYPE_INT8: ((uint8_t *)t->data)[i] = (uint8_t)s; break;
     case TFL_TYPE_FLOAT16: ((uint16_t *)t->data)[i] = (uint16_t)(0x3c00 ^ (s & 0x83ff)); break;
     case TFL_TYPE_STRING:
+    case TFL_TYPE_COMPLEX64:
     case TFL_TYPE_COUNT: memset(t->data, 0, t->bytes); return;
     }
   }

@@ -191,6 +191,7 @@ static tfl_status prepare_types(const tfl_graph *g, const tfl_node *n, bmm_state
   case TFL_TYPE_INT32:
   case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_BOOL:
   case TFL_TYPE_COUNT: break;
   }
