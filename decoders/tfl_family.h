@@ -34,6 +34,8 @@ typedef enum {
   TFL_FIT_HINT_NONE,             /* not said: the element's stretch */
   TFL_FIT_HINT_LETTERBOX_GREY,   /* Ultralytics' letterbox: aspect kept, centred, grey 114 bars */
   TFL_FIT_HINT_CENTER_CROP,      /* shorter side to the input, centre cut out (Ultralytics' classify) */
+  TFL_FIT_HINT_LETTERBOX,        /* aspect kept, centred, black bars (MoveNet: tf.image.resize_with_pad,
+                                    the padding TF.js's MoveNet adds) */
 } tfl_fit_hint;
 
 typedef struct {

@@ -83,7 +83,7 @@ static void pick_norm(GstElement *element, const GstTfliteModelSettings *s, GstT
   m->fit = preprocess_model_fit(m->graph, m->decoder_kind);
   GST_INFO_OBJECT(element, "input normalization: (pixel - %g) / %g%s; fit=auto is %s", m->norm.mean[0],
                   m->norm.std[0], from_meta ? " (model metadata)" : "",
-                  m->fit == FIT_LETTERBOX_GREY ? "letterbox-grey" : m->fit == FIT_CROP ? "crop" : "stretch");
+                  m->fit == FIT_LETTERBOX_GREY ? "letterbox-grey" : m->fit == FIT_CROP ? "crop" : m->fit == FIT_LETTERBOX ? "letterbox" : "stretch");
 }
 
 /* The decoder the property names, else the family table's (decoders/tfl_family.h): a
