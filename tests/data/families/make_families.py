@@ -37,7 +37,8 @@ mapped back to picture pixels:
   keypoints' bounds; multipose: the model's box), then x y score per keypoint;
 - efficientdet_lite0.expected: one line per box: class label score x y w h (clamped to
   the picture);
-- cases.txt: model input expected threshold count.
+- cases.txt: model input-size threshold count;
+- picture.rgb: the picture itself (320x240 raw RGB), for the element test.
 """
 import io
 import os
@@ -52,7 +53,7 @@ import tensorflow as tf  # noqa: E402
 HERE = Path(__file__).resolve().parent
 W, H = 320, 240
 LABEL_MAP = {1: "person", 3: "car"}   # Model Maker's label_map; 2 is a gap
-THRESHOLD = {"movenet_lightning": 0.3, "movenet_thunder": 0.3, "movenet_multipose": 0.3,
+THRESHOLD = {"movenet_lightning": 0.5, "movenet_thunder": 0.5, "movenet_multipose": 0.5,
              "efficientdet_lite0": 0.75}
 
 
@@ -96,14 +97,21 @@ class Net:
 
 
 def movenet_values(size: int, n_out: int, seed: int):
-    """uint8 picture -> n_out values in 0..1 (input dependent)."""
+    """uint8 picture -> n_out values in 0..1 (input dependent); keypoint scores biased up
+    and, for MultiPose, person scores falling from the first person to the last (as the
+    real model sorts them), so that the default threshold 0.5 keeps some."""
     net = Net(np.random.default_rng(seed), [((3, 3, 3, 8), 0.3), ((3, 3, 8, 8), 0.3), ((4 * 4 * 8, n_out), 0.08)])
+    bias = np.zeros(n_out, np.float32)
+    rows = bias.reshape(-1, 56) if n_out % 56 == 0 else bias.reshape(1, -1)
+    rows[:, 2:51:3] = 0.8
+    if n_out % 56 == 0:
+        rows[:, 55] = np.linspace(2.0, -2.0, rows.shape[0])
 
     def fn(x):
         x = tf.cast(x, tf.float32) / 127.5 - 1.0       # MoveNet takes 0..255 and scales itself
         x = net.conv(net.conv(x, 0, 4), 1, 4)
         x = tf.nn.avg_pool2d(x, size // 64, size // 64, "VALID")    # 4x4x8
-        return tf.sigmoid(tf.matmul(tf.reshape(x, [1, -1]), net.w[2]))
+        return tf.sigmoid(tf.matmul(tf.reshape(x, [1, -1]), net.w[2]) + bias)
 
     return fn
 
@@ -377,6 +385,7 @@ def efficientdet_reference(flat: bytes, rgb: np.ndarray) -> int:
 
 def main():
     rgb = picture()
+    rgb.tofile(HERE / "picture.rgb")       # the element test's frame (rawvideoparse)
     cases = []
     for name, size, multi, seed in (("movenet_lightning", 192, False, 1), ("movenet_thunder", 256, False, 2),
                                     ("movenet_multipose", 256, True, 3)):
