@@ -14,8 +14,8 @@ random-weight graphs with the real models' input and output signatures.
 - movenet_multipose.tflite: uint8 [1,256,256,3], one output float32 [1,6,56]: six persons,
   17 x (y, x, score) then ymin, xmin, ymax, xmax, score.
 - efficientdet_lite0.tflite: as TFLite Model Maker exports EfficientDet-Lite0 with
-  int8 quantization: uint8 [1,320,320,3] ("serving_default_images:0"), the network
-  quantized, its end TFLite_Detection_PostProcess (the converter's fused op, from a
+  int8 quantization: uint8 [1,320,320,3] ("serving_default_images:0") quantized with
+  scale 1/128 and zero point 127 (the normalization), the network quantized, its end TFLite_Detection_PostProcess (the converter's fused op, from a
   function that `implements` it, as EfficientDet's exporter does) with class scores
   without a background column; the graph outputs in the order Model Maker 0.4 / TF >= 2.6
   gives them (tensorflow/tensorflow#58764): scores [1,25] "StatefulPartitionedCall:1",
@@ -184,7 +184,7 @@ def efficientdet(seed: int) -> bytes:
 
     @tf.function
     def fn(images):
-        x = net.conv(net.conv((images - 127.0) / 128.0, 0, 8), 1, 5)      # 8x8x8
+        x = net.conv(net.conv(images, 0, 8), 1, 5)      # 8x8x8
         b = tf.nn.conv2d(x, net.w[2], 1, "SAME")
         c = tf.nn.conv2d(x, net.w[3], 1, "SAME")
         b = tf.reshape(b, [1, N_ANCHORS, 4])
@@ -192,7 +192,10 @@ def efficientdet(seed: int) -> bytes:
         return postprocess(b, c, tf.constant(anchors))
 
     def quant(c):
-        pics = [rng.integers(0, 256, (1, size, size, 3)).astype(np.float32) for _ in range(4)]
+        # Model Maker's graph takes the picture normalized, (pixel - 127) / 128: calibrated on
+        # 0..255 so, its uint8 input gets scale 1/128, zero point 127 (the normalization)
+        pics = [(rng.integers(0, 256, (1, size, size, 3)).astype(np.float32) - 127.0) / 128.0 for _ in range(4)]
+        pics[0][0, 0, 0] = [-127.0 / 128.0, 1.0, 0.0]
         c.optimizations = [tf.lite.Optimize.DEFAULT]
         c.representative_dataset = lambda: ([p] for p in pics)
         c.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8, tf.lite.OpsSet.TFLITE_BUILTINS]
@@ -200,6 +203,9 @@ def efficientdet(seed: int) -> bytes:
 
     flat = convert(fn, tf.TensorSpec([1, size, size, 3], tf.float32, name="images"), quant)
     flat = model_maker_outputs(flat)
+    from ai_edge_litert.interpreter import Interpreter
+    q = Interpreter(model_content=flat).get_input_details()[0]["quantization"]
+    assert abs(q[0] - 1 / 128) < 1e-6 and q[1] == 127, f"input quantization {q}"
     return add_metadata(flat, labels_text())
 
 
