@@ -526,7 +526,8 @@ GST_START_TEST(test_families)
       GST_INFO("%s gl %d: %d poses, %.3f px from LiteRT", movenets[m], gl, n, worst);
       run_out_clear(&o);
     }
-    /* the top 10 (max-results) of LiteRT's 17 over 0.75, all over the default 0.5; each
+    /* the top 10 (max-results) of LiteRT's boxes (its file has those over a threshold
+     * above 10th best), all over the default 0.5; each
      * against LiteRT's box of the same label and score nearest to it (8-bit scores tie,
      * and ties may fall in another order) */
     run_out o;

@@ -159,6 +159,9 @@ def efficientdet(seed: int) -> bytes:
     yc, xc = np.meshgrid(g, g, indexing="ij")
     hw = rng.uniform(0.1, 0.4, (N_ANCHORS, 2))
     anchors = np.stack([yc.ravel(), xc.ravel(), hw[:, 0], hw[:, 1]], 1).astype(np.float32)
+    # a per-anchor, per-class offset of the logits spreads the scores (random features
+    # alone give every anchor nearly the same score: ties everywhere)
+    spread = rng.normal(-1.0, 2.0, (1, N_ANCHORS, n_classes)).astype(np.float32)
 
     # The converter fuses a function that says it implements the op (EfficientDet's own
     # exporter does the same); its body is a placeholder.
@@ -188,7 +191,7 @@ def efficientdet(seed: int) -> bytes:
         b = tf.nn.conv2d(x, net.w[2], 1, "SAME")
         c = tf.nn.conv2d(x, net.w[3], 1, "SAME")
         b = tf.reshape(b, [1, N_ANCHORS, 4])
-        c = tf.sigmoid(tf.reshape(c, [1, N_ANCHORS, n_classes]))
+        c = tf.sigmoid(tf.reshape(c, [1, N_ANCHORS, n_classes]) + spread)
         return postprocess(b, c, tf.constant(anchors))
 
     def quant(c):
@@ -376,6 +379,11 @@ def efficientdet_reference(flat: bytes, rgb: np.ndarray) -> int:
     classes = out["StatefulPartitionedCall:2"][0]
     count = int(out["StatefulPartitionedCall:0"][0])
     labels = labels_text().splitlines()
+    # the threshold in the widest gap between scores (8 boxes kept at least): an 8-bit
+    # score a quantum or two off on another CPU's kernels keeps its side
+    s = sorted((float(v) for v in scores[:count]), reverse=True)
+    gap, i = max((s[i] - s[i + 1], i) for i in range(7, count - 1) if s[i + 1] >= 0.5)
+    THRESHOLD["efficientdet_lite0"] = round((s[i] + s[i + 1]) / 2, 4)
     lines = []
     for i in range(count):
         if scores[i] < THRESHOLD["efficientdet_lite0"]:
@@ -401,7 +409,7 @@ def main():
         cases.append(f"{name} {size} {THRESHOLD[name]} {n}")
     flat = efficientdet(4)
     (HERE / "efficientdet_lite0.tflite").write_bytes(flat)
-    n = efficientdet_reference(flat, rgb)
+    n = efficientdet_reference(flat, rgb)     # sets its threshold
     cases.append(f"efficientdet_lite0 320 {THRESHOLD['efficientdet_lite0']} {n}")
     (HERE / "cases.txt").write_text("# model input-size threshold results (make_families.py)\n" +
                                     "".join(c + "\n" for c in cases))
