@@ -15,9 +15,10 @@ random-weight graphs with the real models' input and output signatures.
   17 x (y, x, score) then ymin, xmin, ymax, xmax, score.
 - efficientdet_lite0.tflite: as TFLite Model Maker exports EfficientDet-Lite0 with
   int8 quantization: uint8 [1,320,320,3] ("serving_default_images:0") quantized with
-  scale 1/128 and zero point 127 (the normalization), the network quantized, its end TFLite_Detection_PostProcess (the converter's fused op, from a
-  function that `implements` it, as EfficientDet's exporter does) with class scores
-  without a background column; the graph outputs in the order Model Maker 0.4 / TF >= 2.6
+  scale 1/128 and zero point 127 (the normalization), the network quantized, its end
+  TFLite_Detection_PostProcess (the converter's fused op, from a function that
+  `implements` it, as EfficientDet's exporter does) with class scores without a
+  background column; the graph outputs in the order Model Maker 0.4 / TF >= 2.6
   gives them (tensorflow/tensorflow#58764): scores [1,25] "StatefulPartitionedCall:1",
   boxes [1,25,4] ":3", count [1] ":0", classes [1,25] ":2"; its TFLite metadata as
   Model Maker writes it (name "efficientdet-lite0", normalization mean 127 std 128, the
@@ -27,8 +28,8 @@ random-weight graphs with the real models' input and output signatures.
   zip appended to the file.
 
 Reference (expected files): each model run by LiteRT (ai-edge-litert) on a real picture
-(skimage's astronaut from tests/data/pictures, its middle 512x384 scaled to 320x240) fitted as the family expects - MoveNet: the
-picture scaled to the input's width and padded top and bottom with black (what
+(skimage's astronaut from tests/data/pictures, its middle 512x384 scaled to 320x240)
+fitted as the family expects - MoveNet: the picture scaled to the input's width and padded top and bottom with black (what
 tf.image.resize_with_pad does; 240 rows -> 144 or 192 rows, 24 or 32 black rows each
 side), EfficientDet: stretched to 320x320 - and decoded here from LiteRT's raw outputs,
 mapped back to picture pixels:
@@ -36,7 +37,7 @@ mapped back to picture pixels:
 - movenet_*.expected: one line per pose kept: score, box x y w h (single pose: the
   keypoints' bounds; multipose: the model's box), then x y score per keypoint;
 - efficientdet_lite0.expected: one line per box: class label score x y w h (clamped to
-  the picture);
+  the picture), the boxes over a threshold picked in the widest gap between scores;
 - cases.txt: model input-size threshold count;
 - picture.rgb: the picture itself (320x240 raw RGB), for the element test.
 """
@@ -53,8 +54,9 @@ import tensorflow as tf  # noqa: E402
 HERE = Path(__file__).resolve().parent
 W, H = 320, 240
 LABEL_MAP = {1: "person", 3: "car"}   # Model Maker's label_map; 2 is a gap
+# the element's default 0.5 for MoveNet; EfficientDet's is picked from its scores
 THRESHOLD = {"movenet_lightning": 0.5, "movenet_thunder": 0.5, "movenet_multipose": 0.5,
-             "efficientdet_lite0": 0.75}
+             "efficientdet_lite0": None}
 
 
 # ---- the picture ------------------------------------------------------------------
@@ -311,7 +313,7 @@ def add_metadata(flat: bytes, labels: str) -> bytes:
     out = bytes(fu.convert_object_to_bytearray(m))
     z = io.BytesIO()
     with zipfile.ZipFile(z, "w", zipfile.ZIP_STORED) as zf:
-        zf.writestr("labelmap.txt", labels)
+        zf.writestr(zipfile.ZipInfo("labelmap.txt", date_time=(1980, 1, 1, 0, 0, 0)), labels)  # same bytes each run
     return out + z.getvalue()
 
 
