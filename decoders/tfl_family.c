@@ -2,6 +2,7 @@
 #include "tfl_family.h"
 
 #include "decoder_impl.h"
+#include "runtime/tfl_passes.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -65,7 +66,9 @@ static const family_row rows[] = {
     NO_OP, 1, { 2, 0 }, { { 17, 3 } }, 0, false, movenet_thunder_ok },
   { { "MoveNet single-pose", TFL_DECODER_POSE, 0, 255, NULL, TFL_REGION_BOX, NO_LM, TFL_FIT_HINT_LETTERBOX },
     NO_OP, 1, { 2, 0 }, { { 17, 3 } }, 0, false, movenet_ok },
-  { { "MoveNet MultiPose", TFL_DECODER_POSE, 0, 255, NULL, TFL_REGION_BOX, NO_LM, TFL_FIT_HINT_LETTERBOX },
+  /* TF Hub's MultiPose .tflite leaves its input size open ([1,1,1,3]); 256 is its default
+   * (multiples of 32) */
+  { { "MoveNet MultiPose", TFL_DECODER_POSE, 0, 255, NULL, TFL_REGION_BOX, NO_LM, TFL_FIT_HINT_LETTERBOX, 256 },
     NO_OP, 1, { 2, 0 }, { { ANY, 56 } }, 0, false, movenet_ok },
   { FAM("PoseNet (raw heatmaps and offsets)", POSE, -1, 1, NULL, BOX, NO_LM), NO_OP, 3, { 3, 0 },
     { { ANY, ANY, 17 } } },
@@ -308,6 +311,20 @@ const tfl_family *tfl_family_identify(const tfl_graph *g, tfl_family_match *matc
   if (because[0]) snprintf(why, why_size, "%s", because);
   else describe_outputs(g, why, why_size);
   return NULL;
+}
+
+tfl_status tfl_family_size_input(tfl_graph *g, bool *sized, tfl_diag *diag)
+{
+  *sized = false;
+  const tfl_tensor *in = g->n_inputs > 0 ? &g->tensors[g->inputs[0]] : NULL;
+  if (!in || in->ndim != 4 || (in->dyn_dims & 6u) != 6u) return TFL_OK;
+  char why[256];
+  tfl_family_match m;
+  const tfl_family *f = tfl_family_identify(g, &m, why, sizeof why);
+  if (!f || m != TFL_FAMILY_KNOWN || f->open_size < 1) return TFL_OK;
+  tfl_status st = tfl_pass_set_input_size(g, 0, f->open_size, f->open_size, diag);
+  *sized = st == TFL_OK;
+  return st;
 }
 
 const tfl_family *tfl_family_generic(tfl_decoder_kind kind)

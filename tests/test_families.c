@@ -4,10 +4,11 @@
  *
  *   test_families DATA_DIR
  *
- * For each line of cases.txt (model, input size, threshold, results): the look-alike
+ * For each line of cases.txt (model, input size, threshold, results, input file): the look-alike
  * model built with the official converter in the family's exact layout is loaded; the
  * family table must name it (a known row, not a guess) with the decoder, fit and input
- * range the family has; our runtime runs it on the same uint8 input tensor LiteRT was
+ * range the family has (MultiPose with its input size left open in the file, as TF Hub's
+ * is: sized 256 by the family, as LiteRT was resized); our runtime runs it on the same uint8 input tensor LiteRT was
  * fed (*.input: the real picture fitted as the family expects) and the decoder's results,
  * mapped back to the 320x240 picture, must match *.expected: same count (poses in
  * order; boxes each against LiteRT's of the same class and score, 8-bit scores tie),
@@ -22,6 +23,7 @@
 #include "preprocess/preprocess.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
+#include "runtime/tfl_passes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -159,15 +161,16 @@ static const struct {
   { "movenet_lightning", "MoveNet single-pose Lightning", TFL_DECODER_POSE, FIT_LETTERBOX },
   { "movenet_thunder", "MoveNet single-pose Thunder", TFL_DECODER_POSE, FIT_LETTERBOX },
   { "movenet_multipose", "MoveNet MultiPose", TFL_DECODER_POSE, FIT_LETTERBOX },
+  { "movenet_multipose_open", "MoveNet MultiPose", TFL_DECODER_POSE, FIT_LETTERBOX },
   { "efficientdet_lite0", "EfficientDet-Lite (TFLite Model Maker / MediaPipe)", TFL_DECODER_DETECTION, FIT_STRETCH },
 };
 
 static void run_case(const char *dir, const char *line)
 {
-  char name[64];
+  char name[64], input_name[64];
   int size, n_expected;
   float threshold;
-  if (sscanf(line, "%63s %d %f %d", name, &size, &threshold, &n_expected) != 4) {
+  if (sscanf(line, "%63s %d %f %d %63s", name, &size, &threshold, &n_expected, input_name) != 5) {
     CHECK(0, "cases.txt: bad line %s", line);
     return;
   }
@@ -184,6 +187,17 @@ static void run_case(const char *dir, const char *line)
   tfl_graph *g = NULL;
   CHECK(tfl_load_file(path, &g, &d) == TFL_OK, "%s: %s", path, d.error);
   if (!g) return;
+  /* TF Hub's MultiPose leaves its input size open: the family gives it 256 */
+  bool sized = false;
+  CHECK(tfl_family_size_input(g, &sized, &d) == TFL_OK, "%s: %s", name, d.error);
+  const bool open = strstr(name, "_open") != NULL;
+  CHECK(sized == open, "%s: input %s by the family", name, sized ? "sized" : "not sized");
+  if (!open) { /* a size the file fixes stays */
+    tfl_diag e;
+    tfl_diag_init(&e);
+    CHECK(tfl_pass_set_input_size(g, 0, 256, 256, &e) == TFL_ERR_UNSUPPORTED && strstr(e.error, "not open"),
+          "%s: resizing a fixed input: %s", name, e.error);
+  }
   char why[256];
   tfl_family_match m;
   const tfl_family *f = tfl_family_identify(g, &m, why, sizeof why);
@@ -216,7 +230,7 @@ static void run_case(const char *dir, const char *line)
   tfl_decoder *dec = NULL;
   tfl_results r = { 0 };
   CHECK(tfl_interpreter_create(g, &io, &it) == TFL_OK, "%s: %s", name, d.error);
-  snprintf(path, sizeof path, "%s/%s.input", dir, name);
+  snprintf(path, sizeof path, "%s/%s.input", dir, input_name);
   size_t bytes = 0;
   uint8_t *input = read_all(path, &bytes);
   CHECK(input && bytes == (size_t)size * size * 3, "%s: %s has %zu bytes", name, path, bytes);
@@ -264,7 +278,7 @@ int main(int argc, char **argv)
   while (f && fgets(line, sizeof line, f))
     if (line[0] != '#') run_case(argv[1], line), cases++;
   if (f) fclose(f);
-  CHECK(cases == 4, "%d cases in %s, expected 4", cases, path);
+  CHECK(cases == 5, "%d cases in %s, expected 5", cases, path);
   printf("%s\n", failures ? "FAILED" : "ok");
   return failures != 0;
 }

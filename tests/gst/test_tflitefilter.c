@@ -451,7 +451,8 @@ GST_END_TEST;
 
 /* EfficientDet-Lite and MoveNet look-alikes (tests/data/families/make_families.py) with
  * no property at all: the family picks the decoder, the fit (MoveNet: black letterbox),
- * the input range and the labels (EfficientDet: its metadata's, class k = line k); the
+ * the input range, the input size a file leaves open (MultiPose: 256) and the labels
+ * (EfficientDet: its metadata's, class k = line k); the
  * results against LiteRT's outputs decoded in Python on the same picture (*.expected;
  * the element's own resize instead of TensorFlow's, hence the tolerance). */
 static int read_expected(const gchar *dir, const gchar *name, gboolean labelled, double rows[][56], gchar labels[][16])
@@ -495,7 +496,8 @@ static void run_family(const gchar *name, gboolean gl, run_out *o)
 
 GST_START_TEST(test_families)
 {
-  static const gchar *movenets[] = { "movenet_lightning", "movenet_thunder", "movenet_multipose" };
+  static const gchar *movenets[] = { "movenet_lightning", "movenet_thunder", "movenet_multipose",
+                                     "movenet_multipose_open" };
   double want[32][56];
   gchar labels[32][16];
   for (int gl = 0; gl < 2; gl++) {
@@ -556,7 +558,8 @@ GST_START_TEST(test_families)
       }
       worst = MAX(worst, best);
     }
-    fail_unless(worst < tol, "efficientdet_lite0: %f px from LiteRT (gl %d)", worst, gl);
+    /* 8-bit box encodings: the two resizes' small differences move a box by a quantum */
+    fail_unless(worst < 2.0, "efficientdet_lite0: %f px from LiteRT (gl %d)", worst, gl);
     GST_INFO("efficientdet_lite0 gl %d: %.3f px from LiteRT", gl, worst);
     run_out_clear(&o);
   }

@@ -13,6 +13,10 @@ random-weight graphs with the real models' input and output signatures.
   y and x normalized to the (padded) input.
 - movenet_multipose.tflite: uint8 [1,256,256,3], one output float32 [1,6,56]: six persons,
   17 x (y, x, score) then ymin, xmin, ymax, xmax, score.
+- movenet_multipose_open.tflite: the same layout with the input's height and width left
+  open as TF Hub's MultiPose .tflite has them ([1,1,1,3] in the file, shape_signature
+  [1,-1,-1,3]); LiteRT runs it resized to [1,256,256,3] (resize_tensor_input, as TF Hub's
+  tutorial does), the family gives it 256.
 - efficientdet_lite0.tflite: as TFLite Model Maker exports EfficientDet-Lite0 with
   int8 quantization: uint8 [1,320,320,3] ("serving_default_images:0") quantized with
   scale 1/128 and zero point 127 (the normalization), the network quantized, its end
@@ -38,7 +42,7 @@ mapped back to picture pixels:
   keypoints' bounds; multipose: the model's box), then x y score per keypoint;
 - efficientdet_lite0.expected: one line per box: class label score x y w h (clamped to
   the picture), the boxes over a threshold picked in the widest gap between scores;
-- cases.txt: model input-size threshold count;
+- cases.txt: model input-size threshold count input (the *.input it runs on);
 - picture.rgb: the picture itself (320x240 raw RGB), for the element test.
 """
 import io
@@ -55,7 +59,7 @@ HERE = Path(__file__).resolve().parent
 W, H = 320, 240
 LABEL_MAP = {1: "person", 3: "car"}   # Model Maker's label_map; 2 is a gap
 # the element's default 0.5 for MoveNet; EfficientDet's is picked from its scores
-THRESHOLD = {"movenet_lightning": 0.5, "movenet_thunder": 0.5, "movenet_multipose": 0.5,
+THRESHOLD = {"movenet_lightning": 0.5, "movenet_thunder": 0.5, "movenet_multipose": 0.5, "movenet_multipose_open": 0.5,
              "efficientdet_lite0": None}
 
 
@@ -98,7 +102,7 @@ class Net:
         return tf.nn.relu(tf.nn.conv2d(x, self.w[i], stride, "SAME"))
 
 
-def movenet_values(size: int, n_out: int, seed: int):
+def movenet_values(size, n_out: int, seed: int):
     """uint8 picture -> n_out values in 0..1 (input dependent); keypoint scores biased up
     and, for MultiPose, person scores falling from the first person to the last (as the
     real model sorts them), so that the default threshold 0.5 keeps some."""
@@ -112,7 +116,10 @@ def movenet_values(size: int, n_out: int, seed: int):
     def fn(x):
         x = tf.cast(x, tf.float32) / 127.5 - 1.0       # MoveNet takes 0..255 and scales itself
         x = net.conv(net.conv(x, 0, 4), 1, 4)
-        x = tf.nn.avg_pool2d(x, size // 64, size // 64, "VALID")    # 4x4x8
+        if size:
+            x = tf.nn.avg_pool2d(x, size // 64, size // 64, "VALID")    # 4x4x8
+        else:   # any input size: resized to 4x4
+            x = tf.image.resize(x, (4, 4), method="bilinear")
         return tf.sigmoid(tf.matmul(tf.reshape(x, [1, -1]), net.w[2]) + bias)
 
     return fn
@@ -132,14 +139,16 @@ def convert(fn, spec, quant=None) -> bytes:
         return c.convert()
 
 
-def movenet(size: int, multi: bool, seed: int) -> bytes:
-    values = movenet_values(size, 6 * 56 if multi else 51, seed)
+def movenet(size: int, multi: bool, seed: int, open_size: bool = False) -> bytes:
+    """open_size: the input's height and width left open ([1,1,1,3] in the file, signature
+    [1,-1,-1,3]) as TF Hub's MultiPose .tflite has them."""
+    values = movenet_values(None if open_size else size, 6 * 56 if multi else 51, seed)
 
     @tf.function
     def fn(x):
         return tf.reshape(values(x), [1, 6, 56] if multi else [1, 1, 17, 3])
 
-    flat = convert(fn, tf.TensorSpec([1, size, size, 3], tf.uint8, name="input"))
+    flat = convert(fn, tf.TensorSpec([1, None, None, 3] if open_size else [1, size, size, 3], tf.uint8, name="input"))
     from tensorflow.lite.tools import flatbuffer_utils as fu
     m = fu.convert_bytearray_to_object(bytearray(flat))
     sg = m.subgraphs[0]
@@ -322,6 +331,9 @@ def add_metadata(flat: bytes, labels: str) -> bytes:
 def litert(flat: bytes, x: np.ndarray) -> dict:
     from ai_edge_litert.interpreter import Interpreter
     it = Interpreter(model_content=flat)
+    d = it.get_input_details()[0]
+    if list(d["shape_signature"][1:3]) == [-1, -1]:   # sized by the caller (TF Hub's MultiPose usage)
+        it.resize_tensor_input(d["index"], [1, *x.shape])
     it.allocate_tensors()
     d = it.get_input_details()[0]
     assert d["dtype"] == np.uint8 and tuple(d["shape"][1:3]) == x.shape[:2], d
@@ -341,9 +353,9 @@ def fmt(v: float) -> str:
     return "%.4f" % v
 
 
-def movenet_reference(name: str, flat: bytes, rgb: np.ndarray, size: int, multi: bool) -> int:
+def movenet_reference(name: str, flat: bytes, rgb: np.ndarray, size: int, multi: bool, input_name: str) -> int:
     x, ox, oy = letterbox_black(rgb, size)
-    x.tofile(HERE / f"{name}.input")
+    x.tofile(HERE / f"{input_name}.input")
     out = litert(flat, x)
     (raw,) = out.values()
     s = rgb.shape[1] / (size - 2 * ox)       # picture pixels per input pixel
@@ -403,17 +415,21 @@ def main():
     rgb = picture()
     rgb.tofile(HERE / "picture.rgb")       # the element test's frame (rawvideoparse)
     cases = []
-    for name, size, multi, seed in (("movenet_lightning", 192, False, 1), ("movenet_thunder", 256, False, 2),
-                                    ("movenet_multipose", 256, True, 3)):
-        flat = movenet(size, multi, seed)
+    # name, input size, multipose, seed, the input left open in the file (fed at 256)
+    for name, size, multi, seed, open_size in (("movenet_lightning", 192, False, 1, False),
+                                               ("movenet_thunder", 256, False, 2, False),
+                                               ("movenet_multipose", 256, True, 3, False),
+                                               ("movenet_multipose_open", 256, True, 5, True)):
+        flat = movenet(size, multi, seed, open_size)
         (HERE / f"{name}.tflite").write_bytes(flat)
-        n = movenet_reference(name, flat, rgb, size, multi)
-        cases.append(f"{name} {size} {THRESHOLD[name]} {n}")
+        input_name = "movenet_multipose" if open_size else name      # the same 256 input
+        n = movenet_reference(name, flat, rgb, size, multi, input_name)
+        cases.append(f"{name} {size} {THRESHOLD[name]} {n} {input_name}")
     flat = efficientdet(4)
     (HERE / "efficientdet_lite0.tflite").write_bytes(flat)
     n = efficientdet_reference(flat, rgb)     # sets its threshold
-    cases.append(f"efficientdet_lite0 320 {THRESHOLD['efficientdet_lite0']} {n}")
-    (HERE / "cases.txt").write_text("# model input-size threshold results (make_families.py)\n" +
+    cases.append(f"efficientdet_lite0 320 {THRESHOLD['efficientdet_lite0']} {n} efficientdet_lite0")
+    (HERE / "cases.txt").write_text("# model input-size threshold results input (make_families.py)\n" +
                                     "".join(c + "\n" for c in cases))
     for c in cases:
         print(c)
