@@ -23,6 +23,16 @@ extern const decoder_impl decoder_detection;       /* decode_detection.c */
 extern const decoder_impl decoder_pose;            /* decode_pose.c */
 extern const decoder_impl decoder_landmarks;       /* decode_landmarks.c */
 extern const decoder_impl decoder_yolo;            /* decode_yolo.c: the detection kind on YOLO heads */
+extern const decoder_impl decoder_movenet;         /* decode_movenet.c: the pose kind on MoveNet */
+
+/* decode_movenet.c: 1 when g's one output is MoveNet's (*multi: MultiPose [1,N,56], else
+ * single-pose [1,1,17,3]; why describes it), else 0. */
+int decoder_movenet_find(const tfl_graph *g, bool *multi, char *why, size_t why_size);
+/* decode_detection.c: what TFLite_Detection_PostProcess's class k is reported as: k + 1
+ * (the line of a label map whose line 0 is the background or "???", as the TF detection
+ * zoo ships them), or k when the model carries its labels in TFLite metadata (Model
+ * Maker, MediaPipe: the Task Library's rule, label line k). */
+int decoder_postprocess_class_offset(const tfl_graph *g);
 
 /* An Ultralytics YOLO detection head as decode_yolo.c reads it. */
 typedef enum {

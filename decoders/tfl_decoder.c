@@ -66,7 +66,9 @@ static const decoder_impl *impl_of(tfl_decoder_kind k, const tfl_graph *g)
 {
   char why[8];
   decoder_yolo_layout L;
+  bool multi;
   if (k == TFL_DECODER_DETECTION && decoder_yolo_find(g, &L, why, sizeof why) != 0) return &decoder_yolo;
+  if (k == TFL_DECODER_POSE && decoder_movenet_find(g, &multi, why, sizeof why)) return &decoder_movenet;
   switch (k) {
   case TFL_DECODER_CLASSIFICATION: return &decoder_classification;
   case TFL_DECODER_SEGMENTATION: return &decoder_segmentation;

@@ -40,6 +40,10 @@ typedef struct {
    * hips centre and body scale), frame pixels: they place the next frame's region */
   int n_aux;
   tfl_keypoint *aux;
+  /* the person's box (x, y, w, h frame pixels, clamped) when the decoder gives one
+   * (MoveNet: the model's, or the keypoints' bounds); else the pose covers the area */
+  bool has_box;
+  float box[4];
 } tfl_pose;
 
 typedef enum {

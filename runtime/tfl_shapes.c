@@ -777,6 +777,22 @@ tfl_status tfl_infer_shapes_folding(tfl_graph *g, tfl_diag *diag, int *folded)
   return infer_all(g, diag, &ic, folded);
 }
 
+tfl_status tfl_pass_set_input_size(tfl_graph *g, int input, int height, int width, tfl_diag *diag)
+{
+  if (input < 0 || input >= g->n_inputs) return tfl_fail(diag, TFL_ERR_ARG, "input %d (the graph has %d)", input, g->n_inputs);
+  tfl_tensor *t = &g->tensors[g->inputs[input]];
+  const char *name = t->name ? t->name : "";
+  if (height < 1 || width < 1 || height > 8192 || width > 8192)
+    return tfl_fail(diag, TFL_ERR_ARG, "input %d (%s): size %dx%d (1..8192)", input, name, width, height);
+  if (t->ndim != 4 || (t->dyn_dims & 6u) != 6u)
+    return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "input %d (%s): its height and width are not open in the file "
+                    "(shape_signature)", input, name);
+  t->dims[1] = height;
+  t->dims[2] = width;
+  tfl_tensor_update_bytes(t);
+  return TFL_OK;
+}
+
 tfl_status tfl_pass_set_batch(tfl_graph *g, int batch, tfl_diag *diag)
 {
   if (batch < 1 || batch > 256) return tfl_fail(diag, TFL_ERR_ARG, "batch %d (1..256)", batch);

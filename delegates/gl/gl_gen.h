@@ -265,6 +265,7 @@ tfl_status gl_gen_lrn(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_add_n(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_add_n(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_alias(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_check_cast(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_check_detection(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_anchor_detection(const tfl_graph *g, int node, tfl_diag *diag);

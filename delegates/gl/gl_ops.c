@@ -32,6 +32,7 @@ static const gl_op_info table[TFL_OP_COUNT] = {
   [TFL_OP_TRANSPOSE_CONV] = {GL_KIND_GEN, RAW(0) | RAW(1) | RAW(3), gl_check_transpose_conv, gl_gen_transpose_conv},
   [TFL_OP_DEQUANTIZE] = {GL_KIND_ALIAS, 0, gl_check_alias, gl_gen_reshape},
   [TFL_OP_QUANTIZE] = {GL_KIND_ALIAS, 0, gl_check_alias, gl_gen_reshape},
+  [TFL_OP_CAST] = {GL_KIND_ALIAS, 0, gl_check_cast, gl_gen_reshape},  /* 8-bit integers to float only */
   [TFL_OP_MEAN] = {GL_KIND_GEN, RAW(1), gl_check_reduce, gl_gen_reduce},
   [TFL_OP_SQUEEZE] = {GL_KIND_ALIAS, 0, gl_check_reshape, gl_gen_reshape},
   [TFL_OP_HARD_SWISH] = {GL_KIND_UNARY, 0, gl_check_eltwise, gl_gen_eltwise},

@@ -383,7 +383,7 @@ guint gst_tflite_meta_add_results(GstTfliteMeta *meta, tfl_results *r, GQuark so
   }
   for (int i = 0; i < r->n_poses; i++) {
     tfl_pose *p = &r->poses[i];
-    GstTfliteObject o = new_object(GST_TFLITE_OBJECT_LANDMARKS, source, parent_id, area, labels);
+    GstTfliteObject o = new_object(GST_TFLITE_OBJECT_LANDMARKS, source, parent_id, p->has_box ? p->box : area, labels);
     o.class_id = p->class_id;
     o.score = p->score;
     o.n_keypoints = p->n_keypoints > 0 ? (guint)p->n_keypoints : 0;

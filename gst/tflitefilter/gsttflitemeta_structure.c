@@ -105,8 +105,11 @@ GstStructure *gst_tflite_meta_to_structure(const GstTfliteMeta *meta, GQuark sou
       GValue kps = G_VALUE_INIT;
       g_value_init(&kps, GST_TYPE_LIST);
       add_keypoints(&kps, o->keypoints, o->n_keypoints);
+      /* x, y, width, height: the person's box, or the area the pose model saw */
       GstStructure *s = gst_structure_new("pose", "score", G_TYPE_DOUBLE, (double)o->score, "id", G_TYPE_INT,
-                                          o->class_id, NULL);
+                                          o->class_id, "x", G_TYPE_DOUBLE, (double)o->x, "y", G_TYPE_DOUBLE,
+                                          (double)o->y, "width", G_TYPE_DOUBLE, (double)o->w, "height", G_TYPE_DOUBLE,
+                                          (double)o->h, NULL);
       gst_structure_take_value(s, "keypoints", &kps);
       set_ids(s, o);
       append_structure(&poses, s);

@@ -83,7 +83,7 @@ static void pick_norm(GstElement *element, const GstTfliteModelSettings *s, GstT
   m->fit = preprocess_model_fit(m->graph, m->decoder_kind);
   GST_INFO_OBJECT(element, "input normalization: (pixel - %g) / %g%s; fit=auto is %s", m->norm.mean[0],
                   m->norm.std[0], from_meta ? " (model metadata)" : "",
-                  m->fit == FIT_LETTERBOX_GREY ? "letterbox-grey" : m->fit == FIT_CROP ? "crop" : "stretch");
+                  m->fit == FIT_LETTERBOX_GREY ? "letterbox-grey" : m->fit == FIT_CROP ? "crop" : m->fit == FIT_LETTERBOX ? "letterbox" : "stretch");
 }
 
 /* The decoder the property names, else the family table's (decoders/tfl_family.h): a
@@ -170,6 +170,16 @@ gboolean gst_tflite_model_load(GstElement *element, const GstTfliteModelSettings
   /* a PyTorch-style NCHW input: the preprocessing writes NHWC, the transpose goes (the
    * engine's graphs get the same edit: gsttfliteengine.c) */
   if (tfl_pass_nhwc_input(m->graph, 0)) GST_INFO_OBJECT(element, "NCHW input: frames are written NHWC, its TRANSPOSE skipped");
+  /* an input whose size the file leaves open gets its family's (the engine's graphs too) */
+  bool sized = false;
+  if (tfl_family_size_input(m->graph, &sized, diag) != TFL_OK) {
+    GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ, ("Model \"%s\" cannot run.", path), ("%s", diag->error));
+    goto fail;
+  }
+  if (sized) {
+    const tfl_tensor *in = &m->graph->tensors[m->graph->inputs[0]];
+    GST_INFO_OBJECT(element, "input size open in the file: %dx%d, its family's", in->dims[2], in->dims[1]);
+  }
   /* the rest of the model's checks (shapes, value ranges) now, not at the first frame: a
    * bad model fails the state change */
   if (tfl_graph_prepare(m->graph, diag) != TFL_OK) {

@@ -449,6 +449,123 @@ GST_START_TEST(test_yolo)
 }
 GST_END_TEST;
 
+/* EfficientDet-Lite and MoveNet look-alikes (tests/data/families/make_families.py) with
+ * no property at all: the family picks the decoder, the fit (MoveNet: black letterbox),
+ * the input range, the input size a file leaves open (MultiPose: 256) and the labels
+ * (EfficientDet: its metadata's, class k = line k); the
+ * results against LiteRT's outputs decoded in Python on the same picture (*.expected;
+ * the element's own resize instead of TensorFlow's, hence the tolerance). */
+static int read_expected(const gchar *dir, const gchar *name, gboolean labelled, double rows[][56], gchar labels[][16])
+{
+  gchar *path = g_strdup_printf("%s/%s.expected", dir, name), *text = NULL;
+  fail_unless(g_file_get_contents(path, &text, NULL, NULL), "%s missing", path);
+  gchar **lines = g_strsplit(text, "\n", -1);
+  int n = 0;
+  for (gchar **l = lines; *l && **l && n < 32; l++, n++) {
+    gchar *p = *l, *e;
+    if (labelled) {
+      g_ascii_strtoll(p, &e, 10);
+      p = e + 1;
+      e = strchr(p, ' ');
+      fail_unless(e != NULL, "%s: bad line %s", path, *l);
+      g_snprintf(labels[n], 16, "%.*s", (int)(e - p), p);
+      p = e;
+    }
+    for (int k = 0; k < 56; k++, p = e) {
+      rows[n][k] = g_ascii_strtod(p, &e);
+      if (e == p) break;
+    }
+  }
+  g_strfreev(lines);
+  g_free(text);
+  g_free(path);
+  return n;
+}
+
+static void run_family(const gchar *name, gboolean gl, run_out *o)
+{
+  const gchar *dir = env_dir("TFL_FAMILIES");
+  gchar *desc = g_strdup_printf("filesrc location=%s/picture.rgb ! rawvideoparse width=320 height=240 format=rgb "
+                                "framerate=1/1 ! videoconvert ! video/x-raw,format=RGBA ! %s tflitefilter name=f "
+                                "model=%s/%s.tflite ! fakesink", dir, gl ? "glupload !" : "", dir, name);
+  run_pipeline(desc, o);
+  fail_unless(o->error == NULL, "%s: %s (%s)", desc, o->error, o->debug);
+  fail_unless(o->results->len == 1 && o->model != NULL, "%s: %u results", desc, o->results->len);
+  g_free(desc);
+}
+
+GST_START_TEST(test_families)
+{
+  static const gchar *movenets[] = { "movenet_lightning", "movenet_thunder", "movenet_multipose",
+                                     "movenet_multipose_open" };
+  double want[32][56];
+  gchar labels[32][16];
+  for (int gl = 0; gl < 2; gl++) {
+    const double tol = gl ? 2.0 : 1.0;
+    for (guint m = 0; m < G_N_ELEMENTS(movenets); m++) {
+      run_out o;
+      run_family(movenets[m], gl, &o);
+      fail_unless(!g_strcmp0(gst_structure_get_string(o.model, "decoder"), "pose"), "%s: decoder %s", movenets[m],
+                  gst_structure_get_string(o.model, "decoder"));
+      const int n = read_expected(env_dir("TFL_FAMILIES"), movenets[m], FALSE, want, labels);
+      const GstStructure *res = g_ptr_array_index(o.results, 0);
+      fail_unless(n > 0 && list_item(res, "poses", (guint)n) == NULL, "%s: more poses than LiteRT's %d", movenets[m], n);
+      double worst = 0;
+      for (int i = 0; i < n; i++) {
+        const GstStructure *p = list_item(res, "poses", (guint)i);
+        fail_unless(p != NULL, "%s: pose %d missing (gl %d)", movenets[m], i, gl);
+        fail_unless(fabs(dbl(p, "score") - want[i][0]) < 0.02, "%s pose %d: score %f, LiteRT %f", movenets[m], i,
+                    dbl(p, "score"), want[i][0]);
+        const double box[4] = { dbl(p, "x"), dbl(p, "y"), dbl(p, "width"), dbl(p, "height") };
+        for (int k = 0; k < 4; k++) worst = MAX(worst, fabs(box[k] - want[i][1 + k]));
+        for (guint k = 0; k < 17; k++) {
+          const GstStructure *kp = list_item(p, "keypoints", k);
+          fail_unless(kp != NULL, "%s: keypoint %u missing", movenets[m], k);
+          worst = MAX(worst, MAX(fabs(dbl(kp, "x") - want[i][5 + 3 * k]), fabs(dbl(kp, "y") - want[i][6 + 3 * k])));
+        }
+      }
+      fail_unless(worst < tol, "%s: %f px from LiteRT (gl %d)", movenets[m], worst, gl);
+      GST_INFO("%s gl %d: %d poses, %.3f px from LiteRT", movenets[m], gl, n, worst);
+      run_out_clear(&o);
+    }
+    /* the top 10 (max-results) of LiteRT's boxes (its file has those over a threshold
+     * above 10th best), all over the default 0.5; each
+     * against LiteRT's box of the same label and score nearest to it (8-bit scores tie,
+     * and ties may fall in another order) */
+    run_out o;
+    run_family("efficientdet_lite0", gl, &o);
+    fail_unless(!g_strcmp0(gst_structure_get_string(o.model, "decoder"), "detection"), "decoder %s",
+                gst_structure_get_string(o.model, "decoder"));
+    const int n = read_expected(env_dir("TFL_FAMILIES"), "efficientdet_lite0", TRUE, want, labels);
+    const GstStructure *res = g_ptr_array_index(o.results, 0);
+    fail_unless(n >= 10 && list_item(res, "boxes", 10) == NULL, "more than max-results boxes");
+    double worst = 0;
+    for (int i = 0; i < 10; i++) {
+      const GstStructure *b = list_item(res, "boxes", (guint)i);
+      fail_unless(b != NULL, "box %d missing (gl %d)", i, gl);
+      fail_unless(!g_strcmp0(gst_structure_get_string(b, "label"), labels[i]), "box %d: label %s, LiteRT's %s", i,
+                  gst_structure_get_string(b, "label"), labels[i]);
+      fail_unless(fabs(dbl(b, "score") - want[i][0]) < 0.02, "box %d: score %f, LiteRT %f", i, dbl(b, "score"),
+                  want[i][0]);
+      const double got[4] = { dbl(b, "x"), dbl(b, "y"), dbl(b, "width"), dbl(b, "height") };
+      double best = G_MAXDOUBLE;
+      for (int j = 0; j < n; j++) {
+        if (g_strcmp0(gst_structure_get_string(b, "label"), labels[j]) || fabs(dbl(b, "score") - want[j][0]) >= 0.02)
+          continue;
+        double d = 0;
+        for (int k = 0; k < 4; k++) d = MAX(d, fabs(got[k] - want[j][1 + k]));
+        best = MIN(best, d);
+      }
+      worst = MAX(worst, best);
+    }
+    /* 8-bit box encodings: the two resizes' small differences move a box by a quantum */
+    fail_unless(worst < 2.0, "efficientdet_lite0: %f px from LiteRT (gl %d)", worst, gl);
+    GST_INFO("efficientdet_lite0 gl %d: %.3f px from LiteRT", gl, worst);
+    run_out_clear(&o);
+  }
+}
+GST_END_TEST;
+
 /* ---- the GL path ---- */
 
 /* The first box of a CPU and of a GL run: the same class, within the models' GL / CPU
@@ -1042,6 +1159,7 @@ static Suite *tflitefilter_suite(void)
   tcase_add_test(cpu, test_landmarks);
   tcase_add_test(cpu, test_detection);
   tcase_add_test(cpu, test_yolo);
+  tcase_add_test(gl, test_families);
   tcase_add_test(gl, test_caps_gl);
   tcase_add_test(gl, test_gl_matches_cpu);
   tcase_add_test(gl, test_gl_detection);
