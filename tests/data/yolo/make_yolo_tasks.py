@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+"""Trained tiny YOLO models for segmentation, pose and oriented boxes, and what
+Ultralytics 8.4 predicts with them (no downloads).
+
+  /work/venv-yolo/bin/python tests/data/yolo/make_yolo_tasks.py train seg|pose|obb   # a few minutes each
+  /work/venv-yolo/bin/python tests/data/yolo/make_yolo_tasks.py refs                 # seconds
+
+`train TASK` draws a synthetic data set (seeded; kept in DATA, default /tmp/yolo-tasks-data):
+  - seg: red squares, green discs, blue triangles on noise, their outlines as polygons;
+  - pose: stick figures (one class) with the 17 COCO keypoints at their joints;
+  - obb: long red, green and blue rectangles rotated by any angle, their four corners;
+trains the 'n' architecture of YOLOv8 at width 1/8 (Ultralytics' own yaml) at imgsz 160
+on the CPU for a few minutes, and exports it with Ultralytics' exporter to LiteRT:
+yolov8_TASK.tflite (fp32) and yolov8_TASK_int8.tflite (quantize=8, the data set's
+pictures as calibration).
+
+`refs` writes, for each model here, Ultralytics' own predict on held-out pictures drawn
+with other seeds (tasks_*.rgb, raw RGB): TASK[_int8]-PIC.predict, one detection a line:
+  class score x1 y1 x2 y2 [angle (obb, radians) | 17 x (x y visibility) (pose)]
+in frame pixels, and for segmentation TASK[_int8]-PIC.masks: per detection, in order,
+its mask as Ultralytics' predict gives it (process_mask at the prototypes' resolution,
+cropped to the box, upsampled to the letterboxed input and cut back to the frame: one
+byte a pixel, 0 or 1, width x height). tasks.txt lists the runs for tests/test_yolo.c.
+"""
+import json
+import math
+import os
+import shutil
+import sys
+from pathlib import Path
+
+os.environ.setdefault("YOLO_OFFLINE", "1")
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+DATA = Path(os.environ.get("DATA", "/tmp/yolo-tasks-data"))
+IMGSZ = 160
+SHAPES = ["square", "disc", "triangle"]
+BARS = ["red", "green", "blue"]
+COLOURS = [(230, 30, 30), (30, 210, 30), (40, 40, 230)]
+# COCO's keypoints: nose, eyes, ears, shoulders, elbows, wrists, hips, knees, ankles (left, right)
+FLIP = [0, 2, 1, 4, 3, 6, 5, 8, 7, 10, 9, 12, 11, 14, 13, 16, 15]
+SKELETON = [(15, 13), (13, 11), (16, 14), (14, 12), (11, 12), (5, 11), (6, 12), (5, 6), (5, 7), (6, 8), (7, 9),
+            (8, 10), (1, 2), (0, 1), (0, 2), (1, 3), (2, 4), (3, 5), (4, 6)]
+PICTURES = {"wide": (320, 240, 101), "square": (160, 160, 102), "tall": (150, 200, 103)}
+
+
+def noise(rng, w, h):
+    return (rng.integers(0, 256, (h, w, 3)) * 0.5 + 64).astype(np.uint8)
+
+
+def free_spot(rng, taken, w, h, s):
+    """A square of side s inside w x h apart from the ones taken (x, y, s), or None."""
+    for _ in range(50):
+        x, y = int(rng.integers(0, w - s)), int(rng.integers(0, h - s))
+        if all(x + s + 2 < tx or tx + ts + 2 < x or y + s + 2 < ty or ty + ts + 2 < y for tx, ty, ts in taken):
+            taken.append((x, y, s))
+            return x, y
+    return None
+
+
+def draw_seg(rng, w, h, n):
+    """Shapes apart from each other; [(class, polygon [(x, y)...])] in pixels."""
+    from PIL import Image, ImageDraw
+
+    im = Image.fromarray(noise(rng, w, h))
+    dr = ImageDraw.Draw(im)
+    objs, taken = [], []
+    for _ in range(n):
+        c = int(rng.integers(0, 3))
+        s = int(rng.integers(min(w, h) // 7, min(w, h) // 3))
+        p = free_spot(rng, taken, w, h, s)
+        if p is None:
+            continue
+        x, y = p
+        if c == 0:
+            poly = [(x, y), (x + s, y), (x + s, y + s), (x, y + s)]
+        elif c == 1:
+            r = s / 2
+            poly = [(x + r + r * math.cos(a), y + r + r * math.sin(a)) for a in np.linspace(0, 2 * math.pi, 48, False)]
+        else:
+            poly = [(x + s / 2, y), (x + s, y + s), (x, y + s)]
+        dr.polygon(poly, fill=COLOURS[c])
+        objs.append((c, poly))
+    return np.asarray(im), objs
+
+
+def draw_pose(rng, w, h, n):
+    """Stick figures; [(0, box (x1, y1, x2, y2), keypoints [(x, y)] * 17)]."""
+    from PIL import Image, ImageDraw
+
+    im = Image.fromarray(noise(rng, w, h))
+    dr = ImageDraw.Draw(im)
+    objs, taken = [], []
+    for _ in range(n):
+        s = int(rng.integers(min(w, h) // 3, min(w, h) * 2 // 3))
+        p = free_spot(rng, taken, w, h, s)
+        if p is None:
+            continue
+        x, y = p
+        u = s / 10.0  # body unit; the figure is ~9 units tall, ~6 wide at most
+        cx = x + s / 2 + rng.uniform(-0.5, 0.5) * u
+        top = y + 0.6 * u
+        j = lambda dx, dy: (cx + (dx + rng.uniform(-0.25, 0.25)) * u, top + (dy + rng.uniform(-0.25, 0.25)) * u)  # noqa
+        nose = j(0, 0.6)
+        leye, reye, lear, rear = j(0.35, 0.3), j(-0.35, 0.3), j(0.7, 0.5), j(-0.7, 0.5)
+        lsh, rsh = j(1.4, 1.8), j(-1.4, 1.8)
+        arm = rng.uniform(-1.2, 1.2, 4)
+        lel, rel = j(2.0 + arm[0], 3.4), j(-2.0 - arm[1], 3.4)
+        lwr, rwr = j(2.4 + 2 * arm[0], 5.0 - abs(arm[2])), j(-2.4 - 2 * arm[1], 5.0 - abs(arm[3]))
+        lhip, rhip = j(0.9, 5.2), j(-0.9, 5.2)
+        leg = rng.uniform(-0.8, 0.8, 2)
+        lkn, rkn = j(1.1 + leg[0], 7.0), j(-1.1 - leg[1], 7.0)
+        lan, ran = j(1.3 + 1.5 * leg[0], 8.8), j(-1.3 - 1.5 * leg[1], 8.8)
+        k = [nose, leye, reye, lear, rear, lsh, rsh, lel, rel, lwr, rwr, lhip, rhip, lkn, rkn, lan, ran]
+        k = [(min(max(a, 0.0), w - 1.0), min(max(b, 0.0), h - 1.0)) for a, b in k]
+        col = tuple(int(v) for v in rng.integers(180, 256, 3))
+        dr.ellipse([nose[0] - 1.1 * u, nose[1] - 1.1 * u, nose[0] + 1.1 * u, nose[1] + 1.1 * u], outline=col,
+                   width=max(1, int(u / 3)))
+        for a, b in SKELETON[:12]:
+            dr.line([k[a], k[b]], fill=col, width=max(2, int(u / 2)))
+        for i, (a, b) in enumerate(k):  # joints in their own colours: left, right, face
+            jc = (255, 60, 60) if i in (5, 7, 9, 11, 13, 15) else (60, 60, 255) if i > 4 else (255, 255, 0)
+            r = max(1.0, u / 3)
+            dr.ellipse([a - r, b - r, a + r, b + r], fill=jc)
+        xs, ys = [a for a, _ in k], [b for _, b in k]
+        pad = 0.6 * u
+        box = (max(min(xs) - pad, 0), max(min(ys) - 1.2 * u, 0), min(max(xs) + pad, w), min(max(ys) + pad, h))
+        objs.append((0, box, k))
+    return np.asarray(im), objs
+
+
+def draw_obb(rng, w, h, n):
+    """Long rotated rectangles; [(class, corners [(x, y)] * 4)]."""
+    from PIL import Image, ImageDraw
+
+    im = Image.fromarray(noise(rng, w, h))
+    dr = ImageDraw.Draw(im)
+    objs, taken = [], []
+    for _ in range(n):
+        c = int(rng.integers(0, 3))
+        s = int(rng.integers(min(w, h) // 5, min(w, h) // 2))
+        p = free_spot(rng, taken, w, h, s)
+        if p is None:
+            continue
+        x, y = p
+        a = rng.uniform(0, math.pi)
+        L, W = s * 0.95, s * rng.uniform(0.25, 0.45)
+        cx, cy = x + s / 2, y + s / 2
+        ca, sa = math.cos(a), math.sin(a)
+        corners = [(cx + dx * ca - dy * sa, cy + dx * sa + dy * ca)
+                   for dx, dy in ((-L / 2, -W / 2), (L / 2, -W / 2), (L / 2, W / 2), (-L / 2, W / 2))]
+        dr.polygon(corners, fill=COLOURS[c])
+        objs.append((c, corners))
+    return np.asarray(im), objs
+
+
+DRAW = {"seg": draw_seg, "pose": draw_pose, "obb": draw_obb}
+
+
+def label_line(task, obj, w, h):
+    if task == "seg":
+        c, poly = obj
+        return f"{c} " + " ".join(f"{x / w:.6f} {y / h:.6f}" for x, y in poly)
+    if task == "obb":
+        c, poly = obj
+        return f"{c} " + " ".join(f"{min(max(x / w, 0), 1):.6f} {min(max(y / h, 0), 1):.6f}" for x, y in poly)
+    c, (x1, y1, x2, y2), k = obj
+    return (f"{c} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f} " +
+            " ".join(f"{x / w:.6f} {y / h:.6f} 2" for x, y in k))
+
+
+def make_dataset(task):
+    """DATA/TASK: 400 training and 40 validation pictures (half square, half of other
+    sizes) with their labels in Ultralytics' format; returns the data yaml."""
+    from PIL import Image
+
+    root = DATA / task
+    if (root / "data.yaml").exists():
+        return root / "data.yaml"
+    rng = np.random.default_rng({"seg": 21, "pose": 22, "obb": 23}[task])
+    for split, n in (("train", 400), ("val", 40)):
+        (root / "images" / split).mkdir(parents=True, exist_ok=True)
+        (root / "labels" / split).mkdir(parents=True, exist_ok=True)
+        for i in range(n):
+            w, h = (IMGSZ, IMGSZ) if i % 2 else (int(rng.integers(120, 240)), int(rng.integers(100, 200)))
+            img, objs = DRAW[task](rng, w, h, int(rng.integers(1, 4)) if task != "pose" else int(rng.integers(1, 3)))
+            Image.fromarray(img).save(root / "images" / split / f"{i}.png")
+            (root / "labels" / split / f"{i}.txt").write_text("".join(label_line(task, o, w, h) + "\n" for o in objs))
+    d = {"path": str(root), "train": "images/train", "val": "images/val",
+         "names": dict(enumerate({"seg": SHAPES, "pose": ["figure"], "obb": BARS}[task]))}
+    if task == "pose":
+        d["kpt_shape"] = [17, 3]
+        d["flip_idx"] = FLIP
+    (root / "data.yaml").write_text(json.dumps(d))
+    return root / "data.yaml"
+
+
+def tiny_yaml(task, tmp: Path) -> Path:
+    """Ultralytics' yolov8n-TASK.yaml at width 1/8 (a file named like the 'n' scale)."""
+    from ultralytics.nn.tasks import yaml_model_load
+    from ultralytics.utils import YAML
+
+    suffix = {"seg": "-seg", "pose": "-pose", "obb": "-obb"}[task]
+    d = yaml_model_load(f"yolov8n{suffix}.yaml")
+    d["nc"] = 1 if task == "pose" else 3
+    d["scales"] = {"n": [0.33, 0.125, 256]}
+    d.pop("scale", None)
+    d.pop("yaml_file", None)
+    out = tmp / f"yolov8n{suffix}.yaml"
+    YAML.save(out, d)
+    return out
+
+
+def train(task, minutes):
+    from ultralytics import YOLO
+
+    torch.set_num_threads(2)
+    data = make_dataset(task)
+    tmp = DATA / f"run-{task}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    os.chdir(tmp)
+    torch.manual_seed(0)
+    m = YOLO(str(tiny_yaml(task, tmp)))
+    m.train(data=str(data), imgsz=IMGSZ, epochs=200, time=minutes / 60, batch=16, workers=0, device="cpu",
+            plots=False, project=str(tmp), name="t", seed=0, deterministic=True, amp=False, verbose=False,
+            val=False)
+    best = tmp / "t" / "weights" / "last.pt"
+    for tag, kw in (("", {}), ("_int8", {"quantize": 8, "data": str(data), "fraction": 0.25})):
+        f = Path(YOLO(str(best)).export(format="litert", imgsz=IMGSZ, **kw))
+        shutil.copyfile(f, HERE / f"yolov8_{task}{tag}.tflite")
+        print(task, tag or "fp32", (HERE / f"yolov8_{task}{tag}.tflite").stat().st_size, "bytes")
+
+
+# ---- what Ultralytics predicts -----------------------------------------------------------
+
+def pick_conf(scores):
+    """A threshold in the widest relative gap among the best scores (at least one box
+    above it, at most 12), so that our scores' tiny differences from LiteRT's cannot put
+    a box on the other side."""
+    s = np.sort(np.asarray(scores))[::-1]
+    s = s[s > 0.01]
+    if len(s) == 0:
+        return 0.25
+    if len(s) == 1:
+        return float(s[0] / 2)
+    top = s[:13]
+    k = int(np.argmax(top[:-1] / top[1:]))
+    return float(np.sqrt(top[k] * top[k + 1]))
+
+
+def make_refs():
+    """Ultralytics' predict with each model here on a held-out picture of its task."""
+    from ultralytics import YOLO
+    from ultralytics.utils import ops
+
+    runs = []
+    for task, utask in (("seg", "segment"), ("pose", "pose"), ("obb", "obb")):
+        w, h, seed = PICTURES["wide"]
+        img, objs = DRAW[task](np.random.default_rng(seed + {"seg": 0, "pose": 10, "obb": 20}[task]), w, h, 3)
+        pic = f"tasks_{task}.rgb"
+        img.tofile(HERE / pic)
+        for tag in ("", "_int8"):
+            name = f"yolov8_{task}{tag}"
+            if not (HERE / f"{name}.tflite").exists():
+                continue
+            m = YOLO(str(HERE / f"{name}.tflite"), task=utask)
+
+            def predict(c):
+                return m.predict(img[:, :, ::-1].copy(), imgsz=IMGSZ, conf=c, iou=0.7, max_det=300, verbose=False)[0]
+
+            r0 = predict(0.01)
+            conf = pick_conf((r0.obb if task == "obb" else r0.boxes).conf.numpy())
+            r = predict(conf)
+            lines = []
+            if task == "obb":
+                o = r.obb
+                for xyxy, xywhr, c, k in zip(o.xyxy.numpy(), o.xywhr.numpy(), o.conf.numpy(), o.cls.numpy()):
+                    lines.append(f"{int(k)} {c:.7g} " + " ".join(f"{v:.7g}" for v in (*xyxy, *xywhr)))
+            else:
+                b = r.boxes
+                for i, (xyxy, c, k) in enumerate(zip(b.xyxy.numpy(), b.conf.numpy(), b.cls.numpy())):
+                    extra = ""
+                    if task == "pose":
+                        extra = " " + " ".join(f"{v:.7g}" for v in r.keypoints.data[i].numpy().reshape(-1))
+                    lines.append(f"{int(k)} {c:.7g} " + " ".join(f"{v:.7g}" for v in xyxy) + extra)
+            tag_file = f"{name}-{conf:.4g}"
+            (HERE / f"{tag_file}.predict").write_text("".join(x + "\n" for x in lines))
+            if task == "seg":
+                # predict's masks (input resolution, letterboxed) scaled to the frame as
+                # Results does for drawing: bilinear, > 0.5; one bit a pixel, rows packed
+                mk = r.masks.data[None].float() if len(lines) else torch.zeros((1, 0, h, w))
+                fm = ops.scale_masks(mk, (h, w))[0] > 0.5 if len(lines) else mk[0] > 0.5
+                np.packbits(fm.numpy().astype(np.uint8), axis=-1).tofile(HERE / f"{tag_file}.masks")
+            runs.append(f"{name}.tflite {utask} {pic} {w} {h} {conf:.9g} 0.7 {tag_file} {len(lines)}")
+            print(name, len(lines), "at conf", f"{conf:.4g}", "truth", len(objs))
+    (HERE / "tasks.txt").write_text(
+        "# model task picture width height conf iou expected n (Ultralytics' predict in EXPECTED.predict:"
+        " class score x1 y1 x2 y2, then pose: 17 x (x y visibility), obb: cx cy w h angle; segment:"
+        " EXPECTED.masks, each detection's frame mask, bit-packed rows)\n" + "\n".join(runs) + "\n")
+
+
+def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "train":
+        train(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 4.0)
+    elif len(sys.argv) == 2 and sys.argv[1] == "refs":
+        make_refs()
+    else:
+        print(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
