@@ -373,7 +373,10 @@ static void draw_mask(OvGl *g, const OvMask *m)
   gst_gl_shader_set_uniform_1i(g->mask, "u_mask", OV_UNIT_MASK);
   gst_gl_shader_set_uniform_1i(g->mask, "u_palette", OV_UNIT_PALETTE);
   gst_gl_shader_set_uniform_4f(g->mask, "u_rect", m->x, m->y, m->w, m->h);
-  gst_gl_shader_set_uniform_4f(g->mask, "u_clip", m->clip_x0, m->clip_y0, m->clip_x1, m->clip_y1);
+  if (m->clipped)
+    gst_gl_shader_set_uniform_4f(g->mask, "u_clip", m->clip_x0, m->clip_y0, m->clip_x1, m->clip_y1);
+  else /* the mask's rectangle already bounds it */
+    gst_gl_shader_set_uniform_4f(g->mask, "u_clip", -G_MAXFLOAT, -G_MAXFLOAT, G_MAXFLOAT, G_MAXFLOAT);
   gst_gl_shader_set_uniform_2i(g->mask, "u_mask_size", m->width, m->height);
   gst_gl_shader_set_uniform_1i(g->mask, "u_prob", m->kind == TFL_MASK_PROB);
   gst_gl_shader_set_uniform_1f(g->mask, "u_class_scale", 255.0f);

@@ -416,7 +416,6 @@ static gboolean fill_mask(Builder *b, const GstTfliteObject *obj, OvMask *om)
   om->gl_context = gl_context;
   om->gl_buffer = texture ? m->gl_buffer : NULL;
   om->alpha = (gfloat)CLAMP(b->s->mask_alpha, 0.0, 1.0);
-  om->clip_x0 = om->x, om->clip_y0 = om->y, om->clip_x1 = x1, om->clip_y1 = y1;
   return TRUE;
 }
 
@@ -453,6 +452,7 @@ static void build_instances(Builder *b)
     om.colors[1][3] = 255;
     map_point(b, p->x, p->y, &om.clip_x0, &om.clip_y0);
     map_point(b, p->x + p->w, p->y + p->h, &om.clip_x1, &om.clip_y1);
+    om.clipped = TRUE;
     om.on = TRUE;
     g_array_append_val(b->scene->instances, om);
   }

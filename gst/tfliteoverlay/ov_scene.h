@@ -62,8 +62,8 @@ typedef struct {
   gfloat alpha;                /* blend weight of a drawn class / of probability 1 */
   guint8 colors[256][4];       /* per class: rgb, and 255 when drawn, 0 when not;
                                   probability masks use colors[1] */
-  gfloat clip_x0, clip_y0, clip_x1, clip_y1; /* only pixels whose centre lies inside are drawn
-                                                (a box's own mask: the box), frame pixels */
+  gboolean clipped;            /* a box's own mask: only pixels whose centre lies in the clip */
+  gfloat clip_x0, clip_y0, clip_x1, clip_y1; /* rectangle (the box, frame pixels) are drawn */
 } OvMask;
 
 typedef struct {

@@ -182,8 +182,10 @@ void ov_soft_mask(OvSoft *s, const OvMask *m, const OvPlane *pl)
   gint xa, xb, ya, yb;
   covered_span(pl->width, pl->scale, m->x, m->w, m->width, &xa, &xb);
   covered_span(pl->height, pl->scale, m->y, m->h, m->height, &ya, &yb);
-  clip_span(pl->scale, m->clip_x0, m->clip_x1, &xa, &xb);
-  clip_span(pl->scale, m->clip_y0, m->clip_y1, &ya, &yb);
+  if (m->clipped) {
+    clip_span(pl->scale, m->clip_x0, m->clip_x1, &xa, &xb);
+    clip_span(pl->scale, m->clip_y0, m->clip_y1, &ya, &yb);
+  }
   if (xa >= xb || ya >= yb) return;
   if (classes) draw_classes(s, m, pl, xa, xb, ya, yb);
   else draw_prob(s, m, pl, xa, xb, ya, yb);
