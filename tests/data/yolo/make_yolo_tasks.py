@@ -2,15 +2,16 @@
 """Trained tiny YOLO models for segmentation, pose and oriented boxes, and what
 Ultralytics 8.4 predicts with them (no downloads).
 
-  /work/venv-yolo/bin/python tests/data/yolo/make_yolo_tasks.py train seg|pose|obb   # a few minutes each
+  /work/venv-yolo/bin/python tests/data/yolo/make_yolo_tasks.py train seg|pose|obb [EPOCHS]   # minutes each
   /work/venv-yolo/bin/python tests/data/yolo/make_yolo_tasks.py refs                 # seconds
 
 `train TASK` draws a synthetic data set (seeded; kept in DATA, default /tmp/yolo-tasks-data):
   - seg: red squares, green discs, blue triangles on noise, their outlines as polygons;
   - pose: stick figures (one class) with the 17 COCO keypoints at their joints;
   - obb: long red, green and blue rectangles rotated by any angle, their four corners;
-trains the 'n' architecture of YOLOv8 at width 1/8 (Ultralytics' own yaml) at imgsz 160
-on the CPU for a few minutes, and exports it with Ultralytics' exporter to LiteRT:
+trains the 'n' architecture of YOLOv8 at width 1/8 and one box bin (reg_max 1, as YOLO26;
+Ultralytics' own yaml otherwise) at imgsz 160 on the CPU (committed: seg 12 epochs, pose 25,
+obb 15; 2-4 minutes each on 2 cores), and exports it with Ultralytics' exporter to LiteRT:
 yolov8_TASK.tflite (fp32) and yolov8_TASK_int8.tflite (quantize=8, the data set's
 pictures as calibration).
 
@@ -206,6 +207,7 @@ def tiny_yaml(task, tmp: Path) -> Path:
     d = yaml_model_load(f"yolov8n{suffix}.yaml")
     d["nc"] = 1 if task == "pose" else 3
     d["scales"] = {"n": [0.33, 0.125, 256]}
+    d["reg_max"] = 1  # one box bin, as YOLO26: the head's box branch shrinks from 64 channels to 16 (small files)
     d.pop("scale", None)
     d.pop("yaml_file", None)
     out = tmp / f"yolov8n{suffix}.yaml"
@@ -213,7 +215,7 @@ def tiny_yaml(task, tmp: Path) -> Path:
     return out
 
 
-def train(task, minutes):
+def train(task, epochs):
     from ultralytics import YOLO
 
     torch.set_num_threads(2)
@@ -224,7 +226,7 @@ def train(task, minutes):
     os.chdir(tmp)
     torch.manual_seed(0)
     m = YOLO(str(tiny_yaml(task, tmp)))
-    m.train(data=str(data), imgsz=IMGSZ, epochs=200, time=minutes / 60, batch=16, workers=0, device="cpu",
+    m.train(data=str(data), imgsz=IMGSZ, epochs=epochs, batch=16, workers=0, device="cpu",
             plots=False, project=str(tmp), name="t", seed=0, deterministic=True, amp=False, verbose=False,
             val=False)
     best = tmp / "t" / "weights" / "last.pt"
@@ -302,11 +304,75 @@ def make_refs():
         " EXPECTED.masks, each detection's frame mask, bit-packed rows)\n" + "\n".join(runs) + "\n")
 
 
+# ---- mAP: Ultralytics' val on a held-out set ------------------------------------------
+
+EVAL_W, EVAL_H, EVAL_N = 160, 120, 12
+
+
+def make_eval(task, utask, names):
+    """eval_TASK/: EVAL_N pictures (PNG, 160x120: letterboxed without scaling, so that
+    val's scaleup=False changes nothing) with their truth as a COCO instances file, and
+    Ultralytics' val on them (box mAP50-95, in eval_TASK/val.txt) for each model."""
+    from PIL import Image
+    from ultralytics import YOLO
+
+    out = HERE / f"eval_{task}"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir()
+    root = DATA / f"eval_{task}"
+    shutil.rmtree(root, ignore_errors=True)
+    (root / "images" / "val").mkdir(parents=True)
+    (root / "labels" / "val").mkdir(parents=True)
+    rng = np.random.default_rng({"seg": 31, "pose": 32, "obb": 33}[task])
+    images, anns = [], []
+    for i in range(EVAL_N):
+        img, objs = DRAW[task](rng, EVAL_W, EVAL_H, int(rng.integers(1, 4)) if task != "pose" else int(rng.integers(1, 3)))
+        name = f"{i:02d}.png"
+        Image.fromarray(img).save(out / name, optimize=True)
+        shutil.copyfile(out / name, root / "images" / "val" / name)
+        (root / "labels" / "val" / f"{i:02d}.txt").write_text(
+            "".join(label_line(task, o, EVAL_W, EVAL_H) + "\n" for o in objs))
+        images.append({"id": i + 1, "file_name": name, "width": EVAL_W, "height": EVAL_H})
+        for o in objs:
+            # the box Ultralytics' labels give: a polygon's bounds (clipped), the pose box
+            if task == "pose":
+                x1, y1, x2, y2 = o[1]
+            else:
+                xs = [min(max(x, 0), EVAL_W) for x, _ in o[1]]
+                ys = [min(max(y, 0), EVAL_H) for _, y in o[1]]
+                x1, y1, x2, y2 = min(xs), min(ys), max(xs), max(ys)
+            # as Ultralytics reads them back: normalized to 6 decimals
+            x1, y1, x2, y2 = (round(v / d, 6) * d for v, d in ((x1, EVAL_W), (y1, EVAL_H), (x2, EVAL_W), (y2, EVAL_H)))
+            anns.append({"id": len(anns) + 1, "image_id": i + 1, "category_id": o[0] + 1, "iscrowd": 0,
+                         "bbox": [x1, y1, x2 - x1, y2 - y1], "area": (x2 - x1) * (y2 - y1)})
+    cats = [{"id": k + 1, "name": n} for k, n in enumerate(names)]
+    (out / "instances.json").write_text(json.dumps({"images": images, "annotations": anns, "categories": cats}))
+    d = {"path": str(root), "train": "images/val", "val": "images/val", "names": dict(enumerate(names))}
+    if task == "pose":
+        d["kpt_shape"] = [17, 3]
+        d["flip_idx"] = FLIP
+    (root / "data.yaml").write_text(json.dumps(d))
+    lines = []
+    for tag in ("", "_int8"):
+        f = HERE / f"yolov8_{task}{tag}.tflite"
+        if not f.exists():
+            continue
+        m = YOLO(str(f), task=utask)
+        r = m.val(data=str(root / "data.yaml"), imgsz=IMGSZ, batch=1, conf=0.001, iou=0.7, plots=False,
+                  verbose=False, workers=0, project=str(root / "runs"), name=tag or "fp32")
+        lines.append(f"{f.name} {r.box.map:.6f} {r.box.map50:.6f}")
+        print(f.name, "val box mAP50-95", r.box.map, "mAP50", r.box.map50)
+    (out / "val.txt").write_text("# model, Ultralytics val's box mAP50-95 and mAP50 (conf 0.001, iou 0.7)\n" +
+                                 "".join(x + "\n" for x in lines))
+
+
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "train":
-        train(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 4.0)
+        train(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 25)
     elif len(sys.argv) == 2 and sys.argv[1] == "refs":
         make_refs()
+        make_eval("seg", "segment", SHAPES)
+        make_eval("pose", "pose", ["figure"])
     else:
         print(__doc__)
         return 2
