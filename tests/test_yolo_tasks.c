@@ -5,10 +5,11 @@
  *   test_yolo_tasks DATA_DIR
  *
  * tasks.txt lists the runs. Each of Ultralytics' detections must have one of ours of the
- * same class, score within 0.02, box within 2 px; and per task:
+ * same class, score within 0.02, box within 2 px (an int8 head: two of its steps, ~2.5 px
+ * and ~0.03; tasks.txt says); and per task:
  *  - segment: the box's own mask, made into a frame mask as predict makes its own (mask_iou),
  *    IoU >= 0.9 with predict's mask (*.masks);
- *  - pose: the 17 keypoints within 2 px, visibility within 0.02;
+ *  - pose: the 17 keypoints within the box tolerance, visibility within the score's;
  *  - obb: the rotated box's centre and sides within 2 px, its angle within 2 degrees. */
 #include "check.h"
 
@@ -151,7 +152,7 @@ static double angle_diff_deg(double a, double b)
 }
 
 static void compare(const char *name, const char *task, const tfl_results *r, const det *want, int n_want,
-                    const uint8_t *masks, int fw, int fh, const tfl_transform *tr)
+                    const uint8_t *masks, int fw, int fh, const tfl_transform *tr, double box_tol, double score_tol)
 {
   uint8_t *scratch = masks ? malloc((size_t)tr->in_w * (size_t)tr->in_h) : NULL;
   CHECK(r->n_boxes == n_want, "%s: %d detections, Ultralytics %d", name, r->n_boxes, n_want);
@@ -164,7 +165,8 @@ static void compare(const char *name, const char *task, const tfl_results *r, co
     int best = -1;
     for (int j = 0; j < r->n_boxes && j < MAX_DET; j++) {
       const tfl_box *o = &r->boxes[j];
-      if (used[j] || o->class_id != w->class_id || fabs(o->score - w->score) > SCORE_TOL) continue;
+      if (used[j] || o->class_id != w->class_id || fabs(o->score - w->score) > score_tol) continue;
+      if (box_error(o, w, fw, fh) > 2 * box_tol) continue;  /* another box of the class */
       if (best < 0 || box_error(o, w, fw, fh) < box_error(&r->boxes[best], w, fw, fh)) best = j;
     }
     if (best < 0) {
@@ -203,8 +205,8 @@ static void compare(const char *name, const char *task, const tfl_results *r, co
   printf("\n");
   free(scratch);
   CHECK(matched == n_want, "%s: %d of Ultralytics' %d matched", name, matched, n_want);
-  CHECK(worst_box <= BOX_TOL, "%s: box error %g px", name, worst_box);
-  CHECK(worst_kpt <= BOX_TOL && worst_vis <= SCORE_TOL, "%s: keypoint error %g px, visibility %g", name, worst_kpt,
+  CHECK(worst_box <= box_tol, "%s: box error %g px > %g", name, worst_box, box_tol);
+  CHECK(worst_kpt <= box_tol && worst_vis <= score_tol, "%s: keypoint error %g px, visibility %g", name, worst_kpt,
         worst_vis);
   CHECK(worst_angle <= ANGLE_TOL_DEG, "%s: angle error %g degrees", name, worst_angle);
   CHECK(worst_iou >= MASK_IOU, "%s: mask IoU %g", name, worst_iou);
@@ -214,9 +216,9 @@ static void run_task(const char *dir, const char *line)
 {
   char model[128], task[16], picture[128], expected[128];
   int width, height, n_expected;
-  float conf, iou;
-  if (sscanf(line, "%127s %15s %127s %d %d %f %f %127s %d", model, task, picture, &width, &height, &conf, &iou,
-             expected, &n_expected) != 9) {
+  float conf, iou, box_tol, score_tol;
+  if (sscanf(line, "%127s %15s %127s %d %d %f %f %127s %d %f %f", model, task, picture, &width, &height, &conf, &iou,
+             expected, &n_expected, &box_tol, &score_tol) != 11) {
     CHECK(0, "tasks.txt: bad line %s", line);
     return;
   }
@@ -279,7 +281,9 @@ static void run_task(const char *dir, const char *line)
       CHECK(masks && n > 0 && msize == (size_t)n * (((size_t)width + 7) / 8) * (size_t)height, "%s: %s (%zu bytes)",
             model, path, msize);
     }
-    if (n >= 0) compare(expected, task, &r, want, n, masks, width, height, &tr);
+    CHECK(box_tol >= BOX_TOL && box_tol <= 4.0 && score_tol >= SCORE_TOL && score_tol <= 0.05,
+          "%s: tolerances %g px, score %g", model, box_tol, score_tol);
+    if (n >= 0) compare(expected, task, &r, want, n, masks, width, height, &tr, box_tol, score_tol);
   }
   tfl_results_clear(&r);
   tfl_decoder_free(dec);
