@@ -17,8 +17,8 @@ for set in "$data"/eval_*; do
     out=$("$tool" "$data/$model" --images "$set" --annotations "$set/instances.json" --fit auto \
       --decoder-options threshold=0.001,iou-threshold=0.7,max-results=100 2>&1) || {
       echo "FAIL: $model: tflite-eval-detection failed:"; echo "$out"; fail=1; continue; }
-    ours=$(echo "$out" | awk -F'= ' '/Average Precision .*IoU=0.50:0.95 \| area= *all \| maxDets=100/ {print $2; exit}')
-    ours50=$(echo "$out" | awk -F'= ' '/Average Precision .*IoU=0.50 +\| area= *all \| maxDets=100/ {print $2; exit}')
+    ours=$(echo "$out" | awk -F'] = ' '/Average Precision .*IoU=0.50:0.95 \| area= *all \| maxDets=100/ {print $2; exit}')
+    ours50=$(echo "$out" | awk -F'] = ' '/Average Precision .*IoU=0.50 +\| area= *all \| maxDets=100/ {print $2; exit}')
     verdict=$(awk -v a="$ours" -v b="$map" -v c="$ours50" -v d="$map50" 'BEGIN {
       if (a == "" || c == "") { print "missing"; exit }
       e = a - b; if (e < 0) e = -e; f = c - d; if (f < 0) f = -f

@@ -15,13 +15,17 @@ obb 15; 2-4 minutes each on 2 cores), and exports it with Ultralytics' exporter 
 yolov8_TASK.tflite (fp32) and yolov8_TASK_int8.tflite (quantize=8, the data set's
 pictures as calibration).
 
-`refs` writes, for each model here, Ultralytics' own predict on held-out pictures drawn
-with other seeds (tasks_*.rgb, raw RGB): TASK[_int8]-PIC.predict, one detection a line:
-  class score x1 y1 x2 y2 [angle (obb, radians) | 17 x (x y visibility) (pose)]
-in frame pixels, and for segmentation TASK[_int8]-PIC.masks: per detection, in order,
-its mask as Ultralytics' predict gives it (process_mask at the prototypes' resolution,
-cropped to the box, upsampled to the letterboxed input and cut back to the frame: one
-byte a pixel, 0 or 1, width x height). tasks.txt lists the runs for tests/test_yolo.c.
+`refs` writes, for each model here, Ultralytics' own predict on a held-out picture of its
+task (tasks_TASK.rgb, raw RGB, 160x120: letterboxed without scaling) at a threshold in a
+wide gap between scores: NAME-CONF.predict, one detection a line,
+  class score x1 y1 x2 y2 [17 x (x y visibility) (pose) | cx cy w h angle (obb, radians)]
+in frame pixels, and for segmentation NAME-CONF.masks: each detection's mask as predict
+makes it (process_mask: upsampled logits > 0, cropped to the box at the input's resolution,
+then scale_masks to the frame, > 0.5), one bit a pixel, rows packed (np.packbits);
+tasks.txt lists the runs with their tolerances (tests/test_yolo_tasks.c,
+tests/gst/test_tflitefilter.c). Then eval_seg/ and eval_pose/: 12 more held-out pictures
+(PNG), their truth as a COCO instances file, and Ultralytics' val box mAP of each model on
+them (val.txt; tests/test_yolo_map.sh).
 """
 import json
 import math
