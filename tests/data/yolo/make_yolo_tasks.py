@@ -283,6 +283,8 @@ def make_refs(only=()):
         if only and task not in only:
             runs += [x for x in old if x.split()[0].startswith(f"yolov8_{task}")]
             continue
+        for stale in list(HERE.glob(f"yolov8_{task}*.predict")) + list(HERE.glob(f"yolov8_{task}*.masks")):
+            stale.unlink()
         w, h, seed = PICTURE
         img, objs = DRAW[task](np.random.default_rng(seed + {"seg": 0, "pose": 10, "obb": 20}[task]), w, h, 3)
         pic = f"tasks_{task}.rgb"
