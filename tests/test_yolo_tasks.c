@@ -10,7 +10,8 @@
  *  - segment: the box's own mask, made into a frame mask as predict makes its own (mask_iou),
  *    IoU >= 0.9 with predict's mask (*.masks);
  *  - pose: the 17 keypoints within the box tolerance, visibility within the score's;
- *  - obb: the rotated box's centre and sides within 2 px, its angle within 2 degrees. */
+ *  - obb: the rotated box's centre and sides within 2 px, its angle within 2 degrees.
+ * And a raw rotated head against Ultralytics' rotated NMS (run_obb_raw). */
 #include "check.h"
 
 #include "decoders/tfl_decoder.h"
@@ -294,6 +295,89 @@ static void run_task(const char *dir, const char *line)
   tfl_graph_free(g);
 }
 
+/* A random rotated head (obb_raw.bin, [1, 8, 525], clusters of overlapping boxes) on a
+ * graph of that one output with obb metadata, against Ultralytics' non_max_suppression
+ * (rotated=True) on the same values: the same boxes (147, per class; 76 agnostic), classes
+ * and scores, rotated boxes within 1e-3 px and 1e-3 degrees. */
+static void run_obb_raw(const char *dir, const char *expected, bool agnostic)
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s/obb_raw.bin", dir);
+  size_t size = 0;
+  void *data = read_all(path, &size);
+  CHECK(data && size == 8 * 525 * sizeof(float), "%s: %zu bytes", path, size);
+  if (!data) return;
+  tfl_tensor t[2];
+  memset(t, 0, sizeof t);
+  t[0] = (tfl_tensor){ .type = TFL_TYPE_FLOAT32, .ndim = 4, .dims = { 1, 3, 160, 160 }, .producer = -1 };
+  t[1] = (tfl_tensor){ .type = TFL_TYPE_FLOAT32, .ndim = 3, .dims = { 1, 8, 525 }, .producer = -1, .data = data,
+                       .bytes = size };
+  int32_t in = 0, out = 1;
+  tfl_graph g;
+  memset(&g, 0, sizeof g);
+  g.n_tensors = 2;
+  g.tensors = t;
+  g.n_inputs = g.n_outputs = 1;
+  g.inputs = &in;
+  g.outputs = &out;
+  g.batch = 1;
+  g.meta.ultralytics.present = true;
+  snprintf(g.meta.ultralytics.task, sizeof g.meta.ultralytics.task, "obb");
+  g.meta.ultralytics.n_names = 3;
+  g.meta.ultralytics.end2end = -1;
+  tfl_decoder_options o = tfl_decoder_defaults();
+  o.threshold = 0.25f;
+  o.iou_threshold = 0.7f;
+  o.max_results = 300;
+  o.class_agnostic = agnostic;
+  tfl_diag d;
+  tfl_diag_init(&d);
+  tfl_decoder *dec = NULL;
+  tfl_results r = { 0 };
+  CHECK(tfl_decoder_create(TFL_DECODER_DETECTION, &g, &o, &dec, &d) == TFL_OK, "obb_raw: %s", d.error);
+  const tfl_transform tr = preprocess_transform(160, 160, 160, 160, FIT_STRETCH);
+  const tfl_tensor *outs[1] = { &t[1] };
+  if (dec) CHECK(tfl_decoder_run(dec, outs, 1, &tr, &r, &d) == TFL_OK, "obb_raw: %s", d.error);
+  snprintf(path, sizeof path, "%s/%s", dir, expected);
+  FILE *f = fopen(path, "r");
+  CHECK(f != NULL, "cannot read %s", path);
+  bool used[512] = { false };
+  int n = 0, matched = 0;
+  double worst = 0, worst_angle = 0;
+  char line[256];
+  while (f && fgets(line, sizeof line, f)) {
+    int c;
+    float sc, cx, cy, w, h, a;
+    if (sscanf(line, "%d %f %f %f %f %f %f", &c, &sc, &cx, &cy, &w, &h, &a) != 7) continue;
+    n++;
+    int best = -1;
+    double best_err = 0;
+    for (int j = 0; j < r.n_boxes && j < 512; j++) {
+      const tfl_rbox *b = &r.boxes[j].rbox;
+      if (used[j] || r.boxes[j].class_id != c || fabsf(r.boxes[j].score - sc) > 1e-5f) continue;
+      const double e = fmax(fmax(fabs(b->cx - cx), fabs(b->cy - cy)), fmax(fabs(b->w - w), fabs(b->h - h)));
+      if (best < 0 || e < best_err) best = j, best_err = e;
+    }
+    if (best < 0) {
+      fprintf(stderr, "  %s: Ultralytics' %s has no match\n", expected, line);
+      continue;
+    }
+    used[best] = true;
+    matched++;
+    worst = fmax(worst, best_err);
+    worst_angle = fmax(worst_angle, angle_diff_deg(r.boxes[best].rbox.angle, a));
+  }
+  if (f) fclose(f);
+  printf("%-28s %3d rotated boxes (Ultralytics %3d): %d matched, max error %.2e px, angle %.2e deg\n", expected,
+         r.n_boxes, n, matched, worst, worst_angle);
+  CHECK(n > 50 && r.n_boxes == n && matched == n, "%s: %d boxes, Ultralytics %d, %d matched", expected, r.n_boxes, n,
+        matched);
+  CHECK(worst <= 1e-3 && worst_angle <= 1e-3, "%s: error %g px, angle %g degrees", expected, worst, worst_angle);
+  tfl_results_clear(&r);
+  tfl_decoder_free(dec);
+  free(data);
+}
+
 int main(int argc, char **argv)
 {
   if (argc != 2) {
@@ -312,6 +396,8 @@ int main(int argc, char **argv)
     runs++;
   }
   if (f) fclose(f);
+  run_obb_raw(argv[1], "obb_raw.expected", false);
+  run_obb_raw(argv[1], "obb_raw_agnostic.expected", true);
   /* every task, fp32 and int8 */
   CHECK(runs == 6, "%d runs in tasks.txt, want 6 (segment, pose, obb; fp32 and int8)", runs);
   printf("%s\n", failures ? "FAILED" : "ok");

@@ -333,6 +333,38 @@ def make_refs(only=()):
         " EXPECTED.masks, each detection's frame mask, bit-packed rows)\n" + "\n".join(runs) + "\n")
 
 
+# ---- a raw rotated head against Ultralytics' rotated NMS ---------------------------------
+
+def make_obb_raw():
+    """obb_raw.bin: a random oriented-box head [1, 4 + 3 + 1, 525] (normalized cx cy w h,
+    3 class probabilities, the angle in [-pi/4, 3pi/4) as the OBB head makes it) in
+    clusters of overlapping boxes, and obb_raw.expected: Ultralytics' non_max_suppression
+    (rotated=True: batch_probiou, fast NMS) on it in input pixels, as predict calls it
+    (conf 0.25, iou 0.7; then class-agnostic in obb_raw_agnostic.expected): class score
+    cx cy w h angle per line."""
+    from ultralytics.utils.nms import non_max_suppression
+
+    rng = np.random.default_rng(41)
+    n, nc = sum((IMGSZ // s) ** 2 for s in (8, 16, 32)), 3
+    centres = rng.uniform(0.15, 0.85, (10, 2))
+    k = rng.integers(0, 10, n)
+    xy = centres[k] + rng.normal(0, 0.015, (n, 2))
+    wh = np.stack([rng.uniform(0.15, 0.4, n), rng.uniform(0.04, 0.12, n)], 1)
+    angle = ((rng.integers(0, 6, 10) * 0.5)[k] + rng.normal(0, 0.15, n)) % math.pi - math.pi / 4
+    scores = 1 / (1 + np.exp(-rng.normal(-2.5, 2.0, (n, nc))))
+    head = np.concatenate([xy, wh, scores, angle[:, None]], 1).T.astype(np.float32)  # [8, n]
+    head[None].tofile(HERE / "obb_raw.bin")
+    pix = head.copy()
+    pix[[0, 2]] *= IMGSZ
+    pix[[1, 3]] *= IMGSZ
+    for name, agnostic in (("obb_raw", False), ("obb_raw_agnostic", True)):
+        d = non_max_suppression(torch.from_numpy(pix[None]), 0.25, 0.7, agnostic=agnostic, max_det=300, nc=nc,
+                                rotated=True)[0].numpy()  # x y w h conf cls angle
+        (HERE / f"{name}.expected").write_text("".join(
+            f"{int(r[5])} {r[4]:.7g} {r[0]:.7g} {r[1]:.7g} {r[2]:.7g} {r[3]:.7g} {r[6]:.7g}\n" for r in d))
+        print(name, len(d), "boxes")
+
+
 # ---- mAP: Ultralytics' val on a held-out set ------------------------------------------
 
 EVAL_W, EVAL_H, EVAL_N = 160, 120, 12
@@ -430,6 +462,8 @@ def main():
     elif len(sys.argv) >= 2 and sys.argv[1] == "refs":
         only = sys.argv[2:]
         make_refs(only)
+        if not only or "obb" in only:
+            make_obb_raw()
         if not only or "seg" in only:
             make_eval("seg", "segment", SHAPES)
         if not only or "pose" in only:
