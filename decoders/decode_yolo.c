@@ -225,6 +225,7 @@ typedef struct {
   float *kept;            /* cap * 4: each kept box's corners, input pixels */
   int n_kept;
   pp_rbox *rboxes;        /* oriented heads: each candidate's rotated box, input pixels */
+  bool multi_label;       /* candidates per (box, class): cand .. scratch hold n * nc */
 } yolo_state;
 
 static void yolo_free(void *state)
@@ -262,13 +263,23 @@ static tfl_status yolo_create(const tfl_graph *g, const tfl_decoder_options *opt
     return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "yolo: the head is %s; float32, float16, int8 or uint8 are read",
                     tfl_type_name(t->type));
   }
-  const size_t n = (size_t)s->L.n_boxes;
+  size_t n = (size_t)s->L.n_boxes;
   s->cap = opt->max_results > 0 ? opt->max_results : 1;
+  s->multi_label = opt->multi_label && s->L.head != YOLO_END2END && !s->L.oriented && s->L.n_classes > 0;
+  if (s->multi_label) {
+    /* a candidate per (box, class): the work arrays hold n * nc */
+    const size_t nc = (size_t)s->L.n_classes;
+    if (n > SIZE_MAX / nc / sizeof(pp_box)) {
+      free(s);
+      return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "yolo: multi-label: %zu boxes x %zu classes is too many", n, nc);
+    }
+  }
+  const size_t pairs = s->multi_label ? n * (size_t)s->L.n_classes : n;
   if (t->type != TFL_TYPE_FLOAT32) s->vals = malloc(n * (size_t)s->L.n_values * sizeof(float));
-  s->cand = malloc(n * sizeof *s->cand);
-  s->boxes = malloc(n * sizeof *s->boxes);
-  s->classes = malloc(n * sizeof(int));
-  s->scratch = malloc(n);
+  s->cand = malloc(pairs * sizeof *s->cand);
+  s->boxes = malloc(pairs * sizeof *s->boxes);
+  s->classes = malloc(pairs * sizeof(int));
+  s->scratch = malloc(pairs);
   s->selected = malloc((size_t)s->cap * sizeof(int));
   s->found = malloc((size_t)s->cap * sizeof *s->found);
   if (s->L.protos >= 0) {
@@ -470,7 +481,7 @@ static tfl_status yolo_run(void *state, const tfl_tensor *const *outputs, int n_
     return TFL_OK;
   }
   const pp_yolo_work w = { s->cand, s->boxes, s->classes, s->scratch, s->selected };
-  const int m = pp_yolo_detect(&p, v, &w, s->found);
+  const int m = s->multi_label ? pp_yolo_detect_multilabel(&p, v, &w, s->found) : pp_yolo_detect(&p, v, &w, s->found);
   for (int i = 0; i < m; i++) {
     const pp_yolo_found *f = &s->found[i];
     if (!isfinite(f->box.xmin + f->box.ymin + f->box.xmax + f->box.ymax)) continue;

@@ -11,7 +11,8 @@
  *    IoU >= 0.9 with predict's mask (*.masks);
  *  - pose: the 17 keypoints within the box tolerance, visibility within the score's;
  *  - obb: the rotated box's centre and sides within 2 px, its angle within 2 degrees.
- * And a raw rotated head against Ultralytics' rotated NMS (run_obb_raw). */
+ * And raw heads against Ultralytics' NMS: rotated (run_obb_raw), multi-label
+ * (run_multilabel_raw). */
 #include "check.h"
 
 #include "decoders/tfl_decoder.h"
@@ -378,6 +379,82 @@ static void run_obb_raw(const char *dir, const char *expected, bool agnostic)
   free(data);
 }
 
+/* Multi-label decoding (tfl_decoder_options.multi_label, Ultralytics' val NMS) of a random
+ * anchor-free head (ml_raw.bin, [1, 7, 525], no metadata) against Ultralytics'
+ * non_max_suppression(multi_label=True): every (box, class) detection, scores within
+ * 1e-5, boxes within 1e-3 px. */
+static void run_multilabel_raw(const char *dir)
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s/ml_raw.bin", dir);
+  size_t size = 0;
+  void *data = read_all(path, &size);
+  CHECK(data && size == 7 * 525 * sizeof(float), "%s: %zu bytes", path, size);
+  if (!data) return;
+  tfl_tensor t[2];
+  memset(t, 0, sizeof t);
+  t[0] = (tfl_tensor){ .type = TFL_TYPE_FLOAT32, .ndim = 4, .dims = { 1, 3, 160, 160 }, .producer = -1 };
+  t[1] = (tfl_tensor){ .type = TFL_TYPE_FLOAT32, .ndim = 3, .dims = { 1, 7, 525 }, .producer = -1, .data = data,
+                       .bytes = size };
+  int32_t in = 0, out = 1;
+  tfl_graph g;
+  memset(&g, 0, sizeof g);
+  g.n_tensors = 2;
+  g.tensors = t;
+  g.n_inputs = g.n_outputs = 1;
+  g.inputs = &in;
+  g.outputs = &out;
+  g.batch = 1;
+  tfl_decoder_options o = tfl_decoder_defaults();
+  o.threshold = 0.4f;
+  o.iou_threshold = 0.6f;
+  o.max_results = 300;
+  o.multi_label = true;
+  tfl_diag d;
+  tfl_diag_init(&d);
+  tfl_decoder *dec = NULL;
+  tfl_results r = { 0 };
+  CHECK(tfl_decoder_create(TFL_DECODER_DETECTION, &g, &o, &dec, &d) == TFL_OK, "ml_raw: %s", d.error);
+  const tfl_transform tr = preprocess_transform(160, 160, 160, 160, FIT_STRETCH);
+  const tfl_tensor *outs[1] = { &t[1] };
+  if (dec) CHECK(tfl_decoder_run(dec, outs, 1, &tr, &r, &d) == TFL_OK, "ml_raw: %s", d.error);
+  int n = 0;
+  snprintf(path, sizeof path, "%s/ml_raw.expected", dir);
+  FILE *f = fopen(path, "r");
+  CHECK(f != NULL, "cannot read %s", path);
+  bool used[512] = { false };
+  int matched = 0;
+  double worst = 0;
+  char line[256];
+  while (f && fgets(line, sizeof line, f)) {
+    det w;
+    if (sscanf(line, "%d %f %f %f %f %f", &w.class_id, &w.score, &w.x0, &w.y0, &w.x1, &w.y1) != 6) continue;
+    n++;
+    int best = -1;
+    for (int j = 0; j < r.n_boxes && j < 512; j++) {
+      const tfl_box *b = &r.boxes[j];
+      if (used[j] || b->class_id != w.class_id || fabsf(b->score - w.score) > 1e-5f) continue;
+      if (best < 0 || box_error(b, &w, 160, 160) < box_error(&r.boxes[best], &w, 160, 160)) best = j;
+    }
+    if (best < 0) {
+      fprintf(stderr, "  ml_raw: Ultralytics' %s has no match\n", line);
+      continue;
+    }
+    used[best] = true;
+    matched++;
+    worst = fmax(worst, box_error(&r.boxes[best], &w, 160, 160));
+  }
+  if (f) fclose(f);
+  printf("%-28s %3d detections (Ultralytics %3d, multi-label): %d matched, max box error %.2e px\n", "ml_raw",
+         r.n_boxes, n, matched, worst);
+  CHECK(n > 100 && r.n_boxes == n && matched == n, "ml_raw: %d detections, Ultralytics %d, %d matched", r.n_boxes, n,
+        matched);
+  CHECK(worst <= 1e-3, "ml_raw: box error %g px", worst);
+  tfl_results_clear(&r);
+  tfl_decoder_free(dec);
+  free(data);
+}
+
 int main(int argc, char **argv)
 {
   if (argc != 2) {
@@ -398,6 +475,7 @@ int main(int argc, char **argv)
   if (f) fclose(f);
   run_obb_raw(argv[1], "obb_raw.expected", false);
   run_obb_raw(argv[1], "obb_raw_agnostic.expected", true);
+  run_multilabel_raw(argv[1]);
   /* every task, fp32 and int8 */
   CHECK(runs == 6, "%d runs in tasks.txt, want 6 (segment, pose, obb; fp32 and int8)", runs);
   printf("%s\n", failures ? "FAILED" : "ok");

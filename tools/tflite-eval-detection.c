@@ -33,9 +33,11 @@ static void usage(FILE *out)
           "  --decoder-options O  comma-separated: threshold=T (default %g), max-results=N (default\n"
           "                     %d), iou-threshold=T (NMS, default %g), anchors=auto|ssd-mobilenet|\n"
           "                     face-short|face-full|pose-detection|palm, box-scale=Y:X:H:W\n"
+          "                     multi-label=0|1 (YOLO: a candidate per class above the threshold,\n"
+          "                     as Ultralytics' val; default 0, as predict)\n"
           "  --ultralytics-map  also print the box mAP as Ultralytics' val computes it (its matching\n"
           "                     and interpolation; pass max-results=300, threshold=0.001,\n"
-          "                     iou-threshold=0.7 for val's settings)\n"
+          "                     iou-threshold=0.7,multi-label=1 for val's settings)\n"
           "  --results FILE     write the detections as a COCO results file (several delegates:\n"
           "                     FILE with .<delegate> before the extension)\n"
           "                     (--verbose: categories, scores and IoU with the best truth box)\n",
@@ -61,6 +63,9 @@ static bool parse_options(char *spec, tfl_decoder_options *o)
       long x = strtol(v, &end, 10);
       if (end == v || *end || x < 1 || x > 100000) goto bad;
       o->max_results = (int)x;
+    } else if (!strcmp(kv, "multi-label")) {
+      if (strcmp(v, "0") && strcmp(v, "1")) goto bad;
+      o->multi_label = v[0] == '1';
     } else if (!strcmp(kv, "anchors")) {
       int k = 0;
       while (k < 6 && strcmp(v, anchors[k])) k++;
