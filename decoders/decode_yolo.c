@@ -25,6 +25,7 @@
  * Boxes are mapped through the transform to frame pixels and clamped. */
 #include "decoder_impl.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,13 +264,13 @@ static tfl_status yolo_create(const tfl_graph *g, const tfl_decoder_options *opt
     return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "yolo: the head is %s; float32, float16, int8 or uint8 are read",
                     tfl_type_name(t->type));
   }
-  size_t n = (size_t)s->L.n_boxes;
+  const size_t n = (size_t)s->L.n_boxes;
   s->cap = opt->max_results > 0 ? opt->max_results : 1;
   s->multi_label = opt->multi_label && s->L.head != YOLO_END2END && !s->L.oriented && s->L.n_classes > 0;
   if (s->multi_label) {
-    /* a candidate per (box, class): the work arrays hold n * nc */
+    /* a candidate per (box, class): the work arrays hold n * nc, numbered in an int */
     const size_t nc = (size_t)s->L.n_classes;
-    if (n > SIZE_MAX / nc / sizeof(pp_box)) {
+    if (n > (size_t)INT_MAX / nc) {
       free(s);
       return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "yolo: multi-label: %zu boxes x %zu classes is too many", n, nc);
     }
