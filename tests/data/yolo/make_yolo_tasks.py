@@ -416,20 +416,21 @@ def make_eval(task, utask, names):
         name = f"{i:02d}.png"
         Image.fromarray(img).save(out / name, optimize=True)
         shutil.copyfile(out / name, root / "images" / "val" / name)
-        (root / "labels" / "val" / f"{i:02d}.txt").write_text(
-            "".join(label_line(task, o, EVAL_W, EVAL_H) + "\n" for o in objs))
+        lines = [label_line(task, o, EVAL_W, EVAL_H) for o in objs]
+        (root / "labels" / "val" / f"{i:02d}.txt").write_text("".join(x + "\n" for x in lines))
         images.append({"id": i + 1, "file_name": name, "width": EVAL_W, "height": EVAL_H})
-        for o in objs:
-            # the box Ultralytics' labels give: a polygon's bounds (clipped), the pose box
+        for line in lines:
+            # the box Ultralytics reads from the label line as written (6 decimals): a
+            # pose's centre and size, a polygon's bounds (a hundredth of a pixel matters:
+            # a box at IoU 0.9 exactly flips)
+            v = [float(x) for x in line.split()]
             if task == "pose":
-                x1, y1, x2, y2 = o[1]
+                cx, cy, bw, bh = v[1:5]
+                x1, y1, x2, y2 = cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2
             else:
-                xs = [min(max(x, 0), EVAL_W) for x, _ in o[1]]
-                ys = [min(max(y, 0), EVAL_H) for _, y in o[1]]
-                x1, y1, x2, y2 = min(xs), min(ys), max(xs), max(ys)
-            # as Ultralytics reads them back: normalized to 6 decimals
-            x1, y1, x2, y2 = (round(v / d, 6) * d for v, d in ((x1, EVAL_W), (y1, EVAL_H), (x2, EVAL_W), (y2, EVAL_H)))
-            anns.append({"id": len(anns) + 1, "image_id": i + 1, "category_id": o[0] + 1, "iscrowd": 0,
+                x1, y1, x2, y2 = min(v[1::2]), min(v[2::2]), max(v[1::2]), max(v[2::2])
+            x1, x2, y1, y2 = x1 * EVAL_W, x2 * EVAL_W, y1 * EVAL_H, y2 * EVAL_H
+            anns.append({"id": len(anns) + 1, "image_id": i + 1, "category_id": int(v[0]) + 1, "iscrowd": 0,
                          "bbox": [x1, y1, x2 - x1, y2 - y1], "area": (x2 - x1) * (y2 - y1)})
     cats = [{"id": k + 1, "name": n} for k, n in enumerate(names)]
     (out / "instances.json").write_text(json.dumps({"images": images, "annotations": anns, "categories": cats}))
