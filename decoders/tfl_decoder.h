@@ -48,6 +48,10 @@ typedef struct {
   float box_scale[4];
   /* YOLO: one NMS over all classes (Ultralytics' agnostic_nms) instead of one per class */
   bool class_agnostic;
+  /* YOLO (anchor-free and YOLOv5 heads): a box is a candidate once per class above the
+   * threshold, not only for its best class (Ultralytics' multi_label, what its `val`
+   * uses; predict keeps the best class) */
+  bool multi_label;
 } tfl_decoder_options;
 
 tfl_decoder_options tfl_decoder_defaults(void);

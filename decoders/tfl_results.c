@@ -8,7 +8,10 @@
 void tfl_results_clear(tfl_results *r)
 {
   if (!r) return;
-  for (int i = 0; i < r->n_boxes; i++) free(r->boxes[i].keypoints);
+  for (int i = 0; i < r->n_boxes; i++) {
+    free(r->boxes[i].keypoints);
+    free(r->boxes[i].mask.prob);
+  }
   for (int i = 0; i < r->n_poses; i++) {
     free(r->poses[i].keypoints);
     free(r->poses[i].aux);
@@ -45,6 +48,9 @@ int tfl_results_copy(tfl_results *dst, const tfl_results *src)
     dst->boxes[i].keypoints = dup_array(src->boxes[i].keypoints,
                                         sizeof(tfl_keypoint) * (size_t)src->boxes[i].n_keypoints);
     ok &= !src->boxes[i].n_keypoints || dst->boxes[i].keypoints != NULL;
+    const tfl_box_mask *m = &src->boxes[i].mask;
+    dst->boxes[i].mask.prob = dup_array(m->prob, sizeof(float) * (size_t)m->width * (size_t)m->height);
+    ok &= !m->prob || dst->boxes[i].mask.prob != NULL;
   }
   for (int i = 0; dst->poses && i < src->n_poses; i++) {
     dst->poses[i].keypoints = dup_array(src->poses[i].keypoints,

@@ -21,12 +21,34 @@ typedef struct {
   float score;
 } tfl_class;
 
+/* A detection's own mask (instance segmentation): probabilities 0..1 on a grid of
+ * width x height texels over the frame rectangle (frame_x, frame_y, frame_w, frame_h),
+ * read bilinearly between texel centres; the object is where the probability is > 0.5
+ * inside its box (the grid may reach a little beyond the box, so that sampling near the
+ * box's edges sees the texels outside as Ultralytics' upsampling does). */
 typedef struct {
-  float x, y, w, h;  /* frame pixels, clamped to the frame */
+  int width, height;
+  float *prob;              /* width*height, row-major; NULL: no mask */
+  float frame_x, frame_y, frame_w, frame_h;
+} tfl_box_mask;
+
+/* An oriented box: centre, size along its own axes and the angle (radians) of its width
+ * axis from the frame's x axis, clockwise on screen (y down), as Ultralytics' xywhr. */
+typedef struct {
+  float cx, cy, w, h, angle;
+} tfl_rbox;
+
+typedef struct {
+  float x, y, w, h;  /* frame pixels, clamped to the frame (an oriented box: its bounds) */
   int class_id;
   float score;
   int n_keypoints;
   tfl_keypoint *keypoints;
+  int n_edges;
+  const int32_t *edges;     /* keypoint pairs to join (static tables, not owned), or NULL */
+  tfl_box_mask mask;
+  bool oriented;            /* rbox holds the box (frame pixels, not clamped) */
+  tfl_rbox rbox;
 } tfl_box;
 
 typedef struct {

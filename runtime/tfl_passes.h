@@ -53,7 +53,9 @@ tfl_status tfl_pass_set_input_size(tfl_graph *g, int input, int height, int widt
 
 /* If graph input `input` is 4-D and read only by a TRANSPOSE with perm [0, 2, 3, 1] (a
  * PyTorch-style NCHW image input), makes that transpose's NHWC output the graph input and
- * the transpose dead; true when it did. For callers that write the input themselves
+ * the transpose dead; true when it did (input -> QUANTIZE -> such a TRANSPOSE, as int8
+ * exports have: the input's dims become NHWC and the QUANTIZE writes the transpose's
+ * output). For callers that write the input themselves
  * (tflitefilter, tools with pictures): a caller feeding the file's NCHW tensor must not
  * run it. Run right after loading, before tfl_graph_prepare (tfl_nhwc_input.c). */
 bool tfl_pass_nhwc_input(tfl_graph *g, int input);

@@ -365,10 +365,26 @@ guint gst_tflite_meta_add_results(GstTfliteMeta *meta, tfl_results *r, GQuark so
     o.score = b->score;
     o.n_keypoints = b->n_keypoints > 0 ? (guint)b->n_keypoints : 0;
     o.keypoints = b->keypoints;
+    o.n_edges = b->n_edges > 0 && b->edges ? (guint)b->n_edges : 0;
+    o.edges = o.n_edges ? b->edges : NULL;
+    o.oriented = b->oriented;
+    o.rbox = b->rbox;
     b->keypoints = NULL;
     b->n_keypoints = 0;
-    gst_tflite_meta_add_object(meta, &o);
+    const guint64 box_id = gst_tflite_meta_add_object(meta, &o)->id;
     added++;
+    if (b->mask.prob && b->mask.width > 0 && b->mask.height > 0) {
+      /* the box's own mask: a child of the box, so readers find it by its parent */
+      const tfl_box_mask *bm = &b->mask;
+      GstTfliteObject seg = new_object(GST_TFLITE_OBJECT_SEGMENTATION, source, box_id,
+                                       (gfloat[4]){ bm->frame_x, bm->frame_y, bm->frame_w, bm->frame_h }, labels);
+      tfl_mask m = { .kind = TFL_MASK_PROB, .width = bm->width, .height = bm->height, .n_classes = 2,
+                     .prob = bm->prob };
+      seg.mask = gst_tflite_mask_new(&m, NULL);
+      b->mask.prob = NULL;
+      gst_tflite_meta_add_object(meta, &seg);
+      added++;
+    }
   }
   if (r->n_classes > 0) {
     GstTfliteObject o = new_object(GST_TFLITE_OBJECT_CLASSIFICATION, source, parent_id, area, labels);

@@ -89,6 +89,11 @@ typedef struct {
   guint analytics_id;       /* GStreamer >= 1.24: id + 1 of the GstAnalyticsRelationMeta mtd
                                mirroring it (or it was taken from); 0: none */
   guint64 analytics_track;  /* the track id mirrored as a tracking mtd; 0: none */
+  /* DETECTION of an oriented-box model: the rotated box (centre, size along its own
+   * axes, angle in radians clockwise on screen, frame pixels, not clamped); x/y/w/h are
+   * its bounds */
+  gboolean oriented;
+  tfl_rbox rbox;
 } GstTfliteObject;
 
 /* The label of class_id from the object's label list; NULL when it has none. */
@@ -144,8 +149,10 @@ gint gst_tflite_meta_next_object(const GstTfliteMeta *meta, gint from, GQuark so
 GstTfliteObject *gst_tflite_meta_add_object(GstTfliteMeta *meta, GstTfliteObject *obj);
 
 /* Adds one object per result of `results` (taking its arrays; results is cleared):
- * boxes -> DETECTION (with their keypoints), classes -> one CLASSIFICATION, poses ->
- * LANDMARKS, the mask (with `gl_mask`, may be NULL) -> SEGMENTATION. `area` is the region
+ * boxes -> DETECTION (with their keypoints and skeleton edges, oriented box), a box's own
+ * mask -> a SEGMENTATION child of its DETECTION (a probability mask over where the mask
+ * lies; the box crops it), classes -> one CLASSIFICATION, poses -> LANDMARKS, the mask
+ * (with `gl_mask`, may be NULL) -> SEGMENTATION. `area` is the region
  * the results belong to: parent_id's box, or the frame (x=y=0, w=h=frame size).
  * The number of objects added is returned. */
 guint gst_tflite_meta_add_results(GstTfliteMeta *meta, tfl_results *results, GQuark source,
