@@ -79,6 +79,7 @@ def make_model():
         for p in net.model[-1].parameters():
             p.add_(torch.randn(p.shape, generator=g) * 0.5)
         net.model[-1].linear.weight.mul_(0.005)
+    os.chdir(tmp)  # the exporter writes beside the working directory
     f = Path(m.export(format="litert", imgsz=S))
     shutil.copyfile(f, os.path.join(D, 'yolo11_cls_regions.tflite'))
 
