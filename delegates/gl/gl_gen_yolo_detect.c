@@ -6,10 +6,13 @@
  * batch item (workgroup row z: gl_nms_batch; GLSL ES allows no barrier() in a loop, so
  * every step with one is written out).
  * Anchor-free and YOLOv5 heads:
- *   1. each box's best class (the first of equal scores; YOLOv5: objectness > threshold,
- *      times it) and, when that score > threshold, a candidate in shared CS (score) and
- *      CI (box | class << 16), at most YD_MAX_CANDIDATES (the rest are dropped: which
- *      ones is not defined; at Ultralytics' predict threshold 0.25 a frame has tens);
+ *   1. each box's best class and score (the first of equal scores; YOLOv5: objectness >
+ *      threshold, times it) and, when that score > threshold, a candidate in shared CS
+ *      (score) and CI (box | class << 16); past YD_MAX_CANDIDATES of them (a frame at
+ *      Ultralytics' predict threshold 0.25 has tens), the best ones: those above a cut
+ *      found by two histograms of the scores' bits, the cut's bucket (scores within 2^13
+ *      ulps, 0.1 %, of each other) dropped. The NMS then gives the CPU's boxes whenever it
+ *      reaches max_detections within them (else the first of the CPU's: a prefix);
  *   2. each candidate's rank by (score down, box up), the CPU's sort order (nms_sort);
  *      CS and CI then hold them in that order;
  *   3. greedy NMS in chunks of YD_WG candidates as gl_gen_nms.c's gl_nms_keep, a kept box
@@ -21,8 +24,9 @@
 #include "gl_gen_nms.h"
 
 #define YD_WG 128                /* GLES 3.1 guarantees 128 invocations a workgroup */
-#define YD_MAX_CANDIDATES 1024   /* shared: 8 bytes a candidate, 24 a detection and 24
-                                    an invocation: 13.4 KiB of the 16 KiB GLES guarantees */
+#define YD_MAX_CANDIDATES 1024   /* shared: 8 bytes a candidate, 24 a detection, 24 an
+                                    invocation and a 2 KiB histogram: 15.4 KiB of the
+                                    16 KiB GLES guarantees */
 #define YD_MAX_DETECTIONS 100
 #define YD_MAX_BOXES 65535       /* a box index and a class share a uint */
 
@@ -51,6 +55,7 @@ static void yd_decls(gl_str *dc, const tfl_yolo_detection_params *p, int boxes)
               boxes, p->n_classes, p->head == 1 ? 5 : 4, p->max_detections, YD_MAX_CANDIDATES, YD_WG,
               p->extra_offset, 6 + p->n_extra);
   gl_str_addf(dc, "shared float CS[CAP];\nshared uint CI[CAP];\nshared uint NA;\nshared int NK;\n"
+                  "shared uint HIST[512];\nshared uint B1, ABOVE, CUT;\n"
                   "shared vec4 KB[MD];\nshared int KL[MD];\nshared int KR[MD];\n"
                   "shared vec4 CB[WG];\nshared int CL[WG];\nshared bool CO[WG];\n");
   gl_str_addf(dc, "const float THR = ");
@@ -70,6 +75,16 @@ static void yd_decls(gl_str *dc, const tfl_yolo_detection_params *p, int boxes)
                   "  float hw = val(i, 2) * SX * 0.5, hh = val(i, 3) * SY * 0.5;\n"
                   "  return vec4(cy - hh, cx - hw, cy + hh, cx + hw);\n}\n"
                   "bool same(int a, int b) { return %s; }\n", p->agnostic ? "true" : "a == b");
+  /* box i's best class and score (the first of equal scores; YOLOv5: objectness >
+   * threshold, times it), as pp_yolo_detect; cls -1 when it is no candidate at any
+   * threshold */
+  gl_str_addf(dc, "float best(int i, out int cls) {\n"
+                  "  float obj = 1.0, sc = 0.0;\n  cls = -1;\n"
+                  "  if (FC == 5) { obj = val(i, 4); if (!(obj > THR)) return 0.0; }\n"
+                  "  for (int c = 0; c < NC; c++) {\n"
+                  "    float s = val(i, FC + c) * obj;\n"
+                  "    if (cls < 0 || s > sc) { cls = c; sc = s; }\n"
+                  "  }\n  return sc;\n}\n");
   /* value e of a row: the corners c, score, class, then extra value e - 6 of box i */
   gl_str_addf(dc, "float rowval(int i, vec4 c, float sc, float cl, int e) {\n"
                   "  if (e < 4) return c[e];\n  if (e == 4) return sc;\n  if (e == 5) return cl;\n"
@@ -80,23 +95,52 @@ static void yd_decls(gl_str *dc, const tfl_yolo_detection_params *p, int boxes)
   else gl_str_addf(dc, "  return v;\n}\n");
 }
 
-/* 1: candidates; 2: their ranks */
+/* 1: candidates, the best YD_MAX_CANDIDATES of them: past that many (with a threshold >=
+ * 0, so that the scores' bits order as the scores), two histograms of the candidates'
+ * score bits (512 buckets of bits 30..22, then of bits 21..13 within the bucket where the
+ * count from the top passes the limit) give the cut: the candidates of the buckets above;
+ * 2: their ranks */
+/* the bucket where the count from the top (starting at %s) passes CAP, into b, and the
+ * count above it into acc */
+#define YD_WALK "uint acc = %s;\n    int b = 511;\n    for (; b > 0 && acc + HIST[b] <= uint(CAP); b--) acc += HIST[b];\n"
+
 static void yd_candidates(gl_str *m, int chunks)
 {
-  gl_str_addf(m, "  for (int i = t; i < NB; i += WG) {\n"
-                 "    float obj = 1.0;\n"
-                 "    if (FC == 5) { obj = val(i, 4); if (!(obj > THR)) continue; }\n"
-                 "    int best = -1;\n    float sc = 0.0;\n"
-                 "    for (int c = 0; c < NC; c++) {\n"
-                 "      float s = val(i, FC + c) * obj;\n"
-                 "      if (best < 0 || s > sc) { best = c; sc = s; }\n"
-                 "    }\n"
-                 "    if (best < 0 || !(sc > THR)) continue;\n"
-                 "    uint slot = atomicAdd(NA, 1u);\n"
-                 "    if (slot < uint(CAP)) { CS[slot] = sc; CI[slot] = uint(i) | (uint(best) << 16); }\n"
+  gl_str_addf(m, "  for (int k = t; k < 512; k += WG) HIST[k] = 0u;\n"
+                 "  memoryBarrierShared();\n  barrier();\n"
+                 "  for (int i = t; i < NB; i += WG) {\n"
+                 "    int cls;\n    float sc = best(i, cls);\n"
+                 "    if (cls < 0 || !(sc > THR)) continue;\n"
+                 "    atomicAdd(NA, 1u);\n"
+                 "    if (THR >= 0.0) atomicAdd(HIST[floatBitsToUint(sc) >> 22], 1u);\n"
                  "  }\n"
                  "  memoryBarrierShared();\n  barrier();\n"
-                 "  int nc = min(int(NA), CAP);\n"
+                 "  bool over = NA > uint(CAP) && THR >= 0.0;\n"
+                 "  if (t == 0 && over) {\n    ");
+  gl_str_addf(m, YD_WALK, "0u");
+  gl_str_addf(m, "    B1 = uint(b);\n    ABOVE = acc;\n  }\n"
+                 "  memoryBarrierShared();\n  barrier();\n"
+                 "  for (int k = t; k < 512; k += WG) HIST[k] = 0u;\n"
+                 "  memoryBarrierShared();\n  barrier();\n"
+                 "  for (int i = t; over && i < NB; i += WG) {\n"
+                 "    int cls;\n    float sc = best(i, cls);\n"
+                 "    uint u = floatBitsToUint(sc);\n"
+                 "    if (cls >= 0 && sc > THR && (u >> 22) == B1) atomicAdd(HIST[(u >> 13) & 511u], 1u);\n"
+                 "  }\n"
+                 "  memoryBarrierShared();\n  barrier();\n"
+                 "  if (t == 0) {\n    NA = 0u;\n    CUT = 0u;\n"
+                 "    if (over) {\n      ");
+  gl_str_addf(m, YD_WALK, "ABOVE");
+  gl_str_addf(m, "      CUT = (B1 << 22) | (uint(b) << 13) | 0x1fffu;\n    }\n  }\n"
+                 "  memoryBarrierShared();\n  barrier();\n"
+                 "  for (int i = t; i < NB; i += WG) {\n"
+                 "    int cls;\n    float sc = best(i, cls);\n"
+                 "    if (cls < 0 || !(sc > THR) || (over && floatBitsToUint(sc) <= CUT)) continue;\n"
+                 "    uint slot = atomicAdd(NA, 1u);\n"
+                 "    if (slot < uint(CAP)) { CS[slot] = sc; CI[slot] = uint(i) | (uint(cls) << 16); }\n"
+                 "  }\n"
+                 "  memoryBarrierShared();\n  barrier();\n");
+  gl_str_addf(m, "  int nc = min(int(NA), CAP);\n"
                  "  int rk[%d];\n  float rs[%d];\n  uint ri[%d];\n"
                  "  for (int q = 0; q < %d; q++) {\n"
                  "    int i = t + q * WG;\n"
