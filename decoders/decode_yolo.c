@@ -131,7 +131,9 @@ int decoder_yolo_find(const tfl_graph *g, decoder_yolo_layout *L, char *why, siz
   L->in_h = in_h;
   L->in_w = in_w;
   L->from_metadata = meta;
-  const int n = grid_boxes(in_h, in_w), e2e_hint = meta ? g->meta.ultralytics.end2end : -1;
+  /* the appended YOLO_DETECTION's rows (yolo_op.c) read as an end-to-end head in pixels */
+  const tfl_yolo_detection_params *op = decoder_yolo_op(g, g->outputs[L->output]);
+  const int n = grid_boxes(in_h, in_w), e2e_hint = op ? 1 : meta ? g->meta.ultralytics.end2end : -1;
   const int nc_meta = meta ? g->meta.ultralytics.n_names : 0;
   /* every layout the shape fits */
   yolo_fit fits[6];
@@ -169,9 +171,9 @@ int decoder_yolo_find(const tfl_graph *g, decoder_yolo_layout *L, char *why, siz
   switch (L->head) {
   case YOLO_ANCHOR_FREE: L->n_classes = nc_meta > 0 && 4 + nc_meta <= L->n_values ? nc_meta : L->n_values - 4; break;
   case YOLO_V5: L->n_classes = nc_meta > 0 && 5 + nc_meta <= L->n_values ? nc_meta : L->n_values - 5; break;
-  case YOLO_END2END: L->n_classes = nc_meta; break;
+  case YOLO_END2END: L->n_classes = op ? op->n_classes : nc_meta; break;
   }
-  L->normalized = L->head != YOLO_END2END || !nchw;
+  L->normalized = !op && (L->head != YOLO_END2END || !nchw);
   if (obb) {
     L->oriented = true;
     L->angle_offset = 4 + L->n_classes;

@@ -67,6 +67,12 @@ typedef struct {
  * read: an ambiguous shape (why names the property that settles it) or an end-to-end
  * oriented-box head. */
 int decoder_yolo_find(const tfl_graph *g, decoder_yolo_layout *L, char *why, size_t why_size);
+/* yolo_op.c: the appended YOLO_DETECTION whose output is graph tensor `tensor`, or NULL. */
+const tfl_yolo_detection_params *decoder_yolo_op(const tfl_graph *g, int tensor);
+/* yolo_op.c: YOLO_DETECTION appended after the head L describes (not a segmentation's), its
+ * rows the graph's only output; *appended also when it is there already. */
+tfl_status decoder_append_yolo(tfl_graph *g, const tfl_decoder_options *opt, const decoder_yolo_layout *L,
+                               bool *appended, tfl_diag *diag);
 
 /* A MediaPipe detector's or an SSD's raw heads as the detection decoder reads them. */
 typedef struct {

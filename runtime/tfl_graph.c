@@ -229,6 +229,7 @@ static const char *const op_names[] = {
   [TFL_OP_SSD_CLASS_NMS] = "gst-tflite:SsdClassNms",
   [TFL_OP_SSD_DETECTION] = "gst-tflite:SsdDetection",
   [TFL_OP_LANDMARK_DECODE] = "gst-tflite:LandmarkDecode",
+  [TFL_OP_YOLO_DETECTION] = "gst-tflite:YoloDetection",
 };
 _Static_assert(sizeof op_names / sizeof op_names[0] == TFL_OP_COUNT, "every op needs a name");
 

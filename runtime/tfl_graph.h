@@ -260,6 +260,7 @@ typedef enum {
   TFL_OP_SSD_CLASS_NMS,           /* SSD heads -> each class's greedy NMS selections */
   TFL_OP_SSD_DETECTION,           /* those selections -> the best detections over all classes */
   TFL_OP_LANDMARK_DECODE,         /* MediaPipe landmark heads -> one row of decoded values */
+  TFL_OP_YOLO_DETECTION,          /* an Ultralytics YOLO head -> the kept boxes (greedy NMS) */
   TFL_OP_COUNT
 } tfl_op;
 
@@ -359,6 +360,28 @@ typedef struct {
   bool visibility, presence_logit;
 } tfl_landmark_params;
 
+/* YOLO_DETECTION: input an Ultralytics YOLO head [B, boxes, values] (or [B, values, boxes]:
+ * values_first) of float32, float16, int8 or uint8 (dequantized); output [B, D, 6 + E]
+ * float, D = max_detections: per kept box x1, y1, x2, y2 (input pixels: the head's values
+ * times scale_x / scale_y), score, class, then the E = n_extra values from value
+ * extra_offset (keypoints of kpt_dim values: x, y scaled as the box, the visibility as it
+ * is; kpt_dim 0: carried as they are), best first; rows past the last kept one have score
+ * and class -1, the rest 0. Heads (decoders/decode_yolo.c): 0 anchor-free (cx, cy, w, h,
+ * n_classes scores), 1 YOLOv5 (cx, cy, w, h, objectness, scores), both thresholded and
+ * suppressed as postproc/yolo_detect.h (per class or agnostic); 2 end-to-end (x1, y1, x2,
+ * y2, score, class, already suppressed): the rows whose score > threshold and whose box is
+ * finite, in order. */
+typedef struct {
+  int head;                 /* 0 anchor-free, 1 YOLOv5, 2 end-to-end */
+  bool values_first;
+  bool agnostic;            /* one NMS over all classes */
+  int n_classes;
+  int n_extra, extra_offset, kpt_dim;
+  int max_detections;
+  float scale_x, scale_y;
+  float threshold, iou_threshold;
+} tfl_yolo_detection_params;
+
 typedef struct { int num_splits; } tfl_split_params;                   /* SPLIT, SPLIT_V */
 typedef struct { int count, axis; } tfl_pack_params;                     /* PACK (values_count), UNPACK (num) */
 typedef struct { int mode; } tfl_mirror_pad_params;                      /* 0 REFLECT, 1 SYMMETRIC */
@@ -415,6 +438,7 @@ typedef union {
   tfl_posenet_params posenet;
   tfl_anchor_detection_params anchor_det;
   tfl_landmark_params landmark;
+  tfl_yolo_detection_params yolo_det;
   tfl_split_params split;
   tfl_pack_params pack;
   tfl_mirror_pad_params mirror_pad;

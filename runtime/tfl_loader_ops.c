@@ -248,6 +248,7 @@ static const op_info ops[] = {
   [TFL_OP_SSD_CLASS_NMS] = {-1, 0, NULL},     /* internal */
   [TFL_OP_SSD_DETECTION] = {-1, 0, NULL},     /* internal */
   [TFL_OP_LANDMARK_DECODE] = {-1, 0, NULL},   /* internal */
+  [TFL_OP_YOLO_DETECTION] = {-1, 0, NULL},    /* internal */
 };
 _Static_assert(sizeof ops / sizeof ops[0] == TFL_OP_COUNT, "every op needs a code row");
 
@@ -671,6 +672,7 @@ static tfl_status parse_builtin(fb_reader *r, const fb_table *o, bool has, tfl_n
   case TFL_OP_SSD_CLASS_NMS:
   case TFL_OP_SSD_DETECTION:
   case TFL_OP_LANDMARK_DECODE:
+  case TFL_OP_YOLO_DETECTION:
   case TFL_OP_COUNT:
     return TFL_OK;
   }

@@ -240,6 +240,7 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
   case TFL_OP_SSD_CLASS_NMS:
   case TFL_OP_SSD_DETECTION: need_in = 3; break;
   case TFL_OP_LANDMARK_DECODE: need_in = 2; break;
+  case TFL_OP_YOLO_DETECTION: need_in = 1; break;
   case TFL_OP_LSTM: need_in = n->p.lstm.kernel_type == 1 ? 5 : 1; break;
   case TFL_OP_AVERAGE_POOL_2D:
   case TFL_OP_CONCATENATION:
@@ -576,6 +577,18 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
     out->d[1] = 2 + p->points * (p->visibility ? 3 : 2);
     return TFL_OK;
   }
+  case TFL_OP_YOLO_DETECTION: {
+    /* [B, max_detections, 6 + n_extra] from the head [B, ., .] */
+    const tfl_yolo_detection_params *p = &n->p.yolo_det;
+    if (x->ndim != 3 || p->max_detections < 1 || p->max_detections > 100000 || p->n_extra < 0 || p->n_extra > 100000)
+      return NODE_ERR(TFL_ERR_SHAPE, "head has %d dims, max_detections %d, %d extra values (expected [batch, boxes, "
+                      "values], 1..100000 detections, 0..100000 extra values)", x->ndim, p->max_detections, p->n_extra);
+    out->ndim = 3;
+    out->d[0] = x->dims[0];
+    out->d[1] = p->max_detections;
+    out->d[2] = 6 + p->n_extra;
+    return TFL_OK;
+  }
   case TFL_OP_TRANSPOSE:
   case TFL_OP_SLICE:
   case TFL_OP_SPLIT:
@@ -700,7 +713,8 @@ static bool is_custom(tfl_op op)
 {
   return op == TFL_OP_DETECTION_POSTPROCESS || op == TFL_OP_POSENET_DECODER ||
          op == TFL_OP_CONV2D_TRANSPOSE_BIAS || op == TFL_OP_ANCHOR_DETECTION ||
-         op == TFL_OP_SSD_CLASS_NMS || op == TFL_OP_SSD_DETECTION || op == TFL_OP_LANDMARK_DECODE;
+         op == TFL_OP_SSD_CLASS_NMS || op == TFL_OP_SSD_DETECTION || op == TFL_OP_LANDMARK_DECODE ||
+         op == TFL_OP_YOLO_DETECTION;
 }
 
 /* True when the declared shape of t only differs from d[0..ndim) at dims the file's

@@ -156,6 +156,7 @@ static const cpu_kernel *const table[] = {
   [TFL_OP_SSD_CLASS_NMS] = &cpu_k_ssd_class_nms,
   [TFL_OP_SSD_DETECTION] = &cpu_k_ssd_detection,
   [TFL_OP_LANDMARK_DECODE] = &cpu_k_landmark_decode,
+  [TFL_OP_YOLO_DETECTION] = &cpu_k_yolo_detection,
 };
 
 _Static_assert(sizeof table / sizeof table[0] == TFL_OP_COUNT, "every op needs a CPU kernel row");

@@ -49,6 +49,7 @@ static const gl_op_info table[TFL_OP_COUNT] = {
   [TFL_OP_SSD_CLASS_NMS] = {GL_KIND_GEN, 0, gl_check_ssd_detection, gl_gen_ssd_class_nms},
   [TFL_OP_SSD_DETECTION] = {GL_KIND_GEN, 0, gl_check_ssd_detection, gl_gen_ssd_detection},
   [TFL_OP_LANDMARK_DECODE] = {GL_KIND_GEN, 0, gl_check_landmarks, gl_gen_landmarks},
+  [TFL_OP_YOLO_DETECTION] = {GL_KIND_GEN, 0, gl_check_yolo_detection, gl_gen_yolo_detection},
   [TFL_OP_TRANSPOSE] = {GL_KIND_GEN, RAW(1), gl_check_layout, gl_gen_layout},
   [TFL_OP_SLICE] = {GL_KIND_GEN, RAW(1) | RAW(2), gl_check_layout, gl_gen_layout},
   [TFL_OP_PACK] = {GL_KIND_GEN, 0, gl_check_layout, gl_gen_layout},

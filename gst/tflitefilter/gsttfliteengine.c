@@ -78,6 +78,7 @@ static gboolean same_postprocess(const GstTfliteEngine *e, const tfl_decoder_opt
   if (!e->has_postprocess || !o) return !e->has_postprocess && !o;
   const tfl_decoder_options *a = &e->postprocess;
   return e->postprocess_kind == kind && a->threshold == o->threshold && a->max_results == o->max_results && a->iou_threshold == o->iou_threshold &&
+         a->class_agnostic == o->class_agnostic &&
          a->anchors == o->anchors && !memcmp(a->box_scale, o->box_scale, sizeof a->box_scale);
 }
 

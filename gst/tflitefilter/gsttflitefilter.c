@@ -50,8 +50,9 @@
  * decoding and weighted non-maximum suppression appended to the graph, on the GPU too,
  * and so does an SSD without that op (box decoding and non-maximum suppression per class:
  * SSD MobileNet v2 oidv4) (a few hundred bytes come back instead of the raw heads; on the
- * CPU past 100 results).
- * That step takes threshold, iou-threshold and max-results as they are when the element
+ * CPU past 100 results), and an Ultralytics YOLO's thresholding and non-maximum suppression
+ * (per class, or over all with #GstTfliteFilter:class-agnostic; docs/yolo.md).
+ * That step takes threshold, iou-threshold, max-results and class-agnostic as they are when the element
  * starts, as the decoders do. With #GstTfliteFilter:gl-queue-depth=2 the element holds one
  * frame, so the CPU goes on with the next frame while the GPU finishes the results of the
  * last one (a mask's bytes, or whatever the decoder reads; one frame more latency).
@@ -136,6 +137,7 @@ enum {
   PROP_THRESHOLD,
   PROP_MAX_RESULTS,
   PROP_IOU_THRESHOLD,
+  PROP_CLASS_AGNOSTIC,
   PROP_INFERENCE_INTERVAL,
   PROP_QOS,
   PROP_INPUT_MEAN,
@@ -901,6 +903,7 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
   case PROP_THRESHOLD: self->decoder_opts.threshold = g_value_get_float(value); break;
   case PROP_MAX_RESULTS: self->decoder_opts.max_results = g_value_get_int(value); break;
   case PROP_IOU_THRESHOLD: self->decoder_opts.iou_threshold = g_value_get_float(value); break;
+  case PROP_CLASS_AGNOSTIC: self->decoder_opts.class_agnostic = g_value_get_boolean(value); break;
   case PROP_INFERENCE_INTERVAL: self->inference_interval = g_value_get_uint(value); break;
   case PROP_QOS: self->qos = g_value_get_boolean(value); break;
   case PROP_INPUT_MEAN:
@@ -951,6 +954,7 @@ static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValu
   case PROP_THRESHOLD: g_value_set_float(value, self->decoder_opts.threshold); break;
   case PROP_MAX_RESULTS: g_value_set_int(value, self->decoder_opts.max_results); break;
   case PROP_IOU_THRESHOLD: g_value_set_float(value, self->decoder_opts.iou_threshold); break;
+  case PROP_CLASS_AGNOSTIC: g_value_set_boolean(value, self->decoder_opts.class_agnostic); break;
   case PROP_INFERENCE_INTERVAL: g_value_set_uint(value, self->inference_interval); break;
   case PROP_QOS: g_value_set_boolean(value, self->qos); break;
   case PROP_INPUT_MEAN: g_value_set_float(value, ms->norm_mean[0]); break;
@@ -1028,6 +1032,10 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
     g_param_spec_float("iou-threshold", "IoU threshold",
                        "Non-max suppression: boxes overlapping more than this (0..1) are merged",
                        0.0f, 1.0f, DEFAULT_IOU, rw));
+  g_object_class_install_property(gobject_class, PROP_CLASS_AGNOSTIC,
+    g_param_spec_boolean("class-agnostic", "Class-agnostic NMS",
+                         "YOLO: one non-max suppression over all classes (Ultralytics' agnostic_nms), "
+                         "instead of one per class", FALSE, rw));
   g_object_class_install_property(gobject_class, PROP_INFERENCE_INTERVAL,
     g_param_spec_uint("inference-interval", "Inference interval",
                       "Run the model on every Nth frame; others reuse the last results", 1, 1000,

@@ -293,9 +293,21 @@ gboolean gst_tflite_filter_regions_frame(GstTfliteFilter *self, GstBuffer *buf, 
   tfl_region_rule rule = tfl_region_rule_preset(r->kind);
   tfl_transform *trs = g_new0(tfl_transform, n ? n : 1);
   tfl_results *res = g_new0(tfl_results, n ? n : 1);
-  for (guint i = 0; i < n; i++)
-    trs[i] = tfl_region_transform(&regs[i].region, in->dims[2], in->dims[1], (gfloat)meta->frame_width,
-                                  (gfloat)meta->frame_height, rule.keep_aspect);
+  /* the fit applies within each region as it does to a whole frame: crop (Ultralytics'
+   * classifiers) cuts the region's centre to the input's aspect; the letterboxes keep the
+   * aspect by widening the region (frame context, not bars, where the frame goes on) */
+  const fit_mode fit = gst_tflite_filter_fit(self);
+  const gboolean keep_aspect = rule.keep_aspect || fit == FIT_LETTERBOX || fit == FIT_LETTERBOX_GREY;
+  const gfloat aspect = (gfloat)in->dims[2] / (gfloat)in->dims[1];
+  for (guint i = 0; i < n; i++) {
+    tfl_region reg = regs[i].region;
+    if (fit == FIT_CROP) {
+      if (reg.w > reg.h * aspect) reg.w = reg.h * aspect;
+      else reg.h = reg.w / aspect;
+    }
+    trs[i] = tfl_region_transform(&reg, in->dims[2], in->dims[1], (gfloat)meta->frame_width,
+                                  (gfloat)meta->frame_height, keep_aspect);
+  }
   gboolean ok = n == 0 || gst_tflite_filter_run(self, buf, trs, (gint)n, res, NULL, NULL);
   if (ok) {
     self->have_last = TRUE;

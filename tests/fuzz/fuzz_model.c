@@ -107,6 +107,7 @@ static double node_work(const tfl_graph *g, const tfl_node *n)
   case TFL_OP_SSD_CLASS_NMS:
   case TFL_OP_SSD_DETECTION:
   case TFL_OP_LANDMARK_DECODE:
+  case TFL_OP_YOLO_DETECTION:
     w += in * in;
     break;
   default: break;

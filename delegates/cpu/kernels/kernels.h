@@ -50,6 +50,7 @@ extern const cpu_kernel cpu_k_anchor_detection;       /* anchor_detection.c (int
 extern const cpu_kernel cpu_k_ssd_class_nms;          /* ssd_detection.c (internal op) */
 extern const cpu_kernel cpu_k_ssd_detection;          /* ssd_detection.c (internal op) */
 extern const cpu_kernel cpu_k_landmark_decode;        /* landmark_decode.c (internal op) */
+extern const cpu_kernel cpu_k_yolo_detection;         /* yolo_detection.c (internal op) */
 
 /* layout ops: kernels/layout_ops.c */
 extern const cpu_kernel cpu_k_transpose;
