@@ -155,6 +155,7 @@ enum {
   PROP_ENGINE_CONTEXT,
   PROP_GL_QUEUE_DEPTH,
   PROP_GL_START,
+  PROP_KEEP_TENSORS,
 };
 
 #define SYSMEM_FORMATS "{ RGBA, RGBx, BGRx, BGRA, RGB, I420, NV12 }"
@@ -225,14 +226,18 @@ static gboolean load_model(GstTfliteFilter *self)
   s.model_path = g_strdup(self->model_settings.model_path);
   s.labels_path = g_strdup(self->model_settings.labels_path);
   tfl_decoder_options opts = self->decoder_opts;
+  gboolean keep = self->keep_tensors;
   GST_OBJECT_UNLOCK(self);
   gboolean ok = gst_tflite_model_load(GST_ELEMENT(self), &s, &self->diag, &self->model);
+  self->tensors_out = ok && (keep || self->model.decoder_kind == TFL_DECODER_TENSORS);
   /* a MediaPipe detector's anchor decoding and NMS, a landmark model's decoding run in the
    * graph, on its delegate: the engine appends the same op to its graphs
-   * (GstTfliteEngineKey.postprocess) */
+   * (GstTfliteEngineKey.postprocess). Not with keep-tensors: the tensors handed on are the
+   * model's own outputs. */
   bool appended = false;
-  if (ok && tfl_decoder_append_postprocess(self->model.decoder_kind, self->model.graph, &opts, &appended,
-                                           &self->diag) != TFL_OK) {
+  if (ok && !keep &&
+      tfl_decoder_append_postprocess(self->model.decoder_kind, self->model.graph, &opts, &appended,
+                                     &self->diag) != TFL_OK) {
     GST_ELEMENT_ERROR(self, CORE, FAILED, ("Could not add the post-processing to model \"%s\".", s.model_path),
                       ("%s", self->diag.error));
     gst_tflite_model_clear(&self->model);
@@ -479,7 +484,19 @@ tfl_status gst_tflite_filter_decode_slot(GstTfliteFilter *self, tfl_interpreter 
     outs[i] = &views[i];
   }
   tfl_status st = tfl_decoder_run(self->decoder, outs, n, tr, res, &self->diag);
-  if (st != TFL_OK) g_snprintf(error, error_size, "decoding the outputs: %s", self->diag.error);
+  if (st != TFL_OK) {
+    g_snprintf(error, error_size, "decoding the outputs: %s", self->diag.error);
+    return st;
+  }
+  return gst_tflite_filter_keep_tensors(self, outs, n, res, error, error_size);
+}
+
+tfl_status gst_tflite_filter_keep_tensors(GstTfliteFilter *self, const tfl_tensor *const *outs, int n,
+                                          tfl_results *res, char *error, size_t error_size)
+{
+  if (!self->tensors_out || tfl_decoder_get_kind(self->decoder) == TFL_DECODER_TENSORS) return TFL_OK;
+  tfl_status st = tfl_results_add_tensors(res, outs, n, &self->diag);
+  if (st != TFL_OK) g_snprintf(error, error_size, "keep-tensors: %s", self->diag.error);
   return st;
 }
 
@@ -617,7 +634,11 @@ static void add_frame_results(GstTfliteFilter *self, GstTfliteMeta *meta, tfl_re
   gint fw = GST_VIDEO_INFO_WIDTH(&self->info), fh = GST_VIDEO_INFO_HEIGHT(&self->info);
   if (fresh) {
     forget_last(self);
-    if (tfl_results_copy(&self->last_results, res) != 0) tfl_results_clear(&self->last_results);
+    /* repeated frames carry the objects, not the raw tensors (no copy of those) */
+    tfl_results kept = *res;
+    kept.n_tensors = 0;
+    kept.tensors = NULL;
+    if (tfl_results_copy(&self->last_results, &kept) != 0) tfl_results_clear(&self->last_results);
     self->last_gl_mask = gl_mask ? gst_buffer_ref(gl_mask) : NULL;
     self->have_last = TRUE;
     self->frames_since_run = 0;
@@ -923,6 +944,7 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
   case PROP_ENGINE_CONTEXT: self->engine_context = g_value_get_enum(value); break;
   case PROP_GL_QUEUE_DEPTH: self->gl_queue_depth = g_value_get_uint(value); break;
   case PROP_GL_START: self->gl_start = g_value_get_enum(value); break;
+  case PROP_KEEP_TENSORS: self->keep_tensors = g_value_get_boolean(value); break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     GST_OBJECT_UNLOCK(self);
@@ -970,6 +992,7 @@ static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValu
   case PROP_ENGINE_CONTEXT: g_value_set_enum(value, self->engine_context); break;
   case PROP_GL_QUEUE_DEPTH: g_value_set_uint(value, self->gl_queue_depth); break;
   case PROP_GL_START: g_value_set_enum(value, self->gl_start); break;
+  case PROP_KEEP_TENSORS: g_value_set_boolean(value, self->keep_tensors); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK(self);
@@ -1131,6 +1154,12 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
                       "cache), and from the first frame after it is ready frames run on GL; the element then posts "
                       "\"tflite-model\" again (delegate gl, cpu-frames, gl-start-ms). An engine made already "
                       "(another element's) is used at once", gst_tflite_gl_start_get_type(), DEFAULT_GL_START, rw));
+  g_object_class_install_property(gobject_class, PROP_KEEP_TENSORS,
+    g_param_spec_boolean("keep-tensors", "Keep tensors",
+                         "Also attach every output tensor of each inference (name, type, shape, quantization, "
+                         "bytes) to the buffer's GstTfliteMeta, whatever the decoder, as decoder=tensors does; the "
+                         "model's own outputs (a post-processing otherwise moved into the graph stays in the "
+                         "decoder), read back from the GPU on the GL path", FALSE, rw));
 
   gst_element_class_set_static_metadata(element_class, "TensorFlow Lite filter",
     "Filter/Analyzer/Video", "Runs a .tflite model on video frames and attaches the results as meta",

@@ -56,6 +56,7 @@ struct _GstTfliteFilter {
   gboolean track_regions;      /* landmarks carry the region to the next frame */
   GstTfliteEngineContext engine_context;
   GstTfliteGlStart gl_start;
+  gboolean keep_tensors;       /* other decoders' results carry the raw outputs too */
   gboolean settings_changed;
 
   /* streaming state */
@@ -67,6 +68,8 @@ struct _GstTfliteFilter {
   gboolean runtime_failed;     /* the runtime could not be made (error posted once) */
   struct tfl_stream *stream;   /* this element's stream on it */
   tfl_decoder *decoder;
+  gboolean tensors_out;        /* every inference's raw outputs go onto the meta
+                                  (decoder=tensors or keep-tensors; set by load_model) */
   struct _GstTfliteGlStarter *gl_starter; /* gl-start=cpu: the GL engine being made while
                                              the CPU engine runs (gsttflitefilter_start.c) */
   gboolean postprocess_in_graph; /* the decoder's post-processing is appended to the graph
@@ -120,6 +123,10 @@ void gst_tflite_filter_add_run_results(GstTfliteFilter *self, GstBuffer *buf, tf
  * outputs into res; on failure a sentence in error. */
 tfl_status gst_tflite_filter_decode_slot(GstTfliteFilter *self, tfl_interpreter *it, int slot,
                                          const tfl_transform *tr, tfl_results *res, char *error, size_t error_size);
+/* After decoding (outs: the graph's outputs on the CPU): with keep-tensors, their bytes
+ * copied into res too (decoder=tensors has them already); on failure a sentence in error. */
+tfl_status gst_tflite_filter_keep_tensors(GstTfliteFilter *self, const tfl_tensor *const *outs, int n,
+                                          tfl_results *res, char *error, size_t error_size);
 /* A mask left on the GPU: its kind, size and placement in res, no pixels. */
 void gst_tflite_filter_mask_geometry(GstTfliteFilter *self, const tfl_transform *tr, tfl_results *res);
 

@@ -304,7 +304,11 @@ gboolean gst_tflite_filter_regions_frame(GstTfliteFilter *self, GstBuffer *buf, 
     forget_last(r);
     r->last_res = g_new0(tfl_results, n ? n : 1);
     for (guint i = 0; i < n; i++) {
-      if (tfl_results_copy(&r->last_res[r->n_last], &res[i]) != 0) {
+      /* repeated frames carry the objects, not the raw tensors */
+      tfl_results kept = res[i];
+      kept.n_tensors = 0;
+      kept.tensors = NULL;
+      if (tfl_results_copy(&r->last_res[r->n_last], &kept) != 0) {
         tfl_results_clear(&r->last_res[r->n_last]);
         continue;
       }

@@ -74,13 +74,15 @@ static gboolean read_labels(GstElement *element, const GstTfliteModelSettings *s
 static void pick_norm(GstElement *element, const GstTfliteModelSettings *s, GstTfliteModel *m)
 {
   bool from_meta;
-  const pix_norm model_norm = preprocess_model_norm(m->graph, m->decoder_kind, &from_meta);
+  /* decoder=tensors: the input the recognized family was trained with all the same */
+  tfl_decoder_kind k = m->decoder_kind == TFL_DECODER_TENSORS && m->family ? m->family->decoder : m->decoder_kind;
+  const pix_norm model_norm = preprocess_model_norm(m->graph, k, &from_meta);
   for (int c = 0; c < 3; c++) {
     m->norm.mean[c] = s->norm_mean[c] != GST_TFLITE_NORM_FROM_MODEL ? s->norm_mean[c] : model_norm.mean[c];
     /* 0 would divide by 0 */
     m->norm.std[c] = s->norm_std[c] > 0.0f ? s->norm_std[c] : model_norm.std[c];
   }
-  m->fit = preprocess_model_fit(m->graph, m->decoder_kind);
+  m->fit = preprocess_model_fit(m->graph, k);
   GST_INFO_OBJECT(element, "input normalization: (pixel - %g) / %g%s; fit=auto is %s", m->norm.mean[0],
                   m->norm.std[0], from_meta ? " (model metadata)" : "",
                   m->fit == FIT_LETTERBOX_GREY ? "letterbox-grey" : m->fit == FIT_CROP ? "crop" : "stretch");
@@ -95,7 +97,8 @@ static void pick_decoder(GstElement *element, const GstTfliteModelSettings *s, G
   m->family = tfl_family_identify(m->graph, &match, why, sizeof why);
   m->decoder_kind = s->decoder_kind;
   if (m->decoder_kind != TFL_DECODER_AUTO) {
-    if (m->family && m->family->decoder != m->decoder_kind) m->family = NULL; /* the user knows better */
+    /* the user knows better (decoder=tensors keeps the family for the input it takes) */
+    if (m->family && m->family->decoder != m->decoder_kind && m->decoder_kind != TFL_DECODER_TENSORS) m->family = NULL;
     return;
   }
   m->decoder_kind = m->family ? m->family->decoder : TFL_DECODER_NONE;
