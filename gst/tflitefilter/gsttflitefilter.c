@@ -626,6 +626,16 @@ gboolean gst_tflite_filter_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_
   return TRUE;
 }
 
+void gst_tflite_filter_tensor_ids(GstTfliteFilter *self, GstTfliteMeta *meta, guint first)
+{
+  const GstTfliteModelInfo *mi = &self->model.info;
+  if (!self->model.has_info) return;
+  for (guint i = first; i < meta->tensors->len; i++) {
+    GstTfliteTensor *t = &g_array_index(meta->tensors, GstTfliteTensor, i);
+    if ((gint)t->index < mi->n_outputs && mi->output_ids[t->index]) t->id = g_quark_from_string(mi->output_ids[t->index]);
+  }
+}
+
 /* A whole frame's results onto its meta: fresh ones (kept for the frames that skip
  * inference) or the kept ones again (res is filled with a copy). */
 static void add_frame_results(GstTfliteFilter *self, GstTfliteMeta *meta, tfl_results *res, GstBuffer *gl_mask,
@@ -645,9 +655,10 @@ static void add_frame_results(GstTfliteFilter *self, GstTfliteMeta *meta, tfl_re
   } else {
     self->frames_since_run++;
   }
-  guint first = gst_tflite_meta_n_objects(meta);
+  guint first = gst_tflite_meta_n_objects(meta), t0 = gst_tflite_meta_n_tensors(meta);
   const gfloat frame[4] = { 0, 0, (gfloat)fw, (gfloat)fh };
   gst_tflite_meta_add_results(meta, res, self->source, 0, frame, self->model.labels, gl_mask);
+  gst_tflite_filter_tensor_ids(self, meta, t0);
   /* repeated results say how old they are (a tracker tells them from fresh ones) */
   for (guint i = first; i < gst_tflite_meta_n_objects(meta); i++)
     gst_tflite_meta_get_object_writable(meta, i)->age = self->frames_since_run;

@@ -8,6 +8,7 @@
 
 #include "decoders/tfl_decoder.h"
 #include "gsttfliteenums.h"
+#include "gsttflitemeta.h"
 #include "gsttflitemodel.h"
 #include "preprocess/preprocess.h"
 #include "runtime/tfl_engine.h"
@@ -127,6 +128,9 @@ tfl_status gst_tflite_filter_decode_slot(GstTfliteFilter *self, tfl_interpreter 
  * copied into res too (decoder=tensors has them already); on failure a sentence in error. */
 tfl_status gst_tflite_filter_keep_tensors(GstTfliteFilter *self, const tfl_tensor *const *outs, int n,
                                           tfl_results *res, char *error, size_t error_size);
+/* The .modelinfo's output ids onto the meta's tensors from index `first` on (the ones this
+ * element just added). */
+void gst_tflite_filter_tensor_ids(GstTfliteFilter *self, GstTfliteMeta *meta, guint first);
 /* A mask left on the GPU: its kind, size and placement in res, no pixels. */
 void gst_tflite_filter_mask_geometry(GstTfliteFilter *self, const tfl_transform *tr, tfl_results *res);
 

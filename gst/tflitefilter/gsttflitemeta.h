@@ -182,6 +182,9 @@ typedef struct {
   GstBuffer *buffer;        /* the bytes: one read-only memory (ref held) */
   gconstpointer data;       /* that memory's bytes (valid as long as the meta) */
   gsize size;
+  GQuark id;                /* the tensor id a .modelinfo gives it (GStreamer's tensor id
+                               registry's, e.g. "yolo-v8-out"); 0: none */
+  gboolean mirrored;        /* in the buffer's GstTensorMeta already (GStreamer >= 1.26) */
 } GstTfliteTensor;
 
 guint gst_tflite_meta_n_tensors(const GstTfliteMeta *meta);
@@ -190,6 +193,8 @@ const GstTfliteTensor *gst_tflite_meta_get_tensor(const GstTfliteMeta *meta, gui
 /* The index of the first tensor called `name` made by `source` (NULL: any); -1 if none. */
 gint gst_tflite_meta_find_tensor(const GstTfliteMeta *meta, const gchar *name, const gchar *source);
 const gchar *gst_tflite_tensor_get_name(const GstTfliteTensor *tensor);
+/* The .modelinfo's id of the tensor; "" when it has none. */
+const gchar *gst_tflite_tensor_get_id(const GstTfliteTensor *tensor);
 const gchar *gst_tflite_tensor_get_source(const GstTfliteTensor *tensor);
 /* numpy's name of the element type: "float32", "float16", "int32", "uint8", "int64",
  * "bool", "int16", "int8". */
@@ -202,6 +207,11 @@ gconstpointer gst_tflite_tensor_get_data(const GstTfliteTensor *tensor, gsize *s
 /* Moves r's raw tensors (r->tensors, taken: r then has none) onto the meta without a
  * copy; returns how many. gst_tflite_meta_add_results calls it. */
 guint gst_tflite_meta_add_tensors(GstTfliteMeta *meta, tfl_results *r, GQuark source, guint64 parent_id);
+/* Where the build found GStreamer's analytics library >= 1.26 (else nothing, 0): the tensors
+ * not mirrored yet also go into the buffer's GstTensorMeta (`buffer` holds `meta`; writable),
+ * sharing their bytes: id the .modelinfo's id, else the tensor's name; row-major dims.
+ * gst_tflite_meta_sync_rois calls it. Returns the number added. */
+guint gst_tflite_meta_sync_tensors(GstTfliteMeta *meta, GstBuffer *buffer);
 
 /* ---- GStreamer's standard region metadata -------------------------------------- */
 

@@ -3,6 +3,9 @@
  * way to the application. */
 #include "gsttflitemeta_tensors_priv.h"
 
+#ifdef HAVE_GST_TENSOR_META
+#include <gst/analytics/analytics.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,6 +121,17 @@ const gchar *gst_tflite_tensor_get_name(const GstTfliteTensor *tensor)
 }
 
 /**
+ * gst_tflite_tensor_get_id:
+ * @tensor: a tensor
+ *
+ * Returns: (transfer none): the tensor id its model's .modelinfo gives it, "" when none
+ */
+const gchar *gst_tflite_tensor_get_id(const GstTfliteTensor *tensor)
+{
+  return tensor && tensor->id ? g_quark_to_string(tensor->id) : "";
+}
+
+/**
  * gst_tflite_tensor_get_source:
  * @tensor: a tensor
  *
@@ -202,3 +216,56 @@ gconstpointer gst_tflite_tensor_get_data(const GstTfliteTensor *tensor, gsize *s
   if (size) *size = tensor ? tensor->size : 0;
   return tensor ? tensor->data : NULL;
 }
+
+#ifdef HAVE_GST_TENSOR_META
+/* TensorFlow Lite's TensorType values -> GStreamer's; FALSE for what it has no type for */
+static gboolean gst_data_type(gint type, GstTensorDataType *out)
+{
+  switch (type) {
+  case 0: *out = GST_TENSOR_DATA_TYPE_FLOAT32; return TRUE;
+  case 1: *out = GST_TENSOR_DATA_TYPE_FLOAT16; return TRUE;
+  case 2: *out = GST_TENSOR_DATA_TYPE_INT32; return TRUE;
+  case 3: *out = GST_TENSOR_DATA_TYPE_UINT8; return TRUE;
+  case 4: *out = GST_TENSOR_DATA_TYPE_INT64; return TRUE;
+  case 7: *out = GST_TENSOR_DATA_TYPE_INT16; return TRUE;
+  case 9: *out = GST_TENSOR_DATA_TYPE_INT8; return TRUE;
+  default: return FALSE;
+  }
+}
+
+guint gst_tflite_meta_sync_tensors(GstTfliteMeta *meta, GstBuffer *buffer)
+{
+  guint fresh = 0;
+  for (guint i = 0; i < meta->tensors->len; i++) fresh += !g_array_index(meta->tensors, GstTfliteTensor, i).mirrored;
+  if (!fresh || !gst_buffer_is_writable(buffer)) return 0;
+  GstTensorMeta *tm = gst_buffer_get_tensor_meta(buffer);
+  if (!tm) tm = gst_buffer_add_tensor_meta(buffer);
+  if (!tm) return 0;
+  /* gst_tensor_meta_set replaces (and frees) the meta's array: the ones there are copied */
+  gsize have = tm->num_tensors;
+  GstTensor **all = g_new0(GstTensor *, have + fresh);
+  for (gsize i = 0; i < have; i++) all[i] = gst_tensor_copy(tm->tensors[i]);
+  guint added = 0;
+  for (guint i = 0; i < meta->tensors->len; i++) {
+    GstTfliteTensor *t = &g_array_index(meta->tensors, GstTfliteTensor, i);
+    GstTensorDataType type;
+    if (t->mirrored) continue;
+    t->mirrored = TRUE;
+    if (!gst_data_type(t->type, &type)) continue; /* bool: GStreamer has no such type */
+    gsize dims[GST_TFLITE_TENSOR_MAX_DIMS];
+    for (guint d = 0; d < t->n_dims; d++) dims[d] = (gsize)MAX(t->dims[d], 0);
+    /* the same bytes: a ref of our buffer */
+    all[have + added++] = gst_tensor_new_simple(t->id ? t->id : t->name, type, gst_buffer_ref(t->buffer),
+                                                GST_TENSOR_DIM_ORDER_ROW_MAJOR, t->n_dims, dims);
+  }
+  gst_tensor_meta_set(tm, (guint)(have + added), all);
+  return added;
+}
+#else
+guint gst_tflite_meta_sync_tensors(GstTfliteMeta *meta, GstBuffer *buffer)
+{
+  (void)meta;
+  (void)buffer;
+  return 0;
+}
+#endif

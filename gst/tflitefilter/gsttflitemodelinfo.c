@@ -124,10 +124,16 @@ static gboolean check_dims(GKeyFile *kf, const gchar *path, const gchar *group, 
   return ok;
 }
 
-/* ranges=min,max or min,max;min,max;min,max: pixels 0..255 onto [min, max] per channel, as
- * (pixel - mean) / std: std = 255 / (max - min), mean = -min * std */
-static gboolean read_ranges(GKeyFile *kf, const gchar *path, const gchar *group, GstTfliteModelInfo *mi, GError **err)
+/* ranges=min,max or min,max;min,max;min,max: pixels 0..255 onto [min, max] per channel in
+ * the tensor's own values (a quantized input's stored integers, as GStreamer reads it:
+ * 0,255 on a uint8 input passes the pixels through). As the real value the preprocessing
+ * makes, (pixel - mean) / std, with q = p * (max - min) / 255 + min and real = (q - zp) * s:
+ * std = 255 / ((max - min) * s), mean = -(min - zp) * 255 / (max - min). */
+static gboolean read_ranges(GKeyFile *kf, const gchar *path, const gchar *group, const tfl_tensor *t,
+                            GstTfliteModelInfo *mi, GError **err)
 {
+  gboolean q = t->q.n > 0 && t->type != TFL_TYPE_FLOAT32 && t->type != TFL_TYPE_FLOAT16;
+  gdouble s = q ? t->q.scale[0] : 1.0, zp = q && t->q.zero_point ? t->q.zero_point[0] : 0.0;
   gchar *raw = g_key_file_get_value(kf, group, "ranges", NULL);
   if (!raw) return TRUE;
   gchar **pairs = g_strsplit(raw, ";", -1);
@@ -140,8 +146,8 @@ static gboolean read_ranges(GKeyFile *kf, const gchar *path, const gchar *group,
     gdouble hi = g_strv_length(mm) == 2 ? g_ascii_strtod(mm[1], &e1) : 0;
     ok = g_strv_length(mm) == 2 && e0 != mm[0] && e1 != mm[1] && !*g_strchug(e0) && !*g_strchug(e1) && hi > lo;
     if (ok) {
-      mi->std[c] = (gfloat)(255.0 / (hi - lo));
-      mi->mean[c] = (gfloat)(-lo * 255.0 / (hi - lo));
+      mi->std[c] = (gfloat)(255.0 / ((hi - lo) * s));
+      mi->mean[c] = (gfloat)((zp - lo) * 255.0 / (hi - lo)) + 0.0f; /* + 0: no -0 in logs */
     }
     g_strfreev(mm);
   }
@@ -181,7 +187,7 @@ static gboolean read_tensor(GKeyFile *kf, const gchar *path, const gchar *group,
   }
   g_free(type);
   if (!check_dims(kf, path, group, t, input, err)) return FALSE;
-  if (input) return pos != 0 || read_ranges(kf, path, group, mi, err);
+  if (input) return pos != 0 || read_ranges(kf, path, group, t, mi, err);
   gchar *id = g_key_file_get_string(kf, group, "id", NULL);
   if (id && !id[0]) g_clear_pointer(&id, g_free);
   g_free(mi->output_ids[pos]);

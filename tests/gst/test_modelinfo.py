@@ -88,6 +88,7 @@ dims={dims}
 dir=output
 type=float32
 dims=-1,896,1
+id=ultra-lightweight-face-detection-rfb-320-v1-variant-1-out-scores
 """
 
 
@@ -120,6 +121,9 @@ def main():
             with meta.get_tensor(i).get_buffer().map(Gst.MapFlags.READ) as info:
                 same = same and bytes(info.data) == open(os.path.join(tmp, 'ref', f'output_{i}.bin'), 'rb').read()
         check(same, 'ranges=0,255: the tensors equal tflite-run\'s on the pixels (the family would take -1..1)')
+        ids = [meta.get_tensor(i).get_id() for i in range(meta.n_tensors())]
+        check(ids == ['', 'ultra-lightweight-face-detection-rfb-320-v1-variant-1-out-scores'],
+              f'the tensors carry the file\'s ids ({ids})')
 
         # the stem's name (face.modelinfo) is found too; a wrong type names file, group, key
         os.remove(face + '.modelinfo')
@@ -165,15 +169,26 @@ def main():
         quant = os.path.join(tmp, 'classifier.tflite')
         shutil.copy(quant_src, quant)
         write(os.path.join(tmp, 'names.txt'), ''.join(f'name-{i}\n' for i in range(1001)))
+        # ranges of a quantized input are its stored values (as GStreamer reads them):
+        # 0,255 on this uint8 input passes the pixels through (its metadata says -1..1 real,
+        # which gives other bytes)
         write(quant + '.modelinfo', '[modelinfo]\nversion=1.1\nlabels=names.txt\n\n'
+              '[input]\ndir=input\ntype=uint8\nranges=0.0,255.0\n\n'
               '[MobilenetV2/Predictions/Softmax]\ndir=output\ntype=uint8\ndims=1,1001\n'
               'id=classification-generic-softmaxed-out\n')
-        sample, error, decoder = run(quant, picture, 224, 'threshold=0.0')
+        sample, error, decoder = run(quant, picture, 224, 'threshold=0.0 keep-tensors=true')
         meta = GstTflite.buffer_get_meta(sample.get_buffer()) if sample else None
         o = meta.get_object(0) if meta and meta.n_objects() else None
         label = GstTflite.Object.label(o, o.class_id) if o else None
         check(error is None and decoder == 'classification' and o is not None and label == f'name-{o.class_id}',
               f'classifier id and the file\'s labels: {decoder}, "{label}"')
+        with sample.get_buffer().map(Gst.MapFlags.READ) as info:
+            open(os.path.join(tmp, 'in8.bin'), 'wb').write(bytes(info.data))
+        subprocess.run([tflite_run, quant, '--input', os.path.join(tmp, 'in8.bin'), '--out', os.path.join(tmp, 'ref8'),
+                        '--threads', '1'], check=True, stdout=subprocess.DEVNULL)
+        with meta.get_tensor(0).get_buffer().map(Gst.MapFlags.READ) as info:
+            same = bytes(info.data) == open(os.path.join(tmp, 'ref8', 'output_0.bin'), 'rb').read()
+        check(same, 'uint8 input, ranges=0,255: the output equals tflite-run\'s on the pixel bytes')
     print(f'{failures} failure(s)')
     return 1 if failures else 0
 
