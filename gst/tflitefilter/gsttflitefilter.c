@@ -56,6 +56,15 @@
  * frame, so the CPU goes on with the next frame while the GPU finishes the results of the
  * last one (a mask's bytes, or whatever the decoder reads; one frame more latency).
  *
+ * Any other model: decoder=tensors attaches every output tensor (name, type, shape,
+ * quantization, bytes) to the meta instead of decoding it, and #GstTfliteFilter:keep-tensors
+ * does so beside any decoder; a ".modelinfo" file beside the model (GStreamer 1.28's format)
+ * gives its input range, decoder and labels (docs/bring-your-own-model.md):
+ * |[
+ * gst-launch-1.0 filesrc location=astronaut.png ! pngdec ! videoconvert ! \
+ *   tflitefilter model=my_model.tflite decoder=tensors ! appsink
+ * ]|
+ *
  * Many streams: every tflitefilter of a process with the same model file, delegate,
  * precision, threads and #GstTfliteFilter:model-instance-id runs on one shared engine (one
  * loaded model, one set of packed weights or GL programs and constants); each stream keeps
@@ -123,6 +132,7 @@ GST_DEBUG_CATEGORY_STATIC(CAT_PERFORMANCE);
 #define MAX_MAX_BATCH 64
 #define DEFAULT_ENGINE_CONTEXT GST_TFLITE_ENGINE_CONTEXT_FRAMES
 #define DEFAULT_GL_START GST_TFLITE_GL_START_WAIT
+#define DEFAULT_KEEP_TENSORS FALSE
 
 enum {
   PROP_0,
@@ -1170,7 +1180,8 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
                          "Also attach every output tensor of each inference (name, type, shape, quantization, "
                          "bytes) to the buffer's GstTfliteMeta, whatever the decoder, as decoder=tensors does; the "
                          "model's own outputs (a post-processing otherwise moved into the graph stays in the "
-                         "decoder), read back from the GPU on the GL path", FALSE, rw));
+                         "decoder), read back from the GPU on the GL path (docs/bring-your-own-model.md)",
+                         DEFAULT_KEEP_TENSORS, rw));
 
   gst_element_class_set_static_metadata(element_class, "TensorFlow Lite filter",
     "Filter/Analyzer/Video", "Runs a .tflite model on video frames and attaches the results as meta",
@@ -1221,6 +1232,7 @@ static void gst_tflite_filter_init(GstTfliteFilter *self)
   self->track_regions = DEFAULT_TRACK_REGIONS;
   self->engine_context = DEFAULT_ENGINE_CONTEXT;
   self->gl_start = DEFAULT_GL_START;
+  self->keep_tensors = DEFAULT_KEEP_TENSORS;
   for (int c = 0; c < 3; c++)
     self->model_settings.norm_mean[c] = self->model_settings.norm_std[c] = GST_TFLITE_NORM_FROM_MODEL;
   self->earliest_time = GST_CLOCK_TIME_NONE;
