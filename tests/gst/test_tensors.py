@@ -8,7 +8,8 @@ test writes it for tflite-run, whose outputs must equal the tensors byte for byt
 same kernels, one thread), and within a float tolerance on the GL path. Checks too: the
 names, dtypes, shapes and quantization tflite-run reports; numpy shares the tensor's
 memory (no copy); keep-tensors beside the detection decoder; two streams of one engine
-batched; repeated frames (inference-interval) carry none.
+batched; regions-from (tensors belong to the region's object); repeated frames
+(inference-interval) carry none.
 
 usage: test_tensors.py EXAMPLE TFLITE_RUN PICTURE MODEL_DIRS (colon-separated)
 (GST_PLUGIN_PATH, GI_TYPELIB_PATH and LD_LIBRARY_PATH set by meson to the build tree)
@@ -170,6 +171,23 @@ def main():
         ref_ball = reference(tflite_run, face, ball, 'float32', tmp)
         check(outs[0] == ref[1][1] and outs[1] == ref_ball[1][1],
               'two streams on one engine: each frame\'s classificators equal tflite-run\'s on its own frame')
+
+        # regions-from: the face mesh on the detector's face, decoder=tensors: its tensors
+        # belong to the face object (parent_id), the detector's frame has none
+        mesh = find_model(dirs, 'face_landmark.tflite')
+        pipe = Gst.parse_launch(
+            f'filesrc location="{picture}" ! decodebin ! videoconvert ! video/x-raw,format=RGBA ! '
+            f'tflitefilter name=det model="{face}" delegate=cpu ! '
+            f'tflitefilter name=mesh model="{mesh}" regions-from=det decoder=tensors delegate=cpu ! appsink name=sink')
+        pipe.set_state(Gst.State.PLAYING)
+        meta = GstTflite.buffer_get_meta(pipe.get_by_name('sink').emit('pull-sample').get_buffer())
+        faces = [meta.get_object(i) for i in range(meta.n_objects())
+                 if meta.get_object(i).get_source() == 'det']
+        ts = [meta.get_tensor(i) for i in range(meta.n_tensors())]
+        check(len(faces) == 1 and len(ts) > 0 and all(t.parent_id == faces[0].id and t.get_source() == 'mesh'
+                                                      for t in ts),
+              f'regions-from: {len(ts)} tensors of the mesh, parent the face ({[t.parent_id for t in ts]})')
+        pipe.set_state(Gst.State.NULL)
 
         # inference-interval=2: the repeated frame has the objects but no tensors
         counts = []
