@@ -22,6 +22,7 @@ extern const decoder_impl decoder_segmentation;    /* decode_segmentation.c */
 extern const decoder_impl decoder_detection;       /* decode_detection.c */
 extern const decoder_impl decoder_pose;            /* decode_pose.c */
 extern const decoder_impl decoder_landmarks;       /* decode_landmarks.c */
+extern const decoder_impl decoder_tensors;         /* decode_tensors.c: the raw outputs */
 extern const decoder_impl decoder_yolo;            /* decode_yolo.c: the detection kind on YOLO heads */
 extern const decoder_impl decoder_movenet;         /* decode_movenet.c: the pose kind on MoveNet */
 

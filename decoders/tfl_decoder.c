@@ -25,6 +25,7 @@ const char *tfl_decoder_kind_name(tfl_decoder_kind k)
   case TFL_DECODER_SEGMENTATION: return "segmentation";
   case TFL_DECODER_POSE: return "pose";
   case TFL_DECODER_LANDMARKS: return "landmarks";
+  case TFL_DECODER_TENSORS: return "tensors";
   }
   return "unknown";
 }
@@ -75,6 +76,7 @@ static const decoder_impl *impl_of(tfl_decoder_kind k, const tfl_graph *g)
   case TFL_DECODER_DETECTION: return &decoder_detection;
   case TFL_DECODER_POSE: return &decoder_pose;
   case TFL_DECODER_LANDMARKS: return &decoder_landmarks;
+  case TFL_DECODER_TENSORS: return &decoder_tensors;
   case TFL_DECODER_AUTO:
   case TFL_DECODER_NONE: return NULL;
   }

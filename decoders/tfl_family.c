@@ -359,7 +359,8 @@ int tfl_family_class_count(const tfl_graph *g, tfl_decoder_kind kind)
   case TFL_DECODER_AUTO:
   case TFL_DECODER_NONE:
   case TFL_DECODER_POSE:
-  case TFL_DECODER_LANDMARKS: return -1;
+  case TFL_DECODER_LANDMARKS:
+  case TFL_DECODER_TENSORS: return -1;
   }
   return -1;
 }

@@ -84,6 +84,21 @@ typedef struct {
   float frame_x, frame_y, frame_w, frame_h;
 } tfl_mask;
 
+/* One output tensor as the model wrote it (decoder=tensors, keep-tensors): its bytes
+ * copied out of the interpreter, with what a reader needs to interpret them. */
+#define TFL_RAW_MAX_DIMS 8
+typedef struct {
+  const char *name;         /* the graph's (borrowed: valid while the model is loaded) */
+  int index;                /* position among the graph's outputs */
+  int type;                 /* tfl_type (runtime/tfl_graph.h) */
+  int ndim;
+  int32_t dims[TFL_RAW_MAX_DIMS];
+  float scale;              /* real = scale * (q - zero_point); scale 0: not quantized */
+  int32_t zero_point;       /* (per-channel quantization: the first channel's) */
+  size_t bytes;
+  void *data;               /* owned (malloc) */
+} tfl_raw_tensor;
+
 typedef struct {
   int n_classes;
   tfl_class *classes;       /* sorted by score, best first */
@@ -92,12 +107,16 @@ typedef struct {
   int n_poses;
   tfl_pose *poses;
   tfl_mask mask;
+  int n_tensors;            /* the raw outputs, when asked for (decoders/decode_tensors.c) */
+  tfl_raw_tensor *tensors;
 } tfl_results;
 
 /* Frees every array and zeroes r. */
 void tfl_results_clear(tfl_results *r);
 /* Deep copy; -1 on OOM (dst then holds what was copied; clear it as usual). */
 int tfl_results_copy(tfl_results *dst, const tfl_results *src);
+/* Frees the raw tensors only (results kept for repeated frames carry none). */
+void tfl_results_clear_tensors(tfl_results *r);
 
 /* Maps model-input coordinates back to the frame: a 2x3 affine, so a region may be
  * cropped, letterboxed, scaled and rotated (MediaPipe's landmark models run on rotated

@@ -206,7 +206,14 @@ static void attach(GstTfliteFilter *self, GstTfliteMeta *meta, const region_in *
 {
   GstTfliteRegions *r = self->regions;
   gboolean empty = !res->n_classes && !res->n_boxes && !res->n_poses && res->mask.kind == TFL_MASK_NONE;
-  if (empty) return; /* lost (landmark presence below the threshold), or nothing found */
+  if (empty) {
+    /* lost (landmark presence below the threshold), or nothing found; raw tensors
+     * (decoder=tensors) still belong to the region's object */
+    guint t0 = gst_tflite_meta_n_tensors(meta);
+    if (res->n_tensors && reg->parent_id) gst_tflite_meta_add_tensors(meta, res, self->source, reg->parent_id);
+    gst_tflite_filter_tensor_ids(self, meta, t0);
+    return;
+  }
   guint64 parent = reg->parent_id;
   gfloat area[4] = { reg->box[0], reg->box[1], reg->box[2], reg->box[3] };
   if (!parent) {
@@ -222,8 +229,9 @@ static void attach(GstTfliteFilter *self, GstTfliteMeta *meta, const region_in *
     o.labels = g_ptr_array_ref(r->own_labels);
     parent = gst_tflite_meta_add_object(meta, &o)->id;
   }
-  guint first = gst_tflite_meta_n_objects(meta);
+  guint first = gst_tflite_meta_n_objects(meta), t0 = gst_tflite_meta_n_tensors(meta);
   gst_tflite_meta_add_results(meta, res, self->source, parent, area, self->model.labels, NULL);
+  gst_tflite_filter_tensor_ids(self, meta, t0);
   for (guint i = first; i < gst_tflite_meta_n_objects(meta); i++)
     gst_tflite_meta_get_object_writable(meta, i)->age = age;
 }
@@ -316,7 +324,11 @@ gboolean gst_tflite_filter_regions_frame(GstTfliteFilter *self, GstBuffer *buf, 
     forget_last(r);
     r->last_res = g_new0(tfl_results, n ? n : 1);
     for (guint i = 0; i < n; i++) {
-      if (tfl_results_copy(&r->last_res[r->n_last], &res[i]) != 0) {
+      /* repeated frames carry the objects, not the raw tensors */
+      tfl_results kept = res[i];
+      kept.n_tensors = 0;
+      kept.tensors = NULL;
+      if (tfl_results_copy(&r->last_res[r->n_last], &kept) != 0) {
         tfl_results_clear(&r->last_res[r->n_last]);
         continue;
       }

@@ -1,5 +1,6 @@
 /* gsttflitemeta.c - see gsttflitemeta.h */
 #include "gsttflitemeta.h"
+#include "gsttflitemeta_tensors_priv.h"
 
 #include <gst/gl/gl.h>
 #include <gst/video/video.h>
@@ -203,6 +204,7 @@ static gboolean meta_init(GstMeta *meta, gpointer params, GstBuffer *buffer)
   m->frame_width = m->frame_height = 0;
   m->frame_roi_id = 0;
   m->objects = g_array_new(FALSE, TRUE, sizeof(GstTfliteObject));
+  m->tensors = gst_tflite_tensors_array_new();
   return TRUE;
 }
 
@@ -211,6 +213,7 @@ static void meta_free(GstMeta *meta, GstBuffer *buffer)
   GstTfliteMeta *m = (GstTfliteMeta *)meta;
   for (guint i = 0; i < m->objects->len; i++) object_clear(&g_array_index(m->objects, GstTfliteObject, i));
   g_array_free(m->objects, TRUE);
+  gst_tflite_tensors_array_free(m->tensors);
 }
 
 static gboolean meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *buffer, GQuark type,
@@ -229,6 +232,7 @@ static gboolean meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *buffer
     if (!object_copy(&o, &g_array_index(src->objects, GstTfliteObject, i))) return FALSE;
     g_array_append_val(dst->objects, o);
   }
+  gst_tflite_tensors_array_append(dst->tensors, src->tensors);
   return TRUE;
 }
 
@@ -420,6 +424,7 @@ guint gst_tflite_meta_add_results(GstTfliteMeta *meta, tfl_results *r, GQuark so
     gst_tflite_meta_add_object(meta, &o);
     added++;
   }
+  gst_tflite_meta_add_tensors(meta, r, source, parent_id);
   tfl_results_clear(r);
   return added;
 }

@@ -237,5 +237,6 @@ guint gst_tflite_meta_sync_rois(GstTfliteMeta *meta, GstBuffer *buffer)
   }
   /* and GStreamer's analytics metadata, where the build has it */
   gst_tflite_meta_sync_analytics(meta, buffer);
+  gst_tflite_meta_sync_tensors(meta, buffer);
   return added;
 }

@@ -971,6 +971,95 @@ static void run_frozen(const gchar *model, const gchar *props, run_out *o, GPtrA
   g_free(p);
 }
 
+/* ---- raw tensors kept beside a decoder ---- */
+
+typedef struct {
+  GPtrArray *tensors;      /* GBytes: the first tensor of each frame */
+  guint frames, with_mask; /* frames seen; frames with a SEGMENTATION object */
+} tensor_grab;
+
+static GstPadProbeReturn grab_tensor(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  tensor_grab *g = data;
+  GstTfliteMeta *m = gst_buffer_get_tflite_meta(GST_PAD_PROBE_INFO_BUFFER(info));
+  g->frames++;
+  for (guint i = 0; m && i < gst_tflite_meta_n_objects(m); i++)
+    if (gst_tflite_meta_get_object(m, i)->kind == GST_TFLITE_OBJECT_SEGMENTATION) g->with_mask++;
+  const GstTfliteTensor *t = m ? gst_tflite_meta_get_tensor(m, 0) : NULL;
+  if (t) {
+    gsize size;
+    gconstpointer data_ = gst_tflite_tensor_get_data(t, &size);
+    g_ptr_array_add(g->tensors, g_bytes_new(data_, size));
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* `frames` frames of the astronaut at 256x256 through `front` (ending before the filter)
+ * and tflitefilter `props`; the tensors and masks seen after it. */
+static void run_tensors(const gchar *front, guint frames, const gchar *model, const gchar *props, tensor_grab *g)
+{
+  gchar *p = picture("astronaut.png");
+  gchar *desc = g_strdup_printf("filesrc location=%s ! pngdec ! imagefreeze num-buffers=%u ! videoconvert ! "
+                                "videoscale ! video/x-raw,format=RGBA,width=256,height=256 ! %s tflitefilter name=f "
+                                "model=%s %s ! fakesink name=sink",
+                                p, frames, front, model, props);
+  GstElement *pipe = gst_parse_launch(desc, NULL);
+  fail_unless(pipe != NULL, "%s", desc);
+  GstElement *sink = gst_bin_get_by_name(GST_BIN(pipe), "sink");
+  GstPad *pad = gst_element_get_static_pad(sink, "sink");
+  memset(g, 0, sizeof *g);
+  g->tensors = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
+  gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, grab_tensor, g, NULL);
+  GstBus *bus = gst_element_get_bus(pipe);
+  gst_element_set_state(pipe, GST_STATE_PLAYING);
+  GstMessage *m = gst_bus_timed_pop_filtered(bus, 300 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless(m && GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS, "%s: no EOS", desc);
+  gst_message_unref(m);
+  gst_element_set_state(pipe, GST_STATE_NULL);
+  gst_object_unref(bus);
+  gst_object_unref(pad);
+  gst_object_unref(sink);
+  gst_object_unref(pipe);
+  g_free(desc);
+  g_free(p);
+}
+
+/* keep-tensors on the GL path with a mask texture (the outputs come back anyway, every
+ * frame, queued with gl-queue-depth=2): the segmentation objects and the raw output, which
+ * matches the CPU delegate's on the same frame. Read through the meta library's C calls. */
+GST_START_TEST(test_gl_keep_tensors)
+{
+  NEED_MODEL(model, "selfie_segmentation.tflite");
+  tensor_grab cpu, gl;
+  run_tensors("", 1, model, "delegate=cpu keep-tensors=true", &cpu);
+  fail_unless(cpu.frames == 1 && cpu.with_mask == 1 && cpu.tensors->len == 1);
+  gsize n;
+  const gfloat *want = g_bytes_get_data(g_ptr_array_index(cpu.tensors, 0), &n);
+  fail_unless_equals_int(n, 256 * 256 * sizeof(gfloat));
+  /* llvmpipe is slow: depth 2 only (its first frame is read back at once, the second
+   * queued); depth 1 and GL frames without a mask: tests/gst/test_tensors.py */
+  static const char *const depth[] = { "gl-queue-depth=2" };
+  for (guint d = 0; d < G_N_ELEMENTS(depth); d++) {
+    gchar *props = g_strdup_printf("keep-tensors=true precision=fp32 %s", depth[d]);
+    run_tensors("glupload !", 2, model, props, &gl);
+    fail_unless(gl.frames == 2 && gl.with_mask == 2 && gl.tensors->len == 2, "%s: %u frames, %u masks, %u tensors",
+                depth[d], gl.frames, gl.with_mask, gl.tensors->len);
+    for (guint f = 0; f < 2; f++) {
+      gsize size;
+      const gfloat *got = g_bytes_get_data(g_ptr_array_index(gl.tensors, f), &size);
+      fail_unless_equals_int(size, n);
+      gfloat err = 0;
+      for (gsize i = 0; i < n / sizeof(gfloat); i++) err = MAX(err, fabsf(got[i] - want[i]));
+      fail_unless(err < 2e-3f, "%s frame %u: GL tensor differs from the CPU's by %g", depth[d], f, err);
+    }
+    g_ptr_array_unref(gl.tensors);
+    g_free(props);
+  }
+  g_ptr_array_unref(cpu.tensors);
+  g_free(model);
+}
+GST_END_TEST;
+
 static gboolean gpu_only(const GstStructure *s)
 {
   gboolean v = FALSE;
@@ -1321,6 +1410,7 @@ static Suite *tflitefilter_suite(void)
   tcase_add_test(gl, test_gl_no_cpu_map);
   tcase_add_test(gl, test_gl_mask_stays_on_gpu);
   tcase_add_test(gl, test_gl_sysmem);
+  tcase_add_test(gl, test_gl_keep_tensors);
   tcase_add_test(life, test_state_cycles);
   tcase_add_test(life, test_bad_inputs);
   tcase_add_test(life, test_nchw_input);
