@@ -309,7 +309,6 @@ static gboolean gst_tflite_publish_start(GstBaseTransform *trans)
   self->seq = self->frames = 0;
   self->next_publish = 0;
   self->transport = s.transport;
-  self->outage = FALSE;
   if (s.reconnect_max_ms < s.reconnect_min_ms) s.reconnect_max_ms = s.reconnect_min_ms;
   /* messages in flight cannot be dropped: keep half the queue for waiting ones, so that
    * drop=oldest has an oldest to drop while the broker is away */
@@ -319,6 +318,10 @@ static gboolean gst_tflite_publish_start(GstBaseTransform *trans)
     goto fail;
   }
   tp_transport *t = make_transport(self, &s, err, sizeof(err));
+  if (!t && s.transport == GST_TFLITE_PUBLISH_FILE) { /* err names the file */
+    GST_ELEMENT_ERROR(self, RESOURCE, OPEN_WRITE, ("Cannot publish: %s", err), (NULL));
+    goto fail;
+  }
   if (!t) {
     GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Cannot publish to %s: %s", self->broker_name, err), (NULL));
     goto fail;
@@ -459,12 +462,18 @@ static gboolean gst_tflite_publish_sink_event(GstBaseTransform *trans, GstEvent 
       publish_events(self, &fi, ev);
       g_ptr_array_unref(ev);
     }
-    if (timeout > 0 && !tp_publisher_flush(self->publisher, timeout))
-      GST_WARNING_OBJECT(self, "EOS: not everything was delivered to %s within %d ms", self->broker_name, timeout);
+    gboolean delivered = timeout <= 0 || tp_publisher_flush(self->publisher, timeout);
     /* the counts as they are at EOS, not the last periodic ones: an application reading
      * `stats` when EOS reaches the bus sees every message of the stream */
     tp_stats st = tp_publisher_get_stats(self->publisher);
     gst_tflite_publish_post_stats(self, &st);
+    /* said where a plain gst-launch-1.0 run shows it: the run ends losing these */
+    if (!delivered)
+      GST_ELEMENT_WARNING(self, RESOURCE, WRITE,
+                          ("At EOS %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " messages were not delivered to %s "
+                           "within eos-timeout (%d ms); they are lost when the pipeline stops.",
+                           st.queued + st.spilled, st.pushed, self->broker_name, timeout),
+                          (NULL));
   }
   return GST_BASE_TRANSFORM_CLASS(gst_tflite_publish_parent_class)->sink_event(trans, event);
 }

@@ -68,10 +68,6 @@ struct _GstTflitePublish {
   gint caps_width, caps_height;
   gint transport;                 /* of this run (the setting may change meanwhile) */
 
-  /* publisher thread only (reset at start, before it runs) */
-  gboolean outage;                /* a network failure was warned about, no connection since */
-  gint64 outage_since_us;
-
   /* publisher thread -> any thread */
   GMutex stats_lock;
   GstStructure *last_stats;

@@ -54,40 +54,37 @@ static const gchar *destination(GstTflitePublish *self)
   }
 }
 
-/* A network failure starts an outage: one warning naming where and why (a plain
- * gst-launch-1.0 run shows it), however many retries follow; the first connection after it
- * posts an info message. Refused credentials and TLS are element errors (on_problem). */
-static void tell_outage(GstTflitePublish *self, tp_state state, tp_status why, const char *detail, int retry_ms)
+/* An outage: one warning naming where and why (a plain gst-launch-1.0 run shows it),
+ * however many retries follow; an info message when messages get through again. Refused
+ * credentials and TLS are element errors (on_problem). */
+static void on_outage(void *user, int down, const char *detail, int retry_ms, int64_t down_ms)
 {
-  if (state == TP_STATE_DISCONNECTED && why == TP_ERR_NETWORK && !self->outage) {
-    self->outage = TRUE;
-    self->outage_since_us = g_get_monotonic_time();
-    /* the details mostly start with "host:port: " already */
-    const gchar *reason = detail ? detail : "unknown reason";
-    gsize n = strlen(self->broker_name);
-    if (g_str_has_prefix(reason, self->broker_name) && reason[n] == ':' && reason[n + 1] == ' ') reason += n + 2;
-    gchar *retry = retry_ms >= 0 ? g_strdup_printf("the next try is in %d ms", retry_ms)
-                                 : g_strdup("the client retries by itself");
-    GST_ELEMENT_WARNING(self, RESOURCE, OPEN_WRITE,
-                        ("Cannot publish to %s %s: %s. Messages wait in the queue (max-queue-messages, "
-                         "spill-file) and %s.", destination(self), self->broker_name, reason, retry),
-                        ("transport %s; this warning comes once per outage, the state messages on every try",
-                         transport_name(self)));
-    g_free(retry);
-  } else if (state == TP_STATE_CONNECTED && self->outage) {
-    self->outage = FALSE;
-    gdouble secs = (gdouble)(g_get_monotonic_time() - self->outage_since_us) / G_USEC_PER_SEC;
+  GstTflitePublish *self = user;
+  if (!down) {
     GST_ELEMENT_INFO(self, RESOURCE, OPEN_WRITE,
                      ("Publishing to %s %s again, after %.1f s; the queued messages follow.", destination(self),
-                      self->broker_name, secs),
+                      self->broker_name, (gdouble)down_ms / 1000.0),
                      (NULL));
+    return;
   }
+  /* the details mostly start with "host:port: " (or "results file PATH: ") already */
+  const gchar *reason = detail ? detail : "unknown reason";
+  gsize n = strlen(self->broker_name);
+  if (g_str_has_prefix(reason, "results file ") && g_str_has_prefix(reason + 13, self->broker_name)) reason += 13;
+  if (g_str_has_prefix(reason, self->broker_name) && reason[n] == ':' && reason[n + 1] == ' ') reason += n + 2;
+  gchar *retry = retry_ms >= 0 ? g_strdup_printf("the next try is in %d ms", retry_ms)
+                               : g_strdup("the client retries by itself");
+  GST_ELEMENT_WARNING(self, RESOURCE, OPEN_WRITE,
+                      ("Cannot publish to %s %s: %s. Messages wait in the queue (max-queue-messages, "
+                       "spill-file) and %s.", destination(self), self->broker_name, reason, retry),
+                      ("transport %s; this warning comes once per outage, the state messages on every try",
+                       transport_name(self)));
+  g_free(retry);
 }
 
 static void on_state(void *user, tp_state state, tp_status why, const char *detail, int retry_ms)
 {
   GstTflitePublish *self = user;
-  tell_outage(self, state, why, detail, retry_ms);
   GstStructure *s = gst_structure_new("tflite-publish-state", "transport", G_TYPE_STRING, transport_name(self), "broker",
                                       G_TYPE_STRING, self->broker_name, "state", G_TYPE_STRING, state_name(state),
                                       NULL);
@@ -176,5 +173,5 @@ static void on_log(void *user, int level, const char *line)
 
 void gst_tflite_publish_events_init(GstTflitePublish *self, tp_publisher_events *ev)
 {
-  *ev = (tp_publisher_events){ self, on_state, on_stats, on_problem, on_log };
+  *ev = (tp_publisher_events){ self, on_state, on_stats, on_problem, on_log, on_outage };
 }

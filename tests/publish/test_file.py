@@ -5,7 +5,7 @@ import json
 import os
 import subprocess
 
-from brokers import bus, check, feed, last_stats, tmpdir, validate_all
+from brokers import FEED, bus, check, feed, last_stats, tmpdir, validate_all
 
 
 def read_lines(path):
@@ -100,6 +100,40 @@ def case_launch():
     msgs = read_lines(path)
     validate_all([('file', m) for m in msgs])
     check([m['frame'] for m in msgs] == list(range(5)), '5 frame lines from videotestsrc')
+
+
+def case_full():
+    """Writes that fail (a file size limit, as a full disk would): the partial line is cut
+    off, one warning names the file and the reason however many retries follow, nothing
+    written is out of order, and EOS says how many messages did not make it."""
+    import resource
+    import signal
+    tmp = tmpdir('full')
+    path = os.path.join(tmp, 'f.jsonl')
+    limit = 5000
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG from write instead of a signal
+
+    cmd = [FEED, '--frames', '20', '--fps', '50', 'transport=file', 'location=' + path, 'events=false',
+           'reconnect-min=100', 'reconnect-max=200', 'eos-timeout=300', 'stats-interval=3600000']
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60,
+                       preexec_fn=small_files)
+    out = [json.loads(l) for l in p.stdout.splitlines()]
+    check(p.returncode == 0, 'feed ran')
+    msgs = read_lines(path)
+    k = len(msgs)
+    check(0 < k < 20 and os.path.getsize(path) <= limit, '%d whole lines (%d bytes), the cut line removed'
+          % (k, os.path.getsize(path)))
+    check([m['seq'] for m in msgs] == list(range(1, k + 1)), 'lines 1..%d in order' % k)
+    outage = [w['text'] for w in bus(out, 'warning') if path in w['text'] and 'File too large' in w['text']]
+    downs = [l for l in bus(out, 'tflite-publish-state') if l['state'] == 'disconnected']
+    check(len(outage) == 1 and len(downs) >= 2, 'one warning over %d failed tries: %s' % (len(downs), outage))
+    eos = [l for l in out if 'eos_stats' in l][0]
+    at_eos = [w['text'] for w in bus(out, 'warning') if w['text'].startswith('At EOS')]
+    check(eos['pushed'] == 20 and eos['sent'] == k and len(at_eos) == 1 and (' %d of 20 ' % (20 - k)) in at_eos[0],
+          'EOS: %d sent, the warning says %d of 20 not delivered: %s' % (k, 20 - k, at_eos))
 
 
 if __name__ == '__main__':
