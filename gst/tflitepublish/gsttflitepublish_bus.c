@@ -72,14 +72,18 @@ static void on_outage(void *user, int down, const char *detail, int retry_ms, in
   gsize n = strlen(self->broker_name);
   if (g_str_has_prefix(reason, "results file ") && g_str_has_prefix(reason + 13, self->broker_name)) reason += 13;
   if (g_str_has_prefix(reason, self->broker_name) && reason[n] == ':' && reason[n + 1] == ' ') reason += n + 2;
+  /* libmosquitto's sentences end with a full stop; ours follows */
+  gchar *why = g_strdup(reason);
+  for (gsize len = strlen(why); len > 0 && (why[len - 1] == '.' || why[len - 1] == ' '); len--) why[len - 1] = '\0';
   gchar *retry = retry_ms >= 0 ? g_strdup_printf("the next try is in %d ms", retry_ms)
                                : g_strdup("the client retries by itself");
   GST_ELEMENT_WARNING(self, RESOURCE, OPEN_WRITE,
                       ("Cannot publish to %s %s: %s. Messages wait in the queue (max-queue-messages, "
-                       "spill-file) and %s.", destination(self), self->broker_name, reason, retry),
+                       "spill-file) and %s.", destination(self), self->broker_name, why, retry),
                       ("transport %s; this warning comes once per outage, the state messages on every try",
                        transport_name(self)));
   g_free(retry);
+  g_free(why);
 }
 
 static void on_state(void *user, tp_state state, tp_status why, const char *detail, int retry_ms)

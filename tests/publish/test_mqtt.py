@@ -126,6 +126,11 @@ def case_restart():
     states = [(l['state'], l.get('reason')) for l in bus(out, 'tflite-publish-state')]
     check(('disconnected', 'network') in states and states[-1][0] == 'connected',
           'state messages: connected, disconnected (network), connected again')
+    where = '127.0.0.1:%d' % b.port
+    warned = [l['text'] for l in bus(out, 'warning')]
+    back = [l['text'] for l in bus(out, 'info') if 'again' in l['text']]
+    check(len(warned) == 1 and where in warned[0] and len(back) == 1 and where in back[0],
+          'one warning for the outage and one message when it was over: %s %s' % (warned, back))
     down = [l for l in bus(out, 'tflite-publish-stats') if l['state'] != 'connected' and l['queued'] > 0]
     check(len(down) > 0, 'stats during the outage show queued messages (max %d)' % max(l['queued'] for l in down))
     sub.wait_for(lambda lines: False, 0)
