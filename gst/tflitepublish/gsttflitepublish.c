@@ -34,6 +34,11 @@
  *   tflitepublish host=localhost topic="cameras/{camera}/objects" camera-id=door ! fakesink
  * mosquitto_sub -h localhost -t 'cameras/#' -v
  * ]|
+ * |[
+ * gst-launch-1.0 -q videotestsrc num-buffers=100 ! video/x-raw,format=RGBA ! \
+ *   tflitefilter model=face_detection_short_range.tflite ! \
+ *   tflitepublish transport=file location=faces.jsonl max-file-bytes=10000000 ! fakesink
+ * ]|
  *
  * Since: 0.1
  */

@@ -38,20 +38,22 @@ static const gchar *why_name(tp_status why)
 
 static const gchar *transport_name(GstTflitePublish *self)
 {
-  switch (self->transport) {
+  switch ((GstTflitePublishTransport)self->transport) {
+  case GST_TFLITE_PUBLISH_MQTT: return "mqtt";
   case GST_TFLITE_PUBLISH_KAFKA: return "kafka";
   case GST_TFLITE_PUBLISH_FILE: return "file";
-  default: return "mqtt";
   }
+  return "unknown";
 }
 
 static const gchar *destination(GstTflitePublish *self)
 {
-  switch (self->transport) {
+  switch ((GstTflitePublishTransport)self->transport) {
+  case GST_TFLITE_PUBLISH_MQTT: return "the MQTT broker";
   case GST_TFLITE_PUBLISH_KAFKA: return "the Kafka brokers";
   case GST_TFLITE_PUBLISH_FILE: return "the results file";
-  default: return "the MQTT broker";
   }
+  return "the destination";
 }
 
 /* An outage: one warning naming where and why (a plain gst-launch-1.0 run shows it),
