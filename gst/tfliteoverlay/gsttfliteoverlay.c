@@ -86,9 +86,11 @@ enum {
   PROP_KEYPOINT_THRESHOLD,
 };
 
+/* every format ov_soft draws on in place; packed 4:2:2 (YUY2, UYVY) is not among them
+ * (a pixel's chroma is shared with its neighbour inside one byte group) */
 #define CAPS_STR                                                                       \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:GLMemory", "RGBA") ", texture-target=2D; " \
-  GST_VIDEO_CAPS_MAKE("{ RGBA, RGBx, BGRA, BGRx, I420, NV12 }")
+  GST_VIDEO_CAPS_MAKE("{ RGBA, RGBx, BGRA, BGRx, RGB, BGR, I420, YV12, NV12, NV21, GRAY8 }")
 
 static GstStaticPadTemplate sink_template =
   GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(CAPS_STR));

@@ -1,7 +1,8 @@
 /* test_tfliteoverlay.c - tfliteoverlay drawn results, checked by pixels.
  *
  * A plain-colour frame gets a GstTfliteMeta written by hand (boxes, masks, labels), goes
- * through tfliteoverlay (system memory: every format it takes, RGBA-family, I420, NV12;
+ * through tfliteoverlay (system memory: every format it takes, RGBA-family, RGB, BGR, I420,
+ * YV12, NV12, NV21;
  * GL: glupload ! tfliteoverlay ! gldownload), and the pixels are checked where the metadata
  * says something is drawn and where it says nothing is. The expected values are worked out
  * here from the palette, the blend weight and (YUV) this test's own BT.601/709 conversion;
@@ -33,15 +34,16 @@ static const guint8 voc15[3] = { 192, 128, 128 };
 static const guint8 voc1[3] = { 128, 0, 0 };
 
 /* every system-memory format; YUV ones in BT.601 limited range unless a test says otherwise */
-static const gchar *formats[] = { "RGBA", "BGRx", "RGBx", "BGRA", "I420", "NV12" };
-#define N_RGB_FORMATS 4
+static const gchar *formats[] = { "RGBA", "BGRx", "RGBx", "BGRA", "RGB", "BGR", "I420", "NV12", "YV12", "NV21" };
+#define N_RGB_FORMATS 6
 #define DEFAULT_COLORIMETRY "bt601"
 
 /* ---- frames ---- */
 
 static gboolean is_yuv(const gchar *format)
 {
-  return g_str_equal(format, "I420") || g_str_equal(format, "NV12");
+  return g_str_equal(format, "I420") || g_str_equal(format, "NV12") || g_str_equal(format, "YV12") ||
+         g_str_equal(format, "NV21");
 }
 
 static gchar *caps_str_cm(const gchar *format, const gchar *colorimetry)
@@ -104,8 +106,9 @@ static GstBuffer *plain_frame_cm(const gchar *format, const gchar *colorimetry)
     guint8 *d = GST_VIDEO_FRAME_PLANE_DATA(&f, 0);
     for (gint y = 0; y < H; y++)
       for (gint x = 0; x < W; x++) {
-        guint8 *p = d + y * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0) + 4 * x;
-        p[0] = p[1] = p[2] = p[3] = 255;
+        gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE(&f, 0); /* 4, or 3 for RGB and BGR */
+        guint8 *p = d + y * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0) + ps * x;
+        memset(p, 255, ps);
         for (gint c = 0; c < 3; c++) p[GST_VIDEO_FRAME_COMP_POFFSET(&f, c)] = bg_rgb[c];
       }
   }
@@ -148,9 +151,10 @@ static Image *image_of(GstBuffer *buf, const gchar *format, const gchar *colorim
               GST_VIDEO_FRAME_COMP_DATA(&f, c)[y * GST_VIDEO_FRAME_COMP_STRIDE(&f, c) + x * GST_VIDEO_FRAME_COMP_PSTRIDE(&f, c)];
         continue;
       }
-      const guint8 *p = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA(&f, 0) + y * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0) + 4 * x;
+      gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE(&f, 0);
+      const guint8 *p = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA(&f, 0) + y * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0) + ps * x;
       for (gint c = 0; c < 3; c++) img->rgb[3 * (y * W + x) + c] = p[GST_VIDEO_FRAME_COMP_POFFSET(&f, c)];
-      img->alpha_byte_min = MIN(img->alpha_byte_min, p[3]);
+      if (ps == 4) img->alpha_byte_min = MIN(img->alpha_byte_min, p[3]);
     }
   gst_video_frame_unmap(&f);
   return img;
