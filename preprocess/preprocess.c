@@ -69,9 +69,7 @@ tfl_transform preprocess_transform(int frame_w, int frame_h, int in_w, int in_h,
   return tr;
 }
 
-/* YUV -> RGB 0..255 for one frame's colorimetry, worked out once per frame:
- * R = ys (Y - y0) + rv (V - 128), G = ys (Y - y0) - gu (U - 128) - gv (V - 128),
- * B = ys (Y - y0) + bu (U - 128). */
+/* preprocess_yuv_coefficients' six numbers, worked out once per frame */
 typedef struct {
   float ys, y0, rv, gu, gv, bu;
 } yuv_coef;
@@ -91,6 +89,12 @@ static yuv_coef yuv_coef_of(const pix_yuv *c)
   k.gu = (float)(cs * 2.0 * kb * (1.0 - kb) / kg);
   k.gv = (float)(cs * 2.0 * kr * (1.0 - kr) / kg);
   return k;
+}
+
+void preprocess_yuv_coefficients(const pix_yuv *c, float k[6])
+{
+  yuv_coef y = yuv_coef_of(c);
+  k[0] = y.ys, k[1] = y.y0, k[2] = y.rv, k[3] = y.gu, k[4] = y.gv, k[5] = y.bu;
 }
 
 static float clamp255(float v)

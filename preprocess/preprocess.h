@@ -29,6 +29,12 @@ typedef struct {
   bool full_range;
 } pix_yuv;
 
+/* The YUV -> RGB (0..255) coefficients of c: {ys, y0, rv, gu, gv, bu} with
+ * R = ys (Y - y0) + rv (V - 128), G = ys (Y - y0) - gu (U - 128) - gv (V - 128),
+ * B = ys (Y - y0) + bu (U - 128), each clamped to 0..255; GRAY8 is ys (Y - y0). The GL
+ * texture-input shader takes the same six numbers. */
+void preprocess_yuv_coefficients(const pix_yuv *c, float k[6]);
+
 typedef struct {
   pix_format format;
   int width, height;

@@ -145,6 +145,20 @@ GST_START_TEST(test_cpu_formats)
 }
 GST_END_TEST;
 
+/* The GL path: glupload gives each format as its plane textures, converted in the
+ * texture-input shader (no glcolorconvert pass); against RGBA textures of the same frame.
+ * Tolerances as between the GL and CPU paths (test_tflitefilter). */
+GST_START_TEST(test_gl_formats)
+{
+  gdouble worst_score = 0.0, worst_px = 0.0;
+  for (guint i = 0; i < G_N_ELEMENTS(cpu_cases); i++) {
+    same_class(&cpu_cases[i], TRUE, 0.02, &worst_score);
+    same_face(&cpu_cases[i], TRUE, 2.0, &worst_px);
+  }
+  g_print("GL formats: worst score difference %f, worst box difference %f px\n", worst_score, worst_px);
+}
+GST_END_TEST;
+
 /* tfliteoverlay after the filter in every format the filter takes: the formats it draws on
  * link and run; packed 4:2:2 (YUY2, UYVY) is refused by its caps (the link fails). */
 GST_START_TEST(test_overlay_formats)
@@ -187,6 +201,7 @@ static Suite *formats_suite(void)
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_cpu_formats);
   tcase_add_test(tc, test_overlay_formats);
+  tcase_add_test(tc, test_gl_formats);
   suite_add_tcase(s, tc);
   return s;
 }

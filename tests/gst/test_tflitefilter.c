@@ -1267,7 +1267,8 @@ static void run_sysmem_gl(const gchar *pic, const gchar *model, const gchar *for
 GST_START_TEST(test_gl_sysmem)
 {
   NEED_MODEL(mv1, MV1);
-  static const gchar *formats[] = { "RGBA", "I420", "BGRx" };
+  /* the upload gives each format's planes as textures, read by the texture-input shader */
+  static const gchar *formats[] = { "RGBA", "I420", "BGRx", "YUY2", "UYVY", "NV21", "YV12", "GRAY8", "RGB" };
   for (guint i = 0; i < G_N_ELEMENTS(formats); i++) {
     run_out cpu, gl;
     gdouble s_cpu, s_gl;
