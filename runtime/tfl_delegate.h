@@ -23,7 +23,8 @@
  * interpreter still moves data through host memory, and only where the delegates of the
  * producing and the consuming partition differ. */
 typedef enum {
-  TFL_EXT_GL_IMAGE = 1,      /* input: an RGBA8 GL_TEXTURE_2D sampled into an image tensor
+  TFL_EXT_GL_IMAGE = 1,      /* input: a frame's GL_TEXTURE_2D(s) (RGBA8, or planes as
+                                `layout` says) sampled into an image tensor
                                 ([B,H,W,3|4], float or 8-bit), one slot of the batch */
   TFL_EXT_GL_MASK,           /* output: a segmentation output ([B,H,W,C]) written into an
                                 H x W R8 GL texture: the argmax class (C > 1) or the
