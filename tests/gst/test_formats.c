@@ -51,15 +51,11 @@ static gchar *caps_of(const fmt_case *c)
 /* The picture in format c through the filter (`direct`), or turned back into RGBA by
  * videoconvert first; `upload` puts glupload before the filter (the GL path). Returns the
  * frame's "tflite-results" (a copy) after checking which delegate ran. */
-static GstStructure *run_case(const gchar *pic, const gchar *model, const fmt_case *c, gboolean direct,
+static GstStructure *run_head(const gchar *head, const gchar *model, const gchar *props, gboolean direct,
                               gboolean upload)
 {
-  gchar *p = pipe_picture(pic), *caps = caps_of(c);
-  gchar *desc = g_strdup_printf(
-    "filesrc location=\"%s\" ! pngdec ! videoconvert ! %s ! %s %s tflitefilter name=f model=\"%s\" ! "
-    "appsink name=sink sync=false",
-    p, caps, direct ? "" : REF_RGBA,
-    upload ? "glupload !" : "", model);
+  gchar *desc = g_strdup_printf("%s ! %s %s tflitefilter name=f model=\"%s\" %s ! appsink name=sink sync=false",
+                                head, direct ? "" : REF_RGBA, upload ? "glupload !" : "", model, props);
   pipe_run r;
   pipe_run_launch(desc, 120, &r);
   fail_unless(r.error == NULL, "%s: %s", desc, r.error);
@@ -71,6 +67,16 @@ static GstStructure *run_case(const gchar *pic, const gchar *model, const fmt_ca
   GstStructure *out = gst_structure_copy(res);
   pipe_run_clear(&r);
   g_free(desc);
+  return out;
+}
+
+static GstStructure *run_case(const gchar *pic, const gchar *model, const fmt_case *c, gboolean direct,
+                              gboolean upload)
+{
+  gchar *p = pipe_picture(pic), *caps = caps_of(c);
+  gchar *head = g_strdup_printf("filesrc location=\"%s\" ! pngdec ! videoconvert ! %s", p, caps);
+  GstStructure *out = run_head(head, model, "", direct, upload);
+  g_free(head);
   g_free(caps);
   g_free(p);
   return out;
@@ -159,6 +165,32 @@ GST_START_TEST(test_gl_formats)
 }
 GST_END_TEST;
 
+/* A decoder's own frames: jpegdec gives I420 in full-range BT.601 (JPEG's colorimetry),
+ * straight into the filter on both paths, against the same frames made RGBA. */
+GST_START_TEST(test_decoded_jpeg)
+{
+  gchar *model = pipe_model(MV1), *p = pipe_picture("rocket.jpg");
+  gchar *head = g_strdup_printf("filesrc location=\"%s\" ! jpegdec", p);
+  for (gint gl = 0; gl < 2; gl++) {
+    /* threshold=0: the top class whatever its score */
+    GstStructure *a = run_head(head, model, "threshold=0", TRUE, gl), *b = run_head(head, model, "threshold=0", FALSE, gl);
+    const GstStructure *ca = list_item(a, "classes", 0), *cb = list_item(b, "classes", 0);
+    fail_unless(ca && cb, "no class (gl %d)", gl);
+    gint ia = -1, ib = -2;
+    gst_structure_get_int(ca, "id", &ia);
+    gst_structure_get_int(cb, "id", &ib);
+    fail_unless(ia == ib, "jpegdec (gl %d): class %d, as RGBA %d", gl, ia, ib);
+    fail_unless(fabs(dbl(ca, "score") - dbl(cb, "score")) < 0.02, "jpegdec (gl %d): score %f, as RGBA %f", gl,
+                dbl(ca, "score"), dbl(cb, "score"));
+    gst_structure_free(a);
+    gst_structure_free(b);
+  }
+  g_free(head);
+  g_free(p);
+  g_free(model);
+}
+GST_END_TEST;
+
 /* tfliteoverlay after the filter in every format the filter takes: the formats it draws on
  * link and run; packed 4:2:2 (YUY2, UYVY) is refused by its caps (the link fails). */
 GST_START_TEST(test_overlay_formats)
@@ -202,6 +234,7 @@ static Suite *formats_suite(void)
   tcase_add_test(tc, test_cpu_formats);
   tcase_add_test(tc, test_overlay_formats);
   tcase_add_test(tc, test_gl_formats);
+  tcase_add_test(tc, test_decoded_jpeg);
   suite_add_tcase(s, tc);
   return s;
 }
