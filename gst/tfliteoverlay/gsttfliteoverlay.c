@@ -485,7 +485,8 @@ static void gst_tflite_overlay_class_init(GstTfliteOverlayClass *klass)
 
   gst_element_class_set_static_metadata(element_class, "TFLite results overlay", "Filter/Effect/Video",
     "Draws tflitefilter's results (masks, boxes, keypoints, labels) on the video, with GL shaders "
-    "on GL memory and with its own vector code on system memory (RGBA-family, I420, NV12)", "gst-tflite");
+    "on GL memory (RGBA) and with its own vector code on system memory (RGBA-family, RGB, BGR, GRAY8, I420, "
+    "YV12, NV12, NV21; not packed 4:2:2)", "gst-tflite");
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
   gst_type_mark_as_plugin_api(GST_TYPE_TFLITE_OVERLAY_PALETTE, 0);
