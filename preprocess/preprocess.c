@@ -69,8 +69,49 @@ tfl_transform preprocess_transform(int frame_w, int frame_h, int in_w, int in_h,
   return tr;
 }
 
-/* One pixel as RGB 0..255. YUV: BT.601 limited range, as GStreamer's default for SD. */
-static void fetch_rgb(const pix_frame *f, int x, int y, float rgb[3])
+/* preprocess_yuv_coefficients' six numbers, worked out once per frame */
+typedef struct {
+  float ys, y0, rv, gu, gv, bu;
+} yuv_coef;
+
+static yuv_coef yuv_coef_of(const pix_yuv *c)
+{
+  double kr = c->kr, kb = c->kb;
+  if (kr <= 0.0 || kb <= 0.0 || kr + kb >= 1.0) kr = 0.299, kb = 0.114; /* unset: BT.601 */
+  double kg = 1.0 - kr - kb;
+  /* limited range: luma spans 219 codes and chroma 224 of the 255 */
+  double ys = c->full_range ? 1.0 : 255.0 / 219.0, cs = c->full_range ? 1.0 : 255.0 / 224.0;
+  yuv_coef k;
+  k.ys = (float)ys;
+  k.y0 = c->full_range ? 0.0f : 16.0f;
+  k.rv = (float)(cs * 2.0 * (1.0 - kr));
+  k.bu = (float)(cs * 2.0 * (1.0 - kb));
+  k.gu = (float)(cs * 2.0 * kb * (1.0 - kb) / kg);
+  k.gv = (float)(cs * 2.0 * kr * (1.0 - kr) / kg);
+  return k;
+}
+
+void preprocess_yuv_coefficients(const pix_yuv *c, float k[6])
+{
+  yuv_coef y = yuv_coef_of(c);
+  k[0] = y.ys, k[1] = y.y0, k[2] = y.rv, k[3] = y.gu, k[4] = y.gv, k[5] = y.bu;
+}
+
+static float clamp255(float v)
+{
+  return fminf(fmaxf(v, 0.0f), 255.0f);
+}
+
+static void yuv_to_rgb(const yuv_coef *k, float Y, float U, float V, float rgb[3])
+{
+  float c = k->ys * (Y - k->y0), d = U - 128.0f, e = V - 128.0f;
+  rgb[0] = clamp255(c + k->rv * e);
+  rgb[1] = clamp255(c - k->gu * d - k->gv * e);
+  rgb[2] = clamp255(c + k->bu * d);
+}
+
+/* One pixel as RGB 0..255. 4:2:0 and 4:2:2 chroma: the sample covering the pixel. */
+static void fetch_rgb(const pix_frame *f, const yuv_coef *k, int x, int y, float rgb[3])
 {
   const uint8_t *p;
   switch (f->format) {
@@ -88,21 +129,33 @@ static void fetch_rgb(const pix_frame *f, int x, int y, float rgb[3])
     p = f->plane[0] + (size_t)y * f->stride[0] + (size_t)x * 3;
     rgb[0] = p[0], rgb[1] = p[1], rgb[2] = p[2];
     return;
+  case PIX_BGR:
+    p = f->plane[0] + (size_t)y * f->stride[0] + (size_t)x * 3;
+    rgb[0] = p[2], rgb[1] = p[1], rgb[2] = p[0];
+    return;
+  case PIX_GRAY8:
+    rgb[0] = rgb[1] = rgb[2] = clamp255(k->ys * ((float)f->plane[0][(size_t)y * f->stride[0] + x] - k->y0));
+    return;
+  case PIX_YUY2:
+  case PIX_UYVY: {
+    /* one 4-byte macropixel per two pixels */
+    p = f->plane[0] + (size_t)y * f->stride[0] + (size_t)(x / 2) * 4;
+    int yo = f->format == PIX_YUY2 ? 0 : 1, co = 1 - yo;
+    yuv_to_rgb(k, p[yo + (x & 1) * 2], p[co], p[co + 2], rgb);
+    return;
+  }
   case PIX_I420:
-  case PIX_NV12: {
+  case PIX_NV12:
+  case PIX_NV21: {
     float Y = f->plane[0][(size_t)y * f->stride[0] + x], U, V;
     if (f->format == PIX_I420) {
       U = f->plane[1][(size_t)(y / 2) * f->stride[1] + x / 2];
       V = f->plane[2][(size_t)(y / 2) * f->stride[2] + x / 2];
     } else {
       const uint8_t *uv = f->plane[1] + (size_t)(y / 2) * f->stride[1] + (size_t)(x / 2) * 2;
-      U = uv[0], V = uv[1];
+      U = uv[f->format == PIX_NV21], V = uv[f->format == PIX_NV12];
     }
-    float c = 1.164383f * (Y - 16.0f), d = U - 128.0f, e = V - 128.0f;
-    float r = c + 1.596027f * e, g = c - 0.391762f * d - 0.812968f * e, b = c + 2.017232f * d;
-    rgb[0] = fminf(fmaxf(r, 0.0f), 255.0f);
-    rgb[1] = fminf(fmaxf(g, 0.0f), 255.0f);
-    rgb[2] = fminf(fmaxf(b, 0.0f), 255.0f);
+    yuv_to_rgb(k, Y, U, V, rgb);
     return;
   }
   }
@@ -161,7 +214,7 @@ static void make_taps(tap *t, int n, double scale, double off, double frame_len,
 
 /* One bilinear sample at frame position (fx, fy) (pixel centres at +0.5), 0 outside
  * the frame: the same rule as make_taps, for one point. */
-static void sample(const pix_frame *f, double fx, double fy, double pad, double rgb[3])
+static void sample(const pix_frame *f, const yuv_coef *k, double fx, double fy, double pad, double rgb[3])
 {
   rgb[0] = rgb[1] = rgb[2] = pad;
   if (fx < 0.0 || fy < 0.0 || fx >= (double)f->width || fy >= (double)f->height) return;
@@ -171,10 +224,10 @@ static void sample(const pix_frame *f, double fx, double fy, double pad, double 
   int x1 = x0 + 1 < f->width ? x0 + 1 : x0, y1 = y0 + 1 < f->height ? y0 + 1 : y0;
   double wx = sx - x0, wy = sy - y0;
   float p00[3], p01[3], p10[3], p11[3];
-  fetch_rgb(f, x0, y0, p00);
-  fetch_rgb(f, x1, y0, p01);
-  fetch_rgb(f, x0, y1, p10);
-  fetch_rgb(f, x1, y1, p11);
+  fetch_rgb(f, k, x0, y0, p00);
+  fetch_rgb(f, k, x1, y0, p01);
+  fetch_rgb(f, k, x0, y1, p10);
+  fetch_rgb(f, k, x1, y1, p11);
   for (int c = 0; c < 3; c++)
     rgb[c] = (1 - wy) * ((1 - wx) * p00[c] + wx * p01[c]) + wy * ((1 - wx) * p10[c] + wx * p11[c]);
 }
@@ -206,12 +259,13 @@ int preprocess_frame(const pix_frame *f, const tfl_transform *tr, const pix_norm
   int H = t->dims[1], W = t->dims[2], C = t->dims[3];
   float inv_std[3];
   for (int c = 0; c < 3; c++) inv_std[c] = 1.0f / norm->std[c];
+  const yuv_coef k = yuv_coef_of(&f->yuv);
   if (tr->shear_x != 0.0f || tr->shear_y != 0.0f) {
     /* a rotated region: every input pixel has its own two source rows */
     for (int v = 0; v < H; v++)
       for (int u = 0; u < W; u++) {
         double cu = u + 0.5, cv = v + 0.5, rgb[3];
-        sample(f, cu * tr->scale_x + cv * tr->shear_x + tr->off_x, cu * tr->shear_y + cv * tr->scale_y + tr->off_y,
+        sample(f, &k, cu * tr->scale_x + cv * tr->shear_x + tr->off_x, cu * tr->shear_y + cv * tr->scale_y + tr->off_y,
                norm->pad, rgb);
         store_pixel(t, ((size_t)v * W + u) * C, C, raw, rgb, norm, inv_std);
       }
@@ -234,10 +288,10 @@ int preprocess_frame(const pix_frame *f, const tfl_transform *tr, const pix_norm
       double rgb[3] = { norm->pad, norm->pad, norm->pad };
       if (ty->i0 >= 0 && tx->i0 >= 0) {
         float p00[3], p01[3], p10[3], p11[3];
-        fetch_rgb(f, tx->i0, ty->i0, p00);
-        fetch_rgb(f, tx->i1, ty->i0, p01);
-        fetch_rgb(f, tx->i0, ty->i1, p10);
-        fetch_rgb(f, tx->i1, ty->i1, p11);
+        fetch_rgb(f, &k, tx->i0, ty->i0, p00);
+        fetch_rgb(f, &k, tx->i1, ty->i0, p01);
+        fetch_rgb(f, &k, tx->i0, ty->i1, p10);
+        fetch_rgb(f, &k, tx->i1, ty->i1, p11);
         double wx = tx->w, wy = ty->w;
         for (int c = 0; c < 3; c++)
           rgb[c] = (1 - wy) * ((1 - wx) * p00[c] + wx * p01[c]) + wy * ((1 - wx) * p10[c] + wx * p11[c]);

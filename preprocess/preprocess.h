@@ -13,14 +13,34 @@
 #include "runtime/tfl_graph.h"
 
 typedef enum {
-  PIX_RGBA, PIX_RGBX, PIX_BGRX, PIX_BGRA, PIX_RGB, PIX_I420, PIX_NV12
+  PIX_RGBA, PIX_RGBX, PIX_BGRX, PIX_BGRA, PIX_RGB, PIX_I420, PIX_NV12,
+  PIX_BGR,
+  PIX_NV21,  /* NV12 with V before U */
+  PIX_YUY2,  /* packed 4:2:2: Y0 U Y1 V */
+  PIX_UYVY,  /* packed 4:2:2: U Y0 V Y1 */
+  PIX_GRAY8, /* luma only: R = G = B */
 } pix_format;
+
+/* How a YUV (or GRAY8) frame's values map to RGB: the matrix's luma weights of red and
+ * blue (BT.601 0.299/0.114, BT.709 0.2126/0.0722; both 0 means BT.601) and the range
+ * (limited: Y 16..235, U/V 16..240; full: 0..255). Ignored for RGB formats. */
+typedef struct {
+  float kr, kb;
+  bool full_range;
+} pix_yuv;
+
+/* The YUV -> RGB (0..255) coefficients of c: {ys, y0, rv, gu, gv, bu} with
+ * R = ys (Y - y0) + rv (V - 128), G = ys (Y - y0) - gu (U - 128) - gv (V - 128),
+ * B = ys (Y - y0) + bu (U - 128), each clamped to 0..255; GRAY8 is ys (Y - y0). The GL
+ * texture-input shader takes the same six numbers. */
+void preprocess_yuv_coefficients(const pix_yuv *c, float k[6]);
 
 typedef struct {
   pix_format format;
   int width, height;
-  const uint8_t *plane[3];
+  const uint8_t *plane[3]; /* I420: Y, U, V (YV12 is I420 with the U and V planes passed so) */
   int stride[3];
+  pix_yuv yuv;
 } pix_frame;
 
 typedef enum {

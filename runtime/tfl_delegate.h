@@ -23,7 +23,8 @@
  * interpreter still moves data through host memory, and only where the delegates of the
  * producing and the consuming partition differ. */
 typedef enum {
-  TFL_EXT_GL_IMAGE = 1,      /* input: an RGBA8 GL_TEXTURE_2D sampled into an image tensor
+  TFL_EXT_GL_IMAGE = 1,      /* input: a frame's GL_TEXTURE_2D(s) (RGBA8, or planes as
+                                `layout` says) sampled into an image tensor
                                 ([B,H,W,3|4], float or 8-bit), one slot of the batch */
   TFL_EXT_GL_MASK,           /* output: a segmentation output ([B,H,W,C]) written into an
                                 H x W R8 GL texture: the argmax class (C > 1) or the
@@ -60,6 +61,20 @@ typedef enum {
                                 rounding of quantized values), a buffer too small. */
 } tfl_ext_kind;
 
+/* GL_IMAGE: how a frame's pixels lie in its textures (what GStreamer's upload makes of
+ * each format). Chroma of 4:2:0 layouts is read at (x / 2, y / 2), of 4:2:2 at x / 2: the
+ * sample covering the pixel, as the CPU preprocessing reads it. */
+typedef enum {
+  TFL_GL_RGBA = 0,  /* one RGBA8 or RGB8 texture (RGBA, RGBx, RGB) */
+  TFL_GL_BGRA,      /* the same with red and blue swapped (BGRA, BGRx, BGR) */
+  TFL_GL_GRAY,      /* one R8 texture: luma (GRAY8) */
+  TFL_GL_I420,      /* R8 textures Y, U, V (gl_name, gl_planes[0], gl_planes[1]) */
+  TFL_GL_NV12,      /* R8 Y, RG8 UV at half size (gl_planes[0]) */
+  TFL_GL_NV21,      /* R8 Y, RG8 VU at half size (gl_planes[0]) */
+  TFL_GL_YUY2,      /* one RG8 texture of the frame's width: (Y, U) at even x, (Y, V) at odd */
+  TFL_GL_UYVY,      /* (U, Y) at even x, (V, Y) at odd */
+} tfl_gl_layout;
+
 typedef struct {
   tfl_ext_kind kind;
   int slot;                  /* which frame of the batch */
@@ -83,6 +98,10 @@ typedef struct {
   size_t *need;              /* GL_OUTPUT_SIZE: written by export_output */
   float pad;                 /* GL_IMAGE: the pixel value (0..255) outside the texture; last,
                                 so positional initializers of the fields above still read */
+  /* GL_IMAGE of a YUV or gray frame (0, TFL_GL_RGBA: one RGBA texture, gl_name) */
+  tfl_gl_layout layout;
+  unsigned gl_planes[2];     /* the chroma planes' textures (I420: U, V; NV12/NV21: UV) */
+  float yuv[6];              /* YUV and gray layouts: preprocess_yuv_coefficients' six */
 } tfl_ext;
 
 /* A partition as the interpreter hands it over. Arrays are owned by the

@@ -518,11 +518,19 @@ static void run_texture(gl_dctx *dc, gl_part *p)
   const tfl_tensor *t = &p->g->tensors[p->plan.in[p->tex_in].tensor];
   int slot_vec4s = t->dims[1] * t->dims[2]; /* 3 or 4 channels: one slice */
   f->UseProgram(p->tex_prog);
-  f->ActiveTexture(GL_TEXTURE0);
   for (int k = 0; k < p->n_slots; k++) {
     const tfl_ext *x = &p->images[k];
     if (!x->kind) continue;
-    f->BindTexture(GL_TEXTURE_2D, x->gl_name);
+    /* chroma planes on units 1 and 2 (I420: U, V; NV12/NV21: UV), the frame on 0 */
+    for (int u = 2; u >= 0; u--) {
+      unsigned name = u == 0 ? x->gl_name : x->gl_planes[u - 1];
+      if (u > 0 && !name) continue;
+      f->ActiveTexture(GL_TEXTURE0 + (unsigned)u);
+      f->BindTexture(GL_TEXTURE_2D, name);
+    }
+    f->Uniform1i(5, (int)x->layout);
+    f->Uniform4f(6, x->yuv[0], x->yuv[1], x->yuv[2], x->yuv[3]);
+    f->Uniform2f(7, x->yuv[4], x->yuv[5]);
     f->Uniform4f(0, x->affine[0], x->affine[1], x->affine[3], x->affine[4]);
     f->Uniform4f(4, x->affine[2], x->affine[5], x->pad, 0.0f);
     f->Uniform4f(1, x->mean[0], x->mean[1], x->mean[2], x->mean[2]);
@@ -530,7 +538,10 @@ static void run_texture(gl_dctx *dc, gl_part *p)
     f->Uniform4i(3, x->width, x->height, k * slot_vec4s, 0);
     f->DispatchCompute((GLuint)(t->dims[2] + 7) / 8, (GLuint)(t->dims[1] + 7) / 8, 1);
   }
-  f->BindTexture(GL_TEXTURE_2D, 0);
+  for (int u = 2; u >= 0; u--) {
+    f->ActiveTexture(GL_TEXTURE0 + (unsigned)u);
+    f->BindTexture(GL_TEXTURE_2D, 0);
+  }
   f->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 }
 
@@ -697,6 +708,11 @@ static tfl_status bind_input(void *ctx, void *state, int tensor, const tfl_ext *
     return tfl_fail(p->diag, TFL_ERR_ARG, "GL: slot %d of a batch of %d", x->slot, p->n_slots);
   if (x->width < 1 || x->height < 1 || !x->gl_name)
     return tfl_fail(p->diag, TFL_ERR_ARG, "GL: texture %u of %dx%d", x->gl_name, x->width, x->height);
+  if ((int)x->layout < TFL_GL_RGBA || x->layout > TFL_GL_UYVY)
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: image layout %d", (int)x->layout);
+  int planes = x->layout == TFL_GL_I420 ? 2 : x->layout == TFL_GL_NV12 || x->layout == TFL_GL_NV21 ? 1 : 0;
+  for (int i = 0; i < planes; i++)
+    if (!x->gl_planes[i]) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: image layout %d without its plane %d texture", (int)x->layout, i + 1);
   for (int c = 0; c < 3; c++)
     if (!(x->std[c] != 0.0f)) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: std[%d] is 0", c);
   if (!p->tex_prog) {

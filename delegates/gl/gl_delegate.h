@@ -10,8 +10,9 @@
  *              tfl_interpreter_export_output(it, 0, &(tfl_ext){TFL_EXT_GL_MASK, ...});
  *   tfl_interpreter_free(it);  gl->destroy(gl);  cpu->destroy(cpu);
  *
- * Device tensors (tfl_delegate.h): an image input sampled straight from an RGBA8
- * texture into the arena, one batch slot per bound texture; a segmentation output
+ * Device tensors (tfl_delegate.h): an image input sampled straight from a frame's
+ * textures (RGBA8, or YUV/gray planes converted in the same shader: tfl_gl_layout) into
+ * the arena, one batch slot per bound frame; a segmentation output
  * exported into an R8 mask texture on the GPU; outputs left on the GPU (no readback,
  * no wait for the GPU in invoke), and any float32 output's slot queued into a GL buffer
  * as its host bytes (made by a shader that repeats the readback's rounding, so the

@@ -8,7 +8,10 @@
  *   location 0: vec4 (a0, a1, a3, a4), the affine's linear part   1: vec4 mean   2: vec4 std
  *   location 3: ivec4 (texture width, height, first vec4 of the batch slot, 0)
  *   location 4: vec4 (a2, a5, pad, 0), the affine's offset and the bars' pixel value;
- *   sampler on texture unit 0.
+ *   location 5: int, the frame's tfl_gl_layout   6, 7: vec4 (ys, y0, rv, gu), vec2 (gv, bu),
+ *   the YUV -> RGB coefficients (tfl_ext.yuv); samplers on texture units 0 (the frame, or
+ *   its luma) and 1, 2 (chroma planes). The frame's format is converted here, per texel
+ *   fetched, so a YUV frame costs no pass of its own.
  * Model-input pixel (x, y) samples texture point a * (x + 0.5, y + 0.5) + offset (tfl_ext). */
 #include "gl_texture.h"
 
@@ -32,6 +35,11 @@ char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16, bool wid
                   "layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;\n"
                   "precision highp float;\nprecision highp int;\n"
                   "layout(binding = 0) uniform highp sampler2D tex;\n"
+                  "layout(binding = 1) uniform highp sampler2D tex1;\n"
+                  "layout(binding = 2) uniform highp sampler2D tex2;\n"
+                  "layout(location = 5) uniform int fmt;\n"
+                  "layout(location = 6) uniform vec4 yk0;\n"
+                  "layout(location = 7) uniform vec2 yk1;\n"
                   "layout(location = 0) uniform vec4 xf;\n"
                   "layout(location = 1) uniform vec4 mean;\n"
                   "layout(location = 2) uniform vec4 sd;\n"
@@ -46,8 +54,26 @@ char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16, bool wid
                     "#define STA(i, v) A[%zu + (i)] = uvec2(packHalf2x16((v).xy), packHalf2x16((v).zw))\n", out_off);
   else
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { vec4 A[]; };\n#define STA(i, v) A[%zu + (i)] = (v)\n", out_off);
-  gl_str_addf(&s, "vec4 px(int x, int y) { return floor(texelFetch(tex, ivec2(x, y), 0) * 255.0 + 0.5); }\n"
-                  "void main() {\n"
+  /* tfl_gl_layout's values; the same formula and clamping as preprocess.c's fetch_rgb */
+  gl_str_addf(&s, "vec4 t8(highp sampler2D s, ivec2 p) { return floor(texelFetch(s, p, 0) * 255.0 + 0.5); }\n"
+                  "vec4 yuv(float Y, float U, float V) {\n"
+                  "  float c = yk0.x * (Y - yk0.y), d = U - 128.0, e = V - 128.0;\n"
+                  "  return clamp(vec4(c + yk0.z * e, c - yk0.w * d - yk1.x * e, c + yk1.y * d, 255.0), 0.0, 255.0);\n"
+                  "}\n"
+                  "vec4 px(int x, int y) {\n"
+                  "  ivec2 p = ivec2(x, y), h = p / 2;\n"
+                  "  if (fmt == %d) return t8(tex, p);\n"
+                  "  if (fmt == %d) return t8(tex, p).bgra;\n"
+                  "  if (fmt == %d) return vec4(clamp(vec3(yk0.x * (t8(tex, p).r - yk0.y)), 0.0, 255.0), 255.0);\n"
+                  "  if (fmt == %d) return yuv(t8(tex, p).r, t8(tex1, h).r, t8(tex2, h).r);\n"
+                  "  if (fmt == %d) { vec2 c = t8(tex1, h).rg; return yuv(t8(tex, p).r, c.x, c.y); }\n"
+                  "  if (fmt == %d) { vec2 c = t8(tex1, h).rg; return yuv(t8(tex, p).r, c.y, c.x); }\n"
+                  "  ivec2 e = ivec2(x & ~1, y), o = ivec2(min(x | 1, size.x - 1), y);\n"
+                  "  if (fmt == %d) return yuv(t8(tex, p).r, t8(tex, e).g, t8(tex, o).g);\n"
+                  "  return yuv(t8(tex, p).g, t8(tex, e).r, t8(tex, o).r);\n"
+                  "}\n",
+              TFL_GL_RGBA, TFL_GL_BGRA, TFL_GL_GRAY, TFL_GL_I420, TFL_GL_NV12, TFL_GL_NV21, TFL_GL_YUY2);
+  gl_str_addf(&s, "void main() {\n"
                   "  ivec2 g = ivec2(gl_GlobalInvocationID.xy);\n"
                   "  if (g.x >= %d || g.y >= %d) return;\n"
                   "  vec2 c = vec2(g) + 0.5;\n"

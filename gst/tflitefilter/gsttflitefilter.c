@@ -170,9 +170,12 @@ enum {
   PROP_KEEP_TENSORS,
 };
 
-#define SYSMEM_FORMATS "{ RGBA, RGBx, BGRx, BGRA, RGB, I420, NV12 }"
-#define CAPS_STR                                                                       \
-  GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:GLMemory", "RGBA") ", texture-target=2D; " \
+/* what cameras and decoders give; converted to RGB in preprocessing's one pass */
+#define SYSMEM_FORMATS "{ RGBA, RGBx, BGRx, BGRA, RGB, BGR, I420, YV12, NV12, NV21, YUY2, UYVY, GRAY8 }"
+/* GL frames in every format glupload gives that the texture-input shader reads
+ * (gst_tflite_filter_gl_layout): the same list, planes as their own textures */
+#define CAPS_STR                                                                              \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:GLMemory", SYSMEM_FORMATS) ", texture-target=2D; " \
   GST_VIDEO_CAPS_MAKE(SYSMEM_FORMATS)
 
 static GstStaticPadTemplate sink_template =
@@ -477,10 +480,26 @@ static pix_format pix_format_of(GstVideoFormat f, gboolean *ok)
   case GST_VIDEO_FORMAT_BGRx: return PIX_BGRX;
   case GST_VIDEO_FORMAT_BGRA: return PIX_BGRA;
   case GST_VIDEO_FORMAT_RGB: return PIX_RGB;
+  case GST_VIDEO_FORMAT_BGR: return PIX_BGR;
   case GST_VIDEO_FORMAT_I420: return PIX_I420;
+  case GST_VIDEO_FORMAT_YV12: return PIX_I420; /* its planes are passed as U, V */
   case GST_VIDEO_FORMAT_NV12: return PIX_NV12;
+  case GST_VIDEO_FORMAT_NV21: return PIX_NV21;
+  case GST_VIDEO_FORMAT_YUY2: return PIX_YUY2;
+  case GST_VIDEO_FORMAT_UYVY: return PIX_UYVY;
+  case GST_VIDEO_FORMAT_GRAY8: return PIX_GRAY8;
   default: *ok = FALSE; return PIX_RGBA;
   }
+}
+
+/* The frame's YUV matrix and range as preprocessing takes them (unknown: BT.601, limited
+ * range for YUV; GStreamer gives GRAY8 full range by default). */
+pix_yuv gst_tflite_filter_yuv_of(const GstVideoInfo *info)
+{
+  pix_yuv y = { 0.0f, 0.0f, info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255 };
+  gdouble kr, kb;
+  if (gst_video_color_matrix_get_Kr_Kb(info->colorimetry.matrix, &kr, &kb)) y.kr = (float)kr, y.kb = (float)kb;
+  return y;
 }
 
 tfl_status gst_tflite_filter_decode_slot(GstTfliteFilter *self, tfl_interpreter *it, int slot,
@@ -583,6 +602,14 @@ static gboolean run_sysmem(GstTfliteFilter *self, GstBuffer *buf, const tfl_tran
     frame_px.plane[p] = GST_VIDEO_FRAME_PLANE_DATA(&frame, p);
     frame_px.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
   }
+  if (GST_VIDEO_FRAME_FORMAT(&frame) == GST_VIDEO_FORMAT_YV12) {
+    /* YV12 stores V before U: hand the planes over by component, as I420 */
+    for (guint c = 1; c < 3; c++) {
+      frame_px.plane[c] = GST_VIDEO_FRAME_COMP_DATA(&frame, c);
+      frame_px.stride[c] = GST_VIDEO_FRAME_COMP_STRIDE(&frame, c);
+    }
+  }
+  frame_px.yuv = gst_tflite_filter_yuv_of(&self->info);
   /* one job per region, handed over together so they run as one batch */
   sysmem_job *jobs = g_new0(sysmem_job, n);
   tfl_job **list = g_new(tfl_job *, n);

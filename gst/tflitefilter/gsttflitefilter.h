@@ -137,6 +137,8 @@ void gst_tflite_filter_mask_geometry(GstTfliteFilter *self, const tfl_transform 
 /* The fit in use: the 'fit' property, or for fit=auto the model family's
  * (preprocess_model_fit: Ultralytics YOLO's grey letterbox), else stretch. */
 fit_mode gst_tflite_filter_fit(GstTfliteFilter *self);
+/* The frame's YUV matrix and range for preprocessing (both paths use the same). */
+pix_yuv gst_tflite_filter_yuv_of(const GstVideoInfo *info);
 
 G_END_DECLS
 

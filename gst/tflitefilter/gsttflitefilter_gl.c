@@ -76,7 +76,7 @@ typedef struct {
   GstTfliteFilter *self;
   const tfl_transform *tr;
   tfl_results *res;
-  guint texture;               /* the frame's */
+  GstTfliteGlFrame frame;      /* the frame's textures */
   gint width, height;
   GstBuffer *mask;             /* the texture to export the mask into, or NULL */
   gboolean decode;             /* outputs were read back: decode them */
@@ -145,7 +145,8 @@ static gboolean uploader_new(GstTfliteFilter *self, GstTfliteFilterGl *gl, GErro
   GstCaps *in = gst_video_info_to_caps(&self->info), *tex = texture_caps(in);
   gl->upload = gst_gl_upload_new(gl->context);
   gboolean ok = gst_gl_upload_set_caps(gl->upload, in, tex);
-  if (ok && fmt != GST_VIDEO_FORMAT_RGBA) {
+  tfl_gl_layout layout;
+  if (ok && !gst_tflite_filter_gl_layout(fmt, &layout)) {
     /* the converter picks the RGBA caps (colorimetry) that go with the frames' */
     GstCaps *want = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, "RGBA", "width", G_TYPE_INT,
                                         GST_VIDEO_INFO_WIDTH(&self->info), "height", G_TYPE_INT,
@@ -277,14 +278,36 @@ static gboolean plan_queued_outputs(gl_frame_job *j, tfl_interpreter *it, int sl
   return TRUE;
 }
 
-tfl_status gst_tflite_filter_gl_bind_frame(tfl_job *job, tfl_interpreter *it, int slot, guint texture, gint width,
-                                           gint height, const tfl_transform *tr, const pix_norm *norm)
+gboolean gst_tflite_filter_gl_layout(GstVideoFormat f, tfl_gl_layout *layout)
+{
+  switch (f) {
+  case GST_VIDEO_FORMAT_RGBA:
+  case GST_VIDEO_FORMAT_RGBx:
+  case GST_VIDEO_FORMAT_RGB: *layout = TFL_GL_RGBA; return TRUE;
+  case GST_VIDEO_FORMAT_BGRA:
+  case GST_VIDEO_FORMAT_BGRx:
+  case GST_VIDEO_FORMAT_BGR: *layout = TFL_GL_BGRA; return TRUE;
+  case GST_VIDEO_FORMAT_GRAY8: *layout = TFL_GL_GRAY; return TRUE;
+  case GST_VIDEO_FORMAT_I420:
+  case GST_VIDEO_FORMAT_YV12: *layout = TFL_GL_I420; return TRUE;
+  case GST_VIDEO_FORMAT_NV12: *layout = TFL_GL_NV12; return TRUE;
+  case GST_VIDEO_FORMAT_NV21: *layout = TFL_GL_NV21; return TRUE;
+  case GST_VIDEO_FORMAT_YUY2: *layout = TFL_GL_YUY2; return TRUE;
+  case GST_VIDEO_FORMAT_UYVY: *layout = TFL_GL_UYVY; return TRUE;
+  default: return FALSE;
+  }
+}
+
+tfl_status gst_tflite_filter_gl_bind_frame(tfl_job *job, tfl_interpreter *it, int slot, const GstTfliteGlFrame *frame,
+                                           gint width, gint height, const tfl_transform *tr, const pix_norm *norm)
 {
   /* slot 0 is filled first in every run: drop the last run's textures */
   if (slot == 0) tfl_interpreter_bind_input(it, 0, NULL);
-  tfl_ext x = { .kind = TFL_EXT_GL_IMAGE, .slot = slot, .gl_name = texture, .width = width, .height = height,
+  tfl_ext x = { .kind = TFL_EXT_GL_IMAGE, .slot = slot, .gl_name = frame->texture, .width = width, .height = height,
                 /* tfl_transform's affine: a crop, or a rotated region */
-                .affine = { tr->scale_x, tr->shear_x, tr->off_x, tr->shear_y, tr->scale_y, tr->off_y } };
+                .affine = { tr->scale_x, tr->shear_x, tr->off_x, tr->shear_y, tr->scale_y, tr->off_y },
+                .layout = frame->layout, .gl_planes = { frame->planes[0], frame->planes[1] } };
+  for (int k = 0; k < 6; k++) x.yuv[k] = frame->yuv[k];
   for (int c = 0; c < 3; c++) {
     x.mean[c] = norm->mean[c];
     x.std[c] = norm->std[c];
@@ -300,7 +323,7 @@ static tfl_status fill(tfl_job *job, tfl_interpreter *it, int slot)
   gl_frame_job *j = (gl_frame_job *)job;
   pix_norm norm = j->self->model.norm;
   norm.pad = preprocess_fit_pad(gst_tflite_filter_fit(j->self));
-  tfl_status st = gst_tflite_filter_gl_bind_frame(job, it, slot, j->texture, j->width, j->height, j->tr, &norm);
+  tfl_status st = gst_tflite_filter_gl_bind_frame(job, it, slot, &j->frame, j->width, j->height, j->tr, &norm);
   if (st == TFL_OK && j->queued >= 0 && !j->host_mask && !plan_queued_outputs(j, it, slot)) {
     /* this invoke reads them back after all (for every job of the batch: harmless) */
     tfl_interpreter_set_outputs_host(it, true);
@@ -468,13 +491,32 @@ static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_tra
                 "the frame's GL context changed and does not share with the engine's");
     return FALSE;
   }
-  /* A GL map, not a CPU one: it gives the texture name and runs a pending upload
-   * (glupload hands out memory whose texture is filled lazily). */
-  GstMapInfo map;
-  if (!gst_memory_map(mem, &map, GST_MAP_READ | GST_MAP_GL)) {
-    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "could not map the frame's texture");
+  /* A GL map, not a CPU one: it gives the planes' texture names and runs a pending upload
+   * (glupload hands out memory whose texture is filled lazily). The frame's format: ours,
+   * or RGBA after a conversion of system-memory frames (uploader_new). */
+  GstVideoInfo vinfo = self->info;
+  GstVideoMeta *vmeta = gst_buffer_get_video_meta(buf);
+  if (vmeta && vmeta->format != GST_VIDEO_INFO_FORMAT(&vinfo))
+    gst_video_info_set_format(&vinfo, vmeta->format, GST_VIDEO_INFO_WIDTH(&vinfo), GST_VIDEO_INFO_HEIGHT(&vinfo));
+  GstTfliteGlFrame tex = { 0 };
+  if (!gst_tflite_filter_gl_layout(GST_VIDEO_INFO_FORMAT(&vinfo), &tex.layout)) {
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "GL frames in %s cannot be read",
+                gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&vinfo)));
     return FALSE;
   }
+  GstVideoFrame vf;
+  if (!gst_video_frame_map(&vf, &vinfo, buf, GST_MAP_READ | GST_MAP_GL)) {
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "could not map the frame's textures");
+    return FALSE;
+  }
+  /* by component: YV12's planes are V then U */
+  tex.texture = *(guint *)vf.data[0];
+  if (tex.layout == TFL_GL_I420)
+    for (guint c = 1; c < 3; c++) tex.planes[c - 1] = *(guint *)vf.data[GST_VIDEO_FORMAT_INFO_PLANE(vinfo.finfo, c)];
+  else if (tex.layout == TFL_GL_NV12 || tex.layout == TFL_GL_NV21)
+    tex.planes[0] = *(guint *)vf.data[1];
+  pix_yuv yuv = gst_tflite_filter_yuv_of(&vinfo);
+  preprocess_yuv_coefficients(&yuv, tex.yuv);
   /* the producer's GL commands, and the upload the map may have run, must be done before
    * our shader samples the texture: on another context of the share group only a fence
    * set after them orders them (the buffer is writable: a sync meta can be added) */
@@ -493,7 +535,7 @@ static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_tra
   gboolean export = gl_mask && n == 1 && gl->pool;
   for (gint i = 0; i < n; i++) {
     gl_frame_job *j = &jobs[i];
-    *j = (gl_frame_job){ .self = self, .tr = &trs[i], .res = &res[i], .texture = *(guint *)map.data,
+    *j = (gl_frame_job){ .self = self, .tr = &trs[i], .res = &res[i], .frame = tex,
                          /* the frame, not the texture: a texture may be wider than the frame */
                          .width = GST_VIDEO_INFO_WIDTH(&self->info), .height = GST_VIDEO_INFO_HEIGHT(&self->info) };
     if (export && gst_buffer_pool_acquire_buffer(gl->pool, &j->mask, NULL) != GST_FLOW_OK) j->mask = NULL;
@@ -519,7 +561,7 @@ static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_tra
   }
   tfl_status st = tfl_stream_run_many(self->stream, list, n);
   self->last_batch = n > 0 ? jobs[0].job.batch : 0;
-  gst_memory_unmap(mem, &map);
+  gst_video_frame_unmap(&vf);
   gboolean ok = st == TFL_OK;
   if (!ok) {
     for (gint i = 0; i < n; i++)

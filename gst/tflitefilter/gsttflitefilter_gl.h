@@ -48,10 +48,22 @@ gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const t
 gboolean gst_tflite_filter_gl_collect(GstTfliteFilter *self, gint queued, const tfl_transform *tr, tfl_results *res,
                                       GError **err);
 
-/* For a job's fill (GL thread): binds `texture` (RGBA, width x height) as slot `slot` of
- * the model's input, sampled through tr and normalized by norm; else the error in job. */
-tfl_status gst_tflite_filter_gl_bind_frame(tfl_job *job, tfl_interpreter *it, int slot, guint texture, gint width,
-                                           gint height, const tfl_transform *tr, const pix_norm *norm);
+/* A frame's textures as the texture-input shader reads them (tfl_delegate.h). */
+typedef struct {
+  guint texture;               /* the frame (RGB formats, packed YUV) or its luma */
+  guint planes[2];             /* chroma: I420/YV12 U and V, NV12/NV21 the pair plane */
+  tfl_gl_layout layout;
+  gfloat yuv[6];               /* preprocess_yuv_coefficients of the frame's colorimetry */
+} GstTfliteGlFrame;
+
+/* The layout of GL frames in format f; FALSE when the texture-input shader cannot read
+ * them (the element's GL caps list exactly the formats that give TRUE). */
+gboolean gst_tflite_filter_gl_layout(GstVideoFormat f, tfl_gl_layout *layout);
+
+/* For a job's fill (GL thread): binds `frame` (width x height) as slot `slot` of the
+ * model's input, sampled through tr and normalized by norm; else the error in job. */
+tfl_status gst_tflite_filter_gl_bind_frame(tfl_job *job, tfl_interpreter *it, int slot, const GstTfliteGlFrame *frame,
+                                           gint width, gint height, const tfl_transform *tr, const pix_norm *norm);
 
 G_END_DECLS
 

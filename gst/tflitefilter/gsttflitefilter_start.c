@@ -76,7 +76,8 @@ static tfl_status trial_fill(tfl_job *job, tfl_interpreter *it, int slot)
   GstTfliteGlStarter *st = j->st;
   j->textures[0] = blank_texture(j->gl, GL_RGBA8, GL_RGBA, st->in_w, st->in_h);
   tfl_transform tr = preprocess_transform(st->in_w, st->in_h, st->in_w, st->in_h, FIT_STRETCH);
-  return gst_tflite_filter_gl_bind_frame(job, it, slot, j->textures[0], st->in_w, st->in_h, &tr, &st->norm);
+  GstTfliteGlFrame frame = { .texture = j->textures[0], .layout = TFL_GL_RGBA };
+  return gst_tflite_filter_gl_bind_frame(job, it, slot, &frame, st->in_w, st->in_h, &tr, &st->norm);
 }
 
 /* The mask export of a segmentation too (its program is made at its first use). */

@@ -86,9 +86,11 @@ enum {
   PROP_KEYPOINT_THRESHOLD,
 };
 
+/* every format ov_soft draws on in place; packed 4:2:2 (YUY2, UYVY) is not among them
+ * (a pixel's chroma is shared with its neighbour inside one byte group) */
 #define CAPS_STR                                                                       \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:GLMemory", "RGBA") ", texture-target=2D; " \
-  GST_VIDEO_CAPS_MAKE("{ RGBA, RGBx, BGRA, BGRx, I420, NV12 }")
+  GST_VIDEO_CAPS_MAKE("{ RGBA, RGBx, BGRA, BGRx, RGB, BGR, I420, YV12, NV12, NV21, GRAY8 }")
 
 static GstStaticPadTemplate sink_template =
   GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(CAPS_STR));
@@ -483,7 +485,8 @@ static void gst_tflite_overlay_class_init(GstTfliteOverlayClass *klass)
 
   gst_element_class_set_static_metadata(element_class, "TFLite results overlay", "Filter/Effect/Video",
     "Draws tflitefilter's results (masks, boxes, keypoints, labels) on the video, with GL shaders "
-    "on GL memory and with its own vector code on system memory (RGBA-family, I420, NV12)", "gst-tflite");
+    "on GL memory (RGBA) and with its own vector code on system memory (RGBA-family, RGB, BGR, GRAY8, I420, "
+    "YV12, NV12, NV21; not packed 4:2:2)", "gst-tflite");
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
   gst_type_mark_as_plugin_api(GST_TYPE_TFLITE_OVERLAY_PALETTE, 0);

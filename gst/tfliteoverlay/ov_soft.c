@@ -11,6 +11,7 @@ OvSoft *ov_soft_new(OvIsa isa)
   OvSoft *s = g_new0(OvSoft, 1);
   s->isa = isa;
   s->k = k;
+  s->k_c = ov_kernels_get(OV_ISA_C);
   s->glyphs = g_array_new(FALSE, FALSE, sizeof(OvPlacedGlyph));
   s->shape_colors = g_array_new(FALSE, FALSE, sizeof(OvPlaneColor));
   return s;
@@ -90,17 +91,18 @@ void ov_soft_rgb_to_yuv(const OvSoftFrame *f, const guint8 rgb[3], guint8 yuv[3]
 static void plane_color(const OvSoftFrame *f, const guint8 rgb[3], OvPlaneColor *out)
 {
   memset(out, 0, sizeof *out);
-  if (f->layout == OV_SOFT_PACKED) {
+  if (f->layout == OV_SOFT_PACKED || f->layout == OV_SOFT_PACKED3) {
     for (gint c = 0; c < 3; c++) out->c[0][f->rgb_offsets[c]] = rgb[c];
     return;
   }
   guint8 yuv[3];
   ov_soft_rgb_to_yuv(f, rgb, yuv);
   out->c[0][0] = yuv[0];
-  if (f->layout == OV_SOFT_NV12) {
-    out->c[1][0] = yuv[1];
-    out->c[1][1] = yuv[2];
-  } else {
+  if (f->layout == OV_SOFT_NV12 || f->layout == OV_SOFT_NV21) {
+    gboolean vu = f->layout == OV_SOFT_NV21;
+    out->c[1][vu] = yuv[1];
+    out->c[1][!vu] = yuv[2];
+  } else if (f->layout == OV_SOFT_I420) {
     out->c[1][0] = yuv[1];
     out->c[2][0] = yuv[2];
   }
@@ -108,13 +110,21 @@ static void plane_color(const OvSoftFrame *f, const guint8 rgb[3], OvPlaneColor 
 
 /* ---- planes ---- */
 
+const OvKernels *ov_plane_kernels(const OvSoft *s, const OvPlane *pl)
+{
+  /* the vector kernels take 1, 2 or 4 bytes a pixel; 3-byte RGB gets the portable ones,
+   * which give the same bytes */
+  return pl->ch == 3 ? s->k_c : s->k;
+}
+
 void ov_plane_blend_const(OvSoft *s, const OvPlane *pl, gint y, gint rows, gint xa, gint n,
                           const OvPlaneColor *color, const guint16 *w, gint w_stride)
 {
-  s->k->blend_const(pl->data + (gsize)y * pl->stride + (gsize)xa * pl->ch, pl->stride, rows,
+  const OvKernels *k = ov_plane_kernels(s, pl);
+  k->blend_const(pl->data + (gsize)y * pl->stride + (gsize)xa * pl->ch, pl->stride, rows,
                     color->c[pl->index], w, w_stride, n, pl->ch);
   if (pl->twin)
-    s->k->blend_const(pl->twin + (gsize)y * pl->twin_stride + (gsize)xa * pl->ch, pl->twin_stride, rows,
+    k->blend_const(pl->twin + (gsize)y * pl->twin_stride + (gsize)xa * pl->ch, pl->twin_stride, rows,
                       color->c[pl->index + 1], w, w_stride, n, pl->ch);
 }
 
@@ -130,9 +140,16 @@ static gint planes_of(const OvSoftFrame *f, OvPlane pl[3])
     pl[1] = (OvPlane){ f->planes[1], f->strides[1], cw, chh, 1, 2, 1, f->planes[2], f->strides[2] };
     return 2;
   case OV_SOFT_NV12:
+  case OV_SOFT_NV21:
     pl[0] = (OvPlane){ f->planes[0], f->strides[0], f->width, f->height, 1, 1, 0, NULL, 0 };
     pl[1] = (OvPlane){ f->planes[1], f->strides[1], cw, chh, 2, 2, 1, NULL, 0 };
     return 2;
+  case OV_SOFT_PACKED3:
+    pl[0] = (OvPlane){ f->planes[0], f->strides[0], f->width, f->height, 3, 1, 0, NULL, 0 };
+    return 1;
+  case OV_SOFT_GRAY8:
+    pl[0] = (OvPlane){ f->planes[0], f->strides[0], f->width, f->height, 1, 1, 0, NULL, 0 };
+    return 1;
   }
   return 0;
 }
@@ -192,8 +209,13 @@ gboolean ov_soft_supports(GstVideoFormat format)
   case GST_VIDEO_FORMAT_BGRA:
   case GST_VIDEO_FORMAT_RGBx:
   case GST_VIDEO_FORMAT_BGRx:
+  case GST_VIDEO_FORMAT_RGB:
+  case GST_VIDEO_FORMAT_BGR:
   case GST_VIDEO_FORMAT_I420:
+  case GST_VIDEO_FORMAT_YV12:
   case GST_VIDEO_FORMAT_NV12:
+  case GST_VIDEO_FORMAT_NV21:
+  case GST_VIDEO_FORMAT_GRAY8:
     return TRUE;
   default:
     return FALSE;
@@ -209,18 +231,23 @@ gboolean ov_soft_frame_from_video(OvSoftFrame *out, const GstVideoFrame *frame)
   out->height = GST_VIDEO_FRAME_HEIGHT(frame);
   const GstVideoFormatInfo *fi = frame->info.finfo;
   if (GST_VIDEO_FORMAT_INFO_IS_RGB(fi)) {
-    out->layout = OV_SOFT_PACKED;
+    out->layout = GST_VIDEO_FORMAT_INFO_PSTRIDE(fi, 0) == 3 ? OV_SOFT_PACKED3 : OV_SOFT_PACKED;
     out->planes[0] = GST_VIDEO_FRAME_PLANE_DATA(frame, 0);
     out->strides[0] = GST_VIDEO_FRAME_PLANE_STRIDE(frame, 0);
     for (gint c = 0; c < 3; c++) out->rgb_offsets[c] = GST_VIDEO_FORMAT_INFO_POFFSET(fi, c);
     return TRUE;
   }
-  out->layout = format == GST_VIDEO_FORMAT_NV12 ? OV_SOFT_NV12 : OV_SOFT_I420;
-  /* by component: Y, then U (NV12: the UV pair starts at U), then V */
-  for (gint c = 0; c < 3; c++) {
+  out->layout = format == GST_VIDEO_FORMAT_NV12   ? OV_SOFT_NV12
+                : format == GST_VIDEO_FORMAT_NV21 ? OV_SOFT_NV21
+                : format == GST_VIDEO_FORMAT_GRAY8 ? OV_SOFT_GRAY8
+                                                   : OV_SOFT_I420;
+  /* by component: Y, then U (NV12: the UV pair starts at U), then V (YV12's planes so
+   * read as I420's) */
+  for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS(frame) && c < 3; c++) {
     out->planes[c] = GST_VIDEO_FRAME_COMP_DATA(frame, c);
     out->strides[c] = GST_VIDEO_FRAME_COMP_STRIDE(frame, c);
   }
+  if (out->layout == OV_SOFT_NV21) out->planes[1] = GST_VIDEO_FRAME_PLANE_DATA(frame, 1); /* VU pairs */
   const GstVideoColorimetry *cm = &frame->info.colorimetry;
   if (!gst_video_color_matrix_get_Kr_Kb(cm->matrix, &out->kr, &out->kb)) {
     /* no YUV matrix in the caps: GStreamer's own default, BT.709 above SD heights */

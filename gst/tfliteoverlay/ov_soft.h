@@ -32,14 +32,17 @@ G_BEGIN_DECLS
 
 typedef enum {
   OV_SOFT_PACKED, /* one plane, 4 bytes a pixel: R, G, B at rgb_offsets, byte 3 kept */
-  OV_SOFT_I420,   /* Y plane, then U and V planes at half width and height */
+  OV_SOFT_I420,   /* Y plane, then U and V planes at half width and height (YV12 too) */
   OV_SOFT_NV12,   /* Y plane, then one UV plane (U first) at half width and height */
+  OV_SOFT_PACKED3, /* one plane, 3 bytes a pixel (RGB, BGR): R, G, B at rgb_offsets */
+  OV_SOFT_NV21,   /* NV12 with V first in the chroma plane */
+  OV_SOFT_GRAY8,  /* luma only: colours drawn as their luma */
 } OvSoftLayout;
 
 typedef struct {
   OvSoftLayout layout;
   gint width, height;        /* frame pixels (the luma plane's size) */
-  guint8 *planes[3];         /* borrowed, writable; PACKED uses 1, NV12 2, I420 3 */
+  guint8 *planes[3];         /* borrowed, writable; PACKED(3) and GRAY8 use 1, NV12/NV21 2, I420 3 */
   gint strides[3];           /* bytes */
   gint rgb_offsets[3];       /* PACKED: byte of R, G and B in a pixel (0..2) */
   gdouble kr, kb;            /* YUV: luma weights of red and blue (BT.601 0.299, 0.114) */

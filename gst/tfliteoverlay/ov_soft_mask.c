@@ -118,6 +118,8 @@ static gboolean expand_classes(OvSoft *s, const OvMask *m, const OvPlane *pl, gi
         if (twin) memcpy(colors2 + o, pc2, 16);
       } else if (ch == 2) {
         memcpy(colors + 2 * o, pc, 32);
+      } else if (ch == 3) {
+        memcpy(colors + 3 * o, pc, 48);
       } else {
         memcpy(colors + 4 * o, pc, 64);
       }
@@ -137,10 +139,10 @@ static void draw_classes(OvSoft *s, const OvMask *m, const OvPlane *pl, gint xa,
     gint j = nearest(mask_coord(y, pl->scale, m->y, m->h, m->height), m->height), y1 = y + 1;
     while (y1 < yb && nearest(mask_coord(y1, pl->scale, m->y, m->h, m->height), m->height) == j) y1++;
     if (expand_classes(s, m, pl, j, runs)) {
-      s->k->blend_row(pl->data + (gsize)y * pl->stride + (gsize)xa * pl->ch, pl->stride, y1 - y,
+      ov_plane_kernels(s, pl)->blend_row(pl->data + (gsize)y * pl->stride + (gsize)xa * pl->ch, pl->stride, y1 - y,
                       s->colors, s->w, xb - xa, pl->ch);
       if (pl->twin)
-        s->k->blend_row(pl->twin + (gsize)y * pl->twin_stride + (gsize)xa * pl->ch, pl->twin_stride,
+        ov_plane_kernels(s, pl)->blend_row(pl->twin + (gsize)y * pl->twin_stride + (gsize)xa * pl->ch, pl->twin_stride,
                         y1 - y, s->colors2, s->w, xb - xa, pl->ch);
     }
     y = y1;

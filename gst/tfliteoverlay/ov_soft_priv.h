@@ -12,7 +12,7 @@ G_BEGIN_DECLS
 typedef struct {
   guint8 *data;
   gint stride, width, height;  /* bytes; plane pixels */
-  gint ch;                     /* bytes a pixel: 1 (Y, U, V), 2 (UV), 4 (RGBA-family) */
+  gint ch;                     /* bytes a pixel: 1 (Y, U, V), 2 (UV), 3 (RGB, BGR), 4 (RGBA-family) */
   gint scale;                  /* frame pixels per plane pixel, each way: 1 or 2 */
   gint index;                  /* this plane's bytes in an OvPlaneColor */
   guint8 *twin;                /* or NULL; its bytes in an OvPlaneColor are index + 1 */
@@ -27,6 +27,7 @@ typedef struct {
 struct _OvSoft {
   OvIsa isa;
   const OvKernels *k;
+  const OvKernels *k_c;         /* the portable kernels, for 3-byte pixels */
   gint cap;                    /* scratch rows hold this many pixels */
   guint16 *w;                  /* a row of blend weights */
   guint8 *colors, *colors2;    /* a row of colours, 4 bytes a pixel (colors2: the twin's) */
@@ -52,6 +53,9 @@ void ov_soft_shape(OvSoft *soft, const OvShape *shape, const OvPlane *plane, con
 /* One glyph bitmap of atlas (OV_ATLAS_SIZE wide) on one plane. */
 void ov_soft_glyph(OvSoft *soft, const OvPlacedGlyph *glyph, const guint8 *atlas,
                    const OvPlane *plane, const OvPlaneColor *color);
+
+/* The kernels that take pl's pixel size. */
+const OvKernels *ov_plane_kernels(const OvSoft *soft, const OvPlane *plane);
 
 /* rows rows of the plane (and its twin) from (xa, y), n pixels wide, blended with one
  * colour by weights w (row r: w + r * w_stride). */

@@ -227,7 +227,8 @@ static void keypoint(const GstStructure *res, guint k, gdouble *x, gdouble *y)
 GST_START_TEST(test_caps_sysmem)
 {
   NEED_MODEL(model, MV1);
-  static const gchar *formats[] = { "RGBA", "RGBx", "BGRx", "BGRA", "RGB", "I420", "NV12" };
+  static const gchar *formats[] = { "RGBA", "RGBx", "BGRx", "BGRA", "RGB", "BGR", "I420",
+                                    "YV12", "NV12", "NV21", "YUY2", "UYVY", "GRAY8" };
   for (guint i = 0; i < G_N_ELEMENTS(formats); i++) {
     gchar *desc = g_strdup_printf("tflitefilter model=%s threshold=0 max-results=1", model);
     GstHarness *h = gst_harness_new_parse(desc);
@@ -259,12 +260,12 @@ GST_START_TEST(test_caps_sysmem)
   /* formats outside the template are refused */
   GstElement *f = gst_element_factory_make("tflitefilter", NULL);
   GstPad *sink = gst_element_get_static_pad(f, "sink");
-  GstCaps *gray = gst_caps_from_string("video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1");
+  GstCaps *y444 = gst_caps_from_string("video/x-raw,format=Y444,width=64,height=48,framerate=30/1");
   GstCaps *glrgba = gst_caps_from_string(
     "video/x-raw(memory:GLMemory),format=RGBA,width=64,height=48,framerate=30/1,texture-target=2D");
-  fail_if(gst_pad_query_accept_caps(sink, gray));
+  fail_if(gst_pad_query_accept_caps(sink, y444));
   fail_unless(gst_pad_query_accept_caps(sink, glrgba));
-  gst_caps_unref(gray);
+  gst_caps_unref(y444);
   gst_caps_unref(glrgba);
   gst_object_unref(sink);
   gst_object_unref(f);
@@ -1355,7 +1356,8 @@ static void run_sysmem_gl(const gchar *pic, const gchar *model, const gchar *for
 GST_START_TEST(test_gl_sysmem)
 {
   NEED_MODEL(mv1, MV1);
-  static const gchar *formats[] = { "RGBA", "I420", "BGRx" };
+  /* the upload gives each format's planes as textures, read by the texture-input shader */
+  static const gchar *formats[] = { "RGBA", "I420", "BGRx", "YUY2", "UYVY", "NV21", "YV12", "GRAY8", "RGB" };
   for (guint i = 0; i < G_N_ELEMENTS(formats); i++) {
     run_out cpu, gl;
     gdouble s_cpu, s_gl;

@@ -1,7 +1,8 @@
 /* test_tfliteoverlay.c - tfliteoverlay drawn results, checked by pixels.
  *
  * A plain-colour frame gets a GstTfliteMeta written by hand (boxes, masks, labels), goes
- * through tfliteoverlay (system memory: every format it takes, RGBA-family, I420, NV12;
+ * through tfliteoverlay (system memory: every format it takes, RGBA-family, RGB, BGR, I420,
+ * YV12, NV12, NV21, GRAY8 (luma only);
  * GL: glupload ! tfliteoverlay ! gldownload), and the pixels are checked where the metadata
  * says something is drawn and where it says nothing is. The expected values are worked out
  * here from the palette, the blend weight and (YUV) this test's own BT.601/709 conversion;
@@ -33,15 +34,16 @@ static const guint8 voc15[3] = { 192, 128, 128 };
 static const guint8 voc1[3] = { 128, 0, 0 };
 
 /* every system-memory format; YUV ones in BT.601 limited range unless a test says otherwise */
-static const gchar *formats[] = { "RGBA", "BGRx", "RGBx", "BGRA", "I420", "NV12" };
-#define N_RGB_FORMATS 4
+static const gchar *formats[] = { "RGBA", "BGRx", "RGBx", "BGRA", "RGB", "BGR", "I420", "NV12", "YV12", "NV21", "GRAY8" };
+#define N_RGB_FORMATS 6
 #define DEFAULT_COLORIMETRY "bt601"
 
 /* ---- frames ---- */
 
 static gboolean is_yuv(const gchar *format)
 {
-  return g_str_equal(format, "I420") || g_str_equal(format, "NV12");
+  return g_str_equal(format, "I420") || g_str_equal(format, "NV12") || g_str_equal(format, "YV12") ||
+         g_str_equal(format, "NV21") || g_str_equal(format, "GRAY8");
 }
 
 static gchar *caps_str_cm(const gchar *format, const gchar *colorimetry)
@@ -94,7 +96,8 @@ static GstBuffer *plain_frame_cm(const gchar *format, const gchar *colorimetry)
   if (is_yuv(format)) {
     gdouble yuv[3];
     yuv_of(&info, bg_rgb, yuv);
-    for (gint c = 0; c < 3; c++) { /* by component: NV12's U and V interleave */
+    /* by component: NV12's U and V interleave; GRAY8 has luma only */
+    for (gint c = 0; c < (gint)GST_VIDEO_FRAME_N_COMPONENTS(&f); c++) {
       guint8 *d = GST_VIDEO_FRAME_COMP_DATA(&f, c);
       gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE(&f, c), st = GST_VIDEO_FRAME_COMP_STRIDE(&f, c);
       for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&f, c); y++)
@@ -104,8 +107,9 @@ static GstBuffer *plain_frame_cm(const gchar *format, const gchar *colorimetry)
     guint8 *d = GST_VIDEO_FRAME_PLANE_DATA(&f, 0);
     for (gint y = 0; y < H; y++)
       for (gint x = 0; x < W; x++) {
-        guint8 *p = d + y * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0) + 4 * x;
-        p[0] = p[1] = p[2] = p[3] = 255;
+        gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE(&f, 0); /* 4, or 3 for RGB and BGR */
+        guint8 *p = d + y * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0) + ps * x;
+        memset(p, 255, ps);
         for (gint c = 0; c < 3; c++) p[GST_VIDEO_FRAME_COMP_POFFSET(&f, c)] = bg_rgb[c];
       }
   }
@@ -143,14 +147,15 @@ static Image *image_of(GstBuffer *buf, const gchar *format, const gchar *colorim
       if (img->yuv) {
         img->y[y * W + x] = GST_VIDEO_FRAME_COMP_DATA(&f, 0)[y * GST_VIDEO_FRAME_COMP_STRIDE(&f, 0) + x];
         if (x < W / 2 && y < H / 2)
-          for (gint c = 1; c < 3; c++)
+          for (gint c = 1; c < (gint)GST_VIDEO_FRAME_N_COMPONENTS(&f); c++)
             (c == 1 ? img->u : img->v)[y * (W / 2) + x] =
               GST_VIDEO_FRAME_COMP_DATA(&f, c)[y * GST_VIDEO_FRAME_COMP_STRIDE(&f, c) + x * GST_VIDEO_FRAME_COMP_PSTRIDE(&f, c)];
         continue;
       }
-      const guint8 *p = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA(&f, 0) + y * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0) + 4 * x;
+      gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE(&f, 0);
+      const guint8 *p = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA(&f, 0) + y * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0) + ps * x;
       for (gint c = 0; c < 3; c++) img->rgb[3 * (y * W + x) + c] = p[GST_VIDEO_FRAME_COMP_POFFSET(&f, c)];
-      img->alpha_byte_min = MIN(img->alpha_byte_min, p[3]);
+      if (ps == 4) img->alpha_byte_min = MIN(img->alpha_byte_min, p[3]);
     }
   gst_video_frame_unmap(&f);
   return img;
@@ -203,7 +208,7 @@ static void assert_blend(const Image *img, gint x, gint y, const guint8 color[3]
   } else {
     for (gint c = 0; c < 3; c++) got[c] = px(img, x, y)[c];
   }
-  for (gint c = 0; c < 3; c++)
+  for (gint c = 0; c < (GST_VIDEO_INFO_N_COMPONENTS(&img->info) == 1 ? 1 : 3); c++) /* GRAY8: luma */
     fail_unless(fabs(got[c] - want[c]) <= tol, "%s pixel (%d,%d) is (%d,%d,%d), expected (%g,%g,%g) +-%d",
                 img->yuv ? "YUV" : "RGB", x, y, got[0], got[1], got[2], want[0], want[1], want[2], tol);
 }
@@ -580,7 +585,7 @@ GST_START_TEST(test_colorimetry)
 {
   const gchar *cms[] = { "bt601", "bt709", "1:4:0:0" /* full-range BT.601 (JPEG) */, "1:3:5:1" };
   for (guint c = 0; c < G_N_ELEMENTS(cms); c++)
-    for (gint f = 4; f < 6; f++) {
+    for (gint f = N_RGB_FORMATS; f < (gint)G_N_ELEMENTS(formats); f++) {
       tfl_results r = { 0 };
       set_class_mask(&r, 4, 3, 0, 0, W, H, all_15);
       Image *img = run_full("tfliteoverlay mask-alpha=1.0", formats[f], cms[c], formats[f],
@@ -920,6 +925,8 @@ static Suite *tfliteoverlay_suite(void)
 {
   Suite *s = suite_create("tfliteoverlay");
   TCase *cpu = tcase_create("sysmem");
+  /* eleven formats, each through a fresh harness (about 0.6 s each on an idle machine) */
+  tcase_set_timeout(cpu, 120);
   tcase_add_test(cpu, test_no_meta_untouched);
   tcase_add_test(cpu, test_empty_results_untouched);
   tcase_add_test(cpu, test_box_edge);
