@@ -14,6 +14,7 @@
 #include <gst/gl/gl.h>
 #include <gst/video/video.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gst/tflitefilter/gsttflitemeta.h"
@@ -272,7 +273,8 @@ GST_END_TEST;
  * the frame, equal to our mask (probability >= 0.5) pixel by pixel; and read through the
  * mtd alone (each frame pixel in the box sampled from the mtd's mask at its place), it
  * is Ultralytics' predict mask (yolov8_seg-0.2582.masks, bit-packed frame masks) at IoU
- * >= 0.8 (the mtd holds the prototype grid's 1/4 resolution, predict upsamples). */
+ * >= 0.8 (0.848 here: the mtd holds the prototype grid's 1/4 resolution, read here by the
+ * nearest texel, where predict upsamples the logits). */
 GST_START_TEST(test_yolo_box_segmentation_mtd)
 {
   static const gchar *names[] = { "square", "disc", "triangle" };
@@ -342,7 +344,8 @@ GST_START_TEST(test_yolo_box_segmentation_mtd)
     for (gint py = 0; py < fh; py++)
       for (gint px = 0; px < fw; px++) {
         gboolean ours = FALSE;
-        if (px >= x && px < x + w && py >= y && py < y + h) {
+        /* inside the box: its location is in whole pixels, truncated (up to 1 px short) */
+        if (px >= x && px <= x + w && py >= y && py <= y + h) {
           const gint u = (gint)floor((px + 0.5 - mx) * vm->width / mw), t = (gint)floor((py + 0.5 - my) * vm->height / mh);
           ours = u >= 0 && t >= 0 && u < (gint)vm->width && t < (gint)vm->height &&
                  map.data[vm->offset[0] + (gsize)t * vm->stride[0] + u];
