@@ -22,7 +22,8 @@
  * (task obb: the angle after the classes): rotated NMS (postproc/yolo_obb.h), each box
  * carries its rotated box (tfl_box.rbox) and is its bounds.
  * float32, float16, int8 and uint8 heads (dequantized with the tensor's scale).
- * Boxes are mapped through the transform to frame pixels and clamped. */
+ * Boxes are mapped through the transform to frame pixels and clamped (not with
+ * tfl_decoder_options.unclamped: Ultralytics' val scores them unclipped). */
 #include "decoder_impl.h"
 
 #include <limits.h>
