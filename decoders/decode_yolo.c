@@ -22,7 +22,8 @@
  * (task obb: the angle after the classes): rotated NMS (postproc/yolo_obb.h), each box
  * carries its rotated box (tfl_box.rbox) and is its bounds.
  * float32, float16, int8 and uint8 heads (dequantized with the tensor's scale).
- * Boxes are mapped through the transform to frame pixels and clamped. */
+ * Boxes are mapped through the transform to frame pixels and clamped (not with
+ * tfl_decoder_options.unclamped: Ultralytics' val scores them unclipped). */
 #include "decoder_impl.h"
 
 #include <limits.h>
@@ -229,6 +230,7 @@ typedef struct {
   int n_kept;
   pp_rbox *rboxes;        /* oriented heads: each candidate's rotated box, input pixels */
   bool multi_label;       /* candidates per (box, class): cand .. scratch hold n * nc */
+  bool unclamped;         /* boxes not clamped to the frame (as Ultralytics' val scores them) */
 } yolo_state;
 
 static void yolo_free(void *state)
@@ -268,6 +270,7 @@ static tfl_status yolo_create(const tfl_graph *g, const tfl_decoder_options *opt
   }
   const size_t n = (size_t)s->L.n_boxes;
   s->cap = opt->max_results > 0 ? opt->max_results : 1;
+  s->unclamped = opt->unclamped;
   s->multi_label = opt->multi_label && s->L.head != YOLO_END2END && !s->L.oriented && s->L.n_classes > 0;
   if (s->multi_label) {
     /* a candidate per (box, class): the work arrays hold n * nc, numbered in an int */
@@ -337,7 +340,7 @@ static tfl_status emit(yolo_state *s, tfl_results *res, const tfl_transform *tr,
   tfl_transform_bounds(tr, fminf(x0, x1), fminf(y0, y1), fmaxf(x0, x1), fmaxf(y0, y1), fb);
   tfl_box *o = &res->boxes[res->n_boxes++];
   *o = (tfl_box){ .x = fb[0], .y = fb[1], .w = fb[2], .h = fb[3], .class_id = class_id, .score = score };
-  decoder_clamp_box(tr, o);
+  if (!s->unclamped) decoder_clamp_box(tr, o);
   if (!L->n_kpts) return TFL_OK;
   o->keypoints = malloc((size_t)L->n_kpts * sizeof *o->keypoints);
   if (!o->keypoints) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
@@ -357,7 +360,8 @@ static tfl_status emit(yolo_state *s, tfl_results *res, const tfl_transform *tr,
 /* Appends an oriented box (input pixels): its centre and axes mapped through the
  * transform (the letterbox scales both axes alike, so the angle stays), the bounds of
  * its mapped corners as the box, clamped. */
-static void emit_oriented(tfl_results *res, const tfl_transform *tr, const pp_rbox *r, int class_id, float score)
+static void emit_oriented(const yolo_state *s, tfl_results *res, const tfl_transform *tr, const pp_rbox *r,
+                          int class_id, float score)
 {
   const float co = cosf(r->angle), si = sinf(r->angle);
   /* the half axes through the transform's linear part */
@@ -382,7 +386,7 @@ static void emit_oriented(tfl_results *res, const tfl_transform *tr, const pp_rb
   tfl_box *o = &res->boxes[res->n_boxes++];
   *o = (tfl_box){ .x = x0, .y = y0, .w = x1 - x0, .h = y1 - y0, .class_id = class_id, .score = score,
                   .oriented = true, .rbox = fr };
-  decoder_clamp_box(tr, o);
+  if (!s->unclamped) decoder_clamp_box(tr, o);
 }
 
 /* Segmentation: each kept box's own mask, as Ultralytics' process_mask computes it
@@ -479,7 +483,7 @@ static tfl_status yolo_run(void *state, const tfl_tensor *const *outputs, int n_
     for (int i = 0; i < m; i++) {
       const pp_rbox *r = &s->rboxes[s->found[i].index];
       if (!isfinite(r->cx + r->cy + r->w + r->h + r->angle)) continue;
-      emit_oriented(res, tr, r, s->found[i].class_id, s->found[i].score);
+      emit_oriented(s, res, tr, r, s->found[i].class_id, s->found[i].score);
     }
     return TFL_OK;
   }

@@ -6,7 +6,8 @@
  *   tfl_decoder_free(d);
  *
  * Plain C, no GStreamer. Nothing from the model is trusted: counts, class ids and
- * indices are clamped to the tensors' dims; boxes are clamped to the frame.
+ * indices are clamped to the tensors' dims; boxes are clamped to the frame (but for
+ * tfl_decoder_options.unclamped).
  * Each family lives in its own file (decode_classification.c, decode_detection.c, ...).
  */
 #ifndef TFL_DECODER_H
@@ -53,6 +54,10 @@ typedef struct {
    * threshold, not only for its best class (Ultralytics' multi_label, what its `val`
    * uses; predict keeps the best class) */
   bool multi_label;
+  /* YOLO: boxes left unclamped at the frame's edges (what Ultralytics' `val` scores: its
+   * boxes in the letterboxed input, reaching into the bars; predict clips them). For
+   * comparing with val only: a box outside the frame is no use to a pipeline. */
+  bool unclamped;
 } tfl_decoder_options;
 
 tfl_decoder_options tfl_decoder_defaults(void);

@@ -232,7 +232,15 @@ static bool read_annotation(const where *w, json_object *o, void *entry)
   if (!get_id(w, o, "id", &g->id) || !get_id(w, o, "image_id", &g->image_id) ||
       !get_id(w, o, "category_id", &g->category_id) || !get_bbox(w, o, g->bbox))
     return false;
-  json_object *v = field(w, o, "area", false);
+  json_object *v = field(w, o, "rbox", false);
+  if (v) {
+    if (!json_object_is_type(v, json_type_array) || json_object_array_length(v) != 5)
+      return bad(w, "rbox", "is not an array of 5 numbers [cx, cy, width, height, angle]");
+    for (size_t i = 0; i < 5; i++)
+      if (!get_number(w, json_object_array_get_idx(v, i), "rbox", &g->rbox[i])) return false;
+    g->oriented = true;
+  }
+  v = field(w, o, "area", false);
   g->area = g->bbox[2] * g->bbox[3];
   if (v && !get_number(w, v, "area", &g->area)) return false;
   v = field(w, o, "iscrowd", false);

@@ -4,6 +4,8 @@
  *   coco_dataset ds;  char err[512];
  *   if (coco_dataset_load("instances_val2017.json", &ds, err, sizeof err) != 0) puts(err);
  *   ... ds.images / ds.categories / ds.annotations (coco_metric.h's coco_gt) ...
+ * An annotation may carry "rbox": [cx, cy, w, h, angle in radians] (an oriented box, our
+ * extension; COCO has none), read into coco_gt.rbox.
  *   coco_dataset_free(&ds);
  *
  * Files are untrusted: every field the metric needs is checked (type, range, repeats) and

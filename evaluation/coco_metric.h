@@ -44,6 +44,10 @@ typedef struct {
   double bbox[4];             /* x, y, width, height in image pixels */
   double area;                /* COCO: the segmentation's area; decides the area range */
   bool iscrowd;               /* a crowd region: ignored, matches any number of detections */
+  /* an oriented box (our extension "rbox": [cx, cy, w, h, angle radians]), matched by
+   * ultralytics_map.h against oriented detections; coco_evaluate uses bbox only */
+  bool oriented;
+  double rbox[5];
 } coco_gt;
 
 /* One detection, as in a COCO results file. */
@@ -51,6 +55,8 @@ typedef struct {
   int64_t image_id, category_id;
   double bbox[4];             /* x, y, width, height in image pixels */
   double score;
+  bool oriented;              /* rbox as coco_gt's */
+  double rbox[5];
 } coco_det;
 
 typedef struct {

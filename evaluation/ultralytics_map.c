@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "postproc/yolo_obb.h"
+
 #define N_IOU 10
 #define AP_POINTS 101
 
@@ -31,6 +33,16 @@ static float box_iou(const double a[4], const double b[4])
   const float iw = fmaxf(fminf(ax1, bx1) - fmaxf(ax0, bx0), 0.0f), ih = fmaxf(fminf(ay1, by1) - fmaxf(ay0, by0), 0.0f);
   const float inter = iw * ih;
   return inter / ((ax1 - ax0) * (ay1 - ay0) + (bx1 - bx0) * (by1 - by0) - inter + 1e-7f);
+}
+
+/* Oriented truth and detection: Ultralytics' OBB val matches them by probabilistic IoU
+ * (batch_probiou), not by their bounds. */
+static float pair_iou(const coco_gt *g, const coco_det *d)
+{
+  if (!g->oriented || !d->oriented) return box_iou(g->bbox, d->bbox);
+  const pp_rbox a = { (float)g->rbox[0], (float)g->rbox[1], (float)g->rbox[2], (float)g->rbox[3], (float)g->rbox[4] };
+  const pp_rbox b = { (float)d->rbox[0], (float)d->rbox[1], (float)d->rbox[2], (float)d->rbox[3], (float)d->rbox[4] };
+  return pp_rbox_probiou(&a, &b);
 }
 
 static int by_score(const void *pa, const void *pb)
@@ -120,7 +132,7 @@ int ultralytics_map(const coco_eval_input *in, double *map50_95, double *map50, 
         size_t bi = SIZE_MAX;
         for (size_t g = 0; g < ng; g++) {
           const coco_gt *x = &in->gt[gts[g]];
-          const float iou = x->category_id == d->category_id && !claimed[g][t] ? box_iou(x->bbox, d->bbox) : 0.0f;
+          const float iou = x->category_id == d->category_id && !claimed[g][t] ? pair_iou(x, d) : 0.0f;
           if (bi == SIZE_MAX || iou > best) best = iou, bi = g;
         }
         o->tp[t] = bi != SIZE_MAX && best >= thr[t];

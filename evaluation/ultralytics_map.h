@@ -6,6 +6,8 @@
  *    IoU thresholds linspace(0.5, 0.95, 10) (float32, as torch makes them), the unclaimed
  *    ground truth of its category with the highest IoU (the first of equal ones), a true
  *    positive when that IoU >= the threshold; IoU = inter / (area1 + area2 - inter + 1e-7);
+ *    a truth and a detection both oriented (rbox): probabilistic IoU instead, as its OBB
+ *    val (batch_probiou);
  *  - all detections ranked by score; per category with ground truth: recall = tp /
  *    (n_truth + 1e-16), precision = tp / (tp + fp) along the ranking; AP = the trapezoid
  *    integral over 101 recall points 0:0.01:1 of the precision envelope, linearly

@@ -4,7 +4,8 @@
 # analytics suite there (tests/gst/test_analytics.c): our objects in GstAnalyticsRelationMeta
 # (detections, classes, tracking, segmentation masks from the CPU and the GL path, GL on
 # Mesa's llvmpipe), GStreamer's own objectdetectionoverlay drawing our detections,
-# tfliteoverlay drawing analytics results made by another element.
+# tfliteoverlay drawing analytics results made by another element, the trained YOLO
+# models' oriented boxes (oriented mtd) and per-box instance masks (segmentation mtds).
 #
 # The root is cached in BUILD_DIR/trixie-root (a stamp file marks it complete), so a rerun
 # only rebuilds and tests. A fresh root takes a few minutes (debootstrap, then about 150

@@ -34,10 +34,14 @@ static void usage(FILE *out)
           "                     %d), iou-threshold=T (NMS, default %g), anchors=auto|ssd-mobilenet|\n"
           "                     face-short|face-full|pose-detection|palm, box-scale=Y:X:H:W\n"
           "                     multi-label=0|1 (YOLO: a candidate per class above the threshold,\n"
-          "                     as Ultralytics' val; default 0, as predict)\n"
+          "                     as Ultralytics' val; default 0, as predict), clamp=0|1 (YOLO: 0\n"
+          "                     leaves boxes unclamped at the frame's edges, as val scores them;\n"
+          "                     default 1, as predict clips them)\n"
           "  --ultralytics-map  also print the box mAP as Ultralytics' val computes it (its matching\n"
           "                     and interpolation; pass max-results=300, threshold=0.001,\n"
-          "                     iou-threshold=0.7,multi-label=1 for val's settings)\n"
+          "                     iou-threshold=0.7,multi-label=1,clamp=0 for val's settings);\n"
+          "                     truth with \"rbox\" [cx, cy, w, h, angle] and oriented detections\n"
+          "                     overlap by probabilistic IoU, as its OBB val\n"
           "  --results FILE     write the detections as a COCO results file (several delegates:\n"
           "                     FILE with .<delegate> before the extension)\n"
           "                     (--verbose: categories, scores and IoU with the best truth box)\n",
@@ -63,9 +67,12 @@ static bool parse_options(char *spec, tfl_decoder_options *o)
       long x = strtol(v, &end, 10);
       if (end == v || *end || x < 1 || x > 100000) goto bad;
       o->max_results = (int)x;
-    } else if (!strcmp(kv, "multi-label")) {
+    } else if (!strcmp(kv, "multi-label") || !strcmp(kv, "clamp")) {
       if (strcmp(v, "0") && strcmp(v, "1")) goto bad;
-      o->multi_label = v[0] == '1';
+      if (!strcmp(kv, "clamp"))
+        o->unclamped = v[0] == '0';
+      else
+        o->multi_label = v[0] == '1';
     } else if (!strcmp(kv, "anchors")) {
       int k = 0;
       while (k < 6 && strcmp(v, anchors[k])) k++;
@@ -362,7 +369,8 @@ int main(int argc, char **argv)
       if (fl.verbose) printf("%s [%s]:", im->file_name, s[k].name);
       for (int b = 0; b < res.n_boxes; b++) {
         const tfl_box *x = &res.boxes[b];
-        coco_det d = { im->id, map_class(&map, x->class_id), { x->x, x->y, x->w, x->h }, x->score };
+        coco_det d = { im->id, map_class(&map, x->class_id), { x->x, x->y, x->w, x->h }, x->score, x->oriented,
+                       { x->rbox.cx, x->rbox.cy, x->rbox.w, x->rbox.h, x->rbox.angle } };
         if (d.category_id == NO_CATEGORY) {
           dets[k].dropped++;
           continue;

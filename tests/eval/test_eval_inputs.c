@@ -90,6 +90,10 @@ static void coco_files(void)
                 "\"bbox\": [0, \"0\", 1, 1]}]}", "annotations[0].bbox is not a number");
   bad_instances("huge number", HEAD "\"annotations\": [{\"id\": 1, \"image_id\": 1, \"category_id\": 1, "
                 "\"bbox\": [0, 0, 1e999, 1]}]}", "annotations[0].bbox");
+  bad_instances("rbox of 4", HEAD "\"annotations\": [{\"id\": 1, \"image_id\": 1, \"category_id\": 1, "
+                "\"bbox\": [0, 0, 1, 1], \"rbox\": [0, 0, 1, 1]}]}", "annotations[0].rbox is not an array of 5");
+  bad_instances("rbox with NaN", HEAD "\"annotations\": [{\"id\": 1, \"image_id\": 1, \"category_id\": 1, "
+                "\"bbox\": [0, 0, 1, 1], \"rbox\": [0, 0, 1, 1, NaN]}]}", "annotations[0].rbox is not a finite number");
   bad_instances("iscrowd 2", HEAD "\"annotations\": [{\"id\": 1, \"image_id\": 1, \"category_id\": 1, "
                 "\"bbox\": [0, 0, 1, 1], \"iscrowd\": 2}]}", "annotations[0].iscrowd is not 0 or 1");
   bad_instances("repeated annotation id", HEAD "\"annotations\": [{\"id\": 9, \"image_id\": 1, \"category_id\": 1, "
@@ -98,8 +102,8 @@ static void coco_files(void)
 
   /* a good file: no area means the box's, booleans allowed for iscrowd */
   const char *good = write_text("good.json", HEAD "\"annotations\": [{\"id\": 1, \"image_id\": 1, \"category_id\": 1, "
-                                "\"bbox\": [1, 2, 3, 4], \"iscrowd\": true, \"segmentation\": [[1, 2, 3]]}], "
-                                "\"licenses\": []}");
+                                "\"bbox\": [1, 2, 3, 4], \"iscrowd\": true, \"segmentation\": [[1, 2, 3]], "
+                                "\"rbox\": [2.5, 4, 3, 4, -0.5]}], \"licenses\": []}");
   int rc = coco_dataset_load(good, &ds, err, sizeof err);
   CHECK(rc == 0, "good file: %s", err);
   if (rc == 0) {
@@ -107,6 +111,8 @@ static void coco_files(void)
           ds.n_categories, ds.n_annotations);
     CHECK(ds.annotations[0].area == 12 && ds.annotations[0].iscrowd && ds.images[0].width == 0,
           "area %g crowd %d width %d", ds.annotations[0].area, ds.annotations[0].iscrowd, ds.images[0].width);
+    CHECK(ds.annotations[0].oriented && ds.annotations[0].rbox[0] == 2.5 && ds.annotations[0].rbox[4] == -0.5,
+          "rbox not read");
     coco_dataset_free(&ds);
   }
 

@@ -3,8 +3,10 @@
  * GStreamer 1.26): our objects in GstAnalyticsRelationMeta, GStreamer's own
  * objectdetectionoverlay drawing them, tfliteoverlay drawing another element's; on
  * GStreamer >= 1.26 our segmentation masks as segmentation mtds (deeplab's class map,
- * selfie segmentation's thresholded probability), pixel by pixel.
- * Env: GST_PLUGIN_PATH, TFL_MODEL_DIRS, TFL_PICTURES.
+ * selfie segmentation's thresholded probability), pixel by pixel; the trained YOLO task
+ * models' oriented boxes as oriented mtds and instance masks as segmentation mtds of their
+ * boxes, against Ultralytics' predict.
+ * Env: GST_PLUGIN_PATH, TFL_MODEL_DIRS, TFL_PICTURES, TFL_YOLO.
  */
 #include <gst/analytics/analytics.h>
 #include <gst/check/gstcheck.h>
@@ -12,6 +14,7 @@
 #include <gst/gl/gl.h>
 #include <gst/video/video.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gst/tflitefilter/gsttflitemeta.h"
@@ -185,6 +188,188 @@ GST_START_TEST(test_tfliteoverlay_draws_others)
   gst_harness_teardown(h);
 }
 GST_END_TEST;
+
+#if defined(HAVE_GST_ANALYTICS_ORIENTED) && defined(HAVE_GST_ANALYTICS_SEGMENTATION)
+/* The trained tiny YOLO models of make_yolo_tasks.py on their held-out picture (raw RGB,
+ * 160 x 120) at the threshold of Ultralytics' predict reference, and that reference's
+ * lines (class score x1 y1 x2 y2 [cx cy w h angle]); fails the test on an error. */
+static gchar **yolo_task_run(const gchar *model, const gchar *picture, const gchar *conf, const gchar *expected,
+                             pipe_run *r)
+{
+  const gchar *dir = g_getenv("TFL_YOLO");
+  fail_unless(dir != NULL, "TFL_YOLO not set");
+  gchar *desc = g_strdup_printf("filesrc location=\"%s/%s\" ! rawvideoparse width=160 height=120 format=rgb "
+                                "framerate=1/1 ! videoconvert ! video/x-raw,format=RGBA ! tflitefilter "
+                                "model=\"%s/%s\" threshold=%s iou-threshold=0.7 ! appsink name=sink",
+                                dir, picture, dir, model, conf);
+  pipe_run_launch(desc, 120, r);
+  fail_unless(r->error == NULL, "%s: %s", desc, r->error);
+  fail_unless(r->buffers->len >= 1);
+  gchar *path = g_strdup_printf("%s/%s.predict", dir, expected), *text = NULL;
+  fail_unless(g_file_get_contents(path, &text, NULL, NULL), "cannot read %s", path);
+  gchar **lines = g_strsplit(g_strstrip(text), "\n", -1);
+  g_free(text);
+  g_free(path);
+  g_free(desc);
+  return lines;
+}
+
+/* Oriented boxes (yolov8_obb.tflite, 3 classes): each of Ultralytics' predict's 5 rotated
+ * boxes (yolov8_obb-0.07086.predict, xywhr) is an oriented object-detection mtd with the
+ * class name of the model's metadata, its unrotated box (integers) within 1 px of predict's
+ * and its clockwise rotation within 2 degrees (modulo pi: a rectangle turned by pi is
+ * itself); no other object-detection mtd. */
+GST_START_TEST(test_yolo_oriented_mtd)
+{
+  static const gchar *names[] = { "red", "green", "blue" };
+  pipe_run r;
+  gchar **lines = yolo_task_run("yolov8_obb.tflite", "tasks_obb.rgb", "0.0708590448", "yolov8_obb-0.07086", &r);
+  GstAnalyticsRelationMeta *rm = gst_buffer_get_analytics_relation_meta(g_ptr_array_index(r.buffers, 0));
+  fail_unless(rm != NULL, "no analytics meta");
+  guint n_lines = g_strv_length(lines), n_od = 0;
+  fail_unless_equals_int(n_lines, 5);
+  gboolean *used = g_new0(gboolean, n_lines);
+  gfloat worst_px = 0, worst_deg = 0;
+  gpointer state = NULL;
+  GstAnalyticsODMtd od;
+  while (gst_analytics_relation_meta_iterate(rm, &state, gst_analytics_od_mtd_get_mtd_type(), &od)) {
+    gint x, y, w, h;
+    gfloat rot, conf;
+    fail_unless(gst_analytics_od_mtd_get_oriented_location(&od, &x, &y, &w, &h, &rot, &conf));
+    n_od++;
+    /* predict's box nearest to this one's centre */
+    gdouble best = G_MAXDOUBLE, v[11] = { 0 };
+    guint bl = 0;
+    for (guint l = 0; l < n_lines; l++) {
+      gdouble t[11];
+      fail_unless(sscanf(lines[l], "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &t[0], &t[1], &t[2], &t[3], &t[4],
+                         &t[5], &t[6], &t[7], &t[8], &t[9], &t[10]) == 11, "bad line %s", lines[l]);
+      const gdouble d = hypot(x + w / 2.0 - t[6], y + h / 2.0 - t[7]);
+      if (d < best) best = d, bl = l, memcpy(v, t, sizeof v);
+    }
+    fail_unless(!used[bl], "two mtds on predict's box %u", bl);
+    used[bl] = TRUE;
+    fail_unless_equals_string(g_quark_to_string(gst_analytics_od_mtd_get_obj_type(&od)), names[(gint)v[0]]);
+    fail_unless(fabsf(conf - (gfloat)v[1]) < 0.02f, "confidence %.3f, predict's %.3f", conf, v[1]);
+    worst_px = MAX(worst_px, (gfloat)MAX(MAX(fabs(x - (v[6] - v[8] / 2)), fabs(y - (v[7] - v[9] / 2))),
+                                          MAX(fabs(w - v[8]), fabs(h - v[9]))));
+    gdouble turn = fmod(fabs(rot - v[10]), G_PI);
+    worst_deg = MAX(worst_deg, (gfloat)(MIN(turn, G_PI - turn) * 180.0 / G_PI));
+  }
+  fail_unless_equals_int(n_od, 5);
+  fail_unless(worst_px <= 1.0f, "oriented mtd boxes off predict's by %.2f px", worst_px);
+  fail_unless(worst_deg <= 2.0f, "oriented mtd rotations off predict's by %.3f degrees", worst_deg);
+  g_print("YOLO oriented boxes as oriented mtds: %u, within %.2f px (integers) and %.4f degrees of predict\n", n_od,
+          worst_px, worst_deg);
+  g_free(used);
+  g_strfreev(lines);
+  pipe_run_clear(&r);
+}
+GST_END_TEST;
+
+/* Instance segmentation (yolov8_seg.tflite): each of predict's 3 boxes is an
+ * object-detection mtd with its class name, related to a segmentation mtd holding that
+ * box's own mask: a GRAY8 buffer (video meta) of ids 0/1 located where our mask lies in
+ * the frame, equal to our mask (probability >= 0.5) pixel by pixel; and read through the
+ * mtd alone (each frame pixel in the box sampled from the mtd's mask at its place), it
+ * is Ultralytics' predict mask (yolov8_seg-0.2582.masks, bit-packed frame masks) at IoU
+ * >= 0.8 (0.848 here: the mtd holds the prototype grid's 1/4 resolution, read here by the
+ * nearest texel, where predict upsamples the logits). */
+GST_START_TEST(test_yolo_box_segmentation_mtd)
+{
+  static const gchar *names[] = { "square", "disc", "triangle" };
+  pipe_run r;
+  gchar **lines = yolo_task_run("yolov8_seg.tflite", "tasks_seg.rgb", "0.258208036", "yolov8_seg-0.2582", &r);
+  const gchar *dir = g_getenv("TFL_YOLO");
+  gchar *path = g_strdup_printf("%s/yolov8_seg-0.2582.masks", dir), *bits = NULL;
+  gsize n_bits = 0;
+  const gint fw = 160, fh = 120, row = (fw + 7) / 8;
+  fail_unless(g_file_get_contents(path, &bits, &n_bits, NULL), "cannot read %s", path);
+  guint n_lines = g_strv_length(lines), n_od = 0;
+  fail_unless_equals_int(n_lines, 3);
+  fail_unless_equals_int(n_bits, (gsize)n_lines * fh * row);
+  GstBuffer *b = g_ptr_array_index(r.buffers, 0);
+  GstTfliteMeta *m = gst_buffer_get_tflite_meta(b);
+  GstAnalyticsRelationMeta *rm = gst_buffer_get_analytics_relation_meta(b);
+  fail_unless(m != NULL && rm != NULL, "no meta");
+  gdouble worst_iou = 1.0;
+  gpointer state = NULL;
+  GstAnalyticsODMtd od;
+  while (gst_analytics_relation_meta_iterate(rm, &state, gst_analytics_od_mtd_get_mtd_type(), &od)) {
+    gint x, y, w, h;
+    gfloat conf;
+    fail_unless(gst_analytics_od_mtd_get_location(&od, &x, &y, &w, &h, &conf));
+    n_od++;
+    gdouble best = G_MAXDOUBLE, v[6] = { 0 };
+    guint bl = 0;
+    for (guint l = 0; l < n_lines; l++) {
+      gdouble t[6];
+      fail_unless(sscanf(lines[l], "%lf %lf %lf %lf %lf %lf", &t[0], &t[1], &t[2], &t[3], &t[4], &t[5]) == 6);
+      const gdouble d = fabs(x - t[2]) + fabs(y - t[3]) + fabs(x + w - t[4]) + fabs(y + h - t[5]);
+      if (d < best) best = d, bl = l, memcpy(v, t, sizeof v);
+    }
+    fail_unless(best < 8.0, "mtd box (%d,%d %dx%d) is not one of predict's", x, y, w, h);
+    fail_unless_equals_string(g_quark_to_string(gst_analytics_od_mtd_get_obj_type(&od)), names[(gint)v[0]]);
+    /* its segmentation mtd, and our SEGMENTATION object behind it */
+    gpointer rs = NULL;
+    GstAnalyticsSegmentationMtd seg;
+    fail_unless(gst_analytics_relation_meta_get_direct_related(rm, od.id, GST_ANALYTICS_REL_TYPE_RELATE_TO,
+                                                               gst_analytics_segmentation_mtd_get_mtd_type(), &rs, &seg),
+                "box %u has no segmentation mtd", bl);
+    const GstTfliteObject *o = NULL;
+    for (guint i = 0; i < gst_tflite_meta_n_objects(m) && !o; i++)
+      if (gst_tflite_meta_get_object(m, i)->analytics_id == seg.id + 1) o = gst_tflite_meta_get_object(m, i);
+    fail_unless(o && o->kind == GST_TFLITE_OBJECT_SEGMENTATION && o->mask && o->mask->prob, "box %u: no mask object", bl);
+    gint mx, my;
+    guint mw, mh;
+    GstBuffer *mb = gst_analytics_segmentation_mtd_get_mask(&seg, &mx, &my, &mw, &mh);
+    fail_unless(mb != NULL);
+    fail_unless(mx == (gint)lroundf(o->x) && my == (gint)lroundf(o->y) && mw > 0 && mh > 0,
+                "mask at (%d,%d %ux%u), ours at (%.1f,%.1f %.1fx%.1f)", mx, my, mw, mh, o->x, o->y, o->w, o->h);
+    GstVideoMeta *vm = gst_buffer_get_video_meta(mb);
+    const GstTfliteMask *mask = o->mask;
+    fail_unless(vm && vm->format == GST_VIDEO_FORMAT_GRAY8 && (gint)vm->width == mask->width &&
+                (gint)vm->height == mask->height, "mask video meta");
+    GstMapInfo map;
+    fail_unless(gst_buffer_map(mb, &map, GST_MAP_READ));
+    guint wrong = 0;
+    for (gint yy = 0; yy < mask->height; yy++)
+      for (gint xx = 0; xx < mask->width; xx++)
+        wrong += map.data[vm->offset[0] + (gsize)yy * vm->stride[0] + xx] !=
+                 (mask->prob[(gsize)yy * mask->width + xx] >= 0.5f);
+    fail_unless(wrong == 0, "box %u: %u mask pixels differ from ours", bl, wrong);
+    /* the mtd's mask over the frame, inside the box, against predict's */
+    const guint8 *want = (const guint8 *)bits + (gsize)bl * fh * row;
+    guint inter = 0, uni = 0;
+    for (gint py = 0; py < fh; py++)
+      for (gint px = 0; px < fw; px++) {
+        gboolean ours = FALSE;
+        /* inside the box: its location is in whole pixels, truncated (up to 1 px short) */
+        if (px >= x && px <= x + w && py >= y && py <= y + h) {
+          const gint u = (gint)floor((px + 0.5 - mx) * vm->width / mw), t = (gint)floor((py + 0.5 - my) * vm->height / mh);
+          ours = u >= 0 && t >= 0 && u < (gint)vm->width && t < (gint)vm->height &&
+                 map.data[vm->offset[0] + (gsize)t * vm->stride[0] + u];
+        }
+        const gboolean theirs = (want[py * row + px / 8] >> (7 - px % 8)) & 1;
+        inter += ours && theirs;
+        uni += ours || theirs;
+      }
+    gst_buffer_unmap(mb, &map);
+    gst_buffer_unref(mb);
+    fail_unless(uni > 0);
+    worst_iou = MIN(worst_iou, (gdouble)inter / uni);
+  }
+  fail_unless_equals_int(n_od, 3);
+  fail_unless(worst_iou >= 0.8, "a box's segmentation mtd is predict's mask at IoU %.3f", worst_iou);
+  g_print("YOLO instance masks as segmentation mtds of their boxes: %u, IoU >= %.3f with predict's masks\n", n_od,
+          worst_iou);
+  g_free(bits);
+  g_free(path);
+  g_strfreev(lines);
+  pipe_run_clear(&r);
+}
+GST_END_TEST;
+#endif
 
 #ifdef HAVE_GST_ANALYTICS_SEGMENTATION
 /* The one SEGMENTATION object of `pic` through `model` (CPU), and its segmentation mtd:
@@ -412,6 +597,10 @@ static Suite *analytics_suite(void)
   tcase_add_test(tc, test_classification_mtd_related);
   tcase_add_test(tc, test_objectdetectionoverlay_draws_ours);
   tcase_add_test(tc, test_tfliteoverlay_draws_others);
+#if defined(HAVE_GST_ANALYTICS_ORIENTED) && defined(HAVE_GST_ANALYTICS_SEGMENTATION)
+  tcase_add_test(tc, test_yolo_oriented_mtd);
+  tcase_add_test(tc, test_yolo_box_segmentation_mtd);
+#endif
 #ifdef HAVE_GST_ANALYTICS_SEGMENTATION
   tcase_add_test(tc, test_segmentation_mtd_classes);
   tcase_add_test(tc, test_segmentation_mtd_probability);

@@ -259,6 +259,92 @@ GST_START_TEST(test_yolo_cls_on_regions)
 }
 GST_END_TEST;
 
+/* YOLO-pose on another detector's boxes (regions-from, fit=auto: the letterbox keeps the
+ * aspect by widening each box to the model's square about its centre), system memory or
+ * GL: the trained pose model finds the figures in tasks_pose.rgb, then runs again on each
+ * figure's region; the best figure there (max-results=1) is a child of its box with 17
+ * keypoints in frame pixels, within 0.25 px (CPU) / 2 px (GL) of the real TFLite on the
+ * square crop make_region_pose.py builds (yolov8_pose_regions.expected, from Ultralytics'
+ * predict boxes and its own non_max_suppression), and not where the box stretched to the
+ * input puts them (the file's last line: 2.4 px apart at the least on the first box), so a
+ * fit left out fails. */
+static void yolo_pose_regions(gboolean gl)
+{
+  const gchar *dir = g_getenv("TFL_YOLO");
+  fail_unless(dir != NULL, "TFL_YOLO not set");
+  gchar *desc = g_strdup_printf("filesrc location=\"%s/tasks_pose.rgb\" ! rawvideoparse width=160 height=120 format=rgb "
+                                "framerate=1/1 ! videoconvert ! video/x-raw,format=RGBA ! %s tflitefilter name=det "
+                                "model=\"%s/yolov8_pose.tflite\" threshold=0.2218 iou-threshold=0.7 ! tflitefilter "
+                                "name=kp model=\"%s/yolov8_pose.tflite\" regions-from=det threshold=0.25 iou-threshold=0.7 "
+                                "max-results=1 ! %s appsink name=sink", dir, gl ? "glupload !" : "", dir, dir,
+                                gl ? "gldownload !" : "");
+  gchar *path = g_build_filename(dir, "yolov8_pose_regions.expected", NULL), *text = NULL;
+  fail_unless(g_file_get_contents(path, &text, NULL, NULL), "cannot read %s", path);
+  gchar **lines = g_strsplit(text, "\n", -1);
+  /* the boxes' lines, then "stretched" */
+  gdouble want[2][4 + 51], stretched[51];
+  guint n_want = 0;
+  for (guint l = 0; lines[l] && lines[l][0]; l++) {
+    gchar **f = g_strsplit(lines[l], " ", -1);
+    const gboolean st = !g_strcmp0(f[0], "stretched");
+    const guint nv = st ? 51 : 55;
+    fail_unless(g_strv_length(f) == nv + st && (st || n_want < 2), "bad line %s", lines[l]);
+    for (guint k = 0; k < nv; k++) (st ? stretched : want[n_want])[k] = g_ascii_strtod(f[k + st], NULL);
+    n_want += !st;
+    g_strfreev(f);
+  }
+  fail_unless_equals_int(n_want, 2);
+  pipe_run r;
+  pipe_run_launch(desc, 120, &r);
+  fail_unless(r.error == NULL, "%s", r.error);
+  fail_unless(r.buffers->len >= 1);
+  GstTfliteMeta *m = gst_buffer_get_tflite_meta(g_ptr_array_index(r.buffers, 0));
+  guint n = 0;
+  gfloat worst = 0, apart = G_MAXFLOAT;
+  for (const GstTfliteObject *box; (box = nth_kind(m, GST_TFLITE_OBJECT_DETECTION, "det", n)); n++) {
+    const gdouble *w = NULL;
+    gdouble best = G_MAXDOUBLE;
+    for (guint l = 0; l < n_want; l++) {
+      const gdouble d = fabs(want[l][0] - box->x) + fabs(want[l][1] - box->y) + fabs(want[l][2] - box->x - box->w) +
+                        fabs(want[l][3] - box->y - box->h);
+      if (d < best) best = d, w = want[l];
+    }
+    fail_unless(best < 0.1, "box %u (%.2f %.2f %.2f %.2f) is not one of Ultralytics' (off by %.3f px)", n, box->x,
+                box->y, box->w, box->h, best);
+    const GstTfliteObject *fig = NULL;
+    for (guint i = 0; (fig = nth_kind(m, GST_TFLITE_OBJECT_DETECTION, "kp", i)); i++)
+      if (fig->parent_id == box->id) break;
+    fail_unless(fig != NULL, "box %u: no figure found on its region", n);
+    fail_unless_equals_int(fig->n_keypoints, 17);
+    gfloat off_stretched = 0;
+    for (guint k = 0; k < 17; k++) {
+      const tfl_keypoint *p = &fig->keypoints[k];
+      worst = MAX(worst, hypotf(p->x - (gfloat)w[4 + 3 * k], p->y - (gfloat)w[5 + 3 * k]));
+      worst = MAX(worst, fabsf(p->score - (gfloat)w[6 + 3 * k]) * 100.0f); /* visibility: within 0.0025 (CPU) */
+      if (w == want[0])
+        off_stretched = MAX(off_stretched, hypotf(p->x - (gfloat)stretched[3 * k], p->y - (gfloat)stretched[3 * k + 1]));
+    }
+    if (w == want[0]) apart = off_stretched;
+  }
+  fail_unless_equals_int(n, 2);
+  fail_unless(worst < (gl ? 2.0f : 0.25f), "keypoints off LiteRT's on the region by %.3f px (gl %d)", worst, gl);
+  fail_unless(apart > 1.0f && apart < G_MAXFLOAT, "the region's keypoints are where the stretched box puts them");
+  g_print("YOLO-pose on the detector's boxes (%s): keypoints (and visibility x 100) within %.4f px of LiteRT on the square regions "
+          "(the stretched box: %.1f px away)\n", gl ? "GL" : "CPU", worst, apart);
+  pipe_run_clear(&r);
+  g_strfreev(lines);
+  g_free(text);
+  g_free(path);
+  g_free(desc);
+}
+
+GST_START_TEST(test_yolo_pose_on_regions)
+{
+  yolo_pose_regions(FALSE);
+  yolo_pose_regions(TRUE);
+}
+GST_END_TEST;
+
 /* Runs "HEAD ! pose detector ! pose landmarks on its regions ! appsink TAIL", where PIC in
  * HEAD and TAIL stands for astronaut.png; fails the test on an error. */
 static void pose_chain(const gchar *head, const gchar *det_props, const gchar *lm_props, const gchar *tail, pipe_run *r)
@@ -540,6 +626,7 @@ static Suite *objects_suite(void)
   tcase_add_test(tr, test_face_mesh_on_region_both_paths);
   tcase_add_test(tr, test_pose_two_people);
   tcase_add_test(tr, test_yolo_cls_on_regions);
+  tcase_add_test(tr, test_yolo_pose_on_regions);
   tcase_add_test(tr, test_pose_partly_outside);
   tcase_add_test(tr, test_track_regions_pause_detector);
   tcase_add_test(tr, test_tracker_video);

@@ -23,9 +23,10 @@ in frame pixels, and for segmentation NAME-CONF.masks: each detection's mask as 
 makes it (process_mask: upsampled logits > 0, cropped to the box at the input's resolution,
 then scale_masks to the frame, > 0.5), one bit a pixel, rows packed (np.packbits);
 tasks.txt lists the runs with their tolerances (tests/test_yolo_tasks.c,
-tests/gst/test_tflitefilter.c). Then eval_seg/ and eval_pose/: 12 more held-out pictures
-(PNG), their truth as a COCO instances file, and Ultralytics' val box mAP of each model on
-them (val.txt; tests/test_yolo_map.sh).
+tests/gst/test_tflitefilter.c). Then eval_seg/, eval_pose/ and eval_obb/: 12 more held-out
+pictures (PNG), their truth as a COCO instances file (oriented boxes also as "rbox", from
+Ultralytics' xyxyxyxy2xywhr of the label corners), and Ultralytics' val box mAP of each model
+on them (val.txt; tests/test_yolo_map.sh).
 """
 import json
 import math
@@ -432,6 +433,12 @@ def make_eval(task, utask, names):
             x1, x2, y1, y2 = x1 * EVAL_W, x2 * EVAL_W, y1 * EVAL_H, y2 * EVAL_H
             anns.append({"id": len(anns) + 1, "image_id": i + 1, "category_id": int(v[0]) + 1, "iscrowd": 0,
                          "bbox": [x1, y1, x2 - x1, y2 - y1], "area": (x2 - x1) * (y2 - y1)})
+            if task == "obb":
+                # the rotated box as Ultralytics' dataset makes it from the corners
+                # (xyxyxyxy2xywhr: cv2.minAreaRect), tflite-eval-detection's "rbox"
+                from ultralytics.utils.ops import xyxyxyxy2xywhr
+                xy = np.array(v[1:9], dtype=np.float64).reshape(4, 2) * [EVAL_W, EVAL_H]
+                anns[-1]["rbox"] = [float(x) for x in xyxyxyxy2xywhr(xy.reshape(1, 8))[0]]
     cats = [{"id": k + 1, "name": n} for k, n in enumerate(names)]
     (out / "instances.json").write_text(json.dumps({"images": images, "annotations": anns, "categories": cats}))
     d = {"path": str(root), "train": "images/val", "val": "images/val", "names": dict(enumerate(names))}
@@ -447,7 +454,7 @@ def make_eval(task, utask, names):
         m = YOLO(str(f), task=utask)
         r = m.val(data=str(root / "data.yaml"), imgsz=IMGSZ, batch=1, conf=0.001, iou=0.7, plots=False,
                   verbose=False, workers=0, project=str(root / "runs"), name=tag or "fp32")
-        pm, pm50 = predict_map(m, out, images, anns)
+        pm, pm50 = predict_map(m, out, images, anns, utask)
         lines.append(f"{f.name} {r.box.map:.6f} {r.box.map50:.6f} {pm:.6f} {pm50:.6f}")
         print(f.name, "val box mAP50-95", r.box.map, "mAP50", r.box.map50, "| on predict's boxes", pm, pm50)
     (out / "val.txt").write_text(
@@ -456,25 +463,33 @@ def make_eval(task, utask, names):
         "".join(x + "\n" for x in lines))
 
 
-def predict_map(model, folder, images, anns):
+def predict_map(model, folder, images, anns, utask="detect"):
     """Ultralytics' own val metric (DetectionValidator.match_predictions, ap_per_class) on
     the boxes of Ultralytics' predict (conf 0.001, iou 0.7, max_det 300: val's settings,
     but one class a box, as predict and our decoder keep it) against the truth above."""
     from PIL import Image
     from ultralytics.models.yolo.detect.val import DetectionValidator
-    from ultralytics.utils.metrics import ap_per_class, box_iou
+    from ultralytics.utils.metrics import ap_per_class, batch_probiou, box_iou
 
     v = DetectionValidator()
     v.iouv = torch.linspace(0.5, 0.95, 10)
     tps, confs, pcls, tcls = [], [], [], []
     for im in images:
         img = np.asarray(Image.open(folder / im["file_name"]).convert("RGB"))
-        b = model.predict(img[:, :, ::-1].copy(), imgsz=IMGSZ, conf=0.001, iou=0.7, max_det=300, verbose=False)[0].boxes
+        res = model.predict(img[:, :, ::-1].copy(), imgsz=IMGSZ, conf=0.001, iou=0.7, max_det=300, verbose=False)[0]
+        b = res.boxes
         g = [a for a in anns if a["image_id"] == im["id"]]
         gb = torch.tensor([[a["bbox"][0], a["bbox"][1], a["bbox"][0] + a["bbox"][2], a["bbox"][1] + a["bbox"][3]]
                            for a in g], dtype=torch.float32).reshape(-1, 4)
         gc = torch.tensor([a["category_id"] - 1 for a in g])
-        tps.append(v.match_predictions(b.cls, gc, box_iou(gb, b.xyxy)).numpy())
+        if utask == "obb":
+            # the OBB val's matching: probabilistic IoU of the rotated boxes
+            b = res.obb
+            gr = torch.tensor([a["rbox"] for a in g], dtype=torch.float32).reshape(-1, 5)
+            iou = batch_probiou(gr, b.xywhr.float())
+        else:
+            iou = box_iou(gb, b.xyxy)
+        tps.append(v.match_predictions(b.cls, gc, iou).numpy())
         confs.append(b.conf.numpy())
         pcls.append(b.cls.numpy())
         tcls.append(gc.numpy())
@@ -496,6 +511,8 @@ def main():
             make_eval("seg", "segment", SHAPES)
         if not only or "pose" in only:
             make_eval("pose", "pose", ["figure"])
+        if not only or "obb" in only:
+            make_eval("obb", "obb", BARS)
     else:
         print(__doc__)
         return 2
