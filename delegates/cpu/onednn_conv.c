@@ -582,12 +582,25 @@ bool onednn_conv_preferred(const tfl_graph *g, int node, const onednn_conv_optio
          onednn_conv_applies(g, node, o);
 }
 
+/* Whether oneDNN's 8-bit convolutions are exact here: with VNNI (vpdpbusd) they sum u8 x s8
+ * products in int32. Below it (AVX2 only, valgrind's CPUID, ONEDNN_MAX_CPU_ISA=AVX2) they
+ * pair them in int16 (vpmaddubsw) and halve s8 weights against saturation, so odd weights
+ * lose a bit (8 steps off on opmodels conv_2d_int8_full_weights_3x3); u8 inputs are not
+ * halved and can saturate. Asked of oneDNN itself, which sees both the CPU and the cap. */
+static bool int8_exact(void)
+{
+  const unsigned isa = (unsigned)dnnl_get_effective_cpu_isa();
+  const unsigned avx512_vnni = (unsigned)dnnl_cpu_isa_avx512_core_vnni, avx2_vnni = (unsigned)dnnl_cpu_isa_avx2_vnni;
+  return (isa & avx512_vnni) == avx512_vnni || (isa & avx2_vnni) == avx2_vnni;
+}
+
 bool onednn_conv_applies(const tfl_graph *g, int node, const onednn_conv_options *o)
 {
   if (!g || !o || node < 0 || node >= g->n_nodes) return false;
   onednn_conv c = {.g = g, .node = node, .isa = o->isa, .add_node = o->add_node, .act_node = o->act_node,
                    .z_tensor = -1, .z_bf16 = o->bf16 && o->z_bf16 && o->add_node >= 0};
   if (!onednn_fit_node(g, &g->nodes[node], o->pad_node, &c.s, &c.kind, o->bf16)) return false;
+  if (c.kind == K_Q8 && !int8_exact()) return false; /* left to XNNPACK or our kernels */
   if (c.kind == K_Q8) c.src_zp = cpu_zero_point(onednn_in(g, &g->nodes[node], INPUT), 0);
   if (o->add_node >= 0) {
     if (c.kind == K_Q8 || onednn_conv_fusable_add(g, node) != o->add_node) return false;

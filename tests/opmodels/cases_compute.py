@@ -82,6 +82,33 @@ def register(mk):
     mk.CASES['conv_2d_grouped_depthwise_7x7'] = (conv_grouped([1, 9, 8, 4], 4, 1, (7, 7), (1, 1), 'SAME', False), {'litert': True})
     mk.CASES['conv_2d_grouped_int8_g3_s2_relu'] = (conv_grouped([2, 7, 8, 6], 9, 2, (3, 3), (2, 2), 'SAME', True, act='relu'), {'litert': True})
 
+    # ---- int8 CONV_2D whose weights are all +-127 (one sign per output channel) on inputs
+    # at +127 (an ABS of inputs that clamp): without VNNI, oneDNN's int8 convolutions
+    # (u8 x s8 pairs summed in int16 by vpmaddubsw) halve the weights to keep the pairs
+    # from saturating ("sa0.5" in ONEDNN_VERBOSE under ONEDNN_MAX_CPU_ISA=AVX2), so an odd
+    # weight loses its last bit: each tap here is 127 off, up to 8 output steps in all. A dense
+    # conv of this size goes to oneDNN (delegates/cpu/onednn_conv.c) where it is allowed.
+    def conv_i8_full_weights(shape, cout, k):
+        def build(m):
+            g = m.input(shape, 'int8', q=(0.001, 0))
+            x = m.tensor(shape, 'int8', q=(0.001, 0))
+            m.op('ABS', [g], [x])
+            signs = [1 if m.rng.random() < 0.5 else -1 for _ in range(cout)]
+            per = k[0] * k[1] * shape[3]
+            w = m.const([cout, k[0], k[1], shape[3]], [127 * signs[o] for o in range(cout) for _ in range(per)],
+                        'int8', q=([0.001] * cout, [0] * cout, 0))
+            # the bias cancels the interior's mean sum (about 288 taps x 120.5 x 127) so the
+            # outputs stay inside int8
+            b = m.const([cout], [-signs[o] * (per * 15300 + m.rng.randint(-100000, 100000)) for o in range(cout)], 'int32',
+                        q=([0.001 * 0.001] * cout, [0] * cout, 0))
+            y = m.tensor([shape[0], shape[1], shape[2], cout], 'int8', q=(0.005, 3))
+            m.op('CONV_2D', [x, w, b], [y], 'Conv2DOptions',
+                 {'padding': 'SAME', 'stride_w': 1, 'stride_h': 1}, version=3)
+            m.output(y)
+        return build
+
+    mk.CASES['conv_2d_int8_full_weights_3x3'] = (conv_i8_full_weights([1, 12, 12, 32], 16, (3, 3)), {'litert': True})
+
     # ---------------------------------------------------------------- hybrid TRANSPOSE_CONV
 
     def tconv_hybrid(shape, cout, k, s, pad, per_channel, bias=False, act=None):

@@ -7,6 +7,8 @@ Graph inputs are Gaussian (integers: rounded z / scale + zero point). Ops with a
 (SQRT, LOG, POW) get a non-negative input through an ABS in front, or a quantized input
 whose zero point is the type's minimum (every code is >= 0 then).
 """
+import math
+import struct
 
 
 def register(mk):
@@ -188,6 +190,48 @@ def register(mk):
     hard_swish_codes('hard_swish_i8_codes', 'int8', (0.03719327598810196, 2), (0.019719835370779037, -109))
     hard_swish_codes('hard_swish_i8_codes_wide', 'int8', (0.1, -20), (0.07, -100))
     hard_swish_codes('hard_swish_i8_codes_fine', 'int8', (0.01, 5), (0.004, -90))
+
+    # ---- QUANTIZE float -> 8 bits at exact halves: inputs whose float32 quotient x / scale
+    # is k + 0.5 (every k of the type's range that has one), after a Gaussian input. The
+    # first quantization is a YOLOv8-obb int8 export's input (Ultralytics 8.4), where one
+    # such pixel put our QUANTIZE one code off LiteRT and the head's boxes up to 5 steps.
+    # A DEQUANTIZE of the codes is a second, float output, matched code for code.
+    def f32(v):
+        return struct.unpack('<f', struct.pack('<f', v))[0]
+
+    def halves(scale, zp, lo, hi):
+        """float32 x with fl32(x / scale) == k + 0.5 for each k with a code k + zp in lo..hi."""
+        scale, out = f32(scale), []
+        for k in range(lo - zp, hi - zp):
+            x0 = f32((k + 0.5) * scale)
+            bits = struct.unpack('<I', struct.pack('<f', abs(x0)))[0]
+            for d in (0, -1, 1, -2, 2, -3, 3):
+                x = math.copysign(struct.unpack('<f', struct.pack('<I', bits + d))[0], x0)
+                if f32(x / scale) == k + 0.5:
+                    out.append(x)
+                    break
+        return out
+
+    def quantize_halves(name, type, q):
+        lo, hi = (-128, 127) if type == 'int8' else (0, 255)
+        ties = halves(q[0], q[1], lo, hi)
+
+        @mk.litert_case(name)
+        def _(m):
+            x = m.input([64])
+            c = m.const([len(ties)], ties)
+            cat = m.tensor([64 + len(ties)])
+            m.op('CONCATENATION', [x, c], [cat], 'ConcatenationOptions', {'axis': 0})
+            out = m.tensor([64 + len(ties)], type, q=q)
+            m.op('QUANTIZE', [cat], [out])
+            m.output(out)
+            real = m.tensor([64 + len(ties)])
+            m.op('DEQUANTIZE', [out], [real])
+            m.output(real)
+
+    quantize_halves('quantize_f32_i8_halves', 'int8', (0.0035119173116981983, -128))
+    quantize_halves('quantize_f32_i8_halves_signed', 'int8', (0.02, 3))
+    quantize_halves('quantize_f32_u8_halves', 'uint8', (0.03, 128))
     hard_swish_codes('hard_swish_u8_codes', 'uint8', (0.05, 128), (0.03, 20))
 
     # ---- LOGICAL_NOT, LOGICAL_OR

@@ -1,20 +1,22 @@
 /* test_quantize.c - QUANTIZE (float -> uint8/int8 per tensor, int8 per channel, int16;
  * requantize uint8 <-> int8) and DEQUANTIZE (uint8, int8 per channel, int16, float16),
- * with expected codes worked out by hand: q = round_half_away(x / scale) + zp, clamped. */
+ * with expected codes worked out by hand: q = x * (1 / scale) rounded to even + zp for
+ * 8-bit outputs per tensor (LiteRT's default interpreter), round_half_away(x / scale) + zp
+ * per channel and int16 (TFLite's reference), clamped. */
 #include "eltwise_test_util.h"
 
 static void test_quantize(void)
 {
   op_runner r;
-  /* scale 0.5, zp 10: -10 -> -10 -> 0 (clamp); 0 -> 10; 1.25 -> 2.5 -> 3 -> 13;
-   * 100 -> 210; 0.75 -> 1.5 -> 2 -> 12; -0.25 -> -0.5 -> -1 -> 9 */
+  /* scale 0.5, zp 10: -10 -> -20 -> 0 (clamp); 0 -> 10; 1.25 -> 2.5 -> 2 -> 12 (even);
+   * 100 -> 210; 0.75 -> 1.5 -> 2 -> 12; -0.25 -> -0.5 -> 0 -> 10 (even) */
   op_runner_init(&r, TFL_OP_QUANTIZE);
   int x = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){ 6 }, (float[]){ -10, 0, 1.25f, 100, 0.75f, -0.25f }, false);
   int y = op_runner_tensor(&r, TFL_TYPE_UINT8, 1, (int32_t[]){ 6 }, NULL, false);
   set_quant(&r, y, 0.5f, 10);
   op_runner_io(&r, (int[]){ x }, 1, (int[]){ y }, 1);
   if (run_ok(&r, 1, "quantize uint8")) {
-    const uint8_t want[] = { 0, 10, 13, 210, 12, 9 }, *o = r.tensors[y].data;
+    const uint8_t want[] = { 0, 10, 12, 210, 12, 10 }, *o = r.tensors[y].data;
     CHECK(memcmp(o, want, 6) == 0, "quantize uint8 got %d %d %d %d %d %d", o[0], o[1], o[2], o[3], o[4], o[5]);
   }
   op_runner_free(&r);

@@ -1,9 +1,12 @@
 /* quantize.c - QUANTIZE and DEQUANTIZE.
  * QUANTIZE: float32 -> uint8/int8/int16, per tensor or per channel; or a requantize
- *   uint8/int8 -> uint8/int8 through a 256-entry table. float -> int: round(x / scale) half
- *   away from zero, as TFLite's builtin (XNNPACK, which TFLite uses for per-tensor 8-bit
- *   outputs, computes x * (1 / scale) rounded to even: they differ only at ties). The
- *   requantize follows TFLite bit for bit (prepare_quantize).
+ *   uint8/int8 -> uint8/int8 through a 256-entry table. float -> 8 bits per tensor:
+ *   x * (1 / scale) in float32, rounded to even, as LiteRT 2.3.0's default interpreter
+ *   (its optimized int8 kernel and XNNPACK's uint8 convert; measured on exact halves:
+ *   tests/opmodels quantize_f32_*_halves). TFLite's reference kernel rounds x / scale half
+ *   away from zero: that is one code off at and near halves, and on a YOLOv8 int8 export's
+ *   input it moved boxes by up to 5 steps. int16 and per-channel outputs keep the reference
+ *   rounding (unmeasured). The requantize follows TFLite bit for bit (prepare_quantize).
  * DEQUANTIZE: uint8/int8/int16/int32 (per tensor or per channel) and float16 -> float32,
  *   x = scale * (q - zero_point).
  * Per-channel loops run outer x channel x inner so the scale is hoisted out of the inner loop.
@@ -143,8 +146,11 @@ static tfl_status eval_quantize(const tfl_graph *g, const tfl_node *n, void *sta
     for (size_t c = 0; c < st->channels; c++) {
       const float scale = st->scale[c];
       const int32_t zp = st->zp[c];
+      const bool recip = st->channels == 1 && y->type != TFL_TYPE_INT16;
+      const float inv = 1.0f / scale;
       for (size_t k = 0; k < st->inner; k++, i++) {
-        float v = roundf(src[i] / scale);
+        /* nearbyintf: the default rounding mode, to nearest even */
+        float v = recip ? nearbyintf(src[i] * inv) : roundf(src[i] / scale);
         if (!(v > -1e9f)) v = -1e9f; /* NaN and -inf clamp low, as a saturating cast would */
         if (v > 1e9f) v = 1e9f;
         int32_t q = cpu_clamp_i32((int32_t)v + zp, st->lo, st->hi);
