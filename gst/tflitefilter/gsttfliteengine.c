@@ -1,5 +1,8 @@
 /* gsttfliteengine.c - see gsttfliteengine.h */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "gsttfliteengine.h"
+
+#include <sched.h>
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -387,6 +390,18 @@ GstGLContext *gst_tflite_engine_gl_context(GstTfliteEngine *e)
 guint64 gst_tflite_engine_id(GstTfliteEngine *e)
 {
   return e->id;
+}
+
+gint gst_tflite_engine_threads(GstTfliteEngine *e)
+{
+  return e->threads;
+}
+
+gint gst_tflite_engine_auto_threads(gint max)
+{
+  cpu_set_t set;
+  gint n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (gint)g_get_num_processors();
+  return CLAMP(n, 1, max);
 }
 
 gint gst_tflite_engine_users(GstTfliteEngine *e)
