@@ -3,6 +3,7 @@
 #include "gsttfliteengine.h"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -400,7 +401,9 @@ gint gst_tflite_engine_threads(GstTfliteEngine *e)
 gint gst_tflite_engine_auto_threads(gint max)
 {
   cpu_set_t set;
-  gint n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (gint)g_get_num_processors();
+  /* the process's (its main thread's, as taskset sets it), not the calling streaming
+   * thread's, which a pool may have made under another mask */
+  gint n = sched_getaffinity(getpid(), sizeof set, &set) == 0 ? CPU_COUNT(&set) : (gint)g_get_num_processors();
   return CLAMP(n, 1, max);
 }
 

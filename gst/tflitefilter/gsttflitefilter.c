@@ -422,6 +422,8 @@ gboolean gst_tflite_filter_make_gl_path(GstTfliteFilter *self)
 static gboolean software_gl(GstTfliteFilter *self, GstBuffer *buf)
 {
   g_clear_pointer(&self->software_gl, g_free);
+  /* tests of GL fallbacks on machines with no GPU */
+  if (!g_strcmp0(g_getenv("GST_TFLITE_SOFTWARE_GL"), "1")) return FALSE;
   GstGLContext *ctx = buf ? gst_tflite_filter_gl_context(buf, NULL) : NULL;
   if (!ctx) return FALSE;
   self->software_gl = gst_tflite_filter_gl_software_renderer(ctx);
