@@ -3,8 +3,8 @@
 # tflitetracker follows them and posts "tflite-track" messages when one enters or leaves;
 # this script prints them and the running count.
 # No clip ships here: without VIDEO two astronauts side by side are held for N frames, so
-# it prints two "enter" lines ("enter #1 person, 1 present, 2 counted" ...) and, at the end,
-# "2 people counted". Pass a video of a street for real counts.
+# it prints "person #1 entered: 1 present, 1 counted", "person #2 entered: 2 present,
+# 2 counted" and, at the end, "2 people counted". Pass a video of a street for real counts.
 # Usage: [MEMORY=system] pipelines/count-people.sh [VIDEO [FRAMES]]
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
@@ -23,7 +23,8 @@ eval gst-launch-1.0 -m "$src" ! video/x-raw,format=RGBA ! $UPLOAD \
   awk '/tflite-track/ {
          match($0, /event=\(string\)[a-z]+/); ev = substr($0, RSTART + 14, RLENGTH - 14)
          match($0, /track-id=\(guint64\)[0-9]+/); id = substr($0, RSTART + 18, RLENGTH - 18)
-         match($0, /active=\(uint\)[0-9]+/); act = substr($0, RSTART + 13, RLENGTH - 13)
-         match($0, /total=\(guint64\)[0-9]+/); total = substr($0, RSTART + 15, RLENGTH - 15)
-         printf "%s #%s person, %s present, %s counted\n", ev, id, act, total; last = total }
-       END { printf "%d people counted\n", last }'
+         # counted here, event by event: the active and total fields of the message already
+         # hold every track of its frame (the first of two entering together said 2 present)
+         if (ev == "enter") { present++; counted++ } else if (ev == "leave") present--
+         printf "person #%s %s: %d present, %d counted\n", id, ev == "enter" ? "entered" : "left", present, counted }
+       END { printf "%d people counted\n", counted }'

@@ -26,6 +26,13 @@ cc -std=gnu11 -o "$root/appsink-meta" "$src/pipelines/examples/appsink-meta.c" $
   || fail "appsink-meta.c does not build against the installed library"
 echo "ok   appsink-meta.c builds with: pkg-config --cflags --libs gsttflitemeta-1.0 gstreamer-app-1.0"
 lib=$(dirname "$(find "$root" -name 'libgsttflitemeta-1.0.so*' | head -1)")
+soname=$(readelf -d "$lib/libgsttflitemeta-1.0.so" | sed -n 's/.*Library soname: \[\(.*\)\].*/\1/p')
+[ "$soname" = libgsttflitemeta-1.0.so.0 ] || fail "SONAME '$soname', not the versioned libgsttflitemeta-1.0.so.0"
+[ -e "$lib/libgsttflitemeta-1.0.so.0" ] || fail "libgsttflitemeta-1.0.so.0 not installed"
+echo "ok   SONAME $soname"
+LD_LIBRARY_PATH=$lib readelf -d "$root/appsink-meta" | grep -q 'NEEDED.*libgsttflitemeta-1.0.so.0' \
+  || fail "appsink-meta does not record the versioned SONAME"
+echo "ok   appsink-meta needs libgsttflitemeta-1.0.so.0"
 LD_LIBRARY_PATH=$lib ldd "$root/appsink-meta" | grep -q "$lib/libgsttflitemeta-1.0" \
   || fail "appsink-meta does not load the installed library"
 echo "ok   it links the installed libgsttflitemeta-1.0"

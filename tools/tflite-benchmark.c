@@ -7,10 +7,18 @@
 #include <time.h>
 
 #include "tool_common.h"
+#include "tool_litert_flags.h"
 #include "tool_flops.h"
 
 #define DEFAULT_RUNS 50
 #define DEFAULT_WARMUP 1
+
+static const tool_alias litert_flags[] = {
+  { "--num_runs", TOOL_ALIAS_RENAME, "--runs" },
+  { "--warmup_runs", TOOL_ALIAS_RENAME, "--warmup" },
+  { "--enable_op_profiling", TOOL_ALIAS_SWITCH, "--profile" },
+  { NULL, TOOL_ALIAS_RENAME, NULL },
+};
 
 static void usage(FILE *out)
 {
@@ -24,6 +32,7 @@ static void usage(FILE *out)
           DEFAULT_RUNS, DEFAULT_WARMUP);
   tool_run_flags_help(out);
   fprintf(out, "  --help             this text\n");
+  tool_litert_help(out, litert_flags);
 }
 
 /* One row of the profile: a step (kernel node or XNNPACK subgraph). */
@@ -110,6 +119,7 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
+  if (tool_litert_args(&argc, &argv, litert_flags)) return 2;
   tool_run_flags flags;
   tool_run_flags_init(&flags);
   const char *model = NULL;

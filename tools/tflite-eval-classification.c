@@ -7,9 +7,18 @@
 #include <string.h>
 
 #include "eval_session.h"
+#include "tool_litert_flags.h"
 
 #define DEFAULT_TOP 10
 #define MAX_TOP 100
+
+static const tool_alias litert_flags[] = {
+  { "--ground_truth_images_path", TOOL_ALIAS_RENAME, "--images" },
+  { "--ground_truth_labels", TOOL_ALIAS_RENAME, "--labels" },
+  { "--model_output_labels", TOOL_ALIAS_RENAME, "--model-labels" },
+  { "--num_images", TOOL_ALIAS_RENAME, "--limit" },
+  { NULL, TOOL_ALIAS_RENAME, NULL },
+};
 
 static void usage(FILE *out)
 {
@@ -24,6 +33,7 @@ static void usage(FILE *out)
           "                     (--verbose: the label's rank and the best 3 classes)\n",
           DEFAULT_TOP);
   eval_flags_help(out);
+  tool_litert_help(out, litert_flags);
 }
 
 typedef struct {
@@ -67,6 +77,7 @@ static void print_picture(const truth_entry *e, const char *delegate, int rank, 
 
 int main(int argc, char **argv)
 {
+  if (tool_litert_args(&argc, &argv, litert_flags)) return 2;
   eval_flags fl;
   eval_flags_init(&fl);
   const char *truth_path = NULL;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "eval_session.h"
+#include "tool_litert_flags.h"
 #include "evaluation/coco_json.h"
 #include "evaluation/coco_metric.h"
 #include "evaluation/ultralytics_map.h"
@@ -18,6 +19,13 @@
 #define DEFAULT_THRESHOLD 0.01f
 #define DEFAULT_MAX_RESULTS 100
 #define NO_CATEGORY INT64_MIN
+
+static const tool_alias litert_flags[] = {
+  { "--ground_truth_images_path", TOOL_ALIAS_RENAME, "--images" },
+  { "--model_output_labels", TOOL_ALIAS_RENAME, "--model-labels" },
+  { "--num_images", TOOL_ALIAS_RENAME, "--limit" },
+  { NULL, TOOL_ALIAS_RENAME, NULL },
+};
 
 static void usage(FILE *out)
 {
@@ -47,6 +55,7 @@ static void usage(FILE *out)
           "                     (--verbose: categories, scores and IoU with the best truth box)\n",
           DEFAULT_THRESHOLD, DEFAULT_MAX_RESULTS, tfl_decoder_defaults().iou_threshold);
   eval_flags_help(out);
+  tool_litert_help(out, litert_flags);
 }
 
 /* ---- --decoder-options ------------------------------------------------------- */
@@ -284,6 +293,7 @@ static void print_stats(FILE *out, const coco_stats *st)
 
 int main(int argc, char **argv)
 {
+  if (tool_litert_args(&argc, &argv, litert_flags)) return 2;
   eval_flags fl;
   eval_flags_init(&fl);
   const char *ann_path = NULL, *map_spec = "auto", *results = NULL;

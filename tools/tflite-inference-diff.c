@@ -7,9 +7,15 @@
 #include <string.h>
 
 #include "tool_common.h"
+#include "tool_litert_flags.h"
 
 #define DEFAULT_RUNS 50
 #define DEFAULT_SEED 1
+
+static const tool_alias litert_flags[] = {
+  { "--num_runs", TOOL_ALIAS_RENAME, "--runs" },
+  { NULL, TOOL_ALIAS_RENAME, NULL },
+};
 
 static void usage(FILE *out)
 {
@@ -20,10 +26,12 @@ static void usage(FILE *out)
           DEFAULT_RUNS, DEFAULT_SEED);
   tool_run_flags_help(out);
   fprintf(out, "  --help             this text\n");
+  tool_litert_help(out, litert_flags);
 }
 
 int main(int argc, char **argv)
 {
+  if (tool_litert_args(&argc, &argv, litert_flags)) return 2;
   tool_run_flags flags;
   tool_run_flags_init(&flags);
   const char *model = NULL;

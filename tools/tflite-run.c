@@ -5,9 +5,14 @@
 #include <string.h>
 
 #include "tool_common.h"
+#include "tool_litert_flags.h"
 
 #define MAX_INPUTS 16
 #define DEFAULT_NORM "-1,1"
+
+static const tool_alias litert_flags[] = {
+  { NULL, TOOL_ALIAS_RENAME, NULL },
+};
 
 static void usage(FILE *out)
 {
@@ -23,10 +28,12 @@ static void usage(FILE *out)
           "  --reference        single-threaded reference kernels (default off)\n");
   tool_run_flags_help(out);
   fprintf(out, "  --help             this text\n");
+  tool_litert_help(out, litert_flags);
 }
 
 int main(int argc, char **argv)
 {
+  if (tool_litert_args(&argc, &argv, litert_flags)) return 2;
   tool_run_flags flags;
   tool_run_flags_init(&flags);
   const char *model = NULL, *out = NULL, *image = NULL, *gauss = NULL, *norm = DEFAULT_NORM;

@@ -1,5 +1,9 @@
 /* gsttfliteengine.c - see gsttfliteengine.h */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "gsttfliteengine.h"
+
+#include <sched.h>
+#include <unistd.h>
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -387,6 +391,20 @@ GstGLContext *gst_tflite_engine_gl_context(GstTfliteEngine *e)
 guint64 gst_tflite_engine_id(GstTfliteEngine *e)
 {
   return e->id;
+}
+
+gint gst_tflite_engine_threads(GstTfliteEngine *e)
+{
+  return e->threads;
+}
+
+gint gst_tflite_engine_auto_threads(gint max)
+{
+  cpu_set_t set;
+  /* the process's (its main thread's, as taskset sets it), not the calling streaming
+   * thread's, which a pool may have made under another mask */
+  gint n = sched_getaffinity(getpid(), sizeof set, &set) == 0 ? CPU_COUNT(&set) : (gint)g_get_num_processors();
+  return CLAMP(n, 1, max);
 }
 
 gint gst_tflite_engine_users(GstTfliteEngine *e)

@@ -26,7 +26,8 @@ typedef struct {
   const gchar *model_path;
   GstGLContext *gl_context;    /* GL delegate on this context's thread; NULL: CPU */
   gboolean fp32;               /* GL precision */
-  gint threads;                /* CPU delegate threads (also the GL engine's fallback) */
+  gint threads;                /* CPU delegate threads (also the GL engine's fallback); 0:
+                                  automatic (gst_tflite_engine_auto_threads) */
   const gchar *cache_dir;      /* GL program cache; NULL: none */
   const gchar *instance_id;    /* engine name: NULL or "" shares by configuration */
   gint max_batch;
@@ -63,6 +64,11 @@ GstGLContext *gst_tflite_engine_gl_context(GstTfliteEngine *engine);
 guint64 gst_tflite_engine_id(GstTfliteEngine *engine);
 /* How many elements use the engine now. */
 gint gst_tflite_engine_users(GstTfliteEngine *engine);
+/* The CPU delegate's threads (threads=0 resolved). */
+gint gst_tflite_engine_threads(GstTfliteEngine *engine);
+/* threads=0: the cores this process may run on (its CPU affinity: taskset, cgroups'
+ * cpusets), at most max. One engine's streams share its pool, so this is per engine. */
+gint gst_tflite_engine_auto_threads(gint max);
 
 G_END_DECLS
 

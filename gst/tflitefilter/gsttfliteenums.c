@@ -14,7 +14,7 @@ GType gst_tflite_delegate_get_type(void)
 {
   static GType t;
   static const GEnumValue values[] = {
-    { GST_TFLITE_DELEGATE_AUTO, "GL for GL frames when available, else CPU", "auto" },
+    { GST_TFLITE_DELEGATE_AUTO, "GL for GL frames when available (a GPU, not a software renderer), else CPU", "auto" },
     { GST_TFLITE_DELEGATE_GL, "GL compute delegate (error if unavailable)", "gl" },
     { GST_TFLITE_DELEGATE_CPU, "CPU delegate", "cpu" },
     { 0, NULL, NULL },

@@ -98,6 +98,7 @@
 #include "gsttflitefilter_queue.h"
 #include "gsttflitefilter_regions.h"
 #include "gsttflitefilter_start.h"
+#include "gsttflitenames.h"
 #include "gsttflitemessages.h"
 #include "gsttfliteengine.h"
 #include "gsttfliteglshare.h"
@@ -109,7 +110,7 @@ GST_DEBUG_CATEGORY(gst_tflite_filter_debug);
 GST_DEBUG_CATEGORY_STATIC(CAT_PERFORMANCE);
 
 #define DEFAULT_DELEGATE GST_TFLITE_DELEGATE_AUTO
-#define DEFAULT_THREADS 1
+#define DEFAULT_THREADS 0 /* automatic */
 #define MAX_THREADS 64
 #define DEFAULT_PRECISION GST_TFLITE_PRECISION_FP16
 #define DEFAULT_DECODER TFL_DECODER_AUTO
@@ -298,8 +299,9 @@ void gst_tflite_filter_post_model(GstTfliteFilter *self, const GstStructure *ext
 static GstTfliteEngineKey *engine_key(GstTfliteFilter *self, GstGLContext *gl_context)
 {
   GST_OBJECT_LOCK(self);
+  gint threads = self->threads > 0 ? self->threads : gst_tflite_engine_auto_threads(MAX_THREADS);
   GstTfliteEngineKey k = { self->model_settings.model_path, gl_context, self->precision == GST_TFLITE_PRECISION_FP32,
-                           self->threads, self->cache_dir, self->instance_id, (gint)self->max_batch,
+                           threads, self->cache_dir, self->instance_id, (gint)self->max_batch,
                            (gint)self->batch_window_us, self->postprocess_in_graph ? &self->postprocess_opts : NULL,
                            self->model.decoder_kind };
   GstTfliteEngineKey *copy = gst_tflite_engine_key_copy(&k);
@@ -432,6 +434,28 @@ gboolean gst_tflite_filter_make_gl_path(GstTfliteFilter *self)
   return FALSE;
 }
 
+/* delegate=auto on GL frames: a software renderer (no GPU) runs the model many times
+ * slower than the CPU delegate (deeplab: 15x), so the CPU runs it, the frames downloaded
+ * once each; a warning (once) and the "tflite-model" message say so. */
+static gboolean software_gl(GstTfliteFilter *self, GstBuffer *buf)
+{
+  g_clear_pointer(&self->software_gl, g_free);
+  /* tests of GL fallbacks on machines with no GPU */
+  if (!g_strcmp0(g_getenv("GST_TFLITE_SOFTWARE_GL"), "1")) return FALSE;
+  GstGLContext *ctx = buf ? gst_tflite_filter_gl_context(buf, NULL) : NULL;
+  if (!ctx) return FALSE;
+  self->software_gl = gst_tflite_filter_gl_software_renderer(ctx);
+  gst_object_unref(ctx);
+  if (!self->software_gl) return FALSE;
+  if (!self->warned_software_gl)
+    GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS,
+                        ("The GL renderer \"%s\" is software (no GPU): delegate=auto runs the model on the CPU "
+                         "(delegate=gl forces GL).", self->software_gl),
+                        (NULL));
+  self->warned_software_gl = TRUE;
+  return TRUE;
+}
+
 static gboolean make_runtime(GstTfliteFilter *self, GstBuffer *buf)
 {
   GST_OBJECT_LOCK(self);
@@ -439,6 +463,7 @@ static gboolean make_runtime(GstTfliteFilter *self, GstBuffer *buf)
   GST_OBJECT_UNLOCK(self);
   if (!self->model.graph && !load_model(self)) return FALSE;
 
+  if (self->is_gl && want == GST_TFLITE_DELEGATE_AUTO && software_gl(self, buf)) want = GST_TFLITE_DELEGATE_CPU;
   if (((self->is_gl && want != GST_TFLITE_DELEGATE_CPU) || want == GST_TFLITE_DELEGATE_GL) && !make_gl_engine(self, buf))
     return FALSE;
   gboolean gl = self->engine != NULL;
@@ -464,8 +489,11 @@ static gboolean make_runtime(GstTfliteFilter *self, GstBuffer *buf)
   /* gl-start=cpu: this message says CPU; another one follows when GL takes over */
   GstStructure *extra =
     self->gl_starter ? gst_structure_new("gl-start", "gl-start-pending", G_TYPE_BOOLEAN, TRUE, NULL) : NULL;
+  if (!extra) extra = gst_structure_new_empty("extra");
+  gst_structure_set(extra, "threads", G_TYPE_INT, gst_tflite_engine_threads(self->engine), NULL);
+  if (self->software_gl) gst_structure_set(extra, "software-gl-renderer", G_TYPE_STRING, self->software_gl, NULL);
   gst_tflite_filter_post_model(self, extra);
-  if (extra) gst_structure_free(extra);
+  gst_structure_free(extra);
   return TRUE;
 }
 
@@ -789,9 +817,15 @@ static void find_gl_display(GstTfliteFilter *self)
 {
   GST_OBJECT_LOCK(self);
   gboolean cpu = self->delegate_kind == GST_TFLITE_DELEGATE_CPU;
+  gboolean automatic = self->delegate_kind == GST_TFLITE_DELEGATE_AUTO;
   GST_OBJECT_UNLOCK(self);
   g_clear_pointer(&self->gl_share_error, g_free);
-  if (cpu) return;
+  /* auto runs system-memory frames on the CPU: a pipeline with no GL element needs no
+   * display (GL frames from a decoder added later bring their own context) */
+  if (cpu || (automatic && !self->gl_display && !gst_tflite_pipeline_has_gl(GST_ELEMENT(self)))) {
+    if (!cpu) self->gl_share_error = g_strdup("no GL element in the pipeline when it started");
+    return;
+  }
   if (!gst_gl_ensure_element_data(self, &self->gl_display, &self->app_context))
     self->gl_share_error = g_strdup("no GL display could be opened");
 }
@@ -926,9 +960,36 @@ static gboolean gst_tflite_filter_src_event(GstBaseTransform *trans, GstEvent *e
   return GST_BASE_TRANSFORM_CLASS(gst_tflite_filter_parent_class)->src_event(trans, event);
 }
 
+/* regions-from names an element of this pipeline: one that is not there is a typo (the
+ * model would run on no regions, forever), so the state change fails. Outside a bin
+ * (a harness feeding its own meta) there is nothing to check. */
+static gboolean check_regions_from(GstTfliteFilter *self)
+{
+  GST_OBJECT_LOCK(self);
+  gchar *from = self->regions_from && self->regions_from[0] ? g_strdup(self->regions_from) : NULL;
+  GST_OBJECT_UNLOCK(self);
+  if (!from) return TRUE;
+  gchar *known = NULL, *kind = NULL;
+  GstTfliteNameCheck c = gst_tflite_check_element_name(GST_ELEMENT(self), from, &known, &kind);
+  gboolean ok = c == GST_TFLITE_NAME_FOUND || c == GST_TFLITE_NAME_NOT_CHECKED;
+  if (c == GST_TFLITE_NAME_MISSING)
+    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("regions-from=\"%s\": the pipeline has no element of that name.", from),
+                      ("Elements that make objects: %s.", known));
+  else if (c == GST_TFLITE_NAME_WRONG_KIND)
+    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
+                      ("regions-from=\"%s\" names an element that makes no objects (%s); it must name a "
+                       "tflitefilter or tflitetracker.", from, kind),
+                      ("Elements that make objects: %s.", known));
+  g_free(known);
+  g_free(kind);
+  g_free(from);
+  return ok;
+}
+
 static gboolean gst_tflite_filter_start(GstBaseTransform *trans)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
+  if (!check_regions_from(self)) return FALSE;
   self->frame_count = 0;
   self->earliest_time = GST_CLOCK_TIME_NONE;
   GST_OBJECT_LOCK(self);
@@ -1058,6 +1119,7 @@ static void gst_tflite_filter_finalize(GObject *object)
   g_free(self->cache_dir);
   g_free(self->instance_id);
   g_free(self->regions_from);
+  g_free(self->software_gl);
   g_free(self->region_labels);
   G_OBJECT_CLASS(gst_tflite_filter_parent_class)->finalize(object);
 }
@@ -1082,7 +1144,9 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
     g_param_spec_enum("delegate", "Delegate", "Where the model runs", gst_tflite_delegate_get_type(),
                       DEFAULT_DELEGATE, rw));
   g_object_class_install_property(gobject_class, PROP_THREADS,
-    g_param_spec_int("threads", "Threads", "CPU threads for the CPU delegate", 1, MAX_THREADS,
+    g_param_spec_int("threads", "Threads",
+                     "CPU threads for the CPU delegate; 0: the cores the process may use (its CPU affinity), "
+                     "one pool shared by the streams of one engine", 0, MAX_THREADS,
                      DEFAULT_THREADS, rw));
   g_object_class_install_property(gobject_class, PROP_PRECISION,
     g_param_spec_enum("precision", "Precision", "GL delegate float precision",

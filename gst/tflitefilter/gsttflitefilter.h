@@ -83,6 +83,9 @@ struct _GstTfliteFilter {
   struct _GstGLContext *share_context; /* handed to GL elements as their app context; runs
                                           delegate=gl on system-memory frames */
   gchar *gl_share_error;               /* why there is no share_context */
+  gchar *software_gl;          /* delegate=auto on GL frames of a software renderer: its
+                                  GL_RENDERER (the CPU runs the model); NULL otherwise */
+  gboolean warned_software_gl; /* its warning is posted once per element */
   tfl_diag diag;               /* the runtime's errors and log lines for this element */
   guint64 frame_count;
   tfl_results last_results;    /* reused on skipped frames */

@@ -108,6 +108,26 @@ GstGLContext *gst_tflite_filter_gl_context(GstBuffer *buf, GError **err)
   return gst_object_ref(ctx);
 }
 
+static void read_renderer(GstGLContext *ctx, gpointer data)
+{
+  const GLubyte *r = ctx->gl_vtable->GetString ? ctx->gl_vtable->GetString(GL_RENDERER) : NULL;
+  *(gchar **)data = g_strdup(r ? (const gchar *)r : "");
+}
+
+gchar *gst_tflite_filter_gl_software_renderer(GstGLContext *ctx)
+{
+  static const gchar *const software[] = { "llvmpipe", "softpipe", "software rasterizer", "swiftshader", "swrast" };
+  gchar *renderer = NULL;
+  gst_gl_context_thread_add(ctx, read_renderer, &renderer);
+  gchar *lower = g_ascii_strdown(renderer ? renderer : "", -1);
+  gboolean soft = FALSE;
+  for (gsize i = 0; i < G_N_ELEMENTS(software) && !soft; i++) soft = strstr(lower, software[i]) != NULL;
+  g_free(lower);
+  if (soft) return renderer;
+  g_free(renderer);
+  return NULL;
+}
+
 /* A pool of GRAY8 GL textures of the mask's size on the engine's context. */
 static GstBufferPool *mask_pool_new(GstGLContext *ctx, gint w, gint h)
 {

@@ -16,6 +16,9 @@ G_BEGIN_DECLS
 /* The GL context of buf's memory when it can run the GL delegate (compute shaders), with
  * a ref; NULL with *err set otherwise. */
 GstGLContext *gst_tflite_filter_gl_context(GstBuffer *buf, GError **err);
+/* ctx's GL_RENDERER (g_free) when it is a software rasterizer (Mesa llvmpipe, softpipe,
+ * swrast; SwiftShader), else NULL: there the CPU delegate is many times faster. */
+gchar *gst_tflite_filter_gl_software_renderer(GstGLContext *ctx);
 
 /* Whether GL frames of self's model get their segmentation mask as a texture, and its
  * size and kind (logits: a one-channel mask of logits, not probabilities). */

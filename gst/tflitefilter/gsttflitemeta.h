@@ -39,7 +39,8 @@ G_BEGIN_DECLS
  * (gst_gl_sync_meta_wait) before sampling. */
 typedef struct _GstTfliteMask {
   gint refcount;
-  tfl_mask_kind kind;       /* TFL_MASK_CLASSES or TFL_MASK_PROB */
+  guint kind;               /* a tfl_mask_kind: TFL_MASK_CLASSES (1) or TFL_MASK_PROB (2);
+                               a plain integer so that introspection knows its size */
   gint width, height;       /* mask resolution */
   gint n_classes;
   guint8 *classes;          /* owned, or NULL */
@@ -53,6 +54,10 @@ GstTfliteMask *gst_tflite_mask_ref(GstTfliteMask *mask);
 void gst_tflite_mask_unref(GstTfliteMask *mask);
 /* The GL texture name of the mask (0 when it has none) and its GstGLContext (borrowed). */
 guint gst_tflite_mask_texture(const GstTfliteMask *mask, gpointer *gl_context);
+/* For language bindings: the CPU pixels (width*height; NULL when the mask has only a
+ * texture): class indices, or probabilities 0..1. */
+const guint8 *gst_tflite_mask_get_classes(const GstTfliteMask *mask, gsize *n);
+const gfloat *gst_tflite_mask_get_prob(const GstTfliteMask *mask, gsize *n);
 
 /* ---- objects -------------------------------------------------------------------- */
 
@@ -107,6 +112,12 @@ gboolean gst_tflite_object_get_keypoint(const GstTfliteObject *obj, guint index,
                                         gfloat *score);
 gboolean gst_tflite_object_get_class(const GstTfliteObject *obj, guint index, gint *class_id, gfloat *score);
 const gchar *gst_tflite_object_get_source(const GstTfliteObject *obj);
+/* For language bindings too: skeleton edge `index` (keypoint indices), the label list
+ * (NULL when none), the oriented box (FALSE when the object has none). */
+gboolean gst_tflite_object_get_edge(const GstTfliteObject *obj, guint index, gint *from, gint *to);
+GPtrArray *gst_tflite_object_get_labels(const GstTfliteObject *obj);
+gboolean gst_tflite_object_get_rbox(const GstTfliteObject *obj, gfloat *cx, gfloat *cy, gfloat *w, gfloat *h,
+                                    gfloat *angle);
 /* A fresh object id (atomic, process-wide, never 0). */
 guint64 gst_tflite_object_new_id(void);
 

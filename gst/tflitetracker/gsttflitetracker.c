@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "gst/tflitefilter/gsttflitemeta.h"
+#include "gst/tflitefilter/gsttflitenames.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_tflite_tracker_debug);
 #define GST_CAT_DEFAULT gst_tflite_tracker_debug
@@ -212,9 +213,36 @@ static GstFlowReturn gst_tflite_tracker_transform_ip(GstBaseTransform *trans, Gs
   return GST_FLOW_OK;
 }
 
+/* source names an element, but detections may also come from an application that adds
+ * objects under that name (or from a pipeline feeding this one through appsrc): a name
+ * not in the pipeline is a warning, and the tracker keeps going. */
+static void check_source(GstTfliteTracker *self)
+{
+  GST_OBJECT_LOCK(self);
+  gchar *source = self->source && self->source[0] ? g_strdup(self->source) : NULL;
+  GST_OBJECT_UNLOCK(self);
+  if (!source) return;
+  gchar *known = NULL, *kind = NULL;
+  GstTfliteNameCheck c = gst_tflite_check_element_name(GST_ELEMENT(self), source, &known, &kind);
+  if (c == GST_TFLITE_NAME_MISSING)
+    GST_ELEMENT_WARNING(self, RESOURCE, NOT_FOUND,
+                        ("source=\"%s\": the pipeline has no element of that name; only objects added under that "
+                         "name are tracked.", source),
+                        ("Elements that make objects: %s.", known));
+  else if (c == GST_TFLITE_NAME_WRONG_KIND)
+    GST_ELEMENT_WARNING(self, RESOURCE, NOT_FOUND,
+                        ("source=\"%s\" names an element that makes no objects (%s); it should name a "
+                         "tflitefilter.", source, kind),
+                        ("Elements that make objects: %s.", known));
+  g_free(known);
+  g_free(kind);
+  g_free(source);
+}
+
 static gboolean gst_tflite_tracker_start(GstBaseTransform *trans)
 {
   GstTfliteTracker *self = GST_TFLITE_TRACKER(trans);
+  check_source(self);
   gchar *name = gst_object_get_name(GST_OBJECT(self));
   self->own = g_quark_from_string(name);
   g_free(name);

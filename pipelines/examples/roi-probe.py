@@ -20,6 +20,7 @@ prints, per frame and region:
 
 --pipeline 'DESC' runs any launch line instead (it must end in "fakesink name=sink").
 """
+import ctypes
 import sys
 import warnings
 
@@ -46,6 +47,30 @@ def params(roi, name):
     return roi.get_param(name)
 
 
+_gst = None
+
+
+def all_params(roi, name):
+    """Every parameter structure `name` of the region, in order (get_param finds only the
+    first). PyGObject gives the items of roi.params (a GList of gpointer) as bare addresses,
+    so each is written out by gst_structure_to_string (ctypes) and parsed back."""
+    global _gst
+    if _gst is None:
+        _gst = ctypes.CDLL('libgstreamer-1.0.so.0')
+        _gst.gst_structure_to_string.restype = ctypes.c_void_p
+        _gst.gst_structure_to_string.argtypes = [ctypes.c_void_p]
+        _gst.gst_structure_has_name.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        _gst.g_free.argtypes = [ctypes.c_void_p]
+    found = []
+    for address in roi.params or []:
+        if not _gst.gst_structure_has_name(address, name.encode()):
+            continue
+        text = _gst.gst_structure_to_string(address)
+        found.append(Gst.Structure.from_string(ctypes.string_at(text).decode())[0])
+        _gst.g_free(text)
+    return found
+
+
 def describe(roi, out):
     kind = GLib.quark_to_string(roi.roi_type)
     out.append(f'  region {roi.id} "{kind}" ({roi.x},{roi.y} {roi.w}x{roi.h}) parent {roi.parent_id}')
@@ -61,9 +86,8 @@ def describe(roi, out):
             cls.get_string('label'), cls.get_int('label_id')[1], cls.get_double('confidence')[1],
             cls.get_string('source')))
     # a region may hold several landmark sets (the detector's keypoints, a landmark model's
-    # points): Python reaches the first by name; the source says whose it is
-    lm = params(roi, 'landmarks')
-    if lm:
+    # points): each one, the source says whose it is
+    for lm in all_params(roi, 'landmarks'):
         pts, scores = doubles(lm, 'points'), doubles(lm, 'scores')
         first = f'({pts[0]:.2f}, {pts[1]:.2f}) score {scores[0]:.2f}' if len(pts) >= 2 else '-'
         out.append(f'    landmarks: {len(pts) // 2} points from {lm.get_string("source")}, first {first}')

@@ -483,7 +483,7 @@ GST_END_TEST;
 GST_START_TEST(test_segmentation_mtd_gl)
 {
   gchar *model = pipe_model("deeplabv3_257_mv_gpu.tflite");
-  gchar *chain = g_strdup_printf("tflitefilter model=\"%s\"", model);
+  gchar *chain = g_strdup_printf("tflitefilter model=\"%s\" delegate=gl", model);
   pipe_run r;
   run_picture("astronaut.png", 2, TRUE, chain, &r);
   const GstTfliteMask *masks[2] = { NULL, NULL };

@@ -54,8 +54,9 @@ static gchar *caps_of(const fmt_case *c)
 static GstStructure *run_head(const gchar *head, const gchar *model, const gchar *props, gboolean direct,
                               gboolean upload)
 {
-  gchar *desc = g_strdup_printf("%s ! %s %s tflitefilter name=f model=\"%s\" %s ! appsink name=sink sync=false",
-                                head, direct ? "" : REF_RGBA, upload ? "glupload !" : "", model, props);
+  gchar *desc = g_strdup_printf("%s ! %s %s tflitefilter name=f model=\"%s\" %s %s ! appsink name=sink sync=false",
+                                head, direct ? "" : REF_RGBA, upload ? "glupload !" : "", model,
+                                upload ? "delegate=gl" : "", props);
   pipe_run r;
   pipe_run_launch(desc, 120, &r);
   fail_unless(r.error == NULL, "%s: %s", desc, r.error);

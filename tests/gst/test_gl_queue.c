@@ -308,7 +308,7 @@ static void run_depths(const gchar *model, const gchar *filter_props, guint n, s
 {
   for (gint d = 0; d < 2; d++) {
     gchar *props = g_strdup_printf("%s gl-queue-depth=%d", filter_props, d + 1);
-    gchar *desc = pipeline_of(model, props, n, "tflitefilter name=f model=%s %s ! fakesink name=s1");
+    gchar *desc = pipeline_of(model, props, n, "tflitefilter name=f model=%s delegate=gl %s ! fakesink name=s1");
     queue_run q = { .desc = desc };
     run_queue(&q, &log[d]);
     if (latency) latency[d] = q.latency;
@@ -317,7 +317,7 @@ static void run_depths(const gchar *model, const gchar *filter_props, guint n, s
   }
 }
 
-#define ONE_FILTER "tflitefilter name=f model=%s gl-readback=true %s ! fakesink name=s1"
+#define ONE_FILTER "tflitefilter name=f model=%s delegate=gl gl-readback=true %s ! fakesink name=s1"
 
 GST_START_TEST(test_queue_matches_depth1)
 {
@@ -460,8 +460,8 @@ static void run_tee(const gchar *model, const gchar *filter_props, guint n, gdou
   sink_log l[2];
   gchar *props = g_strdup_printf("%s gl-queue-depth=2", filter_props);
   gchar *desc = pipeline_of(model, props, n,
-                            "tee name=t t. ! queue ! tflitefilter name=f model=%1$s %2$s ! fakesink name=s1 "
-                            "t. ! queue ! tflitefilter model=%1$s %2$s ! fakesink name=s2");
+                            "tee name=t t. ! queue ! tflitefilter name=f model=%1$s delegate=gl %2$s ! fakesink name=s1 "
+                            "t. ! queue ! tflitefilter model=%1$s delegate=gl %2$s ! fakesink name=s2");
   queue_run q = { .desc = desc, .tee = TRUE };
   run_queue(&q, l);
   for (gint s = 0; s < 2; s++) fail_unless_equals_int(l[s].recs->len, n);

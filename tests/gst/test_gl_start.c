@@ -319,13 +319,14 @@ static gdouble mean_abs_diff(const guint8 *a, const guint8 *b)
   "capsfilter name=cf ! glupload name=up ! "
 
 /* r's pipeline on GL frames: `source` after imagefreeze (num-buffers), the filter with
- * `model`, the run's own empty cache-dir (r->cache, made unless set) and `props`, `tail`
+ * `model`, delegate=gl (llvmpipe here: delegate=auto would run on the CPU), the run's own
+ * empty cache-dir (r->cache, made unless set) and `props` (a delegate there wins), `tail`
  * after it. */
 static void gl_pipeline(gl_run *r, const gchar *source, const gchar *model, const gchar *props, const gchar *tail)
 {
   gchar *pic = pipe_picture("astronaut.png"), *path = pipe_model(model);
   if (!r->cache) r->cache = empty_dir("cache");
-  r->desc = g_strdup_printf(GL_FRAMES "tflitefilter name=f model=%s qos=false cache-dir=%s %s ! %s", pic, source, path,
+  r->desc = g_strdup_printf(GL_FRAMES "tflitefilter name=f model=%s qos=false delegate=gl cache-dir=%s %s ! %s", pic, source, path,
                             r->cache, props, tail);
   g_free(path);
   g_free(pic);
@@ -501,7 +502,9 @@ GST_END_TEST;
 GST_START_TEST(test_gl_failure_keeps_cpu)
 {
   gl_run r = { .eos_after_warning = TRUE };
-  gl_pipeline(&r, "", GL_REFUSED, "gl-start=cpu decoder=none", "fakesink sync=true");
+  /* delegate=auto tries GL on this software renderer only when told to */
+  g_setenv("GST_TFLITE_SOFTWARE_GL", "1", TRUE);
+  gl_pipeline(&r, "", GL_REFUSED, "gl-start=cpu delegate=auto decoder=none", "fakesink sync=true");
   run(&r);
   fail_unless(r.error == NULL, "%s", r.error);
   check_in_order(&r);
@@ -531,7 +534,7 @@ GST_START_TEST(test_shared_engine)
   /* one cache-dir, as a shared engine needs */
   gl_run r = { .eos_on_gl = { "f", "f2" }, .cache = empty_dir("cache") };
   gchar *model = pipe_model(SELFIE);
-  gchar *second = g_strdup_printf("queue ! tflitefilter name=f2 model=%s qos=false gl-start=cpu cache-dir=%s ! "
+  gchar *second = g_strdup_printf("queue ! tflitefilter name=f2 model=%s qos=false delegate=gl gl-start=cpu cache-dir=%s ! "
                                   "fakesink sync=true", model, r.cache);
   gl_pipeline(&r, "", SELFIE, "gl-start=cpu engine-context=shared", second);
   g_free(second);

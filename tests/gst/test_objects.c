@@ -125,8 +125,9 @@ static tfl_keypoint *face_chain(gboolean gl, guint *n_points)
   gchar *det = pipe_model("face_detection_short_range.tflite"), *lm = pipe_model("face_landmark.tflite");
   gchar *pic = pipe_picture("astronaut.png");
   gchar *desc = g_strdup_printf("filesrc location=\"%s\" ! pngdec ! videoconvert ! %s tflitefilter name=det "
-                                "model=\"%s\" ! tflitefilter name=mesh model=\"%s\" regions-from=det ! %s appsink name=sink",
-                                pic, gl ? "glupload !" : "video/x-raw,format=RGBA !", det, lm, gl ? "gldownload !" : "");
+                                "model=\"%s\" %s ! tflitefilter name=mesh model=\"%s\" %s regions-from=det ! %s appsink name=sink",
+                                pic, gl ? "glupload !" : "video/x-raw,format=RGBA !", det, gl ? "delegate=gl" : "", lm,
+                                gl ? "delegate=gl" : "", gl ? "gldownload !" : "");
   pipe_run r;
   pipe_run_launch(desc, 120, &r);
   fail_unless(r.error == NULL, "%s", r.error);
@@ -193,9 +194,10 @@ static void yolo_cls_regions(gboolean gl)
   fail_unless(dir != NULL, "TFL_YOLO not set");
   gchar *desc = g_strdup_printf("filesrc location=\"%s/picture.rgb\" ! rawvideoparse width=320 height=240 format=rgb "
                                 "framerate=1/1 ! videoconvert ! video/x-raw,format=RGBA ! %s tflitefilter name=det "
-                                "model=\"%s/yolov8_shapes.tflite\" threshold=0.05 iou-threshold=0.7 ! tflitefilter "
-                                "name=cls model=\"%s/yolo11_cls_regions.tflite\" regions-from=det max-regions=2 threshold=0 ! %s "
-                                "appsink name=sink", dir, gl ? "glupload !" : "", dir, dir, gl ? "gldownload !" : "");
+                                "model=\"%s/yolov8_shapes.tflite\" %s threshold=0.05 iou-threshold=0.7 ! tflitefilter "
+                                "name=cls model=\"%s/yolo11_cls_regions.tflite\" %s regions-from=det max-regions=2 threshold=0 ! %s "
+                                "appsink name=sink", dir, gl ? "glupload !" : "", dir, gl ? "delegate=gl" : "", dir,
+                                gl ? "delegate=gl" : "", gl ? "gldownload !" : "");
   gchar *path = g_build_filename(dir, "yolo11_cls_regions.expected", NULL), *text = NULL;
   fail_unless(g_file_get_contents(path, &text, NULL, NULL), "cannot read %s", path);
   gchar **lines = g_strsplit(text, "\n", -1);
@@ -274,10 +276,10 @@ static void yolo_pose_regions(gboolean gl)
   fail_unless(dir != NULL, "TFL_YOLO not set");
   gchar *desc = g_strdup_printf("filesrc location=\"%s/tasks_pose.rgb\" ! rawvideoparse width=160 height=120 format=rgb "
                                 "framerate=1/1 ! videoconvert ! video/x-raw,format=RGBA ! %s tflitefilter name=det "
-                                "model=\"%s/yolov8_pose.tflite\" threshold=0.2218 iou-threshold=0.7 ! tflitefilter "
+                                "model=\"%s/yolov8_pose.tflite\" threshold=0.2218 iou-threshold=0.7 %s ! tflitefilter "
                                 "name=kp model=\"%s/yolov8_pose.tflite\" regions-from=det threshold=0.25 iou-threshold=0.7 "
-                                "max-results=1 ! %s appsink name=sink", dir, gl ? "glupload !" : "", dir, dir,
-                                gl ? "gldownload !" : "");
+                                "max-results=1 %s ! %s appsink name=sink", dir, gl ? "glupload !" : "", dir,
+                                gl ? "delegate=gl" : "", dir, gl ? "delegate=gl" : "", gl ? "gldownload !" : "");
   gchar *path = g_build_filename(dir, "yolov8_pose_regions.expected", NULL), *text = NULL;
   fail_unless(g_file_get_contents(path, &text, NULL, NULL), "cannot read %s", path);
   gchar **lines = g_strsplit(text, "\n", -1);

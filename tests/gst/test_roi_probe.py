@@ -51,6 +51,10 @@ def main():
     m = re.search(r'detection: face \(label_id 0\) confidence (\d\.\d+)', out)
     check(m is not None and float(m.group(1)) > 0.8, 'its detection parameters')
     check(re.search(r'landmarks: 6 points from det', out) is not None, 'the detector\'s 6 keypoints as landmarks')
+    # the second landmark set of the same region (Python's get_param finds only the first)
+    m = re.search(r'landmarks: 468 points from mesh, first \((\d\.\d+), (\d\.\d+)\)', out)
+    check(m is not None and 0.35 < float(m.group(1)) < 0.53 and 0.16 < float(m.group(2)) < 0.34,
+          'the face mesh\'s 468 points, inside the face box')
     check(re.search(r'tracking: id \d+', out) is not None, 'the tracker\'s id')
     out = run(example, ['--pipeline',
                         f'filesrc location="{os.path.join(pictures, "chelsea.png")}" ! pngdec ! videoconvert ! '

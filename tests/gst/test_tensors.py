@@ -208,7 +208,7 @@ def main():
                                                          for t, a in ts])), frames=3,
                launch=f'filesrc location="{picture}" ! decodebin ! imagefreeze num-buffers=3 ! videoconvert ! '
                'videoscale ! video/x-raw,width=128,height=128 ! videoconvert ! video/x-raw,format=RGBA ! glupload ! '
-               f'tflitefilter decoder=tensors model="{face}" {NORM} precision=fp32 gl-queue-depth=2 ! gldownload ! '
+               f'tflitefilter delegate=gl decoder=tensors model="{face}" {NORM} precision=fp32 gl-queue-depth=2 ! gldownload ! '
                'videoconvert ! video/x-raw,format=RGB ! appsink name=sink sync=false')
         check(len(frames) == 3, f'GL frames: 3 frames ({len(frames)})')
         for n, (frame, tensors) in enumerate(frames):

@@ -147,9 +147,9 @@ static void check_tee(gboolean gl)
   gchar *model = find_model(FACE);
   gchar *desc = g_strdup_printf(
     "%s num-buffers=5 ! video/x-raw%s,width=160,height=120,format=RGBA ! tee name=t "
-    "t. ! queue ! tflitefilter model=%s ! appsink name=a sync=false "
+    "t. ! queue ! tflitefilter model=%s %s ! appsink name=a sync=false "
     "t. ! queue ! appsink name=b sync=false",
-    gl ? "gltestsrc" : "videotestsrc", gl ? "(memory:GLMemory)" : "", model);
+    gl ? "gltestsrc" : "videotestsrc", gl ? "(memory:GLMemory)" : "", model, gl ? "delegate=gl" : "");
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch(desc, &err);
   fail_unless(pipe && !err);
@@ -203,9 +203,9 @@ GST_START_TEST(test_tee_launch_line)
 {
   gchar *model = find_model(FACE);
   for (int gl = 0; gl < 2; gl++) {
-    gchar *desc = g_strdup_printf("%s num-buffers=10 ! tee name=t t. ! queue ! tflitefilter model=%s ! fakesink "
+    gchar *desc = g_strdup_printf("%s num-buffers=10 ! tee name=t t. ! queue ! tflitefilter model=%s %s ! fakesink "
                                   "t. ! queue ! fakesink",
-                                  gl ? "gltestsrc" : "videotestsrc", model);
+                                  gl ? "gltestsrc" : "videotestsrc", model, gl ? "delegate=gl" : "");
     run_out o = { 0 };
     run_launch(desc, &o);
     fail_unless(o.error == NULL, "%s: %s", desc, o.error);
@@ -225,7 +225,8 @@ static gchar *branches_line(const gchar *src, const gchar *model, gint n, gint f
   g_string_append_printf(s, "%s num-buffers=%d ! video/x-raw%s,width=128,height=96,format=RGBA ! tee name=t ", src,
                          frames, g_str_has_prefix(src, "gl") ? "(memory:GLMemory)" : "");
   for (gint i = 0; i < n; i++)
-    g_string_append_printf(s, "t. ! queue ! tflitefilter name=f%d model=%s %s ! fakesink sync=false ", i, model, extra);
+    g_string_append_printf(s, "t. ! queue ! tflitefilter name=f%d model=%s %s %s ! fakesink sync=false ", i, model,
+                           g_str_has_prefix(src, "gl") ? "delegate=gl" : "", extra);
   return g_string_free(s, FALSE);
 }
 
@@ -353,9 +354,9 @@ static void run_four(const gchar *model, guint window_us, gboolean gl, GstBuffer
   GString *s = g_string_new(NULL);
   for (gint i = 0; i < 4; i++)
     g_string_append_printf(s, "appsrc name=src%d is-live=false format=time caps=video/x-raw,format=RGBA,width=224,"
-                              "height=224,framerate=30/1 %s ! tflitefilter name=f%d model=%s batch-window=%u "
+                              "height=224,framerate=30/1 %s ! tflitefilter name=f%d model=%s %s batch-window=%u "
                               "threshold=0 max-results=5 ! fakesink sync=false ",
-                           i, gl ? "! glupload" : "", i, model, window_us);
+                           i, gl ? "! glupload" : "", i, model, gl ? "delegate=gl" : "", window_us);
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch(s->str, &err);
   fail_unless(pipe && !err, "%s", err ? err->message : "");
@@ -496,9 +497,9 @@ static GPtrArray *draw_alternating(gboolean gl, const gchar *props, gboolean hel
   gchar *model = find_model(SELFIE);
   gchar *desc = g_strdup_printf(
     "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=192,height=192,framerate=30/1 %s ! "
-    "tflitefilter name=f model=%s %s ! queue max-size-buffers=4 max-size-time=0 max-size-bytes=0 ! "
+    "tflitefilter name=f model=%s %s %s ! queue max-size-buffers=4 max-size-time=0 max-size-bytes=0 ! "
     "tfliteoverlay name=ov mask-alpha=0.8 %s ! video/x-raw,format=RGBA ! appsink name=out sync=false",
-    gl ? "! glupload" : "", model, props, gl ? "! gldownload" : "");
+    gl ? "! glupload" : "", model, gl ? "delegate=gl" : "", props, gl ? "! gldownload" : "");
   GstElement *pipe = gst_parse_launch(desc, NULL);
   fail_unless(pipe != NULL);
   hold h = { 0 };

@@ -164,8 +164,8 @@ static void run_picture(const gchar *pic, const gchar *model, const gchar *props
 {
   gchar *p = picture(pic);
   gchar *desc = g_strdup_printf("filesrc location=%s ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! "
-                                "%s tflitefilter name=f model=%s %s ! fakesink",
-                                p, gl ? "glupload !" : "", model, props ? props : "");
+                                "%s tflitefilter name=f model=%s %s %s ! fakesink",
+                                p, gl ? "glupload !" : "", model, gl ? "delegate=gl" : "", props ? props : "");
   run_pipeline(desc, o);
   fail_unless(o->error == NULL, "%s: %s (%s)", desc, o->error, o->debug);
   fail_unless(o->results->len == 1, "%s: %u results", desc, o->results->len);
@@ -277,7 +277,7 @@ GST_START_TEST(test_caps_gl)
 {
   NEED_MODEL(model, MV1);
   gchar *desc = g_strdup_printf("videotestsrc num-buffers=2 ! video/x-raw,format=RGBA,width=64,height=48 ! "
-                                "glupload ! tflitefilter name=f model=%s threshold=0 ! fakesink", model);
+                                "glupload ! tflitefilter name=f model=%s delegate=gl threshold=0 ! fakesink", model);
   run_out o;
   run_pipeline(desc, &o);
   fail_unless(o.error == NULL, "%s (%s)", o.error, o.debug);
@@ -415,8 +415,8 @@ static void run_yolo(gboolean gl, const gchar *props, run_out *o)
   gchar *dir = g_build_filename(env_dir("TFL_YOLO"), NULL);
   gchar *desc = g_strdup_printf("filesrc location=%s/picture.rgb ! rawvideoparse width=320 height=240 format=rgb "
                                 "framerate=1/1 ! videoconvert ! video/x-raw,format=RGBA ! %s tflitefilter name=f "
-                                "model=%s/yolov8_shapes.tflite %s ! fakesink",
-                                dir, gl ? "glupload !" : "", dir, props);
+                                "model=%s/yolov8_shapes.tflite %s %s ! fakesink",
+                                dir, gl ? "glupload !" : "", dir, gl ? "delegate=gl" : "", props);
   run_pipeline(desc, o);
   fail_unless(o->error == NULL, "%s: %s (%s)", desc, o->error, o->debug);
   fail_unless(o->results->len == 1, "%s: %u results", desc, o->results->len);
@@ -497,7 +497,8 @@ static void run_family(const gchar *name, gboolean gl, run_out *o)
   const gchar *dir = env_dir("TFL_FAMILIES");
   gchar *desc = g_strdup_printf("filesrc location=%s/picture.rgb ! rawvideoparse width=320 height=240 format=rgb "
                                 "framerate=1/1 ! videoconvert ! video/x-raw,format=RGBA ! %s tflitefilter name=f "
-                                "model=%s/%s.tflite ! fakesink", dir, gl ? "glupload !" : "", dir, name);
+                                "model=%s/%s.tflite %s ! fakesink", dir, gl ? "glupload !" : "", dir, name,
+                                gl ? "delegate=gl" : "");
   run_pipeline(desc, o);
   fail_unless(o->error == NULL, "%s: %s (%s)", desc, o->error, o->debug);
   fail_unless(o->results->len == 1 && o->model != NULL, "%s: %u results", desc, o->results->len);
@@ -637,8 +638,9 @@ static void check_task(const gchar *dir, const gchar *line, gboolean gl)
   if (g_str_has_suffix(model, "_int8.tflite")) return; /* test_yolo_tasks has those */
   gchar *desc = g_strdup_printf("filesrc location=%s/%s ! rawvideoparse width=%d height=%d format=rgb framerate=1/1 ! "
                                 "videoconvert ! video/x-raw,format=RGBA ! %s tflitefilter name=f model=%s/%s "
-                                "threshold=%.9g iou-threshold=%g ! fakesink",
-                                dir, picture, w, h, gl ? "glupload !" : "", dir, model, conf, iou);
+                                "threshold=%.9g iou-threshold=%g %s ! fakesink",
+                                dir, picture, w, h, gl ? "glupload !" : "", dir, model, conf, iou,
+                                gl ? "delegate=gl" : "");
   run_out o;
   run_pipeline(desc, &o);
   fail_unless(o.error == NULL, "%s: %s (%s)", desc, o.error, o.debug);
@@ -882,7 +884,7 @@ GST_START_TEST(test_gl_no_cpu_map)
   NEED_MODEL(model, SELFIE);
   gchar *desc = g_strdup_printf("gltestsrc num-buffers=3 ! "
                                 "video/x-raw(memory:GLMemory),format=RGBA,width=320,height=240 ! "
-                                "tflitefilter name=f model=%s ! fakesink", model);
+                                "tflitefilter name=f model=%s delegate=gl ! fakesink", model);
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch(desc, &err);
   fail_unless(pipe != NULL && err == NULL, "%s", err ? err->message : "no pipeline");
@@ -935,7 +937,7 @@ static void run_frozen(const gchar *model, const gchar *props, run_out *o, GPtrA
   gchar *p = picture("astronaut.png");
   gchar *desc = g_strdup_printf(
     "filesrc location=%s ! pngdec ! imagefreeze num-buffers=3 ! videoconvert ! "
-    "video/x-raw,format=RGBA ! glupload ! tflitefilter name=f model=%s %s ! %s fakesink name=sink",
+    "video/x-raw,format=RGBA ! glupload ! tflitefilter name=f model=%s delegate=gl %s ! %s fakesink name=sink",
     p, model, props, frames ? "tfliteoverlay mask-alpha=0.6 ! gldownload ! video/x-raw,format=RGBA !" : "");
   memset(o, 0, sizeof *o);
   o->results = g_ptr_array_new_with_free_func((GDestroyNotify)gst_structure_free);
@@ -1041,7 +1043,7 @@ GST_START_TEST(test_gl_keep_tensors)
    * queued); depth 1 and GL frames without a mask: tests/gst/test_tensors.py */
   static const char *const depth[] = { "gl-queue-depth=2" };
   for (guint d = 0; d < G_N_ELEMENTS(depth); d++) {
-    gchar *props = g_strdup_printf("keep-tensors=true precision=fp32 %s", depth[d]);
+    gchar *props = g_strdup_printf("delegate=gl keep-tensors=true precision=fp32 %s", depth[d]);
     run_tensors("glupload !", 2, model, props, &gl);
     fail_unless(gl.frames == 2 && gl.with_mask == 2 && gl.tensors->len == 2, "%s: %u frames, %u masks, %u tensors",
                 depth[d], gl.frames, gl.with_mask, gl.tensors->len);
@@ -1219,10 +1221,11 @@ GST_START_TEST(test_nchw_input)
 {
   gchar *model = g_build_filename(env_dir("TFL_OPMODELS"), "transpose_nchw_conv_1x1.tflite", NULL);
   fail_unless(g_file_test(model, G_FILE_TEST_IS_REGULAR), "%s missing", model);
-  const gchar *paths[] = {"", "glupload ! "};
+  const gchar *paths[] = {"", "glupload ! "}, *delegates[] = {"", "delegate=gl"};
   for (guint i = 0; i < G_N_ELEMENTS(paths); i++) {
     gchar *desc = g_strdup_printf("videotestsrc num-buffers=2 ! video/x-raw,format=RGBA,width=64,height=48 ! "
-                                  "%stflitefilter name=f model=%s decoder=none ! fakesink", paths[i], model);
+                                  "%stflitefilter name=f model=%s %s decoder=none ! fakesink", paths[i], model,
+                                  delegates[i]);
     run_out o;
     run_pipeline(desc, &o);
     fail_unless(o.error == NULL, "%s: %s (%s)", desc, o.error, o.debug ? o.debug : "");

@@ -369,7 +369,7 @@ def case_models():
         cmd = ['gst-launch-1.0', '-q', 'filesrc', 'location=' + pic, '!', 'pngdec', '!', 'imagefreeze',
                'num-buffers=3', '!', 'videoconvert', '!', 'video/x-raw,format=RGBA', '!'] + \
               (['glupload', '!'] if gl else []) + \
-              ['tflitefilter', 'model=' + path, '!', 'tflitepublish', 'host=127.0.0.1', 'port=%d' % b.port,
+              ['tflitefilter', 'model=' + path] + (['delegate=gl'] if gl else []) + ['!', 'tflitepublish', 'host=127.0.0.1', 'port=%d' % b.port,
                'camera-id=' + cam, 'mask=png', '!', 'fakesink']
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
         check(r.returncode == 0, '%s pipeline ran %s' % (model, r.stdout[-500:]))
