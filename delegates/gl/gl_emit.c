@@ -181,6 +181,12 @@ char *gl_emit_source(const gl_emit_in *e)
                     "#define STA(i, v) A[i] = (v)\n");
     if (e->has_consts) gl_str_addf(&s, "layout(std430, binding = 1) readonly buffer Consts { vec4 K[]; };\n");
   }
+  if (e->gen->scratch && e->fp16) /* a slot is a uvec2: the floats' bits */
+    gl_str_addf(&s, "#define SC_LD(i) uintBitsToFloat(A[%zu + (i)])\n#define SC_ST(i, v) A[%zu + (i)] = floatBitsToUint(v)\n",
+                e->scratch_off, e->scratch_off);
+  else if (e->gen->scratch)
+    gl_str_addf(&s, "#define SC_LD(i) A[%zu + (i)].xy\n#define SC_ST(i, v) A[%zu + (i)].xy = (v)\n", e->scratch_off,
+                e->scratch_off);
   if (e->gen->lane_stores) emit_lane_stores(&s, e->fp16);
   gl_str_addf(&s, "%s", gl_eltwise_helpers);
   int ids[64] = {0};
@@ -197,6 +203,7 @@ char *gl_emit_source(const gl_emit_in *e)
   emit_finish(&s, e->epilogue, first.sh);
   emit_store(&s, e, &first);
   gl_str_addf(&s, "}\n");
+  if (e->first_pass) gl_str_addf(&s, "#define FIRST_PASS\n");
   if (e->gen->decls.p) gl_str_addf(&s, "%s", e->gen->decls.p);
   gl_str_addf(&s, "void main() {\n  ivec3 gid = ivec3(gl_GlobalInvocationID);\n");
   if (!e->gen->whole_groups)

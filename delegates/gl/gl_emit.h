@@ -59,6 +59,9 @@ typedef struct gl_emit_in {
   const gl_emit_part *second;/* a paired convolution's output (its slices from s0 on); then
                                 first_sh is the shape of the primary's own output */
   gl_shape first_sh;
+  size_t scratch_off;        /* arena slot of gen->scratch (when not 0) */
+  bool first_pass;           /* gen->pre's dispatch: FIRST_PASS is defined before the decls
+                                (which may leave out what only main needs: shared arrays) */
   bool fn;                   /* an inlined producer: FLT4 P<id>_f(int b, int y, int x, int s)
                                 (gen in function form, epilogue applied), all its macros
                                 undefined after it; wg, out_off, out_wide unused */

@@ -108,6 +108,14 @@ typedef struct {
   bool whole_groups;          /* grid is a multiple of wg and main() has no early return
                                  (barrier() is not allowed after one) */
   bool lane_stores;           /* the body uses Ok_STL (single channels; halves need atomics) */
+  gl_str pre;                 /* a first dispatch's body (same decls, objects and constants),
+                                 run before main's with a barrier between; empty: none */
+  int pre_grid[3];            /* its invocations (not whole groups: the emitter adds the
+                                 bounds check) */
+  int pre_wg[3];              /* its workgroup size */
+  size_t scratch;             /* arena slots both dispatches share, private to the node: the
+                                 emitter defines vec2 SC_LD(i) and SC_ST(i, vec2 v), two
+                                 32-bit floats a slot, exact in fp16 mode too; 0: none */
   gl_gen_const consts[GL_GEN_MAX_CONSTS];
   int n_consts;
 } gl_gen_out;

@@ -92,6 +92,7 @@ void gl_gen_out_free(gl_gen_out *o)
 {
   gl_str_free(&o->decls);
   gl_str_free(&o->main);
+  gl_str_free(&o->pre);
   for (int i = 0; i < o->n_consts; i++) free(o->consts[i].data), free(o->consts[i].step);
   memset(o, 0, sizeof *o);
 }

@@ -2,13 +2,18 @@
  * kept boxes, appended by decoders/yolo_op.c) on the GPU, so only the kept boxes come
  * back (a few hundred bytes), not the head (YOLOv8n at 640: 84 x 8400 floats). The CPU
  * kernel (delegates/cpu/kernels/yolo_detection.c, postproc/yolo_detect.c) is the
- * reference: its order and arithmetic, in float. One workgroup of YD_WG invocations per
- * batch item (workgroup row z: gl_nms_batch; GLSL ES allows no barrier() in a loop, so
- * every step with one is written out).
- * Anchor-free and YOLOv5 heads:
- *   1. each box's best class and score (the first of equal scores; YOLOv5: objectness >
- *      threshold, times it) and, when that score > threshold, a candidate in shared CS
- *      (score) and CI (box | class << 16); past YD_MAX_CANDIDATES of them (a frame at
+ * reference: its order and arithmetic, in float.
+ * Anchor-free and YOLOv5 heads, two dispatches:
+ *   0. the scan, an invocation a box over many workgroups (gl_gen_out.pre): each box's
+ *      best class and score (the first of equal scores; YOLOv5: objectness > threshold,
+ *      times it) into the node's scratch slot (score, class), class -1 when the score is
+ *      not > threshold; on a big head (8400 x 80) this is nearly all the work, which one
+ *      workgroup did alone before;
+ * then one workgroup of YD_WG invocations per batch item (workgroup row z: gl_nms_batch;
+ * GLSL ES allows no barrier() in a loop, so every step with one is written out), reading
+ * a slot a box:
+ *   1. the candidates into shared CS (score) and CI (box | class << 16), in any order
+ *      (step 2 orders them); past YD_MAX_CANDIDATES of them (a frame at
  *      Ultralytics' predict threshold 0.25 has tens), the best ones: those above a cut
  *      found by two histograms of the scores' bits, the cut's bucket (scores within 2^13
  *      ulps, 0.1 %, of each other) dropped. The NMS then gives the CPU's boxes whenever it
@@ -17,8 +22,8 @@
  *      CS and CI then hold them in that order;
  *   3. greedy NMS in chunks of YD_WG candidates as gl_gen_nms.c's gl_nms_keep, a kept box
  *      suppressing only its own class (or every class: agnostic), up to max_detections;
- * end-to-end heads: invocation 0 takes the rows whose score > threshold and whose box
- * is finite, in order, up to max_detections;
+ * end-to-end heads (one dispatch): invocation 0 takes the rows whose score > threshold
+ * and whose box is finite, in order, up to max_detections;
  *   4. the rows [B,D,6+E] (tfl_graph.h: corners in input pixels, score, class, extra
  *      values), empty rows score and class -1. */
 #include "gl_gen_nms.h"
@@ -29,6 +34,8 @@
                                     16 KiB GLES guarantees */
 #define YD_MAX_DETECTIONS 100
 #define YD_MAX_BOXES 65535       /* a box index and a class share a uint */
+#define YD_SCAN_WG 64            /* the scan's workgroup: many of them on a big head */
+#define YD_MAX_SCRATCH (1 << 24) /* batch x boxes: GLSL int slot indices, 128 MiB at most */
 
 tfl_status gl_check_yolo_detection(const tfl_graph *g, int node, tfl_diag *diag)
 {
@@ -44,6 +51,9 @@ tfl_status gl_check_yolo_detection(const tfl_graph *g, int node, tfl_diag *diag)
       p->max_detections > YD_MAX_DETECTIONS)
     return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "%d boxes, %d classes (at most %d each), %d detections "
                          "(at most %d)", boxes, p->n_classes, YD_MAX_BOXES, p->max_detections, YD_MAX_DETECTIONS);
+  if ((long)x->dims[0] * boxes > YD_MAX_SCRATCH)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "batch %d x %d boxes, more than %d", x->dims[0], boxes,
+                         YD_MAX_SCRATCH);
   return gl_nms_check_batch(g, node, x->dims[0], diag);
 }
 
@@ -54,10 +64,12 @@ static void yd_decls(gl_str *dc, const tfl_yolo_detection_params *p, int boxes)
                   "#define EO %d\n#define ROW %d\n",
               boxes, p->n_classes, p->head == 1 ? 5 : 4, p->max_detections, YD_MAX_CANDIDATES, YD_WG,
               p->extra_offset, 6 + p->n_extra);
-  gl_str_addf(dc, "shared float CS[CAP];\nshared uint CI[CAP];\nshared uint NA;\nshared int NK;\n"
-                  "shared uint HIST[512];\nshared uint B1, ABOVE, CUT;\n"
+  /* the workgroup's (the scan's dispatch has none) */
+  gl_str_addf(dc, "#ifndef FIRST_PASS\n"
+                  "shared float CS[CAP];\nshared uint CI[CAP];\nshared uint NA;\nshared int NK;\n"
+                  "shared uint HIST[512];\nshared uint PRE, ABOVE;\n"
                   "shared vec4 KB[MD];\nshared int KL[MD];\nshared int KR[MD];\n"
-                  "shared vec4 CB[WG];\nshared int CL[WG];\nshared bool CO[WG];\n");
+                  "shared vec4 CB[WG];\nshared int CL[WG];\nshared bool CO[WG];\n#endif\n");
   gl_str_addf(dc, "const float THR = ");
   gl_str_float(dc, p->threshold);
   gl_str_addf(dc, ", SX = ");
@@ -95,50 +107,77 @@ static void yd_decls(gl_str *dc, const tfl_yolo_detection_params *p, int boxes)
   else gl_str_addf(dc, "  return v;\n}\n");
 }
 
-/* 1: candidates, the best YD_MAX_CANDIDATES of them: past that many (with a threshold >=
- * 0, so that the scores' bits order as the scores), two histograms of the candidates'
- * score bits (512 buckets of bits 30..22, then of bits 21..13 within the bucket where the
- * count from the top passes the limit) give the cut: the candidates of the buckets above;
+/* 1: candidates, the first YD_MAX_CANDIDATES of them in the CPU's order (score down, box
+ * up): past that many (with a threshold >= 0, so that the scores' bits order as the
+ * scores), histograms of the candidates' score bits, level by level (bits 30..22, 21..13,
+ * 12..4, 3..0, each within the bucket where the count from the top passes the limit),
+ * give the score V of the last one taken: every candidate above V, then those equal to V
+ * in box order (each invocation counts a run of boxes; their prefix sums place them);
  * 2: their ranks */
-/* the bucket where the count from the top (starting at %s) passes CAP, into b, and the
- * count above it into acc */
-#define YD_WALK "uint acc = %s;\n    int b = 511;\n    for (; b > 0 && acc + HIST[b] <= uint(CAP); b--) acc += HIST[b];\n"
+/* box i's best class and score from the first dispatch (class -1: no candidate) */
+#define YD_LOAD "    vec2 se = SC_LD(ITEM * NB + i);\n    int cls = int(se.y);\n    float sc = se.x;\n"
+#define YD_CAND "cls >= 0 && sc > THR"
+/* the bucket where the count from the top (starting at ABOVE) passes CAP, into PRE's low
+ * bits; the count above it into ABOVE */
+#define YD_WALK                                                                                                    \
+  "  if (t == 0 && over) {\n    uint acc = ABOVE;\n    int b = 511;\n"                                              \
+  "    for (; b > 0 && acc + HIST[b] <= uint(CAP); b--) acc += HIST[b];\n"                                       \
+  "    PRE = (PRE << %d) | uint(b);\n    ABOVE = acc;\n  }\n  memoryBarrierShared();\n  barrier();\n"
 
 static void yd_candidates(gl_str *m, int chunks)
 {
   gl_str_addf(m, "  for (int k = t; k < 512; k += WG) HIST[k] = 0u;\n"
+                 "  if (t == 0) { PRE = 0u; ABOVE = 0u; }\n"
                  "  memoryBarrierShared();\n  barrier();\n"
-                 "  for (int i = t; i < NB; i += WG) {\n"
-                 "    int cls;\n    float sc = best(i, cls);\n"
-                 "    if (cls < 0 || !(sc > THR)) continue;\n"
+                 "  for (int i = t; i < NB; i += WG) {\n" YD_LOAD
+                 "    if (!(" YD_CAND ")) continue;\n"
                  "    atomicAdd(NA, 1u);\n"
                  "    if (THR >= 0.0) atomicAdd(HIST[floatBitsToUint(sc) >> 22], 1u);\n"
                  "  }\n"
                  "  memoryBarrierShared();\n  barrier();\n"
-                 "  bool over = NA > uint(CAP) && THR >= 0.0;\n"
-                 "  if (t == 0 && over) {\n    ");
-  gl_str_addf(m, YD_WALK, "0u");
-  gl_str_addf(m, "    B1 = uint(b);\n    ABOVE = acc;\n  }\n"
+                 "  bool over = NA > uint(CAP) && THR >= 0.0;\n");
+  gl_str_addf(m, YD_WALK, 9);
+  /* the finer levels: (shift, width) */
+  static const int lv[3][2] = { { 13, 9 }, { 4, 9 }, { 0, 4 } };
+  for (int l = 0; l < 3; l++) {
+    gl_str_addf(m, "  for (int k = t; k < 512; k += WG) HIST[k] = 0u;\n"
+                   "  memoryBarrierShared();\n  barrier();\n"
+                   "  for (int i = t; over && i < NB; i += WG) {\n" YD_LOAD
+                   "    uint u = floatBitsToUint(sc);\n"
+                   "    if (" YD_CAND " && (u >> %d) == PRE) atomicAdd(HIST[(u >> %d) & %du], 1u);\n"
+                   "  }\n"
+                   "  memoryBarrierShared();\n  barrier();\n",
+                lv[l][0] + lv[l][1], lv[l][0], (1 << lv[l][1]) - 1);
+    gl_str_addf(m, YD_WALK, lv[l][1]);
+  }
+  /* PRE: V's bits; ABOVE: the candidates above V */
+  gl_str_addf(m, "  if (t == 0) NA = 0u;\n"
                  "  memoryBarrierShared();\n  barrier();\n"
-                 "  for (int k = t; k < 512; k += WG) HIST[k] = 0u;\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 "  for (int i = t; over && i < NB; i += WG) {\n"
-                 "    int cls;\n    float sc = best(i, cls);\n"
-                 "    uint u = floatBitsToUint(sc);\n"
-                 "    if (cls >= 0 && sc > THR && (u >> 22) == B1) atomicAdd(HIST[(u >> 13) & 511u], 1u);\n"
-                 "  }\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 "  if (t == 0) {\n    NA = 0u;\n    CUT = 0u;\n"
-                 "    if (over) {\n      ");
-  gl_str_addf(m, YD_WALK, "ABOVE");
-  gl_str_addf(m, "      CUT = (B1 << 22) | (uint(b) << 13) | 0x1fffu;\n    }\n  }\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 "  for (int i = t; i < NB; i += WG) {\n"
-                 "    int cls;\n    float sc = best(i, cls);\n"
-                 "    if (cls < 0 || !(sc > THR) || (over && floatBitsToUint(sc) <= CUT)) continue;\n"
+                 "  for (int i = t; i < NB; i += WG) {\n" YD_LOAD
+                 "    if (!(" YD_CAND ") || (over && floatBitsToUint(sc) <= PRE)) continue;\n"
                  "    uint slot = atomicAdd(NA, 1u);\n"
                  "    if (slot < uint(CAP)) { CS[slot] = sc; CI[slot] = uint(i) | (uint(cls) << 16); }\n"
                  "  }\n"
+                 "  const int RUN = (NB + WG - 1) / WG;\n"
+                 "  uint eq = 0u;\n"
+                 "  for (int i = t * RUN; over && i < min(NB, t * RUN + RUN); i++) {\n" YD_LOAD
+                 "    eq += " YD_CAND " && floatBitsToUint(sc) == PRE ? 1u : 0u;\n"
+                 "  }\n"
+                 "  HIST[t] = eq;\n"
+                 "  memoryBarrierShared();\n  barrier();\n"
+                 "  if (t == 0 && over) {\n"
+                 "    uint acc = 0u;\n"
+                 "    for (int k = 0; k < WG; k++) { uint e = HIST[k]; HIST[k] = acc; acc += e; }\n"
+                 "  }\n"
+                 "  memoryBarrierShared();\n  barrier();\n"
+                 "  uint r = HIST[t];\n"
+                 "  for (int i = t * RUN; over && i < min(NB, t * RUN + RUN); i++) {\n" YD_LOAD
+                 "    if (!(" YD_CAND " && floatBitsToUint(sc) == PRE)) continue;\n"
+                 "    if (r < uint(CAP) - ABOVE) { CS[ABOVE + r] = sc; CI[ABOVE + r] = uint(i) | (uint(cls) << 16); }\n"
+                 "    r++;\n"
+                 "  }\n"
+                 "  memoryBarrierShared();\n  barrier();\n"
+                 "  if (t == 0 && over) NA = uint(CAP);\n"
                  "  memoryBarrierShared();\n  barrier();\n");
   gl_str_addf(m, "  int nc = min(int(NA), CAP);\n"
                  "  int rk[%d];\n  float rs[%d];\n  uint ri[%d];\n"
@@ -214,6 +253,18 @@ tfl_status gl_gen_yolo_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *d
                    "    NK = k;\n  }\n"
                    "  memoryBarrierShared();\n  barrier();\n");
   } else {
+    /* the scan (NB x NC values) in a first dispatch, an invocation a box over many
+     * workgroups; the workgroup then reads one slot a box */
+    o->scratch = (size_t)x->dims[0] * (size_t)boxes;
+    o->pre_grid[0] = boxes;
+    o->pre_grid[1] = 1;
+    o->pre_wg[0] = YD_SCAN_WG;
+    o->pre_wg[1] = 1;
+    o->pre_wg[2] = 1;
+    o->pre_grid[2] = x->dims[0];
+    gl_str_addf(&o->pre, "  int i = gid.x, cls;\n"
+                         "  float sc = best(i, cls);\n"
+                         "  SC_ST(ITEM * NB + i, cls >= 0 && sc > THR ? vec2(sc, float(cls)) : vec2(0.0, -1.0));\n");
     yd_candidates(m, chunks);
     yd_keep(m, chunks);
   }

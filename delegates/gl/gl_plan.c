@@ -622,7 +622,15 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     if (builds[gi].const_units) const_total = (const_total + align_u - 1) / align_u * align_u + builds[gi].const_units;
   }
   if ((st = gl_sched_place(&p, builds, &out->arena_n, off_of))) goto done;
-  out->d = calloc((size_t)p.n_groups + 1, sizeof *out->d);
+  /* scratch of two-dispatch nodes: its own range past the tensors' (a few, small) */
+  size_t n_pre = 0;
+  for (int gi = 0; gi < p.n_groups; gi++) {
+    if (!gl_group_dispatched(&p.groups[gi])) continue;
+    builds[gi].scratch_off = out->arena_n;
+    out->arena_n += builds[gi].gen.scratch;
+    n_pre += builds[gi].gen.pre.p != NULL;
+  }
+  out->d = calloc((size_t)p.n_groups + n_pre + 1, sizeof *out->d);
   out->consts = calloc(const_total + 1, unit);
   out->in = calloc((size_t)part->n_inputs + 1, sizeof *out->in);
   out->out = calloc((size_t)part->n_outputs + (size_t)p.n_wb + 1, sizeof *out->out);
@@ -635,6 +643,8 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     group_build *b = &builds[gi];
     const group *G = &p.groups[gi];
     if (!gl_group_dispatched(G)) continue;
+    const bool pre = b->gen.pre.p != NULL;
+    gl_plan_dispatch *pd = pre ? &out->d[out->n_d++] : NULL;
     gl_plan_dispatch *d = &out->d[out->n_d++];
     d->node = G->node;
     d->n_fused = G->n_epi;
@@ -660,6 +670,30 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     if (!e) {
       st = tfl_fail(diag, TFL_ERR_NOMEM, "shader of node %d", G->node);
       goto done;
+    }
+    e->scratch_off = b->scratch_off;
+    if (pre) { /* the first dispatch: same objects and constants, its own body and grid */
+      gl_gen_out pg = b->gen;
+      pg.main = b->gen.pre;
+      memcpy(pg.grid, b->gen.pre_grid, sizeof pg.grid);
+      pg.whole_groups = false;
+      memcpy(e->wg, b->gen.pre_wg, sizeof e->wg);
+      e->gen = &pg;
+      e->first_pass = true;
+      pd->src = gl_emit_source(e);
+      e->first_pass = false;
+      e->gen = &b->gen;
+      pd->node = G->node;
+      pd->const_off = d->const_off;
+      pd->const_units = d->const_units;
+      for (int a = 0; a < 3; a++) pd->groups[a] = (pg.grid[a] + e->wg[a] - 1) / e->wg[a];
+      if (!pd->src || !gl_sched_barrier(&pending, pd, b, b->scratch_off, b->gen.scratch)) {
+        gl_tree_free_emit(e);
+        st = tfl_fail(diag, TFL_ERR_NOMEM, "first shader of node %d", G->node);
+        goto done;
+      }
+      if (o->tune.all_barriers) pd->barrier = out->n_d > 2;
+      out->n_barriers += pd->barrier;
     }
     if (b->gen.wg[0] > 0) memcpy(e->wg, b->gen.wg, sizeof e->wg);
     else gl_plan_workgroup(b->gen.grid, o->dev.wg, e->wg);
@@ -694,10 +728,12 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
       goto done;
     }
     for (int a = 0; a < 3; a++) d->groups[a] = (b->gen.grid[a] + wg[a] - 1) / wg[a];
+    if (pre) pending.n = 0; /* it reads the first dispatch's scratch: always a barrier */
     if (!gl_sched_barrier(&pending, d, b, out_off, out_n)) {
       st = tfl_fail(diag, TFL_ERR_NOMEM, "GL barriers");
       goto done;
     }
+    if (pre) d->barrier = true;
     if (o->tune.all_barriers) d->barrier = out->n_d > 1;
     out->n_barriers += d->barrier;
   }

@@ -1,7 +1,8 @@
 /* gl_plan.h - compiles a partition into a list of dispatches, without GL.
  *
  * Passes, in order (gl_plan.c):
- *   1. group:  each node becomes a dispatch, an alias (reshape that keeps the PHWC4
+ *   1. group:  each node becomes a dispatch (two: a generator with a first body,
+ *              gl_gen_out.pre, and arena scratch of its own), an alias (reshape that keeps the PHWC4
  *              layout, float-domain quantize) or an epilogue fused into the dispatch
  *              producing its input (element-wise ops whose input has one consumer);
  *   2. generate: each dispatch's generator gives body, grid and packed constants;

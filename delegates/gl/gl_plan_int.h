@@ -80,6 +80,7 @@ typedef struct {
   int n_objs;
   gl_str epi;
   size_t const_units;        /* their units in the constant buffer (gl_consts.h) */
+  size_t scratch_off;        /* arena slot of gen.scratch (after every tensor's) */
   int remap_obj;             /* the destination object "D" of a group with dest */
   int sib_obj;               /* the paired convolution's output or destination object */
 } group_build;

@@ -14,8 +14,8 @@
  * 2. --synthetic: random heads of values on a 1/64 grid (exact in halves, so fp16
  *    storage changes no decision; many equal scores), GL against the CPU kernel row by row:
  *    both orientations, YOLOv5, end-to-end with non-finite rows, agnostic, max 7, pose
- *    keypoints, batch 2 (items that differ), hundreds of candidates; and the GL check's
- *    refusals. */
+ *    keypoints, batch 2 (items that differ), hundreds of candidates, 8400 x 80 heads
+ *    (YOLOv8 at 640, thousands of candidates); and the GL check's refusals. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -372,7 +372,8 @@ static void synth_box(const synth *c, int values, unsigned *seed, float *v)
 static int synthetic_case(const synth *c, tfl_delegate *gl, bool fp16)
 {
   const int fc = c->head == 2 ? 6 : c->head == 1 ? 5 + c->classes : 4 + c->classes, values = fc + 3 * c->kpts;
-  const int imgsz = c->boxes == 2100 ? 320 : 160; /* 525 anchor-free boxes at 160, 2100 at 320 */
+  /* 525 anchor-free boxes at 160, 2100 at 320, 8400 at 640 */
+  const int imgsz = c->boxes == 8400 ? 640 : c->boxes == 2100 ? 320 : 160;
   const int32_t dims[3] = { 1, c->values_first ? values : c->boxes, c->values_first ? c->boxes : values };
   const size_t item = (size_t)values * c->boxes, row = 6 + 3 * (size_t)c->kpts, md = (size_t)c->max;
   float *head = malloc(item * c->batch * sizeof *head), *v = malloc(values * sizeof *v);
@@ -493,6 +494,10 @@ static int check_synthetic(tfl_delegate *gl, bool fp16)
      * them, so the rows are the CPU's */
     { "2100 candidates", 0, true, 2100, 3, 0, 1, 100, 0.01f, 0.5f, false },
     { "2100 candidates, agnostic", 0, false, 2100, 3, 0, 1, 100, 0.01f, 0.5f, true },
+    /* a big head (YOLOv8 at 640): the GL scan's many workgroups; past 1024 candidates
+     * with more than 1024 of the top score (0.875) at 0.5, the ties taken in box order */
+    { "8400 boxes, 80 classes", 0, true, 8400, 80, 0, 1, 100, 0.5f, 0.45f, false },
+    { "8400 x 80 [boxes, values], batch 2", 0, false, 8400, 80, 0, 2, 100, 0.8f, 0.45f, false },
   };
   int fail = 0;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) fail |= synthetic_case(&cases[i], gl, fp16);
