@@ -12,8 +12,8 @@
 #
 # The tests (chosen below) run under `qemu-aarch64 -cpu cortex-a76` (log:
 # BUILD_DIR/arm64/meson-logs/testlog.json), then the oneDNN tests once more on qemu's `max`
-# CPU, which has 512-bit SVE (testlog-sve.json): the fast path must keep its convs off
-# oneDNN's unchecked SVE code there.
+# CPU, which has 512-bit SVE (testlog-sve-arm64-sve-wrap.sh.json: meson adds the wrapper's
+# name): the fast path must keep its convs off oneDNN's unchecked SVE code there.
 set -euo pipefail
 
 build=$(realpath -m "${1:?usage: arm64_stage.sh BUILD_DIR}")
@@ -126,7 +126,7 @@ ninja -C "$cross" $targets >"$build/arm64-build.log" 2>&1 \
   || { grep -A5 FAILED "$build/arm64-build.log" | head -30 >&2; fail "cross build failed (log: $build/arm64-build.log)"; }
 echo "arm64_stage: $(echo "$targets" | wc -w) targets built in $(( $(date +%s) - t0 )) s"
 
-rm -f "$cross/meson-logs/testlog.json" "$cross/meson-logs/testlog-sve.json"
+rm -f "$cross/meson-logs/testlog.json" "$cross/meson-logs/testlog-sve-arm64-sve-wrap.sh.json"
 t0=$(date +%s)
 # shellcheck disable=SC2046  # one --suite per word
 meson test -C "$cross" --no-rebuild --print-errorlogs --num-processes 2 $(printf -- '--suite %s ' $suites) || true
