@@ -439,10 +439,10 @@ static bool q_filter_ok(const tfl_tensor *w, qkind k, int axis, int channels, bo
 }
 
 /* Does XNNPACK requantize a conv or fully connected layer with filter w as TFLite's CPU path
- * does (float product, ties to even)? On ARM, Debian's snapshot requantizes those with
+ * does (float product, ties to even)? On ARM, Debian's snapshot requantizes convs with
  * per-tensor weights (quint8, qint8) in fixed point with ties upward: 1 LSB off on ties,
- * which later layers widen (tests/test_q8_rounding.c). Its per-channel (qcint8) kernels
- * round as on x86. */
+ * which later layers widen (tests/test_q8_rounding.c); its fully connected layers, per
+ * tensor only, are kept off alike. Its per-channel (qcint8) convs round as on x86. */
 static bool q_rounds_like_tflite(const tfl_tensor *w)
 {
 #if defined(__aarch64__) || defined(__arm__)
