@@ -160,7 +160,7 @@ cat >"$build/arm64-sve-wrap.sh" <<'EOF'
 # "$@": meson's exe_wrapper (qemu-aarch64 -cpu cortex-a76 -L ROOT), then the test
 qemu=$1
 shift 3
-exec "$qemu" -cpu max,sve512=on "$@"
+TFL_EXPECT_SVE=1 exec "$qemu" -cpu max,sve512=on "$@"
 EOF
 chmod +x "$build/arm64-sve-wrap.sh"
 onednn_tests=$(meson introspect "$cross" --tests | python3 -c '

@@ -255,6 +255,12 @@ int main(void)
   onednn_conv_options probe = {1, false, cpu_features_detect(), -1, false, false, -1, -1};
   const bool jit = onednn_conv_applies(&r.graph, 0, &probe);
   op_runner_free(&r);
+  /* scripts/arm64_stage.sh runs this on qemu's SVE CPU with TFL_EXPECT_SVE=1: detection
+   * must see it, or the guard below would never be tested */
+  if (getenv("TFL_EXPECT_SVE") && !probe.isa.sve) {
+    fprintf(stderr, "FAIL: TFL_EXPECT_SVE is set but cpu_features_detect() finds no SVE\n");
+    return 1;
+  }
   /* an SVE CPU: oneDNN has JIT convolutions there (the depthwise ones under qemu's 512-bit
    * SVE put the selfie models 1.0 off), unchecked, so the fast path must take none of
    * them; each shape and type is asked again as if the CPU had no SVE, to count them */
