@@ -1,7 +1,10 @@
 /* decode_detection.c - boxes from detection models, five layouts chosen from the graph:
  *  - the four outputs of TFLite_Detection_PostProcess (boxes ymin,xmin,ymax,xmax
- *    normalized, classes, scores, count); class k is reported as k + 1, the line of
- *    the COCO label map whose line 0 is "???";
+ *    normalized, classes, scores, count), taken by the op's output roles wherever they
+ *    sit among the graph's outputs (Model Maker's EfficientDet-Lite lists them scores,
+ *    boxes, count, classes); class k is reported as k + 1, the line of the COCO label
+ *    map whose line 0 is "???", or as k when the model's TFLite metadata has the
+ *    labels (decoder_postprocess_class_offset);
  *  - standard SSD raw outputs: box encodings [1,A,4] (ty,tx,th,tw) and class scores
  *    [1,A,C] with background class 0 (logits through a sigmoid unless the graph ends
  *    in LOGISTIC/SOFTMAX), TF's multiple-grid anchors, FasterRCNN box coder, greedy
@@ -36,6 +39,7 @@ typedef struct {
                             * count; raw: boxes, scores; anchor op: boxes, keypoints,
                             * scores, count; SSD op: as postprocess) */
   int in_w, in_h;          /* the graph's input size, when the transform has none */
+  int class_offset;        /* postprocess: added to the op's class */
   int n_anchors, n_classes, n_coords, n_keypoints;
   ssd_anchor *anchors;
   float *anchor_rows;      /* raw: the anchors as rows of 4 floats (y centre, x centre, h, w) */
@@ -116,7 +120,14 @@ static tfl_status create_postprocess(const tfl_graph *g, const tfl_node *n, det_
                        i, what[i]);
   }
   s->layout = DET_POSTPROCESS;
+  s->class_offset = decoder_postprocess_class_offset(g);
   return TFL_OK;
+}
+
+int decoder_postprocess_class_offset(const tfl_graph *g)
+{
+  /* Ultralytics' names also fill meta.labels, but never with this op */
+  return g->meta.labels && !g->meta.ultralytics.present ? 0 : 1;
 }
 
 /* The anchor preset for a count (and input size), or AUTO when none fits. */
@@ -319,7 +330,7 @@ static tfl_status run_postprocess(det_state *s, const tfl_tensor *const *o, cons
     if (s->layout == DET_POSTPROCESS && !(score >= opt->threshold)) continue;
     const float c = decoder_value(classes, (size_t)i);
     /* TFLite_Detection_PostProcess counts classes from the first after the background */
-    const int class_id = c >= 0 && c < 65535 ? (int)c + (s->layout == DET_POSTPROCESS) : -1;
+    const int class_id = c >= 0 && c < 65535 ? (int)c + (s->layout == DET_POSTPROCESS ? s->class_offset : 0) : -1;
     float v[4];
     for (int j = 0; j < 4; j++) v[j] = decoder_value(boxes, (size_t)i * 4 + (size_t)j);
     const pp_box b = { fminf(v[0], v[2]), fminf(v[1], v[3]), fmaxf(v[0], v[2]), fmaxf(v[1], v[3]) };

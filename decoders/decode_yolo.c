@@ -18,20 +18,32 @@
  * Pose heads (metadata task pose, kpt_shape [k, 2|3]): each box carries its k keypoints
  * (x, y scaled as the box, the visibility probability as their score). Segmentation
  * heads (task segment: mask coefficients after the classes, prototypes as a second
- * output): one probability mask, the union of the kept boxes' masks (build_mask).
+ * output): each box carries its own probability mask (build_mask). Oriented-box heads
+ * (task obb: the angle after the classes): rotated NMS (postproc/yolo_obb.h), each box
+ * carries its rotated box (tfl_box.rbox) and is its bounds.
  * float32, float16, int8 and uint8 heads (dequantized with the tensor's scale).
  * Boxes are mapped through the transform to frame pixels and clamped. */
 #include "decoder_impl.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "postproc/yolo_detect.h"
+#include "postproc/yolo_obb.h"
 #include "runtime/tfl_half.h"
 
 #define E2E_ROWS 300 /* Ultralytics' max_det, the end-to-end head's row count */
+
+/* COCO's person skeleton (its annotations' "skeleton", 0-based), which Ultralytics draws
+ * for 17-keypoint pose models: legs, hips, torso, arms, face. */
+static const int32_t coco_skeleton[] = {
+  15, 13, 13, 11, 16, 14, 14, 12, 11, 12, 5, 11, 6, 12, 5, 6, 5, 7, 6, 8,
+  7, 9, 8, 10, 1, 2, 0, 1, 0, 2, 1, 3, 2, 4, 3, 5, 4, 6,
+};
+#define COCO_KEYPOINTS 17
 
 static const char *head_name(decoder_yolo_head h)
 {
@@ -95,12 +107,8 @@ int decoder_yolo_find(const tfl_graph *g, decoder_yolo_layout *L, char *why, siz
   memset(L, 0, sizeof *L);
   const bool meta = g->meta.ultralytics.present;
   const char *task = meta ? g->meta.ultralytics.task : "";
-  if (meta && task[0] && strcmp(task, "detect") && strcmp(task, "segment") && strcmp(task, "pose")) {
-    if (!strcmp(task, "obb")) {
-      snprintf(why, why_size, "an Ultralytics YOLO oriented-box model (metadata task 'obb'): rotated boxes are not "
-               "decoded yet");
-      return -1;
-    }
+  const bool obb = meta && !strcmp(task, "obb");
+  if (meta && task[0] && strcmp(task, "detect") && strcmp(task, "segment") && strcmp(task, "pose") && !obb) {
     snprintf(why, why_size, "an Ultralytics YOLO '%s' model: no detection head", task);
     return 0;
   }
@@ -123,7 +131,9 @@ int decoder_yolo_find(const tfl_graph *g, decoder_yolo_layout *L, char *why, siz
   L->in_h = in_h;
   L->in_w = in_w;
   L->from_metadata = meta;
-  const int n = grid_boxes(in_h, in_w), e2e_hint = meta ? g->meta.ultralytics.end2end : -1;
+  /* the appended YOLO_DETECTION's rows (yolo_op.c) read as an end-to-end head in pixels */
+  const tfl_yolo_detection_params *op = decoder_yolo_op(g, g->outputs[L->output]);
+  const int n = grid_boxes(in_h, in_w), e2e_hint = op ? 1 : meta ? g->meta.ultralytics.end2end : -1;
   const int nc_meta = meta ? g->meta.ultralytics.n_names : 0;
   /* every layout the shape fits */
   yolo_fit fits[6];
@@ -148,6 +158,12 @@ int decoder_yolo_find(const tfl_graph *g, decoder_yolo_layout *L, char *why, siz
              head_name(fits[1].head), fits[1].values_first ? " [values, boxes]" : "");
     return -1;
   }
+  if (obb && (fits[0].head != YOLO_ANCHOR_FREE || nc_meta <= 0 || fits[0].values != 4 + nc_meta + 1)) {
+    snprintf(why, why_size, "an Ultralytics YOLO oriented-box model (metadata task 'obb', %d names) with output "
+             "[1,%d,%d]: only the anchor-free head [1, 4 + classes + angle, %d] is decoded (end-to-end rotated heads "
+             "are not)", nc_meta, a, b, n);
+    return -1;
+  }
   L->head = fits[0].head;
   L->values_first = fits[0].values_first;
   L->n_boxes = fits[0].boxes;
@@ -155,9 +171,13 @@ int decoder_yolo_find(const tfl_graph *g, decoder_yolo_layout *L, char *why, siz
   switch (L->head) {
   case YOLO_ANCHOR_FREE: L->n_classes = nc_meta > 0 && 4 + nc_meta <= L->n_values ? nc_meta : L->n_values - 4; break;
   case YOLO_V5: L->n_classes = nc_meta > 0 && 5 + nc_meta <= L->n_values ? nc_meta : L->n_values - 5; break;
-  case YOLO_END2END: L->n_classes = nc_meta; break;
+  case YOLO_END2END: L->n_classes = op ? op->n_classes : nc_meta; break;
   }
-  L->normalized = L->head != YOLO_END2END || !nchw;
+  L->normalized = !op && (L->head != YOLO_END2END || !nchw);
+  if (obb) {
+    L->oriented = true;
+    L->angle_offset = 4 + L->n_classes;
+  }
   /* a pose head's keypoints follow the classes (anchor-free) or the class column (end-to-end) */
   const int nk = meta ? g->meta.ultralytics.kpt_shape[0] : 0, kd = meta ? g->meta.ultralytics.kpt_shape[1] : 0;
   const int kpt_at = L->head == YOLO_END2END ? 6 : L->head == YOLO_ANCHOR_FREE ? 4 + L->n_classes : -1;
@@ -186,7 +206,8 @@ int decoder_yolo_find(const tfl_graph *g, decoder_yolo_layout *L, char *why, siz
     }
   }
   snprintf(why, why_size, "%s, %d boxes of %d values (%d classes%s), %dx%d input, %s coordinates%s", head_name(L->head),
-           L->n_boxes, L->n_values, L->n_classes, L->n_kpts ? ", keypoints" : L->protos >= 0 ? ", masks" : "", in_w, in_h,
+           L->n_boxes, L->n_values, L->n_classes,
+           L->n_kpts ? ", keypoints" : L->protos >= 0 ? ", masks" : L->oriented ? ", oriented" : "", in_w, in_h,
            L->normalized ? "normalized" : "pixel", meta ? " (Ultralytics metadata)" : " (from the output shape)");
   return 1;
 }
@@ -206,6 +227,8 @@ typedef struct {
   size_t coeff_step;
   float *kept;            /* cap * 4: each kept box's corners, input pixels */
   int n_kept;
+  pp_rbox *rboxes;        /* oriented heads: each candidate's rotated box, input pixels */
+  bool multi_label;       /* candidates per (box, class): cand .. scratch hold n * nc */
 } yolo_state;
 
 static void yolo_free(void *state)
@@ -222,6 +245,7 @@ static void yolo_free(void *state)
   free(s->pvals);
   free(s->coeffs);
   free(s->kept);
+  free(s->rboxes);
   free(s);
 }
 
@@ -244,11 +268,21 @@ static tfl_status yolo_create(const tfl_graph *g, const tfl_decoder_options *opt
   }
   const size_t n = (size_t)s->L.n_boxes;
   s->cap = opt->max_results > 0 ? opt->max_results : 1;
+  s->multi_label = opt->multi_label && s->L.head != YOLO_END2END && !s->L.oriented && s->L.n_classes > 0;
+  if (s->multi_label) {
+    /* a candidate per (box, class): the work arrays hold n * nc, numbered in an int */
+    const size_t nc = (size_t)s->L.n_classes;
+    if (n > (size_t)INT_MAX / nc) {
+      free(s);
+      return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "yolo: multi-label: %zu boxes x %zu classes is too many", n, nc);
+    }
+  }
+  const size_t pairs = s->multi_label ? n * (size_t)s->L.n_classes : n;
   if (t->type != TFL_TYPE_FLOAT32) s->vals = malloc(n * (size_t)s->L.n_values * sizeof(float));
-  s->cand = malloc(n * sizeof *s->cand);
-  s->boxes = malloc(n * sizeof *s->boxes);
-  s->classes = malloc(n * sizeof(int));
-  s->scratch = malloc(n);
+  s->cand = malloc(pairs * sizeof *s->cand);
+  s->boxes = malloc(pairs * sizeof *s->boxes);
+  s->classes = malloc(pairs * sizeof(int));
+  s->scratch = malloc(pairs);
   s->selected = malloc((size_t)s->cap * sizeof(int));
   s->found = malloc((size_t)s->cap * sizeof *s->found);
   if (s->L.protos >= 0) {
@@ -262,8 +296,9 @@ static tfl_status yolo_create(const tfl_graph *g, const tfl_decoder_options *opt
       return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
     }
   }
+  if (s->L.oriented) s->rboxes = malloc(n * sizeof *s->rboxes);
   if ((t->type != TFL_TYPE_FLOAT32 && !s->vals) || !s->cand || !s->boxes || !s->classes || !s->scratch ||
-      !s->selected || !s->found) {
+      !s->selected || !s->found || (s->L.oriented && !s->rboxes)) {
     yolo_free(s);
     return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   }
@@ -312,14 +347,48 @@ static tfl_status emit(yolo_state *s, tfl_results *res, const tfl_transform *tr,
     tfl_transform_point(tr, p[0] * sx, p[step] * sy, &o->keypoints[k].x, &o->keypoints[k].y);
     o->keypoints[k].score = L->kpt_dim == 3 ? p[2 * step] : -1.0f;
   }
+  if (L->n_kpts == COCO_KEYPOINTS) {
+    o->edges = coco_skeleton;
+    o->n_edges = (int)(sizeof coco_skeleton / sizeof coco_skeleton[0] / 2);
+  }
   return TFL_OK;
 }
 
-/* Segmentation: the union of the kept boxes' masks as one probability mask over the model
- * input at the prototypes' resolution (as Ultralytics' process_mask without upsampling):
- * per box sigmoid(coefficients . prototypes), kept inside the box (its corners scaled
- * to the prototype grid, pixel centres... as crop_mask: column c is in when x1 <= c < x2),
- * the largest over boxes. */
+/* Appends an oriented box (input pixels): its centre and axes mapped through the
+ * transform (the letterbox scales both axes alike, so the angle stays), the bounds of
+ * its mapped corners as the box, clamped. */
+static void emit_oriented(tfl_results *res, const tfl_transform *tr, const pp_rbox *r, int class_id, float score)
+{
+  const float co = cosf(r->angle), si = sinf(r->angle);
+  /* the half axes through the transform's linear part */
+  const float ux = 0.5f * r->w * co, uy = 0.5f * r->w * si, vx = -0.5f * r->h * si, vy = 0.5f * r->h * co;
+  const float aux = ux * tr->scale_x + uy * tr->shear_x, auy = ux * tr->shear_y + uy * tr->scale_y;
+  const float avx = vx * tr->scale_x + vy * tr->shear_x, avy = vx * tr->shear_y + vy * tr->scale_y;
+  tfl_rbox fr;
+  tfl_transform_point(tr, r->cx, r->cy, &fr.cx, &fr.cy);
+  fr.w = 2.0f * hypotf(aux, auy);
+  fr.h = 2.0f * hypotf(avx, avy);
+  /* the same angle when the axes are scaled alike (atan2 returns it unchanged in
+   * (-pi, pi], which holds the head's [-pi/4, 3pi/4)) */
+  fr.angle = tr->shear_x == 0.0f && tr->shear_y == 0.0f && tr->scale_x == tr->scale_y && tr->scale_x > 0.0f
+               ? r->angle : atan2f(auy, aux);
+  float xy[8];
+  pp_rbox_corners(&(pp_rbox){ fr.cx, fr.cy, fr.w, fr.h, fr.angle }, xy);
+  float x0 = xy[0], x1 = xy[0], y0 = xy[1], y1 = xy[1];
+  for (int k = 1; k < 4; k++) {
+    x0 = fminf(x0, xy[2 * k]), x1 = fmaxf(x1, xy[2 * k]);
+    y0 = fminf(y0, xy[2 * k + 1]), y1 = fmaxf(y1, xy[2 * k + 1]);
+  }
+  tfl_box *o = &res->boxes[res->n_boxes++];
+  *o = (tfl_box){ .x = x0, .y = y0, .w = x1 - x0, .h = y1 - y0, .class_id = class_id, .score = score,
+                  .oriented = true, .rbox = fr };
+  decoder_clamp_box(tr, o);
+}
+
+/* Segmentation: each kept box's own mask, as Ultralytics' process_mask computes it
+ * before upsampling: sigmoid(coefficients . prototypes) at the prototypes' resolution,
+ * over the texels under the box and one more around (tfl_box_mask), mapped to the frame
+ * through the transform. The box crops it (a reader keeps what lies inside the box). */
 static tfl_status build_mask(yolo_state *s, const tfl_tensor *pt, const tfl_transform *tr, tfl_results *res,
                              tfl_diag *diag)
 {
@@ -333,31 +402,35 @@ static tfl_status build_mask(yolo_state *s, const tfl_tensor *pt, const tfl_tran
     for (size_t i = 0; i < plane * (size_t)nm; i++) s->pvals[i] = decoder_value(pt, i);
     p = s->pvals;
   }
-  tfl_mask *m = &res->mask;
-  m->kind = TFL_MASK_PROB;
-  m->width = pw;
-  m->height = ph;
-  m->n_classes = 2;
   float fb[4];
-  tfl_transform_bounds(tr, 0.0f, 0.0f, (float)L->in_w, (float)L->in_h, fb);
-  m->frame_x = fb[0], m->frame_y = fb[1], m->frame_w = fb[2], m->frame_h = fb[3];
-  if (!(m->prob = calloc(plane, sizeof(float)))) return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
   /* a prototype value of channel c at (x, y) */
   const size_t cstep = L->protos_channels_first ? plane : 1, xstep = L->protos_channels_first ? 1 : (size_t)nm;
   const float gx = (float)pw / (float)L->in_w, gy = (float)ph / (float)L->in_h;
-  for (int b = 0; b < s->n_kept; b++) {
+  for (int b = 0; b < s->n_kept && b < res->n_boxes; b++) {
     const float *k = s->kept + 4 * (size_t)b, *c = s->coeffs[b];
     const float x1 = k[0] * gx, y1 = k[1] * gy, x2 = k[2] * gx, y2 = k[3] * gy;
-    const int c0 = x1 > 0 ? (int)ceilf(x1) : 0, r0 = y1 > 0 ? (int)ceilf(y1) : 0;
-    const int c1 = x2 < (float)pw ? (int)ceilf(x2) : pw, r1 = y2 < (float)ph ? (int)ceilf(y2) : ph;
-    for (int y = r0; y < r1; y++)
-      for (int x = c0; x < c1; x++) {
+    /* empty, NaN or outside the grid: no mask */
+    if (!(x1 < x2 && y1 < y2) || x1 >= (float)pw || y1 >= (float)ph || x2 <= 0.0f || y2 <= 0.0f) continue;
+    /* the box's own mask: the texels under it and one more around, uncropped, so that
+     * sampling it between texel centres near the box's edges reads what upsampling the
+     * whole prototype grid reads (Ultralytics upsamples, then crops to the box) */
+    const int g0 = x1 > 1.0f ? (int)floorf(x1) - 1 : 0, h0 = y1 > 1.0f ? (int)floorf(y1) - 1 : 0;
+    const int g1 = x2 < (float)(pw - 1) ? (int)ceilf(x2) + 1 : pw, h1 = y2 < (float)(ph - 1) ? (int)ceilf(y2) + 1 : ph;
+    tfl_box_mask *bm = &res->boxes[b].mask;
+    if (g1 <= g0 || h1 <= h0) continue;
+    if (!(bm->prob = malloc((size_t)(g1 - g0) * (size_t)(h1 - h0) * sizeof(float))))
+      return tfl_fail(diag, TFL_ERR_NOMEM, "out of memory");
+    bm->width = g1 - g0;
+    bm->height = h1 - h0;
+    tfl_transform_bounds(tr, (float)g0 / gx, (float)h0 / gy, (float)g1 / gx, (float)h1 / gy, fb);
+    bm->frame_x = fb[0], bm->frame_y = fb[1], bm->frame_w = fb[2], bm->frame_h = fb[3];
+    for (int y = h0; y < h1; y++)
+      for (int x = g0; x < g1; x++) {
         const float *q = p + ((size_t)y * (size_t)pw + (size_t)x) * xstep;
         float dot = 0.0f;
         for (int j = 0; j < nm; j++) dot += c[(size_t)j * s->coeff_step] * q[(size_t)j * cstep];
         const float v = 1.0f / (1.0f + expf(-dot));
-        float *o = &m->prob[(size_t)y * (size_t)pw + (size_t)x];
-        if (v > *o) *o = v;
+        bm->prob[(size_t)(y - h0) * (size_t)bm->width + (size_t)(x - g0)] = v;
       }
   }
   return TFL_OK;
@@ -400,8 +473,18 @@ static tfl_status yolo_run(void *state, const tfl_tensor *const *outputs, int n_
     .scale_x = sx, .scale_y = sy, .threshold = opt->threshold, .iou_threshold = opt->iou_threshold,
     .max_out = s->cap, .agnostic = opt->class_agnostic,
   };
+  if (L->oriented) {
+    const pp_yolo_obb_work ow = { s->cand, s->rboxes, s->classes, s->selected };
+    const int m = pp_yolo_detect_obb(&p, v, &ow, s->found);
+    for (int i = 0; i < m; i++) {
+      const pp_rbox *r = &s->rboxes[s->found[i].index];
+      if (!isfinite(r->cx + r->cy + r->w + r->h + r->angle)) continue;
+      emit_oriented(res, tr, r, s->found[i].class_id, s->found[i].score);
+    }
+    return TFL_OK;
+  }
   const pp_yolo_work w = { s->cand, s->boxes, s->classes, s->scratch, s->selected };
-  const int m = pp_yolo_detect(&p, v, &w, s->found);
+  const int m = s->multi_label ? pp_yolo_detect_multilabel(&p, v, &w, s->found) : pp_yolo_detect(&p, v, &w, s->found);
   for (int i = 0; i < m; i++) {
     const pp_yolo_found *f = &s->found[i];
     if (!isfinite(f->box.xmin + f->box.ymin + f->box.xmax + f->box.ymax)) continue;

@@ -22,7 +22,18 @@ extern const decoder_impl decoder_segmentation;    /* decode_segmentation.c */
 extern const decoder_impl decoder_detection;       /* decode_detection.c */
 extern const decoder_impl decoder_pose;            /* decode_pose.c */
 extern const decoder_impl decoder_landmarks;       /* decode_landmarks.c */
+extern const decoder_impl decoder_tensors;         /* decode_tensors.c: the raw outputs */
 extern const decoder_impl decoder_yolo;            /* decode_yolo.c: the detection kind on YOLO heads */
+extern const decoder_impl decoder_movenet;         /* decode_movenet.c: the pose kind on MoveNet */
+
+/* decode_movenet.c: 1 when g's one output is MoveNet's (*multi: MultiPose [1,N,56], else
+ * single-pose [1,1,17,3]; why describes it), else 0. */
+int decoder_movenet_find(const tfl_graph *g, bool *multi, char *why, size_t why_size);
+/* decode_detection.c: what TFLite_Detection_PostProcess's class k is reported as: k + 1
+ * (the line of a label map whose line 0 is the background or "???", as the TF detection
+ * zoo ships them), or k when the model carries its labels in TFLite metadata (Model
+ * Maker, MediaPipe: the Task Library's rule, label line k). */
+int decoder_postprocess_class_offset(const tfl_graph *g);
 
 /* An Ultralytics YOLO detection head as decode_yolo.c reads it. */
 typedef enum {
@@ -47,12 +58,22 @@ typedef struct {
    * at graph output `protos` (-1: none) */
   int protos, n_coeffs, coeff_offset, proto_w, proto_h;
   bool protos_channels_first;
+  /* oriented boxes (metadata task obb, anchor-free head): the angle is value angle_offset
+   * (4 + nc, the last) of each box */
+  bool oriented;
+  int angle_offset;
 } decoder_yolo_layout;
 /* decode_yolo.c: 1 when g's outputs are a YOLO detection head (L filled, why describes
  * it); 0 when they are not (why says what was seen); -1 when they are but cannot be
- * read: an ambiguous shape (why names the property that settles it) or an oriented-box
- * model. */
+ * read: an ambiguous shape (why names the property that settles it) or an end-to-end
+ * oriented-box head. */
 int decoder_yolo_find(const tfl_graph *g, decoder_yolo_layout *L, char *why, size_t why_size);
+/* yolo_op.c: the appended YOLO_DETECTION whose output is graph tensor `tensor`, or NULL. */
+const tfl_yolo_detection_params *decoder_yolo_op(const tfl_graph *g, int tensor);
+/* yolo_op.c: YOLO_DETECTION appended after the head L describes (not a segmentation's), its
+ * rows the graph's only output; *appended also when it is there already. */
+tfl_status decoder_append_yolo(tfl_graph *g, const tfl_decoder_options *opt, const decoder_yolo_layout *L,
+                               bool *appended, tfl_diag *diag);
 
 /* A MediaPipe detector's or an SSD's raw heads as the detection decoder reads them. */
 typedef struct {

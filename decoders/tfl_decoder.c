@@ -25,6 +25,7 @@ const char *tfl_decoder_kind_name(tfl_decoder_kind k)
   case TFL_DECODER_SEGMENTATION: return "segmentation";
   case TFL_DECODER_POSE: return "pose";
   case TFL_DECODER_LANDMARKS: return "landmarks";
+  case TFL_DECODER_TENSORS: return "tensors";
   }
   return "unknown";
 }
@@ -66,13 +67,16 @@ static const decoder_impl *impl_of(tfl_decoder_kind k, const tfl_graph *g)
 {
   char why[8];
   decoder_yolo_layout L;
+  bool multi;
   if (k == TFL_DECODER_DETECTION && decoder_yolo_find(g, &L, why, sizeof why) != 0) return &decoder_yolo;
+  if (k == TFL_DECODER_POSE && decoder_movenet_find(g, &multi, why, sizeof why)) return &decoder_movenet;
   switch (k) {
   case TFL_DECODER_CLASSIFICATION: return &decoder_classification;
   case TFL_DECODER_SEGMENTATION: return &decoder_segmentation;
   case TFL_DECODER_DETECTION: return &decoder_detection;
   case TFL_DECODER_POSE: return &decoder_pose;
   case TFL_DECODER_LANDMARKS: return &decoder_landmarks;
+  case TFL_DECODER_TENSORS: return &decoder_tensors;
   case TFL_DECODER_AUTO:
   case TFL_DECODER_NONE: return NULL;
   }
@@ -141,6 +145,7 @@ float decoder_value(const tfl_tensor *t, size_t i)
   case TFL_TYPE_INT64: return (float)((const int64_t *)t->data)[i];
   case TFL_TYPE_FLOAT16: return tfl_half_to_float(((const uint16_t *)t->data)[i]);
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_BOOL:
   case TFL_TYPE_INT16:
   case TFL_TYPE_COUNT: return 0.0f;

@@ -25,6 +25,7 @@ typedef enum {
   TFL_DECODER_SEGMENTATION,
   TFL_DECODER_POSE,
   TFL_DECODER_LANDMARKS,
+  TFL_DECODER_TENSORS,         /* no decoding: the raw output tensors (tfl_results.tensors) */
 } tfl_decoder_kind;
 
 const char *tfl_decoder_kind_name(tfl_decoder_kind k);
@@ -48,6 +49,10 @@ typedef struct {
   float box_scale[4];
   /* YOLO: one NMS over all classes (Ultralytics' agnostic_nms) instead of one per class */
   bool class_agnostic;
+  /* YOLO (anchor-free and YOLOv5 heads): a box is a candidate once per class above the
+   * threshold, not only for its best class (Ultralytics' multi_label, what its `val`
+   * uses; predict keeps the best class) */
+  bool multi_label;
 } tfl_decoder_options;
 
 tfl_decoder_options tfl_decoder_defaults(void);
@@ -100,6 +105,11 @@ tfl_status tfl_decoder_run(tfl_decoder *d, const tfl_tensor *const *outputs, int
 tfl_status tfl_decoder_run_mask(tfl_decoder *d, const uint8_t *bytes, int width, int height,
                                 const tfl_transform *tr, tfl_results *res, tfl_diag *diag);
 tfl_decoder_kind tfl_decoder_get_kind(const tfl_decoder *d);
+/* Copies every output (outputs[i], data on the CPU) into res->tensors (replacing what was
+ * there; names borrowed from the tensors): what decoder=tensors gives, and what an element
+ * adds to another decoder's results when it keeps the tensors too. Error naming the
+ * output when one cannot be handed on (a string tensor, > TFL_RAW_MAX_DIMS dims). */
+tfl_status tfl_results_add_tensors(tfl_results *res, const tfl_tensor *const *outputs, int n_outputs, tfl_diag *diag);
 /* Whether graph tensor `tensor` (a one-channel mask) holds logits rather than 0..1
  * probabilities: decided from the ops that produce it (a sigmoid or softmax, possibly
  * resampled, gives probabilities), never from values. */

@@ -2,6 +2,7 @@
 #include "tfl_family.h"
 
 #include "decoder_impl.h"
+#include "runtime/tfl_passes.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -26,12 +27,21 @@ static bool mask_ok(const tfl_graph *g, char *why, size_t why_size);
 static bool anchors_ok(const tfl_graph *g, char *why, size_t why_size);
 static bool yolo_ok(const tfl_graph *g, char *why, size_t why_size);
 static bool yolo_cls_ok(const tfl_graph *g, char *why, size_t why_size);
+static bool efficientdet_ok(const tfl_graph *g, char *why, size_t why_size);
+static bool movenet_lightning_ok(const tfl_graph *g, char *why, size_t why_size);
+static bool movenet_thunder_ok(const tfl_graph *g, char *why, size_t why_size);
+static bool movenet_ok(const tfl_graph *g, char *why, size_t why_size);
 
 #define FAM(name, dec, lo, hi, label, region, lm) { name, TFL_DECODER_##dec, lo, hi, label, TFL_REGION_##region, lm }
 #define NO_LM TFL_REGION_COUNT
 
 /* Known models first (their exact layouts), shape guesses last. */
 static const family_row rows[] = {
+  /* TFLite Model Maker's (and MediaPipe's) EfficientDet-Lite0..4: TFLite_Detection_PostProcess
+   * and metadata with the labels (no background line); stretched as the Task Library and
+   * MediaPipe feed it; mean 127 std 128 from the metadata */
+  { FAM("EfficientDet-Lite (TFLite Model Maker / MediaPipe)", DETECTION, -1, 1, NULL, BOX, NO_LM),
+    TFL_OP_DETECTION_POSTPROCESS, 0, { 0, 0 }, { { 0 } }, 0, false, efficientdet_ok },
   { FAM("SSD with TFLite_Detection_PostProcess", DETECTION, -1, 1, NULL, BOX, NO_LM), TFL_OP_DETECTION_POSTPROCESS },
   { FAM("PoseNet with PosenetDecoderOp", POSE, -1, 1, NULL, BOX, NO_LM), TFL_OP_POSENET_DECODER },
   { FAM("MediaPipe face detection (short range)", DETECTION, -1, 1, "face", FACE, NO_LM), NO_OP, 2, { 2, 2 },
@@ -48,6 +58,18 @@ static const family_row rows[] = {
     { 1, 0 }, { { 195 } }, 2 },
   { FAM("MediaPipe hand landmarks", LANDMARKS, 0, 1, NULL, BOX, TFL_REGION_PALM), NO_OP, 0, { 1, 0 }, { { 63 } }, 2 },
   { FAM("MediaPipe face mesh", LANDMARKS, 0, 1, NULL, BOX, TFL_REGION_FACE), NO_OP, 0, { 1, 0 }, { { 1404 } }, 2 },
+  /* MoveNet (TF Hub): uint8 0..255 in (it scales itself), the frame padded to the input's
+   * aspect (tf.image.resize_with_pad, TF.js's padding); Lightning 192, Thunder 256 */
+  { { "MoveNet single-pose Lightning", TFL_DECODER_POSE, 0, 255, NULL, TFL_REGION_BOX, NO_LM, TFL_FIT_HINT_LETTERBOX },
+    NO_OP, 1, { 2, 0 }, { { 17, 3 } }, 0, false, movenet_lightning_ok },
+  { { "MoveNet single-pose Thunder", TFL_DECODER_POSE, 0, 255, NULL, TFL_REGION_BOX, NO_LM, TFL_FIT_HINT_LETTERBOX },
+    NO_OP, 1, { 2, 0 }, { { 17, 3 } }, 0, false, movenet_thunder_ok },
+  { { "MoveNet single-pose", TFL_DECODER_POSE, 0, 255, NULL, TFL_REGION_BOX, NO_LM, TFL_FIT_HINT_LETTERBOX },
+    NO_OP, 1, { 2, 0 }, { { 17, 3 } }, 0, false, movenet_ok },
+  /* TF Hub's MultiPose .tflite leaves its input size open ([1,1,1,3]); 256 is its default
+   * (multiples of 32) */
+  { { "MoveNet MultiPose", TFL_DECODER_POSE, 0, 255, NULL, TFL_REGION_BOX, NO_LM, TFL_FIT_HINT_LETTERBOX, 256 },
+    NO_OP, 1, { 2, 0 }, { { ANY, 56 } }, 0, false, movenet_ok },
   { FAM("PoseNet (raw heatmaps and offsets)", POSE, -1, 1, NULL, BOX, NO_LM), NO_OP, 3, { 3, 0 },
     { { ANY, ANY, 17 } } },
   { FAM("MediaPipe selfie segmentation", SEGMENTATION, 0, 1, NULL, BOX, NO_LM), NO_OP, 1, { 3, 0 },
@@ -177,6 +199,69 @@ static bool yolo_cls_ok(const tfl_graph *g, char *why, size_t why_size)
   return true;
 }
 
+/* The first input's height and width; 0 when it is not [1,H,W,C]. */
+static void input_size(const tfl_graph *g, int *h, int *w)
+{
+  const tfl_tensor *in = g->n_inputs > 0 ? &g->tensors[g->inputs[0]] : NULL;
+  const bool image = in && in->ndim == 4 && in->dims[0] == 1;
+  *h = image ? in->dims[1] : 0;
+  *w = image ? in->dims[2] : 0;
+}
+
+/* EfficientDet-Lite: Model Maker's metadata name ("efficientdet-lite0".."4"), or a label
+ * file in TFLite metadata on one of the five square inputs (Lite0..4: 320, 384, 448,
+ * 512, 640). Other postprocess models (the TF detection zoo's SSDs) are the next row. */
+static bool efficientdet_ok(const tfl_graph *g, char *why, size_t why_size)
+{
+  static const int sizes[5] = { 320, 384, 448, 512, 640 };
+  int h, w;
+  input_size(g, &h, &w);
+  const char *name = g->meta.name ? g->meta.name : "";
+  static const char prefix[] = "efficientdet";
+  size_t n = 0;
+  while (n < sizeof prefix - 1 && name[n] && (name[n] | 0x20) == prefix[n]) n++;
+  if (n == sizeof prefix - 1) {
+    snprintf(why, why_size, "metadata name \"%s\", input %dx%d", name, w, h);
+    return true;
+  }
+  for (int i = 0; i < 5 && g->meta.labels && !g->meta.ultralytics.present; i++)
+    if (h == sizes[i] && w == sizes[i]) {
+      snprintf(why, why_size, "input %dx%d (Lite%d) and a label file in its metadata", w, h, i);
+      return true;
+    }
+  return false;
+}
+
+static bool movenet_size_ok(const tfl_graph *g, int size, char *why, size_t why_size)
+{
+  int h, w;
+  input_size(g, &h, &w);
+  if (h != size || w != size) return false;
+  return movenet_ok(g, why, why_size);
+}
+
+static bool movenet_lightning_ok(const tfl_graph *g, char *why, size_t why_size)
+{
+  return movenet_size_ok(g, 192, why, why_size);
+}
+
+static bool movenet_thunder_ok(const tfl_graph *g, char *why, size_t why_size)
+{
+  return movenet_size_ok(g, 256, why, why_size);
+}
+
+/* Its exact output ([1,1,17,3] / [1,N,56]) on an image input. */
+static bool movenet_ok(const tfl_graph *g, char *why, size_t why_size)
+{
+  int h, w;
+  bool multi;
+  char what[160];
+  input_size(g, &h, &w);
+  if (h < 1 || w < 1 || !decoder_movenet_find(g, &multi, what, sizeof what)) return false;
+  snprintf(why, why_size, "%s, input %dx%d", what, w, h);
+  return true;
+}
+
 static bool shape_fits(const tfl_graph *g, const family_row *r, int i)
 {
   if (!r->rank[i]) return true;
@@ -228,6 +313,20 @@ const tfl_family *tfl_family_identify(const tfl_graph *g, tfl_family_match *matc
   return NULL;
 }
 
+tfl_status tfl_family_size_input(tfl_graph *g, bool *sized, tfl_diag *diag)
+{
+  *sized = false;
+  const tfl_tensor *in = g->n_inputs > 0 ? &g->tensors[g->inputs[0]] : NULL;
+  if (!in || in->ndim != 4 || (in->dyn_dims & 6u) != 6u) return TFL_OK;
+  char why[256];
+  tfl_family_match m;
+  const tfl_family *f = tfl_family_identify(g, &m, why, sizeof why);
+  if (!f || m != TFL_FAMILY_KNOWN || f->open_size < 1) return TFL_OK;
+  tfl_status st = tfl_pass_set_input_size(g, 0, f->open_size, f->open_size, diag);
+  *sized = st == TFL_OK;
+  return st;
+}
+
 const tfl_family *tfl_family_generic(tfl_decoder_kind kind)
 {
   /* the first guess row of that decoder: its range is the common one */
@@ -253,14 +352,15 @@ int tfl_family_class_count(const tfl_graph *g, tfl_decoder_kind kind)
     if (decoder_yolo_find(g, &L, why, sizeof why) > 0) return L.n_classes > 0 ? L.n_classes : -1;
     for (int i = 0; i < g->n_nodes; i++)
       if (g->nodes[i].op == TFL_OP_DETECTION_POSTPROCESS)
-        return g->nodes[i].p.detection.num_classes + 1; /* + the background label */
+        return g->nodes[i].p.detection.num_classes + decoder_postprocess_class_offset(g); /* + a background line */
     if (g->n_outputs == 2 && output(g, 1) && trailing(output(g, 1), d) == 2 && d[1] > 1) return d[1];
     return -1;
   }
   case TFL_DECODER_AUTO:
   case TFL_DECODER_NONE:
   case TFL_DECODER_POSE:
-  case TFL_DECODER_LANDMARKS: return -1;
+  case TFL_DECODER_LANDMARKS:
+  case TFL_DECODER_TENSORS: return -1;
   }
   return -1;
 }

@@ -34,6 +34,8 @@ typedef enum {
   TFL_FIT_HINT_NONE,             /* not said: the element's stretch */
   TFL_FIT_HINT_LETTERBOX_GREY,   /* Ultralytics' letterbox: aspect kept, centred, grey 114 bars */
   TFL_FIT_HINT_CENTER_CROP,      /* shorter side to the input, centre cut out (Ultralytics' classify) */
+  TFL_FIT_HINT_LETTERBOX,        /* aspect kept, centred, black bars (MoveNet: tf.image.resize_with_pad,
+                                    the padding TF.js's MoveNet adds) */
 } tfl_fit_hint;
 
 typedef struct {
@@ -46,11 +48,19 @@ typedef struct {
                                     the next frame's region; TFL_REGION_COUNT: none */
   tfl_fit_hint fit;              /* how its frames were fitted to the input in training:
                                     preprocess_model_fit */
+  int open_size;                 /* the input size (square) to give a file whose input
+                                    height and width are open (MoveNet MultiPose: 256); 0 */
 } tfl_family;
 
 /* The family of graph g; NULL (and *match = NONE) when no row fits. `why` gets one
  * sentence: what was recognized, or what the guess rests on, or what was seen. */
 const tfl_family *tfl_family_identify(const tfl_graph *g, tfl_family_match *match, char *why, size_t why_size);
+
+/* A freshly loaded graph whose first input leaves height and width open (shape_signature
+ * [1,-1,-1,C]) gets its family's size (tfl_pass_set_input_size; *sized true); any other
+ * graph is left as it is. An open input no family sizes is left too (the caller's
+ * takes-an-image check names it). Run before tfl_graph_prepare. */
+tfl_status tfl_family_size_input(tfl_graph *g, bool *sized, tfl_diag *diag);
 
 /* The family row for a decoder the user chose (the generic one), for its input range. */
 const tfl_family *tfl_family_generic(tfl_decoder_kind kind);

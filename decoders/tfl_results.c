@@ -5,10 +5,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+void tfl_results_clear_tensors(tfl_results *r)
+{
+  for (int i = 0; i < r->n_tensors; i++) free(r->tensors[i].data);
+  free(r->tensors);
+  r->tensors = NULL;
+  r->n_tensors = 0;
+}
+
 void tfl_results_clear(tfl_results *r)
 {
   if (!r) return;
-  for (int i = 0; i < r->n_boxes; i++) free(r->boxes[i].keypoints);
+  tfl_results_clear_tensors(r);
+  for (int i = 0; i < r->n_boxes; i++) {
+    free(r->boxes[i].keypoints);
+    free(r->boxes[i].mask.prob);
+  }
   for (int i = 0; i < r->n_poses; i++) {
     free(r->poses[i].keypoints);
     free(r->poses[i].aux);
@@ -38,13 +50,18 @@ int tfl_results_copy(tfl_results *dst, const tfl_results *src)
   size_t px = (size_t)src->mask.width * (size_t)src->mask.height;
   dst->mask.classes = dup_array(src->mask.classes, px);
   dst->mask.prob = dup_array(src->mask.prob, px * sizeof(float));
+  dst->tensors = dup_array(src->tensors, sizeof(tfl_raw_tensor) * (size_t)src->n_tensors);
   int ok = (!src->n_classes || dst->classes) && (!src->n_boxes || dst->boxes) &&
+           (!src->n_tensors || dst->tensors) &&
            (!src->n_poses || dst->poses) && (!src->mask.classes || dst->mask.classes) &&
            (!src->mask.prob || dst->mask.prob);
   for (int i = 0; dst->boxes && i < src->n_boxes; i++) {
     dst->boxes[i].keypoints = dup_array(src->boxes[i].keypoints,
                                         sizeof(tfl_keypoint) * (size_t)src->boxes[i].n_keypoints);
     ok &= !src->boxes[i].n_keypoints || dst->boxes[i].keypoints != NULL;
+    const tfl_box_mask *m = &src->boxes[i].mask;
+    dst->boxes[i].mask.prob = dup_array(m->prob, sizeof(float) * (size_t)m->width * (size_t)m->height);
+    ok &= !m->prob || dst->boxes[i].mask.prob != NULL;
   }
   for (int i = 0; dst->poses && i < src->n_poses; i++) {
     dst->poses[i].keypoints = dup_array(src->poses[i].keypoints,
@@ -53,7 +70,12 @@ int tfl_results_copy(tfl_results *dst, const tfl_results *src)
     ok &= !src->poses[i].n_keypoints || dst->poses[i].keypoints != NULL;
     ok &= !src->poses[i].n_aux || dst->poses[i].aux != NULL;
   }
+  for (int i = 0; dst->tensors && i < src->n_tensors; i++) {
+    dst->tensors[i].data = dup_array(src->tensors[i].data, src->tensors[i].bytes);
+    ok &= !src->tensors[i].bytes || dst->tensors[i].data != NULL;
+  }
   if (!dst->boxes) dst->n_boxes = 0;
+  if (!dst->tensors) dst->n_tensors = 0;
   if (!dst->poses) dst->n_poses = 0;
   if (!dst->classes) dst->n_classes = 0;
   return ok ? 0 : -1;

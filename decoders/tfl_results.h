@@ -21,12 +21,34 @@ typedef struct {
   float score;
 } tfl_class;
 
+/* A detection's own mask (instance segmentation): probabilities 0..1 on a grid of
+ * width x height texels over the frame rectangle (frame_x, frame_y, frame_w, frame_h),
+ * read bilinearly between texel centres; the object is where the probability is > 0.5
+ * inside its box (the grid may reach a little beyond the box, so that sampling near the
+ * box's edges sees the texels outside as Ultralytics' upsampling does). */
 typedef struct {
-  float x, y, w, h;  /* frame pixels, clamped to the frame */
+  int width, height;
+  float *prob;              /* width*height, row-major; NULL: no mask */
+  float frame_x, frame_y, frame_w, frame_h;
+} tfl_box_mask;
+
+/* An oriented box: centre, size along its own axes and the angle (radians) of its width
+ * axis from the frame's x axis, clockwise on screen (y down), as Ultralytics' xywhr. */
+typedef struct {
+  float cx, cy, w, h, angle;
+} tfl_rbox;
+
+typedef struct {
+  float x, y, w, h;  /* frame pixels, clamped to the frame (an oriented box: its bounds) */
   int class_id;
   float score;
   int n_keypoints;
   tfl_keypoint *keypoints;
+  int n_edges;
+  const int32_t *edges;     /* keypoint pairs to join (static tables, not owned), or NULL */
+  tfl_box_mask mask;
+  bool oriented;            /* rbox holds the box (frame pixels, not clamped) */
+  tfl_rbox rbox;
 } tfl_box;
 
 typedef struct {
@@ -40,6 +62,10 @@ typedef struct {
    * hips centre and body scale), frame pixels: they place the next frame's region */
   int n_aux;
   tfl_keypoint *aux;
+  /* the person's box (x, y, w, h frame pixels, clamped) when the decoder gives one
+   * (MoveNet: the model's, or the keypoints' bounds); else the pose covers the area */
+  bool has_box;
+  float box[4];
 } tfl_pose;
 
 typedef enum {
@@ -58,6 +84,21 @@ typedef struct {
   float frame_x, frame_y, frame_w, frame_h;
 } tfl_mask;
 
+/* One output tensor as the model wrote it (decoder=tensors, keep-tensors): its bytes
+ * copied out of the interpreter, with what a reader needs to interpret them. */
+#define TFL_RAW_MAX_DIMS 8
+typedef struct {
+  const char *name;         /* the graph's (borrowed: valid while the model is loaded) */
+  int index;                /* position among the graph's outputs */
+  int type;                 /* tfl_type (runtime/tfl_graph.h) */
+  int ndim;
+  int32_t dims[TFL_RAW_MAX_DIMS];
+  float scale;              /* real = scale * (q - zero_point); scale 0: not quantized */
+  int32_t zero_point;       /* (per-channel quantization: the first channel's) */
+  size_t bytes;
+  void *data;               /* owned (malloc) */
+} tfl_raw_tensor;
+
 typedef struct {
   int n_classes;
   tfl_class *classes;       /* sorted by score, best first */
@@ -66,12 +107,16 @@ typedef struct {
   int n_poses;
   tfl_pose *poses;
   tfl_mask mask;
+  int n_tensors;            /* the raw outputs, when asked for (decoders/decode_tensors.c) */
+  tfl_raw_tensor *tensors;
 } tfl_results;
 
 /* Frees every array and zeroes r. */
 void tfl_results_clear(tfl_results *r);
 /* Deep copy; -1 on OOM (dst then holds what was copied; clear it as usual). */
 int tfl_results_copy(tfl_results *dst, const tfl_results *src);
+/* Frees the raw tensors only (results kept for repeated frames carry none). */
+void tfl_results_clear_tensors(tfl_results *r);
 
 /* Maps model-input coordinates back to the frame: a 2x3 affine, so a region may be
  * cropped, letterboxed, scaled and rotated (MediaPipe's landmark models run on rotated

@@ -59,6 +59,14 @@ typedef struct {
  * many (<= max_out). */
 int pp_yolo_detect(const pp_yolo_params *p, const float *values, const pp_yolo_work *w, pp_yolo_found *out);
 
+/* Multi-label (Ultralytics' multi_label=True, as its val runs NMS): every (box, class)
+ * pair whose score > threshold is a candidate, suppressed per class (or agnostic) as
+ * above. Candidates are numbered box * n_classes + class: w->cand, w->boxes, w->classes
+ * and w->scratch hold n_boxes * n_classes entries (w->boxes at the pair's number);
+ * out[i].index is the box. */
+int pp_yolo_detect_multilabel(const pp_yolo_params *p, const float *values, const pp_yolo_work *w,
+                              pp_yolo_found *out);
+
 /* Greedy NMS over sorted candidates c (n) that suppresses only within a class (classes
  * indexed by box index), as nms_greedy otherwise (nms.h). */
 int pp_nms_greedy_by_class(const pp_box *boxes, const int *classes, const nms_scored *c, int n,

@@ -35,6 +35,7 @@ fit_mode preprocess_model_fit(const tfl_graph *g, tfl_decoder_kind kind)
   switch (f->fit) {
   case TFL_FIT_HINT_LETTERBOX_GREY: return FIT_LETTERBOX_GREY;
   case TFL_FIT_HINT_CENTER_CROP: return FIT_CROP;
+  case TFL_FIT_HINT_LETTERBOX: return FIT_LETTERBOX;
   case TFL_FIT_HINT_NONE: return FIT_STRETCH;
   }
   return FIT_STRETCH;
@@ -128,6 +129,7 @@ static void store(tfl_tensor *t, size_t i, float v)
   case TFL_TYPE_INT32:
   case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_BOOL:
   case TFL_TYPE_INT16:
   case TFL_TYPE_COUNT:

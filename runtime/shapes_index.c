@@ -5,7 +5,8 @@
  * SPARSE_TO_DENSE shapes, TOPK k, NMS max_output_size, segment ids, WHERE's condition) are
  * computed when those values are known before any run: constants, and the outputs of SHAPE
  * and RANK (the dims of their input). Otherwise the declared shape is kept (KEEP) and the
- * kernel checks the values against it at eval.
+ * kernel checks the values against it at eval. WHERE on a computed condition and UNIQUE's
+ * values get their largest shape: their kernels set the true first dim each run.
  */
 #include "tfl_shapes_priv.h"
 
@@ -196,7 +197,14 @@ tfl_status tfl_shape_index(const tfl_graph *g, const tfl_node *n, int ni, int o,
     return TFL_OK;
   }
   case TFL_OP_WHERE: {
-    if (!x->is_const || !x->data) break;
+    if (!x->is_const || !x->data) {
+      /* computed at run time: planned at its largest, every element true; the kernel sets
+       * the true row count each run (a dynamic output, as TFLite's) */
+      out->ndim = 2;
+      out->d[0] = (int32_t)tfl_tensor_count(x);
+      out->d[1] = x->ndim;
+      return TFL_OK;
+    }
     size_t count = tfl_tensor_count(x), es = tfl_type_size(x->type), nz = 0;
     if (!es) return TFL_SHAPE_ERR(TFL_ERR_UNSUPPORTED, "condition of type %s", tfl_type_name(x->type));
     for (size_t i = 0; i < count; i++) {
@@ -212,6 +220,12 @@ tfl_status tfl_shape_index(const tfl_graph *g, const tfl_node *n, int ni, int o,
     out->d[1] = x->ndim;
     return TFL_OK;
   }
+  case TFL_OP_UNIQUE:
+    /* values (output 0): at most one per element, the true count set each run; indices: one
+     * per element */
+    if (x->ndim != 1) return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "input has %d dims, expected 1", x->ndim);
+    *out = tfl_shape_of(x);
+    return TFL_OK;
   case TFL_OP_TOPK_V2: {
     double k;
     if (!const_scalar(g, tfl_shape_in(g, n, 1), &k)) break;

@@ -65,6 +65,41 @@ int tfl_file_open_read(const char *path, const char *what, size_t *size, tfl_dia
   return fd;
 }
 
+int tfl_file_open_append(const char *path, const char *what, size_t *size, tfl_diag *diag)
+{
+  if (!path || !*path) {
+    tfl_fail(diag, TFL_ERR_ARG, "%s: no path given", what);
+    return -1;
+  }
+  /* O_NOFOLLOW: a link in the last component fails (ELOOP) instead of being written
+   * through; O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of waiting */
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd < 0) {
+    int err = errno;
+    struct stat lst;
+    if (err == ELOOP && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+      tfl_fail(diag, TFL_ERR_IO, "%s %s: is a symbolic link, not followed for writing", what, path);
+    else if ((err == ENXIO || err == EISDIR) && stat(path, &lst) == 0)
+      check_mode(path, what, lst.st_mode, diag);
+    else
+      tfl_fail(diag, TFL_ERR_IO, "%s %s: cannot open for writing: %s", what, path, strerror(err));
+    return -1;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    stat_fail(path, what, errno, diag);
+    close(fd);
+    return -1;
+  }
+  if (check_mode(path, what, st.st_mode, diag) != TFL_OK) {
+    close(fd);
+    return -1;
+  }
+  (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  *size = (size_t)st.st_size;
+  return fd;
+}
+
 tfl_status tfl_file_read(const char *path, const char *what, size_t max_bytes, char **data, size_t *len,
                          tfl_diag *diag)
 {

@@ -11,6 +11,7 @@
  *   int fd = tfl_file_open_read(path, "model", &size, diag);     // or -1, message in diag
  *   tfl_file_read(path, "labels", 16 << 20, &text, &len, diag);   // NUL-terminated copy
  *   tfl_file_replace(path, "program cache", bytes, n, diag);      // atomic
+ *   int fd = tfl_file_open_append(path, "results file", &size, diag); // log-style writes
  *
  * Every message names the path and what it is for ("labels /tmp: is a directory, not a
  * file"). No global state; any thread may call.
@@ -39,5 +40,11 @@ tfl_status tfl_file_read(const char *path, const char *what, size_t max_bytes, c
 /* Writes `len` bytes to a unique temporary file in path's directory and renames it over
  * `path`. An existing `path` that is not a regular file is left alone (error). */
 tfl_status tfl_file_replace(const char *path, const char *what, const void *data, size_t len, tfl_diag *diag);
+
+/* Opens (creating it 0644 if missing) a regular file for appending; its current size in
+ * *size. A symbolic link is refused, not followed (a writer must not be pointed at another
+ * file), as is anything but a regular file; a FIFO never blocks the open. Returns the
+ * descriptor (blocking, close-on-exec; the caller closes it) or -1 with the message. */
+int tfl_file_open_append(const char *path, const char *what, size_t *size, tfl_diag *diag);
 
 #endif

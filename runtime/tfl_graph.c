@@ -33,6 +33,7 @@ const char *tfl_type_name(tfl_type t)
   case TFL_TYPE_UINT8: return "UINT8";
   case TFL_TYPE_INT64: return "INT64";
   case TFL_TYPE_STRING: return "STRING";
+  case TFL_TYPE_COMPLEX64: return "COMPLEX64";
   case TFL_TYPE_BOOL: return "BOOL";
   case TFL_TYPE_INT16: return "INT16";
   case TFL_TYPE_INT8: return "INT8";
@@ -50,6 +51,7 @@ size_t tfl_type_size(tfl_type t)
   case TFL_TYPE_UINT8: return 1;
   case TFL_TYPE_INT64: return 8;
   case TFL_TYPE_STRING: return 0;
+  case TFL_TYPE_COMPLEX64: return 8; /* (real, imaginary) float32 pairs */
   case TFL_TYPE_BOOL: return 1;
   case TFL_TYPE_INT16: return 2;
   case TFL_TYPE_INT8: return 1;
@@ -69,6 +71,7 @@ bool tfl_type_int_range(tfl_type t, int32_t *lo, int32_t *hi)
   case TFL_TYPE_INT32:
   case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_BOOL:
   case TFL_TYPE_COUNT: break;
   }
@@ -107,6 +110,7 @@ static const char *const op_names[] = {
   [TFL_OP_SELECT] = "SELECT",
   [TFL_OP_SELECT_V2] = "SELECT_V2",
   [TFL_OP_WHERE] = "WHERE",
+  [TFL_OP_UNIQUE] = "UNIQUE",
   [TFL_OP_TOPK_V2] = "TOPK_V2",
   [TFL_OP_CUMSUM] = "CUMSUM",
   [TFL_OP_NON_MAX_SUPPRESSION_V4] = "NON_MAX_SUPPRESSION_V4",
@@ -167,6 +171,12 @@ static const char *const op_names[] = {
   [TFL_OP_BATCH_MATMUL] = "BATCH_MATMUL",
   [TFL_OP_CONV_3D] = "CONV_3D",
   [TFL_OP_CONV_3D_TRANSPOSE] = "CONV_3D_TRANSPOSE",
+  [TFL_OP_RFFT2D] = "RFFT2D",
+  [TFL_OP_REAL] = "REAL",
+  [TFL_OP_IMAG] = "IMAG",
+  [TFL_OP_COMPLEX_ABS] = "COMPLEX_ABS",
+  [TFL_OP_BUCKETIZE] = "BUCKETIZE",
+  [TFL_OP_BITCAST] = "BITCAST",
   [TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM] = "UNIDIRECTIONAL_SEQUENCE_LSTM",
   [TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM] = "BIDIRECTIONAL_SEQUENCE_LSTM",
   [TFL_OP_UNIDIRECTIONAL_SEQUENCE_RNN] = "UNIDIRECTIONAL_SEQUENCE_RNN",
@@ -219,6 +229,7 @@ static const char *const op_names[] = {
   [TFL_OP_SSD_CLASS_NMS] = "gst-tflite:SsdClassNms",
   [TFL_OP_SSD_DETECTION] = "gst-tflite:SsdDetection",
   [TFL_OP_LANDMARK_DECODE] = "gst-tflite:LandmarkDecode",
+  [TFL_OP_YOLO_DETECTION] = "gst-tflite:YoloDetection",
 };
 _Static_assert(sizeof op_names / sizeof op_names[0] == TFL_OP_COUNT, "every op needs a name");
 

@@ -30,12 +30,13 @@ typedef enum {
   TFL_TYPE_STRING = 5,
   TFL_TYPE_BOOL = 6,
   TFL_TYPE_INT16 = 7,
+  TFL_TYPE_COMPLEX64 = 8,   /* (real, imaginary) float32 pairs, as std::complex<float> */
   TFL_TYPE_INT8 = 9,
   TFL_TYPE_COUNT = 10 /* one past the largest value we name */
 } tfl_type;
 
 const char *tfl_type_name(tfl_type t);
-/* Bytes per element; 0 for types we cannot hold (string, complex). */
+/* Bytes per element; 0 for types we cannot hold (string). */
 size_t tfl_type_size(tfl_type t);
 /* The value range of a quantized integer type (uint8, int8, int16) in *lo, *hi; false
  * (and *lo, *hi untouched) for every other type. */
@@ -168,6 +169,7 @@ typedef enum {
   TFL_OP_SELECT,
   TFL_OP_SELECT_V2,
   TFL_OP_WHERE,
+  TFL_OP_UNIQUE,
   TFL_OP_TOPK_V2,
   TFL_OP_CUMSUM,
   TFL_OP_NON_MAX_SUPPRESSION_V4,
@@ -231,6 +233,13 @@ typedef enum {
   TFL_OP_BATCH_MATMUL,
   TFL_OP_CONV_3D,
   TFL_OP_CONV_3D_TRANSPOSE,
+  /* spectral and bit ops */
+  TFL_OP_RFFT2D,
+  TFL_OP_REAL,
+  TFL_OP_IMAG,
+  TFL_OP_COMPLEX_ABS,
+  TFL_OP_BUCKETIZE,
+  TFL_OP_BITCAST,
   /* sequence ops */
   TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM,
   TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM,
@@ -251,6 +260,7 @@ typedef enum {
   TFL_OP_SSD_CLASS_NMS,           /* SSD heads -> each class's greedy NMS selections */
   TFL_OP_SSD_DETECTION,           /* those selections -> the best detections over all classes */
   TFL_OP_LANDMARK_DECODE,         /* MediaPipe landmark heads -> one row of decoded values */
+  TFL_OP_YOLO_DETECTION,          /* an Ultralytics YOLO head -> the kept boxes (greedy NMS) */
   TFL_OP_COUNT
 } tfl_op;
 
@@ -350,6 +360,28 @@ typedef struct {
   bool visibility, presence_logit;
 } tfl_landmark_params;
 
+/* YOLO_DETECTION: input an Ultralytics YOLO head [B, boxes, values] (or [B, values, boxes]:
+ * values_first) of float32, float16, int8 or uint8 (dequantized); output [B, D, 6 + E]
+ * float, D = max_detections: per kept box x1, y1, x2, y2 (input pixels: the head's values
+ * times scale_x / scale_y), score, class, then the E = n_extra values from value
+ * extra_offset (keypoints of kpt_dim values: x, y scaled as the box, the visibility as it
+ * is; kpt_dim 0: carried as they are), best first; rows past the last kept one have score
+ * and class -1, the rest 0. Heads (decoders/decode_yolo.c): 0 anchor-free (cx, cy, w, h,
+ * n_classes scores), 1 YOLOv5 (cx, cy, w, h, objectness, scores), both thresholded and
+ * suppressed as postproc/yolo_detect.h (per class or agnostic); 2 end-to-end (x1, y1, x2,
+ * y2, score, class, already suppressed): the rows whose score > threshold and whose box is
+ * finite, in order. */
+typedef struct {
+  int head;                 /* 0 anchor-free, 1 YOLOv5, 2 end-to-end */
+  bool values_first;
+  bool agnostic;            /* one NMS over all classes */
+  int n_classes;
+  int n_extra, extra_offset, kpt_dim;
+  int max_detections;
+  float scale_x, scale_y;
+  float threshold, iou_threshold;
+} tfl_yolo_detection_params;
+
 typedef struct { int num_splits; } tfl_split_params;                   /* SPLIT, SPLIT_V */
 typedef struct { int count, axis; } tfl_pack_params;                     /* PACK (values_count), UNPACK (num) */
 typedef struct { int mode; } tfl_mirror_pad_params;                      /* 0 REFLECT, 1 SYMMETRIC */
@@ -381,6 +413,9 @@ typedef struct {
   bool diagonal_recurrent;        /* UNIDIRECTIONAL_SEQUENCE_LSTM */
   int rank;                       /* SVDF */
 } tfl_seq_params;
+/* BUCKETIZE: `n` ascending float boundaries, little-endian float32s in the model's bytes
+ * (a flatbuffer vector, not necessarily 4-aligned: read them with memcpy). */
+typedef struct { int n; const uint8_t *boundaries; } tfl_bucketize_params;
 /* WHILE (cond, body), IF (then, else), CALL_ONCE (init, -): subgraph indices. */
 typedef struct { int a, b; } tfl_subgraph_params;
 
@@ -403,6 +438,7 @@ typedef union {
   tfl_posenet_params posenet;
   tfl_anchor_detection_params anchor_det;
   tfl_landmark_params landmark;
+  tfl_yolo_detection_params yolo_det;
   tfl_split_params split;
   tfl_pack_params pack;
   tfl_mirror_pad_params mirror_pad;
@@ -420,6 +456,7 @@ typedef union {
   tfl_conv3d_params conv3d;
   tfl_seq_params seq;
   tfl_subgraph_params subgraph;
+  tfl_bucketize_params bucketize;
 } tfl_params;
 
 typedef struct tfl_node {

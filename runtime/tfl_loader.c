@@ -136,11 +136,11 @@ static bool type_of(int v, tfl_type *t)
 {
   switch (v) {
   case TFL_TYPE_FLOAT32: case TFL_TYPE_FLOAT16: case TFL_TYPE_INT32: case TFL_TYPE_UINT8:
-  case TFL_TYPE_INT64: case TFL_TYPE_BOOL: case TFL_TYPE_INT16: case TFL_TYPE_INT8:
+  case TFL_TYPE_INT64: case TFL_TYPE_BOOL: case TFL_TYPE_INT16: case TFL_TYPE_INT8: case TFL_TYPE_COMPLEX64:
     *t = (tfl_type)v;
     return true;
   }
-  return false; /* STRING, COMPLEX64 and newer types: not held by this runtime */
+  return false; /* STRING, FLOAT64, COMPLEX128 and newer types: not held by this runtime */
 }
 
 static const char *tname(const tfl_tensor *t) { return t->name ? t->name : ""; }

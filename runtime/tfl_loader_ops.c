@@ -64,11 +64,6 @@ static const struct { int32_t code; const char *why; } left_out[] = {
   {31, "deprecated (subgraph calls are CALL_ONCE/WHILE/IF)"}, /* CALL */
   {33, "sparse text embeddings"},                             /* EMBEDDING_LOOKUP_SPARSE */
   {51, "a placeholder of TFLite's own delegates, never in a file"}, /* DELEGATE */
-  {103, "data-dependent output size (our memory plan is static)"},  /* UNIQUE */
-  {131, "complex numbers (audio spectra): no complex tensor type"}, /* RFFT2D */
-  {133, "complex numbers: no complex tensor type"},           /* IMAG */
-  {134, "complex numbers: no complex tensor type"},           /* REAL */
-  {135, "complex numbers: no complex tensor type"},           /* COMPLEX_ABS */
   {136, "hashtable (resource) ops"},                          /* HASHTABLE */
   {137, "hashtable (resource) ops"},                          /* HASHTABLE_FIND */
   {138, "hashtable (resource) ops"},                          /* HASHTABLE_IMPORT */
@@ -77,10 +72,8 @@ static const struct { int32_t code; const char *why; } left_out[] = {
   {143, "resource variables (training-style state)"},         /* READ_VARIABLE */
   {144, "resource variables (training-style state)"},         /* ASSIGN_VARIABLE */
   {146, "random ops: results differ from TFLite's by design"},/* RANDOM_STANDARD_NORMAL */
-  {147, "float boundaries list in the options; not used by vision models"}, /* BUCKETIZE */
   {148, "random ops: results differ from TFLite's by design"},/* RANDOM_UNIFORM */
   {149, "random ops: results differ from TFLite's by design"},/* MULTINOMIAL */
-  {159, "reinterprets bytes across types of other sizes"},    /* BITCAST */
 };
 
 const char *tfl_builtin_left_out(int32_t code)
@@ -172,6 +165,7 @@ static const op_info ops[] = {
   [TFL_OP_SELECT] = {64, 47, "SelectOptions"},
   [TFL_OP_SELECT_V2] = {123, 98, "SelectV2Options"},
   [TFL_OP_WHERE] = {109, 85, "WhereOptions"},
+  [TFL_OP_UNIQUE] = {103, 0, NULL},           /* UniqueOptions.idx_out_type: the idx tensor's type says it */
   [TFL_OP_TOPK_V2] = {48, 34, "TopKV2Options"},
   [TFL_OP_CUMSUM] = {128, 102, "CumsumOptions"},
   [TFL_OP_NON_MAX_SUPPRESSION_V4] = {120, 95, "NonMaxSuppressionV4Options"},
@@ -232,6 +226,12 @@ static const op_info ops[] = {
   [TFL_OP_BATCH_MATMUL] = {126, 101, "BatchMatMulOptions"},
   [TFL_OP_CONV_3D] = {132, 106, "Conv3DOptions"},
   [TFL_OP_CONV_3D_TRANSPOSE] = {141, 106, "Conv3DOptions"},
+  [TFL_OP_RFFT2D] = {131, 0, NULL},           /* Rfft2dOptions: no fields */
+  [TFL_OP_REAL] = {134, 0, NULL},
+  [TFL_OP_IMAG] = {133, 0, NULL},
+  [TFL_OP_COMPLEX_ABS] = {135, 0, NULL},
+  [TFL_OP_BUCKETIZE] = {147, 115, "BucketizeOptions"},
+  [TFL_OP_BITCAST] = {159, 0, NULL},          /* BitcastOptions: no fields */
   [TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM] = {44, 71, "UnidirectionalSequenceLSTMOptions"},
   [TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM] = {52, 69, "BidirectionalSequenceLSTMOptions"},
   [TFL_OP_UNIDIRECTIONAL_SEQUENCE_RNN] = {35, 31, "SequenceRNNOptions"},
@@ -248,6 +248,7 @@ static const op_info ops[] = {
   [TFL_OP_SSD_CLASS_NMS] = {-1, 0, NULL},     /* internal */
   [TFL_OP_SSD_DETECTION] = {-1, 0, NULL},     /* internal */
   [TFL_OP_LANDMARK_DECODE] = {-1, 0, NULL},   /* internal */
+  [TFL_OP_YOLO_DETECTION] = {-1, 0, NULL},    /* internal */
 };
 _Static_assert(sizeof ops / sizeof ops[0] == TFL_OP_COUNT, "every op needs a code row");
 
@@ -516,6 +517,29 @@ static tfl_status parse_builtin(fb_reader *r, const fb_table *o, bool has, tfl_n
   case TFL_OP_GELU:
     p->gelu.approximate = fb_bool(o, 0, false);
     return TFL_OK;
+  case TFL_OP_BUCKETIZE: {
+    /* BucketizeOptions.boundaries (0): kept in the model's bytes, checked ascending as
+     * TFLite's Prepare does (the kernel's binary search needs it) */
+    fb_vec v;
+    if (!fb_vec_field(o, 0, 4, &v)) {
+      p->bucketize.n = 0;
+      p->bucketize.boundaries = NULL;
+      return TFL_OK;
+    }
+    if (v.n > INT32_MAX / 4) return NODE_ERR(TFL_ERR_FORMAT, "%u boundaries", v.n);
+    float prev = 0.0f;
+    for (uint32_t i = 0; i < v.n; i++) {
+      float b = fb_vec_f32(r, &v, i);
+      if (isnan(b)) return NODE_ERR(TFL_ERR_FORMAT, "boundary %u is NaN", i);
+      if (i > 0 && b < prev)
+        return NODE_ERR(TFL_ERR_FORMAT, "boundaries are not sorted: boundary %u is %g after %g", i, (double)b,
+                        (double)prev);
+      prev = b;
+    }
+    p->bucketize.n = (int)v.n;
+    p->bucketize.boundaries = fb_vec_bytes(r, &v);
+    return TFL_OK;
+  }
   case TFL_OP_FAKE_QUANT: {
     tfl_fake_quant_params *f = &p->fake_quant;
     f->min = fb_f32(o, 0, 0.0f);
@@ -648,6 +672,7 @@ static tfl_status parse_builtin(fb_reader *r, const fb_table *o, bool has, tfl_n
   case TFL_OP_SSD_CLASS_NMS:
   case TFL_OP_SSD_DETECTION:
   case TFL_OP_LANDMARK_DECODE:
+  case TFL_OP_YOLO_DETECTION:
   case TFL_OP_COUNT:
     return TFL_OK;
   }

@@ -44,9 +44,18 @@ tfl_status tfl_infer_shapes_folding(tfl_graph *g, tfl_diag *diag, int *folded);
  * Run before tfl_interpreter_create; kernels then check batches as usual in prepare. */
 tfl_status tfl_pass_set_batch(tfl_graph *g, int batch, tfl_diag *diag);
 
+/* Gives graph input `input` (4-D NHWC) the size height x width where the file leaves both
+ * open (shape_signature [1,-1,-1,C]: TF Hub's MoveNet MultiPose writes [1,1,1,3], sized by
+ * the caller). The shapes after it follow in tfl_graph_prepare (dims the signature leaves
+ * open take the computed size). Fails, naming the input, when its height or width is
+ * fixed by the file, or the size is outside 1..8192. Run right after loading. */
+tfl_status tfl_pass_set_input_size(tfl_graph *g, int input, int height, int width, tfl_diag *diag);
+
 /* If graph input `input` is 4-D and read only by a TRANSPOSE with perm [0, 2, 3, 1] (a
  * PyTorch-style NCHW image input), makes that transpose's NHWC output the graph input and
- * the transpose dead; true when it did. For callers that write the input themselves
+ * the transpose dead; true when it did (input -> QUANTIZE -> such a TRANSPOSE, as int8
+ * exports have: the input's dims become NHWC and the QUANTIZE writes the transpose's
+ * output). For callers that write the input themselves
  * (tflitefilter, tools with pictures): a caller feeding the file's NCHW tensor must not
  * run it. Run right after loading, before tfl_graph_prepare (tfl_nhwc_input.c). */
 bool tfl_pass_nhwc_input(tfl_graph *g, int input);

@@ -240,6 +240,7 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
   case TFL_OP_SSD_CLASS_NMS:
   case TFL_OP_SSD_DETECTION: need_in = 3; break;
   case TFL_OP_LANDMARK_DECODE: need_in = 2; break;
+  case TFL_OP_YOLO_DETECTION: need_in = 1; break;
   case TFL_OP_LSTM: need_in = n->p.lstm.kernel_type == 1 ? 5 : 1; break;
   case TFL_OP_AVERAGE_POOL_2D:
   case TFL_OP_CONCATENATION:
@@ -576,6 +577,18 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
     out->d[1] = 2 + p->points * (p->visibility ? 3 : 2);
     return TFL_OK;
   }
+  case TFL_OP_YOLO_DETECTION: {
+    /* [B, max_detections, 6 + n_extra] from the head [B, ., .] */
+    const tfl_yolo_detection_params *p = &n->p.yolo_det;
+    if (x->ndim != 3 || p->max_detections < 1 || p->max_detections > 100000 || p->n_extra < 0 || p->n_extra > 100000)
+      return NODE_ERR(TFL_ERR_SHAPE, "head has %d dims, max_detections %d, %d extra values (expected [batch, boxes, "
+                      "values], 1..100000 detections, 0..100000 extra values)", x->ndim, p->max_detections, p->n_extra);
+    out->ndim = 3;
+    out->d[0] = x->dims[0];
+    out->d[1] = p->max_detections;
+    out->d[2] = 6 + p->n_extra;
+    return TFL_OK;
+  }
   case TFL_OP_TRANSPOSE:
   case TFL_OP_SLICE:
   case TFL_OP_SPLIT:
@@ -608,6 +621,7 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
   case TFL_OP_SELECT:
   case TFL_OP_SELECT_V2:
   case TFL_OP_WHERE:
+  case TFL_OP_UNIQUE:
   case TFL_OP_TOPK_V2:
   case TFL_OP_CUMSUM:
   case TFL_OP_NON_MAX_SUPPRESSION_V4:
@@ -672,6 +686,13 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
   case TFL_OP_CONV_3D:
   case TFL_OP_CONV_3D_TRANSPOSE:
     return tfl_shape_compute(g, n, ni, o, out, kind, diag);
+  case TFL_OP_RFFT2D:
+  case TFL_OP_REAL:
+  case TFL_OP_IMAG:
+  case TFL_OP_COMPLEX_ABS:
+  case TFL_OP_BUCKETIZE:
+  case TFL_OP_BITCAST:
+    return tfl_shape_spectral(g, n, ni, o, out, kind, diag);
   case TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM:
   case TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM:
   case TFL_OP_UNIDIRECTIONAL_SEQUENCE_RNN:
@@ -692,7 +713,8 @@ static bool is_custom(tfl_op op)
 {
   return op == TFL_OP_DETECTION_POSTPROCESS || op == TFL_OP_POSENET_DECODER ||
          op == TFL_OP_CONV2D_TRANSPOSE_BIAS || op == TFL_OP_ANCHOR_DETECTION ||
-         op == TFL_OP_SSD_CLASS_NMS || op == TFL_OP_SSD_DETECTION || op == TFL_OP_LANDMARK_DECODE;
+         op == TFL_OP_SSD_CLASS_NMS || op == TFL_OP_SSD_DETECTION || op == TFL_OP_LANDMARK_DECODE ||
+         op == TFL_OP_YOLO_DETECTION;
 }
 
 /* True when the declared shape of t only differs from d[0..ndim) at dims the file's
@@ -767,6 +789,22 @@ tfl_status tfl_infer_shapes_folding(tfl_graph *g, tfl_diag *diag, int *folded)
   const infer_ctx ic = { false, g->batch > 1, true };
   *folded = 0;
   return infer_all(g, diag, &ic, folded);
+}
+
+tfl_status tfl_pass_set_input_size(tfl_graph *g, int input, int height, int width, tfl_diag *diag)
+{
+  if (input < 0 || input >= g->n_inputs) return tfl_fail(diag, TFL_ERR_ARG, "input %d (the graph has %d)", input, g->n_inputs);
+  tfl_tensor *t = &g->tensors[g->inputs[input]];
+  const char *name = t->name ? t->name : "";
+  if (height < 1 || width < 1 || height > 8192 || width > 8192)
+    return tfl_fail(diag, TFL_ERR_ARG, "input %d (%s): size %dx%d (1..8192)", input, name, width, height);
+  if (t->ndim != 4 || (t->dyn_dims & 6u) != 6u)
+    return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "input %d (%s): its height and width are not open in the file "
+                    "(shape_signature)", input, name);
+  t->dims[1] = height;
+  t->dims[2] = width;
+  tfl_tensor_update_bytes(t);
+  return TFL_OK;
 }
 
 tfl_status tfl_pass_set_batch(tfl_graph *g, int batch, tfl_diag *diag)

@@ -85,6 +85,8 @@ tfl_status tfl_shape_reduce(const tfl_graph *g, const tfl_node *n, int ni, int o
                             tfl_inf_kind *kind, tfl_diag *diag);
 tfl_status tfl_shape_compute(const tfl_graph *g, const tfl_node *n, int ni, int o, tfl_shape *out,
                              tfl_inf_kind *kind, tfl_diag *diag);
+tfl_status tfl_shape_spectral(const tfl_graph *g, const tfl_node *n, int ni, int o, tfl_shape *out,
+                              tfl_inf_kind *kind, tfl_diag *diag);
 tfl_status tfl_shape_sequence(const tfl_graph *g, const tfl_node *n, int ni, int o, tfl_shape *out,
                               tfl_inf_kind *kind, tfl_diag *diag);
 tfl_status tfl_shape_control(const tfl_graph *g, const tfl_node *n, int ni, int o, tfl_shape *out,

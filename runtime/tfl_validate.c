@@ -332,6 +332,40 @@ static tfl_status ssd_det_shapes(const vctx *c)
   return TFL_OK;
 }
 
+static tfl_status yolo_det_params(const vctx *c)
+{
+  const tfl_yolo_detection_params *p = &c->n->p.yolo_det;
+  if (p->head < 0 || p->head > 2 || p->n_classes < (p->head == 2 ? 0 : 1) || p->n_extra < 0 || p->extra_offset < 0 ||
+      (p->kpt_dim != 0 && p->kpt_dim != 2 && p->kpt_dim != 3) || (p->kpt_dim && p->n_extra % p->kpt_dim) ||
+      p->max_detections < 1 || p->max_detections > 100000)
+    return node_fail(c, TFL_ERR_FORMAT, "YOLO layout unknown: head %d (0 anchor-free, 1 YOLOv5, 2 end-to-end), %d "
+                     "classes, %d extra values from %d (keypoints of %d), %d detections (1..100000)", p->head,
+                     p->n_classes, p->n_extra, p->extra_offset, p->kpt_dim, p->max_detections);
+  if (!isfinite(p->scale_x) || !isfinite(p->scale_y) || !isfinite(p->threshold) || !isfinite(p->iou_threshold))
+    return node_fail(c, TFL_ERR_FORMAT, "scale %g x %g, threshold %g, IoU threshold %g: expected finite numbers",
+                     (double)p->scale_x, (double)p->scale_y, (double)p->threshold, (double)p->iou_threshold);
+  return TFL_OK;
+}
+
+/* a head [B, boxes, values] (or values first) holding the classes and extra values */
+static tfl_status yolo_det_shapes(const vctx *c)
+{
+  const tfl_yolo_detection_params *p = &c->n->p.yolo_det;
+  const tfl_tensor *x = input(c, 0);
+  if (x->ndim != 3)
+    return node_fail(c, TFL_ERR_SHAPE, "the head has %d dims, expected [batch, boxes, values]", x->ndim);
+  const int values = p->values_first ? x->dims[1] : x->dims[2];
+  const int first = p->head == 2 ? 6 : p->head == 1 ? 5 + p->n_classes : 4 + p->n_classes;
+  if (values < first || (p->n_extra > 0 && (p->extra_offset < first || p->extra_offset > values - p->n_extra)))
+    return node_fail(c, TFL_ERR_SHAPE, "the head has %d values a box: fewer than %d (%d classes) or than %d extra "
+                     "values from %d", values, first, p->n_classes, p->n_extra, p->extra_offset);
+  if (x->type != TFL_TYPE_FLOAT32 && x->type != TFL_TYPE_FLOAT16 && x->type != TFL_TYPE_INT8 &&
+      x->type != TFL_TYPE_UINT8)
+    return node_fail(c, TFL_ERR_UNSUPPORTED, "the head is %s, expected float32, float16, int8 or uint8",
+                     tfl_type_name(x->type));
+  return TFL_OK;
+}
+
 static tfl_status landmark_params(const vctx *c)
 {
   const tfl_landmark_params *p = &c->n->p.landmark;
@@ -436,6 +470,7 @@ static const op_rule rules[] = {
   {TFL_OP_SELECT, 3, 3, 1, 1, 0, NULL, NULL},
   {TFL_OP_SELECT_V2, 3, 3, 1, 1, 0, NULL, NULL},
   {TFL_OP_WHERE, 1, 1, 1, 1, 0, NULL, NULL},
+  {TFL_OP_UNIQUE, 1, 1, 2, 2, 0, NULL, NULL},
   {TFL_OP_TOPK_V2, 2, 2, 2, 2, P(1), NULL, NULL},
   {TFL_OP_CUMSUM, 2, 2, 1, 1, P(1), NULL, NULL},
   {TFL_OP_NON_MAX_SUPPRESSION_V4, 5, 5, 2, 2, P(2) | P(3) | P(4), NULL, NULL},
@@ -496,6 +531,12 @@ static const op_rule rules[] = {
   {TFL_OP_BATCH_MATMUL, 2, 2, 1, 1, 0, NULL, NULL},
   {TFL_OP_CONV_3D, 2, 3, 1, 1, 0, NULL, NULL},
   {TFL_OP_CONV_3D_TRANSPOSE, 3, 4, 1, 1, P(0), NULL, NULL},
+  {TFL_OP_RFFT2D, 2, 2, 1, 1, P(1), NULL, NULL},
+  {TFL_OP_REAL, 1, 1, 1, 1, 0, NULL, NULL},
+  {TFL_OP_IMAG, 1, 1, 1, 1, 0, NULL, NULL},
+  {TFL_OP_COMPLEX_ABS, 1, 1, 1, 1, 0, NULL, NULL},
+  {TFL_OP_BUCKETIZE, 1, 1, 1, 1, 0, NULL, NULL},
+  {TFL_OP_BITCAST, 1, 1, 1, 1, 0, NULL, NULL},
   {TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, 1, 24, 1, 1, 0, seq_params, NULL},
   {TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM, 1, 48, 1, 2, 0, seq_params, NULL},
   {TFL_OP_UNIDIRECTIONAL_SEQUENCE_RNN, 5, 5, 1, 1, 0, NULL, NULL},
@@ -512,6 +553,7 @@ static const op_rule rules[] = {
   {TFL_OP_SSD_CLASS_NMS, 3, 3, 1, 1, 0, anchor_det_params, ssd_det_shapes},
   {TFL_OP_SSD_DETECTION, 3, 3, 4, 4, 0, anchor_det_params, ssd_det_shapes},
   {TFL_OP_LANDMARK_DECODE, 2, 3, 1, 1, 0, landmark_params, landmark_shapes},
+  {TFL_OP_YOLO_DETECTION, 1, 1, 1, 1, 0, yolo_det_params, yolo_det_shapes},
 };
 #undef P
 _Static_assert(sizeof rules / sizeof rules[0] == TFL_OP_COUNT, "every op needs a validation row");

@@ -41,7 +41,7 @@ def throughput(frames):
     tmp = tmpdir('bench')
     b = Mosquitto(tmp, persistence=False).start()
     for qos in (0, 1):
-        rc, out = feed(['host=127.0.0.1', 'port=%d' % b.port, 'camera-id=bench', 'qos=%d' % qos] + BIG,
+        rc, out = feed(['host=127.0.0.1', 'port=%d' % b.port, 'camera-id=bench', 'mqtt-qos=%d' % qos] + BIG,
                        frames=frames, timeout=900)
         st, r, secs, done = rate(out)
         print('MQTT QoS %d: %d messages in %.2f s = %.0f messages/s (dropped %d; push median %d us)'
@@ -64,7 +64,7 @@ def outage(seconds, limit):
     tmp = tmpdir('outage')
     b = Mosquitto(tmp, persistence=False).start()
     fps, before, after = 30, 10, 20
-    args = ['host=127.0.0.1', 'port=%d' % b.port, 'camera-id=outage', 'qos=1', 'stats-interval=500',
+    args = ['host=127.0.0.1', 'port=%d' % b.port, 'camera-id=outage', 'mqtt-qos=1', 'stats-interval=500',
             'eos-timeout=60000']
     if limit:
         args.append('max-queue-messages=%d' % limit)

@@ -27,6 +27,8 @@ packages=(
   # with GStreamer's typelibs only), the Debian 13 analytics stage (debootstrap)
   gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   python3-gi debootstrap
+  # raw tensors in Python: numpy, and GStreamer's overrides (a buffer map as a memoryview)
+  python3-numpy python3-gst-1.0
   # models/fetch.sh runs `npm pack`
   nodejs npm
   # tflitepublish: its client libraries, and for its tests a Mosquitto broker and clients,

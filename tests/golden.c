@@ -18,7 +18,7 @@
 size_t golden_type_size(int type)
 {
   switch (type) {
-  case GOLDEN_I64: return 8;
+  case GOLDEN_I64: case GOLDEN_C64: return 8;
   case GOLDEN_F32: case GOLDEN_I32: return 4;
   case GOLDEN_I16: return 2;
   case GOLDEN_U8: case GOLDEN_I8: case GOLDEN_BOOL: return 1;
@@ -29,6 +29,7 @@ size_t golden_type_size(int type)
 static const struct { int type; const char *name; } type_names[] = {
   { GOLDEN_F32, "float32" }, { GOLDEN_I32, "int32" }, { GOLDEN_U8, "uint8" },
   { GOLDEN_I8, "int8" }, { GOLDEN_BOOL, "bool" }, { GOLDEN_I64, "int64" }, { GOLDEN_I16, "int16" },
+  { GOLDEN_C64, "complex64" },
 };
 
 int golden_type_from_name(const char *name)
@@ -318,6 +319,7 @@ static bool read_output(reader *r, golden_output *o)
   o->zero_point = (int32_t)v;
   if (!expect(r, "count") || !integer(r, 0, 1LL << 40, &v)) return false;
   o->count = (size_t)v;
+  if (o->type == GOLDEN_C64) count *= 2;   /* (real, imaginary) floats */
   if (o->count != count) return parse_error(r, "count does not match the shape");
   if (!expect(r, "stats") || !number(r, &o->sum) || !number(r, &o->min) || !number(r, &o->max) ||
       !integer(r, 0, 1LL << 40, &v))
@@ -421,7 +423,7 @@ void golden_free(golden_case *gc)
 static double element(int type, const void *data, size_t i)
 {
   switch (type) {
-  case GOLDEN_F32: return ((const float *)data)[i];
+  case GOLDEN_F32: case GOLDEN_C64: return ((const float *)data)[i];
   case GOLDEN_I32: return ((const int32_t *)data)[i];
   case GOLDEN_U8: return ((const uint8_t *)data)[i];
   case GOLDEN_I8: return ((const int8_t *)data)[i];
@@ -446,10 +448,11 @@ golden_result golden_compare(const golden_output *g, const void *data, double ab
                              bool allow_spread)
 {
   golden_result res = { 0 };
-  bool exact_type = g->type != GOLDEN_F32 || g->scale != 0;
+  bool is_float = g->type == GOLDEN_F32 || g->type == GOLDEN_C64;
+  bool exact_type = !is_float || g->scale != 0;
   double range = g->max - g->min;
   /* plain integers (indices, counts, bools: no quantization) match exactly */
-  bool plain_int = g->type != GOLDEN_F32 && g->scale == 0 && g->type != GOLDEN_U8 && g->type != GOLDEN_I8;
+  bool plain_int = !is_float && g->scale == 0 && g->type != GOLDEN_U8 && g->type != GOLDEN_I8;
   res.tol = plain_int ? 0 : exact_type ? lsb : abs_tol * (range > 1 ? range : 1);
   if (res.tol < g->lsb) res.tol = g->lsb;   /* float output of a quantized chain */
   if (allow_spread && !exact_type && res.tol < g->spread) res.tol = g->spread;

@@ -22,8 +22,10 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-/* Element types, TFLite's TensorType numbers (as tfl_type). */
-enum { GOLDEN_F32 = 0, GOLDEN_I32 = 2, GOLDEN_U8 = 3, GOLDEN_I64 = 4, GOLDEN_BOOL = 6, GOLDEN_I16 = 7, GOLDEN_I8 = 9 };
+/* Element types, TFLite's TensorType numbers (as tfl_type). A complex64 output is compared
+ * as its float pairs: its golden's count and samples run over 2 floats per element. */
+enum { GOLDEN_F32 = 0, GOLDEN_I32 = 2, GOLDEN_U8 = 3, GOLDEN_I64 = 4, GOLDEN_BOOL = 6, GOLDEN_I16 = 7, GOLDEN_C64 = 8,
+       GOLDEN_I8 = 9 };
 
 size_t golden_type_size(int type);
 int golden_type_from_name(const char *name);   /* "float32" ... ; -1 when unknown */

@@ -158,6 +158,25 @@ static void test_shapes(void)
   expect("anchors [1,500,8] + [1,500,3]", &f, TFL_FAMILY_GUESS, TFL_DECODER_DETECTION, "500 anchors");
   fake_init(&f, 2, (const int32_t[][4]){ { 1, 500, 8 }, { 1, 400, 3 } }, two, TFL_OP_COUNT);
   expect("mismatched anchors", &f, TFL_FAMILY_NONE, TFL_DECODER_NONE, "[1,500,8] [1,400,3]");
+  /* MoveNet by its exact output on an image input (the look-alikes of each size:
+   * test_families); once guessed "a class mask" */
+  int32_t in0 = 0;
+  int r4[1] = { 4 }, r3[1] = { 3 };
+  fake_init(&f, 1, (const int32_t[][4]){ { 1, 1, 17, 3 } }, r4, TFL_OP_LOGISTIC);
+  f.g.inputs = &in0;
+  f.g.n_inputs = 1;
+  expect("MoveNet single-pose [1,1,17,3], 64x64 in", &f, TFL_FAMILY_KNOWN, TFL_DECODER_POSE, "17 keypoints (y, x, score)");
+  fake_init(&f, 1, (const int32_t[][4]){ { 1, 6, 56 } }, r3, TFL_OP_RESHAPE);
+  f.g.inputs = &in0;
+  f.g.n_inputs = 1;
+  expect("MoveNet MultiPose [1,6,56]", &f, TFL_FAMILY_KNOWN, TFL_DECODER_POSE, "6 persons");
+  fake_init(&f, 1, (const int32_t[][4]){ { 1, 1, 17, 2 } }, r4, TFL_OP_LOGISTIC);
+  f.g.inputs = &in0;
+  f.g.n_inputs = 1;
+  char why[256];
+  tfl_family_match m;
+  const tfl_family *fam = tfl_family_identify(&f.g, &m, why, sizeof why);
+  CHECK(!fam || fam->decoder != TFL_DECODER_POSE, "[1,1,17,2] read as a pose: %s", why);
   /* a forced decoder on an unknown model still gets its family's range */
   float lo, hi;
   fake_init(&f, 1, (const int32_t[][4]){ { 1, 64, 64, 1 } }, one, TFL_OP_COUNT);

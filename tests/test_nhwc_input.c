@@ -4,8 +4,12 @@
  *
  * transpose_nchw_to_nhwc.tflite is [1,3,4,5] -> TRANSPOSE [0,2,3,1] -> [1,4,5,3]: the pass
  * makes the NHWC tensor the input and the model then runs with nothing to do (the output
- * is the input). It must not fire when the NCHW tensor has another reader. */
+ * is the input). It must not fire when the NCHW tensor has another reader. An int8 export's
+ * order, float [1,3,4,5] -> QUANTIZE -> TRANSPOSE -> DEQUANTIZE (built here): the input
+ * becomes [1,4,5,3], the QUANTIZE writes the transposed tensor, and the output is the
+ * input quantized and back, element for element. */
 #include "check.h"
+#include "graph_build.h"
 
 #include "delegates/cpu/cpu_delegate.h"
 #include "runtime/tfl_interpreter.h"
@@ -24,6 +28,59 @@ static tfl_graph *load(const char *dir)
   tfl_graph *g = NULL;
   if (tfl_load_file(path, &g, &d) != TFL_OK) fprintf(stderr, "load %s: %s\n", path, d.error);
   return g;
+}
+
+static void quantize_first(void)
+{
+  tfl_graph *g = calloc(1, sizeof *g);
+  g->batch = 1;
+  const int x = gb_tensor(g, TFL_TYPE_FLOAT32, 4, GB_DIMS(1, 3, 4, 5));
+  const int q = gb_tensor(g, TFL_TYPE_INT8, 4, GB_DIMS(1, 3, 4, 5));
+  const int perm = gb_const(g, TFL_TYPE_INT32, 1, GB_DIMS(4), (int32_t[]){ 0, 2, 3, 1 });
+  const int t = gb_tensor(g, TFL_TYPE_INT8, 4, GB_DIMS(1, 4, 5, 3));
+  const int y = gb_tensor(g, TFL_TYPE_FLOAT32, 4, GB_DIMS(1, 4, 5, 3));
+  for (int k = 0; k < 2; k++) { /* the quantized tensors: scale 0.5, zero point -3 */
+    tfl_tensor *qt = &g->tensors[k ? t : q];
+    qt->q.n = 1;
+    qt->q.scale = tfl_graph_alloc(g, sizeof(float));
+    qt->q.zero_point = tfl_graph_alloc(g, sizeof(int32_t));
+    qt->q.scale[0] = 0.5f;
+    qt->q.zero_point[0] = -3;
+  }
+  tfl_params p;
+  memset(&p, 0, sizeof p);
+  gb_node(g, TFL_OP_QUANTIZE, (int32_t[]){ x }, 1, q, p);
+  gb_node(g, TFL_OP_TRANSPOSE, (int32_t[]){ q, perm }, 2, t, p);
+  gb_node(g, TFL_OP_DEQUANTIZE, (int32_t[]){ t }, 1, y, p);
+  gb_set_io(g, 1, (int32_t[]){ x }, 1, (int32_t[]){ y });
+  CHECK(tfl_pass_nhwc_input(g, 0), "the pass fires through a leading QUANTIZE");
+  const tfl_tensor *in = &g->tensors[g->inputs[0]];
+  CHECK(g->inputs[0] == x && in->dims[1] == 4 && in->dims[2] == 5 && in->dims[3] == 3,
+        "the input is [1,4,5,3] in place (%d %d %d)", in->dims[1], in->dims[2], in->dims[3]);
+  CHECK(g->nodes[1].dead && !g->nodes[0].dead && g->nodes[0].out[0] == t, "the QUANTIZE writes the NHWC tensor");
+  tfl_diag d;
+  tfl_diag_init(&d);
+  cpu_delegate_options co = cpu_delegate_defaults();
+  co.diag = &d;
+  tfl_delegate *cpu = cpu_delegate_create(&co);
+  tfl_interp_options io = tfl_interp_defaults();
+  io.fallback = cpu;
+  io.diag = &d;
+  tfl_interpreter *it = NULL;
+  CHECK(tfl_interpreter_create(g, &io, &it) == TFL_OK, "interpreter: %s", d.error);
+  if (it) {
+    tfl_tensor *xi = tfl_interpreter_input(it, 0);
+    float *v = xi->data;
+    for (size_t i = 0; i < 60; i++) v[i] = (float)i * 0.5f - 10.0f;
+    CHECK(tfl_interpreter_invoke(it) == TFL_OK, "invoke: %s", d.error);
+    const float *o = tfl_interpreter_output(it, 0)->data;
+    int bad = 0;
+    for (size_t i = 0; i < 60; i++) bad += o[i] != v[i]; /* multiples of 0.5 in range: exact */
+    CHECK(bad == 0, "%d of 60 outputs differ from the NHWC input", bad);
+  }
+  tfl_interpreter_free(it);
+  cpu->destroy(cpu);
+  tfl_graph_free(g);
 }
 
 int main(int argc, char **argv)
@@ -80,6 +137,7 @@ int main(int argc, char **argv)
     CHECK(g->inputs[0] == in0 && !g->nodes[0].dead, "nothing changed");
     tfl_graph_free(g);
   }
+  quantize_first();
   printf("%s\n", failures ? "FAIL" : "ok");
   return failures != 0;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "image_file.h"
+#include "runtime/tfl_passes.h"
 
 void eval_flags_init(eval_flags *f)
 {
@@ -63,8 +64,9 @@ int eval_flags_parse(eval_flags *f, int argc, char **argv, int *i, void (*usage)
     if (!strcmp(v, "stretch")) f->fit = FIT_STRETCH;
     else if (!strcmp(v, "letterbox")) f->fit = FIT_LETTERBOX;
     else if (!strcmp(v, "crop")) f->fit = FIT_CROP;
+    else if (!strcmp(v, "auto")) f->fit = FIT_AUTO;
     else {
-      fprintf(stderr, "error: --fit is stretch, letterbox or crop, not '%s'\n", v);
+      fprintf(stderr, "error: --fit is stretch, letterbox, crop or auto, not '%s'\n", v);
       return 2;
     }
     return TOOL_ARG_TAKEN;
@@ -113,7 +115,8 @@ void eval_flags_help(FILE *out)
   tool_run_options_help(out);
   fprintf(out,
           "  --model-labels F   the model's labels, line N = class N (default: the model's metadata)\n"
-          "  --fit MODE         stretch, letterbox or crop, as tflitefilter's fit (default stretch)\n"
+          "  --fit MODE         stretch, letterbox, crop or auto (the model family's: YOLO's grey\n"
+          "                     letterbox), as tflitefilter's fit (default stretch)\n"
           "  --input-mean M     float inputs get (pixel - M) / S (default: the model's metadata,\n"
           "  --input-std S      else its family's range, as tflitefilter)\n"
           "  --limit N          only the first N pictures (default: all)\n"
@@ -157,6 +160,8 @@ bool eval_session_open(eval_session *s, const char *model, const eval_flags *f, 
            strcmp(run.delegate, "gl") ? (cpu_bf16 ? " (bf16)" : "") : gl_fp32 ? " (fp32)" : " (fp16)");
   s->fit = f->fit;
   if (!tool_model_load(&s->m, model, &run)) return false;
+  /* a PyTorch export's NCHW input written NHWC, as tflitefilter does */
+  tfl_pass_nhwc_input(s->m.graph, 0);
   const tfl_graph *g = s->m.graph;
   const tfl_tensor *in = g->n_inputs == 1 ? &g->tensors[g->inputs[0]] : NULL;
   if (!in || in->ndim != 4 || in->dims[0] != 1 || (in->dims[3] != 3 && in->dims[3] != 4) ||
@@ -176,6 +181,8 @@ bool eval_session_open(eval_session *s, const char *model, const eval_flags *f, 
   bool from_meta;
   s->norm = preprocess_model_norm(g, kind, &from_meta);
   s->norm_source = from_meta ? "model metadata" : "model family";
+  if (s->fit == FIT_AUTO) s->fit = preprocess_model_fit(g, kind);
+  s->norm.pad = preprocess_fit_pad(s->fit);
   for (int c = 0; c < 3; c++) {
     if (f->mean >= 0) s->norm.mean[c] = f->mean;
     if (f->std > 0) s->norm.std[c] = f->std;
@@ -255,7 +262,7 @@ void eval_session_describe(const eval_session *s, FILE *out)
       snprintf(cpu_ops + strlen(cpu_ops), sizeof cpu_ops - strlen(cpu_ops), "%s%s", cpu_ops[0] ? "," : "", op);
   }
   const tfl_tensor *in = tfl_interpreter_input((tfl_interpreter *)it, 0);
-  static const char *fits[] = { "stretch", "letterbox", "crop" };
+  static const char *fits[] = { "stretch", "letterbox", "crop", "letterbox (grey)", "auto" };
   fprintf(out, "Delegate %s: %d of %d nodes on %s%s%s%s; input [1,%d,%d,%d] %s", s->name,
           s->m.delegate ? total - on_cpu : total, total, s->m.delegate ? "GL" : "the CPU",
           on_cpu && s->m.delegate ? " (CPU: " : "", on_cpu && s->m.delegate ? cpu_ops : "",

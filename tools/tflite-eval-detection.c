@@ -13,6 +13,7 @@
 #include "eval_session.h"
 #include "evaluation/coco_json.h"
 #include "evaluation/coco_metric.h"
+#include "evaluation/ultralytics_map.h"
 
 #define DEFAULT_THRESHOLD 0.01f
 #define DEFAULT_MAX_RESULTS 100
@@ -32,6 +33,11 @@ static void usage(FILE *out)
           "  --decoder-options O  comma-separated: threshold=T (default %g), max-results=N (default\n"
           "                     %d), iou-threshold=T (NMS, default %g), anchors=auto|ssd-mobilenet|\n"
           "                     face-short|face-full|pose-detection|palm, box-scale=Y:X:H:W\n"
+          "                     multi-label=0|1 (YOLO: a candidate per class above the threshold,\n"
+          "                     as Ultralytics' val; default 0, as predict)\n"
+          "  --ultralytics-map  also print the box mAP as Ultralytics' val computes it (its matching\n"
+          "                     and interpolation; pass max-results=300, threshold=0.001,\n"
+          "                     iou-threshold=0.7,multi-label=1 for val's settings)\n"
           "  --results FILE     write the detections as a COCO results file (several delegates:\n"
           "                     FILE with .<delegate> before the extension)\n"
           "                     (--verbose: categories, scores and IoU with the best truth box)\n",
@@ -57,6 +63,9 @@ static bool parse_options(char *spec, tfl_decoder_options *o)
       long x = strtol(v, &end, 10);
       if (end == v || *end || x < 1 || x > 100000) goto bad;
       o->max_results = (int)x;
+    } else if (!strcmp(kv, "multi-label")) {
+      if (strcmp(v, "0") && strcmp(v, "1")) goto bad;
+      o->multi_label = v[0] == '1';
     } else if (!strcmp(kv, "anchors")) {
       int k = 0;
       while (k < 6 && strcmp(v, anchors[k])) k++;
@@ -271,6 +280,7 @@ int main(int argc, char **argv)
   eval_flags fl;
   eval_flags_init(&fl);
   const char *ann_path = NULL, *map_spec = "auto", *results = NULL;
+  bool ultra = false;
   tfl_decoder_options opt = tfl_decoder_defaults();
   opt.threshold = DEFAULT_THRESHOLD;
   opt.max_results = DEFAULT_MAX_RESULTS;
@@ -283,6 +293,8 @@ int main(int argc, char **argv)
       if (!(ann_path = tool_flag_value(argc, argv, &i))) return 2;
     } else if (!strcmp(a, "--class-map")) {
       if (!(map_spec = tool_flag_value(argc, argv, &i))) return 2;
+    } else if (!strcmp(a, "--ultralytics-map")) {
+      ultra = true;
     } else if (!strcmp(a, "--results")) {
       if (!(results = tool_flag_value(argc, argv, &i))) return 2;
     } else if (!strcmp(a, "--decoder-options")) {
@@ -382,6 +394,14 @@ int main(int argc, char **argv)
     if (dets[k].dropped) printf(" (%zu more of classes without a category, left out)", dets[k].dropped);
     printf("\n");
     print_stats(stdout, &st[k]);
+    if (ultra) {
+      double m, m50;
+      if (ultralytics_map(&in, &m, &m50, err, sizeof err) != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        goto out;
+      }
+      printf("Ultralytics box mAP50-95 = %.6f\nUltralytics box mAP50 = %.6f\n", m, m50);
+    }
     eval_session_print_rate(&s[k], stdout);
     if (results) {
       char p[4096];

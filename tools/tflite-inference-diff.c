@@ -92,7 +92,7 @@ int main(int argc, char **argv)
     }
     for (int o = 0; ok && o < n_out; o++) {
       const tfl_tensor *a = tfl_interpreter_output(ref.it, o), *b = tfl_interpreter_output(test.it, o);
-      const size_t n = tfl_tensor_count(a);
+      const size_t n = tool_value_count(a);
       double e = 0;
       for (size_t i = 0; i < n; i++) {
         const double va = tool_element(a, i), d = fabs(va - tool_element(b, i));

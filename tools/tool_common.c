@@ -442,6 +442,7 @@ static bool int_range(tfl_type t, double *lo, double *hi)
   case TFL_TYPE_FLOAT16:
   case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_BOOL:
   case TFL_TYPE_INT16:
   case TFL_TYPE_COUNT:
@@ -460,6 +461,7 @@ static void store_int(tfl_tensor *t, size_t i, double v)
   case TFL_TYPE_FLOAT16:
   case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_BOOL:
   case TFL_TYPE_INT16:
   case TFL_TYPE_COUNT:
@@ -606,6 +608,7 @@ const char *tool_type_name(tfl_type t)
   case TFL_TYPE_UINT8: return "uint8";
   case TFL_TYPE_INT64: return "int64";
   case TFL_TYPE_STRING: return "string";
+  case TFL_TYPE_COMPLEX64: return "complex64";
   case TFL_TYPE_BOOL: return "bool";
   case TFL_TYPE_INT16: return "int16";
   case TFL_TYPE_INT8: return "int8";
@@ -692,12 +695,18 @@ double tool_element(const tfl_tensor *t, size_t i)
   case TFL_TYPE_INT64: return (double)((const int64_t *)t->data)[i];
   case TFL_TYPE_INT16: return ((const int16_t *)t->data)[i];
   case TFL_TYPE_BOOL: return ((const uint8_t *)t->data)[i];
+  case TFL_TYPE_COMPLEX64: return ((const float *)t->data)[i];
   case TFL_TYPE_FLOAT16:
   case TFL_TYPE_STRING:
   case TFL_TYPE_COUNT:
     break;
   }
   return NAN;
+}
+
+size_t tool_value_count(const tfl_tensor *t)
+{
+  return tfl_tensor_count(t) * (t->type == TFL_TYPE_COMPLEX64 ? 2 : 1);
 }
 
 bool tool_mkdir_p(const char *dir)
@@ -748,7 +757,7 @@ static void write_entry(FILE *js, const char *prefix, int i, const tfl_tensor *t
 {
   char file[64];
   snprintf(file, sizeof file, "%s_%d.bin", prefix, i);
-  const size_t n = tfl_tensor_count(t);
+  const size_t n = tool_value_count(t);
   double mn = INFINITY, mx = -INFINITY, sum = 0;
   for (size_t k = 0; k < n; k++) {
     const double v = tool_element(t, k);

@@ -111,8 +111,11 @@ bool tool_fill_image(tfl_interpreter *it, const char *path, double lo, double hi
 /* Parses "lo,hi" (message printed when malformed). */
 bool tool_parse_norm(const char *s, double *lo, double *hi);
 
-/* Element i of a numeric tensor as a double (NaN for float16 and strings). */
+/* Value i of a numeric tensor as a double (NaN for float16 and strings); a complex64
+ * tensor's values are its (real, imaginary) floats, two per element. */
 double tool_element(const tfl_tensor *t, size_t i);
+/* How many values tool_element reads: the element count, twice it for complex64. */
+size_t tool_value_count(const tfl_tensor *t);
 
 /* The oracle's type names ("float32", "uint8", ...). */
 const char *tool_type_name(tfl_type t);

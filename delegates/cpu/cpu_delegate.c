@@ -18,6 +18,11 @@
 #include "kernels/conv_q8_stem.h"
 #include "kernels/quantize_lut.h"
 #include "kernels/dwconv_q8.h"
+#include "kernels/conv_hybrid.h"
+#include "kernels/dw_hybrid.h"
+#include "kernels/tconv_hybrid.h"
+#include "kernels/bmm_hybrid.h"
+#include "kernels/fc_hybrid.h"
 #include "kernels/fc_q8.h"
 #include "kernels/tconv_q8.h"
 #include "onednn_conv.h"
@@ -82,7 +87,9 @@ static void cpu_release(void *vctx, void *vstate)
 
 /* The fast path's own kernel for node n, where one beats XNNPACK (and oneDNN): sparse 1x1
  * convs, convs with one or two output channels, 8-bit depthwise convs and 8-bit convs with
- * at most 4 input channels (1x1: 64) on VNNI, 8-bit -> 8-bit QUANTIZEs on VBMI. NULL: none. */
+ * at most 4 input channels (1x1: 64) on VNNI, 8-bit -> 8-bit QUANTIZEs on VBMI, hybrid
+ * (dynamic-range) CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, FULLY_CONNECTED and BATCH_MATMUL.
+ * NULL: none. */
 static const cpu_kernel *fast_kernel(const cpu_features *isa, const tfl_graph *g, const tfl_node *n)
 {
   if (cpu_dwconv_q8_applies(g, n, isa)) return &cpu_k_dwconv_q8;
@@ -92,6 +99,11 @@ static const cpu_kernel *fast_kernel(const cpu_features *isa, const tfl_graph *g
   if (cpu_conv_narrow_applies(g, n)) return &cpu_k_conv_narrow;
   if (cpu_fc_q8_applies(g, n, isa)) return &cpu_k_fc_q8;
   if (cpu_tconv_q8_applies(g, n, isa)) return &cpu_k_tconv_q8;
+  if (cpu_conv_hybrid_applies(g, n, isa)) return &cpu_k_conv_hybrid;
+  if (cpu_fc_hybrid_applies(g, n, isa)) return &cpu_k_fc_hybrid;
+  if (cpu_dw_hybrid_applies(g, n, isa)) return &cpu_k_dw_hybrid;
+  if (cpu_tconv_hybrid_applies(g, n, isa)) return &cpu_k_tconv_hybrid;
+  if (cpu_bmm_hybrid_applies(g, n, isa)) return &cpu_k_bmm_hybrid;
   return NULL;
 }
 

@@ -36,8 +36,9 @@ typedef struct {
 #define CPU_I64 CPU_TYPE(TFL_TYPE_INT64)
 #define CPU_BOOL CPU_TYPE(TFL_TYPE_BOOL)
 #define CPU_F16 CPU_TYPE(TFL_TYPE_FLOAT16)
+#define CPU_C64 CPU_TYPE(TFL_TYPE_COMPLEX64)
 /* every type a tensor here can hold (byte-moving ops) */
-#define CPU_ALL_TYPES (CPU_F32 | CPU_F16 | CPU_Q8 | CPU_I16 | CPU_I32 | CPU_I64 | CPU_BOOL)
+#define CPU_ALL_TYPES (CPU_F32 | CPU_F16 | CPU_Q8 | CPU_I16 | CPU_I32 | CPU_I64 | CPU_BOOL | CPU_C64)
 
 /* The reference kernel of `op` (kernel_table.c); NULL only for an out-of-range op. */
 const cpu_kernel *cpu_reference_kernel(tfl_op op);

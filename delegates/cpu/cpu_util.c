@@ -93,6 +93,7 @@ float cpu_get_real(const tfl_tensor *t, size_t i)
   case TFL_TYPE_INT64: raw = (double)((const int64_t *)t->data)[i]; break;
   case TFL_TYPE_BOOL: raw = ((const uint8_t *)t->data)[i] ? 1 : 0; break;
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_COUNT: return 0.0f;
   }
   if (t->q.n == 0) return (float)raw;
@@ -120,6 +121,7 @@ void cpu_set_real(tfl_tensor *t, size_t i, float v)
   case TFL_TYPE_FLOAT32:
   case TFL_TYPE_FLOAT16:
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_COUNT: break;
   }
 }

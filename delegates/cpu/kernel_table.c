@@ -73,6 +73,7 @@ static const cpu_kernel *const table[] = {
   [TFL_OP_SELECT] = &cpu_k_select,
   [TFL_OP_SELECT_V2] = &cpu_k_select_v2,
   [TFL_OP_WHERE] = &cpu_k_where,
+  [TFL_OP_UNIQUE] = &cpu_k_unique,
   [TFL_OP_TOPK_V2] = &cpu_k_topk_v2,
   [TFL_OP_CUMSUM] = &cpu_k_cumsum,
   [TFL_OP_NON_MAX_SUPPRESSION_V4] = &cpu_k_non_max_suppression_v4,
@@ -133,6 +134,12 @@ static const cpu_kernel *const table[] = {
   [TFL_OP_BATCH_MATMUL] = &cpu_k_batch_matmul,
   [TFL_OP_CONV_3D] = &cpu_k_conv_3d,
   [TFL_OP_CONV_3D_TRANSPOSE] = &cpu_k_conv_3d_transpose,
+  [TFL_OP_RFFT2D] = &cpu_k_rfft2d,
+  [TFL_OP_REAL] = &cpu_k_real,
+  [TFL_OP_IMAG] = &cpu_k_imag,
+  [TFL_OP_COMPLEX_ABS] = &cpu_k_complex_abs,
+  [TFL_OP_BUCKETIZE] = &cpu_k_bucketize,
+  [TFL_OP_BITCAST] = &cpu_k_bitcast,
   [TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM] = &cpu_k_unidirectional_sequence_lstm,
   [TFL_OP_BIDIRECTIONAL_SEQUENCE_LSTM] = &cpu_k_bidirectional_sequence_lstm,
   [TFL_OP_UNIDIRECTIONAL_SEQUENCE_RNN] = &cpu_k_unidirectional_sequence_rnn,
@@ -149,6 +156,7 @@ static const cpu_kernel *const table[] = {
   [TFL_OP_SSD_CLASS_NMS] = &cpu_k_ssd_class_nms,
   [TFL_OP_SSD_DETECTION] = &cpu_k_ssd_detection,
   [TFL_OP_LANDMARK_DECODE] = &cpu_k_landmark_decode,
+  [TFL_OP_YOLO_DETECTION] = &cpu_k_yolo_detection,
 };
 
 _Static_assert(sizeof table / sizeof table[0] == TFL_OP_COUNT, "every op needs a CPU kernel row");

@@ -352,6 +352,7 @@ static bool supports_node(const tfl_graph *g, const tfl_node *n)
   case TFL_OP_SSD_CLASS_NMS:
   case TFL_OP_SSD_DETECTION:
   case TFL_OP_LANDMARK_DECODE:
+  case TFL_OP_YOLO_DETECTION:
   case TFL_OP_COUNT:
   default:
     return false;
@@ -607,6 +608,7 @@ static bool supports_quant(const tfl_graph *g, const tfl_node *n, qkind k)
   case TFL_OP_SSD_CLASS_NMS:
   case TFL_OP_SSD_DETECTION:
   case TFL_OP_LANDMARK_DECODE:
+  case TFL_OP_YOLO_DETECTION:
   case TFL_OP_COUNT:
   default:
     return false;
@@ -1031,6 +1033,7 @@ static tfl_status define_node(builder *b, const tfl_node *n)
   case TFL_OP_SSD_CLASS_NMS:
   case TFL_OP_SSD_DETECTION:
   case TFL_OP_LANDMARK_DECODE:
+  case TFL_OP_YOLO_DETECTION:
   case TFL_OP_COUNT:
   default: break;
   }

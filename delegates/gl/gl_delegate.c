@@ -108,7 +108,7 @@ static bool takes(const gl_dctx *dc, const tfl_graph *g, int node, tfl_diag *why
   if (dc->o.tuning.cpu_postproc &&
       (g->nodes[node].op == TFL_OP_DETECTION_POSTPROCESS || g->nodes[node].op == TFL_OP_ANCHOR_DETECTION ||
        g->nodes[node].op == TFL_OP_SSD_CLASS_NMS || g->nodes[node].op == TFL_OP_SSD_DETECTION ||
-       g->nodes[node].op == TFL_OP_LANDMARK_DECODE)) {
+       g->nodes[node].op == TFL_OP_LANDMARK_DECODE || g->nodes[node].op == TFL_OP_YOLO_DETECTION)) {
     tfl_fail(why, TFL_ERR_UNSUPPORTED, "node %d (%s): post-processing kept on the CPU (cpu_postproc)", node,
              tfl_op_name(g->nodes[node].op));
     return false;

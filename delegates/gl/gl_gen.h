@@ -265,6 +265,7 @@ tfl_status gl_gen_lrn(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_add_n(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_add_n(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_alias(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_check_cast(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_check_detection(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_anchor_detection(const tfl_graph *g, int node, tfl_diag *diag);
@@ -272,6 +273,8 @@ tfl_status gl_gen_anchor_detection(const gl_gen_in *in, gl_gen_out *out, tfl_dia
 tfl_status gl_check_ssd_detection(const tfl_graph *g, int node, tfl_diag *diag); /* both SSD ops */
 tfl_status gl_gen_ssd_class_nms(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_gen_ssd_detection(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
+tfl_status gl_check_yolo_detection(const tfl_graph *g, int node, tfl_diag *diag);
+tfl_status gl_gen_yolo_detection(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_landmarks(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_landmarks(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_lstm(const tfl_graph *g, int node, tfl_diag *diag);

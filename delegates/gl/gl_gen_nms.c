@@ -6,15 +6,21 @@
 void gl_nms_decls(gl_str *dc, float iou_threshold)
 {
   gl_str_addf(dc, "shared uint SH[N];\nshared vec4 KB[MD];\nshared int KR[MD];\n"
-                  "shared vec4 CB[WG];\nshared bool CO[WG];\nshared uint NA;\nshared int NK;\n"
-                  "float iou(vec4 a, vec4 b) {\n"
+                  "shared vec4 CB[WG];\nshared bool CO[WG];\nshared uint NA;\nshared int NK;\n");
+  gl_nms_iou(dc, iou_threshold);
+  gl_str_addf(dc, "float sh(int i) { return uintBitsToFloat(SH[i]); }\n");
+}
+
+void gl_nms_iou(gl_str *dc, float iou_threshold)
+{
+  gl_str_addf(dc, "float iou(vec4 a, vec4 b) {\n"
                   "  float aa = (a.z - a.x) * (a.w - a.y), ab = (b.z - b.x) * (b.w - b.y);\n"
                   "  if (aa <= 0.0 || ab <= 0.0) return 0.0;\n"
                   "  float ih = max(min(a.z, b.z) - max(a.x, b.x), 0.0), iw = max(min(a.w, b.w) - max(a.y, b.y), 0.0);\n"
                   "  float inter = ih * iw;\n  return inter / (aa + ab - inter);\n}\n"
                   "bool overlaps(vec4 a, vec4 b) { return iou(a, b) > ");
   gl_str_float(dc, iou_threshold);
-  gl_str_addf(dc, "; }\nfloat sh(int i) { return uintBitsToFloat(SH[i]); }\n");
+  gl_str_addf(dc, "; }\n");
 }
 
 void gl_nms_rank(gl_str *m, int chunks)

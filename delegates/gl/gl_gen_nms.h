@@ -18,6 +18,8 @@
 /* The shared arrays, iou(a, b) (postproc/box.c's pp_box_iou), overlaps(a, b) (IoU above
  * iou_threshold) and sh(i) (SH[i] as a float). */
 void gl_nms_decls(gl_str *dc, float iou_threshold);
+/* iou(a, b) and overlaps(a, b) alone (gl_gen_yolo_detect.c keeps its own arrays). */
+void gl_nms_iou(gl_str *dc, float iou_threshold);
 /* float prob(float v): a raw score's probability (postproc/anchor_detect.h: a logit
  * clipped to +-100 through a sigmoid, or v itself when prob_scores). */
 void gl_nms_prob(gl_str *dc, bool prob_scores);

@@ -120,6 +120,22 @@ tfl_status gl_check_alias(const tfl_graph *g, int node, tfl_diag *diag)
   return gl_check_reshape(g, node, diag);
 }
 
+/* CAST of unquantized 8-bit integers to float (MoveNet's uint8 picture in): GL holds
+ * tensors as real values, so the cast copies them; other casts round or wrap. */
+tfl_status gl_check_cast(const tfl_graph *g, int node, tfl_diag *diag)
+{
+  tfl_status s = check_io(g, node, 1, diag);
+  if (s) return s;
+  const tfl_node *n = &g->nodes[node];
+  const tfl_tensor *x = &g->tensors[n->in[0]], *y = &g->tensors[n->out[0]];
+  const bool plain = x->q.n == 0 || (x->q.n == 1 && x->q.scale[0] == 1.0f && x->q.zero_point[0] == 0);
+  if ((x->type != TFL_TYPE_UINT8 && x->type != TFL_TYPE_INT8) || !plain ||
+      (y->type != TFL_TYPE_FLOAT32 && y->type != TFL_TYPE_FLOAT16))
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "cast %s%s to %s", tfl_type_name(x->type),
+                         plain ? "" : " (quantized)", tfl_type_name(y->type));
+  return gl_check_reshape(g, node, diag);
+}
+
 tfl_status gl_gen_reshape(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   gl_gen_per_vec4(in, o);

@@ -130,6 +130,7 @@ float gl_tensor_real(const tfl_tensor *t, const void *data, size_t i)
   case TFL_TYPE_INT64: return (float)((const int64_t *)data)[i];
   case TFL_TYPE_BOOL: return ((const uint8_t *)data)[i] ? 1.0f : 0.0f;
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_COUNT: return 0.0f;
   }
   return 0.0f;
@@ -151,6 +152,7 @@ static void set_real(const tfl_tensor *t, void *data, size_t i, float v)
   case TFL_TYPE_INT64: ((int64_t *)data)[i] = (int64_t)r; return;
   case TFL_TYPE_BOOL: ((uint8_t *)data)[i] = v != 0.0f; return;
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_COUNT: return;
   }
 }

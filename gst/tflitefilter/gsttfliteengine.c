@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "delegates/cpu/cpu_delegate.h"
+#include "decoders/tfl_family.h"
 #include "delegates/gl/gl_delegate.h"
 #include "runtime/tfl_passes.h"
 
@@ -77,6 +78,7 @@ static gboolean same_postprocess(const GstTfliteEngine *e, const tfl_decoder_opt
   if (!e->has_postprocess || !o) return !e->has_postprocess && !o;
   const tfl_decoder_options *a = &e->postprocess;
   return e->postprocess_kind == kind && a->threshold == o->threshold && a->max_results == o->max_results && a->iou_threshold == o->iou_threshold &&
+         a->class_agnostic == o->class_agnostic &&
          a->anchors == o->anchors && !memcmp(a->box_scale, o->box_scale, sizeof a->box_scale);
 }
 
@@ -105,12 +107,16 @@ static tfl_status append_postprocess(tfl_graph *g, void *user, tfl_diag *diag)
 }
 
 /* Each runner's graph as the element sees the model: an NCHW input made NHWC (the
- * preprocessing writes NHWC; gsttflitemodel.c does the same to its own graph), then the
- * decoder's post-processing appended. */
+ * preprocessing writes NHWC; gsttflitemodel.c does the same to its own graph), an input
+ * size the file leaves open given its family's, then the decoder's post-processing
+ * appended. */
 static tfl_status edit_graph(tfl_graph *g, void *user, tfl_diag *diag)
 {
   GstTfliteEngine *e = user;
   tfl_pass_nhwc_input(g, 0);
+  bool sized;
+  tfl_status st = tfl_family_size_input(g, &sized, diag);
+  if (st != TFL_OK) return st;
   return e->has_postprocess ? append_postprocess(g, user, diag) : TFL_OK;
 }
 

@@ -69,6 +69,8 @@ GType gst_tflite_decoder_get_type(void)
     { TFL_DECODER_SEGMENTATION, "Per-pixel class or probability mask", "segmentation" },
     { TFL_DECODER_POSE, "PoseNet keypoints", "pose" },
     { TFL_DECODER_LANDMARKS, "MediaPipe pose / hand / face landmarks", "landmarks" },
+    { TFL_DECODER_TENSORS, "No decoding: every output tensor's bytes on the buffer's GstTfliteMeta "
+      "(docs/bring-your-own-model.md)", "tensors" },
     { 0, NULL, NULL },
   };
   return gst_tflite_enum_type(&t, "GstTfliteDecoder", values);

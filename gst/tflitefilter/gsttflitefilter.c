@@ -50,11 +50,21 @@
  * decoding and weighted non-maximum suppression appended to the graph, on the GPU too,
  * and so does an SSD without that op (box decoding and non-maximum suppression per class:
  * SSD MobileNet v2 oidv4) (a few hundred bytes come back instead of the raw heads; on the
- * CPU past 100 results).
- * That step takes threshold, iou-threshold and max-results as they are when the element
+ * CPU past 100 results), and an Ultralytics YOLO's thresholding and non-maximum suppression
+ * (per class, or over all with #GstTfliteFilter:class-agnostic; docs/yolo.md).
+ * That step takes threshold, iou-threshold, max-results and class-agnostic as they are when the element
  * starts, as the decoders do. With #GstTfliteFilter:gl-queue-depth=2 the element holds one
  * frame, so the CPU goes on with the next frame while the GPU finishes the results of the
  * last one (a mask's bytes, or whatever the decoder reads; one frame more latency).
+ *
+ * Any other model: decoder=tensors attaches every output tensor (name, type, shape,
+ * quantization, bytes) to the meta instead of decoding it, and #GstTfliteFilter:keep-tensors
+ * does so beside any decoder; a ".modelinfo" file beside the model (GStreamer 1.28's format)
+ * gives its input range, decoder and labels (docs/bring-your-own-model.md):
+ * |[
+ * gst-launch-1.0 filesrc location=astronaut.png ! pngdec ! videoconvert ! \
+ *   tflitefilter model=my_model.tflite decoder=tensors ! appsink
+ * ]|
  *
  * Many streams: every tflitefilter of a process with the same model file, delegate,
  * precision, threads and #GstTfliteFilter:model-instance-id runs on one shared engine (one
@@ -123,6 +133,7 @@ GST_DEBUG_CATEGORY_STATIC(CAT_PERFORMANCE);
 #define MAX_MAX_BATCH 64
 #define DEFAULT_ENGINE_CONTEXT GST_TFLITE_ENGINE_CONTEXT_FRAMES
 #define DEFAULT_GL_START GST_TFLITE_GL_START_WAIT
+#define DEFAULT_KEEP_TENSORS FALSE
 
 enum {
   PROP_0,
@@ -136,6 +147,7 @@ enum {
   PROP_THRESHOLD,
   PROP_MAX_RESULTS,
   PROP_IOU_THRESHOLD,
+  PROP_CLASS_AGNOSTIC,
   PROP_INFERENCE_INTERVAL,
   PROP_QOS,
   PROP_INPUT_MEAN,
@@ -155,6 +167,7 @@ enum {
   PROP_ENGINE_CONTEXT,
   PROP_GL_QUEUE_DEPTH,
   PROP_GL_START,
+  PROP_KEEP_TENSORS,
 };
 
 #define SYSMEM_FORMATS "{ RGBA, RGBx, BGRx, BGRA, RGB, I420, NV12 }"
@@ -225,14 +238,18 @@ static gboolean load_model(GstTfliteFilter *self)
   s.model_path = g_strdup(self->model_settings.model_path);
   s.labels_path = g_strdup(self->model_settings.labels_path);
   tfl_decoder_options opts = self->decoder_opts;
+  gboolean keep = self->keep_tensors;
   GST_OBJECT_UNLOCK(self);
   gboolean ok = gst_tflite_model_load(GST_ELEMENT(self), &s, &self->diag, &self->model);
+  self->tensors_out = ok && (keep || self->model.decoder_kind == TFL_DECODER_TENSORS);
   /* a MediaPipe detector's anchor decoding and NMS, a landmark model's decoding run in the
    * graph, on its delegate: the engine appends the same op to its graphs
-   * (GstTfliteEngineKey.postprocess) */
+   * (GstTfliteEngineKey.postprocess). Not with keep-tensors: the tensors handed on are the
+   * model's own outputs. */
   bool appended = false;
-  if (ok && tfl_decoder_append_postprocess(self->model.decoder_kind, self->model.graph, &opts, &appended,
-                                           &self->diag) != TFL_OK) {
+  if (ok && !keep &&
+      tfl_decoder_append_postprocess(self->model.decoder_kind, self->model.graph, &opts, &appended,
+                                     &self->diag) != TFL_OK) {
     GST_ELEMENT_ERROR(self, CORE, FAILED, ("Could not add the post-processing to model \"%s\".", s.model_path),
                       ("%s", self->diag.error));
     gst_tflite_model_clear(&self->model);
@@ -479,7 +496,19 @@ tfl_status gst_tflite_filter_decode_slot(GstTfliteFilter *self, tfl_interpreter 
     outs[i] = &views[i];
   }
   tfl_status st = tfl_decoder_run(self->decoder, outs, n, tr, res, &self->diag);
-  if (st != TFL_OK) g_snprintf(error, error_size, "decoding the outputs: %s", self->diag.error);
+  if (st != TFL_OK) {
+    g_snprintf(error, error_size, "decoding the outputs: %s", self->diag.error);
+    return st;
+  }
+  return gst_tflite_filter_keep_tensors(self, outs, n, res, error, error_size);
+}
+
+tfl_status gst_tflite_filter_keep_tensors(GstTfliteFilter *self, const tfl_tensor *const *outs, int n,
+                                          tfl_results *res, char *error, size_t error_size)
+{
+  if (!self->tensors_out || tfl_decoder_get_kind(self->decoder) == TFL_DECODER_TENSORS) return TFL_OK;
+  tfl_status st = tfl_results_add_tensors(res, outs, n, &self->diag);
+  if (st != TFL_OK) g_snprintf(error, error_size, "keep-tensors: %s", self->diag.error);
   return st;
 }
 
@@ -609,6 +638,16 @@ gboolean gst_tflite_filter_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_
   return TRUE;
 }
 
+void gst_tflite_filter_tensor_ids(GstTfliteFilter *self, GstTfliteMeta *meta, guint first)
+{
+  const GstTfliteModelInfo *mi = &self->model.info;
+  if (!self->model.has_info) return;
+  for (guint i = first; i < meta->tensors->len; i++) {
+    GstTfliteTensor *t = &g_array_index(meta->tensors, GstTfliteTensor, i);
+    if ((gint)t->index < mi->n_outputs && mi->output_ids[t->index]) t->id = g_quark_from_string(mi->output_ids[t->index]);
+  }
+}
+
 /* A whole frame's results onto its meta: fresh ones (kept for the frames that skip
  * inference) or the kept ones again (res is filled with a copy). */
 static void add_frame_results(GstTfliteFilter *self, GstTfliteMeta *meta, tfl_results *res, GstBuffer *gl_mask,
@@ -617,16 +656,21 @@ static void add_frame_results(GstTfliteFilter *self, GstTfliteMeta *meta, tfl_re
   gint fw = GST_VIDEO_INFO_WIDTH(&self->info), fh = GST_VIDEO_INFO_HEIGHT(&self->info);
   if (fresh) {
     forget_last(self);
-    if (tfl_results_copy(&self->last_results, res) != 0) tfl_results_clear(&self->last_results);
+    /* repeated frames carry the objects, not the raw tensors (no copy of those) */
+    tfl_results kept = *res;
+    kept.n_tensors = 0;
+    kept.tensors = NULL;
+    if (tfl_results_copy(&self->last_results, &kept) != 0) tfl_results_clear(&self->last_results);
     self->last_gl_mask = gl_mask ? gst_buffer_ref(gl_mask) : NULL;
     self->have_last = TRUE;
     self->frames_since_run = 0;
   } else {
     self->frames_since_run++;
   }
-  guint first = gst_tflite_meta_n_objects(meta);
+  guint first = gst_tflite_meta_n_objects(meta), t0 = gst_tflite_meta_n_tensors(meta);
   const gfloat frame[4] = { 0, 0, (gfloat)fw, (gfloat)fh };
   gst_tflite_meta_add_results(meta, res, self->source, 0, frame, self->model.labels, gl_mask);
+  gst_tflite_filter_tensor_ids(self, meta, t0);
   /* repeated results say how old they are (a tracker tells them from fresh ones) */
   for (guint i = first; i < gst_tflite_meta_n_objects(meta); i++)
     gst_tflite_meta_get_object_writable(meta, i)->age = self->frames_since_run;
@@ -901,6 +945,7 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
   case PROP_THRESHOLD: self->decoder_opts.threshold = g_value_get_float(value); break;
   case PROP_MAX_RESULTS: self->decoder_opts.max_results = g_value_get_int(value); break;
   case PROP_IOU_THRESHOLD: self->decoder_opts.iou_threshold = g_value_get_float(value); break;
+  case PROP_CLASS_AGNOSTIC: self->decoder_opts.class_agnostic = g_value_get_boolean(value); break;
   case PROP_INFERENCE_INTERVAL: self->inference_interval = g_value_get_uint(value); break;
   case PROP_QOS: self->qos = g_value_get_boolean(value); break;
   case PROP_INPUT_MEAN:
@@ -923,6 +968,7 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
   case PROP_ENGINE_CONTEXT: self->engine_context = g_value_get_enum(value); break;
   case PROP_GL_QUEUE_DEPTH: self->gl_queue_depth = g_value_get_uint(value); break;
   case PROP_GL_START: self->gl_start = g_value_get_enum(value); break;
+  case PROP_KEEP_TENSORS: self->keep_tensors = g_value_get_boolean(value); break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     GST_OBJECT_UNLOCK(self);
@@ -951,6 +997,7 @@ static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValu
   case PROP_THRESHOLD: g_value_set_float(value, self->decoder_opts.threshold); break;
   case PROP_MAX_RESULTS: g_value_set_int(value, self->decoder_opts.max_results); break;
   case PROP_IOU_THRESHOLD: g_value_set_float(value, self->decoder_opts.iou_threshold); break;
+  case PROP_CLASS_AGNOSTIC: g_value_set_boolean(value, self->decoder_opts.class_agnostic); break;
   case PROP_INFERENCE_INTERVAL: g_value_set_uint(value, self->inference_interval); break;
   case PROP_QOS: g_value_set_boolean(value, self->qos); break;
   case PROP_INPUT_MEAN: g_value_set_float(value, ms->norm_mean[0]); break;
@@ -970,6 +1017,7 @@ static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValu
   case PROP_ENGINE_CONTEXT: g_value_set_enum(value, self->engine_context); break;
   case PROP_GL_QUEUE_DEPTH: g_value_set_uint(value, self->gl_queue_depth); break;
   case PROP_GL_START: g_value_set_enum(value, self->gl_start); break;
+  case PROP_KEEP_TENSORS: g_value_set_boolean(value, self->keep_tensors); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK(self);
@@ -1028,6 +1076,10 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
     g_param_spec_float("iou-threshold", "IoU threshold",
                        "Non-max suppression: boxes overlapping more than this (0..1) are merged",
                        0.0f, 1.0f, DEFAULT_IOU, rw));
+  g_object_class_install_property(gobject_class, PROP_CLASS_AGNOSTIC,
+    g_param_spec_boolean("class-agnostic", "Class-agnostic NMS",
+                         "YOLO: one non-max suppression over all classes (Ultralytics' agnostic_nms), "
+                         "instead of one per class", FALSE, rw));
   g_object_class_install_property(gobject_class, PROP_INFERENCE_INTERVAL,
     g_param_spec_uint("inference-interval", "Inference interval",
                       "Run the model on every Nth frame; others reuse the last results", 1, 1000,
@@ -1131,6 +1183,13 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
                       "cache), and from the first frame after it is ready frames run on GL; the element then posts "
                       "\"tflite-model\" again (delegate gl, cpu-frames, gl-start-ms). An engine made already "
                       "(another element's) is used at once", gst_tflite_gl_start_get_type(), DEFAULT_GL_START, rw));
+  g_object_class_install_property(gobject_class, PROP_KEEP_TENSORS,
+    g_param_spec_boolean("keep-tensors", "Keep tensors",
+                         "Also attach every output tensor of each inference (name, type, shape, quantization, "
+                         "bytes) to the buffer's GstTfliteMeta, whatever the decoder, as decoder=tensors does; the "
+                         "model's own outputs (a post-processing otherwise moved into the graph stays in the "
+                         "decoder), read back from the GPU on the GL path (docs/bring-your-own-model.md)",
+                         DEFAULT_KEEP_TENSORS, rw));
 
   gst_element_class_set_static_metadata(element_class, "TensorFlow Lite filter",
     "Filter/Analyzer/Video", "Runs a .tflite model on video frames and attaches the results as meta",
@@ -1181,6 +1240,7 @@ static void gst_tflite_filter_init(GstTfliteFilter *self)
   self->track_regions = DEFAULT_TRACK_REGIONS;
   self->engine_context = DEFAULT_ENGINE_CONTEXT;
   self->gl_start = DEFAULT_GL_START;
+  self->keep_tensors = DEFAULT_KEEP_TENSORS;
   for (int c = 0; c < 3; c++)
     self->model_settings.norm_mean[c] = self->model_settings.norm_std[c] = GST_TFLITE_NORM_FROM_MODEL;
   self->earliest_time = GST_CLOCK_TIME_NONE;

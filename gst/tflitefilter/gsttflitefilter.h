@@ -8,6 +8,7 @@
 
 #include "decoders/tfl_decoder.h"
 #include "gsttfliteenums.h"
+#include "gsttflitemeta.h"
 #include "gsttflitemodel.h"
 #include "preprocess/preprocess.h"
 #include "runtime/tfl_engine.h"
@@ -56,6 +57,7 @@ struct _GstTfliteFilter {
   gboolean track_regions;      /* landmarks carry the region to the next frame */
   GstTfliteEngineContext engine_context;
   GstTfliteGlStart gl_start;
+  gboolean keep_tensors;       /* other decoders' results carry the raw outputs too */
   gboolean settings_changed;
 
   /* streaming state */
@@ -67,6 +69,8 @@ struct _GstTfliteFilter {
   gboolean runtime_failed;     /* the runtime could not be made (error posted once) */
   struct tfl_stream *stream;   /* this element's stream on it */
   tfl_decoder *decoder;
+  gboolean tensors_out;        /* every inference's raw outputs go onto the meta
+                                  (decoder=tensors or keep-tensors; set by load_model) */
   struct _GstTfliteGlStarter *gl_starter; /* gl-start=cpu: the GL engine being made while
                                              the CPU engine runs (gsttflitefilter_start.c) */
   gboolean postprocess_in_graph; /* the decoder's post-processing is appended to the graph
@@ -120,6 +124,13 @@ void gst_tflite_filter_add_run_results(GstTfliteFilter *self, GstBuffer *buf, tf
  * outputs into res; on failure a sentence in error. */
 tfl_status gst_tflite_filter_decode_slot(GstTfliteFilter *self, tfl_interpreter *it, int slot,
                                          const tfl_transform *tr, tfl_results *res, char *error, size_t error_size);
+/* After decoding (outs: the graph's outputs on the CPU): with keep-tensors, their bytes
+ * copied into res too (decoder=tensors has them already); on failure a sentence in error. */
+tfl_status gst_tflite_filter_keep_tensors(GstTfliteFilter *self, const tfl_tensor *const *outs, int n,
+                                          tfl_results *res, char *error, size_t error_size);
+/* The .modelinfo's output ids onto the meta's tensors from index `first` on (the ones this
+ * element just added). */
+void gst_tflite_filter_tensor_ids(GstTfliteFilter *self, GstTfliteMeta *meta, guint first);
 /* A mask left on the GPU: its kind, size and placement in res, no pixels. */
 void gst_tflite_filter_mask_geometry(GstTfliteFilter *self, const tfl_transform *tr, tfl_results *res);
 

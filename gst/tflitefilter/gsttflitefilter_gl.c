@@ -499,9 +499,10 @@ static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_tra
     if (export && gst_buffer_pool_acquire_buffer(gl->pool, &j->mask, NULL) != GST_FLOW_OK) j->mask = NULL;
     /* outputs come back for CPU decoders, for gl-readback, for a model without a mask
      * texture, for regions, and once to check the texture path against the CPU decoder */
-    j->decode = readback || !j->mask || !gl->checked;
-    /* after the first frame, gl-readback of a segmentation reads back the mask's bytes */
-    j->host_mask = readback && gl->segmentation && gl->checked;
+    j->decode = readback || self->tensors_out || !j->mask || !gl->checked;
+    /* after the first frame, gl-readback of a segmentation reads back the mask's bytes
+     * (raw tensors want the outputs themselves) */
+    j->host_mask = readback && gl->segmentation && gl->checked && !self->tensors_out;
     if (j->host_mask) j->decode = FALSE;
     j->queued = -1;
     /* queued: what comes back to the CPU, a frame after the first (which checks the
@@ -600,7 +601,10 @@ static tfl_status decode_outputs(GstTfliteFilter *self, const guint8 *bytes, con
     views[i].data = (void *)(bytes + gl->out_off[i]);
     outs[i] = &views[i];
   }
-  return self->decoder ? tfl_decoder_run(self->decoder, outs, gl->n_outputs, tr, res, &self->diag) : TFL_OK;
+  if (!self->decoder) return TFL_OK;
+  tfl_status st = tfl_decoder_run(self->decoder, outs, gl->n_outputs, tr, res, &self->diag);
+  char why[8]; /* the reason is in self->diag, which the caller reports */
+  return st != TFL_OK ? st : gst_tflite_filter_keep_tensors(self, outs, gl->n_outputs, res, why, sizeof why);
 }
 
 gboolean gst_tflite_filter_gl_collect(GstTfliteFilter *self, gint queued, const tfl_transform *tr, tfl_results *res,

@@ -206,7 +206,14 @@ static void attach(GstTfliteFilter *self, GstTfliteMeta *meta, const region_in *
 {
   GstTfliteRegions *r = self->regions;
   gboolean empty = !res->n_classes && !res->n_boxes && !res->n_poses && res->mask.kind == TFL_MASK_NONE;
-  if (empty) return; /* lost (landmark presence below the threshold), or nothing found */
+  if (empty) {
+    /* lost (landmark presence below the threshold), or nothing found; raw tensors
+     * (decoder=tensors) still belong to the region's object */
+    guint t0 = gst_tflite_meta_n_tensors(meta);
+    if (res->n_tensors && reg->parent_id) gst_tflite_meta_add_tensors(meta, res, self->source, reg->parent_id);
+    gst_tflite_filter_tensor_ids(self, meta, t0);
+    return;
+  }
   guint64 parent = reg->parent_id;
   gfloat area[4] = { reg->box[0], reg->box[1], reg->box[2], reg->box[3] };
   if (!parent) {
@@ -222,8 +229,9 @@ static void attach(GstTfliteFilter *self, GstTfliteMeta *meta, const region_in *
     o.labels = g_ptr_array_ref(r->own_labels);
     parent = gst_tflite_meta_add_object(meta, &o)->id;
   }
-  guint first = gst_tflite_meta_n_objects(meta);
+  guint first = gst_tflite_meta_n_objects(meta), t0 = gst_tflite_meta_n_tensors(meta);
   gst_tflite_meta_add_results(meta, res, self->source, parent, area, self->model.labels, NULL);
+  gst_tflite_filter_tensor_ids(self, meta, t0);
   for (guint i = first; i < gst_tflite_meta_n_objects(meta); i++)
     gst_tflite_meta_get_object_writable(meta, i)->age = age;
 }
@@ -293,9 +301,21 @@ gboolean gst_tflite_filter_regions_frame(GstTfliteFilter *self, GstBuffer *buf, 
   tfl_region_rule rule = tfl_region_rule_preset(r->kind);
   tfl_transform *trs = g_new0(tfl_transform, n ? n : 1);
   tfl_results *res = g_new0(tfl_results, n ? n : 1);
-  for (guint i = 0; i < n; i++)
-    trs[i] = tfl_region_transform(&regs[i].region, in->dims[2], in->dims[1], (gfloat)meta->frame_width,
-                                  (gfloat)meta->frame_height, rule.keep_aspect);
+  /* the fit applies within each region as it does to a whole frame: crop (Ultralytics'
+   * classifiers) cuts the region's centre to the input's aspect; the letterboxes keep the
+   * aspect by widening the region (frame context, not bars, where the frame goes on) */
+  const fit_mode fit = gst_tflite_filter_fit(self);
+  const gboolean keep_aspect = rule.keep_aspect || fit == FIT_LETTERBOX || fit == FIT_LETTERBOX_GREY;
+  const gfloat aspect = (gfloat)in->dims[2] / (gfloat)in->dims[1];
+  for (guint i = 0; i < n; i++) {
+    tfl_region reg = regs[i].region;
+    if (fit == FIT_CROP) {
+      if (reg.w > reg.h * aspect) reg.w = reg.h * aspect;
+      else reg.h = reg.w / aspect;
+    }
+    trs[i] = tfl_region_transform(&reg, in->dims[2], in->dims[1], (gfloat)meta->frame_width,
+                                  (gfloat)meta->frame_height, keep_aspect);
+  }
   gboolean ok = n == 0 || gst_tflite_filter_run(self, buf, trs, (gint)n, res, NULL, NULL);
   if (ok) {
     self->have_last = TRUE;
@@ -304,7 +324,11 @@ gboolean gst_tflite_filter_regions_frame(GstTfliteFilter *self, GstBuffer *buf, 
     forget_last(r);
     r->last_res = g_new0(tfl_results, n ? n : 1);
     for (guint i = 0; i < n; i++) {
-      if (tfl_results_copy(&r->last_res[r->n_last], &res[i]) != 0) {
+      /* repeated frames carry the objects, not the raw tensors */
+      tfl_results kept = res[i];
+      kept.n_tensors = 0;
+      kept.tensors = NULL;
+      if (tfl_results_copy(&r->last_res[r->n_last], &kept) != 0) {
         tfl_results_clear(&r->last_res[r->n_last]);
         continue;
       }

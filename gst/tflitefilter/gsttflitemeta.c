@@ -1,5 +1,6 @@
 /* gsttflitemeta.c - see gsttflitemeta.h */
 #include "gsttflitemeta.h"
+#include "gsttflitemeta_tensors_priv.h"
 
 #include <gst/gl/gl.h>
 #include <gst/video/video.h>
@@ -203,6 +204,7 @@ static gboolean meta_init(GstMeta *meta, gpointer params, GstBuffer *buffer)
   m->frame_width = m->frame_height = 0;
   m->frame_roi_id = 0;
   m->objects = g_array_new(FALSE, TRUE, sizeof(GstTfliteObject));
+  m->tensors = gst_tflite_tensors_array_new();
   return TRUE;
 }
 
@@ -211,6 +213,7 @@ static void meta_free(GstMeta *meta, GstBuffer *buffer)
   GstTfliteMeta *m = (GstTfliteMeta *)meta;
   for (guint i = 0; i < m->objects->len; i++) object_clear(&g_array_index(m->objects, GstTfliteObject, i));
   g_array_free(m->objects, TRUE);
+  gst_tflite_tensors_array_free(m->tensors);
 }
 
 static gboolean meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *buffer, GQuark type,
@@ -229,6 +232,7 @@ static gboolean meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *buffer
     if (!object_copy(&o, &g_array_index(src->objects, GstTfliteObject, i))) return FALSE;
     g_array_append_val(dst->objects, o);
   }
+  gst_tflite_tensors_array_append(dst->tensors, src->tensors);
   return TRUE;
 }
 
@@ -365,10 +369,26 @@ guint gst_tflite_meta_add_results(GstTfliteMeta *meta, tfl_results *r, GQuark so
     o.score = b->score;
     o.n_keypoints = b->n_keypoints > 0 ? (guint)b->n_keypoints : 0;
     o.keypoints = b->keypoints;
+    o.n_edges = b->n_edges > 0 && b->edges ? (guint)b->n_edges : 0;
+    o.edges = o.n_edges ? b->edges : NULL;
+    o.oriented = b->oriented;
+    o.rbox = b->rbox;
     b->keypoints = NULL;
     b->n_keypoints = 0;
-    gst_tflite_meta_add_object(meta, &o);
+    const guint64 box_id = gst_tflite_meta_add_object(meta, &o)->id;
     added++;
+    if (b->mask.prob && b->mask.width > 0 && b->mask.height > 0) {
+      /* the box's own mask: a child of the box, so readers find it by its parent */
+      const tfl_box_mask *bm = &b->mask;
+      GstTfliteObject seg = new_object(GST_TFLITE_OBJECT_SEGMENTATION, source, box_id,
+                                       (gfloat[4]){ bm->frame_x, bm->frame_y, bm->frame_w, bm->frame_h }, labels);
+      tfl_mask m = { .kind = TFL_MASK_PROB, .width = bm->width, .height = bm->height, .n_classes = 2,
+                     .prob = bm->prob };
+      seg.mask = gst_tflite_mask_new(&m, NULL);
+      b->mask.prob = NULL;
+      gst_tflite_meta_add_object(meta, &seg);
+      added++;
+    }
   }
   if (r->n_classes > 0) {
     GstTfliteObject o = new_object(GST_TFLITE_OBJECT_CLASSIFICATION, source, parent_id, area, labels);
@@ -383,7 +403,7 @@ guint gst_tflite_meta_add_results(GstTfliteMeta *meta, tfl_results *r, GQuark so
   }
   for (int i = 0; i < r->n_poses; i++) {
     tfl_pose *p = &r->poses[i];
-    GstTfliteObject o = new_object(GST_TFLITE_OBJECT_LANDMARKS, source, parent_id, area, labels);
+    GstTfliteObject o = new_object(GST_TFLITE_OBJECT_LANDMARKS, source, parent_id, p->has_box ? p->box : area, labels);
     o.class_id = p->class_id;
     o.score = p->score;
     o.n_keypoints = p->n_keypoints > 0 ? (guint)p->n_keypoints : 0;
@@ -404,6 +424,7 @@ guint gst_tflite_meta_add_results(GstTfliteMeta *meta, tfl_results *r, GQuark so
     gst_tflite_meta_add_object(meta, &o);
     added++;
   }
+  gst_tflite_meta_add_tensors(meta, r, source, parent_id);
   tfl_results_clear(r);
   return added;
 }

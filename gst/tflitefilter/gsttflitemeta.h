@@ -89,6 +89,11 @@ typedef struct {
   guint analytics_id;       /* GStreamer >= 1.24: id + 1 of the GstAnalyticsRelationMeta mtd
                                mirroring it (or it was taken from); 0: none */
   guint64 analytics_track;  /* the track id mirrored as a tracking mtd; 0: none */
+  /* DETECTION of an oriented-box model: the rotated box (centre, size along its own
+   * axes, angle in radians clockwise on screen, frame pixels, not clamped); x/y/w/h are
+   * its bounds */
+  gboolean oriented;
+  tfl_rbox rbox;
 } GstTfliteObject;
 
 /* The label of class_id from the object's label list; NULL when it has none. */
@@ -115,6 +120,7 @@ typedef struct _GstTfliteMeta {
   gint frame_width, frame_height;  /* frame the coordinates refer to */
   GArray *objects;                 /* GstTfliteObject, owned; read with the calls below */
   gint frame_roi_id;               /* the region covering the frame (whole-frame results), 0: none */
+  GArray *tensors;                 /* GstTfliteTensor, owned: raw outputs (section below) */
 } GstTfliteMeta;
 
 GType gst_tflite_meta_api_get_type(void);
@@ -144,13 +150,75 @@ gint gst_tflite_meta_next_object(const GstTfliteMeta *meta, gint from, GQuark so
 GstTfliteObject *gst_tflite_meta_add_object(GstTfliteMeta *meta, GstTfliteObject *obj);
 
 /* Adds one object per result of `results` (taking its arrays; results is cleared):
- * boxes -> DETECTION (with their keypoints), classes -> one CLASSIFICATION, poses ->
- * LANDMARKS, the mask (with `gl_mask`, may be NULL) -> SEGMENTATION. `area` is the region
+ * boxes -> DETECTION (with their keypoints and skeleton edges, oriented box), a box's own
+ * mask -> a SEGMENTATION child of its DETECTION (a probability mask over where the mask
+ * lies; the box crops it), classes -> one CLASSIFICATION, poses -> LANDMARKS, the mask
+ * (with `gl_mask`, may be NULL) -> SEGMENTATION. `area` is the region
  * the results belong to: parent_id's box, or the frame (x=y=0, w=h=frame size).
  * The number of objects added is returned. */
 guint gst_tflite_meta_add_results(GstTfliteMeta *meta, tfl_results *results, GQuark source,
                                   guint64 parent_id, const gfloat area[4], GPtrArray *labels,
                                   GstBuffer *gl_mask);
+
+/* ---- raw output tensors ----------------------------------------------------------
+ *
+ * decoder=tensors (or keep-tensors=true with any decoder): every output tensor of each
+ * inference, as the model wrote it, on the frame's meta beside the objects. The bytes
+ * are one read-only GstBuffer per tensor (no copy: C maps it or calls get_data; Python
+ * maps it, and numpy.frombuffer on the map's memoryview shares the memory):
+ *
+ *   for (guint i = 0; i < gst_tflite_meta_n_tensors (m); i++) {
+ *     const GstTfliteTensor *t = gst_tflite_meta_get_tensor (m, i);
+ *     gsize size;  const float *v = gst_tflite_tensor_get_data (t, &size);   // dtype float32
+ *   }
+ *
+ * Only frames that ran the model carry tensors (inference-interval's repeated frames do
+ * not). With regions-from, one set per region (parent_id: the region's object). */
+#define GST_TFLITE_TENSOR_MAX_DIMS 8
+typedef struct {
+  GQuark name;              /* the model's tensor name */
+  guint index;              /* position among the model's outputs */
+  GQuark source;            /* the element that ran the model */
+  guint64 parent_id;        /* the object whose region the model ran on; 0: the frame */
+  gint type;                /* TensorFlow Lite's TensorType value (0 float32, 1 float16, 2 int32,
+                               3 uint8, 4 int64, 6 bool, 7 int16, 9 int8) */
+  guint n_dims;
+  gint dims[GST_TFLITE_TENSOR_MAX_DIMS];
+  gfloat scale;             /* real = scale * (q - zero_point); 0: not quantized */
+  gint zero_point;
+  GstBuffer *buffer;        /* the bytes: one read-only memory (ref held) */
+  gconstpointer data;       /* that memory's bytes (valid as long as the meta) */
+  gsize size;
+  GQuark id;                /* the tensor id a .modelinfo gives it (GStreamer's tensor id
+                               registry's, e.g. "yolo-v8-out"); 0: none */
+  gboolean mirrored;        /* in the buffer's GstTensorMeta already (GStreamer >= 1.26) */
+} GstTfliteTensor;
+
+guint gst_tflite_meta_n_tensors(const GstTfliteMeta *meta);
+/* Valid as long as the meta (tensors are only added by the element that ran the model). */
+const GstTfliteTensor *gst_tflite_meta_get_tensor(const GstTfliteMeta *meta, guint index);
+/* The index of the first tensor called `name` made by `source` (NULL: any); -1 if none. */
+gint gst_tflite_meta_find_tensor(const GstTfliteMeta *meta, const gchar *name, const gchar *source);
+const gchar *gst_tflite_tensor_get_name(const GstTfliteTensor *tensor);
+/* The .modelinfo's id of the tensor; "" when it has none. */
+const gchar *gst_tflite_tensor_get_id(const GstTfliteTensor *tensor);
+const gchar *gst_tflite_tensor_get_source(const GstTfliteTensor *tensor);
+/* numpy's name of the element type: "float32", "float16", "int32", "uint8", "int64",
+ * "bool", "int16", "int8". */
+const gchar *gst_tflite_tensor_get_dtype(const GstTfliteTensor *tensor);
+const gint *gst_tflite_tensor_get_dims(const GstTfliteTensor *tensor, guint *n_dims);
+/* FALSE (scale 0, zero point 0) when the tensor is not quantized. */
+gboolean gst_tflite_tensor_get_quantization(const GstTfliteTensor *tensor, gfloat *scale, gint *zero_point);
+GstBuffer *gst_tflite_tensor_get_buffer(const GstTfliteTensor *tensor);
+gconstpointer gst_tflite_tensor_get_data(const GstTfliteTensor *tensor, gsize *size);
+/* Moves r's raw tensors (r->tensors, taken: r then has none) onto the meta without a
+ * copy; returns how many. gst_tflite_meta_add_results calls it. */
+guint gst_tflite_meta_add_tensors(GstTfliteMeta *meta, tfl_results *r, GQuark source, guint64 parent_id);
+/* Where the build found GStreamer's analytics library >= 1.26 (else nothing, 0): the tensors
+ * not mirrored yet also go into the buffer's GstTensorMeta (`buffer` holds `meta`; writable),
+ * sharing their bytes: id the .modelinfo's id, else the tensor's name; row-major dims.
+ * gst_tflite_meta_sync_rois calls it. Returns the number added. */
+guint gst_tflite_meta_sync_tensors(GstTfliteMeta *meta, GstBuffer *buffer);
 
 /* ---- GStreamer's standard region metadata -------------------------------------- */
 

@@ -2,11 +2,13 @@
  * (GstAnalyticsRelationMeta, gst-plugins-bad >= 1.24), and analytics results made by other
  * elements taken into the objects meta (so tfliteoverlay draws them).
  *
- * Mirrored: DETECTION -> object-detection mtd (label quark, box, confidence); its
+ * Mirrored: DETECTION -> object-detection mtd (label quark, box, confidence; an oriented
+ * box, analytics >= 1.26: the oriented mtd, its unrotated box and clockwise rotation); its
  * CLASSIFICATION children -> a classification mtd related to the box (RELATE_TO both
  * ways; whole-frame classes alone); track_id -> a tracking mtd related to the box; a
  * DETECTION inside another -> CONTAIN / IS_PART_OF.
- * SEGMENTATION (analytics >= 1.26) -> a semantic segmentation mtd whose mask is a GRAY8
+ * SEGMENTATION (analytics >= 1.26; a box's own mask too, located at its mask's rectangle and
+ * related to the box) -> a semantic segmentation mtd whose mask is a GRAY8
  * buffer with a GstVideoMeta, located where the mask lies in the frame (the frame, or its
  * parent box, related to that box's mtd): CPU class maps are wrapped without a copy (the
  * buffer holds a ref of our mask), probabilities become ids 0/1 (>= 0.5) in a new buffer,
@@ -139,9 +141,20 @@ guint gst_tflite_meta_sync_analytics(GstTfliteMeta *meta, GstBuffer *buffer)
     if (!r) continue;
     if (o->kind == GST_TFLITE_OBJECT_DETECTION && !o->analytics_id) {
       GstAnalyticsODMtd od;
-      if (!gst_analytics_relation_meta_add_od_mtd(r, label_quark(o, o->class_id), (gint)o->x, (gint)o->y, (gint)o->w,
-                                                  (gint)o->h, o->score < 0 ? 1.0f : o->score, &od))
-        continue;
+      gboolean ok;
+#ifdef HAVE_GST_ANALYTICS_ORIENTED
+      if (o->oriented && isfinite(o->rbox.cx + o->rbox.cy + o->rbox.w + o->rbox.h + o->rbox.angle)) {
+        /* the box before rotation (top-left, size) and its clockwise turn about its centre, in [0, 2 pi) */
+        gfloat turn = fmodf(o->rbox.angle, 2.0f * (gfloat)G_PI);
+        if (turn < 0) turn += 2.0f * (gfloat)G_PI;
+        ok = gst_analytics_relation_meta_add_oriented_od_mtd(
+          r, label_quark(o, o->class_id), (gint)lroundf(o->rbox.cx - o->rbox.w / 2), (gint)lroundf(o->rbox.cy - o->rbox.h / 2),
+          (gint)lroundf(o->rbox.w), (gint)lroundf(o->rbox.h), turn, o->score < 0 ? 1.0f : o->score, &od);
+      } else
+#endif
+        ok = gst_analytics_relation_meta_add_od_mtd(r, label_quark(o, o->class_id), (gint)o->x, (gint)o->y, (gint)o->w,
+                                                    (gint)o->h, o->score < 0 ? 1.0f : o->score, &od);
+      if (!ok) continue;
       o->analytics_id = od.id + 1;
       added++;
       if (p && p->kind == GST_TFLITE_OBJECT_DETECTION && p->analytics_id)

@@ -151,6 +151,10 @@ static GstVideoRegionOfInterestMeta *own_roi(GstTfliteMeta *meta, GstBuffer *buf
     GstStructure *s = gst_structure_new("detection", "confidence", G_TYPE_DOUBLE, (gdouble)o->score, "label_id",
                                         G_TYPE_INT, o->class_id, "label", G_TYPE_STRING, label ? label : "", NULL);
     set_box(s, meta, o->x, o->y, o->w, o->h);
+    if (o->oriented) /* the rotated box (frame pixels), the region being its bounds */
+      gst_structure_set(s, "center_x", G_TYPE_DOUBLE, (gdouble)o->rbox.cx, "center_y", G_TYPE_DOUBLE,
+                        (gdouble)o->rbox.cy, "rotated_width", G_TYPE_DOUBLE, (gdouble)o->rbox.w, "rotated_height",
+                        G_TYPE_DOUBLE, (gdouble)o->rbox.h, "rotation", G_TYPE_DOUBLE, (gdouble)o->rbox.angle, NULL);
     set_origin(s, o);
     gst_video_region_of_interest_meta_add_param(roi, s);
   }
@@ -233,5 +237,6 @@ guint gst_tflite_meta_sync_rois(GstTfliteMeta *meta, GstBuffer *buffer)
   }
   /* and GStreamer's analytics metadata, where the build has it */
   gst_tflite_meta_sync_analytics(meta, buffer);
+  gst_tflite_meta_sync_tensors(meta, buffer);
   return added;
 }

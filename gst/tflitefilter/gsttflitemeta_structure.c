@@ -97,6 +97,23 @@ GstStructure *gst_tflite_meta_to_structure(const GstTfliteMeta *meta, GQuark sou
                                           G_TYPE_DOUBLE, (double)o->x, "y", G_TYPE_DOUBLE, (double)o->y, "width",
                                           G_TYPE_DOUBLE, (double)o->w, "height", G_TYPE_DOUBLE, (double)o->h, NULL);
       gst_structure_take_value(s, "keypoints", &kps);
+      if (o->oriented)
+        gst_structure_set(s, "center-x", G_TYPE_DOUBLE, (double)o->rbox.cx, "center-y", G_TYPE_DOUBLE,
+                          (double)o->rbox.cy, "rotated-width", G_TYPE_DOUBLE, (double)o->rbox.w, "rotated-height",
+                          G_TYPE_DOUBLE, (double)o->rbox.h, "angle", G_TYPE_DOUBLE, (double)o->rbox.angle, NULL);
+      /* its own mask (instance segmentation): the share of the mask at or above 0.5 */
+      for (gint c = gst_tflite_meta_next_object(meta, -1, 0, o->id); c >= 0;
+           c = gst_tflite_meta_next_object(meta, c, 0, o->id)) {
+        const GstTfliteObject *m = gst_tflite_meta_get_object(meta, (guint)c);
+        if (m->kind != GST_TFLITE_OBJECT_SEGMENTATION || m->source != o->source || !m->mask || !m->mask->prob)
+          continue;
+        gsize n = (gsize)m->mask->width * (gsize)m->mask->height, fg = 0;
+        for (gsize k = 0; k < n; k++) fg += m->mask->prob[k] >= 0.5f;
+        gst_structure_set(s, "mask-width", G_TYPE_INT, m->mask->width, "mask-height", G_TYPE_INT, m->mask->height,
+                          "mask-fraction", G_TYPE_DOUBLE, n ? (double)fg / (double)n : 0.0, "mask-object-id",
+                          G_TYPE_UINT64, m->id, NULL);
+        break;
+      }
       set_ids(s, o);
       append_structure(&boxes, s);
       break;
@@ -105,16 +122,22 @@ GstStructure *gst_tflite_meta_to_structure(const GstTfliteMeta *meta, GQuark sou
       GValue kps = G_VALUE_INIT;
       g_value_init(&kps, GST_TYPE_LIST);
       add_keypoints(&kps, o->keypoints, o->n_keypoints);
+      /* x, y, width, height: the person's box, or the area the pose model saw */
       GstStructure *s = gst_structure_new("pose", "score", G_TYPE_DOUBLE, (double)o->score, "id", G_TYPE_INT,
-                                          o->class_id, NULL);
+                                          o->class_id, "x", G_TYPE_DOUBLE, (double)o->x, "y", G_TYPE_DOUBLE,
+                                          (double)o->y, "width", G_TYPE_DOUBLE, (double)o->w, "height", G_TYPE_DOUBLE,
+                                          (double)o->h, NULL);
       gst_structure_take_value(s, "keypoints", &kps);
       set_ids(s, o);
       append_structure(&poses, s);
       break;
     }
-    case GST_TFLITE_OBJECT_SEGMENTATION:
-      if (o->mask) add_mask(out, o);
+    case GST_TFLITE_OBJECT_SEGMENTATION: {
+      /* a box's own mask (made with the box) is described in the box's entry */
+      const GstTfliteObject *p = o->parent_id ? gst_tflite_meta_find_object(meta, o->parent_id) : NULL;
+      if (o->mask && !(p && p->kind == GST_TFLITE_OBJECT_DETECTION && p->source == o->source)) add_mask(out, o);
       break;
+    }
     }
   }
   gst_structure_take_value(out, "classes", &classes);

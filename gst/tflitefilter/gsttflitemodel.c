@@ -45,11 +45,16 @@ static gboolean takes_image(GstElement *element, const char *path, const tfl_gra
   return FALSE;
 }
 
-/* The property's file, else the model's embedded label file, else none. */
-static gboolean read_labels(GstElement *element, const GstTfliteModelSettings *s, const tfl_graph *g,
+/* The property's file, else the .modelinfo's, else the model's embedded label file, else
+ * none. */
+static gboolean read_labels(GstElement *element, const GstTfliteModelSettings *settings, const GstTfliteModel *m,
                             GPtrArray **out)
 {
   *out = NULL;
+  const tfl_graph *g = m->graph;
+  GstTfliteModelSettings from_info = *settings;
+  if (!settings->labels_path && m->has_info) from_info.labels_path = m->info.labels_path;
+  const GstTfliteModelSettings *s = &from_info;
   if (!s->labels_path) {
     if (g->meta.labels) *out = labels_from_text(g->meta.labels);
     return TRUE;
@@ -74,16 +79,24 @@ static gboolean read_labels(GstElement *element, const GstTfliteModelSettings *s
 static void pick_norm(GstElement *element, const GstTfliteModelSettings *s, GstTfliteModel *m)
 {
   bool from_meta;
-  const pix_norm model_norm = preprocess_model_norm(m->graph, m->decoder_kind, &from_meta);
+  /* decoder=tensors: the input the recognized family was trained with all the same */
+  tfl_decoder_kind k = m->decoder_kind == TFL_DECODER_TENSORS && m->family ? m->family->decoder : m->decoder_kind;
+  pix_norm model_norm = preprocess_model_norm(m->graph, k, &from_meta);
+  if (m->has_info && m->info.has_ranges)
+    for (int c = 0; c < 3; c++) {
+      model_norm.mean[c] = m->info.mean[c];
+      model_norm.std[c] = m->info.std[c];
+    }
   for (int c = 0; c < 3; c++) {
     m->norm.mean[c] = s->norm_mean[c] != GST_TFLITE_NORM_FROM_MODEL ? s->norm_mean[c] : model_norm.mean[c];
     /* 0 would divide by 0 */
     m->norm.std[c] = s->norm_std[c] > 0.0f ? s->norm_std[c] : model_norm.std[c];
   }
-  m->fit = preprocess_model_fit(m->graph, m->decoder_kind);
+  m->fit = preprocess_model_fit(m->graph, k);
   GST_INFO_OBJECT(element, "input normalization: (pixel - %g) / %g%s; fit=auto is %s", m->norm.mean[0],
-                  m->norm.std[0], from_meta ? " (model metadata)" : "",
-                  m->fit == FIT_LETTERBOX_GREY ? "letterbox-grey" : m->fit == FIT_CROP ? "crop" : "stretch");
+                  m->norm.std[0], m->has_info && m->info.has_ranges ? " (.modelinfo ranges)"
+                                  : from_meta ? " (model metadata)" : "",
+                  m->fit == FIT_LETTERBOX_GREY ? "letterbox-grey" : m->fit == FIT_CROP ? "crop" : m->fit == FIT_LETTERBOX ? "letterbox" : "stretch");
 }
 
 /* The decoder the property names, else the family table's (decoders/tfl_family.h): a
@@ -95,10 +108,21 @@ static void pick_decoder(GstElement *element, const GstTfliteModelSettings *s, G
   m->family = tfl_family_identify(m->graph, &match, why, sizeof why);
   m->decoder_kind = s->decoder_kind;
   if (m->decoder_kind != TFL_DECODER_AUTO) {
-    if (m->family && m->family->decoder != m->decoder_kind) m->family = NULL; /* the user knows better */
+    /* the user knows better (decoder=tensors keeps the family for the input it takes) */
+    if (m->family && m->family->decoder != m->decoder_kind && m->decoder_kind != TFL_DECODER_TENSORS) m->family = NULL;
     return;
   }
   m->decoder_kind = m->family ? m->family->decoder : TFL_DECODER_NONE;
+  /* a .modelinfo's tensor ids say it (GStreamer's tensor decoders' ids) */
+  const gchar *id = NULL;
+  tfl_decoder_kind from_info = m->has_info ? gst_tflite_modelinfo_decoder(&m->info, &id) : TFL_DECODER_AUTO;
+  if (from_info != TFL_DECODER_AUTO) {
+    if (m->family && m->family->decoder != from_info) m->family = NULL;
+    m->decoder_kind = from_info;
+    GST_INFO_OBJECT(element, "decoder=auto: tensor id '%s' in %s, decoder '%s'", id, m->info.path,
+                    tfl_decoder_kind_name(from_info));
+    return;
+  }
   switch (match) {
   case TFL_FAMILY_KNOWN:
     GST_INFO_OBJECT(element, "decoder=auto: %s, decoder '%s'", why, tfl_decoder_kind_name(m->decoder_kind));
@@ -170,13 +194,33 @@ gboolean gst_tflite_model_load(GstElement *element, const GstTfliteModelSettings
   /* a PyTorch-style NCHW input: the preprocessing writes NHWC, the transpose goes (the
    * engine's graphs get the same edit: gsttfliteengine.c) */
   if (tfl_pass_nhwc_input(m->graph, 0)) GST_INFO_OBJECT(element, "NCHW input: frames are written NHWC, its TRANSPOSE skipped");
+  /* an input whose size the file leaves open gets its family's (the engine's graphs too) */
+  bool sized = false;
+  if (tfl_family_size_input(m->graph, &sized, diag) != TFL_OK) {
+    GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ, ("Model \"%s\" cannot run.", path), ("%s", diag->error));
+    goto fail;
+  }
+  if (sized) {
+    const tfl_tensor *in = &m->graph->tensors[m->graph->inputs[0]];
+    GST_INFO_OBJECT(element, "input size open in the file: %dx%d, its family's", in->dims[2], in->dims[1]);
+  }
   /* the rest of the model's checks (shapes, value ranges) now, not at the first frame: a
    * bad model fails the state change */
   if (tfl_graph_prepare(m->graph, diag) != TFL_OK) {
     GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ, ("Model \"%s\" cannot run.", path), ("%s", diag->error));
     goto fail;
   }
-  if (!takes_image(element, path, m->graph) || !read_labels(element, s, m->graph, &m->labels)) goto fail;
+  /* a .modelinfo beside the model describes what its file does not say */
+  GError *err = NULL;
+  m->has_info = gst_tflite_modelinfo_load(path, m->graph, &m->info, &err);
+  if (err) {
+    GST_ELEMENT_ERROR(element, RESOURCE, SETTINGS, ("Model description for \"%s\" is wrong: %s", path, err->message),
+                      ("The .modelinfo format: docs/bring-your-own-model.md."));
+    g_clear_error(&err);
+    goto fail;
+  }
+  if (m->has_info) GST_INFO_OBJECT(element, "model description %s", m->info.path);
+  if (!takes_image(element, path, m->graph) || !read_labels(element, s, m, &m->labels)) goto fail;
   pick_decoder(element, s, m);
   check_labels(element, s, m);
   pick_norm(element, s, m);
@@ -190,6 +234,7 @@ void gst_tflite_model_clear(GstTfliteModel *m)
 {
   tfl_graph_free(m->graph);
   if (m->labels) g_ptr_array_unref(m->labels);
+  gst_tflite_modelinfo_clear(&m->info);
   memset(m, 0, sizeof *m);
 }
 

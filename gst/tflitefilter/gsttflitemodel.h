@@ -8,6 +8,7 @@
 
 #include "decoders/tfl_decoder.h"
 #include "decoders/tfl_family.h"
+#include "gsttflitemodelinfo.h"
 #include "preprocess/preprocess.h"
 #include "runtime/tfl_graph.h"
 
@@ -33,6 +34,8 @@ typedef struct {
   fit_mode fit;              /* the family's (preprocess_model_fit): what fit=auto means */
   tfl_decoder_kind decoder_kind;     /* never AUTO */
   const tfl_family *family;          /* its row in decoders/tfl_family.h (static), or NULL */
+  gboolean has_info;                 /* a .modelinfo was read (gsttflitemodelinfo.h) */
+  GstTfliteModelInfo info;
 } GstTfliteModel;
 
 /* Loads settings->model_path, checks it takes an image, reads the labels, picks the

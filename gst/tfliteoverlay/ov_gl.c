@@ -151,6 +151,7 @@ static const gchar *mask_fs =
   "uniform sampler2D u_mask;\n"
   "uniform sampler2D u_palette;\n"
   "uniform vec4 u_rect;\n"
+  "uniform vec4 u_clip;\n"
   "uniform ivec2 u_mask_size;\n"
   "uniform int u_prob;\n"
   "uniform float u_class_scale;\n"
@@ -161,6 +162,8 @@ static const gchar *mask_fs =
   "  vec2 size = vec2(u_mask_size);\n"
   "  vec2 u = (gl_FragCoord.xy - u_rect.xy) / u_rect.zw * size;\n"
   "  if (u.x < 0.0 || u.y < 0.0 || u.x >= size.x || u.y >= size.y) discard;\n"
+  "  vec2 q = gl_FragCoord.xy;\n"
+  "  if (q.x < u_clip.x || q.y < u_clip.y || q.x >= u_clip.z || q.y >= u_clip.w) discard;\n"
   "  if (u_prob == 0) {\n"
   "    ivec2 i = min(ivec2(floor(u)), u_mask_size - 1);\n"
   "    int cls = int(texelFetch(u_mask, i, 0).r * u_class_scale + 0.5);\n"
@@ -353,10 +356,9 @@ static GLuint mask_texture(OvGl *g, const OvMask *m)
   return g->mask_tex;
 }
 
-static void draw_mask(OvGl *g, const OvScene *scene)
+static void draw_mask(OvGl *g, const OvMask *m)
 {
   const GstGLFuncs *gl = g->context->gl_vtable;
-  const OvMask *m = &scene->mask;
   gl->ActiveTexture(GL_TEXTURE0 + OV_UNIT_MASK);
   GLuint tex = mask_texture(g, m);
   if (!tex) return;
@@ -371,6 +373,10 @@ static void draw_mask(OvGl *g, const OvScene *scene)
   gst_gl_shader_set_uniform_1i(g->mask, "u_mask", OV_UNIT_MASK);
   gst_gl_shader_set_uniform_1i(g->mask, "u_palette", OV_UNIT_PALETTE);
   gst_gl_shader_set_uniform_4f(g->mask, "u_rect", m->x, m->y, m->w, m->h);
+  if (m->clipped)
+    gst_gl_shader_set_uniform_4f(g->mask, "u_clip", m->clip_x0, m->clip_y0, m->clip_x1, m->clip_y1);
+  else /* the mask's rectangle already bounds it */
+    gst_gl_shader_set_uniform_4f(g->mask, "u_clip", -G_MAXFLOAT, -G_MAXFLOAT, G_MAXFLOAT, G_MAXFLOAT);
   gst_gl_shader_set_uniform_2i(g->mask, "u_mask_size", m->width, m->height);
   gst_gl_shader_set_uniform_1i(g->mask, "u_prob", m->kind == TFL_MASK_PROB);
   gst_gl_shader_set_uniform_1f(g->mask, "u_class_scale", 255.0f);
@@ -454,9 +460,10 @@ gboolean ov_gl_draw(OvGl *g, guint texture, gint width, gint height, const OvSce
   gl->Enable(GL_BLEND);
   /* colour over the frame; the frame's alpha stays as it is */
   gl->BlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
-  if (scene->mask.on) {
+  if (scene->mask.on || scene->instances->len) {
     gl->BindVertexArray(g->vao_empty);
-    draw_mask(g, scene);
+    if (scene->mask.on) draw_mask(g, &scene->mask);
+    for (guint i = 0; i < scene->instances->len; i++) draw_mask(g, &g_array_index(scene->instances, OvMask, i));
   }
   gl->BindVertexArray(g->vao);
   if (scene->shapes->len) draw_shapes(g, scene);

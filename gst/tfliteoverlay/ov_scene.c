@@ -72,6 +72,7 @@ void ov_scene_init(OvScene *scene)
   memset(scene, 0, sizeof *scene);
   scene->shapes = g_array_new(FALSE, FALSE, sizeof(OvShape));
   scene->texts = g_array_new(FALSE, FALSE, sizeof(OvText));
+  scene->instances = g_array_new(FALSE, FALSE, sizeof(OvMask));
 }
 
 static void scene_reset(OvScene *scene)
@@ -79,6 +80,7 @@ static void scene_reset(OvScene *scene)
   for (guint i = 0; i < scene->texts->len; i++) g_free(g_array_index(scene->texts, OvText, i).text);
   g_array_set_size(scene->texts, 0);
   g_array_set_size(scene->shapes, 0);
+  g_array_set_size(scene->instances, 0);
   memset(&scene->mask, 0, sizeof scene->mask);
 }
 
@@ -88,6 +90,7 @@ void ov_scene_clear(OvScene *scene)
   scene_reset(scene);
   g_array_unref(scene->shapes);
   g_array_unref(scene->texts);
+  g_array_unref(scene->instances);
   memset(scene, 0, sizeof *scene);
 }
 
@@ -212,6 +215,35 @@ static void add_keypoints(Builder *b, const tfl_keypoint *kps, gint n, const gui
   }
 }
 
+/* The skeleton of o's keypoints: its edges whose two ends are visible. */
+static void add_edges(Builder *b, const GstTfliteObject *o, gfloat hw, const guint8 rgba[4])
+{
+  if (!b->s->draw_keypoints || !o->keypoints) return;
+  const gint n = (gint)o->n_keypoints;
+  for (guint e = 0; o->edges && e < o->n_edges; e++) {
+    gint a = o->edges[2 * e], z = o->edges[2 * e + 1];
+    if (a < 0 || z < 0 || a >= n || z >= n) continue;
+    if (!keypoint_visible(b, &o->keypoints[a]) || !keypoint_visible(b, &o->keypoints[z])) continue;
+    gfloat x0, y0, x1, y1;
+    map_point(b, o->keypoints[a].x, o->keypoints[a].y, &x0, &y0);
+    map_point(b, o->keypoints[z].x, o->keypoints[z].y, &x1, &y1);
+    add_segment(b, x0, y0, x1, y1, hw, hw, rgba);
+  }
+}
+
+/* An oriented box's outline: its four sides between the rotated corners (mapped to this
+ * frame), square caps closing the corners. */
+static void add_rotated_box(Builder *b, const tfl_rbox *r, gfloat hw, const guint8 rgba[4])
+{
+  const gfloat co = cosf(r->angle), si = sinf(r->angle);
+  const gfloat ux = 0.5f * r->w * co, uy = 0.5f * r->w * si, vx = -0.5f * r->h * si, vy = 0.5f * r->h * co;
+  const gfloat sx[4] = { 1, 1, -1, -1 }, sy[4] = { -1, 1, 1, -1 };
+  gfloat px[4], py[4];
+  for (gint k = 0; k < 4; k++)
+    map_point(b, r->cx + sx[k] * ux + sy[k] * vx, r->cy + sx[k] * uy + sy[k] * vy, &px[k], &py[k]);
+  for (gint k = 0; k < 4; k++) add_segment(b, px[k], py[k], px[(k + 1) % 4], py[(k + 1) % 4], hw, hw, rgba);
+}
+
 /* Loops over the meta's objects of kind k_, in order (`continue` goes to the next one). */
 #define FOR_OBJECTS(b, k_, o)                                               \
   for (guint i_ = 0; i_ < gst_tflite_meta_n_objects((b)->meta); i_++)       \
@@ -234,12 +266,20 @@ static void build_boxes(Builder *b)
     map_point(b, o->x + o->w, o->y + o->h, &x1, &y1);
     guint8 c[4];
     object_color(b, o, o->class_id, c);
-    /* four edges with square caps cover the corners like a mitred stroke */
-    add_segment(b, x0, y0, x1, y0, hw, hw, c);
-    add_segment(b, x0, y1, x1, y1, hw, hw, c);
-    add_segment(b, x0, y0, x0, y1, hw, 0, c);
-    add_segment(b, x1, y0, x1, y1, hw, 0, c);
-    if (o->n_keypoints > 0) add_keypoints(b, o->keypoints, (gint)o->n_keypoints, c);
+    if (o->oriented && finite_xy(o->rbox.cx, o->rbox.cy) && finite_xy(o->rbox.w, o->rbox.h) &&
+        isfinite(o->rbox.angle)) {
+      add_rotated_box(b, &o->rbox, hw, c);
+    } else {
+      /* four edges with square caps cover the corners like a mitred stroke */
+      add_segment(b, x0, y0, x1, y0, hw, hw, c);
+      add_segment(b, x0, y1, x1, y1, hw, hw, c);
+      add_segment(b, x0, y0, x0, y1, hw, 0, c);
+      add_segment(b, x1, y0, x1, y1, hw, 0, c);
+    }
+    if (o->n_keypoints > 0) {
+      add_edges(b, o, hw, c);
+      add_keypoints(b, o->keypoints, (gint)o->n_keypoints, c);
+    }
   }
   FOR_OBJECTS(b, GST_TFLITE_OBJECT_DETECTION, o) {
     if (!box_drawn(b, o)) continue;
@@ -309,15 +349,7 @@ static void build_poses(Builder *b)
     gint n = (gint)o->n_keypoints;
     guint8 c[4];
     object_color(b, o, o->class_id >= 0 ? o->class_id : index, c);
-    for (guint e = 0; o->edges && e < o->n_edges; e++) {
-      gint a = o->edges[2 * e], z = o->edges[2 * e + 1];
-      if (a < 0 || z < 0 || a >= n || z >= n) continue;
-      if (!keypoint_visible(b, &o->keypoints[a]) || !keypoint_visible(b, &o->keypoints[z])) continue;
-      gfloat x0, y0, x1, y1;
-      map_point(b, o->keypoints[a].x, o->keypoints[a].y, &x0, &y0);
-      map_point(b, o->keypoints[z].x, o->keypoints[z].y, &x1, &y1);
-      add_segment(b, x0, y0, x1, y1, hw, hw, c);
-    }
+    add_edges(b, o, hw, c);
     add_keypoints(b, o->keypoints, n, c);
   }
 }
@@ -343,24 +375,26 @@ static void build_classes(Builder *b)
   }
 }
 
-/* The scene draws one mask: the meta's first segmentation. */
-static void build_mask(Builder *b)
+/* Whether segmentation o is a box's own mask: made with its parent box (same source). */
+static const GstTfliteObject *instance_parent(const Builder *b, const GstTfliteObject *o)
 {
-  const GstTfliteObject *obj = NULL;
-  FOR_OBJECTS(b, GST_TFLITE_OBJECT_SEGMENTATION, o) {
-    if (!obj && o->mask) obj = o;
-  }
-  if (!obj) return;
+  const GstTfliteObject *p = o->parent_id ? gst_tflite_meta_find_object(b->meta, o->parent_id) : NULL;
+  return p && p->kind == GST_TFLITE_OBJECT_DETECTION && p->source == o->source && o->mask &&
+             o->mask->kind == TFL_MASK_PROB ? p : NULL;
+}
+
+/* om for segmentation obj's mask, placed in this frame; FALSE when it cannot be drawn. */
+static gboolean fill_mask(Builder *b, const GstTfliteObject *obj, OvMask *om)
+{
   const GstTfliteMask *m = obj->mask;
-  OvMask *om = &b->scene->mask;
-  if (m->kind != TFL_MASK_CLASSES && m->kind != TFL_MASK_PROB) return;
-  if (m->width <= 0 || m->height <= 0 || (gint64)m->width * m->height > OV_MAX_MASK_PIXELS) return;
-  if (b->s->mask_alpha <= 0) return;
+  if (m->kind != TFL_MASK_CLASSES && m->kind != TFL_MASK_PROB) return FALSE;
+  if (m->width <= 0 || m->height <= 0 || (gint64)m->width * m->height > OV_MAX_MASK_PIXELS) return FALSE;
+  if (b->s->mask_alpha <= 0) return FALSE;
   const guint8 *classes = m->kind == TFL_MASK_CLASSES ? m->classes : NULL;
   const gfloat *prob = m->kind == TFL_MASK_PROB ? m->prob : NULL;
   gpointer gl_context = NULL;
   guint texture = gst_tflite_mask_texture(m, &gl_context);
-  if (!classes && !prob && !texture) return;
+  if (!classes && !prob && !texture) return FALSE;
   gfloat x = obj->x, y = obj->y, w = obj->w, h = obj->h;
   if (!finite_xy(x, y) || !finite_xy(w, h) || w <= 0 || h <= 0) { /* unplaced: the whole frame */
     x = y = 0;
@@ -372,7 +406,7 @@ static void build_mask(Builder *b)
   map_point(b, x + w, y + h, &x1, &y1);
   om->w = x1 - om->x;
   om->h = y1 - om->y;
-  if (om->w <= 0 || om->h <= 0) return;
+  if (om->w <= 0 || om->h <= 0) return FALSE;
   om->kind = m->kind;
   om->width = m->width;
   om->height = m->height;
@@ -382,6 +416,20 @@ static void build_mask(Builder *b)
   om->gl_context = gl_context;
   om->gl_buffer = texture ? m->gl_buffer : NULL;
   om->alpha = (gfloat)CLAMP(b->s->mask_alpha, 0.0, 1.0);
+  return TRUE;
+}
+
+/* The frame mask: the meta's first segmentation that is no box's own mask. */
+static void build_mask(Builder *b)
+{
+  const GstTfliteObject *obj = NULL;
+  FOR_OBJECTS(b, GST_TFLITE_OBJECT_SEGMENTATION, o) {
+    if (!obj && o->mask && !instance_parent(b, o)) obj = o;
+  }
+  if (!obj) return;
+  OvMask *om = &b->scene->mask;
+  if (!fill_mask(b, obj, om)) return;
+  const GstTfliteMask *m = obj->mask;
   for (gint c = 0; c < 256; c++) {
     ov_palette_color(b->s->palette, c, om->colors[c]);
     /* class 0 of an argmax mask is the background: left as it is */
@@ -389,6 +437,25 @@ static void build_mask(Builder *b)
     om->colors[c][3] = drawn ? 255 : 0;
   }
   om->on = m->kind == TFL_MASK_PROB ? om->colors[1][3] != 0 : TRUE;
+}
+
+/* The boxes' own masks: each in its box's colour, inside its box, for the boxes drawn. */
+static void build_instances(Builder *b)
+{
+  FOR_OBJECTS(b, GST_TFLITE_OBJECT_SEGMENTATION, o) {
+    const GstTfliteObject *p = instance_parent(b, o);
+    if (!p || !box_drawn(b, p)) continue;
+    OvMask om;
+    memset(&om, 0, sizeof om);
+    if (!fill_mask(b, o, &om)) continue;
+    object_color(b, p, p->class_id, om.colors[1]);
+    om.colors[1][3] = 255;
+    map_point(b, p->x, p->y, &om.clip_x0, &om.clip_y0);
+    map_point(b, p->x + p->w, p->y + p->h, &om.clip_x1, &om.clip_y1);
+    om.clipped = TRUE;
+    om.on = TRUE;
+    g_array_append_val(b->scene->instances, om);
+  }
 }
 
 gboolean ov_scene_build(OvScene *scene, const GstTfliteMeta *meta, gint width, gint height,
@@ -406,9 +473,10 @@ gboolean ov_scene_build(OvScene *scene, const GstTfliteMeta *meta, gint width, g
     b.sy = (gfloat)height / meta->frame_height;
   }
   build_mask(&b);
+  build_instances(&b);
   build_boxes(&b);
   build_poses(&b);
   build_child_classes(&b);
   build_classes(&b);
-  return scene->mask.on || scene->shapes->len > 0 || scene->texts->len > 0;
+  return scene->mask.on || scene->instances->len > 0 || scene->shapes->len > 0 || scene->texts->len > 0;
 }

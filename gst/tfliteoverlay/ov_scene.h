@@ -1,8 +1,8 @@
 /* ov_scene.h - what tfliteoverlay draws, worked out once per frame for both paths.
  *
  * ov_scene_build() turns a GstTfliteMeta into a flat list of shapes (thick segments with
- * square caps, filled disks; a filled rectangle is a segment), text items and at most one
- * mask, in frame pixels of the frame actually drawn on. The cairo path and the GL path
+ * square caps, filled disks; a filled rectangle is a segment), text items, at most one
+ * frame mask and the boxes' own masks, in frame pixels of the frame actually drawn on. The cairo path and the GL path
  * draw the same list, which is why their outputs agree. Every count and coordinate of the
  * meta is checked here: the renderers trust the scene.
  */
@@ -62,6 +62,8 @@ typedef struct {
   gfloat alpha;                /* blend weight of a drawn class / of probability 1 */
   guint8 colors[256][4];       /* per class: rgb, and 255 when drawn, 0 when not;
                                   probability masks use colors[1] */
+  gboolean clipped;            /* a box's own mask: only pixels whose centre lies in the clip */
+  gfloat clip_x0, clip_y0, clip_x1, clip_y1; /* rectangle (the box, frame pixels) are drawn */
 } OvMask;
 
 typedef struct {
@@ -70,6 +72,8 @@ typedef struct {
   GArray *texts;               /* OvText, drawn after every shape */
   gint line_height;            /* pixels, of the texts */
   OvMask mask;                 /* drawn before everything else */
+  GArray *instances;           /* OvMask: the boxes' own masks (instance segmentation), each
+                                  in its box's colour, drawn after `mask` */
 } OvScene;
 
 void ov_scene_init(OvScene *scene);

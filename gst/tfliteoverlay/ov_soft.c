@@ -137,6 +137,16 @@ static gint planes_of(const OvSoftFrame *f, OvPlane pl[3])
   return 0;
 }
 
+/* The mask's colours in the frame's planes (a probability mask uses only class 1's). */
+static void mask_palette(OvSoft *s, const OvSoftFrame *f, const OvMask *m)
+{
+  const gint first = m->kind == TFL_MASK_PROB ? 1 : 0, last = m->kind == TFL_MASK_PROB ? 1 : 255;
+  for (gint c = first; c <= last; c++) {
+    plane_color(f, m->colors[c], &s->palette[c]);
+    s->palette_w[c] = m->colors[c][3] ? (guint16)(m->alpha * OV_WEIGHT_ONE + 0.5f) : 0;
+  }
+}
+
 void ov_soft_draw(OvSoft *s, const OvScene *scene, OvFont *font, const OvSoftFrame *f)
 {
   if (f->width <= 0 || f->height <= 0) return;
@@ -145,12 +155,6 @@ void ov_soft_draw(OvSoft *s, const OvScene *scene, OvFont *font, const OvSoftFra
   ensure_rows(s, f->width);
 
   const OvMask *m = &scene->mask;
-  if (m->on) {
-    for (gint c = 0; c < 256; c++) {
-      plane_color(f, m->colors[c], &s->palette[c]);
-      s->palette_w[c] = m->colors[c][3] ? (guint16)(m->alpha * OV_WEIGHT_ONE + 0.5f) : 0;
-    }
-  }
   if (scene->texts->len) ov_glyphs_place(scene, font, s->glyphs);
   else g_array_set_size(s->glyphs, 0);
 
@@ -164,7 +168,15 @@ void ov_soft_draw(OvSoft *s, const OvScene *scene, OvFont *font, const OvSoftFra
   /* plane by plane: each plane's rows stay in cache while everything is drawn on them */
   for (gint p = 0; p < n; p++) {
     const OvPlane *pl = &planes[p];
-    if (m->on) ov_soft_mask(s, m, pl);
+    if (m->on) {
+      mask_palette(s, f, m);
+      ov_soft_mask(s, m, pl);
+    }
+    for (guint i = 0; i < scene->instances->len; i++) {
+      const OvMask *im = &g_array_index(scene->instances, OvMask, i);
+      mask_palette(s, f, im);
+      ov_soft_mask(s, im, pl);
+    }
     for (guint i = 0; i < ns; i++) ov_soft_shape(s, &g_array_index(scene->shapes, OvShape, i), pl, &pc[i]);
     for (guint i = 0; i < ng; i++)
       ov_soft_glyph(s, &g_array_index(s->glyphs, OvPlacedGlyph, i), font->atlas, pl, &pc[ns + i]);

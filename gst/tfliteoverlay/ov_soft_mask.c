@@ -1,6 +1,7 @@
 /* ov_soft_mask.c - the segmentation mask on one plane, sampled as the GL path's shader
  * does: at each pixel's centre (in frame pixels), class masks nearest, probability masks
- * bilinear between texel centres (clamped at the edges), only inside the mask's rectangle.
+ * bilinear between texel centres (clamped at the edges), only inside the mask's rectangle
+ * and its clip rectangle (a box's own mask: the box).
  *
  * A mask is much smaller than the frame, so the work per texel row is done once: a class
  * row is expanded to a row of colours and weights reused by every plane row it covers;
@@ -34,6 +35,19 @@ static void covered_span(gint n, gint scale, gfloat origin, gfloat extent, gint 
     if (*a == n) *a = i;
     *b = i + 1;
   }
+}
+
+/* [*a, *b) narrowed to the plane pixels whose centres lie in [lo, hi) (frame pixels). */
+static void clip_span(gint scale, gfloat lo, gfloat hi, gint *a, gint *b)
+{
+  if (!(lo <= hi)) { /* NaN or empty */
+    *b = *a;
+    return;
+  }
+  const gfloat s = (gfloat)scale;
+  const gfloat first = ceilf(lo / s - 0.5f), end = ceilf(hi / s - 0.5f);
+  if (first > (gfloat)*a) *a = first >= (gfloat)*b ? *b : (gint)first;
+  if (end < (gfloat)*b) *b = end <= (gfloat)*a ? *a : (gint)end;
 }
 
 static gint nearest(gfloat u, gint texels)
@@ -168,6 +182,10 @@ void ov_soft_mask(OvSoft *s, const OvMask *m, const OvPlane *pl)
   gint xa, xb, ya, yb;
   covered_span(pl->width, pl->scale, m->x, m->w, m->width, &xa, &xb);
   covered_span(pl->height, pl->scale, m->y, m->h, m->height, &ya, &yb);
+  if (m->clipped) {
+    clip_span(pl->scale, m->clip_x0, m->clip_x1, &xa, &xb);
+    clip_span(pl->scale, m->clip_y0, m->clip_y1, &ya, &yb);
+  }
   if (xa >= xb || ya >= yb) return;
   if (classes) draw_classes(s, m, pl, xa, xb, ya, yb);
   else draw_prob(s, m, pl, xa, xb, ya, yb);

@@ -3,8 +3,9 @@
  * @title: tflitepublish
  *
  * Publishes each frame's objects (#GstTfliteMeta: boxes, classes, landmarks, masks, track
- * ids, parent links) as JSON to an MQTT broker (libmosquitto) or to Kafka (librdkafka),
- * and passes the video through untouched, so it can sit before tfliteoverlay, an encoder
+ * ids, parent links) as JSON to an MQTT broker (libmosquitto), to Kafka (librdkafka) or,
+ * with transport=file, as JSON lines to a file rotated by size (or standard output), and
+ * passes the video through untouched, so it can sit before tfliteoverlay, an encoder
  * or a sink. The JSON schema is versioned and documented in docs/results-schema.md.
  *
  * The streaming thread only serializes and queues: a publisher thread of its own talks
@@ -22,7 +23,9 @@
  * Bus: element messages "tflite-publish-state" (connection changes) and
  * "tflite-publish-stats" (counts: sent, queued, spilled, dropped, ... every
  * #GstTflitePublish:stats-interval and soon after a drop); refused credentials and TLS
- * failures are element errors naming the problem.
+ * failures are element errors naming the problem; an unreachable broker is a warning
+ * naming host, port and reason once per outage, and an info message when it is back.
+ * The MQTT QoS is #GstTflitePublish:mqtt-qos (`qos` is the base class's QoS-events switch).
  *
  * ## Example launch line
  * |[
@@ -30,6 +33,11 @@
  *   tflitefilter model=face_detection_short_range.tflite ! \
  *   tflitepublish host=localhost topic="cameras/{camera}/objects" camera-id=door ! fakesink
  * mosquitto_sub -h localhost -t 'cameras/#' -v
+ * ]|
+ * |[
+ * gst-launch-1.0 -q videotestsrc num-buffers=100 ! video/x-raw,format=RGBA ! \
+ *   tflitefilter model=face_detection_short_range.tflite ! \
+ *   tflitepublish transport=file location=faces.jsonl max-file-bytes=10000000 ! fakesink
  * ]|
  *
  * Since: 0.1
@@ -77,6 +85,8 @@ GST_DEBUG_CATEGORY(gst_tflite_publish_debug);
 #define DEFAULT_STATS_INTERVAL_MS 1000
 #define DEFAULT_EOS_TIMEOUT_MS 5000
 #define STOP_FLUSH_MS 1000
+#define DEFAULT_MAX_FILE_BYTES 0
+#define DEFAULT_MAX_FILES 5
 
 enum {
   PROP_0,
@@ -118,6 +128,9 @@ enum {
   PROP_STATS_INTERVAL,
   PROP_EOS_TIMEOUT,
   PROP_STATS,
+  PROP_LOCATION,
+  PROP_MAX_FILE_BYTES,
+  PROP_MAX_FILES,
 };
 
 /* string properties: where each lives in the settings */
@@ -140,6 +153,7 @@ static const struct {
   { PROP_CAMERA_ID, G_STRUCT_OFFSET(GstTflitePublishSettings, camera_id) },
   { PROP_STREAM_NAME, G_STRUCT_OFFSET(GstTflitePublishSettings, stream_name) },
   { PROP_SPILL_FILE, G_STRUCT_OFFSET(GstTflitePublishSettings, spill_file) },
+  { PROP_LOCATION, G_STRUCT_OFFSET(GstTflitePublishSettings, location) },
 };
 
 /* the other settings: where each lives and how it is stored (G_TYPE_INT, G_TYPE_BOOLEAN,
@@ -172,6 +186,8 @@ static const struct {
   SETTING(PROP_RECONNECT_MAX, reconnect_max_ms, G_TYPE_INT),
   SETTING(PROP_STATS_INTERVAL, stats_interval_ms, G_TYPE_INT),
   SETTING(PROP_EOS_TIMEOUT, eos_timeout_ms, G_TYPE_INT),
+  SETTING(PROP_MAX_FILE_BYTES, max_file_bytes, G_TYPE_UINT64),
+  SETTING(PROP_MAX_FILES, max_files, G_TYPE_INT),
 };
 
 static GstStaticPadTemplate sink_template =
@@ -182,7 +198,7 @@ static GstStaticPadTemplate src_template =
 G_DEFINE_TYPE(GstTflitePublish, gst_tflite_publish, GST_TYPE_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE(tflitepublish, "tflitepublish", GST_RANK_NONE, GST_TYPE_TFLITE_PUBLISH,
                                       GST_DEBUG_CATEGORY_INIT(gst_tflite_publish_debug, "tflitepublish", 0,
-                                                              "publish objects to MQTT / Kafka"));
+                                                              "publish objects to MQTT / Kafka / a file"));
 
 static gchar **string_slot(GstTflitePublish *self, guint id)
 {
@@ -248,6 +264,7 @@ static gboolean make_topics(GstTflitePublish *self, const GstTflitePublishSettin
       !(self->msg_key = tp_template_expand(s->key ? s->key : "", self->camera, self->stream, "objects", why)))
     return FALSE;
   gchar *(*check)(const gchar *) = kafka ? tp_topic_check_kafka : tp_topic_check_mqtt;
+  if (s->transport == GST_TFLITE_PUBLISH_FILE) return TRUE; /* a file has no topics to check */
   if ((*why = check(self->frame_topic)) || (*why = check(self->events_topic))) return FALSE;
   return TRUE;
 }
@@ -260,6 +277,12 @@ static tp_transport *make_transport(GstTflitePublish *self, const GstTflitePubli
                           s->reconnect_min_ms, s->reconnect_max_ms, s->max_inflight };
     self->broker_name = g_strdup(s->brokers);
     return tp_kafka_new(&k, &(tp_sink){ 0 }, err, errlen);
+  }
+  if (s->transport == GST_TFLITE_PUBLISH_FILE) {
+    tp_file_config f = { s->location, s->max_file_bytes, s->max_files };
+    gboolean out = !s->location || g_str_equal(s->location, "-");
+    self->broker_name = g_strdup(out ? "standard output" : s->location);
+    return tp_file_new(&f, &(tp_sink){ 0 }, err, errlen);
   }
   tp_mqtt_config m = { .host = s->host,
                        .port = s->port,
@@ -290,6 +313,7 @@ static gboolean gst_tflite_publish_start(GstBaseTransform *trans)
   self->tracks = tp_tracks_new();
   self->seq = self->frames = 0;
   self->next_publish = 0;
+  self->transport = s.transport;
   if (s.reconnect_max_ms < s.reconnect_min_ms) s.reconnect_max_ms = s.reconnect_min_ms;
   /* messages in flight cannot be dropped: keep half the queue for waiting ones, so that
    * drop=oldest has an oldest to drop while the broker is away */
@@ -299,6 +323,10 @@ static gboolean gst_tflite_publish_start(GstBaseTransform *trans)
     goto fail;
   }
   tp_transport *t = make_transport(self, &s, err, sizeof(err));
+  if (!t && s.transport == GST_TFLITE_PUBLISH_FILE) { /* err names the file */
+    GST_ELEMENT_ERROR(self, RESOURCE, OPEN_WRITE, ("Cannot publish: %s", err), (NULL));
+    goto fail;
+  }
   if (!t) {
     GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Cannot publish to %s: %s", self->broker_name, err), (NULL));
     goto fail;
@@ -439,8 +467,18 @@ static gboolean gst_tflite_publish_sink_event(GstBaseTransform *trans, GstEvent 
       publish_events(self, &fi, ev);
       g_ptr_array_unref(ev);
     }
-    if (timeout > 0 && !tp_publisher_flush(self->publisher, timeout))
-      GST_WARNING_OBJECT(self, "EOS: not everything was delivered to %s within %d ms", self->broker_name, timeout);
+    gboolean delivered = timeout <= 0 || tp_publisher_flush(self->publisher, timeout);
+    /* the counts as they are at EOS, not the last periodic ones: an application reading
+     * `stats` when EOS reaches the bus sees every message of the stream */
+    tp_stats st = tp_publisher_get_stats(self->publisher);
+    gst_tflite_publish_post_stats(self, &st);
+    /* said where a plain gst-launch-1.0 run shows it: the run ends losing these */
+    if (!delivered)
+      GST_ELEMENT_WARNING(self, RESOURCE, WRITE,
+                          ("At EOS %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " messages were not delivered to %s "
+                           "within eos-timeout (%d ms); they are lost when the pipeline stops.",
+                           st.queued + st.spilled, st.pushed, self->broker_name, timeout),
+                          (NULL));
   }
   return GST_BASE_TRANSFORM_CLASS(gst_tflite_publish_parent_class)->sink_event(trans, event);
 }
@@ -537,12 +575,13 @@ static void bool_prop(GObjectClass *oc, guint id, const gchar *name, const gchar
 static void install_properties(GObjectClass *oc)
 {
   g_object_class_install_property(oc, PROP_TRANSPORT,
-    g_param_spec_enum("transport", "Transport", "Where messages go: an MQTT broker or Kafka",
+    g_param_spec_enum("transport", "Transport", "Where messages go: an MQTT broker, Kafka or a file of JSON lines",
                       gst_tflite_publish_transport_get_type(), DEFAULT_TRANSPORT, RW));
   /* MQTT */
   str_prop(oc, PROP_HOST, "host", "MQTT broker host name or address", DEFAULT_HOST);
   int_prop(oc, PROP_PORT, "port", "MQTT broker TCP port (1883 plain, 8883 usual for TLS)", 1, 65535, DEFAULT_PORT);
-  int_prop(oc, PROP_QOS, "qos",
+  /* not "qos": that is GstBaseTransform's boolean (QoS events), which this would shadow */
+  int_prop(oc, PROP_QOS, "mqtt-qos",
            "MQTT quality of service: 0 at most once (no acknowledgment), 1 at least once, 2 exactly once "
            "(within one connection)", 0, 2, DEFAULT_QOS);
   bool_prop(oc, PROP_RETAIN, "retain", "MQTT retain flag: the broker keeps the last message of each topic for new "
@@ -618,6 +657,15 @@ static void install_properties(GObjectClass *oc)
            "after drops, at most one a second)", 0, 3600000, DEFAULT_STATS_INTERVAL_MS);
   int_prop(oc, PROP_EOS_TIMEOUT, "eos-timeout", "At EOS, how many ms the stream waits for the broker to have "
            "every message (0: no wait)", 0, 3600000, DEFAULT_EOS_TIMEOUT_MS);
+  /* file */
+  str_prop(oc, PROP_LOCATION, "location", "transport=file: the file JSON lines are appended to (a regular file; a "
+           "symbolic link is refused); NULL or \"-\": standard output (use gst-launch-1.0 -q)", NULL);
+  g_object_class_install_property(oc, PROP_MAX_FILE_BYTES,
+    g_param_spec_uint64("max-file-bytes", "Max file bytes", "transport=file: rotate location to location.1 (and "
+                        "location.1 to .2 ...) before a line would make it larger (0: never rotate)", 0,
+                        G_MAXINT64, DEFAULT_MAX_FILE_BYTES, RW));
+  int_prop(oc, PROP_MAX_FILES, "max-files", "transport=file: rotated files kept (location.1 newest .. location.N; "
+           "the oldest is overwritten)", 1, 1000, DEFAULT_MAX_FILES);
   g_object_class_install_property(oc, PROP_STATS,
     g_param_spec_boxed("stats", "Stats", "The latest tflite-publish-stats counts (read-only)", GST_TYPE_STRUCTURE,
                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
@@ -633,7 +681,7 @@ static void gst_tflite_publish_class_init(GstTflitePublishClass *klass)
   oc->finalize = gst_tflite_publish_finalize;
   install_properties(oc);
   gst_element_class_set_static_metadata(ec, "TFLite results publisher", "Filter/Analyzer/Network",
-                                        "Publishes GstTfliteMeta objects as JSON to MQTT or Kafka", "gst-tflite");
+                                        "Publishes GstTfliteMeta objects as JSON to MQTT, Kafka or a file", "gst-tflite");
   gst_element_class_add_static_pad_template(ec, &sink_template);
   gst_element_class_add_static_pad_template(ec, &src_template);
   tc->start = gst_tflite_publish_start;
@@ -677,6 +725,8 @@ static void gst_tflite_publish_init(GstTflitePublish *self)
   s->reconnect_max_ms = DEFAULT_RECONNECT_MAX_MS;
   s->stats_interval_ms = DEFAULT_STATS_INTERVAL_MS;
   s->eos_timeout_ms = DEFAULT_EOS_TIMEOUT_MS;
+  s->max_file_bytes = DEFAULT_MAX_FILE_BYTES;
+  s->max_files = DEFAULT_MAX_FILES;
   g_mutex_init(&self->stats_lock);
   gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), TRUE);
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);

@@ -1,5 +1,5 @@
-/* gsttflitepublish.h - tflitepublish: each frame's GstTfliteMeta objects as JSON to MQTT or
- * Kafka, passing the video through. */
+/* gsttflitepublish.h - tflitepublish: each frame's GstTfliteMeta objects as JSON to MQTT,
+ * Kafka or a file of JSON lines, passing the video through. */
 #ifndef GST_TFLITE_PUBLISH_H
 #define GST_TFLITE_PUBLISH_H
 
@@ -15,6 +15,7 @@ G_BEGIN_DECLS
 typedef enum {
   GST_TFLITE_PUBLISH_MQTT,
   GST_TFLITE_PUBLISH_KAFKA,
+  GST_TFLITE_PUBLISH_FILE,
 } GstTflitePublishTransport;
 
 typedef enum {
@@ -48,6 +49,9 @@ typedef struct {
   guint64 max_queue_messages, max_queue_bytes, spill_max_bytes;
   gint drop;                       /* tp_drop_policy */
   gchar *spill_file;
+  gchar *location;                 /* file transport: NULL or "-" for standard output */
+  guint64 max_file_bytes;
+  gint max_files;
   gint max_inflight, reconnect_min_ms, reconnect_max_ms, stats_interval_ms, eos_timeout_ms;
 } GstTflitePublishSettings;
 
@@ -62,6 +66,7 @@ struct _GstTflitePublish {
   guint64 seq, frames;
   GstClockTime next_publish;      /* running time the next frame message may have (rate) */
   gint caps_width, caps_height;
+  gint transport;                 /* of this run (the setting may change meanwhile) */
 
   /* publisher thread -> any thread */
   GMutex stats_lock;
@@ -72,6 +77,8 @@ struct _GstTflitePublish {
 /* gsttflitepublish_bus.c: the publisher's events as bus messages and element errors */
 void gst_tflite_publish_events_init(GstTflitePublish *self, tp_publisher_events *ev);
 GstStructure *gst_tflite_publish_stats_structure(const tp_stats *s);
+/* keeps st as the `stats` property's value and posts it as "tflite-publish-stats" */
+void gst_tflite_publish_post_stats(GstTflitePublish *self, const tp_stats *st);
 
 GType gst_tflite_publish_transport_get_type(void);
 GType gst_tflite_publish_compression_get_type(void);

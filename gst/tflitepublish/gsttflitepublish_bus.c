@@ -1,8 +1,11 @@
 /* gsttflitepublish_bus.c - what the publisher thread reports, as bus messages:
  * "tflite-publish-state" on every connection change, "tflite-publish-stats" with the
- * counts (periodically and soon after a drop), element errors for configuration
- * problems and warnings for refused messages. docs/results-schema.md lists the fields. */
+ * counts (periodically, soon after a drop and at EOS), element errors for configuration
+ * problems, warnings for refused messages and for an unreachable broker (once per outage,
+ * with an info message when it is back). docs/results-schema.md lists the fields. */
 #include "gsttflitepublish.h"
+
+#include <string.h>
 
 GST_DEBUG_CATEGORY_EXTERN(gst_tflite_publish_debug);
 #define GST_CAT_DEFAULT gst_tflite_publish_debug
@@ -33,11 +36,62 @@ static const gchar *why_name(tp_status why)
   return "unknown";
 }
 
+static const gchar *transport_name(GstTflitePublish *self)
+{
+  switch ((GstTflitePublishTransport)self->transport) {
+  case GST_TFLITE_PUBLISH_MQTT: return "mqtt";
+  case GST_TFLITE_PUBLISH_KAFKA: return "kafka";
+  case GST_TFLITE_PUBLISH_FILE: return "file";
+  }
+  return "unknown";
+}
+
+static const gchar *destination(GstTflitePublish *self)
+{
+  switch ((GstTflitePublishTransport)self->transport) {
+  case GST_TFLITE_PUBLISH_MQTT: return "the MQTT broker";
+  case GST_TFLITE_PUBLISH_KAFKA: return "the Kafka brokers";
+  case GST_TFLITE_PUBLISH_FILE: return "the results file";
+  }
+  return "the destination";
+}
+
+/* An outage: one warning naming where and why (a plain gst-launch-1.0 run shows it),
+ * however many retries follow; an info message when messages get through again. Refused
+ * credentials and TLS are element errors (on_problem). */
+static void on_outage(void *user, int down, const char *detail, int retry_ms, int64_t down_ms)
+{
+  GstTflitePublish *self = user;
+  if (!down) {
+    GST_ELEMENT_INFO(self, RESOURCE, OPEN_WRITE,
+                     ("Publishing to %s %s again, after %.1f s; the queued messages follow.", destination(self),
+                      self->broker_name, (gdouble)down_ms / 1000.0),
+                     (NULL));
+    return;
+  }
+  /* the details mostly start with "host:port: " (or "results file PATH: ") already */
+  const gchar *reason = detail ? detail : "unknown reason";
+  gsize n = strlen(self->broker_name);
+  if (g_str_has_prefix(reason, "results file ") && g_str_has_prefix(reason + 13, self->broker_name)) reason += 13;
+  if (g_str_has_prefix(reason, self->broker_name) && reason[n] == ':' && reason[n + 1] == ' ') reason += n + 2;
+  /* libmosquitto's sentences end with a full stop; ours follows */
+  gchar *why = g_strdup(reason);
+  for (gsize len = strlen(why); len > 0 && (why[len - 1] == '.' || why[len - 1] == ' '); len--) why[len - 1] = '\0';
+  gchar *retry = retry_ms >= 0 ? g_strdup_printf("the next try is in %d ms", retry_ms)
+                               : g_strdup("the client retries by itself");
+  GST_ELEMENT_WARNING(self, RESOURCE, OPEN_WRITE,
+                      ("Cannot publish to %s %s: %s. Messages wait in the queue (max-queue-messages, "
+                       "spill-file) and %s.", destination(self), self->broker_name, why, retry),
+                      ("transport %s; this warning comes once per outage, the state messages on every try",
+                       transport_name(self)));
+  g_free(retry);
+  g_free(why);
+}
+
 static void on_state(void *user, tp_state state, tp_status why, const char *detail, int retry_ms)
 {
   GstTflitePublish *self = user;
-  GstStructure *s = gst_structure_new("tflite-publish-state", "transport", G_TYPE_STRING,
-                                      self->s.transport == GST_TFLITE_PUBLISH_KAFKA ? "kafka" : "mqtt", "broker",
+  GstStructure *s = gst_structure_new("tflite-publish-state", "transport", G_TYPE_STRING, transport_name(self), "broker",
                                       G_TYPE_STRING, self->broker_name, "state", G_TYPE_STRING, state_name(state),
                                       NULL);
   if (state == TP_STATE_DISCONNECTED) {
@@ -64,9 +118,8 @@ GstStructure *gst_tflite_publish_stats_structure(const tp_stats *s)
                            "disconnects", G_TYPE_UINT64, s->disconnects, NULL);
 }
 
-static void on_stats(void *user, const tp_stats *st)
+void gst_tflite_publish_post_stats(GstTflitePublish *self, const tp_stats *st)
 {
-  GstTflitePublish *self = user;
   GstStructure *s = gst_tflite_publish_stats_structure(st);
   g_mutex_lock(&self->stats_lock);
   if (self->last_stats) gst_structure_free(self->last_stats);
@@ -110,6 +163,11 @@ static void on_problem(void *user, tp_status what, const char *detail)
   }
 }
 
+static void on_stats(void *user, const tp_stats *st)
+{
+  gst_tflite_publish_post_stats(user, st);
+}
+
 /* The client library's log, in this element's debug category (GST_DEBUG=tflitepublish:N). */
 static void on_log(void *user, int level, const char *line)
 {
@@ -121,5 +179,5 @@ static void on_log(void *user, int level, const char *line)
 
 void gst_tflite_publish_events_init(GstTflitePublish *self, tp_publisher_events *ev)
 {
-  *ev = (tp_publisher_events){ self, on_state, on_stats, on_problem, on_log };
+  *ev = (tp_publisher_events){ self, on_state, on_stats, on_problem, on_log, on_outage };
 }

@@ -7,8 +7,10 @@ GType gst_tflite_publish_transport_get_type(void)
 {
   static GType t;
   static const GEnumValue values[] = {
-    { GST_TFLITE_PUBLISH_MQTT, "MQTT 3.1.1 (libmosquitto): host, port, qos, tls-*", "mqtt" },
+    { GST_TFLITE_PUBLISH_MQTT, "MQTT 3.1.1 (libmosquitto): host, port, mqtt-qos, tls-*", "mqtt" },
     { GST_TFLITE_PUBLISH_KAFKA, "Kafka (librdkafka): brokers, acks, compression, kafka-options", "kafka" },
+    { GST_TFLITE_PUBLISH_FILE, "JSON lines to a file or standard output: location, max-file-bytes, max-files",
+      "file" },
     { 0, NULL, NULL },
   };
   return gst_tflite_enum_type(&t, "GstTflitePublishTransport", values);

@@ -38,6 +38,8 @@ struct tp_publisher {
   int problem_posted[TP_ERR_MESSAGE + 1];
   int64_t next_stats_ms, last_drop_report_ms;
   uint64_t reported_drops;
+  int outage;                      /* a network failure was reported, no delivery since */
+  int64_t outage_start_ms;
 };
 
 static int64_t now_ms(void)
@@ -122,6 +124,18 @@ static void problem(tp_publisher *p, tp_status what, const char *detail)
   if (p->ev.problem) p->ev.problem(p->ev.user, what, detail);
 }
 
+static int nothing_waits(tp_publisher *p)
+{
+  tp_queue_counts c = tp_queue_get_counts(p->q);
+  return c.waiting == 0 && !p->next && p->n_retry == 0 && (!p->spill || tp_spill_count(p->spill) == 0);
+}
+
+static void outage_over(tp_publisher *p)
+{
+  p->outage = 0;
+  if (p->ev.outage) p->ev.outage(p->ev.user, 0, NULL, -1, now_ms() - p->outage_start_ms);
+}
+
 static void on_state(void *user, tp_state s, tp_status why, const char *detail)
 {
   tp_publisher *p = user;
@@ -149,6 +163,12 @@ static void on_state(void *user, tp_state s, tp_status why, const char *detail)
     retry_ms = (int)delay;
   }
   if (p->ev.state) p->ev.state(p->ev.user, s, why, detail, retry_ms);
+  if (s == TP_STATE_DISCONNECTED && why == TP_ERR_NETWORK && !p->outage) {
+    p->outage = 1;
+    p->outage_start_ms = now_ms();
+    if (p->ev.outage) p->ev.outage(p->ev.user, 1, detail, retry_ms, 0);
+  }
+  if (s == TP_STATE_CONNECTED && p->outage && nothing_waits(p)) outage_over(p);
   if (why == TP_ERR_AUTH || why == TP_ERR_TLS || why == TP_ERR_CONFIG) problem(p, why, detail);
 }
 
@@ -177,6 +197,7 @@ static void on_ack(void *user, uint64_t token, tp_ack a, const char *detail)
   if (a == TP_ACK_OK) p->st.sent++;
   else p->st.failed++;
   pthread_mutex_unlock(&p->lock);
+  if (a == TP_ACK_OK && p->outage) outage_over(p);
   if (a == TP_ACK_FAILED) {
     char text[512];
     snprintf(text, sizeof(text), "message %llu to '%s' was refused: %s", (unsigned long long)m->seq, m->topic,

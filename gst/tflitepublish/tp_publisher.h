@@ -60,6 +60,11 @@ typedef struct {
   void (*problem)(void *user, tp_status what, const char *detail);
   /* the client library's log lines (syslog levels); any thread; may be NULL */
   void (*log)(void *user, int level, const char *line);
+  /* An outage: down=1 at the first network failure (detail, retry_ms as for state), however
+   * many failed tries follow; down=0 when it is over (down_ms: how long), that is at the
+   * first message delivered after it, or at a connection when nothing waits to be sent (a
+   * reopened file or a TCP connection alone proves nothing). May be NULL. */
+  void (*outage)(void *user, int down, const char *detail, int retry_ms, int64_t down_ms);
 } tp_publisher_events;
 
 typedef struct tp_publisher tp_publisher;

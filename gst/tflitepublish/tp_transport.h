@@ -1,5 +1,6 @@
 /* tp_transport.h - what the publisher needs from a broker client: connect, publish, poll,
- * close. MQTT (libmosquitto, tp_mqtt.c) and Kafka (librdkafka, tp_kafka.c) implement it.
+ * close. MQTT (libmosquitto, tp_mqtt.c), Kafka (librdkafka, tp_kafka.c) and JSON-lines files
+ * (tp_file.c) implement it.
  *
  *   tp_transport *t = tp_mqtt_new (&cfg, &sink, err, sizeof err);   // checks the settings
  *   t->ops->connect (t, err, n);            // starts connecting; never waits for the broker
@@ -55,7 +56,7 @@ typedef struct {
 typedef struct tp_transport tp_transport;
 
 typedef struct {
-  const char *name;            /* "mqtt", "kafka" */
+  const char *name;            /* "mqtt", "kafka", "file" */
   /* Kafka's client reconnects by itself and accepts messages while disconnected; MQTT's
    * is reconnected by the publisher (with backoff) and accepts messages only when up. */
   int reconnects_itself;
@@ -105,6 +106,18 @@ typedef struct {
 } tp_kafka_config;
 
 tp_transport *tp_kafka_new(const tp_kafka_config *cfg, const tp_sink *sink, char *err, size_t errlen);
+
+/* ---- file ---------------------------------------------------------------------- */
+
+typedef struct {
+  const char *path;            /* NULL, "" or "-": standard output (never rotated) */
+  uint64_t max_bytes;          /* rotate before a line would take the file past this; 0: never */
+  int max_files;               /* rotated files kept: path.1 (newest) .. path.N */
+} tp_file_config;
+
+/* Always built (no library). Opens the file now: NULL with err naming the path and the
+ * reason when it cannot be written (a directory, a symbolic link, no permission). */
+tp_transport *tp_file_new(const tp_file_config *cfg, const tp_sink *sink, char *err, size_t errlen);
 
 /* Which transports this build has (1/0). */
 int tp_have_mqtt(void);

@@ -78,7 +78,8 @@ def gauss_stream(seed):
     return normal
 
 
-TYPECODE = {'float32': 'f', 'int32': 'i', 'uint8': 'B', 'int8': 'b', 'bool': 'B', 'int64': 'q', 'int16': 'h'}
+# complex64: its (real, imaginary) float pairs, 2 values per element
+TYPECODE = {'float32': 'f', 'complex64': 'f', 'int32': 'i', 'uint8': 'B', 'int8': 'b', 'bool': 'B', 'int64': 'q', 'int16': 'h'}
 
 
 def fnv1a(data):
@@ -103,7 +104,7 @@ def oracle(*args):
 def fmt(v, dtype, res=0.0):
     """Integers exactly; floats with the fewest significant digits (at most 9, exact for
     float32) that keep the absolute error below `res`."""
-    if dtype != 'float32':
+    if dtype not in ('float32', 'complex64'):
         return str(int(v))
     if abs(v) < res or v == 0:
         return '0'
@@ -150,7 +151,7 @@ def write_golden(path, header, doc, run_dir, spread=True, lsb=None):
         v = values(os.path.join(run_dir, t['file']), dtype)
         count = len(v)
         shape = t['shape']
-        if math.prod(shape) != count:
+        if math.prod(shape) * (2 if dtype == 'complex64' else 1) != count:
             raise SystemExit('%s: output %d has %d values, shape %s' % (path, i, count, shape))
         q = t.get('quantization')
         scale, zp = (q['scale'][0], q['zero_point'][0]) if q and q['scale'] and dtype != 'float32' else (0, 0)

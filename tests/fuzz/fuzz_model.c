@@ -107,6 +107,7 @@ static double node_work(const tfl_graph *g, const tfl_node *n)
   case TFL_OP_SSD_CLASS_NMS:
   case TFL_OP_SSD_DETECTION:
   case TFL_OP_LANDMARK_DECODE:
+  case TFL_OP_YOLO_DETECTION:
     w += in * in;
     break;
   default: break;
@@ -171,6 +172,7 @@ static void fill_input(tfl_tensor *t, uint32_t seed)
     case TFL_TYPE_INT8: ((uint8_t *)t->data)[i] = (uint8_t)s; break;
     case TFL_TYPE_FLOAT16: ((uint16_t *)t->data)[i] = (uint16_t)(0x3c00 ^ (s & 0x83ff)); break;
     case TFL_TYPE_STRING:
+    case TFL_TYPE_COMPLEX64:
     case TFL_TYPE_COUNT: memset(t->data, 0, t->bytes); return;
     }
   }

@@ -201,6 +201,19 @@ static void c_reshape(op_runner *r, unsigned *s)
   memcpy(r->node.p.reshape.shape, (int32_t[]){1, 9, 4}, 3 * sizeof(int32_t));
 }
 
+/* MoveNet's first op: its uint8 picture (no quantization) cast to float */
+static void cast_case(op_runner *r, unsigned *seed, tfl_type type)
+{
+  op_runner_init(r, TFL_OP_CAST);
+  uint8_t v[3 * 5 * 7];
+  for (size_t i = 0; i < sizeof v; i++) v[i] = (uint8_t)(rand_r(seed) & 0xff);
+  int a = op_runner_tensor(r, type, DIMS(1, 3, 5, 7), v, false);
+  int y = OUT(r, 1, 3, 5, 7);
+  op_runner_io(r, (int[]){a}, 1, (int[]){y}, 1);
+}
+static void c_cast_u8(op_runner *r, unsigned *s) { cast_case(r, s, TFL_TYPE_UINT8); }
+static void c_cast_i8(op_runner *r, unsigned *s) { cast_case(r, s, TFL_TYPE_INT8); }
+
 static void resize_case(op_runner *r, unsigned *seed, tfl_op op, bool align, bool hpc)
 {
   op_runner_init(r, op);
@@ -494,7 +507,8 @@ static const struct {
   {"exp", c_exp}, {"avg pool 3x3 s2 same", c_avgpool}, {"max pool 2x2 s2 valid", c_maxpool},
   {"avg pool 3x3 valid", c_avgpool_valid}, {"avg pool global relu6", c_avgpool_global},
   {"logical and broadcast", c_logical_and}, {"concat channels 3+5+1", c_concat_c}, {"concat channels 4+6", c_concat_aligned},
-  {"concat axis 1 (rank 3)", c_concat_w}, {"reshape", c_reshape}, {"resize bilinear", c_resize},
+  {"concat axis 1 (rank 3)", c_concat_w}, {"reshape", c_reshape}, {"cast uint8 to float", c_cast_u8},
+  {"cast int8 to float", c_cast_i8}, {"resize bilinear", c_resize},
   {"resize bilinear align_corners", c_resize_ac}, {"resize bilinear half_pixel", c_resize_hpc},
   {"resize nearest half_pixel", c_resize_nn}, {"pad", c_pad}, {"pad channels", c_pad_ch},
   {"pad channels after 8", c_pad_ch_post}, {"pad channels after 5", c_pad_ch_post_odd}, {"softmax beta", c_softmax},

@@ -12,6 +12,7 @@
 #include <gst/gl/gl.h>
 #include <gst/video/video.h>
 #include <math.h>
+#include <string.h>
 
 #include "gst/tflitefilter/gsttflitemeta.h"
 #include "pipe_util.h"
@@ -348,6 +349,59 @@ GST_START_TEST(test_segmentation_mtd_gl)
 GST_END_TEST;
 #endif
 
+#ifdef HAVE_GST_TENSOR_META
+/* decoder=tensors (and keep-tensors beside the detector): the raw outputs in GStreamer's
+ * GstTensorMeta too, id the tensor's name, GStreamer's type and row-major dims, the same
+ * bytes as our meta's (read through the meta library's C accessors). */
+GST_START_TEST(test_tensor_meta)
+{
+  gchar *det = pipe_model("face_detection_short_range.tflite");
+  static const char *const props[] = { "decoder=tensors", "keep-tensors=true" };
+  for (guint p = 0; p < G_N_ELEMENTS(props); p++) {
+    gchar *chain = g_strdup_printf("tflitefilter model=\"%s\" %s", det, props[p]);
+    pipe_run r;
+    run_picture("astronaut.png", 1, FALSE, chain, &r);
+    GstBuffer *b = g_ptr_array_index(r.buffers, 0);
+    GstTfliteMeta *m = gst_buffer_get_tflite_meta(b);
+    GstTensorMeta *tm = gst_buffer_get_tensor_meta(b);
+    fail_unless(m && tm, "%s: our meta %p, GstTensorMeta %p", props[p], m, tm);
+    fail_unless_equals_int(gst_tflite_meta_n_tensors(m), 2);
+    fail_unless_equals_int(tm->num_tensors, 2);
+    static const char *const names[] = { "regressors", "classificators" };
+    static const gsize dims[2][3] = { { 1, 896, 16 }, { 1, 896, 1 } };
+    for (guint i = 0; i < 2; i++) {
+      const GstTfliteTensor *t = gst_tflite_meta_get_tensor(m, i);
+      const GstTensor *g = tm->tensors[i];
+      fail_unless_equals_string(gst_tflite_tensor_get_name(t), names[i]);
+      fail_unless_equals_string(g_quark_to_string(g->id), names[i]);
+      fail_unless(g->data_type == GST_TENSOR_DATA_TYPE_FLOAT32 && g->dims_order == GST_TENSOR_DIM_ORDER_ROW_MAJOR);
+      fail_unless_equals_int(g->num_dims, 3);
+      for (guint d = 0; d < 3; d++) fail_unless_equals_int(g->dims[d], dims[i][d]);
+      gsize size;
+      const gfloat *ours = gst_tflite_tensor_get_data(t, &size);
+      fail_unless_equals_int(size, 896 * dims[i][2] * sizeof(gfloat));
+      GstMapInfo map;
+      fail_unless(gst_buffer_map(g->data, &map, GST_MAP_READ));
+      fail_unless(map.size == size && memcmp(map.data, ours, size) == 0, "%s: the bytes differ", names[i]);
+      gst_buffer_unmap(g->data, &map);
+      gboolean nonzero = FALSE;
+      for (gsize k = 0; k < size / sizeof(gfloat); k++) nonzero |= ours[k] != 0.0f;
+      fail_unless(nonzero, "%s: all zero", names[i]);
+    }
+    /* keep-tensors: the detector's box is an object-detection mtd as well */
+    GstAnalyticsRelationMeta *rm = gst_buffer_get_analytics_relation_meta(b);
+    gpointer state = NULL;
+    GstAnalyticsODMtd od;
+    gboolean has_box = rm && gst_analytics_relation_meta_iterate(rm, &state, gst_analytics_od_mtd_get_mtd_type(), &od);
+    fail_unless(has_box == (p == 1), "%s: a box mtd %d", props[p], has_box);
+    pipe_run_clear(&r);
+    g_free(chain);
+  }
+  g_free(det);
+}
+GST_END_TEST;
+#endif
+
 static Suite *analytics_suite(void)
 {
   Suite *s = suite_create("analytics");
@@ -362,6 +416,9 @@ static Suite *analytics_suite(void)
   tcase_add_test(tc, test_segmentation_mtd_classes);
   tcase_add_test(tc, test_segmentation_mtd_probability);
   tcase_add_test(tc, test_segmentation_mtd_gl);
+#endif
+#ifdef HAVE_GST_TENSOR_META
+  tcase_add_test(tc, test_tensor_meta);
 #endif
   return s;
 }

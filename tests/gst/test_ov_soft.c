@@ -309,6 +309,14 @@ static void reference(Frame *f, const Case *c, const OvScene *scene, GArray *gly
             mask_sample(m, cx * s, cy * s, &a, &cls);
             if (a > 0) v = over(v, code_of(c, p, k, m->colors[cls]), a);
           }
+          for (guint i = 0; i < scene->instances->len; i++) { /* boxes' own masks, inside the box */
+            const OvMask *im = &g_array_index(scene->instances, OvMask, i);
+            gdouble a, fx = cx * s, fy = cy * s;
+            gint cls;
+            if (fx < im->clip_x0 || fx >= im->clip_x1 || fy < im->clip_y0 || fy >= im->clip_y1) continue;
+            mask_sample(im, fx, fy, &a, &cls);
+            if (a > 0) v = over(v, code_of(c, p, k, im->colors[1]), a);
+          }
           for (guint i = 0; i < scene->shapes->len; i++) {
             const OvShape *sh = &g_array_index(scene->shapes, OvShape, i);
             gdouble a = shape_cover(sh, s, cx, cy) * sh->rgba[3] / 255.0;
@@ -332,6 +340,7 @@ static void add_shape(OvScene *s, gfloat x0, gfloat y0, gfloat x1, gfloat y1, gf
 
 static guint8 mask_classes[9 * 7];
 static gfloat mask_prob[6 * 5];
+static gfloat instance_prob[5 * 4];
 
 /* A scene touching every feature; prob: a probability mask instead of classes. */
 static void make_scene(OvScene *s, gboolean prob)
@@ -355,6 +364,16 @@ static void make_scene(OvScene *s, gboolean prob)
     m->kind = TFL_MASK_CLASSES, m->width = 9, m->height = 7, m->classes = mask_classes;
     for (gint i = 0; i < 63; i++) mask_classes[i] = (guint8)((i * 5) % 11);
   }
+  /* a box's own mask (instance segmentation): a probability grid reaching past the box,
+   * drawn in the box's colour inside the box only */
+  OvMask im;
+  memset(&im, 0, sizeof im);
+  im.on = TRUE, im.kind = TFL_MASK_PROB, im.width = 5, im.height = 4, im.prob = instance_prob;
+  for (gint i = 0; i < 20; i++) instance_prob[i] = (gfloat)((i * 7) % 11) / 10.0f;
+  im.x = 17.3f, im.y = 11.6f, im.w = 58.4f, im.h = 37.1f, im.alpha = 0.7f;
+  im.colors[1][0] = 250, im.colors[1][1] = 40, im.colors[1][2] = 10, im.colors[1][3] = 255;
+  im.clipped = TRUE, im.clip_x0 = 20.3f, im.clip_y0 = 14.7f, im.clip_x1 = 70.6f, im.clip_y1 = 44.2f;
+  g_array_append_val(s->instances, im);
   /* a box as ov_scene makes it, at fractional coordinates */
   gfloat bx0 = 20.3f, by0 = 14.7f, bx1 = 70.6f, by1 = 44.2f, hw = 1.5f;
   add_shape(s, bx0, by0, bx1, by0, hw, hw, OV_SHAPE_SEGMENT, 250, 40, 10, 255);

@@ -255,6 +255,59 @@ GST_START_TEST(test_segmentation_region)
 }
 GST_END_TEST;
 
+/* YOLO's task results as tflitefilter adds them: a box's own mask becomes a SEGMENTATION
+ * child of its DETECTION (the mask's rectangle, the pixels handed over), described in the
+ * box's bus entry and on the box's region; an oriented box keeps its rotated box in the
+ * object, the bus entry and the region's "detection" parameters; skeleton edges stay. */
+static const int32_t two_points[2] = { 0, 1 };
+GST_START_TEST(test_yolo_task_objects)
+{
+  GstBuffer *b = gst_buffer_new();
+  GstTfliteMeta *m = gst_buffer_add_tflite_meta(b, FW, FH);
+  tfl_results r = { 0 };
+  r.n_boxes = 2;
+  r.boxes = calloc(2, sizeof(tfl_box));
+  r.boxes[0] = (tfl_box){ .x = 10, .y = 20, .w = 30, .h = 40, .class_id = 1, .score = 0.9f };
+  tfl_box_mask *bm = &r.boxes[0].mask;
+  bm->width = 2, bm->height = 2, bm->frame_x = 5, bm->frame_y = 15, bm->frame_w = 40, bm->frame_h = 50;
+  bm->prob = malloc(4 * sizeof(float));
+  bm->prob[0] = 0.9f, bm->prob[1] = 0.2f, bm->prob[2] = 0.7f, bm->prob[3] = 0.1f;
+  r.boxes[0].n_keypoints = 2;
+  r.boxes[0].keypoints = points(2, 12, 22);
+  r.boxes[0].n_edges = 1;
+  r.boxes[0].edges = two_points;
+  r.boxes[1] = (tfl_box){ .x = 50, .y = 10, .w = 20, .h = 20, .class_id = 0, .score = 0.8f, .oriented = true,
+                          .rbox = { 60, 20, 24, 8, 0.785f } };
+  const gfloat frame[4] = { 0, 0, FW, FH };
+  fail_unless_equals_int(gst_tflite_meta_add_results(m, &r, g_quark_from_string("yolo"), 0, frame, NULL, NULL), 3);
+  fail_unless(r.boxes == NULL, "the results are taken");
+  const GstTfliteObject *box = gst_tflite_meta_get_object(m, 0), *seg = gst_tflite_meta_get_object(m, 1);
+  const GstTfliteObject *obb = gst_tflite_meta_get_object(m, 2);
+  fail_unless(box->kind == GST_TFLITE_OBJECT_DETECTION && box->n_edges == 1 && box->edges == two_points);
+  fail_unless(seg->kind == GST_TFLITE_OBJECT_SEGMENTATION && seg->parent_id == box->id && seg->mask &&
+              seg->mask->kind == TFL_MASK_PROB && seg->mask->width == 2 && seg->mask->prob[2] == 0.7f);
+  fail_unless(seg->x == 5 && seg->y == 15 && seg->w == 40 && seg->h == 50, "the mask lies where its grid lies");
+  fail_unless(obb->oriented && obb->rbox.cx == 60 && obb->rbox.angle == 0.785f && obb->x == 50);
+  /* the bus entry */
+  GstStructure *st = gst_tflite_meta_to_structure(m, 0);
+  const GValue *boxes = gst_structure_get_value(st, "boxes");
+  fail_unless(boxes && gst_value_list_get_size(boxes) == 2);
+  const GstStructure *b0 = gst_value_get_structure(gst_value_list_get_value(boxes, 0));
+  const GstStructure *b1 = gst_value_get_structure(gst_value_list_get_value(boxes, 1));
+  fail_unless(fabs(get_d(b0, "mask-fraction") - 0.5) < 1e-9, "two of four texels >= 0.5");
+  fail_unless(!gst_structure_has_field(st, "mask-width"), "a box's own mask is in the box's entry");
+  fail_unless(fabs(get_d(b1, "angle") - 0.785) < 1e-6 && fabs(get_d(b1, "rotated-width") - 24) < 1e-6);
+  gst_structure_free(st);
+  /* the regions */
+  gst_tflite_meta_sync_rois(m, b);
+  GstVideoRegionOfInterestMeta *r0 = roi(b, box->roi_id), *r1 = roi(b, obb->roi_id);
+  fail_unless(r0 && count_params(r0, "segmentation") == 1, "the mask on its box's region");
+  GstStructure *det = r1 ? gst_video_region_of_interest_meta_get_param(r1, "detection") : NULL;
+  fail_unless(det && fabs(get_d(det, "rotation") - 0.785) < 1e-6 && fabs(get_d(det, "center_x") - 60) < 1e-6);
+  gst_buffer_unref(b);
+}
+GST_END_TEST;
+
 static Suite *tflitemeta_suite(void)
 {
   Suite *s = suite_create("tflitemeta");
@@ -264,6 +317,7 @@ static Suite *tflitemeta_suite(void)
   tcase_add_test(tc, test_regions_mirror_objects);
   tcase_add_test(tc, test_regions_added_once_and_tracking);
   tcase_add_test(tc, test_segmentation_region);
+  tcase_add_test(tc, test_yolo_task_objects);
   return s;
 }
 

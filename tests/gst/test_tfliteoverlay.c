@@ -438,6 +438,71 @@ GST_START_TEST(test_prob_mask)
 }
 GST_END_TEST;
 
+/* YOLO's task results, through the meta as tflitefilter adds them: box 0 (class 3,
+ * (40,30)-(100,80)) with its own mask of probability 1 on a grid reaching 10 px past the
+ * box; box 1 (class 1) an oriented box turned 45 degrees, centre (120,60), 50 x 12; box 2
+ * (class 1) two keypoints joined by a skeleton edge from (20,100) to (60,100). */
+static const int32_t one_edge[2] = { 0, 1 };
+static void yolo_task_results(tfl_results *r)
+{
+  add_box(r, 40, 30, 60, 50, 3, 0.9f);
+  tfl_box_mask *m = &r->boxes[0].mask;
+  m->width = 4, m->height = 4;
+  m->prob = malloc(16 * sizeof(float));
+  for (int i = 0; i < 16; i++) m->prob[i] = 1.0f;
+  m->frame_x = 30, m->frame_y = 20, m->frame_w = 80, m->frame_h = 70;
+  add_box(r, 95.7f, 35.7f, 48.6f, 48.6f, 1, 0.8f);
+  r->boxes[1].oriented = true;
+  r->boxes[1].rbox = (tfl_rbox){ 120, 60, 50, 12, (float)(M_PI / 4) };
+  add_box(r, 18, 98, 44, 4, 1, 0.7f);
+  tfl_box *b = &r->boxes[2];
+  b->n_keypoints = 2;
+  b->keypoints = malloc(2 * sizeof(tfl_keypoint));
+  b->keypoints[0] = (tfl_keypoint){ 20, 100, 0.9f };
+  b->keypoints[1] = (tfl_keypoint){ 60, 100, 0.9f };
+  b->n_edges = 1;
+  b->edges = one_edge;
+}
+
+static void check_yolo_tasks(const Image *img)
+{
+  /* the mask inside its box in the box's colour; the grid outside the box untouched */
+  assert_blend(img, 70, 55, voc3, 0.5, 2);
+  assert_blend(img, 50, 70, voc3, 0.5, 2);
+  assert_bg(img, 34, 55);
+  assert_bg(img, 70, 24);
+  assert_bg(img, 105, 84);
+  /* the rotated outline: the middle of a long side drawn, the bounds' corners not */
+  fail_if(is_bg(img, 120 + 4, 60 - 4), "the rotated box's side is not drawn");
+  assert_bg(img, 142, 37);
+  assert_bg(img, 141, 82);
+  /* the skeleton edge between the keypoints */
+  fail_if(is_bg(img, 40, 100), "the skeleton edge is not drawn");
+}
+
+GST_START_TEST(test_gl_yolo_tasks)
+{
+  tfl_results r = { 0 };
+  yolo_task_results(&r);
+  Image *img = run(GL_BIN(PLAIN " mask-alpha=0.5 line-width=2"), "RGBA", frame_with("RGBA", &r, NULL));
+  check_yolo_tasks(img);
+  g_free(img);
+}
+GST_END_TEST;
+
+GST_START_TEST(test_yolo_tasks)
+{
+  const gchar *fmts[] = { "BGRx", "I420" };
+  for (guint f = 0; f < G_N_ELEMENTS(fmts); f++) {
+    tfl_results r = { 0 };
+    yolo_task_results(&r);
+    Image *img = run(PLAIN " mask-alpha=0.5 line-width=2", fmts[f], frame_with(fmts[f], &r, NULL));
+    check_yolo_tasks(img);
+    g_free(img);
+  }
+}
+GST_END_TEST;
+
 /* The label "person 0.90" sits on a filled rectangle above the box at (40,50): inside that
  * rectangle some pixels are the box colour (background) and some are text. */
 static void check_label(const Image *img)
@@ -861,6 +926,7 @@ static Suite *tfliteoverlay_suite(void)
   tcase_add_test(cpu, test_mask_blended);
   tcase_add_test(cpu, test_mask_other_size);
   tcase_add_test(cpu, test_prob_mask);
+  tcase_add_test(cpu, test_yolo_tasks);
   tcase_add_test(cpu, test_label_text);
   tcase_add_test(cpu, test_classes_filter);
   tcase_add_test(cpu, test_bad_metadata);
@@ -871,6 +937,7 @@ static Suite *tfliteoverlay_suite(void)
   TCase *gl = tcase_create("gl");
   tcase_set_timeout(gl, 120);
   tcase_add_test(gl, test_gl_box_mask_label);
+  tcase_add_test(gl, test_gl_yolo_tasks);
   tcase_add_test(gl, test_gl_matches_soft);
   tcase_add_test(gl, test_gl_matches_soft_yuv);
   tcase_add_test(gl, test_gl_mask_texture);

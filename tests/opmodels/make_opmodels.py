@@ -8,6 +8,10 @@ it and its full outputs become golden/<case>.gauss.txt (tests/golden.c's format,
 Cases the oracle cannot run get a golden computed here by hand (`hand=`), or none (listed
 in NOTES.md with the oracle's reason).
 
+Some cases are models the official converter writes (`convert=` a cases_*.py that, run
+with LITERT_PYTHON as `MODULE NAME OUT`, converts a tf.function: cases_spectral.py,
+cases_dynamic.py); their goldens come from the native TensorFlow Lite like litert cases.
+
 Quantized ops with int8 tensors sit between QUANTIZE and DEQUANTIZE (the oracle's JS API
 maps only float32, int32 and uint8 inputs and outputs); their float outputs are compared
 within one LSB of the int8 output scale (`lsb` in the golden).
@@ -1104,11 +1108,15 @@ def main():
                 continue
             m = Model(zlib.crc32(name.encode()))   # weights depend on the case's name only
             build(m)
-            js = os.path.join(tmp, name + '.json')
-            with open(js, 'w') as f:
-                json.dump(m.json(), f)
-            subprocess.run(['flatc', '-b', '-o', MODEL_DIR, SCHEMA, js], check=True)
             model = os.path.join(MODEL_DIR, name + '.tflite')
+            if kw.get('convert'):
+                # made by the official converter: the case's module run with tensorflow
+                subprocess.run([LITERT_PYTHON, kw['convert'], name, model], check=True, capture_output=True)
+            else:
+                js = os.path.join(tmp, name + '.json')
+                with open(js, 'w') as f:
+                    json.dump(m.json(), f)
+                subprocess.run(['flatc', '-b', '-o', MODEL_DIR, SCHEMA, js], check=True)
             golden = os.path.join(GOLDEN_DIR, name + '.gauss.txt')
             if kw.get('hand'):
                 if kw.get('check'):

@@ -5,7 +5,8 @@
  * ...: it enters and leaves) and an 8x8 class mask. Frames are pushed through a GstHarness
  * at --fps (0: as fast as possible) and the time each push takes on this thread (the
  * streaming thread) is measured. Bus messages are printed as JSON lines on stdout; at the
- * end a {"feed":"done",...} line gives the push-time statistics.
+ * end a {"eos_stats":...} line gives the `stats` property read right after EOS and a
+ * {"feed":"done",...} line the push-time statistics.
  *
  * Usage: publish_feed [--frames N] [--fps F] [--timing FILE] [--linger-ms MS] [prop=value ...]
  * Exit status: 0 after the run, 2 when the element would not start (its error is printed).
@@ -61,13 +62,17 @@ static void print_bus(GstBus *bus)
       g_string_append(o, ",\"bus\":");
       json_string(o, gst_structure_get_name(s));
       gst_structure_foreach(s, field, o);
-    } else if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR || GST_MESSAGE_TYPE(m) == GST_MESSAGE_WARNING) {
+    } else if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR || GST_MESSAGE_TYPE(m) == GST_MESSAGE_WARNING ||
+               GST_MESSAGE_TYPE(m) == GST_MESSAGE_INFO) {
       GError *err = NULL;
       gchar *dbg = NULL;
       if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR) gst_message_parse_error(m, &err, &dbg);
-      else gst_message_parse_warning(m, &err, &dbg);
-      g_string_append(o, GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR ? ",\"bus\":\"error\",\"text\":"
-                                                                  : ",\"bus\":\"warning\",\"text\":");
+      else if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_WARNING) gst_message_parse_warning(m, &err, &dbg);
+      else gst_message_parse_info(m, &err, &dbg);
+      g_string_append_printf(o, ",\"bus\":\"%s\",\"text\":",
+                             GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR     ? "error"
+                             : GST_MESSAGE_TYPE(m) == GST_MESSAGE_WARNING ? "warning"
+                                                                          : "info");
       json_string(o, err->message);
       g_string_append(o, ",\"debug\":");
       json_string(o, dbg ? dbg : "");
@@ -208,6 +213,16 @@ int main(int argc, char **argv)
   gst_harness_push_event(h, gst_event_new_eos());
   gint64 eos_us = g_get_monotonic_time() - eos_start;
   print_bus(bus);
+  /* the `stats` property right after EOS went through (what an application reads on EOS) */
+  GstStructure *st = NULL;
+  g_object_get(el, "stats", &st, NULL);
+  GString *o = g_string_new("{\"eos_stats\":\"yes\"");
+  if (st) gst_structure_foreach(st, field, o);
+  g_string_append_c(o, '}');
+  printf("%s\n", o->str);
+  fflush(stdout);
+  g_string_free(o, TRUE);
+  if (st) gst_structure_free(st);
   for (gint64 end = g_get_monotonic_time() + linger_ms * 1000; g_get_monotonic_time() < end; g_usleep(10000))
     print_bus(bus);
   gst_harness_teardown(h); /* stop: the last stats (with "unsent") */

@@ -1,5 +1,5 @@
 """test_mqtt.py CASE - tflitepublish against a real Mosquitto started here on a free loopback
-port. Cases: schema, restart, limits, spill, timing, tls, auth, models (meson runs each as
+port. Cases: schema, restart, limits, spill, timing, tls, auth, unreachable, models (meson runs each as
 its own test). Every message received is checked against docs/results-schema.json."""
 import base64
 import os
@@ -18,7 +18,7 @@ FAST = ['reconnect-min=100', 'reconnect-max=1000', 'stats-interval=250']
 
 
 def base_args(broker, *more):
-    return ['host=127.0.0.1', 'port=%d' % broker.port, 'camera-id=cam1', 'qos=1'] + FAST + list(more)
+    return ['host=127.0.0.1', 'port=%d' % broker.port, 'camera-id=cam1', 'mqtt-qos=1'] + FAST + list(more)
 
 
 def wait_all(sub, n, timeout=20):
@@ -63,7 +63,7 @@ def case_schema():
     for qos in (0, 2):
         sub_q = Subscriber(b.port, topic='qos%d/#' % qos)
         time.sleep(0.3)
-        rc, out = feed(base_args(b, 'qos=%d' % qos, 'topic=qos%d/objects' % qos, 'events=false'), frames=200)
+        rc, out = feed(base_args(b, 'mqtt-qos=%d' % qos, 'topic=qos%d/objects' % qos, 'events=false'), frames=200)
         st = last_stats(out)
         check(rc == 0 and st['sent'] == 200 and st['dropped'] == 0, 'QoS %d: 200 sent' % qos)
         check(wait_all(sub_q, 200), 'QoS %d: 200 arrived' % qos)
@@ -126,6 +126,11 @@ def case_restart():
     states = [(l['state'], l.get('reason')) for l in bus(out, 'tflite-publish-state')]
     check(('disconnected', 'network') in states and states[-1][0] == 'connected',
           'state messages: connected, disconnected (network), connected again')
+    where = '127.0.0.1:%d' % b.port
+    warned = [l['text'] for l in bus(out, 'warning')]
+    back = [l['text'] for l in bus(out, 'info') if 'again' in l['text']]
+    check(len(warned) == 1 and where in warned[0] and len(back) == 1 and where in back[0],
+          'one warning for the outage and one message when it was over: %s %s' % (warned, back))
     down = [l for l in bus(out, 'tflite-publish-stats') if l['state'] != 'connected' and l['queued'] > 0]
     check(len(down) > 0, 'stats during the outage show queued messages (max %d)' % max(l['queued'] for l in down))
     sub.wait_for(lambda lines: False, 0)
@@ -391,6 +396,47 @@ def case_models():
         diff = sum(1 for a, b2 in zip(px, px2) if abs(a - b2) > 8) / len(px)
         check((w2, h2) == (w, h) and abs(frac2 - frac) < 0.02 and diff < 0.02,
               'GL mask: share %.4f vs CPU %.4f, %.2f%% of pixels differ by > 8/255' % (frac2, frac, 100 * diff))
+    sub.stop()
+    b.stop()
+
+
+def case_unreachable():
+    """A publisher pointed at a closed port: one warning naming host, port and the reason,
+    before its second try, however many tries follow; an info message when the broker
+    comes; then everything arrives and `stats` read at EOS is final."""
+    tmp = tmpdir('unreachable')
+    b = Mosquitto(tmp).start()
+    # a persistent subscriber session, kept by the broker across its restart below
+    sub = Subscriber(b.port)
+    time.sleep(0.3)
+    b.stop()  # the port is closed now: connections are refused
+    retry = 1000
+    p = feed_async(['host=127.0.0.1', 'port=%d' % b.port, 'camera-id=cam1', 'mqtt-qos=1', 'events=false',
+                    'reconnect-min=%d' % retry, 'reconnect-max=%d' % retry, 'stats-interval=3600000'],
+                   frames=200, fps=50)
+    time.sleep(2.5)
+    b.start()
+    rc, out = feed_result(p)
+    check(rc == 0, 'feed ran')
+    warnings = bus(out, 'warning')
+    where = '127.0.0.1:%d' % b.port
+    check(len(warnings) == 1, 'one warning for the outage: %s' % [w['text'] for w in warnings])
+    w = warnings[0]
+    check(where in w['text'] and 'Connection refused' in w['text'] and 'MQTT broker' in w['text'],
+          'the warning names host, port and reason: %s' % w['text'])
+    tries = [l for l in bus(out, 'tflite-publish-state') if l['state'] == 'connecting']
+    downs = [l for l in bus(out, 'tflite-publish-state') if l['state'] == 'disconnected']
+    check(len(downs) >= 2, '%d failed tries during the outage, still one warning' % len(downs))
+    after = (w['t_us'] - tries[0]['t_us']) / 1000
+    check(after < retry and w['t_us'] < tries[1]['t_us'],
+          'the warning came %.0f ms after the first try, before the second (reconnect %d ms)' % (after, retry))
+    infos = [l for l in bus(out, 'info') if 'again' in l['text'] and where in l['text']]
+    check(len(infos) == 1 and infos[0]['t_us'] > w['t_us'], 'recovery message: %s' % [i['text'] for i in infos])
+    eos = [l for l in out if 'eos_stats' in l]
+    check(len(eos) == 1 and eos[0].get('pushed') == 200 and eos[0].get('sent') == 200,
+          '`stats` read at EOS is final (stats-interval one hour): %s' % eos)
+    check(wait_all(sub, 200), '200 messages arrived')
+    validate_all(sub.messages())
     sub.stop()
     b.stop()
 

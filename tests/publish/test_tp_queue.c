@@ -291,7 +291,7 @@ static void ev_stats(void *user, const tp_stats *s)
 static tp_publisher *start(fake *f, observed *o, size_t max_messages, const char *spill)
 {
   tp_publisher_config cfg = { max_messages, 1 << 24, TP_DROP_OLDEST, spill, 1 << 20, 5, 20, 0 };
-  tp_publisher_events ev = { o, ev_state, ev_stats, NULL, NULL };
+  tp_publisher_events ev = { o, ev_state, ev_stats, NULL, NULL, NULL };
   char err[256];
   tp_publisher *p = tp_publisher_new(&f->base, &cfg, &ev, err, sizeof(err));
   CHECK(p != NULL, "publisher: %s", err);

@@ -1,10 +1,13 @@
 /* test_index_ops.c - the clean errors of the index ops' reference kernels, which the
  * single-op models (tests/opmodels, goldens from TFLite) cannot show: an index out of
  * range fails the eval with TFL_ERR_ARG naming the op and the value (TFLite fails the
- * invoke), a WHERE on a non-constant condition is refused at prepare, types TFLite
- * refuses are refused. One in-range run beside each error shows the error is the
- * index's, not the set-up's. */
+ * invoke), types TFLite refuses are refused. One in-range run beside each error shows the
+ * error is the index's, not the set-up's. WHERE and UNIQUE outputs of a data-dependent
+ * size: each run sets the true count; a node reading one is refused at create. */
 #include "eltwise_test_util.h"
+#include "../graph_build.h"
+#include "../../delegates/cpu/cpu_delegate.h"
+#include "../../runtime/tfl_interpreter.h"
 
 /* Runs r, expecting status `want` and a message holding `op` and `word`. */
 static void expect_error(op_runner *r, tfl_status want, const char *op, const char *word, const char *what)
@@ -138,18 +141,19 @@ static void test_lookups(void)
 static void test_where_range(void)
 {
   op_runner r;
-  /* WHERE: a constant condition runs, a computed one is refused at prepare */
+  /* WHERE: a constant condition's output is [true count, rank]; a computed one's is planned
+   * at [elements, rank] and the eval sets the true count */
   for (int k = 0; k < 2; k++) {
     op_runner_init(&r, TFL_OP_WHERE);
     int c = op_runner_tensor(&r, TFL_TYPE_BOOL, 2, (int32_t[]){2, 2}, (bool[]){false, true, true, false}, k == 0);
-    int y = op_runner_tensor(&r, TFL_TYPE_INT64, 2, (int32_t[]){2, 2}, NULL, false);
+    int y = op_runner_tensor(&r, TFL_TYPE_INT64, 2, (int32_t[]){k ? 4 : 2, 2}, NULL, false);
     op_runner_io(&r, (int[]){c}, 1, (int[]){y}, 1);
-    if (k == 1) {
-      expect_error(&r, TFL_ERR_UNSUPPORTED, "WHERE", "non-constant", "where on a computed condition");
-    } else if (run_ok(&r, 1, "where constant")) {
+    if (run_ok(&r, 1, k ? "where computed" : "where constant")) {
       const int64_t *o = r.tensors[y].data;
       CHECK(o[0] == 0 && o[1] == 1 && o[2] == 1 && o[3] == 0, "where: got %lld %lld %lld %lld", (long long)o[0],
             (long long)o[1], (long long)o[2], (long long)o[3]);
+      CHECK(r.tensors[y].dims[0] == 2 && r.tensors[y].bytes == 32, "where %d: %d rows, %zu bytes after the run", k,
+            r.tensors[y].dims[0], r.tensors[y].bytes);
     }
     op_runner_free(&r);
   }
@@ -196,11 +200,88 @@ static void test_where_range(void)
   op_runner_free(&r);
 }
 
+/* x [2,3] -> GREATER 0 -> WHERE (computed condition) -> graph output, or read by a CAST: the
+ * interpreter runs the first (the output's first dim is each run's true count) and refuses
+ * the second at create, naming the reader. */
+static void test_where_dynamic(void)
+{
+  for (int reader = 0; reader < 2; reader++) {
+    tfl_graph *g = calloc(1, sizeof *g);
+    g->batch = 1;
+    int x = gb_tensor(g, TFL_TYPE_FLOAT32, 2, GB_DIMS(2, 3));
+    int zero = gb_const(g, TFL_TYPE_FLOAT32, 0, NULL, (float[]){0.0f});
+    int c = gb_tensor(g, TFL_TYPE_BOOL, 0, NULL);
+    int y = gb_tensor(g, TFL_TYPE_INT64, 0, NULL);   /* no declared shape: inferred */
+    gb_node(g, TFL_OP_GREATER, (int32_t[]){x, zero}, 2, c, (tfl_params){0});
+    gb_node(g, TFL_OP_WHERE, (int32_t[]){c}, 1, y, (tfl_params){0});
+    int out = y;
+    if (reader) {
+      out = gb_tensor(g, TFL_TYPE_INT32, 0, NULL);
+      gb_node(g, TFL_OP_CAST, (int32_t[]){y}, 1, out, (tfl_params){.cast = {-1, -1}});
+    }
+    gb_set_io(g, 1, (int32_t[]){x}, 1, (int32_t[]){out});
+    tfl_diag diag;
+    tfl_diag_init(&diag);
+    cpu_delegate_options co = cpu_delegate_defaults();
+    co.diag = &diag;
+    tfl_delegate *cpu = cpu_delegate_create(&co);
+    tfl_interp_options o = tfl_interp_defaults();
+    o.fallback = cpu;
+    o.diag = &diag;
+    tfl_interpreter *it = NULL;
+    tfl_status st = tfl_interpreter_create(g, &o, &it);
+    if (reader) {
+      CHECK(st == TFL_ERR_UNSUPPORTED && strstr(diag.error, "WHERE") && strstr(diag.error, "CAST"),
+            "where read by a CAST: status %d, '%s'", (int)st, diag.error);
+    } else if (st != TFL_OK) {
+      CHECK(false, "where dynamic: create failed: %s", diag.error);
+    } else {
+      /* two runs with different counts: 4 true of 6, then 1 */
+      const float in[2][6] = {{1, -1, 2, 3, 0, 5}, {-1, -2, 0, 0, 7, -3}};
+      const int64_t want0[8] = {0, 0, 0, 2, 1, 0, 1, 2}, want1[2] = {1, 1};
+      for (int run = 0; run < 2; run++) {
+        memcpy(tfl_interpreter_input(it, 0)->data, in[run], sizeof in[run]);
+        st = tfl_interpreter_invoke(it);
+        const tfl_tensor *t = tfl_interpreter_output(it, 0);
+        int rows = run ? 1 : 4;
+        CHECK(st == TFL_OK && t->ndim == 2 && t->dims[0] == rows && t->dims[1] == 2 && t->bytes == 16 * (size_t)rows &&
+              !memcmp(t->data, run ? want1 : want0, 16 * (size_t)rows),
+              "where run %d: status %d, %d x %d (%s)", run, (int)st, t->dims[0], t->dims[1], diag.error);
+      }
+    }
+    tfl_interpreter_free(it);
+    cpu->destroy(cpu);
+    tfl_graph_free(g);
+  }
+}
+
+/* UNIQUE through its kernel: values in order of first appearance (output 0's dim set to
+ * their count), indices per element, -0 the same value as 0. */
+static void test_unique(void)
+{
+  op_runner r;
+  op_runner_init(&r, TFL_OP_UNIQUE);
+  int x = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){7}, (float[]){2, -1, 0, 2, -0.0f, 5, -1}, false);
+  int y = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){7}, NULL, false);
+  int i = op_runner_tensor(&r, TFL_TYPE_INT64, 1, (int32_t[]){7}, NULL, false);
+  op_runner_io(&r, (int[]){x}, 1, (int[]){y, i}, 2);
+  if (run_ok(&r, 1, "unique")) {
+    const float *v = r.tensors[y].data;
+    const int64_t *k = r.tensors[i].data;
+    const int64_t want[7] = {0, 1, 2, 0, 2, 3, 1};
+    CHECK(r.tensors[y].dims[0] == 4 && v[0] == 2 && v[1] == -1 && v[2] == 0 && v[3] == 5 &&
+          !memcmp(k, want, sizeof want), "unique: %d values %g %g %g %g", r.tensors[y].dims[0], v[0], v[1], v[2], v[3]);
+  }
+  op_runner_free(&r);
+}
+
 int main(void)
 {
   test_gather();
   test_gather_nd_scatter_nd();
   test_lookups();
   test_where_range();
+  test_where_dynamic();
+  test_unique();
   return finish("test_index_ops");
 }

@@ -64,6 +64,28 @@ CALIB_SAMPLES = 8
 
 # ---------------------------------------------------------------- Keras models
 
+def audio_layers():
+    """The audio front end as a Keras layer (registered, so the converter's child process can
+    load the saved model): framed STFT magnitudes, log-compressed. The converter writes
+    STRIDED_SLICE/GATHER framing, the Hann window MUL, RFFT2D and COMPLEX_ABS, then LOG."""
+    import keras
+
+    @keras.saving.register_keras_serializable(package='zoo')
+    class LogSpectrogram(keras.layers.Layer):
+        def __init__(self, frame_length=128, frame_step=64, **kw):
+            super().__init__(**kw)
+            self.frame_length, self.frame_step = frame_length, frame_step
+
+        def call(self, x):
+            import tensorflow as tf
+            s = tf.abs(tf.signal.stft(x, self.frame_length, self.frame_step, fft_length=self.frame_length))
+            return tf.math.log(s + 1e-3)
+
+        def get_config(self):
+            return dict(super().get_config(), frame_length=self.frame_length, frame_step=self.frame_step)
+    return LogSpectrogram
+
+
 def keras_models():
     """name -> (input shape without batch, builder). Builders import Keras lazily."""
     import keras
@@ -178,6 +200,16 @@ def keras_models():
         out = layers.Dense(4)(h)
         return keras.Model(inp, out, name='gru')
 
+    def audio():
+        # a keyword-spotting-style classifier on 1024 samples: log spectrogram (15 frames x 65
+        # bins), a dense layer per frame, mean over time, class scores
+        inp = keras.Input((1024,), batch_size=1)
+        h = audio_layers()()(inp)
+        h = layers.Dense(16, activation='relu')(h)
+        h = layers.GlobalAveragePooling1D()(h)
+        out = layers.Dense(4, activation='softmax')(h)
+        return keras.Model(inp, out, name='audio')
+
     img = (96, 96, 3)
     return {
         'mobilenet_v2': (img, mobilenet_v2),
@@ -193,12 +225,13 @@ def keras_models():
         'transformer': ((16, 32), transformer),
         'lstm': ((16, 8), lstm),
         'gru': ((16, 8), gru),
+        'audio': ((1024,), audio),
     }
 
 
 KERAS_ORDER = ['mobilenet_v2', 'mobilenet_v3_small', 'mobilenet_v3_large', 'efficientnet_b0',
                'resnet50', 'densenet121', 'convnext_tiny', 'nasnet_mobile', 'inception_v3',
-               'unet', 'transformer', 'lstm', 'gru']
+               'unet', 'transformer', 'lstm', 'gru', 'audio']
 
 
 def seed_of(name):
@@ -373,6 +406,7 @@ def make_keras(names):
 def convert_saved(saved, variant, seed, out, shape):
     """Child process: converts one saved Keras model; writes the error to out[:-7] + '.err'."""
     import keras
+    audio_layers()   # registers the custom layer the audio model uses
     try:
         model = keras.models.load_model(saved, compile=False)
         data = convert(model, tuple(json.loads(shape)), variant, int(seed))
@@ -517,7 +551,7 @@ def golden(case):
 # once) at half the size of fp32; dyn's hybrid kernels (conv, depthwise, fully connected) and
 # uint8's QUANTIZE at the ends are covered by MobileNetV2 and the small models, which keep all
 # five.
-KEEP_ALL = {'mobilenet_v2', 'unet', 'transformer', 'lstm', 'gru'}
+KEEP_ALL = {'mobilenet_v2', 'unet', 'transformer', 'lstm', 'gru', 'audio'}
 KEEP_APP = {'fp16', 'int8'}
 # YOLO: the fp32 files are 10-13 MB each; yolo11n's int8 file (3 MB) has yolov8n's op set
 # and more (C2PSA attention), so it alone is committed

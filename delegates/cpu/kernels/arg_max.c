@@ -23,6 +23,7 @@ static double value_at(const tfl_tensor *x, size_t i)
   case TFL_TYPE_FLOAT16:
   case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_BOOL:
   case TFL_TYPE_INT16:
   case TFL_TYPE_COUNT: break;

@@ -28,6 +28,7 @@
  * threads.
  */
 #include "kernels.h"
+#include "compute_bmm.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -190,6 +191,7 @@ static tfl_status prepare_types(const tfl_graph *g, const tfl_node *n, bmm_state
   case TFL_TYPE_INT32:
   case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_BOOL:
   case TFL_TYPE_COUNT: break;
   }
@@ -467,6 +469,15 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
     break;
   }
   return TFL_OK;
+}
+
+bool cpu_bmm_hybrid_view_of(const void *state, cpu_bmm_hybrid_view *v)
+{
+  const bmm_state *st = state;
+  if (!st || st->kind != BMM_HYBRID || !st->packed_const || !st->asym) return false;
+  *v = (cpu_bmm_hybrid_view){st->m, st->n, st->k, st->adj_x, st->batches, st->lhs_rows, st->rhs_batches, st->lb,
+                             st->rb, st->packed, st->hw.w_scale, st->lt};
+  return true;
 }
 
 const cpu_kernel cpu_k_batch_matmul = {prepare, eval, release, CPU_F32 | CPU_TYPE(TFL_TYPE_INT8) | CPU_I16, 0};

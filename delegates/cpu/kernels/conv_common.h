@@ -321,6 +321,7 @@ static inline tfl_status cpu_conv_prepare_types(const tfl_graph *g, const tfl_no
   case TFL_TYPE_INT32:
   case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_BOOL:
   case TFL_TYPE_INT16:
   case TFL_TYPE_COUNT: break;

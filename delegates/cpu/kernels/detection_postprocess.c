@@ -71,6 +71,7 @@ static inline float dp_real(const tfl_tensor *t, size_t i)
   case TFL_TYPE_INT32:
   case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_BOOL:
   case TFL_TYPE_INT16:
   case TFL_TYPE_COUNT:

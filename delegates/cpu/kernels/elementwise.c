@@ -511,6 +511,7 @@ static tfl_status eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_c
   case TFL_TYPE_INT16: j.row = row_i16; break;
   case TFL_TYPE_FLOAT16:
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_COUNT: return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "type %s", tfl_type_name(st->type));
   }
   j.tasks = cpu_task_count(ctx, st->bc.count, 16384);

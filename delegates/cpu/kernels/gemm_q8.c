@@ -116,11 +116,44 @@ run_vnni_row(const cpu_q8_gemm *p, const uint8_t *x, int b0, int b1, int32_t *ou
   }
 }
 
-/* Four input rows at a time share each weight vector. */
+/* Eight input rows at a time share each weight vector: eight independent sums hide the
+ * dot product's latency (four left the unit idle half the time on a 64x64 3x3 conv). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) static int
+run_vnni8(const cpu_q8_gemm *p, const uint8_t *x_u, size_t x_stride, int n, int b0, int b1, int32_t *out,
+          size_t out_stride)
+{
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint8_t *x = x_u + (size_t)i * x_stride;
+    for (int b = b0; b < b1; b++) {
+      const int8_t *w = p->w + (size_t)b * p->kq * CPU_Q8_ROWS * 4;
+      __m512i a[8];
+      for (int r = 0; r < 8; r++) a[r] = _mm512_setzero_si512();
+      for (int q = 0; q < p->kq; q++) {
+        const __m512i wv = _mm512_load_si512((const void *)(w + (size_t)q * CPU_Q8_ROWS * 4));
+        for (int r = 0; r < 8; r++) {
+          int32_t v;
+          memcpy(&v, x + (size_t)r * x_stride + 4 * (size_t)q, 4);
+          a[r] = _mm512_dpbusd_epi32(a[r], _mm512_set1_epi32(v), wv);
+        }
+      }
+      const __mmask16 m = (__mmask16)((1u << block_cols(p, b)) - 1u);
+      int32_t *o = out + (size_t)i * out_stride + (size_t)b * CPU_Q8_ROWS;
+      for (int r = 0; r < 8; r++) _mm512_mask_storeu_epi32(o + (size_t)r * out_stride, m, a[r]);
+    }
+  }
+  return i;
+}
+
+/* Four input rows at a time share each weight vector (the rows run_vnni8 leaves). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) static void
 run_vnni(const cpu_q8_gemm *p, const uint8_t *x_u, size_t x_stride, int n, int b0, int b1, int32_t *out,
          size_t out_stride)
 {
+  const int done = run_vnni8(p, x_u, x_stride, n, b0, b1, out, out_stride);
+  x_u += (size_t)done * x_stride;
+  out += (size_t)done * out_stride;
+  n -= done;
   for (int i = 0; i < n; i += 4) {
     const int rows = n - i < 4 ? n - i : 4;
     const uint8_t *x0 = x_u + (size_t)i * x_stride;

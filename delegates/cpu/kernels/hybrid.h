@@ -29,28 +29,82 @@
 
 #include "conv_common.h"
 
-/* Symmetric quantization of n floats into q (values in [-127, 127]); returns the scale
- * (1 for an all-zero input, whose q are all 0). */
-static inline float cpu_hybrid_quant_sym(const float *x, size_t n, int8_t *q)
+/* The smallest and largest of n >= 1 floats. */
+static inline void cpu_hybrid_min_max(const float *x, size_t n, float *lo, float *hi)
 {
-  if (n == 0) return 1.0f;
   float mn = x[0], mx = x[0];
   for (size_t i = 1; i < n; i++) {
     mn = x[i] < mn ? x[i] : mn;
     mx = x[i] > mx ? x[i] : mx;
   }
-  float range = fabsf(mn) > fabsf(mx) ? fabsf(mn) : fabsf(mx);
-  if (range == 0.0f) {
+  *lo = mn;
+  *hi = mx;
+}
+
+/* How a group of floats with smallest mn and largest mx is quantized: q = clamp(round(off +
+ * x * inv), qmin, 127) with round half away from zero, scale the value of one step. Symmetric
+ * (asym false): scale = max|x| / 127, off 0, qmin -127. Asymmetric: min/max including 0
+ * over [-128, 127], scale and zero point (off) worked out in double, as TFLite does.
+ * Returns false when every q is 0 (an all-zero range): scale 1, zero point 0. */
+typedef struct {
+  float scale, inv, off, qmin;
+  int32_t zp;
+} cpu_hybrid_qparams;
+
+static inline bool cpu_hybrid_params(float mn, float mx, bool asym, cpu_hybrid_qparams *p)
+{
+  *p = (cpu_hybrid_qparams){1.0f, 0.0f, 0.0f, asym ? -128.0f : -127.0f, 0};
+  if (!asym) {
+    float range = fabsf(mn) > fabsf(mx) ? fabsf(mn) : fabsf(mx);
+    if (range == 0.0f) return false;
+    p->inv = 127.0f / range;
+    p->scale = range / 127.0f;
+    return true;
+  }
+  double rmin = fmin(0.0, (double)mn), rmax = fmax(0.0, (double)mx);
+  if (rmin == rmax) return false;
+  double scale = (rmax - rmin) / 255.0;
+  double zp_from_min = -128.0 - rmin / scale, zp_from_max = 127.0 - rmax / scale;
+  double err_min = 128.0 + fabs(rmin / scale), err_max = 127.0 + fabs(rmax / scale);
+  double zpd = err_min < err_max ? zp_from_min : zp_from_max;
+  p->zp = zpd > -128.0 && zpd < 127.0 ? (int32_t)round(zpd) : (zpd >= 127.0 ? 127 : -128); /* NaN: -128 */
+  p->scale = (float)scale;
+  p->inv = (float)(1.0 / (double)p->scale);
+  p->off = (float)p->zp;
+  return true;
+}
+
+/* One quantized value (p from cpu_hybrid_params). */
+static inline int8_t cpu_hybrid_quant_one(const cpu_hybrid_qparams *p, float x)
+{
+  float r = roundf(p->off + x * p->inv);
+  int32_t v = r >= 127.0f ? 127 : (r >= p->qmin ? (int32_t)r : (int32_t)p->qmin); /* NaN: qmin, no UB */
+  return (int8_t)v;
+}
+
+/* Quantization of n floats into q, symmetric (values in [-127, 127], zero point 0) or
+ * asymmetric (values in [-128, 127], zero point *zp); returns the scale. */
+static inline float cpu_hybrid_quant(const float *x, size_t n, bool asym, int8_t *q, int32_t *zp)
+{
+  cpu_hybrid_qparams p;
+  float mn = 0.0f, mx = 0.0f;
+  if (n) cpu_hybrid_min_max(x, n, &mn, &mx);
+  *zp = 0;
+  if (!cpu_hybrid_params(mn, mx, asym, &p)) {
     memset(q, 0, n);
     return 1.0f;
   }
-  float inv = 127.0f / range;
-  for (size_t i = 0; i < n; i++) {
-    float r = roundf(x[i] * inv);
-    int32_t v = r >= 127.0f ? 127 : (r >= -127.0f ? (int32_t)r : -127); /* NaN: -127, no UB */
-    q[i] = (int8_t)v;
-  }
-  return range / 127.0f;
+  for (size_t i = 0; i < n; i++) q[i] = cpu_hybrid_quant_one(&p, x[i]);
+  *zp = p.zp;
+  return p.scale;
+}
+
+/* Symmetric quantization of n floats into q (values in [-127, 127]); returns the scale
+ * (1 for an all-zero input, whose q are all 0). */
+static inline float cpu_hybrid_quant_sym(const float *x, size_t n, int8_t *q)
+{
+  int32_t zp;
+  return cpu_hybrid_quant(x, n, false, q, &zp);
 }
 
 /* Asymmetric quantization of n floats into q (values in [-128, 127]) with zero point
@@ -58,32 +112,7 @@ static inline float cpu_hybrid_quant_sym(const float *x, size_t n, int8_t *q)
  * and zero point are worked out in double, the values with float, as TFLite does. */
 static inline float cpu_hybrid_quant_asym(const float *x, size_t n, int8_t *q, int32_t *zp)
 {
-  *zp = 0;
-  if (n == 0) return 1.0f;
-  float mn = x[0], mx = x[0];
-  for (size_t i = 1; i < n; i++) {
-    mn = x[i] < mn ? x[i] : mn;
-    mx = x[i] > mx ? x[i] : mx;
-  }
-  double rmin = fmin(0.0, (double)mn), rmax = fmax(0.0, (double)mx);
-  if (rmin == rmax) {
-    memset(q, 0, n);
-    return 1.0f;
-  }
-  double scale = (rmax - rmin) / 255.0;
-  double zp_from_min = -128.0 - rmin / scale, zp_from_max = 127.0 - rmax / scale;
-  double err_min = 128.0 + fabs(rmin / scale), err_max = 127.0 + fabs(rmax / scale);
-  double zpd = err_min < err_max ? zp_from_min : zp_from_max;
-  *zp = zpd > -128.0 && zpd < 127.0 ? (int32_t)round(zpd) : (zpd >= 127.0 ? 127 : -128); /* NaN: -128 */
-  float sf = (float)scale;
-  float inv = (float)(1.0 / (double)sf);
-  float off = (float)*zp;
-  for (size_t i = 0; i < n; i++) {
-    float r = roundf(off + x[i] * inv);
-    int32_t v = r >= 127.0f ? 127 : (r >= -128.0f ? (int32_t)r : -128); /* NaN: -128, no UB */
-    q[i] = (int8_t)v;
-  }
-  return sf;
+  return cpu_hybrid_quant(x, n, true, q, zp);
 }
 
 /* sum(x[i] * w[i]) of int8 vectors in int32 (wrapping like the hardware's accumulators). */

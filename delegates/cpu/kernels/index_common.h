@@ -48,6 +48,28 @@ static inline tfl_status idx_check_shape(const tfl_graph *g, const tfl_node *n, 
   return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "%s has shape %s], the op gives %s]", what, b, a);
 }
 
+/* An output whose size depends on the data (WHERE on a computed condition, UNIQUE's
+ * values): planned at its largest size, its first dim set to the real count by each eval,
+ * as TFLite's dynamic tensors. Nodes after it were prepared for the planned size, so it may
+ * only be an output of the main graph that no node reads; fails naming the reader. */
+static inline tfl_status idx_check_dynamic_output(const tfl_graph *g, const tfl_node *n, int out_pos, tfl_diag *diag)
+{
+  int ti = n->out[out_pos];
+  if (g->root)
+    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "output %d (tensor %d) has a data-dependent size, which a "
+                        "subgraph (%d) cannot pass on", out_pos, ti, g->index);
+  for (int k = 0; k < g->n_nodes; k++) {
+    const tfl_node *m = &g->nodes[k];
+    if (m->dead) continue;
+    for (int i = 0; i < m->n_in; i++)
+      if (m->in[i] == ti)
+        return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "output %d (tensor %d) has a data-dependent size and "
+                            "node %d (%s) reads it: such an output is supported only as a graph output no node reads",
+                            out_pos, ti, k, tfl_op_name(m->op));
+  }
+  return TFL_OK;
+}
+
 /* The data types the plain-copy ops (gather, select, ...) move unchanged. */
 static inline bool idx_copy_type(tfl_type t)
 {

@@ -5,7 +5,9 @@
  * SELECT/SELECT_V2 copy stored elements of any plain type (float32, int8, uint8, int16,
  * int32, int64, bool); SELECT_V2 broadcasts all three inputs, SELECT takes a condition of
  * x's shape, a scalar, or a vector over x's first dim. WHERE's output shape depends on
- * the data: only a constant condition is run (its shape is computed at load). TOPK_V2
+ * the data: a constant condition's is computed at load; for a computed one the output is
+ * planned at [elements, rank] and each eval sets its first dim to the true count
+ * (idx_check_dynamic_output: a graph output no node reads). TOPK_V2
  * orders values descending, equal values lower index first, as TFLite's TopContainer.
  * NMS follows TFLite's reference (a max-heap of candidates, soft-NMS re-queueing) with the
  * heap's tie order of std::priority_queue (libstdc++'s push_heap / pop_heap), so equal
@@ -143,21 +145,25 @@ static tfl_status where_prepare(tfl_graph *g, const tfl_node *n, void **state, t
       c->type != TFL_TYPE_INT64 && c->type != TFL_TYPE_INT8 && c->type != TFL_TYPE_UINT8)
     return idx_unsupported_type(g, n, "condition", c->type, diag);
   if (y->type != TFL_TYPE_INT64) return idx_unsupported_type(g, n, "output", y->type, diag);
-  if (!c->is_const)
-    return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "WHERE with a non-constant condition ('%s'): its output shape "
-                        "depends on the data, and this runtime plans memory statically", c->name ? c->name : "");
   size_t nz = 0;
-  for (size_t i = 0; i < tfl_tensor_count(c); i++) nz += where_on(c, i);
+  if (c->is_const) {
+    for (size_t i = 0; i < tfl_tensor_count(c); i++) nz += where_on(c, i);
+  } else {
+    /* the largest output: every element true */
+    if ((s = idx_check_dynamic_output(g, n, OUTPUT, diag))) return s;
+    nz = tfl_tensor_count(c);
+  }
   int64_t d[2] = {(int64_t)nz, c->ndim};
   return idx_check_shape(g, n, y, "output", d, 2, diag);
 }
 
 static tfl_status where_eval(const tfl_graph *g, const tfl_node *n, void *state, cpu_ctx *ctx, tfl_diag *diag)
 {
-  const tfl_tensor *c = cpu_in(g, n, COND), *y = cpu_out(g, n, OUTPUT);
+  const tfl_tensor *c = cpu_in(g, n, COND);
+  tfl_tensor *y = cpu_out(g, n, OUTPUT);
   (void)state, (void)ctx, (void)diag;
   int64_t *o = y->data;
-  size_t count = tfl_tensor_count(c);
+  size_t count = tfl_tensor_count(c), rows = 0;
   for (size_t i = 0; i < count; i++) {
     if (!where_on(c, i)) continue;
     size_t r = i;
@@ -166,6 +172,11 @@ static tfl_status where_eval(const tfl_graph *g, const tfl_node *n, void *state,
       r /= (size_t)c->dims[d];
     }
     o += c->ndim;
+    rows++;
+  }
+  if (!c->is_const) { /* a dynamic output: this run's rows (at most the planned count) */
+    y->dims[0] = (int32_t)rows;
+    tfl_tensor_update_bytes(y);
   }
   return TFL_OK;
 }

@@ -50,6 +50,7 @@ extern const cpu_kernel cpu_k_anchor_detection;       /* anchor_detection.c (int
 extern const cpu_kernel cpu_k_ssd_class_nms;          /* ssd_detection.c (internal op) */
 extern const cpu_kernel cpu_k_ssd_detection;          /* ssd_detection.c (internal op) */
 extern const cpu_kernel cpu_k_landmark_decode;        /* landmark_decode.c (internal op) */
+extern const cpu_kernel cpu_k_yolo_detection;         /* yolo_detection.c (internal op) */
 
 /* layout ops: kernels/layout_ops.c */
 extern const cpu_kernel cpu_k_transpose;
@@ -85,6 +86,7 @@ extern const cpu_kernel cpu_k_cast;
 extern const cpu_kernel cpu_k_select;
 extern const cpu_kernel cpu_k_select_v2;
 extern const cpu_kernel cpu_k_where;
+extern const cpu_kernel cpu_k_unique;                 /* unique.c */
 extern const cpu_kernel cpu_k_topk_v2;
 extern const cpu_kernel cpu_k_cumsum;
 extern const cpu_kernel cpu_k_non_max_suppression_v4;
@@ -151,6 +153,14 @@ extern const cpu_kernel cpu_k_l2_pool_2d;
 extern const cpu_kernel cpu_k_batch_matmul;
 extern const cpu_kernel cpu_k_conv_3d;
 extern const cpu_kernel cpu_k_conv_3d_transpose;
+
+/* spectral ops: kernels/spectral_ops.c; bit ops: kernels/bit_ops.c */
+extern const cpu_kernel cpu_k_rfft2d;
+extern const cpu_kernel cpu_k_real;
+extern const cpu_kernel cpu_k_imag;
+extern const cpu_kernel cpu_k_complex_abs;
+extern const cpu_kernel cpu_k_bucketize;
+extern const cpu_kernel cpu_k_bitcast;
 
 /* sequence ops: kernels/sequence_ops.c */
 extern const cpu_kernel cpu_k_unidirectional_sequence_lstm;

@@ -73,6 +73,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, bool is
   case TFL_TYPE_INT32:
   case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_BOOL:
   case TFL_TYPE_INT16:
   case TFL_TYPE_COUNT: break;
@@ -105,6 +106,7 @@ static inline float load(const pool_state *st, const void *x, size_t i)
   case TFL_TYPE_INT32:
   case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_BOOL:
   case TFL_TYPE_INT16:
   case TFL_TYPE_COUNT: break;

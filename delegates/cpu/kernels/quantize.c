@@ -157,6 +157,7 @@ static tfl_status eval_quantize(const tfl_graph *g, const tfl_node *n, void *sta
         case TFL_TYPE_INT32:
         case TFL_TYPE_INT64:
         case TFL_TYPE_STRING:
+        case TFL_TYPE_COMPLEX64:
         case TFL_TYPE_BOOL:
         case TFL_TYPE_COUNT: break;
         }
@@ -193,6 +194,7 @@ static float raw_at(const tfl_tensor *x, size_t i)
   case TFL_TYPE_FLOAT16:
   case TFL_TYPE_INT64:
   case TFL_TYPE_STRING:
+  case TFL_TYPE_COMPLEX64:
   case TFL_TYPE_BOOL:
   case TFL_TYPE_COUNT: break;
   }
