@@ -28,6 +28,9 @@ scripts/fetch_kafka.sh || die "scripts/fetch_kafka.sh failed"
 
 # Old logs must not be counted.
 trixie_log=$build/trixie-root/build/meson-logs/testlog.json
+arm64_logs=("$build/arm64/meson-logs/testlog.json" "$build/arm64/meson-logs/testlog-gst.json"
+  "$build/arm64/meson-logs/testlog-sve-arm64-sve-wrap.sh.json")
+rm -f "${arm64_logs[@]}"
 rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" "$tsan/meson-logs/testlog.json" "$fuzz/meson-logs/testlog.json" "$trixie_log"
 
 # Both builds' evaluation tests share one pycocotools virtual environment (tests/eval/venv.sh).
@@ -43,6 +46,13 @@ meson test -C "$build" --print-errorlogs --num-processes 2
 # the first time, seconds after); a mirror that cannot be reached fails with a message.
 step "analytics: Debian 13 root, GStreamer 1.26"
 scripts/analytics_stage.sh "$build" || echo "test.sh: the analytics stage failed (see above)"
+
+# arm64: cross-built against a Debian 12 arm64 sysroot (mmdebstrap, cached in $build/arm64-sysroot,
+# the build in $build/arm64) and tested under qemu-aarch64 -cpu cortex-a76: the unit, runtime,
+# loader, decoders, models and single-op (opmodels) suites; the oneDNN tests
+# once more on qemu's SVE CPU (docs/boards.md: what it costs).
+step "arm64: cross build, tests under qemu"
+scripts/arm64_stage.sh "$build" || echo "test.sh: the arm64 stage failed (see above)"
 
 # The sanitizer run covers the unit, loader (bad models), single-op and real-model suites
 # (the real models take about 70 s under ASan on 2 cores), the evaluation suite (its
@@ -163,7 +173,7 @@ meson test -C "$fuzz" --no-rebuild --print-errorlogs --num-processes 2 --suite f
 step "summary"
 python3 - "$asan/meson-logs/testlog-lsan-retry.json" "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" \
   "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" "$tsan/meson-logs/testlog.json" \
-  "$fuzz/meson-logs/testlog.json" "$trixie_log" <<'PY'
+  "$fuzz/meson-logs/testlog.json" "$trixie_log" "${arm64_logs[@]}" <<'PY'
 import json
 import sys
 
@@ -179,7 +189,7 @@ except OSError:
 passed = failed = skipped = 0
 failures = []
 for path in sys.argv[2:]:
-    run = path.split('/')[-3]    # build, build-asan, build-tsan, build-fuzz, or build (the Debian 13 root's)
+    run = path.split('/')[-3]    # build, build-asan, build-tsan, build-fuzz, build (the Debian 13 root's), arm64
     try:
         lines = open(path).read().splitlines()
     except OSError:

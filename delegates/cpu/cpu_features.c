@@ -1,5 +1,6 @@
 /* cpu_features.c - see cpu_features.h. CPUID leaves 1 and 7 (sub-leaves 0 and 1), and
- * XGETBV: an instruction set counts only when the OS saves its registers. */
+ * XGETBV: an instruction set counts only when the OS saves its registers. On arm64 the
+ * kernel's HWCAP bits (set only for what it supports). */
 #include "cpu_features.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -16,6 +17,11 @@ static unsigned long long xcr0(void)
   __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
   return ((unsigned long long)hi << 32) | lo;
 }
+#elif defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#ifndef HWCAP_SVE
+#define HWCAP_SVE (1UL << 22) /* <asm/hwcap.h> */
+#endif
 #endif
 
 cpu_features cpu_features_detect(void)
@@ -39,6 +45,8 @@ cpu_features cpu_features_detect(void)
     f.avx_vnni = f.avx2_fma && bit(a, 4);
     f.avx512_bf16 = f.avx512 && bit(a, 5);
   }
+#elif defined(__aarch64__) && defined(__linux__)
+  f.sve = (getauxval(AT_HWCAP) & HWCAP_SVE) != 0;
 #endif
   return f;
 }

@@ -1,6 +1,7 @@
 /* cpu_features.h - the instruction sets this CPU has, for kernels chosen at run time.
  * Every fast kernel also has a portable path; tests pass a cpu_features with everything
- * off to cover it on any machine. Reads CPUID only: no state, any thread. */
+ * off to cover it on any machine. Reads CPUID (x86-64) or the kernel's HWCAP bits (arm64)
+ * only: no state, any thread. */
 #ifndef CPU_FEATURES_H
 #define CPU_FEATURES_H
 
@@ -13,14 +14,15 @@ typedef struct {
   bool avx512_bf16;  /* AVX-512 BF16: vdpbf16ps, vcvtneps2bf16 */
   bool avx_vnni;     /* AVX-VNNI: the 256-bit VEX form of the dot products */
   bool avx512_vbmi;  /* AVX-512 VBMI: vpermi2b, byte table lookups */
+  bool sve;          /* arm64 SVE (getauxval(AT_HWCAP)): oneDNN's only arm64 JIT convolutions */
 } cpu_features;
 
-/* What this CPU has (all false off x86-64). */
+/* What this CPU has (all false off x86-64 and arm64). */
 cpu_features cpu_features_detect(void);
 /* Everything off: the portable paths. */
 static inline cpu_features cpu_features_none(void)
 {
-  return (cpu_features){false, false, false, false, false, false};
+  return (cpu_features){false, false, false, false, false, false, false};
 }
 
 #endif

@@ -439,6 +439,21 @@ static bool q_filter_ok(const tfl_tensor *w, qkind k, int axis, int channels, bo
   return true;
 }
 
+/* Does XNNPACK requantize a conv or fully connected layer with filter w as TFLite's CPU path
+ * does (float product, ties to even)? On ARM, Debian's snapshot requantizes convs with
+ * per-tensor weights (quint8, qint8) in fixed point with ties upward: 1 LSB off on ties,
+ * which later layers widen (tests/test_q8_rounding.c); its fully connected layers, per
+ * tensor only, are kept off alike. Its per-channel (qcint8) convs round as on x86. */
+static bool q_rounds_like_tflite(const tfl_tensor *w)
+{
+#if defined(__aarch64__) || defined(__arm__)
+  return w->type == TFL_TYPE_INT8 && w->q.n > 1;
+#else
+  (void)w;
+  return true;
+#endif
+}
+
 /* XNNPACK refuses requantization scales in * w / out of 256 and more, and asserts (an abort
  * in Debian's build) on those below 2^-32: both stay on our kernels. */
 static bool q_requant_ok(const tfl_tensor *x, const tfl_tensor *w, const tfl_tensor *y)
@@ -477,7 +492,8 @@ static bool supports_quant(const tfl_graph *g, const tfl_node *n, qkind k)
     int groups = x->dims[3] / w->dims[3];
     if (w->dims[0] % groups != 0 || y->dims[3] != w->dims[0]) return false;
     /* XNNPACK's qcint8 convolution filter is channelwise along dim 0, as TFLite's */
-    return q_filter_ok(w, k, 0, w->dims[0], true) && q_requant_ok(x, w, y) && q_bias_ok(g, n, 2, w->dims[0]) &&
+    return q_filter_ok(w, k, 0, w->dims[0], true) && q_rounds_like_tflite(w) && q_requant_ok(x, w, y) &&
+           q_bias_ok(g, n, 2, w->dims[0]) &&
            q_act_ok(n->p.conv.act, y) && n->p.conv.stride_h > 0 && n->p.conv.stride_w > 0 &&
            n->p.conv.dilation_h > 0 && n->p.conv.dilation_w > 0;
   }
@@ -487,7 +503,8 @@ static bool supports_quant(const tfl_graph *g, const tfl_node *n, qkind k)
     if (w->dims[0] != 1 || x->dims[3] <= 0 || w->dims[3] % x->dims[3] != 0 || y->dims[3] != w->dims[3])
       return false;
     /* depthwise: channelwise along the last dim (3), in TFLite and XNNPACK alike */
-    return q_filter_ok(w, k, 3, w->dims[3], true) && q_requant_ok(x, w, y) && q_bias_ok(g, n, 2, w->dims[3]) &&
+    return q_filter_ok(w, k, 3, w->dims[3], true) && q_rounds_like_tflite(w) && q_requant_ok(x, w, y) &&
+           q_bias_ok(g, n, 2, w->dims[3]) &&
            q_act_ok(n->p.conv.act, y) && n->p.conv.stride_h > 0 && n->p.conv.stride_w > 0 &&
            n->p.conv.dilation_h > 0 && n->p.conv.dilation_w > 0;
   }
@@ -495,7 +512,8 @@ static bool supports_quant(const tfl_graph *g, const tfl_node *n, qkind k)
     const tfl_tensor *w = tensor_at(g, n, 1, false);
     if (!all_q(g, n, 1u, k) || !w || w->ndim != 2 || x->ndim < 1) return false;
     /* this snapshot's fully connected has no qcint8 filter */
-    if (!q_filter_ok(w, k, 0, w->dims[0], false) || !q_requant_ok(x, w, y)) return false;
+    if (!q_filter_ok(w, k, 0, w->dims[0], false) || !q_rounds_like_tflite(w) || !q_requant_ok(x, w, y))
+      return false;
     if (!q_bias_ok(g, n, 2, w->dims[0]) || !q_act_ok(n->p.fc.act, y)) return false;
     size_t cnt = tfl_tensor_count(x);
     if (w->dims[1] <= 0 || cnt % (size_t)w->dims[1] != 0) return false;

@@ -4,7 +4,8 @@
  * 1e-5 relative (|d| <= 1e-5 * max(1, |want|): the sums run in another order). Also
  * checks which convs the fast path gives the kernel (large enough ones) and that XNNPACK
  * then leaves them to it, and which it leaves to XNNPACK.
- * Exit 77 (skip) on a CPU without AVX-512, where the kernel is never used. */
+ * On a CPU without AVX-512 (any arm64, older x86) the kernel must never be chosen: it
+ * checks that XNNPACK keeps every one of those convs instead. */
 #include "conv_test_util.h"
 
 #include <string.h>
@@ -116,12 +117,37 @@ static void check_refused(const char *what, const sp_case *c, int kh, int stride
   op_runner_free(&r);
 }
 
+/* The kernel's own run-time check, seen from outside: x86 only (arm64 has no such builtin). */
+static bool cpu_has_avx512f(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
+}
+
+/* Without AVX-512 the fast path must leave every conv, the large sparse ones included, to
+ * XNNPACK's dense GEMM. */
+static void check_kept_by_xnnpack(const sp_case *c)
+{
+  op_runner r;
+  int yt;
+  build(&r, c, 1, 1, TFL_ACT_NONE, &yt);
+  if (cpu_conv_sparse1x1_fits(&r.graph, &r.node) || cpu_conv_sparse1x1_applies(&r.graph, &r.node) ||
+      !xnn_partition_supports(&r.graph, 0)) {
+    fprintf(stderr,
+            "FAIL no AVX-512, conv %dx%dx%dx%d -> %d: sparse kernel fits %d applies %d, XNNPACK %d\n",
+            c->n, c->h, c->w, c->ic, c->oc, cpu_conv_sparse1x1_fits(&r.graph, &r.node),
+            cpu_conv_sparse1x1_applies(&r.graph, &r.node), xnn_partition_supports(&r.graph, 0));
+    failures++;
+  }
+  op_runner_free(&r);
+}
+
 int main(void)
 {
-  if (!__builtin_cpu_supports("avx512f")) {
-    printf("SKIP: no AVX-512, the sparse kernel is never used\n");
-    return 77;
-  }
   static const sp_case cases[] = {
     {1, 5, 7, 33, 7, 0.75f, 1},    /* 35 pixels: one partial tile */
     {1, 9, 13, 37, 1, 0.75f, 1},   /* 117 pixels, a single output channel */
@@ -132,6 +158,16 @@ int main(void)
     {1, 20, 20, 32, 9, 0.95f, 1},  /* some output channels with no non-zero weight */
     {1, 14, 14, 241, 81, 0.75f, 1}, /* 3.8 M multiply-adds: the fast path's choice */
   };
+  const size_t n_cases = sizeof cases / sizeof cases[0];
+  if (!cpu_has_avx512f()) {
+    for (size_t i = 0; i < n_cases; i++) check_kept_by_xnnpack(&cases[i]);
+    if (failures) {
+      fprintf(stderr, "%d failures\n", failures);
+      return 1;
+    }
+    printf("OK: no AVX-512, XNNPACK keeps all %zu sparse convs\n", n_cases);
+    return 0;
+  }
   const tfl_activation acts[] = {TFL_ACT_NONE, TFL_ACT_RELU, TFL_ACT_RELU_N1_TO_1, TFL_ACT_RELU6};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     for (size_t a = 0; a < sizeof acts / sizeof acts[0]; a++) run_case(&cases[i], acts[a]);

@@ -7,7 +7,8 @@
  * outside it (external output) and a refused op. 8-bit cases (uint8 per tensor, int8
  * with per-channel weights) must agree within 1 LSB, and the mappings that would not be
  * exact (rescaling reshape/max pool, out-of-range scale ratios, mixed types, TANH) must
- * be refused.
+ * be refused; on ARM also the 8-bit convs and fully connected layers with per-tensor
+ * weights (XNNPACK rounds their ties upward there).
  * Ops whose reference kernel is not written yet are skipped (exit 77 if any were). */
 #include <math.h>
 #include <stdio.h>
@@ -98,6 +99,22 @@ static void add_slack(tfl_graph *g)
   }
 }
 
+/* An 8-bit conv or fully connected layer with per-tensor weights: on ARM, XNNPACK rounds
+ * those ties upward, not to even as TFLite's CPU path, so the fast path must refuse them
+ * there (tests/test_q8_rounding.c checks the rounding itself). */
+static bool refused_on_this_cpu(const op_runner *r)
+{
+#if defined(__aarch64__) || defined(__arm__)
+  const tfl_node *n = &r->node;
+  if (n->op != TFL_OP_CONV_2D && n->op != TFL_OP_DEPTHWISE_CONV_2D && n->op != TFL_OP_FULLY_CONNECTED) return false;
+  const tfl_tensor *w = &r->graph.tensors[n->in[1]];
+  return w->q.n > 0 && !(w->type == TFL_TYPE_INT8 && w->q.n > 1);
+#else
+  (void)r;
+  return false;
+#endif
+}
+
 /* Runs node 0 of r through the reference kernel and through XNNPACK (1 and 2 threads). */
 static void check(const char *name, op_runner *r, int out)
 {
@@ -109,6 +126,15 @@ static void check(const char *name, op_runner *r, int out)
   if (!k || !k->prepare || !k->eval) {
     printf("SKIP %s: no reference kernel for %s yet\n", name, tfl_op_name(r->node.op));
     skipped++;
+    goto out;
+  }
+  if (refused_on_this_cpu(r)) {
+    if (xnn_partition_supports(&r->graph, 0)) {
+      fprintf(stderr, "FAIL %s: taken on ARM, where XNNPACK rounds its ties upward\n", name);
+      failures++;
+    } else {
+      checked++;
+    }
     goto out;
   }
   if (!xnn_partition_supports(&r->graph, 0)) {

@@ -331,8 +331,8 @@ static void tile(const ch_args *a, size_t p0, size_t p1, uint8_t *col)
   const ch_state *st = a->st;
   cpu_conv_state *r = st->ref;
   const size_t oc = (size_t)r->out_c, ic = (size_t)r->in_c;
-  const bool vnni = st->isa.avx512_vnni && st->isa.avx512;
 #ifdef CH_X86
+  const bool vnni = st->isa.avx512_vnni && st->isa.avx512;
   if (vnni && st->implicit) {   /* groups of 8 from the padded image; the rest through rows */
     p0 += fused_vnni(st, a, NULL, 0, p0, p1 - p0, true);
     if (p0 == p1) return;
