@@ -11,7 +11,10 @@
  *             that head, then the decoder on its rows (what the CPU path does now);
  * and the bytes each path reads (the head against the rows). Threshold 0.25, IoU 0.7
  * (Ultralytics' predict), max 100.
- * Last line per model: YOLO name boxes values classes decoder_ms op_ms rows_ms head_bytes rows_bytes kept */
+ * Last line per model: YOLO name boxes values classes decoder_ms op_ms rows_ms head_bytes rows_bytes kept
+ * Models the op does not take (segmentation: the prototypes; oriented boxes; classifiers)
+ * get the decoder alone, on all their outputs, the kind tfl_decoder_pick gives:
+ *   DECODER name kind decoder_ms results */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +158,53 @@ out:
   return fail;
 }
 
+/* The decoder tflitefilter would pick, alone, on every output of the model (the tasks the
+ * YOLO_DETECTION op does not take). */
+static int bench_decoder(const char *path, const unsigned char *rgb, int pw, int ph, int runs,
+                         const tfl_decoder_options *opt)
+{
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  tfl_graph *g = NULL;
+  tfl_interpreter *it = NULL;
+  tfl_delegate *cpu = NULL;
+  tfl_decoder *dec = NULL;
+  double *t = malloc(sizeof(double) * runs);
+  int fail = 1, found = 0;
+  char why[256];
+  if (!t || run_model(path, rgb, pw, ph, &g, &it, &cpu, &diag)) goto out;
+  const tfl_decoder_kind kind = tfl_decoder_pick(g, why, sizeof why);
+  if (tfl_decoder_create(kind, g, opt, &dec, &diag)) goto out;
+  const int n_out = tfl_interpreter_output_count(it);
+  const tfl_tensor *outs[8];
+  if (n_out < 1 || n_out > 8) {
+    snprintf(diag.error, sizeof diag.error, "%d outputs", n_out);
+    goto out;
+  }
+  for (int o = 0; o < n_out; o++) outs[o] = tfl_interpreter_output(it, o);
+  const tfl_tensor *in = tfl_interpreter_input(it, 0);
+  const tfl_transform tr = { in->dims[2], in->dims[1], 640.0f, 480.0f, 1.0f, 1.0f, 0.0f, 0.0f, 0.0f, 0.0f };
+  for (int i = 0; i < runs; i++) {
+    tfl_results r = { 0 };
+    const double t0 = now_ms();
+    if (tfl_decoder_run(dec, outs, n_out, &tr, &r, &diag)) goto out;
+    t[i] = now_ms() - t0;
+    found = r.n_boxes + r.n_classes + r.n_poses;
+    tfl_results_clear(&r);
+  }
+  const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  printf("DECODER %s %s %.4f %d\n", name, tfl_decoder_kind_name(kind), median(t, runs), found);
+  fail = 0;
+out:
+  if (fail) printf("FAIL %s: %s\n", path, diag.error);
+  tfl_decoder_free(dec);
+  tfl_interpreter_free(it);
+  if (cpu) cpu->destroy(cpu);
+  tfl_graph_free(g);
+  free(t);
+  return fail;
+}
+
 int main(int argc, char **argv)
 {
   int runs = 200, i = 1;
@@ -180,7 +230,11 @@ int main(int argc, char **argv)
   fclose(f);
   printf("# YOLO name boxes values classes decoder_ms op_ms rows_ms head_bytes rows_bytes kept (median of %d)\n", runs);
   int fails = 0;
-  for (int m = i + 3; m < argc; m++) fails += bench(argv[m], rgb, pw, ph, runs, &opt);
+  for (int m = i + 3; m < argc; m++) {
+    /* the op's models; the others (its FAIL line says why) by their decoder alone */
+    const int failed = bench(argv[m], rgb, pw, ph, runs, &opt);
+    fails += failed && bench_decoder(argv[m], rgb, pw, ph, runs, &opt);
+  }
   free(rgb);
   return fails != 0;
 }
