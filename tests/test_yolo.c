@@ -139,6 +139,134 @@ static tfl_type type_of(const char *s)
   return !strcmp(s, "float16") ? TFL_TYPE_FLOAT16 : !strcmp(s, "int8") ? TFL_TYPE_INT8 : TFL_TYPE_FLOAT32;
 }
 
+/* The masks (segmentation) and boxes of a raw case's decoding (case `file`) against
+ * Ultralytics'. */
+static void check_result(const char *dir, const char *file, const char *name, int imgsz, bool protos,
+                         const tfl_results *res)
+{
+  const tfl_results r = *res;
+  char path[1024];
+  if (protos) {
+    /* the union of the instance masks against Ultralytics' process_mask (binary, at the
+     * prototypes' resolution) */
+    snprintf(path, sizeof path, "%s/%s.mask", dir, file);
+    size_t msize = 0;
+    uint8_t *want = read_all(path, &msize);
+    const int mw = imgsz / 4, mh = imgsz / 4;
+    CHECK(want && msize == (size_t)mw * mh, "%s: cannot read %s", name, path);
+    /* the boxes' own masks (the transform is the identity: frame = input pixels), each
+     * cropped to its box as crop_mask (texel column x is in when x1 <= x < x2) */
+    uint8_t *got = calloc((size_t)mw * mh, 1);
+    int with_mask = 0;
+    const float g = (float)mw / (float)imgsz;
+    for (int b = 0; got && b < r.n_boxes; b++) {
+      const tfl_box *o = &r.boxes[b];
+      const tfl_box_mask *bm = &o->mask;
+      if (!bm->prob) continue;
+      with_mask++;
+      const int g0 = (int)lroundf(bm->frame_x * g), h0 = (int)lroundf(bm->frame_y * g);
+      CHECK(fabsf(bm->frame_w * g - (float)bm->width) < 1e-3f && fabsf(bm->frame_h * g - (float)bm->height) < 1e-3f,
+            "%s #%d: a %dx%d mask over %.2fx%.2f px", name, b, bm->width, bm->height, bm->frame_w, bm->frame_h);
+      for (int y = 0; y < bm->height; y++)
+        for (int x = 0; x < bm->width; x++) {
+          const int px = g0 + x, py = h0 + y;
+          const bool in = px >= 0 && py >= 0 && px < mw && py < mh && (float)px >= o->x * g &&
+                          (float)px < (o->x + o->w) * g && (float)py >= o->y * g && (float)py < (o->y + o->h) * g;
+          if (in && bm->prob[(size_t)y * bm->width + x] > 0.5f) got[(size_t)py * mw + px] = 1;
+        }
+    }
+    CHECK(with_mask == r.n_boxes, "%s: %d of %d boxes have a mask", name, with_mask, r.n_boxes);
+    if (want && got) {
+      int differ = 0, on = 0;
+      for (int i = 0; i < mw * mh; i++) {
+        differ += got[i] != (want[i] != 0);
+        on += want[i] != 0;
+      }
+      printf("%-30s masks %dx%d: the union of the %d boxes' masks: %d of %d pixels differ from Ultralytics' "
+             "process_mask (%d on)\n", name, mw, mh, with_mask, differ, mw * mh, on);
+      CHECK(differ == 0, "%s: %d mask pixels differ", name, differ);
+    }
+    free(got);
+    free(want);
+  }
+  box want[MAX_BOXES];
+  snprintf(path, sizeof path, "%s/%s.expected", dir, file);
+  const int n = read_boxes(path, want);
+  CHECK(n >= 0, "%s: cannot read %s", name, path);
+  if (n >= 0) compare(name, &r, want, n, 1e-3, 1e-5);
+}
+
+/* The element's way with a segmentation head: a graph of the head and the prototypes,
+ * YOLO_DETECTION appended (decoders/yolo_op.c), run by the CPU kernel, the decoder on the
+ * op's rows (each kept box's coefficients carried) and the prototypes. true when r holds
+ * a decoding. */
+static bool run_with_op(const char *name, const tfl_tensor *head, const tfl_tensor *protos, const tfl_model_meta *meta,
+                        int imgsz, const tfl_decoder_options *o, const tfl_transform *tr, tfl_results *r)
+{
+  tfl_diag d;
+  tfl_diag_init(&d);
+  tfl_graph *g = calloc(1, sizeof *g);
+  int32_t *in = malloc(3 * sizeof *in), *out = malloc(2 * sizeof *out);
+  bool ok = false, appended = false;
+  tfl_delegate *cpu = NULL;
+  tfl_interpreter *it = NULL;
+  tfl_decoder *dec = NULL;
+  CHECK(g && in && out, "%s: out of memory", name);
+  if (!g || !in || !out) goto out;
+  in[0] = tfl_graph_add_tensor(g, "picture", TFL_TYPE_FLOAT32, 4, (const int32_t[]){ 1, 3, imgsz, imgsz });
+  in[1] = out[0] = tfl_graph_add_tensor(g, "head", head->type, head->ndim, head->dims);
+  in[2] = out[1] = tfl_graph_add_tensor(g, "protos", protos->type, protos->ndim, protos->dims);
+  if (head->q.n) {
+    float *sc = tfl_graph_alloc(g, sizeof *sc);
+    int32_t *zp = tfl_graph_alloc(g, sizeof *zp);
+    if (sc && zp) {
+      *sc = head->q.scale[0], *zp = head->q.zero_point[0];
+      g->tensors[in[1]].q = (tfl_quant){ 1, sc, zp, 0 };
+    }
+  }
+  g->inputs = in;
+  g->outputs = out;
+  g->n_inputs = 3;
+  g->n_outputs = 2;
+  in = out = NULL;
+  g->batch = 1;
+  g->meta.ultralytics = meta->ultralytics; /* the names and labels stay the caller's */
+  CHECK(tfl_decoder_append_postprocess(TFL_DECODER_DETECTION, g, o, &appended, &d) == TFL_OK, "%s: %s", name, d.error);
+  const bool has_op = appended && g->n_nodes == 1 && g->nodes[0].op == TFL_OP_YOLO_DETECTION && g->n_outputs == 2 &&
+                      g->outputs[1] == 2 && g->nodes[0].p.yolo_det.n_extra == 32 && g->nodes[0].p.yolo_det.kpt_dim == 0;
+  CHECK(has_op, "%s: YOLO_DETECTION %s appended with the 32 coefficients and the prototypes kept", name,
+        appended ? "not" : "was not");
+  if (!has_op) goto out;
+  cpu_delegate_options co = cpu_delegate_defaults();
+  co.diag = &d;
+  cpu = cpu_delegate_create(&co);
+  tfl_interp_options io = tfl_interp_defaults();
+  io.fallback = cpu;
+  io.diag = &d;
+  CHECK(cpu && tfl_interpreter_create(g, &io, &it) == TFL_OK, "%s: %s", name, d.error);
+  if (!it) goto out;
+  tfl_tensor *ih = tfl_interpreter_input(it, 1), *ip = tfl_interpreter_input(it, 2);
+  CHECK(ih->bytes == head->bytes && ip->bytes == protos->bytes, "%s: inputs of %zu and %zu bytes", name, ih->bytes,
+        ip->bytes);
+  if (ih->bytes != head->bytes || ip->bytes != protos->bytes) goto out;
+  memcpy(ih->data, head->data, head->bytes);
+  memcpy(ip->data, protos->data, protos->bytes);
+  CHECK(tfl_interpreter_invoke(it) == TFL_OK, "%s: %s", name, tfl_interpreter_last_error(it));
+  CHECK(tfl_decoder_create(TFL_DECODER_DETECTION, g, o, &dec, &d) == TFL_OK, "%s: %s", name, d.error);
+  if (!dec) goto out;
+  const tfl_tensor *outs[2] = { tfl_interpreter_output(it, 0), tfl_interpreter_output(it, 1) };
+  ok = tfl_decoder_run(dec, outs, 2, tr, r, &d) == TFL_OK;
+  CHECK(ok, "%s: %s", name, d.error);
+out:
+  tfl_decoder_free(dec);
+  tfl_interpreter_free(it);
+  if (cpu) cpu->destroy(cpu);
+  free(in);
+  free(out);
+  tfl_graph_free(g);
+  return ok;
+}
+
 /* One raw case: a graph of an NCHW input and the head as its only output. */
 static void run_case(const char *dir, const char *line)
 {
@@ -217,55 +345,16 @@ static void run_case(const char *dir, const char *line)
   tfl_results r = { 0 };
   const tfl_tensor *outs[2] = { &t[1], &t[2] };
   if (dec) CHECK(tfl_decoder_run(dec, outs, g.n_outputs, &tr, &r, &d) == TFL_OK, "%s: %s", name, d.error);
-  if (protos) {
-    /* the union of the instance masks against Ultralytics' process_mask (binary, at the
-     * prototypes' resolution) */
-    snprintf(path, sizeof path, "%s/%s.mask", dir, name);
-    size_t msize = 0;
-    uint8_t *want = read_all(path, &msize);
-    const int mw = imgsz / 4, mh = imgsz / 4;
-    CHECK(want && msize == (size_t)mw * mh, "%s: cannot read %s", name, path);
-    /* the boxes' own masks (the transform is the identity: frame = input pixels), each
-     * cropped to its box as crop_mask (texel column x is in when x1 <= x < x2) */
-    uint8_t *got = calloc((size_t)mw * mh, 1);
-    int with_mask = 0;
-    const float g = (float)mw / (float)imgsz;
-    for (int b = 0; got && b < r.n_boxes; b++) {
-      const tfl_box *o = &r.boxes[b];
-      const tfl_box_mask *bm = &o->mask;
-      if (!bm->prob) continue;
-      with_mask++;
-      const int g0 = (int)lroundf(bm->frame_x * g), h0 = (int)lroundf(bm->frame_y * g);
-      CHECK(fabsf(bm->frame_w * g - (float)bm->width) < 1e-3f && fabsf(bm->frame_h * g - (float)bm->height) < 1e-3f,
-            "%s #%d: a %dx%d mask over %.2fx%.2f px", name, b, bm->width, bm->height, bm->frame_w, bm->frame_h);
-      for (int y = 0; y < bm->height; y++)
-        for (int x = 0; x < bm->width; x++) {
-          const int px = g0 + x, py = h0 + y;
-          const bool in = px >= 0 && py >= 0 && px < mw && py < mh && (float)px >= o->x * g &&
-                          (float)px < (o->x + o->w) * g && (float)py >= o->y * g && (float)py < (o->y + o->h) * g;
-          if (in && bm->prob[(size_t)y * bm->width + x] > 0.5f) got[(size_t)py * mw + px] = 1;
-        }
-    }
-    CHECK(with_mask == r.n_boxes, "%s: %d of %d boxes have a mask", name, with_mask, r.n_boxes);
-    if (want && got) {
-      int differ = 0, on = 0;
-      for (int i = 0; i < mw * mh; i++) {
-        differ += got[i] != (want[i] != 0);
-        on += want[i] != 0;
-      }
-      printf("%-30s masks %dx%d: the union of the %d boxes' masks: %d of %d pixels differ from Ultralytics' "
-             "process_mask (%d on)\n", name, mw, mh, with_mask, differ, mw * mh, on);
-      CHECK(differ == 0, "%s: %d mask pixels differ", name, differ);
-    }
-    free(got);
-    free(want);
-  }
-  box want[MAX_BOXES];
-  snprintf(path, sizeof path, "%s/%s.expected", dir, name);
-  const int n = read_boxes(path, want);
-  CHECK(n >= 0, "%s: cannot read %s", name, path);
-  if (n >= 0) compare(name, &r, want, n, 1e-3, 1e-5);
+  check_result(dir, name, name, imgsz, protos != NULL, &r);
   tfl_results_clear(&r);
+  /* a segmentation head as the element runs it: YOLO_DETECTION appended (decoders/yolo_op.c),
+   * its CPU kernel's rows (the coefficients carried) and the prototypes decoded */
+  if (protos) {
+    char op_name[80];
+    snprintf(op_name, sizeof op_name, "%s (op)", name);
+    if (run_with_op(op_name, &t[1], &t[2], &g.meta, imgsz, &o, &tr, &r)) check_result(dir, name, op_name, imgsz, true, &r);
+    tfl_results_clear(&r);
+  }
   tfl_decoder_free(dec);
   free(data);
   free(protos);

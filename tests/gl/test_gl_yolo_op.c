@@ -5,17 +5,20 @@
  *   test_gl_yolo_op [--fp16] --synthetic
  *
  * 1. --ultralytics: each raw head of cases.txt (anchor-free both orientations, YOLOv5
- *    with objectness, end-to-end, float16, int8, pose; the segmentation case is left to
- *    the decoder and must not get the op) as the only output of a graph, the op appended
- *    as the element appends it, run by the CPU kernel (the head's own type) and on GL (a
- *    float32 head: the GL op reads float32), decoded: what Ultralytics'
- *    non_max_suppression gave (*.expected, make_yolo.py): same boxes, classes and scores
- *    (boxes of equal scores matched by class and score: torch's sort is not stable).
+ *    with objectness, end-to-end, float16, int8, pose, segmentation with its prototypes
+ *    as a second output) as the output of a graph, the op appended as the element appends
+ *    it, run by the CPU kernel (the head's own type) and on GL (a float32 head: the GL op
+ *    reads float32), decoded: what Ultralytics' non_max_suppression gave (*.expected,
+ *    make_yolo.py): same boxes, classes and scores (boxes of equal scores matched by class
+ *    and score: torch's sort is not stable); segmentation: GL's masks those of the CPU
+ *    kernel's rows (test_yolo checks those against Ultralytics' process_mask).
  * 2. --synthetic: random heads of values on a 1/64 grid (exact in halves, so fp16
  *    storage changes no decision; many equal scores), GL against the CPU kernel row by row:
  *    both orientations, YOLOv5, end-to-end with non-finite rows, agnostic, max 7, pose
- *    keypoints, batch 2 (items that differ), hundreds of candidates, 8400 x 80 heads
- *    (YOLOv8 at 640, thousands of candidates); and the GL check's refusals. */
+ *    keypoints, segmentation's 32 mask coefficients (each kept row's the head's values of
+ *    one box bit for bit: copied, not scaled as keypoints), batch 2 (items that differ),
+ *    hundreds of candidates, 8400 x 80 heads (YOLOv8 at 640, thousands of candidates);
+ *    and the GL check's refusals. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,7 +171,10 @@ static tfl_graph *head_graph(const char *name, tfl_type type, int ndim, const in
   }
   bool appended = false;
   if (tfl_decoder_append_postprocess(TFL_DECODER_DETECTION, g, opt, &appended, &diag)) goto fail;
-  const bool has_op = g->n_nodes == 1 && g->nodes[0].op == TFL_OP_YOLO_DETECTION && g->n_outputs == 1;
+  /* segmentation: the rows, then the prototypes (graph input 2 here) */
+  const bool has_op = g->n_nodes == 1 && g->nodes[0].op == TFL_OP_YOLO_DETECTION && g->n_outputs == (protos ? 2 : 1) &&
+                      (!protos || (g->outputs[1] == g->inputs[2] && g->nodes[0].p.yolo_det.n_extra == 32 &&
+                                   g->nodes[0].p.yolo_det.kpt_dim == 0));
   if (appended != expect_op || has_op != expect_op) {
     printf("FAIL %-12s the op %s appended (expected %s)\n", name, has_op ? "was" : "was not", expect_op ? "yes" : "no");
     tfl_graph_free(g);
@@ -184,9 +190,11 @@ fail:
 }
 
 /* Runs g on d (NULL: the CPU alone; GL: every node must run there) with the head's bytes
- * in its input and decodes the output into r. 0 on success. */
+ * in its input (and a segmentation's prototypes, when g has them) and decodes the outputs
+ * into r. 0 on success. */
 static int run_graph(const char *name, tfl_graph *g, tfl_delegate *d, const void *head, size_t bytes,
-                     const tfl_decoder_options *opt, int imgsz, tfl_results *r, float *rows, size_t n_rows)
+                     const void *protos, size_t pbytes, const tfl_decoder_options *opt, int imgsz, tfl_results *r,
+                     float *rows, size_t n_rows)
 {
   tfl_diag diag;
   tfl_diag_init(&diag);
@@ -212,15 +220,25 @@ static int run_graph(const char *name, tfl_graph *g, tfl_delegate *d, const void
     goto out;
   }
   memcpy(in->data, head, bytes);
+  if (g->n_inputs > 2) {
+    tfl_tensor *pin = tfl_interpreter_input(it, 2);
+    if (protos && pin->bytes != pbytes) {
+      printf("FAIL %-12s prototypes input of %zu bytes, given %zu\n", name, pin->bytes, pbytes);
+      goto out;
+    }
+    if (protos) memcpy(pin->data, protos, pbytes);
+    else memset(pin->data, 0, pin->bytes);
+  }
   if (tfl_interpreter_invoke(it)) goto out;
-  const tfl_tensor *outs[1] = { tfl_interpreter_output(it, 0) };
+  const int n_outs = g->n_outputs < 2 ? g->n_outputs : 2;
+  const tfl_tensor *outs[2] = { tfl_interpreter_output(it, 0), n_outs > 1 ? tfl_interpreter_output(it, 1) : NULL };
   if (rows) memcpy(rows, outs[0]->data, n_rows * sizeof(float));
   fail = 0;
   if (!r) goto out; /* a batch: the rows alone (the element decodes item by item) */
   fail = 1;
   if (tfl_decoder_create(TFL_DECODER_DETECTION, g, opt, &dec, &diag)) goto out;
   const tfl_transform tr = { imgsz, imgsz, (float)imgsz, (float)imgsz, 1.0f, 1.0f, 0.0f, 0.0f, 0.0f, 0.0f };
-  if (tfl_decoder_run(dec, outs, 1, &tr, r, &diag)) goto out;
+  if (tfl_decoder_run(dec, outs, n_outs, &tr, r, &diag)) goto out;
   fail = 0;
 out:
   if (fail && diag.error[0]) printf("FAIL %-12s %s: %s\n", name, d ? "GL" : "CPU", diag.error);
@@ -228,6 +246,32 @@ out:
   tfl_interpreter_free(it);
   if (cpu) cpu->destroy(cpu);
   return fail;
+}
+
+/* GL's masks (its rows' coefficients and the prototypes) those of the CPU kernel's rows,
+ * box by box: the same texels, each on the same side of 0.5, probabilities within 1e-4
+ * (the coefficients are copied; the boxes that place the grid come from the GPU's float
+ * arithmetic). 0 when they are. */
+static int same_masks(const char *name, const tfl_results *cpu, const tfl_results *gl)
+{
+  int differ = cpu->n_boxes != gl->n_boxes, with = 0;
+  double worst = 0;
+  for (int b = 0; !differ && b < cpu->n_boxes; b++) {
+    const tfl_box_mask *c = &cpu->boxes[b].mask, *o = &gl->boxes[b].mask;
+    with += c->prob != NULL;
+    if (!c->prob || !o->prob || c->width != o->width || c->height != o->height) {
+      differ++;
+      continue;
+    }
+    for (size_t i = 0; i < (size_t)c->width * (size_t)c->height; i++) {
+      differ += (c->prob[i] > 0.5f) != (o->prob[i] > 0.5f);
+      worst = fmax(worst, fabs((double)c->prob[i] - o->prob[i]));
+    }
+  }
+  const bool bad = differ || !with || !(worst <= 1e-4);
+  printf("%s %-12s GL   %3d masks as the CPU kernel's rows give: %d texels or grids differ, max probability "
+         "difference %.2e\n", bad ? "FAIL" : "ok  ", name, with, differ, worst);
+  return bad;
 }
 
 static tfl_type type_of(const char *s)
@@ -273,25 +317,38 @@ static int ultralytics_case(const char *dir, const char *line, tfl_delegate *gl,
   ubox want[MAX_BOXES];
   snprintf(path, sizeof path, "%s/%s.expected", dir, name);
   const int n_want = read_boxes(path, want);
-  tfl_graph *g = head_graph(name, t, ndim, dims, qscale > 0 ? &qscale : NULL, &zero, meta, nc, imgsz, seg, &opt, !seg);
+  size_t psize = 0;
+  void *protos = NULL;
+  if (seg) { /* the prototypes [1, 32, imgsz/4, imgsz/4] */
+    snprintf(path, sizeof path, "%s/%s.protos.bin", dir, name);
+    protos = read_all(path, &psize);
+    if (!protos) {
+      printf("FAIL %-12s cannot read %s\n", name, path);
+      free(data);
+      return 1;
+    }
+    snprintf(path, sizeof path, "%s/%s.expected", dir, name);
+  }
+  tfl_graph *g = head_graph(name, t, ndim, dims, qscale > 0 ? &qscale : NULL, &zero, meta, nc, imgsz, seg, &opt, true);
   if (!g || n_want < 0) {
     if (n_want < 0) printf("FAIL %-12s cannot read %s\n", name, path);
     free(data);
+    free(protos);
     tfl_graph_free(g);
     return 1;
   }
-  if (seg) { /* the mask stays with the decoder: nothing appended (checked by head_graph) */
-    printf("ok   %-12s segmentation: no op appended\n", name);
-    free(data);
-    tfl_graph_free(g);
-    return 0;
-  }
-  tfl_results r = { 0 };
-  /* the CPU kernel on the head as it is */
+  tfl_results r = { 0 }, cpu_r = { 0 };
+  /* the CPU kernel on the head as it is; at most the GL op's 100 boxes on a segmentation,
+   * whose masks GL's are compared with */
+  const int max_gl = max_det < 100 ? max_det : 100;
   if (!fp16) {
-    fail |= run_graph(name, g, NULL, data, size, &opt, imgsz, &r, NULL, 0) ||
-            compare_ultralytics(name, "CPU", &r, want, n_want, opt.max_results, 1e-3, 1e-5);
-    tfl_results_clear(&r);
+    if (seg) {
+      opt.max_results = max_gl;
+      tfl_graph_free(g);
+      g = head_graph(name, t, ndim, dims, qscale > 0 ? &qscale : NULL, &zero, meta, nc, imgsz, seg, &opt, true);
+    }
+    fail |= !g || run_graph(name, g, NULL, data, size, protos, psize, &opt, imgsz, &cpu_r, NULL, 0) ||
+            compare_ultralytics(name, "CPU", &cpu_r, want, n_want, opt.max_results, 1e-3, 1e-5);
   }
   tfl_graph_free(g);
   /* GL on the head as float32 (fp16: stored as halves, so within their rounding) */
@@ -301,11 +358,14 @@ static int ultralytics_case(const char *dir, const char *line, tfl_delegate *gl,
     f[i] = t == TFL_TYPE_FLOAT16 ? tfl_half_to_float(((const uint16_t *)data)[i])
            : t == TFL_TYPE_INT8  ? qscale * (float)(((const int8_t *)data)[i] - qzero)
                                  : ((const float *)data)[i];
-  opt.max_results = max_det < 100 ? max_det : 100; /* the GL op's most */
-  g = f ? head_graph(name, TFL_TYPE_FLOAT32, ndim, dims, NULL, NULL, meta, nc, imgsz, false, &opt, true) : NULL;
-  fail |= !g || run_graph(name, g, gl, f, count * sizeof *f, &opt, imgsz, &r, NULL, 0) ||
+  opt.max_results = max_gl; /* the GL op's most */
+  g = f ? head_graph(name, TFL_TYPE_FLOAT32, ndim, dims, NULL, NULL, meta, nc, imgsz, seg, &opt, true) : NULL;
+  fail |= !g || run_graph(name, g, gl, f, count * sizeof *f, protos, psize, &opt, imgsz, &r, NULL, 0) ||
           compare_ultralytics(name, "GL", &r, want, n_want, opt.max_results, fp16 ? 0.2 : 1e-3, fp16 ? 2e-3 : 1e-5);
+  if (seg && !fp16 && !fail) fail |= same_masks(name, &cpu_r, &r);
   tfl_results_clear(&r);
+  tfl_results_clear(&cpu_r);
+  free(protos);
   tfl_graph_free(g);
   free(f);
   free(data);
@@ -340,6 +400,7 @@ typedef struct {
   int boxes, classes, kpts, batch, max;
   float thr, iou;
   bool agnostic;
+  int coeffs;        /* segmentation: mask coefficients after the classes */
 } synth;
 
 static float grid(unsigned *seed, float lo, float hi)
@@ -371,11 +432,12 @@ static void synth_box(const synth *c, int values, unsigned *seed, float *v)
 
 static int synthetic_case(const synth *c, tfl_delegate *gl, bool fp16)
 {
-  const int fc = c->head == 2 ? 6 : c->head == 1 ? 5 + c->classes : 4 + c->classes, values = fc + 3 * c->kpts;
+  const int fc = c->head == 2 ? 6 : c->head == 1 ? 5 + c->classes : 4 + c->classes;
+  const int n_extra = 3 * c->kpts + c->coeffs, values = fc + n_extra;
   /* 525 anchor-free boxes at 160, 2100 at 320, 8400 at 640 */
   const int imgsz = c->boxes == 8400 ? 640 : c->boxes == 2100 ? 320 : 160;
   const int32_t dims[3] = { 1, c->values_first ? values : c->boxes, c->values_first ? c->boxes : values };
-  const size_t item = (size_t)values * c->boxes, row = 6 + 3 * (size_t)c->kpts, md = (size_t)c->max;
+  const size_t item = (size_t)values * c->boxes, row = 6 + (size_t)n_extra, md = (size_t)c->max;
   float *head = malloc(item * c->batch * sizeof *head), *v = malloc(values * sizeof *v);
   float *rows[2] = { malloc(row * md * c->batch * sizeof(float)), malloc(row * md * c->batch * sizeof(float)) };
   unsigned seed = 11;
@@ -383,11 +445,14 @@ static int synthetic_case(const synth *c, tfl_delegate *gl, bool fp16)
     for (int i = 0; i < c->boxes; i++) {
       synth_box(c, values, &seed, v);
       if (c->head == 2 && i % 37 == 5) v[2] = NAN; /* not finite: skipped, not counted */
+      /* coefficients of either sign, past the box's scale, on the 1/64 grid (exact in halves) */
+      for (int k = 0; k < c->coeffs; k++) v[fc + k] = grid(&seed, -4.0f, 4.0f);
       for (int k = 0; k < values; k++)
         head[item * b + (c->values_first ? (size_t)k * c->boxes + i : (size_t)i * values + k)] = v[k];
     }
   char meta[48] = "-";
-  if (c->kpts) snprintf(meta, sizeof meta, "pose:%d:%dx3%s", c->classes, c->kpts, c->head == 2 ? ":e2e" : "");
+  if (c->coeffs) snprintf(meta, sizeof meta, "segment:%d", c->classes);
+  else if (c->kpts) snprintf(meta, sizeof meta, "pose:%d:%dx3%s", c->classes, c->kpts, c->head == 2 ? ":e2e" : "");
   else if (c->head == 2) snprintf(meta, sizeof meta, "detect:%d:e2e", c->classes);
   else snprintf(meta, sizeof meta, "detect:%d", c->classes);
   tfl_decoder_options opt = tfl_decoder_defaults();
@@ -400,11 +465,12 @@ static int synthetic_case(const synth *c, tfl_delegate *gl, bool fp16)
   for (int k = 0; k < 2; k++) {
     tfl_diag diag;
     tfl_diag_init(&diag);
-    tfl_graph *g = head_graph(c->what, TFL_TYPE_FLOAT32, 3, dims, NULL, NULL, meta, c->classes, imgsz, false, &opt, true);
+    tfl_graph *g = head_graph(c->what, TFL_TYPE_FLOAT32, 3, dims, NULL, NULL, meta, c->classes, imgsz, c->coeffs > 0,
+                              &opt, true);
     /* the batch given after the op is appended, the engine's order */
     if (!g || (c->batch > 1 && tfl_pass_set_batch(g, c->batch, &diag)) ||
-        run_graph(c->what, g, k ? gl : NULL, head, item * c->batch * sizeof *head, &opt, imgsz,
-                  c->batch > 1 ? NULL : &r[k], rows[k], row * md * c->batch)) {
+        run_graph(c->what, g, k ? gl : NULL, head, item * c->batch * sizeof *head, NULL, 0, &opt, imgsz,
+                  c->batch > 1 || c->coeffs ? NULL : &r[k], rows[k], row * md * c->batch)) {
       if (diag.error[0]) printf("FAIL %s: %s\n", c->what, diag.error);
       fail = 1;
     }
@@ -433,12 +499,29 @@ static int synthetic_case(const synth *c, tfl_delegate *gl, bool fp16)
     const double d = fabs((double)w - o) / fmax(1.0, fabs(w));
     worst = fmax(worst, d);
   }
+  /* segmentation: each kept row's coefficients a box's own, bit for bit (copied, not scaled
+   * as keypoints are), on GL as on the CPU */
+  int not_copied = 0;
+  for (size_t k = 0; !fail && c->coeffs && k < md; k++) {
+    const float *w = rows[0] + k * row, *o = rows[1] + k * row;
+    if (w[4] < 0) continue;
+    bool found = false;
+    for (int i = 0; !found && i < c->boxes; i++) {
+      found = true;
+      for (int e = 0; found && e < c->coeffs; e++)
+        found = head[c->values_first ? (size_t)(fc + e) * c->boxes + i : (size_t)i * values + fc + e] == w[6 + e];
+    }
+    not_copied += !found || memcmp(w + 6, o + 6, (size_t)c->coeffs * sizeof *w) != 0;
+  }
+  bad += not_copied;
   const bool items_differ =
     c->batch == 1 || (kept[1] > 0 && memcmp(rows[0], rows[0] + row * md, row * md * sizeof(float)));
   fail |= bad || !(worst <= (fp16 ? 1.0 / 1024 : 1e-6)) || !items_differ || kept[0] == 0;
   printf("%s %-34s GL against the CPU kernel: %d candidates, %d + %d kept, %d class/empty-row differences, max "
          "relative difference %.2e%s\n", fail ? "FAIL" : "ok  ", c->what, cands, kept[0], kept[1], bad, worst,
          items_differ ? "" : " (the items are the same)");
+  if (c->coeffs) printf("     %-34s %d kept rows whose coefficients are not one box's, bit for bit, on both\n", c->what,
+                        not_copied);
   tfl_results_clear(&r[0]);
   tfl_results_clear(&r[1]);
   free(head);
@@ -488,6 +571,8 @@ static int check_synthetic(tfl_delegate *gl, bool fp16)
     { "end-to-end, non-finite rows", 2, false, 300, 3, 0, 1, 50, 0.25f, 0.7f, false },
     { "pose 17x3 keypoints", 0, true, 525, 1, 17, 1, 100, 0.3f, 0.7f, false },
     { "end-to-end pose", 2, false, 300, 1, 17, 1, 20, 0.25f, 0.7f, false },
+    { "segmentation, 32 coefficients", 0, true, 525, 3, 0, 1, 100, 0.3f, 0.7f, false, 32 },
+    { "segmentation [boxes, values]", 0, false, 525, 80, 0, 1, 50, 0.25f, 0.5f, false, 32 },
     { "batch 2", 0, true, 525, 3, 0, 2, 30, 0.25f, 0.6f, false },
     { "2100 boxes, 80 classes", 0, true, 2100, 80, 0, 1, 100, 0.5f, 0.45f, false },
     /* past the GL op's 1024 candidates: its best 1024, and the NMS fills max_results within
