@@ -1,6 +1,7 @@
 /* test_yolo_tasks.c - the trained tiny YOLO segmentation, pose and oriented-box models
- * (fp32 and int8 exports, tests/data/yolo/make_yolo_tasks.py) run by our runtime on
- * held-out synthetic pictures against Ultralytics' own predict on the same files.
+ * (fp32 and int8 exports, tests/data/yolo/make_yolo_tasks.py), and a random YOLO26
+ * oriented-box model with its end-to-end head, run by our runtime on held-out synthetic
+ * pictures against Ultralytics' own predict on the same files.
  *
  *   test_yolo_tasks DATA_DIR
  *
@@ -476,8 +477,8 @@ int main(int argc, char **argv)
   run_obb_raw(argv[1], "obb_raw.expected", false);
   run_obb_raw(argv[1], "obb_raw_agnostic.expected", true);
   run_multilabel_raw(argv[1]);
-  /* every task, fp32 and int8 */
-  CHECK(runs == 6, "%d runs in tasks.txt, want 6 (segment, pose, obb; fp32 and int8)", runs);
+  /* every task, fp32 and int8, and YOLO26's end-to-end obb */
+  CHECK(runs == 7, "%d runs in tasks.txt, want 7 (segment, pose, obb; fp32 and int8; obb end-to-end)", runs);
   printf("%s\n", failures ? "FAILED" : "ok");
   return failures != 0;
 }

@@ -4,6 +4,7 @@ Ultralytics 8.4 predicts with them (no downloads).
 
   /work/venv-yolo/bin/python tests/data/yolo/make_yolo_tasks.py train seg|pose|obb [EPOCHS]   # minutes each
   /work/venv-yolo/bin/python tests/data/yolo/make_yolo_tasks.py refs [TASK...]      # a minute
+  /work/venv-yolo/bin/python tests/data/yolo/make_yolo_tasks.py obb-e2e             # a minute
 
 `train TASK` draws a synthetic data set (seeded; kept in DATA, default /tmp/yolo-tasks-data):
   - seg: red squares, green discs, blue triangles on noise, their outlines as polygons;
@@ -334,6 +335,61 @@ def make_refs(only=()):
         " EXPECTED.masks, each detection's frame mask, bit-packed rows)\n" + "\n".join(runs) + "\n")
 
 
+# ---- YOLO26's end-to-end oriented-box head ------------------------------------------------
+
+def make_obb_e2e():
+    """yolo26_obb_e2e.tflite: YOLO26n-obb (Ultralytics' yaml, width 1/8, at most 128 channels,
+    3 classes) with random weights (seeded; noise on the head as make_yolo.py's random
+    models, else every score ties), exported to LiteRT with nms=False: its end-to-end head,
+    [1, 300, 7] rows of cx cy w h (input pixels), score, class, angle (OBB26: the raw angle).
+    Then Ultralytics' predict with it on tasks_obb.rgb, written and listed in tasks.txt as
+    make_refs does (its line replaced)."""
+    from ultralytics import YOLO
+    from ultralytics.nn.tasks import yaml_model_load
+    from ultralytics.utils import YAML
+
+    torch.set_num_threads(2)
+    tmp = DATA / "run-obb-e2e"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    d = yaml_model_load("yolo26n-obb.yaml")
+    d["nc"] = 3
+    d["scales"] = {"n": [0.33, 0.125, 128]}  # 128 channels at most: under 700 KB
+    d.pop("scale", None)
+    d.pop("yaml_file", None)
+    YAML.save(tmp / "yolo26n-obb.yaml", d)
+    torch.manual_seed(62)
+    m = YOLO(str(tmp / "yolo26n-obb.yaml"))
+    g = torch.Generator().manual_seed(62)
+    with torch.no_grad():
+        for p in m.model.model[-1].parameters():
+            p.add_(torch.randn(p.shape, generator=g) * 0.5)
+    os.chdir(tmp)
+    f = Path(m.export(format="litert", imgsz=IMGSZ, nms=False))
+    name = "yolo26_obb_e2e"
+    shutil.copyfile(f, HERE / f"{name}.tflite")
+    print(name, (HERE / f"{name}.tflite").stat().st_size, "bytes")
+    w, h, _ = PICTURE
+    img = np.fromfile(HERE / "tasks_obb.rgb", dtype=np.uint8).reshape(h, w, 3)
+    m = YOLO(str(HERE / f"{name}.tflite"), task="obb")
+
+    def predict(c):
+        return m.predict(img[:, :, ::-1].copy(), imgsz=IMGSZ, conf=c, iou=0.7, max_det=300, verbose=False)[0]
+
+    conf = pick_conf(predict(0.01).obb.conf.numpy())
+    o = predict(conf).obb
+    lines = [f"{int(k)} {c:.7g} " + " ".join(f"{v:.7g}" for v in (*xyxy, *xywhr))
+             for xyxy, xywhr, c, k in zip(o.xyxy.numpy(), o.xywhr.numpy(), o.conf.numpy(), o.cls.numpy())]
+    for stale in HERE.glob(f"{name}-*.predict"):
+        stale.unlink()
+    tag = f"{name}-{conf:.4g}"
+    (HERE / f"{tag}.predict").write_text("".join(x + "\n" for x in lines))
+    runs = [x for x in (HERE / "tasks.txt").read_text().splitlines() if not x.startswith(f"{name}.tflite")]
+    runs.append(f"{name}.tflite obb tasks_obb.rgb {w} {h} {conf:.9g} 0.7 {tag} {len(lines)} 2 0.02")
+    (HERE / "tasks.txt").write_text("\n".join(runs) + "\n")
+    print(name, len(lines), "at conf", f"{conf:.4g}")
+
+
 # ---- a raw rotated head against Ultralytics' rotated NMS ---------------------------------
 
 def make_obb_raw():
@@ -500,6 +556,8 @@ def predict_map(model, folder, images, anns, utask="detect"):
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "train":
         train(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 25)
+    elif len(sys.argv) >= 2 and sys.argv[1] == "obb-e2e":
+        make_obb_e2e()
     elif len(sys.argv) >= 2 and sys.argv[1] == "refs":
         only = sys.argv[2:]
         make_refs(only)
