@@ -11,7 +11,8 @@
  *  - segment: the box's own mask, made into a frame mask as predict makes its own (mask_iou),
  *    IoU >= 0.9 with predict's mask (*.masks);
  *  - pose: the 17 keypoints within the box tolerance, visibility within the score's;
- *  - obb: the rotated box's centre and sides within 2 px, its angle within 2 degrees.
+ *  - obb: the rotated box's centre and sides (their magnitudes) within 2 px, its angle
+ *    within 2 degrees.
  * And raw heads against Ultralytics' NMS: rotated (run_obb_raw), multi-label
  * (run_multilabel_raw). */
 #include "check.h"
@@ -192,8 +193,10 @@ static void compare(const char *name, const char *task, const tfl_results *r, co
     } else if (!strcmp(task, "obb")) {
       CHECK(o->oriented && w->n_values == 5, "%s #%d: an oriented box (%d values)", name, i, w->n_values);
       const tfl_rbox *b = &o->rbox;
+      /* a side may be negative in a random YOLO26 head's rows: predict keeps the sign, we
+       * give the same rectangle with positive sides */
       worst_box = fmax(worst_box, fmax(fmax(fabs(b->cx - w->v[0]), fabs(b->cy - w->v[1])),
-                                       fmax(fabs(b->w - w->v[2]), fabs(b->h - w->v[3]))));
+                                       fmax(fabs(b->w - fabs(w->v[2])), fabs(b->h - fabs(w->v[3])))));
       worst_angle = fmax(worst_angle, angle_diff_deg(b->angle, w->v[4]));
     } else if (masks) {
       CHECK(o->mask.prob != NULL && scratch, "%s #%d: no mask", name, i);
