@@ -9,7 +9,8 @@
  *    count tells them apart);
  *  - anchor-based YOLOv5: [1, 3N, 5 + nc] with objectness;
  *  - end-to-end (YOLOv10, YOLO26 exported with nms=False): [1, 300, 6 (+ extra)], rows of
- *    x1, y1, x2, y2, score, class, already suppressed and sorted.
+ *    x1, y1, x2, y2, score, class, already suppressed and sorted (oriented: cx, cy, w, h,
+ *    score, class, angle).
  * Coordinates: LiteRT / TFLite exports normalize the anchor-free and YOLOv5 heads to
  * 0..1 (Ultralytics' LiteRT backend multiplies them by the input size), and so do the
  * legacy NHWC (onnx2tf) end-to-end exports; litert-torch's end-to-end head (NCHW input)
@@ -20,7 +21,8 @@
  * heads (task segment: mask coefficients after the classes, prototypes as a second
  * output): each box carries its own probability mask (build_mask). Oriented-box heads
  * (task obb: the angle after the classes): rotated NMS (postproc/yolo_obb.h), each box
- * carries its rotated box (tfl_box.rbox) and is its bounds.
+ * carries its rotated box (tfl_box.rbox) and is its bounds; end-to-end rotated rows are
+ * taken as they come.
  * float32, float16, int8 and uint8 heads (dequantized with the tensor's scale).
  * Boxes are mapped through the transform to frame pixels and clamped (not with
  * tfl_decoder_options.unclamped: Ultralytics' val scores them unclipped). */
@@ -159,10 +161,13 @@ int decoder_yolo_find(const tfl_graph *g, decoder_yolo_layout *L, char *why, siz
              head_name(fits[1].head), fits[1].values_first ? " [values, boxes]" : "");
     return -1;
   }
-  if (obb && (fits[0].head != YOLO_ANCHOR_FREE || nc_meta <= 0 || fits[0].values != 4 + nc_meta + 1)) {
+  /* an oriented head is read only where the angle's place is certain: after the classes
+   * (anchor-free), or after the class column as the row's last value (end-to-end) */
+  if (obb && (nc_meta <= 0 || fits[0].head == YOLO_V5 ||
+              fits[0].values != (fits[0].head == YOLO_END2END ? 7 : 4 + nc_meta + 1))) {
     snprintf(why, why_size, "an Ultralytics YOLO oriented-box model (metadata task 'obb', %d names) with output "
-             "[1,%d,%d]: only the anchor-free head [1, 4 + classes + angle, %d] is decoded (end-to-end rotated heads "
-             "are not)", nc_meta, a, b, n);
+             "[1,%d,%d]: only the anchor-free head [1, 4 + classes + angle, %d] and the end-to-end head [1, 300, 7] "
+             "(box, score, class, angle) are decoded", nc_meta, a, b, n);
     return -1;
   }
   L->head = fits[0].head;
@@ -177,7 +182,7 @@ int decoder_yolo_find(const tfl_graph *g, decoder_yolo_layout *L, char *why, siz
   L->normalized = !op && (L->head != YOLO_END2END || !nchw);
   if (obb) {
     L->oriented = true;
-    L->angle_offset = 4 + L->n_classes;
+    L->angle_offset = L->head == YOLO_END2END ? 6 : 4 + L->n_classes;
   }
   /* a pose head's keypoints follow the classes (anchor-free) or the class column (end-to-end) */
   const int nk = meta ? g->meta.ultralytics.kpt_shape[0] : 0, kd = meta ? g->meta.ultralytics.kpt_shape[1] : 0;
@@ -373,7 +378,8 @@ static void emit_oriented(const yolo_state *s, tfl_results *res, const tfl_trans
   fr.w = 2.0f * hypotf(aux, auy);
   fr.h = 2.0f * hypotf(avx, avy);
   /* the same angle when the axes are scaled alike (atan2 returns it unchanged in
-   * (-pi, pi], which holds the head's [-pi/4, 3pi/4)) */
+   * (-pi, pi], which holds the anchor-free head's [-pi/4, 3pi/4); YOLO26's raw angle
+   * only modulo 2 pi, the same box) */
   fr.angle = tr->shear_x == 0.0f && tr->shear_y == 0.0f && tr->scale_x == tr->scale_y && tr->scale_x > 0.0f
                ? r->angle : atan2f(auy, aux);
   float xy[8];
@@ -466,6 +472,12 @@ static tfl_status yolo_run(void *state, const tfl_tensor *const *outputs, int n_
       const float c = r[5];
       const int class_id = c >= 0 && c < 65535 && (L->n_classes <= 0 || c < (float)L->n_classes) ? (int)c : -1;
       if (!isfinite(r[0] + r[1] + r[2] + r[3])) continue;
+      if (L->oriented) {
+        /* YOLO26's rotated rows: cx cy w h, score, class, the angle as its head gives it */
+        const pp_rbox rb = { r[0] * sx, r[1] * sy, r[2] * sx, r[3] * sy, r[L->angle_offset] };
+        if (isfinite(rb.angle)) emit_oriented(s, res, tr, &rb, class_id, r[4]);
+        continue;
+      }
       tfl_status st = emit(s, res, tr, r, 1, sx, sy, r[0] * sx, r[1] * sy, r[2] * sx, r[3] * sy, class_id, r[4], diag);
       if (st != TFL_OK) return st;
     }

@@ -58,15 +58,15 @@ typedef struct {
    * at graph output `protos` (-1: none) */
   int protos, n_coeffs, coeff_offset, proto_w, proto_h;
   bool protos_channels_first;
-  /* oriented boxes (metadata task obb, anchor-free head): the angle is value angle_offset
-   * (4 + nc, the last) of each box */
+  /* oriented boxes (metadata task obb): the angle is value angle_offset of each box (the
+   * last: 4 + nc anchor-free, 6 end-to-end) */
   bool oriented;
   int angle_offset;
 } decoder_yolo_layout;
 /* decode_yolo.c: 1 when g's outputs are a YOLO detection head (L filled, why describes
  * it); 0 when they are not (why says what was seen); -1 when they are but cannot be
- * read: an ambiguous shape (why names the property that settles it) or an end-to-end
- * oriented-box head. */
+ * read: an ambiguous shape (why names the property that settles it) or an oriented-box
+ * head of another layout. */
 int decoder_yolo_find(const tfl_graph *g, decoder_yolo_layout *L, char *why, size_t why_size);
 /* yolo_op.c: the appended YOLO_DETECTION whose output is graph tensor `tensor`, or NULL. */
 const tfl_yolo_detection_params *decoder_yolo_op(const tfl_graph *g, int tensor);

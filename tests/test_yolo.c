@@ -505,7 +505,8 @@ static void test_metadata(const char *dir)
 }
 
 /* A head that both orientations fit is an error naming what settles it; an oriented-box
- * model is an error; no input size means no YOLO. */
+ * model without names or with an end-to-end row of another length is an error, YOLO26's
+ * end-to-end rows are read; no input size means no YOLO. */
 static void test_recognition_errors(void)
 {
   tfl_tensor t[2];
@@ -536,7 +537,20 @@ static void test_recognition_errors(void)
   snprintf(g.meta.ultralytics.task, sizeof g.meta.ultralytics.task, "obb");
   t[1].dims[1] = 8;
   f = tfl_family_identify(&g, &m, why, sizeof why);
-  CHECK(!f && strstr(why, "oriented"), "task obb: %s", why);
+  CHECK(!f && strstr(why, "oriented"), "task obb without names: %s", why);
+  /* YOLO26's end-to-end rotated rows (box, score, class, angle) are read; a row of
+   * another length leaves the angle's place unknown */
+  g.meta.ultralytics.n_names = 3;
+  g.meta.ultralytics.end2end = 1;
+  t[1].dims[1] = 300;
+  t[1].dims[2] = 7;
+  f = tfl_family_identify(&g, &m, why, sizeof why);
+  CHECK(f && f->decoder == TFL_DECODER_DETECTION && strstr(why, "end-to-end") && strstr(why, "oriented") &&
+        strstr(why, "3 classes"), "task obb, end-to-end [1,300,7]: %s", why);
+  t[1].dims[2] = 8;
+  f = tfl_family_identify(&g, &m, why, sizeof why);
+  CHECK(!f && strstr(why, "oriented") && strstr(why, "[1,300,8]"), "task obb, end-to-end [1,300,8]: %s", why);
+  t[1].dims[2] = 525;
   memset(&g.meta, 0, sizeof g.meta);
   t[0].ndim = 2;  /* no image input: no grid to check the count against */
   t[1].dims[1] = 84;

@@ -1,6 +1,7 @@
 /* test_yolo_tasks.c - the trained tiny YOLO segmentation, pose and oriented-box models
- * (fp32 and int8 exports, tests/data/yolo/make_yolo_tasks.py) run by our runtime on
- * held-out synthetic pictures against Ultralytics' own predict on the same files.
+ * (fp32 and int8 exports, tests/data/yolo/make_yolo_tasks.py), and a random YOLO26
+ * oriented-box model with its end-to-end head, run by our runtime on held-out synthetic
+ * pictures against Ultralytics' own predict on the same files.
  *
  *   test_yolo_tasks DATA_DIR
  *
@@ -10,7 +11,8 @@
  *  - segment: the box's own mask, made into a frame mask as predict makes its own (mask_iou),
  *    IoU >= 0.9 with predict's mask (*.masks);
  *  - pose: the 17 keypoints within the box tolerance, visibility within the score's;
- *  - obb: the rotated box's centre and sides within 2 px, its angle within 2 degrees.
+ *  - obb: the rotated box's centre and sides (their magnitudes) within 2 px, its angle
+ *    within 2 degrees.
  * And raw heads against Ultralytics' NMS: rotated (run_obb_raw), multi-label
  * (run_multilabel_raw). */
 #include "check.h"
@@ -191,8 +193,10 @@ static void compare(const char *name, const char *task, const tfl_results *r, co
     } else if (!strcmp(task, "obb")) {
       CHECK(o->oriented && w->n_values == 5, "%s #%d: an oriented box (%d values)", name, i, w->n_values);
       const tfl_rbox *b = &o->rbox;
+      /* a side may be negative in a random YOLO26 head's rows: predict keeps the sign, we
+       * give the same rectangle with positive sides */
       worst_box = fmax(worst_box, fmax(fmax(fabs(b->cx - w->v[0]), fabs(b->cy - w->v[1])),
-                                       fmax(fabs(b->w - w->v[2]), fabs(b->h - w->v[3]))));
+                                       fmax(fabs(b->w - fabs(w->v[2])), fabs(b->h - fabs(w->v[3])))));
       worst_angle = fmax(worst_angle, angle_diff_deg(b->angle, w->v[4]));
     } else if (masks) {
       CHECK(o->mask.prob != NULL && scratch, "%s #%d: no mask", name, i);
@@ -461,23 +465,28 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: test_yolo_tasks DATA_DIR (tests/data/yolo)\n");
     return 2;
   }
-  char path[1024];
-  snprintf(path, sizeof path, "%s/tasks.txt", argv[1]);
-  FILE *f = fopen(path, "r");
-  CHECK(f != NULL, "cannot read %s", path);
-  int runs = 0;
-  char line[1024];
-  while (f && fgets(line, sizeof line, f)) {
-    if (line[0] == '#' || line[0] == '\n') continue;
-    run_task(argv[1], line);
-    runs++;
+  /* tasks.txt: the trained models (the element's test runs them too); tasks_e2e.txt:
+   * the random YOLO26 end-to-end obb (random weights: for the decoder only) */
+  int runs = 0, runs_e2e = 0;
+  for (int list = 0; list < 2; list++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", argv[1], list ? "tasks_e2e.txt" : "tasks.txt");
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL, "cannot read %s", path);
+    char line[1024];
+    while (f && fgets(line, sizeof line, f)) {
+      if (line[0] == '#' || line[0] == '\n') continue;
+      run_task(argv[1], line);
+      *(list ? &runs_e2e : &runs) += 1;
+    }
+    if (f) fclose(f);
   }
-  if (f) fclose(f);
   run_obb_raw(argv[1], "obb_raw.expected", false);
   run_obb_raw(argv[1], "obb_raw_agnostic.expected", true);
   run_multilabel_raw(argv[1]);
-  /* every task, fp32 and int8 */
+  /* every task, fp32 and int8; YOLO26's end-to-end obb */
   CHECK(runs == 6, "%d runs in tasks.txt, want 6 (segment, pose, obb; fp32 and int8)", runs);
+  CHECK(runs_e2e == 1, "%d runs in tasks_e2e.txt, want 1 (YOLO26 obb end-to-end)", runs_e2e);
   printf("%s\n", failures ? "FAILED" : "ok");
   return failures != 0;
 }

@@ -4,6 +4,7 @@ Ultralytics 8.4 predicts with them (no downloads).
 
   /work/venv-yolo/bin/python tests/data/yolo/make_yolo_tasks.py train seg|pose|obb [EPOCHS]   # minutes each
   /work/venv-yolo/bin/python tests/data/yolo/make_yolo_tasks.py refs [TASK...]      # a minute
+  /work/venv-yolo/bin/python tests/data/yolo/make_yolo_tasks.py obb-e2e             # a minute
 
 `train TASK` draws a synthetic data set (seeded; kept in DATA, default /tmp/yolo-tasks-data):
   - seg: red squares, green discs, blue triangles on noise, their outlines as polygons;
@@ -334,6 +335,83 @@ def make_refs(only=()):
         " EXPECTED.masks, each detection's frame mask, bit-packed rows)\n" + "\n".join(runs) + "\n")
 
 
+# ---- YOLO26's end-to-end oriented-box head ------------------------------------------------
+
+def make_obb_e2e():
+    """yolo26_obb_e2e.tflite: YOLO26n-obb (Ultralytics' yaml, width 1/8, at most 128 channels,
+    3 classes) with random weights (seeded; BatchNorm statistics from 32 pictures of
+    draw_obb; noise on the head as make_yolo.py's random models, else every score ties),
+    exported to LiteRT with nms=False: its end-to-end head,
+    [1, 300, 7] rows of cx cy w h (input pixels), score, class, angle (OBB26: the raw angle).
+    Then Ultralytics' predict with it on tasks_obb.rgb, written as make_refs does and listed
+    in tasks_e2e.txt (tests/test_yolo_tasks.c)."""
+    from ultralytics import YOLO
+    from ultralytics.nn.tasks import yaml_model_load
+    from ultralytics.utils import YAML
+
+    torch.set_num_threads(2)
+    tmp = DATA / "run-obb-e2e"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    d = yaml_model_load("yolo26n-obb.yaml")
+    d["nc"] = 3
+    d["scales"] = {"n": [0.33, 0.125, 128]}  # 128 channels at most: under 700 KB
+    d.pop("scale", None)
+    d.pop("yaml_file", None)
+    YAML.save(tmp / "yolo26n-obb.yaml", d)
+    torch.manual_seed(62)
+    m = YOLO(str(tmp / "yolo26n-obb.yaml"))
+    # BatchNorm statistics from pictures of the task (random weights alone leave the deep
+    # features nearly constant: a few huge boxes of tied scores)
+    net = m.model
+    for mod in net.modules():
+        if isinstance(mod, torch.nn.BatchNorm2d):
+            mod.reset_running_stats()
+            mod.momentum = None  # a plain average over the batches
+    net.train()
+    rng = np.random.default_rng(63)
+    with torch.no_grad():
+        for _ in range(4):
+            x = np.stack([draw_obb(rng, IMGSZ, IMGSZ, 3)[0] for _ in range(8)])
+            net(torch.from_numpy(x).permute(0, 3, 1, 2).float() / 255)
+    net.eval()
+    g = torch.Generator().manual_seed(62)
+    with torch.no_grad():
+        for p in m.model.model[-1].parameters():
+            p.add_(torch.randn(p.shape, generator=g) * 0.1)  # 0.5 saturates every score at 1 here
+    os.chdir(tmp)
+    f = Path(m.export(format="litert", imgsz=IMGSZ, nms=False))
+    name = "yolo26_obb_e2e"
+    shutil.copyfile(f, HERE / f"{name}.tflite")
+    print(name, (HERE / f"{name}.tflite").stat().st_size, "bytes")
+    w, h, _ = PICTURE
+    img = np.fromfile(HERE / "tasks_obb.rgb", dtype=np.uint8).reshape(h, w, 3)
+    m = YOLO(str(HERE / f"{name}.tflite"), task="obb")
+
+    def predict(c):
+        return m.predict(img[:, :, ::-1].copy(), imgsz=IMGSZ, conf=c, iou=0.7, max_det=300, verbose=False)[0]
+
+    # as make_yolo.py's random models: the widest relative gap among ranks 6..16, so that
+    # ~10 rows pass (random sides may be negative: Ultralytics keeps the sign, we give the
+    # same rectangle with positive sides; the test compares their magnitudes)
+    s = np.sort(predict(1e-9).obb.conf.numpy())[::-1]
+    k = 6 + int(np.argmax(s[6:16] / s[7:17]))
+    conf = float(np.sqrt(s[k] * s[k + 1]))
+    o = predict(conf).obb
+    lines = [f"{int(k)} {c:.7g} " + " ".join(f"{v:.7g}" for v in (*xyxy, *xywhr))
+             for xyxy, xywhr, c, k in zip(o.xyxy.numpy(), o.xywhr.numpy(), o.conf.numpy(), o.cls.numpy())]
+    for stale in HERE.glob(f"{name}-*.predict"):
+        stale.unlink()
+    tag = f"{name}-{conf:.4g}"
+    (HERE / f"{tag}.predict").write_text("".join(x + "\n" for x in lines))
+    # its own list: tasks.txt's models also run through the element on GL (fp16), where a
+    # random head's scores this close to the threshold would not stay on their side
+    (HERE / "tasks_e2e.txt").write_text(
+        "# as tasks.txt: model task picture width height conf iou expected n box_tolerance_px score_tolerance\n"
+        f"{name}.tflite obb tasks_obb.rgb {w} {h} {conf:.9g} 0.7 {tag} {len(lines)} 2 0.02\n")
+    print(name, len(lines), "at conf", f"{conf:.4g}")
+
+
 # ---- a raw rotated head against Ultralytics' rotated NMS ---------------------------------
 
 def make_obb_raw():
@@ -500,6 +578,8 @@ def predict_map(model, folder, images, anns, utask="detect"):
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "train":
         train(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 25)
+    elif len(sys.argv) >= 2 and sys.argv[1] == "obb-e2e":
+        make_obb_e2e()
     elif len(sys.argv) >= 2 and sys.argv[1] == "refs":
         only = sys.argv[2:]
         make_refs(only)
