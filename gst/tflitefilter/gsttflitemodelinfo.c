@@ -190,6 +190,14 @@ static gboolean read_tensor(GKeyFile *kf, const gchar *path, const gchar *group,
   if (input) return pos != 0 || read_ranges(kf, path, group, t, mi, err);
   gchar *id = g_key_file_get_string(kf, group, "id", NULL);
   if (id && !id[0]) g_clear_pointer(&id, g_free);
+  /* an oriented-box head reads like a detection head with one more class: only
+   * Ultralytics' metadata (task obb) tells the angle column apart */
+  if (id && !strcmp(id, "yolo-v8-obb-out") && strcmp(g->meta.ultralytics.task, "obb")) {
+    fail(err, path, group, "id", "'%s': the model has no Ultralytics metadata with task 'obb' (the angle column "
+         "cannot be told from a class without it): export it with Ultralytics' exporter", id);
+    g_free(id);
+    return FALSE;
+  }
   g_free(mi->output_ids[pos]);
   mi->output_ids[pos] = id;
   return TRUE;

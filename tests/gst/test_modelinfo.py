@@ -160,6 +160,13 @@ def main():
               'id=yolo-v8-out\n')
         _, error, _ = run(selfie, picture, 256)
         check(error is not None and "'detection' decoder" in error, f'id yolo-v8-out picks detection: {error}')
+        # GStreamer's oriented-box YOLO id on a model without Ultralytics' obb metadata: the
+        # angle column cannot be told from a class, an error says what settles it
+        write(selfie + '.modelinfo', '[modelinfo]\nversion=1.0\n\n[activation_10]\ndir=output\ntype=float32\n'
+              'id=yolo-v8-obb-out\n')
+        _, error, _ = run(selfie, picture, 256)
+        check(error is not None and '[activation_10] id' in error and "task 'obb'" in error,
+              f'id yolo-v8-obb-out without obb metadata is named: {error}')
         os.remove(selfie + '.modelinfo')
         _, error, decoder = run(selfie, picture, 256)
         check(error is None and decoder == 'segmentation', f'without it, the family\'s decoder ({decoder})')
