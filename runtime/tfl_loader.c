@@ -481,6 +481,41 @@ static tfl_status read_node(loader *L, int ni, const fb_table *ot, tfl_node *n)
   return tfl_parse_op_options(&L->r, ot, n, ni, g->model_bytes, g->model_size, L->diag);
 }
 
+/* Nodes run in file order (ours and TFLite's): every tensor a node reads must be a graph
+ * input (a subgraph's are written by its WHILE/IF/CALL_ONCE caller), a constant, a variable
+ * (state kept between runs), an earlier node's output, or hold no values; anything else
+ * (a node reading its own output, a later node's output, a tensor nothing writes) would
+ * read whatever the arena held. is_input: n_tensors bytes of scratch. Subgraphs get their
+ * "subgraph K" prefix from the caller. */
+static tfl_status check_reads(loader *L, uint8_t *is_input)
+{
+  const tfl_graph *g = L->g;
+  memset(is_input, 0, (size_t)g->n_tensors);
+  for (int i = 0; i < g->n_inputs; i++) is_input[g->inputs[i]] = 1;
+  for (int ni = 0; ni < g->n_nodes; ni++) {
+    const tfl_node *n = &g->nodes[ni];
+    for (int i = 0; i < n->n_in; i++) {
+      int x = n->in[i];
+      if (x < 0) continue; /* optional input left out */
+      const tfl_tensor *t = &g->tensors[x];
+      if (is_input[x] || t->is_const || t->is_variable || (t->producer >= 0 && t->producer < ni) ||
+          tfl_tensor_count(t) == 0)
+        continue;
+      if (t->producer == ni)
+        return tfl_fail(L->diag, TFL_ERR_FORMAT, "node %d (%s): input %d is tensor %d (%s), its own output",
+                        ni, tfl_op_name(n->op), i, x, t->name);
+      if (t->producer > ni)
+        return tfl_fail(L->diag, TFL_ERR_FORMAT, "node %d (%s): input %d is tensor %d (%s), written only "
+                        "later by node %d (%s)", ni, tfl_op_name(n->op), i, x, t->name, t->producer,
+                        tfl_op_name(g->nodes[t->producer].op));
+      return tfl_fail(L->diag, TFL_ERR_FORMAT, "node %d (%s): input %d is tensor %d (%s), which no node "
+                      "writes and is neither a graph input, a constant nor a variable", ni,
+                      tfl_op_name(n->op), i, x, t->name);
+    }
+  }
+  return TFL_OK;
+}
+
 /* Subgraph k of the model (the Model's subgraphs vector `sgs`) into L->g. */
 static tfl_status read_subgraph(loader *L, const fb_vec *sgs, int k)
 {
@@ -522,7 +557,11 @@ static tfl_status read_subgraph(loader *L, const fb_vec *sgs, int k)
       return tfl_fail(L->diag, TFL_ERR_FORMAT, "graph input %d (tensor %d) is written by node %d", i, x,
                        g->tensors[x].producer);
   }
-  return TFL_OK;
+  uint8_t *is_input = malloc(g->n_tensors ? (size_t)g->n_tensors : 1);
+  if (!is_input) return tfl_fail(L->diag, TFL_ERR_NOMEM, "%d tensors", g->n_tensors);
+  tfl_status s = check_reads(L, is_input);
+  free(is_input);
+  return s;
 }
 
 static tfl_status parse(loader *L)

@@ -81,7 +81,8 @@ static uint32_t str(fbb *B, const char *s)
 }
 
 /* What to break in the minimal model: input tensor 0 -> op -> tensor 1, plus a
- * constant tensor 2 reading buffer 1. */
+ * constant tensor 2 reading buffer 1; with extra_tensor a tensor 3 (no data), with
+ * second_op a second RELU second_in -> second_out after the first. */
 typedef struct {
   int deprecated_code, builtin_code;  /* -1: field absent */
   const char *custom;
@@ -92,6 +93,8 @@ typedef struct {
   int op_input;                       /* tensor index of the op's input */
   uint64_t big_offset, big_size;      /* Buffer.offset/size of buffer 2, 0: absent */
   uint32_t version;
+  bool extra_tensor, second_op;
+  int second_in, second_out;
 } spec;
 
 static spec base_spec(void)
@@ -123,9 +126,10 @@ static uint32_t build(fbb *B, const spec *s)
   ref(B, slot(model, 2), sgs);
   uint32_t sg = table(B, 4, 0xf, NULL);
   ref(B, sgs + 4, sg);
-  uint32_t tens = refvec(B, 3);
+  const int n_tensors = s->extra_tensor ? 4 : 3;
+  uint32_t tens = refvec(B, n_tensors);
   ref(B, slot(sg, 0), tens);
-  for (int t = 0; t < 3; t++) {
+  for (int t = 0; t < n_tensors; t++) {
     uint32_t tt = table(B, 4, 0xf, (uint32_t[]){0, 0, t == 2 ? s->const_buffer : 0, 0});
     ref(B, tens + 4 + 4 * (uint32_t)t, tt);
     ref(B, slot(tt, 0), ivec(B, s->ndim, s->dims));
@@ -135,12 +139,14 @@ static uint32_t build(fbb *B, const spec *s)
   }
   ref(B, slot(sg, 1), ivec(B, 1, (int32_t[]){0}));
   ref(B, slot(sg, 2), ivec(B, 1, (int32_t[]){1}));
-  uint32_t ops = refvec(B, 1);
+  uint32_t ops = refvec(B, s->second_op ? 2 : 1);
   ref(B, slot(sg, 3), ops);
-  uint32_t op = table(B, 3, 0x7, NULL);
-  ref(B, ops + 4, op);
-  ref(B, slot(op, 1), ivec(B, 1, (int32_t[]){s->op_input}));
-  ref(B, slot(op, 2), ivec(B, 1, (int32_t[]){1}));
+  for (int k = 0; k < (s->second_op ? 2 : 1); k++) {
+    uint32_t op = table(B, 3, 0x7, NULL);
+    ref(B, ops + 4 + 4 * (uint32_t)k, op);
+    ref(B, slot(op, 1), ivec(B, 1, (int32_t[]){k ? s->second_in : s->op_input}));
+    ref(B, slot(op, 2), ivec(B, 1, (int32_t[]){k ? s->second_out : 1}));
+  }
   /* buffers: [0] empty sentinel, [1] const data, [2] offset/size (large models) */
   uint32_t bufs = refvec(B, 3);
   ref(B, slot(model, 4), bufs);
@@ -231,6 +237,18 @@ static void hand_built(void)
   expect("op input -2", &s, TFL_ERR_FORMAT, "tensor -2");
   s = base_spec(); s.op_input = -1;                      /* RELU's input is not optional */
   expect("omitted required input", &s, TFL_ERR_FORMAT, "node 0 (RELU): input 0 is missing");
+  /* nodes run in file order: an input nothing has written yet is refused (issue 30) */
+  s = base_spec(); s.op_input = 1;
+  expect("node reads its own output", &s, TFL_ERR_FORMAT,
+         "node 0 (RELU): input 0 is tensor 1 (t1), its own output");
+  s = base_spec(); s.extra_tensor = s.second_op = true; s.op_input = 3; s.second_in = 0; s.second_out = 3;
+  expect("read before write", &s, TFL_ERR_FORMAT,
+         "node 0 (RELU): input 0 is tensor 3 (t3), written only later by node 1 (RELU)");
+  s = base_spec(); s.extra_tensor = true; s.op_input = 3;
+  expect("read of a tensor nothing writes", &s, TFL_ERR_FORMAT,
+         "node 0 (RELU): input 0 is tensor 3 (t3), which no node writes");
+  s = base_spec(); s.extra_tensor = s.second_op = true; s.second_in = 1; s.second_out = 3;
+  expect("two nodes in order", &s, TFL_OK, NULL);
   s = base_spec(); s.version = 2;
   expect("schema version 2", &s, TFL_ERR_UNSUPPORTED, "schema version 2");
   s = base_spec(); s.const_buffer = 2; s.const_bytes = 16; s.big_offset = 8; s.big_size = 16;
