@@ -4,7 +4,8 @@
  * bounds-checked reader (flatbuf.h), checking what the kernels will rely on: tensor
  * and buffer indices, shapes (rank <= TFL_MAX_DIMS, no negative dims, element count
  * < 2^31), constant byte sizes against shape and type, quantization array sizes,
- * sparse index structures, one producer per tensor. Weights are not copied: tensor
+ * sparse index structures, one producer per tensor, and no node reading a tensor not yet
+ * written in file order (its own output, a later node's, one nothing writes). Weights are not copied: tensor
  * data points into the mapped file unless it is misaligned for its type. Subgraph 0 is
  * the graph; the others (control flow: WHILE, IF, CALL_ONCE run them) become graphs of
  * their own in g->subgraphs, checked the same way, and every control node's subgraph

@@ -738,7 +738,8 @@ static bool write_bin(const char *dir, const char *prefix, int i, const tfl_tens
   char path[4096];
   snprintf(path, sizeof path, "%s/%s_%d.bin", dir, prefix, i);
   FILE *f = fopen(path, "wb");
-  bool ok = f && fwrite(t->data, 1, t->bytes, f) == t->bytes;
+  /* a tensor of no elements may have no data (NULL): fwrite must not see that pointer */
+  bool ok = f && (t->bytes == 0 || fwrite(t->data, 1, t->bytes, f) == t->bytes);
   if (f && fclose(f) != 0) ok = false;
   if (!ok) fprintf(stderr, "error: writing %s: %s\n", path, strerror(errno));
   return ok;

@@ -7,6 +7,8 @@ oracle was fed (the FNV-1a hash in the model's golden file, tests/data/golden), 
 `tflite-run M --input W/a/b/input_0.bin --out W/c` must write the same input and outputs
 byte for byte (the README's compare-with-TensorFlow-Lite workflow). outputs.json must
 describe those files. An --out under a regular file must fail with an error naming it.
+A tensor of no elements (input and output of zero_sized_io.tflite here) is written as an
+empty file.
 
 Usage: test_tflite_run.py TFLITE_RUN --models DIR[:DIR...] --golden DIR --work DIR
 A model missing from every folder is a failure.
@@ -79,6 +81,29 @@ def check_json(out_dir, name):
                   '%s: %s %s mean %g, outputs.json says %g' % (name, kind, e['file'], mean, e['mean']))
 
 
+def zero_sized(args):
+    """A model whose input 1 has no elements and is also its output 1 (zero_sized_io.json,
+    `flatc -b tests/opmodels/tflite_schema.fbs`): both files are written empty (tflite-run
+    once handed fwrite a NULL buffer for them, a UBSan report under the sanitizer run) and
+    output 0 is RELU of input 0, as the real TensorFlow Lite computes it."""
+    model = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'zero_sized_io.tflite')
+    out = os.path.join(args.work, 'zero_sized')
+    r = run([args.tflite_run, model, '--gauss', '1', '--out', out])
+    if not check(r.returncode == 0, 'zero_sized_io --gauss 1: exit %d: %s' % (r.returncode, r.stderr)):
+        return
+    for f in ('input_1.bin', 'output_1.bin'):
+        p = os.path.join(out, f)
+        check(os.path.isfile(p) and os.path.getsize(p) == 0, 'zero_sized_io: %s missing or not empty' % f)
+    x = struct.unpack('<4f', read(os.path.join(out, 'input_0.bin')))
+    y = struct.unpack('<4f', read(os.path.join(out, 'output_0.bin')))
+    check(y == tuple(max(v, 0.0) for v in x), 'zero_sized_io: output_0 %r is not RELU of input_0 %r' % (y, x))
+    with open(os.path.join(out, 'outputs.json')) as f:
+        js = json.load(f)
+    for kind in ('inputs', 'outputs'):
+        e = js[kind][1]
+        check(e['shape'] == [0] and e['mean'] is None, 'zero_sized_io: outputs.json %s[1] is %r' % (kind, e))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('tflite_run')
@@ -127,6 +152,7 @@ def main():
         r = run([args.tflite_run, model, '--gauss', '1', '--out', os.path.join(plain, 'x')])
         check(r.returncode == 1 and plain in r.stderr and 'Not a directory' in r.stderr,
               '--out under a file: exit %d, stderr %r' % (r.returncode, r.stderr))
+    zero_sized(args)
     print('%d failures' % failures)
     return 1 if failures else 0
 
