@@ -3,12 +3,14 @@
  * 1. Hand-built minimal models (a tiny forward FlatBuffers writer below, TFLite field
  *    ids) with one defect each: unknown op codes, absurd shapes, buffer index out of
  *    range, constant size mismatch, operator tensor index out of range, large-model
- *    buffer offsets outside the file. Each must fail with the named status and a
- *    message naming the bad value.
+ *    buffer offsets outside the file, a node reading its own output or a tensor not
+ *    yet written. Each must fail with the named status and a message naming the bad
+ *    value.
  * 2. Real models: truncated every 4 KiB and at every byte of the first 2 KiB; seeded
  *    random byte flips and 4-byte words overwritten with hostile values (huge
  *    lengths, offsets past the end) outside the weight data. Each load must return
- *    an error or a graph that passes basic invariants. Run under ASan+UBSan, an
+ *    an error or a graph that passes basic invariants (indices in range, every node
+ *    input written before it is read). Run under ASan+UBSan, an
  *    out-of-bounds read is a failure.
  *
  * Usage: test_bad_models SHARED_MODELS_DIR NPM_MODELS_DIR (as test_loader; a missing model
@@ -285,6 +287,18 @@ static void sane(const tfl_graph *g, const char *what)
       if (n->in[k] < -1 || n->in[k] >= g->n_tensors) CHECK(0, "%s: node %d input", what, i);
     for (int k = 0; k < n->n_out; k++)
       if (n->out[k] < 0 || n->out[k] >= g->n_tensors) CHECK(0, "%s: node %d output", what, i);
+  }
+  /* an accepted graph reads, at each node, only tensors already written in file order */
+  for (int i = 0; i < g->n_nodes; i++) {
+    const tfl_node *n = &g->nodes[i];
+    for (int k = 0; k < n->n_in; k++) {
+      int x = n->in[k];
+      if (x < 0 || x >= g->n_tensors) continue;
+      const tfl_tensor *t = &g->tensors[x];
+      bool ok = t->is_const || t->is_variable || (t->producer >= 0 && t->producer < i) || tfl_tensor_count(t) == 0;
+      for (int j = 0; !ok && j < g->n_inputs; j++) ok = g->inputs[j] == x;
+      if (!ok) CHECK(0, "%s: node %d input %d reads tensor %d before it is written", what, i, k, x);
+    }
   }
   volatile uint8_t sink = 0;
   for (int i = 0; i < g->n_tensors; i++) {
