@@ -42,9 +42,20 @@ GstGLContext *gst_tflite_gl_share_get(GstGLDisplay *display, GstGLContext *app_c
       g_free(e);
       entries = g_list_delete_link(entries, l);
     }
-    ctx = gst_gl_context_new(display);
-    if (!ctx || !gst_gl_context_create(ctx, app_context, err)) {
+    /* Making the context current can fail once in a while on a loaded machine (seen with
+     * Mesa llvmpipe on an EGL device: "Failed to activate the GL Context" after many
+     * pipelines in one process); a fresh context a moment later works, so a few tries
+     * before the element gives up. */
+    for (int attempt = 0; attempt < 3; attempt++) {
+      g_clear_error(err);
+      ctx = gst_gl_context_new(display);
+      if (ctx && gst_gl_context_create(ctx, app_context, err)) break;
+      GST_WARNING("shared GL context, try %d of 3: %s", attempt + 1, err && *err ? (*err)->message : "no context");
       gst_clear_object(&ctx);
+      g_usleep(50 * 1000);
+    }
+    if (!ctx) {
+      /* err says why */
     } else if (!has_compute(ctx)) {
       g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "the shared GL context has no compute shaders");
       gst_clear_object(&ctx);
