@@ -24,6 +24,7 @@
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 #include "runtime/tfl_passes.h"
+#include "tests/golden.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,23 +35,6 @@
 #define MAX_VALUES 64
 #define PX_TOL 0.5
 #define SCORE_TOL 0.01
-
-static void *read_all(const char *path, size_t *size)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void *b = malloc(n > 0 ? (size_t)n : 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  *size = n > 0 ? (size_t)n : 0;
-  return b;
-}
 
 /* One expected result: EfficientDet "class label score x y w h"; MoveNet "score x y w h"
  * then x y score per keypoint. */
@@ -238,7 +222,7 @@ static void run_case(const char *dir, const char *line)
   CHECK(tfl_interpreter_create(g, &io, &it) == TFL_OK, "%s: %s", name, d.error);
   snprintf(path, sizeof path, "%s/%s.input", dir, input_name);
   size_t bytes = 0;
-  uint8_t *input = read_all(path, &bytes);
+  uint8_t *input = golden_read_file(path, &bytes);
   CHECK(input && bytes == (size_t)size * size * 3, "%s: %s has %zu bytes", name, path, bytes);
   if (it && input) {
     tfl_tensor *in = tfl_interpreter_input(it, 0);

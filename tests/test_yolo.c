@@ -22,67 +22,24 @@
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 #include "runtime/tfl_passes.h"
+#include "tests/golden.h"
+#include "tests/yolo_ref.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_BOXES 512
 
-#define MAX_KPT_VALUES 64
-
-typedef struct {
-  int class_id;
-  float score, x0, y0, x1, y1;
-  int n_kpt_values;               /* x, y, visibility per keypoint, after the box */
-  float kpt[MAX_KPT_VALUES];
-} box;
-
-static void *read_all(const char *path, size_t *size)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void *b = malloc(n > 0 ? (size_t)n : 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  *size = (size_t)n;
-  return b;
-}
-
-/* Lines of "class score x1 y1 x2 y2 [keypoint values...]". */
-static int read_boxes(const char *path, box *b)
-{
-  FILE *f = fopen(path, "r");
-  if (!f) return -1;
-  int n = 0;
-  char line[4096];
-  while (n < MAX_BOXES && fgets(line, sizeof line, f)) {
-    box *x = &b[n];
-    int used = 0;
-    if (sscanf(line, "%d %f %f %f %f %f%n", &x->class_id, &x->score, &x->x0, &x->y0, &x->x1, &x->y1, &used) != 6)
-      continue;
-    char *p = line + used, *e;
-    x->n_kpt_values = 0;
-    for (float v; x->n_kpt_values < MAX_KPT_VALUES && (v = strtof(p, &e), e != p); p = e) x->kpt[x->n_kpt_values++] = v;
-    n++;
-  }
-  fclose(f);
-  return n;
-}
+typedef yolo_ref box;
 
 /* Largest keypoint difference (position in px, visibility) of ours against theirs. */
 static double kpt_error(const tfl_box *o, const box *w)
 {
-  if (w->n_kpt_values != 3 * o->n_keypoints) return INFINITY;
+  if (w->n_values != 3 * o->n_keypoints) return INFINITY;
   double e = 0;
   for (int k = 0; k < o->n_keypoints; k++) {
-    e = fmax(e, fmax(fabs(o->keypoints[k].x - w->kpt[3 * k]), fabs(o->keypoints[k].y - w->kpt[3 * k + 1])));
-    e = fmax(e, fabs(o->keypoints[k].score - w->kpt[3 * k + 2]));
+    e = fmax(e, fmax(fabs(o->keypoints[k].x - w->v[3 * k]), fabs(o->keypoints[k].y - w->v[3 * k + 1])));
+    e = fmax(e, fabs(o->keypoints[k].score - w->v[3 * k + 2]));
   }
   return e;
 }
@@ -125,7 +82,7 @@ static void compare(const char *name, const tfl_results *r, const box *want, int
       fprintf(stderr, "  %s #%d: ours (%.3f %.3f %.3f %.3f), Ultralytics (%.3f %.3f %.3f %.3f)\n", name, i, o->x, o->y,
               o->x + o->w, o->y + o->h, w->x0, w->y0, w->x1, w->y1);
     worst_box = fmax(worst_box, box_error(o, w));
-    if (w->n_kpt_values || o->n_keypoints) worst_box = fmax(worst_box, kpt_error(o, w));
+    if (w->n_values || o->n_keypoints) worst_box = fmax(worst_box, kpt_error(o, w));
     worst_score = fmax(worst_score, fabs(o->score - w->score));
   }
   printf("%-30s %3d boxes (Ultralytics %3d): %d matched (class and score; %d in the same place), max box/keypoint error "
@@ -151,7 +108,7 @@ static void check_result(const char *dir, const char *file, const char *name, in
      * prototypes' resolution) */
     snprintf(path, sizeof path, "%s/%s.mask", dir, file);
     size_t msize = 0;
-    uint8_t *want = read_all(path, &msize);
+    uint8_t *want = golden_read_file(path, &msize);
     const int mw = imgsz / 4, mh = imgsz / 4;
     CHECK(want && msize == (size_t)mw * mh, "%s: cannot read %s", name, path);
     /* the boxes' own masks (the transform is the identity: frame = input pixels), each
@@ -191,7 +148,7 @@ static void check_result(const char *dir, const char *file, const char *name, in
   }
   box want[MAX_BOXES];
   snprintf(path, sizeof path, "%s/%s.expected", dir, file);
-  const int n = read_boxes(path, want);
+  const int n = yolo_ref_read(path, want, MAX_BOXES);
   CHECK(n >= 0, "%s: cannot read %s", name, path);
   if (n >= 0) compare(name, &r, want, n, 1e-3, 1e-5);
 }
@@ -281,7 +238,7 @@ static void run_case(const char *dir, const char *line)
   char path[1024];
   snprintf(path, sizeof path, "%s/%s.bin", dir, name);
   size_t size = 0;
-  void *data = read_all(path, &size);
+  void *data = golden_read_file(path, &size);
   CHECK(data != NULL, "%s: cannot read %s", name, path);
   if (!data) return;
 
@@ -292,7 +249,7 @@ static void run_case(const char *dir, const char *line)
   /* a segmentation head's prototypes [1, 32, imgsz/4, imgsz/4], when the case has them */
   snprintf(path, sizeof path, "%s/%s.protos.bin", dir, name);
   size_t psize = 0;
-  void *protos = read_all(path, &psize);
+  void *protos = golden_read_file(path, &psize);
   t[2] = (tfl_tensor){ .type = TFL_TYPE_FLOAT32, .ndim = 4, .dims = { 1, 32, imgsz / 4, imgsz / 4 }, .producer = -1,
                        .data = protos, .bytes = psize };
   for (char *p = dims; t[1].ndim < TFL_MAX_DIMS;) {
@@ -411,7 +368,7 @@ static void run_model(const char *dir, const char *line)
   CHECK(tfl_interpreter_create(g, &io, &it) == TFL_OK, "%s: %s", model, d.error);
   snprintf(path, sizeof path, "%s/%s", dir, picture);
   size_t size = 0;
-  uint8_t *rgb = read_all(path, &size);
+  uint8_t *rgb = golden_read_file(path, &size);
   CHECK(rgb && size == (size_t)width * height * 3, "%s: picture %s", model, path);
   if (it && rgb) {
     tfl_tensor *in = tfl_interpreter_input(it, 0);
@@ -430,7 +387,7 @@ static void run_model(const char *dir, const char *line)
     if (dec) CHECK(tfl_decoder_run(dec, outs, n_out, &tr, &r, &d) == TFL_OK, "%s: %s", model, d.error);
     box want[MAX_BOXES];
     snprintf(path, sizeof path, "%s/%s", dir, expected);
-    const int n = read_boxes(path, want);
+    const int n = yolo_ref_read(path, want, MAX_BOXES);
     CHECK(n == n_expected, "%s: %s has %d boxes, runs.txt says %d", model, path, n, n_expected);
     if (n >= 0) compare(expected, &r, want, n, 2.0, 0.02);
   }
@@ -591,7 +548,7 @@ static void test_classifier(const char *dir)
   tfl_interpreter *it = NULL;
   size_t size = 0;
   snprintf(path, sizeof path, "%s/small.rgb", dir);
-  uint8_t *rgb = read_all(path, &size);
+  uint8_t *rgb = golden_read_file(path, &size);
   float want[8];
   int n_want = 0;
   snprintf(path, sizeof path, "%s/yolo11_cls_random.probs", dir);

@@ -24,6 +24,8 @@
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 #include "runtime/tfl_passes.h"
+#include "tests/golden.h"
+#include "tests/yolo_ref.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -36,49 +38,7 @@
 #define ANGLE_TOL_DEG 2.0
 #define MASK_IOU 0.9
 
-typedef struct {
-  int class_id;
-  float score, x0, y0, x1, y1;
-  int n_values;                   /* pose: 17 x (x y visibility); obb: cx cy w h angle */
-  float v[MAX_VALUES];
-} det;
-
-static void *read_all(const char *path, size_t *size)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void *b = malloc(n > 0 ? (size_t)n : 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  *size = (size_t)n;
-  return b;
-}
-
-static int read_dets(const char *path, det *d)
-{
-  FILE *f = fopen(path, "r");
-  if (!f) return -1;
-  int n = 0;
-  char line[4096];
-  while (n < MAX_DET && fgets(line, sizeof line, f)) {
-    det *x = &d[n];
-    int used = 0;
-    if (sscanf(line, "%d %f %f %f %f %f%n", &x->class_id, &x->score, &x->x0, &x->y0, &x->x1, &x->y1, &used) != 6)
-      continue;
-    char *p = line + used, *e;
-    x->n_values = 0;
-    for (float v; x->n_values < MAX_VALUES && (v = strtof(p, &e), e != p); p = e) x->v[x->n_values++] = v;
-    n++;
-  }
-  fclose(f);
-  return n;
-}
+typedef yolo_ref det;
 
 /* Theirs clipped to the frame (predict's oriented boxes' bounds are not) against ours. */
 static double box_error(const tfl_box *o, const det *w, int fw, int fh)
@@ -259,7 +219,7 @@ static void run_task(const char *dir, const char *line)
   CHECK(tfl_interpreter_create(g, &io, &it) == TFL_OK, "%s: %s", model, d.error);
   snprintf(path, sizeof path, "%s/%s", dir, picture);
   size_t size = 0;
-  uint8_t *rgb = read_all(path, &size), *masks = NULL;
+  uint8_t *rgb = golden_read_file(path, &size), *masks = NULL;
   CHECK(rgb && size == (size_t)width * height * 3, "%s: picture %s", model, path);
   if (it && rgb) {
     tfl_tensor *in = tfl_interpreter_input(it, 0);
@@ -278,12 +238,12 @@ static void run_task(const char *dir, const char *line)
     if (dec) CHECK(tfl_decoder_run(dec, outs, n_out, &tr, &r, &d) == TFL_OK, "%s: %s", model, d.error);
     det want[MAX_DET];
     snprintf(path, sizeof path, "%s/%s.predict", dir, expected);
-    const int n = read_dets(path, want);
+    const int n = yolo_ref_read(path, want, MAX_DET);
     CHECK(n == n_expected && n > 0, "%s: %s has %d detections, tasks.txt says %d", model, path, n, n_expected);
     if (!strcmp(task, "segment")) {
       snprintf(path, sizeof path, "%s/%s.masks", dir, expected);
       size_t msize = 0;
-      masks = read_all(path, &msize);
+      masks = golden_read_file(path, &msize);
       CHECK(masks && n > 0 && msize == (size_t)n * (((size_t)width + 7) / 8) * (size_t)height, "%s: %s (%zu bytes)",
             model, path, msize);
     }
@@ -309,7 +269,7 @@ static void run_obb_raw(const char *dir, const char *expected, bool agnostic)
   char path[1024];
   snprintf(path, sizeof path, "%s/obb_raw.bin", dir);
   size_t size = 0;
-  void *data = read_all(path, &size);
+  void *data = golden_read_file(path, &size);
   CHECK(data && size == 8 * 525 * sizeof(float), "%s: %zu bytes", path, size);
   if (!data) return;
   tfl_tensor t[2];
@@ -392,7 +352,7 @@ static void run_multilabel_raw(const char *dir)
   char path[1024];
   snprintf(path, sizeof path, "%s/ml_raw.bin", dir);
   size_t size = 0;
-  void *data = read_all(path, &size);
+  void *data = golden_read_file(path, &size);
   CHECK(data && size == 7 * 525 * sizeof(float), "%s: %zu bytes", path, size);
   if (!data) return;
   tfl_tensor t[2];

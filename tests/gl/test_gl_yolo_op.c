@@ -32,63 +32,20 @@
 #include "runtime/tfl_passes.h"
 #include "tests/gl/gl_model_run.h"
 #include "tests/gl/gl_test_util.h"
+#include "tests/golden.h"
+#include "tests/yolo_ref.h"
 
 #define MAX_BOXES 512
-#define MAX_KPT_VALUES 64
-
-typedef struct {
-  int class_id;
-  float score, x0, y0, x1, y1;
-  int n_kpt;
-  float kpt[MAX_KPT_VALUES];
-} ubox;
-
-static void *read_all(const char *path, size_t *size)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void *b = malloc(n > 0 ? (size_t)n : 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  *size = (size_t)n;
-  return b;
-}
-
-/* Lines of "class score x1 y1 x2 y2 [keypoint values...]"; -1 when unreadable. */
-static int read_boxes(const char *path, ubox *b)
-{
-  FILE *f = fopen(path, "r");
-  if (!f) return -1;
-  int n = 0;
-  char line[4096];
-  while (n < MAX_BOXES && fgets(line, sizeof line, f)) {
-    ubox *x = &b[n];
-    int used = 0;
-    if (sscanf(line, "%d %f %f %f %f %f%n", &x->class_id, &x->score, &x->x0, &x->y0, &x->x1, &x->y1, &used) != 6)
-      continue;
-    char *p = line + used, *e;
-    x->n_kpt = 0;
-    for (float v; x->n_kpt < MAX_KPT_VALUES && (v = strtof(p, &e), e != p); p = e) x->kpt[x->n_kpt++] = v;
-    n++;
-  }
-  fclose(f);
-  return n;
-}
+typedef yolo_ref ubox;
 
 static double box_error(const tfl_box *o, const ubox *w)
 {
   double e = fmax(fmax(fabs(o->x - w->x0), fabs(o->y - w->y0)),
                   fmax(fabs(o->x + o->w - w->x1), fabs(o->y + o->h - w->y1)));
-  if (w->n_kpt != 3 * o->n_keypoints) return INFINITY;
+  if (w->n_values != 3 * o->n_keypoints) return INFINITY;
   for (int k = 0; k < o->n_keypoints; k++) {
-    e = fmax(e, fmax(fabs(o->keypoints[k].x - w->kpt[3 * k]), fabs(o->keypoints[k].y - w->kpt[3 * k + 1])));
-    e = fmax(e, fabs(o->keypoints[k].score - w->kpt[3 * k + 2]));
+    e = fmax(e, fmax(fabs(o->keypoints[k].x - w->v[3 * k]), fabs(o->keypoints[k].y - w->v[3 * k + 1])));
+    e = fmax(e, fabs(o->keypoints[k].score - w->v[3 * k + 2]));
   }
   return e;
 }
@@ -293,7 +250,7 @@ static int ultralytics_case(const char *dir, const char *line, tfl_delegate *gl,
   char path[1024];
   snprintf(path, sizeof path, "%s/%s.bin", dir, name);
   size_t size = 0;
-  void *data = read_all(path, &size);
+  void *data = golden_read_file(path, &size);
   if (!data) {
     printf("FAIL %-12s cannot read %s\n", name, path);
     return 1;
@@ -316,12 +273,12 @@ static int ultralytics_case(const char *dir, const char *line, tfl_delegate *gl,
   int fail = 0;
   ubox want[MAX_BOXES];
   snprintf(path, sizeof path, "%s/%s.expected", dir, name);
-  const int n_want = read_boxes(path, want);
+  const int n_want = yolo_ref_read(path, want, MAX_BOXES);
   size_t psize = 0;
   void *protos = NULL;
   if (seg) { /* the prototypes [1, 32, imgsz/4, imgsz/4] */
     snprintf(path, sizeof path, "%s/%s.protos.bin", dir, name);
-    protos = read_all(path, &psize);
+    protos = golden_read_file(path, &psize);
     if (!protos) {
       printf("FAIL %-12s cannot read %s\n", name, path);
       free(data);
