@@ -158,6 +158,8 @@ typedef struct {
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+/* the rounding argument must be a constant expression (clang checks it) */
+#define HY_RN (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define CH_X86 1
 
 /* n bytes copied / set with 64-byte (masked) vector moves: no library call for the short
@@ -265,7 +267,6 @@ fused_vnni(const ch_state *st, const ch_args *a, const uint8_t *x, size_t xs, si
   const cpu_conv_state *r = st->ref;
   const cpu_q8_gemm *g = &st->gemm;
   const size_t oc = (size_t)r->out_c, per_image = (size_t)r->out_h * r->out_w, ic = (size_t)r->in_c;
-  const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   const __m512 vlo = _mm512_set1_ps(r->act_lo), vhi = _mm512_set1_ps(r->act_hi);
   /* the K loop: taps x (IC / 4) groups at tap offsets, or one run of kq groups */
   const size_t whole = 0;
@@ -314,8 +315,8 @@ fused_vnni(const ch_state *st, const ch_args *a, const uint8_t *x, size_t xs, si
       const __m512 bias = a->bias ? _mm512_maskz_loadu_ps(m, a->bias + c0) : _mm512_setzero_ps();
       for (int k = 0; k < 8; k++) {
         const __m512i v = _mm512_sub_epi32(acc[k], _mm512_mullo_epi32(zx[k], ws));
-        const __m512 sc = _mm512_mul_round_ps(wsc, xsc[k], rn);
-        __m512 f = _mm512_add_round_ps(_mm512_mul_round_ps(_mm512_cvtepi32_ps(v), sc, rn), bias, rn);
+        const __m512 sc = _mm512_mul_round_ps(wsc, xsc[k], HY_RN);
+        __m512 f = _mm512_add_round_ps(_mm512_mul_round_ps(_mm512_cvtepi32_ps(v), sc, HY_RN), bias, HY_RN);
         f = _mm512_min_ps(vhi, _mm512_max_ps(vlo, f));
         _mm512_mask_storeu_ps(a->y + (p0 + i + (size_t)k) * oc + (size_t)c0, m, f);
       }

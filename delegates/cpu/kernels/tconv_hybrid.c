@@ -19,6 +19,8 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+/* the rounding argument must be a constant expression (clang checks it) */
+#define HY_RN (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define TH_X86 1
 #endif
 
@@ -217,7 +219,6 @@ __attribute__((target("avx512f"))) static void gather_avx512(const th_state *st,
 {
   const cpu_conv_state *r = st->ref;
   const int oc_n = r->out_c, rows = st->gemm.rows;
-  const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   const __m512i zx = _mm512_set1_epi32(r->hy.x_zp[bi] + 128);
   const __m512 xs = _mm512_set1_ps(r->hy.x_scale[bi]);
   const __m512 vlo = _mm512_set1_ps(r->act_lo), vhi = _mm512_set1_ps(r->act_hi);
@@ -242,9 +243,9 @@ __attribute__((target("avx512f"))) static void gather_avx512(const th_state *st,
           acc = _mm512_add_epi32(acc, _mm512_sub_epi32(sv, _mm512_mullo_epi32(zx, kv)));
         }
       }
-      const __m512 sc = _mm512_mul_round_ps(_mm512_maskz_loadu_ps(m, r->hy.w_scale + c), xs, rn);
+      const __m512 sc = _mm512_mul_round_ps(_mm512_maskz_loadu_ps(m, r->hy.w_scale + c), xs, HY_RN);
       const __m512 b = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
-      __m512 f = _mm512_add_round_ps(_mm512_mul_round_ps(_mm512_cvtepi32_ps(acc), sc, rn), b, rn);
+      __m512 f = _mm512_add_round_ps(_mm512_mul_round_ps(_mm512_cvtepi32_ps(acc), sc, HY_RN), b, HY_RN);
       f = _mm512_min_ps(vhi, _mm512_max_ps(vlo, f));
       _mm512_mask_storeu_ps(out + (size_t)ox * oc_n + c, m, f);
     }
