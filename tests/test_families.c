@@ -24,6 +24,7 @@
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 #include "runtime/tfl_passes.h"
+#include "tests/cpu_interp.h"
 #include "tests/golden.h"
 
 #include <stdlib.h>
@@ -210,16 +211,11 @@ static void run_case(const char *dir, const char *line)
           tfl_family_class_count(g, TFL_DECODER_DETECTION));
   }
 
-  cpu_delegate_options co = cpu_delegate_defaults();
-  co.diag = &d;
-  tfl_delegate *cpu = cpu_delegate_create(&co);
-  tfl_interp_options io = tfl_interp_defaults();
-  io.fallback = cpu;
-  io.diag = &d;
+  tfl_delegate *cpu = NULL;
   tfl_interpreter *it = NULL;
   tfl_decoder *dec = NULL;
   tfl_results r = { 0 };
-  CHECK(tfl_interpreter_create(g, &io, &it) == TFL_OK, "%s: %s", name, d.error);
+  CHECK(test_cpu_interpreter(g, &d, &cpu, &it) == TFL_OK, "%s: %s", name, d.error);
   snprintf(path, sizeof path, "%s/%s.input", dir, input_name);
   size_t bytes = 0;
   uint8_t *input = golden_read_file(path, &bytes);

@@ -22,6 +22,7 @@
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 #include "runtime/tfl_passes.h"
+#include "tests/cpu_interp.h"
 #include "tests/golden.h"
 #include "tests/yolo_ref.h"
 
@@ -194,13 +195,7 @@ static bool run_with_op(const char *name, const tfl_tensor *head, const tfl_tens
   CHECK(has_op, "%s: YOLO_DETECTION %s appended with the 32 coefficients and the prototypes kept", name,
         appended ? "not" : "was not");
   if (!has_op) goto out;
-  cpu_delegate_options co = cpu_delegate_defaults();
-  co.diag = &d;
-  cpu = cpu_delegate_create(&co);
-  tfl_interp_options io = tfl_interp_defaults();
-  io.fallback = cpu;
-  io.diag = &d;
-  CHECK(cpu && tfl_interpreter_create(g, &io, &it) == TFL_OK, "%s: %s", name, d.error);
+  CHECK(test_cpu_interpreter(g, &d, &cpu, &it) == TFL_OK, "%s: %s", name, d.error);
   if (!it) goto out;
   tfl_tensor *ih = tfl_interpreter_input(it, 1), *ip = tfl_interpreter_input(it, 2);
   CHECK(ih->bytes == head->bytes && ip->bytes == protos->bytes, "%s: inputs of %zu and %zu bytes", name, ih->bytes,
@@ -356,16 +351,11 @@ static void run_model(const char *dir, const char *line)
   CHECK(norm.mean[0] == 0.0f && norm.std[0] == 255.0f, "%s: input range 0..1 (mean %g std %g)", model, norm.mean[0],
         norm.std[0]);
 
-  cpu_delegate_options co = cpu_delegate_defaults();
-  co.diag = &d;
-  tfl_delegate *cpu = cpu_delegate_create(&co);
-  tfl_interp_options io = tfl_interp_defaults();
-  io.fallback = cpu;
-  io.diag = &d;
+  tfl_delegate *cpu = NULL;
   tfl_interpreter *it = NULL;
   tfl_decoder *dec = NULL;
   tfl_results r = { 0 };
-  CHECK(tfl_interpreter_create(g, &io, &it) == TFL_OK, "%s: %s", model, d.error);
+  CHECK(test_cpu_interpreter(g, &d, &cpu, &it) == TFL_OK, "%s: %s", model, d.error);
   snprintf(path, sizeof path, "%s/%s", dir, picture);
   size_t size = 0;
   uint8_t *rgb = golden_read_file(path, &size);
@@ -539,12 +529,7 @@ static void test_classifier(const char *dir)
   CHECK(norm.mean[0] == 0.0f && norm.std[0] == 255.0f, "classifier: input 0..1");
   CHECK(g->meta.labels && !strcmp(g->meta.labels, "0\n1\n2\n"), "classifier labels: %s",
         g->meta.labels ? g->meta.labels : "(none)");
-  cpu_delegate_options co = cpu_delegate_defaults();
-  co.diag = &d;
-  tfl_delegate *cpu = cpu_delegate_create(&co);
-  tfl_interp_options io = tfl_interp_defaults();
-  io.fallback = cpu;
-  io.diag = &d;
+  tfl_delegate *cpu = NULL;
   tfl_interpreter *it = NULL;
   size_t size = 0;
   snprintf(path, sizeof path, "%s/small.rgb", dir);
@@ -556,7 +541,7 @@ static void test_classifier(const char *dir)
   while (pf && n_want < 8 && fscanf(pf, "%f", &want[n_want]) == 1) n_want++;
   if (pf) fclose(pf);
   CHECK(n_want == 3 && rgb && size == 160 * 160 * 3, "classifier data (%d probabilities)", n_want);
-  if (tfl_interpreter_create(g, &io, &it) == TFL_OK && rgb) {
+  if (test_cpu_interpreter(g, &d, &cpu, &it) == TFL_OK && rgb) {
     tfl_tensor *in = tfl_interpreter_input(it, 0);
     const pix_frame frame = { PIX_RGB, 160, 160, { rgb }, { 160 * 3 } };
     const tfl_transform tr = preprocess_transform(160, 160, in->dims[2], in->dims[1], FIT_CROP);

@@ -24,6 +24,7 @@
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 #include "runtime/tfl_passes.h"
+#include "tests/cpu_interp.h"
 #include "tests/golden.h"
 #include "tests/yolo_ref.h"
 
@@ -207,16 +208,11 @@ static void run_task(const char *dir, const char *line)
   pix_norm norm = preprocess_model_norm(g, TFL_DECODER_DETECTION, NULL);
   norm.pad = preprocess_fit_pad(fit);
 
-  cpu_delegate_options co = cpu_delegate_defaults();
-  co.diag = &d;
-  tfl_delegate *cpu = cpu_delegate_create(&co);
-  tfl_interp_options io = tfl_interp_defaults();
-  io.fallback = cpu;
-  io.diag = &d;
+  tfl_delegate *cpu = NULL;
   tfl_interpreter *it = NULL;
   tfl_decoder *dec = NULL;
   tfl_results r = { 0 };
-  CHECK(tfl_interpreter_create(g, &io, &it) == TFL_OK, "%s: %s", model, d.error);
+  CHECK(test_cpu_interpreter(g, &d, &cpu, &it) == TFL_OK, "%s: %s", model, d.error);
   snprintf(path, sizeof path, "%s/%s", dir, picture);
   size_t size = 0;
   uint8_t *rgb = golden_read_file(path, &size), *masks = NULL;
