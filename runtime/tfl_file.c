@@ -40,15 +40,10 @@ tfl_status tfl_file_check(const char *path, const char *what, tfl_diag *diag)
   return check_mode(path, what, st.st_mode, diag);
 }
 
-int tfl_file_open_read(const char *path, const char *what, size_t *size, tfl_diag *diag)
+/* After an O_NONBLOCK open: the descriptor must be a regular file (closed and -1 if
+ * not); regular files never block, so reads and writes from here on are plain. */
+static int finish_open(int fd, const char *path, const char *what, size_t *size, tfl_diag *diag)
 {
-  if (tfl_file_check(path, what, diag) != TFL_OK) return -1;
-  /* O_NONBLOCK: a FIFO swapped in after the check must not block the open */
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    stat_fail(path, what, errno, diag);
-    return -1;
-  }
   struct stat st;
   if (fstat(fd, &st) != 0) {
     stat_fail(path, what, errno, diag);
@@ -59,10 +54,21 @@ int tfl_file_open_read(const char *path, const char *what, size_t *size, tfl_dia
     close(fd);
     return -1;
   }
-  /* regular files never block; reads from here on are plain */
   (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   *size = (size_t)st.st_size;
   return fd;
+}
+
+int tfl_file_open_read(const char *path, const char *what, size_t *size, tfl_diag *diag)
+{
+  if (tfl_file_check(path, what, diag) != TFL_OK) return -1;
+  /* O_NONBLOCK: a FIFO swapped in after the check must not block the open */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    stat_fail(path, what, errno, diag);
+    return -1;
+  }
+  return finish_open(fd, path, what, size, diag);
 }
 
 int tfl_file_open_append(const char *path, const char *what, size_t *size, tfl_diag *diag)
@@ -85,19 +91,7 @@ int tfl_file_open_append(const char *path, const char *what, size_t *size, tfl_d
       tfl_fail(diag, TFL_ERR_IO, "%s %s: cannot open for writing: %s", what, path, strerror(err));
     return -1;
   }
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    stat_fail(path, what, errno, diag);
-    close(fd);
-    return -1;
-  }
-  if (check_mode(path, what, st.st_mode, diag) != TFL_OK) {
-    close(fd);
-    return -1;
-  }
-  (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  *size = (size_t)st.st_size;
-  return fd;
+  return finish_open(fd, path, what, size, diag);
 }
 
 tfl_status tfl_file_read(const char *path, const char *what, size_t max_bytes, char **data, size_t *len,
