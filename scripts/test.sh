@@ -15,7 +15,7 @@ asan=$root/build-asan
 tsan=$root/build-tsan
 fuzz=$root/build-fuzz
 
-step() { echo; echo "== $*"; }
+step() { echo; echo "== $* (at $(date -u +%T), ${SECONDS}s since the start)"; }
 die() { echo "test.sh: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
 
 step "setup"
