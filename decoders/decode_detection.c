@@ -4,7 +4,7 @@
  *    sit among the graph's outputs (Model Maker's EfficientDet-Lite lists them scores,
  *    boxes, count, classes); class k is reported as k + 1, the line of the COCO label
  *    map whose line 0 is "???", or as k when the model's TFLite metadata has the
- *    labels (decoder_postprocess_class_offset);
+ *    labels (tfl_family_class_offset);
  *  - standard SSD raw outputs: box encodings [1,A,4] (ty,tx,th,tw) and class scores
  *    [1,A,C] with background class 0 (logits through a sigmoid unless the graph ends
  *    in LOGISTIC/SOFTMAX), TF's multiple-grid anchors, FasterRCNN box coder, greedy
@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/tfl_family.h"
 #include "postproc/anchor_detect.h"
 #include "postproc/nms.h"
 #include "postproc/ssd_detect.h"
@@ -120,14 +121,8 @@ static tfl_status create_postprocess(const tfl_graph *g, const tfl_node *n, det_
                        i, what[i]);
   }
   s->layout = DET_POSTPROCESS;
-  s->class_offset = decoder_postprocess_class_offset(g);
+  s->class_offset = tfl_family_class_offset(g);
   return TFL_OK;
-}
-
-int decoder_postprocess_class_offset(const tfl_graph *g)
-{
-  /* Ultralytics' names also fill meta.labels, but never with this op */
-  return g->meta.labels && !g->meta.ultralytics.present ? 0 : 1;
 }
 
 /* The anchor preset for a count (and input size), or AUTO when none fits. */

@@ -28,19 +28,6 @@ static const int32_t coco_edges[] = {
 };
 #define N_EDGES ((int)(sizeof coco_edges / sizeof coco_edges[0] / 2))
 
-int decoder_movenet_find(const tfl_graph *g, bool *multi, char *why, size_t why_size)
-{
-  if (g->n_outputs != 1) return 0;
-  const tfl_tensor *t = &g->tensors[g->outputs[0]];
-  const bool single = t->ndim == 4 && t->dims[0] == 1 && t->dims[1] == 1 && t->dims[2] == KEYPOINTS && t->dims[3] == 3;
-  const bool many = t->ndim == 3 && t->dims[0] == 1 && t->dims[1] >= 1 && t->dims[2] == MULTI_VALUES;
-  if (!single && !many) return 0;
-  *multi = many;
-  if (many) snprintf(why, why_size, "one output [1,%d,56]: %d persons of 17 keypoints (y, x, score), box and score", t->dims[1], t->dims[1]);
-  else snprintf(why, why_size, "one output [1,1,17,3]: 17 keypoints (y, x, score)");
-  return 1;
-}
-
 typedef struct {
   bool multi;
   int persons;         /* multi: rows of the output */
@@ -52,7 +39,7 @@ static tfl_status movenet_create(const tfl_graph *g, const tfl_decoder_options *
   (void)opt;
   char why[160];
   bool multi = false;
-  if (decoder_movenet_find(g, &multi, why, sizeof why) != 1)
+  if (tfl_movenet_find(g, &multi, why, sizeof why) != 1)
     return tfl_fail(diag, TFL_ERR_SHAPE, "pose: not a MoveNet output ([1,1,17,3] or [1,N,56])");
   const tfl_tensor *in = g->n_inputs > 0 ? &g->tensors[g->inputs[0]] : NULL;
   if (!in || in->ndim != 4 || in->dims[1] < 1 || in->dims[2] < 1)

@@ -90,9 +90,9 @@ tfl_status tfl_decoder_append_postprocess(tfl_decoder_kind kind, tfl_graph *g, c
 {
   *appended = false;
   if (kind == TFL_DECODER_LANDMARKS) return decoder_append_landmarks(g, appended, diag);
-  decoder_yolo_layout L;
+  tfl_yolo_layout L;
   char why[256];
-  if (kind == TFL_DECODER_DETECTION && decoder_yolo_find(g, &L, why, sizeof why) > 0)
+  if (kind == TFL_DECODER_DETECTION && tfl_yolo_find(g, &L, why, sizeof why) > 0)
     return decoder_append_yolo(g, opt, &L, appended, diag);
   decoder_heads h;
   if (kind != TFL_DECODER_DETECTION || !decoder_raw_heads(g, opt, &h)) return TFL_OK;

@@ -1,6 +1,6 @@
 /* tfl_decoder.c - picks and dispatches decoder families (see tfl_decoder.h). */
 #include "decoder_impl.h"
-#include "tfl_family.h"
+#include "policy/tfl_family.h"
 #include "runtime/tfl_half.h"
 
 #include <math.h>
@@ -14,21 +14,6 @@ struct tfl_decoder {
   const decoder_impl *impl;
   void *state;
 };
-
-const char *tfl_decoder_kind_name(tfl_decoder_kind k)
-{
-  switch (k) {
-  case TFL_DECODER_AUTO: return "auto";
-  case TFL_DECODER_NONE: return "none";
-  case TFL_DECODER_CLASSIFICATION: return "classification";
-  case TFL_DECODER_DETECTION: return "detection";
-  case TFL_DECODER_SEGMENTATION: return "segmentation";
-  case TFL_DECODER_POSE: return "pose";
-  case TFL_DECODER_LANDMARKS: return "landmarks";
-  case TFL_DECODER_TENSORS: return "tensors";
-  }
-  return "unknown";
-}
 
 tfl_decoder_options tfl_decoder_defaults(void)
 {
@@ -47,29 +32,13 @@ tfl_decoder_kind tfl_decoder_pick(const tfl_graph *g, char *why, size_t why_size
   return f ? f->decoder : TFL_DECODER_NONE;
 }
 
-void tfl_decoder_input_range(tfl_decoder_kind kind, const tfl_graph *g, float *lo, float *hi)
-{
-  char why[8];
-  tfl_family_match m;
-  const tfl_family *f = tfl_family_identify(g, &m, why, sizeof why);
-  if (!f || f->decoder != kind) f = tfl_family_generic(kind);
-  *lo = f ? f->input_lo : -1.0f;
-  *hi = f ? f->input_hi : 1.0f;
-  /* a forced segmentation decoder on an unknown model: one or two channels are a
-   * probability (selfie-style, 0..1), more are classes (-1..1) */
-  if (kind == TFL_DECODER_SEGMENTATION && m != TFL_FAMILY_KNOWN && g->n_outputs > 0) {
-    const tfl_tensor *o0 = &g->tensors[g->outputs[0]];
-    *lo = o0->ndim == 4 && o0->dims[3] <= 2 ? 0.0f : -1.0f;
-  }
-}
-
 static const decoder_impl *impl_of(tfl_decoder_kind k, const tfl_graph *g)
 {
   char why[8];
-  decoder_yolo_layout L;
+  tfl_yolo_layout L;
   bool multi;
-  if (k == TFL_DECODER_DETECTION && decoder_yolo_find(g, &L, why, sizeof why) != 0) return &decoder_yolo;
-  if (k == TFL_DECODER_POSE && decoder_movenet_find(g, &multi, why, sizeof why)) return &decoder_movenet;
+  if (k == TFL_DECODER_DETECTION && tfl_yolo_find(g, &L, why, sizeof why) != 0) return &decoder_yolo;
+  if (k == TFL_DECODER_POSE && tfl_movenet_find(g, &multi, why, sizeof why)) return &decoder_movenet;
   switch (k) {
   case TFL_DECODER_CLASSIFICATION: return &decoder_classification;
   case TFL_DECODER_SEGMENTATION: return &decoder_segmentation;

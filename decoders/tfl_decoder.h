@@ -15,21 +15,10 @@
 
 #include <stddef.h>
 
+#include "policy/tfl_model_kind.h"
 #include "runtime/tfl_graph.h"
 #include "tfl_results.h"
 
-typedef enum {
-  TFL_DECODER_AUTO,
-  TFL_DECODER_NONE,
-  TFL_DECODER_CLASSIFICATION,
-  TFL_DECODER_DETECTION,
-  TFL_DECODER_SEGMENTATION,
-  TFL_DECODER_POSE,
-  TFL_DECODER_LANDMARKS,
-  TFL_DECODER_TENSORS,         /* no decoding: the raw output tensors (tfl_results.tensors) */
-} tfl_decoder_kind;
-
-const char *tfl_decoder_kind_name(tfl_decoder_kind k);
 
 /* Anchor layouts for SSD-style models with raw box outputs. */
 typedef enum {
@@ -66,13 +55,6 @@ tfl_decoder_options tfl_decoder_defaults(void);
  * through the family table (tfl_family.h) and writes one sentence saying why into `why`
  * (a guess from shapes says "guessed"). TFL_DECODER_NONE when nothing fits. */
 tfl_decoder_kind tfl_decoder_pick(const tfl_graph *g, char *why, size_t why_size);
-
-/* The float input range [*lo, *hi] (pixel 0..255 mapped linearly onto it) the model
- * family was trained with (tfl_family.h's table), for models whose metadata says
- * nothing: MediaPipe's landmark, selfie segmentation and palm models take 0..1;
- * MediaPipe's face and person detectors, DeepLab, the SSDs and the ImageNet classifiers
- * take -1..1. */
-void tfl_decoder_input_range(tfl_decoder_kind kind, const tfl_graph *g, float *lo, float *hi);
 
 typedef struct tfl_decoder tfl_decoder;
 

@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 
+#include "policy/tfl_model_kind.h"
 #include "tfl_results.h"
 
 /* Centre and size in frame pixels; angle in radians, clockwise on screen (y down): the
@@ -32,14 +33,6 @@
 typedef struct {
   float cx, cy, w, h, angle;
 } tfl_region;
-
-typedef enum {
-  TFL_REGION_BOX,   /* the box as it is (SSD -> classifier) */
-  TFL_REGION_POSE,  /* BlazePose detector -> pose landmarks */
-  TFL_REGION_PALM,  /* palm detector -> hand landmarks */
-  TFL_REGION_FACE,  /* face detector -> face landmarks */
-  TFL_REGION_COUNT,
-} tfl_region_kind;
 
 typedef struct {
   tfl_region_kind kind;

@@ -11,21 +11,12 @@
 
 #include <stdlib.h>
 
-const tfl_yolo_detection_params *decoder_yolo_op(const tfl_graph *g, int tensor)
-{
-  for (int i = 0; i < g->n_nodes; i++) {
-    const tfl_node *n = &g->nodes[i];
-    if (!n->dead && n->op == TFL_OP_YOLO_DETECTION && n->n_out == 1 && n->out[0] == tensor) return &n->p.yolo_det;
-  }
-  return NULL;
-}
-
-tfl_status decoder_append_yolo(tfl_graph *g, const tfl_decoder_options *opt, const decoder_yolo_layout *L,
+tfl_status decoder_append_yolo(tfl_graph *g, const tfl_decoder_options *opt, const tfl_yolo_layout *L,
                                bool *appended, tfl_diag *diag)
 {
   const int head = g->outputs[L->output];
   const tfl_tensor *t = &g->tensors[head];
-  *appended = decoder_yolo_op(g, head) != NULL;
+  *appended = tfl_yolo_op(g, head) != NULL;
   /* rotated boxes (probiou NMS) and multi-label NMS stay with the decoder */
   if (*appended || L->oriented || opt->multi_label || t->ndim != 3) return TFL_OK;
   const bool seg = L->protos >= 0;

@@ -1,7 +1,7 @@
 /* preprocess.c - see preprocess.h */
 #include "preprocess.h"
 
-#include "decoders/tfl_family.h"
+#include "policy/tfl_family.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 pix_norm preprocess_model_norm(const tfl_graph *g, tfl_decoder_kind kind, bool *from_metadata)
 {
   float lo, hi;
-  tfl_decoder_input_range(kind, g, &lo, &hi);
+  tfl_family_input_range(kind, g, &lo, &hi);
   const bool meta = g->meta.has_norm && g->meta.n_norm > 0;
   pix_norm n;
   for (int c = 0; c < 3; c++) {

@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "decoders/tfl_decoder.h"
-#include "decoders/tfl_results.h"
+#include "policy/tfl_model_kind.h"
+#include "policy/tfl_transform.h"
 #include "runtime/tfl_graph.h"
 
 typedef enum {
@@ -68,7 +68,7 @@ float preprocess_fit_pad(fit_mode fit);
 
 /* The normalization a model expects when nothing overrides it: its metadata's
  * mean/std (per channel, the last one repeated), else the input range its family was
- * trained with (tfl_decoder_input_range: lo..hi as mean = -lo * std, std = 255/(hi-lo)).
+ * trained with (tfl_family_input_range: lo..hi as mean = -lo * std, std = 255/(hi-lo)).
  * *from_metadata (may be NULL) says which. tflitefilter and the evaluation tools both
  * start from this, then apply their own overrides. */
 pix_norm preprocess_model_norm(const tfl_graph *g, tfl_decoder_kind kind, bool *from_metadata);

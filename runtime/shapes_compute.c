@@ -43,9 +43,9 @@ static tfl_status shape_conv3d(const tfl_graph *g, const tfl_node *n, int ni, tf
     return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "input has %d channels, filter dim 3 is %d", x->dims[4], w->dims[3]);
   out->ndim = 5;
   out->d[0] = x->dims[0];
-  out->d[1] = tfl_shape_conv_out(p->padding, x->dims[1], w->dims[0], p->stride_d, p->dilation_d);
-  out->d[2] = tfl_shape_conv_out(p->padding, x->dims[2], w->dims[1], p->stride_h, p->dilation_h);
-  out->d[3] = tfl_shape_conv_out(p->padding, x->dims[3], w->dims[2], p->stride_w, p->dilation_w);
+  out->d[1] = tfl_conv_out_size(p->padding, x->dims[1], w->dims[0], p->stride_d, p->dilation_d);
+  out->d[2] = tfl_conv_out_size(p->padding, x->dims[2], w->dims[1], p->stride_h, p->dilation_h);
+  out->d[3] = tfl_conv_out_size(p->padding, x->dims[3], w->dims[2], p->stride_w, p->dilation_w);
   out->d[4] = w->dims[4];
   return TFL_OK;
 }

@@ -80,8 +80,8 @@ tfl_status tfl_shape_reduce(const tfl_graph *g, const tfl_node *n, int ni, int o
       return TFL_SHAPE_ERR(TFL_ERR_SHAPE, "stride %dx%d, filter %dx%d: must be >= 1", p->stride_w, p->stride_h,
                            p->filter_w, p->filter_h);
     *out = tfl_shape_of(x);
-    out->d[1] = tfl_shape_conv_out(p->padding, x->dims[1], p->filter_h, p->stride_h, 1);
-    out->d[2] = tfl_shape_conv_out(p->padding, x->dims[2], p->filter_w, p->stride_w, 1);
+    out->d[1] = tfl_conv_out_size(p->padding, x->dims[1], p->filter_h, p->stride_h, 1);
+    out->d[2] = tfl_conv_out_size(p->padding, x->dims[2], p->filter_w, p->stride_w, 1);
     return TFL_OK;
   }
   default: break;

@@ -23,7 +23,6 @@ typedef tfl_inf_kind inf_kind;
 #define in_t tfl_shape_in
 #define shape_of tfl_shape_of
 #define const_ints tfl_shape_const_ints
-#define conv_out tfl_shape_conv_out
 #define broadcast tfl_shape_broadcast
 
 static const char *shape_str(const int32_t *d, int ndim, char *buf, size_t len)
@@ -276,8 +275,8 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
                       p->stride_h, p->dilation_w, p->dilation_h);
     out->ndim = 4;
     out->d[0] = x->dims[0];
-    out->d[1] = conv_out(p->padding, x->dims[1], w->dims[1], p->stride_h, p->dilation_h);
-    out->d[2] = conv_out(p->padding, x->dims[2], w->dims[2], p->stride_w, p->dilation_w);
+    out->d[1] = tfl_conv_out_size(p->padding, x->dims[1], w->dims[1], p->stride_h, p->dilation_h);
+    out->d[2] = tfl_conv_out_size(p->padding, x->dims[2], w->dims[2], p->stride_w, p->dilation_w);
     out->d[3] = n->op == TFL_OP_CONV_2D ? w->dims[0] : w->dims[3];
     return TFL_OK;
   }
@@ -289,8 +288,8 @@ static tfl_status infer_one(const tfl_graph *g, int ni, int o, shape *out, inf_k
       return NODE_ERR(TFL_ERR_SHAPE, "stride %dx%d, filter %dx%d: must be >= 1", p->stride_w,
                       p->stride_h, p->filter_w, p->filter_h);
     *out = shape_of(x);
-    out->d[1] = conv_out(p->padding, x->dims[1], p->filter_h, p->stride_h, 1);
-    out->d[2] = conv_out(p->padding, x->dims[2], p->filter_w, p->stride_w, 1);
+    out->d[1] = tfl_conv_out_size(p->padding, x->dims[1], p->filter_h, p->stride_h, 1);
+    out->d[2] = tfl_conv_out_size(p->padding, x->dims[2], p->filter_w, p->stride_w, 1);
     return TFL_OK;
   }
   case TFL_OP_TRANSPOSE_CONV: {

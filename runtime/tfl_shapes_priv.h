@@ -4,6 +4,7 @@
 #define TFL_SHAPES_PRIV_H
 
 #include "tfl_graph.h"
+#include "tfl_padding.h"
 #include "tfl_passes.h"
 
 #include <stdio.h>
@@ -47,17 +48,6 @@ static inline bool tfl_shape_const_ints(const tfl_tensor *t, int64_t *v, int max
     v[i] = t->type == TFL_TYPE_INT64 ? ((const int64_t *)t->data)[i] : ((const int32_t *)t->data)[i];
   *count = (int)n;
   return true;
-}
-
-/* TFLite's conv/pool output size: SAME ceil(in/stride), VALID ceil((in-eff+1)/stride). */
-static inline int32_t tfl_shape_conv_out(tfl_padding pad, int32_t in, int32_t k, int stride, int dil)
-{
-  int64_t eff = (int64_t)(k - 1) * dil + 1;
-  switch (pad) {
-  case TFL_PAD_SAME: return (int32_t)(((int64_t)in + stride - 1) / stride);
-  case TFL_PAD_VALID: return in >= eff ? (int32_t)(((int64_t)in - eff + stride) / stride) : 0;
-  }
-  return 0;
 }
 
 /* Numpy broadcasting of two shapes; false when they do not broadcast. */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "decoders/tfl_family.h"
+#include "policy/tfl_family.h"
 #include "model_path.h"
 #include "runtime/tfl_loader.h"
 
@@ -78,7 +78,7 @@ static void test_real_models(const char *dirs_arg)
     tfl_family_match m;
     const tfl_family *f = tfl_family_identify(g, &m, why, sizeof why);
     float lo, hi;
-    tfl_decoder_input_range(c->decoder, g, &lo, &hi);
+    tfl_family_input_range(c->decoder, g, &lo, &hi);
     int classes = tfl_family_class_count(g, c->decoder);
     CHECK(f && m == TFL_FAMILY_KNOWN && strstr(f->name, c->family) && f->decoder == c->decoder,
           "%s: %s (%s)", c->file, f ? f->name : "nothing", why);
@@ -180,10 +180,10 @@ static void test_shapes(void)
   /* a forced decoder on an unknown model still gets its family's range */
   float lo, hi;
   fake_init(&f, 1, (const int32_t[][4]){ { 1, 64, 64, 1 } }, one, TFL_OP_COUNT);
-  tfl_decoder_input_range(TFL_DECODER_SEGMENTATION, &f.g, &lo, &hi);
+  tfl_family_input_range(TFL_DECODER_SEGMENTATION, &f.g, &lo, &hi);
   CHECK(lo == 0 && hi == 1, "one-channel mask range %g..%g", lo, hi);
   fake_init(&f, 1, (const int32_t[][4]){ { 1, 1, 1, 4 } }, one, TFL_OP_CONV_2D);
-  tfl_decoder_input_range(TFL_DECODER_CLASSIFICATION, &f.g, &lo, &hi);
+  tfl_family_input_range(TFL_DECODER_CLASSIFICATION, &f.g, &lo, &hi);
   CHECK(lo == -1 && hi == 1, "forced classification range %g..%g", lo, hi);
 }
 

@@ -23,6 +23,7 @@
 #include "decoders/tfl_decoder.h"
 #include "delegates/cpu/cpu_delegate.h"
 #include "decoders/tfl_region.h"
+#include "policy/tfl_family.h"
 #include "golden.h"
 #include "preprocess/preprocess.h"
 #include "model_path.h"
@@ -186,7 +187,7 @@ static tfl_graph *load_model(const char *name, tfl_interpreter **it)
 static pix_norm norm_for(tfl_decoder_kind kind, const tfl_graph *g)
 {
   float lo, hi;
-  tfl_decoder_input_range(kind, g, &lo, &hi);
+  tfl_family_input_range(kind, g, &lo, &hi);
   float std = 255.0f / (hi - lo), mean = -lo * std;
   return (pix_norm){ { mean, mean, mean }, { std, std, std } };
 }

@@ -18,7 +18,7 @@
 #include "check.h"
 
 #include "decoders/tfl_decoder.h"
-#include "decoders/tfl_family.h"
+#include "policy/tfl_family.h"
 #include "delegates/cpu/cpu_delegate.h"
 #include "preprocess/preprocess.h"
 #include "runtime/tfl_interpreter.h"

@@ -126,21 +126,6 @@ void cpu_set_real(tfl_tensor *t, size_t i, float v)
   }
 }
 
-int cpu_conv_out_size(tfl_padding pad, int in, int filter, int stride, int dilation)
-{
-  int eff = (filter - 1) * dilation + 1;
-  if (pad == TFL_PAD_SAME) return (in + stride - 1) / stride;
-  return (in - eff + stride) / stride;
-}
-
-int cpu_conv_pad(tfl_padding pad, int in, int filter, int stride, int dilation, int out)
-{
-  if (pad == TFL_PAD_VALID) return 0;
-  int eff = (filter - 1) * dilation + 1;
-  int total = (out - 1) * stride + eff - in;
-  return total > 0 ? total / 2 : 0;
-}
-
 void cpu_quantize_multiplier(double m, int32_t *q31, int *shift)
 {
   if (m == 0.0) {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "../../runtime/tfl_graph.h"
+#include "../../runtime/tfl_padding.h" /* tfl_conv_out_size, tfl_conv_pad_before */
 
 /* NONE or a clamp (RELU, RELU6, RELU_N1_TO_1): what fast kernels fold in as min/max. */
 bool cpu_act_is_clamp(tfl_activation act);
@@ -85,8 +86,5 @@ float cpu_get_real(const tfl_tensor *t, size_t i);
 /* Quantizes/stores a real value at element i (clamped to the type), or stores float. */
 void cpu_set_real(tfl_tensor *t, size_t i, float v);
 
-/* SAME/VALID padding: output size and the leading pad, as TFLite computes them. */
-int cpu_conv_out_size(tfl_padding pad, int in, int filter, int stride, int dilation);
-int cpu_conv_pad(tfl_padding pad, int in, int filter, int stride, int dilation, int out);
 
 #endif

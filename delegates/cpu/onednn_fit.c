@@ -206,13 +206,13 @@ bool onednn_fit_node(const tfl_graph *g, const tfl_node *n, int pad_node, onednn
     if (w->dims[3] != s->C) return false;
     s->groups = 1;
   }
-  s->OH = cpu_conv_out_size(p->padding, s->H, s->KH, s->sh, s->dh);
-  s->OW = cpu_conv_out_size(p->padding, s->W, s->KW, s->sw, s->dw);
+  s->OH = tfl_conv_out_size(p->padding, s->H, s->KH, s->sh, s->dh);
+  s->OW = tfl_conv_out_size(p->padding, s->W, s->KW, s->sw, s->dw);
   if (s->OH < 1 || s->OW < 1 || y->dims[0] != s->N || y->dims[1] != s->OH || y->dims[2] != s->OW ||
       y->dims[3] != s->OC)
     return false;
-  s->pad_t = cpu_conv_pad(p->padding, s->H, s->KH, s->sh, s->dh, s->OH);
-  s->pad_l = cpu_conv_pad(p->padding, s->W, s->KW, s->sw, s->dw, s->OW);
+  s->pad_t = tfl_conv_pad_before(p->padding, s->H, s->KH, s->sh, s->dh, s->OH);
+  s->pad_l = tfl_conv_pad_before(p->padding, s->W, s->KW, s->sw, s->dw, s->OW);
   if (pad_node >= 0) { /* read the PAD's input: its sizes, its padding in front of ours */
     if (onednn_conv_fusable_pad(g, (int)(n - g->nodes)) != pad_node) return false;
     const tfl_node *pad = &g->nodes[pad_node];

@@ -147,13 +147,8 @@ static bool bias_ok(const tfl_graph *g, const tfl_node *n, int i, int32_t channe
 static void conv_padding(tfl_padding pad, int in, int k, int stride, int dil, int out, uint32_t *before,
                          uint32_t *after)
 {
-  *before = *after = 0;
-  if (pad == TFL_PAD_VALID) return;
-  int eff = (k - 1) * dil + 1;
-  int total = (out - 1) * stride + eff - in;
-  if (total <= 0) return;
-  *before = (uint32_t)(total / 2);
-  *after = (uint32_t)(total - total / 2);
+  *before = (uint32_t)tfl_conv_pad_before(pad, in, k, stride, dil, out);
+  *after = (uint32_t)tfl_conv_pad_after(pad, in, k, stride, dil, out);
 }
 
 /* Leading padding of a transposed convolution's output, per op.

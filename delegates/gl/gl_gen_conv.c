@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "delegates/cpu/cpu_util.h"
+#include "runtime/tfl_padding.h"
 
 /* Tensor positions */
 enum { CONV_IN = 0, CONV_W = 1, CONV_BIAS = 2 };
@@ -405,8 +405,8 @@ tfl_status gl_gen_conv(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   const tfl_tensor *x = input_at(g, n, CONV_IN), *w = input_at(g, n, CONV_W);
   const tfl_conv_params *p = &n->p.conv;
   int kh = w->dims[1], kw = w->dims[2];
-  int pt = cpu_conv_pad(p->padding, in->in[0].h, kh, p->stride_h, p->dilation_h, in->out.h);
-  int pl = cpu_conv_pad(p->padding, in->in[0].w, kw, p->stride_w, p->dilation_w, in->out.w);
+  int pt = tfl_conv_pad_before(p->padding, in->in[0].h, kh, p->stride_h, p->dilation_h, in->out.h);
+  int pl = tfl_conv_pad_before(p->padding, in->in[0].w, kw, p->stride_w, p->dilation_w, in->out.w);
   tfl_status st;
   if (in->sib) {
     if ((st = add_pair_consts(o, g, n, in->sib, diag))) return st;
@@ -466,8 +466,8 @@ tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   const tfl_tensor *w = input_at(g, n, CONV_W);
   const tfl_conv_params *p = &n->p.conv;
   int kh = w->dims[1], kw = w->dims[2], oc = w->dims[3], mult = oc / in->in[0].c;
-  int pt = cpu_conv_pad(p->padding, in->in[0].h, kh, p->stride_h, p->dilation_h, in->out.h);
-  int pl = cpu_conv_pad(p->padding, in->in[0].w, kw, p->stride_w, p->dilation_w, in->out.w);
+  int pt = tfl_conv_pad_before(p->padding, in->in[0].h, kh, p->stride_h, p->dilation_h, in->out.h);
+  int pl = tfl_conv_pad_before(p->padding, in->in[0].w, kw, p->stride_w, p->dilation_w, in->out.w);
   tfl_status st;
   if ((st = gl_gen_depthwise_consts(g, in->node, o, "W", "BIAS", diag))) return st;
   gl_gen_per_vec4(in, o);
@@ -513,8 +513,8 @@ tfl_status gl_gen_transpose_conv(const gl_gen_in *in, gl_gen_out *o, tfl_diag *d
     ph = th / 2;
     pw = tw / 2;
   } else {
-    ph = cpu_conv_pad(p->padding, in->out.h, kh, p->stride_h, 1, cpu_conv_out_size(p->padding, in->out.h, kh, p->stride_h, 1));
-    pw = cpu_conv_pad(p->padding, in->out.w, kw, p->stride_w, 1, cpu_conv_out_size(p->padding, in->out.w, kw, p->stride_w, 1));
+    ph = tfl_conv_pad_before(p->padding, in->out.h, kh, p->stride_h, 1, tfl_conv_out_size(p->padding, in->out.h, kh, p->stride_h, 1));
+    pw = tfl_conv_pad_before(p->padding, in->out.w, kw, p->stride_w, 1, tfl_conv_out_size(p->padding, in->out.w, kw, p->stride_w, 1));
   }
   tfl_status st;
   if ((st = add_ohwi(o, w, w->dims[0], kh, kw, w->dims[3], diag))) return st;

@@ -18,7 +18,7 @@
  * pixels (the last block, the map's end) hold zeros. */
 #include "gl_gen.h"
 
-#include "delegates/cpu/cpu_util.h"
+#include "runtime/tfl_padding.h"
 
 #define DWPW_SHARED_VEC4 1024 /* 16 KiB of highp vec4s: what GLES 3.1 guarantees */
 
@@ -66,8 +66,8 @@ tfl_status gl_gen_dwpw(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
     npb = (tp + pxb - 1) / pxb;
   }
   int rows = npb * pxb, tiles = (hw + tp - 1) / tp;
-  int pt = cpu_conv_pad(dp->padding, x.h, kh, dp->stride_h, dp->dilation_h, d.h);
-  int pl = cpu_conv_pad(dp->padding, x.w, kw, dp->stride_w, dp->dilation_w, d.w);
+  int pt = tfl_conv_pad_before(dp->padding, x.h, kh, dp->stride_h, dp->dilation_h, d.h);
+  int pl = tfl_conv_pad_before(dp->padding, x.w, kw, dp->stride_w, dp->dilation_w, d.w);
 
   o->grid[0] = tiles * wg;
   o->grid[1] = 1;

@@ -31,7 +31,7 @@
 
 #include "gl_gen.h"
 
-#include "delegates/cpu/cpu_util.h"
+#include "runtime/tfl_padding.h"
 
 #define IRB_SHARED_VEC4 1024 /* 16 KiB of highp vec4s: what GLES 3.1 guarantees */
 #define IRB_MIN_CHUNK 4      /* expanded slices per chunk below which a tile shrinks */
@@ -165,8 +165,8 @@ tfl_status gl_gen_irb(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
     return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, in->node, "inverted residual block of %d expanded slices, %d output slices",
                          es, in->out.s);
   int tx = (d.w + t.tw - 1) / t.tw, ty = (d.h + t.th - 1) / t.th, csp = t.cs + 1;
-  int pt = cpu_conv_pad(dp->padding, x.h, kh, dp->stride_h, dp->dilation_h, d.h);
-  int pl = cpu_conv_pad(dp->padding, x.w, kw, dp->stride_w, dp->dilation_w, d.w);
+  int pt = tfl_conv_pad_before(dp->padding, x.h, kh, dp->stride_h, dp->dilation_h, d.h);
+  int pl = tfl_conv_pad_before(dp->padding, x.w, kw, dp->stride_w, dp->dilation_w, d.w);
 
   o->grid[0] = tx * ty * wg;
   o->grid[1] = 1;

@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "delegates/cpu/cpu_util.h"
+#include "runtime/tfl_padding.h"
 
 static bool float_like(tfl_type t)
 {
@@ -55,8 +55,8 @@ tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   const tfl_pool_params *p = &in->n->p.pool;
   bool avg = in->n->op == TFL_OP_AVERAGE_POOL_2D;
   bool l2 = in->n->op == TFL_OP_L2_POOL_2D; /* sqrt(mean of x^2) over the in-bounds taps */
-  int pt = cpu_conv_pad(p->padding, in->in[0].h, p->filter_h, p->stride_h, 1, in->out.h);
-  int pl = cpu_conv_pad(p->padding, in->in[0].w, p->filter_w, p->stride_w, 1, in->out.w);
+  int pt = tfl_conv_pad_before(p->padding, in->in[0].h, p->filter_h, p->stride_h, 1, in->out.h);
+  int pl = tfl_conv_pad_before(p->padding, in->in[0].w, p->filter_w, p->stride_w, 1, in->out.w);
   /* an average whose one window holds every input pixel: the parallel mean */
   if (avg && in->out.h == 1 && in->out.w == 1 && pt <= 0 && pl <= 0 && p->filter_h - pt >= in->in[0].h &&
       p->filter_w - pl >= in->in[0].w) {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "delegates/cpu/cpu_delegate.h"
-#include "decoders/tfl_family.h"
+#include "policy/tfl_family.h"
 #include "delegates/gl/gl_delegate.h"
 #include "runtime/tfl_passes.h"
 

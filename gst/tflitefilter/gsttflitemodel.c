@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "decoders/tfl_family.h"
+#include "policy/tfl_family.h"
 #include "runtime/tfl_file.h"
 #include "runtime/tfl_loader.h"
 #include "runtime/tfl_passes.h"
@@ -99,7 +99,7 @@ static void pick_norm(GstElement *element, const GstTfliteModelSettings *s, GstT
                   m->fit == FIT_LETTERBOX_GREY ? "letterbox-grey" : m->fit == FIT_CROP ? "crop" : m->fit == FIT_LETTERBOX ? "letterbox" : "stretch");
 }
 
-/* The decoder the property names, else the family table's (decoders/tfl_family.h): a
+/* The decoder the property names, else the family table's (policy/tfl_family.h): a
  * known model silently, a guess from output shapes with a warning naming it. */
 static void pick_decoder(GstElement *element, const GstTfliteModelSettings *s, GstTfliteModel *m)
 {

@@ -7,7 +7,7 @@
 #include <gst/gst.h>
 
 #include "decoders/tfl_decoder.h"
-#include "decoders/tfl_family.h"
+#include "policy/tfl_family.h"
 #include "gsttflitemodelinfo.h"
 #include "preprocess/preprocess.h"
 #include "runtime/tfl_graph.h"
@@ -33,7 +33,7 @@ typedef struct {
   pix_norm norm;
   fit_mode fit;              /* the family's (preprocess_model_fit): what fit=auto means */
   tfl_decoder_kind decoder_kind;     /* never AUTO */
-  const tfl_family *family;          /* its row in decoders/tfl_family.h (static), or NULL */
+  const tfl_family *family;          /* its row in policy/tfl_family.h (static), or NULL */
   gboolean has_info;                 /* a .modelinfo was read (gsttflitemodelinfo.h) */
   GstTfliteModelInfo info;
 } GstTfliteModel;

@@ -187,7 +187,7 @@ static void conv_case(const char *name, tfl_op op, const int32_t in[4], const in
   int f = ftensor(&r, 4, w, true, -1, 1);
   int32_t oc = op == TFL_OP_DEPTHWISE_CONV_2D ? w[3] : w[0];
   int b = bias ? ftensor(&r, 1, &oc, true, -1, 1) : -1;
-  int oh = cpu_conv_out_size(pad, in[1], w[1], stride, dil), ow = cpu_conv_out_size(pad, in[2], w[2], stride, dil);
+  int oh = tfl_conv_out_size(pad, in[1], w[1], stride, dil), ow = tfl_conv_out_size(pad, in[2], w[2], stride, dil);
   int y = ftensor(&r, 4, (int32_t[]){in[0], oh, ow, oc}, false, 0, 0);
   op_runner_io(&r, (int[]){x, f, b}, 3, (int[]){y}, 1);
   check(name, &r, y);
@@ -266,7 +266,7 @@ static void pool_case(const char *name, tfl_op op, const int32_t in[4], int k, i
   r.node.p.pool = (tfl_pool_params){.padding = pad, .stride_h = stride, .stride_w = stride, .filter_h = k,
                                     .filter_w = k, .act = TFL_ACT_NONE};
   int x = ftensor(&r, 4, in, false, -1, 1);
-  int oh = cpu_conv_out_size(pad, in[1], k, stride, 1), ow = cpu_conv_out_size(pad, in[2], k, stride, 1);
+  int oh = tfl_conv_out_size(pad, in[1], k, stride, 1), ow = tfl_conv_out_size(pad, in[2], k, stride, 1);
   int y = ftensor(&r, 4, (int32_t[]){in[0], oh, ow, in[3]}, false, 0, 0);
   op_runner_io(&r, (int[]){x}, 1, (int[]){y}, 1);
   check(name, &r, y);
@@ -362,7 +362,7 @@ static void qconv_case(const char *name, tfl_op op, bool s8, const int32_t in[4]
     f = qtensor(&r, t, 4, w, true, 0.01f, 120);
   }
   int b = bias ? bias_tensor(&r, oc, 2000) : -1;
-  int oh = cpu_conv_out_size(pad, in[1], w[1], stride, 1), ow = cpu_conv_out_size(pad, in[2], w[2], stride, 1);
+  int oh = tfl_conv_out_size(pad, in[1], w[1], stride, 1), ow = tfl_conv_out_size(pad, in[2], w[2], stride, 1);
   int y = qtensor(&r, t, 4, (int32_t[]){in[0], oh, ow, oc}, false, 0.05f, s8 ? -20 : 100);
   op_runner_io(&r, (int[]){x, f, b}, 3, (int[]){y}, 1);
   check(name, &r, y);

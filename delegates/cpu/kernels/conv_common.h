@@ -252,8 +252,8 @@ static inline void cpu_conv_read_dims(cpu_conv_state *st, const tfl_tensor *x, c
 static inline void cpu_window_axis(tfl_padding pad, int in, int k, int stride, int dil, int *out,
                                    int *lead)
 {
-  *out = cpu_conv_out_size(pad, in, k, stride, dil);
-  *lead = cpu_conv_pad(pad, in, k, stride, dil, *out);
+  *out = tfl_conv_out_size(pad, in, k, stride, dil);
+  *lead = tfl_conv_pad_before(pad, in, k, stride, dil, *out);
 }
 
 /* Input, weights (`w_name`) and output exist and have 4 dims. */

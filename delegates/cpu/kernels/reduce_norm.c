@@ -300,8 +300,8 @@ static tfl_status l2pool_prepare(tfl_graph *g, const tfl_node *n, void **state, 
   if (p->stride_w < 1 || p->stride_h < 1 || p->filter_w < 1 || p->filter_h < 1)
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "stride %dx%d filter %dx%d must be >= 1", p->stride_w, p->stride_h,
                         p->filter_w, p->filter_h);
-  int oh = cpu_conv_out_size(p->padding, x->dims[1], p->filter_h, p->stride_h, 1);
-  int ow = cpu_conv_out_size(p->padding, x->dims[2], p->filter_w, p->stride_w, 1);
+  int oh = tfl_conv_out_size(p->padding, x->dims[1], p->filter_h, p->stride_h, 1);
+  int ow = tfl_conv_out_size(p->padding, x->dims[2], p->filter_w, p->stride_w, 1);
   if (y->dims[0] != x->dims[0] || y->dims[1] != oh || y->dims[2] != ow || y->dims[3] != x->dims[3])
     return CPU_NODE_ERR(diag, TFL_ERR_SHAPE, g, n, "output is %dx%dx%dx%d, expected %dx%dx%dx%d", y->dims[0],
                         y->dims[1], y->dims[2], y->dims[3], x->dims[0], oh, ow, x->dims[3]);
@@ -315,8 +315,8 @@ static tfl_status l2pool_prepare(tfl_graph *g, const tfl_node *n, void **state, 
   st->c = x->dims[3];
   st->oh = oh;
   st->ow = ow;
-  st->pad_t = cpu_conv_pad(p->padding, st->ih, p->filter_h, p->stride_h, 1, oh);
-  st->pad_l = cpu_conv_pad(p->padding, st->iw, p->filter_w, p->stride_w, 1, ow);
+  st->pad_t = tfl_conv_pad_before(p->padding, st->ih, p->filter_h, p->stride_h, 1, oh);
+  st->pad_l = tfl_conv_pad_before(p->padding, st->iw, p->filter_w, p->stride_w, 1, ow);
   st->act = p->act;
   st->rows = (size_t)st->n * (size_t)oh;
   st->depth = (size_t)ow * (size_t)st->c * (size_t)p->filter_h * (size_t)p->filter_w;

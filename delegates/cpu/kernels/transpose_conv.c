@@ -103,10 +103,10 @@ static tfl_status prepare_tflite(tfl_graph *g, const tfl_node *n, void **state, 
   tfl_padding pad = n->p.conv.padding;
   st->out_h = y->dims[1];
   st->out_w = y->dims[2];
-  st->pad_h = cpu_conv_pad(pad, st->out_h, st->k_h, st->stride_h, 1,
-                           cpu_conv_out_size(pad, st->out_h, st->k_h, st->stride_h, 1));
-  st->pad_w = cpu_conv_pad(pad, st->out_w, st->k_w, st->stride_w, 1,
-                           cpu_conv_out_size(pad, st->out_w, st->k_w, st->stride_w, 1));
+  st->pad_h = tfl_conv_pad_before(pad, st->out_h, st->k_h, st->stride_h, 1,
+                           tfl_conv_out_size(pad, st->out_h, st->k_h, st->stride_h, 1));
+  st->pad_w = tfl_conv_pad_before(pad, st->out_w, st->k_w, st->stride_w, 1,
+                           tfl_conv_out_size(pad, st->out_w, st->k_w, st->stride_w, 1));
   const tfl_tensor *x = cpu_in(g, n, TC_INPUT), *w = cpu_in(g, n, TC_WEIGHTS);
   if (x->type == TFL_TYPE_FLOAT32 && w->type != TFL_TYPE_FLOAT32) {
     if ((s = cpu_check_output_nhwc(g, n, y, st->batches, st->out_h, st->out_w, st->out_c, diag))) return s;

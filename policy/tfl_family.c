@@ -1,7 +1,7 @@
 /* tfl_family.c - see tfl_family.h */
 #include "tfl_family.h"
 
-#include "decoder_impl.h"
+#include "tfl_layouts.h"
 #include "runtime/tfl_passes.h"
 
 #include <stdio.h>
@@ -186,8 +186,8 @@ static bool anchors_ok(const tfl_graph *g, char *why, size_t why_size)
 static bool yolo_ok(const tfl_graph *g, char *why, size_t why_size)
 {
   char because[256];
-  decoder_yolo_layout L;
-  const int r = decoder_yolo_find(g, &L, because, sizeof because);
+  tfl_yolo_layout L;
+  const int r = tfl_yolo_find(g, &L, because, sizeof because);
   if (r != 0) snprintf(why, why_size, "%s", because);
   return r > 0;
 }
@@ -257,7 +257,7 @@ static bool movenet_ok(const tfl_graph *g, char *why, size_t why_size)
   bool multi;
   char what[160];
   input_size(g, &h, &w);
-  if (h < 1 || w < 1 || !decoder_movenet_find(g, &multi, what, sizeof what)) return false;
+  if (h < 1 || w < 1 || !tfl_movenet_find(g, &multi, what, sizeof what)) return false;
   snprintf(why, why_size, "%s, input %dx%d", what, w, h);
   return true;
 }
@@ -348,11 +348,11 @@ int tfl_family_class_count(const tfl_graph *g, tfl_decoder_kind kind)
   case TFL_DECODER_SEGMENTATION: return n == 3 && d[2] > 1 ? d[2] : -1;
   case TFL_DECODER_DETECTION: {
     char why[8];
-    decoder_yolo_layout L;
-    if (decoder_yolo_find(g, &L, why, sizeof why) > 0) return L.n_classes > 0 ? L.n_classes : -1;
+    tfl_yolo_layout L;
+    if (tfl_yolo_find(g, &L, why, sizeof why) > 0) return L.n_classes > 0 ? L.n_classes : -1;
     for (int i = 0; i < g->n_nodes; i++)
       if (g->nodes[i].op == TFL_OP_DETECTION_POSTPROCESS)
-        return g->nodes[i].p.detection.num_classes + decoder_postprocess_class_offset(g); /* + a background line */
+        return g->nodes[i].p.detection.num_classes + tfl_family_class_offset(g); /* + a background line */
     if (g->n_outputs == 2 && output(g, 1) && trailing(output(g, 1), d) == 2 && d[1] > 1) return d[1];
     return -1;
   }
@@ -363,4 +363,26 @@ int tfl_family_class_count(const tfl_graph *g, tfl_decoder_kind kind)
   case TFL_DECODER_TENSORS: return -1;
   }
   return -1;
+}
+
+void tfl_family_input_range(tfl_decoder_kind kind, const tfl_graph *g, float *lo, float *hi)
+{
+  char why[8];
+  tfl_family_match m;
+  const tfl_family *f = tfl_family_identify(g, &m, why, sizeof why);
+  if (!f || f->decoder != kind) f = tfl_family_generic(kind);
+  *lo = f ? f->input_lo : -1.0f;
+  *hi = f ? f->input_hi : 1.0f;
+  /* a forced segmentation decoder on an unknown model: one or two channels are a
+   * probability (selfie-style, 0..1), more are classes (-1..1) */
+  if (kind == TFL_DECODER_SEGMENTATION && m != TFL_FAMILY_KNOWN && g->n_outputs > 0) {
+    const tfl_tensor *o0 = &g->tensors[g->outputs[0]];
+    *lo = o0->ndim == 4 && o0->dims[3] <= 2 ? 0.0f : -1.0f;
+  }
+}
+
+int tfl_family_class_offset(const tfl_graph *g)
+{
+  /* Ultralytics' names also fill meta.labels, but never with this op */
+  return g->meta.labels && !g->meta.ultralytics.present ? 0 : 1;
 }

@@ -19,8 +19,7 @@
 #include <stddef.h>
 
 #include "runtime/tfl_graph.h"
-#include "tfl_decoder.h"
-#include "tfl_region.h"
+#include "tfl_model_kind.h"
 
 typedef enum {
   TFL_FAMILY_KNOWN,  /* a row for this exact model layout */
@@ -69,5 +68,17 @@ const tfl_family *tfl_family_generic(tfl_decoder_kind kind);
  * classifier's score count, a segmentation's channels, a raw SSD's score columns;
  * -1 when the model does not say (TFLite_Detection_PostProcess, landmarks). */
 int tfl_family_class_count(const tfl_graph *g, tfl_decoder_kind kind);
+
+/* The float input range [*lo, *hi] (pixel 0..255 mapped linearly onto it) the model
+ * family was trained with (the table above), for models whose metadata says
+ * nothing: MediaPipe's landmark, selfie segmentation and palm models take 0..1;
+ * MediaPipe's face and person detectors, DeepLab, the SSDs and the ImageNet classifiers
+ * take -1..1. */
+void tfl_family_input_range(tfl_decoder_kind kind, const tfl_graph *g, float *lo, float *hi);
+/* What TFLite_Detection_PostProcess's class k is reported as: k + 1
+ * (the line of a label map whose line 0 is the background or "???", as the TF detection
+ * zoo ships them), or k when the model carries its labels in TFLite metadata (Model
+ * Maker, MediaPipe: the Task Library's rule, label line k). */
+int tfl_family_class_offset(const tfl_graph *g);
 
 #endif
