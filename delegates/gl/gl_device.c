@@ -17,6 +17,7 @@
 #define MAX_N (1 << 22)
 #define REPS 5              /* timings per dispatch size; the least counts (load only adds) */
 #define KNEE 1.6            /* a doubling that costs this much more: the device is full */
+#define CONFIRM 4           /* extra rounds of timings for a doubling within 15% of KNEE */
 #define WG_MARGIN 0.9       /* another workgroup size must beat the default's time by 10% */
 
 static double now_ms(void)
@@ -106,18 +107,20 @@ static tfl_status measure(gl_context *c, gl_device_tuning *out, tfl_diag *diag)
   }
   if (!st) {
     /* fill: the first size whose doubling costs KNEE times more: the device is busy from
-     * there on. A knee seen once is timed again (both sizes) before it counts, so a burst
-     * of load during one timing does not move it. */
+     * there on. A doubling near the threshold is timed again (both sizes, in turn), so
+     * a burst of other work during one timing does not decide it. */
     f->UseProgram(progs[1]);
     int n = 256, fill = MAX_N;
     double prev = time_dispatch(&t, n, 64);
     for (; n < MAX_N; n *= 2) {
       double next = time_dispatch(&t, 2 * n, 64);
-      if (next >= KNEE * prev) {
+      /* near the threshold: both sizes timed again, in turn, the least of each kept */
+      for (int r = 0; r < CONFIRM && next >= KNEE * prev * 0.85 && next <= KNEE * prev * 1.15; r++) {
         double p2 = time_dispatch(&t, n, 64), n2 = time_dispatch(&t, 2 * n, 64);
         prev = p2 < prev ? p2 : prev;
         next = n2 < next ? n2 : next;
       }
+      tfl_logf(diag, TFL_LOG_DEBUG, "GL: device timing: %d invocations %.4f ms, %d: %.4f ms", n, prev, 2 * n, next);
       if (next >= KNEE * prev) {
         fill = n;
         break;
