@@ -184,7 +184,8 @@ static bool parse(const char *text, const gl_context *c, int *fill, int *wg)
 static int load(const char *path, const gl_context *c, gl_device_tuning *out, tfl_diag *diag)
 {
   struct stat lst;
-  if (lstat(path, &lst) != 0 && errno == ENOENT) return 0;
+  int lerr = lstat(path, &lst) == 0 ? 0 : errno;
+  if (lerr == ENOENT) return 0;
   tfl_diag why;
   tfl_diag_init(&why);
   char *text = NULL;
@@ -193,9 +194,10 @@ static int load(const char *path, const gl_context *c, gl_device_tuning *out, tf
   /* tfl_file: a FIFO under the name is refused without waiting for a writer */
   if (tfl_file_read(path, "GL device tuning", 256, &text, &len, &why) != TFL_OK) {
     struct stat st;
-    bool odd = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
-    tfl_logf(diag, TFL_LOG_WARNING, "%s; measuring the device%s", why.error, odd ? ", the file left alone" : "");
-    return odd || S_ISLNK(lst.st_mode) ? -2 : -1;
+    /* a link that leads nowhere is not ours to replace either */
+    bool odd = (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) || (!lerr && S_ISLNK(lst.st_mode));
+    tfl_logf(diag, TFL_LOG_WARNING, "%s; measuring the device%s", why.error, odd ? ", the name left alone" : "");
+    return odd ? -2 : -1;
   }
   bool ok = parse(text, c, &fill, &wg);
   free(text);
