@@ -401,6 +401,23 @@ static void test_device_tuning(void)
   const char *base = strrchr(name, '/');
   base = base ? base + 1 : "tflgl-device-unknown.txt";
 
+  /* a published file (values no measurement here gives) is used as it is, not measured
+   * again nor rewritten */
+  char pub_dir[] = "/tmp/tflgl-tuning-XXXXXX", pub[1024];
+  CHECK(mkdtemp(pub_dir) != NULL, "mkdtemp");
+  snprintf(pub, sizeof pub, "%s/%s", pub_dir, base);
+  FILE *pf = fopen(pub, "w");
+  if (pf) fputs("TFLGLDEV1 3000 96\n", pf);
+  if (pf) fclose(pf);
+  ok = child_start(&ch, pub_dir, 0, 0) && child_wait(&ch, text, sizeof text, &fill, &wg, &ms, &secs);
+  char line[64] = "";
+  pf = fopen(pub, "r");
+  if (pf && !fgets(line, sizeof line, pf)) line[0] = '\0';
+  if (pf) fclose(pf);
+  CHECK(ok && fill == 3000 && wg == 96 && ms == 0 && !strcmp(line, "TFLGLDEV1 3000 96\n"),
+        "a published tuning is used (fill %d, wg %d, measured in %.0f ms), the file unchanged", fill, wg, ms);
+  rm_dir(pub_dir);
+
   /* a FIFO at the file's name: no hang; a warning names it; measured instead; left alone */
   char fifo_dir[] = "/tmp/tflgl-tuning-XXXXXX", path[1024];
   CHECK(mkdtemp(fifo_dir) != NULL, "mkdtemp");
