@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "eval_error.h"
+#include "runtime/tfl_file.h"
 
 /* Label and truth files are small; this bounds what a wrong path can make us read. */
 #define MAX_TEXT_BYTES (256u << 20)
@@ -61,25 +62,13 @@ int text_lines_from_file(const char *path, text_lines *out, char *err, size_t er
 {
   out->line = NULL;
   out->n = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) return eval_fail(err, err_size, "%s: %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || (unsigned long long)st.st_size > MAX_TEXT_BYTES) {
-    fclose(f);
-    return eval_fail(err, err_size, "%s: not a regular text file of at most %u MiB", path, MAX_TEXT_BYTES >> 20);
-  }
-  char *text = malloc((size_t)st.st_size + 1);
-  if (!text) {
-    fclose(f);
-    return eval_fail(err, err_size, "%s: out of memory", path);
-  }
-  size_t got = fread(text, 1, (size_t)st.st_size, f);
-  fclose(f);
-  if (got != (size_t)st.st_size) {
-    free(text);
-    return eval_fail(err, err_size, "%s: read error", path);
-  }
-  text[got] = '\0';
+  /* tfl_file: a regular file only (a FIFO would block), bounded */
+  char *text = NULL;
+  size_t got = 0;
+  tfl_diag d;
+  tfl_diag_init(&d);
+  if (tfl_file_read(path, "text file", MAX_TEXT_BYTES, &text, &got, &d) != TFL_OK)
+    return eval_fail(err, err_size, "%s", d.error);
   if (strlen(text) != got) {
     free(text);
     return eval_fail(err, err_size, "%s: has a NUL byte: not a text file", path);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "eval_error.h"
+#include "runtime/tfl_file.h"
 
 /* COCO nests 5 deep (root, annotations, entry, segmentation, polygon). */
 #define JSON_DEPTH 32
@@ -18,44 +19,15 @@
 /* Parses the whole file; NULL with a message on any error. */
 static json_object *parse_file(const char *path, char *err, size_t n)
 {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    eval_fail(err, n, "%s: %s", path, strerror(errno));
-    return NULL;
-  }
+  /* tfl_file: a regular file only (a FIFO would block); json-c takes an int length */
   char *text = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len + 65536 + 1 > cap) {
-      size_t want = cap ? cap * 2 : 1 << 20;
-      if (want > (size_t)INT_MAX) {
-        free(text);
-        fclose(f);
-        eval_fail(err, n, "%s: larger than 2 GiB, too large to read", path);
-        return NULL;
-      }
-      char *t = realloc(text, want);
-      if (!t) {
-        free(text);
-        fclose(f);
-        eval_fail(err, n, "%s: out of memory reading it", path);
-        return NULL;
-      }
-      text = t;
-      cap = want;
-    }
-    size_t got = fread(text + len, 1, cap - len - 1, f);
-    len += got;
-    if (got == 0) break;
-  }
-  bool read_error = ferror(f);
-  fclose(f);
-  if (read_error) {
-    free(text);
-    eval_fail(err, n, "%s: read error", path);
+  size_t len = 0;
+  tfl_diag d;
+  tfl_diag_init(&d);
+  if (tfl_file_read(path, "COCO file", (size_t)INT_MAX - 1, &text, &len, &d) != TFL_OK) {
+    eval_fail(err, n, "%s", d.error);
     return NULL;
   }
-  text[len] = '\0';
   json_tokener *tok = json_tokener_new_ex(JSON_DEPTH);
   if (!tok) {
     free(text);
@@ -348,8 +320,12 @@ int coco_results_load(const char *path, coco_det **dt, size_t *n, char *err, siz
 
 int coco_results_write(const char *path, const coco_det *dt, size_t n, char *err, size_t err_size)
 {
-  FILE *f = fopen(path, "w");
-  if (!f) return eval_fail(err, err_size, "%s: %s", path, strerror(errno));
+  /* built in memory, then replaced whole (tfl_file): a link under the name is replaced,
+   * never written through, and a reader never sees half a file */
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return eval_fail(err, err_size, "%s: out of memory", path);
   fputs("[", f);
   for (size_t i = 0; i < n; i++) {
     const coco_det *d = &dt[i];
@@ -360,6 +336,13 @@ int coco_results_write(const char *path, const coco_det *dt, size_t n, char *err
             d->bbox[2], d->bbox[3], d->score);
   }
   fputs("\n]\n", f);
-  if (fclose(f) != 0) return eval_fail(err, err_size, "%s: write error", path);
-  return 0;
+  if (fclose(f) != 0) {
+    free(buf);
+    return eval_fail(err, err_size, "%s: out of memory", path);
+  }
+  tfl_diag d;
+  tfl_diag_init(&d);
+  tfl_status st = tfl_file_replace(path, "COCO results", buf, len, &d);
+  free(buf);
+  return st == TFL_OK ? 0 : eval_fail(err, err_size, "%s", d.error);
 }

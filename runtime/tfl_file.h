@@ -12,6 +12,9 @@
  *   tfl_file_read(path, "labels", 16 << 20, &text, &len, diag);   // NUL-terminated copy
  *   tfl_file_replace(path, "program cache", bytes, n, diag);      // atomic
  *   int fd = tfl_file_open_append(path, "results file", &size, diag); // log-style writes
+ *   FILE *f = tfl_file_fopen_read(path, "annotations", 1 << 30, diag); // a bounded stream
+ *   int fd = tfl_file_open_scratch(path, "spill file", 0600, diag);     // emptied, read-write
+ *   tfl_file_publish(path, "device tuning", bytes, n, &won, diag);      // first writer wins
  *
  * Every message names the path and what it is for ("labels /tmp: is a directory, not a
  * file"). No global state; any thread may call.
@@ -19,7 +22,9 @@
 #ifndef TFL_FILE_H
 #define TFL_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tfl_status.h"
 
@@ -46,5 +51,21 @@ tfl_status tfl_file_replace(const char *path, const char *what, const void *data
  * file), as is anything but a regular file; a FIFO never blocks the open. Returns the
  * descriptor (blocking, close-on-exec; the caller closes it) or -1 with the message. */
 int tfl_file_open_append(const char *path, const char *what, size_t *size, tfl_diag *diag);
+
+/* tfl_file_open_read as a stdio stream ("rb"), refused when the file is larger than
+ * max_bytes; the caller fcloses it. NULL with the message in diag. */
+FILE *tfl_file_fopen_read(const char *path, const char *what, size_t max_bytes, tfl_diag *diag);
+
+/* Opens a scratch file for reading and writing, emptied (created with `mode` if missing):
+ * a symbolic link is refused, not followed, and anything but a regular file is refused
+ * without blocking, as for tfl_file_open_append. Returns the descriptor or -1. */
+int tfl_file_open_scratch(const char *path, const char *what, int mode, tfl_diag *diag);
+
+/* First writer wins: `data` goes to a unique temporary file beside `path`, which is then
+ * hard-linked to `path` only if nothing (file, link, FIFO, ...) has that name; a reader
+ * sees no file or the whole one. *published is false, and TFL_OK returned, when something
+ * was there first (left as it is). */
+tfl_status tfl_file_publish(const char *path, const char *what, const void *data, size_t len, bool *published,
+                            tfl_diag *diag);
 
 #endif

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/tfl_file.h"
+
 static void set_err(char *err, size_t n, const char *fmt, ...)
 {
   va_list ap;
@@ -31,12 +33,12 @@ static bool size_ok(const char *path, unsigned long w, unsigned long h, char *er
   return true;
 }
 
-static uint8_t *load_png(const char *path, int *w, int *h, char *err, size_t n)
+static uint8_t *load_png(const char *path, const uint8_t *bytes, size_t len, int *w, int *h, char *err, size_t n)
 {
   png_image img;
   memset(&img, 0, sizeof img);
   img.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_file(&img, path)) {
+  if (!png_image_begin_read_from_memory(&img, bytes, len)) {
     set_err(err, n, "%s: %s", path, img.message);
     return NULL;
   }
@@ -95,7 +97,7 @@ static void cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, int w, bool inverted)
   }
 }
 
-static uint8_t *load_jpeg(const char *path, FILE *f, int *w, int *h, char *err, size_t n)
+static uint8_t *load_jpeg(const char *path, const uint8_t *bytes, size_t len, int *w, int *h, char *err, size_t n)
 {
   struct jpeg_decompress_struct cinfo;
   jpeg_err jerr;
@@ -113,7 +115,7 @@ static uint8_t *load_jpeg(const char *path, FILE *f, int *w, int *h, char *err, 
     return NULL;
   }
   jpeg_create_decompress(&cinfo);
-  jpeg_stdio_src(&cinfo, f);
+  jpeg_mem_src(&cinfo, bytes, (unsigned long)len);
   jpeg_read_header(&cinfo, TRUE);
   bool cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
   cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
@@ -148,22 +150,23 @@ static uint8_t *load_jpeg(const char *path, FILE *f, int *w, int *h, char *err, 
 
 uint8_t *image_file_load_rgb(const char *path, int *width, int *height, char *err, size_t err_size)
 {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    set_err(err, err_size, "%s: %s", path, strerror(errno));
+  /* tfl_file: a regular file only (a FIFO would block), read whole and bounded */
+  char *bytes = NULL;
+  size_t len = 0;
+  tfl_diag d;
+  tfl_diag_init(&d);
+  if (tfl_file_read(path, "picture", IMAGE_FILE_MAX_BYTES, &bytes, &len, &d) != TFL_OK) {
+    set_err(err, err_size, "%s", d.error);
     return NULL;
   }
-  uint8_t magic[8] = { 0 };
-  size_t got = fread(magic, 1, sizeof magic, f);
+  const uint8_t *b = (const uint8_t *)bytes;
   uint8_t *px = NULL;
-  if (got >= 3 && magic[0] == 0xff && magic[1] == 0xd8 && magic[2] == 0xff) {
-    rewind(f);
-    px = load_jpeg(path, f, width, height, err, err_size);
-  } else if (got == 8 && !png_sig_cmp(magic, 0, 8)) {
-    px = load_png(path, width, height, err, err_size);
-  } else {
+  if (len >= 3 && b[0] == 0xff && b[1] == 0xd8 && b[2] == 0xff)
+    px = load_jpeg(path, b, len, width, height, err, err_size);
+  else if (len >= 8 && !png_sig_cmp(b, 0, 8))
+    px = load_png(path, b, len, width, height, err, err_size);
+  else
     set_err(err, err_size, "%s: neither a PNG nor a JPEG file", path);
-  }
-  fclose(f);
+  free(bytes);
   return px;
 }

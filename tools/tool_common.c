@@ -4,15 +4,18 @@
 #include "delegates/cpu/cpu_delegate.h"
 #include "delegates/gl/gl_delegate.h"
 #include "image_file.h"
+#include "runtime/tfl_file.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---- flags ---------------------------------------------------------------- */
 
@@ -512,22 +515,31 @@ bool tool_fill_file(tfl_interpreter *it, int i, const char *path)
     fprintf(stderr, "error: %s: the model has %d inputs\n", path, tfl_interpreter_input_count(it));
     return false;
   }
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "error: %s: %s\n", path, strerror(errno));
+  /* tfl_file: a regular file only (a FIFO would block the tool) */
+  tfl_diag d;
+  tfl_diag_init(&d);
+  size_t size = 0;
+  int fd = tfl_file_open_read(path, "input file", &size, &d);
+  if (fd < 0) {
+    fprintf(stderr, "error: %s\n", d.error);
     return false;
   }
-  struct stat st;
-  if (fstat(fileno(f), &st) != 0 || (size_t)st.st_size != t->bytes) {
-    fprintf(stderr, "error: %s: %lld bytes, input %d (%s) needs %zu\n", path,
-            (long long)st.st_size, i, tool_type_name(t->type), t->bytes);
-    fclose(f);
+  if (size != t->bytes) {
+    fprintf(stderr, "error: %s: %zu bytes, input %d (%s) needs %zu\n", path, size, i, tool_type_name(t->type),
+            t->bytes);
+    close(fd);
     return false;
   }
-  const bool ok = fread(t->data, 1, t->bytes, f) == t->bytes;
-  fclose(f);
-  if (!ok) fprintf(stderr, "error: %s: short read\n", path);
-  return ok;
+  size_t got = 0;
+  while (got < t->bytes) {
+    ssize_t r = read(fd, (char *)t->data + got, t->bytes - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  close(fd);
+  if (got != t->bytes) fprintf(stderr, "error: %s: short read\n", path);
+  return got == t->bytes;
 }
 
 /* ---- pictures -------------------------------------------------------------- */
@@ -654,7 +666,9 @@ static void sha256_file(const char *path, char out[65])
   uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   out[0] = '\0';
-  FILE *f = fopen(path, "rb");
+  tfl_diag d;
+  tfl_diag_init(&d);
+  FILE *f = tfl_file_fopen_read(path, "model", SIZE_MAX, &d);
   if (!f) return;
   uint8_t buf[128];
   uint64_t total = 0;
@@ -737,11 +751,12 @@ static bool write_bin(const char *dir, const char *prefix, int i, const tfl_tens
 {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s_%d.bin", dir, prefix, i);
-  FILE *f = fopen(path, "wb");
-  /* a tensor of no elements may have no data (NULL): fwrite must not see that pointer */
-  bool ok = f && (t->bytes == 0 || fwrite(t->data, 1, t->bytes, f) == t->bytes);
-  if (f && fclose(f) != 0) ok = false;
-  if (!ok) fprintf(stderr, "error: writing %s: %s\n", path, strerror(errno));
+  /* a tensor of no elements may have no data (NULL): tfl_file_replace writes no byte
+   * of it; replaced whole, a link under the name is replaced, not written through */
+  tfl_diag d;
+  tfl_diag_init(&d);
+  bool ok = tfl_file_replace(path, "tensor file", t->data, t->bytes, &d) == TFL_OK;
+  if (!ok) fprintf(stderr, "error: writing %s\n", d.error);
   return ok;
 }
 
@@ -793,9 +808,12 @@ bool tool_write_outputs(tfl_interpreter *it, const char *model_path, const char 
 {
   char path[4096], sha[65];
   snprintf(path, sizeof path, "%s/outputs.json", dir);
-  FILE *js = fopen(path, "w");
+  /* built in memory and replaced whole (tfl_file) */
+  char *text = NULL;
+  size_t text_len = 0;
+  FILE *js = open_memstream(&text, &text_len);
   if (!js) {
-    fprintf(stderr, "error: writing %s: %s\n", path, strerror(errno));
+    fprintf(stderr, "error: writing %s: out of memory\n", path);
     return false;
   }
   sha256_file(model_path, sha);
@@ -818,8 +836,15 @@ bool tool_write_outputs(tfl_interpreter *it, const char *model_path, const char 
   }
   fprintf(js, "\n ]\n}\n");
   if (fclose(js) != 0) {
-    fprintf(stderr, "error: writing %s: %s\n", path, strerror(errno));
+    fprintf(stderr, "error: writing %s: out of memory\n", path);
     ok = false;
   }
+  tfl_diag d;
+  tfl_diag_init(&d);
+  if (ok && tfl_file_replace(path, "outputs file", text, text_len, &d) != TFL_OK) {
+    fprintf(stderr, "error: writing %s\n", d.error);
+    ok = false;
+  }
+  free(text);
   return ok;
 }

@@ -9,17 +9,21 @@
  *   wg:   the workgroup size (invocations) that ran that kernel fastest at 4 x fill.
  * Beside them the context's limits (max_wg, max_shared), queried, not kept in the file.
  * Measured in one pass (tens of ms on a discrete GPU; llvmpipe finds its knee after a
- * few small grids); file <cache_dir>/tflgl-device-<hash of renderer, version>.txt,
- * "TFLGLDEV1 fill wg". */
+ * few small grids), each timing the least of several (load only adds time); file
+ * <cache_dir>/tflgl-device-<hash of renderer, version>.txt, "TFLGLDEV1 fill wg",
+ * published first-writer-wins: processes starting together all use the first one's
+ * tuning, so they build (and cache) the same programs (docs/files.md). */
 #ifndef GL_DEVICE_H
 #define GL_DEVICE_H
 
 #include "gl_context.h"
 #include "gl_gen.h" /* gl_device_tuning */
 
-/* From cache_dir if a file for this driver is there, else measured (and saved when
- * cache_dir is set). Never fails: without a usable GPU timer or on errors it falls
- * back to fill = 16384, wg = 128 and says so in diag (warning). */
+/* From cache_dir if a file for this driver is there, else measured and published when
+ * cache_dir is set (a file published meanwhile by another process wins over the
+ * measurement). A FIFO, directory or link at the file's name is warned about and left
+ * alone. Never fails: without a usable GPU timer or on errors it falls back to
+ * fill = 16384, wg = 128 and says so in diag (warning). */
 void gl_device_tuning_get(gl_context *c, const char *cache_dir, gl_device_tuning *out, tfl_diag *diag);
 
 #endif

@@ -91,11 +91,8 @@ static int cache_load(gl_context *c, const char *path, uint64_t key, int n, unsi
   /* a FIFO, directory or device under the cache's name: opening it could block forever */
   tfl_diag open_diag;
   tfl_diag_init(&open_diag);
-  size_t size = 0;
-  int fd = tfl_file_open_read(path, "GL program cache", &size, &open_diag);
-  FILE *fp = fd >= 0 ? fdopen(fd, "rb") : NULL;
+  FILE *fp = tfl_file_fopen_read(path, "GL program cache", SIZE_MAX, &open_diag);
   if (!fp) {
-    if (fd >= 0) close(fd);
     tfl_logf(diag, TFL_LOG_WARNING, "%s; not used", open_diag.error[0] ? open_diag.error : path);
     return S_ISREG(sb.st_mode) ? -1 : -2;
   }

@@ -8,6 +8,8 @@
 #define _GNU_SOURCE /* pipe2 */
 #include "tp_transport.h"
 
+#include "runtime/tfl_file.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <librdkafka/rdkafka.h>
@@ -196,12 +198,16 @@ static int set_options(rd_kafka_conf_t *conf, const char *options, char *err, si
     /* librdkafka's own message for an unreadable file does not say which one it was */
     size_t n = strlen(name);
     if (rc == 0 && n > 9 && !strcmp(name + n - 9, ".location") && strcmp(value, "probe") != 0) {
-      FILE *f = fopen(value, "rb");
-      if (!f) {
-        snprintf(err, errlen, "Kafka option %s: '%s' cannot be read: %s", name, value, strerror(errno));
+      /* tfl_file: a regular file, opened without blocking (librdkafka reads it later) */
+      tfl_diag d;
+      tfl_diag_init(&d);
+      size_t size = 0;
+      int fd = tfl_file_open_read(value, name, &size, &d);
+      if (fd < 0) {
+        snprintf(err, errlen, "Kafka option %s", d.error);
         rc = -1;
       } else {
-        fclose(f);
+        close(fd);
       }
     }
   }

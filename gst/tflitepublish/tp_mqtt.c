@@ -7,6 +7,8 @@
  * would resend its own copies too. */
 #include "tp_transport.h"
 
+#include "runtime/tfl_file.h"
+
 #include <errno.h>
 #include <mosquitto.h>
 #include <poll.h>
@@ -274,12 +276,16 @@ static const tp_transport_ops mqtt_ops = {
 static int check_file(const char *what, const char *path, char *err, size_t errlen)
 {
   if (!path) return 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(err, errlen, "%s '%s' cannot be read: %s", what, path, strerror(errno));
+  /* tfl_file: a regular file, opened without blocking (mosquitto reads it later) */
+  tfl_diag d;
+  tfl_diag_init(&d);
+  size_t size = 0;
+  int fd = tfl_file_open_read(path, what, &size, &d);
+  if (fd < 0) {
+    snprintf(err, errlen, "%s", d.error);
     return -1;
   }
-  fclose(f);
+  close(fd);
   return 0;
 }
 

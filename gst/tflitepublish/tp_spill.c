@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/tfl_file.h"
+
 #define SPILL_MAGIC 0x54505331u /* "TPS1" */
 #define HEADER_BYTES 24
 #define MIN_CAPACITY 4096
@@ -33,9 +35,13 @@ tp_spill *tp_spill_open(const char *path, uint64_t capacity, char *err, size_t e
              MIN_CAPACITY);
     return NULL;
   }
-  int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  /* tfl_file: a link under the name is refused, not written through; a FIFO or device
+   * is refused without blocking; a regular file left by an earlier run is emptied */
+  tfl_diag d;
+  tfl_diag_init(&d);
+  int fd = tfl_file_open_scratch(path, "spill file", 0600, &d);
   if (fd < 0) {
-    snprintf(err, errlen, "cannot create spill file '%s': %s", path, strerror(errno));
+    snprintf(err, errlen, "cannot create %s", d.error);
     return NULL;
   }
   tp_spill *sp = calloc(1, sizeof(*sp));

@@ -58,7 +58,7 @@ static void coco_files(void)
   coco_dataset ds;
   char err[600] = "";
   CHECK(coco_dataset_load("/nonexistent/instances.json", &ds, err, sizeof err) != 0 &&
-            strstr(err, "No such file"), "missing file: '%s'", err);
+            strstr(err, "does not exist"), "missing file: '%s'", err);
   bad_instances("empty file", "", "not valid JSON");
   bad_instances("not JSON", "hello", "not valid JSON");
   bad_instances("cut short", HEAD "\"annotations\": [{\"id\": 1, ", "not valid JSON");
@@ -133,6 +133,28 @@ static void coco_files(void)
   if (rc == 0) free(dt);
   CHECK(coco_results_write("/nonexistent/dir/r.json", &d, 1, err, sizeof err) != 0 && strstr(err, "/nonexistent"),
         "unwritable results: '%s'", err);
+  /* a link under the results' name is replaced, never written through; a FIFO (a
+   * blocking open would hang the tool) is refused and named */
+  char target[4096], link_path[4096], fifo[4096];
+  snprintf(target, sizeof target, "%s", write_text("target.txt", "not results"));
+  snprintf(link_path, sizeof link_path, "%s/link.json", dir);
+  snprintf(fifo, sizeof fifo, "%s/fifo.json", dir);
+  CHECK(symlink(target, link_path) == 0 && mkfifo(fifo, 0600) == 0, "link and FIFO made");
+  CHECK(coco_results_write(link_path, &d, 1, err, sizeof err) == 0, "write through a link's name: %s", err);
+  char back[64] = "";
+  FILE *f = fopen(target, "r");
+  if (f && !fgets(back, sizeof back, f)) back[0] = '\0';
+  if (f) fclose(f);
+  struct stat st;
+  CHECK(!strcmp(back, "not results") && lstat(link_path, &st) == 0 && S_ISREG(st.st_mode),
+        "the link's target unchanged ('%s'), the name now a file of results", back);
+  CHECK(coco_results_write(fifo, &d, 1, err, sizeof err) != 0 && strstr(err, fifo) && strstr(err, "FIFO"),
+        "FIFO as the results file: '%s'", err);
+  CHECK(coco_results_load(fifo, &dt, &n, err, sizeof err) != 0 && strstr(err, "FIFO"), "FIFO as results to read: '%s'",
+        err);
+  unlink(link_path);
+  unlink(fifo);
+  unlink(target);
 }
 
 static void truth_files(void)
@@ -262,7 +284,7 @@ static void pictures(const char *pics)
   if (px) CHECK(px[0] >= 250 && px[1] <= 5 && px[2] <= 5, "Adobe CMYK (255,0,0,255) is red, got %d,%d,%d", px[0], px[1], px[2]);
   free(px);
 
-  bad_picture("missing", "/nonexistent.png", "No such file");
+  bad_picture("missing", "/nonexistent.png", "does not exist");
   bad_picture("text", write_text("x.png", "not a picture at all"), "neither a PNG nor a JPEG");
   bad_picture("empty", write_text("e.jpg", ""), "neither a PNG nor a JPEG");
   size_t n = 0;

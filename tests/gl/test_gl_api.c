@@ -11,7 +11,10 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <EGL/egl.h>
 
 #include "delegates/gl/gl_context.h"
@@ -235,6 +238,239 @@ static void test_cache(void)
   }
   if (dp) closedir(dp);
   rmdir(dir);
+}
+
+/* ---- the device tuning file (gl_device.c) ---------------------------------------
+ * Each case runs this program again as a child (`--tuning DIR LOAD`): a delegate of its
+ * own on DIR, one conv graph, its tuning and warnings printed. A child that does not end
+ * within CHILD_S seconds is killed and fails the case (an open that waits on a FIFO). */
+#define CHILD_S 120
+
+static volatile int spin_stop; /* the child's load threads: spin until main is done */
+
+static void *spin(void *arg)
+{
+  volatile double x = 1.0;
+  while (!spin_stop) x = x * 1.0000001 + 1e-9;
+  (void)arg;
+  return NULL;
+}
+
+static void print_warning(tfl_log_level level, const char *msg, void *user)
+{
+  (void)user;
+  if (level <= TFL_LOG_WARNING) printf("warning: %s\n", msg);
+  else if (getenv("TFLGL_TEST_DEBUG")) printf("debug: %s\n", msg);
+}
+
+static int tuning_child(const char *dir, int load)
+{
+  pthread_t th[8];
+  for (int i = 0; i < load && i < 8; i++) pthread_create(&th[i], NULL, spin, NULL);
+  gl_delegate_options o = gl_delegate_defaults();
+  o.cache_dir = dir;
+  o.precision = GL_PRECISION_FP32;
+  tfl_diag diag;
+  tfl_diag_init(&diag);
+  diag.sink = print_warning;
+  o.diag = &diag;
+  tfl_delegate *d = gl_delegate_create(&o);
+  if (!d) {
+    printf("no delegate: %s\n", diag.error);
+    return 1;
+  }
+  op_runner r;
+  conv_graph(&r, 3);
+  r.diag.sink = print_warning;
+  int bad = glt_compare("tuning child", &r, d, 1e-4f);
+  gl_delegate_stats st;
+  gl_delegate_get_stats(d, &st);
+  printf("TUNING %d %d %.1f %d\n", st.device_fill, st.device_wg, st.device_ms, st.cache);
+  op_runner_free(&r);
+  d->destroy(d);
+  spin_stop = 1;
+  for (int i = 0; i < load && i < 8; i++) pthread_join(th[i], NULL);
+  return bad != 0;
+}
+
+typedef struct {
+  pid_t pid;
+  char out[512];
+} child;
+
+static bool child_start(child *ch, const char *dir, int load, int k)
+{
+  snprintf(ch->out, sizeof ch->out, "%s.child%d.txt", dir, k);
+  char loads[16];
+  snprintf(loads, sizeof loads, "%d", load);
+  fflush(stdout); /* or the child's freopen writes this process's pending output again */
+  ch->pid = fork();
+  if (ch->pid == 0) {
+    if (!freopen(ch->out, "w", stdout)) _exit(3);
+    execl("/proc/self/exe", "test_gl_api", "--tuning", dir, loads, (char *)NULL);
+    _exit(3);
+  }
+  return ch->pid > 0;
+}
+
+/* Waits up to CHILD_S for the child (killed after); its output in text, its tuning in
+ * fill/wg/ms. False when it hung, failed or printed no tuning. */
+static bool child_wait(child *ch, char *text, size_t n, int *fill, int *wg, double *ms, double *secs)
+{
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int status = 0;
+  bool done = false;
+  for (;;) {
+    if (waitpid(ch->pid, &status, WNOHANG) == ch->pid) {
+      done = true;
+      break;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (t1.tv_sec - t0.tv_sec > CHILD_S) break;
+    usleep(20000);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  *secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+  if (!done) {
+    kill(ch->pid, SIGKILL);
+    waitpid(ch->pid, &status, 0);
+  }
+  text[0] = '\0';
+  FILE *f = fopen(ch->out, "r");
+  size_t got = f ? fread(text, 1, n - 1, f) : 0;
+  text[got] = '\0';
+  if (f) fclose(f);
+  unlink(ch->out);
+  const char *t = strstr(text, "TUNING ");
+  int cache = 0;
+  bool ok = done && WIFEXITED(status) && WEXITSTATUS(status) == 0 && t &&
+            sscanf(t, "TUNING %d %d %lf %d", fill, wg, ms, &cache) == 4;
+  return ok;
+}
+
+/* The one tflgl-device-*.txt in dir (path), or 0 files. */
+static int device_file(const char *dir, char *path, size_t n)
+{
+  DIR *dp = opendir(dir);
+  int count = 0;
+  struct dirent *e;
+  while (dp && (e = readdir(dp)))
+    if (strncmp(e->d_name, "tflgl-device-", 13) == 0) {
+      snprintf(path, n, "%s/%s", dir, e->d_name);
+      count++;
+    }
+  if (dp) closedir(dp);
+  return count;
+}
+
+/* Program cache files (tflgl-<key>.bin) in dir. */
+static int program_files(const char *dir)
+{
+  char path[512];
+  return cache_file(dir, path, sizeof path);
+}
+
+static void rm_dir(const char *dir)
+{
+  DIR *dp = opendir(dir);
+  struct dirent *e;
+  char path[1024];
+  while (dp && (e = readdir(dp))) {
+    if (e->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    unlink(path);
+  }
+  if (dp) closedir(dp);
+  rmdir(dir);
+}
+
+static void test_device_tuning(void)
+{
+  char text[8192], name[512];
+  int fill = 0, wg = 0;
+  double ms = 0, secs = 0;
+  child ch;
+
+  /* the file's name for this driver, from a cold run */
+  char cold[] = "/tmp/tflgl-tuning-XXXXXX";
+  CHECK(mkdtemp(cold) != NULL, "mkdtemp");
+  bool ok = child_start(&ch, cold, 0, 0) && child_wait(&ch, text, sizeof text, &fill, &wg, &ms, &secs);
+  CHECK(ok && ms > 0 && device_file(cold, name, sizeof name) == 1, "cold run: measured fill %d, wg %d in %.0f ms (%.1f s)",
+        fill, wg, ms, secs);
+  const char *base = strrchr(name, '/');
+  base = base ? base + 1 : "tflgl-device-unknown.txt";
+
+  /* a published file (values no measurement here gives) is used as it is, not measured
+   * again nor rewritten */
+  char pub_dir[] = "/tmp/tflgl-tuning-XXXXXX", pub[1024];
+  CHECK(mkdtemp(pub_dir) != NULL, "mkdtemp");
+  snprintf(pub, sizeof pub, "%s/%s", pub_dir, base);
+  FILE *pf = fopen(pub, "w");
+  if (pf) fputs("TFLGLDEV1 3000 96\n", pf);
+  if (pf) fclose(pf);
+  ok = child_start(&ch, pub_dir, 0, 0) && child_wait(&ch, text, sizeof text, &fill, &wg, &ms, &secs);
+  char line[64] = "";
+  pf = fopen(pub, "r");
+  if (pf && !fgets(line, sizeof line, pf)) line[0] = '\0';
+  if (pf) fclose(pf);
+  CHECK(ok && fill == 3000 && wg == 96 && ms == 0 && !strcmp(line, "TFLGLDEV1 3000 96\n"),
+        "a published tuning is used (fill %d, wg %d, measured in %.0f ms), the file unchanged", fill, wg, ms);
+  rm_dir(pub_dir);
+
+  /* a FIFO at the file's name: no hang; a warning names it; measured instead; left alone */
+  char fifo_dir[] = "/tmp/tflgl-tuning-XXXXXX", path[1024];
+  CHECK(mkdtemp(fifo_dir) != NULL, "mkdtemp");
+  snprintf(path, sizeof path, "%s/%s", fifo_dir, base);
+  CHECK(mkfifo(path, 0600) == 0, "mkfifo %s", path);
+  ok = child_start(&ch, fifo_dir, 0, 0) && child_wait(&ch, text, sizeof text, &fill, &wg, &ms, &secs);
+  struct stat sb;
+  CHECK(ok && ms > 0, "FIFO as the tuning file: the run ends in %.1f s (limit %d), measured (fill %d, wg %d)", secs,
+        CHILD_S, fill, wg);
+  CHECK(strstr(text, path) && strstr(text, "FIFO"), "the warning names the FIFO: %.300s", text);
+  CHECK(stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode), "the FIFO is left alone");
+  rm_dir(fifo_dir);
+
+  /* a link at the file's name (to a file that is no tuning): never written through */
+  char link_dir[] = "/tmp/tflgl-tuning-XXXXXX", victim[1100];
+  CHECK(mkdtemp(link_dir) != NULL, "mkdtemp");
+  snprintf(path, sizeof path, "%s/%s", link_dir, base);
+  snprintf(victim, sizeof victim, "%s.victim", link_dir);
+  FILE *f = fopen(victim, "w");
+  if (f) fputs("precious\n", f);
+  if (f) fclose(f);
+  CHECK(symlink(victim, path) == 0, "symlink %s", path);
+  ok = child_start(&ch, link_dir, 0, 0) && child_wait(&ch, text, sizeof text, &fill, &wg, &ms, &secs);
+  char back[64] = "";
+  f = fopen(victim, "r");
+  if (f && !fgets(back, sizeof back, f)) back[0] = '\0';
+  if (f) fclose(f);
+  CHECK(ok && !strcmp(back, "precious\n"), "link as the tuning file: its target unchanged (%.8s)", back);
+  CHECK(lstat(path, &sb) == 0 && S_ISREG(sb.st_mode), "the link replaced by a tuning file of the cache dir's own");
+  unlink(victim);
+  rm_dir(link_dir);
+
+  /* two processes on a cold cache dir, one under load (2 spinning threads): one tuning
+   * file, both use it, and both build (and cache) the same programs */
+  char race[] = "/tmp/tflgl-tuning-XXXXXX";
+  CHECK(mkdtemp(race) != NULL, "mkdtemp");
+  child a, b;
+  char ta[8192], tb[8192];
+  int fa = 0, wa = 0, fb = 0, wb = 0;
+  double ma = 0, mb = 0, sa = 0, sbs = 0;
+  bool oka = child_start(&a, race, 2, 1), okb = child_start(&b, race, 0, 2);
+  oka = oka && child_wait(&a, ta, sizeof ta, &fa, &wa, &ma, &sa);
+  okb = okb && child_wait(&b, tb, sizeof tb, &fb, &wb, &mb, &sbs);
+  int ff = 0, fw = 0;
+  f = device_file(race, name, sizeof name) == 1 ? fopen(name, "r") : NULL;
+  bool parsed = f && fscanf(f, "TFLGLDEV1 %d %d", &ff, &fw) == 2;
+  if (f) fclose(f);
+  CHECK(oka && okb && parsed && fa == ff && wa == fw && fb == ff && wb == fw,
+        "two processes (one loaded, measured in %.0f ms; one not, %.0f ms): file %d/%d, loaded used %d/%d, other %d/%d",
+        ma, mb, ff, fw, fa, wa, fb, wb);
+  CHECK(program_files(race) == 1, "one program cache file for both (%d)", program_files(race));
+  rm_dir(race);
+  rm_dir(cold);
 }
 
 /* ADD(x, 0) with x fed by the texture: the output is the input tensor the shader made. */
@@ -539,8 +775,9 @@ static void test_mask_export(gl_context *c, int C, bool logits, gl_precision pre
   d->destroy(d);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+  if (argc == 4 && !strcmp(argv[1], "--tuning")) return tuning_child(argv[2], atoi(argv[3]));
   test_no_context();
   gl_context *c;
   tfl_diag diag;
@@ -563,6 +800,7 @@ int main(void)
   test_mask_export(c, 21, false, GL_PRECISION_FP32);
   test_mask_export(c, 5, false, GL_PRECISION_FP16);
   test_cache();
+  test_device_tuning();
   gl_context_free(c);
   printf("%d failure(s)\n", fails);
   return fails != 0;

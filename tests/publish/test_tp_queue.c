@@ -2,6 +2,8 @@
  * scripted in-process transport whose broker the test takes away and brings back):
  * limits, drop policies, order, resending after a broken connection, counts. */
 #include <poll.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +153,36 @@ static void test_spill(const char *dir)
   CHECK(access(path, F_OK) != 0, "spill file not removed at close");
   CHECK(tp_spill_open("/nonexistent-dir/x", 1 << 20, err, sizeof(err)) == NULL && strstr(err, "nonexistent"),
         "bad spill path: error should name it: %s", err);
+
+  /* a FIFO under the spill file's name: refused at once, named (a blocking open of it
+   * would hang the publisher); a link: refused, its target neither emptied nor written */
+  char fifo[4096], link_path[4096], target[4096];
+  snprintf(fifo, sizeof fifo, "%s/spill-fifo", dir);
+  snprintf(link_path, sizeof link_path, "%s/spill-link", dir);
+  snprintf(target, sizeof target, "%s/spill-target", dir);
+  unlink(fifo);
+  unlink(link_path);
+  CHECK(mkfifo(fifo, 0600) == 0, "mkfifo %s", fifo);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  CHECK(tp_spill_open(fifo, 1 << 20, err, sizeof(err)) == NULL && strstr(err, fifo) && strstr(err, "FIFO"),
+        "FIFO as the spill file: %s", err);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  CHECK(t1.tv_sec - t0.tv_sec < 5, "FIFO refused in %ld s", (long)(t1.tv_sec - t0.tv_sec));
+  FILE *tf = fopen(target, "w");
+  if (tf) fputs("not the publisher's", tf);
+  if (tf) fclose(tf);
+  CHECK(symlink(target, link_path) == 0, "symlink %s", link_path);
+  CHECK(tp_spill_open(link_path, 1 << 20, err, sizeof(err)) == NULL && strstr(err, "symbolic link"),
+        "link as the spill file: %s", err);
+  char back[64] = "";
+  tf = fopen(target, "r");
+  if (tf && !fgets(back, sizeof back, tf)) back[0] = '\0';
+  if (tf) fclose(tf);
+  CHECK(!strcmp(back, "not the publisher's"), "the link's target unchanged: '%s'", back);
+  unlink(fifo);
+  unlink(link_path);
+  unlink(target);
 }
 
 /* ---- a scripted transport ------------------------------------------------------- */
