@@ -62,128 +62,9 @@ struct _OvGl {
   GArray *placed;  /* OvPlacedGlyph scratch */
 };
 
-/* ---- shaders (a version line is prepended for the context's API) ---- */
-
-static const gchar *shape_vs =
-  "uniform vec2 u_size;\n"
-  "layout(location = 0) in vec4 a_ends;\n"     /* x0 y0 x1 y1 */
-  "layout(location = 1) in vec4 a_params;\n"   /* half width, cap, kind */
-  "layout(location = 2) in vec4 a_color;\n"
-  "out vec2 v_local;\n"
-  "out vec2 v_half;\n"
-  "out vec4 v_color;\n"
-  "out float v_disk;\n"
-  "void main() {\n"
-  "  vec2 corner = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1)) * 2.0 - 1.0;\n"
-  "  vec2 dir = vec2(1.0, 0.0);\n"
-  "  vec2 centre = a_ends.xy;\n"
-  "  vec2 half_size = vec2(a_params.x);\n"
-  "  v_disk = a_params.z;\n"
-  "  if (a_params.z < 0.5) {\n"
-  "    vec2 d = a_ends.zw - a_ends.xy;\n"
-  "    float len = length(d);\n"
-  "    if (len > 1e-6) dir = d / len;\n"
-  "    centre = 0.5 * (a_ends.xy + a_ends.zw);\n"
-  "    half_size = vec2(0.5 * len + a_params.y, a_params.x);\n"
-  "  }\n"
-  /* one pixel of margin for the antialiased edge */
-  "  vec2 local = corner * (half_size + 1.0);\n"
-  "  vec2 pos = centre + dir * local.x + vec2(-dir.y, dir.x) * local.y;\n"
-  "  gl_Position = vec4(pos / u_size * 2.0 - 1.0, 0.0, 1.0);\n"
-  "  v_local = local;\n"
-  "  v_half = half_size;\n"
-  "  v_color = a_color;\n"
-  "}\n";
-
-/* coverage of the pixel by the shape, approximated by a one-pixel box filter */
-static const gchar *shape_fs =
-  "in vec2 v_local;\n"
-  "in vec2 v_half;\n"
-  "in vec4 v_color;\n"
-  "in float v_disk;\n"
-  "out vec4 o_color;\n"
-  "void main() {\n"
-  "  float a;\n"
-  "  if (v_disk > 0.5)\n"
-  "    a = clamp(v_half.x + 0.5 - length(v_local), 0.0, 1.0);\n"
-  "  else\n"
-  "    a = clamp(v_half.x + 0.5 - abs(v_local.x), 0.0, 1.0) *\n"
-  "        clamp(v_half.y + 0.5 - abs(v_local.y), 0.0, 1.0);\n"
-  "  if (a <= 0.0) discard;\n"
-  "  o_color = vec4(v_color.rgb, v_color.a * a);\n"
-  "}\n";
-
-static const gchar *glyph_vs =
-  "uniform vec2 u_size;\n"
-  "layout(location = 0) in vec4 a_dst;\n"
-  "layout(location = 1) in vec4 a_src;\n"
-  "layout(location = 2) in vec4 a_color;\n"
-  "out vec2 v_texel;\n"
-  "out vec4 v_color;\n"
-  "void main() {\n"
-  "  vec2 t = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1));\n"
-  "  vec2 pos = mix(a_dst.xy, a_dst.zw, t);\n"
-  "  gl_Position = vec4(pos / u_size * 2.0 - 1.0, 0.0, 1.0);\n"
-  "  v_texel = mix(a_src.xy, a_src.zw, t);\n"
-  "  v_color = a_color;\n"
-  "}\n";
-
-static const gchar *glyph_fs =
-  "uniform sampler2D u_atlas;\n"
-  "in vec2 v_texel;\n"
-  "in vec4 v_color;\n"
-  "out vec4 o_color;\n"
-  "void main() {\n"
-  "  float a = texelFetch(u_atlas, ivec2(v_texel), 0).r * v_color.a;\n"
-  "  if (a <= 0.0) discard;\n"
-  "  o_color = vec4(v_color.rgb, a);\n"
-  "}\n";
-
-static const gchar *mask_vs =
-  "void main() {\n"
-  "  vec2 p = vec2(float((gl_VertexID & 1) * 4), float((gl_VertexID >> 1) * 4)) - 1.0;\n"
-  "  gl_Position = vec4(p, 0.0, 1.0);\n"
-  "}\n";
-
-/* Same sampling as ov_cairo.c's draw_mask: class masks nearest, probabilities bilinear
- * between texel centres, both only inside the mask's rectangle. */
-static const gchar *mask_fs =
-  "uniform sampler2D u_mask;\n"
-  "uniform sampler2D u_palette;\n"
-  "uniform vec4 u_rect;\n"
-  "uniform vec4 u_clip;\n"
-  "uniform ivec2 u_mask_size;\n"
-  "uniform int u_prob;\n"
-  "uniform float u_class_scale;\n"
-  "uniform float u_alpha;\n"
-  "out vec4 o_color;\n"
-  "float prob(ivec2 i) { return texelFetch(u_mask, i, 0).r; }\n"
-  "void main() {\n"
-  "  vec2 size = vec2(u_mask_size);\n"
-  "  vec2 u = (gl_FragCoord.xy - u_rect.xy) / u_rect.zw * size;\n"
-  "  if (u.x < 0.0 || u.y < 0.0 || u.x >= size.x || u.y >= size.y) discard;\n"
-  "  vec2 q = gl_FragCoord.xy;\n"
-  "  if (q.x < u_clip.x || q.y < u_clip.y || q.x >= u_clip.z || q.y >= u_clip.w) discard;\n"
-  "  if (u_prob == 0) {\n"
-  "    ivec2 i = min(ivec2(floor(u)), u_mask_size - 1);\n"
-  "    int cls = int(texelFetch(u_mask, i, 0).r * u_class_scale + 0.5);\n"
-  "    vec4 c = texelFetch(u_palette, ivec2(clamp(cls, 0, 255), 0), 0);\n"
-  "    if (c.a == 0.0) discard;\n"
-  "    o_color = vec4(c.rgb, u_alpha);\n"
-  "  } else {\n"
-  "    vec2 f = u - 0.5;\n"
-  "    vec2 f0 = floor(f);\n"
-  "    vec2 t = f - f0;\n"
-  "    ivec2 hi = u_mask_size - 1;\n"
-  "    ivec2 i0 = clamp(ivec2(f0), ivec2(0), hi);\n"
-  "    ivec2 i1 = clamp(ivec2(f0) + 1, ivec2(0), hi);\n"
-  "    float p = mix(mix(prob(i0), prob(ivec2(i1.x, i0.y)), t.x),\n"
-  "                  mix(prob(ivec2(i0.x, i1.y)), prob(i1), t.x), t.y);\n"
-  "    if (!(p > 0.0)) discard;\n"
-  "    vec4 c = texelFetch(u_palette, ivec2(1, 0), 0);\n"
-  "    o_color = vec4(c.rgb, u_alpha * min(p, 1.0));\n"
-  "  }\n"
-  "}\n";
+/* The shaders: the .glsl files in shaders/, embedded at build time (ov_shaders.h, made by
+ * scripts/embed_glsl.py); a version line is prepended for the context's API. */
+#include "ov_shaders.h"
 
 gboolean ov_gl_context_ok(GstGLContext *context)
 {
@@ -243,9 +124,9 @@ OvGl *ov_gl_new(GstGLContext *context, gchar **error)
     *error = g_strdup("the GL context lacks instancing, sampler or vertex array entry points");
     goto fail;
   }
-  if (!(g->shape = make_program(context, shape_vs, shape_fs, error)) ||
-      !(g->glyph = make_program(context, glyph_vs, glyph_fs, error)) ||
-      !(g->mask = make_program(context, mask_vs, mask_fs, error)))
+  if (!(g->shape = make_program(context, shape_vert, shape_frag, error)) ||
+      !(g->glyph = make_program(context, glyph_vert, glyph_frag, error)) ||
+      !(g->mask = make_program(context, mask_vert, mask_frag, error)))
     goto fail;
 
   gl->GenVertexArrays(1, &g->vao);
