@@ -4,7 +4,8 @@
  * per-channel weights, zero points near and far, 1x1 / 3x3 / 5x5 / 3x5 filters, strides
  * 1-3, dilation 2, SAME and VALID, batch 2, channel counts that leave partial 8-channel
  * blocks and rows that leave partial 4-pixel groups, windows up to 1800 values, every
- * clamp activation, 1-3 threads. Worst element: 0 LSB. Also which nodes the fast path
+ * clamp activation, 1-3 threads; the conv on both its paths (the dot products where the CPU
+ * has them: qemu's cortex-a76 does; the int16 one). Worst element: 0 LSB. Also which nodes the fast path
  * gives them: on aarch64 those with per-tensor weights (XNNPACK takes per-channel int8
  * there), elsewhere none (off aarch64 only that is checked). */
 #include "conv_test_util.h"
@@ -86,10 +87,15 @@ static void run_case(const nq_case *c, tfl_activation act)
     op_runner_free(&r);
     return;
   }
-  const test_fast_kernel f = {c->dw ? &cpu_k_dwconv_q8_neon : &cpu_k_conv_q8_neon, no_paths, NULL, NULL};
-  const cpu_features none = cpu_features_none();
-  const char *names[] = {"neon"};
-  failures += test_fast_paths(&f, &r.graph, &r.node, yt, want, &none, names, 1, what, &runs);
+  const test_fast_kernel f = {c->dw ? &cpu_k_dwconv_q8_neon : &cpu_k_conv_q8_neon,
+                              c->dw ? no_paths : cpu_conv_q8_neon_use_isa, NULL, NULL};
+  const cpu_features cpu = cpu_features_detect();
+  cpu_features paths[2];
+  const char *names[2];
+  int n_paths = 0;
+  if (cpu.dotprod && !c->dw) paths[n_paths] = cpu, names[n_paths++] = "dotprod";
+  paths[n_paths] = cpu_features_none(), names[n_paths++] = "neon";
+  failures += test_fast_paths(&f, &r.graph, &r.node, yt, want, paths, names, n_paths, what, &runs);
   compared++;
   free(want);
 #else
@@ -132,6 +138,13 @@ int main(void)
     {1, 1, 11, 15, 40, 0, 3, 5, 3, 1, 0, 1, 0, 0, 1},     /* 3x5 stride 3 VALID */
   };
   const tfl_activation acts[] = {TFL_ACT_NONE, TFL_ACT_RELU, TFL_ACT_RELU_N1_TO_1, TFL_ACT_RELU6};
+#if defined(__aarch64__)
+  /* Cortex-A76 (the stage's CPU) has the dot products: a detection that missed them fails */
+  if (getenv("TFL_EXPECT_DOTPROD") && !cpu_features_detect().dotprod) {
+    fprintf(stderr, "FAIL TFL_EXPECT_DOTPROD is set but cpu_features_detect found no dot products\n");
+    failures++;
+  }
+#endif
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     for (size_t a = 0; a < 4; a++) run_case(&cases[i], acts[a]);
   check_left("2 groups", &(nq_case){0, 1, 8, 8, 8, 8, 3, 3, 1, 1, 1, 1, 0, 0, 1}, 2);
@@ -141,7 +154,7 @@ int main(void)
     return 1;
   }
   printf("OK: %zu shapes x 4 activations, fast-path choice checked; %d compared with the reference "
-         "(%d runs, 1-3 threads), worst 0 LSB; 2 refusals\n",
-         sizeof cases / sizeof cases[0], compared, runs);
+         "(%d runs: 1-3 threads, conv paths: %s), worst 0 LSB; 2 refusals\n",
+         sizeof cases / sizeof cases[0], compared, runs, cpu_features_detect().dotprod ? "dotprod, int16" : "int16");
   return 0;
 }
