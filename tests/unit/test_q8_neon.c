@@ -104,14 +104,16 @@ static void run_case(const nq_case *c, tfl_activation act)
   op_runner_free(&r);
 }
 
-/* A conv the kernel must leave to the others. */
+/* A node the kernels must leave to the others. */
 static void check_left(const char *why, const nq_case *c, int groups)
 {
   op_runner r;
   int yt;
   build(&r, c, TFL_ACT_NONE, &yt);
   if (groups > 1) r.graph.tensors[r.node.in[1]].dims[3] = c->ic / groups; /* a grouped CONV_2D */
-  if (cpu_conv_q8_neon_fits(&r.graph, &r.node) || cpu_conv_q8_neon_applies(&r.graph, &r.node)) {
+  const bool taken = c->dw ? cpu_dwconv_q8_neon_fits(&r.graph, &r.node) || cpu_dwconv_q8_neon_applies(&r.graph, &r.node)
+                          : cpu_conv_q8_neon_fits(&r.graph, &r.node) || cpu_conv_q8_neon_applies(&r.graph, &r.node);
+  if (taken) {
     fprintf(stderr, "FAIL refusal (%s): the kernel takes it\n", why);
     failures++;
   }
@@ -149,12 +151,13 @@ int main(void)
     for (size_t a = 0; a < 4; a++) run_case(&cases[i], acts[a]);
   check_left("2 groups", &(nq_case){0, 1, 8, 8, 8, 8, 3, 3, 1, 1, 1, 1, 0, 0, 1}, 2);
   check_left("a 4608-value window", &(nq_case){0, 1, 4, 4, 512, 8, 3, 3, 1, 1, 1, 1, 0, 0, 1}, 1);
+  check_left("a 9x9 depthwise (81 taps)", &(nq_case){1, 1, 12, 12, 8, 0, 9, 9, 1, 1, 1, 1, 0, 0, 1}, 1);
   if (failures) {
     fprintf(stderr, "%d failures\n", failures);
     return 1;
   }
   printf("OK: %zu shapes x 4 activations, fast-path choice checked; %d compared with the reference "
-         "(%d runs: 1-3 threads, conv paths: %s), worst 0 LSB; 2 refusals\n",
+         "(%d runs: 1-3 threads, conv paths: %s), worst 0 LSB; 3 refusals\n",
          sizeof cases / sizeof cases[0], compared, runs, cpu_features_detect().dotprod ? "dotprod, int16" : "int16");
   return 0;
 }

@@ -18,6 +18,8 @@
 enum { INPUT = 0, FILTER = 1, BIAS = 2 };
 enum { OUTPUT = 0 };
 
+#define DQ_MAX_TAPS 64 /* KH * KW: the row's tap lists live on the stack */
+
 static bool is_q8(tfl_type t)
 {
   return t == TFL_TYPE_UINT8 || t == TFL_TYPE_INT8;
@@ -35,7 +37,8 @@ bool cpu_dwconv_q8_neon_fits(const tfl_graph *g, const tfl_node *n)
   if (x->q.n != 1 || y->q.n != 1 || (w->q.n != 1 && (w->q.n != w->dims[3] || w->q.axis != 3))) return false;
   if (b && (b->type != TFL_TYPE_INT32 || !b->is_const || !b->data || tfl_tensor_count(b) != (size_t)w->dims[3]))
     return false;
-  return cpu_act_is_clamp(p->act) && w->dims[1] >= 1 && w->dims[2] >= 1;
+  return cpu_act_is_clamp(p->act) && w->dims[1] >= 1 && w->dims[2] >= 1 &&
+         (long long)w->dims[1] * w->dims[2] <= DQ_MAX_TAPS;
 }
 
 bool cpu_dwconv_q8_neon_applies(const tfl_graph *g, const tfl_node *n)
@@ -110,7 +113,8 @@ typedef struct {
   uint8_t *y;
 } dq_args;
 
-/* One output row (b, oy). */
+/* One output row (b, oy): per output pixel, the taps inside the input listed once (input
+ * and weight offsets), then 8 channels at a time over that list. */
 static void row(void *arg, size_t r)
 {
   const dq_args *a = arg;
@@ -118,28 +122,49 @@ static void row(void *arg, size_t r)
   const cpu_conv_state *gs = st->ref;
   const cpu_requant *rq = &gs->rq;
   const q8n_out o = {(float)(rq->lo - rq->out_zp), (float)(rq->hi - rq->out_zp), rq->out_zp, rq->is_u8};
-  const int bi = (int)(r / (size_t)gs->out_h), oy = (int)(r % (size_t)gs->out_h), C = gs->out_c;
-  const uint8_t *xb = a->x + (size_t)bi * gs->in_h * gs->in_w * C;
-  uint8_t *yr = a->y + r * (size_t)gs->out_w * C;
-  for (int ox = 0; ox < gs->out_w; ox++) {
-    for (int c0 = 0; c0 < C; c0 += 8) {
-      const int nc = C - c0 < 8 ? C - c0 : 8;
-      int32x4_t lo = vld1q_s32(st->bias + c0), hi = vld1q_s32(st->bias + c0 + 4);
-      for (int ky = 0; ky < gs->k_h; ky++) {
-        const int iy = oy * gs->stride_h - gs->pad_h + ky * gs->dil_h;
-        if (iy < 0 || iy >= gs->in_h) continue;
-        for (int kx = 0; kx < gs->k_w; kx++) {
-          const int ix = ox * gs->stride_w - gs->pad_w + kx * gs->dil_w;
-          if (ix < 0 || ix >= gs->in_w) continue;
-          const uint8_t *xi = xb + ((size_t)iy * gs->in_w + ix) * C + c0;
-          const int16x8_t xv = nc == 8 ? q8n_widen(xi, rq->is_u8, rq->in_zp)
-                                       : q8n_widen_part(xi, nc, rq->is_u8, rq->in_zp);
-          const int16x8_t wv = vld1q_s16(st->w + ((size_t)ky * gs->k_w + kx) * st->cpad + c0);
-          lo = vmlal_s16(lo, vget_low_s16(xv), vget_low_s16(wv));
-          hi = vmlal_high_s16(hi, xv, wv);
-        }
+  const int C = gs->out_c, cpad = st->cpad, kh = gs->k_h, kw = gs->k_w, in_h = gs->in_h, in_w = gs->in_w;
+  const int bi = (int)(r / (size_t)gs->out_h), oy = (int)(r % (size_t)gs->out_h), ow = gs->out_w;
+  const bool is_u8 = rq->is_u8;
+  const int32_t zx = rq->in_zp;
+  const uint8_t *xb = a->x + (size_t)bi * in_h * in_w * C;
+  uint8_t *yr = a->y + r * (size_t)ow * C;
+  const float *scale = st->scale;
+  const int32_t *bias = st->bias;
+  size_t xo[DQ_MAX_TAPS], wo[DQ_MAX_TAPS];
+  for (int ox = 0; ox < ow; ox++) {
+    int taps = 0;
+    for (int ky = 0; ky < kh; ky++) {
+      const int iy = oy * gs->stride_h - gs->pad_h + ky * gs->dil_h;
+      if (iy < 0 || iy >= in_h) continue;
+      for (int kx = 0; kx < kw; kx++) {
+        const int ix = ox * gs->stride_w - gs->pad_w + kx * gs->dil_w;
+        if (ix < 0 || ix >= in_w) continue;
+        xo[taps] = ((size_t)iy * in_w + (size_t)ix) * (size_t)C;
+        wo[taps++] = ((size_t)ky * kw + (size_t)kx) * (size_t)cpad;
       }
-      q8n_store8(&o, lo, hi, st->scale + c0, yr + (size_t)ox * C + c0, nc);
+    }
+    uint8_t *y = yr + (size_t)ox * C;
+    int c0 = 0;
+    for (; c0 + 8 <= C; c0 += 8) {
+      int32x4_t lo = vld1q_s32(bias + c0), hi = vld1q_s32(bias + c0 + 4);
+      const uint8_t *xc = xb + c0;
+      const int16_t *wc = st->w + c0;
+      for (int t = 0; t < taps; t++) {
+        const int16x8_t xv = q8n_widen(xc + xo[t], is_u8, zx), wv = vld1q_s16(wc + wo[t]);
+        lo = vmlal_s16(lo, vget_low_s16(xv), vget_low_s16(wv));
+        hi = vmlal_high_s16(hi, xv, wv);
+      }
+      q8n_store8(&o, lo, hi, scale + c0, y + c0, 8);
+    }
+    if (c0 < C) { /* a last partial block: its bytes through a buffer */
+      const int nc = C - c0;
+      int32x4_t lo = vld1q_s32(bias + c0), hi = vld1q_s32(bias + c0 + 4);
+      for (int t = 0; t < taps; t++) {
+        const int16x8_t xv = q8n_widen_part(xb + c0 + xo[t], nc, is_u8, zx), wv = vld1q_s16(st->w + c0 + wo[t]);
+        lo = vmlal_s16(lo, vget_low_s16(xv), vget_low_s16(wv));
+        hi = vmlal_high_s16(hi, xv, wv);
+      }
+      q8n_store8(&o, lo, hi, scale + c0, y + c0, nc);
     }
   }
 }

@@ -14,7 +14,7 @@
 
 /* True when node n is an 8-bit DEPTHWISE_CONV_2D this kernel runs: uint8 or int8 with
  * per-tensor or per-channel (axis 3) constant weights, depth multiplier 1, any strides and
- * dilations, a clamp (or no) activation. Any CPU (the tests ask it on x86 too). */
+ * dilations, a clamp (or no) activation, at most 64 taps (8x8). Any CPU (the tests ask it on x86 too). */
 bool cpu_dwconv_q8_neon_fits(const tfl_graph *g, const tfl_node *n);
 /* ... and the fast path should take it: on aarch64, per-tensor weights (per-channel int8
  * ones go to XNNPACK, which rounds as TFLite does for those). */
