@@ -137,7 +137,8 @@ int main(void)
     {1, 2, 9, 10, 13, 0, 3, 3, 1, 2, 0, 0, 0, 1, 1},      /* int8, dilation 2, 13 channels */
     {1, 1, 12, 13, 5, 0, 5, 5, 1, 1, 1, 0, 1, 0, 0},      /* int8 per-channel 5x5, no bias */
     {1, 1, 8, 8, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 1},        /* 1 channel, 1x1 */
-    {1, 1, 11, 15, 40, 0, 3, 5, 3, 1, 0, 1, 0, 0, 1},     /* 3x5 stride 3 VALID */
+    {1, 1, 11, 15, 40, 0, 3, 5, 3, 1, 0, 1, 0, 0, 1},     /* 3x5 stride 3 VALID: 16 + 16 + 8 */
+    {1, 1, 10, 9, 52, 0, 3, 3, 2, 1, 1, 0, 0, 1, 1},      /* int8, 16-channel passes and a tail of 4 */
   };
   const tfl_activation acts[] = {TFL_ACT_NONE, TFL_ACT_RELU, TFL_ACT_RELU_N1_TO_1, TFL_ACT_RELU6};
 #if defined(__aarch64__)

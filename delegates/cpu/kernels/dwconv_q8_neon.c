@@ -4,8 +4,8 @@
  * (x - zx) * (w - zw), the differences int16, the products and sums int32 wrapping as the
  * reference's accumulator (taps outside contribute 0, skipped as the reference does).
  * Weights: [KH * KW][Cpad] int16, bias and scales [Cpad], Cpad = C rounded up to 8 (zeros
- * past C); a last partial block reads its input bytes through a small buffer. Output
- * rows are split over the threads.
+ * past C); 16 channels per pass where they fill it, a last partial block reads its input
+ * bytes through a small buffer. Output rows are split over the threads.
  */
 #include "dwconv_q8_neon.h"
 
@@ -113,8 +113,63 @@ typedef struct {
   uint8_t *y;
 } dq_args;
 
+/* 16 stored bytes less zx as two int16 vectors; is_u8 a constant where this is inlined. */
+__attribute__((always_inline)) static inline void widen16(const uint8_t *x, bool is_u8, uint8x8_t zx8,
+                                                          int16x8_t *lo, int16x8_t *hi)
+{
+  const uint8x16_t v = vld1q_u8(x);
+  if (is_u8) {
+    *lo = vreinterpretq_s16_u16(vsubl_u8(vget_low_u8(v), zx8));
+    *hi = vreinterpretq_s16_u16(vsubl_high_u8(v, vcombine_u8(zx8, zx8)));
+  } else {
+    const int8x16_t s = vreinterpretq_s8_u8(v);
+    const int8x8_t z = vreinterpret_s8_u8(zx8);
+    *lo = vsubl_s8(vget_low_s8(s), z);
+    *hi = vsubl_high_s8(s, vcombine_s8(z, z));
+  }
+}
+
+/* One output pixel's channels over its ntaps taps (input offsets xo, weight offsets wo):
+ * 16 channels at a time, then 8, then a partial block through a buffer. is_u8 is a
+ * constant in each caller, so the type's branch leaves the loops. */
+__attribute__((always_inline)) static inline void pixel(const dq_state *st, const q8n_out *o, const uint8_t *xb,
+                                                        const size_t *xo, const size_t *wo, int ntaps, int C,
+                                                        int32_t zx, bool is_u8, uint8_t *y)
+{
+  const uint8x8_t zx8 = vdup_n_u8((uint8_t)zx);
+  const int16_t *w = st->w;
+  int c0 = 0;
+  for (; c0 + 16 <= C; c0 += 16) {
+    int32x4_t a0 = vld1q_s32(st->bias + c0), a1 = vld1q_s32(st->bias + c0 + 4);
+    int32x4_t a2 = vld1q_s32(st->bias + c0 + 8), a3 = vld1q_s32(st->bias + c0 + 12);
+    for (int t = 0; t < ntaps; t++) {
+      int16x8_t xl, xh;
+      widen16(xb + xo[t] + c0, is_u8, zx8, &xl, &xh);
+      const int16x8_t wl = vld1q_s16(w + wo[t] + c0), wh = vld1q_s16(w + wo[t] + c0 + 8);
+      a0 = vmlal_s16(a0, vget_low_s16(xl), vget_low_s16(wl));
+      a1 = vmlal_high_s16(a1, xl, wl);
+      a2 = vmlal_s16(a2, vget_low_s16(xh), vget_low_s16(wh));
+      a3 = vmlal_high_s16(a3, xh, wh);
+    }
+    q8n_store8(o, a0, a1, st->scale + c0, y + c0, 8);
+    q8n_store8(o, a2, a3, st->scale + c0 + 8, y + c0 + 8, 8);
+  }
+  for (; c0 < C; c0 += 8) {
+    const int nc = C - c0 < 8 ? C - c0 : 8;
+    int32x4_t lo = vld1q_s32(st->bias + c0), hi = vld1q_s32(st->bias + c0 + 4);
+    for (int t = 0; t < ntaps; t++) {
+      const uint8_t *xi = xb + xo[t] + c0;
+      const int16x8_t xv = nc == 8 ? q8n_widen(xi, is_u8, zx) : q8n_widen_part(xi, nc, is_u8, zx);
+      const int16x8_t wv = vld1q_s16(w + wo[t] + c0);
+      lo = vmlal_s16(lo, vget_low_s16(xv), vget_low_s16(wv));
+      hi = vmlal_high_s16(hi, xv, wv);
+    }
+    q8n_store8(o, lo, hi, st->scale + c0, y + c0, nc);
+  }
+}
+
 /* One output row (b, oy): per output pixel, the taps inside the input listed once (input
- * and weight offsets), then 8 channels at a time over that list. */
+ * and weight offsets), then pixel(). */
 static void row(void *arg, size_t r)
 {
   const dq_args *a = arg;
@@ -124,12 +179,9 @@ static void row(void *arg, size_t r)
   const q8n_out o = {(float)(rq->lo - rq->out_zp), (float)(rq->hi - rq->out_zp), rq->out_zp, rq->is_u8};
   const int C = gs->out_c, cpad = st->cpad, kh = gs->k_h, kw = gs->k_w, in_h = gs->in_h, in_w = gs->in_w;
   const int bi = (int)(r / (size_t)gs->out_h), oy = (int)(r % (size_t)gs->out_h), ow = gs->out_w;
-  const bool is_u8 = rq->is_u8;
   const int32_t zx = rq->in_zp;
   const uint8_t *xb = a->x + (size_t)bi * in_h * in_w * C;
   uint8_t *yr = a->y + r * (size_t)ow * C;
-  const float *scale = st->scale;
-  const int32_t *bias = st->bias;
   size_t xo[DQ_MAX_TAPS], wo[DQ_MAX_TAPS];
   for (int ox = 0; ox < ow; ox++) {
     int taps = 0;
@@ -143,29 +195,10 @@ static void row(void *arg, size_t r)
         wo[taps++] = ((size_t)ky * kw + (size_t)kx) * (size_t)cpad;
       }
     }
-    uint8_t *y = yr + (size_t)ox * C;
-    int c0 = 0;
-    for (; c0 + 8 <= C; c0 += 8) {
-      int32x4_t lo = vld1q_s32(bias + c0), hi = vld1q_s32(bias + c0 + 4);
-      const uint8_t *xc = xb + c0;
-      const int16_t *wc = st->w + c0;
-      for (int t = 0; t < taps; t++) {
-        const int16x8_t xv = q8n_widen(xc + xo[t], is_u8, zx), wv = vld1q_s16(wc + wo[t]);
-        lo = vmlal_s16(lo, vget_low_s16(xv), vget_low_s16(wv));
-        hi = vmlal_high_s16(hi, xv, wv);
-      }
-      q8n_store8(&o, lo, hi, scale + c0, y + c0, 8);
-    }
-    if (c0 < C) { /* a last partial block: its bytes through a buffer */
-      const int nc = C - c0;
-      int32x4_t lo = vld1q_s32(bias + c0), hi = vld1q_s32(bias + c0 + 4);
-      for (int t = 0; t < taps; t++) {
-        const int16x8_t xv = q8n_widen_part(xb + c0 + xo[t], nc, is_u8, zx), wv = vld1q_s16(st->w + c0 + wo[t]);
-        lo = vmlal_s16(lo, vget_low_s16(xv), vget_low_s16(wv));
-        hi = vmlal_high_s16(hi, xv, wv);
-      }
-      q8n_store8(&o, lo, hi, scale + c0, y + c0, nc);
-    }
+    if (rq->is_u8)
+      pixel(st, &o, xb, xo, wo, taps, C, zx, true, yr + (size_t)ox * C);
+    else
+      pixel(st, &o, xb, xo, wo, taps, C, zx, false, yr + (size_t)ox * C);
   }
 }
 
