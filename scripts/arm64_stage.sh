@@ -140,8 +140,10 @@ echo "arm64_stage: $(echo "$targets" | wc -w) targets built in $(( $(date +%s) -
 rm -f "$cross/meson-logs/testlog.json" "$cross/meson-logs/testlog-gst.json" \
   "$cross/meson-logs/testlog-sve-arm64-sve-wrap.sh.json"
 t0=$(date +%s)
+# TFL_EXPECT_DOTPROD: a Cortex-A76 has the dot products; test_q8_neon fails if the
+# detection missed them (the 8-bit convs' udot path would go untested)
 # shellcheck disable=SC2086  # one test name per word
-meson test -C "$cross" --no-rebuild --print-errorlogs --num-processes 2 $tests || true
+TFL_EXPECT_DOTPROD=1 meson test -C "$cross" --no-rebuild --print-errorlogs --num-processes 2 $tests || true
 echo "arm64_stage: $(echo "$tests" | wc -w) tests under qemu in $(( $(date +%s) - t0 )) s"
 
 # The elements on the CPU path: tflitefilter's CPU cases and the objects tests but the one
@@ -159,6 +161,22 @@ test_pose_two_people,test_pose_partly_outside,test_track_regions_pause_detector,
 test_overlay_children_in_parent \
   meson test -C "$cross" --no-rebuild --print-errorlogs --num-processes 2 --logbase testlog-gst $element_tests || true
 echo "arm64_stage: the element tests (14 checks) under qemu in $(( $(date +%s) - t0 )) s"
+
+# A Cortex-A72 (Raspberry Pi 4; the A53 of an i.MX 8M Plus alike) has no dot products:
+# the 8-bit NEON convs must take their int16 path there (qemu stops a udot with SIGILL):
+# the kernels' test and the 8-bit rounding test (fast mode against TFLite's formula) once
+# more on that CPU, log testlog-a72-arm64-a72-wrap.sh.json. A few seconds.
+cat >"$build/arm64-a72-wrap.sh" <<'EOF'
+#!/bin/sh
+# "$@": meson's exe_wrapper (qemu-aarch64 -cpu cortex-a76 -L ROOT), then the test
+qemu=$1
+shift 3
+exec "$qemu" -cpu cortex-a72 "$@"
+EOF
+chmod +x "$build/arm64-a72-wrap.sh"
+rm -f "$cross/meson-logs/testlog-a72-arm64-a72-wrap.sh.json"
+meson test -C "$cross" --no-rebuild --print-errorlogs --logbase testlog-a72 --wrapper "$build/arm64-a72-wrap.sh" \
+  test_q8_neon test_q8_rounding || true
 
 # qemu's max CPU (512-bit SVE) for the oneDNN tests: a wrapper in front of exe_wrapper
 # swaps its `-cpu cortex-a76`

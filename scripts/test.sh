@@ -29,7 +29,8 @@ scripts/fetch_kafka.sh || die "scripts/fetch_kafka.sh failed"
 # Old logs must not be counted.
 trixie_log=$build/trixie-root/build/meson-logs/testlog.json
 arm64_logs=("$build/arm64/meson-logs/testlog.json" "$build/arm64/meson-logs/testlog-gst.json"
-  "$build/arm64/meson-logs/testlog-sve-arm64-sve-wrap.sh.json")
+  "$build/arm64/meson-logs/testlog-sve-arm64-sve-wrap.sh.json"
+  "$build/arm64/meson-logs/testlog-a72-arm64-a72-wrap.sh.json")
 rm -f "${arm64_logs[@]}"
 rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" "$tsan/meson-logs/testlog.json" "$fuzz/meson-logs/testlog.json" "$trixie_log"
 

@@ -71,8 +71,8 @@ static void print_profile(const tool_model *m, int runs, double median_ms)
   }
   qsort(rows, (size_t)n, sizeof *rows, cmp_row);
   printf("profile: %d steps, %.3f ms per run summed (median run %.3f ms)\n", n, sum / 1e3, median_ms);
-  printf("  %6s %-28s %5s %10s %6s %9s %8s  %s\n", "node", "op", "nodes", "us", "%", "MMAC", "GFLOP/s",
-         "output shape (cpu us: the calling thread's CPU time)");
+  printf("  %6s %-28s %-15s %5s %10s %6s %9s %8s  %s\n", "node", "op", "kernel", "nodes", "us", "%", "MMAC",
+         "GFLOP/s", "output shape (cpu us: the calling thread's CPU time)");
   for (int k = 0; k < n; k++) {
     const prof_row *r = &rows[k];
     const tfl_node *nd = &g->nodes[r->node];
@@ -91,8 +91,9 @@ static void print_profile(const tool_model *m, int runs, double median_ms)
         x->ndim == 4 && w->ndim == 4)
       snprintf(shape + len, sizeof shape - (size_t)len, " <- %dx%dx%d k%dx%d s%d", (int)x->dims[1],
                (int)x->dims[2], (int)x->dims[3], (int)w->dims[1], (int)w->dims[2], nd->p.conv.stride_h);
-    printf("  %6d %-28s %5d %10.1f %5.1f%% %9.2f %8.1f  %s (cpu %.1f)\n", r->node,
-           r->span > 1 ? "(XNNPACK subgraph)" : tfl_op_name(nd->op), r->span, r->us,
+    printf("  %6d %-28s %-15s %5d %10.1f %5.1f%% %9.2f %8.1f  %s (cpu %.1f)\n", r->node,
+           r->span > 1 ? "(XNNPACK subgraph)" : tfl_op_name(nd->op),
+           p->kernel && p->kernel[r->node] ? p->kernel[r->node] : "-", r->span, r->us,
            sum > 0 ? 100 * r->us / sum : 0, r->macs / 1e6, r->us > 0 ? 2e-3 * r->macs / r->us : 0, shape,
            r->cpu_us);
   }

@@ -353,7 +353,8 @@ bool tool_model_prepare(tool_model *m, const char *path, const tool_run_flags *f
     m->profile.ms = calloc((size_t)n + 1, sizeof *m->profile.ms);
     m->profile.cpu_ms = calloc((size_t)n + 1, sizeof *m->profile.cpu_ms);
     m->profile.span = calloc((size_t)n + 1, sizeof *m->profile.span);
-    if (!m->profile.ms || !m->profile.cpu_ms || !m->profile.span) {
+    m->profile.kernel = calloc((size_t)n + 1, sizeof *m->profile.kernel);
+    if (!m->profile.ms || !m->profile.cpu_ms || !m->profile.span || !m->profile.kernel) {
       fprintf(stderr, "error: out of memory for the profile of %d nodes\n", n);
       tool_model_close(m);
       return false;
@@ -402,6 +403,7 @@ void tool_model_close(tool_model *m)
   free(m->profile.ms);
   free(m->profile.cpu_ms);
   free(m->profile.span);
+  free((void *)m->profile.kernel);
   memset(m, 0, sizeof *m);
 }
 

@@ -15,9 +15,11 @@
 #include "cpu_features.h"
 #include "kernels/conv_narrow.h"
 #include "kernels/conv_sparse1x1.h"
+#include "kernels/conv_q8_neon.h"
 #include "kernels/conv_q8_stem.h"
 #include "kernels/quantize_lut.h"
 #include "kernels/dwconv_q8.h"
+#include "kernels/dwconv_q8_neon.h"
 #include "kernels/conv_hybrid.h"
 #include "kernels/dw_hybrid.h"
 #include "kernels/tconv_hybrid.h"
@@ -87,13 +89,16 @@ static void cpu_release(void *vctx, void *vstate)
 
 /* The fast path's own kernel for node n, where one beats XNNPACK (and oneDNN): sparse 1x1
  * convs, convs with one or two output channels, 8-bit depthwise convs and 8-bit convs with
- * at most 4 input channels (1x1: 64) on VNNI, 8-bit -> 8-bit QUANTIZEs on VBMI, hybrid
+ * at most 4 input channels (1x1: 64) on VNNI, 8-bit convs and depthwise convs with per-tensor
+ * weights on arm64 (NEON; XNNPACK rounds those differently there), 8-bit -> 8-bit QUANTIZEs on VBMI, hybrid
  * (dynamic-range) CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, FULLY_CONNECTED and BATCH_MATMUL.
  * NULL: none. */
 static const cpu_kernel *fast_kernel(const cpu_features *isa, const tfl_graph *g, const tfl_node *n)
 {
   if (cpu_dwconv_q8_applies(g, n, isa)) return &cpu_k_dwconv_q8;
   if (cpu_conv_q8_stem_applies(g, n, isa)) return &cpu_k_conv_q8_stem;
+  if (cpu_dwconv_q8_neon_applies(g, n)) return &cpu_k_dwconv_q8_neon;
+  if (cpu_conv_q8_neon_applies(g, n)) return &cpu_k_conv_q8_neon;
   if (cpu_quantize_lut_applies(g, n, isa)) return &cpu_k_quantize_lut;
   if (cpu_conv_sparse1x1_applies(g, n)) return &cpu_k_conv_sparse1x1;
   if (cpu_conv_narrow_applies(g, n)) return &cpu_k_conv_narrow;
@@ -105,6 +110,30 @@ static const cpu_kernel *fast_kernel(const cpu_features *isa, const tfl_graph *g
   if (cpu_tconv_hybrid_applies(g, n, isa)) return &cpu_k_tconv_hybrid;
   if (cpu_bmm_hybrid_applies(g, n, isa)) return &cpu_k_bmm_hybrid;
   return NULL;
+}
+
+/* The fast kernels' names, for the profile (cpu_profile.kernel). */
+static const struct {
+  const cpu_kernel *k;
+  const char *name;
+} fast_names[] = {
+  {&cpu_k_dwconv_q8, "dwconv_q8"},         {&cpu_k_conv_q8_stem, "conv_q8_stem"},
+  {&cpu_k_dwconv_q8_neon, "dwconv_q8_neon"}, {&cpu_k_conv_q8_neon, "conv_q8_neon"},
+  {&cpu_k_quantize_lut, "quantize_lut"},   {&cpu_k_conv_sparse1x1, "conv_sparse1x1"},
+  {&cpu_k_conv_narrow, "conv_narrow"},     {&cpu_k_fc_q8, "fc_q8"},
+  {&cpu_k_tconv_q8, "tconv_q8"},           {&cpu_k_conv_hybrid, "conv_hybrid"},
+  {&cpu_k_fc_hybrid, "fc_hybrid"},         {&cpu_k_dw_hybrid, "dw_hybrid"},
+  {&cpu_k_tconv_hybrid, "tconv_hybrid"},   {&cpu_k_bmm_hybrid, "bmm_hybrid"},
+};
+
+/* What runs step s: XNNPACK, oneDNN, a fast kernel, or the op's reference kernel. */
+static const char *step_kernel_name(const cpu_step *s)
+{
+  if (s->xnn) return "xnnpack";
+  if (s->dnn) return "onednn";
+  for (size_t i = 0; i < sizeof fast_names / sizeof fast_names[0]; i++)
+    if (s->k == fast_names[i].k) return fast_names[i].name;
+  return "reference";
 }
 
 /* fast_isa: the CPU's instruction sets in fast mode, NULL in reference mode. */
@@ -556,6 +585,7 @@ static tfl_status cpu_invoke(void *vctx, void *vstate)
       prof->ms[s->node] += clock_ms(CLOCK_MONOTONIC) - t0;
       if (prof->cpu_ms) prof->cpu_ms[s->node] += clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
       prof->span[s->node] = s->span;
+      if (prof->kernel) prof->kernel[s->node] = step_kernel_name(s);
     }
   }
   return TFL_OK;

@@ -19,6 +19,8 @@ typedef struct {
   double *cpu_ms;     /* optional [n_nodes]: the invoking thread's CPU time per step (at 1
                          thread the step's whole cost, which other processes do not stretch) */
   int32_t *span;
+  const char **kernel; /* optional [n_nodes]: what ran the step: "xnnpack", "onednn",
+                          "reference" or the fast path's kernel ("conv_q8_neon", ...) */
 } cpu_profile;
 
 typedef enum {

@@ -22,6 +22,9 @@ static unsigned long long xcr0(void)
 #ifndef HWCAP_SVE
 #define HWCAP_SVE (1UL << 22) /* <asm/hwcap.h> */
 #endif
+#ifndef HWCAP_ASIMDDP
+#define HWCAP_ASIMDDP (1UL << 20)
+#endif
 #endif
 
 cpu_features cpu_features_detect(void)
@@ -46,7 +49,9 @@ cpu_features cpu_features_detect(void)
     f.avx512_bf16 = f.avx512 && bit(a, 5);
   }
 #elif defined(__aarch64__) && defined(__linux__)
-  f.sve = (getauxval(AT_HWCAP) & HWCAP_SVE) != 0;
+  const unsigned long hw = getauxval(AT_HWCAP);
+  f.sve = (hw & HWCAP_SVE) != 0;
+  f.dotprod = (hw & HWCAP_ASIMDDP) != 0;
 #endif
   return f;
 }

@@ -15,6 +15,7 @@ typedef struct {
   bool avx_vnni;     /* AVX-VNNI: the 256-bit VEX form of the dot products */
   bool avx512_vbmi;  /* AVX-512 VBMI: vpermi2b, byte table lookups */
   bool sve;          /* arm64 SVE (getauxval(AT_HWCAP)): oneDNN's only arm64 JIT convolutions */
+  bool dotprod;      /* arm64 dot products (ARMv8.2 SDOT/UDOT: Cortex-A76, A78, Neoverse; not A53/A72) */
 } cpu_features;
 
 /* What this CPU has (all false off x86-64 and arm64). */
@@ -22,7 +23,7 @@ cpu_features cpu_features_detect(void);
 /* Everything off: the portable paths. */
 static inline cpu_features cpu_features_none(void)
 {
-  return (cpu_features){false, false, false, false, false, false, false};
+  return (cpu_features){false, false, false, false, false, false, false, false};
 }
 
 #endif
