@@ -12,7 +12,7 @@ fail() { echo "FAIL $*"; exit 1; }
 pc=$(find "$root" -name gsttflitemeta-1.0.pc | head -1)
 [ -n "$pc" ] || fail "no gsttflitemeta-1.0.pc installed"
 echo "ok   $(basename "$pc") in ${pc#$root}"
-for h in gst/tflitefilter/gsttflitemeta.h decoders/tfl_results.h; do
+for h in gst/tflitemeta/gsttflitemeta.h decoders/tfl_results.h; do
   f=$(find "$root" -path "*/gsttflitemeta-1.0/$h" | head -1)
   [ -n "$f" ] || fail "header $h not installed"
   echo "ok   header ${f#$root}"

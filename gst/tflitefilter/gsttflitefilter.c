@@ -102,7 +102,7 @@
 #include "gsttflitemessages.h"
 #include "gsttfliteengine.h"
 #include "gsttfliteglshare.h"
-#include "gsttflitemeta.h"
+#include <gst/tflitemeta/gsttflitemeta.h>
 
 GST_DEBUG_CATEGORY(gst_tflite_filter_debug);
 #define GST_CAT_DEFAULT gst_tflite_filter_debug

@@ -8,7 +8,7 @@
 
 #include "decoders/tfl_decoder.h"
 #include "gsttfliteenums.h"
-#include "gsttflitemeta.h"
+#include <gst/tflitemeta/gsttflitemeta.h>
 #include "gsttflitemodel.h"
 #include "preprocess/preprocess.h"
 #include "runtime/tfl_engine.h"

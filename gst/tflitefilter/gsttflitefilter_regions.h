@@ -21,7 +21,7 @@
 #define GST_TFLITE_FILTER_REGIONS_H
 
 #include "gsttflitefilter.h"
-#include "gsttflitemeta.h"
+#include <gst/tflitemeta/gsttflitemeta.h>
 
 G_BEGIN_DECLS
 

@@ -5,7 +5,7 @@
 
 #include <gst/gst.h>
 
-#include "gsttflitemeta.h"
+#include <gst/tflitemeta/gsttflitemeta.h>
 #include "runtime/tfl_interpreter.h"
 
 G_BEGIN_DECLS

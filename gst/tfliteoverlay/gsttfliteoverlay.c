@@ -54,7 +54,7 @@
 
 #include <gst/gl/gl.h>
 
-#include "gst/tflitefilter/gsttflitemeta.h"
+#include <gst/tflitemeta/gsttflitemeta.h>
 #include "ov_gl.h"
 #include "ov_soft.h"
 

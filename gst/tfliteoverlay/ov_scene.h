@@ -11,7 +11,7 @@
 
 #include <gst/gst.h>
 
-#include "gst/tflitefilter/gsttflitemeta.h"
+#include <gst/tflitemeta/gsttflitemeta.h>
 #include "ov_font.h"
 
 G_BEGIN_DECLS

@@ -10,7 +10,7 @@
 
 #include <gst/gst.h>
 
-#include "gst/tflitefilter/gsttflitemeta.h"
+#include <gst/tflitemeta/gsttflitemeta.h>
 
 #define TP_JSON_SCHEMA "gst-tflite/objects"
 #define TP_JSON_VERSION 1

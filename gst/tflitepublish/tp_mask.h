@@ -9,7 +9,7 @@
 
 #include <gst/gst.h>
 
-#include "gst/tflitefilter/gsttflitemeta.h"
+#include <gst/tflitemeta/gsttflitemeta.h>
 
 /* 8-bit pixels of the mask, row-major, width*height bytes without padding: the class index
  * (class masks) or the probability * 255 rounded (probability masks). NULL when the mask

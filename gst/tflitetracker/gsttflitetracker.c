@@ -31,7 +31,7 @@
 
 #include <string.h>
 
-#include "gst/tflitefilter/gsttflitemeta.h"
+#include <gst/tflitemeta/gsttflitemeta.h>
 #include "gst/tflitefilter/gsttflitenames.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_tflite_tracker_debug);

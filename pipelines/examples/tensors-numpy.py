@@ -8,7 +8,7 @@ takes their bytes without a copy (the tensor's GstBuffer mapped: a memoryview). 
 custom post-processing is a classifier's top 5 (dequantized, softmax when the outputs
 are logits), and the shape and value range of every other tensor:
 
-    GST_PLUGIN_PATH=build/gst GI_TYPELIB_PATH=build/gst LD_LIBRARY_PATH=build/gst \\
+    GST_PLUGIN_PATH=build/gst GI_TYPELIB_PATH=build/gst-libs/gst/tflitemeta LD_LIBRARY_PATH=build/gst-libs/gst/tflitemeta \\
       /usr/bin/python3 pipelines/examples/tensors-numpy.py \\
         ../shared/models/mobilenet_v2_1.0_224_quant.tflite tests/data/pictures/astronaut.png \\
         --labels ../shared/models/imagenet_labels_1001.txt

@@ -25,7 +25,8 @@ o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp
   libmosquitto1 libcjson1 librdkafka1 libsasl2-2 libsasl2-modules-db libdb5.3 liblz4-1 libzstd1 libssl3 >/dev/null)
 [ -f build-fr-rel/build.ninja ] || meson setup build-fr-rel --buildtype=release >/dev/null
 ninja -C build-fr-rel gst/libgsttflite.so tests/gst_first_result >/dev/null
-cp build-fr-rel/gst/libgsttflite.so build-fr-rel/gst/libgsttflitemeta-1.0.so "$A"/gst/
+cp build-fr-rel/gst/libgsttflite.so "$A"/gst/
+mkdir -p "$A"/gst-libs/gst/tflitemeta && cp -P build-fr-rel/gst-libs/gst/tflitemeta/libgsttflitemeta-1.0.so* "$A"/gst-libs/gst/tflitemeta/
 cp build-fr-rel/tests/gst_first_result "$A"/bin/
 for m in $MODELS; do
   cp -t "$A"/m/ "$(find models/cache ../shared/models -maxdepth 1 -name "$m.tflite" -print -quit)" 2>/dev/null ||

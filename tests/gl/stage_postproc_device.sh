@@ -30,7 +30,13 @@ build() {
   [ -f "$1/build-pp-rel/build.ninja" ] || (cd "$1" && meson setup build-pp-rel --buildtype=release >/dev/null)
   ninja -C "$1/build-pp-rel" gst/libgsttflite.so tests/gl/gl_bench >/dev/null
   rm -rf "$2" && mkdir -p "$2/gst" "$2/bin"
-  cp "$1"/build-pp-rel/gst/libgsttflite.so "$1"/build-pp-rel/gst/libgsttflitemeta-1.0.so "$2/gst/"
+  cp "$1"/build-pp-rel/gst/libgsttflite.so "$2/gst/"
+  # the meta library where the plugin's $ORIGIN-relative RPATH finds it: beside it in trees
+  # before it moved to gst-libs/gst/tflitemeta, there after
+  for d in gst gst-libs/gst/tflitemeta; do
+    ls "$1/build-pp-rel/$d"/libgsttflitemeta-1.0.so* >/dev/null 2>&1 || continue
+    mkdir -p "$2/$d" && cp -P "$1/build-pp-rel/$d"/libgsttflitemeta-1.0.so* "$2/$d/"
+  done
   cp "$1/build-pp-rel/tests/gl/gl_bench" "$2/bin/"
 }
 build "$root" "$A/after"

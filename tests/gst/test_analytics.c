@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gst/tflitefilter/gsttflitemeta.h"
+#include <gst/tflitemeta/gsttflitemeta.h>
 #include "pipe_util.h"
 
 /* Runs picture `pic_name` (`frames` times, through glupload when `gl`) into `chain` (the

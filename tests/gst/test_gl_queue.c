@@ -16,7 +16,7 @@
 #include <gst/video/video.h>
 #include <math.h>
 
-#include "gst/tflitefilter/gsttflitemeta.h"
+#include <gst/tflitemeta/gsttflitemeta.h>
 #include "pipe_util.h"
 
 #define DEEPLAB "deeplabv3_257_mv_gpu.tflite"

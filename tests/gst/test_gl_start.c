@@ -17,7 +17,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "gst/tflitefilter/gsttflitemeta.h"
+#include <gst/tflitemeta/gsttflitemeta.h>
 #include "pipe_util.h"
 
 #define SELFIE "selfie_segmentation.tflite"

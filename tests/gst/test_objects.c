@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "gst/tflitefilter/gsttflitemeta.h"
+#include <gst/tflitemeta/gsttflitemeta.h>
 #include "pipe_util.h"
 
 static gchar *picture_pipeline(const gchar *pic, const gchar *filter_props)

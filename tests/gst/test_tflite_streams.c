@@ -18,7 +18,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "gst/tflitefilter/gsttflitemeta.h"
+#include <gst/tflitemeta/gsttflitemeta.h>
 
 #define FACE "face_detection_short_range.tflite"
 #define SELFIE "selfie_segmentation.tflite"

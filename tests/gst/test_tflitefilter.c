@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gst/tflitefilter/gsttflitemeta.h"
+#include <gst/tflitemeta/gsttflitemeta.h>
 
 #define MV1 "mobilenet_v1_0.25_224.tflite"
 #define MV2Q "mobilenet_v2_1.0_224_quant.tflite"

@@ -5,7 +5,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
 
-#include "gst/tflitefilter/gsttflitemeta.h"
+#include <gst/tflitemeta/gsttflitemeta.h>
 
 #define FW 200
 #define FH 100

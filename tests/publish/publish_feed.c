@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gst/tflitefilter/gsttflitemeta.h"
+#include <gst/tflitemeta/gsttflitemeta.h>
 
 #define W 64
 #define H 48

@@ -13,6 +13,7 @@
  * Region ids count from 1 in each buffer (after any region already there); parent_id is
  * the parent's region id, 0 for none. docs/objects.md lists all of it. */
 #include "gsttflitemeta.h"
+#include "gsttflitemeta_views_priv.h"
 
 #include <gst/video/video.h>
 
@@ -198,45 +199,55 @@ static void sync_tracking(GstBuffer *buffer, const GstTfliteObject *o)
                                                                            NULL));
 }
 
+/* One object's region (or parameters on its owner's): 1 when a region was added. */
+static guint roi_object(GstTfliteMeta *meta, GstBuffer *buffer, GstTfliteObject *o, gint *next_id)
+{
+  if (o->roi_id > 0) {
+    sync_tracking(buffer, o);
+    return 0;
+  }
+  GstVideoRegionOfInterestMeta *roi = NULL;
+  guint added = 0;
+  switch (o->kind) {
+  case GST_TFLITE_OBJECT_DETECTION:
+    if ((roi = own_roi(meta, buffer, o, next_id))) added++;
+    break;
+  case GST_TFLITE_OBJECT_LANDMARKS:
+    if (parent_roi_id(meta, o) > 0) {
+      roi = owner_roi(meta, buffer, o, next_id, &added);
+      if (roi) gst_video_region_of_interest_meta_add_param(roi, landmarks_param(meta, o));
+    } else if ((roi = own_roi(meta, buffer, o, next_id))) {
+      added++;
+    }
+    break;
+  case GST_TFLITE_OBJECT_CLASSIFICATION:
+    if ((roi = owner_roi(meta, buffer, o, next_id, &added))) add_classifications(roi, o);
+    break;
+  case GST_TFLITE_OBJECT_SEGMENTATION:
+    if ((roi = owner_roi(meta, buffer, o, next_id, &added))) add_segmentation(roi, meta, o);
+    break;
+  }
+  if (roi) {
+    o->roi_id = roi->id;
+    sync_tracking(buffer, o);
+  }
+  return added;
+}
+
+/* One pass over the objects builds both views of each (its region, its analytics mtd);
+ * then the tensors. */
 guint gst_tflite_meta_sync_rois(GstTfliteMeta *meta, GstBuffer *buffer)
 {
   g_return_val_if_fail(meta && GST_IS_BUFFER(buffer), 0);
   g_return_val_if_fail(gst_buffer_is_writable(buffer), 0);
   gint next_id = next_roi_id(buffer);
   guint added = 0;
+  gpointer relation = NULL;
   for (guint i = 0; i < meta->objects->len; i++) {
     GstTfliteObject *o = &g_array_index(meta->objects, GstTfliteObject, i);
-    if (o->roi_id > 0) {
-      sync_tracking(buffer, o);
-      continue;
-    }
-    GstVideoRegionOfInterestMeta *roi = NULL;
-    gboolean has_parent_roi = parent_roi_id(meta, o) > 0;
-    switch (o->kind) {
-    case GST_TFLITE_OBJECT_DETECTION:
-      if ((roi = own_roi(meta, buffer, o, &next_id))) added++;
-      break;
-    case GST_TFLITE_OBJECT_LANDMARKS:
-      if (has_parent_roi) {
-        roi = owner_roi(meta, buffer, o, &next_id, &added);
-        if (roi) gst_video_region_of_interest_meta_add_param(roi, landmarks_param(meta, o));
-      } else if ((roi = own_roi(meta, buffer, o, &next_id))) {
-        added++;
-      }
-      break;
-    case GST_TFLITE_OBJECT_CLASSIFICATION:
-      if ((roi = owner_roi(meta, buffer, o, &next_id, &added))) add_classifications(roi, o);
-      break;
-    case GST_TFLITE_OBJECT_SEGMENTATION:
-      if ((roi = owner_roi(meta, buffer, o, &next_id, &added))) add_segmentation(roi, meta, o);
-      break;
-    }
-    if (!roi) continue;
-    o->roi_id = roi->id;
-    sync_tracking(buffer, o);
+    added += roi_object(meta, buffer, o, &next_id);
+    gst_tflite_meta_analytics_object(meta, buffer, &relation, o);
   }
-  /* and GStreamer's analytics metadata, where the build has it */
-  gst_tflite_meta_sync_analytics(meta, buffer);
   gst_tflite_meta_sync_tensors(meta, buffer);
   return added;
 }

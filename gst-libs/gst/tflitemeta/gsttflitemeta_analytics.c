@@ -19,6 +19,7 @@
  * Landmarks are not mirrored: neither 1.24 nor 1.26 has a keypoint mtd.
  * Built only when the build finds gstreamer-analytics-1.0; otherwise the calls do nothing. */
 #include "gsttflitemeta.h"
+#include "gsttflitemeta_views_priv.h"
 
 #ifdef HAVE_GST_ANALYTICS
 #include <gst/analytics/analytics.h>
@@ -125,69 +126,77 @@ static gboolean add_segmentation(GstAnalyticsRelationMeta *r, GstTfliteObject *o
 }
 #endif
 
+guint gst_tflite_meta_analytics_object(GstTfliteMeta *meta, GstBuffer *buffer, gpointer *relation, GstTfliteObject *o)
+{
+  GstAnalyticsRelationMeta *r = *relation;
+  guint added = 0;
+  const GstTfliteObject *p = gst_tflite_meta_find_object(meta, o->parent_id);
+  gboolean mirrored = o->kind == GST_TFLITE_OBJECT_DETECTION || o->kind == GST_TFLITE_OBJECT_CLASSIFICATION;
+#ifdef HAVE_GST_ANALYTICS_SEGMENTATION
+  mirrored = mirrored || o->kind == GST_TFLITE_OBJECT_SEGMENTATION;
+#endif
+  if (!r) r = gst_buffer_get_analytics_relation_meta(buffer);
+  if (!r && mirrored && !o->analytics_id) r = gst_buffer_add_analytics_relation_meta(buffer);
+  *relation = r;
+  if (!r) return 0;
+  if (o->kind == GST_TFLITE_OBJECT_DETECTION && !o->analytics_id) {
+    GstAnalyticsODMtd od;
+    gboolean ok;
+#ifdef HAVE_GST_ANALYTICS_ORIENTED
+    if (o->oriented && isfinite(o->rbox.cx + o->rbox.cy + o->rbox.w + o->rbox.h + o->rbox.angle)) {
+      /* the box before rotation (top-left, size) and its clockwise turn about its centre, in [0, 2 pi) */
+      gfloat turn = fmodf(o->rbox.angle, 2.0f * (gfloat)G_PI);
+      if (turn < 0) turn += 2.0f * (gfloat)G_PI;
+      ok = gst_analytics_relation_meta_add_oriented_od_mtd(
+        r, label_quark(o, o->class_id), (gint)lroundf(o->rbox.cx - o->rbox.w / 2), (gint)lroundf(o->rbox.cy - o->rbox.h / 2),
+        (gint)lroundf(o->rbox.w), (gint)lroundf(o->rbox.h), turn, o->score < 0 ? 1.0f : o->score, &od);
+    } else
+#endif
+      ok = gst_analytics_relation_meta_add_od_mtd(r, label_quark(o, o->class_id), (gint)o->x, (gint)o->y, (gint)o->w,
+                                                  (gint)o->h, o->score < 0 ? 1.0f : o->score, &od);
+    if (!ok) return added;
+    o->analytics_id = od.id + 1;
+    added++;
+    if (p && p->kind == GST_TFLITE_OBJECT_DETECTION && p->analytics_id)
+      relate(r, p->analytics_id - 1, od.id, GST_ANALYTICS_REL_TYPE_CONTAIN, GST_ANALYTICS_REL_TYPE_IS_PART_OF);
+  } else if (o->kind == GST_TFLITE_OBJECT_CLASSIFICATION && !o->analytics_id && o->n_classes > 0) {
+    gfloat *conf = g_new(gfloat, o->n_classes);
+    GQuark *q = g_new(GQuark, o->n_classes);
+    for (guint k = 0; k < o->n_classes; k++) {
+      conf[k] = o->classes[k].score;
+      q[k] = label_quark(o, o->classes[k].class_id);
+    }
+    GstAnalyticsClsMtd cls;
+    if (gst_analytics_relation_meta_add_cls_mtd(r, o->n_classes, conf, q, &cls)) {
+      o->analytics_id = cls.id + 1;
+      added++;
+      if (p && p->analytics_id)
+        relate(r, p->analytics_id - 1, cls.id, GST_ANALYTICS_REL_TYPE_RELATE_TO, GST_ANALYTICS_REL_TYPE_RELATE_TO);
+    }
+    g_free(conf);
+    g_free(q);
+  }
+#ifdef HAVE_GST_ANALYTICS_SEGMENTATION
+  if (o->kind == GST_TFLITE_OBJECT_SEGMENTATION && !o->analytics_id && add_segmentation(r, o, p)) added++;
+#endif
+  if (o->kind == GST_TFLITE_OBJECT_DETECTION && o->analytics_id && o->track_id && o->analytics_track != o->track_id) {
+    GstAnalyticsTrackingMtd trk;
+    if (gst_analytics_relation_meta_add_tracking_mtd(r, o->track_id, GST_CLOCK_TIME_NONE, &trk)) {
+      relate(r, o->analytics_id - 1, trk.id, GST_ANALYTICS_REL_TYPE_RELATE_TO, GST_ANALYTICS_REL_TYPE_RELATE_TO);
+      o->analytics_track = o->track_id;
+      added++;
+    }
+  }
+  return added;
+}
+
 guint gst_tflite_meta_sync_analytics(GstTfliteMeta *meta, GstBuffer *buffer)
 {
   g_return_val_if_fail(meta && GST_IS_BUFFER(buffer) && gst_buffer_is_writable(buffer), 0);
-  GstAnalyticsRelationMeta *r = gst_buffer_get_analytics_relation_meta(buffer);
+  gpointer relation = NULL;
   guint added = 0;
-  for (guint i = 0; i < gst_tflite_meta_n_objects(meta); i++) {
-    GstTfliteObject *o = gst_tflite_meta_get_object_writable(meta, i);
-    const GstTfliteObject *p = gst_tflite_meta_find_object(meta, o->parent_id);
-    gboolean mirrored = o->kind == GST_TFLITE_OBJECT_DETECTION || o->kind == GST_TFLITE_OBJECT_CLASSIFICATION;
-#ifdef HAVE_GST_ANALYTICS_SEGMENTATION
-    mirrored = mirrored || o->kind == GST_TFLITE_OBJECT_SEGMENTATION;
-#endif
-    if (!r && mirrored && !o->analytics_id) r = gst_buffer_add_analytics_relation_meta(buffer);
-    if (!r) continue;
-    if (o->kind == GST_TFLITE_OBJECT_DETECTION && !o->analytics_id) {
-      GstAnalyticsODMtd od;
-      gboolean ok;
-#ifdef HAVE_GST_ANALYTICS_ORIENTED
-      if (o->oriented && isfinite(o->rbox.cx + o->rbox.cy + o->rbox.w + o->rbox.h + o->rbox.angle)) {
-        /* the box before rotation (top-left, size) and its clockwise turn about its centre, in [0, 2 pi) */
-        gfloat turn = fmodf(o->rbox.angle, 2.0f * (gfloat)G_PI);
-        if (turn < 0) turn += 2.0f * (gfloat)G_PI;
-        ok = gst_analytics_relation_meta_add_oriented_od_mtd(
-          r, label_quark(o, o->class_id), (gint)lroundf(o->rbox.cx - o->rbox.w / 2), (gint)lroundf(o->rbox.cy - o->rbox.h / 2),
-          (gint)lroundf(o->rbox.w), (gint)lroundf(o->rbox.h), turn, o->score < 0 ? 1.0f : o->score, &od);
-      } else
-#endif
-        ok = gst_analytics_relation_meta_add_od_mtd(r, label_quark(o, o->class_id), (gint)o->x, (gint)o->y, (gint)o->w,
-                                                    (gint)o->h, o->score < 0 ? 1.0f : o->score, &od);
-      if (!ok) continue;
-      o->analytics_id = od.id + 1;
-      added++;
-      if (p && p->kind == GST_TFLITE_OBJECT_DETECTION && p->analytics_id)
-        relate(r, p->analytics_id - 1, od.id, GST_ANALYTICS_REL_TYPE_CONTAIN, GST_ANALYTICS_REL_TYPE_IS_PART_OF);
-    } else if (o->kind == GST_TFLITE_OBJECT_CLASSIFICATION && !o->analytics_id && o->n_classes > 0) {
-      gfloat *conf = g_new(gfloat, o->n_classes);
-      GQuark *q = g_new(GQuark, o->n_classes);
-      for (guint k = 0; k < o->n_classes; k++) {
-        conf[k] = o->classes[k].score;
-        q[k] = label_quark(o, o->classes[k].class_id);
-      }
-      GstAnalyticsClsMtd cls;
-      if (gst_analytics_relation_meta_add_cls_mtd(r, o->n_classes, conf, q, &cls)) {
-        o->analytics_id = cls.id + 1;
-        added++;
-        if (p && p->analytics_id)
-          relate(r, p->analytics_id - 1, cls.id, GST_ANALYTICS_REL_TYPE_RELATE_TO, GST_ANALYTICS_REL_TYPE_RELATE_TO);
-      }
-      g_free(conf);
-      g_free(q);
-    }
-#ifdef HAVE_GST_ANALYTICS_SEGMENTATION
-    if (o->kind == GST_TFLITE_OBJECT_SEGMENTATION && !o->analytics_id && add_segmentation(r, o, p)) added++;
-#endif
-    if (o->kind == GST_TFLITE_OBJECT_DETECTION && o->analytics_id && o->track_id && o->analytics_track != o->track_id) {
-      GstAnalyticsTrackingMtd trk;
-      if (gst_analytics_relation_meta_add_tracking_mtd(r, o->track_id, GST_CLOCK_TIME_NONE, &trk)) {
-        relate(r, o->analytics_id - 1, trk.id, GST_ANALYTICS_REL_TYPE_RELATE_TO, GST_ANALYTICS_REL_TYPE_RELATE_TO);
-        o->analytics_track = o->track_id;
-        added++;
-      }
-    }
-  }
+  for (guint i = 0; i < meta->objects->len; i++)
+    added += gst_tflite_meta_analytics_object(meta, buffer, &relation, &g_array_index(meta->objects, GstTfliteObject, i));
   return added;
 }
 
@@ -244,6 +253,11 @@ GstTfliteMeta *gst_tflite_meta_import_analytics(GstBuffer *buffer, gint frame_wi
 }
 
 #else
+
+guint gst_tflite_meta_analytics_object(GstTfliteMeta *meta, GstBuffer *buffer, gpointer *relation, GstTfliteObject *o)
+{
+  return 0;
+}
 
 guint gst_tflite_meta_sync_analytics(GstTfliteMeta *meta, GstBuffer *buffer)
 {

@@ -239,14 +239,17 @@ guint gst_tflite_meta_sync_tensors(GstTfliteMeta *meta, GstBuffer *buffer);
  * its label, or "#<class id>"), CLASSIFICATION, LANDMARKS and SEGMENTATION objects add
  * parameter structures ("classification", "landmarks", "segmentation") to their parent's
  * region or to one region covering the frame; a set track_id adds or updates "tracking".
- * Call after adding objects (each element that adds objects does); calling again adds
- * only what is new. Returns the number of regions added. Field list: docs/objects.md. */
+ * The same pass builds the analytics view (gst_tflite_meta_sync_analytics) and then the
+ * tensors' (gst_tflite_meta_sync_tensors). Call after adding objects (each element that
+ * adds objects does); calling again adds only what is new. Returns the number of regions
+ * added. Field list: docs/objects.md. */
 guint gst_tflite_meta_sync_rois(GstTfliteMeta *meta, GstBuffer *buffer);
 
 /* Where the build found GStreamer >= 1.24 (else these do nothing and return 0): mirrors
  * the objects not mirrored yet into the buffer's GstAnalyticsRelationMeta (detections,
- * classifications, tracking, with their relations; docs/objects.md) - sync_rois calls it;
- * returns the number of entries added. import_analytics takes analytics detections other
+ * classifications, tracking, with their relations; docs/objects.md) and returns the
+ * number of entries added (sync_rois builds this view too, in its one pass over the
+ * objects). import_analytics takes analytics detections other
  * elements made into the buffer's meta (added, of the given frame size, when missing;
  * source "analytics", label from their type, track id from a related tracking mtd), for
  * tfliteoverlay, and returns the buffer's meta (NULL when it has none). Both need a
