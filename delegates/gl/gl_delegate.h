@@ -121,6 +121,8 @@ typedef struct {
   int partitions;             /* prepared and not released */
   int dispatches;             /* per invoke, all partitions */
   int fused;                  /* element-wise nodes fused into other dispatches */
+  int inlined, se, remapped, paired, dwpw, irb; /* what each fusion pass of gl_fuse*.c
+                                 took (gl_plan's n_inlined ... n_irb), for tests */
   int aliased;                /* reshapes etc. that cost nothing */
   int barriers;               /* per invoke between dispatches (only where ranges conflict) */
   size_t const_bytes;         /* last prepare: its constant buffer (weights, biases) */
