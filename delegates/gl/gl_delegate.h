@@ -49,6 +49,8 @@ typedef struct {
                                  gl_plan.c) */
   bool no_fuse;               /* every node its own dispatch (element-wise ops are not
                                  fused into the dispatch producing their input) */
+  bool no_se;                 /* squeeze-excite chains stay separate dispatches (pool, 1x1
+                                 layers; default: one, gl_gen_se.c) */
   bool no_dwpw;               /* a depthwise convolution and the 1x1 convolution reading it
                                  stay two dispatches (default: one, the depthwise output
                                  kept in shared memory; gl_gen_dwpw.c) */

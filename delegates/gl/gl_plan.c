@@ -572,7 +572,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   if (!o->tune.no_fuse) {
     gl_fuse_remap(&p, out);
     gl_fuse_siblings(&p, out);
-    gl_fuse_se(&p, out);
+    if (!o->tune.no_se) gl_fuse_se(&p, out);
     if (!o->tune.no_dwpw) gl_fuse_dwpw(&p, out);
     if (!o->tune.no_dwpw && o->tune.irb) gl_fuse_irb(&p, out);
     gl_fuse_inline(&p, out);
