@@ -48,7 +48,7 @@ static void qrun_free(qrun *r)
   memset(r, 0, sizeof *r);
 }
 
-static const char *stat_names[] = {"fused", "inlined", "se", "remapped", "paired", "dwpw", "irb"};
+static const char *const stat_names[] = {"fused", "inlined", "se", "remapped", "paired", "dwpw", "irb"};
 
 static int stat_of(const gl_delegate_stats *s, int k)
 {
