@@ -201,6 +201,7 @@ int tool_gl_tuning_parse(gl_tuning *t, int argc, char **argv, int *i)
     size_t off;
   } switches[] = {
     {"--gl-no-fuse", offsetof(gl_tuning, no_fuse)},
+    {"--gl-no-se", offsetof(gl_tuning, no_se)},
     {"--gl-no-dwpw", offsetof(gl_tuning, no_dwpw)},
     {"--gl-irb", offsetof(gl_tuning, irb)},
     {"--gl-no-reorder", offsetof(gl_tuning, no_reorder)},
@@ -265,6 +266,8 @@ void tool_gl_tuning_help(FILE *out)
           "  --gl-conv-fill N    GL: convolution tiles keep at least N invocations, reductions\n"
           "                     split under N/4 outputs (default: the device's fill / 16)\n"
           "  --gl-no-fuse        GL: every node its own dispatch (default: fuse element-wise ops)\n"
+          "  --gl-no-se          GL: a squeeze-excite chain (pool, 1x1 layers) in separate dispatches\n"
+          "                     (default: one dispatch)\n"
           "  --gl-no-dwpw        GL: a depthwise conv and the 1x1 conv reading it in two dispatches\n"
           "                     (default: one, the depthwise output in shared memory)\n"
           "  --gl-dwpw-tile N    GL: output pixels per workgroup of those dispatches, 1..256\n"

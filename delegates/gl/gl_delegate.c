@@ -415,6 +415,12 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
   dc->stats.partitions++;
   dc->stats.dispatches += p->plan.n_d;
   dc->stats.fused += p->plan.n_fused;
+  dc->stats.inlined += p->plan.n_inlined;
+  dc->stats.se += p->plan.n_se;
+  dc->stats.remapped += p->plan.n_remapped;
+  dc->stats.paired += p->plan.n_paired;
+  dc->stats.dwpw += p->plan.n_dwpw;
+  dc->stats.irb += p->plan.n_irb;
   dc->stats.aliased += p->plan.n_alias;
   dc->stats.barriers += p->plan.n_barriers;
   dc->stats.const_bytes = p->plan.const_bytes;
@@ -634,6 +640,12 @@ static void release(void *ctx, void *state)
   dc->stats.partitions--;
   dc->stats.dispatches -= p->plan.n_d;
   dc->stats.fused -= p->plan.n_fused;
+  dc->stats.inlined -= p->plan.n_inlined;
+  dc->stats.se -= p->plan.n_se;
+  dc->stats.remapped -= p->plan.n_remapped;
+  dc->stats.paired -= p->plan.n_paired;
+  dc->stats.dwpw -= p->plan.n_dwpw;
+  dc->stats.irb -= p->plan.n_irb;
   dc->stats.aliased -= p->plan.n_alias;
   dc->stats.barriers -= p->plan.n_barriers;
   part_free(dc, p);

@@ -49,6 +49,8 @@ typedef struct {
                                  gl_plan.c) */
   bool no_fuse;               /* every node its own dispatch (element-wise ops are not
                                  fused into the dispatch producing their input) */
+  bool no_se;                 /* squeeze-excite chains stay separate dispatches (pool, 1x1
+                                 layers; default: one, gl_gen_se.c) */
   bool no_dwpw;               /* a depthwise convolution and the 1x1 convolution reading it
                                  stay two dispatches (default: one, the depthwise output
                                  kept in shared memory; gl_gen_dwpw.c) */
@@ -121,6 +123,8 @@ typedef struct {
   int partitions;             /* prepared and not released */
   int dispatches;             /* per invoke, all partitions */
   int fused;                  /* element-wise nodes fused into other dispatches */
+  int inlined, se, remapped, paired, dwpw, irb; /* what each fusion pass of gl_fuse*.c
+                                 took (gl_plan's n_inlined ... n_irb), for tests */
   int aliased;                /* reshapes etc. that cost nothing */
   int barriers;               /* per invoke between dispatches (only where ranges conflict) */
   size_t const_bytes;         /* last prepare: its constant buffer (weights, biases) */

@@ -176,6 +176,11 @@ extern const char gl_eltwise_helpers[];
 /* "v = act(v);" for a fused activation; false for ones we cannot run (SIGN_BIT). */
 bool gl_act_stmt(tfl_activation act, const char *v, gl_str *s);
 bool gl_act_ok(tfl_activation act);
+/* "v = v on t's integer grid;" for an 8-bit quantized t (nothing otherwise): rounded to
+ * the grid (ties to even, as XNNPACK's fp32 requantization) and clamped to what the
+ * integers hold, as the integer model stores it, so a float chain does not drift from
+ * the integer one. vec: the GLSL vector type of v (FLT4, vec4). */
+void gl_quant_stmt(const tfl_tensor *t, const char *v, const char *vec, gl_str *s);
 /* Workgroup sum of each invocation's highp vec4 `acc` into arr[0] (arr: shared highp
  * vec4[n], n a power of two, lane in 0..n-1), written out step by step: GLSL ES allows
  * no barrier() inside loops or after an early return (see whole_groups). */

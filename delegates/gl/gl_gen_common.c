@@ -136,6 +136,26 @@ bool gl_act_stmt(tfl_activation act, const char *v, gl_str *s)
   return false;
 }
 
+void gl_quant_stmt(const tfl_tensor *t, const char *v, const char *vec, gl_str *s)
+{
+  if (!t->q.n || (t->type != TFL_TYPE_UINT8 && t->type != TFL_TYPE_INT8)) return;
+  float lo = t->type == TFL_TYPE_UINT8 ? 0.0f : -128.0f, hi = t->type == TFL_TYPE_UINT8 ? 255.0f : 127.0f;
+  float sc = t->q.scale[0], zp = (float)t->q.zero_point[0];
+  gl_str_addf(s, "  %s = (clamp(roundEven(%s / ", v, v);
+  gl_str_float(s, sc);
+  gl_str_addf(s, ") + ");
+  gl_str_float(s, zp);
+  gl_str_addf(s, ", %s(", vec);
+  gl_str_float(s, lo);
+  gl_str_addf(s, "), %s(", vec);
+  gl_str_float(s, hi);
+  gl_str_addf(s, ")) - ");
+  gl_str_float(s, zp);
+  gl_str_addf(s, ") * ");
+  gl_str_float(s, sc);
+  gl_str_addf(s, ";\n");
+}
+
 float *gl_const_reals(const tfl_tensor *t)
 {
   size_t n = tfl_tensor_count(t);

@@ -87,15 +87,18 @@ static void emit_pixel_sums(gl_str *m, gl_shape x, const char *q0, int c)
   else gl_str_addf(m, "    }\n    for (; q < %d; q += %d) a0 += I0_LD(b, q / %d, q %% %d, s);\n", np, c, x.w, x.w);
 }
 
-/* Phase 1: MID[s] = mean over the map's pixels of slice s of I0. */
-static void emit_pool(gl_str *m, gl_shape x, int wg)
+/* Phase 1: MID[s] = mean over the map's pixels of slice s of I0, on the grid of the
+ * pool's output tensor `pooled` when that is quantized (as the integer model stores it). */
+static void emit_pool(gl_str *m, gl_shape x, const tfl_tensor *pooled, int wg)
 {
   int np = x.h * x.w;
   gl_str_addf(m, "  int t = gid.x, b = gid.z;\n");
   if (x.s > wg) { /* more slices than lanes: a lane per slice, its pixels in turn */
     gl_str_addf(m, "  for (int s = t; s < %d; s += %d) {\n", x.s, wg);
     emit_pixel_sums(m, x, "0", 1);
-    gl_str_addf(m, "    MID[s] = ((a0 + a1) + (a2 + a3)) * (1.0 / float(%d));\n  }\n", np);
+    gl_str_addf(m, "    vec4 mid_ = ((a0 + a1) + (a2 + a3)) * (1.0 / float(%d));\n", np);
+    gl_quant_stmt(pooled, "mid_", "vec4", m);
+    gl_str_addf(m, "    MID[s] = mid_;\n  }\n");
   } else {
     int c = wg / x.s < np ? wg / x.s : np; /* lanes per slice */
     gl_str_addf(m, "  ");
@@ -106,9 +109,11 @@ static void emit_pool(gl_str *m, gl_shape x, int wg)
     emit_pixel_sums(m, x, q0, c);
     gl_str_addf(m, "    RED[t] = (a0 + a1) + (a2 + a3);\n  }\n  memoryBarrierShared();\n  barrier();\n");
     emit_tree(m, x.s, c, wg);
-    gl_str_addf(m, "  if (t < %d) MID[t] = (", x.s);
+    gl_str_addf(m, "  if (t < %d) {\n    vec4 mid_ = (", x.s);
     tree_last(m, "t", c);
     gl_str_addf(m, ") * (1.0 / float(%d));\n", np);
+    gl_quant_stmt(pooled, "mid_", "vec4", m);
+    gl_str_addf(m, "    MID[t] = mid_;\n  }\n");
   }
   gl_str_addf(m, "  memoryBarrierShared();\n  barrier();\n");
 }
@@ -179,16 +184,21 @@ tfl_status gl_gen_se(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   gl_str_addf(&o->decls, "shared highp vec4 RED[%d];\nshared highp vec4 MID[%d];\n", wg, x.s);
   if (two) gl_str_addf(&o->decls, "shared highp vec4 HID[%d];\n", h.s);
   gl_str *m = &o->main;
-  emit_pool(m, x, wg);
+  emit_pool(m, x, &g->tensors[g->nodes[in->chain[0]].out[0]], wg);
   const char *vec = "MID";
   int is = x.s;
   if (two) {
+    /* every tensor between the layers on its integer grid where quantized: the integer
+     * model rounds and saturates each (unclamped, the excitation drifted by tens of LSB
+     * on MobileNetV3 int8) */
     emit_layer(m, &g->nodes[in->chain[1]], "MID", "W1", "B1", x.s, h.s, wg);
+    gl_quant_stmt(&g->tensors[g->nodes[in->chain[1]].out[0]], "acc", "vec4", m);
     for (int k = 2; k < in->n_chain; k++) { /* element-wise ops between the two layers */
       gl_str_addf(m, "    acc = ");
       if (!gl_eltwise_expr(&g->nodes[in->chain[k]], "acc", "acc", m))
         return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, in->chain[k], "not element-wise");
       gl_str_addf(m, ";\n");
+      gl_quant_stmt(&g->tensors[g->nodes[in->chain[k]].out[0]], "acc", "vec4", m);
     }
     if (h.c % 4) /* lanes past the hidden width stay zero whatever the activation made */
       gl_str_addf(m, "    if (j == %d) acc = vec4(%s);\n", h.s - 1,

@@ -219,30 +219,6 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
   return TFL_OK;
 }
 
-/* Quantized tensors clamp to what their integers can hold, as the integer model does. */
-/* Quantized tensors hold what their integers can: rounded to the grid and clamped, as
- * the integer model requantizes (ties to even, as XNNPACK's fp32 requantization), so
- * the float chain does not drift from the integer one. */
-static void quant_clamp(gl_str *s, const tfl_tensor *t)
-{
-  if (!t->q.n || (t->type != TFL_TYPE_UINT8 && t->type != TFL_TYPE_INT8)) return;
-  float lo = t->type == TFL_TYPE_UINT8 ? 0.0f : -128.0f, hi = t->type == TFL_TYPE_UINT8 ? 255.0f : 127.0f;
-  float sc = t->q.scale[0], zp = (float)t->q.zero_point[0];
-  gl_str_addf(s, "  v = (clamp(roundEven(v / ");
-  gl_str_float(s, sc);
-  gl_str_addf(s, ") + ");
-  gl_str_float(s, zp);
-  gl_str_addf(s, ", FLT4(");
-  gl_str_float(s, lo);
-  gl_str_addf(s, "), FLT4(");
-  gl_str_float(s, hi);
-  gl_str_addf(s, ")) - ");
-  gl_str_float(s, zp);
-  gl_str_addf(s, ") * ");
-  gl_str_float(s, sc);
-  gl_str_addf(s, ";\n");
-}
-
 static tfl_status add_tensor_obj(planner *p, group_build *b, const char *name, int t, gl_shape sh)
 {
   const tfl_tensor *x = &p->g->tensors[t];
@@ -446,7 +422,7 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
     b->n_objs++;
   }
   /* epilogue: the primary output's clamp, then each fused op */
-  quant_clamp(&b->epi, &g->tensors[n->out[0]]);
+  gl_quant_stmt(&g->tensors[n->out[0]], "v", "FLT4", &b->epi);
   for (int e = 0; e < G->n_epi; e++) {
     const tfl_node *m = &g->nodes[G->epi[e]];
     const gl_op_info *mi = gl_op_info_of(m->op);
@@ -478,7 +454,7 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
     gl_str_addf(&b->epi, ";\n");
     if (m->op == TFL_OP_ADD || m->op == TFL_OP_SUB || m->op == TFL_OP_MUL || m->op == TFL_OP_DIV)
       gl_act_stmt(m->p.eltwise.act, "v", &b->epi);
-    quant_clamp(&b->epi, &g->tensors[m->out[0]]);
+    gl_quant_stmt(&g->tensors[m->out[0]], "v", "FLT4", &b->epi);
   }
   if (b->epi.oom) return tfl_fail(p->diag, TFL_ERR_NOMEM, "epilogue of node %d", G->node);
   return TFL_OK;
@@ -596,7 +572,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
   if (!o->tune.no_fuse) {
     gl_fuse_remap(&p, out);
     gl_fuse_siblings(&p, out);
-    gl_fuse_se(&p, out);
+    if (!o->tune.no_se) gl_fuse_se(&p, out);
     if (!o->tune.no_dwpw) gl_fuse_dwpw(&p, out);
     if (!o->tune.no_dwpw && o->tune.irb) gl_fuse_irb(&p, out);
     gl_fuse_inline(&p, out);
