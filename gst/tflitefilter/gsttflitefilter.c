@@ -236,15 +236,10 @@ static void release_runtime(GstTfliteFilter *self)
  * runs it comes later (ensure_runtime), once caps say which path runs. */
 static gboolean load_model(GstTfliteFilter *self)
 {
-  GstTfliteModelSettings s = { 0 };
-  GST_OBJECT_LOCK(self);
-  s = self->model_settings;
-  s.model_path = g_strdup(self->model_settings.model_path);
-  s.labels_path = g_strdup(self->model_settings.labels_path);
-  tfl_decoder_options opts = self->decoder_opts;
-  gboolean keep = self->keep_tensors;
-  GST_OBJECT_UNLOCK(self);
-  gboolean ok = gst_tflite_model_load(GST_ELEMENT(self), &s, &self->diag, &self->model);
+  const GstTfliteModelSettings *s = &self->cfg->model;
+  tfl_decoder_options opts = self->cfg->decoder_opts;
+  gboolean keep = self->cfg->keep_tensors;
+  gboolean ok = gst_tflite_model_load(GST_ELEMENT(self), s, &self->diag, &self->model);
   self->tensors_out = ok && (keep || self->model.decoder_kind == TFL_DECODER_TENSORS);
   /* a MediaPipe detector's anchor decoding and NMS, a landmark model's decoding run in the
    * graph, on its delegate: the engine appends the same op to its graphs
@@ -254,7 +249,7 @@ static gboolean load_model(GstTfliteFilter *self)
   if (ok && !keep &&
       tfl_decoder_append_postprocess(self->model.decoder_kind, self->model.graph, &opts, &appended,
                                      &self->diag) != TFL_OK) {
-    GST_ELEMENT_ERROR(self, CORE, FAILED, ("Could not add the post-processing to model \"%s\".", s.model_path),
+    GST_ELEMENT_ERROR(self, CORE, FAILED, ("Could not add the post-processing to model \"%s\".", s->model_path),
                       ("%s", self->diag.error));
     gst_tflite_model_clear(&self->model);
     ok = FALSE;
@@ -264,14 +259,25 @@ static gboolean load_model(GstTfliteFilter *self)
   if (ok && self->model.decoder_kind != TFL_DECODER_NONE &&
       tfl_decoder_create(self->model.decoder_kind, self->model.graph, &opts, &self->decoder, &self->diag) != TFL_OK) {
     GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE,
-                      ("Model \"%s\" does not fit the '%s' decoder.", s.model_path,
+                      ("Model \"%s\" does not fit the '%s' decoder.", s->model_path,
                        tfl_decoder_kind_name(self->model.decoder_kind)),
                       ("%s", self->diag.error));
     gst_tflite_model_clear(&self->model);
     ok = FALSE;
   }
-  gst_tflite_model_settings_clear(&s);
   return ok;
+}
+
+/* One snapshot of every rebuild setting, taken with the change flag cleared under the
+ * same lock: a property set later raises the flag again for the next rebuild. */
+static void take_settings(GstTfliteFilter *self)
+{
+  GST_OBJECT_LOCK(self);
+  self->settings_changed = FALSE;
+  const GstTfliteSettings *cfg = gst_tflite_settings_snapshot(&self->props);
+  GST_OBJECT_UNLOCK(self);
+  gst_tflite_settings_unref(self->cfg);
+  self->cfg = cfg;
 }
 
 typedef struct {
@@ -283,7 +289,7 @@ static void post_model_on_exec(const tfl_interpreter *it, void *user)
 {
   model_message *m = user;
   GstTfliteFilter *self = m->self;
-  gst_tflite_post_model_message(GST_ELEMENT(self), self->model_settings.model_path,
+  gst_tflite_post_model_message(GST_ELEMENT(self), self->cfg->model.model_path,
                                 self->decoder ? tfl_decoder_kind_name(tfl_decoder_get_kind(self->decoder)) : "none",
                                 self->gl ? "gl" : "cpu", it, self->gl != NULL, gst_tflite_engine_id(self->engine),
                                 CAT_PERFORMANCE, m->extra);
@@ -298,15 +304,13 @@ void gst_tflite_filter_post_model(GstTfliteFilter *self, const GstStructure *ext
 /* This element's engine key on gl_context (NULL: the CPU): a copy (gst_tflite_engine_key_free). */
 static GstTfliteEngineKey *engine_key(GstTfliteFilter *self, GstGLContext *gl_context)
 {
-  GST_OBJECT_LOCK(self);
-  gint threads = self->threads > 0 ? self->threads : gst_tflite_engine_auto_threads(MAX_THREADS);
-  GstTfliteEngineKey k = { self->model_settings.model_path, gl_context, self->precision == GST_TFLITE_PRECISION_FP32,
-                           threads, self->cache_dir, self->instance_id, (gint)self->max_batch,
-                           (gint)self->batch_window_us, self->postprocess_in_graph ? &self->postprocess_opts : NULL,
+  const GstTfliteSettings *c = self->cfg; /* the model's own snapshot: never the live properties */
+  gint threads = c->threads > 0 ? c->threads : gst_tflite_engine_auto_threads(MAX_THREADS);
+  GstTfliteEngineKey k = { c->model.model_path, gl_context, c->precision == GST_TFLITE_PRECISION_FP32,
+                           threads, c->cache_dir, c->instance_id, (gint)c->max_batch,
+                           (gint)c->batch_window_us, self->postprocess_in_graph ? &self->postprocess_opts : NULL,
                            self->model.decoder_kind };
-  GstTfliteEngineKey *copy = gst_tflite_engine_key_copy(&k);
-  GST_OBJECT_UNLOCK(self);
-  return copy;
+  return gst_tflite_engine_key_copy(&k);
 }
 
 /* The shared engine for this element's settings, on gl_context (NULL: the CPU). */
@@ -336,13 +340,13 @@ static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
 {
   GST_OBJECT_LOCK(self);
   gboolean changed = self->settings_changed;
-  self->settings_changed = FALSE;
   GST_OBJECT_UNLOCK(self);
   if (changed) {
     /* a frame held by gl-queue-depth=2 gets its results from the runtime it ran on */
     if (!gst_tflite_queue_complete(self)) return FALSE;
     release_runtime(self);
     self->runtime_failed = FALSE;
+    take_settings(self);
   }
   if (self->stream && self->gl_starter && !gst_tflite_filter_switch_to_gl(self)) {
     /* delegate=gl and no GL engine: no more frames on the CPU */
@@ -370,9 +374,7 @@ static GstGLContext *gl_engine_context(GstTfliteFilter *self, GstBuffer *buf, gb
   if (!ctx) return NULL;
   /* frames in the share group: the engine runs on the shared context, whose thread is
    * the engine's alone; else on the frames' own context */
-  GST_OBJECT_LOCK(self);
-  gboolean own = self->engine_context == GST_TFLITE_ENGINE_CONTEXT_SHARED;
-  GST_OBJECT_UNLOCK(self);
+  gboolean own = self->cfg->engine_context == GST_TFLITE_ENGINE_CONTEXT_SHARED;
   gboolean shared = own && self->share_context &&
                     (ctx == self->share_context || gst_gl_context_can_share(ctx, self->share_context));
   GST_DEBUG_OBJECT(self, "frames on %" GST_PTR_FORMAT "%s", ctx, shared ? ", engine on the shared context" : "");
@@ -394,9 +396,7 @@ static gboolean make_gl_engine(GstTfliteFilter *self, GstBuffer *buf)
   GstGLContext *ctx = gl_engine_context(self, buf, &frames, &err);
   if (ctx) {
     GstTfliteEngineKey *key = engine_key(self, ctx);
-    GST_OBJECT_LOCK(self);
-    gboolean background = self->gl_start == GST_TFLITE_GL_START_CPU;
-    GST_OBJECT_UNLOCK(self);
+    gboolean background = self->cfg->gl_start == GST_TFLITE_GL_START_CPU;
     if (background && !(self->engine = gst_tflite_engine_find(key, NULL)) &&
         !gst_tflite_filter_start_gl(self, key, frames, &err)) {
       GST_WARNING_OBJECT(self, "no background GL start (%s): the first frame waits for the GL engine", err->message);
@@ -413,9 +413,7 @@ static gboolean make_gl_engine(GstTfliteFilter *self, GstBuffer *buf)
 
 gboolean gst_tflite_filter_gl_unavailable(GstTfliteFilter *self, const GError *err)
 {
-  GST_OBJECT_LOCK(self);
-  gboolean required = self->delegate_kind == GST_TFLITE_DELEGATE_GL;
-  GST_OBJECT_UNLOCK(self);
+  gboolean required = self->cfg->delegate_kind == GST_TFLITE_DELEGATE_GL;
   const gchar *why = err ? err->message : "unknown GL failure";
   if (required) {
     GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("The GL delegate is not available."), ("%s", why));
@@ -458,9 +456,7 @@ static gboolean software_gl(GstTfliteFilter *self, GstBuffer *buf)
 
 static gboolean make_runtime(GstTfliteFilter *self, GstBuffer *buf)
 {
-  GST_OBJECT_LOCK(self);
-  GstTfliteDelegate want = self->delegate_kind;
-  GST_OBJECT_UNLOCK(self);
+  GstTfliteDelegate want = self->cfg->delegate_kind;
   if (!self->model.graph && !load_model(self)) return FALSE;
 
   if (self->is_gl && want == GST_TFLITE_DELEGATE_AUTO && software_gl(self, buf)) want = GST_TFLITE_DELEGATE_CPU;
@@ -471,7 +467,7 @@ static gboolean make_runtime(GstTfliteFilter *self, GstBuffer *buf)
     GError *err = NULL;
     if (!(self->engine = get_engine(self, NULL, &err))) {
       GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not prepare model \"%s\" for the CPU.",
-                                               self->model_settings.model_path),
+                                               self->cfg->model.model_path),
                         ("%s", err ? err->message : "unknown failure"));
       g_clear_error(&err);
       return FALSE;
@@ -482,9 +478,7 @@ static gboolean make_runtime(GstTfliteFilter *self, GstBuffer *buf)
     return FALSE;
   }
   if (gl && !gst_tflite_filter_make_gl_path(self)) return FALSE;
-  GST_OBJECT_LOCK(self);
-  gboolean regions = self->regions_from && self->regions_from[0];
-  GST_OBJECT_UNLOCK(self);
+  gboolean regions = self->cfg->regions_from && self->cfg->regions_from[0];
   if (regions) self->regions = gst_tflite_regions_new(self);
   /* gl-start=cpu: this message says CPU; another one follows when GL takes over */
   GstStructure *extra =
@@ -588,7 +582,7 @@ typedef struct {
 /* fit=auto: the model family's (Ultralytics YOLO: its grey letterbox), else stretch */
 fit_mode gst_tflite_filter_fit(GstTfliteFilter *self)
 {
-  return self->fit == FIT_AUTO ? self->model.fit : self->fit;
+  return self->cfg->fit == FIT_AUTO ? self->model.fit : self->cfg->fit;
 }
 
 static tfl_status sysmem_fill(tfl_job *job, tfl_interpreter *it, int slot)
@@ -664,10 +658,14 @@ static gboolean run_sysmem(GstTfliteFilter *self, GstBuffer *buf, const tfl_tran
 
 static gboolean is_late(GstTfliteFilter *self, GstBuffer *buf)
 {
-  if (!self->qos || !GST_CLOCK_TIME_IS_VALID(self->earliest_time)) return FALSE;
+  GST_OBJECT_LOCK(self);
+  gboolean qos = self->qos;
+  GstClockTime earliest = self->earliest_time;
+  GST_OBJECT_UNLOCK(self);
+  if (!qos || !GST_CLOCK_TIME_IS_VALID(earliest)) return FALSE;
   GstClockTime rt = gst_segment_to_running_time(&GST_BASE_TRANSFORM(self)->segment, GST_FORMAT_TIME,
                                                 GST_BUFFER_PTS(buf));
-  return GST_CLOCK_TIME_IS_VALID(rt) && rt < self->earliest_time;
+  return GST_CLOCK_TIME_IS_VALID(rt) && rt < earliest;
 }
 
 gboolean gst_tflite_filter_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
@@ -755,7 +753,9 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
   if (!ensure_runtime(self, buf)) return GST_FLOW_ERROR;
 
   gint fw = GST_VIDEO_INFO_WIDTH(&self->info), fh = GST_VIDEO_INFO_HEIGHT(&self->info);
+  GST_OBJECT_LOCK(self);
   guint interval = self->inference_interval ? self->inference_interval : 1;
+  GST_OBJECT_UNLOCK(self);
   gboolean run = !self->have_last || (self->frame_count % interval == 0 && !is_late(self, buf));
   self->frame_count++;
   GST_OBJECT_LOCK(self);
@@ -816,8 +816,8 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
 static void find_gl_display(GstTfliteFilter *self)
 {
   GST_OBJECT_LOCK(self);
-  gboolean cpu = self->delegate_kind == GST_TFLITE_DELEGATE_CPU;
-  gboolean automatic = self->delegate_kind == GST_TFLITE_DELEGATE_AUTO;
+  gboolean cpu = self->props.delegate_kind == GST_TFLITE_DELEGATE_CPU;
+  gboolean automatic = self->props.delegate_kind == GST_TFLITE_DELEGATE_AUTO;
   GST_OBJECT_UNLOCK(self);
   g_clear_pointer(&self->gl_share_error, g_free);
   /* auto runs system-memory frames on the CPU: a pipeline with no GL element needs no
@@ -862,7 +862,7 @@ static GstStateChangeReturn gst_tflite_filter_change_state(GstElement *element, 
     /* delegate=gl runs on GL whatever the frames; with no GL at all it never could: fail
      * now, not at the first frame */
     GST_OBJECT_LOCK(self);
-    gboolean gl = self->delegate_kind == GST_TFLITE_DELEGATE_GL;
+    gboolean gl = self->props.delegate_kind == GST_TFLITE_DELEGATE_GL;
     GST_OBJECT_UNLOCK(self);
     if (gl) join_gl_share_group(self);
     if (gl && !self->share_context) {
@@ -965,9 +965,7 @@ static gboolean gst_tflite_filter_src_event(GstBaseTransform *trans, GstEvent *e
  * (a harness feeding its own meta) there is nothing to check. */
 static gboolean check_regions_from(GstTfliteFilter *self)
 {
-  GST_OBJECT_LOCK(self);
-  gchar *from = self->regions_from && self->regions_from[0] ? g_strdup(self->regions_from) : NULL;
-  GST_OBJECT_UNLOCK(self);
+  const gchar *from = self->cfg->regions_from && self->cfg->regions_from[0] ? self->cfg->regions_from : NULL;
   if (!from) return TRUE;
   gchar *known = NULL, *kind = NULL;
   GstTfliteNameCheck c = gst_tflite_check_element_name(GST_ELEMENT(self), from, &known, &kind);
@@ -982,13 +980,15 @@ static gboolean check_regions_from(GstTfliteFilter *self)
                       ("Elements that make objects: %s.", known));
   g_free(known);
   g_free(kind);
-  g_free(from);
   return ok;
 }
 
 static gboolean gst_tflite_filter_start(GstBaseTransform *trans)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
+  /* load now so a missing or corrupt model fails the state change; the snapshot taken
+   * here needs no second load at the first buffer */
+  take_settings(self);
   if (!check_regions_from(self)) return FALSE;
   self->frame_count = 0;
   self->earliest_time = GST_CLOCK_TIME_NONE;
@@ -998,11 +998,6 @@ static gboolean gst_tflite_filter_start(GstBaseTransform *trans)
   gchar *name = gst_object_get_name(GST_OBJECT(self));
   self->source = g_quark_from_string(name);
   g_free(name);
-  /* load now so a missing or corrupt model fails the state change; the properties
-   * read here need no second load at the first buffer */
-  GST_OBJECT_LOCK(self);
-  self->settings_changed = FALSE;
-  GST_OBJECT_UNLOCK(self);
   self->runtime_failed = FALSE;
   return load_model(self);
 }
@@ -1020,20 +1015,21 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
                                            GParamSpec *pspec)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(object);
-  GstTfliteModelSettings *ms = &self->model_settings;
+  GstTfliteSettings *p = &self->props;
+  GstTfliteModelSettings *ms = &p->model;
   GST_OBJECT_LOCK(self);
   switch (prop_id) {
   case PROP_MODEL: g_free(ms->model_path); ms->model_path = g_value_dup_string(value); break;
   case PROP_LABELS: g_free(ms->labels_path); ms->labels_path = g_value_dup_string(value); break;
-  case PROP_DELEGATE: self->delegate_kind = g_value_get_enum(value); break;
-  case PROP_THREADS: self->threads = g_value_get_int(value); break;
-  case PROP_PRECISION: self->precision = g_value_get_enum(value); break;
-  case PROP_CACHE_DIR: g_free(self->cache_dir); self->cache_dir = g_value_dup_string(value); break;
+  case PROP_DELEGATE: p->delegate_kind = g_value_get_enum(value); break;
+  case PROP_THREADS: p->threads = g_value_get_int(value); break;
+  case PROP_PRECISION: p->precision = g_value_get_enum(value); break;
+  case PROP_CACHE_DIR: g_free(p->cache_dir); p->cache_dir = g_value_dup_string(value); break;
   case PROP_DECODER: ms->decoder_kind = g_value_get_enum(value); break;
-  case PROP_THRESHOLD: self->decoder_opts.threshold = g_value_get_float(value); break;
-  case PROP_MAX_RESULTS: self->decoder_opts.max_results = g_value_get_int(value); break;
-  case PROP_IOU_THRESHOLD: self->decoder_opts.iou_threshold = g_value_get_float(value); break;
-  case PROP_CLASS_AGNOSTIC: self->decoder_opts.class_agnostic = g_value_get_boolean(value); break;
+  case PROP_THRESHOLD: p->decoder_opts.threshold = g_value_get_float(value); break;
+  case PROP_MAX_RESULTS: p->decoder_opts.max_results = g_value_get_int(value); break;
+  case PROP_IOU_THRESHOLD: p->decoder_opts.iou_threshold = g_value_get_float(value); break;
+  case PROP_CLASS_AGNOSTIC: p->decoder_opts.class_agnostic = g_value_get_boolean(value); break;
   case PROP_INFERENCE_INTERVAL: self->inference_interval = g_value_get_uint(value); break;
   case PROP_QOS: self->qos = g_value_get_boolean(value); break;
   case PROP_INPUT_MEAN:
@@ -1042,21 +1038,21 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
   case PROP_INPUT_STD:
     for (int c = 0; c < 3; c++) ms->norm_std[c] = g_value_get_float(value);
     break;
-  case PROP_FIT: self->fit = g_value_get_enum(value); break;
-  case PROP_ANCHORS: self->decoder_opts.anchors = g_value_get_enum(value); break;
+  case PROP_FIT: p->fit = g_value_get_enum(value); break;
+  case PROP_ANCHORS: p->decoder_opts.anchors = g_value_get_enum(value); break;
   case PROP_GL_READBACK: self->gl_readback = g_value_get_boolean(value); break;
-  case PROP_MODEL_INSTANCE_ID: g_free(self->instance_id); self->instance_id = g_value_dup_string(value); break;
-  case PROP_BATCH_WINDOW: self->batch_window_us = g_value_get_uint(value); break;
-  case PROP_MAX_BATCH: self->max_batch = g_value_get_uint(value); break;
-  case PROP_REGIONS_FROM: g_free(self->regions_from); self->regions_from = g_value_dup_string(value); break;
-  case PROP_REGION_LABELS: g_free(self->region_labels); self->region_labels = g_value_dup_string(value); break;
-  case PROP_MAX_REGIONS: self->max_regions = g_value_get_uint(value); break;
-  case PROP_MIN_REGION_SIZE: self->min_region_size = g_value_get_uint(value); break;
-  case PROP_TRACK_REGIONS: self->track_regions = g_value_get_boolean(value); break;
-  case PROP_ENGINE_CONTEXT: self->engine_context = g_value_get_enum(value); break;
+  case PROP_MODEL_INSTANCE_ID: g_free(p->instance_id); p->instance_id = g_value_dup_string(value); break;
+  case PROP_BATCH_WINDOW: p->batch_window_us = g_value_get_uint(value); break;
+  case PROP_MAX_BATCH: p->max_batch = g_value_get_uint(value); break;
+  case PROP_REGIONS_FROM: g_free(p->regions_from); p->regions_from = g_value_dup_string(value); break;
+  case PROP_REGION_LABELS: g_free(p->region_labels); p->region_labels = g_value_dup_string(value); break;
+  case PROP_MAX_REGIONS: p->max_regions = g_value_get_uint(value); break;
+  case PROP_MIN_REGION_SIZE: p->min_region_size = g_value_get_uint(value); break;
+  case PROP_TRACK_REGIONS: p->track_regions = g_value_get_boolean(value); break;
+  case PROP_ENGINE_CONTEXT: p->engine_context = g_value_get_enum(value); break;
   case PROP_GL_QUEUE_DEPTH: self->gl_queue_depth = g_value_get_uint(value); break;
-  case PROP_GL_START: self->gl_start = g_value_get_enum(value); break;
-  case PROP_KEEP_TENSORS: self->keep_tensors = g_value_get_boolean(value); break;
+  case PROP_GL_START: p->gl_start = g_value_get_enum(value); break;
+  case PROP_KEEP_TENSORS: p->keep_tensors = g_value_get_boolean(value); break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     GST_OBJECT_UNLOCK(self);
@@ -1072,40 +1068,41 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
 static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(object);
-  const GstTfliteModelSettings *ms = &self->model_settings;
+  const GstTfliteSettings *p = &self->props;
+  const GstTfliteModelSettings *ms = &p->model;
   GST_OBJECT_LOCK(self);
   switch (prop_id) {
   case PROP_MODEL: g_value_set_string(value, ms->model_path); break;
   case PROP_LABELS: g_value_set_string(value, ms->labels_path); break;
-  case PROP_DELEGATE: g_value_set_enum(value, self->delegate_kind); break;
-  case PROP_THREADS: g_value_set_int(value, self->threads); break;
-  case PROP_PRECISION: g_value_set_enum(value, self->precision); break;
-  case PROP_CACHE_DIR: g_value_set_string(value, self->cache_dir); break;
+  case PROP_DELEGATE: g_value_set_enum(value, p->delegate_kind); break;
+  case PROP_THREADS: g_value_set_int(value, p->threads); break;
+  case PROP_PRECISION: g_value_set_enum(value, p->precision); break;
+  case PROP_CACHE_DIR: g_value_set_string(value, p->cache_dir); break;
   case PROP_DECODER: g_value_set_enum(value, ms->decoder_kind); break;
-  case PROP_THRESHOLD: g_value_set_float(value, self->decoder_opts.threshold); break;
-  case PROP_MAX_RESULTS: g_value_set_int(value, self->decoder_opts.max_results); break;
-  case PROP_IOU_THRESHOLD: g_value_set_float(value, self->decoder_opts.iou_threshold); break;
-  case PROP_CLASS_AGNOSTIC: g_value_set_boolean(value, self->decoder_opts.class_agnostic); break;
+  case PROP_THRESHOLD: g_value_set_float(value, p->decoder_opts.threshold); break;
+  case PROP_MAX_RESULTS: g_value_set_int(value, p->decoder_opts.max_results); break;
+  case PROP_IOU_THRESHOLD: g_value_set_float(value, p->decoder_opts.iou_threshold); break;
+  case PROP_CLASS_AGNOSTIC: g_value_set_boolean(value, p->decoder_opts.class_agnostic); break;
   case PROP_INFERENCE_INTERVAL: g_value_set_uint(value, self->inference_interval); break;
   case PROP_QOS: g_value_set_boolean(value, self->qos); break;
   case PROP_INPUT_MEAN: g_value_set_float(value, ms->norm_mean[0]); break;
   case PROP_INPUT_STD: g_value_set_float(value, ms->norm_std[0]); break;
-  case PROP_FIT: g_value_set_enum(value, self->fit); break;
-  case PROP_ANCHORS: g_value_set_enum(value, self->decoder_opts.anchors); break;
+  case PROP_FIT: g_value_set_enum(value, p->fit); break;
+  case PROP_ANCHORS: g_value_set_enum(value, p->decoder_opts.anchors); break;
   case PROP_LATENCY: g_value_set_double(value, self->last_latency_ms); break;
   case PROP_GL_READBACK: g_value_set_boolean(value, self->gl_readback); break;
-  case PROP_MODEL_INSTANCE_ID: g_value_set_string(value, self->instance_id); break;
-  case PROP_BATCH_WINDOW: g_value_set_uint(value, self->batch_window_us); break;
-  case PROP_MAX_BATCH: g_value_set_uint(value, self->max_batch); break;
-  case PROP_REGIONS_FROM: g_value_set_string(value, self->regions_from); break;
-  case PROP_REGION_LABELS: g_value_set_string(value, self->region_labels); break;
-  case PROP_MAX_REGIONS: g_value_set_uint(value, self->max_regions); break;
-  case PROP_MIN_REGION_SIZE: g_value_set_uint(value, self->min_region_size); break;
-  case PROP_TRACK_REGIONS: g_value_set_boolean(value, self->track_regions); break;
-  case PROP_ENGINE_CONTEXT: g_value_set_enum(value, self->engine_context); break;
+  case PROP_MODEL_INSTANCE_ID: g_value_set_string(value, p->instance_id); break;
+  case PROP_BATCH_WINDOW: g_value_set_uint(value, p->batch_window_us); break;
+  case PROP_MAX_BATCH: g_value_set_uint(value, p->max_batch); break;
+  case PROP_REGIONS_FROM: g_value_set_string(value, p->regions_from); break;
+  case PROP_REGION_LABELS: g_value_set_string(value, p->region_labels); break;
+  case PROP_MAX_REGIONS: g_value_set_uint(value, p->max_regions); break;
+  case PROP_MIN_REGION_SIZE: g_value_set_uint(value, p->min_region_size); break;
+  case PROP_TRACK_REGIONS: g_value_set_boolean(value, p->track_regions); break;
+  case PROP_ENGINE_CONTEXT: g_value_set_enum(value, p->engine_context); break;
   case PROP_GL_QUEUE_DEPTH: g_value_set_uint(value, self->gl_queue_depth); break;
-  case PROP_GL_START: g_value_set_enum(value, self->gl_start); break;
-  case PROP_KEEP_TENSORS: g_value_set_boolean(value, self->keep_tensors); break;
+  case PROP_GL_START: g_value_set_enum(value, p->gl_start); break;
+  case PROP_KEEP_TENSORS: g_value_set_boolean(value, p->keep_tensors); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK(self);
@@ -1115,12 +1112,9 @@ static void gst_tflite_filter_finalize(GObject *object)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(object);
   release_runtime(self);
-  gst_tflite_model_settings_clear(&self->model_settings);
-  g_free(self->cache_dir);
-  g_free(self->instance_id);
-  g_free(self->regions_from);
+  gst_tflite_settings_clear(&self->props);
+  gst_tflite_settings_unref(self->cfg);
   g_free(self->software_gl);
-  g_free(self->region_labels);
   G_OBJECT_CLASS(gst_tflite_filter_parent_class)->finalize(object);
 }
 static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
@@ -1309,31 +1303,32 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
 
 static void gst_tflite_filter_init(GstTfliteFilter *self)
 {
-  self->delegate_kind = DEFAULT_DELEGATE;
-  self->threads = DEFAULT_THREADS;
-  self->precision = DEFAULT_PRECISION;
-  self->model_settings.decoder_kind = DEFAULT_DECODER;
-  self->decoder_opts = tfl_decoder_defaults();
-  self->decoder_opts.threshold = DEFAULT_THRESHOLD;
-  self->decoder_opts.max_results = DEFAULT_MAX_RESULTS;
-  self->decoder_opts.iou_threshold = DEFAULT_IOU;
-  self->decoder_opts.anchors = DEFAULT_ANCHORS;
+  GstTfliteSettings *p = &self->props;
+  p->delegate_kind = DEFAULT_DELEGATE;
+  p->threads = DEFAULT_THREADS;
+  p->precision = DEFAULT_PRECISION;
+  p->model.decoder_kind = DEFAULT_DECODER;
+  p->decoder_opts = tfl_decoder_defaults();
+  p->decoder_opts.threshold = DEFAULT_THRESHOLD;
+  p->decoder_opts.max_results = DEFAULT_MAX_RESULTS;
+  p->decoder_opts.iou_threshold = DEFAULT_IOU;
+  p->decoder_opts.anchors = DEFAULT_ANCHORS;
   self->inference_interval = DEFAULT_INTERVAL;
   self->qos = DEFAULT_QOS;
-  self->fit = DEFAULT_FIT;
+  p->fit = DEFAULT_FIT;
   self->gl_readback = DEFAULT_GL_READBACK;
   self->gl_queue_depth = DEFAULT_GL_QUEUE_DEPTH;
   self->submitted.queued = self->held.queued = -1;
-  self->batch_window_us = DEFAULT_BATCH_WINDOW_US;
-  self->max_batch = DEFAULT_MAX_BATCH;
-  self->max_regions = DEFAULT_MAX_REGIONS;
-  self->min_region_size = DEFAULT_MIN_REGION_SIZE;
-  self->track_regions = DEFAULT_TRACK_REGIONS;
-  self->engine_context = DEFAULT_ENGINE_CONTEXT;
-  self->gl_start = DEFAULT_GL_START;
-  self->keep_tensors = DEFAULT_KEEP_TENSORS;
+  p->batch_window_us = DEFAULT_BATCH_WINDOW_US;
+  p->max_batch = DEFAULT_MAX_BATCH;
+  p->max_regions = DEFAULT_MAX_REGIONS;
+  p->min_region_size = DEFAULT_MIN_REGION_SIZE;
+  p->track_regions = DEFAULT_TRACK_REGIONS;
+  p->engine_context = DEFAULT_ENGINE_CONTEXT;
+  p->gl_start = DEFAULT_GL_START;
+  p->keep_tensors = DEFAULT_KEEP_TENSORS;
   for (int c = 0; c < 3; c++)
-    self->model_settings.norm_mean[c] = self->model_settings.norm_std[c] = GST_TFLITE_NORM_FROM_MODEL;
+    p->model.norm_mean[c] = p->model.norm_std[c] = GST_TFLITE_NORM_FROM_MODEL;
   self->earliest_time = GST_CLOCK_TIME_NONE;
   tfl_diag_init(&self->diag);
   self->diag.sink = log_sink;

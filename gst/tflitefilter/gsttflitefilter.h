@@ -10,6 +10,7 @@
 #include "gsttfliteenums.h"
 #include "gsttflitemeta.h"
 #include "gsttflitemodel.h"
+#include "gsttflitesettings.h"
 #include "preprocess/preprocess.h"
 #include "runtime/tfl_engine.h"
 
@@ -33,34 +34,20 @@ typedef struct {
 struct _GstTfliteFilter {
   GstBaseTransform parent;
 
-  /* properties, guarded by the object lock; `settings_changed` makes the streaming
-   * thread rebuild the runtime at the next buffer */
-  GstTfliteModelSettings model_settings;
-  GstTfliteDelegate delegate_kind;
-  gint threads;
-  GstTflitePrecision precision;
-  gchar *cache_dir;
-  tfl_decoder_options decoder_opts;
-  guint inference_interval;
+  /* properties, guarded by the object lock. `props` are the ones that need the runtime
+   * rebuilt: setting one raises `settings_changed`, and the streaming thread takes one
+   * snapshot of them all (`cfg`) at the next buffer (gsttflitesettings.h). */
+  GstTfliteSettings props;
+  gboolean settings_changed;
+  guint inference_interval;    /* per frame, read under the lock */
   gboolean qos;
-  fit_mode fit;
   gboolean gl_readback;        /* GL path: read masks back to the CPU on every frame */
   guint gl_queue_depth;        /* 1: a frame leaves with its results; 2: one frame is held
                                   while its read-back finishes on the GPU */
-  gchar *instance_id;          /* model-instance-id: the shared engine's name */
-  guint batch_window_us;       /* batching across streams; 0: off */
-  guint max_batch;
-  /* models on regions (gsttflitefilter_regions.c) */
-  gchar *regions_from;         /* upstream tflitefilter whose detections are the regions; NULL: the frame */
-  gchar *region_labels;        /* comma-separated labels to take; NULL: every label */
-  guint max_regions, min_region_size;
-  gboolean track_regions;      /* landmarks carry the region to the next frame */
-  GstTfliteEngineContext engine_context;
-  GstTfliteGlStart gl_start;
-  gboolean keep_tensors;       /* other decoders' results carry the raw outputs too */
-  gboolean settings_changed;
 
   /* streaming state */
+  const GstTfliteSettings *cfg; /* the snapshot the runtime was made from (ref); nothing
+                                   made from it reads `props` */
   GstVideoInfo info;
   gboolean is_gl;
   GQuark source;               /* the element's name: objects' source */

@@ -51,13 +51,11 @@ static const gchar *object_name(tfl_region_kind k)
 GstTfliteRegions *gst_tflite_regions_new(GstTfliteFilter *self)
 {
   GstTfliteRegions *r = g_new0(GstTfliteRegions, 1);
-  GST_OBJECT_LOCK(self);
-  r->from_name = g_strdup(self->regions_from);
-  if (self->region_labels && self->region_labels[0]) r->labels = g_strsplit(self->region_labels, ",", -1);
-  r->max = self->max_regions;
-  r->min_size = self->min_region_size;
-  r->track = self->track_regions;
-  GST_OBJECT_UNLOCK(self);
+  r->from_name = g_strdup(self->cfg->regions_from);
+  if (self->cfg->region_labels && self->cfg->region_labels[0]) r->labels = g_strsplit(self->cfg->region_labels, ",", -1);
+  r->max = self->cfg->max_regions;
+  r->min_size = self->cfg->min_region_size;
+  r->track = self->cfg->track_regions;
   for (gchar **l = r->labels; l && *l; l++) g_strstrip(*l);
   r->from = g_quark_from_string(r->from_name);
   const tfl_family *f = self->model.family;
