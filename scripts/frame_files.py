@@ -17,7 +17,8 @@ not reach at the default settings (gl-queue-depth=1, no regions, a fresh inferen
 runtime made already) is listed in SKIP below, by name, for each tree layout.
 
 A "visit" is a change of file along the walk (caller's file -> callee's file and back);
-a "return" is entering a file that the walk had already left before. Recursion stops at
+a "return" is entering a file that the walk had already left before; a "call back" is a
+return by a call (not by returning) into a file further up the call stack: a file circle. Recursion stops at
 depth 40 and a function already on the stack.
 """
 import os
@@ -39,8 +40,12 @@ SKIP_COMMON = {
     "gst_tflite_filter_regions_frame", "gst_tflite_queue_submit", "gst_tflite_queue_complete",
     "gst_tflite_infer_regions_frame", "gst_tflite_infer_queue_submit", "gst_tflite_infer_queue_complete",
     "gst_tflite_filter_gl_collect", "gst_tflite_infer_gl_collect", "reuse_last", "forget_last",
+    # a held frame's completion returns at once at depth 1; region mode
+    "complete_held", "regions_frame",
     # errors
-    "gst_tflite_filter_gl_unavailable",
+    "gst_tflite_filter_gl_unavailable", "gst_tflite_notice_set", "gst_tflite_notice_clear",
+    # warnings: only when one is pending
+    "gst_tflite_infer_take_notices",
     # the runtime's first run, batches of several streams, frees
     "make_on_exec", "free_on_exec", "tfl_engine_detach", "tfl_engine_attach",
 }
@@ -128,6 +133,7 @@ def main():
                 fields.setdefault(m.group(1), []).append(m.group(2) + "@" + d[0])
     token = re.compile(r"(?:(\.|->)\s*)?\b([A-Za-z_]\w*)\b(\s*\()?")
     seq = []  # the file of every step, in order
+    callbacks = {}  # file -> calls into it from a file it had called (a circle)
 
     def own(f):
         return f.startswith("gst/tflitefilter/") and not os.path.basename(f).startswith("gsttflitemeta")
@@ -135,6 +141,9 @@ def main():
     def walk(name, stack, pending):
         """pending: the callbacks the caller handed to this opaque library call."""
         f, body = funcs[name]
+        files_up = [funcs[k][0] for k in stack]
+        if stack and files_up[-1] != f and f in files_up:
+            callbacks[f] = callbacks.get(f, 0) + 1
         seq.append(f)
         if trace:
             print("  " * len(stack) + name)
@@ -194,7 +203,9 @@ def main():
         if f in left:
             returns += 1
     files = sorted(set(visits))
-    print(f"path {path}: {len(files)} files, {len(visits) - 1} file changes, {returns} returns to a file left before")
+    print(f"path {path}: {len(files)} files, {len(visits) - 1} file changes, {returns} returns to a file left before, "
+          f"{sum(callbacks.values())} of them calls back into a file that is waiting on the call "
+          f"({', '.join(f'{os.path.basename(k)} {v}' for k, v in sorted(callbacks.items())) or 'none'})")
     for f in files:
         print(f"  {f}: entered {visits.count(f)} times")
 

@@ -135,8 +135,9 @@ if [ ! -f "$tsan/build.ninja" ]; then
     || die "TSan configure failed"
 fi
 ninja -C "$tsan" build.ninja >/dev/null || die "TSan reconfigure failed"  # introspection must be current
-# what those suites run: their executables and the libraries a test reads (built here;
-# not interpreters such as python3 or scripts in the source tree)
+# what those suites run: their executables and the libraries a test reads or loads (the
+# plugin, for the model swap under TSan; built here; not interpreters such as python3 or
+# scripts in the source tree)
 tsan_targets=$(meson introspect "$tsan" --tests | python3 -c '
 import json, os, sys
 build = sys.argv[1]
@@ -144,7 +145,7 @@ for t in json.load(sys.stdin):
     if {"concurrency", "unit"} & {s.split(":")[-1] for s in t["suite"]}:
         for arg in t["cmd"]:
             rel = os.path.relpath(os.path.join(build, arg), build)
-            if not rel.startswith("..") and (arg == t["cmd"][0] or rel.endswith(".a")):
+            if not rel.startswith("..") and (arg == t["cmd"][0] or rel.endswith((".a", ".so"))):
                 print(rel)' "$tsan" | sort -u)
 [ -n "$tsan_targets" ] || die "no TSan test targets found"
 # shellcheck disable=SC2086  # one target per word

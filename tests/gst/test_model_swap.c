@@ -11,7 +11,7 @@
  * After an error the pipeline stops, as it must; the test restarts it on a valid model
  * and goes on swapping.
  *
- * Usage: test_model_swap [--gl] [--seconds S] [--valid-only]. --valid-only swaps A and B
+ * Usage: test_model_swap [--gl] [--seconds S] [--valid-only] [--plugin SO]. --valid-only swaps A and B
  * alone (the race's rate without the bad files' restarts). Environment:
  * TFL_MODEL_DIRS (where the models are), GST_PLUGIN_PATH, GST_GL_WINDOW=egl-device.
  * Exit 0 when every check held; the counts go to stdout. */
@@ -126,18 +126,29 @@ static GstElement *make_pipeline(gboolean gl, const gchar *model, const gchar *c
 int main(int argc, char **argv)
 {
   gboolean gl = FALSE, valid_only = FALSE;
+  const gchar *plugin = NULL; /* this build's plugin, loaded before the registry's */
   gdouble seconds = 5.0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--gl")) gl = TRUE;
     else if (!strcmp(argv[i], "--valid-only")) valid_only = TRUE;
     else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = g_ascii_strtod(argv[++i], NULL);
+    else if (!strcmp(argv[i], "--plugin") && i + 1 < argc) plugin = argv[++i];
     else {
-      fprintf(stderr, "usage: %s [--gl] [--seconds S] [--valid-only]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--gl] [--seconds S] [--valid-only] [--plugin SO]\n", argv[0]);
       return 2;
     }
   }
   gst_init(NULL, NULL);
   g_log_set_default_handler(count_log, NULL);
+  if (plugin) {
+    GError *perr = NULL;
+    GstPlugin *p = gst_plugin_load_file(plugin, &perr);
+    if (!p) {
+      fprintf(stderr, "FAIL: cannot load %s: %s\n", plugin, perr ? perr->message : "?");
+      return 1;
+    }
+    gst_object_unref(p);
+  }
   gchar *a = model_path_find(MODEL_A), *b = model_path_find(MODEL_B);
   if (!a || !b) {
     /* a missing test model is a failure, not a skip */
