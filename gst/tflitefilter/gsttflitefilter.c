@@ -218,7 +218,7 @@ enum {
 /* what cameras and decoders give; converted to RGB in preprocessing's one pass */
 #define SYSMEM_FORMATS "{ RGBA, RGBx, BGRx, BGRA, RGB, BGR, I420, YV12, NV12, NV21, YUY2, UYVY, GRAY8 }"
 /* GL frames in every format glupload gives that the texture-input shader reads
- * (gst_tflite_filter_gl_layout): the same list, planes as their own textures */
+ * (gst_tflite_infer_gl_layout): the same list, planes as their own textures */
 #define CAPS_STR                                                                              \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:GLMemory", SYSMEM_FORMATS) ", texture-target=2D; " \
   GST_VIDEO_CAPS_MAKE(SYSMEM_FORMATS)
