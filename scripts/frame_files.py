@@ -2,7 +2,11 @@
 """frame_files.py - a static walk of the calls one frame makes, counting the source files
 it visits and how many times it comes back to a file it had left (issue 27).
 
-Usage: scripts/frame_files.py [--path gl|cpu] [--trace]
+Usage: scripts/frame_files.py [--path gl|cpu] [--trace] [--root DIR]
+       scripts/frame_files.py --circles [--root DIR]
+
+--circles: the file circles among the element's own files (gst/tflitefilter/ but the meta
+library): file A calls (or hands on) a function of file B and B, directly or not, one of A.
 
 The walk starts at tflitefilter's transform_ip and follows every call, in source order,
 depth first, through the element's own files (gst/tflitefilter/ but the meta
@@ -99,7 +103,52 @@ def functions():
     return out
 
 
+def circles():
+    """Strongly connected groups (more than one file) of the element's files' call graph."""
+    defs = functions()
+    own = lambda f: f.startswith("gst/tflitefilter/") and not os.path.basename(f).startswith("gsttflitemeta")
+    edges = {}
+    for ds in defs.values():
+        for f, body, _ in ds:
+            if not own(f):
+                continue
+            for m in re.finditer(r"\b([A-Za-z_]\w*)\b", body):
+                cands = defs.get(m.group(1), [])
+                d = next((d for d in cands if d[0] == f), None) or next((d for d in cands if not d[2]), None)
+                if d and own(d[0]) and d[0] != f:
+                    edges.setdefault(f, set()).add(d[0])
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(os.path.basename(x) for x in comp))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    print("file circles:", "; ".join(" <-> ".join(c) for c in found) if found else "none")
+
+
 def main():
+    if "--circles" in sys.argv:
+        return circles()
     path = "gl"
     trace = "--trace" in sys.argv
     if "--path" in sys.argv:

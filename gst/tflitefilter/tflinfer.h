@@ -17,6 +17,7 @@
  *   tflinfer_gl.c       the GL path (textures in, masks and read-backs out)
  *   tflinfer_decode.c   outputs -> results (decoder, keep-tensors, mask geometry)
  *   tflinfer_queue.c    the held frames' bookkeeping (buffers only)
+ *   tflinfer_notice.c   GstTfliteNotice
  * Threads: the streaming thread (set_caps and stop from theirs, as before); gl-start's
  * worker touches only its own state. */
 #ifndef GST_TFLITE_INFER_H
