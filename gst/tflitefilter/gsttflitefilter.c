@@ -252,6 +252,8 @@ static void post_notices(GstTfliteFilter *self, GstTfliteNotice *fail)
                              g_strdup(n->error->message), g_strdup(n->debug), __FILE__, GST_FUNCTION, __LINE__);
   }
   if (w) g_ptr_array_unref(w);
+  /* the model message comes after the warnings of its making, as they happened */
+  if (self->infer.model_message) gst_tflite_infer_post_model(&self->infer);
   if (!fail || !fail->error) return;
   gst_element_message_full(GST_ELEMENT(self), GST_MESSAGE_ERROR, fail->error->domain, fail->error->code,
                            g_strdup(fail->error->message), g_strdup(fail->debug), __FILE__, GST_FUNCTION, __LINE__);

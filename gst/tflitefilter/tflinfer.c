@@ -82,6 +82,8 @@ void gst_tflite_infer_finalize(GstTfliteInfer *in)
   in->cfg = NULL;
   g_clear_pointer(&in->software_gl, g_free);
   g_clear_pointer(&in->notices, g_ptr_array_unref);
+  if (in->model_message) gst_structure_free(in->model_message);
+  in->model_message = NULL;
 }
 
 void gst_tflite_infer_release(GstTfliteInfer *in)
@@ -174,11 +176,25 @@ static void post_model_on_exec(const tfl_interpreter *it, void *user)
                                 CAT_PERFORMANCE, m->extra);
 }
 
-/* The "tflite-model" message for the engine, with the fields of extra (may be NULL). */
-static void post_model(GstTfliteInfer *in, const GstStructure *extra)
+/* The "tflite-model" message is due, with the fields of extra (taken): the element posts
+ * it after the warnings that came before it (gst_tflite_infer_post_model). */
+static void model_ready(GstTfliteInfer *in, GstStructure *extra)
 {
+  if (in->model_message) gst_structure_free(in->model_message);
+  in->model_message = extra;
+}
+
+void gst_tflite_infer_post_model(GstTfliteInfer *in)
+{
+  GstStructure *extra = in->model_message;
+  in->model_message = NULL;
+  if (!extra || !in->engine) {
+    if (extra) gst_structure_free(extra);
+    return;
+  }
   model_message m = { in, extra };
   tfl_engine_inspect(gst_tflite_engine_runtime(in->engine), post_model_on_exec, &m);
+  gst_structure_free(extra);
 }
 
 /* ---- the engine ---- */
@@ -335,8 +351,7 @@ static gboolean make_runtime(GstTfliteInfer *in, GstBuffer *buf, const GstTflite
   if (!extra) extra = gst_structure_new_empty("extra");
   gst_structure_set(extra, "threads", G_TYPE_INT, gst_tflite_engine_threads(in->engine), NULL);
   if (in->software_gl) gst_structure_set(extra, "software-gl-renderer", G_TYPE_STRING, in->software_gl, NULL);
-  post_model(in, extra);
-  gst_structure_free(extra);
+  model_ready(in, extra);
   return TRUE;
 }
 
@@ -360,8 +375,7 @@ static gboolean switch_to_gl(GstTfliteInfer *in, GstTfliteNotice *fail)
   if (!make_gl_path(in, fail)) return FALSE;
   GstStructure *extra = gst_structure_new("gl-start", "cpu-frames", G_TYPE_UINT64, o.cpu_frames, "gl-start-ms",
                                           G_TYPE_DOUBLE, o.ms, NULL);
-  post_model(in, extra);
-  gst_structure_free(extra);
+  model_ready(in, extra);
   return TRUE;
 }
 

@@ -84,6 +84,7 @@ typedef struct {
   gdouble last_latency_ms;
   GstTfliteQueue queue;        /* gl-queue-depth=2's held frames */
   GPtrArray *notices;          /* GstTfliteNotice* warnings not posted yet */
+  GstStructure *model_message; /* a "tflite-model" message is due: its extra fields */
 } GstTfliteInfer;
 
 /* The GL share group's context for system-memory frames with delegate=gl, or why there
@@ -115,6 +116,9 @@ gboolean gst_tflite_infer_prepare(GstTfliteInfer *in, GstBuffer *buf, const GstT
 void gst_tflite_infer_release(GstTfliteInfer *in);
 /* The warnings collected since the last call (the caller frees the array). */
 GPtrArray *gst_tflite_infer_take_notices(GstTfliteInfer *in);
+/* Posts the "tflite-model" message that is due (a runtime made, or GL taken over), on
+ * owner: the element calls it after posting the warnings, so they keep their order. */
+void gst_tflite_infer_post_model(GstTfliteInfer *in);
 
 G_END_DECLS
 
