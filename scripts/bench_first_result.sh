@@ -87,7 +87,7 @@ run() {
             MESA_SHADER_CACHE_DIR="$driver"); fi
   local pipe="gltestsrc is-live=true ! video/x-raw(memory:GLMemory),format=RGBA,width=$width,height=$height,framerate=30/1 ! tflitefilter name=f model=$model gl-start=$mode cache-dir=$cache $filter_props ! fakesink sync=true"
   local line
-  line=$(env "${env[@]}" GST_DEBUG=tflitefilter:4 GST_DEBUG_NO_COLOR=1 "$tool" --timeout "$timeout" "$pipe" 2>"$log") ||
+  line=$(env "${env[@]}" GST_DEBUG=tflitefilter:4,tflinfer:4 GST_DEBUG_NO_COLOR=1 "$tool" --timeout "$timeout" "$pipe" 2>"$log") ||
     { cat "$log" >&2; die "run failed: $pipe"; }
   echo "RUN $(basename "$model" .tflite) $state $mode $line"
   grep -o 'GL engine ready after.*' "$log" | sed "s/^/DETAIL $(basename "$model" .tflite) $state $mode /" || true

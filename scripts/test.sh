@@ -108,7 +108,8 @@ fi
 # the wrapper's name to --logbase). Not here: the Python tests (the interpreter is not
 # instrumented), tflite_streams (many pipelines at once, over 10 minutes under ASan) and
 # gl_start's cold-start timing (2 minutes under ASan; its stop, changes and failure cases
-# run here as gl_start_leaks, under a minute).
+# run here as gl_start_leaks, under a minute). model_swap_cpu/_gl swap models while frames
+# flow (about 10 and 16 s here under ASan).
 step "GStreamer suites under ASan+UBSan"
 # The registry is made first, leak checks off: scanning every plugin in-process makes GLib
 # pass 2048 quarks, and it then abandons its first quark block on purpose (allocated in its
@@ -124,7 +125,7 @@ UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
   meson test -C "$asan" --no-rebuild --print-errorlogs --num-processes 2 --logbase testlog-gst \
     --wrapper "$root/tests/asan_wrap.sh" \
     tflitemeta objects tfliteoverlay tfliteoverlay_gles2 tflitefilter tflitefilter_gles2 tflitefilter_leaks gl_queue \
-    gl_start_leaks
+    gl_start_leaks model_swap_cpu model_swap_gl
 
 # ThreadSanitizer: many interpreters at once (suite concurrency, GL included) and the
 # kernels on their thread pool (suite unit). Only those executables are built, to keep

@@ -78,6 +78,13 @@
  * belongs to the buffer's meta, valid behind any queue until the buffer is freed. Behind a
  * tee the element copies the buffer's metadata (never the pixels) to add its meta.
  *
+ * Settings may change while PLAYING (a model swap, say): every property but
+ * inference-interval, qos, gl-readback and gl-queue-depth makes the next frame rebuild the
+ * runtime from one snapshot of all of them, taken at once under the object lock, so a
+ * rebuild never mixes the old and the new values (a frame held by gl-queue-depth=2 gets
+ * its results from the runtime it ran on first). A model that cannot be loaded is an
+ * element error naming the file.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 filesrc location=astronaut.png ! pngdec ! videoconvert ! \
@@ -92,22 +99,58 @@
 
 #include "gsttflitefilter.h"
 
+#include <gst/gl/gl.h>
+#include <gst/video/video.h>
 #include <string.h>
 
-#include "gsttflitefilter_gl.h"
-#include "gsttflitefilter_queue.h"
-#include "gsttflitefilter_regions.h"
-#include "gsttflitefilter_start.h"
-#include "gsttflitenames.h"
-#include "gsttflitemessages.h"
-#include "gsttfliteengine.h"
+#include "gsttfliteenums.h"
 #include "gsttfliteglshare.h"
-#include <gst/tflitemeta/gsttflitemeta.h>
+#include "gsttflitemessages.h"
+#include "gsttflitenames.h"
+#include "gsttflitesettings.h"
+#include "tflinfer.h"
+#include "tflinfer_decode.h"
+#include "tflinfer_regions.h"
+#include "tflinfer_run.h"
 
 GST_DEBUG_CATEGORY(gst_tflite_filter_debug);
 #define GST_CAT_DEFAULT gst_tflite_filter_debug
-/* slow-path hints (CPU fallbacks) go to GStreamer's performance category */
-GST_DEBUG_CATEGORY_STATIC(CAT_PERFORMANCE);
+
+/* The element: properties, caps, events and meta. The inference (engine, paths, held
+ * frames, regions) is self->infer's (tflinfer.h), which never calls back here. */
+struct _GstTfliteFilter {
+  GstBaseTransform parent;
+
+  /* properties, guarded by the object lock. `props` are the ones that need the runtime
+   * rebuilt: setting one raises `settings_changed`, and the streaming thread takes one
+   * snapshot of them all at the next buffer (gsttflitesettings.h) for the inference
+   * object; nothing made from it reads `props` again. */
+  GstTfliteSettings props;
+  gboolean settings_changed;
+  guint inference_interval;    /* per frame, read under the lock */
+  gboolean qos;
+  gboolean gl_readback;        /* GL path: read masks back to the CPU on every frame */
+  guint gl_queue_depth;        /* 1: a frame leaves with its results; 2: one frame is held
+                                  while its read-back finishes on the GPU */
+
+  /* streaming state */
+  GstTfliteInfer infer;        /* the frames' inference: runtime, paths, held frames, regions */
+  GQuark source;               /* the element's name: objects' source */
+  guint64 frame_count;
+  tfl_results last_results;    /* reused on skipped frames */
+  GstBuffer *last_gl_mask;     /* its GL mask, if any (ref) */
+  gboolean have_last;
+  guint frames_since_run;      /* the age of reused results */
+  GstClockTime earliest_time;  /* from QoS events (object lock) */
+  gboolean paused_by_downstream; /* a downstream tflitefilter tracks our objects itself
+                                    (object lock) */
+  /* GL share group (gsttfliteglshare.h), from READY to NULL */
+  GstGLDisplay *gl_display;
+  GstGLContext *app_context;   /* the application's, if it gave one */
+  GstGLContext *share_context; /* handed to GL elements as their app context; runs
+                                  delegate=gl on system-memory frames */
+  gchar *gl_share_error;       /* why there is no share_context */
+};
 
 #define DEFAULT_DELEGATE GST_TFLITE_DELEGATE_AUTO
 #define DEFAULT_THREADS 0 /* automatic */
@@ -174,7 +217,7 @@ enum {
 /* what cameras and decoders give; converted to RGB in preprocessing's one pass */
 #define SYSMEM_FORMATS "{ RGBA, RGBx, BGRx, BGRA, RGB, BGR, I420, YV12, NV12, NV21, YUY2, UYVY, GRAY8 }"
 /* GL frames in every format glupload gives that the texture-input shader reads
- * (gst_tflite_filter_gl_layout): the same list, planes as their own textures */
+ * (gst_tflite_infer_gl_layout): the same list, planes as their own textures */
 #define CAPS_STR                                                                              \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:GLMemory", SYSMEM_FORMATS) ", texture-target=2D; " \
   GST_VIDEO_CAPS_MAKE(SYSMEM_FORMATS)
@@ -189,21 +232,7 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE(tflitefilter, "tflitefilter", GST_RANK_NON
                                       GST_DEBUG_CATEGORY_INIT(gst_tflite_filter_debug, "tflitefilter", 0,
                                                               "TensorFlow Lite inference"));
 
-/* ---- runtime life cycle (streaming thread; the GL parts marshal to the GL thread) ---- */
-
-/* The element's diagnostics sink: the runtime's log lines go to this element's debug
- * category, with the element as object (so several elements stay apart in the log). */
-static void log_sink(tfl_log_level level, const char *msg, void *user)
-{
-  GstDebugLevel l = GST_LEVEL_DEBUG;
-  switch (level) {
-  case TFL_LOG_ERROR: l = GST_LEVEL_ERROR; break;
-  case TFL_LOG_WARNING: l = GST_LEVEL_WARNING; break;
-  case TFL_LOG_INFO: l = GST_LEVEL_INFO; break;
-  case TFL_LOG_DEBUG: l = GST_LEVEL_DEBUG; break;
-  }
-  GST_CAT_LEVEL_LOG(gst_tflite_filter_debug, l, user, "%s", msg);
-}
+/* ---- the inference object's results as meta (streaming thread) ---- */
 
 static void forget_last(GstTfliteFilter *self)
 {
@@ -212,495 +241,42 @@ static void forget_last(GstTfliteFilter *self)
   self->have_last = FALSE;
 }
 
+/* Posts what the inference object reported: its warnings, then fail (if set). */
+static void post_notices(GstTfliteFilter *self, GstTfliteNotice *fail)
+{
+  GPtrArray *w = self->infer.notices->len ? gst_tflite_infer_take_notices(&self->infer) : NULL;
+  for (guint i = 0; w && i < w->len; i++) {
+    const GstTfliteNotice *n = g_ptr_array_index(w, i);
+    gst_element_message_full(GST_ELEMENT(self), GST_MESSAGE_WARNING, n->error->domain, n->error->code,
+                             g_strdup(n->error->message), g_strdup(n->debug), __FILE__, GST_FUNCTION, __LINE__);
+  }
+  if (w) g_ptr_array_unref(w);
+  /* the model message comes after the warnings of its making, as they happened */
+  if (self->infer.model_message) gst_tflite_infer_post_model(&self->infer);
+  if (!fail || !fail->error) return;
+  gst_element_message_full(GST_ELEMENT(self), GST_MESSAGE_ERROR, fail->error->domain, fail->error->code,
+                           g_strdup(fail->error->message), g_strdup(fail->debug), __FILE__, GST_FUNCTION, __LINE__);
+  gst_tflite_notice_clear(fail);
+}
+
 static void release_runtime(GstTfliteFilter *self)
 {
-  gst_tflite_filter_stop_gl_start(self);
-  /* a held frame's read-back lives in the GL path's state: completed before, when it
-   * can be (ensure_runtime, serialized events), else dropped here */
-  gst_tflite_queue_drop_held(self);
   forget_last(self); /* masks first: they hold textures of the GL path's pool */
-  gst_tflite_regions_free(self->regions);
-  self->regions = NULL;
-  gst_tflite_filter_gl_free(self->gl);
-  self->gl = NULL;
-  tfl_engine_detach(self->stream);
-  self->stream = NULL;
-  gst_tflite_engine_unref(self->engine);
-  self->engine = NULL;
-  tfl_decoder_free(self->decoder);
-  self->decoder = NULL;
-  gst_tflite_model_clear(&self->model);
+  gst_tflite_infer_release(&self->infer);
 }
 
-/* Loads the model's policy (labels, normalization, decoder) from the file; the engine that
- * runs it comes later (ensure_runtime), once caps say which path runs. */
-static gboolean load_model(GstTfliteFilter *self)
-{
-  GstTfliteModelSettings s = { 0 };
-  GST_OBJECT_LOCK(self);
-  s = self->model_settings;
-  s.model_path = g_strdup(self->model_settings.model_path);
-  s.labels_path = g_strdup(self->model_settings.labels_path);
-  tfl_decoder_options opts = self->decoder_opts;
-  gboolean keep = self->keep_tensors;
-  GST_OBJECT_UNLOCK(self);
-  gboolean ok = gst_tflite_model_load(GST_ELEMENT(self), &s, &self->diag, &self->model);
-  self->tensors_out = ok && (keep || self->model.decoder_kind == TFL_DECODER_TENSORS);
-  /* a MediaPipe detector's anchor decoding and NMS, a landmark model's decoding run in the
-   * graph, on its delegate: the engine appends the same op to its graphs
-   * (GstTfliteEngineKey.postprocess). Not with keep-tensors: the tensors handed on are the
-   * model's own outputs. */
-  bool appended = false;
-  if (ok && !keep &&
-      tfl_decoder_append_postprocess(self->model.decoder_kind, self->model.graph, &opts, &appended,
-                                     &self->diag) != TFL_OK) {
-    GST_ELEMENT_ERROR(self, CORE, FAILED, ("Could not add the post-processing to model \"%s\".", s.model_path),
-                      ("%s", self->diag.error));
-    gst_tflite_model_clear(&self->model);
-    ok = FALSE;
-  }
-  self->postprocess_in_graph = appended;
-  self->postprocess_opts = opts;
-  if (ok && self->model.decoder_kind != TFL_DECODER_NONE &&
-      tfl_decoder_create(self->model.decoder_kind, self->model.graph, &opts, &self->decoder, &self->diag) != TFL_OK) {
-    GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE,
-                      ("Model \"%s\" does not fit the '%s' decoder.", s.model_path,
-                       tfl_decoder_kind_name(self->model.decoder_kind)),
-                      ("%s", self->diag.error));
-    gst_tflite_model_clear(&self->model);
-    ok = FALSE;
-  }
-  gst_tflite_model_settings_clear(&s);
-  return ok;
-}
-
-typedef struct {
-  GstTfliteFilter *self;
-  const GstStructure *extra;
-} model_message;
-
-static void post_model_on_exec(const tfl_interpreter *it, void *user)
-{
-  model_message *m = user;
-  GstTfliteFilter *self = m->self;
-  gst_tflite_post_model_message(GST_ELEMENT(self), self->model_settings.model_path,
-                                self->decoder ? tfl_decoder_kind_name(tfl_decoder_get_kind(self->decoder)) : "none",
-                                self->gl ? "gl" : "cpu", it, self->gl != NULL, gst_tflite_engine_id(self->engine),
-                                CAT_PERFORMANCE, m->extra);
-}
-
-void gst_tflite_filter_post_model(GstTfliteFilter *self, const GstStructure *extra)
-{
-  model_message m = { self, extra };
-  tfl_engine_inspect(gst_tflite_engine_runtime(self->engine), post_model_on_exec, &m);
-}
-
-/* This element's engine key on gl_context (NULL: the CPU): a copy (gst_tflite_engine_key_free). */
-static GstTfliteEngineKey *engine_key(GstTfliteFilter *self, GstGLContext *gl_context)
+/* One snapshot of every rebuild setting, taken with the change flag cleared under the
+ * same lock: a property set later raises the flag again for the next rebuild. The
+ * runtime made from the last one goes. */
+static void take_settings(GstTfliteFilter *self)
 {
   GST_OBJECT_LOCK(self);
-  gint threads = self->threads > 0 ? self->threads : gst_tflite_engine_auto_threads(MAX_THREADS);
-  GstTfliteEngineKey k = { self->model_settings.model_path, gl_context, self->precision == GST_TFLITE_PRECISION_FP32,
-                           threads, self->cache_dir, self->instance_id, (gint)self->max_batch,
-                           (gint)self->batch_window_us, self->postprocess_in_graph ? &self->postprocess_opts : NULL,
-                           self->model.decoder_kind };
-  GstTfliteEngineKey *copy = gst_tflite_engine_key_copy(&k);
-  GST_OBJECT_UNLOCK(self);
-  return copy;
-}
-
-/* The shared engine for this element's settings, on gl_context (NULL: the CPU). */
-static GstTfliteEngine *get_engine(GstTfliteFilter *self, GstGLContext *gl_context, GError **err)
-{
-  GstTfliteEngineKey *k = engine_key(self, gl_context);
-  GstTfliteEngine *e = gst_tflite_engine_get(k, GST_ELEMENT(self), err);
-  gst_tflite_engine_key_free(k);
-  return e;
-}
-
-/* The element's own GL context for system-memory frames (ref): the share group's
- * (join_gl_share_group), made on the element's display. */
-static GstGLContext *own_gl_context(GstTfliteFilter *self, GError **err)
-{
-  if (self->share_context) return gst_object_ref(self->share_context);
-  g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "no GL context of the element's own: %s",
-              self->gl_share_error ? self->gl_share_error : "the element did not join a GL display");
-  return NULL;
-}
-
-static gboolean make_runtime(GstTfliteFilter *self, GstBuffer *buf);
-
-/* The runtime for the current caps and settings; FALSE after an element error. A failure
- * is not retried (and posted again) until the settings, caps or state change. */
-static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
-{
-  GST_OBJECT_LOCK(self);
-  gboolean changed = self->settings_changed;
   self->settings_changed = FALSE;
+  const GstTfliteSettings *cfg = gst_tflite_settings_snapshot(&self->props);
   GST_OBJECT_UNLOCK(self);
-  if (changed) {
-    /* a frame held by gl-queue-depth=2 gets its results from the runtime it ran on */
-    if (!gst_tflite_queue_complete(self)) return FALSE;
-    release_runtime(self);
-    self->runtime_failed = FALSE;
-  }
-  if (self->stream && self->gl_starter && !gst_tflite_filter_switch_to_gl(self)) {
-    /* delegate=gl and no GL engine: no more frames on the CPU */
-    release_runtime(self);
-    self->runtime_failed = TRUE;
-    return FALSE;
-  }
-  if (self->stream) return TRUE;
-  if (self->runtime_failed) return FALSE;
-  if (make_runtime(self, buf)) return TRUE;
-  self->runtime_failed = TRUE;
-  return FALSE;
-}
-
-/* The GL context the GL engine runs on (ref); *frames: it is the frames' own (whose
- * thread also serves the pipeline's other GL elements). NULL with *err set when there is
- * none. */
-static GstGLContext *gl_engine_context(GstTfliteFilter *self, GstBuffer *buf, gboolean *frames, GError **err)
-{
-  *frames = FALSE;
-  /* system-memory frames with delegate=gl: the element's own context (the share group's)
-   * runs the model, and the element uploads the frames */
-  if (!self->is_gl) return own_gl_context(self, err);
-  GstGLContext *ctx = gst_tflite_filter_gl_context(buf, err);
-  if (!ctx) return NULL;
-  /* frames in the share group: the engine runs on the shared context, whose thread is
-   * the engine's alone; else on the frames' own context */
-  GST_OBJECT_LOCK(self);
-  gboolean own = self->engine_context == GST_TFLITE_ENGINE_CONTEXT_SHARED;
-  GST_OBJECT_UNLOCK(self);
-  gboolean shared = own && self->share_context &&
-                    (ctx == self->share_context || gst_gl_context_can_share(ctx, self->share_context));
-  GST_DEBUG_OBJECT(self, "frames on %" GST_PTR_FORMAT "%s", ctx, shared ? ", engine on the shared context" : "");
-  if (!shared) {
-    *frames = TRUE;
-    return ctx;
-  }
-  gst_object_unref(ctx);
-  return gst_object_ref(self->share_context);
-}
-
-/* The GL engine (self->engine), or with gl-start=cpu, unless it is made already, its
- * start in the background (self->gl_starter) while the CPU runs the first frames. With no
- * GL engine: FALSE after an element error, TRUE after a warning (the CPU runs it). */
-static gboolean make_gl_engine(GstTfliteFilter *self, GstBuffer *buf)
-{
-  GError *err = NULL;
-  gboolean frames;
-  GstGLContext *ctx = gl_engine_context(self, buf, &frames, &err);
-  if (ctx) {
-    GstTfliteEngineKey *key = engine_key(self, ctx);
-    GST_OBJECT_LOCK(self);
-    gboolean background = self->gl_start == GST_TFLITE_GL_START_CPU;
-    GST_OBJECT_UNLOCK(self);
-    if (background && !(self->engine = gst_tflite_engine_find(key, NULL)) &&
-        !gst_tflite_filter_start_gl(self, key, frames, &err)) {
-      GST_WARNING_OBJECT(self, "no background GL start (%s): the first frame waits for the GL engine", err->message);
-      g_clear_error(&err);
-    }
-    if (!self->engine && !self->gl_starter) self->engine = gst_tflite_engine_get(key, GST_ELEMENT(self), &err);
-    gst_tflite_engine_key_free(key);
-    gst_object_unref(ctx);
-  }
-  gboolean ok = self->engine || self->gl_starter || gst_tflite_filter_gl_unavailable(self, err);
-  g_clear_error(&err);
-  return ok;
-}
-
-gboolean gst_tflite_filter_gl_unavailable(GstTfliteFilter *self, const GError *err)
-{
-  GST_OBJECT_LOCK(self);
-  gboolean required = self->delegate_kind == GST_TFLITE_DELEGATE_GL;
-  GST_OBJECT_UNLOCK(self);
-  const gchar *why = err ? err->message : "unknown GL failure";
-  if (required) {
-    GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("The GL delegate is not available."), ("%s", why));
-    return FALSE;
-  }
-  GST_ELEMENT_WARNING(self, LIBRARY, INIT, ("GL delegate unavailable; running on the CPU."), ("%s", why));
-  return TRUE;
-}
-
-gboolean gst_tflite_filter_make_gl_path(GstTfliteFilter *self)
-{
-  GError *err = NULL;
-  if ((self->gl = gst_tflite_filter_gl_new(self, &err))) return TRUE;
-  GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not set up the GL path."), ("%s", err ? err->message : "?"));
-  g_clear_error(&err);
-  return FALSE;
-}
-
-/* delegate=auto on GL frames: a software renderer (no GPU) runs the model many times
- * slower than the CPU delegate (deeplab: 15x), so the CPU runs it, the frames downloaded
- * once each; a warning (once) and the "tflite-model" message say so. */
-static gboolean software_gl(GstTfliteFilter *self, GstBuffer *buf)
-{
-  g_clear_pointer(&self->software_gl, g_free);
-  /* tests of GL fallbacks on machines with no GPU */
-  if (!g_strcmp0(g_getenv("GST_TFLITE_SOFTWARE_GL"), "1")) return FALSE;
-  GstGLContext *ctx = buf ? gst_tflite_filter_gl_context(buf, NULL) : NULL;
-  if (!ctx) return FALSE;
-  self->software_gl = gst_tflite_filter_gl_software_renderer(ctx);
-  gst_object_unref(ctx);
-  if (!self->software_gl) return FALSE;
-  if (!self->warned_software_gl)
-    GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS,
-                        ("The GL renderer \"%s\" is software (no GPU): delegate=auto runs the model on the CPU "
-                         "(delegate=gl forces GL).", self->software_gl),
-                        (NULL));
-  self->warned_software_gl = TRUE;
-  return TRUE;
-}
-
-static gboolean make_runtime(GstTfliteFilter *self, GstBuffer *buf)
-{
-  GST_OBJECT_LOCK(self);
-  GstTfliteDelegate want = self->delegate_kind;
-  GST_OBJECT_UNLOCK(self);
-  if (!self->model.graph && !load_model(self)) return FALSE;
-
-  if (self->is_gl && want == GST_TFLITE_DELEGATE_AUTO && software_gl(self, buf)) want = GST_TFLITE_DELEGATE_CPU;
-  if (((self->is_gl && want != GST_TFLITE_DELEGATE_CPU) || want == GST_TFLITE_DELEGATE_GL) && !make_gl_engine(self, buf))
-    return FALSE;
-  gboolean gl = self->engine != NULL;
-  if (!self->engine) {
-    GError *err = NULL;
-    if (!(self->engine = get_engine(self, NULL, &err))) {
-      GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not prepare model \"%s\" for the CPU.",
-                                               self->model_settings.model_path),
-                        ("%s", err ? err->message : "unknown failure"));
-      g_clear_error(&err);
-      return FALSE;
-    }
-  }
-  if (!(self->stream = tfl_engine_attach(gst_tflite_engine_runtime(self->engine)))) {
-    GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Out of memory."), (NULL));
-    return FALSE;
-  }
-  if (gl && !gst_tflite_filter_make_gl_path(self)) return FALSE;
-  GST_OBJECT_LOCK(self);
-  gboolean regions = self->regions_from && self->regions_from[0];
-  GST_OBJECT_UNLOCK(self);
-  if (regions) self->regions = gst_tflite_regions_new(self);
-  /* gl-start=cpu: this message says CPU; another one follows when GL takes over */
-  GstStructure *extra =
-    self->gl_starter ? gst_structure_new("gl-start", "gl-start-pending", G_TYPE_BOOLEAN, TRUE, NULL) : NULL;
-  if (!extra) extra = gst_structure_new_empty("extra");
-  gst_structure_set(extra, "threads", G_TYPE_INT, gst_tflite_engine_threads(self->engine), NULL);
-  if (self->software_gl) gst_structure_set(extra, "software-gl-renderer", G_TYPE_STRING, self->software_gl, NULL);
-  gst_tflite_filter_post_model(self, extra);
-  gst_structure_free(extra);
-  return TRUE;
-}
-
-/* ---- per frame ---- */
-
-static pix_format pix_format_of(GstVideoFormat f, gboolean *ok)
-{
-  *ok = TRUE;
-  switch (f) {
-  case GST_VIDEO_FORMAT_RGBA: return PIX_RGBA;
-  case GST_VIDEO_FORMAT_RGBx: return PIX_RGBX;
-  case GST_VIDEO_FORMAT_BGRx: return PIX_BGRX;
-  case GST_VIDEO_FORMAT_BGRA: return PIX_BGRA;
-  case GST_VIDEO_FORMAT_RGB: return PIX_RGB;
-  case GST_VIDEO_FORMAT_BGR: return PIX_BGR;
-  case GST_VIDEO_FORMAT_I420: return PIX_I420;
-  case GST_VIDEO_FORMAT_YV12: return PIX_I420; /* its planes are passed as U, V */
-  case GST_VIDEO_FORMAT_NV12: return PIX_NV12;
-  case GST_VIDEO_FORMAT_NV21: return PIX_NV21;
-  case GST_VIDEO_FORMAT_YUY2: return PIX_YUY2;
-  case GST_VIDEO_FORMAT_UYVY: return PIX_UYVY;
-  case GST_VIDEO_FORMAT_GRAY8: return PIX_GRAY8;
-  default: *ok = FALSE; return PIX_RGBA;
-  }
-}
-
-/* The frame's YUV matrix and range as preprocessing takes them (unknown: BT.601, limited
- * range for YUV; GStreamer gives GRAY8 full range by default). */
-pix_yuv gst_tflite_filter_yuv_of(const GstVideoInfo *info)
-{
-  pix_yuv y = { 0.0f, 0.0f, info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255 };
-  gdouble kr, kb;
-  if (gst_video_color_matrix_get_Kr_Kb(info->colorimetry.matrix, &kr, &kb)) y.kr = (float)kr, y.kb = (float)kb;
-  return y;
-}
-
-tfl_status gst_tflite_filter_decode_slot(GstTfliteFilter *self, tfl_interpreter *it, int slot,
-                                         const tfl_transform *tr, tfl_results *res, char *error, size_t error_size)
-{
-  if (!self->decoder) return TFL_OK;
-  int n = tfl_interpreter_output_count(it);
-  tfl_tensor views[16];
-  const tfl_tensor *outs[16];
-  if (n > 16) n = 16;
-  for (int i = 0; i < n; i++) {
-    views[i] = tfl_tensor_slot(tfl_interpreter_output(it, i), slot);
-    outs[i] = &views[i];
-  }
-  tfl_status st = tfl_decoder_run(self->decoder, outs, n, tr, res, &self->diag);
-  if (st != TFL_OK) {
-    g_snprintf(error, error_size, "decoding the outputs: %s", self->diag.error);
-    return st;
-  }
-  return gst_tflite_filter_keep_tensors(self, outs, n, res, error, error_size);
-}
-
-tfl_status gst_tflite_filter_keep_tensors(GstTfliteFilter *self, const tfl_tensor *const *outs, int n,
-                                          tfl_results *res, char *error, size_t error_size)
-{
-  if (!self->tensors_out || tfl_decoder_get_kind(self->decoder) == TFL_DECODER_TENSORS) return TFL_OK;
-  tfl_status st = tfl_results_add_tensors(res, outs, n, &self->diag);
-  if (st != TFL_OK) g_snprintf(error, error_size, "keep-tensors: %s", self->diag.error);
-  return st;
-}
-
-void gst_tflite_filter_mask_geometry(GstTfliteFilter *self, const tfl_transform *tr, tfl_results *res)
-{
-  /* decode_segmentation's geometry: output 0 is [1, H, W, C], checked when it was created */
-  const tfl_graph *g = self->model.graph;
-  const tfl_tensor *t = &g->tensors[g->outputs[0]];
-  tfl_mask *m = &res->mask;
-  m->kind = t->dims[3] == 1 ? TFL_MASK_PROB : TFL_MASK_CLASSES;
-  m->width = t->dims[2];
-  m->height = t->dims[1];
-  m->n_classes = t->dims[3] == 1 ? 2 : t->dims[3];
-  m->frame_x = tr->off_x;
-  m->frame_y = tr->off_y;
-  m->frame_w = (float)tr->in_w * tr->scale_x;
-  m->frame_h = (float)tr->in_h * tr->scale_y;
-}
-
-/* The system-memory path's job: the frame (mapped by the streaming thread) is converted
- * into its slot of the batch, on whichever thread runs the batch. */
-typedef struct {
-  tfl_job job;
-  GstTfliteFilter *self;
-  pix_frame frame;
-  const tfl_transform *tr;
-  tfl_results *res;
-} sysmem_job;
-
-/* fit=auto: the model family's (Ultralytics YOLO: its grey letterbox), else stretch */
-fit_mode gst_tflite_filter_fit(GstTfliteFilter *self)
-{
-  return self->fit == FIT_AUTO ? self->model.fit : self->fit;
-}
-
-static tfl_status sysmem_fill(tfl_job *job, tfl_interpreter *it, int slot)
-{
-  sysmem_job *j = (sysmem_job *)job;
-  tfl_tensor in = tfl_tensor_slot(tfl_interpreter_input(it, 0), slot);
-  pix_norm norm = j->self->model.norm;
-  norm.pad = preprocess_fit_pad(gst_tflite_filter_fit(j->self));
-  if (preprocess_frame(&j->frame, j->tr, &norm, &in) != 0) {
-    g_strlcpy(job->error, "the model's input cannot take an image", sizeof job->error);
-    return TFL_ERR_SHAPE;
-  }
-  return TFL_OK;
-}
-
-static tfl_status sysmem_consume(tfl_job *job, tfl_interpreter *it, int slot)
-{
-  sysmem_job *j = (sysmem_job *)job;
-  return gst_tflite_filter_decode_slot(j->self, it, slot, j->tr, j->res, job->error, sizeof job->error);
-}
-
-static gboolean run_sysmem(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n, tfl_results *res)
-{
-  pix_frame frame_px = { 0 };
-  gboolean known;
-  frame_px.format = pix_format_of(GST_VIDEO_INFO_FORMAT(&self->info), &known);
-  if (!known) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Unsupported video format."), (NULL));
-    return FALSE;
-  }
-  GstVideoFrame frame;
-  if (!gst_video_frame_map(&frame, &self->info, buf, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the video frame."), (NULL));
-    return FALSE;
-  }
-  frame_px.width = GST_VIDEO_FRAME_WIDTH(&frame);
-  frame_px.height = GST_VIDEO_FRAME_HEIGHT(&frame);
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame) && p < 3; p++) {
-    frame_px.plane[p] = GST_VIDEO_FRAME_PLANE_DATA(&frame, p);
-    frame_px.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
-  }
-  if (GST_VIDEO_FRAME_FORMAT(&frame) == GST_VIDEO_FORMAT_YV12) {
-    /* YV12 stores V before U: hand the planes over by component, as I420 */
-    for (guint c = 1; c < 3; c++) {
-      frame_px.plane[c] = GST_VIDEO_FRAME_COMP_DATA(&frame, c);
-      frame_px.stride[c] = GST_VIDEO_FRAME_COMP_STRIDE(&frame, c);
-    }
-  }
-  frame_px.yuv = gst_tflite_filter_yuv_of(&self->info);
-  /* one job per region, handed over together so they run as one batch */
-  sysmem_job *jobs = g_new0(sysmem_job, n);
-  tfl_job **list = g_new(tfl_job *, n);
-  for (gint i = 0; i < n; i++) {
-    jobs[i] = (sysmem_job){ .self = self, .frame = frame_px, .tr = &trs[i], .res = &res[i] };
-    jobs[i].job.fill = sysmem_fill;
-    jobs[i].job.consume = sysmem_consume;
-    jobs[i].job.host_outputs = TRUE;
-    list[i] = &jobs[i].job;
-  }
-  tfl_status st = tfl_stream_run_many(self->stream, list, n);
-  self->last_batch = n > 0 ? jobs[0].job.batch : 0;
-  gst_video_frame_unmap(&frame);
-  if (st != TFL_OK) {
-    const char *why = "";
-    for (gint i = 0; i < n && !why[0]; i++)
-      if (jobs[i].job.status != TFL_OK) why = jobs[i].job.error;
-    GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Inference failed."), ("%s", why));
-  }
-  g_free(list);
-  g_free(jobs);
-  return st == TFL_OK;
-}
-
-static gboolean is_late(GstTfliteFilter *self, GstBuffer *buf)
-{
-  if (!self->qos || !GST_CLOCK_TIME_IS_VALID(self->earliest_time)) return FALSE;
-  GstClockTime rt = gst_segment_to_running_time(&GST_BASE_TRANSFORM(self)->segment, GST_FORMAT_TIME,
-                                                GST_BUFFER_PTS(buf));
-  return GST_CLOCK_TIME_IS_VALID(rt) && rt < self->earliest_time;
-}
-
-gboolean gst_tflite_filter_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
-                               tfl_results *res, GstBuffer **gl_mask, gint *queued)
-{
-  if (queued) *queued = -1;
-  gint64 t0 = g_get_monotonic_time();
-  if (self->gl) {
-    GST_OBJECT_LOCK(self);
-    gboolean readback = self->gl_readback;
-    GST_OBJECT_UNLOCK(self);
-    GError *err = NULL;
-    if (!gst_tflite_filter_gl_run(self, buf, trs, n, readback, res, gl_mask, self->is_gl ? queued : NULL, &err)) {
-      GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("GL inference failed."), ("%s", err ? err->message : "unknown"));
-      g_clear_error(&err);
-      return FALSE;
-    }
-  } else if (!run_sysmem(self, buf, trs, n, res)) {
-    return FALSE;
-  }
-  self->last_latency_ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
-  GST_LOG_OBJECT(self, "inference of %d input(s) took %.3f ms", n, self->last_latency_ms);
-  return TRUE;
-}
-
-void gst_tflite_filter_tensor_ids(GstTfliteFilter *self, GstTfliteMeta *meta, guint first)
-{
-  const GstTfliteModelInfo *mi = &self->model.info;
-  if (!self->model.has_info) return;
-  for (guint i = first; i < meta->tensors->len; i++) {
-    GstTfliteTensor *t = &g_array_index(meta->tensors, GstTfliteTensor, i);
-    if ((gint)t->index < mi->n_outputs && mi->output_ids[t->index]) t->id = g_quark_from_string(mi->output_ids[t->index]);
-  }
+  forget_last(self);
+  gst_tflite_infer_set_settings(&self->infer, cfg);
+  gst_tflite_settings_unref(cfg);
 }
 
 /* A whole frame's results onto its meta: fresh ones (kept for the frames that skip
@@ -708,7 +284,7 @@ void gst_tflite_filter_tensor_ids(GstTfliteFilter *self, GstTfliteMeta *meta, gu
 static void add_frame_results(GstTfliteFilter *self, GstTfliteMeta *meta, tfl_results *res, GstBuffer *gl_mask,
                               gboolean fresh)
 {
-  gint fw = GST_VIDEO_INFO_WIDTH(&self->info), fh = GST_VIDEO_INFO_HEIGHT(&self->info);
+  const GstVideoInfo *info = &self->infer.info;
   if (fresh) {
     forget_last(self);
     /* repeated frames carry the objects, not the raw tensors (no copy of those) */
@@ -723,9 +299,9 @@ static void add_frame_results(GstTfliteFilter *self, GstTfliteMeta *meta, tfl_re
     self->frames_since_run++;
   }
   guint first = gst_tflite_meta_n_objects(meta), t0 = gst_tflite_meta_n_tensors(meta);
-  const gfloat frame[4] = { 0, 0, (gfloat)fw, (gfloat)fh };
-  gst_tflite_meta_add_results(meta, res, self->source, 0, frame, self->model.labels, gl_mask);
-  gst_tflite_filter_tensor_ids(self, meta, t0);
+  const gfloat frame[4] = { 0, 0, (gfloat)GST_VIDEO_INFO_WIDTH(info), (gfloat)GST_VIDEO_INFO_HEIGHT(info) };
+  gst_tflite_meta_add_results(meta, res, self->source, 0, frame, self->infer.model.labels, gl_mask);
+  gst_tflite_infer_tensor_ids(&self->infer, meta, t0);
   /* repeated results say how old they are (a tracker tells them from fresh ones) */
   for (guint i = first; i < gst_tflite_meta_n_objects(meta); i++)
     gst_tflite_meta_get_object_writable(meta, i)->age = self->frames_since_run;
@@ -738,15 +314,136 @@ static void announce(GstTfliteFilter *self, GstBuffer *buf, GstTfliteMeta *meta,
   gst_tflite_meta_sync_rois(meta, buf);
   if (fresh)
     gst_tflite_post_results_message(GST_ELEMENT(self), meta, self->source, GST_BUFFER_PTS(buf),
-                                    self->last_latency_ms, self->last_batch, self->gl ? "gl" : "cpu");
+                                    self->infer.last_latency_ms, self->infer.last_batch,
+                                    self->infer.gl ? "gl" : "cpu");
 }
 
-void gst_tflite_filter_add_run_results(GstTfliteFilter *self, GstBuffer *buf, tfl_results *res, GstBuffer *gl_mask)
+/* ---- gl-queue-depth=2 (tflinfer_queue.h) ---- */
+
+static gboolean queue_wanted(GstTfliteFilter *self)
 {
-  GstTfliteMeta *meta = gst_buffer_get_tflite_meta(buf);
-  add_frame_results(self, meta, res, gl_mask, TRUE);
-  tfl_results_clear(res);
-  announce(self, buf, meta, TRUE);
+  GST_OBJECT_LOCK(self);
+  guint depth = self->gl_queue_depth;
+  GST_OBJECT_UNLOCK(self);
+  return depth > 1 && self->infer.gl && self->infer.is_gl;
+}
+
+/* The held frame's results onto it; it is pushed before the next frame. FALSE after
+ * posting an element error (the frame is dropped). TRUE when nothing is held. */
+static gboolean complete_held(GstTfliteFilter *self)
+{
+  GstTfliteCompleted c;
+  tfl_results res = { 0 };
+  GstTfliteNotice fail = { 0 };
+  if (!gst_tflite_infer_complete_held(&self->infer, &c, &res, &fail)) {
+    post_notices(self, &fail);
+    return FALSE;
+  }
+  if (!c.buf) return TRUE;
+  /* its message says how long the frame waited for its results, and its own batch */
+  gint last_batch = self->infer.last_batch;
+  self->infer.last_batch = c.batch;
+  GstTfliteMeta *meta = gst_buffer_get_tflite_meta(c.buf);
+  add_frame_results(self, meta, &res, c.gl_mask, TRUE);
+  tfl_results_clear(&res);
+  announce(self, c.buf, meta, TRUE);
+  self->infer.last_batch = last_batch;
+  gst_clear_buffer(&c.gl_mask);
+  gst_tflite_queue_set_ready(&self->infer.queue, c.buf);
+  return TRUE;
+}
+
+/* basetransform's generate_output: the frames in order, the queued one held back. */
+static GstFlowReturn generate_output(GstBaseTransform *trans, GstBuffer **out)
+{
+  GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
+  if ((*out = gst_tflite_queue_take_next(&self->infer.queue))) return GST_FLOW_OK;
+  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS(gst_tflite_filter_parent_class)->generate_output(trans, out);
+  gst_tflite_queue_order(&self->infer.queue, *out, ret == GST_FLOW_OK, out);
+  return ret;
+}
+
+/* Pushes the held frame with its results (before a serialized event or a drain). */
+static GstFlowReturn drain_held(GstTfliteFilter *self)
+{
+  if (!gst_tflite_queue_held(&self->infer.queue)) return GST_FLOW_OK;
+  if (!complete_held(self)) return GST_FLOW_ERROR;
+  GstBuffer *buf = gst_tflite_queue_take_ready(&self->infer.queue);
+  GST_LOG_OBJECT(self, "pushing the held frame %" GST_TIME_FORMAT, GST_TIME_ARGS(GST_BUFFER_PTS(buf)));
+  return gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), buf);
+}
+
+/* A LATENCY query's answer from upstream plus the held frame's duration. */
+static void add_held_latency(GstTfliteFilter *self, GstQuery *query)
+{
+  GST_OBJECT_LOCK(self);
+  guint depth = self->gl_queue_depth;
+  GST_OBJECT_UNLOCK(self);
+  if (depth < 2) return;
+  gint n = GST_VIDEO_INFO_FPS_N(&self->infer.info), d = GST_VIDEO_INFO_FPS_D(&self->infer.info);
+  if (n <= 0 || d <= 0) {
+    GST_DEBUG_OBJECT(self, "gl-queue-depth=%u: no frame rate (%d/%d), no frame's latency to add", depth, n, d);
+    return;
+  }
+  GstClockTime frame = gst_util_uint64_scale_int_ceil(GST_SECOND, d, n) * (depth - 1);
+  gboolean live;
+  GstClockTime min, max;
+  gst_query_parse_latency(query, &live, &min, &max);
+  gst_query_set_latency(query, live, min + frame, GST_CLOCK_TIME_IS_VALID(max) ? max + frame : max);
+  GST_DEBUG_OBJECT(self, "latency + %" GST_TIME_FORMAT " (one frame held)", GST_TIME_ARGS(frame));
+}
+
+/* ---- per frame ---- */
+
+/* The runtime for the current caps and settings; FALSE after an element error. A failure
+ * is not retried (and posted again) until the settings, caps or state change. */
+static gboolean ensure_runtime(GstTfliteFilter *self, GstBuffer *buf)
+{
+  GST_OBJECT_LOCK(self);
+  gboolean changed = self->settings_changed;
+  GST_OBJECT_UNLOCK(self);
+  /* a frame held by gl-queue-depth=2 gets its results from the runtime it ran on */
+  if (changed && !complete_held(self)) return FALSE;
+  if (changed) take_settings(self);
+  GstTfliteGlShare share = { self->share_context, self->gl_share_error };
+  GstTfliteNotice fail = { 0 };
+  self->infer.frames = self->frame_count;
+  gboolean ok = gst_tflite_infer_prepare(&self->infer, buf, &share, &fail);
+  if (!ok) forget_last(self);
+  post_notices(self, &fail);
+  return ok;
+}
+
+static gboolean is_late(GstTfliteFilter *self, GstBuffer *buf)
+{
+  GST_OBJECT_LOCK(self);
+  gboolean qos = self->qos;
+  GstClockTime earliest = self->earliest_time;
+  GST_OBJECT_UNLOCK(self);
+  if (!qos || !GST_CLOCK_TIME_IS_VALID(earliest)) return FALSE;
+  GstClockTime rt = gst_segment_to_running_time(&GST_BASE_TRANSFORM(self)->segment, GST_FORMAT_TIME,
+                                                GST_BUFFER_PTS(buf));
+  return GST_CLOCK_TIME_IS_VALID(rt) && rt < earliest;
+}
+
+/* Region mode's frame, and the detector asked to pause or resume after it. */
+static gboolean regions_frame(GstTfliteFilter *self, GstBuffer *buf, GstTfliteMeta *meta, gboolean run)
+{
+  GstTfliteRegionFrame f = { self->source, &self->frames_since_run, &self->have_last };
+  GstTfliteNotice fail = { 0 };
+  if (!gst_tflite_infer_regions_frame(&self->infer, buf, meta, run, &f, &fail)) {
+    post_notices(self, &fail);
+    return FALSE;
+  }
+  gboolean pause;
+  const gchar *detector;
+  if (gst_tflite_regions_pause_request(self->infer.regions, &pause, &detector)) {
+    GST_DEBUG_OBJECT(self, "asking \"%s\" to %s", detector, pause ? "pause" : "resume");
+    GstStructure *s = gst_structure_new(GST_TFLITE_TRACK_REGIONS_EVENT, "detector", G_TYPE_STRING, detector, "pause",
+                                        G_TYPE_BOOLEAN, pause, NULL);
+    gst_pad_push_event(GST_BASE_TRANSFORM_SINK_PAD(self), gst_event_new_custom(GST_EVENT_CUSTOM_UPSTREAM, s));
+  }
+  return TRUE;
 }
 
 static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
@@ -754,15 +451,16 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
   if (!ensure_runtime(self, buf)) return GST_FLOW_ERROR;
 
-  gint fw = GST_VIDEO_INFO_WIDTH(&self->info), fh = GST_VIDEO_INFO_HEIGHT(&self->info);
+  gint fw = GST_VIDEO_INFO_WIDTH(&self->infer.info), fh = GST_VIDEO_INFO_HEIGHT(&self->infer.info);
+  GST_OBJECT_LOCK(self);
   guint interval = self->inference_interval ? self->inference_interval : 1;
+  gboolean paused = self->paused_by_downstream;
+  gboolean readback = self->gl_readback;
+  GST_OBJECT_UNLOCK(self);
   gboolean run = !self->have_last || (self->frame_count % interval == 0 && !is_late(self, buf));
   self->frame_count++;
-  GST_OBJECT_LOCK(self);
-  gboolean paused = self->paused_by_downstream;
-  GST_OBJECT_UNLOCK(self);
   /* results reused, regions or none: the held frame's results come first */
-  if ((!run || paused || self->regions) && !gst_tflite_queue_complete(self)) return GST_FLOW_ERROR;
+  if ((!run || paused || self->infer.regions) && !complete_held(self)) return GST_FLOW_ERROR;
 
   /* basetransform made the buffer writable (no pixel copy: memories are shared) */
   GstTfliteMeta *meta = gst_buffer_add_tflite_meta(buf, fw, fh);
@@ -771,31 +469,36 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
                       ("The buffer is not writable."));
     return GST_FLOW_ERROR;
   }
-  if (self->regions) {
-    if (!gst_tflite_filter_regions_frame(self, buf, meta, run)) return GST_FLOW_ERROR;
+  if (self->infer.regions) {
+    if (!regions_frame(self, buf, meta, run)) return GST_FLOW_ERROR;
   } else if (paused) {
     /* a downstream element follows our objects from its own results: no inference, and
      * no stale results either */
     forget_last(self);
   } else {
-    const tfl_graph *g = self->model.graph;
-    const tfl_tensor *in = &g->tensors[g->inputs[0]];
-    tfl_transform tr = preprocess_transform(fw, fh, in->dims[2], in->dims[1], gst_tflite_filter_fit(self));
+    tfl_transform tr = gst_tflite_infer_frame_transform(&self->infer, fw, fh);
     tfl_results res = { 0 };
     GstBuffer *gl_mask = NULL;
     if (run) {
       gint queued = -1;
       gint64 t0 = g_get_monotonic_time();
-      if (!gst_tflite_filter_run(self, buf, &tr, 1, &res, &gl_mask, gst_tflite_queue_wanted(self) ? &queued : NULL) ||
-          /* the held frame ran first: its results first */
-          !gst_tflite_queue_complete(self)) {
+      GstTfliteNotice fail = { 0 };
+      if (!gst_tflite_infer_run(&self->infer, buf, &tr, 1, readback, &res, &gl_mask,
+                                queue_wanted(self) ? &queued : NULL, &fail)) {
+        post_notices(self, &fail);
+        tfl_results_clear(&res);
+        gst_clear_buffer(&gl_mask);
+        return GST_FLOW_ERROR;
+      }
+      /* the held frame ran first: its results first */
+      if (!complete_held(self)) {
         tfl_results_clear(&res);
         gst_clear_buffer(&gl_mask);
         return GST_FLOW_ERROR;
       }
       if (queued >= 0) {
         /* results a frame later: generate_output holds this frame (takes gl_mask) */
-        gst_tflite_queue_submit(self, queued, &tr, gl_mask, t0);
+        gst_tflite_queue_submit(&self->infer.queue, queued, &tr, gl_mask, t0, self->infer.last_batch);
         return GST_FLOW_OK;
       }
     } else {
@@ -816,8 +519,8 @@ static GstFlowReturn gst_tflite_filter_transform_ip(GstBaseTransform *trans, Gst
 static void find_gl_display(GstTfliteFilter *self)
 {
   GST_OBJECT_LOCK(self);
-  gboolean cpu = self->delegate_kind == GST_TFLITE_DELEGATE_CPU;
-  gboolean automatic = self->delegate_kind == GST_TFLITE_DELEGATE_AUTO;
+  gboolean cpu = self->props.delegate_kind == GST_TFLITE_DELEGATE_CPU;
+  gboolean automatic = self->props.delegate_kind == GST_TFLITE_DELEGATE_AUTO;
   GST_OBJECT_UNLOCK(self);
   g_clear_pointer(&self->gl_share_error, g_free);
   /* auto runs system-memory frames on the CPU: a pipeline with no GL element needs no
@@ -862,7 +565,7 @@ static GstStateChangeReturn gst_tflite_filter_change_state(GstElement *element, 
     /* delegate=gl runs on GL whatever the frames; with no GL at all it never could: fail
      * now, not at the first frame */
     GST_OBJECT_LOCK(self);
-    gboolean gl = self->delegate_kind == GST_TFLITE_DELEGATE_GL;
+    gboolean gl = self->props.delegate_kind == GST_TFLITE_DELEGATE_GL;
     GST_OBJECT_UNLOCK(self);
     if (gl) join_gl_share_group(self);
     if (gl && !self->share_context) {
@@ -897,11 +600,10 @@ static gboolean gst_tflite_filter_query(GstBaseTransform *trans, GstPadDirection
       return TRUE;
   }
   /* a drain (allocation changes) takes the held frame too */
-  if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_DRAIN &&
-      gst_tflite_queue_drain(self) == GST_FLOW_ERROR)
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_DRAIN && drain_held(self) == GST_FLOW_ERROR)
     return FALSE;
   gboolean ok = GST_BASE_TRANSFORM_CLASS(gst_tflite_filter_parent_class)->query(trans, direction, query);
-  if (ok && direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY) gst_tflite_queue_add_latency(self, query);
+  if (ok && direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY) add_held_latency(self, query);
   return ok;
 }
 
@@ -910,8 +612,8 @@ static gboolean gst_tflite_filter_sink_event(GstBaseTransform *trans, GstEvent *
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
   /* a frame held by gl-queue-depth=2 goes before any serialized event (EOS, caps, a new
    * segment); a flush drops it */
-  if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) gst_tflite_queue_flush(self);
-  else if (GST_EVENT_IS_SERIALIZED(event)) gst_tflite_queue_drain(self);
+  if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) gst_tflite_queue_flush(&self->infer.queue);
+  else if (GST_EVENT_IS_SERIALIZED(event)) drain_held(self);
   return GST_BASE_TRANSFORM_CLASS(gst_tflite_filter_parent_class)->sink_event(trans, event);
 }
 
@@ -927,12 +629,11 @@ static gboolean gst_tflite_filter_set_caps(GstBaseTransform *trans, GstCaps *inc
   }
   GstCapsFeatures *f = gst_caps_get_features(incaps, 0);
   gboolean is_gl = f && gst_caps_features_contains(f, "memory:GLMemory");
-  /* another path, or other system-memory frames for the GL path's upload */
-  if (self->stream && (is_gl != self->is_gl || (self->gl && !is_gl && !gst_video_info_is_equal(&info, &self->info))))
-    release_runtime(self);
-  if (is_gl != self->is_gl) self->runtime_failed = FALSE; /* another path may work */
-  self->info = info;
-  self->is_gl = is_gl;
+  /* another path, or other system-memory frames for the GL path's upload: a new runtime */
+  if (self->infer.stream && (is_gl != self->infer.is_gl ||
+                             (self->infer.gl && !is_gl && !gst_video_info_is_equal(&info, &self->infer.info))))
+    forget_last(self);
+  gst_tflite_infer_set_info(&self->infer, &info, is_gl);
   GST_DEBUG_OBJECT(self, "caps %" GST_PTR_FORMAT " (%s path)", incaps, is_gl ? "GL" : "system memory");
   /* System-memory frames: everything the runtime needs is known now (GL frames bring their
    * context with them), so a model the delegates refuse fails the negotiation, not the
@@ -941,10 +642,29 @@ static gboolean gst_tflite_filter_set_caps(GstBaseTransform *trans, GstCaps *inc
   return TRUE;
 }
 
+/* A downstream tflitefilter's pause/resume request (tflinfer_regions.h): TRUE when the
+ * event was meant for self (then it is consumed). */
+static gboolean track_regions_event(GstTfliteFilter *self, GstEvent *event)
+{
+  if (GST_EVENT_TYPE(event) != GST_EVENT_CUSTOM_UPSTREAM) return FALSE;
+  const GstStructure *s = gst_event_get_structure(event);
+  if (!s || !gst_structure_has_name(s, GST_TFLITE_TRACK_REGIONS_EVENT)) return FALSE;
+  const gchar *who = gst_structure_get_string(s, "detector");
+  gboolean pause = FALSE;
+  if (!who || g_strcmp0(who, g_quark_to_string(self->source)) || !gst_structure_get_boolean(s, "pause", &pause))
+    return FALSE;
+  GST_OBJECT_LOCK(self);
+  self->paused_by_downstream = pause;
+  GST_OBJECT_UNLOCK(self);
+  GST_DEBUG_OBJECT(self, "%s: a downstream element %s our objects", pause ? "paused" : "resumed",
+                   pause ? "tracks" : "no longer tracks");
+  return TRUE;
+}
+
 static gboolean gst_tflite_filter_src_event(GstBaseTransform *trans, GstEvent *event)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
-  if (gst_tflite_filter_regions_handle_event(self, event)) {
+  if (track_regions_event(self, event)) {
     gst_event_unref(event);
     return TRUE;
   }
@@ -965,9 +685,8 @@ static gboolean gst_tflite_filter_src_event(GstBaseTransform *trans, GstEvent *e
  * (a harness feeding its own meta) there is nothing to check. */
 static gboolean check_regions_from(GstTfliteFilter *self)
 {
-  GST_OBJECT_LOCK(self);
-  gchar *from = self->regions_from && self->regions_from[0] ? g_strdup(self->regions_from) : NULL;
-  GST_OBJECT_UNLOCK(self);
+  const GstTfliteSettings *cfg = self->infer.cfg;
+  const gchar *from = cfg->regions_from && cfg->regions_from[0] ? cfg->regions_from : NULL;
   if (!from) return TRUE;
   gchar *known = NULL, *kind = NULL;
   GstTfliteNameCheck c = gst_tflite_check_element_name(GST_ELEMENT(self), from, &known, &kind);
@@ -982,13 +701,15 @@ static gboolean check_regions_from(GstTfliteFilter *self)
                       ("Elements that make objects: %s.", known));
   g_free(known);
   g_free(kind);
-  g_free(from);
   return ok;
 }
 
 static gboolean gst_tflite_filter_start(GstBaseTransform *trans)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
+  /* load now so a missing or corrupt model fails the state change; the snapshot taken
+   * here needs no second load at the first buffer */
+  take_settings(self);
   if (!check_regions_from(self)) return FALSE;
   self->frame_count = 0;
   self->earliest_time = GST_CLOCK_TIME_NONE;
@@ -998,19 +719,17 @@ static gboolean gst_tflite_filter_start(GstBaseTransform *trans)
   gchar *name = gst_object_get_name(GST_OBJECT(self));
   self->source = g_quark_from_string(name);
   g_free(name);
-  /* load now so a missing or corrupt model fails the state change; the properties
-   * read here need no second load at the first buffer */
-  GST_OBJECT_LOCK(self);
-  self->settings_changed = FALSE;
-  GST_OBJECT_UNLOCK(self);
-  self->runtime_failed = FALSE;
-  return load_model(self);
+  GstTfliteNotice fail = { 0 };
+  gboolean ok = gst_tflite_infer_load_model(&self->infer, &fail);
+  post_notices(self, &fail);
+  return ok;
 }
 
 static gboolean gst_tflite_filter_stop(GstBaseTransform *trans)
 {
-  gst_tflite_queue_flush(GST_TFLITE_FILTER(trans));
-  release_runtime(GST_TFLITE_FILTER(trans));
+  GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
+  gst_tflite_queue_flush(&self->infer.queue);
+  release_runtime(self);
   return TRUE;
 }
 
@@ -1020,20 +739,21 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
                                            GParamSpec *pspec)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(object);
-  GstTfliteModelSettings *ms = &self->model_settings;
+  GstTfliteSettings *p = &self->props;
+  GstTfliteModelSettings *ms = &p->model;
   GST_OBJECT_LOCK(self);
   switch (prop_id) {
   case PROP_MODEL: g_free(ms->model_path); ms->model_path = g_value_dup_string(value); break;
   case PROP_LABELS: g_free(ms->labels_path); ms->labels_path = g_value_dup_string(value); break;
-  case PROP_DELEGATE: self->delegate_kind = g_value_get_enum(value); break;
-  case PROP_THREADS: self->threads = g_value_get_int(value); break;
-  case PROP_PRECISION: self->precision = g_value_get_enum(value); break;
-  case PROP_CACHE_DIR: g_free(self->cache_dir); self->cache_dir = g_value_dup_string(value); break;
+  case PROP_DELEGATE: p->delegate_kind = g_value_get_enum(value); break;
+  case PROP_THREADS: p->threads = g_value_get_int(value); break;
+  case PROP_PRECISION: p->precision = g_value_get_enum(value); break;
+  case PROP_CACHE_DIR: g_free(p->cache_dir); p->cache_dir = g_value_dup_string(value); break;
   case PROP_DECODER: ms->decoder_kind = g_value_get_enum(value); break;
-  case PROP_THRESHOLD: self->decoder_opts.threshold = g_value_get_float(value); break;
-  case PROP_MAX_RESULTS: self->decoder_opts.max_results = g_value_get_int(value); break;
-  case PROP_IOU_THRESHOLD: self->decoder_opts.iou_threshold = g_value_get_float(value); break;
-  case PROP_CLASS_AGNOSTIC: self->decoder_opts.class_agnostic = g_value_get_boolean(value); break;
+  case PROP_THRESHOLD: p->decoder_opts.threshold = g_value_get_float(value); break;
+  case PROP_MAX_RESULTS: p->decoder_opts.max_results = g_value_get_int(value); break;
+  case PROP_IOU_THRESHOLD: p->decoder_opts.iou_threshold = g_value_get_float(value); break;
+  case PROP_CLASS_AGNOSTIC: p->decoder_opts.class_agnostic = g_value_get_boolean(value); break;
   case PROP_INFERENCE_INTERVAL: self->inference_interval = g_value_get_uint(value); break;
   case PROP_QOS: self->qos = g_value_get_boolean(value); break;
   case PROP_INPUT_MEAN:
@@ -1042,21 +762,21 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
   case PROP_INPUT_STD:
     for (int c = 0; c < 3; c++) ms->norm_std[c] = g_value_get_float(value);
     break;
-  case PROP_FIT: self->fit = g_value_get_enum(value); break;
-  case PROP_ANCHORS: self->decoder_opts.anchors = g_value_get_enum(value); break;
+  case PROP_FIT: p->fit = g_value_get_enum(value); break;
+  case PROP_ANCHORS: p->decoder_opts.anchors = g_value_get_enum(value); break;
   case PROP_GL_READBACK: self->gl_readback = g_value_get_boolean(value); break;
-  case PROP_MODEL_INSTANCE_ID: g_free(self->instance_id); self->instance_id = g_value_dup_string(value); break;
-  case PROP_BATCH_WINDOW: self->batch_window_us = g_value_get_uint(value); break;
-  case PROP_MAX_BATCH: self->max_batch = g_value_get_uint(value); break;
-  case PROP_REGIONS_FROM: g_free(self->regions_from); self->regions_from = g_value_dup_string(value); break;
-  case PROP_REGION_LABELS: g_free(self->region_labels); self->region_labels = g_value_dup_string(value); break;
-  case PROP_MAX_REGIONS: self->max_regions = g_value_get_uint(value); break;
-  case PROP_MIN_REGION_SIZE: self->min_region_size = g_value_get_uint(value); break;
-  case PROP_TRACK_REGIONS: self->track_regions = g_value_get_boolean(value); break;
-  case PROP_ENGINE_CONTEXT: self->engine_context = g_value_get_enum(value); break;
+  case PROP_MODEL_INSTANCE_ID: g_free(p->instance_id); p->instance_id = g_value_dup_string(value); break;
+  case PROP_BATCH_WINDOW: p->batch_window_us = g_value_get_uint(value); break;
+  case PROP_MAX_BATCH: p->max_batch = g_value_get_uint(value); break;
+  case PROP_REGIONS_FROM: g_free(p->regions_from); p->regions_from = g_value_dup_string(value); break;
+  case PROP_REGION_LABELS: g_free(p->region_labels); p->region_labels = g_value_dup_string(value); break;
+  case PROP_MAX_REGIONS: p->max_regions = g_value_get_uint(value); break;
+  case PROP_MIN_REGION_SIZE: p->min_region_size = g_value_get_uint(value); break;
+  case PROP_TRACK_REGIONS: p->track_regions = g_value_get_boolean(value); break;
+  case PROP_ENGINE_CONTEXT: p->engine_context = g_value_get_enum(value); break;
   case PROP_GL_QUEUE_DEPTH: self->gl_queue_depth = g_value_get_uint(value); break;
-  case PROP_GL_START: self->gl_start = g_value_get_enum(value); break;
-  case PROP_KEEP_TENSORS: self->keep_tensors = g_value_get_boolean(value); break;
+  case PROP_GL_START: p->gl_start = g_value_get_enum(value); break;
+  case PROP_KEEP_TENSORS: p->keep_tensors = g_value_get_boolean(value); break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     GST_OBJECT_UNLOCK(self);
@@ -1072,40 +792,41 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
 static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(object);
-  const GstTfliteModelSettings *ms = &self->model_settings;
+  const GstTfliteSettings *p = &self->props;
+  const GstTfliteModelSettings *ms = &p->model;
   GST_OBJECT_LOCK(self);
   switch (prop_id) {
   case PROP_MODEL: g_value_set_string(value, ms->model_path); break;
   case PROP_LABELS: g_value_set_string(value, ms->labels_path); break;
-  case PROP_DELEGATE: g_value_set_enum(value, self->delegate_kind); break;
-  case PROP_THREADS: g_value_set_int(value, self->threads); break;
-  case PROP_PRECISION: g_value_set_enum(value, self->precision); break;
-  case PROP_CACHE_DIR: g_value_set_string(value, self->cache_dir); break;
+  case PROP_DELEGATE: g_value_set_enum(value, p->delegate_kind); break;
+  case PROP_THREADS: g_value_set_int(value, p->threads); break;
+  case PROP_PRECISION: g_value_set_enum(value, p->precision); break;
+  case PROP_CACHE_DIR: g_value_set_string(value, p->cache_dir); break;
   case PROP_DECODER: g_value_set_enum(value, ms->decoder_kind); break;
-  case PROP_THRESHOLD: g_value_set_float(value, self->decoder_opts.threshold); break;
-  case PROP_MAX_RESULTS: g_value_set_int(value, self->decoder_opts.max_results); break;
-  case PROP_IOU_THRESHOLD: g_value_set_float(value, self->decoder_opts.iou_threshold); break;
-  case PROP_CLASS_AGNOSTIC: g_value_set_boolean(value, self->decoder_opts.class_agnostic); break;
+  case PROP_THRESHOLD: g_value_set_float(value, p->decoder_opts.threshold); break;
+  case PROP_MAX_RESULTS: g_value_set_int(value, p->decoder_opts.max_results); break;
+  case PROP_IOU_THRESHOLD: g_value_set_float(value, p->decoder_opts.iou_threshold); break;
+  case PROP_CLASS_AGNOSTIC: g_value_set_boolean(value, p->decoder_opts.class_agnostic); break;
   case PROP_INFERENCE_INTERVAL: g_value_set_uint(value, self->inference_interval); break;
   case PROP_QOS: g_value_set_boolean(value, self->qos); break;
   case PROP_INPUT_MEAN: g_value_set_float(value, ms->norm_mean[0]); break;
   case PROP_INPUT_STD: g_value_set_float(value, ms->norm_std[0]); break;
-  case PROP_FIT: g_value_set_enum(value, self->fit); break;
-  case PROP_ANCHORS: g_value_set_enum(value, self->decoder_opts.anchors); break;
-  case PROP_LATENCY: g_value_set_double(value, self->last_latency_ms); break;
+  case PROP_FIT: g_value_set_enum(value, p->fit); break;
+  case PROP_ANCHORS: g_value_set_enum(value, p->decoder_opts.anchors); break;
+  case PROP_LATENCY: g_value_set_double(value, self->infer.last_latency_ms); break;
   case PROP_GL_READBACK: g_value_set_boolean(value, self->gl_readback); break;
-  case PROP_MODEL_INSTANCE_ID: g_value_set_string(value, self->instance_id); break;
-  case PROP_BATCH_WINDOW: g_value_set_uint(value, self->batch_window_us); break;
-  case PROP_MAX_BATCH: g_value_set_uint(value, self->max_batch); break;
-  case PROP_REGIONS_FROM: g_value_set_string(value, self->regions_from); break;
-  case PROP_REGION_LABELS: g_value_set_string(value, self->region_labels); break;
-  case PROP_MAX_REGIONS: g_value_set_uint(value, self->max_regions); break;
-  case PROP_MIN_REGION_SIZE: g_value_set_uint(value, self->min_region_size); break;
-  case PROP_TRACK_REGIONS: g_value_set_boolean(value, self->track_regions); break;
-  case PROP_ENGINE_CONTEXT: g_value_set_enum(value, self->engine_context); break;
+  case PROP_MODEL_INSTANCE_ID: g_value_set_string(value, p->instance_id); break;
+  case PROP_BATCH_WINDOW: g_value_set_uint(value, p->batch_window_us); break;
+  case PROP_MAX_BATCH: g_value_set_uint(value, p->max_batch); break;
+  case PROP_REGIONS_FROM: g_value_set_string(value, p->regions_from); break;
+  case PROP_REGION_LABELS: g_value_set_string(value, p->region_labels); break;
+  case PROP_MAX_REGIONS: g_value_set_uint(value, p->max_regions); break;
+  case PROP_MIN_REGION_SIZE: g_value_set_uint(value, p->min_region_size); break;
+  case PROP_TRACK_REGIONS: g_value_set_boolean(value, p->track_regions); break;
+  case PROP_ENGINE_CONTEXT: g_value_set_enum(value, p->engine_context); break;
   case PROP_GL_QUEUE_DEPTH: g_value_set_uint(value, self->gl_queue_depth); break;
-  case PROP_GL_START: g_value_set_enum(value, self->gl_start); break;
-  case PROP_KEEP_TENSORS: g_value_set_boolean(value, self->keep_tensors); break;
+  case PROP_GL_START: g_value_set_enum(value, p->gl_start); break;
+  case PROP_KEEP_TENSORS: g_value_set_boolean(value, p->keep_tensors); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK(self);
@@ -1114,13 +835,9 @@ static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValu
 static void gst_tflite_filter_finalize(GObject *object)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(object);
-  release_runtime(self);
-  gst_tflite_model_settings_clear(&self->model_settings);
-  g_free(self->cache_dir);
-  g_free(self->instance_id);
-  g_free(self->regions_from);
-  g_free(self->software_gl);
-  g_free(self->region_labels);
+  forget_last(self);
+  gst_tflite_infer_finalize(&self->infer);
+  gst_tflite_settings_clear(&self->props);
   G_OBJECT_CLASS(gst_tflite_filter_parent_class)->finalize(object);
 }
 static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
@@ -1296,48 +1013,45 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
   trans_class->set_caps = gst_tflite_filter_set_caps;
   trans_class->src_event = gst_tflite_filter_src_event;
   trans_class->sink_event = gst_tflite_filter_sink_event;
-  trans_class->generate_output = gst_tflite_queue_generate_output;
+  trans_class->generate_output = generate_output;
   trans_class->start = gst_tflite_filter_start;
   trans_class->stop = gst_tflite_filter_stop;
   trans_class->query = gst_tflite_filter_query;
   element_class->change_state = gst_tflite_filter_change_state;
   element_class->set_context = gst_tflite_filter_set_context;
 
-  GST_DEBUG_CATEGORY_GET(CAT_PERFORMANCE, "GST_PERFORMANCE");
   gst_tflite_enums_mark_as_plugin_api();
 }
 
 static void gst_tflite_filter_init(GstTfliteFilter *self)
 {
-  self->delegate_kind = DEFAULT_DELEGATE;
-  self->threads = DEFAULT_THREADS;
-  self->precision = DEFAULT_PRECISION;
-  self->model_settings.decoder_kind = DEFAULT_DECODER;
-  self->decoder_opts = tfl_decoder_defaults();
-  self->decoder_opts.threshold = DEFAULT_THRESHOLD;
-  self->decoder_opts.max_results = DEFAULT_MAX_RESULTS;
-  self->decoder_opts.iou_threshold = DEFAULT_IOU;
-  self->decoder_opts.anchors = DEFAULT_ANCHORS;
+  GstTfliteSettings *p = &self->props;
+  p->delegate_kind = DEFAULT_DELEGATE;
+  p->threads = DEFAULT_THREADS;
+  p->precision = DEFAULT_PRECISION;
+  p->model.decoder_kind = DEFAULT_DECODER;
+  p->decoder_opts = tfl_decoder_defaults();
+  p->decoder_opts.threshold = DEFAULT_THRESHOLD;
+  p->decoder_opts.max_results = DEFAULT_MAX_RESULTS;
+  p->decoder_opts.iou_threshold = DEFAULT_IOU;
+  p->decoder_opts.anchors = DEFAULT_ANCHORS;
   self->inference_interval = DEFAULT_INTERVAL;
   self->qos = DEFAULT_QOS;
-  self->fit = DEFAULT_FIT;
+  p->fit = DEFAULT_FIT;
   self->gl_readback = DEFAULT_GL_READBACK;
   self->gl_queue_depth = DEFAULT_GL_QUEUE_DEPTH;
-  self->submitted.queued = self->held.queued = -1;
-  self->batch_window_us = DEFAULT_BATCH_WINDOW_US;
-  self->max_batch = DEFAULT_MAX_BATCH;
-  self->max_regions = DEFAULT_MAX_REGIONS;
-  self->min_region_size = DEFAULT_MIN_REGION_SIZE;
-  self->track_regions = DEFAULT_TRACK_REGIONS;
-  self->engine_context = DEFAULT_ENGINE_CONTEXT;
-  self->gl_start = DEFAULT_GL_START;
-  self->keep_tensors = DEFAULT_KEEP_TENSORS;
+  p->batch_window_us = DEFAULT_BATCH_WINDOW_US;
+  p->max_batch = DEFAULT_MAX_BATCH;
+  p->max_regions = DEFAULT_MAX_REGIONS;
+  p->min_region_size = DEFAULT_MIN_REGION_SIZE;
+  p->track_regions = DEFAULT_TRACK_REGIONS;
+  p->engine_context = DEFAULT_ENGINE_CONTEXT;
+  p->gl_start = DEFAULT_GL_START;
+  p->keep_tensors = DEFAULT_KEEP_TENSORS;
   for (int c = 0; c < 3; c++)
-    self->model_settings.norm_mean[c] = self->model_settings.norm_std[c] = GST_TFLITE_NORM_FROM_MODEL;
+    p->model.norm_mean[c] = p->model.norm_std[c] = GST_TFLITE_NORM_FROM_MODEL;
   self->earliest_time = GST_CLOCK_TIME_NONE;
-  tfl_diag_init(&self->diag);
-  self->diag.sink = log_sink;
-  self->diag.user = self;
+  gst_tflite_infer_init(&self->infer, GST_ELEMENT(self));
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
   /* QoS here means skipping inference, never dropping frames */
   gst_base_transform_set_qos_enabled(GST_BASE_TRANSFORM(self), FALSE);

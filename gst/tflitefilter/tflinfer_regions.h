@@ -1,4 +1,4 @@
-/* gsttflitefilter_regions.h - tflitefilter's region mode: the model runs once per region
+/* tflinfer_regions.h - tflitefilter's region mode: the model runs once per region
  * an upstream tflitefilter found (regions-from), not on the whole frame.
  *
  * Per frame: the upstream element's DETECTION objects (filtered by region-labels,
@@ -14,32 +14,38 @@
  * a detection gets a DETECTION object of this element (the landmarks' bounds, labelled
  * "person", "hand" or "face") as the parent of its landmarks.
  *
- * Threads: the streaming thread of the element; the pause event is handled on whichever
- * thread pushes it upstream (object lock).
+ * Threads: the streaming thread of the element. The element sends the pause request
+ * upstream and handles the detector's side of it (object lock).
  */
-#ifndef GST_TFLITE_FILTER_REGIONS_H
-#define GST_TFLITE_FILTER_REGIONS_H
+#ifndef GST_TFLITE_INFER_REGIONS_H
+#define GST_TFLITE_INFER_REGIONS_H
 
-#include "gsttflitefilter.h"
+#include "tflinfer.h"
 #include <gst/tflitemeta/gsttflitemeta.h>
 
 G_BEGIN_DECLS
 
 #define GST_TFLITE_TRACK_REGIONS_EVENT "tflite-track-regions"
 
-typedef struct _GstTfliteRegions GstTfliteRegions;
-
-/* Region mode's state, when the regions-from property is set (else NULL). */
-GstTfliteRegions *gst_tflite_regions_new(GstTfliteFilter *self);
+/* Region mode's state, from self->cfg (regions-from set; else NULL). */
+GstTfliteRegions *gst_tflite_regions_new(GstTfliteInfer *self);
 void gst_tflite_regions_free(GstTfliteRegions *r);
 
-/* One frame in region mode: runs (when `run`; else the last results, aged) and attaches
- * the results to meta. FALSE after posting an element error. */
-gboolean gst_tflite_filter_regions_frame(GstTfliteFilter *self, GstBuffer *buf, GstTfliteMeta *meta, gboolean run);
+/* The element's part of a frame: the objects' source and its reuse counters (borrowed). */
+typedef struct {
+  GQuark source;
+  guint *age;                  /* frames since the last inference */
+  gboolean *have_last;         /* an inference ran since the start */
+} GstTfliteRegionFrame;
 
-/* A pause/resume request from a downstream element on our src pad: TRUE when the event
- * was meant for self (then it is consumed). */
-gboolean gst_tflite_filter_regions_handle_event(GstTfliteFilter *self, GstEvent *event);
+/* One frame in region mode: runs (when `run`; else the last results, aged) and attaches
+ * the results to meta. FALSE with *fail set. */
+gboolean gst_tflite_infer_regions_frame(GstTfliteInfer *self, GstBuffer *buf, GstTfliteMeta *meta, gboolean run,
+                                        const GstTfliteRegionFrame *frame, GstTfliteNotice *fail);
+
+/* After a frame: TRUE when the detector (regions-from) is to be asked to pause or resume
+ * (the element sends GST_TFLITE_TRACK_REGIONS_EVENT upstream). */
+gboolean gst_tflite_regions_pause_request(GstTfliteRegions *r, gboolean *pause, const gchar **detector);
 
 G_END_DECLS
 

@@ -1,4 +1,4 @@
-/* gsttflitefilter_start.h - gl-start=cpu: the first frames run on the CPU engine while the
+/* tflinfer_start.h - gl-start=cpu: the first frames run on the CPU engine while the
  * GL engine is made on a thread of its own; the frame after it is ready runs on GL.
  *
  * On a cold start the driver compiles every GL program of the model (seconds; on llvmpipe
@@ -12,35 +12,44 @@
  *   2. gets the shared engine on its context (gst_tflite_engine_get: another element's
  *      when it makes or made it), attaches the element's stream and runs one inference on
  *      a blank texture, so the first real GL frame finds every program compiled.
- * The streaming thread asks at each frame (gst_tflite_filter_switch_to_gl) and moves onto
+ * The streaming thread asks at each frame (gst_tflite_infer_prepare, through gst_tflite_infer_gl_start_done) and moves onto
  * the GL engine between two frames: no frame is dropped, held or run twice.
  *
  * Threads: every function is called from the thread that owns self's runtime (the
  * streaming thread; stop and caps from theirs, as release_runtime). The worker touches
- * only its own state and posts on self (the element joins it before it goes).
+ * only its own state (the engine posts its warnings on the element; it is joined first).
  */
-#ifndef GST_TFLITE_FILTER_START_H
-#define GST_TFLITE_FILTER_START_H
+#ifndef GST_TFLITE_INFER_START_H
+#define GST_TFLITE_INFER_START_H
 
 #include "gsttfliteengine.h"
-#include "gsttflitefilter.h"
+#include "tflinfer.h"
 
 G_BEGIN_DECLS
 
 /* Starts making self's GL engine for key (copied) in the background; self->gl_starter is
  * set. `on_frames_context`: key's context is the frames' (compile on another first). FALSE
  * with *err set when no thread could be started. */
-gboolean gst_tflite_filter_start_gl(GstTfliteFilter *self, const GstTfliteEngineKey *key, gboolean on_frames_context,
-                                    GError **err);
+gboolean gst_tflite_infer_start_gl(GstTfliteInfer *self, const GstTfliteEngineKey *key, gboolean on_frames_context,
+                                   GError **err);
 
-/* Once the background start ended: on success self moves onto the GL engine (its model
- * message says so, with the time it took); on failure a warning (self stays on the CPU)
- * or, with delegate=gl, an element error and FALSE. TRUE while it still runs. */
-gboolean gst_tflite_filter_switch_to_gl(GstTfliteFilter *self);
+/* What the background start gave: the GL engine and self's stream on it (taken), or why
+ * not (error, taken); the frames that ran on the CPU meanwhile and the time it took. */
+typedef struct {
+  GstTfliteEngine *engine;
+  tfl_stream *stream;
+  GError *error;
+  guint64 cpu_frames;
+  gdouble ms;
+} GstTfliteGlStartOutcome;
+
+/* Once the background start ended: TRUE with *out filled (self->gl_starter is gone); the
+ * caller moves onto the engine between two frames (tflinfer.c). FALSE while it still runs. */
+gboolean gst_tflite_infer_gl_start_done(GstTfliteInfer *self, GstTfliteGlStartOutcome *out);
 
 /* Ends the background start, if any: the worker stops after the step it is in (a compile
  * is not interrupted) and is joined; what it made is freed. */
-void gst_tflite_filter_stop_gl_start(GstTfliteFilter *self);
+void gst_tflite_infer_stop_gl_start(GstTfliteInfer *self);
 
 G_END_DECLS
 

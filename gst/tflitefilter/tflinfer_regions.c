@@ -1,14 +1,15 @@
-/* gsttflitefilter_regions.c - see gsttflitefilter_regions.h */
-#include "gsttflitefilter_regions.h"
+/* tflinfer_regions.c - see tflinfer_regions.h */
+#include "tflinfer_regions.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "decoders/tfl_region.h"
-#include "gsttflitemessages.h"
+#include "tflinfer_decode.h"
+#include "tflinfer_run.h"
 
-GST_DEBUG_CATEGORY_EXTERN(gst_tflite_filter_debug);
-#define GST_CAT_DEFAULT gst_tflite_filter_debug
+GST_DEBUG_CATEGORY_EXTERN(gst_tflite_infer_debug);
+#define GST_CAT_DEFAULT gst_tflite_infer_debug
 
 /* Boxes overlapping at least this much are the same object (MediaPipe associates a
  * tracked region with a new detection at 0.5 of its own similarity; our boxes come from
@@ -34,6 +35,11 @@ struct _GstTfliteRegions {
   GArray *last;               /* region_in of the last inference, for skipped frames */
   tfl_results *last_res;
   guint n_last;
+  gboolean ask;               /* `paused` changed: the element asks the detector */
+  /* the element's, for one gst_tflite_infer_regions_frame call */
+  GQuark source;
+  guint *age;                 /* frames since the last inference */
+  gboolean *have_last;
 };
 
 static const gchar *object_name(tfl_region_kind k)
@@ -48,16 +54,14 @@ static const gchar *object_name(tfl_region_kind k)
   return "object";
 }
 
-GstTfliteRegions *gst_tflite_regions_new(GstTfliteFilter *self)
+GstTfliteRegions *gst_tflite_regions_new(GstTfliteInfer *self)
 {
   GstTfliteRegions *r = g_new0(GstTfliteRegions, 1);
-  GST_OBJECT_LOCK(self);
-  r->from_name = g_strdup(self->regions_from);
-  if (self->region_labels && self->region_labels[0]) r->labels = g_strsplit(self->region_labels, ",", -1);
-  r->max = self->max_regions;
-  r->min_size = self->min_region_size;
-  r->track = self->track_regions;
-  GST_OBJECT_UNLOCK(self);
+  r->from_name = g_strdup(self->cfg->regions_from);
+  if (self->cfg->region_labels && self->cfg->region_labels[0]) r->labels = g_strsplit(self->cfg->region_labels, ",", -1);
+  r->max = self->cfg->max_regions;
+  r->min_size = self->cfg->min_region_size;
+  r->track = self->cfg->track_regions;
   for (gchar **l = r->labels; l && *l; l++) g_strstrip(*l);
   r->from = g_quark_from_string(r->from_name);
   const tfl_family *f = self->model.family;
@@ -66,7 +70,7 @@ GstTfliteRegions *gst_tflite_regions_new(GstTfliteFilter *self)
   g_ptr_array_add(r->own_labels, g_strdup(object_name(r->kind)));
   r->carried = g_array_new(FALSE, TRUE, sizeof(region_in));
   r->last = g_array_new(FALSE, TRUE, sizeof(region_in));
-  GST_INFO_OBJECT(self, "regions from \"%s\" by the %s rule, at most %u%s", r->from_name, tfl_region_kind_name(r->kind),
+  GST_INFO_OBJECT(self->owner, "regions from \"%s\" by the %s rule, at most %u%s", r->from_name, tfl_region_kind_name(r->kind),
                   r->max, r->track ? ", carried by landmarks" : "");
   return r;
 }
@@ -143,7 +147,7 @@ static gint match(GPtrArray *cands, const gboolean *taken, const gfloat box[4])
 
 /* Regions for this frame: the carried ones (tied to a detection when one overlaps),
  * then the detections not covered yet, best first. */
-static guint collect(GstTfliteFilter *self, GstTfliteMeta *meta, region_in *out)
+static guint collect(GstTfliteInfer *self, GstTfliteMeta *meta, region_in *out)
 {
   GstTfliteRegions *r = self->regions;
   GPtrArray *cands = g_ptr_array_new();
@@ -202,7 +206,7 @@ static gboolean points_box(const tfl_results *res, gint fw, gint fh, gfloat box[
 
 /* Attaches one region's results (taking them) as children of its detection, or of a
  * DETECTION object made here when the region has none. */
-static void attach(GstTfliteFilter *self, GstTfliteMeta *meta, const region_in *reg, tfl_results *res, guint age)
+static void attach(GstTfliteInfer *self, GstTfliteMeta *meta, const region_in *reg, tfl_results *res, guint age)
 {
   GstTfliteRegions *r = self->regions;
   gboolean empty = !res->n_classes && !res->n_boxes && !res->n_poses && res->mask.kind == TFL_MASK_NONE;
@@ -210,8 +214,8 @@ static void attach(GstTfliteFilter *self, GstTfliteMeta *meta, const region_in *
     /* lost (landmark presence below the threshold), or nothing found; raw tensors
      * (decoder=tensors) still belong to the region's object */
     guint t0 = gst_tflite_meta_n_tensors(meta);
-    if (res->n_tensors && reg->parent_id) gst_tflite_meta_add_tensors(meta, res, self->source, reg->parent_id);
-    gst_tflite_filter_tensor_ids(self, meta, t0);
+    if (res->n_tensors && reg->parent_id) gst_tflite_meta_add_tensors(meta, res, r->source, reg->parent_id);
+    gst_tflite_infer_tensor_ids(self, meta, t0);
     return;
   }
   guint64 parent = reg->parent_id;
@@ -219,7 +223,7 @@ static void attach(GstTfliteFilter *self, GstTfliteMeta *meta, const region_in *
   if (!parent) {
     GstTfliteObject o = { 0 };
     o.kind = GST_TFLITE_OBJECT_DETECTION;
-    o.source = self->source;
+    o.source = r->source;
     points_box(res, meta->frame_width, meta->frame_height, area);
     o.x = area[0], o.y = area[1], o.w = area[2], o.h = area[3];
     o.class_id = 0;
@@ -230,27 +234,25 @@ static void attach(GstTfliteFilter *self, GstTfliteMeta *meta, const region_in *
     parent = gst_tflite_meta_add_object(meta, &o)->id;
   }
   guint first = gst_tflite_meta_n_objects(meta), t0 = gst_tflite_meta_n_tensors(meta);
-  gst_tflite_meta_add_results(meta, res, self->source, parent, area, self->model.labels, NULL);
-  gst_tflite_filter_tensor_ids(self, meta, t0);
+  gst_tflite_meta_add_results(meta, res, r->source, parent, area, self->model.labels, NULL);
+  gst_tflite_infer_tensor_ids(self, meta, t0);
   for (guint i = first; i < gst_tflite_meta_n_objects(meta); i++)
     gst_tflite_meta_get_object_writable(meta, i)->age = age;
 }
 
 /* ---- carrying regions and pausing the detector ---- */
 
-static void ask_detector(GstTfliteFilter *self, gboolean pause)
+/* The element asks the detector (an upstream event) after the frame. */
+static void ask_detector(GstTfliteInfer *self, gboolean pause)
 {
   GstTfliteRegions *r = self->regions;
   if (pause == r->paused) return;
   r->paused = pause;
-  GST_DEBUG_OBJECT(self, "asking \"%s\" to %s", r->from_name, pause ? "pause" : "resume");
-  GstStructure *s = gst_structure_new(GST_TFLITE_TRACK_REGIONS_EVENT, "detector", G_TYPE_STRING, r->from_name, "pause",
-                                      G_TYPE_BOOLEAN, pause, NULL);
-  gst_pad_push_event(GST_BASE_TRANSFORM_SINK_PAD(self), gst_event_new_custom(GST_EVENT_CUSTOM_UPSTREAM, s));
+  r->ask = TRUE;
 }
 
 /* The next frame's regions from this frame's landmarks (before they are attached). */
-static void carry(GstTfliteFilter *self, const region_in *regs, const tfl_results *res, guint n, gint fw, gint fh)
+static void carry(GstTfliteInfer *self, const region_in *regs, const tfl_results *res, guint n, gint fw, gint fh)
 {
   GstTfliteRegions *r = self->regions;
   g_array_set_size(r->carried, 0);
@@ -266,10 +268,10 @@ static void carry(GstTfliteFilter *self, const region_in *regs, const tfl_result
 
 /* ---- per frame ---- */
 
-static gboolean reuse_last(GstTfliteFilter *self, GstTfliteMeta *meta)
+static gboolean reuse_last(GstTfliteInfer *self, GstTfliteMeta *meta)
 {
   GstTfliteRegions *r = self->regions;
-  self->frames_since_run++;
+  (*r->age)++;
   for (guint i = 0; i < r->n_last; i++) {
     region_in reg = g_array_index(r->last, region_in, i);
     /* the detection it belonged to is gone with the last frame: the one overlapping it now */
@@ -284,16 +286,20 @@ static gboolean reuse_last(GstTfliteFilter *self, GstTfliteMeta *meta)
       }
     }
     tfl_results copy = { 0 };
-    if (tfl_results_copy(&copy, &r->last_res[i]) == 0) attach(self, meta, &reg, &copy, self->frames_since_run);
+    if (tfl_results_copy(&copy, &r->last_res[i]) == 0) attach(self, meta, &reg, &copy, (*r->age));
     tfl_results_clear(&copy);
   }
   return TRUE;
 }
 
-gboolean gst_tflite_filter_regions_frame(GstTfliteFilter *self, GstBuffer *buf, GstTfliteMeta *meta, gboolean run)
+gboolean gst_tflite_infer_regions_frame(GstTfliteInfer *self, GstBuffer *buf, GstTfliteMeta *meta, gboolean run,
+                                        const GstTfliteRegionFrame *frame, GstTfliteNotice *fail)
 {
   GstTfliteRegions *r = self->regions;
-  if (!run && self->have_last) return reuse_last(self, meta);
+  r->source = frame->source;
+  r->age = frame->age;
+  r->have_last = frame->have_last;
+  if (!run && (*r->have_last)) return reuse_last(self, meta);
   region_in *regs = g_new0(region_in, r->max ? r->max : 1);
   guint n = collect(self, meta, regs);
   const tfl_graph *g = self->model.graph;
@@ -304,7 +310,7 @@ gboolean gst_tflite_filter_regions_frame(GstTfliteFilter *self, GstBuffer *buf, 
   /* the fit applies within each region as it does to a whole frame: crop (Ultralytics'
    * classifiers) cuts the region's centre to the input's aspect; the letterboxes keep the
    * aspect by widening the region (frame context, not bars, where the frame goes on) */
-  const fit_mode fit = gst_tflite_filter_fit(self);
+  const fit_mode fit = self->fit;
   const gboolean keep_aspect = rule.keep_aspect || fit == FIT_LETTERBOX || fit == FIT_LETTERBOX_GREY;
   const gfloat aspect = (gfloat)in->dims[2] / (gfloat)in->dims[1];
   for (guint i = 0; i < n; i++) {
@@ -316,10 +322,10 @@ gboolean gst_tflite_filter_regions_frame(GstTfliteFilter *self, GstBuffer *buf, 
     trs[i] = tfl_region_transform(&reg, in->dims[2], in->dims[1], (gfloat)meta->frame_width,
                                   (gfloat)meta->frame_height, keep_aspect);
   }
-  gboolean ok = n == 0 || gst_tflite_filter_run(self, buf, trs, (gint)n, res, NULL, NULL);
+  gboolean ok = n == 0 || gst_tflite_infer_run(self, buf, trs, (gint)n, FALSE, res, NULL, NULL, fail);
   if (ok) {
-    self->have_last = TRUE;
-    self->frames_since_run = 0;
+    (*r->have_last) = TRUE;
+    (*r->age) = 0;
     carry(self, regs, res, n, meta->frame_width, meta->frame_height);
     forget_last(r);
     r->last_res = g_new0(tfl_results, n ? n : 1);
@@ -344,19 +350,11 @@ gboolean gst_tflite_filter_regions_frame(GstTfliteFilter *self, GstBuffer *buf, 
   return ok;
 }
 
-gboolean gst_tflite_filter_regions_handle_event(GstTfliteFilter *self, GstEvent *event)
+gboolean gst_tflite_regions_pause_request(GstTfliteRegions *r, gboolean *pause, const gchar **detector)
 {
-  if (GST_EVENT_TYPE(event) != GST_EVENT_CUSTOM_UPSTREAM) return FALSE;
-  const GstStructure *s = gst_event_get_structure(event);
-  if (!s || !gst_structure_has_name(s, GST_TFLITE_TRACK_REGIONS_EVENT)) return FALSE;
-  const gchar *who = gst_structure_get_string(s, "detector");
-  gboolean pause = FALSE;
-  if (!who || g_strcmp0(who, g_quark_to_string(self->source)) || !gst_structure_get_boolean(s, "pause", &pause))
-    return FALSE;
-  GST_OBJECT_LOCK(self);
-  self->paused_by_downstream = pause;
-  GST_OBJECT_UNLOCK(self);
-  GST_DEBUG_OBJECT(self, "%s: a downstream element %s our objects", pause ? "paused" : "resumed",
-                   pause ? "tracks" : "no longer tracks");
+  if (!r || !r->ask) return FALSE;
+  r->ask = FALSE;
+  *pause = r->paused;
+  *detector = r->from_name;
   return TRUE;
 }

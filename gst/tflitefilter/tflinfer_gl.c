@@ -1,4 +1,4 @@
-/* gsttflitefilter_gl.c - tflitefilter's GL path (see gsttflitefilter_gl.h).
+/* tflinfer_gl.c - tflitefilter's GL path (see tflinfer_gl.h).
  *
  * Per frame: the streaming thread maps the frame's memory for GL (the texture name; it
  * runs a pending upload, never a CPU copy), waits on the producer's sync meta, takes a
@@ -13,14 +13,14 @@
  * Unless gl-readback is set, masks stay on the GPU after the first frame: the outputs
  * are not read back and the inference does not wait for the GPU.
  *
- * Queued (gl-queue-depth=2; gsttflitefilter_queue.c holds the frame): a frame whose
+ * Queued (gl-queue-depth=2; tflinfer_queue.c holds the frame): a frame whose
  * results come back to the CPU does not wait for them. The job leaves the outputs on the
  * GPU (host_outputs FALSE), and after the inference exports what the decoder reads into
  * a GL buffer of the element's own (one of two, used in turn) and sets a fence: a
  * segmentation's mask bytes (gl-readback; TFL_EXT_GL_MASK_BUFFER), for every other
  * decoder each output's slot as its host bytes (TFL_EXT_GL_OUTPUT_BUFFER, all outputs
  * in one buffer). The streaming thread goes on with the next frame and collects these
- * bytes a frame later (gst_tflite_filter_gl_collect: the fence, usually signalled by
+ * bytes a frame later (gst_tflite_infer_gl_collect: the fence, usually signalled by
  * then, a map, the decoder on views over the copied bytes). A model whose outputs the
  * delegate cannot queue (made on the CPU, read by another node, quantized) is read back
  * with each inference instead, from the first frame that finds out on.
@@ -29,18 +29,19 @@
  * engine's context (the element's own, from the GL share group): GstGLUpload, then
  * GstGLColorConvert to RGBA for the other formats. Their outputs always come back (the
  * buffers downstream hold no textures) and no mask textures are made. */
-#include "gsttflitefilter_gl.h"
+#include "tflinfer_gl.h"
 
 #include <gst/gl/gl.h>
 #include <gst/gl/gstglfuncs.h>
 #include <string.h>
 
 #include "gsttfliteengine.h"
+#include "tflinfer_decode.h"
 
-GST_DEBUG_CATEGORY_EXTERN(gst_tflite_filter_debug);
-#define GST_CAT_DEFAULT gst_tflite_filter_debug
+GST_DEBUG_CATEGORY_EXTERN(gst_tflite_infer_debug);
+#define GST_CAT_DEFAULT gst_tflite_infer_debug
 
-#define MAX_QUEUED_OUTPUTS 16 /* as gst_tflite_filter_decode_slot */
+#define MAX_QUEUED_OUTPUTS 16 /* as gst_tflite_infer_decode_slot */
 
 /* A queued read-back: the results of a frame in flight and its fence (GL thread only). */
 typedef struct {
@@ -50,7 +51,7 @@ typedef struct {
   gboolean mask;               /* a mask's bytes (rows padded to 4), else the outputs */
 } queued_readback;
 
-struct _GstTfliteFilterGl {
+struct _GstTfliteInferGl {
   GstGLContext *context;       /* the engine's (ref) */
   gboolean segmentation;       /* the decoder makes masks */
   gboolean logits;             /* its one-channel mask is logits */
@@ -73,7 +74,7 @@ struct _GstTfliteFilterGl {
 /* One frame's job (tfl_engine.h): runs on the engine's GL thread. */
 typedef struct {
   tfl_job job;
-  GstTfliteFilter *self;
+  GstTfliteInfer *self;
   const tfl_transform *tr;
   tfl_results *res;
   GstTfliteGlFrame frame;      /* the frame's textures */
@@ -87,7 +88,7 @@ typedef struct {
                                   decoded now */
 } gl_frame_job;
 
-GstGLContext *gst_tflite_filter_gl_context(GstBuffer *buf, GError **err)
+GstGLContext *gst_tflite_infer_gl_context(GstBuffer *buf, GError **err)
 {
   GstMemory *mem = gst_buffer_n_memory(buf) > 0 ? gst_buffer_peek_memory(buf, 0) : NULL;
   if (!mem || !gst_is_gl_memory(mem)) {
@@ -114,7 +115,7 @@ static void read_renderer(GstGLContext *ctx, gpointer data)
   *(gchar **)data = g_strdup(r ? (const gchar *)r : "");
 }
 
-gchar *gst_tflite_filter_gl_software_renderer(GstGLContext *ctx)
+gchar *gst_tflite_infer_gl_software_renderer(GstGLContext *ctx)
 {
   static const gchar *const software[] = { "llvmpipe", "softpipe", "software rasterizer", "swiftshader", "swrast" };
   gchar *renderer = NULL;
@@ -159,14 +160,14 @@ static GstCaps *texture_caps(GstCaps *sysmem)
 }
 
 /* The upload (and conversion) of system-memory frames of self->info. */
-static gboolean uploader_new(GstTfliteFilter *self, GstTfliteFilterGl *gl, GError **err)
+static gboolean uploader_new(GstTfliteInfer *self, GstTfliteInferGl *gl, GError **err)
 {
   GstVideoFormat fmt = GST_VIDEO_INFO_FORMAT(&self->info);
   GstCaps *in = gst_video_info_to_caps(&self->info), *tex = texture_caps(in);
   gl->upload = gst_gl_upload_new(gl->context);
   gboolean ok = gst_gl_upload_set_caps(gl->upload, in, tex);
   tfl_gl_layout layout;
-  if (ok && !gst_tflite_filter_gl_layout(fmt, &layout)) {
+  if (ok && !gst_tflite_infer_gl_layout(fmt, &layout)) {
     /* the converter picks the RGBA caps (colorimetry) that go with the frames' */
     GstCaps *want = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, "RGBA", "width", G_TYPE_INT,
                                         GST_VIDEO_INFO_WIDTH(&self->info), "height", G_TYPE_INT,
@@ -187,7 +188,7 @@ static gboolean uploader_new(GstTfliteFilter *self, GstTfliteFilterGl *gl, GErro
 }
 
 /* A system-memory frame as an RGBA texture on the engine's context (a new buffer). */
-static GstBuffer *upload_frame(GstTfliteFilterGl *gl, GstBuffer *buf, GError **err)
+static GstBuffer *upload_frame(GstTfliteInferGl *gl, GstBuffer *buf, GError **err)
 {
   GstBuffer *tex = NULL;
   GstGLUploadReturn r = gst_gl_upload_perform_with_buffer(gl->upload, buf, &tex);
@@ -210,7 +211,7 @@ static GstBuffer *upload_frame(GstTfliteFilterGl *gl, GstBuffer *buf, GError **e
   return rgba;
 }
 
-gboolean gst_tflite_filter_gl_mask_size(GstTfliteFilter *self, gint *width, gint *height, gboolean *logits)
+gboolean gst_tflite_infer_gl_mask_size(GstTfliteInfer *self, gint *width, gint *height, gboolean *logits)
 {
   const tfl_graph *g = self->model.graph;
   /* mask textures only for GL frames: system-memory buffers carry CPU masks */
@@ -224,18 +225,18 @@ gboolean gst_tflite_filter_gl_mask_size(GstTfliteFilter *self, gint *width, gint
   return TRUE;
 }
 
-GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self, GError **err)
+GstTfliteInferGl *gst_tflite_infer_gl_new(GstTfliteInfer *self, GError **err)
 {
-  GstTfliteFilterGl *gl = g_new0(GstTfliteFilterGl, 1);
+  GstTfliteInferGl *gl = g_new0(GstTfliteInferGl, 1);
   gl->context = gst_object_ref(gst_tflite_engine_gl_context(self->engine));
   if (!self->is_gl && !uploader_new(self, gl, err)) {
-    gst_tflite_filter_gl_free(gl);
+    gst_tflite_infer_gl_free(gl);
     return NULL;
   }
-  gl->segmentation = gst_tflite_filter_gl_mask_size(self, &gl->mask_w, &gl->mask_h, &gl->logits);
+  gl->segmentation = gst_tflite_infer_gl_mask_size(self, &gl->mask_w, &gl->mask_h, &gl->logits);
   if (gl->segmentation) {
     gl->pool = mask_pool_new(gl->context, gl->mask_w, gl->mask_h);
-    if (!gl->pool) GST_WARNING_OBJECT(self, "no GL mask textures (%dx%d GRAY8): CPU masks only", gl->mask_w, gl->mask_h);
+    if (!gl->pool) GST_WARNING_OBJECT(self->owner, "no GL mask textures (%dx%d GRAY8): CPU masks only", gl->mask_w, gl->mask_h);
   }
   return gl;
 }
@@ -243,7 +244,7 @@ GstTfliteFilterGl *gst_tflite_filter_gl_new(GstTfliteFilter *self, GError **err)
 /* GL thread: the queued read-backs' buffers and fences. */
 static void free_queued(GstGLContext *ctx, gpointer data)
 {
-  GstTfliteFilterGl *gl = data;
+  GstTfliteInferGl *gl = data;
   const GstGLFuncs *f = ctx->gl_vtable;
   for (guint i = 0; i < G_N_ELEMENTS(gl->queued); i++) {
     if (gl->queued[i].fence) f->DeleteSync(gl->queued[i].fence);
@@ -251,7 +252,7 @@ static void free_queued(GstGLContext *ctx, gpointer data)
   }
 }
 
-void gst_tflite_filter_gl_free(GstTfliteFilterGl *gl)
+void gst_tflite_infer_gl_free(GstTfliteInferGl *gl)
 {
   if (!gl) return;
   if (gl->queued[0].buffer || gl->queued[1].buffer) gst_gl_context_thread_add(gl->context, free_queued, gl);
@@ -274,7 +275,7 @@ void gst_tflite_filter_gl_free(GstTfliteFilterGl *gl)
  * model's outputs are made on the CPU, read by another node, quantized): said once. */
 static gboolean plan_queued_outputs(gl_frame_job *j, tfl_interpreter *it, int slot)
 {
-  GstTfliteFilterGl *gl = j->self->gl;
+  GstTfliteInferGl *gl = j->self->gl;
   if (gl->n_outputs) return TRUE;
   gint n = tfl_interpreter_output_count(it);
   gsize total = 0;
@@ -298,7 +299,7 @@ static gboolean plan_queued_outputs(gl_frame_job *j, tfl_interpreter *it, int sl
   return TRUE;
 }
 
-gboolean gst_tflite_filter_gl_layout(GstVideoFormat f, tfl_gl_layout *layout)
+gboolean gst_tflite_infer_gl_layout(GstVideoFormat f, tfl_gl_layout *layout)
 {
   switch (f) {
   case GST_VIDEO_FORMAT_RGBA:
@@ -318,7 +319,7 @@ gboolean gst_tflite_filter_gl_layout(GstVideoFormat f, tfl_gl_layout *layout)
   }
 }
 
-tfl_status gst_tflite_filter_gl_bind_frame(tfl_job *job, tfl_interpreter *it, int slot, const GstTfliteGlFrame *frame,
+tfl_status gst_tflite_infer_gl_bind_frame(tfl_job *job, tfl_interpreter *it, int slot, const GstTfliteGlFrame *frame,
                                            gint width, gint height, const tfl_transform *tr, const pix_norm *norm)
 {
   /* slot 0 is filled first in every run: drop the last run's textures */
@@ -342,8 +343,8 @@ static tfl_status fill(tfl_job *job, tfl_interpreter *it, int slot)
 {
   gl_frame_job *j = (gl_frame_job *)job;
   pix_norm norm = j->self->model.norm;
-  norm.pad = preprocess_fit_pad(gst_tflite_filter_fit(j->self));
-  tfl_status st = gst_tflite_filter_gl_bind_frame(job, it, slot, &j->frame, j->width, j->height, j->tr, &norm);
+  norm.pad = preprocess_fit_pad(j->self->fit);
+  tfl_status st = gst_tflite_infer_gl_bind_frame(job, it, slot, &j->frame, j->width, j->height, j->tr, &norm);
   if (st == TFL_OK && j->queued >= 0 && !j->host_mask && !plan_queued_outputs(j, it, slot)) {
     /* this invoke reads them back after all (for every job of the batch: harmless) */
     tfl_interpreter_set_outputs_host(it, true);
@@ -357,8 +358,8 @@ static tfl_status fill(tfl_job *job, tfl_interpreter *it, int slot)
  * back from the GPU and decoded: a few KB instead of the H x W x C floats. */
 static tfl_status decode_host_mask(gl_frame_job *j, tfl_interpreter *it, int slot)
 {
-  GstTfliteFilter *self = j->self;
-  GstTfliteFilterGl *gl = self->gl;
+  GstTfliteInfer *self = j->self;
+  GstTfliteInferGl *gl = self->gl;
   guint8 *bytes = g_malloc((gsize)gl->mask_w * (gsize)gl->mask_h);
   tfl_ext x = { .kind = TFL_EXT_HOST_MASK, .slot = slot, .width = gl->mask_w, .height = gl->mask_h,
                 .logits = gl->logits, .bytes = bytes };
@@ -371,7 +372,7 @@ static tfl_status decode_host_mask(gl_frame_job *j, tfl_interpreter *it, int slo
   return st;
 }
 
-static gsize mask_row(const GstTfliteFilterGl *gl)
+static gsize mask_row(const GstTfliteInferGl *gl)
 {
   return ((gsize)gl->mask_w + 3) / 4 * 4; /* TFL_EXT_GL_MASK_BUFFER's rows */
 }
@@ -379,7 +380,7 @@ static gsize mask_row(const GstTfliteFilterGl *gl)
 /* Read-back buffer j->queued for `bytes` of results (grown if smaller), its fence gone. */
 static queued_readback *readback_buffer(gl_frame_job *j, gsize bytes, gboolean mask)
 {
-  GstTfliteFilterGl *gl = j->self->gl;
+  GstTfliteInferGl *gl = j->self->gl;
   const GstGLFuncs *f = gl->context->gl_vtable;
   queued_readback *q = &gl->queued[j->queued];
   if (q->fence) f->DeleteSync(q->fence); /* a frame dropped before it was collected */
@@ -410,7 +411,7 @@ static tfl_status fence_readback(gl_frame_job *j, queued_readback *q)
 /* The mask's bytes into read-back buffer j->queued on the GPU, fenced; no wait. */
 static tfl_status queue_host_mask(gl_frame_job *j, tfl_interpreter *it, int slot)
 {
-  GstTfliteFilterGl *gl = j->self->gl;
+  GstTfliteInferGl *gl = j->self->gl;
   queued_readback *q = readback_buffer(j, mask_row(gl) * (gsize)gl->mask_h, TRUE);
   tfl_ext x = { .kind = TFL_EXT_GL_MASK_BUFFER, .slot = slot, .gl_name = q->buffer, .width = gl->mask_w,
                 .height = gl->mask_h, .logits = gl->logits };
@@ -426,7 +427,7 @@ static tfl_status queue_host_mask(gl_frame_job *j, tfl_interpreter *it, int slot
  * (plan_queued_outputs' places), fenced; no wait. */
 static tfl_status queue_outputs(gl_frame_job *j, tfl_interpreter *it, int slot)
 {
-  GstTfliteFilterGl *gl = j->self->gl;
+  GstTfliteInferGl *gl = j->self->gl;
   queued_readback *q = readback_buffer(j, gl->out_total, FALSE);
   for (gint i = 0; i < gl->n_outputs; i++) {
     tfl_ext x = { .kind = TFL_EXT_GL_OUTPUT_BUFFER, .slot = slot, .gl_name = q->buffer, .offset = gl->out_off[i],
@@ -444,14 +445,14 @@ static tfl_status queue_outputs(gl_frame_job *j, tfl_interpreter *it, int slot)
 static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
 {
   gl_frame_job *j = (gl_frame_job *)job;
-  GstTfliteFilter *self = j->self;
-  GstTfliteFilterGl *gl = self->gl;
+  GstTfliteInfer *self = j->self;
+  GstTfliteInferGl *gl = self->gl;
   if (j->mask) {
     GstMemory *mem = gst_buffer_peek_memory(j->mask, 0);
     tfl_ext x = { .kind = TFL_EXT_GL_MASK, .slot = slot, .gl_name = gst_gl_memory_get_texture_id((GstGLMemory *)mem),
                   .width = gl->mask_w, .height = gl->mask_h, .logits = gl->logits };
     if (tfl_interpreter_export_output(it, 0, &x) != TFL_OK) {
-      GST_WARNING_OBJECT(self, "no GL mask texture (CPU mask only): %s", tfl_interpreter_last_error(it));
+      GST_WARNING_OBJECT(self->owner, "no GL mask texture (CPU mask only): %s", tfl_interpreter_last_error(it));
       gst_clear_buffer(&j->mask);
     } else {
       /* the texture changed behind GstGLMemory's back: a later CPU map must download it
@@ -469,18 +470,35 @@ static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
     g_strlcpy(job->error, "the mask could neither stay on the GPU nor come back", sizeof job->error);
     return TFL_ERR_BACKEND;
   }
-  return gst_tflite_filter_decode_slot(self, it, slot, j->tr, j->res, job->error, sizeof job->error);
+  return gst_tflite_infer_decode_slot(self, it, slot, j->tr, j->res, job->error, sizeof job->error);
 }
 
 /* ---- per frame, streaming thread ---- */
 
-static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
+/* A mask left on the GPU: its kind, size and placement in res, no pixels. */
+static void mask_geometry(const GstTfliteInfer *in, const tfl_transform *tr, tfl_results *res)
+{
+  /* decode_segmentation's geometry: output 0 is [1, H, W, C], checked when it was created */
+  const tfl_graph *g = in->model.graph;
+  const tfl_tensor *t = &g->tensors[g->outputs[0]];
+  tfl_mask *m = &res->mask;
+  m->kind = t->dims[3] == 1 ? TFL_MASK_PROB : TFL_MASK_CLASSES;
+  m->width = t->dims[2];
+  m->height = t->dims[1];
+  m->n_classes = t->dims[3] == 1 ? 2 : t->dims[3];
+  m->frame_x = tr->off_x;
+  m->frame_y = tr->off_y;
+  m->frame_w = (float)tr->in_w * tr->scale_x;
+  m->frame_h = (float)tr->in_h * tr->scale_y;
+}
+
+static gboolean run_texture(GstTfliteInfer *self, GstBuffer *buf, const tfl_transform *trs, gint n,
                             gboolean readback, tfl_results *res, GstBuffer **gl_mask, gint *queued, GError **err);
 
-gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
+gboolean gst_tflite_infer_gl_run(GstTfliteInfer *self, GstBuffer *buf, const tfl_transform *trs, gint n,
                                   gboolean readback, tfl_results *res, GstBuffer **gl_mask, gint *queued, GError **err)
 {
-  GstTfliteFilterGl *gl = self->gl;
+  GstTfliteInferGl *gl = self->gl;
   if (gl_mask) *gl_mask = NULL;
   if (queued) *queued = -1;
   if (!gl->upload) return run_texture(self, buf, trs, n, readback, res, gl_mask, queued, err);
@@ -495,10 +513,10 @@ gboolean gst_tflite_filter_gl_run(GstTfliteFilter *self, GstBuffer *buf, const t
 }
 
 /* Runs the model on buf's texture (GL memory of, or shared with, the engine's context). */
-static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_transform *trs, gint n,
+static gboolean run_texture(GstTfliteInfer *self, GstBuffer *buf, const tfl_transform *trs, gint n,
                             gboolean readback, tfl_results *res, GstBuffer **gl_mask, gint *queued, GError **err)
 {
-  GstTfliteFilterGl *gl = self->gl;
+  GstTfliteInferGl *gl = self->gl;
   if (gl_mask) *gl_mask = NULL;
   GstMemory *mem = gst_buffer_n_memory(buf) > 0 ? gst_buffer_peek_memory(buf, 0) : NULL;
   if (!mem || !gst_is_gl_memory(mem)) {
@@ -519,7 +537,7 @@ static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_tra
   if (vmeta && vmeta->format != GST_VIDEO_INFO_FORMAT(&vinfo))
     gst_video_info_set_format(&vinfo, vmeta->format, GST_VIDEO_INFO_WIDTH(&vinfo), GST_VIDEO_INFO_HEIGHT(&vinfo));
   GstTfliteGlFrame tex = { 0 };
-  if (!gst_tflite_filter_gl_layout(GST_VIDEO_INFO_FORMAT(&vinfo), &tex.layout)) {
+  if (!gst_tflite_infer_gl_layout(GST_VIDEO_INFO_FORMAT(&vinfo), &tex.layout)) {
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "GL frames in %s cannot be read",
                 gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&vinfo)));
     return FALSE;
@@ -535,7 +553,7 @@ static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_tra
     for (guint c = 1; c < 3; c++) tex.planes[c - 1] = *(guint *)vf.data[GST_VIDEO_FORMAT_INFO_PLANE(vinfo.finfo, c)];
   else if (tex.layout == TFL_GL_NV12 || tex.layout == TFL_GL_NV21)
     tex.planes[0] = *(guint *)vf.data[1];
-  pix_yuv yuv = gst_tflite_filter_yuv_of(&vinfo);
+  pix_yuv yuv = gst_tflite_infer_yuv_of(&vinfo);
   preprocess_yuv_coefficients(&yuv, tex.yuv);
   /* the producer's GL commands, and the upload the map may have run, must be done before
    * our shader samples the texture: on another context of the share group only a fence
@@ -593,7 +611,7 @@ static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_tra
   } else if (n == 1) {
     if (jobs[0].decode) gl->checked = TRUE;
     if (!jobs[0].decode && !jobs[0].host_mask && jobs[0].queued < 0)
-      gst_tflite_filter_mask_geometry(self, &trs[0], &res[0]);
+      mask_geometry(self, &trs[0], &res[0]);
     if (queued) *queued = jobs[0].queued;
     if (gl_mask) *gl_mask = jobs[0].mask;
     else gst_clear_buffer(&jobs[0].mask);
@@ -608,7 +626,7 @@ static gboolean run_texture(GstTfliteFilter *self, GstBuffer *buf, const tfl_tra
 /* ---- collecting a queued frame ---- */
 
 typedef struct {
-  GstTfliteFilterGl *gl;
+  GstTfliteInferGl *gl;
   gint queued;
   guint8 *bytes;               /* mask: mask_w x mask_h; outputs: out_total */
   gboolean ok;
@@ -618,7 +636,7 @@ typedef struct {
 static void collect_on_gl(GstGLContext *ctx, gpointer data)
 {
   collect_call *c = data;
-  GstTfliteFilterGl *gl = c->gl;
+  GstTfliteInferGl *gl = c->gl;
   const GstGLFuncs *f = ctx->gl_vtable;
   queued_readback *q = &gl->queued[c->queued];
   if (!q->fence) return;
@@ -646,9 +664,9 @@ static void collect_on_gl(GstGLContext *ctx, gpointer data)
 /* The decoder on the collected outputs: views of the model's output tensors (the
  * element's graph: batch 1, as the engine's slots) over the copied bytes, never the
  * interpreter's own, which later invokes have overwritten. */
-static tfl_status decode_outputs(GstTfliteFilter *self, const guint8 *bytes, const tfl_transform *tr, tfl_results *res)
+static tfl_status decode_outputs(GstTfliteInfer *self, const guint8 *bytes, const tfl_transform *tr, tfl_results *res)
 {
-  GstTfliteFilterGl *gl = self->gl;
+  GstTfliteInferGl *gl = self->gl;
   const tfl_graph *g = self->model.graph;
   tfl_tensor views[MAX_QUEUED_OUTPUTS];
   const tfl_tensor *outs[MAX_QUEUED_OUTPUTS];
@@ -666,13 +684,13 @@ static tfl_status decode_outputs(GstTfliteFilter *self, const guint8 *bytes, con
   if (!self->decoder) return TFL_OK;
   tfl_status st = tfl_decoder_run(self->decoder, outs, gl->n_outputs, tr, res, &self->diag);
   char why[8]; /* the reason is in self->diag, which the caller reports */
-  return st != TFL_OK ? st : gst_tflite_filter_keep_tensors(self, outs, gl->n_outputs, res, why, sizeof why);
+  return st != TFL_OK ? st : gst_tflite_infer_keep_tensors(self, outs, gl->n_outputs, res, why, sizeof why);
 }
 
-gboolean gst_tflite_filter_gl_collect(GstTfliteFilter *self, gint queued, const tfl_transform *tr, tfl_results *res,
+gboolean gst_tflite_infer_gl_collect(GstTfliteInfer *self, gint queued, const tfl_transform *tr, tfl_results *res,
                                       GError **err)
 {
-  GstTfliteFilterGl *gl = self->gl;
+  GstTfliteInferGl *gl = self->gl;
   g_return_val_if_fail(queued >= 0 && queued < (gint)G_N_ELEMENTS(gl->queued), FALSE);
   gboolean mask = gl->queued[queued].mask;
   collect_call c = { gl, queued, g_malloc(mask ? (gsize)gl->mask_w * (gsize)gl->mask_h : gl->out_total), FALSE };

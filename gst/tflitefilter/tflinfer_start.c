@@ -1,18 +1,18 @@
-/* gsttflitefilter_start.c - see gsttflitefilter_start.h */
-#include "gsttflitefilter_start.h"
+/* tflinfer_start.c - see tflinfer_start.h */
+#include "tflinfer_start.h"
 
 #include <gst/gl/gl.h>
 #include <gst/gl/gstglfuncs.h>
 
-#include "gsttflitefilter_gl.h"
+#include "tflinfer_gl.h"
 
-GST_DEBUG_CATEGORY_EXTERN(gst_tflite_filter_debug);
-#define GST_CAT_DEFAULT gst_tflite_filter_debug
+GST_DEBUG_CATEGORY_EXTERN(gst_tflite_infer_debug);
+#define GST_CAT_DEFAULT gst_tflite_infer_debug
 
 typedef struct _GstTfliteGlStarter GstTfliteGlStarter;
 
 struct _GstTfliteGlStarter {
-  GstTfliteFilter *self;       /* borrowed: the element joins the thread before it goes */
+  GstElement *owner;           /* borrowed (engine warnings): the thread is joined before it goes */
   GstTfliteEngineKey *key;     /* the GL engine's */
   gboolean on_frames_context;
   gboolean warmed;             /* compiled on a context of its own first (the thread's) */
@@ -22,7 +22,7 @@ struct _GstTfliteGlStarter {
   gboolean mask;
   gint mask_w, mask_h;
   gboolean logits;
-  guint64 first_frame;         /* self->frame_count when it started */
+  guint64 first_frame;         /* the element's frame count when it started */
   GThread *thread;
   GMutex lock;
   gboolean cancelled, done;    /* guarded by lock */
@@ -77,7 +77,7 @@ static tfl_status trial_fill(tfl_job *job, tfl_interpreter *it, int slot)
   j->textures[0] = blank_texture(j->gl, GL_RGBA8, GL_RGBA, st->in_w, st->in_h);
   tfl_transform tr = preprocess_transform(st->in_w, st->in_h, st->in_w, st->in_h, FIT_STRETCH);
   GstTfliteGlFrame frame = { .texture = j->textures[0], .layout = TFL_GL_RGBA };
-  return gst_tflite_filter_gl_bind_frame(job, it, slot, &frame, st->in_w, st->in_h, &tr, &st->norm);
+  return gst_tflite_infer_gl_bind_frame(job, it, slot, &frame, st->in_w, st->in_h, &tr, &st->norm);
 }
 
 /* The mask export of a segmentation too (its program is made at its first use). */
@@ -131,7 +131,7 @@ static gboolean warm_up(GstTfliteGlStarter *st, GError **err)
   gst_object_unref(display);
   GError *ctx_err = NULL;
   if (!gst_gl_context_create(ctx, NULL, &ctx_err)) {
-    GST_INFO_OBJECT(st->self, "no GL context to compile on first (%s): compiling on the frames' context",
+    GST_INFO_OBJECT(st->owner, "no GL context to compile on first (%s): compiling on the frames' context",
                     ctx_err ? ctx_err->message : "?");
     g_clear_error(&ctx_err);
     gst_object_unref(ctx);
@@ -167,7 +167,7 @@ static gpointer starter_thread(gpointer data)
   GstTfliteEngine *e = NULL;
   tfl_stream *s = NULL;
   gint64 t1 = g_get_monotonic_time();
-  if (!err && !cancelled(st)) e = gst_tflite_engine_get(st->key, GST_ELEMENT(st->self), &err);
+  if (!err && !cancelled(st)) e = gst_tflite_engine_get(st->key, st->owner, &err);
   st->make_ms = ms_since(t1);
   gint64 t2 = g_get_monotonic_time();
   if (e && !cancelled(st)) {
@@ -201,14 +201,14 @@ static void starter_free(GstTfliteGlStarter *st)
   g_free(st);
 }
 
-/* ---- the element's side ---- */
+/* ---- the streaming thread's side ---- */
 
-gboolean gst_tflite_filter_start_gl(GstTfliteFilter *self, const GstTfliteEngineKey *key, gboolean on_frames_context,
+gboolean gst_tflite_infer_start_gl(GstTfliteInfer *self, const GstTfliteEngineKey *key, gboolean on_frames_context,
                                     GError **err)
 {
   g_return_val_if_fail(self->gl_starter == NULL && key->gl_context != NULL, FALSE);
   GstTfliteGlStarter *st = g_new0(GstTfliteGlStarter, 1);
-  st->self = self;
+  st->owner = self->owner;
   st->key = gst_tflite_engine_key_copy(key);
   st->on_frames_context = on_frames_context;
   const tfl_graph *g = self->model.graph;
@@ -216,59 +216,49 @@ gboolean gst_tflite_filter_start_gl(GstTfliteFilter *self, const GstTfliteEngine
   st->in_w = in->dims[2];
   st->in_h = in->dims[1];
   st->norm = self->model.norm;
-  st->mask = gst_tflite_filter_gl_mask_size(self, &st->mask_w, &st->mask_h, &st->logits);
-  st->first_frame = self->frame_count;
+  st->mask = gst_tflite_infer_gl_mask_size(self, &st->mask_w, &st->mask_h, &st->logits);
+  st->first_frame = self->frames;
   g_mutex_init(&st->lock);
   if (!(st->thread = g_thread_try_new("tflite-gl-start", starter_thread, st, err))) {
     starter_free(st);
     return FALSE;
   }
-  GST_INFO_OBJECT(self, "making the GL engine in the background%s; the first frames run on the CPU",
+  GST_INFO_OBJECT(self->owner, "making the GL engine in the background%s; the first frames run on the CPU",
                   on_frames_context ? " (compiled on a context of its own first)" : "");
   self->gl_starter = st;
   return TRUE;
 }
 
-gboolean gst_tflite_filter_switch_to_gl(GstTfliteFilter *self)
+gboolean gst_tflite_infer_gl_start_done(GstTfliteInfer *self, GstTfliteGlStartOutcome *out)
 {
   GstTfliteGlStarter *st = self->gl_starter;
   g_mutex_lock(&st->lock);
   gboolean done = st->done;
   g_mutex_unlock(&st->lock);
-  if (!done) return TRUE;
+  if (!done) return FALSE;
   g_thread_join(st->thread);
   self->gl_starter = NULL;
-  gdouble total = st->warm_ms + st->make_ms + st->trial_ms;
-  guint64 cpu_frames = self->frame_count - st->first_frame;
-  if (!st->engine) {
-    GST_INFO_OBJECT(self, "the GL engine failed after %.1f ms: %s", total, st->error ? st->error->message : "?");
-    gboolean ok = gst_tflite_filter_gl_unavailable(self, st->error);
-    starter_free(st);
-    return ok;
+  *out = (GstTfliteGlStartOutcome){ st->engine, st->stream, st->error, self->frames - st->first_frame,
+                                    st->warm_ms + st->make_ms + st->trial_ms };
+  if (st->engine) {
+    gchar *warm = st->warmed ? g_strdup_printf("compiling on a context of its own %.1f ms, ", st->warm_ms) : NULL;
+    GST_INFO_OBJECT(self->owner,
+                    "GL engine ready after %.1f ms (%sthe engine %.1f ms, its first inference %.1f ms); %" G_GUINT64_FORMAT
+                    " frames ran on the CPU, the next runs on GL",
+                    out->ms, warm ? warm : "", st->make_ms, st->trial_ms, out->cpu_frames);
+    g_free(warm);
+  } else {
+    GST_INFO_OBJECT(self->owner, "the GL engine failed after %.1f ms: %s", out->ms,
+                    st->error ? st->error->message : "?");
   }
-  /* between two frames: nothing is held on the CPU engine (only GL frames are queued) */
-  tfl_engine_detach(self->stream);
-  gst_tflite_engine_unref(self->engine);
-  self->engine = st->engine;
-  self->stream = st->stream;
   st->engine = NULL;
   st->stream = NULL;
-  gchar *warm = st->warmed ? g_strdup_printf("compiling on a context of its own %.1f ms, ", st->warm_ms) : NULL;
-  GST_INFO_OBJECT(self,
-                  "GL engine ready after %.1f ms (%sthe engine %.1f ms, its first inference %.1f ms); %" G_GUINT64_FORMAT
-                  " frames ran on the CPU, the next runs on GL",
-                  total, warm ? warm : "", st->make_ms, st->trial_ms, cpu_frames);
-  g_free(warm);
+  st->error = NULL;
   starter_free(st);
-  if (!gst_tflite_filter_make_gl_path(self)) return FALSE;
-  GstStructure *extra = gst_structure_new("gl-start", "cpu-frames", G_TYPE_UINT64, cpu_frames, "gl-start-ms",
-                                          G_TYPE_DOUBLE, total, NULL);
-  gst_tflite_filter_post_model(self, extra);
-  gst_structure_free(extra);
   return TRUE;
 }
 
-void gst_tflite_filter_stop_gl_start(GstTfliteFilter *self)
+void gst_tflite_infer_stop_gl_start(GstTfliteInfer *self)
 {
   GstTfliteGlStarter *st = self->gl_starter;
   if (!st) return;
@@ -278,6 +268,6 @@ void gst_tflite_filter_stop_gl_start(GstTfliteFilter *self)
   g_mutex_unlock(&st->lock);
   gint64 t0 = g_get_monotonic_time();
   g_thread_join(st->thread);
-  GST_DEBUG_OBJECT(self, "background GL start stopped (waited %.1f ms for it)", ms_since(t0));
+  GST_DEBUG_OBJECT(self->owner, "background GL start stopped (waited %.1f ms for it)", ms_since(t0));
   starter_free(st);
 }
