@@ -375,6 +375,11 @@ static GstGLContext *gl_engine_context(GstTfliteFilter *self, GstBuffer *buf, gb
   GST_OBJECT_UNLOCK(self);
   gboolean shared = own && self->share_context &&
                     (ctx == self->share_context || gst_gl_context_can_share(ctx, self->share_context));
+  /* the element's own context could not be made: the frames' context runs the engine */
+  if (own && !self->share_context && self->gl_share_error)
+    GST_ELEMENT_WARNING(self, LIBRARY, INIT,
+                        ("engine-context=shared, but the element has no GL context of its own: the engine runs on "
+                         "the frames' GL context."), ("%s", self->gl_share_error));
   GST_DEBUG_OBJECT(self, "frames on %" GST_PTR_FORMAT "%s", ctx, shared ? ", engine on the shared context" : "");
   if (!shared) {
     *frames = TRUE;
@@ -865,12 +870,18 @@ static GstStateChangeReturn gst_tflite_filter_change_state(GstElement *element, 
     gboolean gl = self->delegate_kind == GST_TFLITE_DELEGATE_GL;
     GST_OBJECT_UNLOCK(self);
     if (gl) join_gl_share_group(self);
-    if (gl && !self->share_context) {
+    if (gl && !self->gl_display) {
       GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("delegate=gl, but no GL context with compute shaders can be made."),
                         ("%s", self->gl_share_error ? self->gl_share_error : "?"));
       leave_gl_share_group(self);
       return GST_STATE_CHANGE_FAILURE;
     }
+    /* a display but no context of our own: GL frames bring theirs (system-memory frames
+     * fail at the first frame, naming this reason) */
+    if (gl && !self->share_context)
+      GST_ELEMENT_WARNING(self, LIBRARY, INIT,
+                          ("delegate=gl, but the element has no GL context of its own: the model runs on the "
+                           "frames' GL context."), ("%s", self->gl_share_error ? self->gl_share_error : "?"));
   }
   GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_tflite_filter_parent_class)->change_state(element, transition);
   if (transition == GST_STATE_CHANGE_READY_TO_NULL) leave_gl_share_group(self);
