@@ -19,6 +19,9 @@ packages=(
   libjpeg62-turbo-dev libjson-c-dev python3-venv
   # GL delegate (Mesa's llvmpipe without a GPU)
   libegl-dev libgles-dev libgl1-mesa-dri libegl-mesa0
+  # its EGL fallback on a DRM render node (the GBM platform: boards whose EGL has no
+  # device or surfaceless platform)
+  libgbm-dev
   # GStreamer elements
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-gl

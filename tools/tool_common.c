@@ -28,8 +28,8 @@ void tool_run_flags_init(tool_run_flags *f)
   f->profile = 0;
   f->no_onednn = false;
   f->gl_tuning = (gl_tuning){0};
-  /* TFL_LOG=info|debug|warning|error: the one environment switch, read here in the
-   * tools only (the library takes its verbosity from the caller's tfl_diag) */
+  /* TFL_LOG=info|debug|warning|error, read here in the tools only (the library takes
+   * its verbosity from the caller's tfl_diag); TFL_GL_EGL_PLATFORM in tool_make_delegate */
   const char *env = getenv("TFL_LOG");
   if (!env || !tool_parse_log_level(env, &f->log)) f->log = TFL_LOG_WARNING;
 }
@@ -283,7 +283,9 @@ void tool_gl_tuning_help(FILE *out)
           "  --gl-half-activations GL fp16: store activations as halves where safe-ish\n"
           "                     (default off: 32-bit, see delegates/gl/gl_precision.c)\n"
           "  --gl-wide-residuals GL fp16 with --gl-half-activations: residual sums 32-bit\n"
-          "  --gl-cpu-postproc   GL: TFLite_Detection_PostProcess on the CPU (default: GPU)\n");
+          "  --gl-cpu-postproc   GL: TFLite_Detection_PostProcess on the CPU (default: GPU)\n"
+          "  env TFL_GL_EGL_PLATFORM=auto|device|surfaceless|gbm|none: the GL context's EGL\n"
+          "                     platform (default auto: device, surfaceless, then GBM)\n");
 }
 
 /* ---- model + interpreter ---------------------------------------------------- */
@@ -312,6 +314,12 @@ static bool tool_make_delegate(const tool_run_flags *f, tfl_diag *diag, tfl_dele
     o.cache_dir = f->cache_dir;
     o.tuning = f->gl_tuning;
     o.diag = diag;
+    /* the own context's EGL platform: boards whose EGL has one path only, and tests */
+    const char *plat = getenv("TFL_GL_EGL_PLATFORM");
+    if (plat && *plat && !gl_egl_platform_parse(plat, &o.egl_platform)) {
+      fprintf(stderr, "error: TFL_GL_EGL_PLATFORM=%s: expected auto, device, surfaceless, gbm or none\n", plat);
+      return false;
+    }
     *out = gl_delegate_create(&o);
     if (!*out) {
       fprintf(stderr, "error: --delegate gl: %s\n", diag->error);

@@ -1,5 +1,6 @@
 /* gl_context.c - borrowing the current context or creating a headless EGL one. */
 #include "gl_context.h"
+#include "gl_egl_gbm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,21 +78,13 @@ static void load_optional(gl_context *c)
   }
 }
 
-static bool has_ext(const char *list, const char *name)
-{
-  size_t n = strlen(name);
-  for (const char *p = list; p && (p = strstr(p, name)); p += n)
-    if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0)) return true;
-  return false;
-}
-
 /* Creates a GLES 3.1+ context on an initialized display; EGL_NO_CONTEXT on failure. */
 static EGLContext make_context(EGLDisplay dpy)
 {
   if (!eglBindAPI(EGL_OPENGL_ES_API)) return EGL_NO_CONTEXT;
   const char *exts = eglQueryString(dpy, EGL_EXTENSIONS);
   EGLConfig cfg = (EGLConfig)0; /* EGL_NO_CONFIG_KHR */
-  if (!has_ext(exts, "EGL_KHR_no_config_context")) {
+  if (!gl_egl_has_ext(exts, "EGL_KHR_no_config_context")) {
     EGLint attr[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_SURFACE_TYPE, 0, EGL_NONE};
     EGLint n = 0;
     if (!eglChooseConfig(dpy, attr, &cfg, 1, &n) || n < 1) return EGL_NO_CONTEXT;
@@ -108,41 +101,90 @@ static EGLContext make_context(EGLDisplay dpy)
   return EGL_NO_CONTEXT;
 }
 
-static bool try_display(gl_context *c, EGLDisplay dpy)
+/* A context on dpy; on failure the reason in *diag, prefixed with the platform's name. */
+static tfl_status try_display(gl_context *c, EGLDisplay dpy, gl_egl_platform p, tfl_diag *diag)
 {
-  if (dpy == EGL_NO_DISPLAY) return false;
+  const char *name = gl_egl_platform_name(p);
+  if (dpy == EGL_NO_DISPLAY) return tfl_fail(diag, TFL_ERR_BACKEND, "%s: no display (EGL error 0x%04x)", name, eglGetError());
   EGLint maj, min;
-  if (!eglInitialize(dpy, &maj, &min)) return false;
+  if (!eglInitialize(dpy, &maj, &min))
+    return tfl_fail(diag, TFL_ERR_BACKEND, "%s: eglInitialize failed (0x%04x)", name, eglGetError());
+  /* no surface at all: compute only */
+  if (!gl_egl_has_ext(eglQueryString(dpy, EGL_EXTENSIONS), "EGL_KHR_surfaceless_context"))
+    return tfl_fail(diag, TFL_ERR_BACKEND, "%s: the display has no EGL_KHR_surfaceless_context", name);
   EGLContext ctx = make_context(dpy);
-  if (ctx == EGL_NO_CONTEXT) return false;
+  if (ctx == EGL_NO_CONTEXT)
+    return tfl_fail(diag, TFL_ERR_BACKEND, "%s: no GLES 3.1 context made current (0x%04x)", name, eglGetError());
   c->egl_display = dpy;
   c->egl_context = ctx;
   c->owned = true;
-  return true;
+  c->platform = p;
+  return TFL_OK;
 }
 
-/* The EGL device platform (one display per GPU / software device), then surfaceless. */
-static tfl_status create_headless(gl_context *c, tfl_diag *diag)
+static tfl_status try_device(gl_context *c, PFNEGLGETPLATFORMDISPLAYEXTPROC get_display, const char *cl,
+                             tfl_diag *diag)
 {
+  PFNEGLQUERYDEVICESEXTPROC query_devices = (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+  if (!query_devices || !gl_egl_has_ext(cl, "EGL_EXT_platform_device"))
+    return tfl_fail(diag, TFL_ERR_BACKEND, "device: no EGL_EXT_platform_device");
+  EGLDeviceEXT devs[16];
+  EGLint n = 0;
+  if (!query_devices(16, devs, &n) || n < 1) return tfl_fail(diag, TFL_ERR_BACKEND, "device: eglQueryDevicesEXT found none");
+  for (int i = 0; i < n; i++)
+    if (try_display(c, get_display(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL), GL_EGL_DEVICE, diag) == TFL_OK)
+      return TFL_OK;
+  return TFL_ERR_BACKEND; /* diag: the last device's failure */
+}
+
+static tfl_status try_surfaceless(gl_context *c, PFNEGLGETPLATFORMDISPLAYEXTPROC get_display, const char *cl,
+                                  tfl_diag *diag)
+{
+  if (!gl_egl_has_ext(cl, "EGL_MESA_platform_surfaceless"))
+    return tfl_fail(diag, TFL_ERR_BACKEND, "surfaceless: no EGL_MESA_platform_surfaceless");
+  return try_display(c, get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL), GL_EGL_SURFACELESS,
+                     diag);
+}
+
+static tfl_status try_gbm(gl_context *c, tfl_diag *diag)
+{
+  gl_egl_gbm *g;
+  void *dpy;
+  tfl_status st = gl_egl_gbm_open(&g, &dpy, diag);
+  if (st != TFL_OK) return st;
+  if ((st = try_display(c, (EGLDisplay)dpy, GL_EGL_GBM, diag)) != TFL_OK) {
+    gl_egl_gbm_free(g);
+    return st;
+  }
+  c->gbm = g;
+  return TFL_OK;
+}
+
+/* The platform asked for, or with AUTO the device platform, surfaceless, then GBM; the
+ * error names every platform tried and why each failed. */
+static tfl_status create_headless(gl_context *c, gl_egl_platform want, tfl_diag *diag)
+{
+  if (want == GL_EGL_NONE)
+    return tfl_fail(diag, TFL_ERR_BACKEND, "EGL: no own context (egl platform \"none\" forces every path off)");
   const char *cl = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
   PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
       (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-  PFNEGLQUERYDEVICESEXTPROC query_devices = (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
   if (!get_display)
     return tfl_fail(diag, TFL_ERR_BACKEND, "EGL: no eglGetPlatformDisplayEXT (client extensions: %s)", cl ? cl : "none");
-  if (query_devices && has_ext(cl, "EGL_EXT_platform_device")) {
-    EGLDeviceEXT devs[16];
-    EGLint n = 0;
-    if (query_devices(16, devs, &n))
-      for (int i = 0; i < n; i++)
-        if (try_display(c, get_display(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL))) return TFL_OK;
+  char why[sizeof diag->error] = "";
+  size_t len = 0;
+  for (int p = GL_EGL_DEVICE; p <= GL_EGL_GBM; p++) {
+    if (want != GL_EGL_AUTO && want != (gl_egl_platform)p) continue;
+    tfl_diag one;
+    tfl_diag_init(&one);
+    tfl_status st = p == GL_EGL_DEVICE        ? try_device(c, get_display, cl, &one)
+                    : p == GL_EGL_SURFACELESS ? try_surfaceless(c, get_display, cl, &one)
+                                              : try_gbm(c, &one);
+    if (st == TFL_OK) return TFL_OK;
+    if (len < sizeof why) len += (size_t)snprintf(why + len, sizeof why - len, "%s%s", len ? "; " : "", one.error);
   }
-  if (has_ext(cl, "EGL_MESA_platform_surfaceless") &&
-      try_display(c, get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL)))
-    return TFL_OK;
-  return tfl_fail(diag, TFL_ERR_BACKEND,
-                   "EGL: no device or surfaceless display gives a GLES 3.1 context (last EGL error 0x%04x)",
-                   eglGetError());
+  return tfl_fail(diag, TFL_ERR_BACKEND, "EGL: no own GLES 3.1 context (platform %s): %s", gl_egl_platform_name(want),
+                  why);
 }
 
 static tfl_status query_limits(gl_context *c, tfl_diag *diag)
@@ -173,7 +215,7 @@ static tfl_status query_limits(gl_context *c, tfl_diag *diag)
   return gl_check(c, "querying compute limits", diag);
 }
 
-tfl_status gl_context_create(bool use_current, gl_context **out, tfl_diag *diag)
+tfl_status gl_context_create(bool use_current, gl_egl_platform platform, gl_context **out, tfl_diag *diag)
 {
   *out = NULL;
   gl_context *c = calloc(1, sizeof *c);
@@ -186,7 +228,7 @@ tfl_status gl_context_create(bool use_current, gl_context **out, tfl_diag *diag)
     }
     c->egl_display = eglGetCurrentDisplay();
     c->egl_context = eglGetCurrentContext();
-  } else if ((st = create_headless(c, diag)) != TFL_OK) {
+  } else if ((st = create_headless(c, platform, diag)) != TFL_OK) {
     free(c);
     return st;
   }
@@ -195,7 +237,9 @@ tfl_status gl_context_create(bool use_current, gl_context **out, tfl_diag *diag)
     return st;
   }
   load_optional(c);
-  tfl_logf(diag, TFL_LOG_INFO, "GL: %s context, %s, %s", c->owned ? "own headless" : "caller's", c->version, c->renderer);
+  tfl_logf(diag, TFL_LOG_INFO, "GL: %s context%s%s, %s, %s", c->owned ? "own headless" : "caller's",
+           c->owned ? " on EGL platform " : "", c->owned ? gl_egl_platform_name(c->platform) : "", c->version,
+           c->renderer);
   *out = c;
   return TFL_OK;
 }
@@ -217,8 +261,10 @@ void gl_context_free(gl_context *c)
     EGLDisplay dpy = (EGLDisplay)c->egl_display;
     if (eglGetCurrentContext() == (EGLContext)c->egl_context)
       eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-    /* no eglTerminate: the display is shared by every context of the process on it */
+    /* no eglTerminate of a device or surfaceless display: every context of the process
+     * on it shares it */
     eglDestroyContext(dpy, (EGLContext)c->egl_context);
+    gl_egl_gbm_free(c->gbm); /* the GBM display is this context's alone */
   }
   free(c);
 }

@@ -1,8 +1,9 @@
 /* gl_context.h - the GL context the delegate runs on, and its entry points.
  *
  * Either the caller's current context (GStreamer's GL thread: desktop GL 4.5 core or
- * GLES 3.x) or a headless GLES 3.1+ context of our own on the EGL device platform
- * (falling back to Mesa's surfaceless platform); no surface either way. All GL calls
+ * GLES 3.x) or a headless GLES 3.1+ context of our own on the EGL device platform,
+ * Mesa's surfaceless platform or GBM on a render node (gl_egl_platform.h); no surface
+ * either way. All GL calls
  * go through ctx->f, loaded with eglGetProcAddress.
  *
  * Threads: create on the thread that will use it; gl_context_bind makes an owned
@@ -14,7 +15,10 @@
 #include <stdbool.h>
 
 #include "runtime/tfl_status.h"
+#include "gl_egl_platform.h"
 #include "gl_funcs.h"
+
+typedef struct gl_egl_gbm gl_egl_gbm;
 
 /* Optional entry points (NULL when absent): GPU timestamps for profiling, from
  * GL_EXT_disjoint_timer_query under GLES or core GL 3.3+. */
@@ -28,6 +32,8 @@ typedef struct gl_context {
   gl_get_query_u64_fn GetQueryObjectui64v;
   bool owned;                 /* we created (and destroy) the EGL context */
   void *egl_display, *egl_context;
+  gl_egl_platform platform;   /* owned: the EGL platform it came from (AUTO when borrowed) */
+  gl_egl_gbm *gbm;            /* owned on GBM: the render node and device behind the display */
   bool is_gles;               /* GLES (else desktop GL) */
   int major, minor;
   char renderer[128], version[128];
@@ -40,8 +46,9 @@ typedef struct gl_context {
 } gl_context;
 
 /* use_current: borrow the current context (error if none is current). Else create a
- * headless one and make it current. *out is freed with gl_context_free. */
-tfl_status gl_context_create(bool use_current, gl_context **out, tfl_diag *diag);
+ * headless one on `platform` (AUTO: the first that works) and make it current. *out is
+ * freed with gl_context_free. */
+tfl_status gl_context_create(bool use_current, gl_egl_platform platform, gl_context **out, tfl_diag *diag);
 /* Makes an owned context current if it is not; checks a borrowed one still is. */
 tfl_status gl_context_bind(gl_context *c, tfl_diag *diag);
 void gl_context_free(gl_context *c);

@@ -681,7 +681,7 @@ tfl_delegate *gl_delegate_create(const gl_delegate_options *o)
     }
   }
   dc->o.cache_dir = dc->cache_dir;
-  if (gl_context_create(dc->o.use_current_context, &dc->ctx, dc->diag) != TFL_OK) {
+  if (gl_context_create(dc->o.use_current_context, dc->o.egl_platform, &dc->ctx, dc->diag) != TFL_OK) {
     free(dc->cache_dir);
     free(dc);
     return NULL;

@@ -30,6 +30,7 @@
 #define GL_DELEGATE_H
 
 #include "runtime/tfl_delegate.h"
+#include "delegates/gl/gl_egl_platform.h"
 
 typedef enum { GL_PRECISION_FP16, GL_PRECISION_FP32 } gl_precision;
 
@@ -88,6 +89,8 @@ typedef struct {
 typedef struct {
   gl_precision precision;     /* default FP16, as TFLite's GPU delegate */
   bool use_current_context;   /* true: the caller's current context; false: own headless EGL */
+  gl_egl_platform egl_platform; /* own context: its EGL platform (default AUTO: device,
+                                 surfaceless, then GBM; callers map TFL_GL_EGL_PLATFORM) */
   const char *cache_dir;      /* program binary cache directory (copied); NULL (default):
                                  the user's, $XDG_CACHE_HOME/gst-tflite or
                                  $HOME/.cache/gst-tflite; "": no cache */

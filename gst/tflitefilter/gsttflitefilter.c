@@ -568,12 +568,18 @@ static GstStateChangeReturn gst_tflite_filter_change_state(GstElement *element, 
     gboolean gl = self->props.delegate_kind == GST_TFLITE_DELEGATE_GL;
     GST_OBJECT_UNLOCK(self);
     if (gl) join_gl_share_group(self);
-    if (gl && !self->share_context) {
+    if (gl && !self->gl_display) {
       GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("delegate=gl, but no GL context with compute shaders can be made."),
                         ("%s", self->gl_share_error ? self->gl_share_error : "?"));
       leave_gl_share_group(self);
       return GST_STATE_CHANGE_FAILURE;
     }
+    /* a display but no context of our own: GL frames bring theirs (system-memory frames
+     * fail at the first frame, naming this reason) */
+    if (gl && !self->share_context)
+      GST_ELEMENT_WARNING(self, LIBRARY, INIT,
+                          ("delegate=gl, but the element has no GL context of its own: the model runs on the "
+                           "frames' GL context."), ("%s", self->gl_share_error ? self->gl_share_error : "?"));
   }
   GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_tflite_filter_parent_class)->change_state(element, transition);
   if (transition == GST_STATE_CHANGE_READY_TO_NULL) leave_gl_share_group(self);

@@ -28,6 +28,13 @@ GstGLContext *gst_tflite_gl_share_get(GstGLDisplay *display, GstGLContext *app_c
     share_entry *e = l->data;
     if (e->display == display && e->app_context == app_context) ctx = g_weak_ref_get(&e->context);
   }
+  /* tests (and boards) force the element's own context off, as the delegate's: the
+   * frames' context is then the only one */
+  if (!ctx && !g_strcmp0(g_getenv("TFL_GL_EGL_PLATFORM"), "none")) {
+    g_mutex_unlock(&lock);
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "TFL_GL_EGL_PLATFORM=none: no GL context of the element's own");
+    return NULL;
+  }
   if (!ctx) {
     /* drop entries whose context is gone */
     for (GList *l = entries, *next; l; l = next) {

@@ -257,6 +257,11 @@ static GstGLContext *gl_engine_context(GstTfliteInfer *in, GstBuffer *buf, const
   gboolean own = in->cfg->engine_context == GST_TFLITE_ENGINE_CONTEXT_SHARED;
   gboolean shared = own && share->share_context &&
                     (ctx == share->share_context || gst_gl_context_can_share(ctx, share->share_context));
+  /* the element's own context could not be made: the frames' context runs the engine */
+  if (own && !share->share_context && share->share_error)
+    warn(in, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, share->share_error,
+         "engine-context=shared, but the element has no GL context of its own: the engine runs on the frames' GL "
+         "context.");
   GST_DEBUG_OBJECT(in->owner, "frames on %" GST_PTR_FORMAT "%s", ctx, shared ? ", engine on the shared context" : "");
   if (!shared) {
     *frames = TRUE;

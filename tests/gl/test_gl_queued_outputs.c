@@ -270,7 +270,7 @@ static int check_model(const char *path, bool fp16)
     fail = 1;
   }
   /* the delegate's context, current now: its GL functions */
-  if (!fail && gl_context_create(true, &c, &diag)) {
+  if (!fail && gl_context_create(true, GL_EGL_AUTO, &c, &diag)) {
     printf("FAIL %s: the delegate's context: %s\n", stem, diag.error);
     fail = 1;
   }

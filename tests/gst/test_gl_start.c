@@ -553,6 +553,52 @@ GST_START_TEST(test_shared_engine)
 }
 GST_END_TEST;
 
+/* Whether r got a warning whose debug text holds `what`. */
+static gboolean warned(const gl_run *r, const gchar *what)
+{
+  for (guint i = 0; i < r->messages->len; i++) {
+    GstMessage *m = g_ptr_array_index(r->messages, i);
+    if (GST_MESSAGE_TYPE(m) != GST_MESSAGE_WARNING) continue;
+    GError *e = NULL;
+    gchar *dbg = NULL;
+    gst_message_parse_warning(m, &e, &dbg);
+    gboolean hit = dbg && strstr(dbg, what);
+    g_clear_error(&e);
+    g_free(dbg);
+    if (hit) return TRUE;
+  }
+  return FALSE;
+}
+
+/* TFL_GL_EGL_PLATFORM=none: the element cannot make a GL context of its own (as on an EGL
+ * with no platform we use); delegate=gl engine-context=shared then runs on the frames'
+ * context after a warning naming why, not an error, with the CPU's mask on those frames. */
+GST_START_TEST(test_frames_context_fallback)
+{
+  gl_run ref = { 0 };
+  gl_pipeline(&ref, "num-buffers=1", SELFIE, "delegate=cpu", "fakesink name=sink");
+  run(&ref);
+  fail_unless(ref.error == NULL, "%s", ref.error);
+  const gchar *d = NULL;
+  gdouble cpu_fraction = fraction_of(&ref, 0, &d);
+  fail_unless_equals_string(d, "cpu");
+
+  g_setenv("TFL_GL_EGL_PLATFORM", "none", TRUE);
+  gl_run r = { 0 };
+  gl_pipeline(&r, "num-buffers=1", SELFIE, "gl-start=wait engine-context=shared", "fakesink name=sink");
+  run(&r);
+  g_unsetenv("TFL_GL_EGL_PLATFORM");
+  fail_unless(r.error == NULL, "%s", r.error);
+  fail_unless(warned(&r, "TFL_GL_EGL_PLATFORM=none"), "no warning naming TFL_GL_EGL_PLATFORM=none");
+  gdouble gl_fraction = fraction_of(&r, 0, &d);
+  fail_unless_equals_string(d, "gl");
+  fail_unless(cpu_fraction > 0.3 && fabs(cpu_fraction - gl_fraction) < 0.005, "CPU %f GL on the frames' context %f",
+              cpu_fraction, gl_fraction);
+  run_clear(&ref);
+  run_clear(&r);
+}
+GST_END_TEST;
+
 static Suite *gl_start_suite(void)
 {
   Suite *s = suite_create("gl_start");
@@ -564,6 +610,7 @@ static Suite *gl_start_suite(void)
   tcase_add_test(tc, test_changes_during_start);
   tcase_add_test(tc, test_gl_failure_keeps_cpu);
   tcase_add_test(tc, test_shared_engine);
+  tcase_add_test(tc, test_frames_context_fallback);
   return s;
 }
 
