@@ -86,7 +86,7 @@ static bool has_ext(const char *list, const char *name)
 }
 
 /* Creates a GLES 3.1+ context on an initialized display; EGL_NO_CONTEXT on failure. */
-static EGLContext make_context(EGLDisplay dpy)
+static EGLContext make_context(EGLDisplay dpy, bool gles31)
 {
   if (!eglBindAPI(EGL_OPENGL_ES_API)) return EGL_NO_CONTEXT;
   const char *exts = eglQueryString(dpy, EGL_EXTENSIONS);
@@ -97,7 +97,7 @@ static EGLContext make_context(EGLDisplay dpy)
     if (!eglChooseConfig(dpy, attr, &cfg, 1, &n) || n < 1) return EGL_NO_CONTEXT;
   }
   static const int versions[][2] = {{3, 2}, {3, 1}};
-  for (int i = 0; i < 2; i++) {
+  for (int i = gles31 ? 1 : 0; i < 2; i++) {
     EGLint attr[] = {EGL_CONTEXT_MAJOR_VERSION, versions[i][0], EGL_CONTEXT_MINOR_VERSION, versions[i][1],
                      EGL_NONE};
     EGLContext ctx = eglCreateContext(dpy, cfg, EGL_NO_CONTEXT, attr);
@@ -108,12 +108,12 @@ static EGLContext make_context(EGLDisplay dpy)
   return EGL_NO_CONTEXT;
 }
 
-static bool try_display(gl_context *c, EGLDisplay dpy)
+static bool try_display(gl_context *c, EGLDisplay dpy, bool gles31)
 {
   if (dpy == EGL_NO_DISPLAY) return false;
   EGLint maj, min;
   if (!eglInitialize(dpy, &maj, &min)) return false;
-  EGLContext ctx = make_context(dpy);
+  EGLContext ctx = make_context(dpy, gles31);
   if (ctx == EGL_NO_CONTEXT) return false;
   c->egl_display = dpy;
   c->egl_context = ctx;
@@ -122,7 +122,7 @@ static bool try_display(gl_context *c, EGLDisplay dpy)
 }
 
 /* The EGL device platform (one display per GPU / software device), then surfaceless. */
-static tfl_status create_headless(gl_context *c, tfl_diag *diag)
+static tfl_status create_headless(gl_context *c, bool gles31, tfl_diag *diag)
 {
   const char *cl = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
   PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
@@ -135,10 +135,10 @@ static tfl_status create_headless(gl_context *c, tfl_diag *diag)
     EGLint n = 0;
     if (query_devices(16, devs, &n))
       for (int i = 0; i < n; i++)
-        if (try_display(c, get_display(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL))) return TFL_OK;
+        if (try_display(c, get_display(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL), gles31)) return TFL_OK;
   }
   if (has_ext(cl, "EGL_MESA_platform_surfaceless") &&
-      try_display(c, get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL)))
+      try_display(c, get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL), gles31))
     return TFL_OK;
   return tfl_fail(diag, TFL_ERR_BACKEND,
                    "EGL: no device or surfaceless display gives a GLES 3.1 context (last EGL error 0x%04x)",
@@ -170,10 +170,39 @@ static tfl_status query_limits(gl_context *c, tfl_diag *diag)
   c->f.GetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &c->max_wg_invocations);
   c->f.GetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &c->max_shared_bytes);
   for (int i = 0; i < 3; i++) c->f.GetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, (GLuint)i, &c->max_wg_count[i]);
+  gl_limits *l = &c->lim;
+  l->ssbo_bytes = c->max_ssbo_bytes;
+  l->wg_invocations = c->max_wg_invocations;
+  l->shared_bytes = c->max_shared_bytes;
+  for (int i = 0; i < 3; i++) {
+    l->wg_count[i] = c->max_wg_count[i];
+    c->f.GetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_SIZE, (GLuint)i, &l->wg_size[i]);
+  }
+  c->f.GetIntegerv(GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS, &l->ssbo_blocks);
+  c->f.GetIntegerv(GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS, &l->ssbo_bindings);
+  c->f.GetIntegerv(GL_MAX_COMPUTE_TEXTURE_IMAGE_UNITS, &l->texture_units);
+  c->f.GetIntegerv(GL_MAX_COMPUTE_IMAGE_UNIFORMS, &l->image_uniforms);
+  c->f.GetIntegerv(GL_MAX_COMPUTE_UNIFORM_COMPONENTS, &l->uniform_components);
   return gl_check(c, "querying compute limits", diag);
 }
 
+/* lim clamped to the profile's, the older fields following it */
+static void apply_profile(gl_context *c, gl_device_profile p)
+{
+  c->profile = p;
+  gl_limits_clamp(&c->lim, gl_profile_limits(p));
+  c->max_ssbo_bytes = c->lim.ssbo_bytes;
+  c->max_wg_invocations = c->lim.wg_invocations;
+  c->max_shared_bytes = c->lim.shared_bytes;
+  for (int i = 0; i < 3; i++) c->max_wg_count[i] = c->lim.wg_count[i];
+}
+
 tfl_status gl_context_create(bool use_current, gl_context **out, tfl_diag *diag)
+{
+  return gl_context_create_for(use_current, GL_PROFILE_NATIVE, out, diag);
+}
+
+tfl_status gl_context_create_for(bool use_current, gl_device_profile profile, gl_context **out, tfl_diag *diag)
 {
   *out = NULL;
   gl_context *c = calloc(1, sizeof *c);
@@ -186,7 +215,7 @@ tfl_status gl_context_create(bool use_current, gl_context **out, tfl_diag *diag)
     }
     c->egl_display = eglGetCurrentDisplay();
     c->egl_context = eglGetCurrentContext();
-  } else if ((st = create_headless(c, diag)) != TFL_OK) {
+  } else if ((st = create_headless(c, profile == GL_PROFILE_GLES31_MIN, diag)) != TFL_OK) {
     free(c);
     return st;
   }
@@ -194,8 +223,15 @@ tfl_status gl_context_create(bool use_current, gl_context **out, tfl_diag *diag)
     gl_context_free(c);
     return st;
   }
+  apply_profile(c, profile);
+  if ((st = gl_limits_check_base(&c->lim, diag)) != TFL_OK) {
+    tfl_fail_prefix(diag, st, "%s (profile %s)", c->renderer, gl_device_profile_name(profile));
+    gl_context_free(c);
+    return st;
+  }
   load_optional(c);
-  tfl_logf(diag, TFL_LOG_INFO, "GL: %s context, %s, %s", c->owned ? "own headless" : "caller's", c->version, c->renderer);
+  tfl_logf(diag, TFL_LOG_INFO, "GL: %s context, %s, %s, profile %s", c->owned ? "own headless" : "caller's", c->version,
+           c->renderer, gl_device_profile_name(profile));
   *out = c;
   return TFL_OK;
 }

@@ -205,7 +205,8 @@ char *gl_emit_source(const gl_emit_in *e)
   gl_str_addf(&s, "}\n");
   if (e->first_pass) gl_str_addf(&s, "#define FIRST_PASS\n");
   if (e->gen->decls.p) gl_str_addf(&s, "%s", e->gen->decls.p);
-  gl_str_addf(&s, "void main() {\n  ivec3 gid = ivec3(gl_GlobalInvocationID);\n");
+  if (e->gid_base) gl_str_addf(&s, "layout(location = 0) uniform ivec4 tfl_gid_base;\n");
+  gl_str_addf(&s, "void main() {\n  ivec3 gid = ivec3(gl_GlobalInvocationID)%s;\n", e->gid_base ? " + tfl_gid_base.xyz" : "");
   if (!e->gen->whole_groups)
     gl_str_addf(&s, "  if (gid.x >= %d || gid.y >= %d || gid.z >= %d) return;\n", e->gen->grid[0], e->gen->grid[1],
                 e->gen->grid[2]);
