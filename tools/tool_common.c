@@ -217,6 +217,7 @@ int tool_gl_tuning_parse(gl_tuning *t, int argc, char **argv, int *i)
     {"--gl-wide-residuals", offsetof(gl_tuning, wide_residuals)},
     {"--gl-half-activations", offsetof(gl_tuning, half_activations)},
     {"--gl-cpu-postproc", offsetof(gl_tuning, cpu_postproc)},
+    {"--gl-mediump", offsetof(gl_tuning, mediump)},
   };
   for (size_t k = 0; k < sizeof switches / sizeof switches[0]; k++)
     if (strcmp(a, switches[k].flag) == 0) {
@@ -286,6 +287,7 @@ void tool_gl_tuning_help(FILE *out)
           "  --gl-irb-tile N     GL: N x N output pixels per workgroup of those, 1..16\n"
           "  --gl-se-wg N        GL: at most N invocations (32..1024, a power of two) in a\n"
           "                     squeeze-excite workgroup (default: what the device allows)\n"
+          "  --gl-mediump        GL fp16: values mediump (fp16 arithmetic where the GPU has it)\n"
           "  --gl-max-groups N   GL: take N workgroups per dimension as the device's limit\n"
           "                     (dispatches over it are split; tests)\n"
           "  --gl-max-shared B   GL: take B bytes of shared memory as the limit (kernels over\n"

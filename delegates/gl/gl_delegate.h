@@ -76,6 +76,9 @@ typedef struct {
                                  gl_precision.c allows (default: 32-bit; the weights are
                                  16-bit either way). Faster where bandwidth binds, but
                                  segmentation and landmark models then miss 1e-2. */
+  bool mediump;               /* fp16 mode: the shaders' floats mediump by default, so a
+                                GPU with fp16 ALUs computes in halves; sums (ACC4) stay highp.
+                                Off by default (docs/boards.md: what it costs in accuracy) */
   int max_groups;             /* > 0: workgroups per dimension the device is taken to allow
                                  at most (below its own limit): dispatches over it are split
                                  into several, as on a GPU with that limit (tests) */

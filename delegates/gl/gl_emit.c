@@ -162,9 +162,9 @@ char *gl_emit_source(const gl_emit_in *e)
   gl_str s = {0};
   gl_str_addf(&s, "#version 310 es\n"
                   "layout(local_size_x = %d, local_size_y = %d, local_size_z = %d) in;\n"
-                  "precision highp float;\nprecision highp int;\n#define FLT4 vec4\n#define FLT float\n"
+                  "precision %s float;\nprecision highp int;\n#define FLT4 vec4\n#define FLT float\n"
                   "#define ACC4 highp vec4\n",
-              e->wg[0], e->wg[1], e->wg[2]);
+              e->wg[0], e->wg[1], e->wg[2], e->mediump ? "mediump" : "highp");
   if (e->fp16) {
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
                     "#define LDA(i) FLT4(unpackHalf2x16(A[i].x), unpackHalf2x16(A[i].y))\n"

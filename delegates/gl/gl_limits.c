@@ -121,7 +121,7 @@ tfl_status gl_limits_check_base(const gl_limits *l, tfl_diag *diag)
 
 /* ---- reading a source's declarations ---- */
 
-#define MAX_DEFS 64
+#define MAX_DEFS 1024 /* the emitter defines a dozen macros per object */
 #define MAX_DEPTH 8
 
 typedef struct {
@@ -268,7 +268,7 @@ void gl_shader_use_of(const char *src, gl_shader_use *u)
         p = skip_ws(p + 6);
         size_t n = ident_len(p);
         def *d = &ds.d[ds.n];
-        if (n && n < sizeof d->name) {
+        if (n && n < sizeof d->name && p[n] != '(') { /* function-like macros are no sizes */
           memcpy(d->name, p, n);
           d->name[n] = 0;
           const char *v = skip_ws(p + n);
@@ -286,6 +286,7 @@ void gl_shader_use_of(const char *src, gl_shader_use *u)
     } else if (on) {
       if (starts(p, "shared")) {
         long b = shared_decl(&ds, p, eol);
+        if (b < 0 && u->shared_bytes >= 0) snprintf(u->bad, sizeof u->bad, "%.*s", (int)(eol - p), p);
         if (b < 0 || u->shared_bytes < 0) u->shared_bytes = -1;
         else u->shared_bytes += b;
       }
@@ -340,7 +341,8 @@ tfl_status gl_limits_check_shader(const gl_limits *l, const char *src, const int
     return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "%s: workgroup of %ld invocations, over GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS' %d",
                     what, inv, l->wg_invocations);
   if (u.shared_bytes < 0)
-    return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "%s: cannot read the size of its shared memory declarations", what);
+    return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "%s: cannot read the size of its shared memory declaration \"%s\"", what,
+                    u.bad);
   if (l->shared_bytes > 0 && u.shared_bytes > l->shared_bytes)
     return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "%s: %ld bytes of shared memory, over GL_MAX_COMPUTE_SHARED_MEMORY_SIZE's %d",
                     what, u.shared_bytes, l->shared_bytes);

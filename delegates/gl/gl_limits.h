@@ -48,6 +48,7 @@ typedef struct {
   int samplers, images, uniform_components;
   int wg[3];                  /* local_size_x/y/z (1 when absent) */
   bool uses_group_id;         /* gl_WorkGroupID / gl_NumWorkGroups: cannot be split */
+  char bad[64];               /* the first shared declaration not read (shared_bytes -1) */
 } gl_shader_use;
 void gl_shader_use_of(const char *src, gl_shader_use *u);
 

@@ -681,6 +681,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
       }
     gl_emit_in top = {0};
     top.fp16 = o->fp16;
+    top.mediump = o->fp16 && o->tune.mediump;
     top.const_fp32 = o->fp16 && o->tune.const_fp32;
     top.has_consts = b->const_units > 0;
     top.const_base = d->const_off;
