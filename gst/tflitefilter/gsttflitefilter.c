@@ -101,6 +101,7 @@
 #include "gsttflitenames.h"
 #include "gsttflitemessages.h"
 #include "gsttfliteengine.h"
+#include "delegates/gl/gl_delegate.h"
 #include "gsttfliteglshare.h"
 #include "gsttflitemeta.h"
 
@@ -144,6 +145,7 @@ enum {
   PROP_THREADS,
   PROP_PRECISION,
   PROP_CACHE_DIR,
+  PROP_GL_PROFILE,
   PROP_DECODER,
   PROP_THRESHOLD,
   PROP_MAX_RESULTS,
@@ -304,6 +306,7 @@ static GstTfliteEngineKey *engine_key(GstTfliteFilter *self, GstGLContext *gl_co
                            threads, self->cache_dir, self->instance_id, (gint)self->max_batch,
                            (gint)self->batch_window_us, self->postprocess_in_graph ? &self->postprocess_opts : NULL,
                            self->model.decoder_kind };
+  k.gl_profile = (gint)self->gl_profile;
   GstTfliteEngineKey *copy = gst_tflite_engine_key_copy(&k);
   GST_OBJECT_UNLOCK(self);
   return copy;
@@ -1029,6 +1032,16 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
   case PROP_THREADS: self->threads = g_value_get_int(value); break;
   case PROP_PRECISION: self->precision = g_value_get_enum(value); break;
   case PROP_CACHE_DIR: g_free(self->cache_dir); self->cache_dir = g_value_dup_string(value); break;
+  case PROP_GL_PROFILE: {
+    const gchar *name = g_value_get_string(value);
+    gl_device_profile p = GL_PROFILE_NATIVE;
+    if (name && *name && !gl_device_profile_parse(name, &p))
+      GST_WARNING_OBJECT(self, "gl-profile \"%s\" is not one of %s; keeping %s", name, gl_device_profile_names(),
+                         gl_device_profile_name(self->gl_profile));
+    else
+      self->gl_profile = p;
+    break;
+  }
   case PROP_DECODER: ms->decoder_kind = g_value_get_enum(value); break;
   case PROP_THRESHOLD: self->decoder_opts.threshold = g_value_get_float(value); break;
   case PROP_MAX_RESULTS: self->decoder_opts.max_results = g_value_get_int(value); break;
@@ -1081,6 +1094,7 @@ static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValu
   case PROP_THREADS: g_value_set_int(value, self->threads); break;
   case PROP_PRECISION: g_value_set_enum(value, self->precision); break;
   case PROP_CACHE_DIR: g_value_set_string(value, self->cache_dir); break;
+  case PROP_GL_PROFILE: g_value_set_string(value, gl_device_profile_name(self->gl_profile)); break;
   case PROP_DECODER: g_value_set_enum(value, ms->decoder_kind); break;
   case PROP_THRESHOLD: g_value_set_float(value, self->decoder_opts.threshold); break;
   case PROP_MAX_RESULTS: g_value_set_int(value, self->decoder_opts.max_results); break;
@@ -1154,6 +1168,11 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
   g_object_class_install_property(gobject_class, PROP_CACHE_DIR,
     g_param_spec_string("cache-dir", "Cache directory",
                         "Directory for compiled GL programs (NULL: the user's cache directory, $XDG_CACHE_HOME/gst-tflite; \"\": no disk cache)", NULL, rw));
+  g_object_class_install_property(gobject_class, PROP_GL_PROFILE,
+    g_param_spec_string("gl-profile", "GL device profile",
+                        "GPU limits the GL delegate keeps to: native (the context's own), gles31-min (OpenGL ES "
+                        "3.1's minimums), mali-g610, v3d (Raspberry Pi 5), adreno6xx; a node whose kernel does not "
+                        "fit runs on the CPU (docs/boards.md)", "native", rw));
   g_object_class_install_property(gobject_class, PROP_DECODER,
     g_param_spec_enum("decoder", "Decoder", "How the model's outputs are turned into results",
                       gst_tflite_decoder_get_type(), DEFAULT_DECODER, rw));

@@ -40,6 +40,7 @@ struct _GstTfliteFilter {
   gint threads;
   GstTflitePrecision precision;
   gchar *cache_dir;
+  gint gl_profile;             /* gl_device_profile (gl-profile) */
   tfl_decoder_options decoder_opts;
   guint inference_interval;
   gboolean qos;
