@@ -25,6 +25,7 @@ void tool_run_flags_init(tool_run_flags *f)
   f->profile = 0;
   f->no_onednn = false;
   f->gl_tuning = (gl_tuning){0};
+  f->gl_profile = GL_PROFILE_NATIVE;
   /* TFL_LOG=info|debug|warning|error: the one environment switch, read here in the
    * tools only (the library takes its verbosity from the caller's tfl_diag) */
   const char *env = getenv("TFL_LOG");
