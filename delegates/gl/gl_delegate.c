@@ -143,7 +143,7 @@ static bool fits(gl_dctx *dc, const tfl_graph *g, int node, tfl_diag *why)
   tfl_diag_init(&quiet);
   tfl_partition part = {1, nodes, n_in, ins, n_out, outs, &quiet};
   if (gl_context_bind(dc->ctx, &quiet) != TFL_OK) return true; /* not current: the full plan checks */
-  device_tuning(dc, &quiet);
+  device_tuning(dc, dc->diag); /* the measurement's log line goes to the delegate's own diag */
   bool hit = false;
   gl_plan_options po = plan_options(dc, &hit);
   gl_plan plan;
