@@ -32,7 +32,7 @@ arm64_logs=("$build/arm64/meson-logs/testlog.json" "$build/arm64/meson-logs/test
   "$build/arm64/meson-logs/testlog-sve-arm64-sve-wrap.sh.json"
   "$build/arm64/meson-logs/testlog-a72-arm64-a72-wrap.sh.json")
 rm -f "${arm64_logs[@]}"
-rm -f "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" "$tsan/meson-logs/testlog.json" "$fuzz/meson-logs/testlog.json" "$trixie_log"
+rm -f "$build/meson-logs/testlog.json" "$build/meson-logs/testlog-gles31.json" "$asan/meson-logs/testlog.json" "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" "$tsan/meson-logs/testlog.json" "$fuzz/meson-logs/testlog.json" "$trixie_log"
 
 # Both builds' evaluation tests share one pycocotools virtual environment (tests/eval/venv.sh).
 export TFL_EVAL_VENV=$build/eval-venv
@@ -41,6 +41,15 @@ step "build ($build, debugoptimized)"
 scripts/build.sh "$build" || die "build failed"
 step "tests"
 meson test -C "$build" --print-errorlogs --num-processes 2
+
+# The GL delegate as on a GPU with only OpenGL ES 3.1's minimum limits, in a GLES 3.1
+# context of its own (docs/boards.md, "Device profiles"): the API, ops and limits tests,
+# two real models and a post-processing one (its shaders compile again for the smaller
+# workgroups: most of the stage's time).
+step "GL under the GLES 3.1 minimum profile"
+meson test -C "$build" --no-rebuild --print-errorlogs --num-processes 2 --setup gles31min --logbase testlog-gles31 \
+  test_gl_api test_gl_ops test_gl_limits gl_limits_split_face_detection_short_range gl_limits_shared_hand_landmark_lite \
+  gl_fp16_face_detection_short_range gl_fp32_hand_landmark_lite gl_postproc_fp16_face_detection_short_range
 
 # GStreamer >= 1.24 (analytics metadata, objectdetectionoverlay) in a Debian 13 root with
 # GStreamer 1.26: made once by debootstrap and cached in $build/trixie-root (a few minutes
@@ -173,7 +182,8 @@ step "short fuzz runs (${fuzz_seconds} s per target)"
 meson test -C "$fuzz" --no-rebuild --print-errorlogs --num-processes 2 --suite fuzz
 
 step "summary"
-python3 - "$asan/meson-logs/testlog-lsan-retry.json" "$build/meson-logs/testlog.json" "$asan/meson-logs/testlog.json" \
+python3 - "$asan/meson-logs/testlog-lsan-retry.json" "$build/meson-logs/testlog.json" \
+  "$build/meson-logs/testlog-gles31.json" "$asan/meson-logs/testlog.json" \
   "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" "$tsan/meson-logs/testlog.json" \
   "$fuzz/meson-logs/testlog.json" "$trixie_log" "${arm64_logs[@]}" <<'PY'
 import json

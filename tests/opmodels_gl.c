@@ -8,6 +8,7 @@
 #include "delegates/gl/gl_plan.h"
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
+#include "tests/gl_profile_env.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -125,6 +126,7 @@ static int open_run(const char *path, bool gl, bool fp16, gl_run *r)
   if (gl) {
     gl_delegate_options go = gl_delegate_defaults();
     go.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
+    go.profile = gl_profile_from_env();
     go.diag = &r->diag;
     r->gl = gl_delegate_create(&go);
     if (!r->gl) {

@@ -30,6 +30,7 @@
 #include "runtime/tfl_interpreter.h"
 #include "runtime/tfl_loader.h"
 #include "runtime/tfl_planner.h"
+#include "tests/gl_profile_env.h"
 
 #define MAX_JOBS 32
 #define MAX_OUT 8
@@ -101,6 +102,7 @@ static bool open_instance(instance *x, const job *j, const char *who)
   if (j->mode == MODE_GL) {
     gl_delegate_options go = gl_delegate_defaults();
     go.precision = GL_PRECISION_FP32;
+    go.profile = gl_profile_from_env();
     go.diag = &x->diag;
     if (!(x->gl = gl_delegate_create(&go))) goto fail;
     o.delegate = x->gl;

@@ -28,6 +28,7 @@ void tool_run_flags_init(tool_run_flags *f)
   f->profile = 0;
   f->no_onednn = false;
   f->gl_tuning = (gl_tuning){0};
+  f->gl_profile = GL_PROFILE_NATIVE;
   /* TFL_LOG=info|debug|warning|error, read here in the tools only (the library takes
    * its verbosity from the caller's tfl_diag); TFL_GL_EGL_PLATFORM in tool_make_delegate */
   const char *env = getenv("TFL_LOG");
@@ -125,6 +126,15 @@ int tool_run_flags_parse(tool_run_flags *f, int argc, char **argv, int *i)
     f->precision = v;
     return 1;
   }
+  if (strcmp(a, "--gl-profile") == 0) {
+    const char *v = tool_flag_value(argc, argv, i);
+    if (!v) return -1;
+    if (!gl_device_profile_parse(v, &f->gl_profile)) {
+      fprintf(stderr, "error: --gl-profile is one of %s, not '%s'\n", gl_device_profile_names(), v);
+      return -1;
+    }
+    return 1;
+  }
   if (strcmp(a, "--cache-dir") == 0) {
     const char *v = tool_flag_value(argc, argv, i);
     if (!v) return -1;
@@ -169,6 +179,8 @@ void tool_run_options_help(FILE *out)
           "                     fp32); gl: fp16 or fp32 (default fp16)\n"
           "  --cache-dir DIR    GL program binary cache directory (default: $XDG_CACHE_HOME/gst-tflite;\n"
           "                     \"\": none)\n"
+          "  --gl-profile NAME  GL: respect a board GPU's limits: native (default), gles31-min,\n"
+          "                     mali-g610, v3d or adreno6xx (docs/boards.md)\n"
           "  --threads N        CPU threads (default %d)\n"
           "  --no-onednn        cpu: convolutions on XNNPACK instead of oneDNN (comparisons)\n"
           "  --log LEVEL        log lines printed: error, warning, info or debug\n"
@@ -210,6 +222,7 @@ int tool_gl_tuning_parse(gl_tuning *t, int argc, char **argv, int *i)
     {"--gl-wide-residuals", offsetof(gl_tuning, wide_residuals)},
     {"--gl-half-activations", offsetof(gl_tuning, half_activations)},
     {"--gl-cpu-postproc", offsetof(gl_tuning, cpu_postproc)},
+    {"--gl-mediump", offsetof(gl_tuning, mediump)},
   };
   for (size_t k = 0; k < sizeof switches / sizeof switches[0]; k++)
     if (strcmp(a, switches[k].flag) == 0) {
@@ -229,6 +242,10 @@ int tool_gl_tuning_parse(gl_tuning *t, int argc, char **argv, int *i)
     t->conv_tile_slices = sl;
     return 1;
   }
+  if (strcmp(a, "--gl-max-groups") == 0)
+    return int_flag(argc, argv, i, "a workgroup count in 1..65535", 65535, &t->max_groups);
+  if (strcmp(a, "--gl-max-shared") == 0)
+    return int_flag(argc, argv, i, "a byte count in 1..65536", 65536, &t->max_shared);
   if (strcmp(a, "--gl-dwpw-tile") == 0) return int_flag(argc, argv, i, "a pixel count in 1..256", 256, &t->dwpw_tile);
   if (strcmp(a, "--gl-conv-fill") == 0)
     return int_flag(argc, argv, i, "an invocation count in 1..4194304", 1 << 22, &t->conv_fill);
@@ -277,6 +294,11 @@ void tool_gl_tuning_help(FILE *out)
           "  --gl-irb-tile N     GL: N x N output pixels per workgroup of those, 1..16\n"
           "  --gl-se-wg N        GL: at most N invocations (32..1024, a power of two) in a\n"
           "                     squeeze-excite workgroup (default: what the device allows)\n"
+          "  --gl-mediump        GL fp16: values mediump (fp16 arithmetic where the GPU has it)\n"
+          "  --gl-max-groups N   GL: take N workgroups per dimension as the device's limit\n"
+          "                     (dispatches over it are split; tests)\n"
+          "  --gl-max-shared B   GL: take B bytes of shared memory as the limit (kernels over\n"
+          "                     it stay on the CPU; tests)\n"
           "  --gl-no-reorder     GL: dispatches in graph order (default: by dependency level)\n"
           "  --gl-all-barriers   GL: a barrier before every dispatch (default: only on conflicts)\n"
           "  --gl-const-fp32     GL fp16: keep constants 32-bit (default: 16-bit weights)\n"
@@ -313,6 +335,7 @@ static bool tool_make_delegate(const tool_run_flags *f, tfl_diag *diag, tfl_dele
     o.precision = f->precision && strcmp(f->precision, "fp32") == 0 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
     o.cache_dir = f->cache_dir;
     o.tuning = f->gl_tuning;
+    o.profile = f->gl_profile;
     o.diag = diag;
     /* the own context's EGL platform: boards whose EGL has one path only, and tests */
     const char *plat = getenv("TFL_GL_EGL_PLATFORM");

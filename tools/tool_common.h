@@ -29,6 +29,7 @@ typedef struct {
   bool no_onednn;        /* CPU: convolutions on XNNPACK, not oneDNN (for comparisons) */
   tfl_log_level log;     /* most detailed log level printed (--log; default: TFL_LOG, else warning) */
   gl_tuning gl_tuning;   /* GL: --gl-* switches (tool_gl_tuning_parse) */
+  gl_device_profile gl_profile; /* GL: --gl-profile, limits of a board's GPU (default native) */
 } tool_run_flags;
 
 void tool_run_flags_init(tool_run_flags *f);

@@ -79,7 +79,7 @@ static void load_optional(gl_context *c)
 }
 
 /* Creates a GLES 3.1+ context on an initialized display; EGL_NO_CONTEXT on failure. */
-static EGLContext make_context(EGLDisplay dpy)
+static EGLContext make_context(EGLDisplay dpy, bool gles31)
 {
   if (!eglBindAPI(EGL_OPENGL_ES_API)) return EGL_NO_CONTEXT;
   const char *exts = eglQueryString(dpy, EGL_EXTENSIONS);
@@ -90,7 +90,7 @@ static EGLContext make_context(EGLDisplay dpy)
     if (!eglChooseConfig(dpy, attr, &cfg, 1, &n) || n < 1) return EGL_NO_CONTEXT;
   }
   static const int versions[][2] = {{3, 2}, {3, 1}};
-  for (int i = 0; i < 2; i++) {
+  for (int i = gles31 ? 1 : 0; i < 2; i++) {
     EGLint attr[] = {EGL_CONTEXT_MAJOR_VERSION, versions[i][0], EGL_CONTEXT_MINOR_VERSION, versions[i][1],
                      EGL_NONE};
     EGLContext ctx = eglCreateContext(dpy, cfg, EGL_NO_CONTEXT, attr);
@@ -102,7 +102,8 @@ static EGLContext make_context(EGLDisplay dpy)
 }
 
 /* A context on dpy; on failure the reason in *diag, prefixed with the platform's name. */
-static tfl_status try_display(gl_context *c, EGLDisplay dpy, gl_egl_platform p, tfl_diag *diag)
+static tfl_status try_display(gl_context *c, EGLDisplay dpy, gl_egl_platform p, bool gles31,
+                              tfl_diag *diag)
 {
   const char *name = gl_egl_platform_name(p);
   if (dpy == EGL_NO_DISPLAY) return tfl_fail(diag, TFL_ERR_BACKEND, "%s: no display (EGL error 0x%04x)", name, eglGetError());
@@ -112,7 +113,7 @@ static tfl_status try_display(gl_context *c, EGLDisplay dpy, gl_egl_platform p, 
   /* no surface at all: compute only */
   if (!gl_egl_has_ext(eglQueryString(dpy, EGL_EXTENSIONS), "EGL_KHR_surfaceless_context"))
     return tfl_fail(diag, TFL_ERR_BACKEND, "%s: the display has no EGL_KHR_surfaceless_context", name);
-  EGLContext ctx = make_context(dpy);
+  EGLContext ctx = make_context(dpy, gles31);
   if (ctx == EGL_NO_CONTEXT)
     return tfl_fail(diag, TFL_ERR_BACKEND, "%s: no GLES 3.1 context made current (0x%04x)", name, eglGetError());
   c->egl_display = dpy;
@@ -122,7 +123,7 @@ static tfl_status try_display(gl_context *c, EGLDisplay dpy, gl_egl_platform p, 
   return TFL_OK;
 }
 
-static tfl_status try_device(gl_context *c, PFNEGLGETPLATFORMDISPLAYEXTPROC get_display, const char *cl,
+static tfl_status try_device(gl_context *c, PFNEGLGETPLATFORMDISPLAYEXTPROC get_display, const char *cl, bool gles31,
                              tfl_diag *diag)
 {
   PFNEGLQUERYDEVICESEXTPROC query_devices = (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
@@ -132,27 +133,27 @@ static tfl_status try_device(gl_context *c, PFNEGLGETPLATFORMDISPLAYEXTPROC get_
   EGLint n = 0;
   if (!query_devices(16, devs, &n) || n < 1) return tfl_fail(diag, TFL_ERR_BACKEND, "device: eglQueryDevicesEXT found none");
   for (int i = 0; i < n; i++)
-    if (try_display(c, get_display(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL), GL_EGL_DEVICE, diag) == TFL_OK)
+    if (try_display(c, get_display(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL), GL_EGL_DEVICE, gles31, diag) == TFL_OK)
       return TFL_OK;
   return TFL_ERR_BACKEND; /* diag: the last device's failure */
 }
 
 static tfl_status try_surfaceless(gl_context *c, PFNEGLGETPLATFORMDISPLAYEXTPROC get_display, const char *cl,
-                                  tfl_diag *diag)
+                                  bool gles31, tfl_diag *diag)
 {
   if (!gl_egl_has_ext(cl, "EGL_MESA_platform_surfaceless"))
     return tfl_fail(diag, TFL_ERR_BACKEND, "surfaceless: no EGL_MESA_platform_surfaceless");
   return try_display(c, get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL), GL_EGL_SURFACELESS,
-                     diag);
+                     gles31, diag);
 }
 
-static tfl_status try_gbm(gl_context *c, tfl_diag *diag)
+static tfl_status try_gbm(gl_context *c, bool gles31, tfl_diag *diag)
 {
   gl_egl_gbm *g;
   void *dpy;
   tfl_status st = gl_egl_gbm_open(&g, &dpy, diag);
   if (st != TFL_OK) return st;
-  if ((st = try_display(c, (EGLDisplay)dpy, GL_EGL_GBM, diag)) != TFL_OK) {
+  if ((st = try_display(c, (EGLDisplay)dpy, GL_EGL_GBM, gles31, diag)) != TFL_OK) {
     gl_egl_gbm_free(g);
     return st;
   }
@@ -162,7 +163,7 @@ static tfl_status try_gbm(gl_context *c, tfl_diag *diag)
 
 /* The platform asked for, or with AUTO the device platform, surfaceless, then GBM; the
  * error names every platform tried and why each failed. */
-static tfl_status create_headless(gl_context *c, gl_egl_platform want, tfl_diag *diag)
+static tfl_status create_headless(gl_context *c, gl_egl_platform want, bool gles31, tfl_diag *diag)
 {
   if (want == GL_EGL_NONE)
     return tfl_fail(diag, TFL_ERR_BACKEND, "EGL: no own context (egl platform \"none\" forces every path off)");
@@ -177,9 +178,9 @@ static tfl_status create_headless(gl_context *c, gl_egl_platform want, tfl_diag 
     if (want != GL_EGL_AUTO && want != (gl_egl_platform)p) continue;
     tfl_diag one;
     tfl_diag_init(&one);
-    tfl_status st = p == GL_EGL_DEVICE        ? try_device(c, get_display, cl, &one)
-                    : p == GL_EGL_SURFACELESS ? try_surfaceless(c, get_display, cl, &one)
-                                              : try_gbm(c, &one);
+    tfl_status st = p == GL_EGL_DEVICE        ? try_device(c, get_display, cl, gles31, &one)
+                    : p == GL_EGL_SURFACELESS ? try_surfaceless(c, get_display, cl, gles31, &one)
+                                              : try_gbm(c, gles31, &one);
     if (st == TFL_OK) return TFL_OK;
     if (len < sizeof why) len += (size_t)snprintf(why + len, sizeof why - len, "%s%s", len ? "; " : "", one.error);
   }
@@ -212,10 +213,40 @@ static tfl_status query_limits(gl_context *c, tfl_diag *diag)
   c->f.GetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &c->max_wg_invocations);
   c->f.GetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &c->max_shared_bytes);
   for (int i = 0; i < 3; i++) c->f.GetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, (GLuint)i, &c->max_wg_count[i]);
+  gl_limits *l = &c->lim;
+  l->ssbo_bytes = c->max_ssbo_bytes;
+  l->wg_invocations = c->max_wg_invocations;
+  l->shared_bytes = c->max_shared_bytes;
+  for (int i = 0; i < 3; i++) {
+    l->wg_count[i] = c->max_wg_count[i];
+    c->f.GetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_SIZE, (GLuint)i, &l->wg_size[i]);
+  }
+  c->f.GetIntegerv(GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS, &l->ssbo_blocks);
+  c->f.GetIntegerv(GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS, &l->ssbo_bindings);
+  c->f.GetIntegerv(GL_MAX_COMPUTE_TEXTURE_IMAGE_UNITS, &l->texture_units);
+  c->f.GetIntegerv(GL_MAX_COMPUTE_IMAGE_UNIFORMS, &l->image_uniforms);
+  c->f.GetIntegerv(GL_MAX_COMPUTE_UNIFORM_COMPONENTS, &l->uniform_components);
   return gl_check(c, "querying compute limits", diag);
 }
 
+/* lim clamped to the profile's, the older fields following it */
+static void apply_profile(gl_context *c, gl_device_profile p)
+{
+  c->profile = p;
+  gl_limits_clamp(&c->lim, gl_profile_limits(p));
+  c->max_ssbo_bytes = c->lim.ssbo_bytes;
+  c->max_wg_invocations = c->lim.wg_invocations;
+  c->max_shared_bytes = c->lim.shared_bytes;
+  for (int i = 0; i < 3; i++) c->max_wg_count[i] = c->lim.wg_count[i];
+}
+
 tfl_status gl_context_create(bool use_current, gl_egl_platform platform, gl_context **out, tfl_diag *diag)
+{
+  return gl_context_create_for(use_current, platform, GL_PROFILE_NATIVE, out, diag);
+}
+
+tfl_status gl_context_create_for(bool use_current, gl_egl_platform platform, gl_device_profile profile, gl_context **out,
+                                 tfl_diag *diag)
 {
   *out = NULL;
   gl_context *c = calloc(1, sizeof *c);
@@ -228,7 +259,7 @@ tfl_status gl_context_create(bool use_current, gl_egl_platform platform, gl_cont
     }
     c->egl_display = eglGetCurrentDisplay();
     c->egl_context = eglGetCurrentContext();
-  } else if ((st = create_headless(c, platform, diag)) != TFL_OK) {
+  } else if ((st = create_headless(c, platform, profile == GL_PROFILE_GLES31_MIN, diag)) != TFL_OK) {
     free(c);
     return st;
   }
@@ -236,10 +267,16 @@ tfl_status gl_context_create(bool use_current, gl_egl_platform platform, gl_cont
     gl_context_free(c);
     return st;
   }
+  apply_profile(c, profile);
+  if ((st = gl_limits_check_base(&c->lim, diag)) != TFL_OK) {
+    tfl_fail_prefix(diag, st, "%s (profile %s)", c->renderer, gl_device_profile_name(profile));
+    gl_context_free(c);
+    return st;
+  }
   load_optional(c);
-  tfl_logf(diag, TFL_LOG_INFO, "GL: %s context%s%s, %s, %s", c->owned ? "own headless" : "caller's",
+  tfl_logf(diag, TFL_LOG_INFO, "GL: %s context%s%s, %s, %s, profile %s", c->owned ? "own headless" : "caller's",
            c->owned ? " on EGL platform " : "", c->owned ? gl_egl_platform_name(c->platform) : "", c->version,
-           c->renderer);
+           c->renderer, gl_device_profile_name(profile));
   *out = c;
   return TFL_OK;
 }

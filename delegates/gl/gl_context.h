@@ -17,6 +17,7 @@
 #include "runtime/tfl_status.h"
 #include "gl_egl_platform.h"
 #include "gl_funcs.h"
+#include "gl_limits.h"
 
 typedef struct gl_egl_gbm gl_egl_gbm;
 
@@ -42,6 +43,9 @@ typedef struct gl_context {
   int max_wg_invocations;     /* GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS */
   int max_shared_bytes;       /* GL_MAX_COMPUTE_SHARED_MEMORY_SIZE */
   int max_wg_count[3];        /* GL_MAX_COMPUTE_WORK_GROUP_COUNT */
+  gl_limits lim;              /* every limit the delegate depends on, clamped to the
+                                 profile's; the four fields above are lim's values too */
+  gl_device_profile profile;
   bool parallel_compile;      /* GL_KHR/ARB_parallel_shader_compile: all threads asked for */
 } gl_context;
 
@@ -49,6 +53,11 @@ typedef struct gl_context {
  * headless one on `platform` (AUTO: the first that works) and make it current. *out is
  * freed with gl_context_free. */
 tfl_status gl_context_create(bool use_current, gl_egl_platform platform, gl_context **out, tfl_diag *diag);
+/* The same with the limits clamped to profile p's (gl_limits.h); GL_PROFILE_GLES31_MIN
+ * also makes the own context GLES 3.1 (not 3.2). Fails when the context offers less
+ * than the delegate needs of any context (gl_limits_check_base). */
+tfl_status gl_context_create_for(bool use_current, gl_egl_platform platform, gl_device_profile p, gl_context **out,
+                                 tfl_diag *diag);
 /* Makes an owned context current if it is not; checks a borrowed one still is. */
 tfl_status gl_context_bind(gl_context *c, tfl_diag *diag);
 void gl_context_free(gl_context *c);

@@ -103,7 +103,64 @@ static double now_ms(void)
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static bool takes(const gl_dctx *dc, const tfl_graph *g, int node, tfl_diag *why)
+/* The device as the planner sees it: measured once (from the cache directory or on the
+ * GPU), with the context's (profile's) limits and the test switches' lower ones. */
+static void device_tuning(gl_dctx *dc, tfl_diag *diag)
+{
+  if (dc->dev.fill) return;
+  gl_device_tuning_get(dc->ctx, dc->cache_dir, &dc->dev, diag);
+  if (dc->dev.max_wg > dc->ctx->lim.wg_size[0] && dc->ctx->lim.wg_size[0] > 0) dc->dev.max_wg = dc->ctx->lim.wg_size[0];
+  if (dc->o.tuning.max_shared > 0 && dc->dev.max_shared > dc->o.tuning.max_shared) dc->dev.max_shared = dc->o.tuning.max_shared;
+  dc->stats.device_fill = dc->dev.fill;
+  dc->stats.device_wg = dc->dev.wg;
+  dc->stats.device_ms = dc->dev.measure_ms;
+}
+
+static gl_plan_options plan_options(const gl_dctx *dc, bool *limits_hit)
+{
+  bool fp16 = dc->o.precision == GL_PRECISION_FP16;
+  return (gl_plan_options){.fp16 = fp16, .const_align_bytes = dc->ctx->ssbo_offset_align, .dev = dc->dev,
+                           .tune = dc->o.tuning, .lim = dc->ctx->lim, .limits_hit = limits_hit};
+}
+
+/* Whether node's kernel fits the limits: planned alone (its dispatches, their shaders,
+ * its tensors in the storage blocks). Only a limit refuses it here; other failures are
+ * the full plan's to report. */
+static bool fits(gl_dctx *dc, const tfl_graph *g, int node, tfl_diag *why)
+{
+  const tfl_node *n = &g->nodes[node];
+  int32_t nodes[1] = {node}, ins[GL_GEN_MAX_IN], outs[4];
+  int n_in = 0, n_out = 0;
+  for (int k = 0; k < n->n_in && n_in < GL_GEN_MAX_IN; k++)
+    if (n->in[k] >= 0 && !g->tensors[n->in[k]].is_const) {
+      bool dup = false;
+      for (int j = 0; j < n_in; j++) dup = dup || ins[j] == n->in[k];
+      if (!dup) ins[n_in++] = n->in[k];
+    }
+  for (int k = 0; k < n->n_out && n_out < 4; k++)
+    if (n->out[k] >= 0) outs[n_out++] = n->out[k];
+  tfl_diag quiet;
+  tfl_diag_init(&quiet);
+  tfl_partition part = {1, nodes, n_in, ins, n_out, outs, &quiet};
+  if (gl_context_bind(dc->ctx, &quiet) != TFL_OK) return true; /* not current: the full plan checks */
+  device_tuning(dc, dc->diag); /* the measurement's log line goes to the delegate's own diag */
+  bool hit = false;
+  gl_plan_options po = plan_options(dc, &hit);
+  gl_plan plan;
+  tfl_status st = gl_plan_build(g, &part, &po, &plan, &quiet);
+  if (st == TFL_OK) {
+    gl_plan_free(&plan);
+    return true;
+  }
+  if (!hit) return true;
+  char head[64] = "";
+  if (strncmp(quiet.error, "node ", 5) != 0) snprintf(head, sizeof head, "node %d (%s): ", node, tfl_op_name(n->op));
+  tfl_fail(why, TFL_ERR_UNSUPPORTED, "%s%s (over the GPU's limits, profile %s: left to the CPU)", head, quiet.error,
+           gl_device_profile_name(dc->ctx->profile));
+  return false;
+}
+
+static bool takes(gl_dctx *dc, const tfl_graph *g, int node, tfl_diag *why)
 {
   if (dc->o.tuning.cpu_postproc &&
       (g->nodes[node].op == TFL_OP_DETECTION_POSTPROCESS || g->nodes[node].op == TFL_OP_ANCHOR_DETECTION ||
@@ -113,7 +170,7 @@ static bool takes(const gl_dctx *dc, const tfl_graph *g, int node, tfl_diag *why
              tfl_op_name(g->nodes[node].op));
     return false;
   }
-  return gl_plan_supports(g, node, why);
+  return gl_plan_supports(g, node, why) && fits(dc, g, node, why);
 }
 
 static bool supports(void *ctx, const tfl_graph *g, int node)
@@ -183,7 +240,7 @@ static uint64_t cache_key(const gl_dctx *dc, const tfl_graph *g)
 {
   uint64_t h = GL_HASH_INIT;
   if (g->model_bytes) h = gl_hash(h, g->model_bytes, g->model_size);
-  int opts[2] = {(int)dc->o.precision, dc->o.texture_input};
+  int opts[3] = {(int)dc->o.precision, dc->o.texture_input, (int)dc->o.profile};
   h = gl_hash(h, opts, sizeof opts);
   h = gl_hash(h, dc->ctx->renderer, strlen(dc->ctx->renderer));
   h = gl_hash(h, dc->ctx->version, strlen(dc->ctx->version));
@@ -282,6 +339,13 @@ static tfl_status plan_boundary(gl_dctx *dc, gl_part *p)
     gl_boundary_prog bp = gl_boundary_source(in, io->sh, io->off, *top / e, fp16, io->wide, e == 2);
     if (!bp.src) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL boundary shader");
     p->bnd_src[i] = bp.src;
+    char what[96];
+    snprintf(what, sizeof what, "GL: tensor %d's %s shader", io->tensor, in ? "upload" : "read-back");
+    tfl_status st = gl_limits_check_shader(&dc->ctx->lim, bp.src, bp.groups, what, p->diag);
+    if (!st && gl_limits_needs_split(&dc->ctx->lim, bp.groups))
+      st = tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "%s: %d x %d x %d workgroups, over GL_MAX_COMPUTE_WORK_GROUP_COUNT", what,
+                    bp.groups[0], bp.groups[1], bp.groups[2]);
+    if (st) return st;
     memcpy(p->io_groups[i], bp.groups, sizeof bp.groups);
     p->io_prog[i] = k++;
     *top += gl_boundary_elems(io->sh) * e;
@@ -386,26 +450,13 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
   bool fp16 = dc->o.precision == GL_PRECISION_FP16;
   p->vec4_bytes = fp16 ? 8 : 16;
   p->const_fp32 = fp16 && dc->o.tuning.const_fp32;
-  if (!dc->dev.fill) { /* once per delegate: from the cache directory or measured */
-    gl_device_tuning_get(dc->ctx, dc->cache_dir, &dc->dev, p->diag);
-    dc->stats.device_fill = dc->dev.fill;
-    dc->stats.device_wg = dc->dev.wg;
-    dc->stats.device_ms = dc->dev.measure_ms;
-  }
-  gl_plan_options po = {.fp16 = fp16, .const_align_bytes = dc->ctx->ssbo_offset_align, .dev = dc->dev, .tune = dc->o.tuning};
+  device_tuning(dc, p->diag); /* once per delegate: from the cache directory or measured */
+  gl_plan_options po = plan_options(dc, NULL);
   if ((st = gl_plan_build(g, part, &po, &p->plan, p->diag)) || (st = plan_boundary(dc, p)) || (st = build_programs(dc, p)) || (st = make_buffers(dc, p)) ||
       (st = prepare_texture(dc, p))) {
     part_free(dc, p);
     return st;
   }
-  for (int i = 0; i < p->plan.n_d; i++)
-    for (int a = 0; a < 3; a++)
-      if (p->plan.d[i].groups[a] > dc->ctx->max_wg_count[a]) {
-        st = tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: node %d needs %d workgroups in dimension %d (limit %d)", p->plan.d[i].node,
-                       p->plan.d[i].groups[a], a, dc->ctx->max_wg_count[a]);
-        part_free(dc, p);
-        return st;
-      }
   tfl_logf(p->diag, TFL_LOG_INFO, "GL: %d nodes -> %d dispatches (%d fused, %d inlined, %d aliased, %d fp32 in fp16, %d barriers), arena %zu KiB, constants %zu KiB, cache %s",
           p->plan.n_nodes, p->plan.n_d, p->plan.n_fused, p->plan.n_inlined, p->plan.n_alias, p->plan.n_wide, p->plan.n_barriers, p->plan.arena_n * p->vec4_bytes / 1024,
           p->plan.const_bytes / 1024,
@@ -423,6 +474,7 @@ static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, vo
   dc->stats.irb += p->plan.n_irb;
   dc->stats.aliased += p->plan.n_alias;
   dc->stats.barriers += p->plan.n_barriers;
+  for (int i = 0; i < p->plan.n_d; i++) dc->stats.split += p->plan.d[i].split;
   dc->stats.const_bytes = p->plan.const_bytes;
   *state = p;
   return TFL_OK;
@@ -567,6 +619,24 @@ static tfl_status prepare_profiling(gl_dctx *dc, gl_part *p)
   return gl_check(dc->ctx, "creating timer queries", p->diag);
 }
 
+/* One planned dispatch; over the workgroup count limit in parts, each told its first
+ * invocation (gl_emit.h gid_base). */
+static void dispatch(const gl_funcs *f, const gl_plan_dispatch *d, const int max[3])
+{
+  if (!d->split) {
+    f->DispatchCompute((GLuint)d->groups[0], (GLuint)d->groups[1], (GLuint)d->groups[2]);
+    return;
+  }
+  for (int z = 0; z < d->groups[2]; z += max[2])
+    for (int y = 0; y < d->groups[1]; y += max[1])
+      for (int x = 0; x < d->groups[0]; x += max[0]) {
+        f->Uniform4i(0, x * d->wg[0], y * d->wg[1], z * d->wg[2], 0);
+        int n[3] = {d->groups[0] - x, d->groups[1] - y, d->groups[2] - z};
+        for (int a = 0; a < 3; a++) n[a] = n[a] < max[a] ? n[a] : max[a];
+        f->DispatchCompute((GLuint)n[0], (GLuint)n[1], (GLuint)n[2]);
+      }
+}
+
 static tfl_status invoke(void *ctx, void *state)
 {
   gl_dctx *dc = ctx;
@@ -601,7 +671,7 @@ static tfl_status invoke(void *ctx, void *state)
     }
     if (d->barrier) f->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     f->UseProgram(p->progs[i]);
-    f->DispatchCompute((GLuint)d->groups[0], (GLuint)d->groups[1], (GLuint)d->groups[2]);
+    dispatch(f, d, p->plan.wg_count);
     if (stamps) dc->ctx->QueryCounter(p->queries[i + 1], GL_TIMESTAMP_EXT);
     if (prof && !stamps) {
       f->Finish();
@@ -681,7 +751,14 @@ tfl_delegate *gl_delegate_create(const gl_delegate_options *o)
     }
   }
   dc->o.cache_dir = dc->cache_dir;
-  if (gl_context_create(dc->o.use_current_context, dc->o.egl_platform, &dc->ctx, dc->diag) != TFL_OK) {
+  if (dc->o.profile < GL_PROFILE_NATIVE || dc->o.profile > GL_PROFILE_ADRENO6XX) {
+    tfl_fail(dc->diag, TFL_ERR_ARG, "GL delegate: device profile %d is not one of %s", (int)dc->o.profile,
+             gl_device_profile_names());
+    free(dc->cache_dir);
+    free(dc);
+    return NULL;
+  }
+  if (gl_context_create_for(dc->o.use_current_context, dc->o.egl_platform, dc->o.profile, &dc->ctx, dc->diag) != TFL_OK) {
     free(dc->cache_dir);
     free(dc);
     return NULL;

@@ -79,12 +79,36 @@ typedef struct {
                                  gl_precision.c allows (default: 32-bit; the weights are
                                  16-bit either way). Faster where bandwidth binds, but
                                  segmentation and landmark models then miss 1e-2. */
+  bool mediump;               /* fp16 mode: the shaders' floats mediump by default, so a
+                                GPU with fp16 ALUs computes in halves; sums (ACC4) stay highp.
+                                Off by default (docs/boards.md: what it costs in accuracy) */
+  int max_groups;             /* > 0: workgroups per dimension the device is taken to allow
+                                 at most (below its own limit): dispatches over it are split
+                                 into several, as on a GPU with that limit (tests) */
+  int max_shared;             /* > 0: bytes of shared memory taken as the limit (below the
+                                 device's and the profile's): kernels over it are left to
+                                 the CPU with the reason (tests) */
   bool cpu_postproc;          /* post-processing ops (TFLite_Detection_PostProcess,
                                  ANCHOR_DETECTION, the SSD ops, LANDMARK_DECODE) are refused
                                  and run on the CPU
                                  fallback (default: on the GPU, so only the final few KB
                                  come back) */
 } gl_tuning;
+
+/* Device profiles: the context's limits clamped to a GPU's published ones
+ * (docs/boards.md has the table and the sources), so a desktop or software GL tests
+ * what fits a board's GPU; gles31-min also asks the own context for GLES 3.1. */
+typedef enum {
+  GL_PROFILE_NATIVE,          /* the context's own limits */
+  GL_PROFILE_GLES31_MIN,      /* OpenGL ES 3.1's minimums */
+  GL_PROFILE_MALI_G610,       /* RK3588 (Mesa panfrost) */
+  GL_PROFILE_V3D,             /* Raspberry Pi 5, VideoCore VII (Mesa v3d) */
+  GL_PROFILE_ADRENO6XX,       /* Qualcomm Adreno 6xx (Mesa freedreno) */
+} gl_device_profile;
+/* "native", "gles31-min", "mali-g610", "v3d", "adreno6xx"; false for other names. */
+bool gl_device_profile_parse(const char *name, gl_device_profile *out);
+const char *gl_device_profile_name(gl_device_profile p);
+const char *gl_device_profile_names(void); /* the list above, for messages */
 
 typedef struct {
   gl_precision precision;     /* default FP16, as TFLite's GPU delegate */
@@ -98,6 +122,7 @@ typedef struct {
                                  (tfl_interpreter_bind_input): its texture program is
                                  compiled at prepare and no host upload path is built */
   gl_tuning tuning;           /* zero: the defaults (see gl_tuning) */
+  gl_device_profile profile;  /* limits to respect (default NATIVE: the context's own) */
   tfl_diag *diag;             /* errors and logs of create and of the gl_delegate_* calls
                                  (borrowed, must outlive the delegate; may be NULL);
                                  partitions report to their interpreter's context */
@@ -130,6 +155,7 @@ typedef struct {
                                  took (gl_plan's n_inlined ... n_irb), for tests */
   int aliased;                /* reshapes etc. that cost nothing */
   int barriers;               /* per invoke between dispatches (only where ranges conflict) */
+  int split;                  /* dispatches over the workgroup count limit, run in parts */
   size_t const_bytes;         /* last prepare: its constant buffer (weights, biases) */
   int cache;                  /* last gl_cache_result (gl_program.h): 0 off 1 miss 2 hit 3 corrupt */
   double compile_ms;          /* last prepare: building the programs */

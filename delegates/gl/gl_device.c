@@ -58,6 +58,8 @@ static double time_dispatch(timer *t, int n, int wg)
 {
   const gl_funcs *f = &t->c->f;
   GLuint groups = (GLuint)((n + wg - 1) / wg);
+  /* never over the device's (profile's) workgroup count: 4M invocations of 64 are 65536 */
+  if (t->c->max_wg_count[0] > 0 && groups > (GLuint)t->c->max_wg_count[0]) groups = (GLuint)t->c->max_wg_count[0];
   double best = 1e30;
   f->DispatchCompute(groups, 1, 1); /* warm */
   f->Finish();
@@ -91,7 +93,7 @@ static tfl_status measure(gl_context *c, gl_device_tuning *out, tfl_diag *diag)
   timer t = {c, {0, 0}};
   tfl_status st = TFL_OK;
   for (int i = 0; i < 4 && !st; i++) {
-    if (sizes[i] > c->max_wg_invocations) continue;
+    if (sizes[i] > c->max_wg_invocations || (c->lim.wg_size[0] > 0 && sizes[i] > c->lim.wg_size[0])) continue;
     char *src = kernel_source(sizes[i]);
     if (!src) return tfl_fail(diag, TFL_ERR_NOMEM, "GL device measurement");
     st = gl_program_compile(c, src, "the device measurement", &progs[i], diag);

@@ -162,9 +162,9 @@ char *gl_emit_source(const gl_emit_in *e)
   gl_str s = {0};
   gl_str_addf(&s, "#version 310 es\n"
                   "layout(local_size_x = %d, local_size_y = %d, local_size_z = %d) in;\n"
-                  "precision highp float;\nprecision highp int;\n#define FLT4 vec4\n#define FLT float\n"
+                  "precision %s float;\nprecision highp int;\n#define FLT4 vec4\n#define FLT float\n"
                   "#define ACC4 highp vec4\n",
-              e->wg[0], e->wg[1], e->wg[2]);
+              e->wg[0], e->wg[1], e->wg[2], e->mediump ? "mediump" : "highp");
   if (e->fp16) {
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
                     "#define LDA(i) FLT4(unpackHalf2x16(A[i].x), unpackHalf2x16(A[i].y))\n"
@@ -205,7 +205,8 @@ char *gl_emit_source(const gl_emit_in *e)
   gl_str_addf(&s, "}\n");
   if (e->first_pass) gl_str_addf(&s, "#define FIRST_PASS\n");
   if (e->gen->decls.p) gl_str_addf(&s, "%s", e->gen->decls.p);
-  gl_str_addf(&s, "void main() {\n  ivec3 gid = ivec3(gl_GlobalInvocationID);\n");
+  if (e->gid_base) gl_str_addf(&s, "layout(location = 0) uniform ivec4 tfl_gid_base;\n");
+  gl_str_addf(&s, "void main() {\n  ivec3 gid = ivec3(gl_GlobalInvocationID)%s;\n", e->gid_base ? " + tfl_gid_base.xyz" : "");
   if (!e->gen->whole_groups)
     gl_str_addf(&s, "  if (gid.x >= %d || gid.y >= %d || gid.z >= %d) return;\n", e->gen->grid[0], e->gen->grid[1],
                 e->gen->grid[2]);

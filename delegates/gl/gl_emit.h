@@ -62,6 +62,10 @@ typedef struct gl_emit_in {
   size_t scratch_off;        /* arena slot of gen->scratch (when not 0) */
   bool first_pass;           /* gen->pre's dispatch: FIRST_PASS is defined before the decls
                                 (which may leave out what only main needs: shared arrays) */
+  bool mediump;              /* floats mediump by default (ACC4 sums stay highp): fp16
+                                arithmetic where the driver honours it (gl_tuning.mediump) */
+  bool gid_base;             /* gid is offset by uniform ivec4 at location 0 (a dispatch
+                                split in parts, gl_plan_dispatch.split) */
   bool fn;                   /* an inlined producer: FLT4 P<id>_f(int b, int y, int x, int s)
                                 (gen in function form, epilogue applied), all its macros
                                 undefined after it; wg, out_off, out_wide unused */

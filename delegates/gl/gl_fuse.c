@@ -240,6 +240,8 @@ static bool dwpw_producer(const planner *p, const group *P)
   if (gl_plan_root(p, t) != t || p->is_out[t] || p->consumers[t] != 1 || y->q.n > 0 || y->ndim != 4 ||
       x->ndim != 4 || y->dims[3] != x->dims[3] || (y->dims[3] + 3) / 4 > DWPW_MAX_SLICES)
     return false;
+  /* one pixel's depthwise output (+1 vec4 of padding) in the shared memory there is */
+  if (p->o.dev.max_shared > 0 && ((y->dims[3] + 3) / 4 + 1) * 16 > p->o.dev.max_shared) return false;
   for (int u = 0; u < g->n_tensors; u++)
     if (u != t && p->alias[u] == t) return false;
   return true;

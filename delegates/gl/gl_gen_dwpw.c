@@ -45,7 +45,10 @@ tfl_status gl_gen_dwpw(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 
   int is = d.s, isp = is + 1, hw = d.h * d.w;
   int wg = clampi(in->dev && in->dev->wg > 0 ? in->dev->wg : GL_DEVICE_DEFAULT_WG, 32, 128);
-  int rows_max = DWPW_SHARED_VEC4 / isp;
+  /* the GLES 3.1 minimum, or less where the device (profile, test switch) has less */
+  int budget = in->dev && in->dev->max_shared > 0 && in->dev->max_shared / 16 < DWPW_SHARED_VEC4 ? in->dev->max_shared / 16
+                                                                                                  : DWPW_SHARED_VEC4;
+  int rows_max = budget / isp;
   if (rows_max < 1) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, in->pre, "depthwise of %d slices in shared memory", is);
   /* Tiles of few pixels keep many workgroups in flight; large ones reuse each weight
    * vec4 of phase 2 over more pixels. Each lane of this kernel does a whole reduction,
@@ -60,7 +63,7 @@ tfl_status gl_gen_dwpw(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   if (want < rows_max) rows_max = (int)(want < 1 ? 1 : want);
   int pxb = rows_max < 4 ? rows_max : 4;
   int npb = (rows_max + pxb - 1) / pxb, tp = rows_max;
-  if (npb * pxb * isp > DWPW_SHARED_VEC4) npb = rows_max / pxb, tp = npb * pxb;
+  if (npb * pxb * isp > budget) npb = rows_max / pxb, tp = npb * pxb;
   if (tp > hw) {
     tp = hw;
     npb = (tp + pxb - 1) / pxb;

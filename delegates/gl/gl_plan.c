@@ -527,8 +527,26 @@ static tfl_status find_write_backs(planner *p)
   return TFL_OK;
 }
 
+/* A dispatch against the limits: "node 7 (CONV_2D): its shader: 20480 bytes of shared
+ * memory, over ..."; notes the failure in o->limits_hit. */
+static tfl_status check_limits(const tfl_graph *g, const gl_limits *lim, const gl_plan_dispatch *d, const char *what,
+                               const gl_plan_options *o, tfl_diag *diag)
+{
+  char label[160];
+  snprintf(label, sizeof label, "node %d (%s): %s", d->node, tfl_op_name(g->nodes[d->node].op), what);
+  tfl_status st = gl_limits_check_shader(lim, d->src, d->groups, label, diag);
+  if (st && o->limits_hit) *o->limits_hit = true;
+  return st;
+}
+
 tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl_plan_options *o, gl_plan *out, tfl_diag *diag)
 {
+  /* the limits, lowered further by the test switches */
+  gl_limits lim = o->lim;
+  if (o->tune.max_shared > 0 && (lim.shared_bytes <= 0 || lim.shared_bytes > o->tune.max_shared))
+    lim.shared_bytes = o->tune.max_shared;
+  for (int a = 0; a < 3 && o->tune.max_groups > 0; a++)
+    if (lim.wg_count[a] <= 0 || lim.wg_count[a] > o->tune.max_groups) lim.wg_count[a] = o->tune.max_groups;
   memset(out, 0, sizeof *out);
   planner p = {.g = g, .part = part, .o = *o, .diag = diag};
   gl_span_set pending = {0};
@@ -639,6 +657,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
       }
     gl_emit_in top = {0};
     top.fp16 = o->fp16;
+    top.mediump = o->fp16 && o->tune.mediump;
     top.const_fp32 = o->fp16 && o->tune.const_fp32;
     top.has_consts = b->const_units > 0;
     top.const_base = d->const_off;
@@ -656,16 +675,23 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
       memcpy(e->wg, b->gen.pre_wg, sizeof e->wg);
       e->gen = &pg;
       e->first_pass = true;
+      for (int a = 0; a < 3; a++) pd->groups[a] = (pg.grid[a] + e->wg[a] - 1) / e->wg[a];
+      memcpy(pd->wg, e->wg, sizeof pd->wg);
+      pd->split = e->gid_base = gl_limits_needs_split(&lim, pd->groups);
       pd->src = gl_emit_source(e);
       e->first_pass = false;
+      e->gid_base = false;
       e->gen = &b->gen;
       pd->node = G->node;
       pd->const_off = d->const_off;
       pd->const_units = d->const_units;
-      for (int a = 0; a < 3; a++) pd->groups[a] = (pg.grid[a] + e->wg[a] - 1) / e->wg[a];
       if (!pd->src || !gl_sched_barrier(&pending, pd, b, b->scratch_off, b->gen.scratch)) {
         gl_tree_free_emit(e);
         st = tfl_fail(diag, TFL_ERR_NOMEM, "first shader of node %d", G->node);
+        goto done;
+      }
+      if ((st = check_limits(g, &lim, pd, "first pass", o, diag))) {
+        gl_tree_free_emit(e);
         goto done;
       }
       if (o->tune.all_barriers) pd->barrier = out->n_d > 2;
@@ -694,8 +720,10 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
       e->second = &second;
       e->out = gl_shape_make(e->out.b, e->out.h, e->out.w, 4 * e->first_sh.s + second.sh.c);
     }
+    for (int a = 0; a < 3; a++) d->groups[a] = (b->gen.grid[a] + e->wg[a] - 1) / e->wg[a];
+    memcpy(d->wg, e->wg, sizeof d->wg);
+    d->split = e->gid_base = gl_limits_needs_split(&lim, d->groups);
     d->src = gl_emit_source(e);
-    int wg[3] = {e->wg[0], e->wg[1], e->wg[2]};
     size_t out_n = G->dest >= 0 ? 0 : gl_shape_vec4s(e->second ? e->first_sh : e->out) * (e->out_wide ? 2 : 1);
     size_t out_off = e->out_off;
     gl_tree_free_emit(e);
@@ -703,7 +731,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
       st = tfl_fail(diag, TFL_ERR_NOMEM, "shader source of node %d", G->node);
       goto done;
     }
-    for (int a = 0; a < 3; a++) d->groups[a] = (b->gen.grid[a] + wg[a] - 1) / wg[a];
+    if ((st = check_limits(g, &lim, d, "its shader", o, diag))) goto done;
     if (pre) pending.n = 0; /* it reads the first dispatch's scratch: always a barrier */
     if (!gl_sched_barrier(&pending, d, b, out_off, out_n)) {
       st = tfl_fail(diag, TFL_ERR_NOMEM, "GL barriers");
@@ -736,6 +764,15 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     out->out[out->n_out].wide = p.wide[gl_plan_root(&p, p.wb_src[i])];
     gl_shape_of(&g->tensors[p.wb_src[i]], &out->out[out->n_out].sh);
     out->n_out++;
+  }
+  for (int a = 0; a < 3; a++) out->wg_count[a] = lim.wg_count[a] > 0 ? lim.wg_count[a] : 65535;
+  /* the arena and the constants are one storage block each */
+  size_t vec4_bytes = o->fp16 ? 8 : 16;
+  if (lim.ssbo_bytes > 0 && (out->arena_n > (size_t)lim.ssbo_bytes / vec4_bytes || (long long)out->const_bytes > lim.ssbo_bytes)) {
+    bool arena = out->arena_n > (size_t)lim.ssbo_bytes / vec4_bytes;
+    st = tfl_fail(diag, TFL_ERR_UNSUPPORTED, "GL: %s need %zu bytes, over GL_MAX_SHADER_STORAGE_BLOCK_SIZE's %lld",
+                  arena ? "activations" : "constants", arena ? out->arena_n * vec4_bytes : out->const_bytes, lim.ssbo_bytes);
+    if (o->limits_hit) *o->limits_hit = true;
   }
 done:
   free(pending.s);

@@ -22,6 +22,7 @@
 #include "gl_delegate.h"
 #include "gl_gen.h"
 #include "gl_layout.h"
+#include "gl_limits.h"
 #include "runtime/tfl_delegate.h"
 
 typedef struct {
@@ -31,11 +32,18 @@ typedef struct {
   gl_tuning tune;            /* the delegate's switches (gl_delegate.h); fp16 mode keeps
                                 activations 32-bit unless tune.half_activations
                                 (gl_precision.c) */
+  gl_limits lim;             /* the context's limits (gl_limits.h): every dispatch is
+                                checked against them and split where its workgroup count is
+                                over; zero: nothing checked */
+  bool *limits_hit;          /* may be NULL: set when the build failed on a limit */
 } gl_plan_options;
 
 typedef struct {
   char *src;                 /* complete shader source */
   int groups[3];             /* workgroups to dispatch */
+  int wg[3];                 /* its workgroup size */
+  bool split;                /* groups over the limit in some dimension: dispatched in parts,
+                                each part's first invocation in uniform location 0 (ivec4) */
   size_t const_off, const_units; /* its constants: unit range in the constant blob (a
                                 unit is one element of the buffer, gl_consts.h) */
   int node;                  /* the node it was generated for (the first of a fused chain) */
@@ -70,6 +78,8 @@ typedef struct {
   int n_paired;              /* convolutions computed alongside a sibling (same input) */
   int n_dwpw;                /* depthwise + 1x1 convolution pairs in one dispatch each */
   int n_irb;                 /* of those, with their 1x1 expansion in the dispatch too */
+  int wg_count[3];           /* workgroups a dispatch may have per dimension (split ones are
+                                dispatched in parts of at most this) */
 } gl_plan;
 
 /* Can the delegate run node `node`? (The op table row plus its check.) When not, `why`

@@ -25,6 +25,7 @@ struct _GstTfliteEngine {
   GStatBuf file;               /* identity of the model file when loaded */
   GstGLContext *gl_context;
   gboolean fp32;
+  gint gl_profile;
   gint threads, max_batch, window_us;
   gboolean has_postprocess;
   tfl_decoder_options postprocess;
@@ -94,7 +95,7 @@ static gboolean matches(const GstTfliteEngine *e, const GstTfliteEngineKey *k, c
   if (!e->gl_context != !k->gl_context) return FALSE;
   if (!e->gl_context) return TRUE;
   /* a GL engine serves every context that shares textures with its own */
-  return e->fp32 == k->fp32 && str_same(e->cache_dir, k->cache_dir) &&
+  return e->fp32 == k->fp32 && e->gl_profile == k->gl_profile && str_same(e->cache_dir, k->cache_dir) &&
          (e->gl_context == k->gl_context || gst_gl_context_can_share(e->gl_context, k->gl_context));
 }
 
@@ -148,6 +149,7 @@ static void make_gl_delegate(GstGLContext *ctx, gpointer data)
   GstTfliteEngine *e = data;
   gl_delegate_options o = gl_delegate_defaults();
   o.precision = e->fp32 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
+  o.profile = (gl_device_profile)e->gl_profile;
   o.use_current_context = true;
   o.cache_dir = e->cache_dir;
   o.diag = &e->diag;
@@ -187,6 +189,7 @@ static GstTfliteEngine *engine_alloc(const GstTfliteEngineKey *k, const GStatBuf
   e->file = *file;
   e->gl_context = k->gl_context ? gst_object_ref(k->gl_context) : NULL;
   e->fp32 = k->fp32;
+  e->gl_profile = k->gl_profile;
   e->threads = k->threads;
   e->max_batch = k->max_batch;
   e->window_us = k->window_us;

@@ -36,6 +36,7 @@ typedef struct {
                                              postprocess_kind with these options is appended
                                              to the graph (tfl_decoder_append_postprocess) */
   tfl_decoder_kind postprocess_kind;
+  gint gl_profile;             /* gl_device_profile: the GPU limits the GL delegate keeps to */
 } GstTfliteEngineKey;
 
 typedef struct _GstTfliteEngine GstTfliteEngine;

@@ -103,6 +103,7 @@
 #include <gst/video/video.h>
 #include <string.h>
 
+#include "delegates/gl/gl_delegate.h"
 #include "gsttfliteenums.h"
 #include "gsttfliteglshare.h"
 #include "gsttflitemessages.h"
@@ -187,6 +188,7 @@ enum {
   PROP_THREADS,
   PROP_PRECISION,
   PROP_CACHE_DIR,
+  PROP_GL_PROFILE,
   PROP_DECODER,
   PROP_THRESHOLD,
   PROP_MAX_RESULTS,
@@ -755,6 +757,16 @@ static void gst_tflite_filter_set_property(GObject *object, guint prop_id, const
   case PROP_THREADS: p->threads = g_value_get_int(value); break;
   case PROP_PRECISION: p->precision = g_value_get_enum(value); break;
   case PROP_CACHE_DIR: g_free(p->cache_dir); p->cache_dir = g_value_dup_string(value); break;
+  case PROP_GL_PROFILE: {
+    const gchar *name = g_value_get_string(value);
+    gl_device_profile prof = GL_PROFILE_NATIVE;
+    if (name && *name && !gl_device_profile_parse(name, &prof))
+      GST_WARNING_OBJECT(self, "gl-profile \"%s\" is not one of %s; keeping %s", name, gl_device_profile_names(),
+                         gl_device_profile_name(p->gl_profile));
+    else
+      p->gl_profile = prof;
+    break;
+  }
   case PROP_DECODER: ms->decoder_kind = g_value_get_enum(value); break;
   case PROP_THRESHOLD: p->decoder_opts.threshold = g_value_get_float(value); break;
   case PROP_MAX_RESULTS: p->decoder_opts.max_results = g_value_get_int(value); break;
@@ -808,6 +820,7 @@ static void gst_tflite_filter_get_property(GObject *object, guint prop_id, GValu
   case PROP_THREADS: g_value_set_int(value, p->threads); break;
   case PROP_PRECISION: g_value_set_enum(value, p->precision); break;
   case PROP_CACHE_DIR: g_value_set_string(value, p->cache_dir); break;
+  case PROP_GL_PROFILE: g_value_set_string(value, gl_device_profile_name(p->gl_profile)); break;
   case PROP_DECODER: g_value_set_enum(value, ms->decoder_kind); break;
   case PROP_THRESHOLD: g_value_set_float(value, p->decoder_opts.threshold); break;
   case PROP_MAX_RESULTS: g_value_set_int(value, p->decoder_opts.max_results); break;
@@ -877,6 +890,11 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
   g_object_class_install_property(gobject_class, PROP_CACHE_DIR,
     g_param_spec_string("cache-dir", "Cache directory",
                         "Directory for compiled GL programs (NULL: the user's cache directory, $XDG_CACHE_HOME/gst-tflite; \"\": no disk cache)", NULL, rw));
+  g_object_class_install_property(gobject_class, PROP_GL_PROFILE,
+    g_param_spec_string("gl-profile", "GL device profile",
+                        "GPU limits the GL delegate keeps to: native (the context's own), gles31-min (OpenGL ES "
+                        "3.1's minimums), mali-g610, v3d (Raspberry Pi 5), adreno6xx; a node whose kernel does not "
+                        "fit runs on the CPU (docs/boards.md)", "native", rw));
   g_object_class_install_property(gobject_class, PROP_DECODER,
     g_param_spec_enum("decoder", "Decoder", "How the model's outputs are turned into results",
                       gst_tflite_decoder_get_type(), DEFAULT_DECODER, rw));

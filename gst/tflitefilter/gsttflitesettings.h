@@ -24,6 +24,7 @@ typedef struct {
   gint threads;                  /* 0: automatic */
   GstTflitePrecision precision;
   gchar *cache_dir;
+  gint gl_profile;               /* gl_device_profile (gl-profile): the GPU limits GL keeps to */
   tfl_decoder_options decoder_opts;
   fit_mode fit;
   gchar *instance_id;            /* model-instance-id */

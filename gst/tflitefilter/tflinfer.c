@@ -208,6 +208,7 @@ static GstTfliteEngineKey *engine_key(GstTfliteInfer *in, GstGLContext *gl_conte
                            threads, c->cache_dir, c->instance_id, (gint)c->max_batch,
                            (gint)c->batch_window_us, in->postprocess_in_graph ? &in->postprocess_opts : NULL,
                            in->model.decoder_kind };
+  k.gl_profile = c->gl_profile;
   return gst_tflite_engine_key_copy(&k);
 }
 

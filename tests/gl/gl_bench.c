@@ -52,6 +52,7 @@
 #include "decoders/tfl_decoder.h"
 #include "tests/gl/gl_model_check.h"
 #include "tools/tool_common.h"
+#include "tests/gl_profile_env.h"
 
 #define MAX_D 1024
 
@@ -249,6 +250,7 @@ static int bench(const char *path, const opts *o)
   go.precision = o->fp32 ? GL_PRECISION_FP32 : GL_PRECISION_FP16;
   go.cache_dir = o->cache;
   go.tuning = o->tune;
+  go.profile = gl_profile_from_env();
   go.diag = &diag;
   t0 = now_ms();
   tfl_delegate *d = gl_delegate_create(&go);

@@ -10,6 +10,7 @@
 #include "delegates/gl/gl_delegate.h"
 #include "runtime/tfl_loader.h"
 #include "tests/gl/gl_model_check.h"
+#include "tests/gl_profile_env.h"
 
 int glm_open_run(const char *path, tfl_delegate *d, bool append, const tfl_decoder_options *dopt, glm_run *r)
 {
@@ -58,6 +59,7 @@ tfl_delegate *glm_gl_delegate(bool fp16, tfl_diag *diag, const char *path)
 {
   gl_delegate_options o = gl_delegate_defaults();
   o.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
+  o.profile = gl_profile_from_env();
   tfl_diag_init(diag);
   o.diag = diag;
   tfl_delegate *d = gl_delegate_create(&o);

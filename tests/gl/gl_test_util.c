@@ -26,7 +26,7 @@ tfl_status glt_run_gl_ext(op_runner *r, tfl_delegate *d, int bind_tensor, const 
 {
   tfl_graph *g = &r->graph;
   if (!d->supports(d->ctx, g, 0)) {
-    gl_plan_supports(g, 0, &r->diag); /* the delegate's reason, into the runner's context */
+    gl_delegate_why(d, g, 0, &r->diag); /* the delegate's reason (op, shapes, limits), into the runner's context */
     return tfl_fail_prefix(&r->diag, TFL_ERR_UNSUPPORTED, "GL refuses the node");
   }
   int32_t nodes[1] = {0}, ins[OP_RUNNER_MAX_TENSORS], outs[OP_RUNNER_MAX_TENSORS];

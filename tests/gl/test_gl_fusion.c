@@ -34,6 +34,7 @@
 #include "delegates/gl/gl_delegate.h"
 #include "runtime/tfl_interpreter.h"
 #include "tests/check.h"
+#include "tests/gl_profile_env.h"
 
 #define MAX_T 48
 #define MAX_N 24
@@ -184,6 +185,7 @@ static int run(const char *name, build_fn build, bool fp16, mode md)
   gl_delegate_options o = gl_delegate_defaults();
   o.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
   o.cache_dir = "";
+  o.profile = gl_profile_from_env();
   o.tuning.no_fuse = md == UNFUSED;
   o.tuning.irb = md == IRB || md == IRB_TILE3;
   o.tuning.irb_tile = md == IRB_TILE3 ? 3 : 0;

@@ -4,7 +4,11 @@
  * must stay within 1e-4 (fp32) or 1e-2 (fp16), and the GL nodes must form one
  * partition. A model that cannot be found is a failure.
  *   test_gl_models [--fp16] [--cache DIR] [--golden DIR] [--pictures DIR] [--models DIRS]
- *                  [--upto K] [--profile] MODEL...
+ *                  [--upto K] [--profile] [--expect-split] [--expect-refused TEXT] MODEL...
+ * --expect-split (with --gl-max-groups N): some dispatch ran in parts; --expect-refused
+ * TEXT (with --gl-max-shared B or $TFL_GL_PROFILE): some node was left to the CPU with a
+ * reason containing TEXT (then more than one GL partition is fine). $TFL_GL_PROFILE:
+ * the device profile (tests/gl_profile_env.h).
  * Quantized models run in float on GL (rounding to each tensor's grid) while the CPU
  * runs integer kernels: a requantization may round the other way, and one flip of a
  * logit before a sigmoid moves the score by about 6 of its quanta, so their outputs
@@ -28,6 +32,7 @@
 #include "tests/gl/gl_model_check.h"
 #include "tests/golden.h"
 #include "tools/tool_common.h"
+#include "tests/gl_profile_env.h"
 
 #define QUANT_STEPS 8
 
@@ -99,6 +104,8 @@ static const golden_output *golden_of(const golden_case *gc, const tfl_tensor *t
 static int upto = -1;
 static bool profile;
 static gl_tuning tune; /* --gl-* switches (tools/tool_common.h) */
+static bool expect_split;            /* --expect-split */
+static const char *expect_refused;   /* --expect-refused TEXT */
 static tfl_delegate inner;
 static bool supports_upto(void *ctx, const tfl_graph *g, int node)
 {
@@ -241,6 +248,7 @@ static int check_model(const char *path, bool fp16, const char *cache)
   o.precision = fp16 ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
   o.cache_dir = cache;
   o.tuning = tune;
+  o.profile = gl_profile_from_env();
   tfl_diag diag;
   tfl_diag_init(&diag);
   o.diag = &diag;
@@ -289,7 +297,30 @@ static int check_model(const char *path, bool fp16, const char *cache)
          "(programs %.0f ms, cache %d)\n",
          name, st.partitions, cpu_nodes, st.dispatches, st.fused, st.aliased, gl.init_ms, st.compile_ms, st.cache);
   if (profile) print_profile(d, &gl);
-  if (st.partitions != 1) {
+  /* --expect-split: some dispatch went over --gl-max-groups and ran in parts */
+  if (expect_split && st.split == 0) {
+    printf("FAIL %s: --expect-split, yet no dispatch was split (--gl-max-groups %d)\n", name, tune.max_groups);
+    fail = 1;
+  }
+  if (expect_split) printf("     %s: %d dispatches split in parts of at most %d workgroups\n", name, st.split, tune.max_groups);
+  /* --expect-refused TEXT: nodes the limits keep on the CPU, each with its reason */
+  int refused = 0;
+  for (int i = 0; expect_refused && i < g->n_nodes; i++) {
+    tfl_diag why;
+    tfl_diag_init(&why);
+    if (gl_delegate_why(d, g, i, &why) || !strstr(why.error, expect_refused)) continue;
+    if (refused++ < 3) printf("     refused: %s\n", why.error);
+    const char *dn = tfl_interpreter_node_delegate(gl.it, i);
+    if (!dn || strcmp(dn, "cpu") != 0) {
+      printf("FAIL %s: node %d refused (%s) yet run by %s\n", name, i, why.error, dn ? dn : "nobody");
+      fail = 1;
+    }
+  }
+  if (expect_refused && !refused) {
+    printf("FAIL %s: --expect-refused '%s', yet no node was refused for it\n", name, expect_refused);
+    fail = 1;
+  }
+  if (st.partitions != 1 && !expect_refused) {
     printf("FAIL %s: %d GL partitions, expected 1\n", name, st.partitions);
     fail = 1;
   }
@@ -315,6 +346,8 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--cache") && i + 1 < argc) cache = argv[++i];
     else if (!strcmp(argv[i], "--upto") && i + 1 < argc) upto = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--profile")) profile = true;
+    else if (!strcmp(argv[i], "--expect-split")) expect_split = true;
+    else if (!strcmp(argv[i], "--expect-refused") && i + 1 < argc) expect_refused = argv[++i];
     else if (!strcmp(argv[i], "--models") && i + 1 < argc) dirs = argv[++i];
     else if (!strcmp(argv[i], "--golden") && i + 1 < argc) golden_dir = argv[++i];
     else if (!strcmp(argv[i], "--pictures") && i + 1 < argc) picture_dir = argv[++i];

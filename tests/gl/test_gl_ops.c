@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gl_test_util.h"
+#include "tests/gl_profile_env.h"
 
 typedef void (*case_fn)(op_runner *r, unsigned *seed);
 
@@ -539,6 +540,7 @@ static int wide_weights_cases(tfl_diag *diag, const char *only)
   for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
     gl_delegate_options o = gl_delegate_defaults();
     o.tuning = (gl_tuning){.conv_tile_px = t[k].px, .conv_tile_slices = 1};
+    o.profile = gl_profile_from_env();
     o.diag = diag;
     tfl_delegate *d = gl_delegate_create(&o);
     if (!d) {
@@ -573,6 +575,7 @@ int main(int argc, char **argv)
   for (int prec = 0; prec < 2; prec++) {
     gl_delegate_options o = gl_delegate_defaults();
     o.precision = prec ? GL_PRECISION_FP16 : GL_PRECISION_FP32;
+    o.profile = gl_profile_from_env();
     o.diag = &diag;
     tfl_delegate *d = gl_delegate_create(&o);
     if (!d) {
@@ -612,6 +615,7 @@ int main(int argc, char **argv)
     gl_delegate_options o = gl_delegate_defaults();
     o.precision = GL_PRECISION_FP32;
     o.tuning = tiles[t].tune;
+    o.profile = gl_profile_from_env();
     o.diag = &diag;
     tfl_delegate *d = gl_delegate_create(&o);
     for (size_t i = 0; d && i < sizeof cases / sizeof cases[0]; i++) {

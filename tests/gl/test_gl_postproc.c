@@ -51,6 +51,7 @@
 #include "tests/gl/gl_model_run.h"
 #include "tests/gl/gl_test_util.h"
 #include "tests/golden.h"
+#include "tests/gl_profile_env.h"
 
 /* MediaPipe detection: GL against the CPU kernel, normalized coordinates and scores */
 #define AD_TOL 1e-5
@@ -443,6 +444,7 @@ static int check_model(const char *path, bool fp16)
     gl_delegate_options ho = gl_delegate_defaults();
     ho.precision = GL_PRECISION_FP16;
     ho.tuning.half_activations = true;
+    ho.profile = gl_profile_from_env();
     ho.diag = &diag;
     if (!(dh = gl_delegate_create(&ho))) {
       printf("FAIL %s: a delegate with half activations: %s\n", path, diag.error);

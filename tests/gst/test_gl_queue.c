@@ -152,11 +152,30 @@ typedef struct {
   GstClockTime latency;        /* out: the min latency at filter "f"'s src pad when prerolled */
 } queue_run;
 
+/* $TFL_GL_PROFILE (tests/gl_profile_env.h): every tflitefilter's gl-profile */
+static void set_profile(const GValue *item, gpointer user)
+{
+  GstElement *e = g_value_get_object(item);
+  if (g_object_class_find_property(G_OBJECT_GET_CLASS(e), "gl-profile")) g_object_set(e, "gl-profile", user, NULL);
+}
+
 static void run_queue(queue_run *q, sink_log *logs)
 {
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch(q->desc, &err);
   fail_unless(pipe != NULL && err == NULL, "%s: %s", q->desc, err ? err->message : "no pipeline");
+  const gchar *profile = g_getenv("TFL_GL_PROFILE");
+  if (profile && *profile) {
+    GstIterator *it = gst_bin_iterate_recurse(GST_BIN(pipe));
+    gst_iterator_foreach(it, set_profile, (gpointer)profile);
+    gst_iterator_free(it);
+    gchar *got = NULL;
+    GstElement *f = gst_bin_get_by_name(GST_BIN(pipe), "f");
+    if (f) g_object_get(f, "gl-profile", &got, NULL);
+    fail_unless(!f || g_strcmp0(got, profile) == 0, "gl-profile is %s, not %s", got, profile);
+    g_free(got);
+    if (f) gst_object_unref(f);
+  }
   GstElement *alt = gst_bin_get_by_name(GST_BIN(pipe), "alt");
   alt_ctx a = { q->resize_caps ? gst_bin_get_by_name(GST_BIN(pipe), "cf") : NULL, q->resize_at, q->resize_caps, 0,
                 q->rebuild_at ? gst_bin_get_by_name(GST_BIN(pipe), "f") : NULL, q->rebuild_at };
