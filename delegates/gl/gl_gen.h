@@ -235,6 +235,9 @@ tfl_status gl_gen_fully_connected(const gl_gen_in *in, gl_gen_out *out, tfl_diag
 tfl_status gl_check_pool(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_eltwise(const tfl_graph *g, int node, tfl_diag *diag);
+/* QUANTIZE (and requantize) to a per-tensor 8-bit output: an element-wise identity whose
+ * store rounds to the output's grid and saturates (gl_plan.c's quant_clamp). */
+tfl_status gl_check_quantize(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_eltwise(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_concat(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_concat(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);

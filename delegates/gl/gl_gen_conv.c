@@ -12,6 +12,8 @@
  */
 #include "gl_gen.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,54 @@ static tfl_status check_conv_params(const tfl_graph *g, int node, const tfl_conv
   return TFL_OK;
 }
 
+/* 8-bit weights: the raw integer of element i minus its channel's zero point. */
+static int32_t weight_q(const tfl_tensor *w, size_t i, int ch)
+{
+  int32_t q = w->type == TFL_TYPE_INT8 ? ((const int8_t *)w->data)[i] : ((const uint8_t *)w->data)[i];
+  return q - w->q.zero_point[w->q.n > 1 ? ch : 0];
+}
+
+/* TFLite's 8-bit kernels (and hybrid ones, on their input quantized on the fly) sum in int32
+ * and wrap on overflow, as the CPU delegate does; GL sums in float and would saturate at the
+ * store. A node whose int32 sum can overflow (|bias| + the input's largest offset from its
+ * zero point times the sum of |weights| of one output channel) is left to the CPU, so both
+ * delegates give TFLite's result. */
+static tfl_status check_accumulator(const tfl_graph *g, int node, const tfl_tensor *w, const tfl_tensor *bias,
+                                    int out_c, tfl_diag *diag)
+{
+  const tfl_node *n = &g->nodes[node];
+  int xi = n->op == TFL_OP_TRANSPOSE_CONV ? TC_IN : CONV_IN;
+  const tfl_tensor *x = input_at(g, n, xi);
+  int32_t lo, hi;
+  if (!x || w->q.n < 1 || (w->type != TFL_TYPE_INT8 && w->type != TFL_TYPE_UINT8)) return TFL_OK;
+  double xr;
+  if (x->q.n > 0 && tfl_type_int_range(x->type, &lo, &hi) && x->type != TFL_TYPE_INT16) {
+    double zp = x->q.zero_point[0];
+    xr = hi - zp > zp - lo ? hi - zp : zp - lo;
+  } else if (x->type == TFL_TYPE_FLOAT32) {
+    xr = 255; /* hybrid: symmetric int8 (127) or asymmetric (up to 255 from its zero point) */
+    bias = NULL; /* a float bias is added after the integer sum */
+  } else {
+    return TFL_OK;
+  }
+  /* output channels: the last dim of DEPTHWISE_CONV_2D's 1HWC, else dim 0 (OHWI, [out, in]) */
+  bool last = n->op == TFL_OP_DEPTHWISE_CONV_2D;
+  size_t count = tfl_tensor_count(w), chans = (size_t)(last ? w->dims[w->ndim - 1] : w->dims[0]);
+  if (!chans || chans != (size_t)out_c) return TFL_OK; /* the shape checks report it */
+  size_t per = count / chans;
+  for (size_t c = 0; c < chans; c++) {
+    double sum = 0;
+    for (size_t k = 0; k < per; k++) sum += abs(weight_q(w, last ? k * chans + c : c * per + k, (int)c));
+    double b = bias && bias->type == TFL_TYPE_INT32 ? fabs((double)((const int32_t *)bias->data)[c]) : 0;
+    double bound = b + xr * sum;
+    if (bound > INT32_MAX)
+      return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node,
+                           "output channel %zu: its int32 sum can reach %.0f, past INT32_MAX (TFLite wraps it, GL "
+                           "sums in float)", c, bound);
+  }
+  return TFL_OK;
+}
+
 static tfl_status check_weights(const tfl_graph *g, int node, const tfl_tensor *w, const tfl_tensor *bias,
                                 int out_c, tfl_diag *diag)
 {
@@ -54,7 +104,7 @@ static tfl_status check_weights(const tfl_graph *g, int node, const tfl_tensor *
     return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "bias is not constant");
   if (bias && tfl_tensor_count(bias) != (size_t)out_c)
     return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "bias has %zu values, expected %d", tfl_tensor_count(bias), out_c);
-  return TFL_OK;
+  return check_accumulator(g, node, w, bias, out_c, diag);
 }
 
 static tfl_status check_io(const tfl_graph *g, int node, const tfl_tensor *x, int ndim, tfl_diag *diag)

@@ -220,27 +220,29 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
 }
 
 /* Quantized tensors clamp to what their integers can hold, as the integer model does. */
-/* Quantized tensors hold what their integers can: rounded to the grid and clamped, as
- * the integer model requantizes (ties to even, as XNNPACK's fp32 requantization), so
- * the float chain does not drift from the integer one. */
+/* Quantized tensors hold what their integers can: rounded to the grid and clamped to the
+ * type, as the integer model requantizes, so the float chain does not drift from the
+ * integer one and QUANTIZE saturates. x * (1 / scale) rounded half to even, as LiteRT's
+ * default QUANTIZE (the CPU's quantize.c); requantizes differ from TFLite's fixed-point
+ * multipliers by at most one step at ties. */
 static void quant_clamp(gl_str *s, const tfl_tensor *t)
 {
-  if (!t->q.n || (t->type != TFL_TYPE_UINT8 && t->type != TFL_TYPE_INT8)) return;
-  float lo = t->type == TFL_TYPE_UINT8 ? 0.0f : -128.0f, hi = t->type == TFL_TYPE_UINT8 ? 255.0f : 127.0f;
+  int32_t lo, hi;
+  if (t->q.n < 1 || !tfl_type_int_range(t->type, &lo, &hi)) return;
   float sc = t->q.scale[0], zp = (float)t->q.zero_point[0];
-  gl_str_addf(s, "  v = (clamp(roundEven(v / ");
-  gl_str_float(s, sc);
+  gl_str_addf(s, "  v = FLT4((clamp(roundEven(vec4(v) * ");
+  gl_str_float(s, 1.0f / sc);
   gl_str_addf(s, ") + ");
   gl_str_float(s, zp);
-  gl_str_addf(s, ", FLT4(");
-  gl_str_float(s, lo);
-  gl_str_addf(s, "), FLT4(");
-  gl_str_float(s, hi);
+  gl_str_addf(s, ", vec4(");
+  gl_str_float(s, (float)lo);
+  gl_str_addf(s, "), vec4(");
+  gl_str_float(s, (float)hi);
   gl_str_addf(s, ")) - ");
   gl_str_float(s, zp);
   gl_str_addf(s, ") * ");
   gl_str_float(s, sc);
-  gl_str_addf(s, ";\n");
+  gl_str_addf(s, ");\n");
 }
 
 static tfl_status add_tensor_obj(planner *p, group_build *b, const char *name, int t, gl_shape sh)

@@ -1021,6 +1021,19 @@ def _(m):
     unwrap_int8(m, y, [2, 5], o_scale)
 
 
+@litert_case('q_fc_i8_acc_wrap')
+def _(m):
+    """int8 FULLY_CONNECTED whose int32 sums pass INT32_MAX / INT32_MIN on some channels: TFLite
+    wraps them (so a huge positive sum comes out as -128), a float sum would saturate"""
+    x = wrap_int8(m, [2, 16])
+    w = m.const([5, 16], [m.rng.randint(-127, 127) for _ in range(80)], 'int8', q=(0.006, 0))
+    b = m.const([5], [2147483000, -2147483000, 1500, 2147400000, -2147400000], 'int32', q=(Q8_IN[0] * 0.006, 0))
+    o_scale = 0.05
+    y = m.tensor([2, 5], 'int8', q=(o_scale, -2))
+    m.op('FULLY_CONNECTED', [x, w, b], [y], 'FullyConnectedOptions', {}, version=4)
+    unwrap_int8(m, y, [2, 5], o_scale)
+
+
 @case('q_add_i8')
 def _(m):
     a = wrap_int8(m, [1, 3, 4, 5])
