@@ -151,7 +151,7 @@ BUILTIN = {  # TFLite BuiltinOperator codes (schema.fbs)
     'RIGHT_SHIFT': 161,
 }
 
-ACT = {None: 'NONE', 'relu': 'RELU', 'relu1': 'RELU_N1_TO_1', 'relu6': 'RELU6'}
+ACT = {None: 'NONE', 'relu': 'RELU', 'relu1': 'RELU_N1_TO_1', 'relu6': 'RELU6', 'tanh': 'TANH', 'sign_bit': 'SIGN_BIT'}
 
 
 def out_size(n, k, s, d, pad):
@@ -245,6 +245,11 @@ CASES['concat_axis3'] = (concat([[1, 3, 4, 2], [1, 3, 4, 5], [1, 3, 4, 1]], 3), 
 CASES['concat_axis1'] = (concat([[1, 2, 4, 3], [1, 5, 4, 3]], 1), {})
 CASES['concat_axis_neg1_relu'] = (concat([[2, 6], [2, 3]], -1, 'relu'), {})
 CASES['concat_axis0'] = (concat([[1, 2, 3], [2, 2, 3]], 0), {})
+# fused activations TFLite's kernels ignore (TANH, SIGN_BIT on arithmetic, pools and
+# convolutions: no clamp) or refuse (FULLY_CONNECTED's TANH on float weights: refused.txt)
+CASES['mul_tanh_ignored'] = (binary('MUL', 'MulOptions', [1, 3, 4, 5], [1, 3, 4, 5], act='tanh'), {'litert': True})
+CASES['add_sign_bit_ignored'] = (binary('ADD', 'AddOptions', [1, 3, 4, 5], [1, 3, 4, 5], act='sign_bit'),
+                                 {'litert': True})
 
 
 def conv(shape, cout, k, s, pad, d=(1, 1), act=None, bias=True):
@@ -418,6 +423,7 @@ def fully_connected(in_shape, units, keep=False, bias=True, act=None):
 CASES['fc_2d_relu'] = (fully_connected([2, 8], 5, act='relu'), {})
 CASES['fc_keep_num_dims'] = (fully_connected([1, 3, 8], 4, keep=True), {})
 CASES['fc_flatten_no_bias'] = (fully_connected([1, 2, 3, 4], 6, bias=False), {})
+CASES['fc_float_tanh_refused'] = (fully_connected([2, 8], 5, act='tanh'), {'litert': True})  # refused.txt
 
 
 @case('pad_4d')
