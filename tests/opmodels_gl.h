@@ -22,8 +22,10 @@
 #define OPMODELS_GL_SKIP 77
 
 /* CASE's model dir/models/CASE.tflite against dir/golden/CASE.gauss.txt on GL, fp16 or fp32
- * storage. Returns the exit status above. */
-int opmodels_gl_run(const char *name, const char *dir, bool fp16);
+ * storage. float_only: a model with quantized tensors or hybrid ops is skipped (77; whole
+ * converted models, where one step of rounding difference per op accumulates). Returns the
+ * exit status above. */
+int opmodels_gl_run(const char *name, const char *dir, bool fp16, bool float_only);
 /* A model listed in dir/refused.txt (NAME and the words our message must hold): the
  * real TensorFlow Lite's kernels refuse it, so ours must too, at load or prepare (on GL
  * when gl, fp16 or fp32 storage; else the CPU reference), with the listed words in the
@@ -32,9 +34,9 @@ int opmodels_gl_run(const char *name, const char *dir, bool fp16);
 int opmodels_refused_check(const char *name, const char *dir, const char *mode, bool gl, bool fp16, bool *listed);
 /* opmodels_gl_run once per precision ("fp16" or "fp32"), n of them: 1 when any run failed,
  * 77 when every run was skipped, else 0. */
-int opmodels_gl_main(const char *name, const char *dir, const char *const *precision, int n);
+int opmodels_gl_main(const char *name, const char *dir, const char *const *precision, int n, bool float_only);
 /* test_opmodels' command line when it says `--delegate gl`: CASE [--dir D] --delegate gl
- * [--precision fp16|fp32 ...] (up to two, run in turn; default fp32). Runs it and returns
+ * [--precision fp16|fp32 ...] (up to two, run in turn; default fp32) [--float-only]. Runs it and returns
  * true with the exit status in *status (2: a usage error); false for any other delegate
  * (`--delegate cpu` or none: the CPU checks). Options of the CPU mode taking a value
  * (--tol) are skipped with it. */
