@@ -150,6 +150,18 @@ tfl_status gl_check_eltwise(const tfl_graph *g, int node, tfl_diag *diag)
   if (float_only(n->op) && y->type != TFL_TYPE_FLOAT32 && y->type != TFL_TYPE_FLOAT16)
     return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "output (tensor %d) is %s (GL runs this op on floats only)",
                          n->out[0], tfl_type_name(y->type));
+  bool q8 = y->q.n > 0 && (y->type == TFL_TYPE_INT8 || y->type == TFL_TYPE_UINT8);
+  /* TFLite's 8-bit DIV multiplies by a fixed-point reciprocal whose shifts saturate a
+   * numerator one step from its zero point (div_i8: -0.02 / 1.28 gives -128): CPU only */
+  if (q8 && n->op == TFL_OP_DIV)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "8-bit DIV (TFLite's fixed-point reciprocal, CPU only)");
+  /* TFLite's 8-bit MAXIMUM / MINIMUM compare and copy the raw codes, whatever the scales */
+  for (int k = 0; q8 && (n->op == TFL_OP_MAXIMUM || n->op == TFL_OP_MINIMUM) && k < 2; k++) {
+    const tfl_tensor *x = &g->tensors[n->in[k]];
+    if (x->q.n != 1 || y->q.n != 1 || x->q.scale[0] != y->q.scale[0] || x->q.zero_point[0] != y->q.zero_point[0])
+      return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node,
+                           "input %d's quantization differs from the output's (TFLite compares raw codes, CPU only)", k);
+  }
   if (has_act(n->op) && !gl_act_ok(n->p.eltwise.act))
     return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "fused activation %d", (int)n->p.eltwise.act);
   return TFL_OK;
