@@ -181,15 +181,16 @@ static double hybrid_tol(gl_run *r)
   double tol = 0;
   for (int i = 0; i < g->n_nodes; i++) {
     const tfl_node *nd = &g->nodes[i];
-    if (nd->dead || nd->n_in < 2 || nd->in[0] < 0 || nd->in[1] < 0) continue;
-    const tfl_tensor *x = &g->tensors[nd->in[0]], *w = &g->tensors[nd->in[1]];
+    int xi = nd->op == TFL_OP_TRANSPOSE_CONV ? 2 : 0; /* TRANSPOSE_CONV: output shape, weights, input */
+    if (nd->dead || nd->n_in <= xi || nd->in[xi] < 0 || nd->in[1] < 0) continue;
+    const tfl_tensor *x = &g->tensors[nd->in[xi]], *w = &g->tensors[nd->in[1]];
     if (x->type != TFL_TYPE_FLOAT32 || !w->is_const || w->q.n < 1 || !w->data ||
         (w->type != TFL_TYPE_INT8 && w->type != TFL_TYPE_UINT8))
       continue;
     const float *xv = NULL;
     size_t nx = 0;
     for (int k = 0; k < tfl_interpreter_input_count(r->it); k++)
-      if (g->inputs[k] == nd->in[0]) {
+      if (g->inputs[k] == nd->in[xi]) {
         xv = tfl_interpreter_input(r->it, k)->data;
         nx = tfl_tensor_count(x);
       }
