@@ -213,17 +213,29 @@ static double hybrid_tol(gl_run *r)
   return tol;
 }
 
-/* A float output DEQUANTIZE makes of a per-tensor quantized tensor: that tensor's step (one
- * LSB of it, as TFLite rounds), else 0. Goldens give `lsb` only where the case says. */
-static double dequant_step(const tfl_graph *g, int t)
+/* The node writing tensor t, or NULL. */
+static const tfl_node *producer(const tfl_graph *g, int t)
 {
-  for (int i = 0; i < g->n_nodes; i++) {
-    const tfl_node *nd = &g->nodes[i];
-    if (nd->dead || nd->op != TFL_OP_DEQUANTIZE || nd->n_out < 1 || nd->out[0] != t || nd->in[0] < 0) continue;
-    const tfl_tensor *x = &g->tensors[nd->in[0]];
-    return x->q.n == 1 && !x->is_const ? x->q.scale[0] : 0;
-  }
-  return 0;
+  for (int i = 0; i < g->n_nodes; i++)
+    if (!g->nodes[i].dead && g->nodes[i].n_out > 0 && g->nodes[i].out[0] == t) return &g->nodes[i];
+  return NULL;
+}
+
+/* A float output DEQUANTIZE makes of a per-tensor quantized tensor: the tolerance in real
+ * units. One step of that tensor (TFLite requantizes with fixed-point multipliers, GL in
+ * float: they differ by a step at ties), except after a QUANTIZE of fp32 values on fp32
+ * storage, which GL rounds as LiteRT does (x * (1/scale), half to even): exact, *exact set.
+ * 0 for other outputs (the golden's own lsb, if any, applies). */
+static double dequant_step(const tfl_graph *g, int t, bool fp16, bool *exact)
+{
+  *exact = false;
+  const tfl_node *d = producer(g, t);
+  if (!d || d->op != TFL_OP_DEQUANTIZE || d->in[0] < 0) return 0;
+  const tfl_tensor *x = &g->tensors[d->in[0]];
+  if (x->q.n != 1 || x->is_const) return 0;
+  const tfl_node *q = producer(g, d->in[0]);
+  *exact = !fp16 && q && q->op == TFL_OP_QUANTIZE && q->in[0] >= 0 && g->tensors[q->in[0]].type == TFL_TYPE_FLOAT32;
+  return x->q.scale[0];
 }
 
 static int check_golden(const golden_case *gc, gl_run *r, double tol, bool fp16)
@@ -245,10 +257,12 @@ static int check_golden(const golden_case *gc, gl_run *r, double tol, bool fp16)
       continue;
     }
     golden_output g1 = *go;
-    double step = dequant_step(tfl_interpreter_graph(r->it), tfl_interpreter_graph(r->it)->outputs[o]);
+    bool exact;
+    double step = dequant_step(tfl_interpreter_graph(r->it), tfl_interpreter_graph(r->it)->outputs[o], fp16, &exact);
     /* on top of the step, the rounding of the real value: fp16 storage 2^-11 of it, fp32 a few ulps */
     double mag = fabs(go->max) > fabs(go->min) ? fabs(go->max) : fabs(go->min);
     if (g1.lsb < step) g1.lsb = step;
+    if (exact) g1.lsb = 0; /* a QUANTIZE -> DEQUANTIZE round trip: the float tolerance */
     if (g1.lsb > 0) g1.lsb += mag * (fp16 ? 1.0 / 2048 : 1.0 / (1 << 20));
     golden_result res = golden_compare(&g1, t->data, tol, 1.0, false);
     double range = go->max - go->min;

@@ -607,6 +607,18 @@ def _(m):
     m.output(out, lsb=0.03)
 
 
+@litert_case('quantize_int8_saturate_roundtrip')
+def _(m):
+    """QUANTIZE -> DEQUANTIZE through an int8 range of +-0.64: most Gaussian inputs saturate
+    (a fake quantization's clamp)"""
+    x = m.input([1, 4, 5, 3])
+    q = m.tensor([1, 4, 5, 3], 'int8', q=(0.005, 0))
+    m.op('QUANTIZE', [x], [q], 'QuantizeOptions', version=2)
+    out = m.tensor([1, 4, 5, 3])
+    m.op('DEQUANTIZE', [q], [out], 'DequantizeOptions', version=2)
+    m.output(out)
+
+
 def mean(shape, axes, keep):
     def build(m):
         x = m.input(shape)
