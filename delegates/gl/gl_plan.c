@@ -219,7 +219,6 @@ static tfl_status group_nodes(planner *p, gl_plan *plan)
   return TFL_OK;
 }
 
-/* Quantized tensors clamp to what their integers can hold, as the integer model does. */
 /* Quantized tensors hold what their integers can: rounded to the grid and clamped to the
  * type, as the integer model requantizes, so the float chain does not drift from the
  * integer one and QUANTIZE saturates. x * (1 / scale) rounded half to even, as LiteRT's
