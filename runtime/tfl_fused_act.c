@@ -69,10 +69,25 @@ tfl_fused_act_rule tfl_fused_act_rule_of(const tfl_graph *g, const tfl_node *n, 
   }
 }
 
+/* A convolution with 8-bit constant weights read by a float input. */
+static bool conv_hybrid(const tfl_graph *g, const tfl_node *n)
+{
+  if (n->op != TFL_OP_CONV_2D && n->op != TFL_OP_DEPTHWISE_CONV_2D && n->op != TFL_OP_TRANSPOSE_CONV) return false;
+  int xi = n->op == TFL_OP_TRANSPOSE_CONV ? 2 : 0;
+  if (n->n_in <= xi || n->in[xi] < 0 || n->in[1] < 0 || n->in[xi] >= g->n_tensors || n->in[1] >= g->n_tensors)
+    return false;
+  tfl_type x = g->tensors[n->in[xi]].type, w = g->tensors[n->in[1]].type;
+  return x == TFL_TYPE_FLOAT32 && (w == TFL_TYPE_INT8 || w == TFL_TYPE_UINT8);
+}
+
 void tfl_fused_act_normalize(tfl_graph *g)
 {
   for (int i = 0; i < g->n_nodes; i++) {
     tfl_node *n = &g->nodes[i];
+    /* kept: LiteRT's XNNPACK delegate declines a hybrid convolution with TANH or SIGN_BIT,
+     * so TFLite's own kernel runs it (another input quantization), and the CPU delegate
+     * reads the activation to follow that choice; its kernels ignore it, GL declines it */
+    if (conv_hybrid(g, n)) continue;
     /* field() points into n, which is not const here */
     if (tfl_fused_act_rule_of(g, n, NULL) == TFL_FUSED_ACT_IGNORE) *(tfl_activation *)field(n) = TFL_ACT_NONE;
   }

@@ -13,7 +13,10 @@
  *     quantized alike.
  *   - the recurrent ops (LSTM, RNN, SVDF, the sequence ops) apply theirs: not touched here.
  * The loader rewrites an ignored activation to NONE (tfl_fused_act_normalize), so no
- * delegate can interpret it; the validation pass refuses the refused ones.
+ * delegate can interpret it, except on a hybrid convolution (float input, 8-bit weights),
+ * where the CPU delegate reads it to follow LiteRT's choice of kernel (its XNNPACK delegate
+ * declines non-clamp activations; the kernels differ in how they quantize the input) and
+ * the GL delegate declines the node; the validation pass refuses the refused ones.
  */
 #ifndef TFL_FUSED_ACT_H
 #define TFL_FUSED_ACT_H

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "delegates/cpu/cpu_util.h"
+#include "runtime/tfl_fused_act.h"
 
 /* Tensor positions */
 enum { CONV_IN = 0, CONV_W = 1, CONV_BIAS = 2 };
@@ -41,7 +42,11 @@ static tfl_status check_conv_params(const tfl_graph *g, int node, const tfl_conv
   if (p->stride_w < 1 || p->stride_h < 1 || p->dilation_w < 1 || p->dilation_h < 1)
     return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "stride %dx%d dilation %dx%d", p->stride_w, p->stride_h,
                          p->dilation_w, p->dilation_h);
-  if (!gl_act_ok(p->act)) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)p->act);
+  /* TANH / SIGN_BIT here are on hybrid nodes only (the loader clears the others): TFLite
+   * ignores them, with its own kernel's input quantization, which the CPU follows */
+  if (!cpu_act_is_clamp(p->act))
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "fused %s on a hybrid convolution (TFLite ignores it, CPU only)",
+                         tfl_act_name(p->act));
   return TFL_OK;
 }
 
@@ -163,8 +168,9 @@ tfl_status gl_check_transpose_conv(const tfl_graph *g, int node, tfl_diag *diag)
   const tfl_conv_params *p = &n->p.conv;
   if (p->stride_w < 1 || p->stride_h < 1) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "stride %dx%d", p->stride_w, p->stride_h);
   if (mp && !bias) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "missing bias");
-  if (!mp && p->act != TFL_ACT_NONE && !gl_act_ok(p->act))
-    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)p->act);
+  if (!mp && !cpu_act_is_clamp(p->act)) /* hybrid only, as in check_conv_params */
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "fused %s on a hybrid convolution (TFLite ignores it, CPU only)",
+                         tfl_act_name(p->act));
   return TFL_OK;
 }
 
