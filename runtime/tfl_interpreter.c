@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tfl_fused_act.h"
 #include "tfl_passes.h"
 #include "tfl_planner.h"
 #include "tfl_validate.h"
@@ -305,7 +306,9 @@ static tfl_status prepare_graph(tfl_graph *g, uint8_t *done, tfl_diag *diag)
     tfl_pass_prune(g);
     if ((st = tfl_infer_shapes(g, diag)) != TFL_OK) return st;
   }
-  /* before any delegate sees a node: the ranges kernels and XNNPACK rely on */
+  /* before any delegate sees a node: fused activations TFLite ignores read NONE (graphs
+   * built in code skip the loader), then the ranges kernels and XNNPACK rely on */
+  tfl_fused_act_normalize(g);
   return tfl_validate(g, TFL_VALIDATE_PREPARE, diag);
 }
 

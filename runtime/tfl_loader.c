@@ -22,6 +22,7 @@
 #include "tfl_loader.h"
 
 #include "tfl_file.h"
+#include "tfl_fused_act.h"
 #include "tfl_loader_priv.h"
 #include "tfl_validate.h"
 
@@ -757,6 +758,9 @@ static tfl_status load(tfl_graph *g, tfl_graph **out, tfl_diag *diag)
   L.diag = diag;
   tfl_status s = parse(&L);
   free(L.codes);
+  /* fused activations TFLite's kernels ignore read NONE from here on (tfl_fused_act.h) */
+  for (int k = 0; s == TFL_OK && k < (g->n_subgraphs > 1 ? g->n_subgraphs : 1); k++)
+    tfl_fused_act_normalize(k ? g->subgraphs[k] : g);
   /* the values the kernels and delegates rely on (tfl_validate.h) */
   if (s == TFL_OK) s = tfl_validate(g, TFL_VALIDATE_LOAD, diag);
   for (int k = 1; s == TFL_OK && k < g->n_subgraphs; k++)

@@ -7,6 +7,8 @@
  */
 #include "tfl_validate.h"
 
+#include "tfl_fused_act.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -585,6 +587,10 @@ static tfl_status check_node(vctx *c)
   for (int k = 0; k < n->n_out; k++)
     if ((s = check_quant(c, true, k))) return s;
   if (r->params && (s = r->params(c))) return s;
+  /* a fused activation TFLite's kernel refuses: no delegate may make up a meaning for it */
+  const char *why = NULL;
+  if (tfl_fused_act_rule_of(c->g, n, &why) == TFL_FUSED_ACT_REFUSE)
+    return node_fail(c, TFL_ERR_FORMAT, "fused activation %s: %s", tfl_act_name(tfl_fused_act_of(n)), why);
   if (c->stage != TFL_VALIDATE_PREPARE) return TFL_OK;
 
   /* shapes are final now: data tensors hold at least one value */

@@ -10,7 +10,8 @@
  * tolerance (a fraction of the golden range, default 1e-5): whole converted models
  * (tests/zoo, `--dir tests/zoo`) accumulate more rounding than one op and use 1e-4.
  * A case without a golden (the oracle cannot run it: NOTES.md) is checked fast-vs-reference
- * only. Exit status: 0 pass, 1 fail.
+ * only. A case listed in DIR/refused.txt (TensorFlow Lite's kernels refuse it) must be refused
+ * at load or prepare with the listed words (opmodels_refused_check). Exit status: 0 pass, 1 fail.
  *
  *   test_opmodels CASE --dir tests/opmodels --delegate gl [--precision fp16|fp32 ...]
  *
@@ -170,6 +171,12 @@ int main(int argc, char **argv)
   if (!name) {
     fprintf(stderr, "usage: test_opmodels CASE [--dir tests/opmodels] [--tol X]\n");
     return 2;
+  }
+  bool listed;
+  int refused = opmodels_refused_check(name, dir, "cpu", false, false, &listed);
+  if (listed) { /* TFLite's kernels refuse it (refused.txt): ours must too */
+    printf("%s: %s\n", name, refused ? "FAIL" : "ok (refused)");
+    return refused;
   }
   char model[4096], golden[4096];
   snprintf(model, sizeof model, "%s/models/%s.tflite", dir, name);

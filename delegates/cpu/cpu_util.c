@@ -5,20 +5,6 @@
 
 #include "runtime/tfl_half.h"
 
-bool cpu_act_is_clamp(tfl_activation act)
-{
-  switch (act) {
-  case TFL_ACT_NONE:
-  case TFL_ACT_RELU:
-  case TFL_ACT_RELU_N1_TO_1:
-  case TFL_ACT_RELU6: return true;
-  case TFL_ACT_TANH:
-  case TFL_ACT_SIGN_BIT:
-  case TFL_ACT_SIGMOID: return false;
-  }
-  return false;
-}
-
 void cpu_activation_range_f(tfl_activation act, float *lo, float *hi)
 {
   *lo = -FLT_MAX;

@@ -10,10 +10,9 @@
 #include <stdint.h>
 
 #include "../../runtime/tfl_graph.h"
+#include "../../runtime/tfl_fused_act.h" /* tfl_act_is_clamp */
 #include "../../runtime/tfl_padding.h" /* tfl_conv_out_size, tfl_conv_pad_before */
 
-/* NONE or a clamp (RELU, RELU6, RELU_N1_TO_1): what fast kernels fold in as min/max. */
-bool cpu_act_is_clamp(tfl_activation act);
 /* Float clamp range of a fused activation (NONE: -inf..inf). TANH/SIGN_BIT/SIGMOID are not
  * clamps: kernels apply them with cpu_apply_activation. */
 void cpu_activation_range_f(tfl_activation act, float *lo, float *hi);

@@ -138,7 +138,7 @@ int onednn_conv_fusable_add(const tfl_graph *g, int node)
   if (add < 0 || g->nodes[add].op != TFL_OP_ADD) return -1;
   const tfl_node *a = &g->nodes[add];
   if (a->n_in != 2 || a->n_out != 1 || a->out[0] < 0 || a->in[0] < 0 || a->in[1] < 0 || a->in[0] == a->in[1] ||
-      !cpu_act_is_clamp(a->p.eltwise.act))
+      !tfl_act_is_clamp(a->p.eltwise.act))
     return -1;
   const int z = a->in[0] == t ? a->in[1] : a->in[0];
   const tfl_tensor *zt = &g->tensors[z], *tt = &g->tensors[t], *yt = &g->tensors[a->out[0]];
@@ -183,7 +183,7 @@ bool onednn_fit_node(const tfl_graph *g, const tfl_node *n, int pad_node, onednn
   const tfl_conv_params *p = &n->p.conv;
   if (!x || !w || !y || x->ndim != 4 || w->ndim != 4 || y->ndim != 4) return false;
   if (!w->is_const || !w->data || w->sparsity) return false;
-  if (!cpu_act_is_clamp(p->act) || p->stride_h < 1 || p->stride_w < 1 || p->dilation_h < 1 || p->dilation_w < 1)
+  if (!tfl_act_is_clamp(p->act) || p->stride_h < 1 || p->stride_w < 1 || p->dilation_h < 1 || p->dilation_w < 1)
     return false;
   memset(s, 0, sizeof *s);
   s->depthwise = n->op == TFL_OP_DEPTHWISE_CONV_2D;

@@ -176,10 +176,11 @@ extern const char gl_eltwise_helpers[];
 /* "v = act(v);" for a fused activation; false for ones we cannot run (SIGN_BIT). */
 bool gl_act_stmt(tfl_activation act, const char *v, gl_str *s);
 bool gl_act_ok(tfl_activation act);
-/* "v = v on t's integer grid;" for an 8-bit quantized t (nothing otherwise): rounded to
- * the grid (ties to even, as XNNPACK's fp32 requantization) and clamped to what the
- * integers hold, as the integer model stores it, so a float chain does not drift from
- * the integer one. vec: the GLSL vector type of v (FLT4, vec4). */
+/* "v = v on t's integer grid;" for a quantized t (8 or 16 bits; nothing otherwise):
+ * v * (1 / scale) rounded half to even (LiteRT's default QUANTIZE) and clamped to what the
+ * integers hold, as the integer model stores it, so a float chain does not drift from the
+ * integer one and QUANTIZE saturates; requantizes differ from TFLite's fixed-point
+ * multipliers by at most one step at ties. vec: the GLSL vector type of v (FLT4, vec4). */
 void gl_quant_stmt(const tfl_tensor *t, const char *v, const char *vec, gl_str *s);
 /* Workgroup sum of each invocation's highp vec4 `acc` into arr[0] (arr: shared highp
  * vec4[n], n a power of two, lane in 0..n-1), written out step by step: GLSL ES allows
@@ -240,6 +241,9 @@ tfl_status gl_gen_fully_connected(const gl_gen_in *in, gl_gen_out *out, tfl_diag
 tfl_status gl_check_pool(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_eltwise(const tfl_graph *g, int node, tfl_diag *diag);
+/* QUANTIZE (and requantize) to a per-tensor 8-bit output: an element-wise identity whose
+ * store rounds to the output's grid and saturates (gl_plan.c's quant_clamp). */
+tfl_status gl_check_quantize(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_eltwise(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
 tfl_status gl_check_concat(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_concat(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);

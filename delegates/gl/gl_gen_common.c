@@ -138,22 +138,24 @@ bool gl_act_stmt(tfl_activation act, const char *v, gl_str *s)
 
 void gl_quant_stmt(const tfl_tensor *t, const char *v, const char *vec, gl_str *s)
 {
-  if (!t->q.n || (t->type != TFL_TYPE_UINT8 && t->type != TFL_TYPE_INT8)) return;
-  float lo = t->type == TFL_TYPE_UINT8 ? 0.0f : -128.0f, hi = t->type == TFL_TYPE_UINT8 ? 255.0f : 127.0f;
+  int32_t lo, hi;
+  if (t->q.n < 1 || !tfl_type_int_range(t->type, &lo, &hi)) return;
   float sc = t->q.scale[0], zp = (float)t->q.zero_point[0];
-  gl_str_addf(s, "  %s = (clamp(roundEven(%s / ", v, v);
-  gl_str_float(s, sc);
+  /* x * (1 / scale) rounded half to even, as LiteRT's default QUANTIZE (the CPU's
+   * quantize.c), clamped to the type so QUANTIZE saturates */
+  gl_str_addf(s, "  %s = %s((clamp(roundEven(%s(%s) * ", v, vec, vec, v);
+  gl_str_float(s, 1.0f / sc);
   gl_str_addf(s, ") + ");
   gl_str_float(s, zp);
   gl_str_addf(s, ", %s(", vec);
-  gl_str_float(s, lo);
+  gl_str_float(s, (float)lo);
   gl_str_addf(s, "), %s(", vec);
-  gl_str_float(s, hi);
+  gl_str_float(s, (float)hi);
   gl_str_addf(s, ")) - ");
   gl_str_float(s, zp);
   gl_str_addf(s, ") * ");
   gl_str_float(s, sc);
-  gl_str_addf(s, ";\n");
+  gl_str_addf(s, ");\n");
 }
 
 float *gl_const_reals(const tfl_tensor *t)

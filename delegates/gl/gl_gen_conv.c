@@ -12,10 +12,13 @@
  */
 #include "gl_gen.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/tfl_fused_act.h"
 #include "runtime/tfl_padding.h"
 
 /* Tensor positions */
@@ -39,7 +42,59 @@ static tfl_status check_conv_params(const tfl_graph *g, int node, const tfl_conv
   if (p->stride_w < 1 || p->stride_h < 1 || p->dilation_w < 1 || p->dilation_h < 1)
     return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "stride %dx%d dilation %dx%d", p->stride_w, p->stride_h,
                          p->dilation_w, p->dilation_h);
-  if (!gl_act_ok(p->act)) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)p->act);
+  /* TANH / SIGN_BIT here are on hybrid nodes only (the loader clears the others): TFLite
+   * ignores them, with its own kernel's input quantization, which the CPU follows */
+  if (!tfl_act_is_clamp(p->act))
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "fused %s on a hybrid convolution (TFLite ignores it, CPU only)",
+                         tfl_act_name(p->act));
+  return TFL_OK;
+}
+
+/* 8-bit weights: the raw integer of element i minus its channel's zero point. */
+static int32_t weight_q(const tfl_tensor *w, size_t i, int ch)
+{
+  int32_t q = w->type == TFL_TYPE_INT8 ? ((const int8_t *)w->data)[i] : ((const uint8_t *)w->data)[i];
+  return q - w->q.zero_point[w->q.n > 1 ? ch : 0];
+}
+
+/* TFLite's 8-bit kernels (and hybrid ones, on their input quantized on the fly) sum in int32
+ * and wrap on overflow, as the CPU delegate does; GL sums in float and would saturate at the
+ * store. A node whose int32 sum can overflow (|bias| + the input's largest offset from its
+ * zero point times the sum of |weights| of one output channel) is left to the CPU, so both
+ * delegates give TFLite's result. */
+static tfl_status check_accumulator(const tfl_graph *g, int node, const tfl_tensor *w, const tfl_tensor *bias,
+                                    int out_c, tfl_diag *diag)
+{
+  const tfl_node *n = &g->nodes[node];
+  int xi = n->op == TFL_OP_TRANSPOSE_CONV ? TC_IN : CONV_IN;
+  const tfl_tensor *x = input_at(g, n, xi);
+  int32_t lo, hi;
+  if (!x || w->q.n < 1 || (w->type != TFL_TYPE_INT8 && w->type != TFL_TYPE_UINT8)) return TFL_OK;
+  double xr;
+  if (x->q.n > 0 && tfl_type_int_range(x->type, &lo, &hi) && x->type != TFL_TYPE_INT16) {
+    double zp = x->q.zero_point[0];
+    xr = hi - zp > zp - lo ? hi - zp : zp - lo;
+  } else if (x->type == TFL_TYPE_FLOAT32) {
+    xr = 255; /* hybrid: symmetric int8 (127) or asymmetric (up to 255 from its zero point) */
+    bias = NULL; /* a float bias is added after the integer sum */
+  } else {
+    return TFL_OK;
+  }
+  /* output channels: the last dim of DEPTHWISE_CONV_2D's 1HWC, else dim 0 (OHWI, [out, in]) */
+  bool last = n->op == TFL_OP_DEPTHWISE_CONV_2D;
+  size_t count = tfl_tensor_count(w), chans = (size_t)(last ? w->dims[w->ndim - 1] : w->dims[0]);
+  if (!chans || chans != (size_t)out_c) return TFL_OK; /* the shape checks report it */
+  size_t per = count / chans;
+  for (size_t c = 0; c < chans; c++) {
+    double sum = 0;
+    for (size_t k = 0; k < per; k++) sum += abs(weight_q(w, last ? k * chans + c : c * per + k, (int)c));
+    double b = bias && bias->type == TFL_TYPE_INT32 ? fabs((double)((const int32_t *)bias->data)[c]) : 0;
+    double bound = b + xr * sum;
+    if (bound > INT32_MAX)
+      return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node,
+                           "output channel %zu: its int32 sum can reach %.0f, past INT32_MAX (TFLite wraps it, GL "
+                           "sums in float)", c, bound);
+  }
   return TFL_OK;
 }
 
@@ -54,7 +109,7 @@ static tfl_status check_weights(const tfl_graph *g, int node, const tfl_tensor *
     return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "bias is not constant");
   if (bias && tfl_tensor_count(bias) != (size_t)out_c)
     return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "bias has %zu values, expected %d", tfl_tensor_count(bias), out_c);
-  return TFL_OK;
+  return check_accumulator(g, node, w, bias, out_c, diag);
 }
 
 static tfl_status check_io(const tfl_graph *g, int node, const tfl_tensor *x, int ndim, tfl_diag *diag)
@@ -113,8 +168,9 @@ tfl_status gl_check_transpose_conv(const tfl_graph *g, int node, tfl_diag *diag)
   const tfl_conv_params *p = &n->p.conv;
   if (p->stride_w < 1 || p->stride_h < 1) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "stride %dx%d", p->stride_w, p->stride_h);
   if (mp && !bias) return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "missing bias");
-  if (!mp && p->act != TFL_ACT_NONE && !gl_act_ok(p->act))
-    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "activation %d", (int)p->act);
+  if (!mp && !tfl_act_is_clamp(p->act)) /* hybrid only, as in check_conv_params */
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "fused %s on a hybrid convolution (TFLite ignores it, CPU only)",
+                         tfl_act_name(p->act));
   return TFL_OK;
 }
 

@@ -43,6 +43,7 @@ static const struct {
   {TFL_OP_ELU, "tfl_elu(%1$s)"},
   {TFL_OP_RELU_N1_TO_1, "clamp(%1$s, FLT4(-1.0), FLT4(1.0))"},
   {TFL_OP_RELU_0_TO_1, "clamp(%1$s, FLT4(0.0), FLT4(1.0))"},
+  {TFL_OP_QUANTIZE, "%1$s"}, /* the value; the store rounds it to the output's grid */
 };
 
 /* The helpers the expressions above call, defined in every shader (gl_emit.c): a value
@@ -149,8 +150,45 @@ tfl_status gl_check_eltwise(const tfl_graph *g, int node, tfl_diag *diag)
   if (float_only(n->op) && y->type != TFL_TYPE_FLOAT32 && y->type != TFL_TYPE_FLOAT16)
     return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "output (tensor %d) is %s (GL runs this op on floats only)",
                          n->out[0], tfl_type_name(y->type));
+  bool q8 = y->q.n > 0 && (y->type == TFL_TYPE_INT8 || y->type == TFL_TYPE_UINT8);
+  /* TFLite's 8-bit DIV multiplies by a fixed-point reciprocal whose shifts saturate a
+   * numerator one step from its zero point (div_i8: -0.02 / 1.28 gives -128): CPU only */
+  if (q8 && n->op == TFL_OP_DIV)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "8-bit DIV (TFLite's fixed-point reciprocal, CPU only)");
+  /* TFLite's 8-bit MAXIMUM / MINIMUM compare and copy the raw codes, whatever the scales */
+  for (int k = 0; q8 && (n->op == TFL_OP_MAXIMUM || n->op == TFL_OP_MINIMUM) && k < 2; k++) {
+    const tfl_tensor *x = &g->tensors[n->in[k]];
+    if (x->q.n != 1 || y->q.n != 1 || x->q.scale[0] != y->q.scale[0] || x->q.zero_point[0] != y->q.zero_point[0])
+      return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node,
+                           "input %d's quantization differs from the output's (TFLite compares raw codes, CPU only)", k);
+  }
   if (has_act(n->op) && !gl_act_ok(n->p.eltwise.act))
     return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "fused activation %d", (int)n->p.eltwise.act);
+  return TFL_OK;
+}
+
+tfl_status gl_check_quantize(const tfl_graph *g, int node, tfl_diag *diag)
+{
+  const tfl_node *n = &g->nodes[node];
+  if (n->n_in < 1 || n->n_out < 1 || n->in[0] < 0 || n->out[0] < 0)
+    return gl_node_error(diag, TFL_ERR_SHAPE, g, node, "needs an input and an output");
+  const tfl_tensor *x = &g->tensors[n->in[0]], *y = &g->tensors[n->out[0]];
+  if (y->type != TFL_TYPE_INT8 && y->type != TFL_TYPE_UINT8)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "output (tensor %d) is %s (GL: 8-bit only)", n->out[0],
+                         tfl_type_name(y->type));
+  /* the store rounds with one scale and zero point (gl_quant_stmt) */
+  if (y->q.n != 1)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "output (tensor %d) has %d scales (GL: one per tensor)",
+                         n->out[0], y->q.n);
+  if (!float_like(x->type) || (x->type != TFL_TYPE_FLOAT32 && x->type != TFL_TYPE_FLOAT16 && x->q.n != 1))
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "input (tensor %d) is %s with %d scales", n->in[0],
+                         tfl_type_name(x->type), x->q.n);
+  if (x->ndim > 4 || tfl_tensor_count(x) != tfl_tensor_count(y) || x->ndim != y->ndim)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "input (tensor %d) is not the output's shape (up to 4 dims)",
+                         n->in[0]);
+  for (int d = 0; d < x->ndim; d++)
+    if (x->dims[d] != y->dims[d])
+      return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, node, "input dim %d is %d, output %d", d, x->dims[d], y->dims[d]);
   return TFL_OK;
 }
 

@@ -151,7 +151,7 @@ BUILTIN = {  # TFLite BuiltinOperator codes (schema.fbs)
     'RIGHT_SHIFT': 161,
 }
 
-ACT = {None: 'NONE', 'relu': 'RELU', 'relu1': 'RELU_N1_TO_1', 'relu6': 'RELU6'}
+ACT = {None: 'NONE', 'relu': 'RELU', 'relu1': 'RELU_N1_TO_1', 'relu6': 'RELU6', 'tanh': 'TANH', 'sign_bit': 'SIGN_BIT'}
 
 
 def out_size(n, k, s, d, pad):
@@ -245,6 +245,11 @@ CASES['concat_axis3'] = (concat([[1, 3, 4, 2], [1, 3, 4, 5], [1, 3, 4, 1]], 3), 
 CASES['concat_axis1'] = (concat([[1, 2, 4, 3], [1, 5, 4, 3]], 1), {})
 CASES['concat_axis_neg1_relu'] = (concat([[2, 6], [2, 3]], -1, 'relu'), {})
 CASES['concat_axis0'] = (concat([[1, 2, 3], [2, 2, 3]], 0), {})
+# fused activations TFLite's kernels ignore (TANH, SIGN_BIT on arithmetic, pools and
+# convolutions: no clamp) or refuse (FULLY_CONNECTED's TANH on float weights: refused.txt)
+CASES['mul_tanh_ignored'] = (binary('MUL', 'MulOptions', [1, 3, 4, 5], [1, 3, 4, 5], act='tanh'), {'litert': True})
+CASES['add_sign_bit_ignored'] = (binary('ADD', 'AddOptions', [1, 3, 4, 5], [1, 3, 4, 5], act='sign_bit'),
+                                 {'litert': True})
 
 
 def conv(shape, cout, k, s, pad, d=(1, 1), act=None, bias=True):
@@ -418,6 +423,7 @@ def fully_connected(in_shape, units, keep=False, bias=True, act=None):
 CASES['fc_2d_relu'] = (fully_connected([2, 8], 5, act='relu'), {})
 CASES['fc_keep_num_dims'] = (fully_connected([1, 3, 8], 4, keep=True), {})
 CASES['fc_flatten_no_bias'] = (fully_connected([1, 2, 3, 4], 6, bias=False), {})
+CASES['fc_float_tanh_refused'] = (fully_connected([2, 8], 5, act='tanh'), {'litert': True})  # refused.txt
 
 
 @case('pad_4d')
@@ -599,6 +605,18 @@ def _(m):
     out = m.tensor([1, 4, 5, 3])
     m.op('DEQUANTIZE', [q], [out], 'DequantizeOptions', version=2)
     m.output(out, lsb=0.03)
+
+
+@litert_case('quantize_int8_saturate_roundtrip')
+def _(m):
+    """QUANTIZE -> DEQUANTIZE through an int8 range of +-0.64: most Gaussian inputs saturate
+    (a fake quantization's clamp)"""
+    x = m.input([1, 4, 5, 3])
+    q = m.tensor([1, 4, 5, 3], 'int8', q=(0.005, 0))
+    m.op('QUANTIZE', [x], [q], 'QuantizeOptions', version=2)
+    out = m.tensor([1, 4, 5, 3])
+    m.op('DEQUANTIZE', [q], [out], 'DequantizeOptions', version=2)
+    m.output(out)
 
 
 def mean(shape, axes, keep):
@@ -1015,6 +1033,19 @@ def _(m):
     x = wrap_int8(m, [2, 16])
     w = m.const([5, 16], [m.rng.randint(-127, 127) for _ in range(80)], 'int8', q=(0.006, 0))
     b = m.const([5], [m.rng.randint(-3000, 3000) for _ in range(5)], 'int32', q=(Q8_IN[0] * 0.006, 0))
+    o_scale = 0.05
+    y = m.tensor([2, 5], 'int8', q=(o_scale, -2))
+    m.op('FULLY_CONNECTED', [x, w, b], [y], 'FullyConnectedOptions', {}, version=4)
+    unwrap_int8(m, y, [2, 5], o_scale)
+
+
+@litert_case('q_fc_i8_acc_wrap')
+def _(m):
+    """int8 FULLY_CONNECTED whose int32 sums pass INT32_MAX / INT32_MIN on some channels: TFLite
+    wraps them (so a huge positive sum comes out as -128), a float sum would saturate"""
+    x = wrap_int8(m, [2, 16])
+    w = m.const([5, 16], [m.rng.randint(-127, 127) for _ in range(80)], 'int8', q=(0.006, 0))
+    b = m.const([5], [2147483000, -2147483000, 1500, 2147400000, -2147400000], 'int32', q=(Q8_IN[0] * 0.006, 0))
     o_scale = 0.05
     y = m.tensor([2, 5], 'int8', q=(o_scale, -2))
     m.op('FULLY_CONNECTED', [x, w, b], [y], 'FullyConnectedOptions', {}, version=4)

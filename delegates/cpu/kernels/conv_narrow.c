@@ -57,7 +57,7 @@ bool cpu_conv_narrow_applies(const tfl_graph *g, const tfl_node *n)
       p->dilation_h < 1 || p->dilation_w < 1)
     return false;
   if (b && (b->type != TFL_TYPE_FLOAT32 || tfl_tensor_count(b) != (size_t)w->dims[0] || !b->data)) return false;
-  if (!cpu_act_is_clamp(p->act)) return false;
+  if (!tfl_act_is_clamp(p->act)) return false;
   const double macs = (double)tfl_tensor_count(y) * w->dims[1] * w->dims[2] * w->dims[3];
   return macs >= CPU_CONV_NARROW_MIN_MACS;
 }

@@ -51,7 +51,7 @@ bool cpu_conv_q8_neon_fits(const tfl_graph *g, const tfl_node *n)
   if (x->q.n != 1 || y->q.n != 1 || (w->q.n != 1 && (w->q.n != w->dims[0] || w->q.axis != 0))) return false;
   if (b && (b->type != TFL_TYPE_INT32 || !b->is_const || !b->data || tfl_tensor_count(b) != (size_t)w->dims[0]))
     return false;
-  if (!cpu_act_is_clamp(p->act) || w->dims[1] < 1 || w->dims[2] < 1) return false;
+  if (!tfl_act_is_clamp(p->act) || w->dims[1] < 1 || w->dims[2] < 1) return false;
   const long long k = (long long)w->dims[1] * w->dims[2] * w->dims[3];
   return k <= CQ_MAX_K;
 }

@@ -74,7 +74,7 @@ bool cpu_conv_q8_stem_fits(const tfl_graph *g, const tfl_node *n)
   if (x->q.n != 1 || y->q.n != 1 || (w->q.n != 1 && (w->q.n != oc || w->q.axis != 0))) return false;
   if (b && (b->type != TFL_TYPE_INT32 || !b->is_const || !b->data || tfl_tensor_count(b) != (size_t)oc))
     return false;
-  if (p->stride_h < 1 || p->stride_w < 1 || p->dilation_h < 1 || p->dilation_w < 1 || !cpu_act_is_clamp(p->act))
+  if (p->stride_h < 1 || p->stride_w < 1 || p->dilation_h < 1 || p->dilation_w < 1 || !tfl_act_is_clamp(p->act))
     return false;
   const long k = (long)w->dims[1] * w->dims[2] * ic;
   return w->dims[1] >= 1 && w->dims[2] >= 1 && k <= STEM_MAX_KP;

@@ -66,7 +66,7 @@ bool cpu_conv_sparse1x1_fits(const tfl_graph *g, const tfl_node *n)
     if (y->dims[d] != x->dims[d]) return false;
   if (!cpu_has_avx512()) return false;
   if (b && (b->type != TFL_TYPE_FLOAT32 || tfl_tensor_count(b) != (size_t)w->dims[0])) return false;
-  if (!cpu_act_is_clamp(p->act)) return false;
+  if (!tfl_act_is_clamp(p->act)) return false;
   size_t count = tfl_tensor_count(w), zeros = 0;
   const float *wd = w->data;
   for (size_t i = 0; i < count; i++) zeros += wd[i] == 0.0f;

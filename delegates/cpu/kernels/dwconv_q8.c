@@ -94,7 +94,7 @@ bool cpu_dwconv_q8_fits(const tfl_graph *g, const tfl_node *n)
   if (x->q.n != 1 || y->q.n != 1 || (w->q.n != 1 && (w->q.n != w->dims[3] || w->q.axis != 3))) return false;
   if (b && (b->type != TFL_TYPE_INT32 || !b->is_const || !b->data || tfl_tensor_count(b) != (size_t)w->dims[3]))
     return false;
-  if (p->stride_h < 1 || p->stride_w < 1 || p->dilation_h != 1 || p->dilation_w != 1 || !cpu_act_is_clamp(p->act))
+  if (p->stride_h < 1 || p->stride_w < 1 || p->dilation_h != 1 || p->dilation_w != 1 || !tfl_act_is_clamp(p->act))
     return false;
   const int kh = w->dims[1], kw = w->dims[2];
   return kh >= 1 && kw >= 1 && kh * ((kw + 3) / 4) <= DW_MAX_ROW_GROUPS;

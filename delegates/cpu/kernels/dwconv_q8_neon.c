@@ -37,7 +37,7 @@ bool cpu_dwconv_q8_neon_fits(const tfl_graph *g, const tfl_node *n)
   if (x->q.n != 1 || y->q.n != 1 || (w->q.n != 1 && (w->q.n != w->dims[3] || w->q.axis != 3))) return false;
   if (b && (b->type != TFL_TYPE_INT32 || !b->is_const || !b->data || tfl_tensor_count(b) != (size_t)w->dims[3]))
     return false;
-  return cpu_act_is_clamp(p->act) && w->dims[1] >= 1 && w->dims[2] >= 1 &&
+  return tfl_act_is_clamp(p->act) && w->dims[1] >= 1 && w->dims[2] >= 1 &&
          (long long)w->dims[1] * w->dims[2] <= DQ_MAX_TAPS;
 }
 

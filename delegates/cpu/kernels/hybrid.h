@@ -168,7 +168,7 @@ static inline tfl_status cpu_hybrid_weights_prepare(const tfl_graph *g, const tf
  * against LiteRT: the same integers as TFLite's asymmetric quantization). */
 static inline bool cpu_hybrid_xnnpack_takes(const tfl_tensor *w, const tfl_tensor *b, tfl_activation act)
 {
-  return w->is_const && w->data && (!b || (b->is_const && b->data)) && cpu_act_is_clamp(act);
+  return w->is_const && w->data && (!b || (b->is_const && b->data)) && tfl_act_is_clamp(act);
 }
 
 /* sums[r] = sum of row r of an int8 [rows][cols] matrix (the zero-point correction),

@@ -66,7 +66,7 @@ static tfl_status prepare_hybrid(tfl_graph *g, const tfl_node *n, cpu_conv_state
   if (y->type != TFL_TYPE_FLOAT32)
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "float input with %s weights, %s output",
                         tfl_type_name(w->type), tfl_type_name(y->type));
-  if (!cpu_act_is_clamp(n->p.conv.act))
+  if (!tfl_act_is_clamp(n->p.conv.act))
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "hybrid: fused activation %d is not a clamp",
                         (int)n->p.conv.act);
   cpu_hybrid_weights hw = {0};
