@@ -27,10 +27,12 @@
 #          [--fps F] [--size WxH] [--interval SECONDS] [--warmup SECONDS]
 #          [--rss-growth MIB] [--fd-growth N] [--object-growth N] [--gpu-growth MIB]
 #          [--min-rate FRACTION] [--filter-props "prop=value ..."] [--csv FILE] [--build DIR]
+#          [--nice N]
 # Defaults: cpu, 2 streams, 120 s, face_detection_short_range.tflite, 15 fps, 640x480,
 # interval 30 s, warm-up 30 s, growth bounds 12 MiB / 0 fds / 50 objects / 32 MiB, min rate 0.5.
 # Exit status: 0 pass, 1 a bound broken or the pipeline failed, 2 bad usage.
-# Run it at low priority beside other work: nice -n 10 scripts/soak.sh ...
+# Beside other work run it at low priority: --nice N renices the pipeline (nice -n 10
+# scripts/soak.sh ... does the same for the script too).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,6 +52,7 @@ min_rate=0.5
 filter_props=""
 csv=""
 build=${BUILD_DIR:-$root/build}
+niceness=0
 picture=$root/tests/data/pictures/astronaut.png
 
 die() { echo "soak.sh: $*" >&2; exit 2; }
@@ -71,11 +74,12 @@ while [ $# -gt 0 ]; do
     --filter-props) filter_props=$2; shift 2 ;;
     --csv) csv=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
+    --nice) niceness=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
-for v in streams duration fps interval warmup rss_growth fd_growth object_growth gpu_growth; do
+for v in streams duration fps interval warmup rss_growth fd_growth object_growth gpu_growth niceness; do
   [[ ${!v} =~ ^[0-9]+$ ]] || die "--${v//_/-} must be a whole number, not '${!v}'"
 done
 [ "$streams" -ge 1 ] || die "--streams must be >= 1"
@@ -133,6 +137,7 @@ export GST_DEBUG_FILE=$work/tracer.log
 sleep 1
 pid=$(pgrep -n -P "$!" -x gst-launch-1.0 || true)
 [ -n "$pid" ] || { cat "$work/stderr" >&2; echo "soak.sh: the pipeline did not start" >&2; exit 1; }
+[ "$niceness" -eq 0 ] || renice -n "$niceness" -p "$pid" >/dev/null
 
 gpu_used() {
   command -v nvidia-smi >/dev/null || { echo -; return; }
