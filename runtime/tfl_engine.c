@@ -138,6 +138,15 @@ static void exec_call(tfl_engine *e, void (*fn)(void *), void *arg)
   else fn(arg);
 }
 
+/* Building or freeing a runner: on the exec thread, else on build_exec's. on_exec: the
+ * caller is on the exec thread already (a run). */
+static void build_call(tfl_engine *e, bool on_exec, void (*fn)(void *), void *arg)
+{
+  if (!e->o.exec && e->o.build_exec) e->o.build_exec(e->o.build_user, fn, arg);
+  else if (on_exec) fn(arg);
+  else exec_call(e, fn, arg);
+}
+
 /* ---- create / free --------------------------------------------------------------- */
 
 tfl_status tfl_engine_create(const tfl_engine_options *o, tfl_engine **out)
@@ -170,7 +179,7 @@ tfl_status tfl_engine_create(const tfl_engine_options *o, tfl_engine **out)
   pthread_cond_init(&e->cv, &ca);
   pthread_condattr_destroy(&ca);
   make_call c = { e, 1, NULL };
-  exec_call(e, make_on_exec, &c);
+  build_call(e, false, make_on_exec, &c);
   if (!c.made) {
     tfl_status st = TFL_ERR_BACKEND;
     tfl_engine_free(e);
@@ -184,8 +193,8 @@ tfl_status tfl_engine_create(const tfl_engine_options *o, tfl_engine **out)
 void tfl_engine_free(tfl_engine *e)
 {
   if (!e) return;
-  if (e->one) exec_call(e, free_on_exec, e->one);
-  if (e->many) exec_call(e, free_on_exec, e->many);
+  if (e->one) build_call(e, false, free_on_exec, e->one);
+  if (e->many) build_call(e, false, free_on_exec, e->many);
   pthread_cond_destroy(&e->cv);
   pthread_mutex_destroy(&e->mu);
   free(e->path);
@@ -290,7 +299,7 @@ static void swap_many(tfl_engine *e, runner *r)
   runner *old = e->many;
   e->many = r;
   pthread_mutex_unlock(&e->mu);
-  runner_free(old);
+  if (old) build_call(e, true, free_on_exec, old);
 }
 
 /* On the exec thread: the runner for the batch (built or dropped as needed), then runs. */
@@ -303,7 +312,9 @@ static void run_batch_on_exec(void *arg)
     swap_many(e, NULL);
   }
   if (c->n > 1 && (!e->many || e->many->batch < c->want_batch)) {
-    runner *r = runner_new(e, c->want_batch);
+    make_call mc = { e, c->want_batch, NULL };
+    build_call(e, true, make_on_exec, &mc);
+    runner *r = mc.made;
     if (r) {
       tfl_logf(diag_of(e), TFL_LOG_INFO, "engine: batches of up to %d frames", c->want_batch);
       swap_many(e, r);

@@ -47,6 +47,12 @@ typedef struct {
   void *edit_user;             /* borrowed, outlives the engine */
   tfl_exec_fn exec;            /* NULL: the calling thread */
   void *exec_user;
+  /* Optional, with exec NULL: where runners are built and freed (the batched one too,
+   * which a run builds when several streams' frames come together). One long-lived thread
+   * keeps their memory in one malloc arena: freed and built again on whichever thread runs,
+   * it lands in another arena each time and RSS grows with restarts. NULL: the caller. */
+  tfl_exec_fn build_exec;
+  void *build_user;
   tfl_diag *diag;              /* log lines and errors of loading and compiling (borrowed);
                                   NULL: the engine's own (stderr, warnings) */
 } tfl_engine_options;

@@ -162,10 +162,76 @@ static void destroy_gl_delegate(GstGLContext *ctx, gpointer data)
   d->destroy(d);
 }
 
+/* ---- the maker thread ----
+ *
+ * Engines are made and freed on one thread that lives as long as the process (started
+ * with the first engine), not on the streaming thread that asks: glibc gives each thread
+ * an arena, and the model's weights, packed weights and activation arenas freed at NULL
+ * stay in the arena of the thread that made them. Streaming threads come from GStreamer's
+ * pool in any order, so every NULL<->PLAYING cycle left an engine's worth in another arena
+ * (RSS grew with the cycles until every arena held one); made on one thread they reuse
+ * one arena's free memory. (The GL delegate's own allocations are made on its context's
+ * thread, through the engine's exec.) */
+typedef struct {
+  void (*fn)(gpointer arg);
+  gpointer arg;
+  GMutex lock;
+  GCond done_cond;
+  gboolean done;
+} maker_job;
+
+static GMutex maker_lock;
+static GThreadPool *maker;
+static GPrivate on_maker_thread;
+
+static void maker_run(gpointer data, gpointer unused)
+{
+  maker_job *j = data;
+  g_private_set(&on_maker_thread, GINT_TO_POINTER(1));
+  j->fn(j->arg);
+  g_mutex_lock(&j->lock);
+  j->done = TRUE;
+  g_cond_signal(&j->done_cond);
+  g_mutex_unlock(&j->lock);
+}
+
+/* fn(arg) on the maker thread, waiting for it; directly when called from it (an engine
+ * freed while one is made) or when the thread cannot be started. */
+static void on_maker(void (*fn)(gpointer), gpointer arg)
+{
+  g_mutex_lock(&maker_lock);
+  /* exclusive, one thread: started now and kept, so its arena is the engines' */
+  if (!maker) maker = g_thread_pool_new(maker_run, NULL, 1, TRUE, NULL);
+  GThreadPool *pool = maker;
+  g_mutex_unlock(&maker_lock);
+  if (!pool || g_private_get(&on_maker_thread)) {
+    fn(arg);
+    return;
+  }
+  maker_job j = { fn, arg };
+  g_mutex_init(&j.lock);
+  g_cond_init(&j.done_cond);
+  if (!g_thread_pool_push(pool, &j, NULL)) {
+    fn(arg);
+  } else {
+    g_mutex_lock(&j.lock);
+    while (!j.done) g_cond_wait(&j.done_cond, &j.lock);
+    g_mutex_unlock(&j.lock);
+  }
+  g_mutex_clear(&j.lock);
+  g_cond_clear(&j.done_cond);
+}
+
+static void maker_exec(void *user, void (*fn)(void *arg), void *arg)
+{
+  on_maker(fn, arg);
+}
+
 /* ---- life cycle ---- */
 
-static void engine_free(GstTfliteEngine *e)
+static void engine_free_now(gpointer data)
 {
+  GstTfliteEngine *e = data;
   tfl_engine_free(e->engine); /* runs on the GL thread through exec */
   if (e->gl) gst_gl_context_thread_add(e->gl_context, destroy_gl_delegate, e->gl);
   if (e->cpu) e->cpu->destroy(e->cpu);
@@ -177,6 +243,11 @@ static void engine_free(GstTfliteEngine *e)
   g_mutex_clear(&e->warn_lock);
   g_free(e->failure);
   g_free(e);
+}
+
+static void engine_free(GstTfliteEngine *e)
+{
+  on_maker(engine_free_now, e);
 }
 
 static GstTfliteEngine *engine_alloc(const GstTfliteEngineKey *k, const GStatBuf *file)
@@ -204,8 +275,30 @@ static GstTfliteEngine *engine_alloc(const GstTfliteEngineKey *k, const GStatBuf
   return e;
 }
 
-/* Loads and compiles e's model; FALSE with *err set (e is then freed by its last unref). */
+typedef struct {
+  GstTfliteEngine *e;
+  GError **err;
+  gboolean ok;
+} make_call;
+
+static gboolean engine_make_now(GstTfliteEngine *e, GError **err);
+
+static void make_tramp(gpointer data)
+{
+  make_call *c = data;
+  c->ok = engine_make_now(c->e, c->err);
+}
+
+/* Loads and compiles e's model on the maker thread; FALSE with *err set (e is then freed by
+ * its last unref). */
 static gboolean engine_make(GstTfliteEngine *e, GError **err)
+{
+  make_call c = { e, err, FALSE };
+  on_maker(make_tramp, &c);
+  return c.ok;
+}
+
+static gboolean engine_make_now(GstTfliteEngine *e, GError **err)
 {
   cpu_delegate_options co = cpu_delegate_defaults();
   co.threads = e->threads;
@@ -227,6 +320,8 @@ static gboolean engine_make(GstTfliteEngine *e, GError **err)
   if (e->gl_context) {
     o.exec = gl_exec;
     o.exec_user = e->gl_context;
+  } else {
+    o.build_exec = maker_exec;
   }
   if (tfl_engine_create(&o, &e->engine) != TFL_OK) goto fail;
   return TRUE;
