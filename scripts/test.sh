@@ -153,9 +153,10 @@ step "tests under TSan"
 TSAN_OPTIONS=${TSAN_OPTIONS:-suppressions=$root/tests/tsan.supp:exitcode=66} \
   meson test -C "$tsan" --no-rebuild --print-errorlogs --num-processes 2 --suite concurrency --suite unit
 
-# libFuzzer (tests/fuzz/README.md): the two fuzz targets built by clang with ASan+UBSan,
-# then each fuzzes for $TFL_FUZZ_SECONDS (default 60; both at once, one per core) from the
-# single-op models and the regression inputs. Only the targets are built (the rest of the
+# libFuzzer (tests/fuzz/README.md): the three fuzz targets built by clang with ASan+UBSan,
+# then the loader and CPU targets fuzz for $TFL_FUZZ_SECONDS (default 60; both at once, one
+# per core) from the single-op models and the regression inputs, then fuzz_gl (GL against
+# the CPU reference on llvmpipe) for half that from every 8th single-op model and the zoo. Only the targets are built (the rest of the
 # tree is not needed to fuzz); a finding fails the test and leaves its input in $fuzz/tests/fuzz.
 step "build ($fuzz, clang + libFuzzer + ASan+UBSan: fuzz targets only)"
 fuzz_seconds=${TFL_FUZZ_SECONDS:-60}
@@ -166,7 +167,7 @@ if [ ! -f "$fuzz/build.ninja" ]; then
 else
   meson configure "$fuzz" -Dfuzz_seconds="$fuzz_seconds" || die "fuzz build configure failed"
 fi
-ninja -C "$fuzz" tests/fuzz/fuzz_loader tests/fuzz/fuzz_run || die "fuzz build failed"
+ninja -C "$fuzz" tests/fuzz/fuzz_loader tests/fuzz/fuzz_run tests/fuzz/fuzz_gl || die "fuzz build failed"
 step "short fuzz runs (${fuzz_seconds} s per target)"
 meson test -C "$fuzz" --no-rebuild --print-errorlogs --num-processes 2 --suite fuzz
 
