@@ -207,7 +207,12 @@ tfl_status fuzz_gl_run(fuzz_gl *f, const uint8_t *data, size_t size, bool *diffe
   if (gst != TFL_OK) {
     *differ = true;
     snprintf(msg, msg_len, "the reference ran, GL failed (%s): %s", tfl_status_name(gst), gl.diag.error);
-  } else if (gl.on_gl > 0 && !ref.quantized) {
+  } else if (gl.on_gl == 0) {
+    snprintf(msg, msg_len, "not compared: GL took no node");
+  } else if (ref.quantized) {
+    snprintf(msg, msg_len, "not compared: computes on quantized values (%d node(s) on GL)", gl.on_gl);
+  } else {
+    snprintf(msg, msg_len, "compared: %d node(s) on GL", gl.on_gl);
     int n = tfl_interpreter_output_count(ref.it);
     if (n != tfl_interpreter_output_count(gl.it)) {
       *differ = true;

@@ -43,7 +43,8 @@ fuzz_gl *fuzz_gl_open(const char *cache_dir, char *msg, size_t msg_len);
 void fuzz_gl_close(fuzz_gl *f);
 
 /* The reference run's status (TFL_OK: it ran; else why it was refused, in msg unless a
- * disagreement is reported there). */
+ * disagreement is reported there). When it ran and GL agreed, msg says whether the
+ * outputs were compared ("compared: N node(s) on GL", "not compared: ..."). */
 tfl_status fuzz_gl_run(fuzz_gl *f, const uint8_t *data, size_t size, bool *differ, char *msg, size_t msg_len);
 
 #endif

@@ -41,8 +41,7 @@ static int replay(fuzz_gl *f, const char *dir)
       bool differ = false;
       char msg[1024];
       tfl_status s = fuzz_gl_run(f, data, size, &differ, msg, sizeof msg);
-      printf("%s: %s%s%s\n", e->d_name, differ ? "GL DISAGREES: " : tfl_status_name(s), differ || s ? " " : "",
-             differ || s ? msg : "");
+      printf("%s: %s %s\n", e->d_name, differ ? "GL DISAGREES:" : tfl_status_name(s), msg);
       CHECK(!differ, "%s: %s", path, msg);
       n++;
     }
