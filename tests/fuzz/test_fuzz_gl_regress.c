@@ -73,7 +73,7 @@ int main(int argc, char **argv)
   DIR *d = opendir(cache);
   struct dirent *e;
   while (d && (e = readdir(d))) {
-    char p[4200];
+    char p[sizeof cache + 2 + sizeof e->d_name];
     snprintf(p, sizeof p, "%s/%s", cache, e->d_name);
     if (e->d_name[0] != '.') unlink(p);
   }
