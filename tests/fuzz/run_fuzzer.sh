@@ -15,8 +15,9 @@ exe=$1 corpus=$2 dict=$3 secs=$4
 shift 4
 mkdir -p "$corpus" "${TFL_FUZZ_GL_CACHE:-$corpus}"
 # XNNPACK is not built with the sanitizers; its asserts abort, which libFuzzer reports.
-# intercept_tls_get_addr=0: the sanitizers of clang <= 16 misread glibc >= 2.25's dynamic
-# TLS blocks (Mesa's, in fuzz_gl) and LeakSanitizer's tracer crashes (docs/sanitizers.md).
+# intercept_tls_get_addr=0: sanitizer runtimes before LLVM 17 / GCC 14 can misread glibc
+# >= 2.25's dynamic TLS blocks (one in every GL process) and LeakSanitizer's tracer then
+# crashes at exit (README.md, "Sanitizers").
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:intercept_tls_get_addr=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 seeds=()
