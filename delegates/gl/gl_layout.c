@@ -2,10 +2,13 @@
 #include "gl_layout.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "runtime/tfl_half.h"
-#if defined(__x86_64__) || defined(__i386__)
+/* not with clang: clang 14 (the fuzz build) does not know __builtin_cpu_supports("f16c"),
+ * and cpuid instead costs tens of microseconds in a VM; the plain loops convert the same */
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__clang__)
 #include <immintrin.h>
 #define GL_HAVE_F16C 1
 #endif
@@ -126,7 +129,8 @@ float gl_tensor_real(const tfl_tensor *t, const void *data, size_t i)
   case TFL_TYPE_UINT8: return t->q.n ? s * (float)(((const uint8_t *)data)[i] - zp) : ((const uint8_t *)data)[i];
   case TFL_TYPE_INT8: return t->q.n ? s * (float)(((const int8_t *)data)[i] - zp) : ((const int8_t *)data)[i];
   case TFL_TYPE_INT16: return t->q.n ? s * (float)(((const int16_t *)data)[i] - zp) : ((const int16_t *)data)[i];
-  case TFL_TYPE_INT32: return t->q.n ? s * (float)(((const int32_t *)data)[i] - zp) : (float)((const int32_t *)data)[i];
+  case TFL_TYPE_INT32: /* the difference in 64 bits: it can leave int32's range */
+    return t->q.n ? s * (float)((int64_t)((const int32_t *)data)[i] - zp) : (float)((const int32_t *)data)[i];
   case TFL_TYPE_INT64: return (float)((const int64_t *)data)[i];
   case TFL_TYPE_BOOL: return ((const uint8_t *)data)[i] ? 1.0f : 0.0f;
   case TFL_TYPE_STRING:
@@ -142,14 +146,19 @@ static void set_real(const tfl_tensor *t, void *data, size_t i, float v)
   int32_t zp = t->q.n ? t->q.zero_point[0] : 0;
   double q = t->q.n ? (double)v / s + zp : v;
   double r = q >= 0 ? floor(q + 0.5) : ceil(q - 0.5);
+  /* NaN clamps low, as the CPU quantize kernel does; every conversion saturates (a float
+   * out of the integer's range converts to an undefined value) */
+  if (isnan(r)) r = -INFINITY;
   switch (t->type) {
   case TFL_TYPE_FLOAT32: ((float *)data)[i] = v; return;
   case TFL_TYPE_FLOAT16: ((uint16_t *)data)[i] = gl_f32_to_f16(v); return;
   case TFL_TYPE_UINT8: ((uint8_t *)data)[i] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r); return;
   case TFL_TYPE_INT8: ((int8_t *)data)[i] = (int8_t)(r < -128 ? -128 : r > 127 ? 127 : r); return;
   case TFL_TYPE_INT16: ((int16_t *)data)[i] = (int16_t)(r < -32768 ? -32768 : r > 32767 ? 32767 : r); return;
-  case TFL_TYPE_INT32: ((int32_t *)data)[i] = (int32_t)r; return;
-  case TFL_TYPE_INT64: ((int64_t *)data)[i] = (int64_t)r; return;
+  case TFL_TYPE_INT32: ((int32_t *)data)[i] = r < INT32_MIN ? INT32_MIN : r > INT32_MAX ? INT32_MAX : (int32_t)r; return;
+  case TFL_TYPE_INT64:
+    ((int64_t *)data)[i] = r < -0x1p63 ? INT64_MIN : r >= 0x1p63 ? INT64_MAX : (int64_t)r;
+    return;
   case TFL_TYPE_BOOL: ((uint8_t *)data)[i] = v != 0.0f; return;
   case TFL_TYPE_STRING:
   case TFL_TYPE_COMPLEX64:

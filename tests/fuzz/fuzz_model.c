@@ -116,7 +116,7 @@ static double node_work(const tfl_graph *g, const tfl_node *n)
 }
 
 /* Declared (or inferred) tensor sizes and node work against the fuzzing limits. */
-static tfl_status within_limits(const tfl_graph *g, tfl_diag *d)
+static tfl_status within_limits(const tfl_graph *g, size_t max_bytes, double max_work, tfl_diag *d)
 {
   size_t bytes = 0;
   double work = 0;
@@ -126,8 +126,8 @@ static tfl_status within_limits(const tfl_graph *g, tfl_diag *d)
     const tfl_graph *s = k ? g->subgraphs[k] : g;
     for (int t = 0; t < s->n_tensors; t++) {
       bytes += s->tensors[t].bytes;
-      if (s->tensors[t].bytes > FUZZ_MAX_BYTES || bytes > FUZZ_MAX_BYTES)
-        return tfl_fail(d, TFL_ERR_ARG, "fuzz limit: tensors need more than %zu bytes", FUZZ_MAX_BYTES);
+      if (s->tensors[t].bytes > max_bytes || bytes > max_bytes)
+        return tfl_fail(d, TFL_ERR_ARG, "fuzz limit: tensors need more than %zu bytes", max_bytes);
     }
     for (int i = 0; i < s->n_nodes; i++) {
       if (s->nodes[i].dead) continue;
@@ -140,7 +140,7 @@ static tfl_status within_limits(const tfl_graph *g, tfl_diag *d)
     if (!g->nodes[i].dead) work += node_work(g, &g->nodes[i]);
   /* the decoders: top-k passes over scores, masks, keypoints */
   for (int i = 0; i < g->n_outputs; i++) work += 16.0 * count_of(g, g->outputs[i]);
-  if (work > FUZZ_MAX_WORK) return tfl_fail(d, TFL_ERR_ARG, "fuzz limit: about %.3g steps of work", work);
+  if (work > max_work) return tfl_fail(d, TFL_ERR_ARG, "fuzz limit: about %.3g steps of work", work);
   return TFL_OK;
 }
 
@@ -153,8 +153,25 @@ static uint32_t hash_bytes(const uint8_t *p, size_t n)
   return h;
 }
 
+uint32_t fuzz_seed(const uint8_t *data, size_t size)
+{
+  return hash_bytes(data, size);
+}
+
+tfl_status fuzz_fits(const uint8_t *data, size_t size, size_t max_bytes, double max_work, tfl_diag *d)
+{
+  /* sizes first: declared shapes, then the folded and inferred ones */
+  tfl_graph *g = NULL;
+  tfl_status st = tfl_load_memory(data, size, &g, d);
+  if (st == TFL_OK) st = within_limits(g, max_bytes, max_work, d);
+  if (st == TFL_OK && (st = tfl_pass_fold_constants(g, d)) == TFL_OK && (st = tfl_infer_shapes(g, d)) == TFL_OK)
+    st = within_limits(g, max_bytes, max_work, d);
+  tfl_graph_free(g);
+  return st;
+}
+
 /* Deterministic input values: floats in [-2, 2), integers over the type's whole range. */
-static void fill_input(tfl_tensor *t, uint32_t seed)
+void fuzz_fill_input(tfl_tensor *t, uint32_t seed)
 {
   uint32_t s = seed | 1u;
   size_t n = tfl_tensor_count(t);
@@ -234,7 +251,7 @@ static tfl_status run_mode(const uint8_t *data, size_t size, bool reference, uin
   if ((st = tfl_interpreter_create(g, &o, &it)) != TFL_OK) goto done;
   for (int i = 0; i < tfl_interpreter_input_count(it); i++) {
     tfl_tensor *t = tfl_interpreter_input(it, i);
-    if (t->data) fill_input(t, seed + (uint32_t)i * 7919u);
+    if (t->data) fuzz_fill_input(t, seed + (uint32_t)i * 7919u);
   }
   if ((st = tfl_interpreter_invoke(it)) != TFL_OK) goto done;
   decode_all(g, it);
@@ -249,13 +266,7 @@ tfl_status fuzz_run(const uint8_t *data, size_t size, char *msg, size_t msg_len)
 {
   tfl_diag d;
   diag_quiet(&d);
-  /* sizes first: declared shapes, then the folded and inferred ones */
-  tfl_graph *g = NULL;
-  tfl_status st = tfl_load_memory(data, size, &g, &d);
-  if (st == TFL_OK) st = within_limits(g, &d);
-  if (st == TFL_OK && (st = tfl_pass_fold_constants(g, &d)) == TFL_OK && (st = tfl_infer_shapes(g, &d)) == TFL_OK)
-    st = within_limits(g, &d);
-  tfl_graph_free(g);
+  tfl_status st = fuzz_fits(data, size, FUZZ_MAX_BYTES, FUZZ_MAX_WORK, &d);
   if (st != TFL_OK) return result(st, &d, msg, msg_len);
 
   uint32_t seed = hash_bytes(data, size);

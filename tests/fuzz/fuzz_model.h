@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runtime/tfl_graph.h"
 #include "runtime/tfl_status.h"
 
 /* Kept small so that an instrumented run stays well under a second: the fuzzer looks for
@@ -30,5 +31,14 @@
 
 tfl_status fuzz_load(const uint8_t *data, size_t size, char *msg, size_t msg_len);
 tfl_status fuzz_run(const uint8_t *data, size_t size, char *msg, size_t msg_len);
+
+/* Shared with the GL target (fuzz_gl_model.h). fuzz_fits: loads the model and checks its
+ * declared, folded and inferred tensor sizes and its work against the given limits
+ * (TFL_ERR_ARG "fuzz limit: ..." when over). fuzz_seed: the input seed a model's bytes
+ * give. fuzz_fill_input: t's values from a seed (floats in [-2, 2), integers over their
+ * type's range), the same on every run. */
+tfl_status fuzz_fits(const uint8_t *data, size_t size, size_t max_bytes, double max_work, tfl_diag *d);
+uint32_t fuzz_seed(const uint8_t *data, size_t size);
+void fuzz_fill_input(tfl_tensor *t, uint32_t seed);
 
 #endif

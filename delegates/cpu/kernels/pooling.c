@@ -137,7 +137,8 @@ static void row(void *arg, size_t r)
         for (int kx = kx0; kx < kx1; kx++) {
           float v = load(st, a->x, x_base + ((size_t)(y0 + ky) * st->in_w + x0 + kx) * st->ch + c);
           fsum += v;
-          isum += (int64_t)v;
+          /* stored integers only: a float can be out of int64's range (undefined cast) */
+          if (st->type != TFL_TYPE_FLOAT32) isum += (int64_t)v;
           best = v > best ? v : best;
         }
       if (st->type == TFL_TYPE_FLOAT32) {

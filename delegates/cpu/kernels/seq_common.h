@@ -37,7 +37,8 @@ static inline void seq_quantize_row(const float *v, int n, bool asym, int8_t *q,
     float inv = 127.0f / range;
     for (int i = 0; i < n; i++) {
       float r = roundf(v[i] * inv);
-      q[i] = (int8_t)(r < -127.0f ? -127 : (r > 127.0f ? 127 : (int)r));
+      /* NaN clamps low, as the quantize kernel does (a NaN cast to int is undefined) */
+      q[i] = (int8_t)(!(r >= -127.0f) ? -127 : (r > 127.0f ? 127 : (int)r));
     }
     return;
   }
@@ -51,13 +52,13 @@ static inline void seq_quantize_row(const float *v, int n, bool asym, int8_t *q,
   double z_lo = -128.0 - rmin / scale, z_hi = 127.0 - rmax / scale;
   double e_lo = 128.0 + fabs(rmin / scale), e_hi = 127.0 + fabs(rmax / scale);
   double zd = e_lo < e_hi ? z_lo : z_hi;
-  int32_t z = zd <= -128.0 ? -128 : (zd >= 127.0 ? 127 : (int32_t)round(zd));
+  int32_t z = !(zd > -128.0) ? -128 : (zd >= 127.0 ? 127 : (int32_t)round(zd));
   *sf = (float)scale;
   *zp = z;
   float inv = 1.0f / *sf;
   for (int i = 0; i < n; i++) {
     float r = roundf((float)z + v[i] * inv);
-    q[i] = (int8_t)(r < -128.0f ? -128 : (r > 127.0f ? 127 : (int)r));
+    q[i] = (int8_t)(!(r >= -128.0f) ? -128 : (r > 127.0f ? 127 : (int)r));
   }
 }
 
