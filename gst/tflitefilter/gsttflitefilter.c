@@ -219,10 +219,15 @@ enum {
 /* what cameras and decoders give; converted to RGB in preprocessing's one pass */
 #define SYSMEM_FORMATS "{ RGBA, RGBx, BGRx, BGRA, RGB, BGR, I420, YV12, NV12, NV21, YUY2, UYVY, GRAY8 }"
 /* GL frames in every format glupload gives that the texture-input shader reads
- * (gst_tflite_infer_gl_layout): the same list, planes as their own textures */
+ * (gst_tflite_infer_gl_layout): the same list, planes as their own textures; and the
+ * external-OES textures glupload makes of DMABufs it imports as EGLImages (RGBA: the
+ * driver converts the camera's format when the shader samples). DMABuf frames on the
+ * CPU path: mapped (mmap of the fd) like system memory, no copy. */
 #define CAPS_STR                                                                              \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:GLMemory", SYSMEM_FORMATS) ", texture-target=2D; " \
-  GST_VIDEO_CAPS_MAKE(SYSMEM_FORMATS)
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:GLMemory", "RGBA") ", texture-target=external-oes; " \
+  GST_VIDEO_CAPS_MAKE(SYSMEM_FORMATS) "; "                                                     \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:DMABuf", SYSMEM_FORMATS)
 
 static GstStaticPadTemplate sink_template =
   GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(CAPS_STR));
