@@ -11,13 +11,18 @@
  * TFL_OPMODELS (single-op models) and TFL_REGRESS (tests/fuzz/regress). A missing model or
  * picture fails the test that needs it.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memfd_create */
+#endif
 #include <glib/gstdio.h>
+#include <gst/allocators/gstdmabuf.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/gl/gl.h>
 #include <gst/video/video.h>
 #include <math.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -274,10 +279,25 @@ GST_START_TEST(test_caps_sysmem)
   GstCaps *y444 = gst_caps_from_string("video/x-raw,format=Y444,width=64,height=48,framerate=30/1");
   GstCaps *glrgba = gst_caps_from_string(
     "video/x-raw(memory:GLMemory),format=RGBA,width=64,height=48,framerate=30/1,texture-target=2D");
+  GstCaps *oes = gst_caps_from_string(
+    "video/x-raw(memory:GLMemory),format=RGBA,width=64,height=48,framerate=30/1,texture-target=external-oes");
+  GstCaps *oes_nv12 = gst_caps_from_string(
+    "video/x-raw(memory:GLMemory),format=NV12,width=64,height=48,framerate=30/1,texture-target=external-oes");
+  GstCaps *rect = gst_caps_from_string(
+    "video/x-raw(memory:GLMemory),format=RGBA,width=64,height=48,framerate=30/1,texture-target=rectangle");
+  GstCaps *dmabuf = gst_caps_from_string("video/x-raw(memory:DMABuf),format=NV12,width=64,height=48,framerate=30/1");
   fail_if(gst_pad_query_accept_caps(sink, y444));
   fail_unless(gst_pad_query_accept_caps(sink, glrgba));
+  fail_unless(gst_pad_query_accept_caps(sink, oes));
+  fail_if(gst_pad_query_accept_caps(sink, oes_nv12)); /* glupload's external images are RGBA */
+  fail_if(gst_pad_query_accept_caps(sink, rect));
+  fail_unless(gst_pad_query_accept_caps(sink, dmabuf));
   gst_caps_unref(y444);
   gst_caps_unref(glrgba);
+  gst_caps_unref(oes);
+  gst_caps_unref(oes_nv12);
+  gst_caps_unref(rect);
+  gst_caps_unref(dmabuf);
   gst_object_unref(sink);
   gst_object_unref(f);
   g_free(model);
@@ -328,6 +348,69 @@ GST_START_TEST(test_classification)
   fail_unless_equals_string(gst_structure_get_string(list_item(res, "classes", 0), "label"), "Egyptian cat");
   run_out_clear(&o);
   g_free(quant);
+}
+GST_END_TEST;
+
+/* DMABuf frames on the CPU path (issue 29): no element makes DMABuf memory without a
+ * camera or a hardware decoder here, so the frame is chelsea.png's RGBA pixels in a memfd
+ * wrapped by the dmabuf allocator (an fd the element maps with mmap, as it would a V4L2
+ * buffer). The result is test_classification's oracle value, the buffer passes through
+ * as the same dmabuf memory (no copy). */
+GST_START_TEST(test_dmabuf_cpu)
+{
+  NEED_MODEL(model, MV1);
+  gchar *pic = picture("chelsea.png"), *png = NULL;
+  gsize png_len = 0;
+  fail_unless(g_file_get_contents(pic, &png, &png_len, NULL), "%s", pic);
+  GstHarness *dec = gst_harness_new_parse("pngdec ! videoconvert ! capsfilter caps=video/x-raw,format=RGBA");
+  gst_harness_set_src_caps_str(dec, "image/png");
+  GstBuffer *rgba = gst_harness_push_and_pull(dec, gst_buffer_new_wrapped(png, png_len));
+  fail_unless(rgba != NULL);
+  GstCaps *dcaps = gst_pad_get_current_caps(dec->sinkpad);
+  GstVideoInfo info;
+  fail_unless(gst_video_info_from_caps(&info, dcaps));
+  gst_caps_unref(dcaps);
+  gsize size = GST_VIDEO_INFO_SIZE(&info);
+  fail_unless_equals_int(gst_buffer_get_size(rgba), size);
+
+  int fd = memfd_create("tfl-dmabuf", MFD_CLOEXEC);
+  fail_unless(fd >= 0 && ftruncate(fd, (off_t)size) == 0);
+  guint8 *dst = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  fail_unless(dst != MAP_FAILED);
+  gst_buffer_extract(rgba, 0, dst, size);
+  munmap(dst, size);
+  GstAllocator *alloc = gst_dmabuf_allocator_new();
+  GstBuffer *in = gst_buffer_new();
+  gst_buffer_append_memory(in, gst_dmabuf_allocator_alloc(alloc, fd, size)); /* owns fd */
+
+  gchar *desc = g_strdup_printf("tflitefilter model=%s", model);
+  GstHarness *h = gst_harness_new_parse(desc);
+  gchar *caps = g_strdup_printf("video/x-raw(memory:DMABuf),format=RGBA,width=%d,height=%d,framerate=0/1",
+                                GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info));
+  gst_harness_set_src_caps_str(h, caps);
+  GstBuffer *out = gst_harness_push_and_pull(h, in);
+  fail_unless(out == in, "not processed in place");
+  GstMemory *mem = gst_buffer_peek_memory(out, 0);
+  fail_unless(gst_buffer_n_memory(out) == 1 && gst_is_dmabuf_memory(mem) && gst_dmabuf_memory_get_fd(mem) == fd,
+              "the frame left as other memory than its dmabuf");
+  GstTfliteMeta *meta = gst_buffer_get_tflite_meta(out);
+  fail_unless(meta != NULL && gst_tflite_meta_n_objects(meta) >= 1, "no classification");
+  const GstTfliteObject *o = gst_tflite_meta_get_object(meta, 0);
+  fail_unless_equals_int(o->class_id, 286);
+  fail_unless(fabs(o->score - 0.6555954) < 0.002, "score %f", o->score);
+  GstCaps *cur = gst_pad_get_current_caps(h->sinkpad);
+  GstCapsFeatures *feat = gst_caps_get_features(cur, 0);
+  fail_unless(gst_caps_features_contains(feat, GST_CAPS_FEATURE_MEMORY_DMABUF), "caps %" GST_PTR_FORMAT, cur);
+  gst_caps_unref(cur);
+  gst_buffer_unref(out);
+  gst_harness_teardown(h);
+  gst_object_unref(alloc);
+  gst_buffer_unref(rgba);
+  gst_harness_teardown(dec);
+  g_free(caps);
+  g_free(desc);
+  g_free(pic);
+  g_free(model);
 }
 GST_END_TEST;
 
@@ -1504,6 +1587,7 @@ static Suite *tflitefilter_suite(void)
   suite_add_tcase(s, life);
   tcase_add_test(cpu, test_caps_sysmem);
   tcase_add_test(cpu, test_classification);
+  tcase_add_test(cpu, test_dmabuf_cpu);
   tcase_add_test(cpu, test_segmentation);
   tcase_add_test(cpu, test_landmarks);
   tcase_add_test(cpu, test_detection);
