@@ -19,6 +19,8 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/gl/gl.h>
+#include <gst/gl/egl/gsteglimage.h>
+#include <gst/gl/gstglfuncs.h>
 #include <gst/video/video.h>
 #include <math.h>
 #include <string.h>
@@ -945,6 +947,121 @@ GST_START_TEST(test_gl_detection)
 }
 GST_END_TEST;
 
+/* ---- external-OES frames (issue 29) ----
+ * No element makes them without a DMABuf producer, so a probe before the filter swaps
+ * each 2D frame for an external-OES texture sharing its storage (an EGLImage of it, on
+ * the frames' context), as glupload's DMABuf import would hand it over. The caps still
+ * say 2D: the element reads the target from the memory, as it must for either caps. */
+#ifndef GL_TEXTURE_EXTERNAL_OES
+#define GL_TEXTURE_EXTERNAL_OES 0x8D65
+#endif
+
+typedef struct {
+  GstBuffer *in, *out;
+  GstEGLImage *image;
+  guint tex;
+} oes_swap;
+
+static void oes_free_gl(GstGLContext *ctx, gpointer data)
+{
+  oes_swap *s = data;
+  ctx->gl_vtable->DeleteTextures(1, &s->tex);
+}
+
+static void oes_free(gpointer data)
+{
+  oes_swap *s = data;
+  if (s->tex) gst_gl_context_thread_add(s->image->context, oes_free_gl, s);
+  gst_egl_image_unref(s->image);
+  gst_buffer_unref(s->in);
+  g_free(s);
+}
+
+static void oes_make(GstGLContext *ctx, gpointer data)
+{
+  oes_swap *s = data;
+  GstGLMemory *mem = (GstGLMemory *)gst_buffer_peek_memory(s->in, 0);
+  s->image = gst_egl_image_from_texture(ctx, mem, NULL);
+  if (!s->image || !ctx->gl_vtable->EGLImageTargetTexture2D) return;
+  const GstGLFuncs *gl = ctx->gl_vtable;
+  gl->GenTextures(1, &s->tex);
+  gl->BindTexture(GL_TEXTURE_EXTERNAL_OES, s->tex);
+  gl->EGLImageTargetTexture2D(GL_TEXTURE_EXTERNAL_OES, gst_egl_image_get_image(s->image));
+  gl->BindTexture(GL_TEXTURE_EXTERNAL_OES, 0);
+  gl->Finish();
+  /* desktop GL has no external target: leave no error behind for the filter's GL checks */
+  while (gl->GetError() != GL_NO_ERROR) {
+  }
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGBA, (guint)gst_gl_memory_get_texture_width(mem),
+                            (guint)gst_gl_memory_get_texture_height(mem));
+  GstGLVideoAllocationParams *p = gst_gl_video_allocation_params_new_wrapped_texture(
+    ctx, NULL, &info, 0, NULL, GST_GL_TEXTURE_TARGET_EXTERNAL_OES, GST_GL_RGBA, s->tex, s, oes_free);
+  GstAllocator *alloc = GST_ALLOCATOR(gst_gl_memory_allocator_get_default(ctx));
+  GstMemory *ext = (GstMemory *)gst_gl_base_memory_alloc(GST_GL_BASE_MEMORY_ALLOCATOR(alloc),
+                                                         (GstGLAllocationParams *)p);
+  gst_gl_allocation_params_free((GstGLAllocationParams *)p);
+  gst_object_unref(alloc);
+  s->out = gst_buffer_new();
+  gst_buffer_append_memory(s->out, ext);
+  gst_buffer_copy_into(s->out, s->in, GST_BUFFER_COPY_METADATA, 0, -1);
+}
+
+static GstPadProbeReturn swap_to_oes(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  (void)pad;
+  (void)data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER(info);
+  GstMemory *mem = gst_buffer_peek_memory(buf, 0);
+  fail_unless(gst_is_gl_memory(mem));
+  /* glupload fills its textures lazily, at their first GL map: before the EGLImage */
+  GstMapInfo mi;
+  fail_unless(gst_memory_map(mem, &mi, GST_MAP_READ | GST_MAP_GL));
+  gst_memory_unmap(mem, &mi);
+  oes_swap *s = g_new0(oes_swap, 1);
+  s->in = buf; /* the probe's reference: kept until the external texture goes */
+  gst_gl_context_thread_add(((GstGLBaseMemory *)mem)->context, oes_make, s);
+  fail_unless(s->out != NULL, "no external-OES texture of the frame (EGLImage %p)", (void *)s->image);
+  GST_PAD_PROBE_INFO_DATA(info) = s->out;
+  return GST_PAD_PROBE_OK;
+}
+
+/* MV1 on chelsea.png as external-OES frames: on a GLES context the same result as the 2D
+ * frames' (bit for bit: the same shader math, only the sampler differs) and the oracle's
+ * class; on a context without GL_OES_EGL_image_external_essl3 (desktop GL) an error that
+ * names the extension. */
+GST_START_TEST(test_gl_external_oes)
+{
+  NEED_MODEL(mv1, MV1);
+  gchar *p = picture("chelsea.png");
+  gchar *desc = g_strdup_printf("filesrc location=%s ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! glupload ! "
+                                "identity name=f ! tflitefilter model=%s delegate=gl ! fakesink", p, mv1);
+  run_out two, ext;
+  gdouble s2, se;
+  run_picture("chelsea.png", mv1, NULL, TRUE, &two);
+  run_pipeline_probe(desc, &ext, swap_to_oes, NULL);
+  const gchar *api = g_getenv("GST_GL_API");
+  if (ext.error && (!api || !g_str_has_prefix(api, "gles"))) {
+    GST_INFO("external-OES on desktop GL: %s (%s)", ext.error, ext.debug);
+    fail_unless(strstr(ext.error, "GL_OES_EGL_image_external_essl3") || (ext.debug && strstr(ext.debug, "GL_OES_EGL_image_external_essl3")),
+                "%s (%s)", ext.error, ext.debug);
+  } else {
+    fail_unless(ext.error == NULL, "%s (%s)", ext.error, ext.debug);
+    fail_unless_equals_int(ext.results->len, 1);
+    GST_INFO("external-OES results %" GST_PTR_FORMAT, g_ptr_array_index(ext.results, 0));
+    fail_unless_equals_int(top_class(g_ptr_array_index(ext.results, 0), &se), 286);
+    fail_unless_equals_int(top_class(g_ptr_array_index(two.results, 0), &s2), 286);
+    fail_unless(se == s2, "external-OES score %.9f, 2D %.9f", se, s2);
+    fail_unless(fabs(se - 0.6555954) < 0.02, "score %f (oracle 0.6556)", se);
+  }
+  run_out_clear(&two);
+  run_out_clear(&ext);
+  g_free(desc);
+  g_free(p);
+  g_free(mv1);
+}
+GST_END_TEST;
+
 /* An SSD without TFLite_Detection_PostProcess on GL frames: its box decoding and NMS per
  * class run on the GPU (SSD_CLASS_NMS + SSD_DETECTION appended to the graph); the same
  * object as the CPU finds, within the models' GL / CPU difference. */
@@ -1597,6 +1714,7 @@ static Suite *tflitefilter_suite(void)
   tcase_add_test(cpu, test_yolo_agnostic);
   tcase_add_test(gl, test_caps_gl);
   tcase_add_test(gl, test_gl_matches_cpu);
+  tcase_add_test(gl, test_gl_external_oes);
   tcase_add_test(gl, test_gl_detection);
   tcase_add_test(gl, test_gl_ssd_detection);
   tcase_add_test(gl, test_gl_landmarks);
