@@ -5,8 +5,10 @@
  * Runs a TensorFlow Lite model (.tflite) on each video frame and attaches the decoded
  * results (classes, boxes, masks, keypoints) to the buffer as #GstTfliteMeta; the
  * video itself passes through unchanged. GL frames (memory:GLMemory, RGBA) go
- * zero-copy into the GL compute delegate on GStreamer's GL thread; system-memory
- * frames go to the CPU delegate, converted, resized and normalized in one pass.
+ * zero-copy into the GL compute delegate on GStreamer's GL thread (2D textures, or the
+ * external-oes RGBA textures glupload makes of imported DMABufs, on GLES); system-memory
+ * and DMABuf frames go to the CPU delegate, mapped in place, converted, resized and
+ * normalized in one pass.
  *
  * After each inference an element message "tflite-results" carries the results; when
  * the model is loaded a "tflite-model" message says which decoder was picked and which
