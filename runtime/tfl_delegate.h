@@ -24,7 +24,8 @@
  * producing and the consuming partition differ. */
 typedef enum {
   TFL_EXT_GL_IMAGE = 1,      /* input: a frame's GL_TEXTURE_2D(s) (RGBA8, or planes as
-                                `layout` says) sampled into an image tensor
+                                `layout` says; or one external texture, `external`)
+                                sampled into an image tensor
                                 ([B,H,W,3|4], float or 8-bit), one slot of the batch */
   TFL_EXT_GL_MASK,           /* output: a segmentation output ([B,H,W,C]) written into an
                                 H x W R8 GL texture: the argmax class (C > 1) or the
@@ -102,6 +103,9 @@ typedef struct {
   tfl_gl_layout layout;
   unsigned gl_planes[2];     /* the chroma planes' textures (I420: U, V; NV12/NV21: UV) */
   float yuv[6];              /* YUV and gray layouts: preprocess_yuv_coefficients' six */
+  bool external;             /* GL_IMAGE: gl_name is a GL_TEXTURE_EXTERNAL_OES texture (an
+                                imported EGLImage, e.g. a DMABuf), read as RGBA: layout
+                                TFL_GL_RGBA only (the driver converts its format) */
 } tfl_ext;
 
 /* A partition as the interpreter hands it over. Arrays are owned by the

@@ -261,7 +261,11 @@ static void job_fail(tfl_job *j, tfl_status st, const char *what, const char *ms
 {
   if (j->status != TFL_OK) return;
   j->status = st;
-  snprintf(j->error, sizeof j->error, "%s%.400s", what, msg);
+  /* msg may be j->error itself (the fill's or consume's own words): snprintf's source
+   * and destination must not overlap (it emptied the message) */
+  char text[sizeof j->error];
+  snprintf(text, sizeof text, "%s%.400s", what, msg);
+  memcpy(j->error, text, sizeof text);
 }
 
 /* Runs jobs[0..n) on runner r: fill each slot, one invoke, consume each slot. */

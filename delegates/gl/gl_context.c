@@ -49,7 +49,7 @@ static tfl_status load_funcs(gl_context *c, tfl_diag *diag)
 
 static void load_optional(gl_context *c)
 {
-  bool ext = false, par = false;
+  bool ext = false, par = false, oes = false;
   GLint n = 0;
   c->f.GetIntegerv(GL_NUM_EXTENSIONS, &n);
   const GLubyte *(GL_APIENTRYP get_stringi)(GLenum, GLuint) =
@@ -58,7 +58,9 @@ static void load_optional(gl_context *c)
     const char *e = (const char *)get_stringi(GL_EXTENSIONS, (GLuint)i);
     ext = ext || (e && strcmp(e, "GL_EXT_disjoint_timer_query") == 0);
     par = par || (e && (!strcmp(e, "GL_KHR_parallel_shader_compile") || !strcmp(e, "GL_ARB_parallel_shader_compile")));
+    oes = oes || (e && !strcmp(e, "GL_OES_EGL_image_external_essl3"));
   }
+  c->oes_external = oes;
   /* programs compile on all the driver's threads (gl_programs_build starts them all
    * before waiting for any) */
   void (GL_APIENTRYP max_threads)(GLuint) = NULL;

@@ -47,6 +47,8 @@ typedef struct gl_context {
                                  profile's; the four fields above are lim's values too */
   gl_device_profile profile;
   bool parallel_compile;      /* GL_KHR/ARB_parallel_shader_compile: all threads asked for */
+  bool oes_external;          /* GL_OES_EGL_image_external_essl3: shaders can sample
+                                 GL_TEXTURE_EXTERNAL_OES textures (samplerExternalOES) */
 } gl_context;
 
 /* use_current: borrow the current context (error if none is current). Else create a

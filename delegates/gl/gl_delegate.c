@@ -17,6 +17,10 @@
 #include "gl_program.h"
 #include "gl_texture.h"
 
+#ifndef GL_TEXTURE_EXTERNAL_OES /* OES_EGL_image_external: not in GLES3/gl31.h */
+#define GL_TEXTURE_EXTERNAL_OES 0x8D65
+#endif
+
 typedef struct gl_part gl_part;
 
 /* The program of an output's queued read-back (TFL_EXT_GL_OUTPUT_BUFFER) and its
@@ -66,6 +70,7 @@ struct gl_part {
   float *staging;              /* largest boundary tensor, PHWC4 floats */
   void *packed;                /* the same in storage precision */
   int tex_in;                  /* plan.in index of graph input 0 when it can take an image, -1 */
+  unsigned tex_prog_ext;       /* the same reading an external-OES texture (first bind of one) */
   unsigned tex_prog;           /* its texture program (compiled at prepare with the
                                   texture_input option, else at the first bind) */
   tfl_ext *images;             /* per batch slot: the bound texture (kind 0: none) */
@@ -202,6 +207,7 @@ static void part_free(gl_dctx *dc, gl_part *p)
     for (int i = 0; i < p->n_progs; i++)
       if (p->progs[i]) f->DeleteProgram(p->progs[i]);
     if (p->tex_prog) f->DeleteProgram(p->tex_prog);
+    if (p->tex_prog_ext) f->DeleteProgram(p->tex_prog_ext);
     for (int i = 0; p->mask_progs && i < p->plan.n_out; i++)
       if (p->mask_progs[i]) f->DeleteProgram(p->mask_progs[i]);
     for (int i = 0; p->slot_progs && i < p->plan.n_out; i++)
@@ -401,13 +407,14 @@ static tfl_status build_programs(gl_dctx *dc, gl_part *p)
   return TFL_OK;
 }
 
-static tfl_status compile_texture(gl_dctx *dc, gl_part *p)
+static tfl_status compile_texture(gl_dctx *dc, gl_part *p, bool external)
 {
   const tfl_tensor *t = &p->g->tensors[p->plan.in[p->tex_in].tensor];
   char *src = gl_texture_source(t, p->plan.in[p->tex_in].off, dc->o.precision == GL_PRECISION_FP16,
-                               p->plan.in[p->tex_in].wide);
+                               p->plan.in[p->tex_in].wide, external);
   if (!src) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: texture shader");
-  tfl_status st = gl_program_compile(dc->ctx, src, "the texture input", &p->tex_prog, p->diag);
+  tfl_status st = gl_program_compile(dc->ctx, src, external ? "the external-OES texture input" : "the texture input",
+                                     external ? &p->tex_prog_ext : &p->tex_prog, p->diag);
   free(src);
   return st;
 }
@@ -432,7 +439,7 @@ static tfl_status prepare_texture(gl_dctx *dc, gl_part *p)
   if (p->tex_in < 0) return TFL_OK;
   p->n_slots = t->dims[0];
   if (!(p->images = calloc((size_t)p->n_slots, sizeof *p->images))) return tfl_fail(p->diag, TFL_ERR_NOMEM, "GL: images");
-  return dc->o.texture_input ? compile_texture(dc, p) : TFL_OK;
+  return dc->o.texture_input ? compile_texture(dc, p, false) : TFL_OK;
 }
 
 static tfl_status prepare(void *ctx, tfl_graph *g, const tfl_partition *part, void **state)
@@ -575,16 +582,16 @@ static void run_texture(gl_dctx *dc, gl_part *p)
   const gl_funcs *f = &dc->ctx->f;
   const tfl_tensor *t = &p->g->tensors[p->plan.in[p->tex_in].tensor];
   int slot_vec4s = t->dims[1] * t->dims[2]; /* 3 or 4 channels: one slice */
-  f->UseProgram(p->tex_prog);
   for (int k = 0; k < p->n_slots; k++) {
     const tfl_ext *x = &p->images[k];
     if (!x->kind) continue;
+    f->UseProgram(x->external ? p->tex_prog_ext : p->tex_prog);
     /* chroma planes on units 1 and 2 (I420: U, V; NV12/NV21: UV), the frame on 0 */
     for (int u = 2; u >= 0; u--) {
       unsigned name = u == 0 ? x->gl_name : x->gl_planes[u - 1];
       if (u > 0 && !name) continue;
       f->ActiveTexture(GL_TEXTURE0 + (unsigned)u);
-      f->BindTexture(GL_TEXTURE_2D, name);
+      f->BindTexture(u == 0 && x->external ? GL_TEXTURE_EXTERNAL_OES : GL_TEXTURE_2D, name);
     }
     f->Uniform1i(5, (int)x->layout);
     f->Uniform4f(6, x->yuv[0], x->yuv[1], x->yuv[2], x->yuv[3]);
@@ -600,6 +607,7 @@ static void run_texture(gl_dctx *dc, gl_part *p)
     f->ActiveTexture(GL_TEXTURE0 + (unsigned)u);
     f->BindTexture(GL_TEXTURE_2D, 0);
   }
+  if (p->tex_prog_ext) f->BindTexture(GL_TEXTURE_EXTERNAL_OES, 0); /* unit 0, active last */
   f->MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 }
 
@@ -804,9 +812,17 @@ static tfl_status bind_input(void *ctx, void *state, int tensor, const tfl_ext *
     if (!x->gl_planes[i]) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: image layout %d without its plane %d texture", (int)x->layout, i + 1);
   for (int c = 0; c < 3; c++)
     if (!(x->std[c] != 0.0f)) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: std[%d] is 0", c);
-  if (!p->tex_prog) {
+  if (x->external && x->layout != TFL_GL_RGBA)
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: external-OES texture %u with image layout %d (it is read as RGBA only)",
+                    x->gl_name, (int)x->layout);
+  /* without the extension the shader cannot name the sampler type at all */
+  if (x->external && !dc->ctx->oes_external)
+    return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: external-OES texture %u: the context (%s, %s) lacks "
+                    "GL_OES_EGL_image_external_essl3; use texture-target=2D (e.g. glcolorconvert before)",
+                    x->gl_name, dc->ctx->version, dc->ctx->renderer);
+  if (x->external ? !p->tex_prog_ext : !p->tex_prog) {
     tfl_status st = gl_context_bind(dc->ctx, p->diag);
-    if (st || (st = compile_texture(dc, p))) return st;
+    if (st || (st = compile_texture(dc, p, x->external))) return st;
   }
   p->n_images += !p->images[x->slot].kind;
   p->images[x->slot] = *x;

@@ -12,7 +12,9 @@
  *   the YUV -> RGB coefficients (tfl_ext.yuv); samplers on texture units 0 (the frame, or
  *   its luma) and 1, 2 (chroma planes). The frame's format is converted here, per texel
  *   fetched, so a YUV frame costs no pass of its own.
- * Model-input pixel (x, y) samples texture point a * (x + 0.5, y + 0.5) + offset (tfl_ext). */
+ * Model-input pixel (x, y) samples texture point a * (x + 0.5, y + 0.5) + offset (tfl_ext).
+ * external: unit 0 is a GL_TEXTURE_EXTERNAL_OES texture (samplerExternalOES, from
+ * GL_OES_EGL_image_external_essl3), read as RGBA (tfl_ext.external). */
 #include "gl_texture.h"
 
 #include <stdlib.h>
@@ -27,14 +29,14 @@ tfl_status gl_texture_check(const tfl_tensor *t, tfl_diag *diag)
   return TFL_OK;
 }
 
-char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16, bool wide)
+char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16, bool wide, bool external)
 {
   gl_str s = {0};
   int H = t->dims[1], W = t->dims[2], C = t->dims[3];
-  gl_str_addf(&s, "#version 310 es\n"
+  gl_str_addf(&s, "#version 310 es\n%s"
                   "layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;\n"
                   "precision highp float;\nprecision highp int;\n"
-                  "layout(binding = 0) uniform highp sampler2D tex;\n"
+                  "layout(binding = 0) uniform highp %s tex;\n"
                   "layout(binding = 1) uniform highp sampler2D tex1;\n"
                   "layout(binding = 2) uniform highp sampler2D tex2;\n"
                   "layout(location = 5) uniform int fmt;\n"
@@ -44,7 +46,9 @@ char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16, bool wid
                   "layout(location = 1) uniform vec4 mean;\n"
                   "layout(location = 2) uniform vec4 sd;\n"
                   "layout(location = 3) uniform ivec4 size;\n"
-                  "layout(location = 4) uniform vec4 shift;\n");
+                  "layout(location = 4) uniform vec4 shift;\n",
+              external ? "#extension GL_OES_EGL_image_external_essl3 : require\n" : "",
+              external ? "samplerExternalOES" : "sampler2D");
   if (fp16 && wide) /* 32-bit floats in the halves' arena (gl_plan.h) */
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
                     "#define STA(i, v) (A[%zu + 2 * (i)] = floatBitsToUint((v).xy), A[%zu + 2 * (i) + 1] = floatBitsToUint((v).zw))\n",
@@ -56,21 +60,23 @@ char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16, bool wid
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { vec4 A[]; };\n#define STA(i, v) A[%zu + (i)] = (v)\n", out_off);
   /* tfl_gl_layout's values; the same formula and clamping as preprocess.c's fetch_rgb */
   gl_str_addf(&s, "vec4 t8(highp sampler2D s, ivec2 p) { return floor(texelFetch(s, p, 0) * 255.0 + 0.5); }\n"
+                  /* unit 0 by name: an external sampler is no sampler2D argument */
+                  "vec4 t0(ivec2 p) { return floor(texelFetch(tex, p, 0) * 255.0 + 0.5); }\n"
                   "vec4 yuv(float Y, float U, float V) {\n"
                   "  float c = yk0.x * (Y - yk0.y), d = U - 128.0, e = V - 128.0;\n"
                   "  return clamp(vec4(c + yk0.z * e, c - yk0.w * d - yk1.x * e, c + yk1.y * d, 255.0), 0.0, 255.0);\n"
                   "}\n"
                   "vec4 px(int x, int y) {\n"
                   "  ivec2 p = ivec2(x, y), h = p / 2;\n"
-                  "  if (fmt == %d) return t8(tex, p);\n"
-                  "  if (fmt == %d) return t8(tex, p).bgra;\n"
-                  "  if (fmt == %d) return vec4(clamp(vec3(yk0.x * (t8(tex, p).r - yk0.y)), 0.0, 255.0), 255.0);\n"
-                  "  if (fmt == %d) return yuv(t8(tex, p).r, t8(tex1, h).r, t8(tex2, h).r);\n"
-                  "  if (fmt == %d) { vec2 c = t8(tex1, h).rg; return yuv(t8(tex, p).r, c.x, c.y); }\n"
-                  "  if (fmt == %d) { vec2 c = t8(tex1, h).rg; return yuv(t8(tex, p).r, c.y, c.x); }\n"
+                  "  if (fmt == %d) return t0(p);\n"
+                  "  if (fmt == %d) return t0(p).bgra;\n"
+                  "  if (fmt == %d) return vec4(clamp(vec3(yk0.x * (t0(p).r - yk0.y)), 0.0, 255.0), 255.0);\n"
+                  "  if (fmt == %d) return yuv(t0(p).r, t8(tex1, h).r, t8(tex2, h).r);\n"
+                  "  if (fmt == %d) { vec2 c = t8(tex1, h).rg; return yuv(t0(p).r, c.x, c.y); }\n"
+                  "  if (fmt == %d) { vec2 c = t8(tex1, h).rg; return yuv(t0(p).r, c.y, c.x); }\n"
                   "  ivec2 e = ivec2(x & ~1, y), o = ivec2(min(x | 1, size.x - 1), y);\n"
-                  "  if (fmt == %d) return yuv(t8(tex, p).r, t8(tex, e).g, t8(tex, o).g);\n"
-                  "  return yuv(t8(tex, p).g, t8(tex, e).r, t8(tex, o).r);\n"
+                  "  if (fmt == %d) return yuv(t0(p).r, t0(e).g, t0(o).g);\n"
+                  "  return yuv(t0(p).g, t0(e).r, t0(o).r);\n"
                   "}\n",
               TFL_GL_RGBA, TFL_GL_BGRA, TFL_GL_GRAY, TFL_GL_I420, TFL_GL_NV12, TFL_GL_NV21, TFL_GL_YUY2);
   gl_str_addf(&s, "void main() {\n"

@@ -5,8 +5,10 @@
  * Runs a TensorFlow Lite model (.tflite) on each video frame and attaches the decoded
  * results (classes, boxes, masks, keypoints) to the buffer as #GstTfliteMeta; the
  * video itself passes through unchanged. GL frames (memory:GLMemory, RGBA) go
- * zero-copy into the GL compute delegate on GStreamer's GL thread; system-memory
- * frames go to the CPU delegate, converted, resized and normalized in one pass.
+ * zero-copy into the GL compute delegate on GStreamer's GL thread (2D textures, or the
+ * external-oes RGBA textures glupload makes of imported DMABufs, on GLES); system-memory
+ * and DMABuf frames go to the CPU delegate, mapped in place, converted, resized and
+ * normalized in one pass.
  *
  * After each inference an element message "tflite-results" carries the results; when
  * the model is loaded a "tflite-model" message says which decoder was picked and which
@@ -219,10 +221,15 @@ enum {
 /* what cameras and decoders give; converted to RGB in preprocessing's one pass */
 #define SYSMEM_FORMATS "{ RGBA, RGBx, BGRx, BGRA, RGB, BGR, I420, YV12, NV12, NV21, YUY2, UYVY, GRAY8 }"
 /* GL frames in every format glupload gives that the texture-input shader reads
- * (gst_tflite_infer_gl_layout): the same list, planes as their own textures */
+ * (gst_tflite_infer_gl_layout): the same list, planes as their own textures; and the
+ * external-OES textures glupload makes of DMABufs it imports as EGLImages (RGBA: the
+ * driver converts the camera's format when the shader samples). DMABuf frames on the
+ * CPU path: mapped (mmap of the fd) like system memory, no copy. */
 #define CAPS_STR                                                                              \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:GLMemory", SYSMEM_FORMATS) ", texture-target=2D; " \
-  GST_VIDEO_CAPS_MAKE(SYSMEM_FORMATS)
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:GLMemory", "RGBA") ", texture-target=external-oes; " \
+  GST_VIDEO_CAPS_MAKE(SYSMEM_FORMATS) "; "                                                     \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:DMABuf", SYSMEM_FORMATS)
 
 static GstStaticPadTemplate sink_template =
   GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(CAPS_STR));

@@ -327,7 +327,8 @@ tfl_status gst_tflite_infer_gl_bind_frame(tfl_job *job, tfl_interpreter *it, int
   tfl_ext x = { .kind = TFL_EXT_GL_IMAGE, .slot = slot, .gl_name = frame->texture, .width = width, .height = height,
                 /* tfl_transform's affine: a crop, or a rotated region */
                 .affine = { tr->scale_x, tr->shear_x, tr->off_x, tr->shear_y, tr->scale_y, tr->off_y },
-                .layout = frame->layout, .gl_planes = { frame->planes[0], frame->planes[1] } };
+                .layout = frame->layout, .gl_planes = { frame->planes[0], frame->planes[1] },
+                .external = frame->external != FALSE };
   for (int k = 0; k < 6; k++) x.yuv[k] = frame->yuv[k];
   for (int c = 0; c < 3; c++) {
     x.mean[c] = norm->mean[c];
@@ -549,6 +550,8 @@ static gboolean run_texture(GstTfliteInfer *self, GstBuffer *buf, const tfl_tran
   }
   /* by component: YV12's planes are V then U */
   tex.texture = *(guint *)vf.data[0];
+  /* glupload's DMABuf import as an external image: one texture the driver reads as RGBA */
+  tex.external = gst_gl_memory_get_texture_target((GstGLMemory *)mem) == GST_GL_TEXTURE_TARGET_EXTERNAL_OES;
   if (tex.layout == TFL_GL_I420)
     for (guint c = 1; c < 3; c++) tex.planes[c - 1] = *(guint *)vf.data[GST_VIDEO_FORMAT_INFO_PLANE(vinfo.finfo, c)];
   else if (tex.layout == TFL_GL_NV12 || tex.layout == TFL_GL_NV21)

@@ -57,6 +57,7 @@ typedef struct {
   guint planes[2];             /* chroma: I420/YV12 U and V, NV12/NV21 the pair plane */
   tfl_gl_layout layout;
   gfloat yuv[6];               /* preprocess_yuv_coefficients of the frame's colorimetry */
+  gboolean external;           /* texture is GL_TEXTURE_EXTERNAL_OES (an imported DMABuf), RGBA */
 } GstTfliteGlFrame;
 
 /* The layout of GL frames in format f; FALSE when the texture-input shader cannot read

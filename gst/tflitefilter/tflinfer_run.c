@@ -69,7 +69,13 @@ static gboolean run_sysmem(GstTfliteInfer *in, GstBuffer *buf, const tfl_transfo
   }
   GstVideoFrame frame;
   if (!gst_video_frame_map(&frame, &in->info, buf, GST_MAP_READ)) {
-    gst_tflite_notice_set(fail, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED, NULL, "Could not map the video frame.");
+    /* an imported DMABuf as an external image has no pixels GL can read back */
+    GstMemory *m = gst_buffer_n_memory(buf) ? gst_buffer_peek_memory(buf, 0) : NULL;
+    gboolean oes = m && gst_is_gl_memory(m) &&
+                   gst_gl_memory_get_texture_target((GstGLMemory *)m) == GST_GL_TEXTURE_TARGET_EXTERNAL_OES;
+    gst_tflite_notice_set(fail, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED, NULL, "Could not map the video frame%s",
+                          oes ? ": texture-target=external-oes frames cannot be read on the CPU (gl-start=cpu or a "
+                                "node the CPU runs needs them; put glcolorconvert to texture-target=2D before)" : ".");
     return FALSE;
   }
   frame_px.width = GST_VIDEO_FRAME_WIDTH(&frame);

@@ -11,13 +11,20 @@
  * TFL_OPMODELS (single-op models) and TFL_REGRESS (tests/fuzz/regress). A missing model or
  * picture fails the test that needs it.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memfd_create */
+#endif
 #include <glib/gstdio.h>
+#include <gst/allocators/gstdmabuf.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/gl/gl.h>
+#include <gst/gl/egl/gsteglimage.h>
+#include <gst/gl/gstglfuncs.h>
 #include <gst/video/video.h>
 #include <math.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -274,10 +281,25 @@ GST_START_TEST(test_caps_sysmem)
   GstCaps *y444 = gst_caps_from_string("video/x-raw,format=Y444,width=64,height=48,framerate=30/1");
   GstCaps *glrgba = gst_caps_from_string(
     "video/x-raw(memory:GLMemory),format=RGBA,width=64,height=48,framerate=30/1,texture-target=2D");
+  GstCaps *oes = gst_caps_from_string(
+    "video/x-raw(memory:GLMemory),format=RGBA,width=64,height=48,framerate=30/1,texture-target=external-oes");
+  GstCaps *oes_nv12 = gst_caps_from_string(
+    "video/x-raw(memory:GLMemory),format=NV12,width=64,height=48,framerate=30/1,texture-target=external-oes");
+  GstCaps *rect = gst_caps_from_string(
+    "video/x-raw(memory:GLMemory),format=RGBA,width=64,height=48,framerate=30/1,texture-target=rectangle");
+  GstCaps *dmabuf = gst_caps_from_string("video/x-raw(memory:DMABuf),format=NV12,width=64,height=48,framerate=30/1");
   fail_if(gst_pad_query_accept_caps(sink, y444));
   fail_unless(gst_pad_query_accept_caps(sink, glrgba));
+  fail_unless(gst_pad_query_accept_caps(sink, oes));
+  fail_if(gst_pad_query_accept_caps(sink, oes_nv12)); /* glupload's external images are RGBA */
+  fail_if(gst_pad_query_accept_caps(sink, rect));
+  fail_unless(gst_pad_query_accept_caps(sink, dmabuf));
   gst_caps_unref(y444);
   gst_caps_unref(glrgba);
+  gst_caps_unref(oes);
+  gst_caps_unref(oes_nv12);
+  gst_caps_unref(rect);
+  gst_caps_unref(dmabuf);
   gst_object_unref(sink);
   gst_object_unref(f);
   g_free(model);
@@ -328,6 +350,69 @@ GST_START_TEST(test_classification)
   fail_unless_equals_string(gst_structure_get_string(list_item(res, "classes", 0), "label"), "Egyptian cat");
   run_out_clear(&o);
   g_free(quant);
+}
+GST_END_TEST;
+
+/* DMABuf frames on the CPU path (issue 29): no element makes DMABuf memory without a
+ * camera or a hardware decoder here, so the frame is chelsea.png's RGBA pixels in a memfd
+ * wrapped by the dmabuf allocator (an fd the element maps with mmap, as it would a V4L2
+ * buffer). The result is test_classification's oracle value, the buffer passes through
+ * as the same dmabuf memory (no copy). */
+GST_START_TEST(test_dmabuf_cpu)
+{
+  NEED_MODEL(model, MV1);
+  gchar *pic = picture("chelsea.png"), *png = NULL;
+  gsize png_len = 0;
+  fail_unless(g_file_get_contents(pic, &png, &png_len, NULL), "%s", pic);
+  GstHarness *dec = gst_harness_new_parse("pngdec ! videoconvert ! capsfilter caps=video/x-raw,format=RGBA");
+  gst_harness_set_src_caps_str(dec, "image/png");
+  GstBuffer *rgba = gst_harness_push_and_pull(dec, gst_buffer_new_wrapped(png, png_len));
+  fail_unless(rgba != NULL);
+  GstCaps *dcaps = gst_pad_get_current_caps(dec->sinkpad);
+  GstVideoInfo info;
+  fail_unless(gst_video_info_from_caps(&info, dcaps));
+  gst_caps_unref(dcaps);
+  gsize size = GST_VIDEO_INFO_SIZE(&info);
+  fail_unless_equals_int(gst_buffer_get_size(rgba), size);
+
+  int fd = memfd_create("tfl-dmabuf", MFD_CLOEXEC);
+  fail_unless(fd >= 0 && ftruncate(fd, (off_t)size) == 0);
+  guint8 *dst = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  fail_unless(dst != MAP_FAILED);
+  gst_buffer_extract(rgba, 0, dst, size);
+  munmap(dst, size);
+  GstAllocator *alloc = gst_dmabuf_allocator_new();
+  GstBuffer *in = gst_buffer_new();
+  gst_buffer_append_memory(in, gst_dmabuf_allocator_alloc(alloc, fd, size)); /* owns fd */
+
+  gchar *desc = g_strdup_printf("tflitefilter model=%s", model);
+  GstHarness *h = gst_harness_new_parse(desc);
+  gchar *caps = g_strdup_printf("video/x-raw(memory:DMABuf),format=RGBA,width=%d,height=%d,framerate=0/1",
+                                GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info));
+  gst_harness_set_src_caps_str(h, caps);
+  GstBuffer *out = gst_harness_push_and_pull(h, in);
+  fail_unless(out == in, "not processed in place");
+  GstMemory *mem = gst_buffer_peek_memory(out, 0);
+  fail_unless(gst_buffer_n_memory(out) == 1 && gst_is_dmabuf_memory(mem) && gst_dmabuf_memory_get_fd(mem) == fd,
+              "the frame left as other memory than its dmabuf");
+  GstTfliteMeta *meta = gst_buffer_get_tflite_meta(out);
+  fail_unless(meta != NULL && gst_tflite_meta_n_objects(meta) >= 1, "no classification");
+  const GstTfliteObject *o = gst_tflite_meta_get_object(meta, 0);
+  fail_unless_equals_int(o->class_id, 286);
+  fail_unless(fabs(o->score - 0.6555954) < 0.002, "score %f", o->score);
+  GstCaps *cur = gst_pad_get_current_caps(h->sinkpad);
+  GstCapsFeatures *feat = gst_caps_get_features(cur, 0);
+  fail_unless(gst_caps_features_contains(feat, GST_CAPS_FEATURE_MEMORY_DMABUF), "caps %" GST_PTR_FORMAT, cur);
+  gst_caps_unref(cur);
+  gst_buffer_unref(out);
+  gst_harness_teardown(h);
+  gst_object_unref(alloc);
+  gst_buffer_unref(rgba);
+  gst_harness_teardown(dec);
+  g_free(caps);
+  g_free(desc);
+  g_free(pic);
+  g_free(model);
 }
 GST_END_TEST;
 
@@ -859,6 +944,121 @@ GST_START_TEST(test_gl_detection)
   run_out_clear(&cpu);
   run_out_clear(&gl);
   g_free(model);
+}
+GST_END_TEST;
+
+/* ---- external-OES frames (issue 29) ----
+ * No element makes them without a DMABuf producer, so a probe before the filter swaps
+ * each 2D frame for an external-OES texture sharing its storage (an EGLImage of it, on
+ * the frames' context), as glupload's DMABuf import would hand it over. The caps still
+ * say 2D: the element reads the target from the memory, as it must for either caps. */
+#ifndef GL_TEXTURE_EXTERNAL_OES
+#define GL_TEXTURE_EXTERNAL_OES 0x8D65
+#endif
+
+typedef struct {
+  GstBuffer *in, *out;
+  GstEGLImage *image;
+  guint tex;
+} oes_swap;
+
+static void oes_free_gl(GstGLContext *ctx, gpointer data)
+{
+  oes_swap *s = data;
+  ctx->gl_vtable->DeleteTextures(1, &s->tex);
+}
+
+static void oes_free(gpointer data)
+{
+  oes_swap *s = data;
+  if (s->tex) gst_gl_context_thread_add(s->image->context, oes_free_gl, s);
+  gst_egl_image_unref(s->image);
+  gst_buffer_unref(s->in);
+  g_free(s);
+}
+
+static void oes_make(GstGLContext *ctx, gpointer data)
+{
+  oes_swap *s = data;
+  GstGLMemory *mem = (GstGLMemory *)gst_buffer_peek_memory(s->in, 0);
+  s->image = gst_egl_image_from_texture(ctx, mem, NULL);
+  if (!s->image || !ctx->gl_vtable->EGLImageTargetTexture2D) return;
+  const GstGLFuncs *gl = ctx->gl_vtable;
+  gl->GenTextures(1, &s->tex);
+  gl->BindTexture(GL_TEXTURE_EXTERNAL_OES, s->tex);
+  gl->EGLImageTargetTexture2D(GL_TEXTURE_EXTERNAL_OES, gst_egl_image_get_image(s->image));
+  gl->BindTexture(GL_TEXTURE_EXTERNAL_OES, 0);
+  gl->Finish();
+  /* desktop GL has no external target: leave no error behind for the filter's GL checks */
+  while (gl->GetError() != GL_NO_ERROR) {
+  }
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGBA, (guint)gst_gl_memory_get_texture_width(mem),
+                            (guint)gst_gl_memory_get_texture_height(mem));
+  GstGLVideoAllocationParams *p = gst_gl_video_allocation_params_new_wrapped_texture(
+    ctx, NULL, &info, 0, NULL, GST_GL_TEXTURE_TARGET_EXTERNAL_OES, GST_GL_RGBA, s->tex, s, oes_free);
+  GstAllocator *alloc = GST_ALLOCATOR(gst_gl_memory_allocator_get_default(ctx));
+  GstMemory *ext = (GstMemory *)gst_gl_base_memory_alloc(GST_GL_BASE_MEMORY_ALLOCATOR(alloc),
+                                                         (GstGLAllocationParams *)p);
+  gst_gl_allocation_params_free((GstGLAllocationParams *)p);
+  gst_object_unref(alloc);
+  s->out = gst_buffer_new();
+  gst_buffer_append_memory(s->out, ext);
+  gst_buffer_copy_into(s->out, s->in, GST_BUFFER_COPY_METADATA, 0, -1);
+}
+
+static GstPadProbeReturn swap_to_oes(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  (void)pad;
+  (void)data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER(info);
+  GstMemory *mem = gst_buffer_peek_memory(buf, 0);
+  fail_unless(gst_is_gl_memory(mem));
+  /* glupload fills its textures lazily, at their first GL map: before the EGLImage */
+  GstMapInfo mi;
+  fail_unless(gst_memory_map(mem, &mi, GST_MAP_READ | GST_MAP_GL));
+  gst_memory_unmap(mem, &mi);
+  oes_swap *s = g_new0(oes_swap, 1);
+  s->in = buf; /* the probe's reference: kept until the external texture goes */
+  gst_gl_context_thread_add(((GstGLBaseMemory *)mem)->context, oes_make, s);
+  fail_unless(s->out != NULL, "no external-OES texture of the frame (EGLImage %p)", (void *)s->image);
+  GST_PAD_PROBE_INFO_DATA(info) = s->out;
+  return GST_PAD_PROBE_OK;
+}
+
+/* MV1 on chelsea.png as external-OES frames: on a GLES context the same result as the 2D
+ * frames' (bit for bit: the same shader math, only the sampler differs) and the oracle's
+ * class; on a context without GL_OES_EGL_image_external_essl3 (desktop GL) an error that
+ * names the extension. */
+GST_START_TEST(test_gl_external_oes)
+{
+  NEED_MODEL(mv1, MV1);
+  gchar *p = picture("chelsea.png");
+  gchar *desc = g_strdup_printf("filesrc location=%s ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! glupload ! "
+                                "identity name=f ! tflitefilter model=%s delegate=gl ! fakesink", p, mv1);
+  run_out two, ext;
+  gdouble s2, se;
+  run_picture("chelsea.png", mv1, NULL, TRUE, &two);
+  run_pipeline_probe(desc, &ext, swap_to_oes, NULL);
+  const gchar *api = g_getenv("GST_GL_API");
+  if (ext.error && (!api || !g_str_has_prefix(api, "gles"))) {
+    GST_INFO("external-OES on desktop GL: %s (%s)", ext.error, ext.debug);
+    fail_unless(strstr(ext.error, "GL_OES_EGL_image_external_essl3") || (ext.debug && strstr(ext.debug, "GL_OES_EGL_image_external_essl3")),
+                "%s (%s)", ext.error, ext.debug);
+  } else {
+    fail_unless(ext.error == NULL, "%s (%s)", ext.error, ext.debug);
+    fail_unless_equals_int(ext.results->len, 1);
+    GST_INFO("external-OES results %" GST_PTR_FORMAT, g_ptr_array_index(ext.results, 0));
+    fail_unless_equals_int(top_class(g_ptr_array_index(ext.results, 0), &se), 286);
+    fail_unless_equals_int(top_class(g_ptr_array_index(two.results, 0), &s2), 286);
+    fail_unless(se == s2, "external-OES score %.9f, 2D %.9f", se, s2);
+    fail_unless(fabs(se - 0.6555954) < 0.02, "score %f (oracle 0.6556)", se);
+  }
+  run_out_clear(&two);
+  run_out_clear(&ext);
+  g_free(desc);
+  g_free(p);
+  g_free(mv1);
 }
 GST_END_TEST;
 
@@ -1504,6 +1704,7 @@ static Suite *tflitefilter_suite(void)
   suite_add_tcase(s, life);
   tcase_add_test(cpu, test_caps_sysmem);
   tcase_add_test(cpu, test_classification);
+  tcase_add_test(cpu, test_dmabuf_cpu);
   tcase_add_test(cpu, test_segmentation);
   tcase_add_test(cpu, test_landmarks);
   tcase_add_test(cpu, test_detection);
@@ -1513,6 +1714,7 @@ static Suite *tflitefilter_suite(void)
   tcase_add_test(cpu, test_yolo_agnostic);
   tcase_add_test(gl, test_caps_gl);
   tcase_add_test(gl, test_gl_matches_cpu);
+  tcase_add_test(gl, test_gl_external_oes);
   tcase_add_test(gl, test_gl_detection);
   tcase_add_test(gl, test_gl_ssd_detection);
   tcase_add_test(gl, test_gl_landmarks);
