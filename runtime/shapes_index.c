@@ -58,8 +58,12 @@ static int64_t range_count(const tfl_tensor *ts, double start, double limit, dou
   if (ts->type == TFL_TYPE_FLOAT32) {
     volatile float q = ((float)limit - (float)start) / (float)delta; /* float math, as TFLite */
     float c = ceilf(fabsf(q));
-    return c > (float)INT32_MAX ? -1 : (int64_t)c;
+    return !(c <= (float)INT32_MAX) ? -1 : (int64_t)c; /* NaN too */
   }
+  /* integer values, held in doubles: beyond 2^62 (or not numbers) no count fits a tensor,
+   * and the differences below must not overflow */
+  const double big = 4611686018427387904.0;
+  if (!(fabs(start) <= big && fabs(limit) <= big && fabs(delta) <= big)) return -1;
   int64_t s = (int64_t)start, l = (int64_t)limit, d = (int64_t)delta;
   int64_t span = l > s ? l - s : s - l, ad = d < 0 ? -d : d;
   return (span + ad - 1) / ad;

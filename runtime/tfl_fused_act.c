@@ -74,7 +74,8 @@ static bool conv_hybrid(const tfl_graph *g, const tfl_node *n)
 {
   if (n->op != TFL_OP_CONV_2D && n->op != TFL_OP_DEPTHWISE_CONV_2D && n->op != TFL_OP_TRANSPOSE_CONV) return false;
   int xi = n->op == TFL_OP_TRANSPOSE_CONV ? 2 : 0;
-  if (n->n_in <= xi || n->in[xi] < 0 || n->in[1] < 0 || n->in[xi] >= g->n_tensors || n->in[1] >= g->n_tensors)
+  if (n->n_in <= xi || n->n_in < 2 || n->in[xi] < 0 || n->in[1] < 0 || n->in[xi] >= g->n_tensors ||
+      n->in[1] >= g->n_tensors)
     return false;
   tfl_type x = g->tensors[n->in[xi]].type, w = g->tensors[n->in[1]].type;
   return x == TFL_TYPE_FLOAT32 && (w == TFL_TYPE_INT8 || w == TFL_TYPE_UINT8);

@@ -222,14 +222,15 @@ static void part_free(gl_dctx *dc, gl_part *p)
     while (f->GetError() != GL_NO_ERROR) {
     }
   }
+  /* before gl_plan_free, which clears the counts this loop reads */
+  if (p->bnd_src)
+    for (int i = 0; i < p->plan.n_in + p->plan.n_out; i++) free(p->bnd_src[i]);
   gl_plan_free(&p->plan);
   free(p->progs);
   free(p->queries);
   free(p->times_ms);
   free(p->staging);
   free(p->packed);
-  if (p->bnd_src)
-    for (int i = 0; i < p->plan.n_in + p->plan.n_out; i++) free(p->bnd_src[i]);
   free(p->bnd_src);
   free(p->io_off);
   free(p->io_prog);
