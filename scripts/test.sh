@@ -32,7 +32,7 @@ arm64_logs=("$build/arm64/meson-logs/testlog.json" "$build/arm64/meson-logs/test
   "$build/arm64/meson-logs/testlog-sve-arm64-sve-wrap.sh.json"
   "$build/arm64/meson-logs/testlog-a72-arm64-a72-wrap.sh.json")
 rm -f "${arm64_logs[@]}"
-rm -f "$build/meson-logs/testlog.json" "$build/meson-logs/testlog-gles31.json" "$asan/meson-logs/testlog.json" "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" "$tsan/meson-logs/testlog.json" "$fuzz/meson-logs/testlog.json" "$trixie_log"
+rm -f "$build/meson-logs/testlog.json" "$build/meson-logs/testlog-gles31.json" "$asan/meson-logs/testlog.json" "$asan/meson-logs/testlog-gl-postproc.json" "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" "$tsan/meson-logs/testlog.json" "$fuzz/meson-logs/testlog.json" "$trixie_log"
 
 # Both builds' evaluation tests share one pycocotools virtual environment (tests/eval/venv.sh).
 export TFL_EVAL_VENV=$build/eval-venv
@@ -67,9 +67,9 @@ scripts/arm64_stage.sh "$build" || echo "test.sh: the arm64 stage failed (see ab
 # The sanitizer run covers the unit, loader (bad models), single-op and real-model suites
 # (the real models take about 70 s under ASan on 2 cores), the evaluation suite (its
 # tools run GL too, about 2 minutes), tflitepublish's unit and MQTT broker suites (about
-# 1 minute), tflite-run's files (suite tools, seconds), and the GL delegate's own suites,
-# post-processing, decoders and runtime (about 2 minutes: our code instrumented, Mesa's
-# llvmpipe not). The concurrency suite runs under ThreadSanitizer below (under ASan it
+# 1 minute), tflite-run's files (suite tools, seconds), the GL delegate's own suite (our
+# code instrumented, Mesa's llvmpipe not), one model per GL post-processing op, decoders
+# and runtime. The concurrency suite runs under ThreadSanitizer below (under ASan it
 # takes 5 minutes more); the Kafka test and the publish test through gst-launch stay in
 # the optimized run.
 step "build ($asan, ASan+UBSan)"
@@ -83,8 +83,16 @@ asan_options=abort_on_error=1:detect_leaks=1:intercept_tls_get_addr=0
 ASAN_OPTIONS=${ASAN_OPTIONS:-$asan_options} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
   meson test -C "$asan" --print-errorlogs --num-processes 2 --suite unit --suite loader --suite opmodels --suite models \
-    --suite eval --suite publish --suite publish-mqtt --suite tools --suite gl --suite gl-postproc --suite decoders \
+    --suite eval --suite publish --suite publish-mqtt --suite tools --suite gl --suite decoders \
     --suite runtime
+# The GL post-processing ops under ASan: one model per op family, fp16 (every model in both
+# precisions took 15 minutes here, llvmpipe compiling each model's shaders under load; the
+# optimized run keeps them all).
+ASAN_OPTIONS=${ASAN_OPTIONS:-$asan_options} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
+  meson test -C "$asan" --no-rebuild --print-errorlogs --num-processes 2 --logbase testlog-gl-postproc \
+    gl_postproc_fp16_face_detection_short_range gl_ssd_op_fp16_synthetic gl_landmark_op_fp16_hand_landmark_lite \
+    gl_queued_outputs_fp16_face_detection_short_range
 # The GStreamer suites' C tests in the same build (the elements, the meta library, the
 # overlay; GL through Mesa, which is not instrumented while our code is). Plugins are loaded
 # in the test process (GStreamer's plugin scanner is not instrumented and cannot load an
@@ -162,6 +170,7 @@ meson test -C "$fuzz" --no-rebuild --print-errorlogs --num-processes 2 --suite f
 
 step "summary"
 python3 - "$build/meson-logs/testlog.json" "$build/meson-logs/testlog-gles31.json" "$asan/meson-logs/testlog.json" \
+  "$asan/meson-logs/testlog-gl-postproc.json" \
   "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" "$tsan/meson-logs/testlog.json" \
   "$fuzz/meson-logs/testlog.json" "$trixie_log" "${arm64_logs[@]}" <<'PY'
 import json
