@@ -89,3 +89,20 @@ int glt_compare(const char *name, op_runner *r, tfl_delegate *d, float tol)
   free(got);
   return fail;
 }
+
+int glt_texture_add_graph(op_runner *r, tfl_type type, int ih, int iw, int32_t gin[1], int *y)
+{
+  op_runner_init(r, TFL_OP_ADD);
+  int x = op_runner_tensor(r, type, 4, (int32_t[]){1, ih, iw, 3}, NULL, false);
+  int z = op_runner_tensor(r, TFL_TYPE_FLOAT32, 1, (int32_t[]){1}, NULL, true);
+  *y = op_runner_tensor(r, type, 4, (int32_t[]){1, ih, iw, 3}, NULL, false);
+  if (type == TFL_TYPE_UINT8) {
+    op_runner_quant(r, x, 1, (float[]){0.0078125f}, (int32_t[]){128}, 0);
+    op_runner_quant(r, *y, 1, (float[]){0.0078125f}, (int32_t[]){128}, 0);
+  }
+  op_runner_io(r, (int[]){x, z}, 2, (int[]){*y}, 1);
+  gin[0] = x;
+  r->graph.inputs = gin;
+  r->graph.n_inputs = 1;
+  return x;
+}

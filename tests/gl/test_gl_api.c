@@ -570,18 +570,9 @@ static void test_texture(gl_context *c, tfl_type type, fit_mode fit)
   o.diag = &diag;
   tfl_delegate *d = gl_delegate_create(&o);
   op_runner r;
-  op_runner_init(&r, TFL_OP_ADD);
-  int x = op_runner_tensor(&r, type, 4, (int32_t[]){1, IH, IW, 3}, NULL, false);
-  int z = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){1}, NULL, true);
-  int y = op_runner_tensor(&r, type, 4, (int32_t[]){1, IH, IW, 3}, NULL, false);
-  if (type == TFL_TYPE_UINT8) {
-    op_runner_quant(&r, x, 1, (float[]){0.0078125f}, (int32_t[]){128}, 0);
-    op_runner_quant(&r, y, 1, (float[]){0.0078125f}, (int32_t[]){128}, 0);
-  }
-  op_runner_io(&r, (int[]){x, z}, 2, (int[]){y}, 1);
-  int32_t gin[1] = {x};
-  r.graph.inputs = gin;
-  r.graph.n_inputs = 1;
+  int32_t gin[1];
+  int y;
+  int x = glt_texture_add_graph(&r, type, IH, IW, gin, &y);
 
   tfl_transform tr = preprocess_transform(TW, TH, IW, IH, fit);
   pix_norm norm = {{127.5f, 120.0f, 100.0f}, {127.5f, 60.0f, 50.0f}};

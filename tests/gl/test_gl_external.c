@@ -73,18 +73,9 @@ static tfl_status run(tfl_type type, int IW, int IH, const tfl_ext *x, void *out
   o.diag = &diag;
   tfl_delegate *d = gl_delegate_create(&o);
   op_runner r;
-  op_runner_init(&r, TFL_OP_ADD);
-  int in = op_runner_tensor(&r, type, 4, (int32_t[]){1, IH, IW, 3}, NULL, false);
-  int z = op_runner_tensor(&r, TFL_TYPE_FLOAT32, 1, (int32_t[]){1}, NULL, true);
-  int y = op_runner_tensor(&r, type, 4, (int32_t[]){1, IH, IW, 3}, NULL, false);
-  if (type == TFL_TYPE_UINT8) {
-    op_runner_quant(&r, in, 1, (float[]){0.0078125f}, (int32_t[]){128}, 0);
-    op_runner_quant(&r, y, 1, (float[]){0.0078125f}, (int32_t[]){128}, 0);
-  }
-  op_runner_io(&r, (int[]){in, z}, 2, (int[]){y}, 1);
-  int32_t gin[1] = {in};
-  r.graph.inputs = gin;
-  r.graph.n_inputs = 1;
+  int32_t gin[1];
+  int y;
+  int in = glt_texture_add_graph(&r, type, IH, IW, gin, &y);
   tfl_status s = d ? glt_run_gl_ext(&r, d, in, x, 1, NULL) : TFL_ERR_BACKEND;
   if (!s && r.tensors[y].bytes == bytes) memcpy(out, r.tensors[y].data, bytes);
   else if (!s) s = TFL_ERR_SHAPE;
