@@ -82,18 +82,25 @@ static bool is_q8(tfl_type t)
   return t == TFL_TYPE_UINT8 || t == TFL_TYPE_INT8;
 }
 
-bool cpu_dwconv_q8_fits(const tfl_graph *g, const tfl_node *n)
+bool cpu_dwconv_q8_tensors_fit(const tfl_graph *g, const tfl_node *n)
 {
   if (n->op != TFL_OP_DEPTHWISE_CONV_2D || n->dead) return false;
   const tfl_tensor *x = cpu_in(g, n, INPUT), *w = cpu_in(g, n, FILTER), *y = cpu_out(g, n, OUTPUT);
   const tfl_tensor *b = cpu_in(g, n, BIAS);
-  const tfl_conv_params *p = &n->p.conv;
   if (!x || !w || !y || !is_q8(x->type) || w->type != x->type || y->type != x->type) return false;
   if (!w->is_const || !w->data || w->sparsity || x->ndim != 4 || w->ndim != 4 || y->ndim != 4) return false;
   if (w->dims[0] != 1 || x->dims[3] < 1 || w->dims[3] != x->dims[3] || y->dims[3] != x->dims[3]) return false;
   if (x->q.n != 1 || y->q.n != 1 || (w->q.n != 1 && (w->q.n != w->dims[3] || w->q.axis != 3))) return false;
   if (b && (b->type != TFL_TYPE_INT32 || !b->is_const || !b->data || tfl_tensor_count(b) != (size_t)w->dims[3]))
     return false;
+  return true;
+}
+
+bool cpu_dwconv_q8_fits(const tfl_graph *g, const tfl_node *n)
+{
+  if (!cpu_dwconv_q8_tensors_fit(g, n)) return false;
+  const tfl_tensor *w = cpu_in(g, n, FILTER);
+  const tfl_conv_params *p = &n->p.conv;
   if (p->stride_h < 1 || p->stride_w < 1 || p->dilation_h != 1 || p->dilation_w != 1 || !tfl_act_is_clamp(p->act))
     return false;
   const int kh = w->dims[1], kw = w->dims[2];

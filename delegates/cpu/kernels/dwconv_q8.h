@@ -20,6 +20,9 @@
  * 5x5: yes; 7x7: no). Without isa: whatever the CPU; with isa: also only where the fast
  * path should take it (AVX-512 VNNI). */
 bool cpu_dwconv_q8_fits(const tfl_graph *g, const tfl_node *n);
+/* The tensor checks of cpu_dwconv_q8_fits alone (types, constant weights, depth multiplier
+ * 1, quantization, bias), which the arm64 kernel (dwconv_q8_neon.c) shares. */
+bool cpu_dwconv_q8_tensors_fit(const tfl_graph *g, const tfl_node *n);
 bool cpu_dwconv_q8_applies(const tfl_graph *g, const tfl_node *n, const cpu_features *isa);
 
 /* Which path a prepared state runs (tests force the slower ones): the CPU's by default. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "conv_common.h"
+#include "dwconv_q8.h"
 #include "kernels.h"
 #include "q8_neon.h"
 
@@ -20,23 +21,11 @@ enum { OUTPUT = 0 };
 
 #define DQ_MAX_TAPS 64 /* KH * KW: the row's tap lists live on the stack */
 
-static bool is_q8(tfl_type t)
-{
-  return t == TFL_TYPE_UINT8 || t == TFL_TYPE_INT8;
-}
-
 bool cpu_dwconv_q8_neon_fits(const tfl_graph *g, const tfl_node *n)
 {
-  if (n->op != TFL_OP_DEPTHWISE_CONV_2D || n->dead) return false;
-  const tfl_tensor *x = cpu_in(g, n, INPUT), *w = cpu_in(g, n, FILTER), *y = cpu_out(g, n, OUTPUT);
-  const tfl_tensor *b = cpu_in(g, n, BIAS);
+  if (!cpu_dwconv_q8_tensors_fit(g, n)) return false; /* the tensors as the x86 kernel takes them */
+  const tfl_tensor *w = cpu_in(g, n, FILTER);
   const tfl_conv_params *p = &n->p.conv;
-  if (!x || !w || !y || !is_q8(x->type) || w->type != x->type || y->type != x->type) return false;
-  if (!w->is_const || !w->data || w->sparsity || x->ndim != 4 || w->ndim != 4 || y->ndim != 4) return false;
-  if (w->dims[0] != 1 || x->dims[3] < 1 || w->dims[3] != x->dims[3] || y->dims[3] != x->dims[3]) return false;
-  if (x->q.n != 1 || y->q.n != 1 || (w->q.n != 1 && (w->q.n != w->dims[3] || w->q.axis != 3))) return false;
-  if (b && (b->type != TFL_TYPE_INT32 || !b->is_const || !b->data || tfl_tensor_count(b) != (size_t)w->dims[3]))
-    return false;
   return tfl_act_is_clamp(p->act) && w->dims[1] >= 1 && w->dims[2] >= 1 &&
          (long long)w->dims[1] * w->dims[2] <= DQ_MAX_TAPS;
 }
