@@ -32,7 +32,7 @@ arm64_logs=("$build/arm64/meson-logs/testlog.json" "$build/arm64/meson-logs/test
   "$build/arm64/meson-logs/testlog-sve-arm64-sve-wrap.sh.json"
   "$build/arm64/meson-logs/testlog-a72-arm64-a72-wrap.sh.json")
 rm -f "${arm64_logs[@]}"
-rm -f "$build/meson-logs/testlog.json" "$build/meson-logs/testlog-gles31.json" "$asan/meson-logs/testlog.json" "$asan/meson-logs/testlog-gl-postproc.json" "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" "$tsan/meson-logs/testlog.json" "$fuzz/meson-logs/testlog.json" "$trixie_log"
+rm -f "$build/meson-logs/testlog.json" "$build/meson-logs/testlog-gles31min.json" "$asan/meson-logs/testlog.json" "$asan/meson-logs/testlog-gl-postproc.json" "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" "$tsan/meson-logs/testlog.json" "$fuzz/meson-logs/testlog.json" "$trixie_log"
 
 # Both builds' evaluation tests share one pycocotools virtual environment (tests/eval/venv.sh).
 export TFL_EVAL_VENV=$build/eval-venv
@@ -47,7 +47,7 @@ meson test -C "$build" --print-errorlogs --num-processes 2
 # two real models and a post-processing one (its shaders compile again for the smaller
 # workgroups: most of the stage's time).
 step "GL under the GLES 3.1 minimum profile"
-meson test -C "$build" --no-rebuild --print-errorlogs --num-processes 2 --setup gles31min --logbase testlog-gles31 \
+meson test -C "$build" --no-rebuild --print-errorlogs --num-processes 2 --setup gles31min \
   test_gl_api test_gl_ops test_gl_limits gl_limits_split_face_detection_short_range gl_limits_shared_hand_landmark_lite \
   gl_fp16_face_detection_short_range gl_fp32_hand_landmark_lite gl_postproc_fp16_face_detection_short_range
 
@@ -169,7 +169,7 @@ step "short fuzz runs (${fuzz_seconds} s per target)"
 meson test -C "$fuzz" --no-rebuild --print-errorlogs --num-processes 2 --suite fuzz
 
 step "summary"
-python3 - "$build/meson-logs/testlog.json" "$build/meson-logs/testlog-gles31.json" "$asan/meson-logs/testlog.json" \
+python3 - "$build/meson-logs/testlog.json" "$build/meson-logs/testlog-gles31min.json" "$asan/meson-logs/testlog.json" \
   "$asan/meson-logs/testlog-gl-postproc.json" \
   "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" "$tsan/meson-logs/testlog.json" \
   "$fuzz/meson-logs/testlog.json" "$trixie_log" "${arm64_logs[@]}" <<'PY'
