@@ -602,16 +602,32 @@ static void gst_tflite_filter_set_context(GstElement *element, GstContext *conte
   GST_ELEMENT_CLASS(gst_tflite_filter_parent_class)->set_context(element, context);
 }
 
+/* Whether GL elements upstream are offered the element's own context to run on: with
+ * engine-context=frames the engine runs on the frames' context, and a context made by
+ * upstream (glupload's) is new with every NULL->PLAYING, its thread too; the engine's
+ * GL objects (llvmpipe keeps buffers and textures in malloc'd memory) then landed in a
+ * new glibc arena each restart, each keeping its freed engine (RSS +100 MiB a cycle of
+ * four selfie streams). The element's context lives as long as the share group. */
+static gboolean lends_context(GstTfliteFilter *self)
+{
+  GST_OBJECT_LOCK(self);
+  gboolean lend = self->props.delegate_kind != GST_TFLITE_DELEGATE_CPU &&
+                  self->props.engine_context == GST_TFLITE_ENGINE_CONTEXT_FRAMES;
+  GST_OBJECT_UNLOCK(self);
+  return lend;
+}
+
 static gboolean gst_tflite_filter_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
-  /* GL elements asking for an app context get the shared one */
+  /* GL elements asking for an app context get the shared one; with engine-context=frames,
+   * those asking for a context to run on (upstream's glupload) get it too */
   const gchar *type = NULL;
   if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT && gst_query_parse_context_type(query, &type) &&
-      !g_strcmp0(type, "gst.gl.app_context")) {
+      (!g_strcmp0(type, "gst.gl.app_context") || (!g_strcmp0(type, "gst.gl.local_context") && lends_context(self)))) {
     join_gl_share_group(self);
-    if (self->share_context &&
-        gst_gl_handle_context_query(GST_ELEMENT(self), query, self->gl_display, NULL, self->share_context))
+    if (self->share_context && gst_gl_handle_context_query(GST_ELEMENT(self), query, self->gl_display,
+                                                           self->share_context, self->share_context))
       return TRUE;
   }
   /* a drain (allocation changes) takes the held frame too */
