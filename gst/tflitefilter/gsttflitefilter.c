@@ -621,10 +621,12 @@ static gboolean gst_tflite_filter_query(GstBaseTransform *trans, GstPadDirection
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(trans);
   /* GL elements asking for an app context get the shared one; with engine-context=frames,
-   * those asking for a context to run on (upstream's glupload) get it too */
+   * those upstream asking for a context to run on (glupload) get it too (downstream ones
+   * asking upstream still find the frames' context) */
   const gchar *type = NULL;
   if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT && gst_query_parse_context_type(query, &type) &&
-      (!g_strcmp0(type, "gst.gl.app_context") || (!g_strcmp0(type, "gst.gl.local_context") && lends_context(self)))) {
+      (!g_strcmp0(type, "gst.gl.app_context") ||
+       (direction == GST_PAD_SINK && !g_strcmp0(type, "gst.gl.local_context") && lends_context(self)))) {
     join_gl_share_group(self);
     if (self->share_context && gst_gl_handle_context_query(GST_ELEMENT(self), query, self->gl_display,
                                                            self->share_context, self->share_context))
