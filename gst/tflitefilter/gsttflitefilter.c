@@ -107,6 +107,7 @@
 
 #include "delegates/gl/gl_delegate.h"
 #include "gsttfliteenums.h"
+#include "gsttfliteglelement.h"
 #include "gsttfliteglshare.h"
 #include "gsttflitemessages.h"
 #include "gsttflitenames.h"
@@ -148,8 +149,8 @@ struct _GstTfliteFilter {
   gboolean paused_by_downstream; /* a downstream tflitefilter tracks our objects itself
                                     (object lock) */
   /* GL share group (gsttfliteglshare.h), from READY to NULL */
-  GstGLDisplay *gl_display;
-  GstGLContext *app_context;   /* the application's, if it gave one */
+  GstTfliteGlElement gl;       /* the display, app context and share_context (no gl_start:
+                                  the engine makes the GL objects on its context's thread) */
   GstGLContext *share_context; /* handed to GL elements as their app context; runs
                                   delegate=gl on system-memory frames */
   gchar *gl_share_error;       /* why there is no share_context */
@@ -534,11 +535,11 @@ static void find_gl_display(GstTfliteFilter *self)
   g_clear_pointer(&self->gl_share_error, g_free);
   /* auto runs system-memory frames on the CPU: a pipeline with no GL element needs no
    * display (GL frames from a decoder added later bring their own context) */
-  if (cpu || (automatic && !self->gl_display && !gst_tflite_pipeline_has_gl(GST_ELEMENT(self)))) {
+  if (cpu || (automatic && !self->gl.display && !gst_tflite_pipeline_has_gl(GST_ELEMENT(self)))) {
     if (!cpu) self->gl_share_error = g_strdup("no GL element in the pipeline when it started");
     return;
   }
-  if (!gst_gl_ensure_element_data(self, &self->gl_display, &self->app_context))
+  if (!gst_tflite_gl_element_ensure_display(&self->gl))
     self->gl_share_error = g_strdup("no GL display could be opened");
 }
 
@@ -547,10 +548,12 @@ static void find_gl_display(GstTfliteFilter *self)
  * never make a GL context. */
 static void join_gl_share_group(GstTfliteFilter *self)
 {
-  if (self->share_context || !self->gl_display) return;
+  if (self->share_context || !self->gl.display) return;
   g_clear_pointer(&self->gl_share_error, g_free);
   GError *err = NULL;
-  self->share_context = gst_tflite_gl_share_get(self->gl_display, self->app_context, &err);
+  self->share_context = gst_tflite_gl_share_get(self->gl.display, self->gl.app_context, &err);
+  /* the element's context, which it lends (no GL objects of its own: the engine makes them) */
+  if (self->share_context) gst_tflite_gl_element_start(&self->gl, self->share_context, NULL);
   if (!self->share_context) {
     self->gl_share_error = g_strdup(err ? err->message : "the shared GL context could not be made");
     GST_INFO_OBJECT(self, "no shared GL context (streams' GL contexts stay apart): %s", self->gl_share_error);
@@ -562,8 +565,7 @@ static void leave_gl_share_group(GstTfliteFilter *self)
 {
   g_clear_pointer(&self->gl_share_error, g_free);
   gst_clear_object(&self->share_context);
-  gst_clear_object(&self->app_context);
-  gst_clear_object(&self->gl_display);
+  gst_tflite_gl_element_clear(&self->gl);
 }
 
 static GstStateChangeReturn gst_tflite_filter_change_state(GstElement *element, GstStateChange transition)
@@ -577,7 +579,7 @@ static GstStateChangeReturn gst_tflite_filter_change_state(GstElement *element, 
     gboolean gl = self->props.delegate_kind == GST_TFLITE_DELEGATE_GL;
     GST_OBJECT_UNLOCK(self);
     if (gl) join_gl_share_group(self);
-    if (gl && !self->gl_display) {
+    if (gl && !self->gl.display) {
       GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("delegate=gl, but no GL context with compute shaders can be made."),
                         ("%s", self->gl_share_error ? self->gl_share_error : "?"));
       leave_gl_share_group(self);
@@ -598,7 +600,7 @@ static GstStateChangeReturn gst_tflite_filter_change_state(GstElement *element, 
 static void gst_tflite_filter_set_context(GstElement *element, GstContext *context)
 {
   GstTfliteFilter *self = GST_TFLITE_FILTER(element);
-  gst_gl_handle_set_context(element, context, &self->gl_display, &self->app_context);
+  gst_tflite_gl_element_set_context(&self->gl, context);
   GST_ELEMENT_CLASS(gst_tflite_filter_parent_class)->set_context(element, context);
 }
 
@@ -624,12 +626,11 @@ static gboolean gst_tflite_filter_query(GstBaseTransform *trans, GstPadDirection
    * those upstream asking for a context to run on (glupload) get it too (downstream ones
    * asking upstream still find the frames' context) */
   const gchar *type = NULL;
-  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT && gst_query_parse_context_type(query, &type) &&
-      (!g_strcmp0(type, "gst.gl.app_context") ||
-       (direction == GST_PAD_SINK && !g_strcmp0(type, "gst.gl.local_context") && lends_context(self)))) {
-    join_gl_share_group(self);
-    if (self->share_context && gst_gl_handle_context_query(GST_ELEMENT(self), query, self->gl_display,
-                                                           self->share_context, self->share_context))
+  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT && gst_query_parse_context_type(query, &type)) {
+    gboolean app = !g_strcmp0(type, "gst.gl.app_context");
+    gboolean local = direction == GST_PAD_SINK && !g_strcmp0(type, "gst.gl.local_context") && lends_context(self);
+    if (app || local) join_gl_share_group(self);
+    if (gst_tflite_gl_element_query(&self->gl, query, app ? self->share_context : NULL, local))
       return TRUE;
   }
   /* a drain (allocation changes) takes the held frame too */
@@ -1075,6 +1076,7 @@ static void gst_tflite_filter_class_init(GstTfliteFilterClass *klass)
 static void gst_tflite_filter_init(GstTfliteFilter *self)
 {
   GstTfliteSettings *p = &self->props;
+  gst_tflite_gl_element_init(&self->gl, GST_ELEMENT(self), NULL, NULL, NULL);
   p->delegate_kind = DEFAULT_DELEGATE;
   p->threads = DEFAULT_THREADS;
   p->precision = DEFAULT_PRECISION;

@@ -116,7 +116,7 @@ GType gst_tflite_overlay_palette_get_type(void)
   return type;
 }
 
-/* ---- GL renderer life cycle (on the GL thread of gl_context) ---- */
+/* ---- GL renderer life cycle (gsttfliteglelement.h: on the frames' context's thread) ---- */
 
 typedef struct {
   GstTfliteOverlay *self;
@@ -125,16 +125,18 @@ typedef struct {
   gchar *error;
 } GlCall;
 
-static void gl_create(GstGLContext *ctx, gpointer data)
+static gboolean gl_start(GstTfliteGlElement *glel, GstGLContext *ctx, gchar **error)
 {
-  GlCall *c = data;
-  c->self->gl = ov_gl_new(ctx, &c->error);
-  c->ok = c->self->gl != NULL;
+  GstTfliteOverlay *self = glel->user;
+  self->gl = ov_gl_new(ctx, error);
+  return self->gl != NULL;
 }
 
-static void gl_destroy(GstGLContext *ctx, gpointer data)
+static void gl_stop(GstTfliteGlElement *glel, GstGLContext *ctx)
 {
-  ov_gl_free(data);
+  GstTfliteOverlay *self = glel->user;
+  ov_gl_free(self->gl);
+  self->gl = NULL;
 }
 
 static void gl_draw(GstGLContext *ctx, gpointer data)
@@ -145,31 +147,19 @@ static void gl_draw(GstGLContext *ctx, gpointer data)
                      GST_VIDEO_INFO_HEIGHT(&self->info), &self->scene, self->font, &c->error);
 }
 
-static void release_gl(GstTfliteOverlay *self)
-{
-  if (self->gl) gst_gl_context_thread_add(self->gl_context, gl_destroy, self->gl);
-  self->gl = NULL;
-  gst_clear_object((GstGLContext **)&self->gl_context);
-  self->gl_failed = FALSE;
-}
-
-/* The renderer for ctx, made on first use; NULL when GL cannot draw here. */
+/* The renderer for ctx (the frames'), made at its first frame; FALSE when GL cannot draw
+ * here (said once per context). */
 static gboolean ensure_gl(GstTfliteOverlay *self, GstGLContext *ctx)
 {
-  if (self->gl_context != ctx) release_gl(self);
-  if (self->gl) return TRUE;
-  if (self->gl_failed) return FALSE;
-  self->gl_context = gst_object_ref(ctx);
-  GlCall c = { self, 0, FALSE, NULL };
-  gst_gl_context_thread_add(ctx, gl_create, &c);
-  if (!c.ok) {
+  gboolean tried = self->glel.context == ctx;
+  gchar *error = NULL;
+  gboolean ok = gst_tflite_gl_element_start(&self->glel, ctx, &error);
+  if (!ok && !tried)
     GST_ELEMENT_WARNING(self, LIBRARY, INIT,
                         ("Cannot draw with GL; drawing on the CPU with a copy of each frame."),
-                        ("%s", c.error ? c.error : "unknown GL failure"));
-    self->gl_failed = TRUE;
-  }
-  g_free(c.error);
-  return c.ok;
+                        ("%s", error ? error : "unknown GL failure"));
+  g_free(error);
+  return ok;
 }
 
 /* ---- drawing ---- */
@@ -296,15 +286,35 @@ static gboolean gst_tflite_overlay_set_caps(GstBaseTransform *trans, GstCaps *in
   }
   GstCapsFeatures *f = gst_caps_get_features(incaps, 0);
   self->is_gl = f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
+  /* GL frames: the pipeline's display, which our neighbours' queries then find here too */
+  if (self->is_gl && !self->glel.display && !gst_tflite_gl_element_ensure_display(&self->glel))
+    GST_WARNING_OBJECT(self, "GL caps, but no GL display found or opened");
   GST_DEBUG_OBJECT(self, "caps %" GST_PTR_FORMAT " (%s path)", incaps,
                    self->is_gl ? "GL" : "system memory");
   return TRUE;
 }
 
+static void gst_tflite_overlay_set_context(GstElement *element, GstContext *context)
+{
+  GstTfliteOverlay *self = GST_TFLITE_OVERLAY(element);
+  gst_tflite_gl_element_set_context(&self->glel, context);
+  GST_ELEMENT_CLASS(gst_tflite_overlay_parent_class)->set_context(element, context);
+}
+
+/* Neighbours asking for the display, or for the context the frames are drawn on, get ours
+ * (as a GL base filter answers them). */
+static gboolean gst_tflite_overlay_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+  GstTfliteOverlay *self = GST_TFLITE_OVERLAY(trans);
+  if (gst_tflite_gl_element_query(&self->glel, query, NULL, TRUE))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS(gst_tflite_overlay_parent_class)->query(trans, direction, query);
+}
+
 static gboolean gst_tflite_overlay_stop(GstBaseTransform *trans)
 {
   GstTfliteOverlay *self = GST_TFLITE_OVERLAY(trans);
-  release_gl(self);
+  gst_tflite_gl_element_clear(&self->glel);
   ov_soft_free(self->soft);
   self->soft = NULL;
   ov_scene_clear(&self->scene);
@@ -422,7 +432,7 @@ static void gst_tflite_overlay_get_property(GObject *object, guint prop_id, GVal
 static void gst_tflite_overlay_finalize(GObject *object)
 {
   GstTfliteOverlay *self = GST_TFLITE_OVERLAY(object);
-  release_gl(self);
+  gst_tflite_gl_element_clear(&self->glel);
   ov_soft_free(self->soft);
   ov_scene_clear(&self->scene);
   ov_font_free(self->font);
@@ -496,6 +506,8 @@ static void gst_tflite_overlay_class_init(GstTfliteOverlayClass *klass)
   trans_class->transform_ip = gst_tflite_overlay_transform_ip;
   trans_class->set_caps = gst_tflite_overlay_set_caps;
   trans_class->stop = gst_tflite_overlay_stop;
+  trans_class->query = gst_tflite_overlay_query;
+  element_class->set_context = gst_tflite_overlay_set_context;
 }
 
 static void gst_tflite_overlay_init(GstTfliteOverlay *self)
@@ -511,5 +523,6 @@ static void gst_tflite_overlay_init(GstTfliteOverlay *self)
   self->font_desc = g_strdup(DEFAULT_FONT);
   self->font_changed = TRUE;
   ov_scene_init(&self->scene);
+  gst_tflite_gl_element_init(&self->glel, GST_ELEMENT(self), gl_start, gl_stop, self);
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

@@ -5,6 +5,7 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 
+#include "gst/tflitefilter/gsttfliteglelement.h"
 #include "ov_font.h"
 #include "ov_scene.h"
 #include "ov_soft.h"
@@ -33,10 +34,10 @@ struct _GstTfliteOverlay {
   OvSoft *soft;               /* system-memory renderer, made on first use */
   gboolean warned_gl_fallback, warned_texture_mask;
 
-  /* GL path: renderer created and freed on gl_context's thread */
-  gpointer gl_context;        /* GstGLContext * */
+  /* GL path: the display, and the renderer made (gl_start) and freed (gl_stop) on the
+   * frames' context's thread */
+  GstTfliteGlElement glel;
   gpointer gl;                /* OvGl * */
-  gboolean gl_failed;
 };
 
 GST_ELEMENT_REGISTER_DECLARE(tfliteoverlay);
