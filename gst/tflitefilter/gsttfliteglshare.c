@@ -7,6 +7,7 @@ GST_DEBUG_CATEGORY_EXTERN(gst_tflite_filter_debug);
 typedef struct {
   GstGLDisplay *display;       /* borrowed: compared only */
   GstGLContext *app_context;   /* borrowed: compared only */
+  gboolean apart;              /* gst_tflite_gl_share_get_apart's */
   GWeakRef context;
 } share_entry;
 
@@ -20,17 +21,18 @@ static gboolean has_compute(GstGLContext *ctx)
          gst_gl_context_check_gl_version(ctx, GST_GL_API_OPENGL3 | GST_GL_API_OPENGL, 4, 3);
 }
 
-GstGLContext *gst_tflite_gl_share_get(GstGLDisplay *display, GstGLContext *app_context, GError **err)
+static GstGLContext *get(GstGLDisplay *display, GstGLContext *app_context, gboolean apart, GError **err)
 {
   g_mutex_lock(&lock);
   GstGLContext *ctx = NULL;
   for (GList *l = entries; l && !ctx; l = l->next) {
     share_entry *e = l->data;
-    if (e->display == display && e->app_context == app_context) ctx = g_weak_ref_get(&e->context);
+    if (e->display == display && e->app_context == app_context && e->apart == apart)
+      ctx = g_weak_ref_get(&e->context);
   }
   /* tests (and boards) force the element's own context off, as the delegate's: the
    * frames' context is then the only one */
-  if (!ctx && !g_strcmp0(g_getenv("TFL_GL_EGL_PLATFORM"), "none")) {
+  if (!ctx && !apart && !g_strcmp0(g_getenv("TFL_GL_EGL_PLATFORM"), "none")) {
     g_mutex_unlock(&lock);
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "TFL_GL_EGL_PLATFORM=none: no GL context of the element's own");
     return NULL;
@@ -70,6 +72,7 @@ GstGLContext *gst_tflite_gl_share_get(GstGLDisplay *display, GstGLContext *app_c
       share_entry *e = g_new0(share_entry, 1);
       e->display = display;
       e->app_context = app_context;
+      e->apart = apart;
       g_weak_ref_init(&e->context, ctx);
       entries = g_list_prepend(entries, e);
       GST_INFO("shared GL context %" GST_PTR_FORMAT " for display %" GST_PTR_FORMAT, ctx, display);
@@ -77,4 +80,14 @@ GstGLContext *gst_tflite_gl_share_get(GstGLDisplay *display, GstGLContext *app_c
   }
   g_mutex_unlock(&lock);
   return ctx;
+}
+
+GstGLContext *gst_tflite_gl_share_get(GstGLDisplay *display, GstGLContext *app_context, GError **err)
+{
+  return get(display, app_context, FALSE, err);
+}
+
+GstGLContext *gst_tflite_gl_share_get_apart(GstGLDisplay *display, GError **err)
+{
+  return get(display, NULL, TRUE, err);
 }

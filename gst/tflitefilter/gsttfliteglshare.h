@@ -20,6 +20,9 @@ G_BEGIN_DECLS
 /* The context for display (created, sharing with app_context when given, if none is
  * alive), with a ref; NULL with *err set when no context with compute shaders can be made. */
 GstGLContext *gst_tflite_gl_share_get(GstGLDisplay *display, GstGLContext *app_context, GError **err);
+/* A context for display in no share group (gl-start=cpu compiles on it first), one per
+ * display while someone holds a ref, with a ref; NULL with *err set as above. */
+GstGLContext *gst_tflite_gl_share_get_apart(GstGLDisplay *display, GError **err);
 
 G_END_DECLS
 

@@ -81,6 +81,7 @@ void gst_tflite_infer_finalize(GstTfliteInfer *in)
   gst_tflite_settings_unref(in->cfg);
   in->cfg = NULL;
   g_clear_pointer(&in->software_gl, g_free);
+  gst_clear_object(&in->warm_context);
   g_clear_pointer(&in->notices, g_ptr_array_unref);
   if (in->model_message) gst_structure_free(in->model_message);
   in->model_message = NULL;

@@ -72,6 +72,8 @@ typedef struct {
                                   model family's (set with the model) */
   GstTfliteInferGl *gl;        /* non-NULL while the GL path runs */
   GstTfliteGlStarter *gl_starter; /* gl-start=cpu: the GL engine being made */
+  GstGLContext *warm_context;  /* gl-start=cpu: the context it compiles on first, kept to
+                                  finalize so every start compiles on its one thread */
   GstTfliteRegions *regions;   /* regions-from's state (NULL: whole frames) */
   gboolean failed;             /* the runtime could not be made (not retried until reset) */
   gchar *software_gl;          /* delegate=auto on a software GL renderer: its name */

@@ -4,6 +4,7 @@
 #include <gst/gl/gl.h>
 #include <gst/gl/gstglfuncs.h>
 
+#include "gsttfliteglshare.h"
 #include "tflinfer_gl.h"
 
 GST_DEBUG_CATEGORY_EXTERN(gst_tflite_infer_debug);
@@ -23,6 +24,7 @@ struct _GstTfliteGlStarter {
   gint mask_w, mask_h;
   gboolean logits;
   guint64 first_frame;         /* the element's frame count when it started */
+  GstGLContext *warm_context;  /* the element's (tflinfer.h), or the one warm_up got */
   GThread *thread;
   GMutex lock;
   gboolean cancelled, done;    /* guarded by lock */
@@ -127,14 +129,22 @@ static gboolean trial_run(GstTfliteGlStarter *st, GstTfliteEngine *e, tfl_stream
 static gboolean warm_up(GstTfliteGlStarter *st, GError **err)
 {
   GstGLDisplay *display = gst_gl_context_get_display(st->key->gl_context);
-  GstGLContext *ctx = gst_gl_context_new(display);
-  gst_object_unref(display);
+  /* one context per display, kept by the elements across restarts: a context made for
+   * each start was a new GL thread each time, and the engine it compiled left its memory
+   * in that thread's glibc arena (RSS grew with every restart) */
+  if (st->warm_context) {
+    GstGLDisplay *had = gst_gl_context_get_display(st->warm_context);
+    if (had != display) gst_clear_object(&st->warm_context);
+    gst_object_unref(had);
+  }
   GError *ctx_err = NULL;
-  if (!gst_gl_context_create(ctx, NULL, &ctx_err)) {
+  if (!st->warm_context) st->warm_context = gst_tflite_gl_share_get_apart(display, &ctx_err);
+  gst_object_unref(display);
+  GstGLContext *ctx = st->warm_context ? gst_object_ref(st->warm_context) : NULL;
+  if (!ctx) {
     GST_INFO_OBJECT(st->owner, "no GL context to compile on first (%s): compiling on the frames' context",
                     ctx_err ? ctx_err->message : "?");
     g_clear_error(&ctx_err);
-    gst_object_unref(ctx);
     return TRUE;
   }
   GstTfliteEngineKey k = *st->key;
@@ -197,6 +207,7 @@ static void starter_free(GstTfliteGlStarter *st)
   gst_tflite_engine_unref(st->engine);
   g_clear_error(&st->error);
   gst_tflite_engine_key_free(st->key);
+  gst_clear_object(&st->warm_context);
   g_mutex_clear(&st->lock);
   g_free(st);
 }
@@ -218,6 +229,7 @@ gboolean gst_tflite_infer_start_gl(GstTfliteInfer *self, const GstTfliteEngineKe
   st->norm = self->model.norm;
   st->mask = gst_tflite_infer_gl_mask_size(self, &st->mask_w, &st->mask_h, &st->logits);
   st->first_frame = self->frames;
+  st->warm_context = self->warm_context ? gst_object_ref(self->warm_context) : NULL;
   g_mutex_init(&st->lock);
   if (!(st->thread = g_thread_try_new("tflite-gl-start", starter_thread, st, err))) {
     starter_free(st);
@@ -238,6 +250,7 @@ gboolean gst_tflite_infer_gl_start_done(GstTfliteInfer *self, GstTfliteGlStartOu
   if (!done) return FALSE;
   g_thread_join(st->thread);
   self->gl_starter = NULL;
+  if (st->warm_context) gst_object_replace((GstObject **)&self->warm_context, (GstObject *)st->warm_context);
   *out = (GstTfliteGlStartOutcome){ st->engine, st->stream, st->error, self->frames - st->first_frame,
                                     st->warm_ms + st->make_ms + st->trial_ms };
   if (st->engine) {
@@ -268,6 +281,7 @@ void gst_tflite_infer_stop_gl_start(GstTfliteInfer *self)
   g_mutex_unlock(&st->lock);
   gint64 t0 = g_get_monotonic_time();
   g_thread_join(st->thread);
+  if (st->warm_context) gst_object_replace((GstObject **)&self->warm_context, (GstObject *)st->warm_context);
   GST_DEBUG_OBJECT(self->owner, "background GL start stopped (waited %.1f ms for it)", ms_since(t0));
   starter_free(st);
 }
