@@ -64,22 +64,14 @@ tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
     emit_global_mean(in, o, p->act);
     return TFL_OK;
   }
+  /* a pool is never inlined into a consumer (gl_fuse_cost), so it may declare */
+  gl_str_addf(&o->decls,
+              "#define PL_KH %d\n#define PL_KW %d\n#define PL_SH %d\n#define PL_SW %d\n#define PL_PT %d\n"
+              "#define PL_PL %d\n#define %s 1\n",
+              p->filter_h, p->filter_w, p->stride_h, p->stride_w, pt, pl, avg ? "PL_AVG" : l2 ? "PL_L2" : "PL_MAX");
   gl_gen_per_vec4(in, o);
   gl_str *m = &o->main;
-  gl_str_addf(m,
-              "  ACC4 acc = vec4(%s);\n"
-              "  int cnt = 0;\n",
-              avg || l2 ? "0.0" : "-65000.0");
-  gl_emit_window_open(m, p->filter_h, p->filter_w, p->stride_h, p->stride_w, pt, pl, 1, 1);
-  gl_str_addf(m,
-              "      FLT4 v = I0_LD(b, iy, ix, s);\n"
-              "      %s;\n"
-              "      cnt++;\n"
-              "    }\n"
-              "  }\n",
-              avg ? "acc += v" : l2 ? "acc += vec4(v) * vec4(v)" : "acc = max(acc, v)");
-  if (avg) gl_str_addf(m, "  acc = acc / float(max(cnt, 1));\n");
-  if (l2) gl_str_addf(m, "  acc = cnt > 0 ? sqrt(acc / float(cnt)) : vec4(0.0);\n");
+  gl_str_addf(m, "%s", pool); /* shaders/pool.glsl */
   gl_act_stmt(p->act, "acc", m);
   gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
   return TFL_OK;
