@@ -19,6 +19,12 @@ ALLOWED = {
     'delegates/gl': {'runtime', 'postproc'},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# Inside the GL delegate the generators only get their tuning as values (gl_gen_tile): a
+# generator that includes the planner's, the fusion passes' or the tuning's header, or
+# calls into them, closes the circle issue 27 removed.
+GL_GEN = re.compile(r'gl_gen_\w*\.c$')
+GL_GEN_BANNED_INC = re.compile(r'(^|/)gl_(plan\w*|fuse\w*|tune)\.h$')
+GL_GEN_BANNED_CALL = re.compile(r'\b(gl_plan_\w+|gl_fuse_\w+|gl_tune_\w+)\s*\(')
 
 
 def layer_of(rel):
@@ -39,6 +45,15 @@ for layer in ALLOWED:
             path = os.path.join(folder, f)
             with open(path, encoding='utf-8', errors='replace') as fp:
                 text = fp.read()
+            if layer == 'delegates/gl' and GL_GEN.match(f):
+                code = re.sub(r'/\*.*?\*/', '', text, flags=re.S)
+                for inc in INCLUDE.findall(code):
+                    if GL_GEN_BANNED_INC.search(inc):
+                        print(f'delegates/gl/{f}: includes "{inc}": generators get their tuning in gl_gen_in.tile')
+                        bad += 1
+                for call in sorted(set(GL_GEN_BANNED_CALL.findall(code))):
+                    print(f'delegates/gl/{f}: calls {call}: generators never call the planner, fusion or tuning')
+                    bad += 1
             for inc in INCLUDE.findall(text):
                 local = os.path.realpath(os.path.join(folder, inc))
                 target = local if os.path.exists(local) else os.path.realpath(os.path.join(root, inc))

@@ -3,6 +3,7 @@
 
 #include "gl_gen.h"
 #include "gl_plan.h"
+#include "gl_tune.h"
 
 #define ROW 4096 /* 1-D work laid out in rows, to stay under the workgroup-count limit */
 
@@ -35,7 +36,7 @@ gl_boundary_prog gl_boundary_source(bool to_arena, gl_shape sh, size_t arena_off
     grid[2] = 1;
   }
   int wg[3];
-  gl_plan_workgroup(grid, 0, wg);
+  gl_tune_workgroup(grid, 0, wg);
   gl_str_addf(&s, "#version 310 es\nlayout(local_size_x = %d, local_size_y = %d, local_size_z = %d) in;\n"
                   "precision highp float;\nprecision highp int;\n", wg[0], wg[1], wg[2]);
   if (fp16 && wide) /* 32-bit floats in the halves' arena: a vec4 is two uvec2 slots */

@@ -10,6 +10,7 @@
 
 #include "gl_gen.h"
 #include "gl_program.h"
+#include "gl_tune.h"
 #include "runtime/tfl_file.h"
 
 #define CHAIN 256           /* dependent multiply-adds per invocation */
@@ -136,7 +137,7 @@ static tfl_status measure(gl_context *c, gl_device_tuning *out, tfl_diag *diag)
     double ms[4] = {1e30, 1e30, 1e30, 1e30};
     for (int i = 0; i < 4; i++) {
       if (!progs[i]) continue;
-      if (sizes[i] == GL_DEVICE_DEFAULT_WG) def = i;
+      if (sizes[i] == gl_tune_table_get()->default_wg) def = i;
       f->UseProgram(progs[i]);
       ms[i] = time_dispatch(&t, grid, sizes[i]);
     }
@@ -145,7 +146,7 @@ static tfl_status measure(gl_context *c, gl_device_tuning *out, tfl_diag *diag)
         if (progs[i]) def = i;
     for (int i = 0; i < 4; i++)
       if (progs[i] && i != def && (alt < 0 || ms[i] < ms[alt])) alt = i;
-    out->wg = def >= 0 ? sizes[def] : GL_DEVICE_DEFAULT_WG;
+    out->wg = def >= 0 ? sizes[def] : gl_tune_table_get()->default_wg;
     for (int r = 0; def >= 0 && alt >= 0 && r < 2; r++) {
       int pair[2] = {def, alt};
       for (int k = 0; k < 2; k++) {
@@ -241,7 +242,8 @@ static void save(const char *path, int state, const gl_context *c, gl_device_tun
 void gl_device_tuning_get(gl_context *c, const char *cache_dir, gl_device_tuning *out, tfl_diag *diag)
 {
   char path[4096];
-  *out = (gl_device_tuning){GL_DEVICE_DEFAULT_FILL, GL_DEVICE_DEFAULT_WG, 0, c->max_wg_invocations, c->max_shared_bytes};
+  const gl_tune_table *tt = gl_tune_table_get(); /* the defaults without a measurement */
+  *out = (gl_device_tuning){(int)tt->default_fill, tt->default_wg, 0, c->max_wg_invocations, c->max_shared_bytes};
   int state = -2;
   if (cache_dir) {
     file_path(path, sizeof path, cache_dir, c);

@@ -188,7 +188,7 @@ char *gl_emit_source(const gl_emit_in *e)
     gl_str_addf(&s, "#define SC_LD(i) A[%zu + (i)].xy\n#define SC_ST(i, v) A[%zu + (i)].xy = (v)\n", e->scratch_off,
                 e->scratch_off);
   if (e->gen->lane_stores) emit_lane_stores(&s, e->fp16);
-  gl_str_addf(&s, "%s", gl_eltwise_helpers);
+  gl_str_addf(&s, "%s", gl_eltwise_helpers());
   int ids[64] = {0};
   emit_functions(&s, e, 0, ids);
   emit_objects(&s, e, ids);

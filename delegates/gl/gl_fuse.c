@@ -20,8 +20,9 @@
 
 #include "gl_plan_int.h"
 
-#define MAX_RECOMPUTE 40 /* producer loads x consumer reads per element */
-#define MAX_DEPTH 3      /* functions inside functions */
+/* how much recomputation and nesting inlining allows: the tuning table (gl_tune.c) */
+#define MAX_RECOMPUTE (gl_tune_table_get()->fuse_max_recompute)
+#define MAX_DEPTH (gl_tune_table_get()->fuse_max_depth)
 
 /* Loads per output element of a producer we can inline; 0: not inlinable. */
 int gl_fuse_cost(const tfl_graph *g, int node)
@@ -169,7 +170,7 @@ void gl_fuse_se(planner *p, gl_plan *plan)
     gl_shape x, hid = {0};
     gl_shape_of(&p->g->tensors[p->g->nodes[P->node].in[0]], &x);
     if (g2 >= 0) gl_shape_of(&p->g->tensors[G1->out], &hid);
-    if (!gl_se_workgroup(x.s, hid.s, &p->o.tune, &p->o.dev)) continue; /* shared memory too small */
+    if (!gl_tune_se_wg(x.s, hid.s, &p->o.tune, &p->o.dev)) continue; /* shared memory too small */
     group *S = g2 >= 0 ? &p->groups[g2] : G1;
     S->chain[S->n_chain++] = P->node;
     if (g2 >= 0) {
@@ -226,7 +227,6 @@ void gl_fuse_siblings(planner *p, gl_plan *plan)
  * both, the depthwise output staying in shared memory (gl_gen_dwpw.c). In an inverted
  * residual block that is a dispatch, a barrier and the expanded map's round trip
  * through memory fewer. */
-#define DWPW_MAX_SLICES 256 /* the depthwise output of one pixel in shared memory: 4 KiB */
 
 static bool dwpw_producer(const planner *p, const group *P)
 {
@@ -238,10 +238,8 @@ static bool dwpw_producer(const planner *p, const group *P)
   int t = P->out;
   const tfl_tensor *y = &g->tensors[t], *x = &g->tensors[n->in[0]];
   if (gl_plan_root(p, t) != t || p->is_out[t] || p->consumers[t] != 1 || y->q.n > 0 || y->ndim != 4 ||
-      x->ndim != 4 || y->dims[3] != x->dims[3] || (y->dims[3] + 3) / 4 > DWPW_MAX_SLICES)
+      x->ndim != 4 || y->dims[3] != x->dims[3] || !gl_tune_dwpw_fits((y->dims[3] + 3) / 4, &p->o.dev))
     return false;
-  /* one pixel's depthwise output (+1 vec4 of padding) in the shared memory there is */
-  if (p->o.dev.max_shared > 0 && ((y->dims[3] + 3) / 4 + 1) * 16 > p->o.dev.max_shared) return false;
   for (int u = 0; u < g->n_tensors; u++)
     if (u != t && p->alias[u] == t) return false;
   return true;
@@ -313,7 +311,7 @@ void gl_fuse_irb(planner *p, gl_plan *plan)
     gl_shape e, y;
     gl_shape_of(&g->tensors[t], &e);
     gl_shape_of(&g->tensors[C->out], &y);
-    if (!gl_irb_fits(g, C->pre, e, y, &p->o.tune, &p->o.dev)) continue;
+    if (!gl_tune_irb_fits(g, C->pre, e, y, &p->o.tune, &p->o.dev)) continue;
     C->expand = p->groups[eg].node;
     p->groups[eg].absorbed = true;
     plan->n_irb++;

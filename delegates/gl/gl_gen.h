@@ -31,24 +31,37 @@
 #include "gl_layout.h"
 
 /* The device as measured (gl_device.h): invocations that fill it, preferred workgroup;
- * and its limits as the context reports them. */
+ * and its limits as the context reports them. Only the tuning (gl_tune.c) reads it. */
 typedef struct {
-  int fill;
-  int wg;
+  int fill;                   /* 0: gl_tune.c's table default */
+  int wg;                     /* 0: gl_tune.c's table default */
   double measure_ms;          /* time the measurement took (0: read from the cache file) */
   int max_wg;                 /* GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS; 0: GLES 3.1's 128 */
   int max_shared;             /* GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, bytes; 0: GLES 3.1's 16384 */
 } gl_device_tuning;
 
-/* What gl_device_tuning_get falls back to without a usable measurement. */
-#define GL_DEVICE_DEFAULT_FILL 16384
-#define GL_DEVICE_DEFAULT_WG 128
-
-/* The device's fill, the fallback where there is no measurement (NULL or 0). */
-static inline long gl_device_fill(const gl_device_tuning *dev)
-{
-  return dev && dev->fill > 0 ? dev->fill : GL_DEVICE_DEFAULT_FILL;
-}
+/* The tuning table's choices for one dispatch as plain values: gl_tune_dispatch
+ * (gl_tune.c) fills them from the table, the device and the delegate's switches before
+ * the generator runs; generators read them and never ask the planner. Fields a
+ * generator does not use stay 0. */
+typedef struct {
+  int conv_px, conv_sl;       /* CONV_2D, FULLY_CONNECTED: output pixels along x times
+                                 slices per invocation */
+  bool conv_split;            /* ... or each output's reduction split over a workgroup */
+  int split_wg;               /* that workgroup (a power of two) */
+  bool conv_wide;             /* ... with the weights kept 32-bit (one-pixel tiles on
+                                 large maps: decoding halves costs more than the bytes) */
+  int wg;                     /* gl_gen_dwpw, gl_gen_irb, gl_gen_se: the workgroup; se:
+                                 0 when shared memory cannot hold it */
+  int tp, pxb, npb;           /* gl_gen_dwpw: tile pixels, pixels per block (also gl_gen_irb:
+                                 at most), blocks (tp 0: the
+                                 depthwise output of one pixel does not fit) */
+  int th, tw, cs, nch, items; /* gl_gen_irb: tile rows and columns, expanded slices per
+                                 chunk, chunks, projection items per lane (th 0: none
+                                 fits) */
+  int win_block;              /* gl_gen_irb: window pixels per lane of the expansion */
+  int reduce_wg;              /* reductions over a plane in one workgroup (gl_gen_pool) */
+} gl_gen_tile;
 
 /* A growing string; any allocation failure sets oom and later appends are dropped. */
 typedef struct {
@@ -83,8 +96,7 @@ typedef struct {
   bool fn;                    /* inlined into a consumer (gl_fuse.c): the body is that of
                                  FLT4 f(int b, int y, int x, int s), store_out sets the
                                  result; only gl_gen_per_vec4 generators are asked */
-  const gl_tuning *tune;      /* the delegate's switches (tile, split) */
-  const gl_device_tuning *dev;/* the device (tile and split sizes) */
+  gl_gen_tile tile;           /* the tuning table's choices (gl_tune.c) */
   int in_cost[GL_GEN_MAX_IN]; /* loads per element of a virtual input (computed by an
                                  inlined producer, gl_fuse.c); 0 or 1: read from memory */
   const tfl_node *sib;        /* gl_gen_conv: a second convolution computed alongside (its
@@ -144,14 +156,6 @@ typedef struct {
 /* The row of op (kind GL_KIND_NONE for ops we do not run). */
 const gl_op_info *gl_op_info_of(tfl_op op);
 
-/* Tuning (gl_plan.c, beside the workgroup table): the convolution tile, px output
- * pixels along x times sl output slices per invocation, for an output shape and a
- * reduction of `reduce` vec4 taps per output. */
-void gl_tune_conv(gl_shape out, int reduce, int in_cost, const gl_tuning *tune, const gl_device_tuning *dev, int *px,
-                  int *sl);
-/* true: split each output's reduction over a workgroup (few outputs, long reductions) */
-bool gl_tune_conv_split(gl_shape out, int reduce, const gl_tuning *tune, const gl_device_tuning *dev);
-
 /* Adds a constant object; takes ownership of data. Returns false when full. */
 bool gl_gen_add_const(gl_gen_out *o, const char *name, float *data, size_t n_vec4);
 /* Adds weights whose vec4 lanes are output channels, `group` vec4s per output slice
@@ -171,8 +175,8 @@ void gl_gen_per_vec4(const gl_gen_in *in, gl_gen_out *o);
  * false for ops that are not element-wise. */
 bool gl_eltwise_expr(const tfl_node *n, const char *a, const char *b, gl_str *s);
 /* GLSL functions (tfl_erf, tfl_pow, ...) the element-wise expressions call; every shader
- * defines them (gl_emit.c). */
-extern const char gl_eltwise_helpers[];
+ * defines them (gl_emit.c). Their text is shaders/eltwise_helpers.glsl. */
+const char *gl_eltwise_helpers(void);
 /* "v = act(v);" for a fused activation; false for ones we cannot run (SIGN_BIT). */
 bool gl_act_stmt(tfl_activation act, const char *v, gl_str *s);
 bool gl_act_ok(tfl_activation act);
@@ -216,19 +220,10 @@ tfl_status gl_gen_dwpw(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
  * expansion, in->pre the depthwise convolution reading it, in->node the 1x1 projection;
  * I0 the expansion's input. */
 tfl_status gl_gen_irb(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
-/* Whether gl_gen_irb tiles a block whose depthwise node is dw_node, expanded map e,
- * output y, on the device: shared memory, lanes, halos not too costly. */
-bool gl_irb_fits(const tfl_graph *g, int dw_node, gl_shape e, gl_shape y, const gl_tuning *tune,
-                 const gl_device_tuning *dev);
 /* A squeeze-and-excite vector in one workgroup per batch item (gl_gen_se.c): in->chain holds
  * the global pool, then (when two) the first pointwise layer and the element-wise ops
  * on its output; in->node is the last pointwise layer. Object I0 is the pooled map. */
 tfl_status gl_gen_se(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);
-/* Its workgroup size for a pool over pool_slices and a hidden vector of hidden_slices
- * (0: one layer): a power of two, as large as the device's invocations and shared
- * memory allow (up to 1024, tune->se_wg caps it); 0 when shared memory cannot hold it. */
-int gl_se_workgroup(int pool_slices, int hidden_slices, const gl_tuning *tune, const gl_device_tuning *dev);
-
 /* generators and checks, one file per op family */
 tfl_status gl_check_conv(const tfl_graph *g, int node, tfl_diag *diag);
 tfl_status gl_gen_conv(const gl_gen_in *in, gl_gen_out *out, tfl_diag *diag);

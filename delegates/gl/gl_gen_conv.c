@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gl_shaders.h"
 #include "runtime/tfl_fused_act.h"
 #include "runtime/tfl_padding.h"
 
@@ -295,20 +296,16 @@ static void emit_slice_loop(gl_str *s, const char *obj, const char *wbase)
 
 /* The convolution body for an output tile of PX pixels along x times SL slices per
  * invocation: each input vec4 loaded serves SL slices, each weight vec4 PX pixels
- * (gl_tune_conv picks the tile from the output's size). Window taps outside the
+ * (the tuning, gl_tune_conv, picks the tile from the output's size). Window taps outside the
  * input read a clamped pixel times a 0 mask, so the unrolled tile has no branches. */
 static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, int sh, int sw, int pt, int pl, int dh,
                            int dw, tfl_activation act)
 {
-  int px, sl;
-  gl_tune_conv(in->out, kh * kw * in->in[0].s, in->in_cost[0], in->tune, in->dev, &px, &sl);
+  int px = in->tile.conv_px, sl = in->tile.conv_sl;
   int sg = (in->out.s + sl - 1) / sl;
-  /* A tile of one pixel decodes each 16-bit weight vec4 for a single product: on large
-   * maps with many output slices that decoding, not the bytes, bounds the layer, so its
-   * weights stay 32-bit. Measured per layer on the H200 (docs/gl-performance.md, Round
-   * 5): deeplab's 33x33 layers of 64+ channels 10-35% faster; maps of 10x10 and 19x19 or
-   * 6 output slices slower (there the bytes count, or too few lanes hide the loads). */
-  if (px == 1 && in->in_cost[0] <= 1 && (long)in->out.b * in->out.h * in->out.w >= 1024 && in->out.s >= 16)
+  /* One-pixel tiles on large maps with many output slices: decoding 16-bit weights, not
+   * their bytes, bounds the layer (the tuning table's conv_wide) */
+  if (in->tile.conv_wide)
     for (int i = 0; i < o->n_consts; i++)
       if (strcmp(o->consts[i].name, "W") == 0) o->consts[i].wide = true;
   o->grid[0] = (in->out.w + px - 1) / px;
@@ -354,33 +351,25 @@ static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, i
 }
 
 /* Few outputs, long reductions (the small-spatial heads of detectors, squeeze-excite
- * FCs): one workgroup of SPLIT_WG invocations per output vec4 splits the KH*KW*IS taps,
+ * FCs): one workgroup of split_wg invocations (gl_gen_tile) per output vec4 splits the KH*KW*IS taps,
  * then sums in shared memory, instead of one invocation walking them all alone. */
-#define SPLIT_WG 64
 static void emit_conv_split(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, int sh, int sw, int pt, int pl, int dh,
                             int dw, tfl_activation act)
 {
-  o->grid[0] = SPLIT_WG;
+  o->grid[0] = in->tile.split_wg;
   o->grid[1] = in->out.h * in->out.w;
   o->grid[2] = in->out.b * in->out.s;
-  o->wg[0] = SPLIT_WG;
+  o->wg[0] = in->tile.split_wg;
   o->wg[1] = o->wg[2] = 1;
   o->whole_groups = true;
-  gl_str_addf(&o->decls, "shared highp vec4 red[%d];\n", SPLIT_WG);
+  gl_str_addf(&o->decls, "shared highp vec4 red[%d];\n", in->tile.split_wg);
+  gl_str_addf(&o->decls,
+              "#define CV_WG %d\n#define CV_KH %d\n#define CV_KW %d\n#define CV_SH %d\n#define CV_SW %d\n"
+              "#define CV_PT %d\n#define CV_PL %d\n#define CV_DH %d\n#define CV_DW %d\n",
+              in->tile.split_wg, kh, kw, sh, sw, pt, pl, dh, dw);
   gl_str *m = &o->main;
-  gl_str_addf(m,
-              "  int t = gid.x, y = gid.y / O_W, x = gid.y %% O_W, s = gid.z %% O_S, b = gid.z / O_S;\n"
-              "  highp vec4 acc = vec4(0.0);\n"
-              "  for (int k = t; k < %d * I0_S; k += %d) {\n"
-              "    int is = k %% I0_S, tap = k / I0_S, ky = tap / %d, kx = tap %% %d;\n"
-              "    int iy = y * %d - %d + ky * %d, ix = x * %d - %d + kx * %d;\n"
-              "    if (iy < 0 || iy >= I0_H || ix < 0 || ix >= I0_W) continue;\n"
-              "    FLT4 v = I0_LD(b, iy, ix, is);\n"
-              "    int wi = ((s * %d + ky) * %d + kx) * I0_S * 4 + is * 4;\n"
-              "    acc += vec4(v.x * W_LD(wi) + v.y * W_LD(wi + 1) + v.z * W_LD(wi + 2) + v.w * W_LD(wi + 3));\n"
-              "  }\n",
-              kh * kw, SPLIT_WG, kw, kw, sh, pt, dh, sw, pl, dw, kh, kw);
-  gl_emit_tree_sum(m, "red", "t", SPLIT_WG);
+  gl_str_addf(m, "%s", conv_split); /* shaders/conv_split.glsl */
+  gl_emit_tree_sum(m, "red", "t", in->tile.split_wg);
   gl_str_addf(m, "  if (t == 0) {\n    ACC4 r = red[0] * W_SC(s) + BIAS_LD(s);\n");
   gl_act_stmt(act, "r", m);
   gl_str_addf(m, "    store_out(b, y, x, s, r);\n  }\n");
@@ -409,7 +398,7 @@ static void emit_conv(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, int sh
     emit_conv_fn(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
     return;
   }
-  if (gl_tune_conv_split(in->out, kh * kw * in->in[0].s, in->tune, in->dev)) emit_conv_split(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
+  if (in->tile.conv_split) emit_conv_split(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
   else emit_conv_tile(o, in, kh, kw, sh, sw, pt, pl, dh, dw, act);
 }
 

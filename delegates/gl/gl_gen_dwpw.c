@@ -20,13 +20,6 @@
 
 #include "runtime/tfl_padding.h"
 
-#define DWPW_SHARED_VEC4 1024 /* 16 KiB of highp vec4s: what GLES 3.1 guarantees */
-
-static int clampi(int v, int lo, int hi)
-{
-  return v < lo ? lo : v > hi ? hi : v;
-}
-
 tfl_status gl_gen_dwpw(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
   const tfl_graph *g = in->g;
@@ -43,31 +36,12 @@ tfl_status gl_gen_dwpw(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   if ((st = gl_gen_depthwise_consts(g, in->pre, o, "DW", "DB", diag))) return st;
   if ((st = gl_gen_pointwise_consts(g, in->node, o, "W", "BIAS", diag))) return st;
 
+  /* tile and workgroup: the tuning (gl_tune.c) sizes them for the device's fill and
+   * the shared memory there is */
   int is = d.s, isp = is + 1, hw = d.h * d.w;
-  int wg = clampi(in->dev && in->dev->wg > 0 ? in->dev->wg : GL_DEVICE_DEFAULT_WG, 32, 128);
-  /* the GLES 3.1 minimum, or less where the device (profile, test switch) has less */
-  int budget = in->dev && in->dev->max_shared > 0 && in->dev->max_shared / 16 < DWPW_SHARED_VEC4 ? in->dev->max_shared / 16
-                                                                                                  : DWPW_SHARED_VEC4;
-  int rows_max = budget / isp;
-  if (rows_max < 1) return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, in->pre, "depthwise of %d slices in shared memory", is);
-  /* Tiles of few pixels keep many workgroups in flight; large ones reuse each weight
-   * vec4 of phase 2 over more pixels. Each lane of this kernel does a whole reduction,
-   * far more than the device's fill kernel (gl_device.h), so an eighth of that fill in
-   * invocations is the target: on the H100 (fill 1M, workgroup 128) a map of 1089
-   * pixels gets tiles of 2, one of 22500 tiles of 22, the best of tiles 1..64 there
-   * within 10% per layer (docs/gl-performance.md); llvmpipe's small fill gives the
-   * largest tiles, which run fastest on its few cores. */
-  long fill = gl_device_fill(in->dev);
-  long want = ((long)hw * in->out.b * wg * 8 + fill - 1) / fill;
-  if (in->tune && in->tune->dwpw_tile > 0) want = in->tune->dwpw_tile;
-  if (want < rows_max) rows_max = (int)(want < 1 ? 1 : want);
-  int pxb = rows_max < 4 ? rows_max : 4;
-  int npb = (rows_max + pxb - 1) / pxb, tp = rows_max;
-  if (npb * pxb * isp > budget) npb = rows_max / pxb, tp = npb * pxb;
-  if (tp > hw) {
-    tp = hw;
-    npb = (tp + pxb - 1) / pxb;
-  }
+  int wg = in->tile.wg, tp = in->tile.tp, pxb = in->tile.pxb, npb = in->tile.npb;
+  if (tp < 1 || pxb < 1 || npb < 1 || wg < 1)
+    return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, in->pre, "depthwise of %d slices in shared memory", is);
   int rows = npb * pxb, tiles = (hw + tp - 1) / tp;
   int pt = tfl_conv_pad_before(dp->padding, x.h, kh, dp->stride_h, dp->dilation_h, d.h);
   int pl = tfl_conv_pad_before(dp->padding, x.w, kw, dp->stride_w, dp->dilation_w, d.w);

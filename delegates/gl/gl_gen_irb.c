@@ -8,8 +8,8 @@
  * channels (96..960) do not fit in shared memory for the tile's input window, so they
  * go in chunks of CS slices, each chunk in three phases spread over the lanes:
  *   A: the expansion of the chunk's slices at every pixel of the input window into
- *      ESH (lanes take (block of IRB_WIN_BLOCK window pixels, slice), slices fastest,
- *      so each weight vec4 loaded serves the block); window pixels outside the input
+ *      ESH (lanes take (block of win_block window pixels, slice), slices fastest, so
+ *      each weight vec4 loaded serves the block); window pixels outside the input
  *      hold 0, the depthwise convolution's zero padding of the expanded map;
  *   B: the depthwise convolution of those slices at the tile's pixels, from ESH, with
  *      its bias and activation, into DSH (rows padded by one vec4 against bank
@@ -18,128 +18,20 @@
  *      its PXB pixels to sums it keeps in registers over all chunks.
  * Barriers after A and after B (the next chunk's A writes ESH only after B read it,
  * its B writes DSH only after C read it). GLSL ES 3.1 allows no barrier() inside any
- * control flow, loops included, so the chunk loop is written out (IRB_MAX_CHUNKS
+ * control flow, loops included, so the chunk loop is written out (the tuning table
  * bounds it); the loops inside a chunk get bounds the compiler cannot see (`+ z`, z is
  * 0) so they stay loops. After the last chunk the sums go through store_out (the
  * projection's fused ops: a residual add, an activation).
  *
- * Tile: the smallest expansion work per output pixel among tiles of up to an eighth
- * of the device's fill in invocations (as gl_gen_dwpw.c), larger where that would
- * compute the expanded map more than IRB_MAX_RECOMPUTE times over; shared memory
+ * The tile, CS, the chunks and the workgroup come from the tuning (gl_tune.c, in
+ * in->tile): the least expansion work per output pixel among tiles of up to an eighth
+ * of the device's fill in invocations, larger where halos cost too much; shared memory
  * (16 KiB: ESH window x CS, DSH tile x (CS + 1)) sets CS. */
 #include <stdio.h>
 
 #include "gl_gen.h"
 
 #include "runtime/tfl_padding.h"
-
-#define IRB_SHARED_VEC4 1024 /* 16 KiB of highp vec4s: what GLES 3.1 guarantees */
-#define IRB_MIN_CHUNK 4      /* expanded slices per chunk below which a tile shrinks */
-#define IRB_MAX_CHUNKS 12    /* chunks written out: bounds the shader's length (and
-                                llvmpipe's compile time, which grows with barriers) */
-#define IRB_MAX_SIDE 32      /* tile rows and columns searched */
-#define IRB_WIN_BLOCK 4      /* window pixels per lane of the expansion: each weight vec4
-                                loaded serves them all */
-#define IRB_MAX_RECOMPUTE 2.0 /* expanded pixels computed per pixel of the expanded map */
-#define IRB_MAX_ITEMS 4      /* projection (pixel block, output slice) items per lane */
-
-static int clampi(int v, int lo, int hi)
-{
-  return v < lo ? lo : v > hi ? hi : v;
-}
-
-/* The tile's geometry and what it costs in shared memory and lanes. */
-typedef struct {
-  int th, tw, wh, ww, win; /* tile, its input window (rows, columns, pixels) */
-  int tp, pxb, npb, rows;  /* tile pixels, pixels per block, blocks, DSH rows */
-  int cs, nch;             /* expanded slices per chunk, chunks */
-  int items;               /* projection (block, output slice) items per lane */
-} irb_tile;
-
-static void tile_fill(irb_tile *t, int th, int tw, int kh, int kw, int sh, int sw, int dh, int dw, int es, int os, int wg)
-{
-  t->th = th, t->tw = tw;
-  t->wh = (th - 1) * sh + (kh - 1) * dh + 1;
-  t->ww = (tw - 1) * sw + (kw - 1) * dw + 1;
-  t->win = t->wh * t->ww;
-  t->tp = th * tw;
-  t->pxb = t->tp < 4 ? t->tp : 4;
-  t->npb = (t->tp + t->pxb - 1) / t->pxb;
-  t->rows = t->npb * t->pxb;
-  /* ESH: win * cs, DSH: rows * (cs + 1) */
-  int cs = (IRB_SHARED_VEC4 - t->rows) / (t->win + t->rows);
-  t->cs = cs < es ? cs : es;
-  t->nch = t->cs > 0 ? (es + t->cs - 1) / t->cs : 0;
-  if (t->nch > 0) t->cs = (es + t->nch - 1) / t->nch; /* chunks of even size */
-  t->items = (t->npb * os + wg - 1) / wg;
-}
-
-/* Whether a tile fits: shared memory for chunks of IRB_MIN_CHUNK slices (or all), a
- * few projection sums per lane (registers), a bounded shader. */
-static bool tile_ok(const irb_tile *t, int es)
-{
-  return t->cs >= (es < IRB_MIN_CHUNK ? es : IRB_MIN_CHUNK) && t->items <= IRB_MAX_ITEMS && t->nch <= IRB_MAX_CHUNKS;
-}
-
-/* Among tiles of at most `want` pixels that fit, the one computing the fewest
- * expanded pixels per output pixel (window over tile, partial tiles at the map's edges
- * counted whole), then the one with the fewest chunks; false if none fits. */
-static bool pick_tile(int oh, int ow, int kh, int kw, int sh, int sw, int dh, int dw, int es, int os, long want, int wg,
-                      irb_tile *t, double *cost_out)
-{
-  double best = 0;
-  bool found = false;
-  for (int th = 1; th <= oh && th <= IRB_MAX_SIDE; th++)
-    for (int tw = 1; tw <= ow && tw <= IRB_MAX_SIDE && (long)th * tw <= (want > 1 ? want : 1); tw++) {
-      irb_tile c;
-      tile_fill(&c, th, tw, kh, kw, sh, sw, dh, dw, es, os, wg);
-      if (!tile_ok(&c, es)) continue;
-      double cost = (double)c.win * ((oh + th - 1) / th) * ((ow + tw - 1) / tw) / ((double)oh * ow);
-      if (!found || cost < best * 0.99 || (cost < best * 1.01 && c.nch < t->nch)) {
-        *t = c;
-        best = cost;
-        found = true;
-      }
-    }
-  *cost_out = best / (sh * sw); /* against the unfused expansion's own pixels */
-  return found;
-}
-
-static int irb_wg(const gl_device_tuning *dev)
-{
-  return clampi(dev && dev->wg > 0 ? dev->wg : GL_DEVICE_DEFAULT_WG, 32, 128);
-}
-
-/* The tile for block (expansion's output e, depthwise node dw_node, output y) on the
- * device. Each lane does whole reductions, as in gl_gen_dwpw.c: tiles of an eighth of
- * the device's fill in invocations, larger where the expansion would otherwise be
- * computed more than IRB_MAX_RECOMPUTE times over (halos); false if no tile gets
- * there. tune->irb_tile (the side) forces the tile, halos whatever they cost. */
-static bool plan_tile(const tfl_graph *g, int dw_node, gl_shape e, gl_shape y, const gl_tuning *tune,
-                      const gl_device_tuning *dev, irb_tile *t)
-{
-  const tfl_node *n = &g->nodes[dw_node];
-  const tfl_tensor *w = &g->tensors[n->in[1]];
-  const tfl_conv_params *c = &n->p.conv;
-  int wg = irb_wg(dev);
-  long want = ((long)y.h * y.w * y.b * wg * 8 + gl_device_fill(dev) - 1) / gl_device_fill(dev);
-  if (tune && tune->irb_tile > 0) want = (long)tune->irb_tile * tune->irb_tile;
-  if (want < 1) want = 1;
-  for (;; want *= 2) {
-    double cost;
-    bool ok = pick_tile(y.h, y.w, w->dims[1], w->dims[2], c->stride_h, c->stride_w, c->dilation_h, c->dilation_w, e.s,
-                        y.s, want, wg, t, &cost);
-    if (ok && (cost <= IRB_MAX_RECOMPUTE || (tune && tune->irb_tile > 0))) return true;
-    if (want >= (long)y.h * y.w) return false;
-  }
-}
-
-bool gl_irb_fits(const tfl_graph *g, int dw_node, gl_shape e, gl_shape y, const gl_tuning *tune,
-                 const gl_device_tuning *dev)
-{
-  irb_tile t;
-  return plan_tile(g, dw_node, e, y, tune, dev, &t);
-}
 
 tfl_status gl_gen_irb(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
 {
@@ -159,11 +51,21 @@ tfl_status gl_gen_irb(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   if ((st = gl_gen_depthwise_consts(g, in->pre, o, "DW", "DB", diag))) return st;
   if ((st = gl_gen_pointwise_consts(g, in->node, o, "W", "BIAS", diag))) return st;
 
-  int es = e.s, wg = irb_wg(in->dev);
-  irb_tile t;
-  if (!plan_tile(g, in->pre, e, in->out, in->tune, in->dev, &t))
+  const gl_gen_tile *tl = &in->tile;
+  int es = e.s, wg = tl->wg;
+  if (tl->th < 1 || tl->tw < 1 || tl->pxb < 1 || tl->cs < 1 || wg < 1)
     return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, in->node, "inverted residual block of %d expanded slices, %d output slices",
                          es, in->out.s);
+  /* the tile's geometry: input window, pixel blocks of the projection, shared rows */
+  struct {
+    int th, tw, ww, win, tp, pxb, npb, rows, cs, nch, items;
+  } t = {.th = tl->th, .tw = tl->tw, .cs = tl->cs, .nch = tl->nch, .items = tl->items};
+  t.ww = (t.tw - 1) * dp->stride_w + (kw - 1) * dp->dilation_w + 1;
+  t.win = ((t.th - 1) * dp->stride_h + (kh - 1) * dp->dilation_h + 1) * t.ww;
+  t.tp = t.th * t.tw;
+  t.pxb = t.tp < tl->pxb ? t.tp : tl->pxb;
+  t.npb = (t.tp + t.pxb - 1) / t.pxb;
+  t.rows = t.npb * t.pxb;
   int tx = (d.w + t.tw - 1) / t.tw, ty = (d.h + t.th - 1) / t.th, csp = t.cs + 1;
   int pt = tfl_conv_pad_before(dp->padding, x.h, kh, dp->stride_h, dp->dilation_h, d.h);
   int pl = tfl_conv_pad_before(dp->padding, x.w, kw, dp->stride_w, dp->dilation_w, d.w);
@@ -184,7 +86,7 @@ tfl_status gl_gen_irb(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
               "  int oy0 = (tile / %d) * TH, ox0 = (tile %% %d) * TW;\n"
               "  int iy0 = oy0 * %d - %d, ix0 = ox0 * %d - %d;\n"
               "  int z = min(gid.y, 0), nis = I0_S + z, nkh = %d + z, nkw = %d + z;\n",
-              (t.win + IRB_WIN_BLOCK - 1) / IRB_WIN_BLOCK, t.th, t.tw, t.ww, t.win, t.tp, t.rows, t.cs, csp, es, t.npb, wg, tx, tx, dp->stride_h, pt, dp->stride_w, pl, kh, kw);
+              (t.win + tl->win_block - 1) / tl->win_block, t.th, t.tw, t.ww, t.win, t.tp, t.rows, t.cs, csp, es, t.npb, wg, tx, tx, dp->stride_h, pt, dp->stride_w, pl, kh, kw);
   /* projection item k of this lane: block pbk, output slice osk (clamped for lanes
    * without one, which compute and store nothing) */
   for (int k = 0; k < t.items; k++) {
@@ -199,9 +101,9 @@ tfl_status gl_gen_irb(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
     gl_str_addf(m,
                 "  for (int it = lane; it < WBL * CS; it += WG) {\n"
                 "    int q0 = (it / CS) * %d, j = it %% CS, s = min(%d + j, ES - 1);\n",
-                IRB_WIN_BLOCK, c0);
+                tl->win_block, c0);
     /* window pixels q0 + k: clamped into the input, masked after the sums */
-    for (int k = 0; k < IRB_WIN_BLOCK; k++)
+    for (int k = 0; k < tl->win_block; k++)
       gl_str_addf(m,
                   "    int y%d = iy0 + (q0 + %d) / WW, x%d = ix0 + (q0 + %d) %% WW;\n"
                   "    bool in%d = q0 + %d < WIN && y%d >= 0 && y%d < I0_H && x%d >= 0 && x%d < I0_W;\n"
@@ -212,12 +114,12 @@ tfl_status gl_gen_irb(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
                 "    for (int i = 0; i < nis; i++) {\n"
                 "      int wi = (s * I0_S + i) * 4;\n"
                 "      FLT4 w0 = EW_LD(wi), w1 = EW_LD(wi + 1), w2 = EW_LD(wi + 2), w3 = EW_LD(wi + 3);\n");
-    for (int k = 0; k < IRB_WIN_BLOCK; k++)
+    for (int k = 0; k < tl->win_block; k++)
       gl_str_addf(m, "      { FLT4 v = I0_LD(b, y%d, x%d, i); e%d += v.x * w0 + v.y * w1 + v.z * w2 + v.w * w3; }\n", k, k,
                   k);
     gl_str_addf(m, "    }\n");
-    for (int k = 0; k < IRB_WIN_BLOCK; k++) {
-      char v[8];
+    for (int k = 0; k < tl->win_block; k++) {
+      char v[16];
       snprintf(v, sizeof v, "e%d", k);
       gl_str_addf(m, "    e%d = e%d * EW_SC(s) + EB_LD(s);\n", k, k);
       gl_act_stmt(ex->p.conv.act, v, m);

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include "gl_shaders.h"
 #include "runtime/tfl_padding.h"
 
 static bool float_like(tfl_type t)
@@ -63,22 +64,14 @@ tfl_status gl_gen_pool(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
     emit_global_mean(in, o, p->act);
     return TFL_OK;
   }
+  /* a pool is never inlined into a consumer (gl_fuse_cost), so it may declare */
+  gl_str_addf(&o->decls,
+              "#define PL_KH %d\n#define PL_KW %d\n#define PL_SH %d\n#define PL_SW %d\n#define PL_PT %d\n"
+              "#define PL_PL %d\n#define %s 1\n",
+              p->filter_h, p->filter_w, p->stride_h, p->stride_w, pt, pl, avg ? "PL_AVG" : l2 ? "PL_L2" : "PL_MAX");
   gl_gen_per_vec4(in, o);
   gl_str *m = &o->main;
-  gl_str_addf(m,
-              "  ACC4 acc = vec4(%s);\n"
-              "  int cnt = 0;\n",
-              avg || l2 ? "0.0" : "-65000.0");
-  gl_emit_window_open(m, p->filter_h, p->filter_w, p->stride_h, p->stride_w, pt, pl, 1, 1);
-  gl_str_addf(m,
-              "      FLT4 v = I0_LD(b, iy, ix, s);\n"
-              "      %s;\n"
-              "      cnt++;\n"
-              "    }\n"
-              "  }\n",
-              avg ? "acc += v" : l2 ? "acc += vec4(v) * vec4(v)" : "acc = max(acc, v)");
-  if (avg) gl_str_addf(m, "  acc = acc / float(max(cnt, 1));\n");
-  if (l2) gl_str_addf(m, "  acc = cnt > 0 ? sqrt(acc / float(cnt)) : vec4(0.0);\n");
+  gl_str_addf(m, "%s", pool); /* shaders/pool.glsl */
   gl_act_stmt(p->act, "acc", m);
   gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
   return TFL_OK;
@@ -106,26 +99,25 @@ tfl_status gl_check_mean(const tfl_graph *g, int node, tfl_diag *diag)
   return TFL_OK;
 }
 
-/* Mean over all pixels of each input slice: one workgroup of RED_WG invocations per
+/* Mean over all pixels of each input slice: one workgroup of reduce_wg invocations (gl_gen_tile) per
  * output vec4, strided coalesced reads, then a tree in shared memory (written out
  * step by step: GLSL ES allows no barrier() inside loops). fp32 sums either way. */
-#define RED_WG 128
 static void emit_global_mean(const gl_gen_in *in, gl_gen_out *o, tfl_activation act)
 {
-  o->grid[0] = RED_WG;
+  o->grid[0] = in->tile.reduce_wg;
   o->grid[1] = 1;
   o->grid[2] = in->out.b * in->out.s;
-  o->wg[0] = RED_WG;
+  o->wg[0] = in->tile.reduce_wg;
   o->wg[1] = o->wg[2] = 1;
   o->whole_groups = true;
-  gl_str_addf(&o->decls, "shared highp vec4 red[%d];\n", RED_WG);
+  gl_str_addf(&o->decls, "shared highp vec4 red[%d];\n", in->tile.reduce_wg);
   gl_str *m = &o->main;
   gl_str_addf(m,
               "  int t = gid.x, s = gid.z %% O_S, b = gid.z / O_S;\n"
               "  highp vec4 acc = vec4(0.0);\n"
               "  for (int i = t; i < I0_H * I0_W; i += %d) acc += vec4(I0_LD(b, i / I0_W, i %% I0_W, s));\n",
-              RED_WG);
-  gl_emit_tree_sum(m, "red", "t", RED_WG);
+              in->tile.reduce_wg);
+  gl_emit_tree_sum(m, "red", "t", in->tile.reduce_wg);
   gl_str_addf(m, "  if (t == 0) {\n    ACC4 acc = red[0] * (1.0 / float(I0_H * I0_W));\n");
   gl_act_stmt(act, "acc", m);
   gl_str_addf(m, "    store_out(b, 0, 0, s, acc);\n  }\n");
@@ -156,27 +148,10 @@ tfl_status gl_gen_softmax(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   o->grid[0] = in->out.w;
   o->grid[1] = in->out.h;
   o->grid[2] = in->out.b;
-  gl_str *m = &o->main;
-  gl_str_addf(m, "  const highp float beta = ");
-  gl_str_float(m, log_sm ? 1.0f : in->n->p.softmax.beta);
-  gl_str_addf(m,
-              ";\n"
-              "  int x = gid.x, y = gid.y, b = gid.z;\n"
-              "  highp float mx = -3.0e38;\n"
-              "  for (int s = 0; s < I0_S; s++) {\n"
-              "    vec4 v = vec4(I0_LD(b, y, x, s));\n"
-              "    for (int k = 0; k < 4; k++) if (s * 4 + k < I0_C) mx = max(mx, v[k]);\n"
-              "  }\n"
-              "  highp float sum = 0.0;\n"
-              "  for (int s = 0; s < I0_S; s++) {\n"
-              "    highp vec4 e = exp((vec4(I0_LD(b, y, x, s)) - mx) * beta);\n"
-              "    for (int k = 0; k < 4; k++) if (s * 4 + k < I0_C) sum += e[k];\n"
-              "  }\n"
-              "  for (int s = 0; s < I0_S; s++)\n");
-  if (log_sm)
-    gl_str_addf(m, "    store_out(b, y, x, s, FLT4((vec4(I0_LD(b, y, x, s)) - mx) - log(sum)));\n");
-  else
-    gl_str_addf(m, "    store_out(b, y, x, s, FLT4(exp((vec4(I0_LD(b, y, x, s)) - mx) * beta) / sum));\n");
+  gl_str_addf(&o->decls, "#define SM_BETA ");
+  gl_str_float(&o->decls, log_sm ? 1.0f : in->n->p.softmax.beta);
+  gl_str_addf(&o->decls, "\n%s", log_sm ? "#define SM_LOG 1\n" : "");
+  gl_str_addf(&o->main, "%s", softmax); /* shaders/softmax.glsl */
   return TFL_OK;
 }
 

@@ -5,7 +5,7 @@
  * (gl_fuse.c).
  *
  * One workgroup does all of it, so what bounds it is memory latency: the workgroup is
- * as large as the device and its shared memory allow (gl_se_workgroup; up to 1024
+ * as large as the device and its shared memory allow (gl_tune_se_wg; up to 1024
  * invocations, a power of two), every lane keeps several loads in flight, and no lane
  * walks a long dependent chain alone:
  *   phase 1: lanes split (slice, pixel chunk); a slice's chunks are neighbouring lanes
@@ -21,23 +21,8 @@
 
 #include "gl_gen.h"
 
-#define SE_MAX_WG 1024 /* beyond this the trees only grow: 64 K vec4 loads (selfie's
-                          largest pool) are 64 per lane at 1024 */
-#define SE_MIN_WG 32
-#define SE_GLES_WG 128          /* what GLES 3.1 guarantees */
-#define SE_GLES_SHARED 16384
-#define SE_UNROLL 4             /* independent loads per lane and pool iteration */
-
-int gl_se_workgroup(int pool_slices, int hidden_slices, const gl_tuning *tune, const gl_device_tuning *dev)
-{
-  int max_wg = dev && dev->max_wg > 0 ? dev->max_wg : SE_GLES_WG;
-  long shared = dev && dev->max_shared > 0 ? dev->max_shared : SE_GLES_SHARED;
-  long room = shared / 16 - pool_slices - hidden_slices; /* highp vec4s left for RED */
-  int cap = tune && tune->se_wg > 0 && tune->se_wg < SE_MAX_WG ? tune->se_wg : SE_MAX_WG;
-  int wg = 1;
-  while (wg * 2 <= cap && wg * 2 <= max_wg && wg * 2 <= room) wg *= 2;
-  return wg >= SE_MIN_WG ? wg : 0;
-}
+#define SE_UNROLL 4             /* independent loads per lane and pool iteration (the
+                                   accumulators a0..a3 below) */
 
 /* "if (t < n) " where lanes past n idle (none: every lane works). */
 static void emit_lanes_if(gl_str *m, int n, int wg)
@@ -171,8 +156,8 @@ tfl_status gl_gen_se(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
     if ((st = gl_gen_pointwise_consts(g, in->chain[1], o, "W1", "B1", diag))) return st;
   }
   if ((st = gl_gen_pointwise_consts(g, in->node, o, "W", "BIAS", diag))) return st;
-  int wg = gl_se_workgroup(x.s, h.s, in->tune, in->dev);
-  if (!wg)
+  int wg = in->tile.wg; /* the tuning's (gl_tune.c): device and shared memory */
+  if (wg < 1)
     return gl_node_error(diag, TFL_ERR_UNSUPPORTED, g, in->node, "squeeze-excite over %d and %d slices: shared memory",
                          x.s, h.s);
   o->grid[0] = wg;

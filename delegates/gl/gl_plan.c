@@ -52,65 +52,6 @@ bool gl_plan_supports(const tfl_graph *g, int node, tfl_diag *why)
   return info->check(g, node, why) == TFL_OK;
 }
 
-void gl_plan_workgroup(const int grid[3], int total, int wg[3])
-{
-  /* `total` invocations (the device's preferred size), x first (consecutive x are
-   * consecutive addresses in PHWC4); z at most 64, the GLES 3.1 minimum of
-   * GL_MAX_COMPUTE_WORK_GROUP_SIZE[2] (NVIDIA's) */
-  int budget = total > 0 ? total : 128;
-  for (int a = 0; a < 3; a++) {
-    int cap = a == 0 ? 16 : a == 1 ? 8 : 64;
-    int w = 1;
-    while (w * 2 <= cap && w * 2 <= budget && w < grid[a]) w *= 2;
-    wg[a] = w;
-    budget /= w;
-  }
-}
-
-/* The invocations a convolution's tiles keep. The device's fill is measured with one
- * dependent chain per lane (gl_device.c); a tile's lane runs many independent ones, so
- * fewer lanes fill the device. 1/16: on the H200 (fill 1M) keeping 65536 was the best
- * of 4096..1M over seven models (docs/gl-performance.md, Round 5); at the full fill
- * deeplab's 33x33x256 layer split its reduction and ran 20% slower. */
-static long conv_fill(const gl_tuning *tune, const gl_device_tuning *dev)
-{
-  if (tune->conv_fill > 0) return tune->conv_fill;
-  long f = gl_device_fill(dev) / 16;
-  return f > 1 ? f : 1;
-}
-
-void gl_tune_conv(gl_shape out, int reduce, int in_cost, const gl_tuning *tune, const gl_device_tuning *dev, int *px,
-                  int *sl)
-{
-  /* Bigger tiles reuse loads more but leave fewer invocations: keep at least the
-   * convolutions' share of the device's fill (conv_fill), below which it idles.
-   * Short reductions gain little.
-   * An input computed by an inlined producer (in_cost loads an element) is recomputed
-   * once per slice group: then the tile covers all output slices (up to 8). */
-  long fill = conv_fill(tune, dev);
-  int p = out.w >= 16 ? 4 : out.w >= 4 ? 2 : 1;
-  int s = in_cost > 1 ? (out.s < 8 ? out.s : 8) : out.s >= 8 && reduce >= 8 ? 4 : out.s >= 2 ? 2 : 1;
-  for (;;) {
-    long inv = (long)out.b * out.h * ((out.w + p - 1) / p) * ((out.s + s - 1) / s);
-    if (inv >= fill || (p == 1 && (s == 1 || in_cost > 1))) break;
-    if ((p >= s || in_cost > 1) && p > 1) p /= 2;
-    else s /= 2;
-  }
-  if (tune->conv_tile_px > 0) p = tune->conv_tile_px;
-  if (tune->conv_tile_slices > 0) s = tune->conv_tile_slices;
-  *px = p < 1 ? 1 : p > 8 ? 8 : p;
-  *sl = s < 1 ? 1 : s > 8 ? 8 : s;
-}
-
-bool gl_tune_conv_split(gl_shape out, int reduce, const gl_tuning *tune, const gl_device_tuning *dev)
-{
-  if (tune->conv_split != GL_SPLIT_AUTO) return tune->conv_split == GL_SPLIT_ALWAYS;
-  /* outputs a quarter of the convolutions' fill leave most of the device idle: a workgroup per
-   * output pays off once each of its 64 lanes gets at least 2 taps */
-  long fill = conv_fill(tune, dev);
-  return (long)out.b * out.h * out.w * out.s <= fill / 4 && reduce >= 128;
-}
-
 /* Shape of tensor t as input of a node whose output has rank out_rank: element-wise
  * ops right-align lower ranks first (numpy broadcasting). */
 static gl_shape aligned_shape(const tfl_tensor *t, int out_rank, bool align)
@@ -357,8 +298,6 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
   const gl_op_info *info = gl_op_info_of(n->op);
   gl_gen_in in = {0};
   in.pre = in.expand = -1;
-  in.tune = &p->o.tune;
-  in.dev = &p->o.dev;
   b->remap_obj = b->sib_obj = -1;
   in.g = g;
   in.node = G->node;
@@ -403,6 +342,7 @@ static tfl_status build_group(planner *p, const group *G, group_build *b)
   }
   if (G->dest >= 0 && (st = add_dest(p, G, b, "D", &b->remap_obj))) return st;
   if (G->sib >= 0 && (st = add_sibling(p, G, b, &in))) return st;
+  gl_tune_dispatch(&in, &p->o.tune, &p->o.dev);
   gl_gen_fn gen = G->n_chain ? gl_gen_se : G->expand >= 0 ? gl_gen_irb : G->pre >= 0 ? gl_gen_dwpw : info->gen;
   if ((st = gen(&in, &b->gen, p->diag))) return st;
   if (b->gen.decls.oom || b->gen.main.oom) return tfl_fail(p->diag, TFL_ERR_NOMEM, "shader of node %d", G->node);
@@ -698,7 +638,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
       out->n_barriers += pd->barrier;
     }
     if (b->gen.wg[0] > 0) memcpy(e->wg, b->gen.wg, sizeof e->wg);
-    else gl_plan_workgroup(b->gen.grid, o->dev.wg, e->wg);
+    else gl_tune_workgroup(b->gen.grid, o->dev.wg, e->wg);
     e->out_off = off_of[gl_plan_root(&p, G->out)];
     e->out_wide = p.wide[gl_plan_root(&p, G->out)];
     gl_remap rm = {G->n_steps, G->step_a, G->step_b, G->step_add, b->remap_obj};

@@ -11,6 +11,8 @@
  *              only where arena ranges conflict; constants get one range per dispatch;
  *   4. emit:   full `#version 310 es` sources with sizes and offsets as #defines.
  * The delegate (gl_delegate.c) then compiles the sources and owns the GL objects.
+ * Tuning: gl_tune.c's table (workgroups, tiles, fusion and split thresholds), read here
+ * and by the fusion passes; generators get its choices as plain values (gl_gen_tile).
  * Debugging: gl_tuning (gl_delegate.h) switches fusion, reordering, barriers, tiles
  * and, in fp16 mode, 32-bit constants or residual sums (neither is needed for the
  * models' tolerances since accumulators are highp, see gl_gen.h; they are for
@@ -87,9 +89,5 @@ typedef struct {
 bool gl_plan_supports(const tfl_graph *g, int node, tfl_diag *why);
 tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl_plan_options *o, gl_plan *out, tfl_diag *diag);
 void gl_plan_free(gl_plan *p);
-
-/* The workgroup size for a grid of `total` invocations at most (0: 128); tuning lives
- * here, not in generators. */
-void gl_plan_workgroup(const int grid[3], int total, int wg[3]);
 
 #endif

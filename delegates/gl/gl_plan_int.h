@@ -6,6 +6,7 @@
 #include "gl_emit.h"
 #include "gl_gen.h"
 #include "gl_plan.h"
+#include "gl_tune.h"
 
 #define MAX_EPI 8     /* element-wise nodes fused into one dispatch */
 #define GL_REMAP_STEPS 8 /* reshapes and concatenations folded into one producer's writes */
