@@ -11,7 +11,7 @@
  *   tfl_interpreter_free(it);  gl->destroy(gl);  cpu->destroy(cpu);
  *
  * Device tensors (tfl_delegate.h): an image input sampled straight from a frame's
- * textures (RGBA8, or YUV/gray planes converted in the same shader: tfl_gl_layout) into
+ * textures (RGBA8, or YUV/gray planes converted in the same shader: tfl_image_layout) into
  * the arena, one batch slot per bound frame; a segmentation output
  * exported into an R8 mask texture on the GPU; outputs left on the GPU (no readback,
  * no wait for the GPU in invoke), and any float32 output's slot queued into a GL buffer

@@ -148,7 +148,7 @@ static void test_external(gl_context *c, tfl_type type, fit_mode fit)
         "identical outputs%s%s", tfl_type_name(type), fn, sa ? ": 2D: " : "", sa ? ea : "");
 
   /* the driver converts an external image's format: no YUV layout on it */
-  x.layout = TFL_GL_NV12;
+  x.layout = TFL_IMAGE_NV12;
   x.gl_planes[0] = tex;
   tfl_status sy = run(type, IW, IH, &x, b, bytes, eb, sizeof eb);
   CHECK(sy != TFL_OK && strstr(eb, "external-OES"), "external-OES texture with layout NV12 refused: %s", eb);
