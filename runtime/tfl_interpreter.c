@@ -528,11 +528,21 @@ static tfl_status output_part(tfl_interpreter *it, int i, const char *what, inte
   return TFL_OK;
 }
 
-tfl_status tfl_interpreter_output_bytes(tfl_interpreter *it, int i, const tfl_export *e, size_t *need)
+/* A device buffer is its delegate's alone: the output must be made by that delegate. */
+static tfl_status same_owner(tfl_interpreter *it, int i, const interp_part *p, const tfl_delegate *owner)
+{
+  if (!owner || owner == p->d) return TFL_OK;
+  int t = it->g->outputs[i];
+  return tfl_fail(it->diag, TFL_ERR_UNSUPPORTED, "export: output %d (%s) is made by the %s delegate, the buffer is the "
+                  "%s delegate's", i, it->g->tensors[t].name ? it->g->tensors[t].name : "", p->d->name, owner->name);
+}
+
+tfl_status tfl_interpreter_output_bytes(tfl_interpreter *it, int i, const tfl_export *e, const tfl_delegate *owner,
+                                        size_t *need)
 {
   interp_part *p = NULL;
   tfl_status st = output_part(it, i, "output bytes", &p);
-  if (st != TFL_OK) return st;
+  if (st != TFL_OK || (st = same_owner(it, i, p, owner)) != TFL_OK) return st;
   return p->d->output_bytes(p->d->ctx, p->state, it->g->outputs[i], e, need);
 }
 
@@ -542,9 +552,7 @@ tfl_status tfl_interpreter_export_output(tfl_interpreter *it, int i, const tfl_e
   tfl_status st = output_part(it, i, "export", &p);
   if (st != TFL_OK) return st;
   if (!e || !dst) return tfl_fail(it->diag, TFL_ERR_ARG, "export: output %d with no %s", i, e ? "buffer" : "export");
-  if (tfl_buffer_owner(dst) && tfl_buffer_owner(dst) != p->d)
-    return tfl_fail(it->diag, TFL_ERR_ARG, "export: output %d is made by the %s delegate, the buffer is the %s "
-                    "delegate's", i, p->d->name, tfl_buffer_owner(dst)->name);
+  if ((st = same_owner(it, i, p, tfl_buffer_owner(dst))) != TFL_OK) return st;
   return p->d->export_output(p->d->ctx, p->state, it->g->outputs[i], e, dst);
 }
 

@@ -309,7 +309,7 @@ static gboolean plan_queued_outputs(gl_frame_job *j, tfl_interpreter *it, int sl
   if (n > MAX_QUEUED_OUTPUTS) why = "more outputs than are queued";
   for (gint i = 0; i < n && !why; i++) {
     size_t need = 0;
-    if (tfl_interpreter_output_bytes(it, i, &(tfl_export){ .slot = slot }, &need) != TFL_OK)
+    if (tfl_interpreter_output_bytes(it, i, &(tfl_export){ .slot = slot }, gl->delegate, &need) != TFL_OK)
       why = tfl_interpreter_last_error(it);
     gl->out_off[i] = total;
     gl->out_bytes[i] = need;
