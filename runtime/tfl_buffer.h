@@ -122,8 +122,9 @@ tfl_status tfl_buffer_copy(tfl_buffer *src, size_t src_off, tfl_buffer *dst, siz
 tfl_status tfl_buffer_fence(tfl_buffer *b);
 /* Whether b's fence has signalled (true when there is none): a map would not wait. */
 bool tfl_buffer_ready(tfl_buffer *b);
-/* b's bytes on the host: waits for its fence, then maps. *ptr stays valid until unmap;
- * the next export into b needs the unmap first. */
+/* b's bytes on the host: waits for its fence, then maps. *ptr stays valid until unmap.
+ * A device buffer is unmapped before the next export or copy into it; a host buffer's
+ * map is its memory and may stay mapped while exports write it. */
 tfl_status tfl_buffer_map(tfl_buffer *b, const void **ptr);
 void tfl_buffer_unmap(tfl_buffer *b);
 /* The last failure of b's calls (its delegate's diag, or b's own). */

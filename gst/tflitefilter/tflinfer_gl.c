@@ -61,6 +61,7 @@ struct _GstTfliteInferGl {
    * bind, so one serves every slot), the mask texture an export writes (re-imported a
    * frame), gl-readback's mask bytes on the host */
   tfl_buffer *image, *mask_image, *host_mask;
+  const guint8 *host_mask_bytes; /* host_mask mapped for good (a host buffer's memory) */
   tfl_diag diag;               /* their errors (GL thread) */
   guint8 *collected;           /* collect's copy of a read-back (grown, reused) */
   gsize collected_size;
@@ -236,6 +237,29 @@ gboolean gst_tflite_infer_gl_mask_size(GstTfliteInfer *self, gint *width, gint *
   return TRUE;
 }
 
+typedef struct {
+  GstTfliteInferGl *gl;
+  gboolean *made;
+} make_call;
+
+/* GL thread: the runtime's buffers of the GL path, made once and reused by every frame:
+ * the frame's image, the mask texture's, the mask bytes on the host (mapped now, for
+ * good), the two queued read-backs (a mask's size now; the outputs' once planned). */
+static void make_buffers(GstGLContext *ctx, gpointer data)
+{
+  (void)ctx;
+  make_call *c = data;
+  GstTfliteInferGl *gl = c->gl;
+  gsize dense = (gsize)gl->mask_w * (gsize)gl->mask_h, row = tfl_class_row_bytes(gl->mask_w) * (gsize)gl->mask_h;
+  tfl_status st = tfl_buffer_new(gl->delegate, TFL_BUFFER_IMAGE, 0, &gl->diag, &gl->image);
+  if (!st && gl->pool) st = tfl_buffer_new(gl->delegate, TFL_BUFFER_IMAGE, 0, &gl->diag, &gl->mask_image);
+  if (!st && gl->segmentation) st = tfl_buffer_new(NULL, TFL_BUFFER_HOST, dense, &gl->diag, &gl->host_mask);
+  if (!st && gl->segmentation) st = tfl_buffer_map(gl->host_mask, (const void **)&gl->host_mask_bytes);
+  for (guint i = 0; i < G_N_ELEMENTS(gl->queued) && !st; i++)
+    st = tfl_buffer_new(gl->delegate, TFL_BUFFER_DEVICE, gl->segmentation ? row : 0, &gl->diag, &gl->queued[i].buf);
+  *c->made = st == TFL_OK;
+}
+
 GstTfliteInferGl *gst_tflite_infer_gl_new(GstTfliteInfer *self, GError **err)
 {
   GstTfliteInferGl *gl = g_new0(GstTfliteInferGl, 1);
@@ -250,6 +274,13 @@ GstTfliteInferGl *gst_tflite_infer_gl_new(GstTfliteInfer *self, GError **err)
   if (gl->segmentation) {
     gl->pool = mask_pool_new(gl->context, gl->mask_w, gl->mask_h);
     if (!gl->pool) GST_WARNING_OBJECT(self->owner, "no GL mask textures (%dx%d GRAY8): CPU masks only", gl->mask_w, gl->mask_h);
+  }
+  gboolean made = FALSE;
+  gst_gl_context_thread_add(gl->context, make_buffers, &(make_call){ gl, &made });
+  if (!made) {
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "the GL path's buffers: %s", gl->diag.error);
+    gst_tflite_infer_gl_free(gl);
+    return NULL;
   }
   return gl;
 }
@@ -281,18 +312,6 @@ void gst_tflite_infer_gl_free(GstTfliteInferGl *gl)
   g_free(gl);
 }
 
-/* GL thread: *b, a buffer of `kind` of the GL delegate's (host: the runtime's) with at
- * least `bytes`, made at its first use and grown when a frame needs more; NULL with the
- * job's error set. */
-static tfl_buffer *job_buffer(tfl_job *job, GstTfliteInferGl *gl, tfl_buffer **b, tfl_buffer_kind kind, gsize bytes)
-{
-  tfl_status st = *b ? TFL_OK : tfl_buffer_new(kind == TFL_BUFFER_HOST ? NULL : gl->delegate, kind, bytes, &gl->diag, b);
-  if (st == TFL_OK && kind != TFL_BUFFER_IMAGE) st = tfl_buffer_reserve(*b, bytes);
-  if (st == TFL_OK) return *b;
-  g_strlcpy(job->error, gl->diag.error, sizeof job->error);
-  return NULL;
-}
-
 /* ---- the job, on the engine's GL thread ---- */
 
 /* Before the invoke: whether every output's slot can be queued (tfl_interpreter_output_bytes),
@@ -320,6 +339,12 @@ static gboolean plan_queued_outputs(gl_frame_job *j, tfl_interpreter *it, int sl
     gl->outputs_refused = TRUE;
     return FALSE;
   }
+  for (guint q = 0; q < G_N_ELEMENTS(gl->queued); q++)
+    if (tfl_buffer_reserve(gl->queued[q].buf, total) != TFL_OK) {
+      GST_WARNING_OBJECT(j->self, "gl-queue-depth=2: the outputs are read back with each inference: %s", gl->diag.error);
+      gl->outputs_refused = TRUE;
+      return FALSE;
+    }
   gl->out_total = total;
   gl->n_outputs = n; /* last: planned */
   return TRUE;
@@ -345,9 +370,9 @@ gboolean gst_tflite_infer_gl_layout(GstVideoFormat f, tfl_image_layout *layout)
   }
 }
 
-tfl_status gst_tflite_infer_gl_bind_frame(tfl_job *job, tfl_interpreter *it, tfl_buffer *image, int slot,
-                                           const GstTfliteGlFrame *frame, gint width, gint height,
-                                           const tfl_transform *tr, const pix_norm *norm)
+tfl_status gst_tflite_infer_gl_bind_frame(tfl_job *job, tfl_interpreter *it, tfl_buffer *image,
+                                           const tfl_diag *image_diag, int slot, const GstTfliteGlFrame *frame,
+                                           gint width, gint height, const tfl_transform *tr, const pix_norm *norm)
 {
   /* slot 0 is filled first in every run: drop the last run's textures */
   if (slot == 0) tfl_interpreter_bind_input(it, 0, NULL);
@@ -364,7 +389,7 @@ tfl_status gst_tflite_infer_gl_bind_frame(tfl_job *job, tfl_interpreter *it, tfl
   x.pad = norm->pad;
   tfl_status st = tfl_buffer_import(image, &x);
   if (st != TFL_OK) {
-    g_strlcpy(job->error, tfl_buffer_last_error(image), sizeof job->error);
+    g_strlcpy(job->error, image_diag->error, sizeof job->error);
     return st;
   }
   /* the delegate copies the picture's description: the buffer serves the next slot too */
@@ -379,8 +404,8 @@ static tfl_status fill(tfl_job *job, tfl_interpreter *it, int slot)
   pix_norm norm = j->self->model.norm;
   norm.pad = preprocess_fit_pad(j->self->fit);
   GstTfliteInferGl *gl = j->self->gl;
-  if (!job_buffer(job, gl, &gl->image, TFL_BUFFER_IMAGE, 0)) return TFL_ERR_BACKEND;
-  tfl_status st = gst_tflite_infer_gl_bind_frame(job, it, gl->image, slot, &j->frame, j->width, j->height, j->tr, &norm);
+  tfl_status st = gst_tflite_infer_gl_bind_frame(job, it, gl->image, &gl->diag, slot, &j->frame, j->width, j->height,
+                                                 j->tr, &norm);
   if (st == TFL_OK && j->queued >= 0 && !j->host_mask && !plan_queued_outputs(j, it, slot)) {
     /* this invoke reads them back after all (for every job of the batch: harmless) */
     tfl_interpreter_set_outputs_host(it, true);
@@ -402,27 +427,22 @@ static tfl_status decode_host_mask(gl_frame_job *j, tfl_interpreter *it, int slo
 {
   GstTfliteInfer *self = j->self;
   GstTfliteInferGl *gl = self->gl;
-  tfl_buffer *b = job_buffer(&j->job, gl, &gl->host_mask, TFL_BUFFER_HOST, (gsize)gl->mask_w * (gsize)gl->mask_h);
-  if (!b) return TFL_ERR_NOMEM;
   tfl_export e = mask_export(gl, slot);
-  const void *bytes = NULL;
-  tfl_status st = tfl_interpreter_export_output(it, 0, &e, b);
+  /* host_mask stays mapped: the export writes the very bytes the decoder reads */
+  tfl_status st = tfl_interpreter_export_output(it, 0, &e, gl->host_mask);
   if (st != TFL_OK)
     g_snprintf(j->job.error, sizeof j->job.error, "reading the mask back: %s", tfl_interpreter_last_error(it));
-  else if ((st = tfl_buffer_map(b, &bytes)))
-    g_snprintf(j->job.error, sizeof j->job.error, "reading the mask back: %s", tfl_buffer_last_error(b));
-  else if ((st = tfl_decoder_run_mask(self->decoder, bytes, gl->mask_w, gl->mask_h, j->tr, j->res, &self->diag)))
+  else if ((st = tfl_decoder_run_mask(self->decoder, gl->host_mask_bytes, gl->mask_w, gl->mask_h, j->tr, j->res,
+                                      &self->diag)))
     g_snprintf(j->job.error, sizeof j->job.error, "decoding the mask: %s", self->diag.error);
-  tfl_buffer_unmap(b);
   return st;
 }
 
-/* Read-back j->queued's device buffer with room for `bytes` of results. */
-static queued_readback *readback_buffer(gl_frame_job *j, gsize bytes, gboolean mask)
+/* Read-back j->queued's device buffer (room for a mask from the start, for the outputs
+ * since plan_queued_outputs). */
+static queued_readback *readback_buffer(gl_frame_job *j, gboolean mask)
 {
-  GstTfliteInferGl *gl = j->self->gl;
-  queued_readback *q = &gl->queued[j->queued];
-  if (!job_buffer(&j->job, gl, &q->buf, TFL_BUFFER_DEVICE, bytes)) return NULL;
+  queued_readback *q = &j->self->gl->queued[j->queued];
   q->mask = mask;
   return q;
 }
@@ -432,7 +452,7 @@ static tfl_status fence_readback(gl_frame_job *j, queued_readback *q)
 {
   tfl_status st = tfl_buffer_fence(q->buf);
   if (st != TFL_OK)
-    g_snprintf(j->job.error, sizeof j->job.error, "fencing the queued read-back: %s", tfl_buffer_last_error(q->buf));
+    g_snprintf(j->job.error, sizeof j->job.error, "fencing the queued read-back: %s", j->self->gl->diag.error);
   return st;
 }
 
@@ -440,8 +460,7 @@ static tfl_status fence_readback(gl_frame_job *j, queued_readback *q)
 static tfl_status queue_host_mask(gl_frame_job *j, tfl_interpreter *it, int slot)
 {
   GstTfliteInferGl *gl = j->self->gl;
-  queued_readback *q = readback_buffer(j, tfl_class_row_bytes(gl->mask_w) * (gsize)gl->mask_h, TRUE);
-  if (!q) return TFL_ERR_BACKEND;
+  queued_readback *q = readback_buffer(j, TRUE);
   tfl_export e = mask_export(gl, slot);
   tfl_status st = tfl_interpreter_export_output(it, 0, &e, q->buf);
   if (st != TFL_OK) {
@@ -456,8 +475,7 @@ static tfl_status queue_host_mask(gl_frame_job *j, tfl_interpreter *it, int slot
 static tfl_status queue_outputs(gl_frame_job *j, tfl_interpreter *it, int slot)
 {
   GstTfliteInferGl *gl = j->self->gl;
-  queued_readback *q = readback_buffer(j, gl->out_total, FALSE);
-  if (!q) return TFL_ERR_BACKEND;
+  queued_readback *q = readback_buffer(j, FALSE);
   for (gint i = 0; i < gl->n_outputs; i++) {
     tfl_export e = { .slot = slot, .convert = TFL_CONVERT_NONE, .offset = gl->out_off[i] };
     tfl_status st = tfl_interpreter_export_output(it, i, &e, q->buf);
@@ -480,7 +498,7 @@ static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
     tfl_image_desc x = { .handle = gst_gl_memory_get_texture_id((GstGLMemory *)mem), .width = gl->mask_w,
                          .height = gl->mask_h };
     tfl_export e = mask_export(gl, slot);
-    if (!job_buffer(job, gl, &gl->mask_image, TFL_BUFFER_IMAGE, 0) || tfl_buffer_import(gl->mask_image, &x) != TFL_OK) {
+    if (tfl_buffer_import(gl->mask_image, &x) != TFL_OK) {
       GST_WARNING_OBJECT(self->owner, "no GL mask texture (CPU mask only): %s", gl->diag.error);
       gst_clear_buffer(&j->mask);
     } else if (tfl_interpreter_export_output(it, 0, &e, gl->mask_image) != TFL_OK) {

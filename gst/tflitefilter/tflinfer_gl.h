@@ -66,11 +66,11 @@ gboolean gst_tflite_infer_gl_layout(GstVideoFormat f, tfl_image_layout *layout);
 
 /* For a job's fill (GL thread): binds `frame` (width x height) as slot `slot` of the
  * model's input, sampled through tr and normalized by norm, imported into `image` (an
- * image buffer of the engine's GL delegate, reused frame after frame); else the error
- * in job. */
-tfl_status gst_tflite_infer_gl_bind_frame(tfl_job *job, tfl_interpreter *it, tfl_buffer *image, int slot,
-                                           const GstTfliteGlFrame *frame, gint width, gint height,
-                                           const tfl_transform *tr, const pix_norm *norm);
+ * image buffer of the engine's GL delegate, reused frame after frame, reporting to
+ * image_diag); else the error in job. */
+tfl_status gst_tflite_infer_gl_bind_frame(tfl_job *job, tfl_interpreter *it, tfl_buffer *image,
+                                           const tfl_diag *image_diag, int slot, const GstTfliteGlFrame *frame,
+                                           gint width, gint height, const tfl_transform *tr, const pix_norm *norm);
 
 G_END_DECLS
 

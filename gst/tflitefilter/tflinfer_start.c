@@ -84,7 +84,8 @@ static tfl_status trial_fill(tfl_job *job, tfl_interpreter *it, int slot)
     g_strlcpy(job->error, j->diag.error, sizeof job->error);
     return TFL_ERR_BACKEND;
   }
-  return gst_tflite_infer_gl_bind_frame(job, it, j->images[0], slot, &frame, st->in_w, st->in_h, &tr, &st->norm);
+  return gst_tflite_infer_gl_bind_frame(job, it, j->images[0], &j->diag, slot, &frame, st->in_w, st->in_h, &tr,
+                                        &st->norm);
 }
 
 /* The mask export of a segmentation too (its program is made at its first use). */
