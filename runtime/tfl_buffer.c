@@ -72,7 +72,8 @@ tfl_status tfl_buffer_reserve(tfl_buffer *b, size_t bytes)
 {
   if (b->kind == TFL_BUFFER_IMAGE) return tfl_fail(b->diag, TFL_ERR_ARG, "an image buffer has no bytes to reserve");
   if (b->mapped) return tfl_fail(b->diag, TFL_ERR_ARG, "reserving %zu bytes of a mapped %s buffer", bytes, kind_name(b->kind));
-  if (bytes <= b->size && (b->host || b->impl || !bytes)) return TFL_OK;
+  /* made even at 0 bytes, so that every later call finds the storage */
+  if (bytes <= b->size && (b->kind == TFL_BUFFER_HOST ? b->host != NULL : b->impl != NULL)) return TFL_OK;
   if (b->kind == TFL_BUFFER_HOST) {
     void *p = malloc(bytes ? bytes : 1);
     if (!p) return tfl_fail(b->diag, TFL_ERR_NOMEM, "a host buffer of %zu bytes", bytes);
