@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tfl_delegate.h"
+#include "tfl_buffer_impl.h"
 
 static const char *kind_name(tfl_buffer_kind k)
 {

@@ -21,7 +21,7 @@ struct tfl_buffer {
 
 /* A delegate's buffer operations (tfl_delegate.buffers). All take the delegate's ctx; b
  * is one of its own device or image buffers. */
-typedef struct {
+typedef struct tfl_buffer_ops {
   /* Device storage of at least `bytes` into b->impl (allocated or grown; b->size is set
    * by the caller on success). */
   tfl_status (*reserve)(void *ctx, tfl_buffer *b, size_t bytes);

@@ -14,7 +14,7 @@
 #ifndef TFL_DELEGATE_H
 #define TFL_DELEGATE_H
 
-#include "tfl_buffer_impl.h"
+#include "tfl_buffer.h"
 #include "tfl_graph.h"
 
 /* Tensors that live on a device, for the delegates that can keep them there
@@ -83,7 +83,7 @@ typedef struct tfl_delegate {
   tfl_status (*export_output)(void *ctx, void *state, int tensor, const tfl_export *e, tfl_buffer *dst);
   tfl_status (*set_output_host)(void *ctx, void *state, int tensor, bool host);
   /* The buffers this delegate makes (tfl_buffer_impl.h); NULL: host buffers only. */
-  const tfl_buffer_ops *buffers;
+  const struct tfl_buffer_ops *buffers;
   /* Frees ctx; the interpreter never calls it (the creator owns the delegate). */
   void (*destroy)(struct tfl_delegate *self);
 } tfl_delegate;

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "../../runtime/tfl_buffer_impl.h"
+
 static const char *tname(const tfl_tensor *t)
 {
   return t->name ? t->name : "";

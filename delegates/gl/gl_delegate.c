@@ -16,6 +16,7 @@
 #include "gl_plan.h"
 #include "gl_program.h"
 #include "gl_texture.h"
+#include "runtime/tfl_buffer_impl.h"
 
 #ifndef GL_TEXTURE_EXTERNAL_OES /* OES_EGL_image_external: not in GLES3/gl31.h */
 #define GL_TEXTURE_EXTERNAL_OES 0x8D65
