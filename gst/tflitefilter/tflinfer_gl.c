@@ -22,8 +22,8 @@
  * in one buffer). The streaming thread goes on with the next frame and collects these
  * bytes a frame later (gst_tflite_infer_gl_collect: tfl_buffer_map waits for the
  * fence, usually signalled by then; the decoder on views over the copied bytes). The
- * runtime's GL delegate does all of the read-back: no GL call here reads results. A model whose outputs the
- * delegate cannot queue (made on the CPU, read by another node, quantized) is read back
+ * runtime's GL delegate does all of the read-back: no GL call here reads results. A
+ * model whose outputs the delegate cannot queue (made on the CPU, read by another node, quantized) is read back
  * with each inference instead, from the first frame that finds out on.
  *
  * Frames in system memory with delegate=gl: the element uploads each frame itself, on the
@@ -49,17 +49,17 @@ GST_DEBUG_CATEGORY_EXTERN(gst_tflite_infer_debug);
 /* A queued read-back: the results of a frame in flight, in a device buffer of the GL
  * delegate's that holds its own fence (GL thread only). */
 typedef struct {
-  tfl_buffer *buf;             /* made at its first use, grown when a frame needs more */
+  tfl_buffer *buf;             /* made with the GL path, grown once the outputs are planned */
   gboolean mask;               /* a mask's bytes (rows padded to 4), else the outputs */
 } queued_readback;
 
 struct _GstTfliteInferGl {
   GstGLContext *context;       /* the engine's (ref) */
   tfl_delegate *delegate;      /* the engine's GL delegate (borrowed): makes the buffers */
-  /* the runtime's buffers (runtime/tfl_buffer.h), made at their first use on the GL
-   * thread and reused: the frame imported for binding (the delegate copies it at each
-   * bind, so one serves every slot), the mask texture an export writes (re-imported a
-   * frame), gl-readback's mask bytes on the host */
+  /* the runtime's buffers (runtime/tfl_buffer.h), made with the GL path on the GL thread
+   * (make_buffers) and reused: the frame imported for binding (the delegate copies it at
+   * each bind, so one serves every slot), the mask texture an export writes (re-imported
+   * a frame), gl-readback's mask bytes on the host */
   tfl_buffer *image, *mask_image, *host_mask;
   const guint8 *host_mask_bytes; /* host_mask mapped for good (a host buffer's memory) */
   tfl_diag diag;               /* their errors (GL thread) */
@@ -335,13 +335,13 @@ static gboolean plan_queued_outputs(gl_frame_job *j, tfl_interpreter *it, int sl
     total += (need + 15) / 16 * 16;
   }
   if (why) {
-    GST_INFO_OBJECT(j->self, "gl-queue-depth=2: the outputs are read back with each inference, not queued: %s", why);
+    GST_INFO_OBJECT(j->self->owner, "gl-queue-depth=2: the outputs are read back with each inference, not queued: %s", why);
     gl->outputs_refused = TRUE;
     return FALSE;
   }
   for (guint q = 0; q < G_N_ELEMENTS(gl->queued); q++)
     if (tfl_buffer_reserve(gl->queued[q].buf, total) != TFL_OK) {
-      GST_WARNING_OBJECT(j->self, "gl-queue-depth=2: the outputs are read back with each inference: %s", gl->diag.error);
+      GST_WARNING_OBJECT(j->self->owner, "gl-queue-depth=2: the outputs are read back with each inference: %s", gl->diag.error);
       gl->outputs_refused = TRUE;
       return FALSE;
     }
