@@ -87,7 +87,7 @@ tfl_status tfl_decoder_run(tfl_decoder *d, const tfl_tensor *const *outputs, int
 /* Segmentation only: fills `res` (cleared first) from a mask made on a device, one byte
  * per pixel of the [1, H, W, C] output (width W, height H, rows of W bytes, read, not
  * kept): the argmax class (C > 1), or the probability * 255 (C == 1, sigmoid applied
- * for logits), as TFL_EXT_HOST_MASK (runtime/tfl_delegate.h) exports it. The result is
+ * for logits), as a TFL_CONVERT_CLASS_U8 export (runtime/tfl_buffer.h) makes it. The result is
  * what tfl_decoder_run gives from the float output, probabilities rounded to 1/255. */
 tfl_status tfl_decoder_run_mask(tfl_decoder *d, const uint8_t *bytes, int width, int height,
                                 const tfl_transform *tr, tfl_results *res, tfl_diag *diag);

@@ -484,10 +484,16 @@ static int part_with(const tfl_interpreter *it, int t, bool in)
   return -1;
 }
 
-tfl_status tfl_interpreter_bind_input(tfl_interpreter *it, int i, const tfl_ext *ext)
+tfl_status tfl_interpreter_bind_input(tfl_interpreter *it, int i, const tfl_buffer *image)
 {
   if (!it || i < 0 || i >= it->g->n_inputs) return tfl_fail(it ? it->diag : NULL, TFL_ERR_ARG, "bind: no input %d", i);
   int t = it->g->inputs[i], bound = 0;
+  const char *name = it->g->tensors[t].name ? it->g->tensors[t].name : "";
+  if (image && tfl_buffer_get_kind(image) != TFL_BUFFER_IMAGE)
+    return tfl_fail(it->diag, TFL_ERR_ARG, "input %d (%s) binds image buffers, not a buffer of kind %d", i, name,
+                    (int)tfl_buffer_get_kind(image));
+  if (image && !tfl_buffer_image(image))
+    return tfl_fail(it->diag, TFL_ERR_ARG, "input %d (%s): its image buffer has imported no picture", i, name);
   /* every partition reading the input gets it from the device */
   for (int pi = 0; pi < it->n_parts; pi++) {
     interp_part *p = &it->parts[pi];
@@ -496,8 +502,11 @@ tfl_status tfl_interpreter_bind_input(tfl_interpreter *it, int i, const tfl_ext 
     if (!reads) continue;
     if (!p->d->bind_input)
       return tfl_fail(it->diag, TFL_ERR_UNSUPPORTED, "input %d (%s) is read by the %s delegate, which takes host memory "
-                      "only", i, it->g->tensors[t].name ? it->g->tensors[t].name : "", p->d->name);
-    tfl_status st = p->d->bind_input(p->d->ctx, p->state, t, ext);
+                      "only", i, name, p->d->name);
+    if (image && tfl_buffer_owner(image) != p->d)
+      return tfl_fail(it->diag, TFL_ERR_ARG, "input %d (%s) is read by the %s delegate; the image buffer is the %s "
+                      "delegate's", i, name, p->d->name, tfl_buffer_owner(image)->name);
+    tfl_status st = p->d->bind_input(p->d->ctx, p->state, t, image);
     if (st != TFL_OK) return st;
     bound++;
   }
@@ -505,17 +514,46 @@ tfl_status tfl_interpreter_bind_input(tfl_interpreter *it, int i, const tfl_ext 
   return TFL_OK;
 }
 
-tfl_status tfl_interpreter_export_output(tfl_interpreter *it, int i, const tfl_ext *ext)
+/* The partition making graph output i into *out, or the error. */
+static tfl_status output_part(tfl_interpreter *it, int i, const char *what, interp_part **out)
 {
-  if (!it || i < 0 || i >= it->g->n_outputs)
-    return tfl_fail(it ? it->diag : NULL, TFL_ERR_ARG, "export: no output %d", i);
+  if (!it || i < 0 || i >= it->g->n_outputs) return tfl_fail(it ? it->diag : NULL, TFL_ERR_ARG, "%s: no output %d", what, i);
   int t = it->g->outputs[i], pi = part_with(it, t, false);
-  if (pi < 0) return tfl_fail(it->diag, TFL_ERR_ARG, "export: output %d is made by no partition", i);
+  if (pi < 0) return tfl_fail(it->diag, TFL_ERR_ARG, "%s: output %d is made by no partition", what, i);
   interp_part *p = &it->parts[pi];
-  if (!p->d->export_output)
-    return tfl_fail(it->diag, TFL_ERR_UNSUPPORTED, "output %d (%s) is made by the %s delegate, which has no device "
-                    "objects", i, it->g->tensors[t].name ? it->g->tensors[t].name : "", p->d->name);
-  return p->d->export_output(p->d->ctx, p->state, t, ext);
+  if (!p->d->export_output || !p->d->output_bytes)
+    return tfl_fail(it->diag, TFL_ERR_UNSUPPORTED, "%s: output %d (%s) is made by the %s delegate, which exports "
+                    "nothing", what, i, it->g->tensors[t].name ? it->g->tensors[t].name : "", p->d->name);
+  *out = p;
+  return TFL_OK;
+}
+
+/* A device buffer is its delegate's alone: the output must be made by that delegate. */
+static tfl_status same_owner(tfl_interpreter *it, int i, const interp_part *p, const tfl_delegate *owner)
+{
+  if (!owner || owner == p->d) return TFL_OK;
+  int t = it->g->outputs[i];
+  return tfl_fail(it->diag, TFL_ERR_UNSUPPORTED, "export: output %d (%s) is made by the %s delegate, the buffer is the "
+                  "%s delegate's", i, it->g->tensors[t].name ? it->g->tensors[t].name : "", p->d->name, owner->name);
+}
+
+tfl_status tfl_interpreter_output_bytes(tfl_interpreter *it, int i, const tfl_export *e, const tfl_delegate *owner,
+                                        size_t *need)
+{
+  interp_part *p = NULL;
+  tfl_status st = output_part(it, i, "output bytes", &p);
+  if (st != TFL_OK || (st = same_owner(it, i, p, owner)) != TFL_OK) return st;
+  return p->d->output_bytes(p->d->ctx, p->state, it->g->outputs[i], e, need);
+}
+
+tfl_status tfl_interpreter_export_output(tfl_interpreter *it, int i, const tfl_export *e, tfl_buffer *dst)
+{
+  interp_part *p = NULL;
+  tfl_status st = output_part(it, i, "export", &p);
+  if (st != TFL_OK) return st;
+  if (!e || !dst) return tfl_fail(it->diag, TFL_ERR_ARG, "export: output %d with no %s", i, e ? "buffer" : "export");
+  if ((st = same_owner(it, i, p, tfl_buffer_owner(dst))) != TFL_OK) return st;
+  return p->d->export_output(p->d->ctx, p->state, it->g->outputs[i], e, dst);
 }
 
 tfl_status tfl_interpreter_set_output_host(tfl_interpreter *it, int i, bool host)

@@ -59,12 +59,19 @@ tfl_tensor *tfl_interpreter_output(tfl_interpreter *it, int i);
 int tfl_interpreter_input_by_name(const tfl_interpreter *it, const char *name);
 int tfl_interpreter_output_by_name(const tfl_interpreter *it, const char *name);
 
-/* Device tensors (tfl_delegate.h): graph input i bound to a device object for the
- * following invokes (ext NULL: host memory again); graph output i exported into one after
- * an invoke; whether output i (or every output) is copied to host memory by invoke.
- * Error naming the delegate when the partition's delegate cannot do it. */
-tfl_status tfl_interpreter_bind_input(tfl_interpreter *it, int i, const tfl_ext *ext);
-tfl_status tfl_interpreter_export_output(tfl_interpreter *it, int i, const tfl_ext *ext);
+/* Device tensors (tfl_delegate.h, tfl_buffer.h): graph input i bound to image buffer
+ * `image` (its slot of the batch as its description says) for the following invokes
+ * (NULL: every slot from host memory again); the bytes one slot of graph output i takes
+ * when exported as e says into a buffer of delegate `owner` (NULL: a host buffer; refused:
+ * the output comes back with the invoke instead, e.g. another delegate makes it);
+ * slot e->slot of graph output i exported into dst after an invoke (a host buffer now,
+ * a device buffer or image only queued); whether output i (or every output) is copied to
+ * host memory by invoke. Error naming the delegate when the partition's delegate cannot
+ * do it, or dst or image belongs to another delegate. */
+tfl_status tfl_interpreter_bind_input(tfl_interpreter *it, int i, const tfl_buffer *image);
+tfl_status tfl_interpreter_output_bytes(tfl_interpreter *it, int i, const tfl_export *e, const tfl_delegate *owner,
+                                        size_t *need);
+tfl_status tfl_interpreter_export_output(tfl_interpreter *it, int i, const tfl_export *e, tfl_buffer *dst);
 tfl_status tfl_interpreter_set_output_host(tfl_interpreter *it, int i, bool host);
 /* All outputs: host = true copies every output back; false leaves on the device each
  * output whose delegate allows it (the others are still copied). */

@@ -27,6 +27,7 @@
 #include "kernels/fc_hybrid.h"
 #include "kernels/fc_q8.h"
 #include "kernels/tconv_q8.h"
+#include "cpu_export.h"
 #include "onednn_conv.h"
 #include "xnn_partition.h"
 
@@ -600,6 +601,20 @@ static void cpu_destroy(tfl_delegate *d)
   free(d);
 }
 
+static tfl_status cpu_output_bytes_of(void *vctx, void *vstate, int tensor, const tfl_export *e, size_t *need)
+{
+  (void)vctx;
+  const cpu_part *p = vstate;
+  return cpu_output_bytes(p->g, p->diag, tensor, e, need);
+}
+
+static tfl_status cpu_export_output_of(void *vctx, void *vstate, int tensor, const tfl_export *e, tfl_buffer *dst)
+{
+  (void)vctx;
+  const cpu_part *p = vstate;
+  return cpu_export_output(p->g, p->diag, tensor, e, dst);
+}
+
 tfl_delegate *cpu_delegate_create(const cpu_delegate_options *opt)
 {
   cpu_delegate_options o = opt ? *opt : cpu_delegate_defaults();
@@ -630,6 +645,8 @@ tfl_delegate *cpu_delegate_create(const cpu_delegate_options *opt)
   d->prepare = cpu_prepare;
   d->invoke = cpu_invoke;
   d->release = cpu_release;
+  d->output_bytes = cpu_output_bytes_of;
+  d->export_output = cpu_export_output_of;
   d->destroy = cpu_destroy;
   return d;
 }

@@ -36,7 +36,7 @@ typedef enum { GL_HOST_FLOATS, GL_HOST_PACKED_HALVES, GL_HOST_STORED_HALVES } gl
 
 /* One batch slot of an output (sh: the slot's shape, b = 1) at arena vec4 offset
  * arena_off -> dense BHWC floats at binding 2, bit for bit what the host path gives
- * (`how`): the queued read-back (TFL_EXT_GL_OUTPUT_BUFFER). One invocation per value.
+ * (`how`): the queued read-back (a TFL_CONVERT_NONE export into a device buffer). One invocation per value.
  *   location 0: int, the slot's first vec4 (uvec2 slots when wide) after arena_off
  *   location 1: int, the first float written at binding 2
  *   location 2: int, the slot's first channel (a rank-1 output [B]: sh 1x1x1x1, slot b is

@@ -16,6 +16,7 @@
 #include "gl_plan.h"
 #include "gl_program.h"
 #include "gl_texture.h"
+#include "runtime/tfl_buffer_impl.h"
 
 #ifndef GL_TEXTURE_EXTERNAL_OES /* OES_EGL_image_external: not in GLES3/gl31.h */
 #define GL_TEXTURE_EXTERNAL_OES 0x8D65
@@ -23,8 +24,8 @@
 
 typedef struct gl_part gl_part;
 
-/* The program of an output's queued read-back (TFL_EXT_GL_OUTPUT_BUFFER) and its
- * workgroups. */
+/* The program of an output's queued read-back (a TFL_CONVERT_NONE export into a device
+ * buffer) and its workgroups. */
 typedef struct {
   unsigned prog;
   int groups[3];
@@ -73,7 +74,7 @@ struct gl_part {
   unsigned tex_prog_ext;       /* the same reading an external-OES texture (first bind of one) */
   unsigned tex_prog;           /* its texture program (compiled at prepare with the
                                   texture_input option, else at the first bind) */
-  tfl_ext *images;             /* per batch slot: the bound texture (kind 0: none) */
+  tfl_image_desc *images;      /* per batch slot: the bound texture (handle 0: none) */
   int n_slots, n_images;       /* slots of input 0's batch; bound ones */
   unsigned *mask_progs;        /* per plan output: its mask-export program, 0 until used */
   unsigned mask_bytes;         /* the mask export's byte buffer (gl_gen_mask.c) */
@@ -91,8 +92,10 @@ struct gl_part {
                                   (gl_delegate_set_output_on_gpu); NULL: all read back */
 };
 
-static tfl_status bind_input(void *ctx, void *state, int tensor, const tfl_ext *x);
-static tfl_status export_output(void *ctx, void *state, int tensor, const tfl_ext *x);
+static tfl_status bind_input(void *ctx, void *state, int tensor, const tfl_buffer *image);
+static tfl_status output_bytes(void *ctx, void *state, int tensor, const tfl_export *e, size_t *need);
+static tfl_status export_output(void *ctx, void *state, int tensor, const tfl_export *e, tfl_buffer *dst);
+static const tfl_buffer_ops gl_buffer_ops;
 static tfl_status set_output_host(void *ctx, void *state, int tensor, bool host);
 
 gl_delegate_options gl_delegate_defaults(void)
@@ -584,12 +587,12 @@ static void run_texture(gl_dctx *dc, gl_part *p)
   const tfl_tensor *t = &p->g->tensors[p->plan.in[p->tex_in].tensor];
   int slot_vec4s = t->dims[1] * t->dims[2]; /* 3 or 4 channels: one slice */
   for (int k = 0; k < p->n_slots; k++) {
-    const tfl_ext *x = &p->images[k];
-    if (!x->kind) continue;
+    const tfl_image_desc *x = &p->images[k];
+    if (!x->handle) continue;
     f->UseProgram(x->external ? p->tex_prog_ext : p->tex_prog);
     /* chroma planes on units 1 and 2 (I420: U, V; NV12/NV21: UV), the frame on 0 */
     for (int u = 2; u >= 0; u--) {
-      unsigned name = u == 0 ? x->gl_name : x->gl_planes[u - 1];
+      unsigned name = (unsigned)(u == 0 ? x->handle : x->planes[u - 1]);
       if (u > 0 && !name) continue;
       f->ActiveTexture(GL_TEXTURE0 + (unsigned)u);
       f->BindTexture(u == 0 && x->external ? GL_TEXTURE_EXTERNAL_OES : GL_TEXTURE_2D, name);
@@ -779,7 +782,9 @@ tfl_delegate *gl_delegate_create(const gl_delegate_options *o)
   dc->base.invoke = invoke;
   dc->base.release = release;
   dc->base.bind_input = bind_input;
+  dc->base.output_bytes = output_bytes;
   dc->base.export_output = export_output;
+  dc->base.buffers = &gl_buffer_ops;
   dc->base.set_output_host = set_output_host;
   dc->base.destroy = destroy;
   dc->stats.renderer = dc->ctx->renderer;
@@ -789,43 +794,54 @@ tfl_delegate *gl_delegate_create(const gl_delegate_options *o)
 
 /* ---- device tensors (tfl_delegate.h) ---- */
 
-static tfl_status bind_input(void *ctx, void *state, int tensor, const tfl_ext *x)
+/* Image buffers: the handles are texture names in our context (or one sharing with it). */
+static tfl_status buf_import(void *ctx, tfl_buffer *b, const tfl_image_desc *x)
+{
+  gl_dctx *dc = ctx;
+  tfl_diag *diag = b->diag;
+  if (x->width < 1 || x->height < 1 || !x->handle || x->handle > UINT32_MAX)
+    return tfl_fail(diag, TFL_ERR_ARG, "GL: texture %llu of %dx%d", (unsigned long long)x->handle, x->width, x->height);
+  if ((int)x->layout < TFL_IMAGE_RGBA || x->layout > TFL_IMAGE_UYVY)
+    return tfl_fail(diag, TFL_ERR_ARG, "GL: image layout %d", (int)x->layout);
+  int planes = x->layout == TFL_IMAGE_I420 ? 2 : x->layout == TFL_IMAGE_NV12 || x->layout == TFL_IMAGE_NV21 ? 1 : 0;
+  for (int i = 0; i < planes; i++)
+    if (!x->planes[i] || x->planes[i] > UINT32_MAX)
+      return tfl_fail(diag, TFL_ERR_ARG, "GL: image layout %d with plane %d texture %llu", (int)x->layout, i + 1,
+                      (unsigned long long)x->planes[i]);
+  if (x->external && x->layout != TFL_IMAGE_RGBA)
+    return tfl_fail(diag, TFL_ERR_ARG, "GL: external-OES texture %llu with image layout %d (it is read as RGBA only)",
+                    (unsigned long long)x->handle, (int)x->layout);
+  /* without the extension the shader cannot name the sampler type at all */
+  if (x->external && !dc->ctx->oes_external)
+    return tfl_fail(diag, TFL_ERR_UNSUPPORTED, "GL: external-OES texture %llu: the context (%s, %s) lacks "
+                    "GL_OES_EGL_image_external_essl3; use texture-target=2D (e.g. glcolorconvert before)",
+                    (unsigned long long)x->handle, dc->ctx->version, dc->ctx->renderer);
+  return TFL_OK;
+}
+
+static tfl_status bind_input(void *ctx, void *state, int tensor, const tfl_buffer *image)
 {
   gl_dctx *dc = ctx;
   gl_part *p = state;
   if (p->tex_in < 0 || p->plan.in[p->tex_in].tensor != tensor)
     return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: tensor %d is not an image input ([B,H,W,3|4], float or 8-bit) "
                     "of this partition", tensor);
-  if (!x) { /* back to host memory */
+  if (!image) { /* back to host memory */
     memset(p->images, 0, sizeof *p->images * (size_t)p->n_slots);
     p->n_images = 0;
     return TFL_OK;
   }
-  if (x->kind != TFL_EXT_GL_IMAGE) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: an input takes a GL image, not kind %d", x->kind);
+  const tfl_image_desc *x = tfl_buffer_image(image);
+  if (!x) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: tensor %d bound to a buffer that holds no imported picture", tensor);
   if (x->slot < 0 || x->slot >= p->n_slots)
     return tfl_fail(p->diag, TFL_ERR_ARG, "GL: slot %d of a batch of %d", x->slot, p->n_slots);
-  if (x->width < 1 || x->height < 1 || !x->gl_name)
-    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: texture %u of %dx%d", x->gl_name, x->width, x->height);
-  if ((int)x->layout < TFL_GL_RGBA || x->layout > TFL_GL_UYVY)
-    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: image layout %d", (int)x->layout);
-  int planes = x->layout == TFL_GL_I420 ? 2 : x->layout == TFL_GL_NV12 || x->layout == TFL_GL_NV21 ? 1 : 0;
-  for (int i = 0; i < planes; i++)
-    if (!x->gl_planes[i]) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: image layout %d without its plane %d texture", (int)x->layout, i + 1);
   for (int c = 0; c < 3; c++)
     if (!(x->std[c] != 0.0f)) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: std[%d] is 0", c);
-  if (x->external && x->layout != TFL_GL_RGBA)
-    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: external-OES texture %u with image layout %d (it is read as RGBA only)",
-                    x->gl_name, (int)x->layout);
-  /* without the extension the shader cannot name the sampler type at all */
-  if (x->external && !dc->ctx->oes_external)
-    return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: external-OES texture %u: the context (%s, %s) lacks "
-                    "GL_OES_EGL_image_external_essl3; use texture-target=2D (e.g. glcolorconvert before)",
-                    x->gl_name, dc->ctx->version, dc->ctx->renderer);
   if (x->external ? !p->tex_prog_ext : !p->tex_prog) {
     tfl_status st = gl_context_bind(dc->ctx, p->diag);
     if (st || (st = compile_texture(dc, p, x->external))) return st;
   }
-  p->n_images += !p->images[x->slot].kind;
+  p->n_images += !p->images[x->slot].handle;
   p->images[x->slot] = *x;
   return TFL_OK;
 }
@@ -868,21 +884,21 @@ static tfl_status prepare_mask(gl_dctx *dc, gl_part *p, int i)
 /* The mask bytes of plan output i's slot (gl_gen_mask.c) into p->mask_bytes, unless the
  * last export since the invoke made them already (a texture and a host copy of one mask
  * cost one dispatch). */
-static void make_mask(gl_dctx *dc, gl_part *p, int i, const tfl_ext *x)
+static void make_mask(gl_dctx *dc, gl_part *p, int i, const tfl_export *e)
 {
   const gl_funcs *f = &dc->ctx->f;
   const gl_plan_io *io = &p->plan.out[i];
-  bool sigm = x->logits && io->sh.c == 1;
-  if (p->mask_made == i && p->mask_made_slot == x->slot && p->mask_made_sigm == sigm) return;
+  bool sigm = e->convert == TFL_CONVERT_SIGMOID_CLASS_U8 && io->sh.c == 1;
+  if (p->mask_made == i && p->mask_made_slot == e->slot && p->mask_made_sigm == sigm) return;
   f->UseProgram(p->mask_progs[i]);
   f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, p->arena);
   f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, p->mask_bytes);
-  f->Uniform1i(0, x->slot * io->sh.s * io->sh.h * io->sh.w * (io->wide ? 2 : 1));
+  f->Uniform1i(0, e->slot * io->sh.s * io->sh.h * io->sh.w * (io->wide ? 2 : 1));
   f->Uniform1i(1, sigm);
   f->DispatchCompute((GLuint)(((io->sh.w + 3) / 4 + 7) / 8), (GLuint)((io->sh.h + 7) / 8), 1);
   f->UseProgram(0);
   p->mask_made = i;
-  p->mask_made_slot = x->slot;
+  p->mask_made_slot = e->slot;
   p->mask_made_sigm = sigm;
 }
 
@@ -917,14 +933,14 @@ static tfl_status mask_to_host(gl_dctx *dc, gl_part *p, const gl_plan_io *io, ui
 /* The mask bytes (rows padded to 4) copied on the GPU into the caller's buffer `name`;
  * nothing waits (the caller fences and maps it). A buffer too small fails the copy
  * (GL_INVALID_VALUE): the error names the bytes needed. */
-static tfl_status mask_to_buffer(gl_dctx *dc, gl_part *p, const gl_plan_io *io, unsigned name)
+static tfl_status mask_to_buffer(gl_dctx *dc, gl_part *p, const gl_plan_io *io, unsigned name, size_t offset)
 {
   const gl_funcs *f = &dc->ctx->f;
   size_t bytes = (size_t)((io->sh.w + 3) / 4) * 4 * (size_t)io->sh.h;
   f->MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
   f->BindBuffer(GL_COPY_READ_BUFFER, p->mask_bytes);
   f->BindBuffer(GL_COPY_WRITE_BUFFER, name);
-  f->CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+  f->CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, (GLintptr)offset, (GLsizeiptr)bytes);
   GLenum e = f->GetError();
   f->BindBuffer(GL_COPY_READ_BUFFER, 0);
   f->BindBuffer(GL_COPY_WRITE_BUFFER, 0);
@@ -934,7 +950,7 @@ static tfl_status mask_to_buffer(gl_dctx *dc, gl_part *p, const gl_plan_io *io, 
   return TFL_OK;
 }
 
-/* ---- queued read-back: any output's slot as host bytes (TFL_EXT_GL_OUTPUT_BUFFER) ---- */
+/* ---- queued read-back: any output's slot as host bytes (TFL_CONVERT_NONE) ---- */
 
 /* A live node reading `tensor`, -1 if none (such an output must come back to the host). */
 static int reader_of(const gl_part *p, int tensor)
@@ -1005,40 +1021,47 @@ static tfl_status prepare_slot_prog(gl_dctx *dc, gl_part *p, int i)
   return st;
 }
 
-/* GL_OUTPUT_SIZE: the bytes of a slot; GL_OUTPUT_BUFFER: the slot's host values written
- * into the caller's buffer on the GPU (one dispatch), nothing waited for. */
-static tfl_status export_slot(gl_dctx *dc, gl_part *p, int i, const tfl_ext *x)
+/* A device buffer of ours: a GL buffer object and the fence after the last work that
+ * writes it. */
+typedef struct {
+  unsigned name;
+  GLsync fence;
+} gl_buf;
+
+static unsigned buf_name(const tfl_buffer *b)
+{
+  return b->kind == TFL_BUFFER_DEVICE ? ((const gl_buf *)b->impl)->name : (unsigned)b->image.handle;
+}
+
+/* The slot's host values written into device buffer dst from e->offset on the GPU (one
+ * dispatch), nothing waited for. */
+static tfl_status export_slot(gl_dctx *dc, gl_part *p, int i, const tfl_export *e, tfl_buffer *dst)
 {
   const gl_funcs *f = &dc->ctx->f;
   const gl_plan_io *io = &p->plan.out[i];
   size_t bytes = 0;
-  tfl_status st = slot_bytes(p, i, x->slot, &bytes);
+  tfl_status st = slot_bytes(p, i, e->slot, &bytes);
   if (st) return st;
-  if (x->kind == TFL_EXT_GL_OUTPUT_SIZE) {
-    if (!x->need) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: an output size asked with nowhere to put it");
-    *x->need = bytes;
-    return TFL_OK;
-  }
+  if (dst->kind != TFL_BUFFER_DEVICE)
+    return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: output tensor %d (%s): its values go to a device buffer, not "
+                    "%s (a host copy comes with the invoke)", io->tensor,
+                    p->g->tensors[io->tensor].name ? p->g->tensors[io->tensor].name : "",
+                    dst->kind == TFL_BUFFER_HOST ? "a host buffer" : "an image");
+  if (e->offset % 4 || e->offset > dst->size || dst->size - e->offset < bytes)
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: output tensor %d (%s): its slot needs %zu bytes from byte %zu (a "
+                    "multiple of 4) of a device buffer of %zu", io->tensor,
+                    p->g->tensors[io->tensor].name ? p->g->tensors[io->tensor].name : "", bytes, e->offset, dst->size);
   if ((st = gl_context_bind(dc->ctx, p->diag)) || (st = prepare_slot_prog(dc, p, i))) return st;
   while (f->GetError() != GL_NO_ERROR) { /* errors of the caller's own GL work are not ours */
   }
-  GLint64 have = 0;
-  f->BindBuffer(GL_COPY_WRITE_BUFFER, x->gl_name);
-  if (x->gl_name) f->GetBufferParameteri64v(GL_COPY_WRITE_BUFFER, GL_BUFFER_SIZE, &have);
-  f->BindBuffer(GL_COPY_WRITE_BUFFER, 0);
-  if (x->offset % 4 || x->size < bytes || have < 0 || (size_t)have < bytes || (size_t)have - bytes < x->offset)
-    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: output tensor %d (%s): its slot needs %zu bytes from byte %zu (a "
-                    "multiple of 4) of buffer %u, which has %lld (%zu given)", io->tensor,
-                    p->g->tensors[io->tensor].name ? p->g->tensors[io->tensor].name : "", bytes, x->offset, x->gl_name,
-                    (long long)have, x->size);
   const slot_prog *sp = &p->slot_progs[i];
   f->UseProgram(sp->prog);
   f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, p->arena);
-  f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, x->gl_name);
+  f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, buf_name(dst));
   const bool channel = slot_is_channel(p, io);
-  f->Uniform1i(0, channel ? 0 : x->slot * io->sh.s * io->sh.h * io->sh.w * (io->wide ? 2 : 1));
-  f->Uniform1i(1, (GLint)(x->offset / 4));
-  f->Uniform1i(2, channel ? x->slot : 0);
+  f->Uniform1i(0, channel ? 0 : e->slot * io->sh.s * io->sh.h * io->sh.w * (io->wide ? 2 : 1));
+  f->Uniform1i(1, (GLint)(e->offset / 4));
+  f->Uniform1i(2, channel ? e->slot : 0);
   f->DispatchCompute((GLuint)sp->groups[0], (GLuint)sp->groups[1], 1);
   f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, 0);
   f->UseProgram(0);
@@ -1046,45 +1069,206 @@ static tfl_status export_slot(gl_dctx *dc, gl_part *p, int i, const tfl_ext *x)
   return gl_check(dc->ctx, "queueing an output's read-back", p->diag);
 }
 
-/* A segmentation output's slot as one byte per pixel: into an R8 texture, GPU to GPU
- * (glTexSubImage2D reads the bytes as a pixel-unpack buffer), or into host memory. */
-static tfl_status export_output(void *ctx, void *state, int tensor, const tfl_ext *x)
+/* Whether plan output i can be made into class bytes (a [B,H,W,C] output, C <= 255). */
+static tfl_status class_fits(const gl_part *p, int i, int slot)
+{
+  const gl_plan_io *io = &p->plan.out[i];
+  const tfl_tensor *t = &p->g->tensors[io->tensor];
+  if (t->ndim != 4 || io->sh.c > 255)
+    return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: output tensor %d (%s) as class bytes: it needs [B,H,W,C] with "
+                    "C <= 255, not rank %d with %d channels", io->tensor, t->name ? t->name : "", t->ndim, io->sh.c);
+  if (slot < 0 || slot >= io->sh.b) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: slot %d of a batch of %d", slot, io->sh.b);
+  return TFL_OK;
+}
+
+static tfl_status output_bytes(void *ctx, void *state, int tensor, const tfl_export *e, size_t *need)
+{
+  (void)ctx;
+  gl_part *p = state;
+  int i = plan_output(p, tensor);
+  if (i < 0) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: tensor %d is not an output of this partition", tensor);
+  if (!e || !need) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: output tensor %d's bytes asked with no export", tensor);
+  if (e->convert == TFL_CONVERT_NONE) return slot_bytes(p, i, e->slot, need);
+  tfl_status st = class_fits(p, i, e->slot);
+  if (st) return st;
+  *need = tfl_class_row_bytes(p->plan.out[i].sh.w) * (size_t)p->plan.out[i].sh.h;
+  return TFL_OK;
+}
+
+/* An output slot into dst: its host values (a device buffer), or one byte per pixel (a
+ * texture GPU to GPU, glTexSubImage2D reading the bytes as a pixel-unpack buffer; a
+ * device buffer; host memory, waiting). */
+static tfl_status export_output(void *ctx, void *state, int tensor, const tfl_export *e, tfl_buffer *dst)
 {
   gl_dctx *dc = ctx;
   gl_part *p = state;
   const gl_funcs *f = &dc->ctx->f;
   int i = plan_output(p, tensor);
   if (i < 0) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: tensor %d is not an output of this partition", tensor);
+  if (e->convert != TFL_CONVERT_NONE && e->convert != TFL_CONVERT_CLASS_U8 && e->convert != TFL_CONVERT_SIGMOID_CLASS_U8)
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: output tensor %d: conversion %d", tensor, (int)e->convert);
+  if (e->convert == TFL_CONVERT_NONE) return export_slot(dc, p, i, e, dst);
   const gl_plan_io *io = &p->plan.out[i];
-  if (x && (x->kind == TFL_EXT_GL_OUTPUT_SIZE || x->kind == TFL_EXT_GL_OUTPUT_BUFFER)) return export_slot(dc, p, i, x);
-  if (!x || (x->kind != TFL_EXT_GL_MASK && x->kind != TFL_EXT_HOST_MASK && x->kind != TFL_EXT_GL_MASK_BUFFER))
-    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: outputs export to masks (GL texture or buffer, or host bytes) or to "
-                    "output buffers, not kind %d", x ? (int)x->kind : 0);
-  if (io->sh.c > 255) return tfl_fail(p->diag, TFL_ERR_UNSUPPORTED, "GL: a mask of %d classes (255 at most)", io->sh.c);
-  if (x->slot < 0 || x->slot >= io->sh.b) return tfl_fail(p->diag, TFL_ERR_ARG, "GL: slot %d of a batch of %d", x->slot, io->sh.b);
-  bool host = x->kind == TFL_EXT_HOST_MASK;
-  if (x->width != io->sh.w || x->height != io->sh.h || (host ? !x->bytes : !x->gl_name))
-    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: mask %s is %dx%d, the output %dx%d", host ? "memory" : "texture",
-                    x->width, x->height, io->sh.w, io->sh.h);
-  tfl_status st = gl_context_bind(dc->ctx, p->diag);
-  if (st || (st = prepare_mask(dc, p, i))) return st;
+  tfl_status st = class_fits(p, i, e->slot);
+  if (st) return st;
+  size_t row = tfl_class_row_bytes(io->sh.w), dense = (size_t)io->sh.w * (size_t)io->sh.h;
+  const tfl_image_desc *img = tfl_buffer_image(dst);
+  if (dst->kind == TFL_BUFFER_HOST && dst->size < dense)
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: output tensor %d's class bytes (%dx%d) into a host buffer of %zu bytes",
+                    tensor, io->sh.w, io->sh.h, dst->size);
+  if (dst->kind == TFL_BUFFER_DEVICE && (e->offset % 4 || e->offset > dst->size || dst->size - e->offset < row * (size_t)io->sh.h))
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: output tensor %d's class bytes need %zu bytes from byte %zu (a multiple "
+                    "of 4) of a device buffer of %zu", tensor, row * (size_t)io->sh.h, e->offset, dst->size);
+  if (dst->kind == TFL_BUFFER_IMAGE && (!img || img->width != io->sh.w || img->height != io->sh.h))
+    return tfl_fail(p->diag, TFL_ERR_ARG, "GL: mask texture is %dx%d, the output %dx%d", img ? img->width : 0,
+                    img ? img->height : 0, io->sh.w, io->sh.h);
+  if ((st = gl_context_bind(dc->ctx, p->diag)) || (st = prepare_mask(dc, p, i))) return st;
   while (f->GetError() != GL_NO_ERROR) { /* errors of the caller's own GL work are not ours */
   }
-  make_mask(dc, p, i, x);
-  if (host) {
-    if ((st = mask_to_host(dc, p, io, x->bytes))) return st;
+  make_mask(dc, p, i, e);
+  if (dst->kind == TFL_BUFFER_HOST) {
+    if ((st = mask_to_host(dc, p, io, dst->host))) return st;
     return gl_check(dc->ctx, "reading the mask back", p->diag);
   }
-  if (x->kind == TFL_EXT_GL_MASK_BUFFER) return mask_to_buffer(dc, p, io, x->gl_name);
+  if (dst->kind == TFL_BUFFER_DEVICE) return mask_to_buffer(dc, p, io, buf_name(dst), e->offset);
   f->MemoryBarrier(GL_PIXEL_BUFFER_BARRIER_BIT);
   f->BindBuffer(GL_PIXEL_UNPACK_BUFFER, p->mask_bytes);
   f->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  f->BindTexture(GL_TEXTURE_2D, x->gl_name);
+  f->BindTexture(GL_TEXTURE_2D, buf_name(dst));
   f->TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, io->sh.w, io->sh.h, GL_RED, GL_UNSIGNED_BYTE, NULL);
   f->BindTexture(GL_TEXTURE_2D, 0);
   f->BindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
   return gl_check(dc->ctx, "exporting the mask", p->diag);
 }
+
+/* ---- device buffers (tfl_buffer_impl.h) ---- */
+
+static tfl_status buf_reserve(void *ctx, tfl_buffer *b, size_t bytes)
+{
+  gl_dctx *dc = ctx;
+  const gl_funcs *f = &dc->ctx->f;
+  tfl_status st = gl_context_bind(dc->ctx, b->diag);
+  if (st) return st;
+  if (bytes > (size_t)PTRDIFF_MAX) return tfl_fail(b->diag, TFL_ERR_ARG, "GL: a device buffer of %zu bytes", bytes);
+  gl_buf *gb = b->impl;
+  if (!gb && !(gb = b->impl = calloc(1, sizeof *gb))) return tfl_fail(b->diag, TFL_ERR_NOMEM, "GL: a device buffer");
+  if (gb->fence) f->DeleteSync(gb->fence); /* its bytes are gone */
+  gb->fence = NULL;
+  while (f->GetError() != GL_NO_ERROR) {
+  }
+  if (!gb->name) f->GenBuffers(1, &gb->name);
+  f->BindBuffer(GL_COPY_WRITE_BUFFER, gb->name);
+  /* read-hinted: mapped on the host, so it lives in cached host memory */
+  f->BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)(bytes ? bytes : 4), NULL, GL_STREAM_READ);
+  f->BindBuffer(GL_COPY_WRITE_BUFFER, 0);
+  return gl_check(dc->ctx, "allocating a device buffer", b->diag);
+}
+
+static void buf_release(void *ctx, tfl_buffer *b)
+{
+  gl_dctx *dc = ctx;
+  gl_buf *gb = b->impl;
+  if (!gb) return;
+  const gl_funcs *f = &dc->ctx->f;
+  if (gl_context_bind(dc->ctx, b->diag) == TFL_OK) {
+    if (b->mapped) {
+      f->BindBuffer(GL_COPY_READ_BUFFER, gb->name);
+      f->UnmapBuffer(GL_COPY_READ_BUFFER);
+      f->BindBuffer(GL_COPY_READ_BUFFER, 0);
+    }
+    if (gb->fence) f->DeleteSync(gb->fence);
+    if (gb->name) f->DeleteBuffers(1, &gb->name);
+  }
+  free(gb);
+  b->impl = NULL;
+}
+
+static tfl_status buf_copy(void *ctx, tfl_buffer *src, size_t src_off, tfl_buffer *dst, size_t dst_off, size_t bytes)
+{
+  gl_dctx *dc = ctx;
+  const gl_funcs *f = &dc->ctx->f;
+  tfl_status st = gl_context_bind(dc->ctx, dst->diag);
+  if (st) return st;
+  while (f->GetError() != GL_NO_ERROR) {
+  }
+  f->MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  f->BindBuffer(GL_COPY_READ_BUFFER, buf_name(src));
+  f->BindBuffer(GL_COPY_WRITE_BUFFER, buf_name(dst));
+  f->CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, (GLintptr)src_off, (GLintptr)dst_off, (GLsizeiptr)bytes);
+  f->BindBuffer(GL_COPY_READ_BUFFER, 0);
+  f->BindBuffer(GL_COPY_WRITE_BUFFER, 0);
+  return gl_check(dc->ctx, "copying between device buffers", dst->diag);
+}
+
+static tfl_status buf_fence(void *ctx, tfl_buffer *b)
+{
+  gl_dctx *dc = ctx;
+  const gl_funcs *f = &dc->ctx->f;
+  gl_buf *gb = b->impl;
+  if (b->kind != TFL_BUFFER_DEVICE) return tfl_fail(b->diag, TFL_ERR_ARG, "GL: a fence on an image (device buffers only)");
+  tfl_status st = gl_context_bind(dc->ctx, b->diag);
+  if (st) return st;
+  if (gb->fence) f->DeleteSync(gb->fence);
+  gb->fence = f->FenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  /* flushed so that the GPU starts now, not when the next frame's commands come */
+  f->Flush();
+  return gb->fence ? TFL_OK : tfl_fail(b->diag, TFL_ERR_BACKEND, "GL: no fence for a device buffer");
+}
+
+static bool buf_ready(void *ctx, tfl_buffer *b)
+{
+  gl_dctx *dc = ctx;
+  gl_buf *gb = b->impl;
+  if (b->kind != TFL_BUFFER_DEVICE || !gb->fence || gl_context_bind(dc->ctx, b->diag) != TFL_OK) return true;
+  return dc->ctx->f.ClientWaitSync(gb->fence, 0, 0) != GL_TIMEOUT_EXPIRED;
+}
+
+static tfl_status buf_map(void *ctx, tfl_buffer *b, const void **ptr)
+{
+  gl_dctx *dc = ctx;
+  const gl_funcs *f = &dc->ctx->f;
+  gl_buf *gb = b->impl;
+  tfl_status st = gl_context_bind(dc->ctx, b->diag);
+  if (st) return st;
+  if (gb->fence) {
+    GLenum r;
+    /* flush once; then wait in 1 s steps (a timeout is no error: the GPU is busy) */
+    for (GLbitfield flags = GL_SYNC_FLUSH_COMMANDS_BIT;; flags = 0)
+      if ((r = f->ClientWaitSync(gb->fence, flags, 1000000000)) != GL_TIMEOUT_EXPIRED) break;
+    f->DeleteSync(gb->fence);
+    gb->fence = NULL;
+    if (r == GL_WAIT_FAILED) return tfl_fail(b->diag, TFL_ERR_BACKEND, "GL: waiting for device buffer %u failed", gb->name);
+  }
+  while (f->GetError() != GL_NO_ERROR) {
+  }
+  f->BindBuffer(GL_COPY_READ_BUFFER, gb->name);
+  *ptr = f->MapBufferRange(GL_COPY_READ_BUFFER, 0, (GLsizeiptr)(b->size ? b->size : 4), GL_MAP_READ_BIT);
+  f->BindBuffer(GL_COPY_READ_BUFFER, 0);
+  if (*ptr) return TFL_OK;
+  return gl_check(dc->ctx, "mapping a device buffer", b->diag) ? TFL_ERR_BACKEND
+                                                                : tfl_fail(b->diag, TFL_ERR_BACKEND, "GL: glMapBufferRange failed");
+}
+
+static void buf_unmap(void *ctx, tfl_buffer *b)
+{
+  gl_dctx *dc = ctx;
+  const gl_funcs *f = &dc->ctx->f;
+  if (gl_context_bind(dc->ctx, b->diag) != TFL_OK) return;
+  f->BindBuffer(GL_COPY_READ_BUFFER, ((gl_buf *)b->impl)->name);
+  f->UnmapBuffer(GL_COPY_READ_BUFFER);
+  f->BindBuffer(GL_COPY_READ_BUFFER, 0);
+}
+
+static const tfl_buffer_ops gl_buffer_ops = {
+  .reserve = buf_reserve,
+  .release = buf_release,
+  .import = buf_import,
+  .copy = buf_copy,
+  .fence = buf_fence,
+  .ready = buf_ready,
+  .map = buf_map,
+  .unmap = buf_unmap,
+};
 
 static tfl_status set_output_host(void *ctx, void *state, int tensor, bool host)
 {

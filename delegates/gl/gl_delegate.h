@@ -5,19 +5,22 @@
  *   tfl_interp_options io = tfl_interp_defaults();
  *   io.delegate = gl;  io.fallback = cpu;  io.diag = &diag;   // cpu: cpu_delegate_create
  *   tfl_interpreter_create(g, &io, &it);                // compiles the GL partition(s)
- *   per frame: tfl_interpreter_bind_input(it, 0, &(tfl_ext){TFL_EXT_GL_IMAGE, ...});
+ *   tfl_buffer_new(gl, TFL_BUFFER_IMAGE, 0, &diag, &img);  // and a mask image, device buffers
+ *   per frame: tfl_buffer_import(img, &(tfl_image_desc){.handle = texture, ...});
+ *              tfl_interpreter_bind_input(it, 0, img);
  *              tfl_interpreter_invoke(it);
- *              tfl_interpreter_export_output(it, 0, &(tfl_ext){TFL_EXT_GL_MASK, ...});
- *   tfl_interpreter_free(it);  gl->destroy(gl);  cpu->destroy(cpu);
+ *              tfl_interpreter_export_output(it, 0, &(tfl_export){.convert = TFL_CONVERT_CLASS_U8}, mask);
+ *   tfl_buffer_free(img);  tfl_interpreter_free(it);  gl->destroy(gl);  cpu->destroy(cpu);
  *
- * Device tensors (tfl_delegate.h): an image input sampled straight from a frame's
- * textures (RGBA8, or YUV/gray planes converted in the same shader: tfl_gl_layout) into
- * the arena, one batch slot per bound frame; a segmentation output
- * exported into an R8 mask texture on the GPU; outputs left on the GPU (no readback,
- * no wait for the GPU in invoke), and any float32 output's slot queued into a GL buffer
- * as its host bytes (made by a shader that repeats the readback's rounding, so the
- * caller maps the very bytes an invoke would have read back). Nobody outside reads the
- * arena's layout.
+ * Buffers (runtime/tfl_buffer.h): image buffers are textures by name (handle: the frame,
+ * planes: its chroma), sampled straight into the arena (RGBA8, or YUV/gray planes
+ * converted in the same shader: tfl_image_layout), one batch slot per bound frame, or
+ * written by a class export (an R8 mask texture); device buffers are GL buffer objects
+ * with a fence, mapped read-only. Outputs can stay on the GPU (no readback, no wait for
+ * the GPU in invoke), and any float32 output's slot is exported into a device buffer as
+ * its host bytes (made by a shader that repeats the readback's rounding, so the caller
+ * maps the very bytes an invoke would have read back). Nobody outside reads the arena's
+ * layout.
  *
  * Threads: every call, including the interpreter's create/invoke/free, must happen
  * with the delegate's GL context current (GStreamer: on the GstGLContext thread).

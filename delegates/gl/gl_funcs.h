@@ -57,6 +57,9 @@
   X(PFNGLGETTEXLEVELPARAMETERIVPROC, GetTexLevelParameteriv)                  \
   X(PFNGLFINISHPROC, Finish)                                                  \
   X(PFNGLFLUSHPROC, Flush)                                                    \
+  X(PFNGLFENCESYNCPROC, FenceSync)                                            \
+  X(PFNGLCLIENTWAITSYNCPROC, ClientWaitSync)                                  \
+  X(PFNGLDELETESYNCPROC, DeleteSync)                                          \
   X(PFNGLGENQUERIESPROC, GenQueries)                                          \
   X(PFNGLDELETEQUERIESPROC, DeleteQueries)
 

@@ -9,13 +9,13 @@
  *   location 0: vec4 (a0, a1, a3, a4), the affine's linear part   1: vec4 mean   2: vec4 std
  *   location 3: ivec4 (texture width, height, first vec4 of the batch slot, 0)
  *   location 4: vec4 (a2, a5, pad, 0), the affine's offset and the bars' pixel value;
- *   location 5: int, the frame's tfl_gl_layout   6, 7: vec4 (ys, y0, rv, gu), vec2 (gv, bu),
- *   the YUV -> RGB coefficients (tfl_ext.yuv); samplers on texture units 0 (the frame, or
+ *   location 5: int, the frame's tfl_image_layout   6, 7: vec4 (ys, y0, rv, gu), vec2 (gv, bu),
+ *   the YUV -> RGB coefficients (tfl_image_desc.yuv); samplers on texture units 0 (the frame, or
  *   its luma) and 1, 2 (chroma planes). The frame's format is converted here, per texel
  *   fetched, so a YUV frame costs no pass of its own.
- * Model-input pixel (x, y) samples texture point a * (x + 0.5, y + 0.5) + offset (tfl_ext).
+ * Model-input pixel (x, y) samples texture point a * (x + 0.5, y + 0.5) + offset (tfl_image_desc).
  * external: unit 0 is a GL_TEXTURE_EXTERNAL_OES texture (samplerExternalOES, from
- * GL_OES_EGL_image_external_essl3), read as RGBA (tfl_ext.external). */
+ * GL_OES_EGL_image_external_essl3), read as RGBA (tfl_image_desc.external). */
 #include "gl_texture.h"
 
 #include <stdlib.h>
@@ -43,7 +43,7 @@ char *gl_texture_source(const tfl_tensor *t, size_t out_off, bool fp16, bool wid
               external ? "samplerExternalOES" : "sampler2D");
   gl_str_addf(&s, "#define FMT_RGBA %d\n#define FMT_BGRA %d\n#define FMT_GRAY %d\n#define FMT_I420 %d\n"
                   "#define FMT_NV12 %d\n#define FMT_NV21 %d\n#define FMT_YUY2 %d\n#define OUT_W %d\n#define OUT_H %d\n",
-              TFL_GL_RGBA, TFL_GL_BGRA, TFL_GL_GRAY, TFL_GL_I420, TFL_GL_NV12, TFL_GL_NV21, TFL_GL_YUY2, W, H);
+              TFL_IMAGE_RGBA, TFL_IMAGE_BGRA, TFL_IMAGE_GRAY, TFL_IMAGE_I420, TFL_IMAGE_NV12, TFL_IMAGE_NV21, TFL_IMAGE_YUY2, W, H);
   if (fp16 && wide) /* 32-bit floats in the halves' arena (gl_plan.h) */
     gl_str_addf(&s, "layout(std430, binding = 0) buffer Arena { uvec2 A[]; };\n"
                     "#define STA(i, v) (A[%zu + 2 * (i)] = floatBitsToUint((v).xy), A[%zu + 2 * (i) + 1] = floatBitsToUint((v).zw))\n",

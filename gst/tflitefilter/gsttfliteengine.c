@@ -486,6 +486,11 @@ GstGLContext *gst_tflite_engine_gl_context(GstTfliteEngine *e)
   return e->gl_context;
 }
 
+struct tfl_delegate *gst_tflite_engine_gl_delegate(GstTfliteEngine *e)
+{
+  return e->gl;
+}
+
 guint64 gst_tflite_engine_id(GstTfliteEngine *e)
 {
   return e->id;

@@ -61,6 +61,10 @@ void gst_tflite_engine_unref(GstTfliteEngine *engine);
 tfl_engine *gst_tflite_engine_runtime(GstTfliteEngine *engine);
 /* The GL context the engine's GL delegate runs on (borrowed), or NULL for a CPU engine. */
 GstGLContext *gst_tflite_engine_gl_context(GstTfliteEngine *engine);
+/* The engine's GL delegate (borrowed; NULL for a CPU engine): it makes the device and
+ * image buffers of the element's GL path (runtime/tfl_buffer.h). Its calls run on the
+ * engine's GL thread. */
+struct tfl_delegate *gst_tflite_engine_gl_delegate(GstTfliteEngine *engine);
 /* A number naming the engine in messages (process-unique, never reused). */
 guint64 gst_tflite_engine_id(GstTfliteEngine *engine);
 /* How many elements use the engine now. */

@@ -16,13 +16,14 @@
  * Queued (gl-queue-depth=2; tflinfer_queue.c holds the frame): a frame whose
  * results come back to the CPU does not wait for them. The job leaves the outputs on the
  * GPU (host_outputs FALSE), and after the inference exports what the decoder reads into
- * a GL buffer of the element's own (one of two, used in turn) and sets a fence: a
- * segmentation's mask bytes (gl-readback; TFL_EXT_GL_MASK_BUFFER), for every other
- * decoder each output's slot as its host bytes (TFL_EXT_GL_OUTPUT_BUFFER, all outputs
+ * a device buffer (runtime/tfl_buffer.h; one of two, used in turn) and fences it: a
+ * segmentation's mask bytes (gl-readback; TFL_CONVERT_CLASS_U8), for every other
+ * decoder each output's slot as its host bytes (TFL_CONVERT_NONE, all outputs
  * in one buffer). The streaming thread goes on with the next frame and collects these
- * bytes a frame later (gst_tflite_infer_gl_collect: the fence, usually signalled by
- * then, a map, the decoder on views over the copied bytes). A model whose outputs the
- * delegate cannot queue (made on the CPU, read by another node, quantized) is read back
+ * bytes a frame later (gst_tflite_infer_gl_collect: tfl_buffer_map waits for the
+ * fence, usually signalled by then; the decoder on views over the copied bytes). The
+ * runtime's GL delegate does all of the read-back: no GL call here reads results. A
+ * model whose outputs the delegate cannot queue (made on the CPU, read by another node, quantized) is read back
  * with each inference instead, from the first frame that finds out on.
  *
  * Frames in system memory with delegate=gl: the element uploads each frame itself, on the
@@ -35,6 +36,8 @@
 #include <gst/gl/gstglfuncs.h>
 #include <string.h>
 
+#include "runtime/tfl_buffer.h"
+
 #include "gsttfliteengine.h"
 #include "tflinfer_decode.h"
 
@@ -43,16 +46,25 @@ GST_DEBUG_CATEGORY_EXTERN(gst_tflite_infer_debug);
 
 #define MAX_QUEUED_OUTPUTS 16 /* as gst_tflite_infer_decode_slot */
 
-/* A queued read-back: the results of a frame in flight and its fence (GL thread only). */
+/* A queued read-back: the results of a frame in flight, in a device buffer of the GL
+ * delegate's that holds its own fence (GL thread only). */
 typedef struct {
-  guint buffer;
-  gsize size;                  /* the buffer's bytes */
-  GLsync fence;
+  tfl_buffer *buf;             /* made with the GL path, grown once the outputs are planned */
   gboolean mask;               /* a mask's bytes (rows padded to 4), else the outputs */
 } queued_readback;
 
 struct _GstTfliteInferGl {
   GstGLContext *context;       /* the engine's (ref) */
+  tfl_delegate *delegate;      /* the engine's GL delegate (borrowed): makes the buffers */
+  /* the runtime's buffers (runtime/tfl_buffer.h), made with the GL path on the GL thread
+   * (make_buffers) and reused: the frame imported for binding (the delegate copies it at
+   * each bind, so one serves every slot), the mask texture an export writes (re-imported
+   * a frame), gl-readback's mask bytes on the host */
+  tfl_buffer *image, *mask_image, *host_mask;
+  const guint8 *host_mask_bytes; /* host_mask mapped for good (a host buffer's memory) */
+  tfl_diag diag;               /* their errors (GL thread) */
+  guint8 *collected;           /* collect's copy of a read-back (grown, reused) */
+  gsize collected_size;
   gboolean segmentation;       /* the decoder makes masks */
   gboolean logits;             /* its one-channel mask is logits */
   gint mask_w, mask_h;
@@ -82,7 +94,7 @@ typedef struct {
   GstBuffer *mask;             /* the texture to export the mask into, or NULL */
   gboolean decode;             /* outputs were read back: decode them */
   gboolean host_mask;          /* gl-readback of a segmentation: the mask's bytes made on
-                                  the GPU come back (TFL_EXT_HOST_MASK), not the outputs */
+                                  the GPU come back (a host buffer), not the outputs */
   gint queued;                 /* queued: its read-back buffer (gl->queued[]) for the mask's
                                   bytes (host_mask) or the outputs, collected later; -1:
                                   decoded now */
@@ -166,7 +178,7 @@ static gboolean uploader_new(GstTfliteInfer *self, GstTfliteInferGl *gl, GError 
   GstCaps *in = gst_video_info_to_caps(&self->info), *tex = texture_caps(in);
   gl->upload = gst_gl_upload_new(gl->context);
   gboolean ok = gst_gl_upload_set_caps(gl->upload, in, tex);
-  tfl_gl_layout layout;
+  tfl_image_layout layout;
   if (ok && !gst_tflite_infer_gl_layout(fmt, &layout)) {
     /* the converter picks the RGBA caps (colorimetry) that go with the frames' */
     GstCaps *want = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, "RGBA", "width", G_TYPE_INT,
@@ -225,10 +237,35 @@ gboolean gst_tflite_infer_gl_mask_size(GstTfliteInfer *self, gint *width, gint *
   return TRUE;
 }
 
+typedef struct {
+  GstTfliteInferGl *gl;
+  gboolean *made;
+} make_call;
+
+/* GL thread: the runtime's buffers of the GL path, made once and reused by every frame:
+ * the frame's image, the mask texture's, the mask bytes on the host (mapped now, for
+ * good), the two queued read-backs (a mask's size now; the outputs' once planned). */
+static void make_buffers(GstGLContext *ctx, gpointer data)
+{
+  (void)ctx;
+  make_call *c = data;
+  GstTfliteInferGl *gl = c->gl;
+  gsize dense = (gsize)gl->mask_w * (gsize)gl->mask_h, row = tfl_class_row_bytes(gl->mask_w) * (gsize)gl->mask_h;
+  tfl_status st = tfl_buffer_new(gl->delegate, TFL_BUFFER_IMAGE, 0, &gl->diag, &gl->image);
+  if (!st && gl->pool) st = tfl_buffer_new(gl->delegate, TFL_BUFFER_IMAGE, 0, &gl->diag, &gl->mask_image);
+  if (!st && gl->segmentation) st = tfl_buffer_new(NULL, TFL_BUFFER_HOST, dense, &gl->diag, &gl->host_mask);
+  if (!st && gl->segmentation) st = tfl_buffer_map(gl->host_mask, (const void **)&gl->host_mask_bytes);
+  for (guint i = 0; i < G_N_ELEMENTS(gl->queued) && !st; i++)
+    st = tfl_buffer_new(gl->delegate, TFL_BUFFER_DEVICE, gl->segmentation ? row : 0, &gl->diag, &gl->queued[i].buf);
+  *c->made = st == TFL_OK;
+}
+
 GstTfliteInferGl *gst_tflite_infer_gl_new(GstTfliteInfer *self, GError **err)
 {
   GstTfliteInferGl *gl = g_new0(GstTfliteInferGl, 1);
   gl->context = gst_object_ref(gst_tflite_engine_gl_context(self->engine));
+  gl->delegate = gst_tflite_engine_gl_delegate(self->engine);
+  tfl_diag_init(&gl->diag);
   if (!self->is_gl && !uploader_new(self, gl, err)) {
     gst_tflite_infer_gl_free(gl);
     return NULL;
@@ -238,24 +275,31 @@ GstTfliteInferGl *gst_tflite_infer_gl_new(GstTfliteInfer *self, GError **err)
     gl->pool = mask_pool_new(gl->context, gl->mask_w, gl->mask_h);
     if (!gl->pool) GST_WARNING_OBJECT(self->owner, "no GL mask textures (%dx%d GRAY8): CPU masks only", gl->mask_w, gl->mask_h);
   }
+  gboolean made = FALSE;
+  gst_gl_context_thread_add(gl->context, make_buffers, &(make_call){ gl, &made });
+  if (!made) {
+    g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "the GL path's buffers: %s", gl->diag.error);
+    gst_tflite_infer_gl_free(gl);
+    return NULL;
+  }
   return gl;
 }
 
-/* GL thread: the queued read-backs' buffers and fences. */
-static void free_queued(GstGLContext *ctx, gpointer data)
+/* GL thread: the runtime's buffers (a device buffer's fence goes with it). */
+static void free_buffers(GstGLContext *ctx, gpointer data)
 {
+  (void)ctx;
   GstTfliteInferGl *gl = data;
-  const GstGLFuncs *f = ctx->gl_vtable;
-  for (guint i = 0; i < G_N_ELEMENTS(gl->queued); i++) {
-    if (gl->queued[i].fence) f->DeleteSync(gl->queued[i].fence);
-    if (gl->queued[i].buffer) f->DeleteBuffers(1, &gl->queued[i].buffer);
-  }
+  for (guint i = 0; i < G_N_ELEMENTS(gl->queued); i++) tfl_buffer_free(gl->queued[i].buf);
+  tfl_buffer_free(gl->image);
+  tfl_buffer_free(gl->mask_image);
+  tfl_buffer_free(gl->host_mask);
 }
 
 void gst_tflite_infer_gl_free(GstTfliteInferGl *gl)
 {
   if (!gl) return;
-  if (gl->queued[0].buffer || gl->queued[1].buffer) gst_gl_context_thread_add(gl->context, free_queued, gl);
+  gst_gl_context_thread_add(gl->context, free_buffers, gl);
   if (gl->pool) {
     /* masks still out (in metas downstream) are freed when they come back */
     gst_buffer_pool_set_active(gl->pool, FALSE);
@@ -264,12 +308,13 @@ void gst_tflite_infer_gl_free(GstTfliteInferGl *gl)
   gst_clear_object(&gl->upload);
   gst_clear_object(&gl->convert);
   gst_object_unref(gl->context);
+  g_free(gl->collected);
   g_free(gl);
 }
 
 /* ---- the job, on the engine's GL thread ---- */
 
-/* Before the invoke: whether every output's slot can be queued (TFL_EXT_GL_OUTPUT_SIZE),
+/* Before the invoke: whether every output's slot can be queued (tfl_interpreter_output_bytes),
  * and where each goes in a read-back buffer: asked once per GL path (a slot's size and
  * place never change, so the frame held keeps its places). A refusal is for good (the
  * model's outputs are made on the CPU, read by another node, quantized): said once. */
@@ -283,59 +328,72 @@ static gboolean plan_queued_outputs(gl_frame_job *j, tfl_interpreter *it, int sl
   if (n > MAX_QUEUED_OUTPUTS) why = "more outputs than are queued";
   for (gint i = 0; i < n && !why; i++) {
     size_t need = 0;
-    tfl_ext x = { .kind = TFL_EXT_GL_OUTPUT_SIZE, .slot = slot, .need = &need };
-    if (tfl_interpreter_export_output(it, i, &x) != TFL_OK) why = tfl_interpreter_last_error(it);
+    if (tfl_interpreter_output_bytes(it, i, &(tfl_export){ .slot = slot }, gl->delegate, &need) != TFL_OK)
+      why = tfl_interpreter_last_error(it);
     gl->out_off[i] = total;
     gl->out_bytes[i] = need;
     total += (need + 15) / 16 * 16;
   }
   if (why) {
-    GST_INFO_OBJECT(j->self, "gl-queue-depth=2: the outputs are read back with each inference, not queued: %s", why);
+    GST_INFO_OBJECT(j->self->owner, "gl-queue-depth=2: the outputs are read back with each inference, not queued: %s", why);
     gl->outputs_refused = TRUE;
     return FALSE;
   }
+  for (guint q = 0; q < G_N_ELEMENTS(gl->queued); q++)
+    if (tfl_buffer_reserve(gl->queued[q].buf, total) != TFL_OK) {
+      GST_WARNING_OBJECT(j->self->owner, "gl-queue-depth=2: the outputs are read back with each inference: %s", gl->diag.error);
+      gl->outputs_refused = TRUE;
+      return FALSE;
+    }
   gl->out_total = total;
   gl->n_outputs = n; /* last: planned */
   return TRUE;
 }
 
-gboolean gst_tflite_infer_gl_layout(GstVideoFormat f, tfl_gl_layout *layout)
+gboolean gst_tflite_infer_gl_layout(GstVideoFormat f, tfl_image_layout *layout)
 {
   switch (f) {
   case GST_VIDEO_FORMAT_RGBA:
   case GST_VIDEO_FORMAT_RGBx:
-  case GST_VIDEO_FORMAT_RGB: *layout = TFL_GL_RGBA; return TRUE;
+  case GST_VIDEO_FORMAT_RGB: *layout = TFL_IMAGE_RGBA; return TRUE;
   case GST_VIDEO_FORMAT_BGRA:
   case GST_VIDEO_FORMAT_BGRx:
-  case GST_VIDEO_FORMAT_BGR: *layout = TFL_GL_BGRA; return TRUE;
-  case GST_VIDEO_FORMAT_GRAY8: *layout = TFL_GL_GRAY; return TRUE;
+  case GST_VIDEO_FORMAT_BGR: *layout = TFL_IMAGE_BGRA; return TRUE;
+  case GST_VIDEO_FORMAT_GRAY8: *layout = TFL_IMAGE_GRAY; return TRUE;
   case GST_VIDEO_FORMAT_I420:
-  case GST_VIDEO_FORMAT_YV12: *layout = TFL_GL_I420; return TRUE;
-  case GST_VIDEO_FORMAT_NV12: *layout = TFL_GL_NV12; return TRUE;
-  case GST_VIDEO_FORMAT_NV21: *layout = TFL_GL_NV21; return TRUE;
-  case GST_VIDEO_FORMAT_YUY2: *layout = TFL_GL_YUY2; return TRUE;
-  case GST_VIDEO_FORMAT_UYVY: *layout = TFL_GL_UYVY; return TRUE;
+  case GST_VIDEO_FORMAT_YV12: *layout = TFL_IMAGE_I420; return TRUE;
+  case GST_VIDEO_FORMAT_NV12: *layout = TFL_IMAGE_NV12; return TRUE;
+  case GST_VIDEO_FORMAT_NV21: *layout = TFL_IMAGE_NV21; return TRUE;
+  case GST_VIDEO_FORMAT_YUY2: *layout = TFL_IMAGE_YUY2; return TRUE;
+  case GST_VIDEO_FORMAT_UYVY: *layout = TFL_IMAGE_UYVY; return TRUE;
   default: return FALSE;
   }
 }
 
-tfl_status gst_tflite_infer_gl_bind_frame(tfl_job *job, tfl_interpreter *it, int slot, const GstTfliteGlFrame *frame,
+tfl_status gst_tflite_infer_gl_bind_frame(tfl_job *job, tfl_interpreter *it, tfl_buffer *image,
+                                           const tfl_diag *image_diag, int slot, const GstTfliteGlFrame *frame,
                                            gint width, gint height, const tfl_transform *tr, const pix_norm *norm)
 {
   /* slot 0 is filled first in every run: drop the last run's textures */
   if (slot == 0) tfl_interpreter_bind_input(it, 0, NULL);
-  tfl_ext x = { .kind = TFL_EXT_GL_IMAGE, .slot = slot, .gl_name = frame->texture, .width = width, .height = height,
-                /* tfl_transform's affine: a crop, or a rotated region */
-                .affine = { tr->scale_x, tr->shear_x, tr->off_x, tr->shear_y, tr->scale_y, tr->off_y },
-                .layout = frame->layout, .gl_planes = { frame->planes[0], frame->planes[1] },
-                .external = frame->external != FALSE };
+  tfl_image_desc x = { .slot = slot, .handle = frame->texture, .width = width, .height = height,
+                       /* tfl_transform's affine: a crop, or a rotated region */
+                       .affine = { tr->scale_x, tr->shear_x, tr->off_x, tr->shear_y, tr->scale_y, tr->off_y },
+                       .layout = frame->layout, .planes = { frame->planes[0], frame->planes[1] },
+                       .external = frame->external != FALSE };
   for (int k = 0; k < 6; k++) x.yuv[k] = frame->yuv[k];
   for (int c = 0; c < 3; c++) {
     x.mean[c] = norm->mean[c];
     x.std[c] = norm->std[c];
   }
   x.pad = norm->pad;
-  tfl_status st = tfl_interpreter_bind_input(it, 0, &x);
+  tfl_status st = tfl_buffer_import(image, &x);
+  if (st != TFL_OK) {
+    g_strlcpy(job->error, image_diag->error, sizeof job->error);
+    return st;
+  }
+  /* the delegate copies the picture's description: the buffer serves the next slot too */
+  st = tfl_interpreter_bind_input(it, 0, image);
   if (st != TFL_OK) g_strlcpy(job->error, tfl_interpreter_last_error(it), sizeof job->error);
   return st;
 }
@@ -345,7 +403,9 @@ static tfl_status fill(tfl_job *job, tfl_interpreter *it, int slot)
   gl_frame_job *j = (gl_frame_job *)job;
   pix_norm norm = j->self->model.norm;
   norm.pad = preprocess_fit_pad(j->self->fit);
-  tfl_status st = gst_tflite_infer_gl_bind_frame(job, it, slot, &j->frame, j->width, j->height, j->tr, &norm);
+  GstTfliteInferGl *gl = j->self->gl;
+  tfl_status st = gst_tflite_infer_gl_bind_frame(job, it, gl->image, &gl->diag, slot, &j->frame, j->width, j->height,
+                                                 j->tr, &norm);
   if (st == TFL_OK && j->queued >= 0 && !j->host_mask && !plan_queued_outputs(j, it, slot)) {
     /* this invoke reads them back after all (for every job of the batch: harmless) */
     tfl_interpreter_set_outputs_host(it, true);
@@ -355,68 +415,54 @@ static tfl_status fill(tfl_job *job, tfl_interpreter *it, int slot)
   return st;
 }
 
+/* How the mask's bytes are made of output 0. */
+static tfl_export mask_export(const GstTfliteInferGl *gl, int slot)
+{
+  return (tfl_export){ .slot = slot, .convert = gl->logits ? TFL_CONVERT_SIGMOID_CLASS_U8 : TFL_CONVERT_CLASS_U8 };
+}
+
 /* The segmentation's bytes (argmax class or probability * 255, one per pixel) read
  * back from the GPU and decoded: a few KB instead of the H x W x C floats. */
 static tfl_status decode_host_mask(gl_frame_job *j, tfl_interpreter *it, int slot)
 {
   GstTfliteInfer *self = j->self;
   GstTfliteInferGl *gl = self->gl;
-  guint8 *bytes = g_malloc((gsize)gl->mask_w * (gsize)gl->mask_h);
-  tfl_ext x = { .kind = TFL_EXT_HOST_MASK, .slot = slot, .width = gl->mask_w, .height = gl->mask_h,
-                .logits = gl->logits, .bytes = bytes };
-  tfl_status st = tfl_interpreter_export_output(it, 0, &x);
+  tfl_export e = mask_export(gl, slot);
+  /* host_mask stays mapped: the export writes the very bytes the decoder reads */
+  tfl_status st = tfl_interpreter_export_output(it, 0, &e, gl->host_mask);
   if (st != TFL_OK)
     g_snprintf(j->job.error, sizeof j->job.error, "reading the mask back: %s", tfl_interpreter_last_error(it));
-  else if ((st = tfl_decoder_run_mask(self->decoder, bytes, gl->mask_w, gl->mask_h, j->tr, j->res, &self->diag)))
+  else if ((st = tfl_decoder_run_mask(self->decoder, gl->host_mask_bytes, gl->mask_w, gl->mask_h, j->tr, j->res,
+                                      &self->diag)))
     g_snprintf(j->job.error, sizeof j->job.error, "decoding the mask: %s", self->diag.error);
-  g_free(bytes);
   return st;
 }
 
-static gsize mask_row(const GstTfliteInferGl *gl)
+/* Read-back j->queued's device buffer (room for a mask from the start, for the outputs
+ * since plan_queued_outputs). */
+static queued_readback *readback_buffer(gl_frame_job *j, gboolean mask)
 {
-  return ((gsize)gl->mask_w + 3) / 4 * 4; /* TFL_EXT_GL_MASK_BUFFER's rows */
-}
-
-/* Read-back buffer j->queued for `bytes` of results (grown if smaller), its fence gone. */
-static queued_readback *readback_buffer(gl_frame_job *j, gsize bytes, gboolean mask)
-{
-  GstTfliteInferGl *gl = j->self->gl;
-  const GstGLFuncs *f = gl->context->gl_vtable;
-  queued_readback *q = &gl->queued[j->queued];
-  if (q->fence) f->DeleteSync(q->fence); /* a frame dropped before it was collected */
-  q->fence = NULL;
-  if (q->size < bytes) {
-    if (!q->buffer) f->GenBuffers(1, &q->buffer);
-    f->BindBuffer(GL_COPY_WRITE_BUFFER, q->buffer);
-    f->BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_READ);
-    f->BindBuffer(GL_COPY_WRITE_BUFFER, 0);
-    q->size = bytes;
-  }
+  queued_readback *q = &j->self->gl->queued[j->queued];
   q->mask = mask;
   return q;
 }
 
-/* After the exports: a fence, flushed so that the GPU starts now, not when the next
- * frame's commands come. */
+/* After the exports: the buffer's fence (flushed: the GPU starts now). */
 static tfl_status fence_readback(gl_frame_job *j, queued_readback *q)
 {
-  const GstGLFuncs *f = j->self->gl->context->gl_vtable;
-  q->fence = f->FenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-  f->Flush();
-  if (q->fence) return TFL_OK;
-  g_strlcpy(j->job.error, "no GL fence for the queued read-back", sizeof j->job.error);
-  return TFL_ERR_BACKEND;
+  tfl_status st = tfl_buffer_fence(q->buf);
+  if (st != TFL_OK)
+    g_snprintf(j->job.error, sizeof j->job.error, "fencing the queued read-back: %s", j->self->gl->diag.error);
+  return st;
 }
 
 /* The mask's bytes into read-back buffer j->queued on the GPU, fenced; no wait. */
 static tfl_status queue_host_mask(gl_frame_job *j, tfl_interpreter *it, int slot)
 {
   GstTfliteInferGl *gl = j->self->gl;
-  queued_readback *q = readback_buffer(j, mask_row(gl) * (gsize)gl->mask_h, TRUE);
-  tfl_ext x = { .kind = TFL_EXT_GL_MASK_BUFFER, .slot = slot, .gl_name = q->buffer, .width = gl->mask_w,
-                .height = gl->mask_h, .logits = gl->logits };
-  tfl_status st = tfl_interpreter_export_output(it, 0, &x);
+  queued_readback *q = readback_buffer(j, TRUE);
+  tfl_export e = mask_export(gl, slot);
+  tfl_status st = tfl_interpreter_export_output(it, 0, &e, q->buf);
   if (st != TFL_OK) {
     g_snprintf(j->job.error, sizeof j->job.error, "queueing the mask's read-back: %s", tfl_interpreter_last_error(it));
     return st;
@@ -429,11 +475,10 @@ static tfl_status queue_host_mask(gl_frame_job *j, tfl_interpreter *it, int slot
 static tfl_status queue_outputs(gl_frame_job *j, tfl_interpreter *it, int slot)
 {
   GstTfliteInferGl *gl = j->self->gl;
-  queued_readback *q = readback_buffer(j, gl->out_total, FALSE);
+  queued_readback *q = readback_buffer(j, FALSE);
   for (gint i = 0; i < gl->n_outputs; i++) {
-    tfl_ext x = { .kind = TFL_EXT_GL_OUTPUT_BUFFER, .slot = slot, .gl_name = q->buffer, .offset = gl->out_off[i],
-                  .size = q->size - gl->out_off[i] };
-    tfl_status st = tfl_interpreter_export_output(it, i, &x);
+    tfl_export e = { .slot = slot, .convert = TFL_CONVERT_NONE, .offset = gl->out_off[i] };
+    tfl_status st = tfl_interpreter_export_output(it, i, &e, q->buf);
     if (st != TFL_OK) {
       g_snprintf(j->job.error, sizeof j->job.error, "queueing output %d's read-back: %s", i,
                  tfl_interpreter_last_error(it));
@@ -450,9 +495,13 @@ static tfl_status consume(tfl_job *job, tfl_interpreter *it, int slot)
   GstTfliteInferGl *gl = self->gl;
   if (j->mask) {
     GstMemory *mem = gst_buffer_peek_memory(j->mask, 0);
-    tfl_ext x = { .kind = TFL_EXT_GL_MASK, .slot = slot, .gl_name = gst_gl_memory_get_texture_id((GstGLMemory *)mem),
-                  .width = gl->mask_w, .height = gl->mask_h, .logits = gl->logits };
-    if (tfl_interpreter_export_output(it, 0, &x) != TFL_OK) {
+    tfl_image_desc x = { .handle = gst_gl_memory_get_texture_id((GstGLMemory *)mem), .width = gl->mask_w,
+                         .height = gl->mask_h };
+    tfl_export e = mask_export(gl, slot);
+    if (tfl_buffer_import(gl->mask_image, &x) != TFL_OK) {
+      GST_WARNING_OBJECT(self->owner, "no GL mask texture (CPU mask only): %s", gl->diag.error);
+      gst_clear_buffer(&j->mask);
+    } else if (tfl_interpreter_export_output(it, 0, &e, gl->mask_image) != TFL_OK) {
       GST_WARNING_OBJECT(self->owner, "no GL mask texture (CPU mask only): %s", tfl_interpreter_last_error(it));
       gst_clear_buffer(&j->mask);
     } else {
@@ -552,9 +601,9 @@ static gboolean run_texture(GstTfliteInfer *self, GstBuffer *buf, const tfl_tran
   tex.texture = *(guint *)vf.data[0];
   /* glupload's DMABuf import as an external image: one texture the driver reads as RGBA */
   tex.external = gst_gl_memory_get_texture_target((GstGLMemory *)mem) == GST_GL_TEXTURE_TARGET_EXTERNAL_OES;
-  if (tex.layout == TFL_GL_I420)
+  if (tex.layout == TFL_IMAGE_I420)
     for (guint c = 1; c < 3; c++) tex.planes[c - 1] = *(guint *)vf.data[GST_VIDEO_FORMAT_INFO_PLANE(vinfo.finfo, c)];
-  else if (tex.layout == TFL_GL_NV12 || tex.layout == TFL_GL_NV21)
+  else if (tex.layout == TFL_IMAGE_NV12 || tex.layout == TFL_IMAGE_NV21)
     tex.planes[0] = *(guint *)vf.data[1];
   pix_yuv yuv = gst_tflite_infer_yuv_of(&vinfo);
   preprocess_yuv_coefficients(&yuv, tex.yuv);
@@ -635,33 +684,23 @@ typedef struct {
   gboolean ok;
 } collect_call;
 
-/* GL thread: waits for the fence (usually signalled already), copies the bytes out. */
+/* GL thread: the read-back's buffer mapped (it waits for the buffer's fence, usually
+ * signalled by then), its bytes copied out. */
 static void collect_on_gl(GstGLContext *ctx, gpointer data)
 {
+  (void)ctx;
   collect_call *c = data;
   GstTfliteInferGl *gl = c->gl;
-  const GstGLFuncs *f = ctx->gl_vtable;
   queued_readback *q = &gl->queued[c->queued];
-  if (!q->fence) return;
-  GLenum r;
-  /* flush once; then wait in 1 s steps (a timeout is no error: the GPU is busy) */
-  for (GLbitfield flags = GL_SYNC_FLUSH_COMMANDS_BIT;; flags = 0) {
-    r = f->ClientWaitSync(q->fence, flags, 1000000000);
-    if (r != GL_TIMEOUT_EXPIRED) break;
-  }
-  f->DeleteSync(q->fence);
-  q->fence = NULL;
-  if (r == GL_WAIT_FAILED) return;
-  gsize row = mask_row(gl), bytes = q->mask ? row * (gsize)gl->mask_h : gl->out_total;
-  f->BindBuffer(GL_COPY_READ_BUFFER, q->buffer);
-  const guint8 *m = f->MapBufferRange(GL_COPY_READ_BUFFER, 0, (GLsizeiptr)bytes, GL_MAP_READ_BIT);
-  if (m && q->mask)
+  const guint8 *m = NULL;
+  if (!q->buf || tfl_buffer_map(q->buf, (const void **)&m) != TFL_OK) return;
+  gsize row = tfl_class_row_bytes(gl->mask_w);
+  if (q->mask)
     for (gint y = 0; y < gl->mask_h; y++) memcpy(c->bytes + (gsize)y * (gsize)gl->mask_w, m + (gsize)y * row, (gsize)gl->mask_w);
-  else if (m)
-    memcpy(c->bytes, m, bytes);
-  if (m) f->UnmapBuffer(GL_COPY_READ_BUFFER);
-  f->BindBuffer(GL_COPY_READ_BUFFER, 0);
-  c->ok = m != NULL;
+  else
+    memcpy(c->bytes, m, gl->out_total);
+  tfl_buffer_unmap(q->buf);
+  c->ok = TRUE;
 }
 
 /* The decoder on the collected outputs: views of the model's output tensors (the
@@ -696,16 +735,22 @@ gboolean gst_tflite_infer_gl_collect(GstTfliteInfer *self, gint queued, const tf
   GstTfliteInferGl *gl = self->gl;
   g_return_val_if_fail(queued >= 0 && queued < (gint)G_N_ELEMENTS(gl->queued), FALSE);
   gboolean mask = gl->queued[queued].mask;
-  collect_call c = { gl, queued, g_malloc(mask ? (gsize)gl->mask_w * (gsize)gl->mask_h : gl->out_total), FALSE };
+  gsize bytes = mask ? (gsize)gl->mask_w * (gsize)gl->mask_h : gl->out_total;
+  if (gl->collected_size < bytes) { /* the first collects only: sizes never change after */
+    g_free(gl->collected);
+    gl->collected = g_malloc(bytes);
+    gl->collected_size = bytes;
+  }
+  collect_call c = { gl, queued, gl->collected, FALSE };
   gst_gl_context_thread_add(gl->context, collect_on_gl, &c);
   tfl_status st = TFL_OK;
   if (!c.ok)
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED,
-                "the queued %s (read-back buffer %d) could not be read back", mask ? "mask" : "outputs", queued);
+                "the queued %s (read-back buffer %d) could not be read back: %s", mask ? "mask" : "outputs", queued,
+                gl->diag.error);
   else if ((st = mask ? tfl_decoder_run_mask(self->decoder, c.bytes, gl->mask_w, gl->mask_h, tr, res, &self->diag)
                       : decode_outputs(self, c.bytes, tr, res)))
     g_set_error(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED, "decoding the queued %s: %s", mask ? "mask" : "outputs",
                 self->diag.error);
-  g_free(c.bytes);
   return c.ok && st == TFL_OK;
 }

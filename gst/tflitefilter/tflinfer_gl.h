@@ -55,18 +55,21 @@ gboolean gst_tflite_infer_gl_collect(GstTfliteInfer *self, gint queued, const tf
 typedef struct {
   guint texture;               /* the frame (RGB formats, packed YUV) or its luma */
   guint planes[2];             /* chroma: I420/YV12 U and V, NV12/NV21 the pair plane */
-  tfl_gl_layout layout;
+  tfl_image_layout layout;
   gfloat yuv[6];               /* preprocess_yuv_coefficients of the frame's colorimetry */
   gboolean external;           /* texture is GL_TEXTURE_EXTERNAL_OES (an imported DMABuf), RGBA */
 } GstTfliteGlFrame;
 
 /* The layout of GL frames in format f; FALSE when the texture-input shader cannot read
  * them (the element's GL caps list exactly the formats that give TRUE). */
-gboolean gst_tflite_infer_gl_layout(GstVideoFormat f, tfl_gl_layout *layout);
+gboolean gst_tflite_infer_gl_layout(GstVideoFormat f, tfl_image_layout *layout);
 
 /* For a job's fill (GL thread): binds `frame` (width x height) as slot `slot` of the
- * model's input, sampled through tr and normalized by norm; else the error in job. */
-tfl_status gst_tflite_infer_gl_bind_frame(tfl_job *job, tfl_interpreter *it, int slot, const GstTfliteGlFrame *frame,
+ * model's input, sampled through tr and normalized by norm, imported into `image` (an
+ * image buffer of the engine's GL delegate, reused frame after frame, reporting to
+ * image_diag); else the error in job. */
+tfl_status gst_tflite_infer_gl_bind_frame(tfl_job *job, tfl_interpreter *it, tfl_buffer *image,
+                                           const tfl_diag *image_diag, int slot, const GstTfliteGlFrame *frame,
                                            gint width, gint height, const tfl_transform *tr, const pix_norm *norm);
 
 G_END_DECLS

@@ -55,6 +55,9 @@ typedef struct {
   GstTfliteGlStarter *st;
   const GstGLFuncs *gl;        /* the engine's context's */
   guint textures[2];           /* the frame and the mask, made on the GL thread */
+  tfl_delegate *delegate;      /* the engine's GL delegate: the buffers' */
+  tfl_buffer *images[2];       /* the textures as the runtime's image buffers */
+  tfl_diag diag;               /* their errors */
 } trial_job;
 
 /* A zeroed w x h texture on the current context. */
@@ -78,8 +81,13 @@ static tfl_status trial_fill(tfl_job *job, tfl_interpreter *it, int slot)
   GstTfliteGlStarter *st = j->st;
   j->textures[0] = blank_texture(j->gl, GL_RGBA8, GL_RGBA, st->in_w, st->in_h);
   tfl_transform tr = preprocess_transform(st->in_w, st->in_h, st->in_w, st->in_h, FIT_STRETCH);
-  GstTfliteGlFrame frame = { .texture = j->textures[0], .layout = TFL_GL_RGBA };
-  return gst_tflite_infer_gl_bind_frame(job, it, slot, &frame, st->in_w, st->in_h, &tr, &st->norm);
+  GstTfliteGlFrame frame = { .texture = j->textures[0], .layout = TFL_IMAGE_RGBA };
+  if (!j->images[0] && tfl_buffer_new(j->delegate, TFL_BUFFER_IMAGE, 0, &j->diag, &j->images[0]) != TFL_OK) {
+    g_strlcpy(job->error, j->diag.error, sizeof job->error);
+    return TFL_ERR_BACKEND;
+  }
+  return gst_tflite_infer_gl_bind_frame(job, it, j->images[0], &j->diag, slot, &frame, st->in_w, st->in_h, &tr,
+                                        &st->norm);
 }
 
 /* The mask export of a segmentation too (its program is made at its first use). */
@@ -89,9 +97,15 @@ static tfl_status trial_consume(tfl_job *job, tfl_interpreter *it, int slot)
   GstTfliteGlStarter *st = j->st;
   if (!st->mask) return TFL_OK;
   j->textures[1] = blank_texture(j->gl, GL_R8, GL_RED, st->mask_w, st->mask_h);
-  tfl_ext x = { .kind = TFL_EXT_GL_MASK, .slot = slot, .gl_name = j->textures[1], .width = st->mask_w,
-                .height = st->mask_h, .logits = st->logits };
-  tfl_status s = tfl_interpreter_export_output(it, 0, &x);
+  tfl_image_desc x = { .handle = j->textures[1], .width = st->mask_w, .height = st->mask_h };
+  tfl_export e = { .slot = slot, .convert = st->logits ? TFL_CONVERT_SIGMOID_CLASS_U8 : TFL_CONVERT_CLASS_U8 };
+  tfl_status s = j->images[1] ? TFL_OK : tfl_buffer_new(j->delegate, TFL_BUFFER_IMAGE, 0, &j->diag, &j->images[1]);
+  if (s == TFL_OK) s = tfl_buffer_import(j->images[1], &x);
+  if (s != TFL_OK) {
+    g_strlcpy(job->error, j->diag.error, sizeof job->error);
+    return s;
+  }
+  s = tfl_interpreter_export_output(it, 0, &e, j->images[1]);
   if (s != TFL_OK) g_strlcpy(job->error, tfl_interpreter_last_error(it), sizeof job->error);
   return s;
 }
@@ -99,6 +113,7 @@ static tfl_status trial_consume(tfl_job *job, tfl_interpreter *it, int slot)
 static void delete_textures(GstGLContext *ctx, gpointer data)
 {
   trial_job *j = data;
+  for (guint i = 0; i < G_N_ELEMENTS(j->images); i++) tfl_buffer_free(j->images[i]);
   for (guint i = 0; i < G_N_ELEMENTS(j->textures); i++)
     if (j->textures[i]) ctx->gl_vtable->DeleteTextures(1, &j->textures[i]);
 }
@@ -109,7 +124,8 @@ static void delete_textures(GstGLContext *ctx, gpointer data)
 static gboolean trial_run(GstTfliteGlStarter *st, GstTfliteEngine *e, tfl_stream *s, GError **err)
 {
   GstGLContext *ctx = gst_tflite_engine_gl_context(e);
-  trial_job j = { .st = st, .gl = ctx->gl_vtable };
+  trial_job j = { .st = st, .gl = ctx->gl_vtable, .delegate = gst_tflite_engine_gl_delegate(e) };
+  tfl_diag_init(&j.diag);
   j.job.fill = trial_fill;
   j.job.consume = trial_consume;
   j.job.host_outputs = TRUE;

@@ -28,7 +28,7 @@
  *           --golden or --dump.
  * --mask:   segmentation (output 0 [1,H,W,C]): the sync invokes leave the outputs on
  *             the GPU and read back output 0's mask made on the GPU, one byte a pixel
- *             (TFL_EXT_HOST_MASK, what tflitefilter gl-readback=true does), not the floats.
+ *             (into a host buffer, what tflitefilter gl-readback=true does), not the floats.
  * --dispatches: every dispatch's GPU time, in run order; --top K: the K slowest.
  * Without --cache the program cache is the delegate's default (the user's cache dir).
  * --gl-*: the delegate's tuning switches (tool_gl_tuning_help in tools/tool_common.h).
@@ -279,25 +279,25 @@ static int bench(const char *path, const opts *o)
   fail |= tfl_interpreter_invoke(it) != TFL_OK;
   double first = now_ms() - t0;
   const tfl_tensor *o0 = tfl_interpreter_output(it, 0);
-  uint8_t *bytes = NULL;
-  tfl_ext mx = {.kind = TFL_EXT_HOST_MASK};
+  tfl_buffer *bytes = NULL;
+  tfl_export mx = {.convert = TFL_CONVERT_CLASS_U8};
   if (o->mask) { /* the segmentation's bytes, not its floats */
-    if (!o0 || o0->ndim != 4 || !(bytes = malloc((size_t)o0->dims[1] * (size_t)o0->dims[2]))) {
+    if (!o0 || o0->ndim != 4 ||
+        tfl_buffer_new(NULL, TFL_BUFFER_HOST, (size_t)o0->dims[1] * (size_t)o0->dims[2], NULL, &bytes) != TFL_OK) {
       printf("FAIL %s: --mask needs a [1,H,W,C] output 0\n", name);
       fail = 1;
     } else {
-      mx = (tfl_ext){.kind = TFL_EXT_HOST_MASK, .width = o0->dims[2], .height = o0->dims[1], .bytes = bytes};
       tfl_interpreter_set_outputs_host(it, false);
     }
   }
   for (int k = 0; k < 10 && !fail; k++)
-    fail |= tfl_interpreter_invoke(it) != TFL_OK || (bytes && tfl_interpreter_export_output(it, 0, &mx) != TFL_OK);
+    fail |= tfl_interpreter_invoke(it) != TFL_OK || (bytes && tfl_interpreter_export_output(it, 0, &mx, bytes) != TFL_OK);
   for (int k = 0; k < o->runs && !fail; k++) {
     t0 = now_ms();
-    fail |= tfl_interpreter_invoke(it) != TFL_OK || (bytes && tfl_interpreter_export_output(it, 0, &mx) != TFL_OK);
+    fail |= tfl_interpreter_invoke(it) != TFL_OK || (bytes && tfl_interpreter_export_output(it, 0, &mx, bytes) != TFL_OK);
     ms[k] = now_ms() - t0;
   }
-  free(bytes);
+  tfl_buffer_free(bytes);
   if (o->mask) tfl_interpreter_set_outputs_host(it, true);
   double queued = 0;
   if (!fail && o->queued > 0) { /* outputs stay on the GPU: invokes do not wait for it */

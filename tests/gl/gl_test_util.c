@@ -21,7 +21,7 @@ tfl_status glt_run_gl(op_runner *r, tfl_delegate *d)
   return glt_run_gl_ext(r, d, -1, NULL, 0, NULL);
 }
 
-tfl_status glt_run_gl_ext(op_runner *r, tfl_delegate *d, int bind_tensor, const tfl_ext *binds, int n_binds,
+tfl_status glt_run_gl_ext(op_runner *r, tfl_delegate *d, int bind_tensor, const tfl_image_desc *binds, int n_binds,
                           glt_after_fn after)
 {
   tfl_graph *g = &r->graph;
@@ -43,10 +43,15 @@ tfl_status glt_run_gl_ext(op_runner *r, tfl_delegate *d, int bind_tensor, const 
   void *state = NULL;
   tfl_status s = d->prepare(d->ctx, g, &part, &state);
   if (s) return s;
-  for (int k = 0; k < n_binds && !s; k++) s = d->bind_input(d->ctx, state, bind_tensor, &binds[k]);
+  tfl_buffer *img = NULL;
+  if (n_binds > 0) s = tfl_buffer_new(d, TFL_BUFFER_IMAGE, 0, &r->diag, &img);
+  /* one buffer serves every slot: the delegate copies the picture at each bind */
+  for (int k = 0; k < n_binds && !s; k++)
+    if (!(s = tfl_buffer_import(img, &binds[k]))) s = d->bind_input(d->ctx, state, bind_tensor, img);
   if (!s) s = d->invoke(d->ctx, state);
   if (!s && after) s = after(r, d, state);
   d->release(d->ctx, state);
+  tfl_buffer_free(img);
   return s;
 }
 

@@ -576,7 +576,8 @@ static void test_texture(gl_context *c, tfl_type type, fit_mode fit)
 
   tfl_transform tr = preprocess_transform(TW, TH, IW, IH, fit);
   pix_norm norm = {{127.5f, 120.0f, 100.0f}, {127.5f, 60.0f, 50.0f}};
-  tfl_ext ti = {TFL_EXT_GL_IMAGE, 0, tex, TW, TH, {tr.scale_x, 0, tr.off_x, 0, tr.scale_y, tr.off_y}, {0}, {0}, false};
+  tfl_image_desc ti = {.handle = tex, .width = TW, .height = TH,
+                       .affine = {tr.scale_x, 0, tr.off_x, 0, tr.scale_y, tr.off_y}};
   for (int ch = 0; ch < 3; ch++) {
     ti.mean[ch] = norm.mean[ch];
     ti.std[ch] = norm.std[ch];
@@ -615,7 +616,7 @@ static float texel(const uint8_t *px, int w, int h, int x, int y, int ch)
   return px[((size_t)y * w + x) * 4 + ch];
 }
 
-/* tfl_ext's documented sampling, written out independently of the shader and of
+/* tfl_image_desc's documented sampling, written out independently of the shader and of
  * preprocess.c: point (fx, fy), half-pixel centres, bilinear, 0 outside. */
 static float sample(const uint8_t *px, int w, int h, float fx, float fy, int ch)
 {
@@ -674,9 +675,10 @@ static void test_texture_slots(gl_context *c)
   float m[6] = {sc * cosf(a), -sc * sinf(a), 0, sc * sinf(a), sc * cosf(a), 0};
   m[2] = cx - (m[0] * IW / 2.0f + m[1] * IH / 2.0f);
   m[5] = cy - (m[3] * IW / 2.0f + m[4] * IH / 2.0f);
-  tfl_ext b[2] = {
-    {TFL_EXT_GL_IMAGE, 0, ta, TW, TH, {m[0], m[1], m[2], m[3], m[4], m[5]}, {10, 20, 30}, {2, 3, 4}, false},
-    {TFL_EXT_GL_IMAGE, 1, tb, TW, TH, {(float)TW / IW, 0, 0, 0, (float)TH / IH, 0}, {0, 0, 0}, {255, 255, 255}, false},
+  tfl_image_desc b[2] = {
+    {0, ta, TW, TH, {m[0], m[1], m[2], m[3], m[4], m[5]}, {10, 20, 30}, {2, 3, 4}, 0, TFL_IMAGE_RGBA, {0}, {0}, false},
+    {1, tb, TW, TH, {(float)TW / IW, 0, 0, 0, (float)TH / IH, 0}, {0, 0, 0}, {255, 255, 255}, 0, TFL_IMAGE_RGBA, {0}, {0},
+     false},
   };
   tfl_status s = glt_run_gl_ext(&r, d, x, b, 2, NULL);
   double worst = 0;
@@ -685,7 +687,7 @@ static void test_texture_slots(gl_context *c)
     for (int v = 0; v < IH; v++)
       for (int u = 0; u < IW; u++)
         for (int ch = 0; ch < 3; ch++) {
-          const tfl_ext *e = &b[k];
+          const tfl_image_desc *e = &b[k];
           float fu = u + 0.5f, fv = v + 0.5f;
           float fx = e->affine[0] * fu + e->affine[1] * fv + e->affine[2];
           float fy = e->affine[3] * fu + e->affine[4] * fv + e->affine[5];
@@ -710,11 +712,11 @@ typedef struct {
   int out_tensor, w, h, slot;
   bool logits;
   uint8_t *bytes; /* read back from the texture */
-  uint8_t *host;  /* exported as host bytes (TFL_EXT_HOST_MASK) */
+  uint8_t *host;  /* exported into a host buffer */
   bool other_differs; /* slot 0's host bytes are not slot 1's */
-  bool bad_refused;   /* a wrong size, no memory: TFL_ERR_ARG */
-  int buffer_diff;    /* bytes of the GL buffer export (TFL_EXT_GL_MASK_BUFFER) unlike host's; -1: none */
-  bool small_refused; /* a buffer too small for the mask: TFL_ERR_ARG */
+  bool bad_refused;   /* a wrong size, a host buffer too small: TFL_ERR_ARG */
+  int buffer_diff;    /* bytes of the device buffer export, fenced and mapped, unlike host's; -1: none */
+  bool small_refused; /* a device buffer too small for the mask: TFL_ERR_ARG */
 } mask_case;
 static mask_case *current_mask;
 
@@ -726,48 +728,53 @@ static tfl_status export_and_read(op_runner *r, tfl_delegate *d, void *state)
   c->f.GenTextures(1, &tex);
   c->f.BindTexture(GL_TEXTURE_2D, tex);
   c->f.TexStorage2D(GL_TEXTURE_2D, 1, GL_R8, mc->w, mc->h);
-  tfl_ext x = {TFL_EXT_GL_MASK, mc->slot, tex, mc->w, mc->h, {0}, {0}, {0}, mc->logits};
-  tfl_status s = d->export_output(d->ctx, state, mc->out_tensor, &x);
-  if (s) return s;
+  size_t row = (size_t)(mc->w + 3) / 4 * 4, dense = (size_t)mc->w * mc->h;
+  tfl_buffer *img = NULL, *host = NULL, *other = NULL, *dev = NULL, *small = NULL;
+  tfl_export e = {mc->slot, mc->logits ? TFL_CONVERT_SIGMOID_CLASS_U8 : TFL_CONVERT_CLASS_U8, 0};
+  tfl_status s = tfl_buffer_new(d, TFL_BUFFER_IMAGE, 0, &r->diag, &img);
+  if (!s) s = tfl_buffer_import(img, &(tfl_image_desc){.handle = tex, .width = mc->w, .height = mc->h});
+  if (!s) s = d->export_output(d->ctx, state, mc->out_tensor, &e, img);
   /* the same mask into host memory: must be the texture's bytes, rows unpadded */
-  tfl_ext hx = {TFL_EXT_HOST_MASK, mc->slot, 0, mc->w, mc->h, {0}, {0}, {0}, mc->logits, mc->host};
-  if ((s = d->export_output(d->ctx, state, mc->out_tensor, &hx))) return s;
+  if (!s) s = tfl_buffer_new(NULL, TFL_BUFFER_HOST, dense, &r->diag, &host);
+  if (!s) s = d->export_output(d->ctx, state, mc->out_tensor, &e, host);
+  const void *hp = NULL;
+  if (!s && !(s = tfl_buffer_map(host, &hp))) memcpy(mc->host, hp, dense);
   /* and once more for the other slot, which must not reuse slot 1's bytes */
-  uint8_t *other = malloc((size_t)mc->w * mc->h);
-  hx.slot = 1 - mc->slot;
-  hx.bytes = other;
-  s = d->export_output(d->ctx, state, mc->out_tensor, &hx);
-  mc->other_differs = !s && memcmp(other, mc->host, (size_t)mc->w * mc->h) != 0;
-  free(other);
-  if (s) return s;
-  /* into a GL buffer (rows padded to 4 bytes), mapped afterwards: the host bytes again */
-  size_t row = (size_t)(mc->w + 3) / 4 * 4;
-  unsigned buf[2];
-  c->f.GenBuffers(2, buf);
-  c->f.BindBuffer(GL_COPY_WRITE_BUFFER, buf[0]);
-  c->f.BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)(row * mc->h), NULL, GL_STREAM_READ);
-  c->f.BindBuffer(GL_COPY_WRITE_BUFFER, buf[1]);
-  c->f.BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)(row * mc->h - 1), NULL, GL_STREAM_READ);
-  c->f.BindBuffer(GL_COPY_WRITE_BUFFER, 0);
-  tfl_ext bx = {TFL_EXT_GL_MASK_BUFFER, mc->slot, buf[0], mc->w, mc->h, {0}, {0}, {0}, mc->logits};
-  if ((s = d->export_output(d->ctx, state, mc->out_tensor, &bx))) return s;
-  c->f.BindBuffer(GL_COPY_READ_BUFFER, buf[0]);
-  const uint8_t *m = c->f.MapBufferRange(GL_COPY_READ_BUFFER, 0, (GLsizeiptr)(row * mc->h), GL_MAP_READ_BIT);
+  tfl_export eo = e;
+  eo.slot = 1 - mc->slot;
+  const void *op = NULL;
+  if (!s) s = tfl_buffer_new(NULL, TFL_BUFFER_HOST, dense, &r->diag, &other);
+  if (!s) s = d->export_output(d->ctx, state, mc->out_tensor, &eo, other);
+  if (!s && !(s = tfl_buffer_map(other, &op))) mc->other_differs = memcmp(op, mc->host, dense) != 0;
+  /* into a device buffer (rows padded to 4 bytes) from byte 8, fenced, mapped afterwards:
+   * the host bytes again */
+  tfl_export ed = e;
+  ed.offset = 8;
+  if (!s) s = tfl_buffer_new(d, TFL_BUFFER_DEVICE, 8 + row * mc->h, &r->diag, &dev);
+  if (!s) s = d->export_output(d->ctx, state, mc->out_tensor, &ed, dev);
+  if (!s) s = tfl_buffer_fence(dev);
+  const uint8_t *m = NULL;
+  if (!s) s = tfl_buffer_map(dev, (const void **)&m);
   mc->buffer_diff = m ? 0 : -1;
   for (int y = 0; m && y < mc->h; y++)
-    for (int i = 0; i < mc->w; i++) mc->buffer_diff += m[y * row + i] != mc->host[y * mc->w + i];
-  if (m) c->f.UnmapBuffer(GL_COPY_READ_BUFFER);
-  c->f.BindBuffer(GL_COPY_READ_BUFFER, 0);
-  bx.gl_name = buf[1];
-  mc->small_refused = d->export_output(d->ctx, state, mc->out_tensor, &bx) == TFL_ERR_ARG;
-  c->f.DeleteBuffers(2, buf);
-  /* a wrong size or no memory is refused */
-  tfl_ext bad = hx;
-  bad.width++;
-  mc->bad_refused = d->export_output(d->ctx, state, mc->out_tensor, &bad) == TFL_ERR_ARG;
-  bad = hx;
-  bad.bytes = NULL;
-  mc->bad_refused = mc->bad_refused && d->export_output(d->ctx, state, mc->out_tensor, &bad) == TFL_ERR_ARG;
+    for (int i = 0; i < mc->w; i++) mc->buffer_diff += m[8 + y * row + i] != mc->host[y * mc->w + i];
+  if (dev) tfl_buffer_unmap(dev);
+  if (!s) s = tfl_buffer_new(d, TFL_BUFFER_DEVICE, 8 + row * mc->h - 1, &r->diag, &small);
+  mc->small_refused = !s && d->export_output(d->ctx, state, mc->out_tensor, &ed, small) == TFL_ERR_ARG;
+  /* a host buffer too small, a picture of the wrong size: refused */
+  tfl_buffer *tiny = NULL;
+  mc->bad_refused = !s && tfl_buffer_new(NULL, TFL_BUFFER_HOST, dense - 1, &r->diag, &tiny) == TFL_OK &&
+                    d->export_output(d->ctx, state, mc->out_tensor, &e, tiny) == TFL_ERR_ARG;
+  mc->bad_refused = mc->bad_refused &&
+                    tfl_buffer_import(img, &(tfl_image_desc){.handle = tex, .width = mc->w + 1, .height = mc->h}) == TFL_OK &&
+                    d->export_output(d->ctx, state, mc->out_tensor, &e, img) == TFL_ERR_ARG;
+  tfl_buffer_free(tiny);
+  tfl_buffer_free(small);
+  tfl_buffer_free(dev);
+  tfl_buffer_free(other);
+  tfl_buffer_free(host);
+  tfl_buffer_free(img);
+  if (s) return s;
   /* read the R8 texture back through a framebuffer (GLES has no glGetTexImage) */
   PFNGLGENFRAMEBUFFERSPROC gen = (PFNGLGENFRAMEBUFFERSPROC)eglGetProcAddress("glGenFramebuffers");
   PFNGLBINDFRAMEBUFFERPROC bind = (PFNGLBINDFRAMEBUFFERPROC)eglGetProcAddress("glBindFramebuffer");

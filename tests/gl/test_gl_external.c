@@ -62,7 +62,7 @@ static unsigned external_of(gl_context *c, unsigned tex, EGLImageKHR *img)
 }
 
 /* One frame through the ADD graph (input + 0) with binding x; the output into out. */
-static tfl_status run(tfl_type type, int IW, int IH, const tfl_ext *x, void *out, size_t bytes, char *err, size_t n)
+static tfl_status run(tfl_type type, int IW, int IH, const tfl_image_desc *x, void *out, size_t bytes, char *err, size_t n)
 {
   gl_delegate_options o = gl_delegate_defaults();
   o.use_current_context = true;
@@ -101,7 +101,7 @@ static void test_external(gl_context *c, tfl_type type, fit_mode fit)
 
   tfl_transform tr = preprocess_transform(TW, TH, IW, IH, fit);
   pix_norm norm = {{127.5f, 120.0f, 100.0f}, {127.5f, 60.0f, 50.0f}};
-  tfl_ext x = {TFL_EXT_GL_IMAGE, 0, tex, TW, TH, {tr.scale_x, 0, tr.off_x, 0, tr.scale_y, tr.off_y}, {0}, {0}, false};
+  tfl_image_desc x = {.handle = tex, .width = TW, .height = TH, .affine = {tr.scale_x, 0, tr.off_x, 0, tr.scale_y, tr.off_y}};
   for (int ch = 0; ch < 3; ch++) {
     x.mean[ch] = norm.mean[ch];
     x.std[ch] = norm.std[ch];
@@ -110,7 +110,7 @@ static void test_external(gl_context *c, tfl_type type, fit_mode fit)
   void *a = calloc(1, bytes), *b = calloc(1, bytes), *want = calloc(1, bytes);
   char ea[512], eb[512];
   tfl_status sa = run(type, IW, IH, &x, a, bytes, ea, sizeof ea);
-  x.gl_name = ext;
+  x.handle = ext;
   x.external = true;
   tfl_status sb = ext ? run(type, IW, IH, &x, b, bytes, eb, sizeof eb) : TFL_ERR_BACKEND;
   if (!ext) snprintf(eb, sizeof eb, "no external texture");
@@ -148,8 +148,8 @@ static void test_external(gl_context *c, tfl_type type, fit_mode fit)
         "identical outputs%s%s", tfl_type_name(type), fn, sa ? ": 2D: " : "", sa ? ea : "");
 
   /* the driver converts an external image's format: no YUV layout on it */
-  x.layout = TFL_GL_NV12;
-  x.gl_planes[0] = tex;
+  x.layout = TFL_IMAGE_NV12;
+  x.planes[0] = tex;
   tfl_status sy = run(type, IW, IH, &x, b, bytes, eb, sizeof eb);
   CHECK(sy != TFL_OK && strstr(eb, "external-OES"), "external-OES texture with layout NV12 refused: %s", eb);
 

@@ -1,7 +1,7 @@
 /* test_gl_postproc.c - post-processing on the GPU against the CPU decoders, on real
  * models and the inputs of their golden cases (a picture, Gaussian noise):
  *   segmentation: the mask's bytes made on the GPU (argmax class or probability * 255,
- *     TFL_EXT_HOST_MASK) and decoded by tfl_decoder_run_mask, against
+ *     exported into a host buffer, tfl_buffer.h) and decoded by tfl_decoder_run_mask, against
  *     (1) the CPU decoder on the same GL run's float output: the byte path itself, exact
  *         (classes equal, probabilities within half a step of 1/255; in fp16 the floats
  *         come back as halves: less their rounding);
@@ -78,15 +78,16 @@ static int check_segmentation(const char *name, const char *kind, bool fp16, run
   size_t px = (size_t)w * (size_t)h;
   tfl_transform tr = {w, h, (float)w, (float)h, 1, 1, 0, 0, 0, 0};
   tfl_results rc = {0}, rg = {0}, rf = {0};
-  uint8_t *bytes = malloc(px);
-  tfl_ext x = {.kind = TFL_EXT_HOST_MASK, .width = w, .height = h, .bytes = bytes,
-               .logits = tfl_decoder_output_is_logits(gl->g, gl->g->outputs[0])};
+  const bool logits = tfl_decoder_output_is_logits(gl->g, gl->g->outputs[0]);
+  tfl_export x = {.convert = logits ? TFL_CONVERT_SIGMOID_CLASS_U8 : TFL_CONVERT_CLASS_U8};
+  tfl_buffer *hb = NULL;
+  const void *bytes = NULL;
   int fail = 0;
   /* the GPU's mask with no output read back, then the same run's floats */
   tfl_interpreter_set_outputs_host(gl->it, false);
-  if (tfl_interpreter_invoke(cpu->it) || tfl_interpreter_invoke(gl->it) ||
-      tfl_interpreter_export_output(gl->it, 0, &x) ||
-      tfl_decoder_run_mask(gl->dec, bytes, w, h, &tr, &rg, &gl->diag)) {
+  if (tfl_buffer_new(NULL, TFL_BUFFER_HOST, px, &gl->diag, &hb) || tfl_interpreter_invoke(cpu->it) ||
+      tfl_interpreter_invoke(gl->it) || tfl_interpreter_export_output(gl->it, 0, &x, hb) ||
+      tfl_buffer_map(hb, &bytes) || tfl_decoder_run_mask(gl->dec, bytes, w, h, &tr, &rg, &gl->diag)) {
     printf("FAIL %s %s: %s %s\n", name, kind, cpu->diag.error, gl->diag.error);
     fail = 1;
     goto out;
@@ -150,12 +151,12 @@ static int check_segmentation(const char *name, const char *kind, bool fp16, run
     for (size_t i = 0; i < px; i++) {
       double e = fabs(rg.mask.prob[i] - rf.mask.prob[i]), e2 = fabs(rg.mask.prob[i] - rc.mask.prob[i]);
       if (fp16) /* less the half's rounding of the logit read back, through the sigmoid */
-        e = fmax(0, e - (x.logits ? 0.25 : 1.0) * HALF_ULP * fabs(at(go, i, 0)));
+        e = fmax(0, e - (logits ? 0.25 : 1.0) * HALF_ULP * fabs(at(go, i, 0)));
       own = e > own ? e : own;
       if (e2 > worst) worst = e2, worst_at = i;
     }
     /* a logit off by d moves a probability by at most d / 4 */
-    double tol2 = 0.5 / 255 + (x.logits ? 0.25 : 1.0) * tol * range + 1e-6;
+    double tol2 = 0.5 / 255 + (logits ? 0.25 : 1.0) * tol * range + 1e-6;
     bool bad = own > 0.5 / 255 + 1e-6 || worst > tol2;
     printf("%s %s %s %-7s probabilities: worst %.3g against the same run's floats (tol %.3g), %.3g against the CPU "
            "delegate's at %zu (tol %.3g)\n",
@@ -166,7 +167,7 @@ out:
   tfl_results_clear(&rc);
   tfl_results_clear(&rg);
   tfl_results_clear(&rf);
-  free(bytes);
+  tfl_buffer_free(hb);
   return fail;
 }
 

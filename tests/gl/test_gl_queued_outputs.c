@@ -1,16 +1,16 @@
-/* test_gl_queued_outputs.c - the queued read-back of any output (TFL_EXT_GL_OUTPUT_SIZE /
- * TFL_EXT_GL_OUTPUT_BUFFER, runtime/tfl_delegate.h) on real models as tflitefilter runs
+/* test_gl_queued_outputs.c - the queued read-back of any output (tfl_interpreter_output_bytes,
+ * an export into a device buffer, fence, map: runtime/tfl_buffer.h) on real models as tflitefilter runs
  * them, their decoder's post-processing appended (a detector's ANCHOR_DETECTION or SSD
  * ops, a landmark model's LANDMARK_DECODE), on the inputs of their golden cases:
  *   (1) batch 1 (each case) and batch 2 (the picture in slot 0, the noise in slot 1; the
  *       post-processing must run on GL there too, a detector's count [B] one value a slot):
- *       every output's slot queued into a GL buffer of the test's own at an offset, mapped:
+ *       every output's slot queued into a device buffer of the delegate's at an offset, fenced, mapped:
  *       the same bytes as the invoke's host outputs, slot by slot (and the two slots'
  *       bytes differ, so a wrong slot cannot pass); then invoked again with the outputs
  *       left on the GPU (tensor->data poisoned stays poisoned: nothing was read back) and
  *       queued again: the same bytes once more.
- *   (2) refused with an error naming the problem: a buffer too small (the size given, and
- *       a GL buffer smaller than the size given); with the post-processing on the CPU
+ *   (2) refused with an error naming the problem: a device buffer too small (an offset
+ *       past the room, and a buffer under the slot's bytes); with the post-processing on the CPU
  *       (gl_tuning.cpu_postproc) and its first input made a graph output too, that output
  *       (read by the op's node) and the op's own output (made by the CPU delegate).
  *   test_gl_queued_outputs [--fp16] [--golden DIR] [--pictures DIR] [--models DIRS] MODEL...
@@ -64,19 +64,18 @@ fail:
 }
 
 typedef struct {
-  gl_context *c;   /* the delegate's (borrowed: current on this thread) */
+  tfl_delegate *d; /* the GL delegate: its device buffers */
   int n_out;
   size_t need[16], off[16], total;
 } layout;
 
-/* Every output's slot bytes (GL_OUTPUT_SIZE) and its place in a buffer. */
+/* Every output's slot bytes (tfl_interpreter_output_bytes) and its place in a buffer. */
 static int plan_layout(const char *what, glm_run *r, layout *l)
 {
   l->n_out = tfl_interpreter_output_count(r->it);
   l->total = 0;
   for (int i = 0; i < l->n_out && i < 16; i++) {
-    tfl_ext x = {.kind = TFL_EXT_GL_OUTPUT_SIZE, .need = &l->need[i]};
-    if (tfl_interpreter_export_output(r->it, i, &x)) {
+    if (tfl_interpreter_output_bytes(r->it, i, &(tfl_export){.slot = 0}, l->d, &l->need[i])) {
       printf("FAIL %s: output %d cannot be queued: %s\n", what, i, r->diag.error);
       return 1;
     }
@@ -86,42 +85,28 @@ static int plan_layout(const char *what, glm_run *r, layout *l)
   return 0;
 }
 
-static unsigned new_buffer(gl_context *c, size_t bytes)
-{
-  unsigned b;
-  c->f.GenBuffers(1, &b);
-  c->f.BindBuffer(GL_COPY_WRITE_BUFFER, b);
-  c->f.BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_READ);
-  c->f.BindBuffer(GL_COPY_WRITE_BUFFER, 0);
-  return b;
-}
-
-/* Slot `slot` of every output queued into a new buffer, mapped into host (l->total
- * bytes). 0, or 1 with a FAIL line. */
+/* Slot `slot` of every output queued into a new device buffer, fenced, mapped into host
+ * (l->total bytes). 0, or 1 with a FAIL line. */
 static int queue_slot(const char *what, glm_run *r, const layout *l, int slot, uint8_t *host)
 {
-  gl_context *c = l->c;
-  unsigned buf = new_buffer(c, l->total);
-  int fail = 0;
+  tfl_buffer *buf = NULL;
+  int fail = tfl_buffer_new(l->d, TFL_BUFFER_DEVICE, l->total, &r->diag, &buf) != TFL_OK;
+  if (fail) printf("FAIL %s: a device buffer of %zu bytes: %s\n", what, l->total, r->diag.error);
   for (int i = 0; i < l->n_out && !fail; i++) {
-    tfl_ext x = {.kind = TFL_EXT_GL_OUTPUT_BUFFER, .slot = slot, .gl_name = buf, .offset = l->off[i],
-                 .size = l->total - l->off[i]};
-    if (tfl_interpreter_export_output(r->it, i, &x)) {
+    tfl_export e = {.slot = slot, .convert = TFL_CONVERT_NONE, .offset = l->off[i]};
+    if (tfl_interpreter_export_output(r->it, i, &e, buf)) {
       printf("FAIL %s: queueing output %d slot %d: %s\n", what, i, slot, r->diag.error);
       fail = 1;
     }
   }
-  c->f.BindBuffer(GL_COPY_READ_BUFFER, buf);
-  const uint8_t *m = fail ? NULL : c->f.MapBufferRange(GL_COPY_READ_BUFFER, 0, (GLsizeiptr)l->total, GL_MAP_READ_BIT);
-  if (m) {
-    memcpy(host, m, l->total);
-    c->f.UnmapBuffer(GL_COPY_READ_BUFFER);
-  } else if (!fail) {
-    printf("FAIL %s: the buffer could not be mapped (GL error 0x%x)\n", what, c->f.GetError());
+  const void *m = NULL;
+  if (!fail && (tfl_buffer_fence(buf) || tfl_buffer_map(buf, &m))) {
+    printf("FAIL %s: the buffer could not be fenced and mapped: %s\n", what, r->diag.error);
     fail = 1;
   }
-  c->f.BindBuffer(GL_COPY_READ_BUFFER, 0);
-  c->f.DeleteBuffers(1, &buf);
+  if (m) memcpy(host, m, l->total);
+  if (buf) tfl_buffer_unmap(buf);
+  tfl_buffer_free(buf);
   return fail;
 }
 
@@ -155,9 +140,9 @@ static int compare_slots(const char *what, glm_run *r, const layout *l, uint8_t 
 }
 
 /* (1) on a filled run: host outputs, queued; then outputs left on the GPU, queued. */
-static int check_run(const char *what, glm_run *r, gl_context *c)
+static int check_run(const char *what, glm_run *r, tfl_delegate *d)
 {
-  layout l = {.c = c};
+  layout l = {.d = d};
   if (plan_layout(what, r, &l)) return 1;
   tfl_interpreter_set_outputs_host(r->it, true);
   if (tfl_interpreter_invoke(r->it)) {
@@ -206,22 +191,24 @@ static int expect_refused(const char *what, tfl_status st, const char *error, co
 }
 
 /* (2): too small buffers on run r (output 0); outputs that cannot be queued. */
-static int check_refusals(const char *path, const char *stem, glm_run *r, gl_context *c, bool fp16)
+static int check_refusals(const char *path, const char *stem, glm_run *r, tfl_delegate *gl, bool fp16)
 {
   size_t need = 0;
-  tfl_ext x = {.kind = TFL_EXT_GL_OUTPUT_SIZE, .need = &need};
-  tfl_interpreter_export_output(r->it, 0, &x);
-  unsigned small = new_buffer(c, need - 4), big = new_buffer(c, need);
+  tfl_export x = {.slot = 0};
+  tfl_interpreter_output_bytes(r->it, 0, &x, gl, &need);
+  tfl_buffer *small = NULL, *big = NULL;
+  tfl_buffer_new(gl, TFL_BUFFER_DEVICE, need - 4, &r->diag, &small);
+  tfl_buffer_new(gl, TFL_BUFFER_DEVICE, need, &r->diag, &big);
   char name[300];
-  snprintf(name, sizeof name, "needs %zu bytes", need);
-  x = (tfl_ext){.kind = TFL_EXT_GL_OUTPUT_BUFFER, .gl_name = big, .size = need - 4};
-  int fail = expect_refused("a size given under the slot's bytes", tfl_interpreter_export_output(r->it, 0, &x),
+  snprintf(name, sizeof name, "needs %zu bytes from byte 4", need);
+  x.offset = 4;
+  int fail = expect_refused("an offset leaving less than the slot's bytes", tfl_interpreter_export_output(r->it, 0, &x, big),
                             r->diag.error, name);
-  x = (tfl_ext){.kind = TFL_EXT_GL_OUTPUT_BUFFER, .gl_name = small, .size = need};
-  fail |= expect_refused("a GL buffer under the slot's bytes", tfl_interpreter_export_output(r->it, 0, &x),
-                         r->diag.error, "which has");
-  c->f.DeleteBuffers(1, &small);
-  c->f.DeleteBuffers(1, &big);
+  x.offset = 0;
+  fail |= expect_refused("a device buffer under the slot's bytes", tfl_interpreter_export_output(r->it, 0, &x, small),
+                         r->diag.error, "of a device buffer of");
+  tfl_buffer_free(small);
+  tfl_buffer_free(big);
 
   /* the post-processing on the CPU, its first input also a graph output */
   gl_delegate_options o = gl_delegate_defaults();
@@ -240,12 +227,11 @@ static int check_refusals(const char *path, const char *stem, glm_run *r, gl_con
   }
   const tfl_node *op = &cr.g->nodes[cr.g->n_nodes - 1];
   const int head = cr.g->n_outputs - 1;
-  x = (tfl_ext){.kind = TFL_EXT_GL_OUTPUT_SIZE, .need = &need};
   snprintf(name, sizeof name, "read by node %d (%s)", cr.g->n_nodes - 1, tfl_op_name(op->op));
-  fail |= expect_refused("an output another partition reads", tfl_interpreter_export_output(cr.it, head, &x),
+  fail |= expect_refused("an output another partition reads", tfl_interpreter_output_bytes(cr.it, head, &x, d, &need),
                          cr.diag.error, name);
-  fail |= expect_refused("an output the CPU makes", tfl_interpreter_export_output(cr.it, 0, &x), cr.diag.error,
-                         "made by the cpu delegate");
+  fail |= expect_refused("an output the CPU makes", tfl_interpreter_output_bytes(cr.it, 0, &x, d, &need),
+                         cr.diag.error, "made by the cpu delegate");
   glm_close_run(&cr);
   d->destroy(d);
   return fail;
@@ -259,7 +245,6 @@ static int check_model(const char *path, bool fp16)
   tfl_diag diag;
   tfl_delegate *d = glm_gl_delegate(fp16, &diag, path);
   if (!d) return 1;
-  gl_context *c = NULL;
   glm_run r1 = {0}, r2 = {0};
   int fail = open_model(path, d, 1, true, false, &r1) || open_model(path, d, 2, true, false, &r2);
   /* the post-processing on the GPU in a batch too: its outputs' slots are what is queued
@@ -267,11 +252,6 @@ static int check_model(const char *path, bool fp16)
   const char *who = fail ? NULL : tfl_interpreter_node_delegate(r2.it, r2.g->n_nodes - 1);
   if (!fail && (!who || strcmp(who, "gl"))) {
     printf("FAIL %s %s batch 2: the post-processing runs on %s, not GL\n", stem, prec, who ? who : "nothing");
-    fail = 1;
-  }
-  /* the delegate's context, current now: its GL functions */
-  if (!fail && gl_context_create(true, GL_EGL_AUTO, &c, &diag)) {
-    printf("FAIL %s: the delegate's context: %s\n", stem, diag.error);
     fail = 1;
   }
   const char *kinds[] = {"picture", "gauss"};
@@ -286,14 +266,13 @@ static int check_model(const char *path, bool fp16)
       memcpy((uint8_t *)tfl_interpreter_input(r2.it, i)->data + (size_t)k * t->bytes, t->data, t->bytes);
     }
     snprintf(what, sizeof what, "%s %s %s batch 1", stem, prec, kinds[k]);
-    fail |= check_run(what, &r1, c);
+    fail |= check_run(what, &r1, d);
   }
   snprintf(what, sizeof what, "%s %s batch 2 (picture, gauss)", stem, prec);
-  if (!fail) fail |= check_run(what, &r2, c);
-  if (!fail) fail |= check_refusals(path, stem, &r1, c, fp16);
+  if (!fail) fail |= check_run(what, &r2, d);
+  if (!fail) fail |= check_refusals(path, stem, &r1, d, fp16);
   glm_close_run(&r2);
   glm_close_run(&r1);
-  gl_context_free(c);
   d->destroy(d);
   return fail;
 }

@@ -8,7 +8,7 @@
  * black (no person), so results one frame off cannot pass. Each frame's mask is read from the
  * buffer's meta at the sink, keyed by its timestamp, and compared with gl-queue-depth=1,
  * frame by frame (a hash of the class bytes). Case "outputs": the other decoders, whose
- * outputs are queued (TFL_EXT_GL_OUTPUT_BUFFER): face detection (her face on even frames,
+ * outputs are queued (exported into a device buffer): face detection (her face on even frames,
  * none on odd ones) and classification, every object's numbers against depth 1's.
  *
  * Environment as test_tflitefilter (tests/meson.build). */
