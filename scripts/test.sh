@@ -153,7 +153,8 @@ ninja -C "$tsan" $tsan_targets gst/libgsttflite.so tests/test_model_swap tests/l
 step "tests under TSan"
 TSAN_OPTIONS=${TSAN_OPTIONS:-suppressions=$root/tests/tsan.supp:exitcode=66} \
   meson test -C "$tsan" --no-rebuild --print-errorlogs --num-processes 2 --suite concurrency --suite unit
-# one at a time: 6 s of CPU swaps and 20 s of GL swaps (llvmpipe), about 45 s with the start-up
+# one at a time: 6 s of CPU swaps and 20 s of GL swaps (llvmpipe): 31-43 s here, 85 s with
+# cold shader caches (a fresh machine: llvmpipe compiles the programs under TSan first)
 TSAN_OPTIONS=${TSAN_OPTIONS:-suppressions=$root/tests/tsan.supp:exitcode=66} \
   meson test -C "$tsan" --no-rebuild --print-errorlogs --num-processes 1 --logbase testlog-swap \
     model_swap_cpu model_swap_gl
