@@ -126,8 +126,8 @@ UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
 # kernels on their thread pool (suite unit) and the element's model swaps while frames
 # flow (model_swap_cpu/_gl: the plugin in a GStreamer pipeline). Only those executables
 # are built, to keep the stage short on 2 cores. tests/tsan.supp says what it drops:
-# libc calls made from inside the uninstrumented libraries (XNNPACK, pthreadpool, oneDNN,
-# GLib, GStreamer), never an access of our own code; tests/tsan_gst_sync.c, preloaded in
+# libc calls made from inside the uninstrumented libraries (XNNPACK, pthreadpool, GLib,
+# GStreamer), never an access of our own code; tests/tsan_gst_sync.c, preloaded in
 # the swap tests, shows TSan the GLib/GstGL locks our code synchronizes with.
 step "build ($tsan, TSan: concurrency and unit suites, model swaps)"
 if [ ! -f "$tsan/build.ninja" ]; then
