@@ -32,7 +32,7 @@ arm64_logs=("$build/arm64/meson-logs/testlog.json" "$build/arm64/meson-logs/test
   "$build/arm64/meson-logs/testlog-sve-arm64-sve-wrap.sh.json"
   "$build/arm64/meson-logs/testlog-a72-arm64-a72-wrap.sh.json")
 rm -f "${arm64_logs[@]}"
-rm -f "$build/meson-logs/testlog.json" "$build/meson-logs/testlog-gles31min.json" "$asan/meson-logs/testlog.json" "$asan/meson-logs/testlog-gl-postproc.json" "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" "$tsan/meson-logs/testlog.json" "$fuzz/meson-logs/testlog.json" "$trixie_log"
+rm -f "$build/meson-logs/testlog.json" "$build/meson-logs/testlog-gles31min.json" "$asan/meson-logs/testlog.json" "$asan/meson-logs/testlog-gl-postproc.json" "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" "$tsan/meson-logs/testlog.json" "$tsan/meson-logs/testlog-swap.json" "$fuzz/meson-logs/testlog.json" "$trixie_log"
 
 # Both builds' evaluation tests share one pycocotools virtual environment (tests/eval/venv.sh).
 export TFL_EVAL_VENV=$build/eval-venv
@@ -122,11 +122,14 @@ UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
     tflitemeta objects tfliteoverlay tfliteoverlay_gles2 tflitefilter tflitefilter_gles2 tflitefilter_leaks gl_queue \
     gl_start_leaks model_swap_cpu model_swap_gl
 
-# ThreadSanitizer: many interpreters at once (suite concurrency, GL included) and the
-# kernels on their thread pool (suite unit). Only those executables are built, to keep
-# the stage short on 2 cores. tests/tsan.supp says what it drops: reports from inside
-# Debian's uninstrumented XNNPACK and pthreadpool, never our own code.
-step "build ($tsan, TSan: concurrency and unit suites only)"
+# ThreadSanitizer: many interpreters at once (suite concurrency, GL included), the
+# kernels on their thread pool (suite unit) and the element's model swaps while frames
+# flow (model_swap_cpu/_gl: the plugin in a GStreamer pipeline). Only those executables
+# are built, to keep the stage short on 2 cores. tests/tsan.supp says what it drops:
+# libc calls made from inside the uninstrumented libraries (XNNPACK, pthreadpool, GLib,
+# GStreamer), never an access of our own code; tests/tsan_gst_sync.c, preloaded in
+# the swap tests, shows TSan the GLib/GstGL locks our code synchronizes with.
+step "build ($tsan, TSan: concurrency and unit suites, model swaps)"
 if [ ! -f "$tsan/build.ninja" ]; then
   meson setup --buildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false "$tsan" "$root" \
     || die "TSan configure failed"
@@ -145,10 +148,16 @@ for t in json.load(sys.stdin):
                 print(rel)' "$tsan" | sort -u)
 [ -n "$tsan_targets" ] || die "no TSan test targets found"
 # shellcheck disable=SC2086  # one target per word
-ninja -C "$tsan" $tsan_targets || die "TSan build failed"
+ninja -C "$tsan" $tsan_targets gst/libgsttflite.so tests/test_model_swap tests/libtsan_gst_sync.so \
+  || die "TSan build failed"
 step "tests under TSan"
 TSAN_OPTIONS=${TSAN_OPTIONS:-suppressions=$root/tests/tsan.supp:exitcode=66} \
   meson test -C "$tsan" --no-rebuild --print-errorlogs --num-processes 2 --suite concurrency --suite unit
+# one at a time: 6 s of CPU swaps and 20 s of GL swaps (llvmpipe): 31-43 s here, 85 s with
+# cold shader caches (a fresh machine: llvmpipe compiles the programs under TSan first)
+TSAN_OPTIONS=${TSAN_OPTIONS:-suppressions=$root/tests/tsan.supp:exitcode=66} \
+  meson test -C "$tsan" --no-rebuild --print-errorlogs --num-processes 1 --logbase testlog-swap \
+    model_swap_cpu model_swap_gl
 
 # libFuzzer (tests/fuzz/README.md): the three fuzz targets built by clang with ASan+UBSan,
 # then the loader and CPU targets fuzz for $TFL_FUZZ_SECONDS (default 60; both at once, one
@@ -172,7 +181,7 @@ step "summary"
 python3 - "$build/meson-logs/testlog.json" "$build/meson-logs/testlog-gles31min.json" "$asan/meson-logs/testlog.json" \
   "$asan/meson-logs/testlog-gl-postproc.json" \
   "$asan/meson-logs/testlog-gst-asan_wrap.sh.json" "$tsan/meson-logs/testlog.json" \
-  "$fuzz/meson-logs/testlog.json" "$trixie_log" "${arm64_logs[@]}" <<'PY'
+  "$tsan/meson-logs/testlog-swap.json" "$fuzz/meson-logs/testlog.json" "$trixie_log" "${arm64_logs[@]}" <<'PY'
 import json
 import sys
 

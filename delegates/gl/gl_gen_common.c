@@ -1,6 +1,7 @@
 /* gl_gen_common.c - what all generators share: strings, constants, activations. */
 #include "gl_gen.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -122,13 +123,35 @@ bool gl_act_ok(tfl_activation act)
   return act != TFL_ACT_SIGN_BIT;
 }
 
+/* TFLite's float kernels with a fused activation (conv, depthwise, transpose conv, fully
+ * connected, pooling, add/sub/mul/div: every caller of gl_act_stmt) clamp with its range,
+ * [lowest, max] for NONE and [0, max] for RELU too: a sum that overflows saturates at
+ * +-FLT_MAX. Their clamp keeps NaN a NaN; GLSL's max() and clamp() leave NaN undefined
+ * (llvmpipe gives the bound), so NaN lanes keep their value here. fp16 storage rounds
+ * FLT_MAX back to its own infinity. */
+static void act_saturate(const char *v, gl_str *s)
+{
+  gl_str_addf(s, "  %s = mix(%s, sign(%s) * FLT4(", v, v, v);
+  gl_str_float(s, FLT_MAX);
+  gl_str_addf(s, "), isinf(%s));\n", v);
+}
+
+static void act_clamp(const char *v, const char *lo, const char *hi, gl_str *s)
+{
+  if (hi) gl_str_addf(s, "  %s = mix(clamp(%s, FLT4(%s), FLT4(%s)), %s, isnan(%s));\n", v, v, lo, hi, v, v);
+  else gl_str_addf(s, "  %s = mix(max(%s, FLT4(%s)), %s, isnan(%s));\n", v, v, lo, v, v);
+}
+
 bool gl_act_stmt(tfl_activation act, const char *v, gl_str *s)
 {
   switch (act) {
-  case TFL_ACT_NONE: return true;
-  case TFL_ACT_RELU: gl_str_addf(s, "  %s = max(%s, FLT4(0.0));\n", v, v); return true;
-  case TFL_ACT_RELU_N1_TO_1: gl_str_addf(s, "  %s = clamp(%s, FLT4(-1.0), FLT4(1.0));\n", v, v); return true;
-  case TFL_ACT_RELU6: gl_str_addf(s, "  %s = clamp(%s, FLT4(0.0), FLT4(6.0));\n", v, v); return true;
+  case TFL_ACT_NONE: act_saturate(v, s); return true;
+  case TFL_ACT_RELU:
+    act_clamp(v, "0.0", NULL, s);
+    act_saturate(v, s);
+    return true;
+  case TFL_ACT_RELU_N1_TO_1: act_clamp(v, "-1.0", "1.0", s); return true;
+  case TFL_ACT_RELU6: act_clamp(v, "0.0", "6.0", s); return true;
   case TFL_ACT_TANH: gl_str_addf(s, "  %s = tanh(clamp(%s, FLT4(-10.0), FLT4(10.0)));\n", v, v); return true;
   case TFL_ACT_SIGMOID: gl_str_addf(s, "  %s = FLT4(1.0) / (FLT4(1.0) + exp(-%s));\n", v, v); return true;
   case TFL_ACT_SIGN_BIT: return false;

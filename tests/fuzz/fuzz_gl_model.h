@@ -11,9 +11,9 @@
  *   - outputs of different count, type or size;
  *   - a float32 output element off by more than 1e-4 x max(1, range of the reference
  *     output), or NaN where the reference is finite (an output whose reference holds a NaN
- *     or an infinity or +-FLT_MAX is not compared: overflow depends on summation order,
- *     and the reference, like TFLite, saturates an overflowed sum to +-FLT_MAX where GL
- *     keeps the infinity: tests/fuzz/README.md, finding 4);
+ *     or an infinity is not compared: overflow depends on summation order). An overflowed
+ *     sum that the reference, like TFLite, saturated to +-FLT_MAX is compared: GL's
+ *     epilogue saturates it too (tests/fuzz/README.md, finding 4);
  *   - an 8/16-bit integer output off by more than 1 (GL computes in float and rounds once);
  *     int32, int64 and bool outputs must be equal.
  * A model GL takes no node of is not compared (both runs are the reference); nor is one

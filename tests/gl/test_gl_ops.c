@@ -1,6 +1,8 @@
 /* test_gl_ops.c - every GL op generator against the CPU reference kernel, on small
  * one-node graphs with odd channel counts (1, 3, 5, 7), strides and paddings, in fp32
- * (tolerance 1e-4 of the output's magnitude) and fp16 (1e-2). Runs on llvmpipe. */
+ * (tolerance 1e-4 of the output's magnitude) and fp16 (1e-2); an overflowed sum saturated
+ * as TFLite does (saturation_cases). Runs on llvmpipe. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -522,6 +524,90 @@ static const struct {
   {"l2 normalization 3-D", c_l2norm}, {"local response normalization r2", c_lrn}, {"l2 pool 3x3 s2 same relu6", c_l2pool},
 };
 
+/* Fuzz finding 4: a float sum that overflows. TFLite's float kernels with a fused
+ * activation clamp with its range even for NONE ([lowest, max]) and RELU ([0, max]), so the
+ * overflow saturates at +-FLT_MAX, and NaN stays NaN (ai-edge-litert 2.3.0 without XNNPACK,
+ * conv_1x1 / add_same / add_relu of tests/opmodels: -3e38 inputs give -3.4028235e+38, 3e38
+ * into add_relu gives 3.4028235e+38, NaN inputs give NaN). Each case's expected values are
+ * those; the CPU reference is held to them too. fp32 storage only (fp16 has its own range). */
+static void c_sat_conv(op_runner *r, tfl_activation act, float sign)
+{
+  op_runner_init(r, TFL_OP_CONV_2D);
+  /* pixel 0: every channel -3e38 (x sign); pixel 1: a NaN in channel 0 */
+  const float x[6] = {-3e38f * sign, -3e38f * sign, -3e38f * sign, NAN, 1.0f, 1.0f};
+  /* out channel 0: 1, 1, 1 (overflows); channel 1: 1, -1, 0 (exactly 0 in any order) */
+  const float w[6] = {1.0f, 1.0f, 1.0f, 1.0f, -1.0f, 0.0f};
+  const float b[2] = {0.0f, 0.0f};
+  int xi = op_runner_tensor(r, TFL_TYPE_FLOAT32, DIMS(1, 1, 2, 3), x, false);
+  int wi = op_runner_tensor(r, TFL_TYPE_FLOAT32, DIMS(2, 1, 1, 3), w, true);
+  int bi = op_runner_tensor(r, TFL_TYPE_FLOAT32, DIMS(2), b, true);
+  int y = OUT(r, 1, 1, 2, 2);
+  op_runner_io(r, (int[]){xi, wi, bi}, 3, (int[]){y}, 1);
+  r->node.p.conv = (tfl_conv_params){TFL_PAD_VALID, 1, 1, 1, 1, 0, act};
+}
+
+static void c_sat_add(op_runner *r)
+{
+  op_runner_init(r, TFL_OP_ADD);
+  const float a[4] = {-3e38f, 3e38f, NAN, 1.0f}, b[4] = {-3e38f, 3e38f, 1.0f, 2.0f};
+  int ai = op_runner_tensor(r, TFL_TYPE_FLOAT32, DIMS(1, 1, 1, 4), a, false);
+  int bi = op_runner_tensor(r, TFL_TYPE_FLOAT32, DIMS(1, 1, 1, 4), b, false);
+  int y = OUT(r, 1, 1, 1, 4);
+  op_runner_io(r, (int[]){ai, bi}, 2, (int[]){y}, 1);
+  r->node.p.eltwise.act = TFL_ACT_NONE;
+}
+
+static bool same_value(float got, float want)
+{
+  return isnan(want) ? isnan(got) : got == want;
+}
+
+static int saturation_cases(tfl_diag *diag, const char *only)
+{
+  if (only && !strstr("saturation", only)) return 0;
+  gl_delegate_options o = gl_delegate_defaults();
+  o.precision = GL_PRECISION_FP32;
+  o.profile = gl_profile_from_env();
+  o.diag = diag;
+  tfl_delegate *d = gl_delegate_create(&o);
+  if (!d) {
+    printf("FAIL saturation: no GL delegate: %s\n", diag->error);
+    return 1;
+  }
+  static const struct {
+    const char *name;
+    int kind; /* 0: conv NONE, 1: conv RELU (inputs negated), 2: add NONE */
+    int n;
+    float want[4];
+  } t[] = {
+      {"saturation conv 1x1 none", 0, 4, {-FLT_MAX, 0.0f, NAN, NAN}},
+      {"saturation conv 1x1 relu", 1, 4, {FLT_MAX, 0.0f, NAN, NAN}},
+      {"saturation add none", 2, 4, {-FLT_MAX, FLT_MAX, NAN, 3.0f}},
+  };
+  int fails = 0;
+  for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
+    op_runner r;
+    if (t[k].kind == 2) c_sat_add(&r);
+    else c_sat_conv(&r, t[k].kind ? TFL_ACT_RELU : TFL_ACT_NONE, t[k].kind ? -1.0f : 1.0f);
+    int y = r.node.out[0];
+    for (int gl = 0; gl < 2; gl++) {
+      memset(r.graph.tensors[y].data, 0, r.graph.tensors[y].bytes);
+      tfl_status st = gl ? glt_run_gl(&r, d) : op_runner_run(&r, 1);
+      const float *got = r.graph.tensors[y].data;
+      bool ok = st == TFL_OK;
+      for (int i = 0; ok && i < t[k].n; i++) ok = same_value(got[i], t[k].want[i]);
+      printf("%s %s (%s): %.9g %.9g %.9g %.9g, TFLite %.9g %.9g %.9g %.9g\n", ok ? "ok  " : "FAIL", t[k].name,
+             gl ? "GL fp32" : "CPU reference", got[0], got[1], got[2], got[3], t[k].want[0], t[k].want[1],
+             t[k].want[2], t[k].want[3]);
+      if (st != TFL_OK) printf("     %s\n", r.diag.error);
+      fails += !ok;
+    }
+    op_runner_free(&r);
+  }
+  d->destroy(d);
+  return fails;
+}
+
 /* fp16 mode keeps a 1-pixel tile's weights 32-bit on maps of 1024+ pixels and 16+
  * output slices (gl_gen_conv.c: there decoding halves costs more than the bytes). The
  * same layer with 2-pixel tiles keeps 16-bit weights. Checked by the constant buffer's
@@ -632,6 +718,7 @@ int main(int argc, char **argv)
     if (d) d->destroy(d);
   }
   fails += wide_weights_cases(&diag, only);
+  fails += saturation_cases(&diag, only);
   printf("%d failure(s)\n", fails);
   return fails != 0;
 }

@@ -239,7 +239,9 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
     }
   }
   cpu_activation_range_f(act, &st->lo, &st->hi);
-  st->clamp = st->lo > -FLT_MAX || st->hi < FLT_MAX;
+  /* TFLite's float add/sub/mul/div clamp with the range even for NONE ([lowest, max]): an
+   * overflow saturates at +-FLT_MAX (its builtin kernels, ai-edge-litert without XNNPACK) */
+  st->clamp = has_activation(op) || st->lo > -FLT_MAX || st->hi < FLT_MAX;
   cpu_activation_range_q(act, 1.0f, 0, TFL_TYPE_INT32, &st->ilo, &st->ihi);
   return TFL_OK;
 }
