@@ -44,7 +44,11 @@ class Kafka:
                     'log4j.appender.f.layout.ConversionPattern=[%%d] %%p %%m (%%c)%%n\n' % tmp)
         self.java = ['java', '-Xmx384m', '-Xms128m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1',
                      '-Dlog4j.configuration=file:%s/log4j.properties' % tmp, '-cp', self.libs]
-        cluster = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip('=')
+        # an id starting with '-' reads as an option to the tool's argument parser (one in
+        # 64 runs failed so); Kafka's own random-uuid draws again in that case too
+        cluster = '-'
+        while cluster.startswith('-'):
+            cluster = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip('=')
         r = subprocess.run(self.java + ['kafka.tools.StorageTool', 'format', '-t', cluster, '-c', self.props],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode:
