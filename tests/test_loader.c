@@ -112,6 +112,17 @@ static void check_graph(const char *model, const tfl_graph *g)
   }
 }
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define LOAD_SLOWDOWN 4
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define LOAD_SLOWDOWN 4
+#endif
+#endif
+#ifndef LOAD_SLOWDOWN
+#define LOAD_SLOWDOWN 1
+#endif
+
 static double now_ms(void)
 {
   struct timespec ts;
@@ -132,8 +143,10 @@ static void check_model(const model_expect *e, const char *path)
     return;
   }
   printf("%-58s %5d tensors %4d nodes  %6.2f ms\n", e->file, g->n_tensors, g->n_nodes, ms);
-  /* mmap, no weight copies: even the 28 MB model loads in a few ms (ASan included) */
-  CHECK(ms < 500, "%s: load took %.1f ms", e->file, ms);
+  /* mmap, no weight copies: the 28 MB model loads in about 40 ms here; under ASan, on a
+   * 2-core CI machine busy with other tests, it took 521 ms once (the page faults and the
+   * validation passes, instrumented), so sanitizer builds get four times the bound */
+  CHECK(ms < 500 * LOAD_SLOWDOWN, "%s: load took %.1f ms", e->file, ms);
   CHECK(g->n_inputs == e->n_in, "%s: %d inputs, expected %d", e->file, g->n_inputs, e->n_in);
   CHECK(g->n_outputs == e->n_out, "%s: %d outputs, expected %d", e->file, g->n_outputs, e->n_out);
   for (int i = 0; i < e->n_in && i < g->n_inputs; i++)
