@@ -129,7 +129,7 @@ GType gst_tflite_overlay_palette_get_type(void)
 
 typedef struct {
   GstTfliteOverlay *self;
-  guint texture;
+  guint texture, format;   /* the frame's, and its GL internal format */
   gboolean ok;
   gchar *error;
 } GlCall;
@@ -152,7 +152,7 @@ static void gl_draw(GstGLContext *ctx, gpointer data)
 {
   GlCall *c = data;
   GstTfliteOverlay *self = c->self;
-  c->ok = ov_gl_draw(self->gl, c->texture, GST_VIDEO_INFO_WIDTH(&self->info),
+  c->ok = ov_gl_draw(self->gl, c->texture, c->format, GST_VIDEO_INFO_WIDTH(&self->info),
                      GST_VIDEO_INFO_HEIGHT(&self->info), &self->scene, self->font, &c->error);
   OvGlPath path = ov_gl_last_path(self->gl);
   if (path != OV_GL_PATH_NONE)
@@ -242,7 +242,7 @@ static GstFlowReturn draw_gl(GstTfliteOverlay *self, GstBuffer *buf)
   }
   GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(buf);
   if (sync) gst_gl_sync_meta_wait(sync, ctx); /* the producer's commands first */
-  GlCall c = { self, *(guint *)frame.data[0], FALSE, NULL };
+  GlCall c = { self, *(guint *)frame.data[0], ((GstGLMemory *)mem)->tex_format, FALSE, NULL };
   gst_gl_context_thread_add(ctx, gl_draw, &c);
   gst_video_frame_unmap(&frame);
   if (!c.ok) {

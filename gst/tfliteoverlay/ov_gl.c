@@ -56,7 +56,7 @@ struct _OvGl {
   GstGLShader *shape, *glyph, *mask;
   OvGlComp *comp;  /* the compute mask pass, NULL where the fragment pass draws masks */
   OvGlPath last_path;
-  gboolean told_mutable; /* GLES: said once that a frame texture cannot be an image */
+  gboolean told_no_image; /* said once that a frame texture cannot be an image */
   GLuint vao, vao_empty, vbo[2], fbo, sampler; /* vao_empty: the attribute-less mask pass */
   GLuint atlas_tex, palette_tex, mask_tex;
   guint atlas_serial, atlas_generation;
@@ -336,14 +336,21 @@ static void draw_masks_comp(OvGl *g, const OvScene *scene, guint texture, gint w
 }
 
 /* Whether this frame's masks take the compute pass. */
-static gboolean use_comp(OvGl *g, guint texture)
+static gboolean use_comp(OvGl *g, guint texture, guint format)
 {
   if (!g->comp) return FALSE;
-  if (ov_gl_comp_can_write(g->comp, texture)) return TRUE;
-  if (!g->told_mutable)
+  /* GstGLMemory says GL_RGBA and allocates RGBA8 on GL 3 / GLES 3 contexts (sized formats) */
+  if (format != GL_RGBA8 && format != GL_RGBA) {
+    if (!g->told_no_image)
+      GST_INFO("masks: the frame texture %u has internal format 0x%x, the compute pass writes only "
+               "RGBA8: the fragment pass", texture, format);
+  } else if (ov_gl_comp_can_write(g->comp, texture)) {
+    return TRUE;
+  } else if (!g->told_no_image) {
     GST_INFO("masks: the frame texture %u has mutable storage, which GLES cannot bind as an image: "
              "the fragment pass", texture);
-  g->told_mutable = TRUE;
+  }
+  g->told_no_image = TRUE;
   return FALSE;
 }
 
@@ -443,13 +450,13 @@ OvGlPath ov_gl_last_path(OvGl *g)
   return g->last_path;
 }
 
-gboolean ov_gl_draw(OvGl *g, guint texture, gint width, gint height, const OvScene *scene,
+gboolean ov_gl_draw(OvGl *g, guint texture, guint format, gint width, gint height, const OvScene *scene,
                     OvFont *font, gchar **error)
 {
   const GstGLFuncs *gl = g->context->gl_vtable;
   while (gl->GetError() != GL_NO_ERROR) {} /* errors of others are not ours */
   gboolean masks = scene->mask.on || scene->instances->len;
-  gboolean comp = masks && use_comp(g, texture);
+  gboolean comp = masks && use_comp(g, texture, format);
   g->last_path = !masks ? OV_GL_PATH_NONE : comp ? OV_GL_PATH_COMPUTE : OV_GL_PATH_FRAGMENT;
   if (comp) draw_masks_comp(g, scene, texture, width, height);
   /* the framebuffer only for what is left to draw */

@@ -42,8 +42,11 @@ gboolean ov_gl_context_ok(GstGLContext *context);
 OvGl *ov_gl_new(GstGLContext *context, gchar **error);
 void ov_gl_free(OvGl *gl);
 
-/* Draws scene on the 2D RGBA texture (width x height); FALSE with *error on GL failure. */
-gboolean ov_gl_draw(OvGl *gl, guint texture, gint width, gint height, const OvScene *scene,
+/* Draws scene on the 2D RGBA texture (width x height) of GL internal format `format`
+ * (GstGLMemory's tex_format: the compute pass writes only RGBA8, GL_RGBA8 or GL_RGBA as
+ * GstGLMemory names it on GL 3 / GLES 3 contexts); FALSE with *error on
+ * GL failure. */
+gboolean ov_gl_draw(OvGl *gl, guint texture, guint format, gint width, gint height, const OvScene *scene,
                     OvFont *font, gchar **error);
 
 /* The path of the last ov_gl_draw's masks. */
