@@ -141,6 +141,8 @@ static gboolean make_comp(OvGl *g, OvGlPath choice, gchar **error)
              choice == OV_GL_PATH_COMPUTE ? ", TFL_OVERLAY_GL_PATH=compute" : "");
   } else if (choice == OV_GL_PATH_COMPUTE) {
     *error = g_strdup_printf("TFL_OVERLAY_GL_PATH=compute, but %s", why);
+  } else if (ov_gl_comp_context_ok(g->context)) { /* the context has compute, yet it failed */
+    GST_WARNING("masks: the fragment pass (%s)", why);
   } else {
     GST_INFO("masks: the fragment pass (%s)", why);
   }

@@ -779,6 +779,15 @@ GST_START_TEST(test_gl_box_mask_label)
     fail_unless_equals_int(img->alpha_byte_min, 255);
     g_free(img);
   }
+  /* a bad value: no GL renderer, so the CPU draws (the element warns, naming the value) */
+  g_setenv("TFL_OVERLAY_GL_PATH", "vertex", TRUE);
+  tfl_results m = { 0 };
+  set_class_mask(&m, 5, 7, W / 2, H / 2, W / 2, H / 2, all_15);
+  img = run(GL_BIN("tfliteoverlay mask-alpha=0.75"), "RGBA", frame_with("RGBA", &m, NULL));
+  fail_unless(strcmp(last_mask_path, "cpu") == 0, "TFL_OVERLAY_GL_PATH=vertex: masks by '%s'", last_mask_path);
+  assert_blend(img, W - 1, H - 1, voc15, 0.75, 1);
+  assert_bg(img, 0, 0);
+  g_free(img);
   g_unsetenv("TFL_OVERLAY_GL_PATH");
 
   tfl_results l = { 0 };
