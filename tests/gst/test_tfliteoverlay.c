@@ -300,8 +300,11 @@ static GstBuffer *frame_with(const gchar *format, tfl_results *r, GPtrArray *lab
 /* tfliteoverlay's mask-path after the last frame a harness here drew ("" when no mask). */
 static gchar last_mask_path[16];
 
-/* Keeps the mask-path of the tfliteoverlay in h (the element, or one in its bin). */
-static void record_mask_path(GstHarness *h)
+/* A buffer probe run_full puts on the overlay's sink pad, when set. */
+static GstPadProbeCallback overlay_probe;
+
+/* The tfliteoverlay in h (the element, or one in its bin), a reference; NULL if none. */
+static GstElement *overlay_in(GstHarness *h)
 {
   GstElement *ov = NULL;
   if (GST_IS_BIN(h->element)) {
@@ -313,6 +316,13 @@ static void record_mask_path(GstHarness *h)
   } else {
     ov = gst_object_ref(h->element);
   }
+  return ov;
+}
+
+/* Keeps the mask-path of the tfliteoverlay in h. */
+static void record_mask_path(GstHarness *h)
+{
+  GstElement *ov = overlay_in(h);
   gchar *path = NULL;
   if (ov) g_object_get(ov, "mask-path", &path, NULL);
   g_strlcpy(last_mask_path, path ? path : "", sizeof last_mask_path);
@@ -344,6 +354,14 @@ static Image *run_full(const gchar *launch, const gchar *in_format, const gchar 
                        GstBuffer *buf)
 {
   GstHarness *h = gst_harness_new_parse(launch);
+  if (overlay_probe) {
+    GstElement *ov = overlay_in(h);
+    fail_unless(ov != NULL);
+    GstPad *sink = gst_element_get_static_pad(ov, "sink");
+    gst_pad_add_probe(sink, GST_PAD_PROBE_TYPE_BUFFER, overlay_probe, NULL, NULL);
+    gst_object_unref(sink);
+    gst_object_unref(ov);
+  }
   gchar *caps = caps_str_cm(in_format, cm);
   gst_harness_set_src_caps_str(h, caps);
   g_free(caps);
@@ -923,13 +941,62 @@ static void busy_results(tfl_results *r)
   r->poses[0].class_id = -1;
 }
 
+/* ---- a frame texture of immutable storage: GLES's compute pass needs one ---- */
+
+typedef void(GSTGLAPI *TexStorage2DFn)(GLenum target, GLsizei levels, GLenum format, GLsizei w, GLsizei h);
+
+/* An RGBA8 texture of immutable storage (glTexStorage2D), W x H of the background colour. */
+static void make_immutable(GstGLContext *ctx, gpointer data)
+{
+  guint *tex = data;
+  const GstGLFuncs *gl = ctx->gl_vtable;
+  TexStorage2DFn storage = gst_gl_context_get_proc_address(ctx, "glTexStorage2D");
+  fail_unless(storage != NULL);
+  guint8 *px = g_malloc(W * H * 4);
+  for (gint i = 0; i < W * H; i++) px[4 * i] = BG_R, px[4 * i + 1] = BG_G, px[4 * i + 2] = BG_B, px[4 * i + 3] = 255;
+  gl->GenTextures(1, tex);
+  gl->BindTexture(GL_TEXTURE_2D, *tex);
+  storage(GL_TEXTURE_2D, 1, GL_RGBA8, W, H);
+  gl->TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  gl->TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  gl->TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+  GLint immutable = 0;
+  gl->GetTexParameteriv(GL_TEXTURE_2D, 0x912F /* GL_TEXTURE_IMMUTABLE_FORMAT */, &immutable);
+  gl->BindTexture(GL_TEXTURE_2D, 0);
+  g_free(px);
+  fail_unless(immutable && gl->GetError() == GL_NO_ERROR);
+}
+
+/* Puts the frame (the plain background) in an immutable texture of the same context,
+ * wrapped as GstGLMemory (the texture outlives the test: wrapped memory does not free it). */
+static GstPadProbeReturn frame_to_immutable(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  GstBuffer *buf = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
+  GST_PAD_PROBE_INFO_DATA(info) = buf;
+  GstMemory *mem = gst_buffer_peek_memory(buf, 0);
+  fail_unless(gst_is_gl_memory(mem));
+  GstGLContext *ctx = ((GstGLBaseMemory *)mem)->context;
+  guint tex = 0;
+  gst_gl_context_thread_add(ctx, make_immutable, &tex);
+  GstVideoInfo vi = info_of("RGBA", DEFAULT_COLORIMETRY);
+  GstGLVideoAllocationParams *params = gst_gl_video_allocation_params_new_wrapped_texture(
+    ctx, NULL, &vi, 0, NULL, GST_GL_TEXTURE_TARGET_2D, GST_GL_RGBA, tex, NULL, NULL);
+  GstGLBaseMemoryAllocator *alloc = GST_GL_BASE_MEMORY_ALLOCATOR(gst_allocator_find(GST_GL_MEMORY_ALLOCATOR_NAME));
+  GstMemory *wrapped = (GstMemory *)gst_gl_base_memory_alloc(alloc, (GstGLAllocationParams *)params);
+  fail_unless(wrapped != NULL);
+  gst_gl_allocation_params_free((GstGLAllocationParams *)params);
+  gst_object_unref(alloc);
+  gst_buffer_replace_all_memory(buf, wrapped);
+  return GST_PAD_PROBE_OK;
+}
+
 /* r drawn on RGBA (through launch, an overlay with properties) by the software renderer and
  * by each GL mask path: each GL output against the software's within the tolerances below
  * (both sample the mask, cover shapes and place glyphs with the same formulas), the two GL
  * outputs against each other within one level (the same blend, rounded by the blender or by
  * the image store), the frame's alpha kept. Takes r's contents. */
 static void check_gl_matches_soft(const gchar *what, const gchar *launch, tfl_results *r, GPtrArray *labels,
-                                  gdouble max_mean)
+                                  gdouble max_mean, GstPadProbeCallback probe)
 {
   tfl_results copy;
   Image *gpu[G_N_ELEMENTS(gl_paths)];
@@ -937,9 +1004,15 @@ static void check_gl_matches_soft(const gchar *what, const gchar *launch, tfl_re
     use_gl_path(k);
     tfl_results_copy(&copy, r);
     gchar *gl = g_strdup_printf(GL_BIN("%s"), launch);
+    overlay_probe = probe;
     gpu[k] = run(gl, "RGBA", frame_with("RGBA", &copy, labels));
+    overlay_probe = NULL;
     g_free(gl);
-    assert_gl_path(k);
+    if (probe == frame_to_immutable) /* the compute pass binds these under GLES too */
+      fail_unless(strcmp(last_mask_path, gl_paths[k]) == 0, "%s: masks composited by '%s', expected '%s'", what,
+                  last_mask_path, gl_paths[k]);
+    else
+      assert_gl_path(k);
     fail_unless_equals_int(gpu[k]->alpha_byte_min, 255);
   }
   g_unsetenv("TFL_OVERLAY_GL_PATH");
@@ -973,7 +1046,7 @@ GST_START_TEST(test_gl_matches_soft)
   GPtrArray *labels = labels4();
   tfl_results r;
   busy_results(&r);
-  check_gl_matches_soft("class mask, boxes, keypoints, labels", "tfliteoverlay", &r, labels, 0.1);
+  check_gl_matches_soft("class mask, boxes, keypoints, labels", "tfliteoverlay", &r, labels, 0.1, NULL);
   g_ptr_array_unref(labels);
 }
 GST_END_TEST;
@@ -1022,9 +1095,26 @@ GST_START_TEST(test_gl_prob_instances_match_soft)
   /* a looser mean here: most drawn pixels are fractional blends, where the fragment pass
    * (its blender takes the weight in 8 bits) is one level off the software's rounding on
    * about one in seven (measured 0.112 on llvmpipe; the compute pass: 0.001) */
-  check_gl_matches_soft("probability mask, alpha 0.6", "tfliteoverlay mask-alpha=0.6", &r, NULL, 0.25);
+  check_gl_matches_soft("probability mask, alpha 0.6", "tfliteoverlay mask-alpha=0.6", &r, NULL, 0.25, NULL);
   two_instance_masks(&r);
-  check_gl_matches_soft("instance masks, alpha 0.9", PLAIN " mask-alpha=0.9 line-width=2", &r, NULL, 0.25);
+  check_gl_matches_soft("instance masks, alpha 0.9", PLAIN " mask-alpha=0.9 line-width=2", &r, NULL, 0.25, NULL);
+}
+GST_END_TEST;
+
+/* Frames in immutable textures: the compute pass runs under GLES as well (its frame read
+ * through a sampler, GLES having no read-write rgba8 image), and agrees with the software
+ * and the fragment pass, overlapping instance masks included. */
+GST_START_TEST(test_gl_immutable_frame)
+{
+  if (!have_gl()) return;
+  tfl_results r;
+  busy_results(&r);
+  GPtrArray *labels = labels4();
+  check_gl_matches_soft("immutable frame, class mask", "tfliteoverlay", &r, labels, 0.1, frame_to_immutable);
+  g_ptr_array_unref(labels);
+  two_instance_masks(&r);
+  check_gl_matches_soft("immutable frame, instance masks", PLAIN " mask-alpha=0.9 line-width=2", &r, NULL, 0.25,
+                        frame_to_immutable);
 }
 GST_END_TEST;
 
@@ -1094,6 +1184,7 @@ static Suite *tfliteoverlay_suite(void)
   tcase_add_test(gl, test_gl_yolo_tasks);
   tcase_add_test(gl, test_gl_matches_soft);
   tcase_add_test(gl, test_gl_prob_instances_match_soft);
+  tcase_add_test(gl, test_gl_immutable_frame);
   tcase_add_test(gl, test_gl_matches_soft_yuv);
   tcase_add_test(gl, test_gl_mask_texture);
   suite_add_tcase(s, gl);
