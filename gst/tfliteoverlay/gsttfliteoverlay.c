@@ -8,8 +8,12 @@
  *
  * Two paths, picked by the caps:
  * - `video/x-raw(memory:GLMemory)` RGBA: shaders draw straight into the frame's texture on
- *   GStreamer's GL thread; the frame is never copied or read back. Labels are glyphs
- *   rendered once with pango into a texture atlas.
+ *   GStreamer's GL thread; the frame is never copied or read back. Masks are composited by
+ *   a compute pass over the mask's rectangle where the context has compute shaders (desktop
+ *   GL 4.3; GLES 3.1 only on immutable textures), else by a fragment pass over the frame;
+ *   `TFL_OVERLAY_GL_PATH` (`fragment`, `compute`) forces one, the read-only property
+ *   `mask-path` tells which ran. Labels are glyphs rendered once with pango into a texture
+ *   atlas.
  * - system memory RGBA, RGBx, BGRA, BGRx, I420 and NV12: our own vector code draws in place
  *   on the mapped frame, without converting it (upstream converters are only needed for
  *   other formats). The same glyph atlas is blitted for labels. On I420 and NV12 each
@@ -58,7 +62,7 @@
 #include "ov_gl.h"
 #include "ov_soft.h"
 
-GST_DEBUG_CATEGORY_STATIC(gst_tflite_overlay_debug);
+GST_DEBUG_CATEGORY(gst_tflite_overlay_debug); /* ov_gl.c logs here too */
 #define GST_CAT_DEFAULT gst_tflite_overlay_debug
 GST_DEBUG_CATEGORY_STATIC(CAT_PERFORMANCE);
 
@@ -84,7 +88,12 @@ enum {
   PROP_DRAW_KEYPOINTS,
   PROP_CLASSES,
   PROP_KEYPOINT_THRESHOLD,
+  PROP_MASK_PATH,
 };
+
+/* mask-path's values, indexed by MaskPath */
+typedef enum { MASK_PATH_NONE, MASK_PATH_FRAGMENT, MASK_PATH_COMPUTE, MASK_PATH_CPU } MaskPath;
+static const gchar *const mask_path_names[] = { "", "fragment", "compute", "cpu" };
 
 /* every format ov_soft draws on in place; packed 4:2:2 (YUY2, UYVY) is not among them
  * (a pixel's chroma is shared with its neighbour inside one byte group) */
@@ -120,7 +129,7 @@ GType gst_tflite_overlay_palette_get_type(void)
 
 typedef struct {
   GstTfliteOverlay *self;
-  guint texture;
+  guint texture, format;   /* the frame's, and its GL internal format */
   gboolean ok;
   gchar *error;
 } GlCall;
@@ -143,8 +152,11 @@ static void gl_draw(GstGLContext *ctx, gpointer data)
 {
   GlCall *c = data;
   GstTfliteOverlay *self = c->self;
-  c->ok = ov_gl_draw(self->gl, c->texture, GST_VIDEO_INFO_WIDTH(&self->info),
+  c->ok = ov_gl_draw(self->gl, c->texture, c->format, GST_VIDEO_INFO_WIDTH(&self->info),
                      GST_VIDEO_INFO_HEIGHT(&self->info), &self->scene, self->font, &c->error);
+  OvGlPath path = ov_gl_last_path(self->gl);
+  if (path != OV_GL_PATH_NONE)
+    g_atomic_int_set(&self->mask_path, path == OV_GL_PATH_COMPUTE ? MASK_PATH_COMPUTE : MASK_PATH_FRAGMENT);
 }
 
 /* The renderer for ctx (the frames'), made at its first frame; FALSE when GL cannot draw
@@ -202,6 +214,7 @@ static GstFlowReturn draw_cpu(GstTfliteOverlay *self, GstBuffer *buf)
     return GST_FLOW_NOT_NEGOTIATED;
   }
   ov_soft_draw(ensure_soft(self), &self->scene, self->font, &target);
+  if (self->scene.mask.on || self->scene.instances->len) g_atomic_int_set(&self->mask_path, MASK_PATH_CPU);
   gst_video_frame_unmap(&frame);
   return GST_FLOW_OK;
 }
@@ -229,7 +242,7 @@ static GstFlowReturn draw_gl(GstTfliteOverlay *self, GstBuffer *buf)
   }
   GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(buf);
   if (sync) gst_gl_sync_meta_wait(sync, ctx); /* the producer's commands first */
-  GlCall c = { self, *(guint *)frame.data[0], FALSE, NULL };
+  GlCall c = { self, *(guint *)frame.data[0], ((GstGLMemory *)mem)->tex_format, FALSE, NULL };
   gst_gl_context_thread_add(ctx, gl_draw, &c);
   gst_video_frame_unmap(&frame);
   if (!c.ok) {
@@ -422,6 +435,9 @@ static void gst_tflite_overlay_get_property(GObject *object, guint prop_id, GVal
   case PROP_KEYPOINT_THRESHOLD:
     g_value_set_double(value, self->settings.keypoint_threshold);
     break;
+  case PROP_MASK_PATH:
+    g_value_set_string(value, mask_path_names[g_atomic_int_get(&self->mask_path)]);
+    break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     break;
@@ -492,6 +508,13 @@ static void gst_tflite_overlay_class_init(GstTfliteOverlayClass *klass)
                         "Keypoints scored below this (0..1) are not drawn, nor their skeleton "
                         "lines; keypoints without a score always are",
                         0.0, 1.0, DEFAULT_KEYPOINT_THRESHOLD, rw));
+  g_object_class_install_property(gobject_class, PROP_MASK_PATH,
+    g_param_spec_string("mask-path", "Mask path",
+                        "How the last frame with masks had them composited: \"compute\" (GL compute "
+                        "pass, desktop GL 4.3 / GLES 3.1 with immutable frame textures), \"fragment\" "
+                        "(GL fragment pass), \"cpu\"; empty before. Environment variable "
+                        "TFL_OVERLAY_GL_PATH=fragment|compute|auto forces the GL one", "",
+                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_set_static_metadata(element_class, "TFLite results overlay", "Filter/Effect/Video",
     "Draws tflitefilter's results (masks, boxes, keypoints, labels) on the video, with GL shaders "

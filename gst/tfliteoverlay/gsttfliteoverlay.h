@@ -38,6 +38,7 @@ struct _GstTfliteOverlay {
    * frames' context's thread */
   GstTfliteGlElement glel;
   gpointer gl;                /* OvGl * */
+  gint mask_path;             /* MaskPath of the last frame with masks (atomic: read by mask-path) */
 };
 
 GST_ELEMENT_REGISTER_DECLARE(tfliteoverlay);

@@ -1,10 +1,14 @@
 /* ov_gl.c - see ov_gl.h */
 #include "ov_gl.h"
 
+#include "ov_gl_comp.h"
 #include "ov_glyphs.h"
 
 #include <gst/gl/gstglfuncs.h>
 #include <string.h>
+
+GST_DEBUG_CATEGORY_EXTERN(gst_tflite_overlay_debug);
+#define GST_CAT_DEFAULT gst_tflite_overlay_debug
 
 #ifndef GL_R8
 #define GL_R8 0x8229
@@ -50,6 +54,9 @@ struct _OvGl {
   OvBindSampler BindSampler;
   OvSamplerParameteri SamplerParameteri;
   GstGLShader *shape, *glyph, *mask;
+  OvGlComp *comp;  /* the compute mask pass, NULL where the fragment pass draws masks */
+  OvGlPath last_path;
+  gboolean told_no_image; /* said once that a frame texture cannot be an image */
   GLuint vao, vao_empty, vbo[2], fbo, sampler; /* vao_empty: the attribute-less mask pass */
   GLuint atlas_tex, palette_tex, mask_tex;
   guint atlas_serial, atlas_generation;
@@ -104,8 +111,49 @@ static GLuint make_texture(const GstGLFuncs *gl)
   return tex;
 }
 
+/* TFL_OVERLAY_GL_PATH: how masks are composited; FALSE with *error on a bad value. */
+static gboolean path_choice(OvGlPath *choice, gchar **error)
+{
+  const gchar *env = g_getenv("TFL_OVERLAY_GL_PATH");
+  if (!env || !*env || !g_strcmp0(env, "auto")) *choice = OV_GL_PATH_NONE; /* the best the context has */
+  else if (!g_strcmp0(env, "fragment")) *choice = OV_GL_PATH_FRAGMENT;
+  else if (!g_strcmp0(env, "compute")) *choice = OV_GL_PATH_COMPUTE;
+  else {
+    *error = g_strdup_printf("TFL_OVERLAY_GL_PATH is '%s': expected auto, fragment or compute", env);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The compute mask pass unless the choice or the context rule it out; FALSE with *error
+ * only when compute was asked for and cannot be made. */
+static gboolean make_comp(OvGl *g, OvGlPath choice, gchar **error)
+{
+  if (choice == OV_GL_PATH_FRAGMENT) {
+    GST_INFO("masks: the fragment pass (TFL_OVERLAY_GL_PATH=fragment)");
+    return TRUE;
+  }
+  gchar *why = NULL;
+  g->comp = ov_gl_comp_new(g->context, &why);
+  if (g->comp) {
+    GST_INFO("masks: the compute pass (%s)%s", gst_gl_context_get_gl_api(g->context) & GST_GL_API_GLES2
+             ? "GLES 3.1; frame textures of mutable storage still take the fragment pass" : "desktop GL 4.3",
+             choice == OV_GL_PATH_COMPUTE ? ", TFL_OVERLAY_GL_PATH=compute" : "");
+  } else if (choice == OV_GL_PATH_COMPUTE) {
+    *error = g_strdup_printf("TFL_OVERLAY_GL_PATH=compute, but %s", why);
+  } else if (ov_gl_comp_context_ok(g->context)) { /* the context has compute, yet it failed */
+    GST_WARNING("masks: the fragment pass (%s)", why);
+  } else {
+    GST_INFO("masks: the fragment pass (%s)", why);
+  }
+  g_free(why);
+  return g->comp || choice != OV_GL_PATH_COMPUTE;
+}
+
 OvGl *ov_gl_new(GstGLContext *context, gchar **error)
 {
+  OvGlPath choice;
+  if (!path_choice(&choice, error)) return NULL;
   if (!ov_gl_context_ok(context)) {
     *error = g_strdup("the GL context is older than desktop GL 3.3 / GLES 3.0");
     return NULL;
@@ -156,6 +204,7 @@ OvGl *ov_gl_new(GstGLContext *context, gchar **error)
     *error = g_strdup_printf("creating GL objects: GL error 0x%x", e);
     goto fail;
   }
+  if (!make_comp(g, choice, error)) goto fail;
   return g;
 fail:
   ov_gl_free(g);
@@ -169,6 +218,7 @@ void ov_gl_free(OvGl *g)
   gst_clear_object(&g->shape);
   gst_clear_object(&g->glyph);
   gst_clear_object(&g->mask);
+  ov_gl_comp_free(g->comp);
   if (g->vao) gl->DeleteVertexArrays(1, &g->vao);
   if (g->vao_empty) gl->DeleteVertexArrays(1, &g->vao_empty);
   if (g->vbo[0]) gl->DeleteBuffers(2, g->vbo);
@@ -237,7 +287,9 @@ static GLuint mask_texture(OvGl *g, const OvMask *m)
   return g->mask_tex;
 }
 
-static void draw_mask(OvGl *g, const OvMask *m)
+/* One mask, by the compute pass when comp (texture: the frame's), else by the fragment
+ * pass into the bound framebuffer. */
+static void draw_mask(OvGl *g, const OvMask *m, gboolean comp, guint texture, gint width, gint height)
 {
   const GstGLFuncs *gl = g->context->gl_vtable;
   gl->ActiveTexture(GL_TEXTURE0 + OV_UNIT_MASK);
@@ -250,24 +302,58 @@ static void draw_mask(OvGl *g, const OvMask *m)
   gl->BindTexture(GL_TEXTURE_2D, g->palette_tex);
   g->BindSampler(OV_UNIT_PALETTE, g->sampler);
 
-  gst_gl_shader_use(g->mask);
-  gst_gl_shader_set_uniform_1i(g->mask, "u_mask", OV_UNIT_MASK);
-  gst_gl_shader_set_uniform_1i(g->mask, "u_palette", OV_UNIT_PALETTE);
-  gst_gl_shader_set_uniform_4f(g->mask, "u_rect", m->x, m->y, m->w, m->h);
-  if (m->clipped)
-    gst_gl_shader_set_uniform_4f(g->mask, "u_clip", m->clip_x0, m->clip_y0, m->clip_x1, m->clip_y1);
-  else /* the mask's rectangle already bounds it */
-    gst_gl_shader_set_uniform_4f(g->mask, "u_clip", -G_MAXFLOAT, -G_MAXFLOAT, G_MAXFLOAT, G_MAXFLOAT);
-  gst_gl_shader_set_uniform_2i(g->mask, "u_mask_size", m->width, m->height);
-  gst_gl_shader_set_uniform_1i(g->mask, "u_prob", m->kind == TFL_MASK_PROB);
-  gst_gl_shader_set_uniform_1f(g->mask, "u_class_scale", 255.0f);
-  gst_gl_shader_set_uniform_1f(g->mask, "u_alpha", m->alpha);
-  gl->DrawArrays(GL_TRIANGLES, 0, 3);
+  if (comp) {
+    ov_gl_comp_mask(g->comp, texture, width, height, m);
+  } else {
+    gst_gl_shader_use(g->mask);
+    gst_gl_shader_set_uniform_1i(g->mask, "u_mask", OV_UNIT_MASK);
+    gst_gl_shader_set_uniform_1i(g->mask, "u_palette", OV_UNIT_PALETTE);
+    gst_gl_shader_set_uniform_4f(g->mask, "u_rect", m->x, m->y, m->w, m->h);
+    if (m->clipped)
+      gst_gl_shader_set_uniform_4f(g->mask, "u_clip", m->clip_x0, m->clip_y0, m->clip_x1, m->clip_y1);
+    else /* the mask's rectangle already bounds it */
+      gst_gl_shader_set_uniform_4f(g->mask, "u_clip", -G_MAXFLOAT, -G_MAXFLOAT, G_MAXFLOAT, G_MAXFLOAT);
+    gst_gl_shader_set_uniform_2i(g->mask, "u_mask_size", m->width, m->height);
+    gst_gl_shader_set_uniform_1i(g->mask, "u_prob", m->kind == TFL_MASK_PROB);
+    gst_gl_shader_set_uniform_1f(g->mask, "u_class_scale", 255.0f);
+    gst_gl_shader_set_uniform_1f(g->mask, "u_alpha", m->alpha);
+    gl->DrawArrays(GL_TRIANGLES, 0, 3);
+  }
+  gl->ActiveTexture(GL_TEXTURE0 + OV_UNIT_PALETTE);
   g->BindSampler(OV_UNIT_PALETTE, 0);
   gl->BindTexture(GL_TEXTURE_2D, 0);
   gl->ActiveTexture(GL_TEXTURE0 + OV_UNIT_MASK);
   g->BindSampler(OV_UNIT_MASK, 0);
   gl->BindTexture(GL_TEXTURE_2D, 0);
+}
+
+/* The scene's masks (the segmentation mask, then the boxes' own) with the compute pass. */
+static void draw_masks_comp(OvGl *g, const OvScene *scene, guint texture, gint width, gint height)
+{
+  if (scene->mask.on) draw_mask(g, &scene->mask, TRUE, texture, width, height);
+  for (guint i = 0; i < scene->instances->len; i++)
+    draw_mask(g, &g_array_index(scene->instances, OvMask, i), TRUE, texture, width, height);
+  ov_gl_comp_finish(g->comp);
+  gst_gl_context_clear_shader(g->context);
+}
+
+/* Whether this frame's masks take the compute pass. */
+static gboolean use_comp(OvGl *g, guint texture, guint format)
+{
+  if (!g->comp) return FALSE;
+  /* GstGLMemory says GL_RGBA and allocates RGBA8 on GL 3 / GLES 3 contexts (sized formats) */
+  if (format != GL_RGBA8 && format != GL_RGBA) {
+    if (!g->told_no_image)
+      GST_INFO("masks: the frame texture %u has internal format 0x%x, the compute pass writes only "
+               "RGBA8: the fragment pass", texture, format);
+  } else if (ov_gl_comp_can_write(g->comp, texture)) {
+    return TRUE;
+  } else if (!g->told_no_image) {
+    GST_INFO("masks: the frame texture %u has mutable storage, which GLES cannot bind as an image: "
+             "the fragment pass", texture);
+  }
+  g->told_no_image = TRUE;
+  return FALSE;
 }
 
 static void draw_shapes(OvGl *g, const OvScene *scene)
@@ -321,11 +407,12 @@ static void draw_texts(OvGl *g, const OvScene *scene, OvFont *font)
   gl->BindTexture(GL_TEXTURE_2D, 0);
 }
 
-gboolean ov_gl_draw(OvGl *g, guint texture, gint width, gint height, const OvScene *scene,
-                    OvFont *font, gchar **error)
+/* The fragment passes into the frame texture through our framebuffer: the masks when
+ * masks, then shapes and glyphs. */
+static gboolean draw_fragment(OvGl *g, guint texture, gint width, gint height, const OvScene *scene,
+                              OvFont *font, gboolean masks, gchar **error)
 {
   const GstGLFuncs *gl = g->context->gl_vtable;
-  while (gl->GetError() != GL_NO_ERROR) {} /* errors of others are not ours */
   gl->BindFramebuffer(GL_FRAMEBUFFER, g->fbo);
   gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
   GLenum status = gl->CheckFramebufferStatus(GL_FRAMEBUFFER);
@@ -341,10 +428,11 @@ gboolean ov_gl_draw(OvGl *g, guint texture, gint width, gint height, const OvSce
   gl->Enable(GL_BLEND);
   /* colour over the frame; the frame's alpha stays as it is */
   gl->BlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
-  if (scene->mask.on || scene->instances->len) {
+  if (masks) {
     gl->BindVertexArray(g->vao_empty);
-    if (scene->mask.on) draw_mask(g, &scene->mask);
-    for (guint i = 0; i < scene->instances->len; i++) draw_mask(g, &g_array_index(scene->instances, OvMask, i));
+    if (scene->mask.on) draw_mask(g, &scene->mask, FALSE, texture, width, height);
+    for (guint i = 0; i < scene->instances->len; i++)
+      draw_mask(g, &g_array_index(scene->instances, OvMask, i), FALSE, texture, width, height);
   }
   gl->BindVertexArray(g->vao);
   if (scene->shapes->len) draw_shapes(g, scene);
@@ -356,6 +444,27 @@ gboolean ov_gl_draw(OvGl *g, guint texture, gint width, gint height, const OvSce
   gl->Disable(GL_BLEND);
   gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
   gl->BindFramebuffer(GL_FRAMEBUFFER, 0);
+  return TRUE;
+}
+
+OvGlPath ov_gl_last_path(OvGl *g)
+{
+  return g->last_path;
+}
+
+gboolean ov_gl_draw(OvGl *g, guint texture, guint format, gint width, gint height, const OvScene *scene,
+                    OvFont *font, gchar **error)
+{
+  const GstGLFuncs *gl = g->context->gl_vtable;
+  while (gl->GetError() != GL_NO_ERROR) {} /* errors of others are not ours */
+  gboolean masks = scene->mask.on || scene->instances->len;
+  gboolean comp = masks && use_comp(g, texture, format);
+  g->last_path = !masks ? OV_GL_PATH_NONE : comp ? OV_GL_PATH_COMPUTE : OV_GL_PATH_FRAGMENT;
+  if (comp) draw_masks_comp(g, scene, texture, width, height);
+  /* the framebuffer only for what is left to draw */
+  if ((masks && !comp) || scene->shapes->len || scene->texts->len) {
+    if (!draw_fragment(g, texture, width, height, scene, font, masks && !comp, error)) return FALSE;
+  }
   GLenum e = gl->GetError();
   if (e != GL_NO_ERROR) {
     *error = g_strdup_printf("drawing the overlay: GL error 0x%x", e);
