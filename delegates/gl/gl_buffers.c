@@ -93,34 +93,6 @@ static void make_mask(gl_dctx *dc, gl_part *p, int i, const tfl_export *e)
   p->mask_made_sigm = sigm;
 }
 
-/* The mask bytes (rows padded to 4) into the caller's width x height bytes: copied on the
- * GPU into a read-hinted buffer, then mapped (waits for the GPU). */
-static tfl_status mask_to_host(gl_dctx *dc, gl_part *p, const gl_plan_io *io, uint8_t *out)
-{
-  const gl_funcs *f = &dc->ctx->f;
-  size_t row = (size_t)((io->sh.w + 3) / 4) * 4, bytes = row * (size_t)io->sh.h;
-  if (p->mask_host_size < bytes) {
-    if (!p->mask_host) f->GenBuffers(1, &p->mask_host);
-    f->BindBuffer(GL_COPY_WRITE_BUFFER, p->mask_host);
-    f->BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_READ);
-    tfl_status st = gl_check(dc->ctx, "allocating the mask readback buffer", p->diag);
-    if (st) return st;
-    p->mask_host_size = bytes;
-  }
-  f->MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-  f->BindBuffer(GL_COPY_READ_BUFFER, p->mask_bytes);
-  f->BindBuffer(GL_COPY_WRITE_BUFFER, p->mask_host);
-  f->CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
-  const uint8_t *m = f->MapBufferRange(GL_COPY_WRITE_BUFFER, 0, (GLsizeiptr)bytes, GL_MAP_READ_BIT);
-  if (!m) return gl_check(dc->ctx, "mapping the mask", p->diag) ? TFL_ERR_BACKEND
-                                                                 : tfl_fail(p->diag, TFL_ERR_BACKEND, "GL: glMapBufferRange failed");
-  for (int y = 0; y < io->sh.h; y++) memcpy(out + (size_t)y * (size_t)io->sh.w, m + (size_t)y * row, (size_t)io->sh.w);
-  f->UnmapBuffer(GL_COPY_WRITE_BUFFER);
-  f->BindBuffer(GL_COPY_READ_BUFFER, 0);
-  f->BindBuffer(GL_COPY_WRITE_BUFFER, 0);
-  return TFL_OK;
-}
-
 /* The mask bytes (rows padded to 4) copied on the GPU into the caller's buffer `name`;
  * nothing waits (the caller fences and maps it). A buffer too small fails the copy
  * (GL_INVALID_VALUE): the error names the bytes needed. */
@@ -138,6 +110,22 @@ static tfl_status mask_to_buffer(gl_dctx *dc, gl_part *p, const gl_plan_io *io, 
   if (e != GL_NO_ERROR)
     return tfl_fail(p->diag, TFL_ERR_ARG, "GL: copying the mask (%zu bytes) into buffer %u: error 0x%x", bytes, name,
                     (unsigned)e);
+  return TFL_OK;
+}
+
+/* The mask bytes (rows padded to 4) into the caller's width x height bytes: copied on the
+ * GPU into a device buffer of ours, then mapped (waits for the GPU). */
+static tfl_status mask_to_host(gl_dctx *dc, gl_part *p, const gl_plan_io *io, uint8_t *out)
+{
+  size_t row = (size_t)((io->sh.w + 3) / 4) * 4, bytes = row * (size_t)io->sh.h;
+  tfl_status st = p->mask_host ? tfl_buffer_reserve(p->mask_host, bytes)
+                               : tfl_buffer_new(&dc->base, TFL_BUFFER_DEVICE, bytes, p->diag, &p->mask_host);
+  const uint8_t *m = NULL;
+  if (st || (st = mask_to_buffer(dc, p, io, gl_buffer_name(p->mask_host), 0))) return st;
+  if ((st = tfl_buffer_map(p->mask_host, (const void **)&m)))
+    return tfl_fail_prefix(p->diag, st, "reading the mask back (%zu bytes)", bytes);
+  for (int y = 0; y < io->sh.h; y++) memcpy(out + (size_t)y * (size_t)io->sh.w, m + (size_t)y * row, (size_t)io->sh.w);
+  tfl_buffer_unmap(p->mask_host);
   return TFL_OK;
 }
 
@@ -219,7 +207,7 @@ typedef struct {
   GLsync fence;
 } gl_buf;
 
-static unsigned buf_name(const tfl_buffer *b)
+unsigned gl_buffer_name(const tfl_buffer *b)
 {
   return b->kind == TFL_BUFFER_DEVICE ? ((const gl_buf *)b->impl)->name : (unsigned)b->image.handle;
 }
@@ -248,7 +236,7 @@ static tfl_status export_slot(gl_dctx *dc, gl_part *p, int i, const tfl_export *
   const slot_prog *sp = &p->slot_progs[i];
   f->UseProgram(sp->prog);
   f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, p->arena);
-  f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, buf_name(dst));
+  f->BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, gl_buffer_name(dst));
   const bool channel = slot_is_channel(p, io);
   f->Uniform1i(0, channel ? 0 : e->slot * io->sh.s * io->sh.h * io->sh.w * (io->wide ? 2 : 1));
   f->Uniform1i(1, (GLint)(e->offset / 4));
@@ -321,11 +309,11 @@ tfl_status gl_part_export_output(void *ctx, void *state, int tensor, const tfl_e
     if ((st = mask_to_host(dc, p, io, dst->host))) return st;
     return gl_check(dc->ctx, "reading the mask back", p->diag);
   }
-  if (dst->kind == TFL_BUFFER_DEVICE) return mask_to_buffer(dc, p, io, buf_name(dst), e->offset);
+  if (dst->kind == TFL_BUFFER_DEVICE) return mask_to_buffer(dc, p, io, gl_buffer_name(dst), e->offset);
   f->MemoryBarrier(GL_PIXEL_BUFFER_BARRIER_BIT);
   f->BindBuffer(GL_PIXEL_UNPACK_BUFFER, p->mask_bytes);
   f->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  f->BindTexture(GL_TEXTURE_2D, buf_name(dst));
+  f->BindTexture(GL_TEXTURE_2D, gl_buffer_name(dst));
   f->TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, io->sh.w, io->sh.h, GL_RED, GL_UNSIGNED_BYTE, NULL);
   f->BindTexture(GL_TEXTURE_2D, 0);
   f->BindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
@@ -383,8 +371,8 @@ static tfl_status buf_copy(void *ctx, tfl_buffer *src, size_t src_off, tfl_buffe
   while (f->GetError() != GL_NO_ERROR) {
   }
   f->MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-  f->BindBuffer(GL_COPY_READ_BUFFER, buf_name(src));
-  f->BindBuffer(GL_COPY_WRITE_BUFFER, buf_name(dst));
+  f->BindBuffer(GL_COPY_READ_BUFFER, gl_buffer_name(src));
+  f->BindBuffer(GL_COPY_WRITE_BUFFER, gl_buffer_name(dst));
   f->CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, (GLintptr)src_off, (GLintptr)dst_off, (GLsizeiptr)bytes);
   f->BindBuffer(GL_COPY_READ_BUFFER, 0);
   f->BindBuffer(GL_COPY_WRITE_BUFFER, 0);

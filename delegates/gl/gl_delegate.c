@@ -138,15 +138,15 @@ static void part_free(gl_dctx *dc, gl_part *p)
     for (int i = 0; p->slot_progs && i < p->plan.n_out; i++)
       if (p->slot_progs[i].prog) f->DeleteProgram(p->slot_progs[i].prog);
     if (p->mask_bytes) f->DeleteBuffers(1, &p->mask_bytes);
-    if (p->mask_host) f->DeleteBuffers(1, &p->mask_host);
     if (p->queries) f->DeleteQueries(p->plan.n_d + 1, p->queries);
     if (p->arena) f->DeleteBuffers(1, &p->arena);
     if (p->consts) f->DeleteBuffers(1, &p->consts);
-    if (p->readback) f->DeleteBuffers(1, &p->readback);
     if (p->dense_in[0]) f->DeleteBuffers(2, p->dense_in);
     while (f->GetError() != GL_NO_ERROR) {
     }
   }
+  tfl_buffer_free(p->readback); /* each binds the context itself */
+  tfl_buffer_free(p->mask_host);
   /* before gl_plan_free, which clears the counts this loop reads */
   if (p->bnd_src)
     for (int i = 0; i < p->plan.n_in + p->plan.n_out; i++) free(p->bnd_src[i]);
@@ -207,12 +207,9 @@ static tfl_status make_buffers(gl_dctx *dc, gl_part *p)
     if (gl_shape_vec4s(p->plan.in[i].sh) > most) most = gl_shape_vec4s(p->plan.in[i].sh);
   for (int i = 0; i < p->plan.n_out; i++)
     if (gl_shape_vec4s(p->plan.out[i].sh) > most) most = gl_shape_vec4s(p->plan.out[i].sh);
-  if (p->readback_bytes) {
-    f->GenBuffers(1, &p->readback);
-    f->BindBuffer(GL_COPY_WRITE_BUFFER, p->readback);
-    f->BufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)p->readback_bytes, NULL, GL_STREAM_READ);
-    if ((st = gl_check(dc->ctx, "allocating the readback buffer", p->diag))) return st;
-  }
+  if (p->readback_bytes &&
+      (st = tfl_buffer_new(&dc->base, TFL_BUFFER_DEVICE, p->readback_bytes, p->diag, &p->readback)))
+    return tfl_fail_prefix(p->diag, st, "the outputs' readback buffer");
   if (p->dense_in_bytes) {
     f->GenBuffers(2, p->dense_in);
     for (int k = 0; k < 2; k++) {
@@ -453,7 +450,8 @@ static void run_boundary(gl_dctx *dc, gl_part *p, bool inputs, unsigned buf)
 }
 
 /* All outputs: unpacked (float32) or copied (others) into the readback buffer on the
- * GPU, one map (the wait for the GPU), then contiguous conversions. */
+ * GPU, one map (the wait for the GPU; the device buffers' map, gl_buffers.c), then
+ * contiguous conversions. */
 static tfl_status download_all(gl_dctx *dc, gl_part *p)
 {
   const gl_funcs *f = &dc->ctx->f;
@@ -461,9 +459,10 @@ static tfl_status download_all(gl_dctx *dc, gl_part *p)
   int wanted = p->plan.n_out;
   for (int i = 0; p->on_gpu && i < p->plan.n_out; i++) wanted -= p->on_gpu[i];
   if (!wanted) return TFL_OK; /* nothing for the CPU: no map, no wait for the GPU */
-  run_boundary(dc, p, false, p->readback);
+  const unsigned rb = gl_buffer_name(p->readback);
+  run_boundary(dc, p, false, rb);
   f->BindBuffer(GL_COPY_READ_BUFFER, p->arena);
-  f->BindBuffer(GL_COPY_WRITE_BUFFER, p->readback);
+  f->BindBuffer(GL_COPY_WRITE_BUFFER, rb);
   for (int i = 0; i < p->plan.n_out; i++) {
     int k = p->plan.n_in + i;
     if (p->io_prog[k] >= 0 || (p->on_gpu && p->on_gpu[i])) continue;
@@ -471,8 +470,12 @@ static tfl_status download_all(gl_dctx *dc, gl_part *p)
     f->CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, (GLintptr)(p->plan.out[i].off * p->vec4_bytes),
                          (GLintptr)p->io_off[k], (GLsizeiptr)bytes);
   }
-  const char *m = f->MapBufferRange(GL_COPY_WRITE_BUFFER, 0, (GLsizeiptr)p->readback_bytes, GL_MAP_READ_BIT);
-  if (!m) return gl_check(dc->ctx, "mapping the outputs", p->diag) ? TFL_ERR_BACKEND : tfl_fail(p->diag, TFL_ERR_BACKEND, "GL: glMapBufferRange failed");
+  /* this invoke's errors before the map, which clears the error flags */
+  tfl_status st = gl_check(dc->ctx, "running the partition", p->diag);
+  const char *m = NULL;
+  if (st) return st;
+  if ((st = tfl_buffer_map(p->readback, (const void **)&m)))
+    return tfl_fail_prefix(p->diag, st, "reading the outputs back (%zu bytes)", p->readback_bytes);
   for (int i = 0; i < p->plan.n_out; i++) {
     int k = p->plan.n_in + i;
     const gl_plan_io *io = &p->plan.out[i];
@@ -485,7 +488,7 @@ static tfl_status download_all(gl_dctx *dc, gl_part *p)
     gl_load_floats(m + p->io_off[k], gl_shape_vec4s(io->sh) * 4, p->vec4_bytes == 8 && !io->wide, p->staging);
     gl_from_phwc4(p->staging, io->sh, t, t->data);
   }
-  f->UnmapBuffer(GL_COPY_WRITE_BUFFER);
+  tfl_buffer_unmap(p->readback);
   return TFL_OK;
 }
 

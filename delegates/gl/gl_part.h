@@ -41,9 +41,11 @@ struct gl_part {
   unsigned *progs;
   int n_progs;
   unsigned arena, consts;
-  unsigned readback;           /* outputs are copied here on the GPU, then mapped once: a
-                                  read-hinted buffer lives in cached host memory, reading a
-                                  mapped arena (device memory) element by element is slow */
+  tfl_buffer *readback;        /* a device buffer of ours (gl_buffers.c): outputs are copied
+                                  here on the GPU, then mapped once (tfl_buffer_map, the one
+                                  read-back path): a read-hinted buffer lives in cached host
+                                  memory, reading a mapped arena (device memory) element by
+                                  element is slow */
   size_t readback_bytes;
   unsigned dense_in[2];        /* dense float32 inputs (gl_boundary.h), binding 2 while packing;
                                   two, used in turn: an upload never waits for the GPU to
@@ -69,8 +71,7 @@ struct gl_part {
   unsigned *mask_progs;        /* per plan output: its mask-export program, 0 until used */
   unsigned mask_bytes;         /* the mask export's byte buffer (gl_gen_mask.c) */
   size_t mask_bytes_size;
-  unsigned mask_host;          /* its read-hinted copy for host masks */
-  size_t mask_host_size;
+  tfl_buffer *mask_host;       /* its copy for host masks: a device buffer of ours, mapped */
   int mask_made, mask_made_slot; /* plan output and slot mask_bytes holds since the
                                   last invoke; mask_made -1: none */
   bool mask_made_sigm;
@@ -98,6 +99,8 @@ static inline bool dense_float(const gl_plan_io *io, bool in)
 /* gl_buffers.c: the delegate's buffer operations (tfl_delegate.buffers) and its
  * tfl_delegate entries for outputs. */
 extern const tfl_buffer_ops gl_buffer_ops;
+/* The GL name of a device buffer (buffer object) or an image (texture) of ours. */
+unsigned gl_buffer_name(const tfl_buffer *b);
 tfl_status gl_part_output_bytes(void *ctx, void *state, int tensor, const tfl_export *e, size_t *need);
 tfl_status gl_part_export_output(void *ctx, void *state, int tensor, const tfl_export *e, tfl_buffer *dst);
 tfl_status gl_part_set_output_host(void *ctx, void *state, int tensor, bool host);
