@@ -25,6 +25,10 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 GL_GEN = re.compile(r'gl_gen_\w*\.c$')
 GL_GEN_BANNED_INC = re.compile(r'(^|/)gl_(plan\w*|fuse\w*|tune)\.h$')
 GL_GEN_BANNED_CALL = re.compile(r'\b(gl_plan_\w+|gl_fuse_\w+|gl_tune_\w+)\s*\(')
+# The device buffers (gl_buffers.c) serve the delegate's partitions (gl_delegate.c calls
+# them through gl_part.h); a call back into a function gl_delegate.c defines closes a circle.
+GL_CALLEE, GL_CALLER = 'gl_buffers.c', 'gl_delegate.c'
+DEFINED = re.compile(r'^(?!static\b)[A-Za-z_][\w \t\*]*?\b(\w+)\s*\([^;{]*\)\s*\{', re.M)
 
 
 def layer_of(rel):
@@ -64,5 +68,14 @@ for layer in ALLOWED:
                 if to != layer and to not in ALLOWED[layer]:
                     print(f'{os.path.relpath(path, root)}: includes "{inc}" ({to}/), which {layer}/ must not depend on')
                     bad += 1
+gl_dir = os.path.join(root, 'delegates', 'gl')
+if os.path.exists(os.path.join(gl_dir, GL_CALLEE)):
+    with open(os.path.join(gl_dir, GL_CALLER), encoding='utf-8') as fp:
+        upper = set(DEFINED.findall(re.sub(r'/\*.*?\*/', '', fp.read(), flags=re.S)))
+    with open(os.path.join(gl_dir, GL_CALLEE), encoding='utf-8') as fp:
+        code = re.sub(r'/\*.*?\*/', '', fp.read(), flags=re.S)
+    for name in sorted(n for n in upper if re.search(r'\b' + n + r'\s*\(', code)):
+        print(f'delegates/gl/{GL_CALLEE}: calls {name} of {GL_CALLER}, which calls it: a file circle')
+        bad += 1
 print(f'{checked} includes checked, {bad} across a layer boundary')
 sys.exit(1 if bad else 0)

@@ -149,8 +149,12 @@ struct _GstTfliteFilter {
   gboolean paused_by_downstream; /* a downstream tflitefilter tracks our objects itself
                                     (object lock) */
   /* GL share group (gsttfliteglshare.h), from READY to NULL */
-  GstTfliteGlElement gl;       /* the display, app context and share_context (no gl_start:
-                                  the engine makes the GL objects on its context's thread) */
+  GstTfliteGlElement gl;       /* the display, app context and share_context. No gl_start:
+                                  the stream's GL objects (tflinfer_gl.c, tflinfer_start.c)
+                                  live on the engine's context, which may be the frames'
+                                  (engine-context=frames) or one in no share group, and
+                                  need the engine's delegate and the caps, which come after
+                                  this context starts; docs/boards.md */
   GstGLContext *share_context; /* handed to GL elements as their app context; runs
                                   delegate=gl on system-memory frames */
   gchar *gl_share_error;       /* why there is no share_context */

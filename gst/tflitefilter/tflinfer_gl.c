@@ -242,7 +242,8 @@ typedef struct {
   gboolean *made;
 } make_call;
 
-/* GL thread: the runtime's buffers of the GL path, made once and reused by every frame:
+/* GL thread (the engine's context, not the element's: no gl_start, see gsttflitefilter.c's
+ * `gl`): the runtime's buffers of the GL path, made once and reused by every frame:
  * the frame's image, the mask texture's, the mask bytes on the host (mapped now, for
  * good), the two queued read-backs (a mask's size now; the outputs' once planned). */
 static void make_buffers(GstGLContext *ctx, gpointer data)

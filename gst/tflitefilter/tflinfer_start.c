@@ -60,7 +60,11 @@ typedef struct {
   tfl_diag diag;               /* their errors */
 } trial_job;
 
-/* A zeroed w x h texture on the current context. */
+/* A zeroed w x h texture on the current context. Not made by the element's gl_start
+ * (gsttfliteglelement.h): it lives for one trial inference on this thread, on the engine's
+ * context, or in warm_up on a context in no share group, where a texture of the element's
+ * context (the share group's) cannot be read; gl_start runs before the model's input and
+ * mask sizes are known. */
 static guint blank_texture(const GstGLFuncs *f, GLenum internal, GLenum format, gint w, gint h)
 {
   guint name = 0;
