@@ -311,11 +311,13 @@ static tfl_status make_buffers(gl_dctx *dc, gl_part *p)
 #define SMALL_OUTPUT 16384
 
 /* Whether a boundary tensor's dense values travel as floats (else halves in fp16 mode):
- * wide inputs (their precision is why they are wide) and small wide outputs; larger
- * outputs as halves, half the bytes to read back. */
+ * wide inputs (their precision is why they are wide), wide outputs that other nodes
+ * read (rounding an intermediate moves a segmentation mask by up to 0.03,
+ * gl_precision.c; a graph split into many partitions rounds many) and small wide
+ * outputs; larger graph outputs as halves, half the bytes to read back. */
 static bool dense_float(const gl_plan_io *io, bool in)
 {
-  return io->wide && (in || gl_shape_vec4s(io->sh) * 4 <= SMALL_OUTPUT);
+  return io->wide && (in || io->feeds || gl_shape_vec4s(io->sh) * 4 <= SMALL_OUTPUT);
 }
 
 /* Where each boundary tensor goes: float32 ones through gl_boundary's pack/unpack

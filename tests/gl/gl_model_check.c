@@ -77,6 +77,15 @@ static bool made_by_gl(tfl_interpreter *it, const tfl_graph *g, int t)
   return dn && strcmp(dn, "gl") == 0;
 }
 
+/* Post-processing (boxes kept or not, poses): a tiny difference of its inputs can
+ * change its outputs wholesale, so its inputs are compared instead. The inputs of
+ * other CPU nodes are not: the CPU run need not write them (XNNPACK keeps a chain's
+ * intermediates to itself) and the graph outputs they lead to are compared. */
+static bool decodes(tfl_op op)
+{
+  return op == TFL_OP_DETECTION_POSTPROCESS || op == TFL_OP_POSENET_DECODER || op >= TFL_OP_ANCHOR_DETECTION;
+}
+
 bool glm_intact(const tfl_graph *g, int t)
 {
   for (int k = 0; k < g->n_outputs; k++)
@@ -106,12 +115,12 @@ int glm_compared(tfl_interpreter *gl, int *cmp, int max, bool graph_outputs_only
     if (!dn || strcmp(dn, "cpu") != 0) continue;
     for (int k = 0; k < g->nodes[i].n_in && n < max; k++) {
       int t = g->nodes[i].in[k];
-      if (t >= 0 && made_by_gl(gl, g, t) && glm_intact(g, t)) cmp[n++] = t;
+      if (t >= 0 && decodes(g->nodes[i].op) && made_by_gl(gl, g, t) && glm_intact(g, t)) cmp[n++] = t;
     }
   }
   for (int k = 0; k < g->n_outputs && n < max; k++) {
-    int t = g->outputs[k];
-    if (g->tensors[t].producer >= 0 && (graph_outputs_only || made_by_gl(gl, g, t))) cmp[n++] = t;
+    int t = g->outputs[k], p = g->tensors[t].producer;
+    if (p >= 0 && (graph_outputs_only || made_by_gl(gl, g, t) || !decodes(g->nodes[p].op))) cmp[n++] = t;
   }
   return n;
 }

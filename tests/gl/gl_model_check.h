@@ -33,11 +33,10 @@ bool glm_fill_case(const char *golden_dir, const char *picture_dir, const char *
  * of a dead tensor to later ones). */
 bool glm_intact(const tfl_graph *g, int t);
 
-/* Tensors worth comparing in a GL run: graph outputs made by GL and GL tensors that CPU
- * nodes read (the inputs of custom post-processing, whose own outputs amplify tiny
- * differences) while still intact after the invoke (glm_intact: with CPU nodes between
- * GL partitions, most boundary tensors are overwritten by then); graph_outputs_only:
- * just the graph outputs, whoever made them. */
+/* Tensors worth comparing in a GL run: graph outputs, but for a CPU post-processing's
+ * (TFLite_Detection_PostProcess, PosenetDecoderOp, the decoders' ops: their outputs
+ * amplify tiny differences) the GL tensors it reads, while still intact after the
+ * invoke (glm_intact); graph_outputs_only: just the graph outputs, whoever made them. */
 int glm_compared(tfl_interpreter *gl, int *cmp, int max, bool graph_outputs_only);
 
 typedef struct {
