@@ -89,11 +89,13 @@ struct gl_part {
 #define SMALL_OUTPUT 16384
 
 /* Whether a boundary tensor's dense values travel as floats (else halves in fp16 mode):
- * wide inputs (their precision is why they are wide) and small wide outputs; larger
- * outputs as halves, half the bytes to read back. */
+ * wide inputs (their precision is why they are wide), wide outputs that other nodes
+ * read (rounding an intermediate moves a segmentation mask by up to 0.03,
+ * gl_precision.c; a graph split into many partitions rounds many) and small wide
+ * outputs; larger graph outputs as halves, half the bytes to read back. */
 static inline bool dense_float(const gl_plan_io *io, bool in)
 {
-  return io->wide && (in || gl_shape_vec4s(io->sh) * 4 <= SMALL_OUTPUT);
+  return io->wide && (in || io->feeds || gl_shape_vec4s(io->sh) * 4 <= SMALL_OUTPUT);
 }
 
 /* gl_buffers.c: the delegate's buffer operations (tfl_delegate.buffers) and its

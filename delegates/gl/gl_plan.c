@@ -479,6 +479,18 @@ static tfl_status check_limits(const tfl_graph *g, const gl_limits *lim, const g
   return st;
 }
 
+/* Whether a live node outside the partition reads tensor t (gl_plan_io.feeds). */
+static bool read_outside(const tfl_graph *g, const tfl_partition *part, int t)
+{
+  for (int n = 0; n < g->n_nodes; n++) {
+    bool inside = false;
+    for (int k = 0; k < part->n_nodes && !inside; k++) inside = part->nodes[k] == n;
+    for (int j = 0; !inside && !g->nodes[n].dead && j < g->nodes[n].n_in; j++)
+      if (g->nodes[n].in[j] == t) return true;
+  }
+  return false;
+}
+
 tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl_plan_options *o, gl_plan *out, tfl_diag *diag)
 {
   /* the limits, lowered further by the test switches */
@@ -695,6 +707,7 @@ tfl_status gl_plan_build(const tfl_graph *g, const tfl_partition *part, const gl
     out->out[out->n_out].tensor = t;
     out->out[out->n_out].off = off_of[gl_plan_root(&p, t)];
     out->out[out->n_out].wide = p.wide[gl_plan_root(&p, t)];
+    out->out[out->n_out].feeds = read_outside(g, part, t);
     gl_shape_of(&g->tensors[t], &out->out[out->n_out].sh);
     out->n_out++;
   }

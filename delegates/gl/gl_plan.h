@@ -61,6 +61,8 @@ typedef struct {
   size_t off;                /* arena offset in vec4s (slots of the fp16 arena) */
   gl_shape sh;
   bool wide;                 /* fp16 mode: held as 32-bit floats, two slots per vec4 */
+  bool feeds;                /* an output some node of another partition reads (not just
+                                a graph output): it goes on in full precision */
 } gl_plan_io;
 
 typedef struct {

@@ -6,8 +6,9 @@
  * selfie_segmentation to halves moves its mask by 0.016; rounding any one of a dozen
  * of its intermediate tensors moves it by 0.005-0.03 each, all of them by 0.05-0.16.
  * With every activation 32-bit the worst element is 2.5e-4 (the halves of the output
- * itself). So by default every activation is wide, partition outputs too (they travel
- * to the host as halves; the mask export reads either). fp16 mode keeps its 16-bit
+ * itself). So by default every activation is wide, partition outputs too (large graph
+ * outputs travel to the host as halves, those other partitions read as floats:
+ * gl_part.h dense_float; the mask export reads either). fp16 mode keeps its 16-bit
  * weights (gl_consts.h), most of the bytes a dispatch reads.
  * With `half_activations` (for measuring what accuracy costs) activations are halves
  * (partition outputs always) except the partition inputs, vectors of one pixel (pooled means, squeeze-excite

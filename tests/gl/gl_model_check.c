@@ -77,6 +77,35 @@ static bool made_by_gl(tfl_interpreter *it, const tfl_graph *g, int t)
   return dn && strcmp(dn, "gl") == 0;
 }
 
+/* Post-processing (boxes kept or not, poses): a tiny difference of its inputs can
+ * change its outputs wholesale, so its inputs are compared instead. The inputs of
+ * other CPU nodes are not: the CPU run need not write them (XNNPACK keeps a chain's
+ * intermediates to itself) and the graph outputs they lead to are compared. */
+static bool decodes(tfl_op op)
+{
+  return op == TFL_OP_DETECTION_POSTPROCESS || op == TFL_OP_POSENET_DECODER || op >= TFL_OP_ANCHOR_DETECTION;
+}
+
+bool glm_intact(const tfl_graph *g, int t)
+{
+  for (int k = 0; k < g->n_outputs; k++)
+    if (g->outputs[k] == t) return true;
+  int last = -1; /* its last reader */
+  for (int i = 0; i < g->n_nodes; i++)
+    for (int k = 0; !g->nodes[i].dead && k < g->nodes[i].n_in; k++)
+      if (g->nodes[i].in[k] == t) last = i;
+  const tfl_tensor *a = &g->tensors[t];
+  const char *a0 = a->data, *a1 = a0 + a->bytes;
+  for (int i = last + 1; i < g->n_nodes; i++)
+    for (int k = 0; !g->nodes[i].dead && k < g->nodes[i].n_out; k++) {
+      const int u = g->nodes[i].out[k];
+      if (u < 0 || u == t || g->tensors[u].is_const || !g->tensors[u].data) continue;
+      const char *b0 = g->tensors[u].data, *b1 = b0 + g->tensors[u].bytes;
+      if (b0 < a1 && a0 < b1) return false;
+    }
+  return true;
+}
+
 int glm_compared(tfl_interpreter *gl, int *cmp, int max, bool graph_outputs_only)
 {
   const tfl_graph *g = tfl_interpreter_graph(gl);
@@ -86,12 +115,12 @@ int glm_compared(tfl_interpreter *gl, int *cmp, int max, bool graph_outputs_only
     if (!dn || strcmp(dn, "cpu") != 0) continue;
     for (int k = 0; k < g->nodes[i].n_in && n < max; k++) {
       int t = g->nodes[i].in[k];
-      if (t >= 0 && made_by_gl(gl, g, t)) cmp[n++] = t;
+      if (t >= 0 && decodes(g->nodes[i].op) && made_by_gl(gl, g, t) && glm_intact(g, t)) cmp[n++] = t;
     }
   }
   for (int k = 0; k < g->n_outputs && n < max; k++) {
-    int t = g->outputs[k];
-    if (g->tensors[t].producer >= 0 && (graph_outputs_only || made_by_gl(gl, g, t))) cmp[n++] = t;
+    int t = g->outputs[k], p = g->tensors[t].producer;
+    if (p >= 0 && (graph_outputs_only || made_by_gl(gl, g, t) || !decodes(g->nodes[p].op))) cmp[n++] = t;
   }
   return n;
 }

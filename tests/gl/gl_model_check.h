@@ -28,9 +28,15 @@ bool glm_fill(const golden_case *gc, const char *picture_dir, const char *stem, 
 bool glm_fill_case(const char *golden_dir, const char *picture_dir, const char *stem, const char *kind,
                    tfl_interpreter *a, tfl_interpreter *b);
 
-/* Tensors worth comparing in a GL run: graph outputs made by GL and GL tensors that CPU
- * nodes read (the inputs of custom post-processing, whose own outputs amplify tiny
- * differences); graph_outputs_only: just the graph outputs, whoever made them. */
+/* Whether tensor t's bytes still hold its value after an invoke: a graph output, or no
+ * node after its last reader writes bytes of the arena it took (the planner gives bytes
+ * of a dead tensor to later ones). */
+bool glm_intact(const tfl_graph *g, int t);
+
+/* Tensors worth comparing in a GL run: graph outputs, but for a CPU post-processing's
+ * (TFLite_Detection_PostProcess, PosenetDecoderOp, the decoders' ops: their outputs
+ * amplify tiny differences) the GL tensors it reads, while still intact after the
+ * invoke (glm_intact); graph_outputs_only: just the graph outputs, whoever made them. */
 int glm_compared(tfl_interpreter *gl, int *cmp, int max, bool graph_outputs_only);
 
 typedef struct {

@@ -4,10 +4,13 @@
  * must stay within 1e-4 (fp32) or 1e-2 (fp16), and the GL nodes must form one
  * partition. A model that cannot be found is a failure.
  *   test_gl_models [--fp16] [--cache DIR] [--golden DIR] [--pictures DIR] [--models DIRS]
- *                  [--upto K] [--profile] [--expect-split] [--expect-refused TEXT] MODEL...
+ *                  [--upto K] [--profile] [--expect-split] [--expect-refused TEXT]
+ *                  [--refuse-every K] [--refuse-op NAME] MODEL...
  * --expect-split (with --gl-max-groups N): some dispatch ran in parts; --expect-refused
  * TEXT (with --gl-max-shared B or $TFL_GL_PROFILE): some node was left to the CPU with a
- * reason containing TEXT (then more than one GL partition is fine). $TFL_GL_PROFILE:
+ * reason containing TEXT (then more than one GL partition is fine). --refuse-every K /
+ * --refuse-op NAME: those nodes left to the CPU, at least two GL partitions expected
+ * (the CPU and GL runs' outputs compared as ever). $TFL_GL_PROFILE:
  * the device profile (tests/gl_profile_env.h).
  * Quantized models run in float on GL (rounding to each tensor's grid) while the CPU
  * runs integer kernels: a requantization may round the other way, and one flip of a
@@ -102,6 +105,11 @@ static const golden_output *golden_of(const golden_case *gc, const tfl_tensor *t
 
 /* --upto K: only nodes below K go to GL (bisecting a mismatch) */
 static int upto = -1;
+/* --refuse-every K: nodes whose index is K-1 mod K stay on the CPU, --refuse-op NAME:
+ * nodes of that op do (tfl_op_name): the graph runs as many GL partitions with CPU
+ * nodes between them, as a small GPU's limits would split it */
+static int refuse_every;
+static const char *refuse_op;
 static bool profile;
 static gl_tuning tune; /* --gl-* switches (tools/tool_common.h) */
 static bool expect_split;            /* --expect-split */
@@ -109,6 +117,8 @@ static const char *expect_refused;   /* --expect-refused TEXT */
 static tfl_delegate inner;
 static bool supports_upto(void *ctx, const tfl_graph *g, int node)
 {
+  if (refuse_every > 0 && node % refuse_every == refuse_every - 1) return false;
+  if (refuse_op && !strcmp(tfl_op_name(g->nodes[node].op), refuse_op)) return false;
   return (upto < 0 || node < upto) && inner.supports(ctx, g, node);
 }
 
@@ -189,6 +199,7 @@ static int check_run(const char *name, const char *stem, const char *kind, const
   const tfl_graph *g = tfl_interpreter_graph(gl->it), *cg = tfl_interpreter_graph(cpu->it);
   int n_cmp = glm_compared(gl->it, cmp, 64, upto >= 0);
   for (int k = 0; k < n_cmp; k++) {
+    if (!glm_intact(cg, cmp[k])) continue; /* the CPU run's plan reused its bytes */
     tfl_tensor *a = &cg->tensors[cmp[k]], *b = &g->tensors[cmp[k]];
     size_t n = tfl_tensor_count(a);
     glm_err r = glm_compare(a, b);
@@ -320,7 +331,12 @@ static int check_model(const char *path, bool fp16, const char *cache)
     printf("FAIL %s: --expect-refused '%s', yet no node was refused for it\n", name, expect_refused);
     fail = 1;
   }
-  if (st.partitions != 1 && !expect_refused) {
+  const bool refusing = refuse_every > 0 || refuse_op;
+  if (refusing && (st.partitions < 2 || cpu_nodes < 1)) {
+    printf("FAIL %s: refusing nodes, yet %d GL partition(s) and %d CPU node(s)\n", name, st.partitions, cpu_nodes);
+    fail = 1;
+  }
+  if (st.partitions != 1 && !expect_refused && !refusing) {
     printf("FAIL %s: %d GL partitions, expected 1\n", name, st.partitions);
     fail = 1;
   }
@@ -347,6 +363,8 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--upto") && i + 1 < argc) upto = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--profile")) profile = true;
     else if (!strcmp(argv[i], "--expect-split")) expect_split = true;
+    else if (!strcmp(argv[i], "--refuse-every") && i + 1 < argc) refuse_every = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--refuse-op") && i + 1 < argc) refuse_op = argv[++i];
     else if (!strcmp(argv[i], "--expect-refused") && i + 1 < argc) expect_refused = argv[++i];
     else if (!strcmp(argv[i], "--models") && i + 1 < argc) dirs = argv[++i];
     else if (!strcmp(argv[i], "--golden") && i + 1 < argc) golden_dir = argv[++i];
