@@ -180,6 +180,9 @@ const char *gl_eltwise_helpers(void);
 /* "v = act(v);" for a fused activation; false for ones we cannot run (SIGN_BIT). */
 bool gl_act_stmt(tfl_activation act, const char *v, gl_str *s);
 bool gl_act_ok(tfl_activation act);
+/* "#define HEAD BODY" with body's newlines made spaces (statements a .glsl body uses,
+ * made on the C side: one line, as a macro must be). */
+void gl_define_flat(gl_str *s, const char *head, const gl_str *body);
 /* "#define NAME(v) <gl_act_stmt on v>" (one line): how a body in a .glsl file applies the
  * fused activation chosen on the C side, as NAME(acc) (a statement, no semicolon). */
 void gl_act_macro(tfl_activation act, const char *name, gl_str *s);

@@ -159,14 +159,23 @@ bool gl_act_stmt(tfl_activation act, const char *v, gl_str *s)
   return false;
 }
 
+void gl_define_flat(gl_str *s, const char *head, const gl_str *body)
+{
+  gl_str_addf(s, "#define %s", head);
+  size_t at = s->n;
+  gl_str_addf(s, " %s\n", body->p ? body->p : "");
+  for (size_t i = at; !s->oom && i + 1 < s->n; i++)
+    if (s->p[i] == '\n') s->p[i] = ' ';
+  if (body->oom) s->oom = true;
+}
+
 void gl_act_macro(tfl_activation act, const char *name, gl_str *s)
 {
   gl_str a = {0};
+  char head[64];
+  snprintf(head, sizeof head, "%s(v)", name);
   gl_act_stmt(act, "v", &a);
-  for (size_t i = 0; i < a.n; i++)
-    if (a.p[i] == '\n') a.p[i] = ' ';
-  gl_str_addf(s, "#define %s(v)%s\n", name, a.p ? a.p : "");
-  if (a.oom) s->oom = true;
+  gl_define_flat(s, head, &a);
   gl_str_free(&a);
 }
 
