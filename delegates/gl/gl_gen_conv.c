@@ -8,7 +8,9 @@
  *   depthwise: W[(s * KH + ky) * KW + kx] = filter[0][ky][kx][s*4 .. +3]
  * so acc += v.x * W[i] + v.y * W[i+1] + v.z * W[i+2] + v.w * W[i+3]; the sum times
  * W_SC(os) (the weights' 16-bit scale, gl_consts.h) plus BIAS[os] is the output.
- * 1x1 stride-1 unpadded convolutions get a loop without window arithmetic.
+ * This file packs the constants and picks the body: shaders/conv_tile.glsl (a tile of
+ * outputs per invocation), conv_split.glsl (a workgroup per output), conv.glsl (inlined
+ * into a consumer), depthwise.glsl, transpose_conv.glsl, adding their #defines.
  */
 #include "gl_gen.h"
 
@@ -307,7 +309,7 @@ static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, i
   o->grid[0] = (in->out.w + px - 1) / px;
   o->grid[1] = in->out.h;
   o->grid[2] = in->out.b * sg;
-  /* never inlined into a consumer (gl_fuse_cost asks per-vec4 bodies only), so it may declare */
+  /* not the inlined body (in->fn: emit_conv_fn), so it may declare */
   conv_defines(&o->decls, kh, kw, sh, sw, pt, pl, dh, dw);
   gl_str_addf(&o->decls, "#define CV_PX %d\n#define CV_SL %d\n#define CV_SG %d\n", px, sl, sg);
   gl_unroll_list(&o->decls, "CV_EACH_PX", px, true);
