@@ -54,7 +54,7 @@ tfl_status gl_check_anchor_detection(const tfl_graph *g, int node, tfl_diag *dia
   return TFL_OK;
 }
 
-/* decls: the box scales, the probability (gl_gen_nms.c), then shaders/anchor_funcs.glsl */
+/* decls: the box scales, shaders/anchor_funcs.glsl (the decoders), the probability */
 static void ad_functions(gl_str *dc, const tfl_anchor_detection_params *p)
 {
   gl_str_addf(dc, "const vec4 SCL = vec4(");
@@ -65,9 +65,9 @@ static void ad_functions(gl_str *dc, const tfl_anchor_detection_params *p)
   gl_str_float(dc, p->h_scale);
   gl_str_addf(dc, ", ");
   gl_str_float(dc, p->w_scale);
-  gl_str_addf(dc, ");\n");
+  gl_str_addf(dc, ");\n%s", anchor_funcs); /* shaders/anchor_funcs.glsl */
   gl_nms_prob(dc, p->prob_scores);
-  gl_str_addf(dc, "%s", anchor_funcs); /* shaders/anchor_funcs.glsl */
+  gl_str_addf(dc, "float prob_of(int a) { return prob(I1_AT(ITEM, 0, a, 0)); }\n");
 }
 
 tfl_status gl_gen_anchor_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)

@@ -1,7 +1,6 @@
 // anchor_funcs.glsl - ANCHOR_DETECTION's decoders (gl_gen_anchor_detect.c): anchor a's box
 // and keypoints from the regressors I0 and the anchors I2 ((y centre, x centre, h, w); raw:
-// x, y, w, h), scaled by SCL (y, x, h, w scales), and its probability (prob(),
-// gl_gen_nms.c, on the score I1), all defined before it.
+// x, y, w, h), scaled by SCL (y, x, h, w scales, defined before it).
 vec4 box(int a) {
   vec4 r = I0_LD(ITEM, 0, a, 0), an = I2_LD(a, 0, 0, 0);
   float xc = r.x / SCL.y * an.w + an.y, yc = r.y / SCL.x * an.z + an.x;
@@ -13,4 +12,3 @@ vec4 kps(int a, int q) {
   vec4 r = I0_LD(ITEM, 0, a, q + 1), an = I2_LD(a, 0, 0, 0);
   return r / SCL.yxyx * an.wzwz + an.yxyx;
 }
-float prob_of(int a) { return prob(I1_AT(ITEM, 0, a, 0)); }
