@@ -180,6 +180,19 @@ const char *gl_eltwise_helpers(void);
 /* "v = act(v);" for a fused activation; false for ones we cannot run (SIGN_BIT). */
 bool gl_act_stmt(tfl_activation act, const char *v, gl_str *s);
 bool gl_act_ok(tfl_activation act);
+/* "#define HEAD BODY" with body's newlines made spaces (statements a .glsl body uses,
+ * made on the C side: one line, as a macro must be). */
+void gl_define_flat(gl_str *s, const char *head, const gl_str *body);
+/* "#define NAME(v) <gl_act_stmt on v>" (one line): how a body in a .glsl file applies the
+ * fused activation chosen on the C side, as NAME(acc) (a statement, no semicolon). */
+void gl_act_macro(tfl_activation act, const char *name, gl_str *s);
+/* "#define NAME(M) M(0) M(1) ... M(n - 1)" (with_j: NAME(M, j) and M(i, j)): a tile or
+ * block unrolled in a .glsl body, which names its members by those constants (GLSL's
+ * preprocessor has neither loops nor token pasting). */
+void gl_unroll_list(gl_str *s, const char *name, int n, bool with_j);
+/* "#undef" of each space-separated name: a body inlined into a consumer (in->fn) defines
+ * its parameters inside the function and drops them after it. */
+void gl_undef(gl_str *s, const char *names);
 /* "v = v on t's integer grid;" for a quantized t (8 or 16 bits; nothing otherwise):
  * v * (1 / scale) rounded half to even (LiteRT's default QUANTIZE) and clamped to what the
  * integers hold, as the integer model stores it, so a float chain does not drift from the

@@ -23,6 +23,8 @@
  * Outputs: boxes [B,D,4], keypoints [B,D,2k], scores [B,D], count [B]; D = max_detections. */
 #include "gl_gen_nms.h"
 
+#include "gl_shaders.h"
+
 
 #include "postproc/anchor_detect.h"
 
@@ -52,7 +54,7 @@ tfl_status gl_check_anchor_detection(const tfl_graph *g, int node, tfl_diag *dia
   return TFL_OK;
 }
 
-/* decls: the box and keypoint decoders, IoU, the probability */
+/* decls: the box scales, shaders/anchor_funcs.glsl (the decoders), the probability */
 static void ad_functions(gl_str *dc, const tfl_anchor_detection_params *p)
 {
   gl_str_addf(dc, "const vec4 SCL = vec4(");
@@ -63,15 +65,7 @@ static void ad_functions(gl_str *dc, const tfl_anchor_detection_params *p)
   gl_str_float(dc, p->h_scale);
   gl_str_addf(dc, ", ");
   gl_str_float(dc, p->w_scale);
-  gl_str_addf(dc, ");\n"
-                  /* anchor: (y centre, x centre, h, w); raw: x, y, w, h */
-                  "vec4 box(int a) {\n  vec4 r = I0_LD(ITEM, 0, a, 0), an = I2_LD(a, 0, 0, 0);\n"
-                  "  float xc = r.x / SCL.y * an.w + an.y, yc = r.y / SCL.x * an.z + an.x;\n"
-                  "  float w = r.z / SCL.w * an.w, h = r.w / SCL.z * an.z;\n"
-                  "  return vec4(yc - 0.5 * h, xc - 0.5 * w, yc + 0.5 * h, xc + 0.5 * w);\n}\n"
-                  /* keypoint slice q (x, y, x, y) from the regressors' slice q + 1 */
-                  "vec4 kps(int a, int q) {\n  vec4 r = I0_LD(ITEM, 0, a, q + 1), an = I2_LD(a, 0, 0, 0);\n"
-                  "  return r / SCL.yxyx * an.wzwz + an.yxyx;\n}\n");
+  gl_str_addf(dc, ");\n%s", anchor_funcs); /* shaders/anchor_funcs.glsl */
   gl_nms_prob(dc, p->prob_scores);
   gl_str_addf(dc, "float prob_of(int a) { return prob(I1_AT(ITEM, 0, a, 0)); }\n");
 }
@@ -105,56 +99,9 @@ tfl_status gl_gen_anchor_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag 
   /* 2: ranks, then the anchors in rank order; 3: the leaders */
   gl_nms_rank(m, chunks);
   gl_nms_keep(m, chunks, AD_WG);
-  /* 4: each candidate's leader into SH's upper bits (its own entry only) */
-  gl_str_addf(m, "  int kept = NK;\n"
-                 "  for (int r = t; r < nc; r += WG) {\n"
-                 "    int a = int(SH[r]);\n"
-                 "    vec4 b = box(a);\n"
-                 "    int lead = -1;\n"
-                 "    for (int k = 0; k < kept && lead < 0; k++)\n"
-                 "      if (KR[k] == r || (KR[k] < r && overlaps(KB[k], b))) lead = k;\n"
-                 "    SH[r] = uint(a) | (uint(lead + 1) << 16);\n"
-                 "  }\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 /* 5: one invocation per slot */
-                 "  if (t < MD) {\n"
-                 "    vec4 bx = vec4(0.0), kp[KS];\n"
-                 "    for (int q = 0; q < KS; q++) kp[q] = vec4(0.0);\n"
-                 "    float score = 0.0;\n"
-                 "    if (t < kept) {\n"
-                 "      int r0 = KR[t], a0 = int(SH[r0] & 0xffffu);\n"
-                 "      float total = 0.0;\n"
-                 "      for (int r = r0; r < nc; r++) {\n"
-                 "        if (int(SH[r] >> 16) != t + 1) continue;\n"
-                 "        int a = int(SH[r] & 0xffffu);\n"
-                 "        float w = prob_of(a);\n"
-                 "        total += w;\n"
-                 "        bx += w * box(a);\n"
-                 "        for (int q = 0; q < KS; q++) kp[q] += w * kps(a, q);\n"
-                 "      }\n"
-                 "      if (total > 0.0) {\n"
-                 "        bx /= total;\n"
-                 "        for (int q = 0; q < KS; q++) kp[q] /= total;\n"
-                 "      } else {\n"
-                 "        bx = KB[t];\n"
-                 "        for (int q = 0; q < KS; q++) kp[q] = kps(a0, q);\n"
-                 "      }\n"
-                 "      score = prob_of(a0);\n"
-                 "    }\n"
-                 "    store_out(ITEM, 0, t, 0, bx);\n"
-                 "    for (int q = 0; q < KS; q++) {\n"
-                 "      vec4 v = kp[q];\n"
-                 "      for (int l = 0; l < 4; l++) if (4 * q + l >= NKV) v[l] = 0.0;\n"
-                 "      O1_ST(ITEM, 0, t, q, v);\n"
-                 "    }\n"
-                 "    RS[t] = score;\n"
-                 "  }\n"
-                 "  memoryBarrierShared();\n  barrier();\n");
+  /* 4: each candidate's leader; 5: the slots */
+  gl_str_addf(m, "%s", anchor_blend); /* shaders/anchor_blend.glsl */
   gl_nms_store_count(o, "O3", batch, "float(kept)");
-  gl_str_addf(m, "  if (t < (MD + 3) / 4) {\n"
-                 "    vec4 v = vec4(0.0);\n"
-                 "    for (int l = 0; l < 4; l++) if (4 * t + l < MD) v[l] = RS[4 * t + l];\n"
-                 "    O2_ST(ITEM, 0, 0, t, v);\n"
-                 "  }\n");
+  gl_str_addf(m, "%s", anchor_scores); /* shaders/anchor_scores.glsl */
   return TFL_OK;
 }

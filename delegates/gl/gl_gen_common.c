@@ -159,6 +159,43 @@ bool gl_act_stmt(tfl_activation act, const char *v, gl_str *s)
   return false;
 }
 
+void gl_define_flat(gl_str *s, const char *head, const gl_str *body)
+{
+  gl_str_addf(s, "#define %s", head);
+  size_t at = s->n;
+  gl_str_addf(s, " %s\n", body->p ? body->p : "");
+  for (size_t i = at; !s->oom && i + 1 < s->n; i++)
+    if (s->p[i] == '\n') s->p[i] = ' ';
+  if (body->oom) s->oom = true;
+}
+
+void gl_act_macro(tfl_activation act, const char *name, gl_str *s)
+{
+  gl_str a = {0};
+  char head[64];
+  snprintf(head, sizeof head, "%s(v)", name);
+  gl_act_stmt(act, "v", &a);
+  gl_define_flat(s, head, &a);
+  gl_str_free(&a);
+}
+
+void gl_unroll_list(gl_str *s, const char *name, int n, bool with_j)
+{
+  gl_str_addf(s, "#define %s(M%s)", name, with_j ? ", j" : "");
+  for (int i = 0; i < n; i++) gl_str_addf(s, " M(%d%s)", i, with_j ? ", j" : "");
+  gl_str_addf(s, "\n");
+}
+
+void gl_undef(gl_str *s, const char *names)
+{
+  for (const char *p = names; *p;) {
+    size_t n = strcspn(p, " ");
+    if (n) gl_str_addf(s, "#undef %.*s\n", (int)n, p);
+    p += n;
+    p += strspn(p, " ");
+  }
+}
+
 void gl_quant_stmt(const tfl_tensor *t, const char *v, const char *vec, gl_str *s)
 {
   int32_t lo, hi;

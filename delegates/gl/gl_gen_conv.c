@@ -8,7 +8,9 @@
  *   depthwise: W[(s * KH + ky) * KW + kx] = filter[0][ky][kx][s*4 .. +3]
  * so acc += v.x * W[i] + v.y * W[i+1] + v.z * W[i+2] + v.w * W[i+3]; the sum times
  * W_SC(os) (the weights' 16-bit scale, gl_consts.h) plus BIAS[os] is the output.
- * 1x1 stride-1 unpadded convolutions get a loop without window arithmetic.
+ * This file packs the constants and picks the body: shaders/conv_tile.glsl (a tile of
+ * outputs per invocation), conv_split.glsl (a workgroup per output), conv.glsl (inlined
+ * into a consumer), depthwise.glsl, transpose_conv.glsl, adding their #defines.
  */
 #include "gl_gen.h"
 
@@ -282,22 +284,18 @@ tfl_status gl_gen_pointwise_consts(const tfl_graph *g, int node, gl_gen_out *o, 
   return st ? st : add_bias_as(o, b_name, input_at(g, n, CONV_BIAS), x, w, out_c, diag);
 }
 
-/* The inner product over input slices at input pixel (iy, ix) of object `obj`. */
-static void emit_slice_loop(gl_str *s, const char *obj, const char *wbase)
+/* The window's geometry as conv_split.glsl, conv_tile.glsl and conv.glsl read it. */
+static void conv_defines(gl_str *s, int kh, int kw, int sh, int sw, int pt, int pl, int dh, int dw)
 {
   gl_str_addf(s,
-              "      for (int is = 0; is < %s_S; is++) {\n"
-              "        FLT4 v = %s_LD(b, iy, ix, is);\n"
-              "        int wi = %s + is * 4;\n"
-              "        acc += v.x * W_LD(wi) + v.y * W_LD(wi + 1) + v.z * W_LD(wi + 2) + v.w * W_LD(wi + 3);\n"
-              "      }\n",
-              obj, obj, wbase);
+              "#define CV_KH %d\n#define CV_KW %d\n#define CV_SH %d\n#define CV_SW %d\n#define CV_PT %d\n"
+              "#define CV_PL %d\n#define CV_DH %d\n#define CV_DW %d\n",
+              kh, kw, sh, sw, pt, pl, dh, dw);
 }
 
-/* The convolution body for an output tile of PX pixels along x times SL slices per
- * invocation: each input vec4 loaded serves SL slices, each weight vec4 PX pixels
- * (the tuning, gl_tune_conv, picks the tile from the output's size). Window taps outside the
- * input read a clamped pixel times a 0 mask, so the unrolled tile has no branches. */
+/* The convolution as an output tile of PX pixels along x times SL slices per invocation
+ * (shaders/conv_tile.glsl; the tuning, gl_tune_conv, picks the tile from the output's
+ * size). */
 static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, int sh, int sw, int pt, int pl, int dh,
                            int dw, tfl_activation act)
 {
@@ -311,43 +309,13 @@ static void emit_conv_tile(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, i
   o->grid[0] = (in->out.w + px - 1) / px;
   o->grid[1] = in->out.h;
   o->grid[2] = in->out.b * sg;
-  gl_str *m = &o->main;
-  gl_str_addf(m, "  int x0 = gid.x * %d, y = gid.y, s0 = (gid.z %% %d) * %d, b = gid.z / %d;\n", px, sg, sl, sg);
-  for (int j = 0; j < sl; j++) {
-    gl_str_addf(m, "  int os%d = min(s0 + %d, O_S - 1);\n", j, j);
-    for (int q = 0; q < px; q++) gl_str_addf(m, "  ACC4 a%d_%d = vec4(0.0);\n", q, j);
-  }
-  gl_str_addf(m,
-              "  for (int ky = 0; ky < %d; ky++) {\n"
-              "    int iy = y * %d - %d + ky * %d;\n"
-              "    if (iy < 0 || iy >= I0_H) continue;\n"
-              "    for (int kx = 0; kx < %d; kx++) {\n",
-              kh, sh, pt, dh, kw);
-  for (int q = 0; q < px; q++)
-    gl_str_addf(m,
-                "      int ix%d = (x0 + %d) * %d - %d + kx * %d;\n"
-                "      FLT m%d = ix%d >= 0 && ix%d < I0_W ? FLT(1.0) : FLT(0.0);\n"
-                "      ix%d = clamp(ix%d, 0, I0_W - 1);\n",
-                q, q, sw, pl, dw, q, q, q, q, q);
-  for (int j = 0; j < sl; j++) gl_str_addf(m, "      int w%d = ((os%d * %d + ky) * %d + kx) * I0_S * 4;\n", j, j, kh, kw);
-  gl_str_addf(m, "      for (int is = 0; is < I0_S; is++) {\n");
-  for (int q = 0; q < px; q++) gl_str_addf(m, "        FLT4 v%d = I0_LD(b, iy, ix%d, is) * m%d;\n", q, q, q);
-  for (int j = 0; j < sl; j++) {
-    gl_str_addf(m, "        {\n          int wi = w%d + is * 4;\n"
-                   "          FLT4 k0 = W_LD(wi), k1 = W_LD(wi + 1), k2 = W_LD(wi + 2), k3 = W_LD(wi + 3);\n", j);
-    for (int q = 0; q < px; q++)
-      gl_str_addf(m, "          a%d_%d += v%d.x * k0 + v%d.y * k1 + v%d.z * k2 + v%d.w * k3;\n", q, j, q, q, q, q);
-    gl_str_addf(m, "        }\n");
-  }
-  gl_str_addf(m, "      }\n    }\n  }\n");
-  for (int j = 0; j < sl; j++)
-    for (int q = 0; q < px; q++) {
-      char v[32];
-      snprintf(v, sizeof v, "a%d_%d", q, j);
-      gl_str_addf(m, "  %s = %s * W_SC(os%d) + BIAS_LD(os%d);\n", v, v, j, j);
-      gl_act_stmt(act, v, m);
-      gl_str_addf(m, "  if (x0 + %d < O_W && s0 + %d < O_S) store_out(b, y, x0 + %d, s0 + %d, %s);\n", q, j, q, j, v);
-    }
+  /* not the inlined body (in->fn: emit_conv_fn), so it may declare */
+  conv_defines(&o->decls, kh, kw, sh, sw, pt, pl, dh, dw);
+  gl_str_addf(&o->decls, "#define CV_PX %d\n#define CV_SL %d\n#define CV_SG %d\n", px, sl, sg);
+  gl_unroll_list(&o->decls, "CV_EACH_PX", px, true);
+  gl_unroll_list(&o->decls, "CV_EACH_SL", sl, false);
+  gl_act_macro(act, "CV_ACT", &o->decls);
+  gl_str_addf(&o->main, "%s", conv_tile); /* shaders/conv_tile.glsl */
 }
 
 /* Few outputs, long reductions (the small-spatial heads of detectors, squeeze-excite
@@ -363,10 +331,8 @@ static void emit_conv_split(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, 
   o->wg[1] = o->wg[2] = 1;
   o->whole_groups = true;
   gl_str_addf(&o->decls, "shared highp vec4 red[%d];\n", in->tile.split_wg);
-  gl_str_addf(&o->decls,
-              "#define CV_WG %d\n#define CV_KH %d\n#define CV_KW %d\n#define CV_SH %d\n#define CV_SW %d\n"
-              "#define CV_PT %d\n#define CV_PL %d\n#define CV_DH %d\n#define CV_DW %d\n",
-              in->tile.split_wg, kh, kw, sh, sw, pt, pl, dh, dw);
+  gl_str_addf(&o->decls, "#define CV_WG %d\n", in->tile.split_wg);
+  conv_defines(&o->decls, kh, kw, sh, sw, pt, pl, dh, dw);
   gl_str *m = &o->main;
   gl_str_addf(m, "%s", conv_split); /* shaders/conv_split.glsl */
   gl_emit_tree_sum(m, "red", "t", in->tile.split_wg);
@@ -375,19 +341,17 @@ static void emit_conv_split(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, 
   gl_str_addf(m, "    store_out(b, y, x, s, r);\n  }\n");
 }
 
-/* Inlined into a consumer (in->fn): one output vec4 of (b, y, x, s), a plain loop. */
+/* Inlined into a consumer (in->fn): one output vec4 of (b, y, x, s), a plain loop
+ * (shaders/conv.glsl). Its parameters are defined inside the function and dropped after. */
 static void emit_conv_fn(gl_gen_out *o, const gl_gen_in *in, int kh, int kw, int sh, int sw, int pt, int pl, int dh,
                          int dw, tfl_activation act)
 {
   gl_gen_per_vec4(in, o);
   gl_str *m = &o->main;
-  gl_str_addf(m, "  ACC4 acc = vec4(0.0);\n");
-  gl_emit_window_open(m, kh, kw, sh, sw, pt, pl, dh, dw);
-  gl_str_addf(m, "      int wb = ((s * %d + ky) * %d + kx) * I0_S * 4;\n", kh, kw);
-  emit_slice_loop(m, "I0", "wb");
-  gl_str_addf(m, "    }\n  }\n  acc = acc * W_SC(s) + BIAS_LD(s);\n");
-  gl_act_stmt(act, "acc", m);
-  gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
+  conv_defines(m, kh, kw, sh, sw, pt, pl, dh, dw);
+  gl_act_macro(act, "CV_ACT", m);
+  gl_str_addf(m, "%s", conv); /* shaders/conv.glsl */
+  gl_undef(m, "CV_KH CV_KW CV_SH CV_SW CV_PT CV_PL CV_DH CV_DW CV_ACT");
 }
 
 /* The tuning table's choice between the two bodies. */
@@ -516,22 +480,14 @@ tfl_status gl_gen_depthwise(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   tfl_status st;
   if ((st = gl_gen_depthwise_consts(g, in->node, o, "W", "BIAS", diag))) return st;
   gl_gen_per_vec4(in, o);
-  gl_str *m = &o->main;
-  gl_str_addf(m, "  ACC4 acc = vec4(0.0);\n");
-  if (mult != 1) /* input channel of output lane k: (s*4+k) / mult */
-    gl_str_addf(m, "  ivec4 ic = (ivec4(s * 4) + ivec4(0, 1, 2, 3)) / %d;\n  ivec4 isl = ic / 4, iln = ic %% 4;\n",
-                mult);
-  gl_emit_window_open(m, kh, kw, p->stride_h, p->stride_w, pt, pl, p->dilation_h, p->dilation_w);
-  if (mult == 1)
-    gl_str_addf(m, "      FLT4 v = I0_LD(b, iy, ix, s);\n");
-  else
-    gl_str_addf(m,
-                "      FLT4 v;\n"
-                "      for (int k = 0; k < 4; k++) v[k] = I0_LD(b, iy, ix, min(isl[k], I0_S - 1))[iln[k]];\n");
-  gl_str_addf(m, "      acc += v * W_LD((s * %d + ky) * %d + kx);\n    }\n  }\n", kh, kw);
-  gl_str_addf(m, "  acc = acc * W_SC(s) + BIAS_LD(s);\n");
-  gl_act_stmt(p->act, "acc", m);
-  gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
+  gl_str *m = &o->main; /* defined inside the body: it may be inlined into a consumer */
+  gl_str_addf(m,
+              "#define DW_KH %d\n#define DW_KW %d\n#define DW_SH %d\n#define DW_SW %d\n#define DW_PT %d\n"
+              "#define DW_PL %d\n#define DW_DH %d\n#define DW_DW %d\n#define DW_MULT %d\n",
+              kh, kw, p->stride_h, p->stride_w, pt, pl, p->dilation_h, p->dilation_w, mult);
+  gl_act_macro(p->act, "DW_ACT", m);
+  gl_str_addf(m, "%s", depthwise); /* shaders/depthwise.glsl */
+  gl_undef(m, "DW_KH DW_KW DW_SH DW_SW DW_PT DW_PL DW_DH DW_DW DW_MULT DW_ACT");
   return TFL_OK;
 }
 
@@ -565,26 +521,14 @@ tfl_status gl_gen_transpose_conv(const gl_gen_in *in, gl_gen_out *o, tfl_diag *d
   if ((st = add_ohwi(o, w, w->dims[0], kh, kw, w->dims[3], diag))) return st;
   if ((st = add_bias(in, o, bias, x, w, w->dims[0], diag))) return st;
   gl_gen_per_vec4(in, o);
-  gl_str *m = &o->main;
-  char obj[8];
-  snprintf(obj, sizeof obj, "I%d", xi);
+  gl_str *m = &o->main; /* defined inside the body: it may be inlined into a consumer */
   gl_str_addf(m,
-              "  ACC4 acc = vec4(0.0);\n"
-              "  for (int ky = 0; ky < %d; ky++) {\n"
-              "    int ty = y + %d - ky;\n"
-              "    if (ty < 0 || ty %% %d != 0) continue;\n"
-              "    int iy = ty / %d;\n"
-              "    if (iy >= %s_H) continue;\n"
-              "    for (int kx = 0; kx < %d; kx++) {\n"
-              "      int tx = x + %d - kx;\n"
-              "      if (tx < 0 || tx %% %d != 0) continue;\n"
-              "      int ix = tx / %d;\n"
-              "      if (ix >= %s_W) continue;\n"
-              "      int wb = ((s * %d + ky) * %d + kx) * %s_S * 4;\n",
-              kh, ph, p->stride_h, p->stride_h, obj, kw, pw, p->stride_w, p->stride_w, obj, kh, kw, obj);
-  emit_slice_loop(m, obj, "wb");
-  gl_str_addf(m, "    }\n  }\n  acc = acc * W_SC(s) + BIAS_LD(s);\n");
-  if (!mp) gl_act_stmt(p->act, "acc", m);
-  gl_str_addf(m, "  store_out(b, y, x, s, acc);\n");
+              "#define TP_H I%d_H\n#define TP_W I%d_W\n#define TP_S I%d_S\n#define TP_LD I%d_LD\n#define TP_KH %d\n"
+              "#define TP_KW %d\n#define TP_SH %d\n#define TP_SW %d\n#define TP_PH %d\n#define TP_PW %d\n",
+              xi, xi, xi, xi, kh, kw, p->stride_h, p->stride_w, ph, pw);
+  if (mp) gl_str_addf(m, "#define TP_ACT(v)\n"); /* MediaPipe's op has no activation */
+  else gl_act_macro(p->act, "TP_ACT", m);
+  gl_str_addf(m, "%s", transpose_conv); /* shaders/transpose_conv.glsl */
+  gl_undef(m, "TP_H TP_W TP_S TP_LD TP_KH TP_KW TP_SH TP_SW TP_PH TP_PW TP_ACT");
   return TFL_OK;
 }

@@ -17,8 +17,11 @@
  *      scores [1,D] (each kept anchor's top max_classes_per_detection classes, ties to
  *      the lower class), count [1]; D = max_detections x max_classes_per_detection,
  *      empty slots 0.
- * Inputs: I0 box encodings [1,N,>=4], I1 class scores [1,N,C], I2 anchors [N,4]. */
+ * Inputs: I0 box encodings [1,N,>=4], I1 class scores [1,N,C], I2 anchors [N,4].
+ * Steps 1 and 4 are shaders/detect_*.glsl, 2 and 3 gl_gen_nms.c's. */
 #include "gl_gen_nms.h"
+
+#include "gl_shaders.h"
 
 #define DET_WG 128              /* GLES 3.1 guarantees 128 invocations a workgroup */
 #define DET_MAX_ANCHORS 2560     /* shared: 4 bytes an anchor, 20 a detection and 20 an
@@ -72,48 +75,16 @@ tfl_status gl_gen_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
               na, DET_WG, nc, off, md, per, ncat, d);
   gl_nms_decls(dc, p->nms_iou_threshold);
   gl_nms_center_size_box(dc, "I0", "0", "I2", (const float[4]){p->y_scale, p->x_scale, p->h_scale, p->w_scale});
-  gl_str_addf(dc, "float score(int i, int c) { return I1_AT(0, 0, i, OFF + c); }\n"
-                  /* the class after (ps, pc) in the order (score down, class up): the next of
-                   * an anchor's top classes */
-                  "int next_class(int a, float ps, int pc, out float bs) {\n"
-                  "  int bc = -1; bs = 0.0;\n"
-                  "  for (int c = 0; c < NC; c++) {\n"
-                  "    float s = score(a, c);\n"
-                  "    bool after = pc < 0 || s < ps || (s == ps && c > pc);\n"
-                  "    if (after && (bc < 0 || s > bs)) { bc = c; bs = s; }\n"
-                  "  }\n"
-                  "  return bc;\n}\n");
+  gl_str_addf(dc, "#define DET_THR ");
+  gl_str_float(dc, p->nms_score_threshold);
+  gl_str_addf(dc, "\n%s", detect_funcs); /* shaders/detect_funcs.glsl */
   gl_str *m = &o->main;
   /* 1: best class score per anchor */
-  gl_str_addf(m, "  int t = gid.x;\n"
-                 "  if (t == 0) { NA = 0u; NK = 0; }\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 "  for (int i = t; i < N; i += WG) {\n"
-                 "    float s = score(i, 0);\n"
-                 "    for (int c = 1; c < NC; c++) s = max(s, score(i, c));\n"
-                 "    bool keep = s >= ");
-  gl_str_float(m, p->nms_score_threshold);
-  gl_str_addf(m, ";\n    SH[i] = floatBitsToUint(keep ? s : OUT);\n    if (keep) atomicAdd(NA, 1u);\n  }\n"
-                 "  memoryBarrierShared();\n  barrier();\n");
+  gl_str_addf(m, "%s", detect_scores); /* shaders/detect_scores.glsl */
   /* 2: ranks, then the anchors in rank order; 3: greedy NMS */
   gl_nms_rank(m, chunks);
   gl_nms_keep(m, chunks, DET_WG);
-  /* 4: outputs, four slots (a vec4 of classes and of scores) per invocation and turn */
-  gl_str_addf(m, "  int kept = NK;\n"
-                 "  if (t == 0) O3_ST(0, 0, 0, 0, vec4(float(kept), 0.0, 0.0, 0.0));\n"
-                 "  for (int q = t; q < (NDET + 3) / 4; q += WG) {\n"
-                 "    vec4 cls = vec4(0.0), scs = vec4(0.0);\n"
-                 "    for (int l = 0; l < 4; l++) {\n"
-                 "      int slot = 4 * q + l, r = slot / PER, k = slot - r * PER;\n"
-                 "      if (slot >= NDET) break;\n"
-                 "      bool used = r < kept && k < NCAT;\n"
-                 "      store_out(0, 0, slot, 0, used ? KB[r] : vec4(0.0));\n"
-                 "      if (!used) continue;\n"
-                 "      float ps = 0.0, s = 0.0; int pc = -1;\n"
-                 "      for (int j = 0; j <= k; j++) { pc = next_class(int(SH[KR[r]]), ps, pc, s); ps = s; }\n"
-                 "      cls[l] = float(pc);\n      scs[l] = s;\n"
-                 "    }\n"
-                 "    O1_ST(0, 0, 0, q, cls);\n    O2_ST(0, 0, 0, q, scs);\n"
-                 "  }\n");
+  /* 4: outputs */
+  gl_str_addf(m, "%s", detect_out); /* shaders/detect_out.glsl */
   return TFL_OK;
 }

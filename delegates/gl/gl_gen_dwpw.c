@@ -15,9 +15,11 @@
  *            1x1 convolution's fused ops: a residual add, an activation).
  * Unlike inlining a depthwise into its consumer as a function (gl_fuse.c), nothing is
  * computed twice: a 1x1 convolution needs no neighbours. Rows of DWS past the tile's
- * pixels (the last block, the map's end) hold zeros. */
+ * pixels (the last block, the map's end) hold zeros. The body is shaders/dwpw.glsl; this
+ * file sizes the tile and defines its parameters. */
 #include "gl_gen.h"
 
+#include "gl_shaders.h"
 #include "runtime/tfl_padding.h"
 
 tfl_status gl_gen_dwpw(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
@@ -53,51 +55,19 @@ tfl_status gl_gen_dwpw(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   o->wg[1] = o->wg[2] = 1;
   o->whole_groups = true;
   gl_str_addf(&o->decls, "shared highp vec4 DWS[%d];\n", rows * isp);
-  gl_str *m = &o->main;
-  gl_str_addf(m,
-              "  const int TP = %d, ROWS = %d, IS = %d, ISP = %d, HW = %d, WG = %d;\n"
-              "  int lane = gid.x %% WG, p0 = (gid.x / WG) * TP, b = gid.z;\n"
-              "  for (int it = lane; it < ROWS * IS; it += WG) {\n"
-              "  int q = it / IS, s = it %% IS, f = p0 + q;\n"
-              "  ACC4 acc = vec4(0.0);\n"
-              "  if (q < TP && f < HW) {\n"
-              "  int y = f / O_W, x = f %% O_W;\n",
-              tp, rows, is, isp, hw, wg);
-  gl_emit_window_open(m, kh, kw, dp->stride_h, dp->stride_w, pt, pl, dp->dilation_h, dp->dilation_w);
-  gl_str_addf(m,
-              "      acc += I0_LD(b, iy, ix, s) * DW_LD((s * %d + ky) * %d + kx);\n"
-              "    }\n"
-              "  }\n"
-              "  acc = acc * DW_SC(s) + DB_LD(s);\n",
-              kh, kw);
-  gl_act_stmt(dp->act, "acc", m);
-  gl_str_addf(m,
-              "  }\n"
-              "  DWS[q * ISP + s] = acc;\n"
-              "  }\n"
-              "  memoryBarrierShared();\n  barrier();\n"
-              "  for (int it = lane; it < %d * O_S; it += WG) {\n"
-              "    int pb = it %% %d, os = it / %d, r = pb * %d * ISP, wb = os * IS * 4;\n",
-              npb, npb, npb, pxb);
-  for (int j = 0; j < pxb; j++) gl_str_addf(m, "    ACC4 a%d = vec4(0.0);\n", j);
-  gl_str_addf(m,
-              "    for (int i = 0; i < IS; i++) {\n"
-              "      FLT4 w0 = W_LD(wb + i * 4), w1 = W_LD(wb + i * 4 + 1), w2 = W_LD(wb + i * 4 + 2), "
-              "w3 = W_LD(wb + i * 4 + 3);\n");
-  for (int j = 0; j < pxb; j++)
-    gl_str_addf(m,
-                "      { vec4 v = DWS[r + %d * ISP + i]; a%d += v.x * w0 + v.y * w1 + v.z * w2 + v.w * w3; }\n", j,
-                j);
-  gl_str_addf(m, "    }\n");
-  for (int j = 0; j < pxb; j++) {
-    gl_str_addf(m,
-                "    if (pb * %d + %d < TP && p0 + pb * %d + %d < HW) {\n"
-                "      int f = p0 + pb * %d + %d;\n"
-                "      ACC4 acc = a%d * W_SC(os) + BIAS_LD(os);\n",
-                pxb, j, pxb, j, pxb, j, j);
-    gl_act_stmt(in->n->p.conv.act, "acc", m);
-    gl_str_addf(m, "      store_out(b, f / O_W, f %% O_W, os, acc);\n    }\n");
-  }
-  gl_str_addf(m, "  }\n");
+  /* never inlined into a consumer, so it may declare (shaders/dwpw.glsl reads these) */
+  gl_str *dc = &o->decls;
+  gl_str_addf(dc,
+              "#define DP_TP %d\n#define DP_ROWS %d\n#define DP_IS %d\n#define DP_ISP %d\n#define DP_HW %d\n"
+              "#define DP_WG %d\n#define DP_NPB %d\n#define DP_PXB %d\n",
+              tp, rows, is, isp, hw, wg, npb, pxb);
+  gl_str_addf(dc,
+              "#define DP_KH %d\n#define DP_KW %d\n#define DP_SH %d\n#define DP_SW %d\n#define DP_PT %d\n"
+              "#define DP_PL %d\n#define DP_DH %d\n#define DP_DW %d\n",
+              kh, kw, dp->stride_h, dp->stride_w, pt, pl, dp->dilation_h, dp->dilation_w);
+  gl_unroll_list(dc, "DP_EACH_PX", pxb, false);
+  gl_act_macro(dp->act, "DP_DACT", dc);
+  gl_act_macro(in->n->p.conv.act, "DP_ACT", dc);
+  gl_str_addf(&o->main, "%s", dwpw); /* shaders/dwpw.glsl */
   return TFL_OK;
 }

@@ -26,11 +26,12 @@
  * The tile, CS, the chunks and the workgroup come from the tuning (gl_tune.c, in
  * in->tile): the least expansion work per output pixel among tiles of up to an eighth
  * of the device's fill in invocations, larger where halos cost too much; shared memory
- * (16 KiB: ESH window x CS, DSH tile x (CS + 1)) sets CS. */
-#include <stdio.h>
-
+ * (16 KiB: ESH window x CS, DSH tile x (CS + 1)) sets CS. The body is shaders/irb_setup.glsl,
+ * irb_chunk.glsl (once per chunk) and irb_store.glsl; this file sizes the tile and
+ * defines their parameters. */
 #include "gl_gen.h"
 
+#include "gl_shaders.h"
 #include "runtime/tfl_padding.h"
 
 tfl_status gl_gen_irb(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
@@ -77,97 +78,31 @@ tfl_status gl_gen_irb(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
   o->wg[1] = o->wg[2] = 1;
   o->whole_groups = true;
   gl_str_addf(&o->decls, "shared highp vec4 ESH[%d];\nshared highp vec4 DSH[%d];\n", t.win * t.cs, t.rows * csp);
+  /* never inlined into a consumer, so it may declare (shaders/irb_*.glsl read these) */
+  gl_str *dc = &o->decls;
+  gl_str_addf(dc,
+              "#define IR_WBL %d\n#define IR_TH %d\n#define IR_TW %d\n#define IR_WW %d\n#define IR_WIN %d\n"
+              "#define IR_TP %d\n#define IR_ROWS %d\n#define IR_CS %d\n#define IR_CSP %d\n#define IR_ES %d\n"
+              "#define IR_NPB %d\n#define IR_WG %d\n#define IR_TX %d\n#define IR_WB %d\n#define IR_PXB %d\n"
+              "#define IR_ITEMS %d\n",
+              (t.win + tl->win_block - 1) / tl->win_block, t.th, t.tw, t.ww, t.win, t.tp, t.rows, t.cs, csp, es, t.npb,
+              wg, tx, tl->win_block, t.pxb, t.items);
+  gl_str_addf(dc,
+              "#define IR_KH %d\n#define IR_KW %d\n#define IR_SH %d\n#define IR_SW %d\n#define IR_PT %d\n"
+              "#define IR_PL %d\n#define IR_DH %d\n#define IR_DW %d\n",
+              kh, kw, dp->stride_h, dp->stride_w, pt, pl, dp->dilation_h, dp->dilation_w);
+  gl_unroll_list(dc, "IR_EACH_ITEM", t.items, false);
+  gl_unroll_list(dc, "IR_EACH_WIN", tl->win_block, false);
+  gl_unroll_list(dc, "IR_EACH_PX", t.pxb, true);
+  gl_act_macro(ex->p.conv.act, "IR_EACT", dc);
+  gl_act_macro(dp->act, "IR_DACT", dc);
+  gl_act_macro(in->n->p.conv.act, "IR_ACT", dc);
   gl_str *m = &o->main;
-  gl_str_addf(m,
-              "  const int WBL = %d;\n"
-              "  const int TH = %d, TW = %d, WW = %d, WIN = %d, TP = %d, ROWS = %d, CS = %d, CSP = %d, ES = %d, "
-              "NPB = %d, WG = %d;\n"
-              "  int lane = gid.x %% WG, tile = gid.x / WG, b = gid.z;\n"
-              "  int oy0 = (tile / %d) * TH, ox0 = (tile %% %d) * TW;\n"
-              "  int iy0 = oy0 * %d - %d, ix0 = ox0 * %d - %d;\n"
-              "  int z = min(gid.y, 0), nis = I0_S + z, nkh = %d + z, nkw = %d + z;\n",
-              (t.win + tl->win_block - 1) / tl->win_block, t.th, t.tw, t.ww, t.win, t.tp, t.rows, t.cs, csp, es, t.npb, wg, tx, tx, dp->stride_h, pt, dp->stride_w, pl, kh, kw);
-  /* projection item k of this lane: block pbk, output slice osk (clamped for lanes
-   * without one, which compute and store nothing) */
-  for (int k = 0; k < t.items; k++) {
-    gl_str_addf(m,
-                "  int pb%d = (lane + %d) %% NPB, os%d = min((lane + %d) / NPB, O_S - 1), wb%d = os%d * ES * 4;\n"
-                "  bool pj%d = lane + %d < NPB * O_S;\n",
-                k, k * wg, k, k * wg, k, k, k, k * wg);
-    for (int j = 0; j < t.pxb; j++) gl_str_addf(m, "  ACC4 a%d_%d = vec4(0.0);\n", k, j);
-  }
-  for (int c = 0; c < t.nch; c++) {
+  gl_str_addf(m, "%s", irb_setup); /* shaders/irb_setup.glsl */
+  for (int c = 0; c < t.nch; c++) { /* written out: no barrier() inside a loop */
     int c0 = c * t.cs, n = es - c0 < t.cs ? es - c0 : t.cs;
-    gl_str_addf(m,
-                "  for (int it = lane; it < WBL * CS; it += WG) {\n"
-                "    int q0 = (it / CS) * %d, j = it %% CS, s = min(%d + j, ES - 1);\n",
-                tl->win_block, c0);
-    /* window pixels q0 + k: clamped into the input, masked after the sums */
-    for (int k = 0; k < tl->win_block; k++)
-      gl_str_addf(m,
-                  "    int y%d = iy0 + (q0 + %d) / WW, x%d = ix0 + (q0 + %d) %% WW;\n"
-                  "    bool in%d = q0 + %d < WIN && y%d >= 0 && y%d < I0_H && x%d >= 0 && x%d < I0_W;\n"
-                  "    y%d = clamp(y%d, 0, I0_H - 1); x%d = clamp(x%d, 0, I0_W - 1);\n"
-                  "    ACC4 e%d = vec4(0.0);\n",
-                  k, k, k, k, k, k, k, k, k, k, k, k, k, k, k);
-    gl_str_addf(m,
-                "    for (int i = 0; i < nis; i++) {\n"
-                "      int wi = (s * I0_S + i) * 4;\n"
-                "      FLT4 w0 = EW_LD(wi), w1 = EW_LD(wi + 1), w2 = EW_LD(wi + 2), w3 = EW_LD(wi + 3);\n");
-    for (int k = 0; k < tl->win_block; k++)
-      gl_str_addf(m, "      { FLT4 v = I0_LD(b, y%d, x%d, i); e%d += v.x * w0 + v.y * w1 + v.z * w2 + v.w * w3; }\n", k, k,
-                  k);
-    gl_str_addf(m, "    }\n");
-    for (int k = 0; k < tl->win_block; k++) {
-      char v[16];
-      snprintf(v, sizeof v, "e%d", k);
-      gl_str_addf(m, "    e%d = e%d * EW_SC(s) + EB_LD(s);\n", k, k);
-      gl_act_stmt(ex->p.conv.act, v, m);
-      gl_str_addf(m,
-                  "    if (q0 + %d < WIN) ESH[(q0 + %d) * CS + j] = in%d && %d + j < ES ? e%d : vec4(0.0);\n", k, k, k,
-                  c0, k);
-    }
-    gl_str_addf(m,
-                "  }\n"
-                "  memoryBarrierShared();\n  barrier();\n"
-                "  for (int it = lane; it < ROWS * CS; it += WG) {\n"
-                "    int q = it / CS, j = it %% CS, s = %d + j, ty = q / TW, tx = q %% TW;\n"
-                "    ACC4 acc = vec4(0.0);\n"
-                "    if (q < TP && s < ES && oy0 + ty < O_H && ox0 + tx < O_W) {\n"
-                "      for (int ky = 0; ky < nkh; ky++)\n"
-                "        for (int kx = 0; kx < nkw; kx++)\n"
-                "          acc += ESH[((ty * %d + ky * %d) * WW + tx * %d + kx * %d) * CS + j] * DW_LD((s * %d + ky) * %d + kx);\n"
-                "      acc = acc * DW_SC(s) + DB_LD(s);\n",
-                c0, dp->stride_h, dp->dilation_h, dp->stride_w, dp->dilation_w, kh, kw);
-    gl_act_stmt(dp->act, "acc", m);
-    gl_str_addf(m,
-                "    }\n"
-                "    DSH[q * CSP + j] = acc;\n"
-                "  }\n"
-                "  memoryBarrierShared();\n  barrier();\n");
-    for (int k = 0; k < t.items; k++) {
-      gl_str_addf(m,
-                  "  if (pj%d) {\n"
-                  "    for (int i = 0; i < %d + z; i++) {\n"
-                  "      int wi = wb%d + (%d + i) * 4, r = pb%d * %d * CSP + i;\n"
-                  "      FLT4 w0 = W_LD(wi), w1 = W_LD(wi + 1), w2 = W_LD(wi + 2), w3 = W_LD(wi + 3);\n",
-                  k, n, k, c0, k, t.pxb);
-      for (int j = 0; j < t.pxb; j++)
-        gl_str_addf(m, "      { vec4 v = DSH[r + %d * CSP]; a%d_%d += v.x * w0 + v.y * w1 + v.z * w2 + v.w * w3; }\n", j,
-                    k, j);
-      gl_str_addf(m, "    }\n  }\n");
-    }
+    gl_str_addf(m, "#define IR_C0 %d\n#define IR_N %d\n%s#undef IR_C0\n#undef IR_N\n", c0, n, irb_chunk);
   }
-  for (int k = 0; k < t.items; k++)
-    for (int j = 0; j < t.pxb; j++) {
-      gl_str_addf(m,
-                  "  if (pj%d && pb%d * %d + %d < TP) {\n"
-                  "    int q = pb%d * %d + %d, y = oy0 + q / TW, x = ox0 + q %% TW;\n"
-                  "    if (y < O_H && x < O_W) {\n"
-                  "      ACC4 acc = a%d_%d * W_SC(os%d) + BIAS_LD(os%d);\n",
-                  k, k, t.pxb, j, k, t.pxb, j, k, j, k, k);
-      gl_act_stmt(in->n->p.conv.act, "acc", m);
-      gl_str_addf(m, "      store_out(b, y, x, os%d, acc);\n    }\n  }\n", k);
-    }
+  gl_str_addf(m, "%s", irb_store); /* shaders/irb_store.glsl */
   return TFL_OK;
 }

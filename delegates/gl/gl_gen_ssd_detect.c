@@ -23,6 +23,7 @@
  * anchor), classes [B,D], scores [B,D], count [B]; empty slots 0. */
 #include "gl_gen_nms.h"
 
+#include "gl_shaders.h"
 #include "postproc/anchor_detect.h"
 
 #define SSD_WG 128               /* GLES 3.1 guarantees 128 invocations a workgroup */
@@ -107,12 +108,7 @@ tfl_status gl_gen_ssd_class_nms(const gl_gen_in *in, gl_gen_out *o, tfl_diag *di
   gl_nms_rank(m, chunks);
   gl_nms_keep(m, chunks, SSD_WG);
   /* 4: the class's row of picks */
-  gl_str_addf(m, "  int kept = NK;\n"
-                 "  for (int k = t; k < MD; k += WG) {\n"
-                 "    vec4 v = vec4(0.0, -1.0, 0.0, 0.0);\n"
-                 "    if (k < kept) {\n      int a = int(SH[KR[k]]);\n"
-                 "      v = vec4(prob(I1_AT(ITEM, 0, a, cls)), float(a), 0.0, 0.0);\n    }\n"
-                 "    store_out(ITEM, gid.y, k, 0, v);\n  }\n");
+  gl_str_addf(m, "%s", ssd_class_picks); /* shaders/ssd_class_picks.glsl */
   return TFL_OK;
 }
 
@@ -131,45 +127,8 @@ tfl_status gl_gen_ssd_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *di
                   "vec4 pick(int r, int i) { return I0_LD(ITEM, r, i, 0); }\n",
               g->tensors[n->in[0]].dims[1], SSD_WG, p->max_detections);
   gl_nms_center_size_box(dc, "I1", "ITEM", "I2", scales(p, s));
-  gl_str *m = &o->main;
-  gl_str_addf(m, "  int t = gid.x;\n"
-                 "  for (int k = t; k < MD; k += WG) SLOT[k] = -1;\n"
-                 "  if (t == 0) NV = 0u;\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 "  for (int e = t; e < R * MD; e += WG) {\n"
-                 "    int row = e / MD, i = e - row * MD;\n"
-                 "    vec4 v = pick(row, i);\n"
-                 "    if (v.y < 0.0) continue;\n"
-                 "    atomicAdd(NV, 1u);\n"
-                 "    int rank = i;\n"
-                 "    for (int r = 0; r < R && rank < MD; r++) {\n"
-                 "      if (r == row) continue;\n"
-                 "      for (int j = 0; j < MD && rank < MD; j++) {\n"
-                 "        vec4 u = pick(r, j);\n"
-                 "        if (u.y < 0.0 || !(u.x > v.x || (u.x == v.x && r < row))) break;\n"
-                 "        rank++;\n"
-                 "      }\n"
-                 "    }\n"
-                 "    if (rank < MD) SLOT[rank] = e;\n"
-                 "  }\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 "  int kept = min(int(NV), MD);\n");
+  gl_str_addf(&o->main, "%s", ssd_detection); /* shaders/ssd_detection.glsl */
   gl_nms_store_count(o, "O3", g->tensors[n->in[0]].dims[0], "float(kept)");
-  gl_str_addf(m, "  for (int k = t; k < MD; k += WG) {\n"
-                 "    vec4 bx = vec4(0.0);\n"
-                 "    if (k < kept) { int e = SLOT[k], row = e / MD; bx = box(int(pick(row, e - row * MD).y)); }\n"
-                 "    store_out(ITEM, 0, k, 0, bx);\n"
-                 "  }\n"
-                 "  for (int q = t; q < (MD + 3) / 4; q += WG) {\n"
-                 "    vec4 cls = vec4(0.0), scs = vec4(0.0);\n"
-                 "    for (int l = 0; l < 4; l++) {\n"
-                 "      int k = 4 * q + l;\n"
-                 "      if (k >= kept) break;\n"
-                 "      int e = SLOT[k], row = e / MD;\n"
-                 "      cls[l] = float(row + 1);\n"
-                 "      scs[l] = pick(row, e - row * MD).x;\n"
-                 "    }\n"
-                 "    O1_ST(ITEM, 0, 0, q, cls);\n    O2_ST(ITEM, 0, 0, q, scs);\n"
-                 "  }\n");
+  gl_str_addf(&o->main, "%s", ssd_detection_out); /* shaders/ssd_detection_out.glsl */
   return TFL_OK;
 }

@@ -25,8 +25,12 @@
  * end-to-end heads (one dispatch): invocation 0 takes the rows whose score > threshold
  * and whose box is finite, in order, up to max_detections;
  *   4. the rows [B,D,6+E] (tfl_graph.h: corners in input pixels, score, class, extra
- *      values), empty rows score and class -1. */
+ *      values), empty rows score and class -1.
+ * The bodies are shaders/yolo_funcs.glsl, yolo_scan.glsl and yolo_detect.glsl; this file
+ * checks the op and defines their sizes and switches. */
 #include "gl_gen_nms.h"
+
+#include "gl_shaders.h"
 
 #define YD_WG 128                /* GLES 3.1 guarantees 128 invocations a workgroup */
 #define YD_MAX_CANDIDATES 1024   /* shared: 8 bytes a candidate, 24 a detection, 24 an
@@ -57,19 +61,17 @@ tfl_status gl_check_yolo_detection(const tfl_graph *g, int node, tfl_diag *diag)
   return gl_nms_check_batch(g, node, x->dims[0], diag);
 }
 
-/* decls: sizes, the shared arrays, a head value, a box, IoU, a row's value */
+/* decls: sizes and switches, THR SX SY, IoU (gl_gen_nms.c), then shaders/yolo_funcs.glsl */
 static void yd_decls(gl_str *dc, const tfl_yolo_detection_params *p, int boxes)
 {
   gl_str_addf(dc, "#define NB %d\n#define NC %d\n#define FC %d\n#define MD %d\n#define CAP %d\n#define WG %d\n"
-                  "#define EO %d\n#define ROW %d\n",
+                  "#define EO %d\n#define ROW %d\n#define YD_KPT %d\n#define YD_CHUNKS %d\n",
               boxes, p->n_classes, p->head == 1 ? 5 : 4, p->max_detections, YD_MAX_CANDIDATES, YD_WG,
-              p->extra_offset, 6 + p->n_extra);
-  /* the workgroup's (the scan's dispatch has none) */
-  gl_str_addf(dc, "#ifndef FIRST_PASS\n"
-                  "shared float CS[CAP];\nshared uint CI[CAP];\nshared uint NA;\nshared int NK;\n"
-                  "shared uint HIST[512];\nshared uint PRE, ABOVE;\n"
-                  "shared vec4 KB[MD];\nshared int KL[MD];\nshared int KR[MD];\n"
-                  "shared vec4 CB[WG];\nshared int CL[WG];\nshared bool CO[WG];\n#endif\n");
+              p->extra_offset, 6 + p->n_extra, p->kpt_dim > 0 ? p->kpt_dim : 0, YD_MAX_CANDIDATES / YD_WG);
+  if (p->values_first) gl_str_addf(dc, "#define YD_VALUES_FIRST\n");
+  if (p->agnostic) gl_str_addf(dc, "#define YD_AGNOSTIC\n");
+  if (p->head == 2) gl_str_addf(dc, "#define YD_E2E\n");
+  gl_unroll_list(dc, "YD_EACH_CHUNK", YD_MAX_CANDIDATES / YD_WG, false);
   gl_str_addf(dc, "const float THR = ");
   gl_str_float(dc, p->threshold);
   gl_str_addf(dc, ", SX = ");
@@ -78,149 +80,7 @@ static void yd_decls(gl_str *dc, const tfl_yolo_detection_params *p, int boxes)
   gl_str_float(dc, p->scale_y);
   gl_str_addf(dc, ";\n");
   gl_nms_iou(dc, p->iou_threshold);
-  /* value v of box i */
-  if (p->values_first) gl_str_addf(dc, "float val(int i, int v) { return I0_AT(ITEM, 0, v, i); }\n");
-  else gl_str_addf(dc, "float val(int i, int v) { return I0_AT(ITEM, 0, i, v); }\n");
-  /* (ymin, xmin, ymax, xmax) in input pixels, as pp_yolo_detect computes it */
-  gl_str_addf(dc, "vec4 box(int i) {\n"
-                  "  float cx = val(i, 0) * SX, cy = val(i, 1) * SY;\n"
-                  "  float hw = val(i, 2) * SX * 0.5, hh = val(i, 3) * SY * 0.5;\n"
-                  "  return vec4(cy - hh, cx - hw, cy + hh, cx + hw);\n}\n"
-                  "bool same(int a, int b) { return %s; }\n", p->agnostic ? "true" : "a == b");
-  /* box i's best class and score (the first of equal scores; YOLOv5: objectness >
-   * threshold, times it), as pp_yolo_detect; cls -1 when it is no candidate at any
-   * threshold */
-  gl_str_addf(dc, "float best(int i, out int cls) {\n"
-                  "  float obj = 1.0, sc = 0.0;\n  cls = -1;\n"
-                  "  if (FC == 5) { obj = val(i, 4); if (!(obj > THR)) return 0.0; }\n"
-                  "  for (int c = 0; c < NC; c++) {\n"
-                  "    float s = val(i, FC + c) * obj;\n"
-                  "    if (cls < 0 || s > sc) { cls = c; sc = s; }\n"
-                  "  }\n  return sc;\n}\n");
-  /* value e of a row: the corners c, score, class, then extra value e - 6 of box i */
-  gl_str_addf(dc, "float rowval(int i, vec4 c, float sc, float cl, int e) {\n"
-                  "  if (e < 4) return c[e];\n  if (e == 4) return sc;\n  if (e == 5) return cl;\n"
-                  "  if (i < 0) return 0.0;\n"
-                  "  int j = e - 6;\n  float v = val(i, EO + j);\n");
-  if (p->kpt_dim > 0)
-    gl_str_addf(dc, "  int m = j %% %d;\n  return m == 0 ? v * SX : m == 1 ? v * SY : v;\n}\n", p->kpt_dim);
-  else gl_str_addf(dc, "  return v;\n}\n");
-}
-
-/* 1: candidates, the first YD_MAX_CANDIDATES of them in the CPU's order (score down, box
- * up): past that many (with a threshold >= 0, so that the scores' bits order as the
- * scores), histograms of the candidates' score bits, level by level (bits 30..22, 21..13,
- * 12..4, 3..0, each within the bucket where the count from the top passes the limit),
- * give the score V of the last one taken: every candidate above V, then those equal to V
- * in box order (each invocation counts a run of boxes; their prefix sums place them);
- * 2: their ranks */
-/* box i's best class and score from the first dispatch (class -1: no candidate) */
-#define YD_LOAD "    vec2 se = SC_LD(ITEM * NB + i);\n    int cls = int(se.y);\n    float sc = se.x;\n"
-#define YD_CAND "cls >= 0 && sc > THR"
-/* the bucket where the count from the top (starting at ABOVE) passes CAP, into PRE's low
- * bits; the count above it into ABOVE */
-#define YD_WALK                                                                                                    \
-  "  if (t == 0 && over) {\n    uint acc = ABOVE;\n    int b = 511;\n"                                              \
-  "    for (; b > 0 && acc + HIST[b] <= uint(CAP); b--) acc += HIST[b];\n"                                       \
-  "    PRE = (PRE << %d) | uint(b);\n    ABOVE = acc;\n  }\n  memoryBarrierShared();\n  barrier();\n"
-
-static void yd_candidates(gl_str *m, int chunks)
-{
-  gl_str_addf(m, "  for (int k = t; k < 512; k += WG) HIST[k] = 0u;\n"
-                 "  if (t == 0) { PRE = 0u; ABOVE = 0u; }\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 "  for (int i = t; i < NB; i += WG) {\n" YD_LOAD
-                 "    if (!(" YD_CAND ")) continue;\n"
-                 "    atomicAdd(NA, 1u);\n"
-                 "    if (THR >= 0.0) atomicAdd(HIST[floatBitsToUint(sc) >> 22], 1u);\n"
-                 "  }\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 "  bool over = NA > uint(CAP) && THR >= 0.0;\n");
-  gl_str_addf(m, YD_WALK, 9);
-  /* the finer levels: (shift, width) */
-  static const int lv[3][2] = { { 13, 9 }, { 4, 9 }, { 0, 4 } };
-  for (int l = 0; l < 3; l++) {
-    gl_str_addf(m, "  for (int k = t; k < 512; k += WG) HIST[k] = 0u;\n"
-                   "  memoryBarrierShared();\n  barrier();\n"
-                   "  for (int i = t; over && i < NB; i += WG) {\n" YD_LOAD
-                   "    uint u = floatBitsToUint(sc);\n"
-                   "    if (" YD_CAND " && (u >> %d) == PRE) atomicAdd(HIST[(u >> %d) & %du], 1u);\n"
-                   "  }\n"
-                   "  memoryBarrierShared();\n  barrier();\n",
-                lv[l][0] + lv[l][1], lv[l][0], (1 << lv[l][1]) - 1);
-    gl_str_addf(m, YD_WALK, lv[l][1]);
-  }
-  /* PRE: V's bits; ABOVE: the candidates above V */
-  gl_str_addf(m, "  if (t == 0) NA = 0u;\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 "  for (int i = t; i < NB; i += WG) {\n" YD_LOAD
-                 "    if (!(" YD_CAND ") || (over && floatBitsToUint(sc) <= PRE)) continue;\n"
-                 "    uint slot = atomicAdd(NA, 1u);\n"
-                 "    if (slot < uint(CAP)) { CS[slot] = sc; CI[slot] = uint(i) | (uint(cls) << 16); }\n"
-                 "  }\n"
-                 "  const int RUN = (NB + WG - 1) / WG;\n"
-                 "  uint eq = 0u;\n"
-                 "  for (int i = t * RUN; over && i < min(NB, t * RUN + RUN); i++) {\n" YD_LOAD
-                 "    eq += " YD_CAND " && floatBitsToUint(sc) == PRE ? 1u : 0u;\n"
-                 "  }\n"
-                 "  HIST[t] = eq;\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 "  if (t == 0 && over) {\n"
-                 "    uint acc = 0u;\n"
-                 "    for (int k = 0; k < WG; k++) { uint e = HIST[k]; HIST[k] = acc; acc += e; }\n"
-                 "  }\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 "  uint r = HIST[t];\n"
-                 "  for (int i = t * RUN; over && i < min(NB, t * RUN + RUN); i++) {\n" YD_LOAD
-                 "    if (!(" YD_CAND " && floatBitsToUint(sc) == PRE)) continue;\n"
-                 "    if (r < uint(CAP) - ABOVE) { CS[ABOVE + r] = sc; CI[ABOVE + r] = uint(i) | (uint(cls) << 16); }\n"
-                 "    r++;\n"
-                 "  }\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 "  if (t == 0 && over) NA = uint(CAP);\n"
-                 "  memoryBarrierShared();\n  barrier();\n");
-  gl_str_addf(m, "  int nc = min(int(NA), CAP);\n"
-                 "  int rk[%d];\n  float rs[%d];\n  uint ri[%d];\n"
-                 "  for (int q = 0; q < %d; q++) {\n"
-                 "    int i = t + q * WG;\n"
-                 "    rk[q] = -1;\n"
-                 "    if (i >= nc) continue;\n"
-                 "    float s = CS[i];\n    uint bi = CI[i] & 0xffffu;\n"
-                 "    int r = 0;\n"
-                 "    for (int j = 0; j < nc; j++) {\n"
-                 "      float v = CS[j];\n"
-                 "      r += (v > s || (v == s && (CI[j] & 0xffffu) < bi)) ? 1 : 0;\n"
-                 "    }\n"
-                 "    rk[q] = r;\n    rs[q] = s;\n    ri[q] = CI[i];\n"
-                 "  }\n"
-                 "  memoryBarrierShared();\n  barrier();\n"
-                 "  for (int q = 0; q < %d; q++) if (rk[q] >= 0) { CS[rk[q]] = rs[q]; CI[rk[q]] = ri[q]; }\n"
-                 "  memoryBarrierShared();\n  barrier();\n",
-              chunks, chunks, chunks, chunks, chunks);
-}
-
-/* 3: greedy NMS, chunk by chunk (gl_nms_keep with the class test) */
-static void yd_keep(gl_str *m, int chunks)
-{
-  for (int c = 0; c < chunks; c++)
-    gl_str_addf(m, "  {\n    int idx = %d + t, start = NK;\n    CO[t] = false;\n"
-                   "    if (idx < nc && start < MD) {\n"
-                   "      vec4 b = box(int(CI[idx] & 0xffffu));\n"
-                   "      int cl = int(CI[idx] >> 16);\n"
-                   "      bool ok = true;\n"
-                   "      for (int k = 0; k < start; k++) ok = ok && !(same(KL[k], cl) && overlaps(KB[k], b));\n"
-                   "      CB[t] = b;\n      CL[t] = cl;\n      CO[t] = ok;\n    }\n"
-                   "    memoryBarrierShared();\n    barrier();\n"
-                   "    if (t == 0) {\n"
-                   "      int kept = start;\n"
-                   "      for (int j = 0; j < WG && %d + j < nc && kept < MD; j++) {\n"
-                   "        if (!CO[j]) continue;\n"
-                   "        bool ok = true;\n"
-                   "        for (int k = start; k < kept; k++) ok = ok && !(same(KL[k], CL[j]) && overlaps(KB[k], CB[j]));\n"
-                   "        if (ok) { KB[kept] = CB[j]; KL[kept] = CL[j]; KR[kept] = %d + j; kept++; }\n      }\n"
-                   "      NK = kept;\n    }\n"
-                   "    memoryBarrierShared();\n    barrier();\n  }\n",
-                c * YD_WG, c * YD_WG, c * YD_WG);
+  gl_str_addf(dc, "%s", yolo_funcs); /* shaders/yolo_funcs.glsl */
 }
 
 tfl_status gl_gen_yolo_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *diag)
@@ -229,7 +89,7 @@ tfl_status gl_gen_yolo_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *d
   const tfl_node *n = in->n;
   const tfl_yolo_detection_params *p = &n->p.yolo_det;
   const tfl_tensor *x = &g->tensors[n->in[0]];
-  const int boxes = p->values_first ? x->dims[2] : x->dims[1], chunks = YD_MAX_CANDIDATES / YD_WG;
+  const int boxes = p->values_first ? x->dims[2] : x->dims[1];
   (void)diag;
   o->grid[0] = YD_WG;
   o->grid[1] = 1;
@@ -238,21 +98,7 @@ tfl_status gl_gen_yolo_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *d
   o->whole_groups = true;
   gl_nms_batch(o, x->dims[0]);
   yd_decls(&o->decls, p, boxes);
-  gl_str *m = &o->main;
-  gl_str_addf(m, "  int t = gid.x;\n"
-                 "  if (t == 0) { NA = 0u; NK = 0; }\n"
-                 "  memoryBarrierShared();\n  barrier();\n");
-  if (p->head == 2) {
-    gl_str_addf(m, "  if (t == 0) {\n"
-                   "    int k = 0;\n"
-                   "    for (int i = 0; i < NB && k < MD; i++) {\n"
-                   "      float s = val(i, 0) + val(i, 1) + val(i, 2) + val(i, 3);\n"
-                   "      if (!(val(i, 4) > THR) || isnan(s) || isinf(s)) continue;\n"
-                   "      CI[k] = uint(i);\n      k++;\n"
-                   "    }\n"
-                   "    NK = k;\n  }\n"
-                   "  memoryBarrierShared();\n  barrier();\n");
-  } else {
+  if (p->head != 2) {
     /* the scan (NB x NC values) in a first dispatch, an invocation a box over many
      * workgroups; the workgroup then reads one slot a box */
     o->scratch = (size_t)x->dims[0] * (size_t)boxes;
@@ -262,32 +108,8 @@ tfl_status gl_gen_yolo_detection(const gl_gen_in *in, gl_gen_out *o, tfl_diag *d
     o->pre_wg[1] = 1;
     o->pre_wg[2] = 1;
     o->pre_grid[2] = x->dims[0];
-    gl_str_addf(&o->pre, "  int i = gid.x, cls;\n"
-                         "  float sc = best(i, cls);\n"
-                         "  SC_ST(ITEM * NB + i, cls >= 0 && sc > THR ? vec2(sc, float(cls)) : vec2(0.0, -1.0));\n");
-    yd_candidates(m, chunks);
-    yd_keep(m, chunks);
+    gl_str_addf(&o->pre, "%s", yolo_scan); /* shaders/yolo_scan.glsl */
   }
-  /* 4: one row an invocation */
-  gl_str_addf(m, "  int kept = NK;\n"
-                 "  for (int k = t; k < MD; k += WG) {\n"
-                 "    int i = -1;\n    vec4 c = vec4(0.0);\n    float sc = -1.0, cl = -1.0;\n"
-                 "    if (k < kept) {\n");
-  if (p->head == 2)
-    gl_str_addf(m, "      i = int(CI[k]);\n"
-                   "      c = vec4(val(i, 0) * SX, val(i, 1) * SY, val(i, 2) * SX, val(i, 3) * SY);\n"
-                   "      sc = val(i, 4);\n      cl = val(i, 5);\n");
-  else
-    gl_str_addf(m, "      uint e = CI[KR[k]];\n"
-                   "      i = int(e & 0xffffu);\n"
-                   "      c = KB[k].yxwz;\n"
-                   "      sc = CS[KR[k]];\n      cl = float(e >> 16);\n");
-  gl_str_addf(m, "    }\n"
-                 "    for (int s = 0; s < O_S; s++) {\n"
-                 "      vec4 v = vec4(0.0);\n"
-                 "      for (int l = 0; l < 4; l++) if (4 * s + l < ROW) v[l] = rowval(i, c, sc, cl, 4 * s + l);\n"
-                 "      store_out(ITEM, 0, k, s, v);\n"
-                 "    }\n"
-                 "  }\n");
+  gl_str_addf(&o->main, "%s", yolo_detect); /* shaders/yolo_detect.glsl */
   return TFL_OK;
 }

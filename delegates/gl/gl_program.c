@@ -195,9 +195,30 @@ static void cache_save(gl_context *c, const char *path, uint64_t key, int n, con
   free(out);
 }
 
+/* Debugging: with TFLGL_DUMP_SHADERS=DIR each source is written to
+ * DIR/tflgl-<key>-<n>-<i>.comp (key before the sources are mixed in: the same model and
+ * options give the same names), so two builds' shaders can be compared
+ * (scripts/glsl_same.py). */
+static void dump_sources(uint64_t key, char *const *srcs, int n, tfl_diag *diag)
+{
+  const char *dir = getenv("TFLGL_DUMP_SHADERS");
+  if (!dir || !*dir) return;
+  for (int i = 0; i < n; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tflgl-%016llx-%d-%d.comp", dir, (unsigned long long)key, n, i);
+    tfl_diag why;
+    tfl_diag_init(&why);
+    if (tfl_file_replace(path, "TFLGL_DUMP_SHADERS source", srcs[i], strlen(srcs[i]), &why) != TFL_OK) {
+      tfl_logf(diag, TFL_LOG_WARNING, "%s", why.error);
+      return;
+    }
+  }
+}
+
 tfl_status gl_programs_build(gl_context *c, const char *cache_dir, uint64_t key, char *const *srcs,
                              const char *const *labels, int n, unsigned *progs, gl_cache_result *result, tfl_diag *diag)
 {
+  dump_sources(key, srcs, n, diag);
   for (int i = 0; i < n; i++) {
     progs[i] = 0;
     key = gl_hash(key, srcs[i], strlen(srcs[i]));

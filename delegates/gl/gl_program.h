@@ -20,7 +20,8 @@ tfl_status gl_program_compile(gl_context *c, const char *src, const char *label,
 typedef enum { GL_CACHE_OFF, GL_CACHE_MISS, GL_CACHE_HIT, GL_CACHE_CORRUPT } gl_cache_result;
 
 /* Builds n programs (progs[i] from srcs[i]); labels[i] names each in errors.
- * cache_dir NULL: no cache. *result says what the cache did. */
+ * cache_dir NULL: no cache. *result says what the cache did. Debugging: with the
+ * environment's TFLGL_DUMP_SHADERS=DIR every source is written there first. */
 tfl_status gl_programs_build(gl_context *c, const char *cache_dir, uint64_t key, char *const *srcs,
                              const char *const *labels, int n, unsigned *progs, gl_cache_result *result, tfl_diag *diag);
 
