@@ -343,27 +343,7 @@ static bool supports_node(const tfl_graph *g, const tfl_node *n)
   }
   case TFL_OP_MEAN:
     return mean_is_global_pool(g, n);
-  /* Not in this XNNPACK snapshot, or not float. */
-  case TFL_OP_CONCATENATION:
-  case TFL_OP_EXP:
-  case TFL_OP_LOGICAL_AND:
-  case TFL_OP_LSTM:
-  case TFL_OP_STRIDED_SLICE:
-  case TFL_OP_DEQUANTIZE:
-  case TFL_OP_QUANTIZE:
-  case TFL_OP_DENSIFY:
-  case TFL_OP_TANH:
-  case TFL_OP_ARG_MAX:
-  case TFL_OP_RESIZE_NEAREST_NEIGHBOR:
-  case TFL_OP_DETECTION_POSTPROCESS:
-  case TFL_OP_POSENET_DECODER:
-  case TFL_OP_ANCHOR_DETECTION:
-  case TFL_OP_SSD_CLASS_NMS:
-  case TFL_OP_SSD_DETECTION:
-  case TFL_OP_LANDMARK_DECODE:
-  case TFL_OP_YOLO_DETECTION:
-  case TFL_OP_COUNT:
-  default:
+  default:   /* not in this XNNPACK snapshot, or not float */
     return false;
   }
   return false;
@@ -573,38 +553,7 @@ static bool supports_quant(const tfl_graph *g, const tfl_node *n, qkind k)
     }
     return true;
   }
-  /* float-only here, or not in this snapshot for 8-bit types */
-  case TFL_OP_TRANSPOSE_CONV:
-  case TFL_OP_CONV2D_TRANSPOSE_BIAS:
-  case TFL_OP_DIV:
-  case TFL_OP_MAXIMUM:
-  case TFL_OP_MINIMUM:
-  case TFL_OP_HARD_SWISH:
-  case TFL_OP_PRELU:
-  case TFL_OP_RESIZE_BILINEAR:
-  case TFL_OP_SOFTMAX:
-  case TFL_OP_DEPTH_TO_SPACE:
-  case TFL_OP_MEAN:
-  case TFL_OP_CONCATENATION:
-  case TFL_OP_EXP:
-  case TFL_OP_LOGICAL_AND:
-  case TFL_OP_LSTM:
-  case TFL_OP_STRIDED_SLICE:
-  case TFL_OP_DEQUANTIZE:
-  case TFL_OP_QUANTIZE:
-  case TFL_OP_DENSIFY:
-  case TFL_OP_TANH:
-  case TFL_OP_ARG_MAX:
-  case TFL_OP_RESIZE_NEAREST_NEIGHBOR:
-  case TFL_OP_DETECTION_POSTPROCESS:
-  case TFL_OP_POSENET_DECODER:
-  case TFL_OP_ANCHOR_DETECTION:
-  case TFL_OP_SSD_CLASS_NMS:
-  case TFL_OP_SSD_DETECTION:
-  case TFL_OP_LANDMARK_DECODE:
-  case TFL_OP_YOLO_DETECTION:
-  case TFL_OP_COUNT:
-  default:
+  default:   /* float-only here (transpose conv, DIV, softmax, ...), or not in this snapshot */
     return false;
   }
   return false;
@@ -1010,26 +959,7 @@ static tfl_status define_node(builder *b, const tfl_node *n)
   case TFL_OP_PAD:
   case TFL_OP_PADV2: return define_pad(b, n);
   case TFL_OP_MEAN: return define_mean(b, n);
-  case TFL_OP_CONCATENATION:
-  case TFL_OP_EXP:
-  case TFL_OP_LOGICAL_AND:
-  case TFL_OP_LSTM:
-  case TFL_OP_STRIDED_SLICE:
-  case TFL_OP_DEQUANTIZE:
-  case TFL_OP_QUANTIZE:
-  case TFL_OP_DENSIFY:
-  case TFL_OP_TANH:
-  case TFL_OP_ARG_MAX:
-  case TFL_OP_RESIZE_NEAREST_NEIGHBOR:
-  case TFL_OP_DETECTION_POSTPROCESS:
-  case TFL_OP_POSENET_DECODER:
-  case TFL_OP_ANCHOR_DETECTION:
-  case TFL_OP_SSD_CLASS_NMS:
-  case TFL_OP_SSD_DETECTION:
-  case TFL_OP_LANDMARK_DECODE:
-  case TFL_OP_YOLO_DETECTION:
-  case TFL_OP_COUNT:
-  default: break;
+  default: break;   /* xnn_partition_supports refused it */
   }
   return tfl_fail(b->diag, TFL_ERR_UNSUPPORTED, "node %d (%s): not an XNNPACK op", b->node, tfl_op_name(n->op));
 }
