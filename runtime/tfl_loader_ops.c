@@ -650,31 +650,6 @@ static tfl_status parse_builtin(fb_reader *r, const fb_table *o, bool has, tfl_n
     return TFL_OK;
   default:   /* the other grouped ops read no options */
     return TFL_OK;
-  case TFL_OP_EXP:
-  case TFL_OP_LOGICAL_AND:
-  case TFL_OP_LOGISTIC:
-  case TFL_OP_MAXIMUM:
-  case TFL_OP_MINIMUM:
-  case TFL_OP_PAD:
-  case TFL_OP_PADV2:
-  case TFL_OP_PRELU:
-  case TFL_OP_RELU:
-  case TFL_OP_RELU6:
-  case TFL_OP_DEQUANTIZE:
-  case TFL_OP_QUANTIZE:
-  case TFL_OP_HARD_SWISH:
-  case TFL_OP_DENSIFY:
-  case TFL_OP_TANH:
-  case TFL_OP_CONV2D_TRANSPOSE_BIAS:
-  case TFL_OP_DETECTION_POSTPROCESS:
-  case TFL_OP_POSENET_DECODER:
-  case TFL_OP_ANCHOR_DETECTION:
-  case TFL_OP_SSD_CLASS_NMS:
-  case TFL_OP_SSD_DETECTION:
-  case TFL_OP_LANDMARK_DECODE:
-  case TFL_OP_YOLO_DETECTION:
-  case TFL_OP_COUNT:
-    return TFL_OK;
   }
   (void)r;
   return TFL_OK;

@@ -14,18 +14,8 @@
 
 #include "runtime/tfl_file.h"
 
-static int fails;
-#define CHECK(cond, ...)                                                                                               \
-  do {                                                                                                                 \
-    if (cond) {                                                                                                        \
-      printf("ok   ");                                                                                                 \
-    } else {                                                                                                           \
-      printf("FAIL ");                                                                                                 \
-      fails++;                                                                                                         \
-    }                                                                                                                  \
-    printf(__VA_ARGS__);                                                                                               \
-    printf("\n");                                                                                                      \
-  } while (0)
+#define CHECK_PRINTS_OK /* the log lists the passing checks too */
+#include "check.h"
 
 static char dir[] = "/tmp/tfl-file-XXXXXX";
 
@@ -221,6 +211,6 @@ int main(void)
     if (e->d_name[0] != '.') unlink(at(e->d_name));
   if (d) closedir(d);
   rmdir(dir);
-  printf("%d failure(s)\n", fails);
-  return fails != 0;
+  printf("%d failure(s)\n", failures);
+  return failures != 0;
 }

@@ -93,6 +93,35 @@ static int64_t int_at(const tfl_tensor *t, size_t i)
   return t->type == TFL_TYPE_INT64 ? ((const int64_t *)t->data)[i] : ((const int32_t *)t->data)[i];
 }
 
+/* PAD/PADV2's paddings: a constant [rank, 2] table of non-negative amounts that grows x to y. */
+static bool pad_shape_ok(const tfl_graph *g, const tfl_node *n, const tfl_tensor *x, const tfl_tensor *y)
+{
+  const tfl_tensor *pd = tensor_at(g, n, 1, false);
+  if (!is_const_int(pd) || x->ndim < 1 || pd->ndim != 2 || pd->dims[0] != x->ndim || pd->dims[1] != 2 ||
+      y->ndim != x->ndim)
+    return false;
+  for (int d = 0; d < x->ndim; d++) {
+    int64_t lo = int_at(pd, 2 * (size_t)d), hi = int_at(pd, 2 * (size_t)d + 1);
+    if (lo < 0 || hi < 0 || x->dims[d] + lo + hi != y->dims[d]) return false;
+  }
+  return true;
+}
+
+/* FULLY_CONNECTED's shapes: w [OC, IC]; y keeps x's leading dims (keep_num_dims) or is
+ * [count / IC, OC]. */
+static bool fc_shape_ok(const tfl_tensor *x, const tfl_tensor *w, const tfl_tensor *y)
+{
+  size_t cnt = tfl_tensor_count(x);
+  if (w->dims[1] <= 0 || cnt % (size_t)w->dims[1] != 0) return false;
+  if (y->dims[y->ndim - 1] != w->dims[0]) return false;
+  if (y->ndim == x->ndim && x->dims[x->ndim - 1] == w->dims[1]) {
+    for (int d = 0; d + 1 < x->ndim; d++)
+      if (x->dims[d] != y->dims[d]) return false;
+    return true;
+  }
+  return y->ndim == 2 && (size_t)y->dims[0] == cnt / (size_t)w->dims[1];
+}
+
 /* Clamp range of a fused activation; false for activations XNNPACK cannot fuse. */
 static bool act_range(tfl_activation act, float *lo, float *hi)
 {
@@ -254,15 +283,7 @@ static bool supports_node(const tfl_graph *g, const tfl_node *n)
     const tfl_tensor *w = tensor_at(g, n, 1, false);
     if (!all_f32(g, n, 1u) || !is_const_f32(w) || w->ndim != 2 || x->ndim < 1) return false;
     if (!bias_ok(g, n, 2, w->dims[0]) || !act_ok(n->p.fc.act)) return false;
-    size_t cnt = tfl_tensor_count(x);
-    if (w->dims[1] <= 0 || cnt % (size_t)w->dims[1] != 0) return false;
-    if (y->dims[y->ndim - 1] != w->dims[0]) return false;
-    if (y->ndim == x->ndim && x->dims[x->ndim - 1] == w->dims[1]) {
-      for (int d = 0; d + 1 < x->ndim; d++)
-        if (x->dims[d] != y->dims[d]) return false;
-      return true;
-    }
-    return y->ndim == 2 && (size_t)y->dims[0] == cnt / (size_t)w->dims[1];
+    return fc_shape_ok(x, w, y);
   }
   case TFL_OP_ADD:
   case TFL_OP_SUB:
@@ -307,14 +328,7 @@ static bool supports_node(const tfl_graph *g, const tfl_node *n)
     return is_f32(x) && n->n_out == 1 && is_f32(y) && tfl_tensor_count(x) == tfl_tensor_count(y);
   case TFL_OP_PAD:
   case TFL_OP_PADV2: {
-    const tfl_tensor *pd = tensor_at(g, n, 1, false);
-    if (!is_f32(x) || n->n_out != 1 || !is_f32(y) || !is_const_int(pd)) return false;
-    if (x->ndim < 1 || pd->ndim != 2 || pd->dims[0] != x->ndim || pd->dims[1] != 2 || y->ndim != x->ndim)
-      return false;
-    for (int d = 0; d < x->ndim; d++) {
-      int64_t lo = int_at(pd, 2 * (size_t)d), hi = int_at(pd, 2 * (size_t)d + 1);
-      if (lo < 0 || hi < 0 || x->dims[d] + lo + hi != y->dims[d]) return false;
-    }
+    if (!is_f32(x) || n->n_out != 1 || !is_f32(y) || !pad_shape_ok(g, n, x, y)) return false;
     if (n->op == TFL_OP_PADV2) {
       const tfl_tensor *v = tensor_at(g, n, 2, false);
       if (v && !(is_const_f32(v) && tfl_tensor_count(v) == 1)) return false;
@@ -329,27 +343,7 @@ static bool supports_node(const tfl_graph *g, const tfl_node *n)
   }
   case TFL_OP_MEAN:
     return mean_is_global_pool(g, n);
-  /* Not in this XNNPACK snapshot, or not float. */
-  case TFL_OP_CONCATENATION:
-  case TFL_OP_EXP:
-  case TFL_OP_LOGICAL_AND:
-  case TFL_OP_LSTM:
-  case TFL_OP_STRIDED_SLICE:
-  case TFL_OP_DEQUANTIZE:
-  case TFL_OP_QUANTIZE:
-  case TFL_OP_DENSIFY:
-  case TFL_OP_TANH:
-  case TFL_OP_ARG_MAX:
-  case TFL_OP_RESIZE_NEAREST_NEIGHBOR:
-  case TFL_OP_DETECTION_POSTPROCESS:
-  case TFL_OP_POSENET_DECODER:
-  case TFL_OP_ANCHOR_DETECTION:
-  case TFL_OP_SSD_CLASS_NMS:
-  case TFL_OP_SSD_DETECTION:
-  case TFL_OP_LANDMARK_DECODE:
-  case TFL_OP_YOLO_DETECTION:
-  case TFL_OP_COUNT:
-  default:
+  default:   /* not in this XNNPACK snapshot, or not float */
     return false;
   }
   return false;
@@ -510,15 +504,7 @@ static bool supports_quant(const tfl_graph *g, const tfl_node *n, qkind k)
     if (!q_filter_ok(w, k, 0, w->dims[0], false) || !q_rounds_like_tflite(w) || !q_requant_ok(x, w, y))
       return false;
     if (!q_bias_ok(g, n, 2, w->dims[0]) || !q_act_ok(n->p.fc.act, y)) return false;
-    size_t cnt = tfl_tensor_count(x);
-    if (w->dims[1] <= 0 || cnt % (size_t)w->dims[1] != 0) return false;
-    if (y->dims[y->ndim - 1] != w->dims[0]) return false;
-    if (y->ndim == x->ndim && x->dims[x->ndim - 1] == w->dims[1]) {
-      for (int d = 0; d + 1 < x->ndim; d++)
-        if (x->dims[d] != y->dims[d]) return false;
-      return true;
-    }
-    return y->ndim == 2 && (size_t)y->dims[0] == cnt / (size_t)w->dims[1];
+    return fc_shape_ok(x, w, y);
   }
   case TFL_OP_ADD:
   case TFL_OP_SUB:
@@ -560,52 +546,14 @@ static bool supports_quant(const tfl_graph *g, const tfl_node *n, qkind k)
     return all_q(g, n, 1u, k) && same_quant(x, y) && tfl_tensor_count(x) == tfl_tensor_count(y);
   case TFL_OP_PAD:
   case TFL_OP_PADV2: {
-    const tfl_tensor *pd = tensor_at(g, n, 1, false);
-    if (!all_q(g, n, 1u, k) || !same_quant(x, y) || !is_const_int(pd)) return false;
-    if (x->ndim < 1 || pd->ndim != 2 || pd->dims[0] != x->ndim || pd->dims[1] != 2 || y->ndim != x->ndim)
-      return false;
-    for (int d = 0; d < x->ndim; d++) {
-      int64_t lo = int_at(pd, 2 * (size_t)d), hi = int_at(pd, 2 * (size_t)d + 1);
-      if (lo < 0 || hi < 0 || x->dims[d] + lo + hi != y->dims[d]) return false;
-    }
+    if (!all_q(g, n, 1u, k) || !same_quant(x, y) || !pad_shape_ok(g, n, x, y)) return false;
     if (n->op == TFL_OP_PADV2) {
       const tfl_tensor *v = tensor_at(g, n, 2, false);
       if (v && !(v->is_const && v->data && v->type == y->type && tfl_tensor_count(v) == 1)) return false;
     }
     return true;
   }
-  /* float-only here, or not in this snapshot for 8-bit types */
-  case TFL_OP_TRANSPOSE_CONV:
-  case TFL_OP_CONV2D_TRANSPOSE_BIAS:
-  case TFL_OP_DIV:
-  case TFL_OP_MAXIMUM:
-  case TFL_OP_MINIMUM:
-  case TFL_OP_HARD_SWISH:
-  case TFL_OP_PRELU:
-  case TFL_OP_RESIZE_BILINEAR:
-  case TFL_OP_SOFTMAX:
-  case TFL_OP_DEPTH_TO_SPACE:
-  case TFL_OP_MEAN:
-  case TFL_OP_CONCATENATION:
-  case TFL_OP_EXP:
-  case TFL_OP_LOGICAL_AND:
-  case TFL_OP_LSTM:
-  case TFL_OP_STRIDED_SLICE:
-  case TFL_OP_DEQUANTIZE:
-  case TFL_OP_QUANTIZE:
-  case TFL_OP_DENSIFY:
-  case TFL_OP_TANH:
-  case TFL_OP_ARG_MAX:
-  case TFL_OP_RESIZE_NEAREST_NEIGHBOR:
-  case TFL_OP_DETECTION_POSTPROCESS:
-  case TFL_OP_POSENET_DECODER:
-  case TFL_OP_ANCHOR_DETECTION:
-  case TFL_OP_SSD_CLASS_NMS:
-  case TFL_OP_SSD_DETECTION:
-  case TFL_OP_LANDMARK_DECODE:
-  case TFL_OP_YOLO_DETECTION:
-  case TFL_OP_COUNT:
-  default:
+  default:   /* float-only here (transpose conv, DIV, softmax, ...), or not in this snapshot */
     return false;
   }
   return false;
@@ -1011,26 +959,7 @@ static tfl_status define_node(builder *b, const tfl_node *n)
   case TFL_OP_PAD:
   case TFL_OP_PADV2: return define_pad(b, n);
   case TFL_OP_MEAN: return define_mean(b, n);
-  case TFL_OP_CONCATENATION:
-  case TFL_OP_EXP:
-  case TFL_OP_LOGICAL_AND:
-  case TFL_OP_LSTM:
-  case TFL_OP_STRIDED_SLICE:
-  case TFL_OP_DEQUANTIZE:
-  case TFL_OP_QUANTIZE:
-  case TFL_OP_DENSIFY:
-  case TFL_OP_TANH:
-  case TFL_OP_ARG_MAX:
-  case TFL_OP_RESIZE_NEAREST_NEIGHBOR:
-  case TFL_OP_DETECTION_POSTPROCESS:
-  case TFL_OP_POSENET_DECODER:
-  case TFL_OP_ANCHOR_DETECTION:
-  case TFL_OP_SSD_CLASS_NMS:
-  case TFL_OP_SSD_DETECTION:
-  case TFL_OP_LANDMARK_DECODE:
-  case TFL_OP_YOLO_DETECTION:
-  case TFL_OP_COUNT:
-  default: break;
+  default: break;   /* xnn_partition_supports refused it */
   }
   return tfl_fail(b->diag, TFL_ERR_UNSUPPORTED, "node %d (%s): not an XNNPACK op", b->node, tfl_op_name(n->op));
 }

@@ -23,18 +23,8 @@
 #include "gl_test_util.h"
 #include "preprocess/preprocess.h"
 
-static int fails;
-#define CHECK(cond, ...)                                                                                               \
-  do {                                                                                                                 \
-    if (cond) {                                                                                                        \
-      printf("ok   ");                                                                                                 \
-    } else {                                                                                                           \
-      printf("FAIL ");                                                                                                 \
-      fails++;                                                                                                         \
-    }                                                                                                                  \
-    printf(__VA_ARGS__);                                                                                               \
-    printf("\n");                                                                                                      \
-  } while (0)
+#define CHECK_PRINTS_OK /* the log lists the passing checks too (renderers, platforms seen) */
+#include "tests/check.h"
 
 static void test_no_context(void)
 {
@@ -876,6 +866,6 @@ int main(int argc, char **argv)
   test_cache();
   test_device_tuning();
   gl_context_free(c);
-  printf("%d failure(s)\n", fails);
-  return fails != 0;
+  printf("%d failure(s)\n", failures);
+  return failures != 0;
 }

@@ -391,4 +391,23 @@ static inline void cpu_clamp_f32(float *o, int n, float lo, float hi)
   for (int i = 0; i < n; i++) o[i] = o[i] < lo ? lo : (o[i] > hi ? hi : o[i]);
 }
 
+/* The tensors of an 8-bit CONV_2D the fast kernels (conv_q8_stem.c, conv_q8_neon.c)
+ * take: uint8 or int8 throughout, per-tensor input and output, per-tensor or per-channel
+ * (axis 0) constant dense weights [OC, KH, KW, IC], an int32 constant bias of OC, a clamp
+ * (or no) activation. Sizes and strides are each kernel's own limits. */
+static inline bool cpu_conv_q8_tensors_fit(const tfl_graph *g, const tfl_node *n)
+{
+  if (n->op != TFL_OP_CONV_2D || n->dead) return false;
+  const tfl_tensor *x = cpu_in(g, n, 0), *w = cpu_in(g, n, 1), *y = cpu_out(g, n, 0), *b = cpu_in(g, n, 2);
+  if (!x || !w || !y || (x->type != TFL_TYPE_UINT8 && x->type != TFL_TYPE_INT8) || w->type != x->type ||
+      y->type != x->type)
+    return false;
+  if (!w->is_const || !w->data || w->sparsity || x->ndim != 4 || w->ndim != 4 || y->ndim != 4) return false;
+  if (w->dims[3] < 1 || w->dims[3] != x->dims[3] || w->dims[0] < 1 || y->dims[3] != w->dims[0]) return false;
+  if (x->q.n != 1 || y->q.n != 1 || (w->q.n != 1 && (w->q.n != w->dims[0] || w->q.axis != 0))) return false;
+  if (b && (b->type != TFL_TYPE_INT32 || !b->is_const || !b->data || tfl_tensor_count(b) != (size_t)w->dims[0]))
+    return false;
+  return tfl_act_is_clamp(n->p.conv.act) && w->dims[1] >= 1 && w->dims[2] >= 1;
+}
+
 #endif

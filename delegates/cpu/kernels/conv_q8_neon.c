@@ -34,24 +34,10 @@ enum { OUTPUT = 0 };
 #define CQ_MAX_K 4096 /* window values: 4 pixels' windows as int16 are 32 KiB of stack */
 #define CQ_PIX 4      /* output pixels per pass over the weights */
 
-static bool is_q8(tfl_type t)
-{
-  return t == TFL_TYPE_UINT8 || t == TFL_TYPE_INT8;
-}
-
 bool cpu_conv_q8_neon_fits(const tfl_graph *g, const tfl_node *n)
 {
-  if (n->op != TFL_OP_CONV_2D || n->dead) return false;
-  const tfl_tensor *x = cpu_in(g, n, INPUT), *w = cpu_in(g, n, FILTER), *y = cpu_out(g, n, OUTPUT);
-  const tfl_tensor *b = cpu_in(g, n, BIAS);
-  const tfl_conv_params *p = &n->p.conv;
-  if (!x || !w || !y || !is_q8(x->type) || w->type != x->type || y->type != x->type) return false;
-  if (!w->is_const || !w->data || w->sparsity || x->ndim != 4 || w->ndim != 4 || y->ndim != 4) return false;
-  if (w->dims[3] < 1 || w->dims[3] != x->dims[3] || w->dims[0] < 1 || y->dims[3] != w->dims[0]) return false;
-  if (x->q.n != 1 || y->q.n != 1 || (w->q.n != 1 && (w->q.n != w->dims[0] || w->q.axis != 0))) return false;
-  if (b && (b->type != TFL_TYPE_INT32 || !b->is_const || !b->data || tfl_tensor_count(b) != (size_t)w->dims[0]))
-    return false;
-  if (!tfl_act_is_clamp(p->act) || w->dims[1] < 1 || w->dims[2] < 1) return false;
+  if (!cpu_conv_q8_tensors_fit(g, n)) return false;
+  const tfl_tensor *w = cpu_in(g, n, FILTER);
   const long long k = (long long)w->dims[1] * w->dims[2] * w->dims[3];
   return k <= CQ_MAX_K;
 }

@@ -101,14 +101,19 @@ static bool is_pot_scale(float scale)
   return fabsf(l - roundf(l)) < 1e-3f;
 }
 
+/* TFLite's builtin MUL: one fixed-point multiplier for fa * fb / fy. */
+static void prepare_tfl_mul(bin_state *st, float fa, float fb, float fy)
+{
+  st->qmode = QM_TFL_MUL;
+  cpu_quantize_multiplier((double)fa * fb / fy, &st->qo, &st->so);
+}
+
 /* int16 (symmetric) ADD, SUB, MUL: TFLite's builtin fixed point (no XNNPACK path). */
 static tfl_status prepare_q16(const tfl_graph *g, const tfl_node *n, bin_state *st, const tfl_tensor *a,
                               const tfl_tensor *b, const tfl_tensor *y, tfl_activation act, tfl_diag *diag)
 {
-  tfl_status s;
-  if ((s = cpu_check_per_tensor(g, n, a, "input 0", diag)) || (s = cpu_check_per_tensor(g, n, b, "input 1", diag)) ||
-      (s = cpu_check_per_tensor(g, n, y, "output", diag)))
-    return s;
+  tfl_status s = cpu_check_binary_per_tensor(g, n, a, b, y, diag);
+  if (s) return s;
   if (cpu_zero_point(a, 0) || cpu_zero_point(b, 0) || cpu_zero_point(y, 0))
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "int16 zero points %d, %d, %d: expected 0",
                         (int)cpu_zero_point(a, 0), (int)cpu_zero_point(b, 0), (int)cpu_zero_point(y, 0));
@@ -116,8 +121,7 @@ static tfl_status prepare_q16(const tfl_graph *g, const tfl_node *n, bin_state *
   st->za = st->zb = st->zo = 0;
   cpu_activation_range_q(act, fy, 0, TFL_TYPE_INT16, &st->ilo, &st->ihi);
   if (st->op == BIN_MUL) {
-    st->qmode = QM_TFL_MUL;
-    cpu_quantize_multiplier((double)fa * fb / fy, &st->qo, &st->so);
+    prepare_tfl_mul(st, fa, fb, fy);
     return TFL_OK;
   }
   if (st->op == BIN_DIV) {
@@ -135,10 +139,8 @@ static tfl_status prepare_quant(const tfl_graph *g, const tfl_node *n, bin_state
                                 const tfl_tensor *a, const tfl_tensor *b, const tfl_tensor *y,
                                 tfl_activation act, tfl_diag *diag)
 {
-  tfl_status s;
-  if ((s = cpu_check_per_tensor(g, n, a, "input 0", diag)) || (s = cpu_check_per_tensor(g, n, b, "input 1", diag)) ||
-      (s = cpu_check_per_tensor(g, n, y, "output", diag)))
-    return s;
+  tfl_status s = cpu_check_binary_per_tensor(g, n, a, b, y, diag);
+  if (s) return s;
   double inv = 1.0 / cpu_scale(y, 0);
   st->fa = cpu_q8_flip(a->type);
   st->fb = cpu_q8_flip(b->type);
@@ -169,8 +171,7 @@ static tfl_status prepare_quant(const tfl_graph *g, const tfl_node *n, bin_state
       st->qmode = QM_XNN_MUL;
       st->scale = cpu_requant_scale(fa, fb, fy);
     } else {
-      st->qmode = QM_TFL_MUL;
-      cpu_quantize_multiplier((double)fa * fb / fy, &st->qo, &st->so);
+      prepare_tfl_mul(st, fa, fb, fy);
     }
     return TFL_OK;
   }
@@ -193,10 +194,8 @@ static tfl_status prepare_quant(const tfl_graph *g, const tfl_node *n, bin_state
 static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *a = cpu_in(g, n, INPUT_A), *b = cpu_in(g, n, INPUT_B), *y = cpu_out(g, n, OUTPUT);
-  tfl_status s;
-  if ((s = cpu_check_tensor(g, n, a, "input 0", -1, diag)) || (s = cpu_check_tensor(g, n, b, "input 1", -1, diag)) ||
-      (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
-    return s;
+  tfl_status s = cpu_check_binary_tensors(g, n, a, b, y, diag);
+  if (s) return s;
   bin_op op = op_of(n->op);
   tfl_activation act = has_activation(op) ? n->p.eltwise.act : TFL_ACT_NONE;
   bool q8 = cpu_is_q8(a->type) && cpu_is_q8(b->type) && cpu_is_q8(y->type) && a->type == y->type &&

@@ -99,10 +99,8 @@ static tfl_status compare_table(const tfl_graph *g, const tfl_node *n, const tfl
 static tfl_status prepare_sqdiff_q8(const tfl_graph *g, const tfl_node *n, bin_state *st, const tfl_tensor *a,
                                     const tfl_tensor *b, const tfl_tensor *y, tfl_diag *diag)
 {
-  tfl_status s;
-  if ((s = cpu_check_per_tensor(g, n, a, "input 0", diag)) || (s = cpu_check_per_tensor(g, n, b, "input 1", diag)) ||
-      (s = cpu_check_per_tensor(g, n, y, "output", diag)))
-    return s;
+  tfl_status s = cpu_check_binary_per_tensor(g, n, a, b, y, diag);
+  if (s) return s;
   const float fa = cpu_scale(a, 0), fb = cpu_scale(b, 0), fy = cpu_scale(y, 0);
   const double twice_max = 2.0 * (double)(fa > fb ? fa : fb);
   int32_t ma, mb;
@@ -124,10 +122,8 @@ static tfl_status prepare_sqdiff_q8(const tfl_graph *g, const tfl_node *n, bin_s
 static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_diag *diag)
 {
   const tfl_tensor *a = cpu_in(g, n, INPUT_A), *b = cpu_in(g, n, INPUT_B), *y = cpu_out(g, n, OUTPUT);
-  tfl_status s;
-  if ((s = cpu_check_tensor(g, n, a, "input 0", -1, diag)) || (s = cpu_check_tensor(g, n, b, "input 1", -1, diag)) ||
-      (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
-    return s;
+  tfl_status s = cpu_check_binary_tensors(g, n, a, b, y, diag);
+  if (s) return s;
   const bool cmp = is_compare(n->op);
   if (a->type != b->type || (!cmp && y->type != a->type) || (cmp && y->type != TFL_TYPE_BOOL))
     return CPU_NODE_ERR(diag, TFL_ERR_UNSUPPORTED, g, n, "types %s, %s -> %s: expected equal input types and "

@@ -179,4 +179,26 @@ static inline tfl_status cpu_check_per_tensor(const tfl_graph *g, const tfl_node
   return TFL_OK;
 }
 
+/* A two-input op's tensors (inputs 0 and 1, output), any rank. */
+static inline tfl_status cpu_check_binary_tensors(const tfl_graph *g, const tfl_node *n, const tfl_tensor *a,
+                                                  const tfl_tensor *b, const tfl_tensor *y, tfl_diag *diag)
+{
+  tfl_status s;
+  if ((s = cpu_check_tensor(g, n, a, "input 0", -1, diag)) || (s = cpu_check_tensor(g, n, b, "input 1", -1, diag)) ||
+      (s = cpu_check_tensor(g, n, y, "output", -1, diag)))
+    return s;
+  return TFL_OK;
+}
+
+/* The same three tensors each quantized per tensor. */
+static inline tfl_status cpu_check_binary_per_tensor(const tfl_graph *g, const tfl_node *n, const tfl_tensor *a,
+                                                     const tfl_tensor *b, const tfl_tensor *y, tfl_diag *diag)
+{
+  tfl_status s;
+  if ((s = cpu_check_per_tensor(g, n, a, "input 0", diag)) || (s = cpu_check_per_tensor(g, n, b, "input 1", diag)) ||
+      (s = cpu_check_per_tensor(g, n, y, "output", diag)))
+    return s;
+  return TFL_OK;
+}
+
 #endif

@@ -16,6 +16,7 @@
 #include "gemm_q8.h"
 #include "hybrid_quant.h"
 #include "kernels.h"
+#include "tconv_taps.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -43,19 +44,6 @@ typedef struct {
   bool *q_on;
   cpu_features isa;
 } th_state;
-
-typedef struct {
-  const tfl_tensor *w;
-  int taps, ic;
-} rows_src;
-
-static const void *weight_row(const void *user, int j)
-{
-  const rows_src *r = user;
-  const int oc_count = r->w->dims[0];
-  const int tap = j / oc_count, oc = j % oc_count;
-  return (const int8_t *)r->w->data + ((size_t)oc * r->taps + tap) * (size_t)r->ic;
-}
 
 bool cpu_tconv_hybrid_fits(const tfl_graph *g, const tfl_node *n)
 {
@@ -115,9 +103,9 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   st->taps = r->k_h * r->k_w;
   st->pixels = r->batches * r->in_h * r->in_w;
   st->img = (size_t)r->in_h * r->in_w * r->in_c;
-  rows_src src = {w, st->taps, r->in_c};
+  cpu_tconv_rows src = {w, st->taps, r->in_c};
   const int rows = st->taps * r->out_c;
-  if (!cpu_q8_gemm_pack(&st->gemm, rows, r->in_c, false, weight_row, &src))
+  if (!cpu_q8_gemm_pack(&st->gemm, rows, r->in_c, false, cpu_tconv_weight_row, &src))
     return tfl_fail(diag, TFL_ERR_NOMEM, "tconv_hybrid weights");
   st->kp = (size_t)st->gemm.kq * 4;
   const size_t images = r->batches > 0 ? (size_t)r->batches : 1, pixels = st->pixels > 0 ? (size_t)st->pixels : 1;
@@ -128,8 +116,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   st->q_on = calloc(images, sizeof *st->q_on);
   if ((r->in_c % 4 && !st->x_pad) || !st->sums || !st->part || !st->qp || !st->q_on)
     return tfl_fail(diag, TFL_ERR_NOMEM, "tconv_hybrid buffers");
-  st->direct = r->stride_h == r->k_h && r->stride_w == r->k_w && r->pad_h == 0 && r->pad_w == 0 &&
-               r->out_h == r->in_h * r->k_h && r->out_w == r->in_w * r->k_w;
+  st->direct = cpu_tconv_direct(r);
   return TFL_OK;
 }
 
@@ -172,14 +159,6 @@ static void sums_task(void *arg, size_t t)
   }
 }
 
-/* The input index feeding output index o through tap k, or -1 (transpose_conv.c's rule). */
-static inline int source(int o, int pad, int k, int stride, int in)
-{
-  int t = o + pad - k;
-  if (t < 0 || t % stride != 0) return -1;
-  t /= stride;
-  return t < in ? t : -1;
-}
 
 /* o[c] += s[c] - zx_u * k[c]: one tap's sums into an output pixel, wrapping. */
 static void add_tap(uint32_t *o, const uint32_t *s, const uint32_t *k, uint32_t zx_u, int n)
@@ -194,12 +173,12 @@ static void gather_portable(const th_state *st, int bi, int oy, uint32_t *acc)
   const int oc_n = r->out_c, rows = st->gemm.rows;
   const uint32_t zx_u = (uint32_t)(r->hy.x_zp[bi] + 128);
   for (int ky = 0; ky < r->k_h; ky++) {
-    const int iy = source(oy, r->pad_h, ky, r->stride_h, r->in_h);
+    const int iy = cpu_tconv_source(oy, r->pad_h, ky, r->stride_h, r->in_h);
     if (iy < 0) continue;
     for (int ox = 0; ox < r->out_w; ox++) {
       uint32_t *o = acc + (size_t)ox * oc_n;
       for (int kx = 0; kx < r->k_w; kx++) {
-        const int ix = source(ox, r->pad_w, kx, r->stride_w, r->in_w);
+        const int ix = cpu_tconv_source(ox, r->pad_w, kx, r->stride_w, r->in_w);
         if (ix < 0) continue;
         const size_t p = ((size_t)bi * r->in_h + iy) * r->in_w + ix;
         const size_t j0 = (size_t)(ky * r->k_w + kx) * oc_n;
@@ -224,7 +203,7 @@ __attribute__((target("avx512f"))) static void gather_avx512(const th_state *st,
   const __m512 vlo = _mm512_set1_ps(r->act_lo), vhi = _mm512_set1_ps(r->act_hi);
   int iys[2][64], n_y = 0;   /* (tap row, input row) pairs feeding this output row */
   for (int ky = 0; ky < r->k_h && n_y < 64; ky++) {
-    const int iy = source(oy, r->pad_h, ky, r->stride_h, r->in_h);
+    const int iy = cpu_tconv_source(oy, r->pad_h, ky, r->stride_h, r->in_h);
     if (iy >= 0) iys[0][n_y] = ky, iys[1][n_y++] = iy;
   }
   for (int ox = 0; ox < r->out_w; ox++) {
@@ -234,7 +213,7 @@ __attribute__((target("avx512f"))) static void gather_avx512(const th_state *st,
       for (int t = 0; t < n_y; t++) {
         const int ky = iys[0][t], iy = iys[1][t];
         for (int kx = 0; kx < r->k_w; kx++) {
-          const int ix = source(ox, r->pad_w, kx, r->stride_w, r->in_w);
+          const int ix = cpu_tconv_source(ox, r->pad_w, kx, r->stride_w, r->in_w);
           if (ix < 0) continue;
           const size_t p = ((size_t)bi * r->in_h + iy) * r->in_w + ix;
           const size_t j = (size_t)(ky * r->k_w + kx) * oc_n + (size_t)c;

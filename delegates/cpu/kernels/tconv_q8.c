@@ -16,6 +16,7 @@
 #include "gemm_q8.h"
 #include "requant_rows.h"
 #include "kernels.h"
+#include "tconv_taps.h"
 
 enum { TC_OUTPUT_SHAPE = 0, TC_WEIGHTS = 1, TC_INPUT = 2, TC_BIAS = 3 };
 enum { OUTPUT = 0 };
@@ -43,19 +44,6 @@ typedef struct {
   bool in_u8;
   cpu_features isa;
 } tc_state;
-
-typedef struct {
-  const tfl_tensor *w;
-  int taps, ic;
-} rows_src;
-
-static const void *weight_row(const void *user, int j)
-{
-  const rows_src *r = user;
-  const int oc_count = r->w->dims[0];
-  const int tap = j / oc_count, oc = j % oc_count;
-  return (const uint8_t *)r->w->data + ((size_t)oc * r->taps + tap) * (size_t)r->ic;
-}
 
 static bool is_q8(const tfl_tensor *t)
 {
@@ -121,9 +109,9 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
   st->in_u8 = r->rq.is_u8;
   st->taps = r->k_h * r->k_w;
   st->pixels = r->batches * r->in_h * r->in_w;
-  rows_src src = {w, st->taps, r->in_c};
+  cpu_tconv_rows src = {w, st->taps, r->in_c};
   const int rows = st->taps * r->out_c;
-  if (!cpu_q8_gemm_pack(&st->gemm, rows, r->in_c, w->type == TFL_TYPE_UINT8, weight_row, &src))
+  if (!cpu_q8_gemm_pack(&st->gemm, rows, r->in_c, w->type == TFL_TYPE_UINT8, cpu_tconv_weight_row, &src))
     return tfl_fail(diag, TFL_ERR_NOMEM, "tconv_q8 weights");
   const uint32_t zx_u = (uint32_t)(r->rq.in_zp + (st->in_u8 ? 0 : 128));
   st->zx_u = (int32_t)zx_u;
@@ -140,8 +128,7 @@ static tfl_status prepare(tfl_graph *g, const tfl_node *n, void **state, tfl_dia
     st->kw[oc] = cpu_q8_gemm_offset(w->type == TFL_TYPE_UINT8) - r->rq.w_zp[oc];
     st->any_kw |= st->kw[oc] != 0;
   }
-  st->direct = r->stride_h == r->k_h && r->stride_w == r->k_w && r->pad_h == 0 && r->pad_w == 0 &&
-               r->out_h == r->in_h * r->k_h && r->out_w == r->in_w * r->k_w;
+  st->direct = cpu_tconv_direct(r);
   if (st->direct) {
     const tfl_tensor *b = cpu_in(g, n, TC_BIAS);
     st->tap_bias = malloc(sizeof(int32_t) * (size_t)rows);
@@ -216,14 +203,6 @@ __attribute__((target("avx512f"))) static void add_tap_avx512(uint32_t *o, const
 #define add_tap_avx512 add_tap
 #endif
 
-/* The input index feeding output index o through tap k, or -1 (transpose_conv.c's rule). */
-static inline int source(int o, int pad, int k, int stride, int in)
-{
-  int t = o + pad - k;
-  if (t < 0 || t % stride != 0) return -1;
-  t /= stride;
-  return t < in ? t : -1;
-}
 
 static void row_task(void *arg, size_t row)
 {
@@ -235,12 +214,12 @@ static void row_task(void *arg, size_t row)
   uint32_t *acc = (uint32_t *)st->acc + row * (size_t)r->out_w * oc_n;
   memset(acc, 0, sizeof(int32_t) * (size_t)r->out_w * oc_n);
   for (int ky = 0; ky < r->k_h; ky++) {
-    const int iy = source(oy, r->pad_h, ky, r->stride_h, r->in_h);
+    const int iy = cpu_tconv_source(oy, r->pad_h, ky, r->stride_h, r->in_h);
     if (iy < 0) continue;
     for (int ox = 0; ox < r->out_w; ox++) {
       uint32_t *o = acc + (size_t)ox * oc_n;
       for (int kx = 0; kx < r->k_w; kx++) {
-        const int ix = source(ox, r->pad_w, kx, r->stride_w, r->in_w);
+        const int ix = cpu_tconv_source(ox, r->pad_w, kx, r->stride_w, r->in_w);
         if (ix < 0) continue;
         const size_t p = ((size_t)bi * r->in_h + iy) * r->in_w + ix;
         const size_t j0 = (size_t)(ky * r->k_w + kx) * oc_n;

@@ -20,6 +20,7 @@
  */
 #include "conv_common.h"
 #include "hybrid.h"
+#include "tconv_taps.h"
 
 enum { TC_OUTPUT_SHAPE = 0, TC_WEIGHTS = 1, TC_INPUT = 2, TC_BIAS = 3 };  /* TRANSPOSE_CONV */
 enum { MP_INPUT = 0, MP_WEIGHTS = 1, MP_BIAS = 2 };                         /* MediaPipe op */
@@ -140,14 +141,6 @@ static tfl_status prepare_mediapipe(tfl_graph *g, const tfl_node *n, void **stat
   return prepare_common(g, n, st, false, diag);
 }
 
-/* Input row feeding output row oy through tap ky, or -1. */
-static inline int source(int o, int pad, int k, int stride, int in)
-{
-  int t = o + pad - k;
-  if (t < 0 || t % stride != 0) return -1;
-  t /= stride;
-  return t < in ? t : -1;
-}
 
 static void row_f32(void *arg, size_t row)
 {
@@ -161,10 +154,10 @@ static void row_f32(void *arg, size_t row)
     float *o = out + (size_t)ox * st->out_c;
     for (int oc = 0; oc < st->out_c; oc++) o[oc] = bias ? bias[oc] : 0.0f;
     for (int ky = 0; ky < st->k_h; ky++) {
-      int iy = source(oy, st->pad_h, ky, st->stride_h, st->in_h);
+      int iy = cpu_tconv_source(oy, st->pad_h, ky, st->stride_h, st->in_h);
       if (iy < 0) continue;
       for (int kx = 0; kx < st->k_w; kx++) {
-        int ix = source(ox, st->pad_w, kx, st->stride_w, st->in_w);
+        int ix = cpu_tconv_source(ox, st->pad_w, kx, st->stride_w, st->in_w);
         if (ix < 0) continue;
         const float *xi = x + ((size_t)iy * st->in_w + ix) * st->in_c;
         const float *wk = st->packed + ((size_t)ky * st->k_w + kx) * st->in_c * st->out_c;
@@ -189,10 +182,10 @@ static void row_q(void *arg, size_t row)
     for (int oc = 0; oc < st->out_c; oc++) {
       int32_t acc = bias ? bias[oc] : 0;
       for (int ky = 0; ky < st->k_h; ky++) {
-        int iy = source(oy, st->pad_h, ky, st->stride_h, st->in_h);
+        int iy = cpu_tconv_source(oy, st->pad_h, ky, st->stride_h, st->in_h);
         if (iy < 0) continue;
         for (int kx = 0; kx < st->k_w; kx++) {
-          int ix = source(ox, st->pad_w, kx, st->stride_w, st->in_w);
+          int ix = cpu_tconv_source(ox, st->pad_w, kx, st->stride_w, st->in_w);
           if (ix < 0) continue;
           size_t xi = x_base + ((size_t)iy * st->in_w + ix) * st->in_c;
           size_t wi = oc * w_per_oc + ((size_t)ky * st->k_w + kx) * st->in_c;
@@ -224,10 +217,10 @@ static void row_hybrid(void *arg, size_t row)
     for (int oc = 0; oc < st->out_c; oc++) {
       int32_t acc = 0;
       for (int ky = 0; ky < st->k_h; ky++) {
-        int iy = source(oy, st->pad_h, ky, st->stride_h, st->in_h);
+        int iy = cpu_tconv_source(oy, st->pad_h, ky, st->stride_h, st->in_h);
         if (iy < 0) continue;
         for (int kx = 0; kx < st->k_w; kx++) {
-          int ix = source(ox, st->pad_w, kx, st->stride_w, st->in_w);
+          int ix = cpu_tconv_source(ox, st->pad_w, kx, st->stride_w, st->in_w);
           if (ix < 0) continue;
           const int8_t *xi = x + ((size_t)iy * st->in_w + ix) * st->in_c;
           const int8_t *wi = w + oc * w_per_oc + ((size_t)ky * st->k_w + kx) * st->in_c;
