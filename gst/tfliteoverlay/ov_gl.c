@@ -79,7 +79,9 @@ gboolean ov_gl_context_ok(GstGLContext *context)
   return gst_gl_context_check_gl_version(context, GST_GL_API_OPENGL3 | GST_GL_API_OPENGL, 3, 3);
 }
 
-static GstGLShader *make_program(GstGLContext *ctx, const gchar *vs, const gchar *fs, gchar **error)
+/* fs_prelude: text the fragment stage shares with another program (NULL: none) */
+static GstGLShader *make_program(GstGLContext *ctx, const gchar *vs, const gchar *fs_prelude,
+                                 const gchar *fs, gchar **error)
 {
   gboolean es = (gst_gl_context_get_gl_api(ctx) & GST_GL_API_GLES2) != 0;
   GstGLSLVersion version = es ? GST_GLSL_VERSION_300 : GST_GLSL_VERSION_330;
@@ -88,10 +90,10 @@ static GstGLShader *make_program(GstGLContext *ctx, const gchar *vs, const gchar
                            "precision highp sampler2D;\n"
                          : "#version 330 core\n";
   const gchar *vsrc[] = { head, vs };
-  const gchar *fsrc[] = { head, fs };
+  const gchar *fsrc[] = { head, fs_prelude ? fs_prelude : "", fs };
   GError *err = NULL;
   GstGLSLStage *v = gst_glsl_stage_new_with_strings(ctx, GL_VERTEX_SHADER, version, profile, 2, vsrc);
-  GstGLSLStage *f = gst_glsl_stage_new_with_strings(ctx, GL_FRAGMENT_SHADER, version, profile, 2, fsrc);
+  GstGLSLStage *f = gst_glsl_stage_new_with_strings(ctx, GL_FRAGMENT_SHADER, version, profile, 3, fsrc);
   GstGLShader *sh = gst_gl_shader_new_link_with_stages(ctx, &err, v, f, NULL);
   if (!sh) {
     *error = g_strdup_printf("compiling a shader: %s", err ? err->message : "unknown error");
@@ -172,9 +174,9 @@ OvGl *ov_gl_new(GstGLContext *context, gchar **error)
     *error = g_strdup("the GL context lacks instancing, sampler or vertex array entry points");
     goto fail;
   }
-  if (!(g->shape = make_program(context, shape_vert, shape_frag, error)) ||
-      !(g->glyph = make_program(context, glyph_vert, glyph_frag, error)) ||
-      !(g->mask = make_program(context, mask_vert, mask_frag, error)))
+  if (!(g->shape = make_program(context, shape_vert, NULL, shape_frag, error)) ||
+      !(g->glyph = make_program(context, glyph_vert, NULL, glyph_frag, error)) ||
+      !(g->mask = make_program(context, mask_vert, mask_sample, mask_frag, error)))
     goto fail;
 
   gl->GenVertexArrays(1, &g->vao);

@@ -75,11 +75,11 @@ OvGlComp *ov_gl_comp_new(GstGLContext *context, gchar **error)
   const gchar *head = c->es ? "#version 310 es\n#define OV_ES 1\nprecision highp float;\nprecision highp int;\n"
                               "precision highp sampler2D;\nprecision highp image2D;\n"
                             : "#version 430 core\n";
-  const gchar *src[] = { head, mask_comp };
+  const gchar *src[] = { head, mask_sample, mask_comp };
   GError *err = NULL;
   GstGLSLStage *stage = gst_glsl_stage_new_with_strings(
       context, GL_COMPUTE_SHADER, c->es ? GST_GLSL_VERSION_310 : GST_GLSL_VERSION_430,
-      c->es ? GST_GLSL_PROFILE_ES : GST_GLSL_PROFILE_CORE, 2, src);
+      c->es ? GST_GLSL_PROFILE_ES : GST_GLSL_PROFILE_CORE, G_N_ELEMENTS(src), src);
   c->mask = stage ? gst_gl_shader_new_link_with_stages(context, &err, stage, NULL) : NULL;
   if (!c->mask) {
     *error = g_strdup_printf("compiling the compute shader mask.comp.glsl: %s",
