@@ -92,12 +92,19 @@ static guint64 frame_idx(GstClockTime pts)
   return gst_util_uint64_scale_round(pts, FPS, GST_SECOND);
 }
 
+/* A SIZE x SIZE frame's pixels, or NULL (said in the log) for any other frame. Called from
+ * streaming threads, so no check here: a failed check off the test's thread under
+ * CK_FORK=no (the leaks runs) jumps into the test runner from that thread and hangs the
+ * process; the tests check the pixels they kept on their own thread. */
 static guint8 *copy_pixels(GstBuffer *buf)
 {
   GstMapInfo map;
-  fail_unless(gst_buffer_map(buf, &map, GST_MAP_READ));
-  fail_unless(map.size >= SIZE * SIZE * 4, "a frame of %" G_GSIZE_FORMAT " bytes", map.size);
-  guint8 *p = g_memdup2(map.data, SIZE * SIZE * 4);
+  if (!gst_buffer_map(buf, &map, GST_MAP_READ)) {
+    GST_WARNING("a frame could not be mapped");
+    return NULL;
+  }
+  guint8 *p = map.size >= SIZE * SIZE * 4 ? g_memdup2(map.data, SIZE * SIZE * 4) : NULL;
+  if (!p) GST_WARNING("a frame of %" G_GSIZE_FORMAT " bytes, not %d x %d", map.size, SIZE, SIZE);
   gst_buffer_unmap(buf, &map);
   return p;
 }
@@ -156,7 +163,8 @@ static GstPadProbeReturn frame_out(GstPad *pad, GstPadProbeInfo *info, gpointer 
     const frame_rec *f = &g_array_index(r->frames, frame_rec, i);
     if (f->idx != idx) continue;
     guint8 **keep = f->gl_mask ? &r->first_gl : &r->first_cpu;
-    if (f->results && !*keep) *keep = copy_pixels(buf);
+    /* only frames of the first size: test_changes_during_start's GL may start after its resize */
+    if (f->results && !*keep && f->caps_width == SIZE) *keep = copy_pixels(buf);
     break;
   }
   g_mutex_unlock(&r->lock);
@@ -599,11 +607,25 @@ GST_START_TEST(test_frames_context_fallback)
 }
 GST_END_TEST;
 
+/* GStreamer 1.22's imagefreeze can read its frame rate after a stop has reset it to 0/0
+ * (its loop races the PAUSED->READY reset): a critical inside imagefreeze, not ours, once
+ * in a CI run (test_gl_failure_keeps_cpu's leaks run). Under CK_FORK=no a critical from a
+ * streaming thread jumps into the test runner from that thread and hangs the process, so
+ * that one message is filtered; every other critical still fails the test. */
+static void filter_imagefreeze_race(void)
+{
+  gst_check_clear_log_filter();
+  gst_check_add_log_filter("GStreamer", G_LOG_LEVEL_CRITICAL,
+                           g_regex_new("^_gst_util_uint64_scale: assertion 'denom != 0' failed$", 0, 0, NULL),
+                           NULL, NULL, NULL);
+}
+
 static Suite *gl_start_suite(void)
 {
   Suite *s = suite_create("gl_start");
   TCase *tc = tcase_create("gl_start");
   tcase_set_timeout(tc, 600);
+  tcase_add_checked_fixture(tc, filter_imagefreeze_race, NULL);
   suite_add_tcase(s, tc);
   tcase_add_test(tc, test_cpu_first_then_gl);
   tcase_add_test(tc, test_stop_during_start);
