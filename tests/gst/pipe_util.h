@@ -28,4 +28,11 @@ guint pipe_run_count_warnings(const pipe_run *r, const gchar *text);
 gchar *pipe_model(const gchar *name);
 gchar *pipe_picture(const gchar *name);
 
+/* A checked fixture for suites whose pipelines run imagefreeze: GStreamer 1.22's imagefreeze
+ * can read its frame rate after a stop reset it to 0/0 (its loop races the PAUSED->READY
+ * reset), a critical inside imagefreeze, not ours (seen once, in a leaks run). Under
+ * CK_FORK=no a critical from a streaming thread jumps into the test runner from that thread
+ * and hangs the process, so that one message is filtered; every other critical still fails. */
+void pipe_filter_imagefreeze_race(void);
+
 #endif

@@ -565,6 +565,7 @@ static Suite *gl_queue_suite(void)
   Suite *s = suite_create("gl_queue");
   TCase *tc = tcase_create("queue");
   tcase_set_timeout(tc, 900);
+  tcase_add_checked_fixture(tc, pipe_filter_imagefreeze_race, NULL);
   suite_add_tcase(s, tc);
   tcase_add_test(tc, test_queue_matches_depth1);
   tcase_add_test(tc, test_queue_interval);
@@ -575,6 +576,7 @@ static Suite *gl_queue_suite(void)
   /* the other decoders' outputs queued */
   TCase *out = tcase_create("outputs");
   tcase_set_timeout(out, 900);
+  tcase_add_checked_fixture(out, pipe_filter_imagefreeze_race, NULL);
   suite_add_tcase(s, out);
   tcase_add_test(out, test_queue_detection);
   tcase_add_test(out, test_queue_tee_detection);
