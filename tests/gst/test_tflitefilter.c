@@ -28,6 +28,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pipe_util.h"
+
 #include <gst/tflitemeta/gsttflitemeta.h>
 
 #define MV1 "mobilenet_v1_0.25_224.tflite"
@@ -1699,6 +1701,9 @@ static Suite *tflitefilter_suite(void)
   tcase_set_timeout(cpu, 300);
   tcase_set_timeout(gl, 600);
   tcase_set_timeout(life, 300);
+  tcase_add_checked_fixture(cpu, pipe_filter_imagefreeze_race, NULL);
+  tcase_add_checked_fixture(gl, pipe_filter_imagefreeze_race, NULL);
+  tcase_add_checked_fixture(life, pipe_filter_imagefreeze_race, NULL);
   suite_add_tcase(s, cpu);
   suite_add_tcase(s, gl);
   suite_add_tcase(s, life);
